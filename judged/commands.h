@@ -1,0 +1,23 @@
+/* commands.h - judgectl's subcommands (internal to judged/). Each returns the
+ * process exit status: 0 success, 1 a failure the user should read about,
+ * 2 bad usage. argv[0] is the subcommand name. */
+#ifndef JUDGED_COMMANDS_H
+#define JUDGED_COMMANDS_H
+
+/* Local judging, no Redis: cmd_local.c */
+int cmd_judge(int argc, char **argv);
+int cmd_languages(int argc, char **argv);
+int cmd_problem(int argc, char **argv);
+
+/* Queue, admission and administration through Redis: cmd_queue.c */
+int cmd_submit(int argc, char **argv);
+int cmd_result(int argc, char **argv);
+int cmd_events(int argc, char **argv);
+int cmd_pools(int argc, char **argv);
+int cmd_drain(int argc, char **argv);
+int cmd_pause(int argc, char **argv);
+int cmd_resume(int argc, char **argv);
+int cmd_dlq(int argc, char **argv);
+int cmd_hosts(int argc, char **argv);
+
+#endif

@@ -1,0 +1,1 @@
+/* placeholder until runner/ lands */ typedef int runner_placeholder;
