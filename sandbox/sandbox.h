@@ -32,6 +32,8 @@
 
 #define SANDBOX_MAX_SLOTS 1000
 
+struct sandbox;
+
 enum sandbox_cgroup_mode {
     SANDBOX_CGROUP_AUTO = 0, /* v2 if usable, else v1, else degraded */
     SANDBOX_CGROUP_V1,

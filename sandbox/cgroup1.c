@@ -1,0 +1,123 @@
+/*
+ * cgroup1.c - slot cgroups on the v1 hierarchies: memory, pids, cpuacct.
+ *
+ * Counters are reset in place instead of recreating the cgroup: writing 0 to
+ * memory.max_usage_in_bytes and cpuacct.usage. memory.oom_control's oom_kill
+ * counter is read before and after, so an OOM kill is told from any other
+ * SIGKILL. Page cache left charged by an earlier run (files it wrote) is
+ * dropped with memory.force_empty so it does not inflate the next peak.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+static int put(const char *dir, const char *file, const char *value)
+{
+    char path[PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/%s", dir, file);
+    return sb_write_file(path, value);
+}
+
+static void fmt_limit(char *buf, size_t len, uint64_t bytes)
+{
+    if (bytes)
+        snprintf(buf, len, "%llu", (unsigned long long)bytes);
+    else
+        snprintf(buf, len, "-1");
+}
+
+/* memsw must stay >= limit at every step, so the order depends on direction. */
+static int set_memory(const char *dir, uint64_t bytes)
+{
+    char val[32], path[PATH_MAX + 64];
+    fmt_limit(val, sizeof val, bytes);
+    snprintf(path, sizeof path, "%s/memory.memsw.limit_in_bytes", dir);
+    bool has_swap = access(path, F_OK) == 0;
+    if (put(dir, "memory.limit_in_bytes", val) == 0)
+        return has_swap ? put(dir, "memory.memsw.limit_in_bytes", val) : 0;
+    if (!has_swap || errno != EINVAL)
+        return -1;
+    if (put(dir, "memory.memsw.limit_in_bytes", val) < 0)
+        return -1;
+    return put(dir, "memory.limit_in_bytes", val);
+}
+
+static int open_procs(const char *dir, int *fd)
+{
+    char path[PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/cgroup.procs", dir);
+    *fd = open(path, O_WRONLY | O_CLOEXEC);
+    return *fd < 0 ? -1 : 0;
+}
+
+static int prepare_memory(struct box_cgroup *cg, const struct sandbox_limits *lim)
+{
+    const char *dir = cg->dir[CG_V1_MEMORY];
+    char path[PATH_MAX + 64];
+    uint64_t usage = 0;
+    snprintf(path, sizeof path, "%s/memory.usage_in_bytes", dir);
+    if (sb_read_u64(path, &usage) == 0 && usage > 0)
+        (void)put(dir, "memory.force_empty", "0");
+    if (set_memory(dir, lim->memory) < 0 || put(dir, "memory.max_usage_in_bytes", "0") < 0)
+        return -1;
+    snprintf(path, sizeof path, "%s/memory.oom_control", dir);
+    (void)cgroup_read_key(path, "oom_kill", &cg->oom_base);
+    return 0;
+}
+
+int cgroup1_prepare(const struct cgroup_ctl *ctl, int slot,
+                    const struct sandbox_limits *lim, struct box_cgroup *cg,
+                    char *err, size_t len)
+{
+    for (int i = 0; i < CG_V1_COUNT; i++) {
+        snprintf(cg->dir[i], sizeof cg->dir[i], "%s/%s/box-%d", ctl->v1_root[i],
+                 ctl->parent, slot);
+        if (mkdir(cg->dir[i], 0755) < 0 && errno != EEXIST)
+            goto fail;
+    }
+    if (cgroup_kill_procs(cg->dir[CG_V1_PIDS]) < 0 && errno != ENOENT)
+        goto fail;
+    if (prepare_memory(cg, lim) < 0)
+        goto fail;
+    char pids[32];
+    if (lim->procs > 0)
+        snprintf(pids, sizeof pids, "%d", lim->procs);
+    else
+        snprintf(pids, sizeof pids, "max");
+    if (put(cg->dir[CG_V1_PIDS], "pids.max", pids) < 0)
+        goto fail;
+    if (put(cg->dir[CG_V1_CPUACCT], "cpuacct.usage", "0") < 0)
+        goto fail;
+    char path[PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/cpuacct.usage", cg->dir[CG_V1_CPUACCT]);
+    if ((cg->cpu_fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+        goto fail;
+    for (int i = 0; i < CG_V1_COUNT; i++)
+        if (open_procs(cg->dir[i], &cg->procs_fd[i]) < 0)
+            goto fail;
+    return 0;
+fail:
+    sb_errf(err, len, "cgroup v1 setup of box %d failed: %s", slot, strerror(errno));
+    cgroup_release(cg);
+    return -1;
+}
+
+int cgroup1_collect(struct box_cgroup *cg, struct cgroup_usage *u)
+{
+    char path[PATH_MAX + 64];
+    uint64_t oom = 0;
+    if (sb_pread_u64(cg->cpu_fd, &u->cpu_ns) < 0)
+        return -1;
+    snprintf(path, sizeof path, "%s/memory.max_usage_in_bytes", cg->dir[CG_V1_MEMORY]);
+    if (sb_read_u64(path, &u->peak_bytes) < 0)
+        return -1;
+    snprintf(path, sizeof path, "%s/memory.oom_control", cg->dir[CG_V1_MEMORY]);
+    if (cgroup_read_key(path, "oom_kill", &oom) == 0)
+        u->oom_killed = oom > cg->oom_base;
+    return 0;
+}

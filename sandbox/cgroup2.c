@@ -1,0 +1,128 @@
+/*
+ * cgroup2.c - slot cgroups on the unified (v2) hierarchy.
+ *
+ * memory.max limits resident memory and memory.swap.max = 0 keeps it from
+ * spilling into swap; memory.oom.group makes an OOM kill take the whole box.
+ * memory.peak is reset per open file (kernel >= 6.12) by writing to it and
+ * reading it back through the same fd; where that is refused, the slot's
+ * cgroup is recreated instead. cpu.stat's usage_usec and memory.events'
+ * oom_kill are read before and after the run, so their deltas belong to it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+static int put(const char *dir, const char *file, const char *value)
+{
+    char path[PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/%s", dir, file);
+    return sb_write_file(path, value);
+}
+
+static int open_in(const char *dir, const char *file, int flags)
+{
+    char path[PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/%s", dir, file);
+    return open(path, flags | O_CLOEXEC);
+}
+
+static int set_limits(const char *dir, const struct sandbox_limits *lim)
+{
+    char val[32];
+    if (lim->memory)
+        snprintf(val, sizeof val, "%llu", (unsigned long long)lim->memory);
+    else
+        snprintf(val, sizeof val, "max");
+    if (put(dir, "memory.max", val) < 0)
+        return -1;
+    if (put(dir, "memory.swap.max", "0") < 0 && errno != ENOENT)
+        return -1;  /* ENOENT: the kernel does no swap accounting */
+    (void)put(dir, "memory.oom.group", "1");
+    if (lim->procs > 0)
+        snprintf(val, sizeof val, "%d", lim->procs);
+    else
+        snprintf(val, sizeof val, "max");
+    return put(dir, "pids.max", val);
+}
+
+static int reset_peak(struct box_cgroup *cg)
+{
+    cg->peak_fd = open_in(cg->dir[0], "memory.peak", O_RDWR);
+    if (cg->peak_fd < 0)
+        return -1;
+    if (write(cg->peak_fd, "reset\n", 6) == 6)
+        return 0;
+    close(cg->peak_fd);
+    cg->peak_fd = -1;
+    return -1;
+}
+
+static int make_fresh(const char *dir)
+{
+    if (rmdir(dir) < 0 && errno != ENOENT)
+        return -1;
+    return mkdir(dir, 0755);
+}
+
+static int read_base(struct box_cgroup *cg)
+{
+    char path[PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/memory.events", cg->dir[0]);
+    (void)cgroup_read_key(path, "oom_kill", &cg->oom_base);
+    cg->cpu_fd = open_in(cg->dir[0], "cpu.stat", O_RDONLY);
+    if (cg->cpu_fd < 0)
+        return -1;
+    cg->cpu_base_ns = 0;
+    uint64_t ns;
+    if (cgroup_cpu_ns(cg, &ns) < 0)
+        return -1;
+    cg->cpu_base_ns = ns;
+    return 0;
+}
+
+int cgroup2_prepare(const struct cgroup_ctl *ctl, int slot,
+                    const struct sandbox_limits *lim, struct box_cgroup *cg,
+                    char *err, size_t len)
+{
+    snprintf(cg->dir[0], sizeof cg->dir[0], "%s/%s/box-%d", ctl->v2_root, ctl->parent, slot);
+    if (mkdir(cg->dir[0], 0755) < 0 && errno != EEXIST)
+        goto fail;
+    if (put(cg->dir[0], "cgroup.kill", "1") < 0 && cgroup_kill_procs(cg->dir[0]) < 0)
+        goto fail;
+    if (set_limits(cg->dir[0], lim) < 0)
+        goto fail;
+    if (reset_peak(cg) < 0) {
+        /* Kernels before 6.12 cannot reset memory.peak: start afresh. */
+        if (make_fresh(cg->dir[0]) < 0 || set_limits(cg->dir[0], lim) < 0)
+            goto fail;
+        cg->peak_fd = open_in(cg->dir[0], "memory.peak", O_RDONLY);
+    }
+    if (read_base(cg) < 0)
+        goto fail;
+    if ((cg->procs_fd[0] = open_in(cg->dir[0], "cgroup.procs", O_WRONLY)) < 0)
+        goto fail;
+    return 0;
+fail:
+    sb_errf(err, len, "cgroup v2 setup of %s failed: %s", cg->dir[0], strerror(errno));
+    cgroup_release(cg);
+    return -1;
+}
+
+int cgroup2_collect(struct box_cgroup *cg, struct cgroup_usage *u)
+{
+    char path[PATH_MAX + 64];
+    uint64_t oom = 0;
+    if (cgroup_cpu_ns(cg, &u->cpu_ns) < 0)
+        return -1;
+    if (cg->peak_fd >= 0 && sb_pread_u64(cg->peak_fd, &u->peak_bytes) < 0)
+        return -1;
+    snprintf(path, sizeof path, "%s/memory.events", cg->dir[0]);
+    if (cgroup_read_key(path, "oom_kill", &oom) == 0)
+        u->oom_killed = oom > cg->oom_base;
+    return 0;
+}
