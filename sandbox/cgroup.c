@@ -221,7 +221,7 @@ int cgroup_kill_procs(const char *dir)
 {
     char path[PATH_MAX + 32], buf[4096];
     snprintf(path, sizeof path, "%s/cgroup.procs", dir);
-    for (int round = 0; round < 200; round++) {
+    for (int round = 0; round < 5000; round++) {
         if (sb_read_file(path, buf, sizeof buf) < 0)
             return -1;
         if (!buf[0])
@@ -235,7 +235,7 @@ int cgroup_kill_procs(const char *dir)
                 kill((pid_t)pid, SIGKILL);
             p = end + (*end == '\n');
         }
-        nanosleep(&(struct timespec){0, 5000000}, NULL);
+        nanosleep(&(struct timespec){0, 200000}, NULL);
     }
     errno = EBUSY;
     return -1;

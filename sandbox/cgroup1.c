@@ -4,8 +4,14 @@
  * Counters are reset in place instead of recreating the cgroup: writing 0 to
  * memory.max_usage_in_bytes and cpuacct.usage. memory.oom_control's oom_kill
  * counter is read before and after, so an OOM kill is told from any other
- * SIGKILL. Page cache left charged by an earlier run (files it wrote) is
- * dropped with memory.force_empty so it does not inflate the next peak.
+ * SIGKILL.
+ *
+ * Page cache stays charged to the cgroup that first read it, so a reused
+ * slot cgroup starts a run with the shared libraries and output files of
+ * earlier runs charged to it. Dropping them (memory.force_empty) would evict
+ * libc from the page cache and cost the next run milliseconds of I/O, so the
+ * run's usage at start is taken as its baseline and subtracted from the peak.
+ * That cache is reclaimable, so it never causes an OOM kill either.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -59,11 +65,10 @@ static int prepare_memory(struct box_cgroup *cg, const struct sandbox_limits *li
 {
     const char *dir = cg->dir[CG_V1_MEMORY];
     char path[PATH_MAX + 64];
-    uint64_t usage = 0;
-    snprintf(path, sizeof path, "%s/memory.usage_in_bytes", dir);
-    if (sb_read_u64(path, &usage) == 0 && usage > 0)
-        (void)put(dir, "memory.force_empty", "0");
     if (set_memory(dir, lim->memory) < 0 || put(dir, "memory.max_usage_in_bytes", "0") < 0)
+        return -1;
+    snprintf(path, sizeof path, "%s/memory.usage_in_bytes", dir);
+    if (sb_read_u64(path, &cg->memory_base) < 0)
         return -1;
     snprintf(path, sizeof path, "%s/memory.oom_control", dir);
     (void)cgroup_read_key(path, "oom_kill", &cg->oom_base);
@@ -116,6 +121,7 @@ int cgroup1_collect(struct box_cgroup *cg, struct cgroup_usage *u)
     snprintf(path, sizeof path, "%s/memory.max_usage_in_bytes", cg->dir[CG_V1_MEMORY]);
     if (sb_read_u64(path, &u->peak_bytes) < 0)
         return -1;
+    u->peak_bytes = u->peak_bytes > cg->memory_base ? u->peak_bytes - cg->memory_base : 0;
     snprintf(path, sizeof path, "%s/memory.oom_control", cg->dir[CG_V1_MEMORY]);
     if (cgroup_read_key(path, "oom_kill", &oom) == 0)
         u->oom_killed = oom > cg->oom_base;

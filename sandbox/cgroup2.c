@@ -5,7 +5,8 @@
  * spilling into swap; memory.oom.group makes an OOM kill take the whole box.
  * memory.peak is reset per open file (kernel >= 6.12) by writing to it and
  * reading it back through the same fd; where that is refused, the slot's
- * cgroup is recreated instead. cpu.stat's usage_usec and memory.events'
+ * cgroup is recreated instead. As in v1, memory.current at the start (page
+ * cache of earlier runs) is the baseline subtracted from the peak. cpu.stat's usage_usec and memory.events'
  * oom_kill are read before and after the run, so their deltas belong to it.
  */
 #include <errno.h>
@@ -72,6 +73,9 @@ static int make_fresh(const char *dir)
 static int read_base(struct box_cgroup *cg)
 {
     char path[PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/memory.current", cg->dir[0]);
+    if (sb_read_u64(path, &cg->memory_base) < 0)
+        return -1;
     snprintf(path, sizeof path, "%s/memory.events", cg->dir[0]);
     (void)cgroup_read_key(path, "oom_kill", &cg->oom_base);
     cg->cpu_fd = open_in(cg->dir[0], "cpu.stat", O_RDONLY);
@@ -121,6 +125,7 @@ int cgroup2_collect(struct box_cgroup *cg, struct cgroup_usage *u)
         return -1;
     if (cg->peak_fd >= 0 && sb_pread_u64(cg->peak_fd, &u->peak_bytes) < 0)
         return -1;
+    u->peak_bytes = u->peak_bytes > cg->memory_base ? u->peak_bytes - cg->memory_base : 0;
     snprintf(path, sizeof path, "%s/memory.events", cg->dir[0]);
     if (cgroup_read_key(path, "oom_kill", &oom) == 0)
         u->oom_killed = oom > cg->oom_base;

@@ -44,6 +44,7 @@ struct box_cgroup {
     int peak_fd;                       /* v2 memory.peak (fd-local reset) */
     uint64_t cpu_base_ns;              /* v2: usage at start */
     uint64_t oom_base;                 /* oom kills before the run */
+    uint64_t memory_base;              /* charged at the start (page cache) */
 };
 
 struct cgroup_usage {

@@ -1,1 +1,0 @@
-/* placeholder until runner/ lands */ typedef int runner_placeholder;
