@@ -1,0 +1,375 @@
+/* config.c - judged's YAML configuration. Every key is checked; errors name
+ * the file, the line and the key. */
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <yaml.h>
+
+#include "jd.h"
+
+int jd_parse_duration(const char *s, long *ms)
+{
+    if (!s || !*s)
+        return -1;
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || v < 0)
+        return -1;
+    double mult;
+    if (!*end || !strcmp(end, "s"))
+        mult = 1000;
+    else if (!strcmp(end, "ms"))
+        mult = 1;
+    else if (!strcmp(end, "m"))
+        mult = 60000;
+    else if (!strcmp(end, "h"))
+        mult = 3600000;
+    else
+        return -1;
+    double r = v * mult;
+    if (r > 1e12)
+        return -1;
+    *ms = (long)r;
+    return 0;
+}
+
+int jd_parse_size(const char *s, long *bytes)
+{
+    if (!s || !*s)
+        return -1;
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (errno || end == s || v < 0)
+        return -1;
+    long long m = 1;
+    if (!*end)
+        m = 1;
+    else if (!strcasecmp(end, "k") || !strcasecmp(end, "kb") || !strcasecmp(end, "kib"))
+        m = 1024;
+    else if (!strcasecmp(end, "m") || !strcasecmp(end, "mb") || !strcasecmp(end, "mib"))
+        m = 1024 * 1024;
+    else
+        return -1;
+    if (v > (1LL << 40) / m)
+        return -1;
+    *bytes = (long)(v * m);
+    return 0;
+}
+
+struct ctx {
+    const char *path;
+    yaml_document_t *doc;
+    char *err;
+    size_t errlen;
+};
+
+static int fail(struct ctx *c, const yaml_node_t *n, const char *key, const char *fmt, ...)
+{
+    char msg[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    snprintf(c->err, c->errlen, "%s:%zu: key '%s': %s", c->path,
+             n ? n->start_mark.line + 1 : 0, key, msg);
+    return -1;
+}
+
+static const char *scalar(const yaml_node_t *n)
+{
+    return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
+}
+
+static int get_str(struct ctx *c, const yaml_node_t *v, const char *key, char **out)
+{
+    const char *s = scalar(v);
+    if (!s || !*s)
+        return fail(c, v, key, "expected a non-empty string");
+    free(*out);
+    *out = strdup(s);
+    return 0;
+}
+
+static int get_int(struct ctx *c, const yaml_node_t *v, const char *key, long lo, long hi, long *out)
+{
+    const char *s = scalar(v);
+    char *end;
+    errno = 0;
+    long x = s ? strtol(s, &end, 10) : 0;
+    if (!s || !*s || errno || *end || x < lo || x > hi)
+        return fail(c, v, key, "expected an integer in [%ld, %ld]", lo, hi);
+    *out = x;
+    return 0;
+}
+
+static int get_duration(struct ctx *c, const yaml_node_t *v, const char *key, long *out)
+{
+    if (jd_parse_duration(scalar(v), out) || *out <= 0)
+        return fail(c, v, key, "expected a positive duration like 30s or 500ms");
+    return 0;
+}
+
+static bool valid_name(const char *s)
+{
+    if (!*s || strlen(s) > 48)
+        return false;
+    for (; *s; s++)
+        if (!isalnum((unsigned char)*s) && *s != '_' && *s != '.')
+            return false;
+    return true;
+}
+
+static int parse_pool(struct ctx *c, const char *name, yaml_node_t *m, struct jd_pool_cfg *p)
+{
+    char key[128];
+    p->name = strdup(name);
+    p->slots = 1;
+    if (m->type != YAML_MAPPING_NODE) {
+        snprintf(key, sizeof key, "pools.%s", name);
+        return fail(c, m, key, "expected a mapping {languages: [...], slots: N}");
+    }
+    bool have_langs = false;
+    for (yaml_node_pair_t *pr = m->data.mapping.pairs.start; pr < m->data.mapping.pairs.top; pr++) {
+        yaml_node_t *k = yaml_document_get_node(c->doc, pr->key);
+        yaml_node_t *v = yaml_document_get_node(c->doc, pr->value);
+        const char *ks = scalar(k);
+        snprintf(key, sizeof key, "pools.%s.%s", name, ks ? ks : "?");
+        if (!ks)
+            return fail(c, k, key, "expected a scalar key");
+        if (!strcmp(ks, "languages")) {
+            if (v->type != YAML_SEQUENCE_NODE)
+                return fail(c, v, key, "expected a list of language ids");
+            int n = (int)(v->data.sequence.items.top - v->data.sequence.items.start);
+            if (n == 0)
+                return fail(c, v, key, "expected at least one language");
+            p->languages = calloc((size_t)n, sizeof *p->languages);
+            for (int i = 0; i < n; i++) {
+                yaml_node_t *it = yaml_document_get_node(c->doc, v->data.sequence.items.start[i]);
+                const char *s = scalar(it);
+                if (!s || !valid_name(s))
+                    return fail(c, it, key, "expected a language id");
+                p->languages[p->nlanguages++] = strdup(s);
+            }
+            have_langs = true;
+        } else if (!strcmp(ks, "slots")) {
+            long x;
+            if (get_int(c, v, key, 0, 256, &x))
+                return -1;
+            p->slots = (int)x;
+        } else if (!strcmp(ks, "max_queue")) {
+            if (get_int(c, v, key, 1, 1000000000, &p->max_queue))
+                return -1;
+        } else {
+            return fail(c, k, key, "unknown key (expected languages, slots, max_queue)");
+        }
+    }
+    if (!have_langs) {
+        snprintf(key, sizeof key, "pools.%s.languages", name);
+        return fail(c, m, key, "missing");
+    }
+    return 0;
+}
+
+static int parse_root(struct ctx *c, yaml_node_t *root, struct jd_config *cfg)
+{
+    if (!root || root->type != YAML_MAPPING_NODE)
+        return fail(c, root, "(top level)", "expected a mapping of settings");
+    const yaml_node_t *pools_node = NULL;
+    for (yaml_node_pair_t *pr = root->data.mapping.pairs.start; pr < root->data.mapping.pairs.top; pr++) {
+        yaml_node_t *k = yaml_document_get_node(c->doc, pr->key);
+        yaml_node_t *v = yaml_document_get_node(c->doc, pr->value);
+        const char *ks = scalar(k);
+        if (!ks)
+            return fail(c, k, "?", "expected a scalar key");
+        long x;
+        int rc = 0;
+        if (!strcmp(ks, "redis")) {
+            rc = get_str(c, v, ks, &cfg->redis);
+            if (!rc && strncmp(cfg->redis, "unix://", 7) && strncmp(cfg->redis, "redis://", 8))
+                rc = fail(c, v, ks, "expected unix:///path or redis://host:port");
+        } else if (!strcmp(ks, "state_dir"))
+            rc = get_str(c, v, ks, &cfg->state_dir);
+        else if (!strcmp(ks, "problems"))
+            rc = get_str(c, v, ks, &cfg->problems);
+        else if (!strcmp(ks, "languages"))
+            rc = get_str(c, v, ks, &cfg->languages);
+        else if (!strcmp(ks, "host")) {
+            rc = get_str(c, v, ks, &cfg->host);
+            if (!rc && !valid_name(cfg->host) && !strchr(cfg->host, '-'))
+                rc = fail(c, v, ks, "expected letters, digits, '_', '.', '-'");
+        } else if (!strcmp(ks, "lease"))
+            rc = get_duration(c, v, ks, &cfg->lease_ms);
+        else if (!strcmp(ks, "heartbeat"))
+            rc = get_duration(c, v, ks, &cfg->heartbeat_ms);
+        else if (!strcmp(ks, "retry_backoff"))
+            rc = get_duration(c, v, ks, &cfg->retry_backoff_ms);
+        else if (!strcmp(ks, "grace"))
+            rc = get_duration(c, v, ks, &cfg->grace_ms);
+        else if (!strcmp(ks, "max_attempts")) {
+            rc = get_int(c, v, ks, 1, 100, &x);
+            cfg->max_attempts = (int)x;
+        } else if (!strcmp(ks, "first_slot")) {
+            rc = get_int(c, v, ks, 0, 100000, &x);
+            cfg->first_slot = (int)x;
+        } else if (!strcmp(ks, "results_max"))
+            rc = get_int(c, v, ks, 100, 1000000000, &cfg->results_max);
+        else if (!strcmp(ks, "max_source")) {
+            if (jd_parse_size(scalar(v), &cfg->max_source) || cfg->max_source <= 0)
+                rc = fail(c, v, ks, "expected a size like 65536 or 64K");
+        } else if (!strcmp(ks, "sandbox_run_dir"))
+            rc = get_str(c, v, ks, &cfg->sandbox_run_dir);
+        else if (!strcmp(ks, "cgroup_parent"))
+            rc = get_str(c, v, ks, &cfg->cgroup_parent);
+        else if (!strcmp(ks, "pools")) {
+            if (v->type != YAML_MAPPING_NODE)
+                return fail(c, v, ks, "expected a mapping of pool name to settings");
+            pools_node = v;
+        } else
+            return fail(c, k, ks, "unknown key");
+        if (rc)
+            return -1;
+    }
+    if (!pools_node)
+        return fail(c, root, "pools", "missing: at least one pool is needed");
+    int n = (int)(pools_node->data.mapping.pairs.top - pools_node->data.mapping.pairs.start);
+    if (n == 0)
+        return fail(c, pools_node, "pools", "expected at least one pool");
+    cfg->pools = calloc((size_t)n, sizeof *cfg->pools);
+    for (int i = 0; i < n; i++) {
+        yaml_node_pair_t *pr = &pools_node->data.mapping.pairs.start[i];
+        yaml_node_t *k = yaml_document_get_node(c->doc, pr->key);
+        yaml_node_t *v = yaml_document_get_node(c->doc, pr->value);
+        const char *name = scalar(k);
+        if (!name || !valid_name(name))
+            return fail(c, k, "pools", "pool name '%s' must be letters, digits, '_' or '.'",
+                        name ? name : "?");
+        for (int j = 0; j < cfg->npools; j++)
+            if (!strcmp(cfg->pools[j].name, name))
+                return fail(c, k, "pools", "pool '%s' defined twice", name);
+        cfg->npools++;
+        if (parse_pool(c, name, v, &cfg->pools[i]))
+            return -1;
+    }
+    /* a language belongs to exactly one pool */
+    for (int i = 0; i < cfg->npools; i++)
+        for (int a = 0; a < cfg->pools[i].nlanguages; a++)
+            for (int j = i; j < cfg->npools; j++)
+                for (int b = (j == i ? a + 1 : 0); b < cfg->pools[j].nlanguages; b++)
+                    if (!strcmp(cfg->pools[i].languages[a], cfg->pools[j].languages[b]))
+                        return fail(c, pools_node, "pools",
+                                    "language '%s' is in two pools (%s, %s)",
+                                    cfg->pools[i].languages[a], cfg->pools[i].name,
+                                    cfg->pools[j].name);
+    if (cfg->heartbeat_ms >= cfg->lease_ms)
+        return fail(c, root, "heartbeat", "must be shorter than lease (%ldms)", cfg->lease_ms);
+    return 0;
+}
+
+int jd_config_load(struct jd_config *cfg, const char *path, char *err, size_t errlen)
+{
+    memset(cfg, 0, sizeof *cfg);
+    cfg->path = strdup(path);
+    cfg->lease_ms = 30000;
+    cfg->heartbeat_ms = 10000;
+    cfg->max_attempts = 3;
+    cfg->retry_backoff_ms = 1000;
+    cfg->grace_ms = 30000;
+    cfg->max_source = 64 * 1024;
+    cfg->results_max = 100000;
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        return -1;
+    }
+    yaml_parser_t parser;
+    yaml_document_t doc;
+    yaml_parser_initialize(&parser);
+    yaml_parser_set_input_file(&parser, f);
+    int rc = -1;
+    if (!yaml_parser_load(&parser, &doc)) {
+        snprintf(err, errlen, "%s:%zu: %s", path, parser.problem_mark.line + 1,
+                 parser.problem ? parser.problem : "YAML syntax error");
+        yaml_parser_delete(&parser);
+        fclose(f);
+        return -1;
+    }
+    struct ctx c = {path, &doc, err, errlen};
+    rc = parse_root(&c, yaml_document_get_root_node(&doc), cfg);
+    yaml_document_delete(&doc);
+    yaml_parser_delete(&parser);
+    fclose(f);
+    if (rc)
+        return -1;
+    if (!cfg->state_dir)
+        cfg->state_dir = strdup("/var/lib/judged");
+    if (!cfg->problems)
+        cfg->problems = strdup("/srv/problems");
+    if (!cfg->languages)
+        cfg->languages = strdup("/usr/share/judged/languages");
+    if (!cfg->host) {
+        char h[256] = "localhost";
+        gethostname(h, sizeof h - 1);
+        cfg->host = strdup(h);
+    }
+    return 0;
+}
+
+void jd_config_free(struct jd_config *cfg)
+{
+    free(cfg->path);
+    free(cfg->redis);
+    free(cfg->state_dir);
+    free(cfg->problems);
+    free(cfg->languages);
+    free(cfg->host);
+    free(cfg->sandbox_run_dir);
+    free(cfg->cgroup_parent);
+    for (int i = 0; i < cfg->npools; i++) {
+        free(cfg->pools[i].name);
+        for (int j = 0; j < cfg->pools[i].nlanguages; j++)
+            free(cfg->pools[i].languages[j]);
+        free(cfg->pools[i].languages);
+    }
+    free(cfg->pools);
+    memset(cfg, 0, sizeof *cfg);
+}
+
+const struct jd_pool_cfg *jd_pool_for_language(const struct jd_config *cfg, const char *lang)
+{
+    for (int i = 0; i < cfg->npools; i++)
+        for (int j = 0; j < cfg->pools[i].nlanguages; j++)
+            if (!strcmp(cfg->pools[i].languages[j], lang))
+                return &cfg->pools[i];
+    return NULL;
+}
+
+const struct jd_pool_cfg *jd_pool_by_name(const struct jd_config *cfg, const char *name)
+{
+    for (int i = 0; i < cfg->npools; i++)
+        if (!strcmp(cfg->pools[i].name, name))
+            return &cfg->pools[i];
+    return NULL;
+}
+
+void jd_embedded_socket(const struct jd_config *cfg, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s/redis/redis.sock", cfg->state_dir);
+}
+
+void jd_redis_url(const struct jd_config *cfg, char *buf, size_t len)
+{
+    if (cfg->redis) {
+        snprintf(buf, len, "%s", cfg->redis);
+        return;
+    }
+    char sock[4096];
+    jd_embedded_socket(cfg, sock, sizeof sock);
+    snprintf(buf, len, "unix://%s", sock);
+}
