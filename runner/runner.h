@@ -24,7 +24,7 @@ struct runner;
 struct runner_report;
 
 struct runner_config {
-    const char *languages_dir;  /* directory of languages/*.yaml */
+    const char *languages_dir;  /* directory of languages/NAME.yaml files */
     const char *work_dir;       /* scratch space: box dirs, checker cache */
     int first_slot;             /* sandbox slots [first_slot, first_slot+slots) */
     int slots;                  /* how many submissions may be judged at once */
@@ -77,5 +77,39 @@ const char *runner_verdict_name(enum runner_verdict v);
 /* Language ids and pools, for admission and pool configuration. */
 bool runner_language_exists(struct runner *r, const char *id);
 const char *runner_language_pool(struct runner *r, const char *id);
+
+/* ---- additions: listing, self-test, package check, figures ---- */
+
+size_t runner_language_count(struct runner *r);
+const char *runner_language_id(struct runner *r, size_t i);   /* NULL past the end */
+const char *runner_language_name(struct runner *r, const char *id);
+
+/* The runtime self-test of `judgectl languages --check`: runs the version
+ * command, then compiles and runs a hello-world (chosen by the source file's
+ * extension) through the sandbox. ok tells whether it printed "hello". */
+struct runner_selftest {
+    bool ok;
+    char version[256];      /* first line the version command printed */
+    char status[512];       /* "OK", or what went wrong */
+    double compile_time, run_time;   /* wall seconds */
+};
+int runner_language_selftest(struct runner *r, const char *id, struct runner_selftest *out,
+                             char *err, size_t errlen);
+
+/* Validates a problem package. Returns the number of errors; *errors gets
+ * one "FILE:LINE: KEY: message" line per error (caller frees). With r, a
+ * custom checker is also compiled (and cached); r may be NULL. *summary (if
+ * summary is not NULL) describes a package that loaded; caller frees. */
+int runner_problem_check(struct runner *r, const char *problem_dir, char **errors,
+                         char **summary);
+
+double runner_report_max_score(const struct runner_report *rep);
+/* Why the verdict is IE when the problem is at fault; NULL otherwise. */
+const char *runner_report_message(const struct runner_report *rep);
+size_t runner_report_test_count(const struct runner_report *rep);
+/* Host wall time the pipeline spent on test i (sandbox, copying, checking)
+ * and the program's own wall time; -1 for a skipped test. */
+int runner_report_test_times(const struct runner_report *rep, size_t i, double *pipeline_wall,
+                             double *program_wall);
 
 #endif

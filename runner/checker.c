@@ -1,0 +1,314 @@
+/*
+ * checker.c - built-in checkers and the testlib exit-code protocol.
+ *
+ *   exact   the bytes must match; a difference in whitespace only is PE
+ *   lines   line by line, ignoring trailing blanks on each line and blank
+ *           lines at the end; a difference in line breaks only is PE
+ *   tokens  whitespace-separated tokens must match (never PE)
+ *   float   tokens; where the answer's token is a number, the output's must
+ *           be a number within epsilon, absolute OR relative
+ *
+ * A custom checker's exit status maps as testlib defines it: 0 AC, 1 WA,
+ * 2 PE, 3 checker failure, 4 "dirt" (PE), 7 points (a fraction 0..1 on its
+ * stdout), 8 unexpected EOF (WA); anything else, or a crash, is IE: the
+ * problem's fault, never the contestant's WA.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+struct cursor {
+    const char *p, *end;
+    size_t index;           /* tokens or lines consumed so far */
+};
+
+static bool is_blank(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
+}
+
+static bool next_token(struct cursor *c, const char **tok, size_t *len)
+{
+    while (c->p < c->end && is_blank(*c->p))
+        c->p++;
+    if (c->p == c->end)
+        return false;
+    *tok = c->p;
+    while (c->p < c->end && !is_blank(*c->p))
+        c->p++;
+    *len = (size_t)(c->p - *tok);
+    c->index++;
+    return true;
+}
+
+/* next line without its trailing blanks; false at the end of the buffer */
+static bool next_line(struct cursor *c, const char **line, size_t *len)
+{
+    if (c->p >= c->end)
+        return false;
+    const char *nl = memchr(c->p, '\n', (size_t)(c->end - c->p));
+    const char *stop = nl ? nl : c->end;
+    *line = c->p;
+    *len = (size_t)(stop - c->p);
+    while (*len && is_blank((*line)[*len - 1]))
+        (*len)--;
+    c->p = nl ? nl + 1 : c->end;
+    c->index++;
+    return true;
+}
+
+static bool only_blank(const char *p, const char *end)
+{
+    for (; p < end; p++)
+        if (!is_blank(*p))
+            return false;
+    return true;
+}
+
+static void set(struct rn_check *res, enum runner_verdict v, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void set(struct rn_check *res, enum runner_verdict v, const char *fmt, ...)
+{
+    res->verdict = v;
+    res->fraction = v == RUNNER_AC ? 1.0 : 0.0;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(res->message, sizeof res->message, fmt, ap);
+    va_end(ap);
+}
+
+#define SHOWN 40  /* characters of a token or line quoted in a message */
+#define SHOW(s, n) (int)((n) > SHOWN ? SHOWN : (n)), (s), ((n) > SHOWN ? "..." : "")
+
+static bool parse_number(const char *tok, size_t len, double *out)
+{
+    char buf[128];
+    if (len >= sizeof buf)
+        return false;
+    memcpy(buf, tok, len);
+    buf[len] = '\0';
+    char *end;
+    errno = 0;
+    *out = strtod(buf, &end);
+    return end == buf + len && len > 0;
+}
+
+static bool numbers_close(double out, double ans, double eps)
+{
+    if (isnan(ans) || isnan(out))
+        return isnan(ans) && isnan(out);
+    if (isinf(ans) || isinf(out))
+        return out == ans;
+    double diff = fabs(out - ans);
+    return diff <= eps * (1 + 1e-9) || diff <= eps * fabs(ans) * (1 + 1e-9);
+}
+
+/* compares one pair of tokens; false with res filled when they differ */
+static bool tokens_match(bool floats, double eps, const char *o, size_t on, const char *a,
+                         size_t an, size_t index, struct rn_check *res)
+{
+    double av, ov;
+    if (floats && parse_number(a, an, &av)) {
+        if (parse_number(o, on, &ov) && numbers_close(ov, av, eps))
+            return true;
+        set(res, RUNNER_WA, "token %zu: expected %.*s%s, found %.*s%s (epsilon %g)", index,
+            SHOW(a, an), SHOW(o, on), eps);
+        return false;
+    }
+    if (on == an && !memcmp(o, a, an))
+        return true;
+    set(res, RUNNER_WA, "token %zu: expected '%.*s%s', found '%.*s%s'", index, SHOW(a, an),
+        SHOW(o, on));
+    return false;
+}
+
+static void check_tokens(bool floats, double eps, const char *out, size_t outlen,
+                         const char *ans, size_t anslen, struct rn_check *res)
+{
+    struct cursor co = {out, out + outlen, 0}, ca = {ans, ans + anslen, 0};
+    const char *o, *a;
+    size_t on, an;
+    for (;;) {
+        bool has_o = next_token(&co, &o, &on), has_a = next_token(&ca, &a, &an);
+        if (!has_o && !has_a)
+            break;
+        if (!has_o)
+            return set(res, RUNNER_WA, "output ends after %zu tokens; expected '%.*s%s' next",
+                       co.index, SHOW(a, an));
+        if (!has_a)
+            return set(res, RUNNER_WA, "extra output after %zu tokens: '%.*s%s'", ca.index,
+                       SHOW(o, on));
+        if (!tokens_match(floats, eps, o, on, a, an, ca.index, res))
+            return;
+    }
+    set(res, RUNNER_AC, "%zu tokens", ca.index);
+}
+
+static bool tokens_equal(const char *out, size_t outlen, const char *ans, size_t anslen)
+{
+    struct rn_check tmp;
+    check_tokens(false, 0, out, outlen, ans, anslen, &tmp);
+    return tmp.verdict == RUNNER_AC;
+}
+
+static void check_lines(const char *out, size_t outlen, const char *ans, size_t anslen,
+                        struct rn_check *res)
+{
+    struct cursor co = {out, out + outlen, 0}, ca = {ans, ans + anslen, 0};
+    const char *o = NULL, *a = NULL;
+    size_t on = 0, an = 0;
+    for (;;) {
+        bool has_o = next_line(&co, &o, &on), has_a = next_line(&ca, &a, &an);
+        if (!has_o && !has_a)
+            return set(res, RUNNER_AC, "%zu lines", ca.index);
+        if (!has_a && (on == 0 && only_blank(co.p, co.end)))
+            return set(res, RUNNER_AC, "%zu lines", ca.index);
+        if (!has_o && (an == 0 && only_blank(ca.p, ca.end)))
+            return set(res, RUNNER_AC, "%zu lines", ca.index);
+        if (has_o && has_a && on == an && !memcmp(o, a, an))
+            continue;
+        enum runner_verdict v = tokens_equal(out, outlen, ans, anslen) ? RUNNER_PE : RUNNER_WA;
+        if (!has_o)
+            return set(res, v, "output ends at line %zu; expected '%.*s%s'", ca.index, SHOW(a, an));
+        if (!has_a)
+            return set(res, v, "extra output at line %zu: '%.*s%s'", co.index, SHOW(o, on));
+        return set(res, v, "line %zu: expected '%.*s%s', found '%.*s%s'", ca.index, SHOW(a, an),
+                   SHOW(o, on));
+    }
+}
+
+static void check_exact(const char *out, size_t outlen, const char *ans, size_t anslen,
+                        struct rn_check *res)
+{
+    if (outlen == anslen && !memcmp(out, ans, anslen))
+        return set(res, RUNNER_AC, "%zu bytes, identical", anslen);
+    check_lines(out, outlen, ans, anslen, res);
+    if (res->verdict == RUNNER_AC || res->verdict == RUNNER_PE)
+        set(res, RUNNER_PE, "the output differs from the answer in whitespace only");
+}
+
+void rn_check_buffers(enum rn_checker_type type, double epsilon, const char *out, size_t outlen,
+                      const char *ans, size_t anslen, struct rn_check *res)
+{
+    switch (type) {
+    case RN_CHECK_EXACT: return check_exact(out, outlen, ans, anslen, res);
+    case RN_CHECK_LINES: return check_lines(out, outlen, ans, anslen, res);
+    case RN_CHECK_TOKENS: return check_tokens(false, 0, out, outlen, ans, anslen, res);
+    case RN_CHECK_FLOAT: return check_tokens(true, epsilon, out, outlen, ans, anslen, res);
+    case RN_CHECK_CUSTOM: break;
+    }
+    set(res, RUNNER_IE, "a custom checker is not a built-in one");
+}
+
+struct mapped {
+    const char *data;
+    size_t len;
+};
+
+static int map_file(const char *path, struct mapped *m, char *err, size_t errlen)
+{
+    *m = (struct mapped){"", 0};
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) < 0) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    if (st.st_size > 0) {
+        void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (p == MAP_FAILED) {
+            snprintf(err, errlen, "%s: mmap: %s", path, strerror(errno));
+            close(fd);
+            return -1;
+        }
+        *m = (struct mapped){p, (size_t)st.st_size};
+    }
+    close(fd);
+    return 0;
+}
+
+static void unmap_file(struct mapped *m)
+{
+    if (m->len)
+        munmap((void *)m->data, m->len);
+}
+
+int rn_check_files(enum rn_checker_type type, double epsilon, const char *out_path,
+                   const char *ans_path, struct rn_check *res, char *err, size_t errlen)
+{
+    struct mapped out, ans;
+    if (map_file(ans_path, &ans, err, errlen) < 0)
+        return -1;
+    if (map_file(out_path, &out, err, errlen) < 0) {
+        unmap_file(&ans);
+        return -1;
+    }
+    rn_check_buffers(type, epsilon, out.data, out.len, ans.data, ans.len, res);
+    unmap_file(&out);
+    unmap_file(&ans);
+    return 0;
+}
+
+static void copy_message(struct rn_check *res, const char *text, const char *fallback)
+{
+    if (!text || !*text)
+        text = fallback;
+    while (is_blank(*text))
+        text++;
+    snprintf(res->message, sizeof res->message, "%s", text);
+    size_t n = strlen(res->message);
+    while (n && is_blank(res->message[n - 1]))
+        res->message[--n] = '\0';
+}
+
+void rn_check_from_exit(int exit_code, const char *stdout_text, const char *stderr_text,
+                        struct rn_check *res)
+{
+    res->fraction = 0;
+    switch (exit_code) {
+    case 0: res->verdict = RUNNER_AC; res->fraction = 1; break;
+    case 1: case 8: res->verdict = RUNNER_WA; break;
+    case 2: case 4: res->verdict = RUNNER_PE; break;
+    case 7: {
+        char *end;
+        double f = stdout_text ? strtod(stdout_text, &end) : NAN;
+        if (!stdout_text || end == stdout_text || !(f >= 0 && f <= 1)) {
+            res->verdict = RUNNER_IE;
+            snprintf(res->message, sizeof res->message,
+                     "checker exited 7 (points) without a fraction 0..1 on its stdout");
+            return;
+        }
+        res->fraction = f;
+        res->verdict = f >= 1 ? RUNNER_AC : RUNNER_WA;
+        break;
+    }
+    default:
+        res->verdict = RUNNER_IE;
+        copy_message(res, stderr_text, "");
+        char note[64];
+        snprintf(note, sizeof note, exit_code == 3 ? "checker failed" : "checker exited %d",
+                 exit_code);
+        if (res->message[0]) {
+            size_t n = strlen(note);
+            memmove(res->message + n + 2, res->message, sizeof res->message - n - 3);
+            memcpy(res->message, note, n);
+            memcpy(res->message + n, ": ", 2);
+            res->message[sizeof res->message - 1] = '\0';
+        } else
+            snprintf(res->message, sizeof res->message, "%s", note);
+        return;
+    }
+    copy_message(res, stderr_text, "");
+}

@@ -1,0 +1,153 @@
+/*
+ * report.c - the result of judging one submission, and its JSON form.
+ *
+ * The JSON object is the contract of `judgectl judge --json` (and what
+ * judged publishes): verdict, score, max_score, compile, tests, subtasks;
+ * "message" is added when the verdict is IE because of the problem.
+ */
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+static const char *const verdict_names[] = {
+    [RUNNER_AC] = "AC", [RUNNER_WA] = "WA", [RUNNER_PE] = "PE", [RUNNER_TLE] = "TLE",
+    [RUNNER_MLE] = "MLE", [RUNNER_OLE] = "OLE", [RUNNER_RE] = "RE", [RUNNER_SV] = "SV",
+    [RUNNER_CE] = "CE", [RUNNER_IE] = "IE", [RUNNER_SKIPPED] = "SKIPPED",
+};
+
+const char *runner_verdict_name(enum runner_verdict v)
+{
+    if ((unsigned)v < sizeof verdict_names / sizeof verdict_names[0])
+        return verdict_names[v];
+    return "?";
+}
+
+struct runner_report *rn_report_new(void)
+{
+    struct runner_report *rep = calloc(1, sizeof *rep);
+    if (!rep)
+        return NULL;
+    rep->verdict = RUNNER_IE;
+    rep->compile_status = strdup("none");
+    rep->compile_output = strdup("");
+    return rep;
+}
+
+void runner_report_free(struct runner_report *rep)
+{
+    if (!rep)
+        return;
+    for (size_t i = 0; i < rep->test_count; i++) {
+        free(rep->tests[i].name);
+        free(rep->tests[i].checker_message);
+    }
+    free(rep->tests);
+    for (size_t i = 0; i < rep->subtask_count; i++)
+        free(rep->subtasks[i].name);
+    free(rep->subtasks);
+    free(rep->compile_status);
+    free(rep->compile_output);
+    free(rep->message);
+    free(rep);
+}
+
+enum runner_verdict runner_report_verdict(const struct runner_report *rep)
+{
+    return rep->verdict;
+}
+
+double runner_report_score(const struct runner_report *rep)
+{
+    return rep->score;
+}
+
+double runner_report_max_score(const struct runner_report *rep)
+{
+    return rep->max_score;
+}
+
+const char *runner_report_message(const struct runner_report *rep)
+{
+    return rep->message;
+}
+
+size_t runner_report_test_count(const struct runner_report *rep)
+{
+    return rep->test_count;
+}
+
+int runner_report_test_times(const struct runner_report *rep, size_t i, double *pipeline_wall,
+                             double *program_wall)
+{
+    if (i >= rep->test_count || rep->tests[i].verdict == RUNNER_SKIPPED)
+        return -1;
+    *pipeline_wall = rep->tests[i].pipeline_time;
+    *program_wall = rep->tests[i].wall_time;
+    return 0;
+}
+
+static json_t *number(double v)
+{
+    return json_real(v);
+}
+
+/* compiler and checker messages may not be UTF-8: jansson would refuse them */
+static json_t *text(const char *s)
+{
+    json_t *j = json_string(s ? s : "");
+    if (j)
+        return j;
+    char *copy = strdup(s);
+    for (char *p = copy; p && *p; p++)
+        if ((unsigned char)*p >= 0x80)
+            *p = '?';
+    j = json_string(copy ? copy : "");
+    free(copy);
+    return j;
+}
+
+static json_t *test_json(const struct rn_test_report *t)
+{
+    return json_pack("{s:o, s:s, s:o, s:o, s:I, s:i, s:i, s:o}", "name", text(t->name), "verdict",
+                     runner_verdict_name(t->verdict), "cpu_time", number(t->cpu_time),
+                     "wall_time", number(t->wall_time), "memory", (json_int_t)t->memory,
+                     "exit_code", t->exit_code, "signal", t->signal, "checker_message",
+                     text(t->checker_message));
+}
+
+static json_t *subtask_json(const struct rn_subtask_report *s)
+{
+    return json_pack("{s:o, s:o, s:o, s:s}", "name", text(s->name), "score", number(s->score),
+                     "points", number(s->points), "verdict", runner_verdict_name(s->verdict));
+}
+
+/* whole numbers print as integers: "score": 100, not 100.0 */
+static json_t *score_json(double v)
+{
+    double r = (double)(long long)v;
+    return r == v ? json_integer((json_int_t)v) : json_real(v);
+}
+
+char *runner_report_json(const struct runner_report *rep)
+{
+    json_t *tests = json_array(), *subtasks = json_array();
+    for (size_t i = 0; i < rep->test_count; i++)
+        json_array_append_new(tests, test_json(&rep->tests[i]));
+    for (size_t i = 0; i < rep->subtask_count; i++)
+        json_array_append_new(subtasks, subtask_json(&rep->subtasks[i]));
+    json_t *compile = json_pack("{s:s, s:o, s:o}", "status", rep->compile_status, "output",
+                                text(rep->compile_output), "cpu_time", number(rep->compile_cpu_time));
+    json_t *obj = json_pack("{s:s, s:o, s:o, s:o, s:o, s:o}", "verdict",
+                            runner_verdict_name(rep->verdict), "score", score_json(rep->score),
+                            "max_score", score_json(rep->max_score), "compile", compile,
+                            "tests", tests, "subtasks", subtasks);
+    if (!obj)
+        return NULL;
+    if (rep->message)
+        json_object_set_new(obj, "message", text(rep->message));
+    char *s = json_dumps(obj, JSON_COMPACT | JSON_REAL_PRECISION(6));
+    json_decref(obj);
+    return s;
+}

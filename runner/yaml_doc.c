@@ -1,0 +1,233 @@
+/*
+ * yaml_doc.c - YAML loading, typed getters with line marks, size and duration
+ * strings.
+ *
+ * libyaml's document API keeps a start mark (0-based line) on every node, so
+ * each error can name the exact line of the offending value. Sizes use binary
+ * units (k, M, G, optional trailing B/iB); durations accept s, ms, or a bare
+ * number of seconds.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "yaml_doc.h"
+
+int rn_parse_size(const char *s, uint64_t *out)
+{
+    if (!s || !*s || *s == '-' || *s == '+')
+        return -1;
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || !isfinite(v) || v < 0)
+        return -1;
+    double mult = 1;
+    switch (*end) {
+    case 'k': case 'K': mult = 1024.0; end++; break;
+    case 'm': case 'M': mult = 1024.0 * 1024; end++; break;
+    case 'g': case 'G': mult = 1024.0 * 1024 * 1024; end++; break;
+    default: break;
+    }
+    if (mult > 1 && (!strcasecmp(end, "ib") || !strcasecmp(end, "b")))
+        end += strlen(end);
+    else if (mult == 1 && (!strcmp(end, "B")))
+        end++;
+    if (*end)
+        return -1;
+    double bytes = v * mult;
+    if (bytes > 1e18 || (mult == 1 && v != floor(v)))
+        return -1;
+    *out = (uint64_t)bytes;
+    return 0;
+}
+
+int rn_parse_duration(const char *s, double *out)
+{
+    if (!s || !*s || *s == '-' || *s == '+')
+        return -1;
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || !isfinite(v) || v < 0)
+        return -1;
+    if (!strcmp(end, "ms"))
+        v /= 1000;
+    else if (*end && strcmp(end, "s"))
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int ydoc_load(struct ydoc *y, const char *path, const char *display, struct rn_errors *errs)
+{
+    *y = (struct ydoc){.file = display ? display : path, .errs = errs};
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        rn_errors_add(errs, "%s:0: cannot open: %s", y->file, strerror(errno));
+        return -1;
+    }
+    yaml_parser_t parser;
+    yaml_parser_initialize(&parser);
+    yaml_parser_set_input_file(&parser, f);
+    int ok = yaml_parser_load(&parser, &y->doc);
+    if (!ok)
+        rn_errors_add(errs, "%s:%zu: syntax: %s", y->file, parser.problem_mark.line + 1,
+                      parser.problem ? parser.problem : "invalid YAML");
+    yaml_parser_delete(&parser);
+    fclose(f);
+    if (!ok)
+        return -1;
+    y->loaded = true;
+    if (!ydoc_root(y)) {
+        rn_errors_add(errs, "%s:1: document: the file is empty", y->file);
+        return -1;
+    }
+    return 0;
+}
+
+void ydoc_free(struct ydoc *y)
+{
+    if (y->loaded)
+        yaml_document_delete(&y->doc);
+    y->loaded = false;
+}
+
+yaml_node_t *ydoc_root(struct ydoc *y)
+{
+    return y->loaded ? yaml_document_get_root_node(&y->doc) : NULL;
+}
+
+yaml_node_t *ydoc_node(struct ydoc *y, int index)
+{
+    return yaml_document_get_node(&y->doc, index);
+}
+
+int ydoc_line(const yaml_node_t *n)
+{
+    return n ? (int)n->start_mark.line + 1 : 0;
+}
+
+void ydoc_error(struct ydoc *y, const yaml_node_t *n, const char *key, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *msg = NULL;
+    if (vasprintf(&msg, fmt, ap) < 0)
+        msg = NULL;
+    va_end(ap);
+    rn_errors_add(y->errs, "%s:%d: %s: %s", y->file, ydoc_line(n), key, msg ? msg : "?");
+    free(msg);
+}
+
+int ydoc_mapping(struct ydoc *y, yaml_node_t *n, const char *key)
+{
+    if (n && n->type == YAML_MAPPING_NODE)
+        return 0;
+    ydoc_error(y, n, key, "expected a mapping");
+    return -1;
+}
+
+const char *ydoc_scalar(struct ydoc *y, yaml_node_t *n, const char *key)
+{
+    if (n && n->type == YAML_SCALAR_NODE)
+        return (const char *)n->data.scalar.value;
+    ydoc_error(y, n, key, "expected a single value, not a %s",
+               n && n->type == YAML_SEQUENCE_NODE ? "list" : "mapping");
+    return NULL;
+}
+
+int ydoc_string(struct ydoc *y, yaml_node_t *n, const char *key, char **out)
+{
+    const char *s = ydoc_scalar(y, n, key);
+    if (!s)
+        return -1;
+    if (!*s) {
+        ydoc_error(y, n, key, "must not be empty");
+        return -1;
+    }
+    free(*out);
+    *out = strdup(s);
+    return 0;
+}
+
+int ydoc_size(struct ydoc *y, yaml_node_t *n, const char *key, uint64_t *out)
+{
+    const char *s = ydoc_scalar(y, n, key);
+    if (!s)
+        return -1;
+    if (rn_parse_size(s, out) == 0)
+        return 0;
+    ydoc_error(y, n, key, "bad size '%s' (expected e.g. 256M, 64k, 1G or bytes)", s);
+    return -1;
+}
+
+int ydoc_duration(struct ydoc *y, yaml_node_t *n, const char *key, double *out)
+{
+    const char *s = ydoc_scalar(y, n, key);
+    if (!s)
+        return -1;
+    if (rn_parse_duration(s, out) == 0)
+        return 0;
+    ydoc_error(y, n, key, "bad duration '%s' (expected e.g. 1s, 500ms or 2.5)", s);
+    return -1;
+}
+
+int ydoc_number(struct ydoc *y, yaml_node_t *n, const char *key, double *out)
+{
+    const char *s = ydoc_scalar(y, n, key);
+    if (!s)
+        return -1;
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (!*s || *end || errno || !isfinite(v) || v < 0) {
+        ydoc_error(y, n, key, "bad number '%s' (expected a non-negative number)", s);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+int ydoc_int(struct ydoc *y, yaml_node_t *n, const char *key, int min, int *out)
+{
+    const char *s = ydoc_scalar(y, n, key);
+    if (!s)
+        return -1;
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (!*s || *end || errno || v < min || v > 1000000) {
+        ydoc_error(y, n, key, "bad integer '%s' (expected %d or more)", s, min);
+        return -1;
+    }
+    *out = (int)v;
+    return 0;
+}
+
+int ydoc_strings(struct ydoc *y, yaml_node_t *n, const char *key, char ***out)
+{
+    if (!n || n->type != YAML_SEQUENCE_NODE) {
+        ydoc_error(y, n, key, "expected a list");
+        return -1;
+    }
+    size_t count = (size_t)(n->data.sequence.items.top - n->data.sequence.items.start);
+    char **v = calloc(count + 1, sizeof *v);
+    if (!v)
+        return -1;
+    for (size_t i = 0; i < count; i++) {
+        const char *s = ydoc_scalar(y, ydoc_node(y, n->data.sequence.items.start[i]), key);
+        if (!s) {
+            rn_argv_free(v);
+            return -1;
+        }
+        v[i] = strdup(s);
+    }
+    rn_argv_free(*out);
+    *out = v;
+    return 0;
+}

@@ -1,0 +1,602 @@
+/*
+ * test_units.c - runner's pure parts: sizes and durations, the built-in
+ * checkers, testlib exit codes, subtask scoring, language and problem
+ * validation (every error names file, line and key), the report's JSON.
+ * No sandbox, no compiler: these also run under ASan+UBSan.
+ */
+#include <criterion/criterion.h>
+#include <jansson.h>
+
+#include "helpers.h"
+#include "internal.h"
+
+/* ---- sizes and durations ---- */
+
+Test(units, sizes)
+{
+    uint64_t v;
+    cr_assert_eq(rn_parse_size("256M", &v), 0);
+    cr_assert_eq(v, 256ULL << 20);
+    cr_assert_eq(rn_parse_size("64k", &v), 0);
+    cr_assert_eq(v, 65536);
+    cr_assert_eq(rn_parse_size("1G", &v), 0);
+    cr_assert_eq(v, 1ULL << 30);
+    cr_assert_eq(rn_parse_size("4096", &v), 0);
+    cr_assert_eq(v, 4096);
+    cr_assert_eq(rn_parse_size("64MiB", &v), 0);
+    cr_assert_eq(v, 64ULL << 20);
+    cr_assert_eq(rn_parse_size("1.5G", &v), 0);
+    cr_assert_eq(v, 3ULL << 29);
+    cr_assert_eq(rn_parse_size("256X", &v), -1);
+    cr_assert_eq(rn_parse_size("-1M", &v), -1);
+    cr_assert_eq(rn_parse_size("", &v), -1);
+    cr_assert_eq(rn_parse_size("M", &v), -1);
+}
+
+Test(units, durations)
+{
+    double v;
+    cr_assert_eq(rn_parse_duration("1s", &v), 0);
+    cr_assert_float_eq(v, 1.0, 1e-12);
+    cr_assert_eq(rn_parse_duration("500ms", &v), 0);
+    cr_assert_float_eq(v, 0.5, 1e-12);
+    cr_assert_eq(rn_parse_duration("2.5", &v), 0);
+    cr_assert_float_eq(v, 2.5, 1e-12);
+    cr_assert_eq(rn_parse_duration("1h", &v), -1);
+    cr_assert_eq(rn_parse_duration("fast", &v), -1);
+}
+
+/* ---- built-in checkers ---- */
+
+static enum runner_verdict check(enum rn_checker_type t, const char *out, const char *ans)
+{
+    struct rn_check res;
+    rn_check_buffers(t, 1e-6, out, strlen(out), ans, strlen(ans), &res);
+    return res.verdict;
+}
+
+Test(checkers, exact)
+{
+    cr_assert_eq(check(RN_CHECK_EXACT, "3\n", "3\n"), RUNNER_AC);
+    cr_assert_eq(check(RN_CHECK_EXACT, "3", "3\n"), RUNNER_PE);
+    cr_assert_eq(check(RN_CHECK_EXACT, "1  2\n", "1 2\n"), RUNNER_PE);
+    cr_assert_eq(check(RN_CHECK_EXACT, "4\n", "3\n"), RUNNER_WA);
+    cr_assert_eq(check(RN_CHECK_EXACT, "", ""), RUNNER_AC);
+}
+
+Test(checkers, lines)
+{
+    cr_assert_eq(check(RN_CHECK_LINES, "a b\nc  \n\n\n", "a b\nc\n"), RUNNER_AC);
+    cr_assert_eq(check(RN_CHECK_LINES, "a b\r\nc\r\n", "a b\nc\n"), RUNNER_AC);
+    cr_assert_eq(check(RN_CHECK_LINES, "a\nb c\n", "a b\nc\n"), RUNNER_PE);
+    cr_assert_eq(check(RN_CHECK_LINES, "a b\nd\n", "a b\nc\n"), RUNNER_WA);
+    cr_assert_eq(check(RN_CHECK_LINES, "a b\n", "a b\nc\n"), RUNNER_WA);
+    cr_assert_eq(check(RN_CHECK_LINES, "a b\nc\nd\n", "a b\nc\n"), RUNNER_WA);
+    cr_assert_eq(check(RN_CHECK_LINES, "", "\n\n"), RUNNER_AC);
+}
+
+Test(checkers, tokens)
+{
+    cr_assert_eq(check(RN_CHECK_TOKENS, " 1\n\n2 3 ", "1 2\n3\n"), RUNNER_AC);
+    cr_assert_eq(check(RN_CHECK_TOKENS, "1 2", "1 2 3"), RUNNER_WA);
+    cr_assert_eq(check(RN_CHECK_TOKENS, "1 2 3 4", "1 2 3"), RUNNER_WA);
+    cr_assert_eq(check(RN_CHECK_TOKENS, "1.0", "1"), RUNNER_WA);
+    cr_assert_eq(check(RN_CHECK_TOKENS, "", ""), RUNNER_AC);
+}
+
+Test(checkers, float_absolute_or_relative)
+{
+    cr_assert_eq(check(RN_CHECK_FLOAT, "0.3333333", "0.33333333333"), RUNNER_AC);
+    cr_assert_eq(check(RN_CHECK_FLOAT, "0.333", "0.33333333333"), RUNNER_WA);
+    cr_assert_eq(check(RN_CHECK_FLOAT, "1000000.5", "1000000"), RUNNER_AC);   /* relative */
+    cr_assert_eq(check(RN_CHECK_FLOAT, "1000002", "1000000"), RUNNER_WA);
+    cr_assert_eq(check(RN_CHECK_FLOAT, "1e-7", "0"), RUNNER_AC);              /* absolute */
+    cr_assert_eq(check(RN_CHECK_FLOAT, "abc", "1.5"), RUNNER_WA);
+    cr_assert_eq(check(RN_CHECK_FLOAT, "1.5x", "1.5"), RUNNER_WA);
+    cr_assert_eq(check(RN_CHECK_FLOAT, "YES 2.0000001", "YES 2"), RUNNER_AC);
+    cr_assert_eq(check(RN_CHECK_FLOAT, "NO 2", "YES 2"), RUNNER_WA);
+    cr_assert_eq(check(RN_CHECK_FLOAT, "nan", "1"), RUNNER_WA);
+}
+
+Test(checkers, message_names_the_difference)
+{
+    struct rn_check res;
+    rn_check_buffers(RN_CHECK_TOKENS, 0, "1 2 4", 5, "1 2 3", 5, &res);
+    cr_assert_eq(res.verdict, RUNNER_WA);
+    cr_assert(strstr(res.message, "token 3"), "%s", res.message);
+    cr_assert(strstr(res.message, "'3'") && strstr(res.message, "'4'"), "%s", res.message);
+}
+
+Test(checkers, files_missing_is_an_error)
+{
+    struct rn_check res;
+    char err[256];
+    cr_assert_eq(rn_check_files(RN_CHECK_TOKENS, 0, "/nonexistent/out", "/nonexistent/ans", &res,
+                                err, sizeof err), -1);
+    cr_assert(strstr(err, "/nonexistent"));
+}
+
+Test(checkers, testlib_exit_codes)
+{
+    struct rn_check r;
+    rn_check_from_exit(0, "", "ok fine\n", &r);
+    cr_assert_eq(r.verdict, RUNNER_AC);
+    cr_assert_str_eq(r.message, "ok fine");
+    rn_check_from_exit(1, "", "wrong answer expected 3\n", &r);
+    cr_assert_eq(r.verdict, RUNNER_WA);
+    cr_assert_str_eq(r.message, "wrong answer expected 3");
+    rn_check_from_exit(2, "", "", &r);
+    cr_assert_eq(r.verdict, RUNNER_PE);
+    rn_check_from_exit(3, "", "bad answer file", &r);
+    cr_assert_eq(r.verdict, RUNNER_IE);
+    cr_assert(strstr(r.message, "checker failed") && strstr(r.message, "bad answer file"));
+    rn_check_from_exit(7, "0.25\n", "partial", &r);
+    cr_assert_eq(r.verdict, RUNNER_WA);
+    cr_assert_float_eq(r.fraction, 0.25, 1e-9);
+    rn_check_from_exit(7, "", "", &r);
+    cr_assert_eq(r.verdict, RUNNER_IE);
+    rn_check_from_exit(42, "", "", &r);
+    cr_assert_eq(r.verdict, RUNNER_IE);
+}
+
+/* ---- subtask scoring ---- */
+
+struct fake {
+    const enum runner_verdict *verdicts;
+    int runs[32];
+};
+
+static int fake_run(void *ctx, size_t i, struct rn_test_outcome *out)
+{
+    struct fake *f = ctx;
+    f->runs[i]++;
+    out->verdict = f->verdicts[i];
+    out->fraction = f->verdicts[i] == RUNNER_AC ? 1 : 0;
+    return 0;
+}
+
+/* subtasks: A = tests 0-1 (30), B = 2-3 (30) depends A, C = 4-5 (40), D = 0-5 (0) depends B,C */
+static struct rn_problem *sample_problem(enum rn_stop stop)
+{
+    static size_t a[] = {0, 1}, b[] = {2, 3}, c[] = {4, 5}, d[] = {0, 1, 2, 3, 4, 5};
+    static size_t b_deps[] = {0}, d_deps[] = {1, 2};
+    static struct rn_subtask subs[4];
+    subs[0] = (struct rn_subtask){"A", 30, a, 2, NULL, 0};
+    subs[1] = (struct rn_subtask){"B", 30, b, 2, b_deps, 1};
+    subs[2] = (struct rn_subtask){"C", 40, c, 2, NULL, 0};
+    subs[3] = (struct rn_subtask){"D", 0, d, 6, d_deps, 2};
+    static struct rn_problem p;
+    p = (struct rn_problem){.test_count = 6, .subtasks = subs, .subtask_count = 4, .stop = stop};
+    return &p;
+}
+
+static double judge_fake(enum rn_stop stop, const enum runner_verdict *v, struct fake *f,
+                         struct rn_test_outcome *t, struct rn_subtask_outcome *s,
+                         enum runner_verdict *verdict)
+{
+    double score;
+    f->verdicts = v;
+    int rc = rn_evaluate(sample_problem(stop), fake_run, f, t, s, verdict, &score);
+    cr_assert_eq(rc, 0);
+    return score;
+}
+
+Test(scoring, all_pass)
+{
+    enum runner_verdict v[6] = {0};
+    struct fake f = {0};
+    struct rn_test_outcome t[6];
+    struct rn_subtask_outcome s[4];
+    enum runner_verdict verdict;
+    double score = judge_fake(RN_STOP_SUBTASK, v, &f, t, s, &verdict);
+    cr_assert_float_eq(score, 100, 1e-9);
+    cr_assert_eq(verdict, RUNNER_AC);
+    for (int i = 0; i < 6; i++)
+        cr_assert_eq(f.runs[i], 1, "test %d ran %d times (shared tests run once)", i, f.runs[i]);
+}
+
+Test(scoring, failed_dependency_skips)
+{
+    enum runner_verdict v[6] = {RUNNER_AC, RUNNER_WA, RUNNER_AC, RUNNER_AC, RUNNER_AC, RUNNER_AC};
+    struct fake f = {0};
+    struct rn_test_outcome t[6];
+    struct rn_subtask_outcome s[4];
+    enum runner_verdict verdict;
+    double score = judge_fake(RN_STOP_SUBTASK, v, &f, t, s, &verdict);
+    cr_assert_float_eq(score, 40, 1e-9);
+    cr_assert_eq(verdict, RUNNER_WA);
+    cr_assert_eq(s[0].verdict, RUNNER_WA);
+    cr_assert_eq(s[1].verdict, RUNNER_SKIPPED);
+    cr_assert_eq(s[2].verdict, RUNNER_AC);
+    cr_assert_eq(s[3].verdict, RUNNER_SKIPPED);
+    cr_assert_eq(f.runs[2], 0, "a test only in a skipped subtask does not run");
+    cr_assert_eq(t[2].verdict, RUNNER_SKIPPED);
+}
+
+Test(scoring, stop_on_failure_subtask_leaves_rest_unrun)
+{
+    enum runner_verdict v[6] = {RUNNER_TLE, RUNNER_AC, RUNNER_AC, RUNNER_AC, RUNNER_AC, RUNNER_AC};
+    struct fake f = {0};
+    struct rn_test_outcome t[6];
+    struct rn_subtask_outcome s[4];
+    enum runner_verdict verdict;
+    (void)judge_fake(RN_STOP_SUBTASK, v, &f, t, s, &verdict);
+    cr_assert_eq(f.runs[1], 0);
+    cr_assert_eq(verdict, RUNNER_TLE);
+    cr_assert_eq(s[0].verdict, RUNNER_TLE);
+}
+
+Test(scoring, stop_none_runs_everything_needed)
+{
+    enum runner_verdict v[6] = {RUNNER_TLE, RUNNER_AC, RUNNER_AC, RUNNER_AC, RUNNER_RE, RUNNER_AC};
+    struct fake f = {0};
+    struct rn_test_outcome t[6];
+    struct rn_subtask_outcome s[4];
+    enum runner_verdict verdict;
+    double score = judge_fake(RN_STOP_NONE, v, &f, t, s, &verdict);
+    cr_assert_float_eq(score, 0, 1e-9);
+    cr_assert_eq(f.runs[1], 1);
+    cr_assert_eq(f.runs[5], 1);
+    cr_assert_eq(verdict, RUNNER_TLE, "the first failing test in order decides");
+    cr_assert_eq(s[2].verdict, RUNNER_RE);
+}
+
+Test(scoring, stop_all)
+{
+    enum runner_verdict v[6] = {RUNNER_AC, RUNNER_AC, RUNNER_AC, RUNNER_AC, RUNNER_WA, RUNNER_AC};
+    struct fake f = {0};
+    struct rn_test_outcome t[6];
+    struct rn_subtask_outcome s[4];
+    enum runner_verdict verdict;
+    double score = judge_fake(RN_STOP_ALL, v, &f, t, s, &verdict);
+    cr_assert_float_eq(score, 60, 1e-9);
+    cr_assert_eq(f.runs[5], 0);
+    cr_assert_eq(verdict, RUNNER_WA);
+}
+
+Test(scoring, checker_failure_makes_ie)
+{
+    enum runner_verdict v[6] = {RUNNER_WA, RUNNER_AC, RUNNER_AC, RUNNER_AC, RUNNER_IE, RUNNER_AC};
+    struct fake f = {0};
+    struct rn_test_outcome t[6];
+    struct rn_subtask_outcome s[4];
+    enum runner_verdict verdict;
+    (void)judge_fake(RN_STOP_NONE, v, &f, t, s, &verdict);
+    cr_assert_eq(verdict, RUNNER_IE, "a broken checker is the problem's fault");
+}
+
+static int partial_run(void *ctx, size_t i, struct rn_test_outcome *out)
+{
+    (void)ctx;
+    out->fraction = i == 0 ? 0.5 : 1;
+    out->verdict = i == 0 ? RUNNER_WA : RUNNER_AC;
+    return 0;
+}
+
+Test(scoring, partial_points_take_the_minimum)
+{
+    size_t tests[] = {0, 1};
+    struct rn_subtask sub = {"all", 80, tests, 2, NULL, 0};
+    struct rn_problem p = {.test_count = 2, .subtasks = &sub, .subtask_count = 1,
+                           .stop = RN_STOP_NONE};
+    struct rn_test_outcome t[2];
+    struct rn_subtask_outcome s[1];
+    enum runner_verdict verdict;
+    double score;
+    int rc = rn_evaluate(&p, partial_run, NULL, t, s, &verdict, &score);
+    cr_assert_eq(rc, 0);
+    cr_assert_float_eq(score, 40, 1e-9);
+}
+
+/* ---- languages ---- */
+
+static char *load_language_errors(const char *yaml)
+{
+    char *dir = scratch_dir("lang");
+    put_file(dir, "x.yaml", "%s", yaml);
+    char *path = NULL;
+    cr_assert(asprintf(&path, "%s/x.yaml", dir) > 0);
+    struct rn_errors errs = {0};
+    struct rn_language *l = NULL;
+    int rc = rn_language_load(path, &l, &errs);
+    char *joined = rn_errors_join(&errs);
+    cr_assert((rc == 0) == (errs.count == 0), "%s", joined);
+    rn_errors_free(&errs);
+    rn_language_free(l);
+    remove_dir(dir);
+    free(dir);
+    free(path);
+    return joined;
+}
+
+#define GOOD_C "id: c\nname: C\nversion: [gcc, --version]\nsource: main.c\n" \
+               "compile: [gcc, -o, main, main.c]\nrun: [./main]\npool: native\n"
+
+Test(languages, valid_file_loads_with_defaults)
+{
+    char *dir = scratch_dir("lang");
+    put_file(dir, "c.yaml", GOOD_C "compile_limits: {time: 5s, memory: 256M}\n"
+             "env: {LANG: C.UTF-8}\nmounts: [/etc/alternatives]\n");
+    char *path = NULL;
+    cr_assert(asprintf(&path, "%s/c.yaml", dir) > 0);
+    struct rn_errors errs = {0};
+    struct rn_language *l = NULL;
+    int rc = rn_language_load(path, &l, &errs);
+    cr_assert_eq(rc, 0);
+    cr_assert_str_eq(l->id, "c");
+    cr_assert_eq(l->compile_steps, 1);
+    cr_assert_str_eq(l->compile[0][3], "main.c");
+    cr_assert_float_eq(l->compile_time, 5, 1e-9);
+    cr_assert_eq(l->compile_memory, 256ULL << 20);
+    cr_assert_eq(l->compile_output, 64ULL << 20, "default kept");
+    cr_assert_eq(l->processes, 1);
+    cr_assert_str_eq(l->env[0], "LANG=C.UTF-8");
+    cr_assert_str_eq(l->env[1], "PATH=/usr/local/bin:/usr/bin:/bin", "PATH defaults");
+    cr_assert_str_eq(l->profile, "default");
+    rn_language_free(l);
+    rn_errors_free(&errs);
+    remove_dir(dir);
+    free(dir);
+    free(path);
+}
+
+Test(languages, several_compile_steps)
+{
+    char *e = load_language_errors("id: py\nname: P\nversion: [python3, -V]\nsource: main.py\n"
+                                   "compile: [[python3, -m, py_compile, main.py], [true]]\n"
+                                   "run: [python3, main.py]\npool: python\n");
+    cr_assert_str_eq(e, "");
+    free(e);
+}
+
+Test(languages, unknown_key_names_file_line_key)
+{
+    char *e = load_language_errors(GOOD_C "time_factr: 2\n");
+    cr_assert(strstr(e, "x.yaml:8: time_factr: unknown key"), "%s", e);
+    free(e);
+}
+
+Test(languages, bad_values_name_their_key)
+{
+    char *e = load_language_errors(GOOD_C "extra_memory: lots\ncompile_limits: {time: 10x}\n"
+                                   "processes: [1]\n");
+    cr_assert(strstr(e, ":8: extra_memory: bad size 'lots'"), "%s", e);
+    cr_assert(strstr(e, ":9: compile_limits.time: bad duration '10x'"), "%s", e);
+    cr_assert(strstr(e, ":10: processes: expected a single value"), "%s", e);
+    free(e);
+}
+
+Test(languages, missing_required_key)
+{
+    char *e = load_language_errors("id: c\nname: C\nsource: main.c\nrun: [./main]\n");
+    cr_assert(strstr(e, "version: missing"), "%s", e);
+    cr_assert(strstr(e, "pool: missing"), "%s", e);
+    free(e);
+}
+
+Test(languages, syntax_error_has_a_line)
+{
+    char *e = load_language_errors("id: c\nname: [oops\n");
+    cr_assert(strstr(e, "x.yaml:") && strstr(e, "syntax"), "%s", e);
+    free(e);
+}
+
+Test(languages, memory_template)
+{
+    char *tmpl[] = {"java", "-Xmx{memory_mb}m", "-Xss{memory_mb}m", "Main", NULL};
+    char *extra[] = {"in", NULL};
+    char **argv = rn_argv_expand(tmpl, 256ULL << 20, extra);
+    cr_assert_str_eq(argv[1], "-Xmx256m");
+    cr_assert_str_eq(argv[2], "-Xss256m");
+    cr_assert_str_eq(argv[4], "in");
+    cr_assert_null(argv[5]);
+    rn_argv_free(argv);
+}
+
+Test(languages, shipped_languages_load)
+{
+    struct rn_errors errs = {0};
+    struct rn_language **ls = NULL;
+    size_t n = 0;
+    int rc = rn_languages_load_dir(JUDGED_SOURCE_DIR "/languages", &ls, &n, &errs);
+    char *e = rn_errors_join(&errs);
+    cr_assert_eq(rc, 0, "%s", e);
+    const char *need[] = {"c", "cpp", "python3", "java"};
+    for (size_t k = 0; k < 4; k++) {
+        bool found = false;
+        for (size_t i = 0; i < n; i++)
+            found |= !strcmp(ls[i]->id, need[k]);
+        cr_assert(found, "languages/ lacks %s", need[k]);
+    }
+    free(e);
+    rn_errors_free(&errs);
+    rn_languages_free(ls, n);
+}
+
+/* ---- problem packages ---- */
+
+static char *package(const char *yaml, int tests)
+{
+    char *dir = scratch_dir("pkg");
+    put_file(dir, "problem.yaml", "%s", yaml);
+    for (int i = 1; i <= tests; i++) {
+        char in[32], out[32];
+        snprintf(in, sizeof in, "tests/%d.in", i);
+        snprintf(out, sizeof out, "tests/%d.out", i);
+        put_file(dir, in, "%d %d\n", i, i);
+        put_file(dir, out, "%d\n", 2 * i);
+    }
+    return dir;
+}
+
+static char *check_errors(const char *dir, int *count)
+{
+    char *errors = NULL;
+    *count = runner_problem_check(NULL, dir, &errors, NULL);
+    return errors;
+}
+
+#define BASE "name: aplusb\ntime_limit: 1s\nmemory_limit: 256M\n"
+
+Test(problems, minimal_package_defaults)
+{
+    char *dir = package(BASE, 12);
+    struct rn_errors errs = {0};
+    struct rn_problem *p = NULL;
+    int rc = rn_problem_load(dir, &p, &errs);
+    cr_assert_eq(rc, 0);
+    cr_assert_eq(p->test_count, 12);
+    cr_assert_str_eq(p->tests[1].name, "2", "natural order");
+    cr_assert_str_eq(p->tests[9].name, "10");
+    cr_assert_eq(p->subtask_count, 1);
+    cr_assert_float_eq(p->subtasks[0].points, 100, 1e-9);
+    cr_assert_eq(p->checker, RN_CHECK_TOKENS);
+    cr_assert_eq(p->output_limit, 64ULL << 20);
+    rn_problem_free(p);
+    rn_errors_free(&errs);
+    remove_dir(dir);
+    free(dir);
+}
+
+Test(problems, subtasks_ranges_and_dependencies)
+{
+    char *dir = package(BASE "checker: {type: float, epsilon: 1e-4}\nstop_on_failure: none\n"
+                        "subtasks:\n  - {name: small, points: 30, tests: [1-5]}\n"
+                        "  - {name: large, points: 70, tests: [6-8, 10], depends: [small]}\n",
+                        10);
+    struct rn_errors errs = {0};
+    struct rn_problem *p = NULL;
+    int rc = rn_problem_load(dir, &p, &errs);
+    char *e = rn_errors_join(&errs);
+    cr_assert_eq(rc, 0, "%s", e);
+    cr_assert_eq(p->subtasks[0].test_count, 5);
+    cr_assert_eq(p->subtasks[1].test_count, 4);
+    cr_assert_eq(p->subtasks[1].tests[3], 9);
+    cr_assert_eq(p->subtasks[1].dep_count, 1);
+    cr_assert_eq(p->subtasks[1].deps[0], 0);
+    cr_assert_eq(p->checker, RN_CHECK_FLOAT);
+    cr_assert_float_eq(p->epsilon, 1e-4, 1e-12);
+    cr_assert_eq(p->stop, RN_STOP_NONE);
+    free(e);
+    rn_problem_free(p);
+    rn_errors_free(&errs);
+    remove_dir(dir);
+    free(dir);
+}
+
+Test(problems, every_error_names_file_line_key)
+{
+    char *dir = package("name: aplusb\ntime_limit: 1 second\nmemory_limit: 256Q\n"
+                        "colour: blue\nchecker: fuzzy\nstop_on_failure: sometimes\n"
+                        "subtasks:\n  - {name: a, points: 50, tests: [1-9]}\n"
+                        "  - {name: b, points: x, tests: [1], depends: [zzz], extra: 1}\n", 3);
+    int count;
+    char *e = check_errors(dir, &count);
+    cr_assert(strstr(e, "problem.yaml:2: time_limit: bad duration '1 second'"), "%s", e);
+    cr_assert(strstr(e, "problem.yaml:3: memory_limit: bad size '256Q'"), "%s", e);
+    cr_assert(strstr(e, "problem.yaml:4: colour: unknown key"), "%s", e);
+    cr_assert(strstr(e, "problem.yaml:5: checker: unknown checker 'fuzzy'"), "%s", e);
+    cr_assert(strstr(e, "problem.yaml:6: stop_on_failure: unknown value"), "%s", e);
+    cr_assert(strstr(e, "problem.yaml:8: subtasks.tests: '1-9' names no test"), "%s", e);
+    cr_assert(strstr(e, "problem.yaml:9: subtasks.points: bad number 'x'"), "%s", e);
+    cr_assert(strstr(e, "problem.yaml:9: subtasks.depends: 'zzz' is not an earlier subtask"), "%s", e);
+    cr_assert(strstr(e, "problem.yaml:9: extra: unknown key in a subtask"), "%s", e);
+    cr_assert_geq(count, 9);
+    free(e);
+    remove_dir(dir);
+    free(dir);
+}
+
+Test(problems, missing_test_pair)
+{
+    char *dir = package(BASE, 2);
+    put_file(dir, "tests/3.in", "1 1\n");
+    put_file(dir, "tests/4.out", "2\n");
+    int count;
+    char *e = check_errors(dir, &count);
+    cr_assert_eq(count, 2, "%s", e);
+    cr_assert(strstr(e, "tests/3.in:0: tests: no matching tests/3.out"), "%s", e);
+    cr_assert(strstr(e, "tests/4.out:0: tests: no matching tests/4.in"), "%s", e);
+    free(e);
+    remove_dir(dir);
+    free(dir);
+}
+
+Test(problems, explicit_tests_must_exist)
+{
+    char *dir = package(BASE "tests:\n  - 1\n  - {name: big, input: gen/big.in, output: gen/big.out}\n"
+                        "  - 7\n", 2);
+    int count;
+    char *e = check_errors(dir, &count);
+    cr_assert(strstr(e, "problem.yaml:6: tests: missing test file gen/big.in"), "%s", e);
+    cr_assert(strstr(e, "problem.yaml:7: tests: missing test file tests/7.in"), "%s", e);
+    free(e);
+    remove_dir(dir);
+    free(dir);
+}
+
+Test(problems, custom_checker_needs_a_source)
+{
+    char *dir = package(BASE "checker:\n  type: custom\n  source: check.py\n", 1);
+    int count;
+    char *e = check_errors(dir, &count);
+    cr_assert(strstr(e, "problem.yaml:6: checker.source: 'check.py' must be a .c or .cpp file"),
+              "%s", e);
+    free(e);
+    remove_dir(dir);
+    free(dir);
+    dir = package(BASE "checker: custom\n", 1);
+    e = check_errors(dir, &count);
+    cr_assert(strstr(e, "problem.yaml:4: checker: custom needs the long form"), "%s", e);
+    free(e);
+    remove_dir(dir);
+    free(dir);
+}
+
+Test(problems, missing_required_keys)
+{
+    char *dir = package("title: nothing\n", 1);
+    int count;
+    char *e = check_errors(dir, &count);
+    cr_assert(strstr(e, "name: missing"), "%s", e);
+    cr_assert(strstr(e, "time_limit: missing"), "%s", e);
+    cr_assert(strstr(e, "memory_limit: missing"), "%s", e);
+    free(e);
+    remove_dir(dir);
+    free(dir);
+}
+
+/* ---- report ---- */
+
+Test(report, json_shape)
+{
+    struct runner_report *rep = rn_report_new();
+    rep->verdict = RUNNER_WA;
+    rep->score = 30;
+    rep->max_score = 100;
+    rep->tests = calloc(1, sizeof *rep->tests);
+    rep->test_count = 1;
+    rep->tests[0] = (struct rn_test_report){.name = strdup("1"), .verdict = RUNNER_WA,
+                                            .cpu_time = 0.01, .memory = 1 << 20,
+                                            .checker_message = strdup("bad\xff byte")};
+    rep->subtasks = calloc(1, sizeof *rep->subtasks);
+    rep->subtask_count = 1;
+    rep->subtasks[0] = (struct rn_subtask_report){strdup("all"), 30, 100, RUNNER_WA};
+    char *s = runner_report_json(rep);
+    cr_assert_not_null(s, "non-UTF-8 messages must not break the JSON");
+    json_error_t jerr;
+    json_t *j = json_loads(s, 0, &jerr);
+    cr_assert_not_null(j);
+    cr_assert_str_eq(json_string_value(json_object_get(j, "verdict")), "WA");
+    cr_assert_eq(json_integer_value(json_object_get(j, "score")), 30);
+    json_t *t = json_array_get(json_object_get(j, "tests"), 0);
+    const char *keys[] = {"name", "verdict", "cpu_time", "wall_time", "memory", "exit_code",
+                          "signal", "checker_message"};
+    for (size_t i = 0; i < 8; i++)
+        cr_assert_not_null(json_object_get(t, keys[i]), "tests[0].%s", keys[i]);
+    cr_assert_str_eq(json_string_value(json_object_get(json_object_get(j, "compile"), "status")),
+                     "none");
+    json_decref(j);
+    free(s);
+    runner_report_free(rep);
+}
