@@ -123,8 +123,8 @@ int cgroup2_collect(struct box_cgroup *cg, struct cgroup_usage *u)
     uint64_t oom = 0;
     if (cgroup_cpu_ns(cg, &u->cpu_ns) < 0)
         return -1;
-    if (cg->peak_fd >= 0 && sb_pread_u64(cg->peak_fd, &u->peak_bytes) < 0)
-        return -1;
+    if (cg->peak_fd < 0 || sb_pread_u64(cg->peak_fd, &u->peak_bytes) < 0)
+        u->peak_bytes = 0;  /* unreadable peak: report none rather than lose CPU time */
     u->peak_bytes = u->peak_bytes > cg->memory_base ? u->peak_bytes - cg->memory_base : 0;
     snprintf(path, sizeof path, "%s/memory.events", cg->dir[0]);
     if (cgroup_read_key(path, "oom_kill", &oom) == 0)
