@@ -117,8 +117,12 @@ static int become_nobody(const struct box_plan *plan)
         return -1;
     if (caps_drop_bounding() < 0)
         return -1;
-    if (setgroups(0, NULL) < 0 || setresgid(plan->gid, plan->gid, plan->gid) < 0 ||
-        setresuid(plan->uid, plan->uid, plan->uid) < 0)
+    /* Raw system calls: glibc's wrappers broadcast the change to every thread
+     * it believes we have, taking a lock that a thread of the supervisor may
+     * have held when we were cloned. This process has one thread. */
+    if (syscall(SYS_setgroups, 0, NULL) < 0 ||
+        syscall(SYS_setresgid, plan->gid, plan->gid, plan->gid) < 0 ||
+        syscall(SYS_setresuid, plan->uid, plan->uid, plan->uid) < 0)
         return -1;
     if (caps_clear_all(plan->empty_caps) < 0)
         return -1;

@@ -1,0 +1,87 @@
+/*
+ * test_slots.c - box slots: concurrent runs in different slots do not
+ * disturb each other; a second run in a busy slot is refused, not mixed in.
+ */
+#include <criterion/criterion.h>
+#include <pthread.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sandbox.h"
+
+struct run_args {
+    struct sandbox *sb;
+    int slot;
+    const char *script;
+    double cpu_time;
+    struct sandbox_result res;
+    int rc;
+};
+
+static void *run_thread(void *p)
+{
+    struct run_args *a = p;
+    struct sandbox_job job = SANDBOX_JOB_INIT;
+    job.slot = a->slot;
+    job.argv = (const char *const[]){"/bin/sh", "-c", a->script, NULL};
+    job.limits.cpu_time = a->cpu_time;
+    job.limits.wall_time = 10;
+    job.limits.memory = 64ULL << 20;
+    a->rc = sandbox_run(a->sb, &job, &a->res);
+    return NULL;
+}
+
+static struct sandbox *open_sandbox(void)
+{
+    struct sandbox_config cfg = SANDBOX_CONFIG_INIT;
+    cfg.run_dir = "/run/judge-sandbox-test-slots";
+    cfg.cgroup_parent = "judge-sandbox-test-slots";
+    struct sandbox *sb;
+    char err[512];
+    cr_assert_eq(sandbox_open(&sb, &cfg, err, sizeof err), 0, "%s", err);
+    return sb;
+}
+
+/* Two CPU burners side by side on two cores: each is billed its own time,
+ * not its neighbour's, and each sees only itself (pid 2 under its init). */
+Test(slots, concurrent_runs_are_measured_apart)
+{
+    struct sandbox *sb = open_sandbox();
+    struct run_args a = {sb, 810, "set -- /proc/[0-9]*; n=$#; "
+                                  "i=0; while [ $i -lt 200000 ]; do i=$((i+1)); done; "
+                                  "[ $n -eq 2 ]", 0, {0}, 0};
+    struct run_args b = a;
+    b.slot = 811;
+    pthread_t ta, tb;
+    pthread_create(&ta, NULL, run_thread, &a);
+    pthread_create(&tb, NULL, run_thread, &b);
+    pthread_join(ta, NULL);
+    pthread_join(tb, NULL);
+    cr_assert_eq(a.rc, 0, "%s", a.res.message);
+    cr_assert_eq(b.rc, 0, "%s", b.res.message);
+    cr_expect_eq(a.res.status, SANDBOX_OK, "a: %s %s", sandbox_status_name(a.res.status), a.res.message);
+    cr_expect_eq(b.res.status, SANDBOX_OK, "b: %s %s", sandbox_status_name(b.res.status), b.res.message);
+    /* each burnt CPU of its own; neither was billed for both */
+    cr_expect_gt(a.res.cpu_time, 0.05);
+    cr_expect_gt(b.res.cpu_time, 0.05);
+    cr_expect_lt(a.res.cpu_time, a.res.wall_time * 1.2 + 0.05);
+    cr_expect_lt(b.res.cpu_time, b.res.wall_time * 1.2 + 0.05);
+    sandbox_close(sb);
+}
+
+Test(slots, a_busy_slot_refuses_a_second_run)
+{
+    struct sandbox *sb = open_sandbox();
+    struct run_args a = {sb, 812, "sleep 1", 0, {0}, 0};
+    struct run_args b = {sb, 812, "exit 0", 0, {0}, 0};
+    pthread_t ta;
+    pthread_create(&ta, NULL, run_thread, &a);
+    usleep(300 * 1000);
+    run_thread(&b);
+    pthread_join(ta, NULL);
+    cr_expect_eq(a.res.status, SANDBOX_OK, "first: %s", a.res.message);
+    cr_expect_eq(b.rc, -1);
+    cr_expect_eq(b.res.status, SANDBOX_IE);
+    cr_expect(strstr(b.res.message, "busy"), "message: %s", b.res.message);
+    sandbox_close(sb);
+}
