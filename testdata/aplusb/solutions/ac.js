@@ -1,0 +1,3 @@
+// BigInt: a Number has only 53 bits of precision.
+const [a, b] = require('fs').readFileSync(0, 'utf8').trim().split(/\s+/).map(BigInt);
+console.log((a + b).toString());

@@ -1,0 +1,6 @@
+var
+  a, b: int64;
+begin
+  readln(a, b);
+  writeln(a + b);
+end.
