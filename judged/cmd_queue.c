@@ -18,6 +18,7 @@ struct common {
     const char *cmd;
     const char *config;
     bool json;
+    bool loaded;
     struct jd_config cfg;
     struct jd_conn conn;
 };
@@ -34,10 +35,11 @@ static int setup(struct common *c)
     char err[1024], url[4200];
     if (!c->config)
         c->config = getenv("JUDGED_CONFIG") ? getenv("JUDGED_CONFIG") : DEFAULT_CONFIG;
-    if (jd_config_load(&c->cfg, c->config, err, sizeof err)) {
+    if (!c->loaded && jd_config_load(&c->cfg, c->config, err, sizeof err)) {
         fprintf(stderr, "judgectl %s: %s\n", c->cmd, err);
         return 1;
     }
+    c->loaded = true;
     jd_redis_url(&c->cfg, url, sizeof url);
     jd_conn_init(&c->conn, url, 5000);
     if (jd_conn_ensure(&c->conn)) {
@@ -178,9 +180,10 @@ int cmd_submit(int argc, char **argv)
         jd_config_free(&c.cfg);
         return 1;
     }
-    jd_config_free(&c.cfg);
+    c.loaded = true;
     if (setup(&c)) {
         free(src);
+        jd_config_free(&c.cfg);
         return 1;
     }
     char id[160], kq[2][160], kdel[160], ksub[400], kidem[400], mq[24], now[24];

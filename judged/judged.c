@@ -181,6 +181,16 @@ static int enqueue_jobs(struct pool *p, const redisReply *arr)
         struct job *j = parse_job(p, arr->element[i]);
         if (!j)
             continue;
+        /* after a stall (Redis unreachable, heartbeats late) our reclaim may
+         * take back an entry we still hold: the claim just renewed it */
+        bool dup = false;
+        for (struct job *h = p->held; h; h = h->hnext)
+            if (!strcmp(h->eid, j->eid) && h->qi == j->qi && !atomic_load(&h->lost))
+                dup = true;
+        if (dup) {
+            job_free(j);
+            continue;
+        }
         j->hnext = p->held;
         p->held = j;
         p->nheld++;

@@ -1,0 +1,361 @@
+/* harness.h - integration test helpers: a private redis-server on a unix
+ * socket under a temp dir, judged hosts and judgectl runs as real processes,
+ * problem packages made for the test. Every process a test starts is
+ * recorded and killed (by pid) in the test's fini. */
+#ifndef JUDGED_TEST_HARNESS_H
+#define JUDGED_TEST_HARNESS_H
+
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <hiredis/hiredis.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define BIN JUDGED_BIN_DIR
+#define SRC JUDGED_SOURCE_DIR
+
+static char T_dir[256];
+static char T_sock[320];
+static pid_t T_redis;
+static pid_t T_pids[16];
+static int T_npids;
+
+static long long t_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void t_sleep_ms(long ms)
+{
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) && errno == EINTR)
+        ;
+}
+
+static void t_write(const char *path, const char *fmt, ...)
+{
+    FILE *f = fopen(path, "w");
+    cr_assert(f, "cannot write %s", path);
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(f, fmt, ap);
+    va_end(ap);
+    fclose(f);
+}
+
+static void t_track(pid_t pid)
+{
+    if (T_npids < 16)
+        T_pids[T_npids++] = pid;
+}
+
+static void t_untrack(pid_t pid)
+{
+    for (int i = 0; i < T_npids; i++)
+        if (T_pids[i] == pid)
+            T_pids[i] = 0;
+}
+
+static redisContext *t_redis(void)
+{
+    struct timeval tv = {2, 0};
+    redisContext *c = redisConnectUnixWithTimeout(T_sock, tv);
+    cr_assert(c && !c->err, "cannot connect to the test redis at %s", T_sock);
+    return c;
+}
+
+static bool t_ping(void)
+{
+    struct timeval tv = {0, 200000};
+    redisContext *c = redisConnectUnixWithTimeout(T_sock, tv);
+    bool ok = false;
+    if (c && !c->err) {
+        redisReply *r = redisCommand(c, "PING");
+        ok = r && r->type == REDIS_REPLY_STATUS;
+        if (r)
+            freeReplyObject(r);
+    }
+    if (c)
+        redisFree(c);
+    return ok;
+}
+
+static void t_start_redis(void)
+{
+    char log[300];
+    snprintf(log, sizeof log, "%s/redis.log", T_dir);
+    pid_t pid = fork();
+    cr_assert(pid >= 0);
+    if (pid == 0) {
+        int fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644);
+        dup2(fd, 1);
+        dup2(fd, 2);
+        execlp("redis-server", "redis-server", "--port", "0", "--unixsocket", T_sock, "--dir", T_dir,
+               "--appendonly", "yes", "--appendfsync", "everysec", "--save", "",
+               "--maxmemory-policy", "noeviction", (char *)NULL);
+        _exit(127);
+    }
+    T_redis = pid;
+    t_track(pid);
+    for (int i = 0; i < 100 && !t_ping(); i++)
+        t_sleep_ms(30);
+    cr_assert(t_ping(), "redis-server did not start (see %s)", log);
+}
+
+static void t_kill_redis(int sig)
+{
+    kill(T_redis, sig);
+    waitpid(T_redis, NULL, 0);
+    t_untrack(T_redis);
+    T_redis = 0;
+}
+
+/* A problem "slow": N tests of A+B whose solution (t_slow_source) sleeps. */
+static void t_make_problems(int slow_tests)
+{
+    char p[400];
+    snprintf(p, sizeof p, "%s/problems", T_dir);
+    mkdir(p, 0755);
+    snprintf(p, sizeof p, "%s/problems/aplusb", T_dir);
+    cr_assert(symlink(SRC "/testdata/aplusb", p) == 0);
+    snprintf(p, sizeof p, "%s/problems/slow", T_dir);
+    mkdir(p, 0755);
+    snprintf(p, sizeof p, "%s/problems/slow/problem.yaml", T_dir);
+    t_write(p, "name: slow\ntitle: Slow A plus B\ntime_limit: 3s\nmemory_limit: 256M\nchecker: tokens\n");
+    snprintf(p, sizeof p, "%s/problems/slow/tests", T_dir);
+    mkdir(p, 0755);
+    for (int i = 1; i <= slow_tests; i++) {
+        snprintf(p, sizeof p, "%s/problems/slow/tests/%d.in", T_dir, i);
+        t_write(p, "%d %d\n", i, 2 * i);
+        snprintf(p, sizeof p, "%s/problems/slow/tests/%d.out", T_dir, i);
+        t_write(p, "%d\n", 3 * i);
+    }
+    snprintf(p, sizeof p, "%s/slow.c", T_dir);
+    t_write(p, "#include <stdio.h>\n#include <time.h>\nint main(void){long long a,b;\n"
+               "if(scanf(\"%%lld %%lld\",&a,&b)!=2)return 1;\n"
+               "struct timespec ts={0,300000000};nanosleep(&ts,0);\n"
+               "printf(\"%%lld\\n\",a+b);return 0;}\n");
+}
+
+/* Sets up the temp dir, redis and problems. */
+static void t_setup(int slow_tests)
+{
+    snprintf(T_dir, sizeof T_dir, "/tmp/judged-test-XXXXXX");
+    cr_assert(mkdtemp(T_dir));
+    snprintf(T_sock, sizeof T_sock, "%s/redis.sock", T_dir);
+    T_npids = 0;
+    t_start_redis();
+    t_make_problems(slow_tests);
+}
+
+static void t_teardown(void)
+{
+    for (int i = 0; i < T_npids; i++)
+        if (T_pids[i] > 0) {
+            kill(T_pids[i], SIGKILL);
+            waitpid(T_pids[i], NULL, 0);
+        }
+    T_npids = 0;
+    if (T_dir[0] && !getenv("JUDGED_TEST_KEEP")) {
+        char cmd[400];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", T_dir);
+        if (system(cmd)) {
+        }
+    }
+}
+
+/* Writes the config of host NAME; POOLS is the yaml of the pools mapping. */
+static void t_config(const char *name, int first_slot, const char *extra, const char *pools,
+                     char *path, size_t len)
+{
+    snprintf(path, len, "%s/%s.yaml", T_dir, name);
+    t_write(path,
+            "redis: unix://%s\nstate_dir: %s/state-%s\nproblems: %s/problems\n"
+            "languages: %s/languages\nhost: %s\nfirst_slot: %d\n"
+            "lease: 2s\nheartbeat: 500ms\nretry_backoff: 200ms\ngrace: 10s\n"
+            "%s"
+            "pools:\n%s",
+            T_sock, T_dir, name, T_dir, SRC, name, first_slot, extra ? extra : "", pools);
+}
+
+#define POOLS_DEFAULT \
+    "  native: {languages: [c, cpp], slots: 2}\n" \
+    "  python: {languages: [python3], slots: 1}\n" \
+    "  java: {languages: [java], slots: 1}\n"
+
+static pid_t t_judged(const char *config, const char *name)
+{
+    char log[400];
+    snprintf(log, sizeof log, "%s/judged-%s.log", T_dir, name);
+    pid_t pid = fork();
+    cr_assert(pid >= 0);
+    if (pid == 0) {
+        int fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644);
+        dup2(fd, 1);
+        dup2(fd, 2);
+        execl(BIN "/judged", "judged", "--config", config, (char *)NULL);
+        _exit(127);
+    }
+    t_track(pid);
+    return pid;
+}
+
+/* Sends sig and waits up to ms for the exit; returns the wait status or -1. */
+static int t_stop(pid_t pid, int sig, long ms)
+{
+    kill(pid, sig);
+    long long end = t_now_ms() + ms;
+    int st;
+    while (t_now_ms() < end) {
+        if (waitpid(pid, &st, WNOHANG) == pid) {
+            t_untrack(pid);
+            return st;
+        }
+        t_sleep_ms(20);
+    }
+    return -1;
+}
+
+/* Runs judgectl with the NULL-terminated args; stdout into out. */
+static int t_ctl(char *out, size_t outlen, const char *config, ...)
+{
+    const char *argv[32];
+    int n = 0;
+    argv[n++] = "judgectl";
+    argv[n++] = "--config";
+    argv[n++] = config;
+    va_list ap;
+    va_start(ap, config);
+    const char *a;
+    while ((a = va_arg(ap, const char *)) && n < 31)
+        argv[n++] = a;
+    va_end(ap);
+    argv[n] = NULL;
+    int pfd[2];
+    cr_assert(pipe(pfd) == 0);
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(pfd[1], 1);
+        close(pfd[0]);
+        close(pfd[1]);
+        execv(BIN "/judgectl", (char **)argv);
+        _exit(127);
+    }
+    close(pfd[1]);
+    size_t got = 0;
+    char buf[4096];
+    ssize_t r;
+    while ((r = read(pfd[0], buf, sizeof buf)) > 0) {
+        if (out && got + 1 < outlen) {
+            size_t k = (size_t)r < outlen - 1 - got ? (size_t)r : outlen - 1 - got;
+            memcpy(out + got, buf, k);
+            got += k;
+        }
+    }
+    close(pfd[0]);
+    if (out)
+        out[got] = 0;
+    int st;
+    waitpid(pid, &st, 0);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+/* submit; returns the id (static buffer per call site is the caller's) */
+static int t_submit(const char *config, const char *problem, const char *lang, const char *src,
+                    const char *key, const char *priority, char *id, size_t idlen)
+{
+    char out[512];
+    int rc;
+    if (key)
+        rc = t_ctl(out, sizeof out, config, "submit", "--problem", problem, "--lang", lang, "--key",
+                   key, "--priority", priority ? priority : "normal", src, NULL);
+    else
+        rc = t_ctl(out, sizeof out, config, "submit", "--problem", problem, "--lang", lang,
+                   "--priority", priority ? priority : "normal", src, NULL);
+    char *nl = strchr(out, '\n');
+    if (nl)
+        *nl = 0;
+    size_t n = strlen(out) < idlen - 1 ? strlen(out) : idlen - 1;
+    memcpy(id, out, n);
+    id[n] = 0;
+    return rc;
+}
+
+static char *t_hget(const char *id, const char *field)
+{
+    char pool[64];
+    const char *d = strchr(id, '-');
+    cr_assert(d);
+    snprintf(pool, sizeof pool, "%.*s", (int)(d - id), id);
+    redisContext *c = t_redis();
+    redisReply *r = redisCommand(c, "HGET judge:{%s}:sub:%s %s", pool, id, field);
+    char *v = r && r->type == REDIS_REPLY_STRING ? strdup(r->str) : NULL;
+    if (r)
+        freeReplyObject(r);
+    redisFree(c);
+    return v;
+}
+
+static bool t_state_is(const char *id, const char *state)
+{
+    char *s = t_hget(id, "state");
+    bool ok = s && !strcmp(s, state);
+    free(s);
+    return ok;
+}
+
+static bool t_wait_state(const char *id, const char *state, long ms)
+{
+    long long end = t_now_ms() + ms;
+    while (t_now_ms() < end) {
+        if (t_state_is(id, state))
+            return true;
+        t_sleep_ms(50);
+    }
+    return t_state_is(id, state);
+}
+
+/* How many result events of pool mention id (all ids if id is NULL). */
+static int t_events(const char *pool, const char *id)
+{
+    redisContext *c = t_redis();
+    redisReply *r = redisCommand(c, "XRANGE judge:{%s}:results - +", pool);
+    int n = 0;
+    for (size_t i = 0; r && r->type == REDIS_REPLY_ARRAY && i < r->elements; i++) {
+        redisReply *f = r->element[i]->element[1];
+        for (size_t j = 0; j + 1 < f->elements; j += 2)
+            if (!strcmp(f->element[j]->str, "id") && (!id || !strcmp(f->element[j + 1]->str, id)))
+                n++;
+    }
+    if (r)
+        freeReplyObject(r);
+    redisFree(c);
+    return n;
+}
+
+static long long t_int(const char *fmt, ...)
+{
+    redisContext *c = t_redis();
+    va_list ap;
+    va_start(ap, fmt);
+    redisReply *r = redisvCommand(c, fmt, ap);
+    va_end(ap);
+    long long v = r && r->type == REDIS_REPLY_INTEGER ? r->integer : -1;
+    if (r)
+        freeReplyObject(r);
+    redisFree(c);
+    return v;
+}
+
+#endif

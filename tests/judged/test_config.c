@@ -1,0 +1,129 @@
+/* test_config.c - pure unit tests of judged's configuration and helpers
+ * (also run under ASan + UBSan). */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "jd.h"
+
+static char path[64];
+
+static void write_cfg(const char *text)
+{
+    snprintf(path, sizeof path, "/tmp/jd-config-XXXXXX");
+    int fd = mkstemp(path);
+    cr_assert(fd >= 0);
+    cr_assert_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+    close(fd);
+}
+
+static void expect_error(const char *text, const char *needle)
+{
+    struct jd_config cfg;
+    char err[512];
+    write_cfg(text);
+    cr_assert_eq(jd_config_load(&cfg, path, err, sizeof err), -1, "accepted: %s", text);
+    cr_assert(strstr(err, needle), "error '%s' lacks '%s'", err, needle);
+    cr_assert(strstr(err, path), "error '%s' names the file", err);
+    jd_config_free(&cfg);
+    unlink(path);
+}
+
+Test(config, full_example)
+{
+    struct jd_config cfg;
+    char err[512];
+    write_cfg("redis: unix:///run/judged/redis.sock\n"
+              "state_dir: /var/lib/judged\nproblems: /srv/problems\n"
+              "languages: /usr/share/judged/languages\n"
+              "lease: 30s\nheartbeat: 10s\nmax_attempts: 3\n"
+              "pools:\n"
+              "  native: {languages: [c, cpp], slots: 2, max_queue: 10000}\n"
+              "  python: {languages: [python3], slots: 2}\n"
+              "  java:   {languages: [java], slots: 1}\n");
+    cr_assert_eq(jd_config_load(&cfg, path, err, sizeof err), 0, "%s", err);
+    cr_assert_str_eq(cfg.redis, "unix:///run/judged/redis.sock");
+    cr_assert_eq(cfg.lease_ms, 30000);
+    cr_assert_eq(cfg.heartbeat_ms, 10000);
+    cr_assert_eq(cfg.max_attempts, 3);
+    cr_assert_eq(cfg.npools, 3);
+    cr_assert_str_eq(cfg.pools[0].name, "native");
+    cr_assert_eq(cfg.pools[0].nlanguages, 2);
+    cr_assert_eq(cfg.pools[0].max_queue, 10000);
+    cr_assert_eq(cfg.pools[1].max_queue, 0);
+    cr_assert_str_eq(jd_pool_for_language(&cfg, "cpp")->name, "native");
+    cr_assert_str_eq(jd_pool_for_language(&cfg, "java")->name, "java");
+    cr_assert_null(jd_pool_for_language(&cfg, "cobol"));
+    char url[256];
+    jd_redis_url(&cfg, url, sizeof url);
+    cr_assert_str_eq(url, "unix:///run/judged/redis.sock");
+    jd_config_free(&cfg);
+    unlink(path);
+}
+
+Test(config, embedded_redis_url_from_state_dir)
+{
+    struct jd_config cfg;
+    char err[512], url[256];
+    write_cfg("state_dir: /tmp/x\npools:\n  native: {languages: [c]}\n");
+    cr_assert_eq(jd_config_load(&cfg, path, err, sizeof err), 0, "%s", err);
+    jd_redis_url(&cfg, url, sizeof url);
+    cr_assert_str_eq(url, "unix:///tmp/x/redis/redis.sock");
+    cr_assert_eq(cfg.pools[0].slots, 1);
+    jd_config_free(&cfg);
+    unlink(path);
+}
+
+Test(config, errors_name_line_and_key)
+{
+    expect_error("lease: soon\npools:\n  n: {languages: [c]}\n", ":1: key 'lease'");
+    expect_error("pools:\n  n: {languages: [c]}\nbogus: 1\n", ":3: key 'bogus': unknown");
+    expect_error("pools:\n  n: {languages: [c], slots: many}\n", ":2: key 'pools.n.slots'");
+    expect_error("pools:\n  n: {languages: [c], colour: red}\n", "key 'pools.n.colour'");
+    expect_error("pools:\n  n: {slots: 1}\n", "key 'pools.n.languages': missing");
+    expect_error("redis: http://x\npools:\n  n: {languages: [c]}\n", ":1: key 'redis'");
+    expect_error("state_dir: /x\n", "key 'pools': missing");
+    expect_error("pools:\n  a: {languages: [c]}\n  b: {languages: [c]}\n", "two pools");
+    expect_error("lease: 1s\nheartbeat: 2s\npools:\n  n: {languages: [c]}\n", "key 'heartbeat'");
+    expect_error("max_attempts: 0\npools:\n  n: {languages: [c]}\n", ":1: key 'max_attempts'");
+    expect_error("pools: [a, b]\n", ":1: key 'pools'");
+    expect_error("pools:\n  n: {languages: [c]\n", "did not find expected"); /* YAML syntax */
+}
+
+Test(config, durations_and_sizes)
+{
+    long v;
+    cr_assert_eq(jd_parse_duration("30s", &v), 0);
+    cr_assert_eq(v, 30000);
+    cr_assert_eq(jd_parse_duration("500ms", &v), 0);
+    cr_assert_eq(v, 500);
+    cr_assert_eq(jd_parse_duration("2m", &v), 0);
+    cr_assert_eq(v, 120000);
+    cr_assert_eq(jd_parse_duration("1.5", &v), 0);
+    cr_assert_eq(v, 1500);
+    cr_assert_eq(jd_parse_duration("5 parsecs", &v), -1);
+    cr_assert_eq(jd_parse_duration("-1s", &v), -1);
+    cr_assert_eq(jd_parse_size("64K", &v), 0);
+    cr_assert_eq(v, 65536);
+    cr_assert_eq(jd_parse_size("1M", &v), 0);
+    cr_assert_eq(v, 1048576);
+    cr_assert_eq(jd_parse_size("lots", &v), -1);
+}
+
+Test(ids, carry_their_pool)
+{
+    char id[128], pool[64];
+    jd_new_id("native", id, sizeof id);
+    cr_assert(jd_id_pool(id, pool, sizeof pool), "%s", id);
+    cr_assert_str_eq(pool, "native");
+    jd_new_id("py_3.x", id, sizeof id);
+    cr_assert(jd_id_pool(id, pool, sizeof pool));
+    cr_assert_str_eq(pool, "py_3.x");
+    cr_assert_not(jd_id_pool("nodash", pool, sizeof pool));
+    cr_assert_not(jd_id_pool("-x-y", pool, sizeof pool));
+    char key[128];
+    jd_key(key, sizeof key, "native", "q:normal");
+    cr_assert_str_eq(key, "judge:{native}:q:normal");
+}

@@ -1,0 +1,339 @@
+/* test_dispatch.c - judged and judgectl against a real redis-server and the
+ * real runner: admission, crashes, leases, shutdown, Redis faults, poison,
+ * drain, backpressure, pool isolation. Short leases (2s, heartbeat 500ms). */
+#include "harness.h"
+
+#define AC_C SRC "/testdata/aplusb/solutions/ac.c"
+#define AC_JAVA SRC "/testdata/aplusb/solutions/ac.java"
+
+static char slow_src[400];
+
+static void setup8(void)
+{
+    t_setup(8);
+    snprintf(slow_src, sizeof slow_src, "%s/slow.c", T_dir);
+}
+
+TestSuite(dispatch, .init = setup8, .fini = t_teardown, .timeout = 90);
+
+static bool contains(const char *hay, const char *needle)
+{
+    return hay && strstr(hay, needle);
+}
+
+Test(dispatch, submit_result_and_duplicate_keys)
+{
+    char cfg[400], id1[160], id2[160], out[65536];
+    t_config("A", 600, NULL, POOLS_DEFAULT, cfg, sizeof cfg);
+    t_judged(cfg, "A");
+    cr_assert_eq(t_submit(cfg, "aplusb", "c", AC_C, "k-1", NULL, id1, sizeof id1), 0);
+    cr_assert(!strncmp(id1, "native-", 7), "id '%s' carries its pool", id1);
+    cr_assert_eq(t_submit(cfg, "aplusb", "c", AC_C, "k-1", NULL, id2, sizeof id2), 0);
+    cr_assert_str_eq(id1, id2, "same key, same id");
+    cr_assert_eq(t_ctl(out, sizeof out, cfg, "result", id1, "--wait", "30", "--json", NULL), 0);
+    cr_assert(contains(out, "\"state\":\"done\""), "%s", out);
+    cr_assert(contains(out, "\"verdict\":\"AC\""), "%s", out);
+    cr_assert(contains(out, "\"tests\":["), "%s", out);
+    cr_assert_eq(t_submit(cfg, "aplusb", "c", AC_C, "k-1", NULL, id2, sizeof id2), 0);
+    cr_assert_str_eq(id1, id2);
+    t_sleep_ms(300);
+    cr_assert_eq(t_events("native", id1), 1);
+    cr_assert_eq(t_events("native", NULL), 1, "a duplicate admits nothing");
+    /* a user failure is a verdict, never retried */
+    char ce[400], id3[160];
+    snprintf(ce, sizeof ce, "%s/ce.c", T_dir);
+    t_write(ce, "int main(void) { return syntax error; }\n");
+    cr_assert_eq(t_submit(cfg, "aplusb", "c", ce, NULL, NULL, id3, sizeof id3), 0);
+    cr_assert_eq(t_ctl(out, sizeof out, cfg, "result", id3, "--wait", "30", "--json", NULL), 0);
+    cr_assert(contains(out, "\"verdict\":\"CE\""), "%s", out);
+    cr_assert(contains(out, "\"attempts\":0"), "%s", out);
+    /* admission checks */
+    cr_assert_neq(t_submit(cfg, "aplusb", "brainfuck", AC_C, NULL, NULL, id2, sizeof id2), 0);
+    cr_assert_neq(t_submit(cfg, "nosuchproblem", "c", AC_C, NULL, NULL, id2, sizeof id2), 0);
+    cr_assert_neq(t_submit(cfg, "../etc", "c", AC_C, NULL, NULL, id2, sizeof id2), 0);
+    /* events as JSON lines with ids */
+    cr_assert_eq(t_ctl(out, sizeof out, cfg, "events", NULL), 0);
+    cr_assert(contains(out, id1) && contains(out, id3), "%s", out);
+    cr_assert_eq(t_ctl(out, sizeof out, cfg, "hosts", "--json", NULL), 0);
+    cr_assert(contains(out, "\"host\":\"A\"") && contains(out, "\"alive\":true"), "%s", out);
+}
+
+Test(dispatch, backpressure_and_contest_priority)
+{
+    char cfg[400], id[160], ids[4][160], out[65536];
+    t_config("A", 600, NULL,
+             "  native: {languages: [c, cpp], slots: 1, max_queue: 3}\n"
+             "  java: {languages: [java], slots: 1}\n",
+             cfg, sizeof cfg);
+    cr_assert_eq(t_ctl(out, sizeof out, cfg, "pause", "native", NULL), 0);
+    for (int i = 0; i < 2; i++)
+        cr_assert_eq(t_submit(cfg, "aplusb", "c", AC_C, NULL, "normal", ids[i], sizeof ids[i]), 0);
+    cr_assert_eq(t_submit(cfg, "aplusb", "c", AC_C, NULL, "contest", ids[2], sizeof ids[2]), 0);
+    cr_assert_neq(t_submit(cfg, "aplusb", "c", AC_C, NULL, NULL, id, sizeof id), 0,
+                  "the 4th submission is refused: busy");
+    cr_assert_str_eq(id, "", "nothing printed when busy");
+    cr_assert_eq(t_int("XLEN judge:{native}:q:normal") + t_int("XLEN judge:{native}:q:contest"), 3);
+    /* other pools are not affected */
+    cr_assert_eq(t_submit(cfg, "aplusb", "java", AC_JAVA, NULL, NULL, id, sizeof id), 0);
+    cr_assert_eq(t_ctl(out, sizeof out, cfg, "pools", "--json", NULL), 0);
+    cr_assert(contains(out, "\"name\":\"native\",\"state\":\"paused\""), "%s", out);
+    cr_assert(contains(out, "\"depth\":3"), "%s", out);
+
+    t_judged(cfg, "A");
+    t_sleep_ms(800);
+    cr_assert(t_state_is(ids[0], "queued"), "paused: nothing is claimed");
+    cr_assert_eq(t_ctl(out, sizeof out, cfg, "resume", "native", NULL), 0);
+    for (int i = 0; i < 3; i++)
+        cr_assert(t_wait_state(ids[i], "done", 30000));
+    /* contest first, then normal in order */
+    cr_assert_eq(t_ctl(out, sizeof out, cfg, "events", NULL), 0);
+    char *c = strstr(out, ids[2]), *a = strstr(out, ids[0]), *b = strstr(out, ids[1]);
+    cr_assert(c && a && b && c < a && a < b, "contest first: %s", out);
+}
+
+Test(dispatch, poison_entries_are_dead_lettered_once)
+{
+    char cfg[400], id[160], out[65536];
+    t_config("A", 600, NULL, POOLS_DEFAULT, cfg, sizeof cfg);
+    t_judged(cfg, "A");
+    redisContext *c = t_redis();
+    freeReplyObject(redisCommand(c, "XADD judge:{native}:q:normal * foo bar"));
+    freeReplyObject(redisCommand(c, "XADD judge:{native}:q:normal * id native-0-nosuch"));
+    freeReplyObject(redisCommand(c, "XADD judge:{native}:q:normal * id python-1-2"));
+    freeReplyObject(redisCommand(c, "XADD judge:{native}:q:contest * id %s", ""));
+    redisFree(c);
+    long long end = t_now_ms() + 10000;
+    while (t_now_ms() < end && t_int("XLEN judge:{native}:dlq") < 4)
+        t_sleep_ms(50);
+    cr_assert_eq(t_int("XLEN judge:{native}:dlq"), 4);
+    cr_assert_eq(t_int("XLEN judge:{native}:q:normal"), 0);
+    cr_assert_eq(t_int("XLEN judge:{native}:q:contest"), 0);
+    /* the daemon still judges */
+    cr_assert_eq(t_submit(cfg, "aplusb", "c", AC_C, NULL, NULL, id, sizeof id), 0);
+    cr_assert(t_wait_state(id, "done", 30000));
+    t_sleep_ms(1000);
+    cr_assert_eq(t_int("XLEN judge:{native}:dlq"), 4, "never retried in a loop");
+    cr_assert_eq(t_ctl(out, sizeof out, cfg, "dlq", "list", "--json", NULL), 0);
+    cr_assert(contains(out, "poison") && contains(out, "\"fields\":{\"foo\":\"bar\"}"), "%s", out);
+    char entry[64] = "";
+    const char *e = strstr(out, "\"entry\":\"");
+    cr_assert(e);
+    sscanf(e + 9, "%63[^\"]", entry);
+    cr_assert_neq(t_ctl(out, sizeof out, cfg, "dlq", "requeue", entry, NULL), 0,
+                  "a poison entry cannot be requeued");
+    cr_assert_eq(t_ctl(out, sizeof out, cfg, "dlq", "drop", entry, NULL), 0);
+    cr_assert_eq(t_int("XLEN judge:{native}:dlq"), 3);
+}
+
+Test(dispatch, infrastructure_failures_retry_then_dead_letter_with_IE)
+{
+    char cfg[400], id[160], out[65536], p[400];
+    t_config("A", 600, "max_attempts: 3\n", POOLS_DEFAULT, cfg, sizeof cfg);
+    snprintf(p, sizeof p, "%s/problems/vanish", T_dir);
+    mkdir(p, 0755);
+    snprintf(p, sizeof p, "%s/problems/vanish/problem.yaml", T_dir);
+    t_write(p, "name: vanish\ntime_limit: 1s\nmemory_limit: 64M\nchecker: tokens\n");
+    cr_assert_eq(t_submit(cfg, "vanish", "c", AC_C, NULL, NULL, id, sizeof id), 0);
+    unlink(p); /* test data gone after admission: an infrastructure failure */
+    t_judged(cfg, "A");
+    cr_assert(t_wait_state(id, "done", 30000));
+    char *v = t_hget(id, "verdict"), *a = t_hget(id, "attempts");
+    cr_assert_str_eq(v, "IE");
+    cr_assert_str_eq(a, "3");
+    free(v);
+    free(a);
+    cr_assert_eq(t_events("native", id), 1);
+    cr_assert_eq(t_ctl(out, sizeof out, cfg, "dlq", "list", "--json", NULL), 0);
+    cr_assert(contains(out, id) && contains(out, "\"attempts\":3") && contains(out, "problem.yaml"),
+              "%s", out);
+    cr_assert(contains(out, "\"history\":[{"), "%s", out);
+    /* requeue after fixing the package: judged again */
+    t_write(p, "name: vanish\ntime_limit: 1s\nmemory_limit: 64M\nchecker: tokens\n");
+    snprintf(p, sizeof p, "%s/problems/vanish/tests", T_dir);
+    mkdir(p, 0755);
+    snprintf(p, sizeof p, "%s/problems/vanish/tests/1.in", T_dir);
+    t_write(p, "1 2\n");
+    snprintf(p, sizeof p, "%s/problems/vanish/tests/1.out", T_dir);
+    t_write(p, "3\n");
+    char entry[64] = "";
+    sscanf(strstr(out, "\"entry\":\"") + 9, "%63[^\"]", entry);
+    cr_assert_eq(t_ctl(out, sizeof out, cfg, "dlq", "requeue", entry, NULL), 0);
+    cr_assert(t_wait_state(id, "done", 30000));
+    v = t_hget(id, "verdict");
+    cr_assert_str_eq(v, "AC");
+    free(v);
+}
+
+Test(dispatch, sigkill_mid_job_is_reclaimed_after_the_lease)
+{
+    char cfga[400], cfgb[400], id[160];
+    t_config("A", 600, NULL, POOLS_DEFAULT, cfga, sizeof cfga);
+    t_config("B", 620, NULL, POOLS_DEFAULT, cfgb, sizeof cfgb);
+    pid_t a = t_judged(cfga, "A");
+    cr_assert_eq(t_submit(cfga, "slow", "c", slow_src, NULL, NULL, id, sizeof id), 0);
+    cr_assert(t_wait_state(id, "running", 10000));
+    char *h = t_hget(id, "host");
+    cr_assert_str_eq(h, "A");
+    free(h);
+    t_sleep_ms(500);
+    t_stop(a, SIGKILL, 2000);
+    long long killed = t_now_ms();
+    t_judged(cfgb, "B");
+    cr_assert(t_wait_state(id, "done", 30000));
+    cr_assert_geq(t_now_ms() - killed, 1500, "taken over only after the lease");
+    h = t_hget(id, "host");
+    cr_assert_str_eq(h, "B");
+    free(h);
+    char *v = t_hget(id, "verdict");
+    cr_assert_str_eq(v, "AC");
+    free(v);
+    t_sleep_ms(500);
+    cr_assert_eq(t_events("native", id), 1, "one verdict, one event");
+    cr_assert_eq(t_int("XLEN judge:{native}:q:normal"), 0);
+}
+
+Test(dispatch, two_hosts_share_the_work_and_long_jobs_keep_their_lease)
+{
+    char cfga[400], cfgb[400], ids[6][160];
+    const char *pools = "  native: {languages: [c, cpp], slots: 1}\n";
+    t_config("A", 600, NULL, pools, cfga, sizeof cfga);
+    t_config("B", 620, NULL, pools, cfgb, sizeof cfgb);
+    t_judged(cfga, "A");
+    t_judged(cfgb, "B");
+    for (int i = 0; i < 4; i++)
+        cr_assert_eq(t_submit(cfga, "slow", "c", slow_src, NULL, NULL, ids[i], sizeof ids[i]), 0);
+    int by_a = 0, by_b = 0;
+    for (int i = 0; i < 4; i++) {
+        cr_assert(t_wait_state(ids[i], "done", 60000));
+        char *h = t_hget(ids[i], "host"), *v = t_hget(ids[i], "verdict");
+        cr_assert_str_eq(v, "AC");
+        by_a += !strcmp(h, "A");
+        by_b += !strcmp(h, "B");
+        free(h);
+        free(v);
+    }
+    cr_assert(by_a > 0 && by_b > 0, "both hosts judged (A %d, B %d)", by_a, by_b);
+    t_sleep_ms(300);
+    cr_assert_eq(t_events("native", NULL), 4, "a 2.4 s job under a 2 s lease is never stolen");
+}
+
+Test(dispatch, sigterm_lets_running_jobs_finish)
+{
+    char cfga[400], id[160];
+    t_config("A", 600, "grace: 20s\n", POOLS_DEFAULT, cfga, sizeof cfga);
+    pid_t a = t_judged(cfga, "A");
+    cr_assert_eq(t_submit(cfga, "slow", "c", slow_src, NULL, NULL, id, sizeof id), 0);
+    cr_assert(t_wait_state(id, "running", 10000));
+    int st = t_stop(a, SIGTERM, 20000);
+    cr_assert(st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0, "clean exit");
+    cr_assert(t_state_is(id, "done"), "the running job finished before exit");
+    cr_assert_eq(t_events("native", id), 1);
+}
+
+Test(dispatch, sigterm_past_grace_gives_jobs_back_without_an_attempt)
+{
+    char cfga[400], cfgb[400], id[160];
+    t_config("A", 600, "grace: 300ms\n", POOLS_DEFAULT, cfga, sizeof cfga);
+    t_config("B", 620, NULL, POOLS_DEFAULT, cfgb, sizeof cfgb);
+    pid_t a = t_judged(cfga, "A");
+    cr_assert_eq(t_submit(cfga, "slow", "c", slow_src, NULL, NULL, id, sizeof id), 0);
+    cr_assert(t_wait_state(id, "running", 10000));
+    t_sleep_ms(300);
+    long long t0 = t_now_ms();
+    int st = t_stop(a, SIGTERM, 10000);
+    cr_assert(st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    cr_assert(t_state_is(id, "queued"), "given back");
+    t_judged(cfgb, "B");
+    cr_assert(t_wait_state(id, "done", 30000));
+    cr_assert_lt(t_now_ms() - t0, 15000);
+    char *att = t_hget(id, "attempts"), *h = t_hget(id, "host");
+    cr_assert_str_eq(att, "0", "no attempt spent");
+    cr_assert_str_eq(h, "B");
+    free(att);
+    free(h);
+    cr_assert_eq(t_events("native", id), 1);
+}
+
+Test(dispatch, redis_killed_and_restarted_from_its_aof)
+{
+    char cfga[400], ids[5][160], out[4096];
+    t_config("A", 600, NULL, POOLS_DEFAULT, cfga, sizeof cfga);
+    pid_t a = t_judged(cfga, "A");
+    cr_assert_eq(t_ctl(out, sizeof out, cfga, "pause", "native", NULL), 0);
+    for (int i = 0; i < 5; i++)
+        cr_assert_eq(t_submit(cfga, "aplusb", "c", AC_C, NULL, NULL, ids[i], sizeof ids[i]), 0);
+    t_sleep_ms(1500); /* appendfsync everysec */
+    t_kill_redis(SIGKILL);
+    t_sleep_ms(1000);
+    t_start_redis();
+    cr_assert_eq(t_ctl(out, sizeof out, cfga, "resume", "native", NULL), 0);
+    for (int i = 0; i < 5; i++)
+        cr_assert(t_wait_state(ids[i], "done", 30000), "%s survived the restart", ids[i]);
+    t_sleep_ms(300);
+    for (int i = 0; i < 5; i++)
+        cr_assert_eq(t_events("native", ids[i]), 1);
+    cr_assert_eq(waitpid(a, NULL, WNOHANG), 0, "judged survived");
+}
+
+Test(dispatch, redis_unreachable_for_10s, .timeout = 120)
+{
+    char cfga[400], id[160], id2[160];
+    t_config("A", 600, NULL, POOLS_DEFAULT, cfga, sizeof cfga);
+    pid_t a = t_judged(cfga, "A");
+    cr_assert_eq(t_submit(cfga, "slow", "c", slow_src, NULL, NULL, id, sizeof id), 0);
+    cr_assert(t_wait_state(id, "running", 10000));
+    kill(T_redis, SIGSTOP); /* connections hang: timeouts, not refusals */
+    t_sleep_ms(5000);
+    kill(T_redis, SIGCONT);
+    t_kill_redis(SIGTERM); /* then gone altogether (connections refused) */
+    t_sleep_ms(5000);
+    t_start_redis();
+    cr_assert(t_wait_state(id, "done", 30000));
+    cr_assert_eq(waitpid(a, NULL, WNOHANG), 0, "judged survived");
+    cr_assert_eq(t_submit(cfga, "aplusb", "c", AC_C, NULL, NULL, id2, sizeof id2), 0);
+    cr_assert(t_wait_state(id2, "done", 30000), "and judges again");
+    t_sleep_ms(500);
+    cr_assert_eq(t_events("native", id), 1);
+    cr_assert_eq(t_events("native", id2), 1);
+}
+
+Test(dispatch, drain_waits_for_jobs_in_flight)
+{
+    char cfga[400], ids[3][160], out[65536];
+    t_config("A", 600, NULL, POOLS_DEFAULT, cfga, sizeof cfga);
+    t_judged(cfga, "A");
+    for (int i = 0; i < 3; i++)
+        cr_assert_eq(t_submit(cfga, "slow", "c", slow_src, NULL, NULL, ids[i], sizeof ids[i]), 0);
+    cr_assert(t_wait_state(ids[0], "running", 10000));
+    cr_assert(t_wait_state(ids[1], "running", 10000));
+    cr_assert_eq(t_ctl(out, sizeof out, cfga, "drain", "native", "--wait=60", "--json", NULL), 0);
+    cr_assert(contains(out, "\"state\":\"drained\""), "%s", out);
+    cr_assert(t_state_is(ids[0], "done") && t_state_is(ids[1], "done"));
+    cr_assert(t_state_is(ids[2], "queued"), "no new claims while drained");
+    t_sleep_ms(1000);
+    cr_assert(t_state_is(ids[2], "queued"));
+    cr_assert_eq(t_ctl(out, sizeof out, cfga, "resume", "native", NULL), 0);
+    cr_assert(t_wait_state(ids[2], "done", 30000));
+}
+
+Test(dispatch, pool_isolation_c_latency_under_a_java_flood)
+{
+    char cfga[400], jid[8][160], id[160], out[65536];
+    t_config("A", 600, NULL, POOLS_DEFAULT, cfga, sizeof cfga);
+    t_judged(cfga, "A");
+    for (int i = 0; i < 8; i++)
+        cr_assert_eq(t_submit(cfga, "aplusb", "java", AC_JAVA, NULL, NULL, jid[i], sizeof jid[i]), 0);
+    cr_assert(t_wait_state(jid[0], "running", 10000));
+    long long worst = 0;
+    for (int i = 0; i < 3; i++) {
+        long long t0 = t_now_ms();
+        cr_assert_eq(t_submit(cfga, "aplusb", "c", AC_C, NULL, NULL, id, sizeof id), 0);
+        cr_assert(t_wait_state(id, "done", 20000));
+        long long dt = t_now_ms() - t0;
+        if (dt > worst)
+            worst = dt;
+    }
+    cr_assert_eq(t_ctl(out, sizeof out, cfga, "pools", "--json", NULL), 0);
+    cr_assert(t_state_is(jid[7], "queued"), "the java flood is still waiting: %s", out);
+    cr_assert_lt(worst, 3000, "C latency %lld ms despite the java backlog", worst);
+}
