@@ -15,13 +15,23 @@
  * files the supervisor opened, just before exec: the box's init process and
  * its setup work stay outside, so neither counts towards the program's CPU
  * time or memory.
+ *
+ * Moving a task into a cgroup takes a global per-cpu rwsem for writing,
+ * which waits for an RCU grace period unless the kernel is told to favour
+ * dynamic cgroup changes: measured here, 7.5 ms per move (median) against
+ * 0.06 ms with the cgroup2 mount option favordynmods. A judge moves a task
+ * per run, so sandbox_open turns the option on (cgroup_favor_dynmods) when a
+ * cgroup2 mount exists; the price is slightly slower fork/exit host-wide.
  */
 #include <dirent.h>
+#include <fcntl.h>
+#include <sys/mount.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -257,4 +267,79 @@ int cgroup_read_key(const char *path, const char *key, uint64_t *out)
     *out = 0;
     errno = ENOENT;
     return -1;
+}
+
+static bool is_vfs_option(const char *opt)
+{
+    static const char *const vfs[] = {"rw", "ro", "nosuid", "nodev", "noexec", "relatime",
+                                      "noatime", "strictatime", "nodiratime", "sync",
+                                      "dirsync", "lazytime", "seclabel", "mand"};
+    for (size_t i = 0; i < sizeof vfs / sizeof *vfs; i++)
+        if (!strcmp(opt, vfs[i]))
+            return true;
+    return false;
+}
+
+static bool is_cgroup2_flag(const char *opt)
+{
+    static const char *const flags[] = {"nsdelegate", "favordynmods", "memory_localevents",
+                                        "memory_recursiveprot", "memory_hugetlb_accounting",
+                                        "pids_localevents"};
+    for (size_t i = 0; i < sizeof flags / sizeof *flags; i++)
+        if (!strcmp(opt, flags[i]))
+            return true;
+    return false;
+}
+
+/* Re-applies every flag the superblock has, plus favordynmods, through
+ * fspick: a reconfigure clears cgroup2 flags it is not given, and fspick
+ * leaves per-mount attributes (nosuid, ...) alone. Options we do not know
+ * mean we cannot reproduce the current state: then nothing is changed. */
+static int reconfigure_favoring(const char *dir, const char *opts, char *note, size_t len)
+{
+    char copy[1024];
+    snprintf(copy, sizeof copy, "%s", opts);
+    for (char *save, *o = strtok_r(copy, ",", &save); o; o = strtok_r(NULL, ",", &save))
+        if (!is_vfs_option(o) && !is_cgroup2_flag(o)) {
+            sb_errf(note, len, "%s has option %s: favordynmods left off", dir, o);
+            return -1;
+        }
+    int fd = (int)syscall(SYS_fspick, AT_FDCWD, dir, FSPICK_CLOEXEC);
+    if (fd < 0) {
+        sb_errf(note, len, "fspick %s: %s", dir, strerror(errno));
+        return -1;
+    }
+    int rc = 0;
+    snprintf(copy, sizeof copy, "%s", opts);
+    for (char *save, *o = strtok_r(copy, ",", &save); o && !rc; o = strtok_r(NULL, ",", &save))
+        if (is_cgroup2_flag(o))
+            rc = (int)syscall(SYS_fsconfig, fd, FSCONFIG_SET_FLAG, o, NULL, 0);
+    if (!rc)
+        rc = (int)syscall(SYS_fsconfig, fd, FSCONFIG_SET_FLAG, "favordynmods", NULL, 0);
+    if (!rc)
+        rc = (int)syscall(SYS_fsconfig, fd, FSCONFIG_CMD_RECONFIGURE, NULL, NULL, 0);
+    if (rc)
+        sb_errf(note, len, "cannot set favordynmods on %s: %s", dir, strerror(errno));
+    close(fd);
+    return rc ? -1 : 0;
+}
+
+int cgroup_favor_dynmods(char *note, size_t len)
+{
+    FILE *f = fopen("/proc/self/mounts", "re");
+    if (!f) {
+        sb_errf(note, len, "cannot read /proc/self/mounts: %s", strerror(errno));
+        return -1;
+    }
+    char dev[256], dir[SB_ROOT_MAX], type[64], opts[1024];
+    int rc = 1;  /* no cgroup2 mount: nothing to do */
+    while (rc == 1 && fscanf(f, "%255s %255s %63s %1023s %*d %*d", dev, dir, type, opts) == 4) {
+        if (strcmp(type, "cgroup2"))
+            continue;
+        char padded[1100];
+        snprintf(padded, sizeof padded, ",%s,", opts);
+        rc = strstr(padded, ",favordynmods,") ? 0 : reconfigure_favoring(dir, opts, note, len);
+    }
+    fclose(f);
+    return rc == 1 ? 0 : rc;
 }

@@ -71,7 +71,8 @@ int cgroup2_prepare(const struct cgroup_ctl *ctl, int slot,
                     const struct sandbox_limits *lim, struct box_cgroup *cg,
                     char *err, size_t len);
 int cgroup2_collect(struct box_cgroup *cg, struct cgroup_usage *u);
-int cgroup_kill_procs(const char *dir);  /* SIGKILL leftovers, wait empty */
+int cgroup_kill_procs(const char *dir);
+int cgroup_favor_dynmods(char *note, size_t len);  /* 0 done or not needed */  /* SIGKILL leftovers, wait empty */
 int cgroup_read_key(const char *path, const char *key, uint64_t *out);
 
 /* ---- net.c ----------------------------------------------------------- */

@@ -104,6 +104,10 @@ int sandbox_open(struct sandbox **out, const struct sandbox_config *cfg, char *e
                       cfg->cgroup_parent ? cfg->cgroup_parent : defaults.cgroup_parent,
                       err, errlen) < 0)
         goto fail;
+    if (sb->cgroups.version && cfg->favor_dynmods) {
+        char note[256];
+        (void)cgroup_favor_dynmods(note, sizeof note);  /* only slower if refused */
+    }
     if (!(sb->empty_caps = caps_empty())) {
         sb_errf(err, errlen, "cannot allocate a capability set");
         goto fail;

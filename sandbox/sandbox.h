@@ -48,11 +48,15 @@ struct sandbox_config {
                                    NULL: found from /proc/self/mounts */
     const char *cgroup_parent;  /* our subtree, relative to each hierarchy */
     uid_t uid_base;             /* slot N runs as uid/gid uid_base + N */
+    bool favor_dynmods;         /* set the cgroup2 mount option favordynmods:
+                                   moving a task into a cgroup then costs
+                                   ~0.06 ms instead of an RCU grace period */
 };
 
 #define SANDBOX_CONFIG_INIT                                                    \
     {.run_dir = "/run/judge-sandbox", .cgroup_mode = SANDBOX_CGROUP_AUTO,      \
-     .cgroup_root = NULL, .cgroup_parent = "judge-sandbox", .uid_base = 60000}
+     .cgroup_root = NULL, .cgroup_parent = "judge-sandbox", .uid_base = 60000,    \
+     .favor_dynmods = true}
 
 /* Limits of one run. 0 means "no limit" unless a field says otherwise. */
 struct sandbox_limits {
