@@ -1,4 +1,0 @@
-# Expected: TLE (wall clock). Sleeps without using CPU, so only the
-# wall-time limit can stop it.
-import time
-time.sleep(30)

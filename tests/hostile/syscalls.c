@@ -1,0 +1,133 @@
+/* syscalls MODE: one attempt to step out of the box per mode. Calls that the
+ * seccomp filter denies never return (the box is taken down); the others
+ * print what happened and exit 0.
+ *
+ *   setuid    setuid(0), setgid(0): prints "setuid <rc> <errno> uid <uid>"
+ *   mount, umount, unshare, setns, chroot, pivot_root, ptrace,
+ *   process_vm, clone_newuser, clone_newnet, clone3, keyctl, bpf, perf,
+ *   io_uring, kexec, reboot, init_module, swapon, settime, sethostname,
+ *   vsock, netlink, packet, flock, int80, x32
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/mount.h>
+#include <sys/ptrace.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef AF_VSOCK
+#define AF_VSOCK 40
+#endif
+
+static int done(const char *what, long rc)
+{
+    printf("%s %ld %s\n", what, rc, rc < 0 ? strerrorname_np(errno) : "ok");
+    return 0;
+}
+
+static long raw_clone(unsigned long flags)
+{
+    long rc = syscall(SYS_clone, flags | SIGCHLD, NULL, NULL, NULL, 0);
+    if (rc == 0)
+        _exit(0);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2)
+        return 2;
+    const char *m = argv[1];
+    if (!strcmp(m, "setuid")) {
+        int rc = setuid(0);
+        int e = errno;
+        int rg = setgid(0);
+        printf("setuid %d %s setgid %d uid %d euid %d\n", rc, rc ? strerrorname_np(e) : "ok", rg,
+               (int)getuid(), (int)geteuid());
+        return 0;
+    }
+    if (!strcmp(m, "mount"))
+        return done(m, mount("none", "/tmp", "tmpfs", 0, NULL));
+    if (!strcmp(m, "umount"))
+        return done(m, umount2("/usr", MNT_DETACH));
+    if (!strcmp(m, "unshare"))
+        return done(m, unshare(CLONE_NEWUSER));
+    if (!strcmp(m, "setns"))
+        return done(m, setns(open("/proc/1/ns/mnt", O_RDONLY), 0));
+    if (!strcmp(m, "chroot"))
+        return done(m, chroot("/tmp"));
+    if (!strcmp(m, "pivot_root"))
+        return done(m, syscall(SYS_pivot_root, "/tmp", "/tmp"));
+    if (!strcmp(m, "ptrace"))
+        return done(m, ptrace(PTRACE_TRACEME, 0, NULL, NULL));
+    if (!strcmp(m, "process_vm")) {
+        char a[8] = "secret", b[8];
+        struct iovec l = {b, 8}, r = {a, 8};
+        return done(m, process_vm_readv(1, &l, 1, &r, 1, 0));
+    }
+    if (!strcmp(m, "clone_newuser"))
+        return done(m, raw_clone(CLONE_NEWUSER));
+    if (!strcmp(m, "clone_newnet"))
+        return done(m, raw_clone(CLONE_NEWNET));
+    if (!strcmp(m, "clone3")) {
+        char args[88] = {0};
+        return done(m, syscall(SYS_clone3, args, sizeof args));
+    }
+    if (!strcmp(m, "keyctl"))
+        return done(m, syscall(SYS_keyctl, 0 /* KEYCTL_GET_KEYRING_ID */, -3, 0));
+    if (!strcmp(m, "bpf"))
+        return done(m, syscall(SYS_bpf, 0, NULL, 0));
+    if (!strcmp(m, "perf")) {
+        struct perf_event_attr attr = {.type = PERF_TYPE_HARDWARE, .size = sizeof attr,
+                                       .config = PERF_COUNT_HW_CPU_CYCLES};
+        return done(m, syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0));
+    }
+    if (!strcmp(m, "io_uring")) {
+        char params[120] = {0};
+        return done(m, syscall(SYS_io_uring_setup, 8, params));
+    }
+    if (!strcmp(m, "kexec"))
+        return done(m, syscall(SYS_kexec_load, 0, 0, NULL, 0));
+    if (!strcmp(m, "reboot"))
+        return done(m, syscall(SYS_reboot, 0xfee1dead, 672274793, 0x4321fedc, NULL));
+    if (!strcmp(m, "init_module"))
+        return done(m, syscall(SYS_init_module, NULL, 0, ""));
+    if (!strcmp(m, "swapon"))
+        return done(m, syscall(SYS_swapon, "/tmp/swap", 0));
+    if (!strcmp(m, "settime")) {
+        struct timespec ts = {0, 0};
+        return done(m, clock_settime(CLOCK_REALTIME, &ts));
+    }
+    if (!strcmp(m, "sethostname"))
+        return done(m, sethostname("pwned", 5));
+    if (!strcmp(m, "vsock"))
+        return done(m, socket(AF_VSOCK, SOCK_STREAM, 0));
+    if (!strcmp(m, "netlink"))
+        return done(m, socket(AF_NETLINK, SOCK_RAW, 0));
+    if (!strcmp(m, "packet"))
+        return done(m, socket(AF_PACKET, SOCK_RAW, 0));
+    if (!strcmp(m, "flock")) {
+        int fd = open("/usr/bin/env", O_RDONLY);
+        return done(m, flock(fd, LOCK_SH));
+    }
+    if (!strcmp(m, "int80")) {
+        /* i386 getpid (20) through the 32-bit gate */
+        long rc;
+        __asm__ volatile("int $0x80" : "=a"(rc) : "a"(20L) : "memory");
+        return done(m, rc);
+    }
+    if (!strcmp(m, "x32"))
+        return done(m, syscall(0x40000000 | 39 /* x32 getpid */));
+    fprintf(stderr, "unknown mode %s\n", m);
+    return 2;
+}

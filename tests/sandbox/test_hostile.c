@@ -1,0 +1,853 @@
+/*
+ * test_hostile.c - hostile programs against the sandbox library.
+ *
+ * Every case runs one program from tests/hostile/ (compiled into
+ * HOSTILE_DIR, mounted read-only at /hostile; the Python ones are mounted
+ * from the source tree at /src) in a real box with limits on, and checks two
+ * things: the status the sandbox gave, and an invariant seen from the host
+ * (nothing survived, nothing was written or reached outside, the limit held,
+ * the figure was accurate). The programs never run outside a box.
+ *
+ * The suite uses its own run directory and cgroup parent, so it never meets
+ * other users of the sandbox on this machine, and one slot per test, since
+ * criterion runs tests in parallel processes.
+ */
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sandbox.h"
+
+#ifndef HOSTILE_DIR
+#error "HOSTILE_DIR must point at the compiled hostile programs"
+#endif
+
+#define RUN_DIR "/run/judge-sandbox-test"
+#define CGROUP_PARENT "judge-sandbox-test"
+#define UID_BASE 60000
+#define MiB (1024ULL * 1024)
+#define H(name) "/hostile/" name
+
+/* ---- one run ---------------------------------------------------------- */
+
+struct hrun {
+    int slot;
+    struct sandbox_limits limits;
+    const char *profile;
+    struct sandbox_mount extra[4];
+    size_t extra_count;
+    bool no_workdir;      /* /box is then the box's own tmpfs */
+    /* filled by run() */
+    struct sandbox_result res;
+    int rc;
+    char base[64];        /* host temp dir: box/ (the workdir), stdout, stderr */
+    char workdir[128];
+    char out_path[128], err_path[128];
+    char *out, *err;      /* what the program printed, NUL-terminated */
+    off_t out_size;
+};
+
+static struct sandbox *sb;
+static struct hrun *current;  /* cleaned up by fini */
+
+static void suite_init(void)
+{
+    struct sandbox_config cfg = SANDBOX_CONFIG_INIT;
+    cfg.run_dir = RUN_DIR;
+    cfg.cgroup_parent = CGROUP_PARENT;
+    cfg.uid_base = UID_BASE;
+    char err[256];
+    cr_assert_eq(sandbox_open(&sb, &cfg, err, sizeof err), 0, "sandbox_open: %s", err);
+}
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st, (void)flag, (void)ftw;
+    remove(path);
+    return 0;
+}
+
+static void suite_fini(void)
+{
+    if (current) {
+        if (current->base[0])
+            nftw(current->base, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+        free(current->out);
+        free(current->err);
+        free(current);
+        current = NULL;
+    }
+    sandbox_close(sb);
+    sb = NULL;
+}
+
+TestSuite(hostile, .init = suite_init, .fini = suite_fini, .timeout = 30);
+
+/* Defaults: 1 s CPU, 3 s wall, 256 MiB, 16 MiB output. */
+static struct hrun *new_run(int slot)
+{
+    struct hrun *r = calloc(1, sizeof *r);
+    cr_assert(r);
+    current = r;
+    r->slot = slot;
+    r->limits.cpu_time = 1.0;
+    r->limits.wall_time = 3.0;
+    r->limits.memory = 256 * MiB;
+    r->limits.output = 16 * MiB;
+    snprintf(r->base, sizeof r->base, "/tmp/judge-hostile-%d-XXXXXX", slot);
+    cr_assert(mkdtemp(r->base), "mkdtemp: %s", strerror(errno));
+    snprintf(r->workdir, sizeof r->workdir, "%s/box", r->base);
+    snprintf(r->out_path, sizeof r->out_path, "%s/stdout", r->base);
+    snprintf(r->err_path, sizeof r->err_path, "%s/stderr", r->base);
+    cr_assert_eq(mkdir(r->workdir, 0755), 0);
+    return r;
+}
+
+static char *slurp(const char *path, off_t *size)
+{
+    struct stat st;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    cr_assert_geq(fd, 0, "open %s: %s", path, strerror(errno));
+    cr_assert_eq(fstat(fd, &st), 0);
+    if (size)
+        *size = st.st_size;
+    size_t want = st.st_size > (off_t)MiB ? MiB : (size_t)st.st_size;
+    char *buf = malloc(want + 1);
+    cr_assert(buf);
+    ssize_t n = pread(fd, buf, want, 0);
+    buf[n > 0 ? n : 0] = '\0';
+    close(fd);
+    return buf;
+}
+
+static void run(struct hrun *r, const char *const *argv)
+{
+    struct sandbox_mount mounts[8] = {
+        {.host = HOSTILE_DIR, .inside = "/hostile"},
+        {.host = JUDGED_SOURCE_DIR "/tests/hostile", .inside = "/src"},
+    };
+    size_t n = 2;
+    for (size_t i = 0; i < r->extra_count; i++)
+        mounts[n++] = r->extra[i];
+    int out = open(r->out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    int err = open(r->err_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    cr_assert(out >= 0 && err >= 0);
+    struct sandbox_job job = SANDBOX_JOB_INIT;
+    job.slot = r->slot;
+    job.argv = argv;
+    job.envp = (const char *const[]){"PATH=/usr/local/bin:/usr/bin:/bin", NULL};
+    job.workdir = r->no_workdir ? NULL : r->workdir;
+    job.stdout_fd = out;
+    job.stderr_fd = err;
+    job.profile = r->profile;
+    job.limits = r->limits;
+    job.mounts = mounts;
+    job.mount_count = n;
+    r->rc = sandbox_run(sb, &job, &r->res);
+    close(out);
+    close(err);
+    r->out = slurp(r->out_path, &r->out_size);
+    r->err = slurp(r->err_path, NULL);
+    cr_log_info("slot %d %s: %s (%s) exit %d signal %d cpu %.3f wall %.3f mem %.1f MiB%s%s",
+                r->slot, argv[0], sandbox_status_name(r->res.status), r->res.message,
+                r->res.exit_code, r->res.signal, r->res.cpu_time, r->res.wall_time,
+                r->res.memory / (double)MiB, r->res.syscall_name[0] ? " syscall " : "",
+                r->res.syscall_name);
+}
+
+#define RUN(r, ...) run((r), (const char *const[]){__VA_ARGS__, NULL})
+
+static void expect_status(const struct hrun *r, enum sandbox_status want)
+{
+    cr_assert_eq(r->res.status, want, "status %s, want %s (%s); stdout: %.300s stderr: %.300s",
+                 sandbox_status_name(r->res.status), sandbox_status_name(want), r->res.message,
+                 r->out, r->err);
+    if (want != SANDBOX_IE)
+        cr_assert_eq(r->rc, 0);
+}
+
+/* ---- host-side observations ------------------------------------------ */
+
+/* Processes on the host (any pid namespace) running as uid, but except. */
+static int procs_of_uid(uid_t uid, pid_t except)
+{
+    DIR *d = opendir("/proc");
+    cr_assert(d);
+    int count = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        char *end;
+        long pid = strtol(e->d_name, &end, 10);
+        if (*end || pid <= 0 || pid == except)
+            continue;
+        char path[64], buf[4096];
+        snprintf(path, sizeof path, "/proc/%ld/status", pid);
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+            continue;
+        ssize_t n = read(fd, buf, sizeof buf - 1);
+        close(fd);
+        if (n <= 0)
+            continue;
+        buf[n] = '\0';
+        const char *u = strstr(buf, "\nUid:");
+        if (u && (uid_t)strtoul(u + 5, NULL, 10) == uid)
+            count++;
+    }
+    closedir(d);
+    return count;
+}
+
+static uid_t box_uid(int slot)
+{
+    return (uid_t)(UID_BASE + slot);
+}
+
+static void expect_nothing_left(const struct hrun *r)
+{
+    cr_assert_eq(procs_of_uid(box_uid(r->slot), 0), 0,
+                 "processes of uid %d survived the run", (int)box_uid(r->slot));
+}
+
+static bool exists(const char *path)
+{
+    struct stat st;
+    return lstat(path, &st) == 0;
+}
+
+static void sleep_s(double s)
+{
+    struct timespec ts = {(time_t)s, (long)((s - (time_t)s) * 1e9)};
+    while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+        ;
+}
+
+static off_t file_size(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 ? st.st_size : -1;
+}
+
+/* ---- processes -------------------------------------------------------- */
+
+Test(hostile, fork_bomb)
+{
+    struct hrun *r = new_run(900);
+    r->limits.cpu_time = 0.5;
+    r->limits.wall_time = 2;
+    RUN(r, H("fork_bomb"));
+    expect_status(r, SANDBOX_TLE);
+    expect_nothing_left(r);
+    /* the machine still forks */
+    pid_t pid = fork();
+    if (pid == 0)
+        _exit(0);
+    cr_assert_gt(pid, 0);
+    waitpid(pid, NULL, 0);
+}
+
+Test(hostile, fork_setsid_parent_exits)
+{
+    struct hrun *r = new_run(901);
+    RUN(r, H("setsid_escape"), "/box/marker");
+    expect_status(r, SANDBOX_OK);
+    expect_nothing_left(r);
+    /* the daemon would write the marker 1 s after starting */
+    sleep_s(1.5);
+    char marker[160];
+    snprintf(marker, sizeof marker, "%s/marker", r->workdir);
+    cr_assert(!exists(marker), "a daemonized grandchild outlived the run");
+    expect_nothing_left(r);
+}
+
+/* A listener on the host's loopback: TCP on 127.0.0.1 and ::1 (one port),
+ * and an abstract unix socket. */
+struct listener {
+    int tcp4, tcp6, unix_;
+    int port;
+    char abstract[64];
+};
+
+static void listen_on_host(struct listener *l)
+{
+    struct sockaddr_in a4 = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    l->tcp4 = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    cr_assert_geq(l->tcp4, 0);
+    cr_assert_eq(bind(l->tcp4, (struct sockaddr *)&a4, sizeof a4), 0);
+    cr_assert_eq(listen(l->tcp4, 16), 0);
+    socklen_t len = sizeof a4;
+    cr_assert_eq(getsockname(l->tcp4, (struct sockaddr *)&a4, &len), 0);
+    l->port = ntohs(a4.sin_port);
+    struct sockaddr_in6 a6 = {.sin6_family = AF_INET6, .sin6_port = a4.sin_port,
+                              .sin6_addr = IN6ADDR_LOOPBACK_INIT};
+    l->tcp6 = socket(AF_INET6, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (l->tcp6 >= 0 && (bind(l->tcp6, (struct sockaddr *)&a6, sizeof a6) < 0 ||
+                         listen(l->tcp6, 16) < 0)) {
+        close(l->tcp6);  /* no IPv6 on this host: nothing to reach there */
+        l->tcp6 = -1;
+    }
+    snprintf(l->abstract, sizeof l->abstract, "judge-hostile-%d", (int)getpid());
+    struct sockaddr_un un = {.sun_family = AF_UNIX};
+    memcpy(un.sun_path + 1, l->abstract, strlen(l->abstract));
+    l->unix_ = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    cr_assert_geq(l->unix_, 0);
+    cr_assert_eq(bind(l->unix_, (struct sockaddr *)&un,
+                      (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 +
+                                  strlen(l->abstract))), 0);
+    cr_assert_eq(listen(l->unix_, 16), 0);
+}
+
+static void expect_never_accepted(struct listener *l)
+{
+    int fds[] = {l->tcp4, l->tcp6, l->unix_};
+    for (int i = 0; i < 3; i++) {
+        if (fds[i] < 0)
+            continue;
+        int c = accept(fds[i], NULL, NULL);
+        cr_assert_lt(c, 0, "the host listener %d accepted a connection from the box", i);
+        cr_assert(errno == EAGAIN || errno == EWOULDBLOCK);
+        close(fds[i]);
+    }
+}
+
+Test(hostile, python_daemon_outlives_nothing)
+{
+    struct hrun *r = new_run(902);
+    struct listener l;
+    listen_on_host(&l);
+    char port[16];
+    snprintf(port, sizeof port, "%d", l.port);
+    RUN(r, "/usr/bin/python3", "/src/daemon.py", "/box/marker", port);
+    expect_status(r, SANDBOX_OK);
+    cr_assert(strstr(r->out, "parent done"));
+    expect_nothing_left(r);
+    sleep_s(1.5);
+    char marker[160];
+    snprintf(marker, sizeof marker, "%s/marker", r->workdir);
+    cr_assert(!exists(marker), "a daemonized Python grandchild outlived the run");
+    expect_never_accepted(&l);
+}
+
+Test(hostile, kill_minus_one)
+{
+    struct hrun *r = new_run(903);
+    /* Two sentinels on the host: one of ours, and one running as the very
+     * uid the box uses (the same uid, but another pid namespace). */
+    pid_t plain = fork();
+    if (plain == 0) {
+        execl("/bin/sleep", "sleep", "30", (char *)NULL);
+        _exit(127);
+    }
+    pid_t same_uid = fork();
+    if (same_uid == 0) {
+        if (setresgid(box_uid(903), box_uid(903), box_uid(903)) == 0 &&
+            setresuid(box_uid(903), box_uid(903), box_uid(903)) == 0)
+            pause();
+        _exit(1);
+    }
+    cr_assert(plain > 0 && same_uid > 0);
+    sleep_s(0.05);
+    RUN(r, H("kill_all"));
+    expect_status(r, SANDBOX_OK);
+    cr_assert(strstr(r->out, "kill(-1)"), "stdout: %s", r->out);
+    int st;
+    cr_assert_eq(waitpid(plain, &st, WNOHANG), 0, "the host's sleep was killed from the box");
+    cr_assert_eq(waitpid(same_uid, &st, WNOHANG), 0,
+                 "a host process of the box's uid was killed from the box");
+    cr_assert_eq(kill(getppid(), 0), 0);
+    kill(plain, SIGKILL);
+    kill(same_uid, SIGKILL);
+    waitpid(plain, NULL, 0);
+    waitpid(same_uid, NULL, 0);
+}
+
+/* ---- memory ----------------------------------------------------------- */
+
+Test(hostile, memory_bomb)
+{
+    struct hrun *r = new_run(904);
+    r->limits.memory = 64 * MiB;
+    RUN(r, H("mem_bomb"));
+    expect_status(r, SANDBOX_MLE);
+    cr_assert_leq(r->res.memory, 64 * MiB + MiB, "peak %llu over the limit",
+                  (unsigned long long)r->res.memory);
+    cr_assert_geq(r->res.memory, 48 * MiB);
+    expect_nothing_left(r);
+}
+
+Test(hostile, python_memory_bomb)
+{
+    struct hrun *r = new_run(905);
+    r->limits.memory = 64 * MiB;
+    r->limits.cpu_time = 2;
+    r->limits.wall_time = 5;
+    RUN(r, "/usr/bin/python3", "/src/mem_bomb.py");
+    expect_status(r, SANDBOX_MLE);
+    cr_assert_leq(r->res.memory, 64 * MiB + MiB);
+    expect_nothing_left(r);
+}
+
+Test(hostile, large_static_array_touched)
+{
+    struct hrun *r = new_run(906);
+    RUN(r, H("static_array"), "touch");
+    expect_status(r, SANDBOX_MLE);
+    cr_assert_leq(r->res.memory, 256 * MiB + MiB);
+}
+
+Test(hostile, large_static_array_untouched)
+{
+    struct hrun *r = new_run(907);
+    RUN(r, H("static_array"));
+    expect_status(r, SANDBOX_OK);
+    cr_assert_lt(r->res.memory, 16 * MiB);
+}
+
+Test(hostile, virtual_reservation_untouched)
+{
+    struct hrun *r = new_run(908);
+    RUN(r, H("vreserve"));
+    expect_status(r, SANDBOX_OK);
+    cr_assert(strstr(r->out, "reserved 17179869184"), "stdout: %s", r->out);
+    cr_assert_lt(r->res.memory, 16 * MiB);
+}
+
+Test(hostile, deep_recursion_within_memory)
+{
+    struct hrun *r = new_run(909);
+    RUN(r, H("recursion"), "1000000");
+    expect_status(r, SANDBOX_OK);
+    cr_assert_geq(r->res.memory, 64 * MiB, "1e6 frames should use real stack");
+    cr_assert_lt(r->res.memory, 256 * MiB);
+}
+
+Test(hostile, endless_recursion_small_stack)
+{
+    struct hrun *r = new_run(910);
+    r->limits.stack = 8 * MiB;
+    RUN(r, H("recursion"), "-1");
+    expect_status(r, SANDBOX_RE);
+    cr_assert_eq(r->res.signal, SIGSEGV);
+    cr_assert_lt(r->res.memory, 64 * MiB);
+}
+
+/* ---- time ------------------------------------------------------------- */
+
+static void expect_cpu_tle(const struct hrun *r)
+{
+    expect_status(r, SANDBOX_TLE);
+    cr_assert(!r->res.tle_wall, "TLE should come from CPU time: %s", r->res.message);
+    cr_assert_geq(r->res.cpu_time, r->limits.cpu_time);
+    cr_assert_lt(r->res.cpu_time, r->limits.cpu_time + 0.25, "killed late: %.3f s",
+                 r->res.cpu_time);
+    expect_nothing_left(r);
+}
+
+static void expect_wall_tle(const struct hrun *r)
+{
+    expect_status(r, SANDBOX_TLE);
+    cr_assert(r->res.tle_wall, "TLE should come from the wall clock: %s", r->res.message);
+    cr_assert_geq(r->res.wall_time, r->limits.wall_time);
+    cr_assert_lt(r->res.wall_time, r->limits.wall_time + 0.5);
+    cr_assert_lt(r->res.cpu_time, 0.1);
+    expect_nothing_left(r);
+}
+
+Test(hostile, busy_loop)
+{
+    struct hrun *r = new_run(911);
+    r->limits.cpu_time = 0.5;
+    RUN(r, H("busy_loop"));
+    expect_cpu_tle(r);
+}
+
+Test(hostile, sleep)
+{
+    struct hrun *r = new_run(912);
+    r->limits.cpu_time = 0.5;
+    r->limits.wall_time = 1;
+    RUN(r, H("sleeper"));
+    expect_wall_tle(r);
+}
+
+Test(hostile, sleep_cpu_limit_only_implies_wall)
+{
+    struct hrun *r = new_run(913);
+    r->limits.cpu_time = 0.2;
+    r->limits.wall_time = 0;  /* the sandbox must still end it: 2*cpu+1 */
+    RUN(r, H("sleeper"));
+    expect_status(r, SANDBOX_TLE);
+    cr_assert(r->res.tle_wall);
+    cr_assert_lt(r->res.wall_time, 2.0);
+    expect_nothing_left(r);
+}
+
+Test(hostile, sigstop_itself)
+{
+    struct hrun *r = new_run(914);
+    r->limits.cpu_time = 0.5;
+    r->limits.wall_time = 1;
+    RUN(r, H("sigstop"));
+    expect_wall_tle(r);
+}
+
+Test(hostile, ignores_sigxcpu_and_sigterm)
+{
+    struct hrun *r = new_run(915);
+    r->limits.cpu_time = 0.5;
+    RUN(r, H("ignore_signals"));
+    expect_cpu_tle(r);
+}
+
+Test(hostile, busy_wait_on_clock_gettime)
+{
+    struct hrun *r = new_run(916);
+    r->limits.cpu_time = 0.5;
+    RUN(r, H("clock_spin"));
+    expect_cpu_tle(r);
+}
+
+/* 4 threads of 0.3 s each: no thread reaches 1 s, together they do. */
+Test(hostile, threads_cpu_summed_tle)
+{
+    struct hrun *r = new_run(917);
+    r->limits.cpu_time = 1.0;
+    r->limits.wall_time = 5;
+    RUN(r, H("threads"), "4", "0.3");
+    expect_cpu_tle(r);
+}
+
+Test(hostile, threads_cpu_summed_ok)
+{
+    struct hrun *r = new_run(918);
+    r->limits.cpu_time = 1.0;
+    r->limits.wall_time = 5;
+    RUN(r, H("threads"), "4", "0.15");
+    expect_status(r, SANDBOX_OK);
+    cr_assert(strstr(r->out, "4 threads done"));
+    cr_assert_geq(r->res.cpu_time, 0.58, "CPU of all threads: %.3f", r->res.cpu_time);
+    cr_assert_leq(r->res.cpu_time, 0.75);
+}
+
+/* ---- output and files ------------------------------------------------- */
+
+Test(hostile, infinite_stdout)
+{
+    struct hrun *r = new_run(919);
+    r->limits.output = MiB;
+    RUN(r, H("infinite_stdout"));
+    expect_status(r, SANDBOX_OLE);
+    cr_assert_leq(r->out_size, (off_t)MiB, "stdout grew to %lld", (long long)r->out_size);
+    cr_assert_geq(r->out_size, (off_t)MiB / 2);
+    expect_nothing_left(r);
+}
+
+Test(hostile, huge_file)
+{
+    struct hrun *r = new_run(920);
+    r->limits.output = MiB;
+    RUN(r, H("huge_file"));
+    expect_status(r, SANDBOX_OLE);
+    char path[160];
+    snprintf(path, sizeof path, "%s/huge.bin", r->workdir);
+    off_t size = file_size(path);
+    cr_assert_gt(size, 0);
+    cr_assert_leq(size, (off_t)MiB, "the file grew to %lld", (long long)size);
+}
+
+/* Many files, each under the output limit. With a host work directory they
+ * are bounded by nothing but time (see the report); without one, /box is a
+ * tmpfs of tmp_size. */
+Test(hostile, many_files_in_private_box)
+{
+    struct hrun *r = new_run(926);
+    r->no_workdir = true;
+    r->limits.tmp_size = 8 * MiB;
+    r->limits.output = 2 * MiB;
+    RUN(r, H("many_files"), "1");
+    expect_status(r, SANDBOX_OK);
+    cr_assert(strstr(r->out, "failed ENOSPC"), "stdout: %.300s", r->out);
+    const char *last = strstr(r->out, "failed ENOSPC total ");
+    cr_assert(last);
+    cr_assert_leq(strtoll(last + 20, NULL, 10), (long long)(8 * MiB));
+    expect_nothing_left(r);
+}
+
+static long long field(const char *text, const char *key)
+{
+    const char *p = strstr(text, key);
+    cr_assert(p, "no %s in: %s", key, text);
+    return strtoll(p + strlen(key), NULL, 10);
+}
+
+Test(hostile, fill_tmp_and_dev_shm)
+{
+    struct hrun *r = new_run(921);
+    r->limits.tmp_size = 8 * MiB;
+    char name[64];
+    snprintf(name, sizeof name, "judge-hostile-fill-%d", (int)getpid());
+    RUN(r, H("fill_tmp"), name);
+    expect_status(r, SANDBOX_OK);
+    long long tmp = field(r->out, "tmp="), shm = field(r->out, "shm=");
+    cr_assert(strstr(r->out, "tmp_errno=ENOSPC"), "stdout: %s", r->out);
+    cr_assert_geq(tmp, (long long)(4 * MiB));
+    cr_assert_leq(tmp + shm, (long long)(8 * MiB), "/tmp + /dev/shm held %lld", tmp + shm);
+    char path[160];
+    snprintf(path, sizeof path, "/tmp/%s", name);
+    cr_assert(!exists(path), "the box's /tmp is the host's");
+    snprintf(path, sizeof path, "/dev/shm/%s.shm", name);
+    cr_assert(!exists(path), "the box's /dev/shm is the host's");
+    expect_nothing_left(r);
+}
+
+/* /tmp lives in memory: a /tmp larger than the memory limit ends in MLE. */
+Test(hostile, fill_tmp_charged_to_memory)
+{
+    struct hrun *r = new_run(922);
+    r->limits.tmp_size = 128 * MiB;
+    r->limits.memory = 32 * MiB;
+    r->limits.output = 0;  /* else RLIMIT_FSIZE ends it first (OLE) */
+    RUN(r, H("fill_tmp"), "fill");
+    expect_status(r, SANDBOX_MLE);
+}
+
+Test(hostile, write_outside_the_box)
+{
+    struct hrun *r = new_run(923);
+    char name[64];
+    snprintf(name, sizeof name, "judge-hostile-out-%d", (int)getpid());
+    struct stat env_before, env_after;
+    cr_assert_eq(stat("/usr/bin/env", &env_before), 0);
+    RUN(r, H("write_outside"), name);
+    expect_status(r, SANDBOX_OK);
+    cr_assert(!strstr(r->out, "WROTE"), "the box wrote outside:\n%s", r->out);
+    int denied = 0;
+    for (const char *p = r->out; (p = strstr(p, "denied ")); p++)
+        denied++;
+    cr_assert_eq(denied, 29, "every attempt must report; got:\n%s", r->out);
+    const char *dirs[] = {"", "/usr", "/usr/bin", "/usr/lib", "/etc", "/dev", "/bin", "/lib"};
+    for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++) {
+        char path[160];
+        snprintf(path, sizeof path, "%s/%s", dirs[i], name);
+        cr_assert(!exists(path), "%s appeared on the host", path);
+    }
+    cr_assert(!exists("/usr/lib/hostile-link"));
+    cr_assert_eq(stat("/usr/bin/env", &env_after), 0);
+    cr_assert_eq(env_after.st_mode, env_before.st_mode);
+}
+
+Test(hostile, read_host_secrets)
+{
+    struct hrun *r = new_run(924);
+    char pid[16];
+    snprintf(pid, sizeof pid, "%d", (int)getpid());
+    RUN(r, H("read_secrets"), pid);
+    expect_status(r, SANDBOX_OK);
+    cr_assert(strstr(r->out, "open /etc/shadow E"), "stdout: %s", r->out);
+    cr_assert(!strstr(r->out, " ok\n"), "the box read a host file:\n%s", r->out);
+    cr_assert_leq(field(r->out, "procs "), 2, "host processes visible:\n%s", r->out);
+    cr_assert(strstr(r->out, "hostpid absent"));
+    cr_assert_eq(field(r->out, "uid "), (long long)box_uid(924));
+}
+
+/* ---- network ---------------------------------------------------------- */
+
+Test(hostile, connect_to_host_loopback)
+{
+    struct hrun *r = new_run(925);
+    struct listener l;
+    listen_on_host(&l);
+    char port[16];
+    snprintf(port, sizeof port, "%d", l.port);
+    RUN(r, H("connect_host"), port, l.abstract);
+    expect_status(r, SANDBOX_OK);
+    cr_assert(strstr(r->out, "tcp4 E"), "stdout: %s", r->out);
+    cr_assert(strstr(r->out, "unix E"), "stdout: %s", r->out);
+    cr_assert(strstr(r->out, "outside E"), "stdout: %s", r->out);
+    cr_assert(!strstr(r->out, "CONNECTED"), "the box reached the host:\n%s", r->out);
+    expect_never_accepted(&l);
+}
+
+/* ---- forbidden calls -------------------------------------------------- */
+
+static void expect_sv(int slot, const char *profile, const char *mode, const char *syscall)
+{
+    struct hrun *r = new_run(slot);
+    r->profile = profile;
+    RUN(r, H("syscalls"), mode);
+    expect_status(r, SANDBOX_SV);
+    cr_assert_str_eq(r->res.syscall_name, syscall);
+    cr_assert_str_empty(r->out, "the denied call returned: %s", r->out);
+    expect_nothing_left(r);
+}
+
+#define SV_TEST(mode, slot, syscall)                                                      \
+    Test(hostile, sv_##mode) { expect_sv(slot, NULL, #mode, syscall); }
+
+SV_TEST(mount, 930, "mount")
+SV_TEST(umount, 931, "umount2")
+SV_TEST(unshare, 932, "unshare")
+SV_TEST(setns, 933, "setns")
+SV_TEST(chroot, 934, "chroot")
+SV_TEST(pivot_root, 935, "pivot_root")
+SV_TEST(ptrace, 936, "ptrace")
+SV_TEST(process_vm, 937, "process_vm_readv")
+SV_TEST(clone_newuser, 938, "clone")
+SV_TEST(clone_newnet, 939, "clone")
+SV_TEST(keyctl, 940, "keyctl")
+SV_TEST(bpf, 941, "bpf")
+SV_TEST(perf, 942, "perf_event_open")
+SV_TEST(io_uring, 943, "io_uring_setup")
+SV_TEST(kexec, 944, "kexec_load")
+SV_TEST(reboot, 945, "reboot")
+SV_TEST(init_module, 946, "init_module")
+SV_TEST(swapon, 947, "swapon")
+SV_TEST(settime, 948, "clock_settime")
+SV_TEST(sethostname, 949, "sethostname")
+SV_TEST(vsock, 950, "socket")
+SV_TEST(netlink, 951, "socket")
+SV_TEST(packet, 952, "socket")
+SV_TEST(flock, 953, "flock")
+SV_TEST(int80, 954, "i386:getpid")
+SV_TEST(x32, 955, "x32:39")
+
+Test(hostile, sv_in_compile_profile)
+{
+    expect_sv(956, "compile", "io_uring", "io_uring_setup");
+}
+
+Test(hostile, sv_vsock_in_jvm_profile)
+{
+    expect_sv(957, "jvm", "vsock", "socket");
+}
+
+/* flock is only denied in "default": the jvm profile lets it through. */
+Test(hostile, flock_allowed_in_jvm_profile)
+{
+    struct hrun *r = new_run(958);
+    r->profile = "jvm";
+    RUN(r, H("syscalls"), "flock");
+    expect_status(r, SANDBOX_OK);
+    cr_assert(strstr(r->out, "flock 0 ok"), "stdout: %s", r->out);
+}
+
+Test(hostile, clone3_is_enosys)
+{
+    struct hrun *r = new_run(959);
+    RUN(r, H("syscalls"), "clone3");
+    expect_status(r, SANDBOX_OK);
+    cr_assert(strstr(r->out, "clone3 -1 ENOSYS"), "stdout: %s", r->out);
+}
+
+Test(hostile, setuid_root_fails)
+{
+    struct hrun *r = new_run(960);
+    RUN(r, H("syscalls"), "setuid");
+    expect_status(r, SANDBOX_OK);
+    char want[96];
+    snprintf(want, sizeof want, "setuid -1 EPERM setgid -1 uid %d euid %d", (int)box_uid(960),
+             (int)box_uid(960));
+    cr_assert(strstr(r->out, want), "stdout: %s", r->out);
+}
+
+/* ---- limits on descriptors, words, crashes ---------------------------- */
+
+Test(hostile, fd_exhaustion)
+{
+    struct hrun *r = new_run(961);
+    RUN(r, H("fd_exhaust"));
+    expect_status(r, SANDBOX_OK);
+    cr_assert(strstr(r->out, "EMFILE"), "stdout: %s", r->out);
+    long long opened = field(r->out, "opened "), highest = field(r->out, "highest ");
+    cr_assert(opened >= 56 && opened <= 61, "opened %lld files under a limit of 64", opened);
+    cr_assert_eq(highest, 63);
+}
+
+Test(hostile, fd_exhaustion_custom_limit)
+{
+    struct hrun *r = new_run(962);
+    r->limits.open_files = 16;
+    RUN(r, H("fd_exhaust"));
+    expect_status(r, SANDBOX_OK);
+    cr_assert_eq(field(r->out, "highest "), 15, "stdout: %s", r->out);
+}
+
+Test(hostile, judge_like_words)
+{
+    struct hrun *r = new_run(963);
+    RUN(r, H("judge_words"));
+    expect_status(r, SANDBOX_RE);
+    cr_assert_eq(r->res.exit_code, 1);
+    cr_assert_eq(r->res.signal, 0);
+    cr_assert(strstr(r->out, "status: OK") && strstr(r->err, "{\"status\":\"OK\""));
+    cr_assert_str_eq(r->res.message, "exited with code 1");
+}
+
+Test(hostile, segfault)
+{
+    struct hrun *r = new_run(964);
+    RUN(r, H("crash"), "segv");
+    expect_status(r, SANDBOX_RE);
+    cr_assert_eq(r->res.signal, SIGSEGV);
+}
+
+Test(hostile, abort)
+{
+    struct hrun *r = new_run(965);
+    RUN(r, H("crash"), "abort");
+    expect_status(r, SANDBOX_RE);
+    cr_assert_eq(r->res.signal, SIGABRT);
+}
+
+Test(hostile, division_by_zero)
+{
+    struct hrun *r = new_run(966);
+    RUN(r, H("crash"), "fpe");
+    expect_status(r, SANDBOX_RE);
+    cr_assert_eq(r->res.signal, SIGFPE);
+}
+
+Test(hostile, nonzero_exit)
+{
+    struct hrun *r = new_run(967);
+    RUN(r, H("crash"), "exit42");
+    expect_status(r, SANDBOX_RE);
+    cr_assert_eq(r->res.exit_code, 42);
+    cr_assert_eq(r->res.signal, 0);
+}
+
+/* ---- accuracy --------------------------------------------------------- */
+
+Test(hostile, accuracy_cpu_half_second)
+{
+    struct hrun *r = new_run(968);
+    r->limits.cpu_time = 2;
+    r->limits.wall_time = 6;
+    RUN(r, H("cpu_burn"), "0.5");
+    expect_status(r, SANDBOX_OK);
+    cr_assert(r->res.cpu_time >= 0.47 && r->res.cpu_time <= 0.60, "measured %.3f s",
+              r->res.cpu_time);
+}
+
+Test(hostile, accuracy_memory_100_mib)
+{
+    struct hrun *r = new_run(969);
+    RUN(r, H("mem_touch"), "100");
+    expect_status(r, SANDBOX_OK);
+    cr_assert(r->res.memory >= 100 * MiB && r->res.memory <= 140 * MiB, "measured %.1f MiB",
+              r->res.memory / (double)MiB);
+}
