@@ -1,8 +1,324 @@
-/* cmd_local.c - judgectl judge | languages | problem (runner/, no Redis). */
+/*
+ * cmd_local.c - judgectl judge | languages | problem: runner/ on this
+ * machine, no Redis.
+ *
+ * Each command opens its own runner with one sandbox slot. Slots are shared
+ * with a judged daemon on the same host, so the default slot is taken from
+ * the range 500..599 (500 + pid % 100) and --slot N picks one explicitly. The
+ * languages directory defaults to the source tree's (JUDGED_SOURCE_DIR) and
+ * the scratch directory to /tmp/judgectl (the checker cache lives there).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <jansson.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "commands.h"
+#include "runner.h"
 
-int cmd_judge(int argc, char **argv) { (void)argc; (void)argv; fprintf(stderr, "judgectl judge: not yet implemented\n"); return 1; }
-int cmd_languages(int argc, char **argv) { (void)argc; (void)argv; fprintf(stderr, "judgectl languages: not yet implemented\n"); return 1; }
-int cmd_problem(int argc, char **argv) { (void)argc; (void)argv; fprintf(stderr, "judgectl problem: not yet implemented\n"); return 1; }
+#define DEFAULT_LANGUAGES JUDGED_SOURCE_DIR "/languages"
+#define DEFAULT_WORK_DIR "/tmp/judgectl"
+
+struct local_opts {
+    const char *languages;
+    const char *work_dir;
+    int slot;
+};
+
+enum { OPT_LANGUAGES = 1000, OPT_WORK_DIR, OPT_SLOT, OPT_JSON, OPT_CHECK, OPT_CONFIG };
+
+static const struct option common_options[] = {
+    {"languages", required_argument, NULL, OPT_LANGUAGES},
+    {"work-dir", required_argument, NULL, OPT_WORK_DIR},
+    {"slot", required_argument, NULL, OPT_SLOT},
+    {"config", required_argument, NULL, OPT_CONFIG},   /* global; unused here */
+    {"help", no_argument, NULL, 'h'},
+};
+
+/* handles the options every local command shares; 1 if it was one */
+static int common_option(int c, struct local_opts *o)
+{
+    switch (c) {
+    case OPT_LANGUAGES: o->languages = optarg; return 1;
+    case OPT_WORK_DIR: o->work_dir = optarg; return 1;
+    case OPT_SLOT: o->slot = atoi(optarg); return 1;
+    case OPT_CONFIG: return 1;
+    default: return 0;
+    }
+}
+
+static struct local_opts default_opts(void)
+{
+    return (struct local_opts){DEFAULT_LANGUAGES, DEFAULT_WORK_DIR, 500 + (int)(getpid() % 100)};
+}
+
+static struct runner *open_runner(const struct local_opts *o, const char *cmd, bool quiet)
+{
+    struct runner_config cfg = {.languages_dir = o->languages, .work_dir = o->work_dir,
+                                .first_slot = o->slot, .slots = 1};
+    struct runner *r;
+    char err[4096];
+    if (runner_open(&r, &cfg, err, sizeof err) == 0)
+        return r;
+    if (!quiet)
+        fprintf(stderr, "judgectl %s: %s\n", cmd, err);
+    return NULL;
+}
+
+static char *read_source(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    size_t cap = 1 << 16, used = 0;
+    char *buf = malloc(cap);
+    size_t n;
+    while (buf && (n = fread(buf + used, 1, cap - used, f)) > 0) {
+        used += n;
+        if (used == cap)
+            buf = realloc(buf, cap *= 2);
+    }
+    fclose(f);
+    *len = used;
+    return buf;
+}
+
+/* ---- judge ---------------------------------------------------------------- */
+
+static const char judge_usage[] =
+    "usage: judgectl judge --problem DIR --lang ID [--json] [--languages DIR]\n"
+    "                      [--work-dir DIR] [--slot N] SOURCE\n"
+    "Compiles SOURCE and judges it against the problem package in DIR.\n"
+    "Exit status 0 whenever a verdict was reached (whatever it is).\n";
+
+static void print_report(const struct runner_report *rep, bool json);
+
+int cmd_judge(int argc, char **argv)
+{
+    static const struct option extra[] = {
+        {"problem", required_argument, NULL, 'p'}, {"lang", required_argument, NULL, 'l'},
+        {"json", no_argument, NULL, OPT_JSON},
+    };
+    struct option opts[sizeof common_options / sizeof *common_options + 4] = {0};
+    memcpy(opts, common_options, sizeof common_options);
+    memcpy(opts + sizeof common_options / sizeof *common_options, extra, sizeof extra);
+    struct local_opts o = default_opts();
+    const char *problem = NULL, *lang = NULL;
+    bool json = false;
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "p:l:h", opts, NULL)) != -1) {
+        if (common_option(c, &o))
+            continue;
+        switch (c) {
+        case 'p': problem = optarg; break;
+        case 'l': lang = optarg; break;
+        case OPT_JSON: json = true; break;
+        case 'h': fputs(judge_usage, stdout); return 0;
+        default: fputs(judge_usage, stderr); return 2;
+        }
+    }
+    if (!problem || !lang || optind != argc - 1) {
+        fputs(judge_usage, stderr);
+        return 2;
+    }
+    size_t len;
+    char *source = read_source(argv[optind], &len);
+    if (!source) {
+        fprintf(stderr, "judgectl judge: %s: %s\n", argv[optind], strerror(errno));
+        return 1;
+    }
+    struct runner *r = open_runner(&o, "judge", false);
+    if (!r) {
+        free(source);
+        return 1;
+    }
+    struct runner_request req = {.problem_dir = problem, .language = lang, .source = source,
+                                 .source_len = len};
+    struct runner_report *rep;
+    enum runner_failure failure;
+    char err[1024];
+    int rc = runner_judge(r, &req, &rep, &failure, err, sizeof err);
+    if (rc == 0) {
+        print_report(rep, json);
+        runner_report_free(rep);
+    } else {
+        fprintf(stderr, "judgectl judge: %s%s\n", err,
+                failure == RUNNER_FAILURE_INFRA ? " (infrastructure failure)" : "");
+    }
+    runner_close(r);
+    free(source);
+    return rc == 0 ? 0 : 1;
+}
+
+static const char *str(json_t *o, const char *key)
+{
+    const char *s = json_string_value(json_object_get(o, key));
+    return s ? s : "";
+}
+
+static double num(json_t *o, const char *key)
+{
+    return json_number_value(json_object_get(o, key));
+}
+
+static void print_tests(json_t *tests)
+{
+    size_t i;
+    json_t *t;
+    printf("\n%-4s %-12s %-8s %8s %8s %9s %5s  %s\n", "#", "test", "verdict", "cpu", "wall",
+           "memory", "exit", "message");
+    json_array_foreach(tests, i, t) {
+        char exit_s[16];
+        int sig = (int)json_integer_value(json_object_get(t, "signal"));
+        if (sig)
+            snprintf(exit_s, sizeof exit_s, "sig%d", sig);
+        else
+            snprintf(exit_s, sizeof exit_s, "%d", (int)json_integer_value(json_object_get(t, "exit_code")));
+        printf("%-4zu %-12.12s %-8s %7.3fs %7.3fs %8.1fM %5s  %.60s\n", i + 1, str(t, "name"),
+               str(t, "verdict"), num(t, "cpu_time"), num(t, "wall_time"),
+               num(t, "memory") / 1048576.0, exit_s, str(t, "checker_message"));
+    }
+}
+
+static void print_subtasks(json_t *subs)
+{
+    size_t i;
+    json_t *s;
+    printf("\n%-16s %-8s %s\n", "subtask", "verdict", "score");
+    json_array_foreach(subs, i, s)
+        printf("%-16.16s %-8s %g / %g\n", str(s, "name"), str(s, "verdict"), num(s, "score"),
+               num(s, "points"));
+}
+
+static void print_report(const struct runner_report *rep, bool as_json)
+{
+    char *text = runner_report_json(rep);
+    if (as_json || !text) {
+        printf("%s\n", text ? text : "{}");
+        free(text);
+        return;
+    }
+    /* the table is printed from the JSON: one source of truth */
+    json_t *j = json_loads(text, 0, NULL);
+    json_t *compile = json_object_get(j, "compile");
+    printf("verdict: %s   score: %g / %g\n", str(j, "verdict"), num(j, "score"),
+           num(j, "max_score"));
+    printf("compile: %s (%.2fs cpu)\n", str(compile, "status"), num(compile, "cpu_time"));
+    if (*str(compile, "output"))
+        printf("%s%s", str(compile, "output"),
+               str(compile, "output")[strlen(str(compile, "output")) - 1] == '\n' ? "" : "\n");
+    if (*str(j, "message"))
+        printf("problem error:\n%s\n", str(j, "message"));
+    if (json_array_size(json_object_get(j, "tests")))
+        print_tests(json_object_get(j, "tests"));
+    if (json_array_size(json_object_get(j, "subtasks")) && strcmp(str(j, "verdict"), "CE"))
+        print_subtasks(json_object_get(j, "subtasks"));
+    json_decref(j);
+    free(text);
+}
+
+/* ---- languages ------------------------------------------------------------ */
+
+static const char languages_usage[] =
+    "usage: judgectl languages [--check] [--languages DIR] [--work-dir DIR] [--slot N]\n"
+    "Lists the languages; --check compiles and runs a hello-world in each through\n"
+    "the sandbox and reports its version and status (exit 1 if any fails).\n";
+
+static bool check_language(struct runner *r, const char *id)
+{
+    struct runner_selftest st;
+    char err[1024];
+    if (runner_language_selftest(r, id, &st, err, sizeof err) < 0) {
+        printf("%-12s %-40s %s\n", id, "-", err);
+        return false;
+    }
+    printf("%-12s %-40.40s %s (compile %.2fs, run %.2fs)\n", id, st.version, st.status,
+           st.compile_time, st.run_time);
+    return st.ok;
+}
+
+int cmd_languages(int argc, char **argv)
+{
+    struct option opts[sizeof common_options / sizeof *common_options + 2] = {0};
+    memcpy(opts, common_options, sizeof common_options);
+    opts[sizeof common_options / sizeof *common_options] =
+        (struct option){"check", no_argument, NULL, OPT_CHECK};
+    struct local_opts o = default_opts();
+    bool check = false;
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        if (common_option(c, &o))
+            continue;
+        if (c == OPT_CHECK)
+            check = true;
+        else if (c == 'h')
+            return fputs(languages_usage, stdout), 0;
+        else
+            return fputs(languages_usage, stderr), 2;
+    }
+    if (optind != argc)
+        return fputs(languages_usage, stderr), 2;
+    struct runner *r = open_runner(&o, "languages", false);
+    if (!r)
+        return 1;
+    bool ok = true;
+    if (check)
+        printf("%-12s %-40s %s\n", "id", "version", "status");
+    else
+        printf("%-12s %-10s %s\n", "id", "pool", "name");
+    for (size_t i = 0; i < runner_language_count(r); i++) {
+        const char *id = runner_language_id(r, i);
+        if (check)
+            ok &= check_language(r, id);
+        else
+            printf("%-12s %-10s %s\n", id, runner_language_pool(r, id),
+                   runner_language_name(r, id));
+    }
+    runner_close(r);
+    return ok ? 0 : 1;
+}
+
+/* ---- problem check ----------------------------------------------------------- */
+
+static const char problem_usage[] =
+    "usage: judgectl problem check [--languages DIR] [--work-dir DIR] [--slot N] DIR\n"
+    "Validates a problem package: every error names file, line and key. A custom\n"
+    "checker is compiled through the sandbox (when the sandbox is available).\n";
+
+int cmd_problem(int argc, char **argv)
+{
+    struct option opts[sizeof common_options / sizeof *common_options + 1] = {0};
+    memcpy(opts, common_options, sizeof common_options);
+    struct local_opts o = default_opts();
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        if (common_option(c, &o))
+            continue;
+        if (c == 'h')
+            return fputs(problem_usage, stdout), 0;
+        return fputs(problem_usage, stderr), 2;
+    }
+    if (optind + 2 != argc || strcmp(argv[optind], "check"))
+        return fputs(problem_usage, stderr), 2;
+    const char *dir = argv[optind + 1];
+    struct runner *r = open_runner(&o, "problem", true);
+    if (!r)
+        fprintf(stderr, "judgectl problem: no sandbox or languages: a custom checker is not "
+                        "compiled\n");
+    char *errors = NULL, *summary = NULL;
+    int count = runner_problem_check(r, dir, &errors, &summary);
+    runner_close(r);
+    if (count > 0)
+        fprintf(stdout, "%s%d error%s in %s\n", errors, count, count == 1 ? "" : "s", dir);
+    else
+        printf("OK %s\n", summary ? summary : dir);
+    free(errors);
+    free(summary);
+    return count > 0 ? 1 : 0;
+}

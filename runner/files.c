@@ -1,9 +1,14 @@
 /*
  * files.c - the small file-system toolkit of the pipeline, and sha256.
  *
- * Box directories are recreated for every run, so removal and copying are on
- * the hot path: they work on directory fds (no path re-walks) and copy with
- * copy_file_range, which stays in the kernel (and reflinks where it can).
+ * Run boxes are on the hot path. After a compile the artefacts are sealed:
+ * owned by root and read-only, so a program running as a slot user can
+ * neither write nor chmod them. A run box (/box, root's, mode 1777: anyone
+ * may create files, nobody may delete or rename root's) then holds hard links
+ * to the sealed artefacts, and resetting it between tests removes whatever is
+ * not exactly one of those links (checked by inode). That is a readdir and a
+ * few fstatat per test instead of a fresh copy. Everything works on directory
+ * fds (no path re-walks).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -177,6 +182,133 @@ int rn_copy_tree(const char *from, const char *to)
         close(f);
     if (t >= 0)
         close(t);
+    return rc;
+}
+
+/* ---- sealed artefacts, linked into boxes -------------------------------- */
+
+static int seal_at(int dfd)
+{
+    int dup_fd = dup(dfd);
+    DIR *d = dup_fd < 0 ? NULL : fdopendir(dup_fd);
+    if (!d)
+        return -1;
+    int rc = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        struct stat st;
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") ||
+            fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+            continue;
+        if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+            rc |= unlinkat(dfd, e->d_name, 0);      /* symlinks, fifos: not artefacts */
+            continue;
+        }
+        rc |= fchownat(dfd, e->d_name, 0, 0, AT_SYMLINK_NOFOLLOW);
+        rc |= fchmodat(dfd, e->d_name, (st.st_mode & 0555) | 0444, 0);
+        if (S_ISDIR(st.st_mode)) {
+            int sub = openat(dfd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+            rc |= sub < 0 ? -1 : seal_at(sub);
+            if (sub >= 0)
+                close(sub);
+        }
+    }
+    closedir(d);
+    return rc ? -1 : 0;
+}
+
+int rn_seal_tree(const char *path)
+{
+    int dfd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    int rc = dfd < 0 ? -1 : seal_at(dfd);
+    if (dfd >= 0)
+        close(dfd);
+    return rc;
+}
+
+/* links (files) or recreates (dirs) from_dir/name in to_dir */
+static int link_entry(int from_dir, int to_dir, const char *name, const struct stat *st)
+{
+    if (S_ISREG(st->st_mode))
+        return linkat(from_dir, name, to_dir, name, 0);
+    if (!S_ISDIR(st->st_mode))
+        return 0;
+    if (mkdirat(to_dir, name, 0755) < 0 || fchmodat(to_dir, name, st->st_mode & 0555, 0) < 0)
+        return -1;
+    int f = openat(from_dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    int t = openat(to_dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    int dup_fd = f < 0 ? -1 : dup(f);
+    DIR *d = dup_fd < 0 ? NULL : fdopendir(dup_fd);
+    int rc = d && t >= 0 ? 0 : -1;
+    struct dirent *e;
+    while (rc == 0 && d && (e = readdir(d))) {
+        struct stat sub;
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
+            fstatat(f, e->d_name, &sub, AT_SYMLINK_NOFOLLOW) == 0)
+            rc = link_entry(f, t, e->d_name, &sub);
+    }
+    if (d)
+        closedir(d);
+    if (f >= 0)
+        close(f);
+    if (t >= 0)
+        close(t);
+    return rc;
+}
+
+/* an entry of the box that is still exactly the sealed artefact */
+static bool unchanged(int box, int src, const char *name)
+{
+    struct stat b, s;
+    if (fstatat(box, name, &b, AT_SYMLINK_NOFOLLOW) < 0 ||
+        fstatat(src, name, &s, AT_SYMLINK_NOFOLLOW) < 0)
+        return false;
+    if (S_ISREG(s.st_mode))
+        return S_ISREG(b.st_mode) && b.st_ino == s.st_ino && b.st_dev == s.st_dev;
+    /* a sealed dir's copy is root's and read-only: nothing can enter it */
+    return S_ISDIR(s.st_mode) && S_ISDIR(b.st_mode) && b.st_uid == 0 &&
+           (b.st_mode & 0222) == 0;
+}
+
+static int reset_at(int box, int src)
+{
+    int dup_box = dup(box), dup_src = dup(src);
+    DIR *bd = dup_box < 0 ? NULL : fdopendir(dup_box);
+    DIR *sd = dup_src < 0 ? NULL : fdopendir(dup_src);
+    int rc = bd && sd ? 0 : -1;
+    struct dirent *e;
+    while (rc == 0 && (e = readdir(bd)))
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") && !unchanged(box, src, e->d_name))
+            rc = remove_at(box, e->d_name);
+    while (rc == 0 && (e = readdir(sd))) {
+        struct stat st, there;
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
+            fstatat(src, e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+            fstatat(box, e->d_name, &there, AT_SYMLINK_NOFOLLOW) < 0)
+            rc = link_entry(src, box, e->d_name, &st);
+    }
+    if (bd)
+        closedir(bd);
+    else if (dup_box >= 0)
+        close(dup_box);
+    if (sd)
+        closedir(sd);
+    else if (dup_src >= 0)
+        close(dup_src);
+    return rc;
+}
+
+int rn_reset_box(const char *box, const char *sealed, bool fresh)
+{
+    if (fresh && rn_fresh_dir(box, 01777) < 0)
+        return -1;
+    int b = open(box, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    int s = open(sealed, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    int rc = b < 0 || s < 0 ? -1 : reset_at(b, s);
+    if (b >= 0)
+        close(b);
+    if (s >= 0)
+        close(s);
     return rc;
 }
 

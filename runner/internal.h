@@ -188,6 +188,11 @@ int rn_mkdir_p(const char *path, int mode);
 int rn_remove_tree(const char *path);                 /* ok if missing */
 int rn_fresh_dir(const char *path, int mode);         /* remove, create, chmod */
 int rn_copy_tree(const char *from, const char *to);   /* files and dirs */
+/* chown root, make read-only; symlinks and special files are removed */
+int rn_seal_tree(const char *path);
+/* Makes box (mode 1777) hold exactly hard links to the sealed tree's files
+ * (dirs recreated read-only), removing anything else; fresh: start empty. */
+int rn_reset_box(const char *box, const char *sealed, bool fresh);
 int rn_write_file(const char *path, const char *data, size_t len, int mode);
 /* Reads at most max bytes (a note is appended when cut); caller frees. */
 char *rn_read_file(const char *path, size_t max, size_t *len);

@@ -6,16 +6,18 @@
  * scratch directory WORK/slot-N/ for as long as it is judged:
  *
  *   src/      the compile box: the source, then the compiled artefacts
- *   box/      the run box (/box, cwd): recreated for every test as a fresh
- *             copy of src/, so nothing a run writes survives into the next
- *             one and the artefacts themselves are never changed
+ *   box/      the run box (/box, cwd): after the compile, src/ is sealed
+ *             (root's, read-only) and box/ holds hard links to it; between
+ *             tests everything else is removed (see files.c), so nothing a
+ *             run writes survives into the next and the artefacts never change
  *   output/   the program's stdout ("out"), outside every box; mounted
  *             read-only at /output for a custom checker
  *   chk/      a custom checker's box; chk.out / chk.err its stdout, stderr
  *   compile.log  compiler stdout+stderr (cut to 64 KiB for the report)
  *
- * Copying the artefacts (rather than mounting them) keeps a language's run
- * command simple ("./main" in cwd) and costs a copy_file_range per file.
+ * Linking the artefacts into the box (rather than mounting them elsewhere)
+ * keeps a language's run command simple ("./main" in cwd) and costs a
+ * readdir and a few fstatat per test.
  * Test data never enters the program's box: the input arrives as its stdin
  * fd, the answer stays on the host, and the output goes to a file outside the
  * box. Built-in checkers run on the host; a custom checker runs in a sandbox
@@ -68,6 +70,7 @@ struct job {
     char *prob_abs;                           /* absolute package dir */
     const struct runner_request *req;
     struct runner_report *rep;
+    bool box_ready, chk_ready;                /* box/, chk/ hold links already */
     char *checker_dir;                        /* compiled custom checker */
     const struct rn_language *checker_lang;
     enum runner_failure failure;
@@ -476,6 +479,8 @@ static int build_checker(struct job *j, const struct rn_language *l, const struc
     if (rc == 0 && !c.ok) {
         *message = rn_strdup_printf("the checker does not compile:\n%s", c.output);
         rc = 1;
+    } else if (rc == 0 && rn_seal_tree(tmp) < 0) {
+        rc = infra(j, tmp, strerror(errno));
     } else if (rc == 0 && rename(tmp, cache) < 0 && errno != EEXIST && errno != ENOTEMPTY) {
         rc = infra(j, cache, strerror(errno));
     }
@@ -529,8 +534,9 @@ static char *read_text(const char *path)
 static int run_custom_checker(struct job *j, const struct rn_test *t, struct rn_check *chk)
 {
     const struct rn_language *l = j->checker_lang;
-    if (rn_fresh_dir(j->chk, 0777) < 0 || rn_copy_tree(j->checker_dir, j->chk) < 0)
+    if (rn_reset_box(j->chk, j->checker_dir, !j->chk_ready) < 0)
         return infra(j, j->chk, strerror(errno));
+    j->chk_ready = true;
     char *in = rn_strdup_printf("/problem/%s", t->input);
     char *ans = rn_strdup_printf("/problem/%s", t->answer);
     char *const extra[] = {in, "/output/out", ans, NULL};
@@ -603,8 +609,9 @@ static uint64_t run_memory(const struct job *j)
 
 static int run_program(struct job *j, const struct rn_test *t, struct sandbox_result *res)
 {
-    if (rn_fresh_dir(j->box, 0777) < 0 || rn_copy_tree(j->src, j->box) < 0)
+    if (rn_reset_box(j->box, j->src, !j->box_ready) < 0)
         return infra(j, j->box, strerror(errno));
+    j->box_ready = true;
     char *in_path = rn_strdup_printf("%s/%s", j->prob->dir, t->input);
     int in_fd = open(in_path, O_RDONLY | O_CLOEXEC);
     free(in_path);
@@ -752,6 +759,8 @@ static int judge_in_slot(struct job *j, const struct runner_request *req)
             return 0;
         }
     }
+    if (rn_seal_tree(j->src) < 0)
+        return infra(j, j->src, strerror(errno));
     if (j->prob->checker == RN_CHECK_CUSTOM) {
         char *message = NULL;
         int rc = prepare_checker(j, &message);
@@ -975,6 +984,8 @@ static int selftest_in_slot(struct job *j, struct runner_selftest *st)
         return 0;
     }
     free(c.output);
+    if (rn_seal_tree(j->src) < 0)
+        return infra(j, j->src, strerror(errno));
     return selftest_run(j, st);
 }
 

@@ -1,0 +1,480 @@
+/*
+ * test_judge.c - the pipeline end to end: real compilers, the real sandbox.
+ *
+ * What a user checks: every testdata/PROBLEM/solutions/FILE gets the verdict
+ * its name encodes (ac.c, wa_int32.c, re_30_recursion.py: RE with 30
+ * points); compile-time attacks end as CE within the compile limits; a
+ * program cannot see the answers nor keep files between tests; a broken
+ * checker is IE, never WA; languages --check passes for every language;
+ * judgectl's --json contract and exit status. Needs root (the sandbox).
+ */
+#include <criterion/criterion.h>
+#include <ctype.h>
+#include <dirent.h>
+#include <jansson.h>
+#include <pthread.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include "helpers.h"
+#include "runner.h"
+
+#define SRC JUDGED_SOURCE_DIR
+/* Slots 300..479, clear of judged's tests (600+), the sandbox's (800+) and
+ * judgectl's default (500+); picked per process (criterion forks one per test) so that this
+ * suite run from two build trees at once does not share a slot. */
+#define FIRST_SLOT (300 + (int)(getpid() % 60) * 3)
+
+static struct runner *open_runner(int slots)
+{
+    static char work[] = "/tmp/runner-test-work";
+    struct runner_config cfg = {.languages_dir = SRC "/languages", .work_dir = work,
+                                .first_slot = FIRST_SLOT, .slots = slots};
+    struct runner *r = NULL;
+    char err[4096];
+    int rc = runner_open(&r, &cfg, err, sizeof err);
+    cr_assert_eq(rc, 0, "runner_open: %s", err);
+    return r;
+}
+
+static const char *language_of(const char *file)
+{
+    static const char *const map[][2] = {
+        {".c", "c"}, {".cpp", "cpp"}, {".py", "python3"}, {".java", "java"},
+        {".rs", "rust"}, {".go", "go"}, {".js", "javascript"}, {".pas", "pascal"},
+    };
+    const char *dot = strrchr(file, '.');
+    for (size_t i = 0; dot && i < sizeof map / sizeof map[0]; i++)
+        if (!strcmp(dot, map[i][0]))
+            return map[i][1];
+    return NULL;
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    cr_assert_not_null(f, "%s", path);
+    char *buf = malloc(1 << 22);
+    *len = fread(buf, 1, (1 << 22) - 1, f);
+    buf[*len] = '\0';
+    fclose(f);
+    return buf;
+}
+
+struct judged {
+    enum runner_verdict verdict;
+    double score;
+    char *json;
+};
+
+static struct judged judge_source(struct runner *r, const char *problem, const char *lang,
+                                  const char *source, size_t len)
+{
+    struct runner_request req = {.problem_dir = problem, .language = lang, .source = source,
+                                 .source_len = len};
+    struct runner_report *rep = NULL;
+    enum runner_failure failure;
+    char err[1024];
+    int rc = runner_judge(r, &req, &rep, &failure, err, sizeof err);
+    cr_assert_eq(rc, 0, "%s/%s: %s", problem, lang, err);
+    struct judged j = {runner_report_verdict(rep), runner_report_score(rep), runner_report_json(rep)};
+    runner_report_free(rep);
+    return j;
+}
+
+static struct judged judge_file(struct runner *r, const char *problem, const char *path)
+{
+    size_t len;
+    char *src = slurp(path, &len);
+    struct judged j = judge_source(r, problem, language_of(path), src, len);
+    free(src);
+    return j;
+}
+
+/* "wa_30_int32.c" -> "WA", 30; "ac.c" -> "AC", -1 */
+static void expected_from_name(const char *name, char verdict[8], double *score)
+{
+    size_t n = strcspn(name, "_.");
+    snprintf(verdict, 8, "%.*s", (int)(n < 7 ? n : 7), name);
+    for (char *p = verdict; *p; p++)
+        *p = (char)toupper((unsigned char)*p);
+    *score = -1;
+    const char *num = name + n + 1;
+    size_t digits = name[n] == '_' ? strspn(num, "0123456789") : 0;
+    if (digits && (num[digits] == '_' || num[digits] == '.'))
+        *score = atof(num);
+}
+
+static int visible(const struct dirent *d)
+{
+    return d->d_name[0] != '.';
+}
+
+/* judges every solution of one problem; returns the number of mismatches */
+static int judge_problem(struct runner *r, const char *problem, char *report, size_t cap)
+{
+    char dir[1024], path[2048], problem_dir[512];
+    snprintf(problem_dir, sizeof problem_dir, "%s/testdata/%s", SRC, problem);
+    snprintf(dir, sizeof dir, "%s/solutions", problem_dir);
+    struct dirent **names;
+    int n = scandir(dir, &names, visible, alphasort), bad = 0;
+    cr_assert_geq(n, 1, "%s has no solutions", dir);
+    for (int i = 0; i < n; i++) {
+        char want[8];
+        double want_score;
+        expected_from_name(names[i]->d_name, want, &want_score);
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]->d_name);
+        if (language_of(path)) {
+            struct judged j = judge_file(r, problem_dir, path);
+            const char *got = runner_verdict_name(j.verdict);
+            if (strcmp(got, want) || (want_score >= 0 && j.score != want_score)) {
+                size_t used = strlen(report);
+                snprintf(report + used, cap - used, "%s/%s: expected %s %g, got %s %g\n", problem,
+                         names[i]->d_name, want, want_score, got, j.score);
+                bad++;
+            }
+            free(j.json);
+        }
+        free(names[i]);
+    }
+    free(names);
+    return bad;
+}
+
+static void judge_all_solutions_of(const char *problem)
+{
+    struct runner *r = open_runner(1);
+    char report[8192] = "";
+    int bad = judge_problem(r, problem, report, sizeof report);
+    runner_close(r);
+    cr_assert_eq(bad, 0, "verdicts differ from the solutions' names:\n%s", report);
+}
+
+Test(solutions, aplusb, .timeout = 600) { judge_all_solutions_of("aplusb"); }
+Test(solutions, bigsum, .timeout = 600) { judge_all_solutions_of("bigsum"); }
+Test(solutions, circles, .timeout = 600) { judge_all_solutions_of("circles"); }
+Test(solutions, divisor, .timeout = 600) { judge_all_solutions_of("divisor"); }
+Test(solutions, rangesum, .timeout = 600) { judge_all_solutions_of("rangesum"); }
+
+/* ---- compile-time attacks ---- */
+
+static void assert_ce_within(const char *lang, const char *source, double max_seconds)
+{
+    struct runner *r = open_runner(1);
+    struct timespec a, b;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    struct judged j = judge_source(r, SRC "/testdata/aplusb", lang, source, strlen(source));
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    double took = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
+    cr_assert_eq(j.verdict, RUNNER_CE, "%s", j.json);
+    cr_assert_lt(took, max_seconds, "the compile took %.1fs", took);
+    json_t *o = json_loads(j.json, 0, NULL);
+    const char *out = json_string_value(json_object_get(json_object_get(o, "compile"), "output"));
+    cr_assert(out && strlen(out) <= 70 * 1024, "compile output must be truncated");
+    json_decref(o);
+    free(j.json);
+    runner_close(r);
+}
+
+Test(compile, include_dev_zero_is_ce, .timeout = 120)
+{
+    assert_ce_within("c", "#include \"/dev/zero\"\nint main(void){return 0;}\n", 40);
+}
+
+Test(compile, include_dev_random_is_ce, .timeout = 120)
+{
+    assert_ce_within("cpp", "#include \"/dev/urandom\"\nint main(){}\n", 40);
+}
+
+Test(compile, recursive_include_is_ce, .timeout = 120)
+{
+    assert_ce_within("c", "#include __FILE__\n#include __FILE__\nint main(void){return 0;}\n", 40);
+}
+
+Test(compile, syntax_error_is_ce_with_message, .timeout = 60)
+{
+    struct runner *r = open_runner(1);
+    const char *src = "int main(void) { return }\n";
+    struct judged j = judge_source(r, SRC "/testdata/aplusb", "c", src, strlen(src));
+    cr_assert_eq(j.verdict, RUNNER_CE);
+    cr_assert(strstr(j.json, "main.c:1"), "the compiler's message is kept: %s", j.json);
+    free(j.json);
+    runner_close(r);
+}
+
+/* ---- isolation ---- */
+
+Test(isolation, no_answers_no_test_data_no_leftovers, .timeout = 120)
+{
+    char *pkg = scratch_dir("iso");
+    put_file(pkg, "problem.yaml", "name: iso\ntime_limit: 2s\nmemory_limit: 128M\n"
+             "stop_on_failure: none\n");
+    put_file(pkg, "tests/1.in", "%s\n", pkg);
+    put_file(pkg, "tests/1.out", "ok\n");
+    put_file(pkg, "tests/2.in", "%s\n", pkg);
+    put_file(pkg, "tests/2.out", "ok\n");
+    /* prints "ok" only if it can neither read the answer nor write the input
+     * nor find the file it left in its cwd during test 1 */
+    const char *src =
+        "#include <stdio.h>\n#include <unistd.h>\n"
+        "int main(void){ char dir[512], p[600]; if (scanf(\"%511s\", dir) != 1) return 2;\n"
+        " int bad = 0; snprintf(p, sizeof p, \"%s/tests/1.out\", dir);\n"
+        " if (fopen(p, \"r\")) bad = 1;\n"
+        " if (fopen(\"/proc/self/fd/0\", \"w\")) bad = 1;\n"
+        " if (access(\"left-behind\", F_OK) == 0) bad = 1;\n"
+        " FILE *f = fopen(\"left-behind\", \"w\"); if (f) fclose(f);\n"
+        " puts(bad ? \"leak\" : \"ok\"); return 0; }\n";
+    struct runner *r = open_runner(1);
+    struct judged j = judge_source(r, pkg, "c", src, strlen(src));
+    cr_assert_eq(j.verdict, RUNNER_AC, "%s", j.json);
+    free(j.json);
+    runner_close(r);
+    remove_dir(pkg);
+    free(pkg);
+}
+
+/* ---- checkers ---- */
+
+static char *checker_package(const char *checker_source)
+{
+    char *pkg = scratch_dir("chk");
+    put_file(pkg, "problem.yaml", "name: chk\ntime_limit: 1s\nmemory_limit: 64M\n"
+             "checker: {type: custom, source: check.c}\n");
+    put_file(pkg, "check.c", "%s", checker_source);
+    put_file(pkg, "tests/1.in", "1 2\n");
+    put_file(pkg, "tests/1.out", "3\n");
+    return pkg;
+}
+
+static const char aplusb_c[] = "#include <stdio.h>\nint main(void){long a,b;"
+                               "if(scanf(\"%ld %ld\",&a,&b)!=2)return 1;printf(\"%ld\\n\",a+b);}\n";
+
+Test(checkers, failing_checker_is_ie_not_wa, .timeout = 60)
+{
+    char *pkg = checker_package("#include <stdio.h>\nint main(void){fputs(\"cannot parse\", "
+                                "stderr); return 3;}\n");
+    struct runner *r = open_runner(1);
+    struct judged j = judge_source(r, pkg, "c", aplusb_c, strlen(aplusb_c));
+    cr_assert_eq(j.verdict, RUNNER_IE, "%s", j.json);
+    cr_assert(strstr(j.json, "cannot parse"), "%s", j.json);
+    free(j.json);
+    runner_close(r);
+    remove_dir(pkg);
+    free(pkg);
+}
+
+Test(checkers, crashing_checker_is_ie, .timeout = 60)
+{
+    char *pkg = checker_package("#include <stdlib.h>\nint main(void){abort();}\n");
+    struct runner *r = open_runner(1);
+    struct judged j = judge_source(r, pkg, "c", aplusb_c, strlen(aplusb_c));
+    cr_assert_eq(j.verdict, RUNNER_IE, "%s", j.json);
+    free(j.json);
+    runner_close(r);
+    remove_dir(pkg);
+    free(pkg);
+}
+
+Test(checkers, partial_points, .timeout = 60)
+{
+    char *pkg = checker_package("#include <stdio.h>\nint main(void){puts(\"0.25\"); "
+                                "fputs(\"a quarter\", stderr); return 7;}\n");
+    struct runner *r = open_runner(1);
+    struct judged j = judge_source(r, pkg, "c", aplusb_c, strlen(aplusb_c));
+    cr_assert_float_eq(j.score, 25, 1e-9, "%s", j.json);
+    cr_assert(strstr(j.json, "a quarter"), "%s", j.json);
+    free(j.json);
+    runner_close(r);
+    remove_dir(pkg);
+    free(pkg);
+}
+
+Test(checkers, checker_sees_input_output_answer, .timeout = 60)
+{
+    char *pkg = checker_package(
+        "#include <stdio.h>\nint main(int c, char **v){ if (c != 4) return 3;\n"
+        " long a, b, out, ans; FILE *i = fopen(v[1], \"r\"), *o = fopen(v[2], \"r\"),"
+        " *x = fopen(v[3], \"r\"); if (!i || !o || !x) return 3;\n"
+        " if (fscanf(i, \"%ld %ld\", &a, &b) != 2 || fscanf(x, \"%ld\", &ans) != 1) return 3;\n"
+        " if (fscanf(o, \"%ld\", &out) != 1) return 2;\n"
+        " if (out != a + b || out != ans) { fprintf(stderr, \"expected %ld\", ans); return 1; }\n"
+        " fprintf(stderr, \"fine\"); return 0; }\n");
+    struct runner *r = open_runner(1);
+    struct judged j = judge_source(r, pkg, "c", aplusb_c, strlen(aplusb_c));
+    cr_assert_eq(j.verdict, RUNNER_AC, "%s", j.json);
+    free(j.json);
+    const char *wrong = "int main(void){return !puts(\"4\");}\n";
+    j = judge_source(r, pkg, "c", wrong, strlen(wrong));
+    cr_assert_eq(j.verdict, RUNNER_WA, "%s", j.json);
+    cr_assert(strstr(j.json, "expected 3"), "%s", j.json);
+    free(j.json);
+    runner_close(r);
+    remove_dir(pkg);
+    free(pkg);
+}
+
+Test(checkers, checker_that_does_not_compile, .timeout = 60)
+{
+    char *pkg = checker_package("int main(void) { syntax error }\n");
+    struct runner *r = open_runner(1);
+    char *errors = NULL;
+    int count = runner_problem_check(r, pkg, &errors, NULL);
+    cr_assert_eq(count, 1, "%s", errors);
+    cr_assert(strstr(errors, "problem.yaml:4: checker.source: check.c: the checker does not compile"),
+              "%s", errors);
+    free(errors);
+    struct judged j = judge_source(r, pkg, "c", aplusb_c, strlen(aplusb_c));
+    cr_assert_eq(j.verdict, RUNNER_IE, "%s", j.json);
+    free(j.json);
+    runner_close(r);
+    remove_dir(pkg);
+    free(pkg);
+}
+
+/* ---- runner behaviour ---- */
+
+struct parallel {
+    struct runner *r;
+    enum runner_verdict verdict;
+    char err[512];
+};
+
+static void *judge_in_thread(void *arg)
+{
+    struct parallel *p = arg;
+    size_t len;
+    char *src = slurp(SRC "/testdata/aplusb/solutions/ac.c", &len);
+    struct runner_request req = {.problem_dir = SRC "/testdata/aplusb", .language = "c",
+                                 .source = src, .source_len = len};
+    struct runner_report *rep = NULL;
+    enum runner_failure failure;
+    p->verdict = runner_judge(p->r, &req, &rep, &failure, p->err, sizeof p->err) == 0
+                     ? runner_report_verdict(rep) : RUNNER_IE;
+    runner_report_free(rep);
+    free(src);
+    return NULL;
+}
+
+Test(runner, several_submissions_at_once, .timeout = 120)
+{
+    struct runner *r = open_runner(2);
+    pthread_t t[4];
+    struct parallel p[4];
+    for (int i = 0; i < 4; i++) {
+        p[i] = (struct parallel){r, RUNNER_IE, ""};
+        pthread_create(&t[i], NULL, judge_in_thread, &p[i]);
+    }
+    for (int i = 0; i < 4; i++) {
+        pthread_join(t[i], NULL);
+        cr_assert_eq(p[i].verdict, RUNNER_AC, "submission %d: %s", i, p[i].err);
+    }
+    runner_close(r);
+}
+
+static bool stop_now(void *arg)
+{
+    (void)arg;
+    return false;
+}
+
+Test(runner, abandoned_job_and_bad_requests, .timeout = 60)
+{
+    struct runner *r = open_runner(1);
+    struct runner_request req = {.problem_dir = SRC "/testdata/aplusb", .language = "c",
+                                 .source = aplusb_c, .source_len = strlen(aplusb_c),
+                                 .keep_going = stop_now};
+    struct runner_report *rep = NULL;
+    enum runner_failure failure;
+    char err[512];
+    cr_assert_eq(runner_judge(r, &req, &rep, &failure, err, sizeof err), -1);
+    cr_assert_eq(failure, RUNNER_FAILURE_ABORTED);
+    req.keep_going = NULL;
+    req.language = "cobol";
+    cr_assert_eq(runner_judge(r, &req, &rep, &failure, err, sizeof err), -1);
+    cr_assert_eq(failure, RUNNER_FAILURE_NONE);
+    cr_assert(strstr(err, "cobol"));
+    req.language = "c";
+    req.problem_dir = "/nonexistent/problem";
+    cr_assert_eq(runner_judge(r, &req, &rep, &failure, err, sizeof err), -1);
+    cr_assert_eq(failure, RUNNER_FAILURE_INFRA);
+    runner_close(r);
+}
+
+Test(runner, every_language_passes_its_self_test, .timeout = 600)
+{
+    struct runner *r = open_runner(1);
+    char report[4096] = "";
+    for (size_t i = 0; i < runner_language_count(r); i++) {
+        const char *id = runner_language_id(r, i);
+        struct runner_selftest st;
+        char err[512];
+        int rc = runner_language_selftest(r, id, &st, err, sizeof err);
+        if (rc < 0 || !st.ok || !st.version[0]) {
+            size_t used = strlen(report);
+            snprintf(report + used, sizeof report - used, "%s: %s [%s]\n", id,
+                     rc < 0 ? err : st.status, st.version);
+        }
+    }
+    runner_close(r);
+    cr_assert_str_empty(report, "%s", report);
+}
+
+/* ---- judgectl ---- */
+
+static int run_judgectl(const char *args, char **out)
+{
+    char *cmd = NULL;
+    cr_assert(asprintf(&cmd, "%s/judgectl %s --slot %d", BIN_DIR, args, FIRST_SLOT + 2) > 0);
+    FILE *p = popen(cmd, "r");
+    free(cmd);
+    size_t cap = 1 << 20, len = fread(*out = malloc(cap), 1, cap - 1, p);
+    (*out)[len] = '\0';
+    int status = pclose(p);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+Test(judgectl, json_contract_and_exit_status, .timeout = 120)
+{
+    char *out;
+    int rc = run_judgectl("judge --json --problem " SRC "/testdata/aplusb --lang c "
+                          SRC "/testdata/aplusb/solutions/wa_int32.c", &out);
+    cr_assert_eq(rc, 0, "a verdict was reached, whatever it is");
+    json_t *j = json_loads(out, 0, NULL);
+    cr_assert_not_null(j, "%s", out);
+    cr_assert_str_eq(json_string_value(json_object_get(j, "verdict")), "WA");
+    cr_assert(json_is_number(json_object_get(j, "score")));
+    cr_assert(json_is_number(json_object_get(j, "max_score")));
+    json_t *compile = json_object_get(j, "compile");
+    cr_assert_str_eq(json_string_value(json_object_get(compile, "status")), "OK");
+    cr_assert(json_is_number(json_object_get(compile, "cpu_time")));
+    cr_assert_eq(json_array_size(json_object_get(j, "tests")), 20);
+    cr_assert_eq(json_array_size(json_object_get(j, "subtasks")), 1);
+    json_decref(j);
+    free(out);
+    rc = run_judgectl("judge --problem " SRC "/testdata/aplusb --lang c "
+                      SRC "/testdata/aplusb/solutions/ac.c", &out);
+    cr_assert_eq(rc, 0);
+    cr_assert(strstr(out, "verdict: AC"), "%s", out);
+    free(out);
+}
+
+Test(judgectl, problem_check, .timeout = 120)
+{
+    char *out;
+    int rc = run_judgectl("problem check " SRC "/testdata/divisor", &out);
+    cr_assert_eq(rc, 0, "%s", out);
+    cr_assert(strstr(out, "OK divisor"), "%s", out);
+    free(out);
+    char *pkg = scratch_dir("ctl");
+    put_file(pkg, "problem.yaml", "name: x\ntime_limit: 1s\nmemory_limit: 1Z\n");
+    put_file(pkg, "tests/1.in", "\n");
+    char args[512];
+    snprintf(args, sizeof args, "problem check %s", pkg);
+    rc = run_judgectl(args, &out);
+    cr_assert_eq(rc, 1);
+    cr_assert(strstr(out, "problem.yaml:3: memory_limit: bad size '1Z'"), "%s", out);
+    cr_assert(strstr(out, "tests/1.in:0: tests: no matching tests/1.out"), "%s", out);
+    free(out);
+    remove_dir(pkg);
+    free(pkg);
+}
