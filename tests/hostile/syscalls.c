@@ -6,9 +6,12 @@
  *   mount, umount, unshare, setns, chroot, pivot_root, ptrace,
  *   process_vm, clone_newuser, clone_newnet, clone3, keyctl, bpf, perf,
  *   io_uring, kexec, reboot, init_module, swapon, settime, sethostname,
- *   vsock, netlink, packet, flock, int80, x32
+ *   vsock, netlink, packet, flock, int80, x32,
+ *   child_ptrace (from a forked child, the parent waits),
+ *   thread_ptrace (from a second thread, the main one keeps printing)
  */
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <linux/perf_event.h>
 #include <sched.h>
@@ -22,6 +25,7 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -41,6 +45,14 @@ static long raw_clone(unsigned long flags)
     if (rc == 0)
         _exit(0);
     return rc;
+}
+
+static void *traceme(void *arg)
+{
+    (void)arg;
+    ptrace(PTRACE_TRACEME, 0, NULL, NULL);
+    puts("thread: ptrace returned");
+    return NULL;
 }
 
 int main(int argc, char **argv)
@@ -128,6 +140,24 @@ int main(int argc, char **argv)
     }
     if (!strcmp(m, "x32"))
         return done(m, syscall(0x40000000 | 39 /* x32 getpid */));
+    if (!strcmp(m, "child_ptrace")) {
+        pid_t pid = fork();
+        if (pid == 0) {
+            ptrace(PTRACE_TRACEME, 0, NULL, NULL);
+            puts("child: ptrace returned");
+            _exit(0);
+        }
+        waitpid(pid, NULL, 0);
+        puts("parent: child done");
+        return 0;
+    }
+    if (!strcmp(m, "thread_ptrace")) {
+        pthread_t t;
+        pthread_create(&t, NULL, traceme, NULL);
+        pthread_join(t, NULL);
+        puts("main: thread done");
+        return 0;
+    }
     fprintf(stderr, "unknown mode %s\n", m);
     return 2;
 }

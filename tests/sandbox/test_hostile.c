@@ -342,6 +342,36 @@ Test(hostile, python_daemon_outlives_nothing)
     expect_never_accepted(&l);
 }
 
+/* The supervisor (a thread of the runner, or the CLI) dies mid-run: the box
+ * must not outlive it, and the slot must be usable again. */
+Test(hostile, supervisor_killed_mid_run)
+{
+    struct hrun *r = new_run(977);
+    r->limits.cpu_time = 10;
+    r->limits.wall_time = 20;
+    pid_t sup = fork();
+    cr_assert_geq(sup, 0);
+    if (sup == 0) {
+        RUN(r, H("sleeper"));
+        _exit(0);
+    }
+    int waited = 0;
+    while (procs_of_uid(box_uid(977), 0) == 0 && waited++ < 200)
+        sleep_s(0.01);
+    cr_assert_gt(procs_of_uid(box_uid(977), 0), 0, "the box never started");
+    kill(sup, SIGKILL);
+    waitpid(sup, NULL, 0);
+    waited = 0;
+    while (procs_of_uid(box_uid(977), 0) > 0 && waited++ < 100)
+        sleep_s(0.01);
+    expect_nothing_left(r);
+    r->limits.cpu_time = 1;
+    r->limits.wall_time = 3;
+    RUN(r, H("crash"), "exit42");
+    expect_status(r, SANDBOX_RE);
+    cr_assert_eq(r->res.exit_code, 42);
+}
+
 Test(hostile, kill_minus_one)
 {
     struct hrun *r = new_run(903);
@@ -398,6 +428,19 @@ Test(hostile, python_memory_bomb)
     RUN(r, "/usr/bin/python3", "/src/mem_bomb.py");
     expect_status(r, SANDBOX_MLE);
     cr_assert_leq(r->res.memory, 64 * MiB + MiB);
+    expect_nothing_left(r);
+}
+
+/* Kernel socket buffers are memory too: 60 processes filling 28 unix
+ * socket pairs each would queue ~300 MiB. */
+Test(hostile, socket_buffers_count_as_memory)
+{
+    struct hrun *r = new_run(976);
+    r->limits.memory = 64 * MiB;
+    r->limits.cpu_time = 2;
+    r->limits.wall_time = 5;
+    RUN(r, H("socket_hoard"), "60", "28");
+    expect_status(r, SANDBOX_MLE);
     expect_nothing_left(r);
 }
 
@@ -587,6 +630,36 @@ Test(hostile, many_files_in_private_box)
     expect_nothing_left(r);
 }
 
+/* The limit is what a file may grow to: one byte less is fine. */
+Test(hostile, output_just_under_limit)
+{
+    struct hrun *r = new_run(973);
+    r->limits.output = MiB;
+    RUN(r, H("write_exact"), "1048575");
+    expect_status(r, SANDBOX_OK);
+    cr_assert_eq(r->out_size, (off_t)MiB - 1);
+}
+
+/* SIGXFSZ ignored: the write fails with EFBIG and the program exits 0, but
+ * it still ran into the limit. */
+Test(hostile, output_limit_sigxfsz_ignored)
+{
+    struct hrun *r = new_run(974);
+    r->limits.output = MiB;
+    RUN(r, H("write_exact"), "3000000", "ignore");
+    expect_status(r, SANDBOX_OLE);
+    cr_assert_leq(r->out_size, (off_t)MiB);
+}
+
+Test(hostile, output_limit_on_stderr)
+{
+    struct hrun *r = new_run(975);
+    r->limits.output = MiB;
+    RUN(r, H("write_exact"), "3000000", "stderr", "ignore");
+    expect_status(r, SANDBOX_OLE);
+    cr_assert_leq(file_size(r->err_path), (off_t)MiB);
+}
+
 static long long field(const char *text, const char *key)
 {
     const char *p = strstr(text, key);
@@ -725,6 +798,10 @@ SV_TEST(flock, 953, "flock")
 SV_TEST(int80, 954, "i386:getpid")
 SV_TEST(x32, 955, "x32:39")
 
+/* The filter and its listener cover every process and thread of the box. */
+SV_TEST(child_ptrace, 970, "ptrace")
+SV_TEST(thread_ptrace, 971, "ptrace")
+
 Test(hostile, sv_in_compile_profile)
 {
     expect_sv(956, "compile", "io_uring", "io_uring_setup");
@@ -762,6 +839,23 @@ Test(hostile, setuid_root_fails)
     snprintf(want, sizeof want, "setuid -1 EPERM setgid -1 uid %d euid %d", (int)box_uid(960),
              (int)box_uid(960));
     cr_assert(strstr(r->out, want), "stdout: %s", r->out);
+}
+
+/* The program starts with stdin, stdout, stderr and nothing else: no status
+ * pipe, no seccomp listener (with it, it could allow its own denied calls),
+ * no cgroup or namespace handle. */
+Test(hostile, inherits_only_stdio)
+{
+    struct hrun *r = new_run(972);
+    RUN(r, H("open_fds"));
+    expect_status(r, SANDBOX_OK);
+    int lines = 0;
+    for (const char *p = r->out; (p = strstr(p, "fd ")); p += 3) {
+        int fd = atoi(p + 3);
+        cr_assert(fd >= 0 && fd <= 2, "fd %d leaked into the box:\n%s", fd, r->out);
+        lines++;
+    }
+    cr_assert_eq(lines, 3, "stdout: %s", r->out);
 }
 
 /* ---- limits on descriptors, words, crashes ---------------------------- */
