@@ -62,43 +62,86 @@ int rn_mkdir_p(const char *path, int mode)
     return rc;
 }
 
-static int remove_at(int parent, const char *name);
+/* Removal is recursive, but a program can build a directory chain deeper
+ * than any stack: below MAX_DEPTH a subtree is renamed up to the top
+ * directory being cleaned ("moved") and removed by a later pass. */
+#define MAX_DEPTH 32
 
-static int empty_dir_fd(int dfd)
+struct rm_ctx {
+    int top;              /* the directory being emptied */
+    unsigned moved;       /* subtrees renamed up to top so far */
+};
+
+static int remove_at(struct rm_ctx *c, int parent, const char *name, int depth);
+
+static int empty_dir_fd(struct rm_ctx *c, int dfd, int depth)
 {
-    DIR *d = fdopendir(dfd);
+    int dup_fd = dup(dfd);
+    DIR *d = dup_fd < 0 ? NULL : fdopendir(dup_fd);
     if (!d) {
-        close(dfd);
+        if (dup_fd >= 0)
+            close(dup_fd);
         return -1;
     }
+    rewinddir(d);
     int rc = 0;
     struct dirent *e;
     while ((e = readdir(d)))
         if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-            rc |= remove_at(dirfd(d), e->d_name);
+            rc |= remove_at(c, dfd, e->d_name, depth);
     closedir(d);
     return rc;
 }
 
-static int remove_at(int parent, const char *name)
+static int remove_at(struct rm_ctx *c, int parent, const char *name, int depth)
 {
     if (unlinkat(parent, name, 0) == 0 || errno == ENOENT)
         return 0;
     if (errno != EISDIR && errno != EPERM)
         return -1;
+    if (depth >= MAX_DEPTH) {
+        char up[48];
+        snprintf(up, sizeof up, ".rn-deep-%u", c->moved++);
+        return renameat(parent, name, c->top, up);
+    }
     int dfd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (dfd < 0)
         return -1;
     fchmod(dfd, 0700);  /* a box program may have made its dirs read-only */
-    int rc = empty_dir_fd(dfd);
+    int rc = empty_dir_fd(c, dfd, depth + 1);
+    close(dfd);
     if (unlinkat(parent, name, AT_REMOVEDIR) < 0 && errno != ENOENT)
         rc = -1;
     return rc;
 }
 
+/* empties top, in passes until no subtree was moved up during one */
+static int empty_top(int top)
+{
+    struct rm_ctx c = {top, 0};
+    unsigned before;
+    int rc;
+    do {
+        before = c.moved;
+        rc = empty_dir_fd(&c, top, 1);
+    } while (rc == 0 && c.moved != before);
+    return rc;
+}
+
 int rn_remove_tree(const char *path)
 {
-    return remove_at(AT_FDCWD, path);
+    if (unlink(path) == 0 || errno == ENOENT)
+        return 0;
+    if (errno != EISDIR && errno != EPERM)
+        return -1;
+    int top = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (top < 0)
+        return -1;
+    int rc = empty_top(top);
+    close(top);
+    if (rmdir(path) < 0 && errno != ENOENT)
+        rc = -1;
+    return rc;
 }
 
 int rn_fresh_dir(const char *path, int mode)
@@ -193,6 +236,7 @@ static int seal_at(int dfd)
     DIR *d = dup_fd < 0 ? NULL : fdopendir(dup_fd);
     if (!d)
         return -1;
+    rewinddir(d);
     int rc = 0;
     struct dirent *e;
     while ((e = readdir(d))) {
@@ -270,16 +314,20 @@ static bool unchanged(int box, int src, const char *name)
            (b.st_mode & 0222) == 0;
 }
 
-static int reset_at(int box, int src)
+static int reset_pass(struct rm_ctx *c, int box, int src)
 {
     int dup_box = dup(box), dup_src = dup(src);
     DIR *bd = dup_box < 0 ? NULL : fdopendir(dup_box);
     DIR *sd = dup_src < 0 ? NULL : fdopendir(dup_src);
     int rc = bd && sd ? 0 : -1;
+    if (rc == 0) {            /* dup'ed fds share the offset of an earlier pass */
+        rewinddir(bd);
+        rewinddir(sd);
+    }
     struct dirent *e;
     while (rc == 0 && (e = readdir(bd)))
         if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") && !unchanged(box, src, e->d_name))
-            rc = remove_at(box, e->d_name);
+            rc = remove_at(c, box, e->d_name, 1);
     while (rc == 0 && (e = readdir(sd))) {
         struct stat st, there;
         if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
@@ -295,6 +343,18 @@ static int reset_at(int box, int src)
         closedir(sd);
     else if (dup_src >= 0)
         close(dup_src);
+    return rc;
+}
+
+static int reset_at(int box, int src)
+{
+    struct rm_ctx c = {box, 0};
+    unsigned before;
+    int rc;
+    do {
+        before = c.moved;
+        rc = reset_pass(&c, box, src);
+    } while (rc == 0 && c.moved != before);
     return rc;
 }
 

@@ -478,3 +478,18 @@ Test(judgectl, problem_check, .timeout = 120)
     remove_dir(pkg);
     free(pkg);
 }
+
+Test(isolation, deep_directory_trees_left_in_the_box, .timeout = 120)
+{
+    /* each test leaves a 2000-deep chain of directories in its cwd */
+    const char *src =
+        "#include <stdio.h>\n#include <sys/stat.h>\n#include <unistd.h>\n"
+        "int main(void){ long a, b; if (scanf(\"%ld %ld\", &a, &b) != 2) return 1;\n"
+        " for (int i = 0; i < 2000; i++) { if (mkdir(\"d\", 0700) || chdir(\"d\")) break; }\n"
+        " printf(\"%ld\\n\", a + b); return 0; }\n";
+    struct runner *r = open_runner(1);
+    struct judged j = judge_source(r, SRC "/testdata/aplusb", "c", src, strlen(src));
+    cr_assert_eq(j.verdict, RUNNER_AC, "%s", j.json);
+    free(j.json);
+    runner_close(r);
+}

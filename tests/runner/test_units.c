@@ -600,3 +600,65 @@ Test(report, json_shape)
     free(s);
     runner_report_free(rep);
 }
+
+/* ---- box directories ---- */
+
+#include <fcntl.h>
+#include <sys/stat.h>
+
+static ino_t inode_of(const char *dir, const char *name)
+{
+    char path[2048];
+    struct stat st;
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    return stat(path, &st) == 0 ? st.st_ino : 0;
+}
+
+Test(files, deep_trees_are_removed_without_deep_recursion)
+{
+    char *dir = scratch_dir("deep");
+    int fd = open(dir, O_RDONLY | O_DIRECTORY);
+    for (int i = 0; i < 3000; i++) {      /* far deeper than PATH_MAX allows by name */
+        cr_assert_eq(mkdirat(fd, "d", 0700), 0);
+        int next = openat(fd, "d", O_RDONLY | O_DIRECTORY);
+        close(fd);
+        fd = next;
+    }
+    close(fd);
+    cr_assert_eq(rn_remove_tree(dir), 0);
+    cr_assert_neq(access(dir, F_OK), 0);
+    free(dir);
+}
+
+Test(files, reset_box_keeps_only_the_sealed_artefacts)
+{
+    char *root = scratch_dir("box");
+    char src[256], box[256];
+    snprintf(src, sizeof src, "%s/src", root);
+    snprintf(box, sizeof box, "%s/box", root);
+    mkdir(src, 0777);
+    put_file(src, "main", "binary");
+    put_file(src, "pkg/A.class", "class");
+    cr_assert_eq(rn_seal_tree(src), 0);
+    cr_assert_eq(rn_reset_box(box, src, true), 0);
+    cr_assert_eq(inode_of(box, "main"), inode_of(src, "main"), "a hard link, not a copy");
+    cr_assert_neq(inode_of(box, "pkg/A.class"), 0);
+    /* what a program might leave: a new file, a replaced artefact, a dir */
+    put_file(box, "junk", "x");
+    char path[512];
+    snprintf(path, sizeof path, "%s/main", box);
+    unlink(path);
+    put_file(box, "main", "evil");
+    snprintf(path, sizeof path, "%s/tree/a/b", box);
+    put_file(box, "tree/a/b", "y");
+    cr_assert_eq(rn_reset_box(box, src, false), 0);
+    cr_assert_eq(inode_of(box, "junk"), 0);
+    cr_assert_eq(inode_of(box, "tree"), 0);
+    cr_assert_eq(inode_of(box, "main"), inode_of(src, "main"));
+    struct stat st;
+    snprintf(path, sizeof path, "%s/main", src);
+    cr_assert_eq(stat(path, &st), 0);
+    cr_assert_eq(st.st_mode & 0222, 0, "sealed artefacts are read-only");
+    remove_dir(root);
+    free(root);
+}
