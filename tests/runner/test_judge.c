@@ -493,3 +493,20 @@ Test(isolation, deep_directory_trees_left_in_the_box, .timeout = 120)
     free(j.json);
     runner_close(r);
 }
+
+Test(languages, java_fits_a_256M_limit, .timeout = 120)
+{
+    /* a 160 MB int array under aplusb's 256M: the JVM's reserved address
+     * space and its threads must not count, only what is resident */
+    const char *src =
+        "import java.util.*;\npublic class Main { public static void main(String[] a) {\n"
+        " Scanner s = new Scanner(System.in); long x = s.nextLong(), y = s.nextLong();\n"
+        " int[] big = new int[40_000_000];\n"
+        " for (int i = 0; i < big.length; i += 1024) big[i] = 1;\n"
+        " System.out.println(x + y + big[0] - 1); } }\n";
+    struct runner *r = open_runner(1);
+    struct judged j = judge_source(r, SRC "/testdata/aplusb", "java", src, strlen(src));
+    cr_assert_eq(j.verdict, RUNNER_AC, "%s", j.json);
+    free(j.json);
+    runner_close(r);
+}
