@@ -244,6 +244,7 @@ static struct rn_language *language_defaults(const char *path)
 int rn_language_load(const char *path, struct rn_language **out, struct rn_errors *errs)
 {
     struct ydoc y;
+    size_t errors_before = errs->count;
     if (ydoc_load(&y, path, NULL, errs) < 0) {
         ydoc_free(&y);
         return -1;
@@ -256,7 +257,7 @@ int rn_language_load(const char *path, struct rn_language **out, struct rn_error
         rc |= check_required(&y, root, l);
     }
     ydoc_free(&y);
-    if (rc) {
+    if (rc || errs->count > errors_before) {
         rn_language_free(l);
         return -1;
     }

@@ -502,6 +502,7 @@ static struct rn_problem *problem_defaults(const char *dir)
 int rn_problem_load(const char *dir, struct rn_problem **out, struct rn_errors *errs)
 {
     char *path = rn_strdup_printf("%s/problem.yaml", dir);
+    size_t errors_before = errs->count;
     struct ydoc y;
     struct rn_problem *p = problem_defaults(dir);
     int rc = ydoc_load(&y, path, NULL, errs);
@@ -521,7 +522,7 @@ int rn_problem_load(const char *dir, struct rn_problem **out, struct rn_errors *
     }
     ydoc_free(&y);
     free(path);
-    if (rc) {
+    if (rc || errs->count > errors_before) {
         rn_problem_free(p);
         return -1;
     }

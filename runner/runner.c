@@ -860,7 +860,7 @@ static int check_checker(struct runner *r, const struct rn_problem *p, struct rn
     return rc;
 }
 
-static const char *checker_names[] = {"exact", "lines", "tokens", "float", "custom"};
+static const char *const checker_names[] = {"exact", "lines", "tokens", "float", "custom"};
 
 int runner_problem_check(struct runner *r, const char *problem_dir, char **errors, char **summary)
 {

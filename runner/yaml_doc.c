@@ -124,10 +124,29 @@ void ydoc_error(struct ydoc *y, const yaml_node_t *n, const char *key, const cha
     free(msg);
 }
 
+/* libyaml accepts a key given twice (the last wins): report it instead */
+static void duplicate_keys(struct ydoc *y, yaml_node_t *map)
+{
+    for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
+        yaml_node_t *k = ydoc_node(y, p->key);
+        for (yaml_node_pair_t *q = map->data.mapping.pairs.start; k && q < p; q++) {
+            yaml_node_t *earlier = ydoc_node(y, q->key);
+            if (k->type == YAML_SCALAR_NODE && earlier && earlier->type == YAML_SCALAR_NODE &&
+                !strcmp((char *)k->data.scalar.value, (char *)earlier->data.scalar.value)) {
+                ydoc_error(y, k, (char *)k->data.scalar.value, "given twice (also on line %d)",
+                           ydoc_line(earlier));
+                break;
+            }
+        }
+    }
+}
+
 int ydoc_mapping(struct ydoc *y, yaml_node_t *n, const char *key)
 {
-    if (n && n->type == YAML_MAPPING_NODE)
+    if (n && n->type == YAML_MAPPING_NODE) {
+        duplicate_keys(y, n);   /* recorded; the loaders fail on any error */
         return 0;
+    }
     ydoc_error(y, n, key, "expected a mapping");
     return -1;
 }

@@ -507,6 +507,17 @@ Test(problems, every_error_names_file_line_key)
     free(dir);
 }
 
+Test(problems, key_given_twice)
+{
+    char *dir = package(BASE "time_limit: 2s\n", 1);
+    int count;
+    char *e = check_errors(dir, &count);
+    cr_assert(strstr(e, "problem.yaml:4: time_limit: given twice (also on line 2)"), "%s", e);
+    free(e);
+    remove_dir(dir);
+    free(dir);
+}
+
 Test(problems, missing_test_pair)
 {
     char *dir = package(BASE, 2);
