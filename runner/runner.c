@@ -684,8 +684,9 @@ static int run_test(void *ctx, size_t i, struct rn_test_outcome *out)
     tr->exit_code = res.signal ? 0 : res.exit_code;
     tr->signal = res.signal;
     free(tr->checker_message);
+    /* a run that did not end OK was not checked: say what the sandbox saw */
     tr->checker_message = strdup(res.status == SANDBOX_OK ? chk.message
-                                 : res.status == SANDBOX_SV ? res.syscall_name : "");
+                                 : res.message[0] ? res.message : res.syscall_name);
     tr->pipeline_time = rn_now() - started;
     out->verdict = chk.verdict;
     out->fraction = chk.fraction;

@@ -27,7 +27,7 @@
 
 static struct runner *open_runner(int slots)
 {
-    static char work[] = "/tmp/runner-test-work";
+    static char work[] = BIN_DIR "/../runner-test-work";   /* one per build tree */
     struct runner_config cfg = {.languages_dir = SRC "/languages", .work_dir = work,
                                 .first_slot = FIRST_SLOT, .slots = slots};
     struct runner *r = NULL;
@@ -507,6 +507,37 @@ Test(languages, java_fits_a_256M_limit, .timeout = 120)
     struct runner *r = open_runner(1);
     struct judged j = judge_source(r, SRC "/testdata/aplusb", "java", src, strlen(src));
     cr_assert_eq(j.verdict, RUNNER_AC, "%s", j.json);
+    free(j.json);
+    runner_close(r);
+}
+
+Test(runner, broken_package_is_ie_with_the_errors, .timeout = 60)
+{
+    char *pkg = scratch_dir("broken");
+    put_file(pkg, "problem.yaml", "name: broken\ntime_limit: soon\nmemory_limit: 64M\n");
+    put_file(pkg, "tests/1.in", "1 2\n");
+    put_file(pkg, "tests/1.out", "3\n");
+    struct runner *r = open_runner(1);
+    struct judged j = judge_source(r, pkg, "c", aplusb_c, strlen(aplusb_c));
+    cr_assert_eq(j.verdict, RUNNER_IE, "the problem's fault, with a verdict: %s", j.json);
+    cr_assert(strstr(j.json, "problem.yaml:2: time_limit: bad duration"), "%s", j.json);
+    free(j.json);
+    runner_close(r);
+    remove_dir(pkg);
+    free(pkg);
+}
+
+Test(runner, failed_runs_say_why, .timeout = 60)
+{
+    const char *segv = "int main(void){ volatile int *p = 0; return *p; }\n";
+    struct runner *r = open_runner(1);
+    struct judged j = judge_source(r, SRC "/testdata/aplusb", "c", segv, strlen(segv));
+    cr_assert_eq(j.verdict, RUNNER_RE, "%s", j.json);
+    json_t *o = json_loads(j.json, 0, NULL);
+    json_t *t = json_array_get(json_object_get(o, "tests"), 0);
+    cr_assert_eq(json_integer_value(json_object_get(t, "signal")), 11);
+    cr_assert(strlen(json_string_value(json_object_get(t, "checker_message"))) > 0);
+    json_decref(o);
     free(j.json);
     runner_close(r);
 }
