@@ -187,7 +187,6 @@ struct runner_report *rn_report_new(void);
 int rn_mkdir_p(const char *path, int mode);
 int rn_remove_tree(const char *path);                 /* ok if missing */
 int rn_fresh_dir(const char *path, int mode);         /* remove, create, chmod */
-int rn_copy_tree(const char *from, const char *to);   /* files and dirs */
 /* chown root, make read-only; symlinks and special files are removed */
 int rn_seal_tree(const char *path);
 /* Makes box (mode 1777) hold exactly hard links to the sealed tree's files

@@ -304,7 +304,7 @@ static int run_boxed(struct job *j, const struct sandbox_job *sj, struct sandbox
 
 /* ---- compiling ---------------------------------------------------------- */
 
-static const char *limit_note(const struct sandbox_result *res, const struct rn_language *l)
+static const char *limit_note(const struct sandbox_result *res)
 {
     static const char *const notes[] = {
         [SANDBOX_TLE] = "compilation exceeded its time limit",
@@ -312,7 +312,6 @@ static const char *limit_note(const struct sandbox_result *res, const struct rn_
         [SANDBOX_OLE] = "compilation exceeded its output limit",
         [SANDBOX_SV] = "the compiler made a forbidden system call",
     };
-    (void)l;
     if (res->status < sizeof notes / sizeof notes[0] && notes[res->status])
         return notes[res->status];
     return NULL;
@@ -364,7 +363,7 @@ static int compile_step(struct job *j, const struct rn_language *l, const char *
     c->output = rn_read_file(j->log, COMPILE_LOG_MAX, NULL);
     if (!c->output)
         c->output = strdup("");
-    const char *note = limit_note(&res, l);
+    const char *note = limit_note(&res);
     if (note)
         append_note(c, note);
     else if (!c->ok && !*c->output)
