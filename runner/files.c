@@ -3,12 +3,13 @@
  *
  * Run boxes are on the hot path. After a compile the artefacts are sealed:
  * owned by root and read-only, so a program running as a slot user can
- * neither write nor chmod them. A run box (/box, root's, mode 1777: anyone
- * may create files, nobody may delete or rename root's) then holds hard links
- * to the sealed artefacts, and resetting it between tests removes whatever is
- * not exactly one of those links (checked by inode). That is a readdir and a
- * few fstatat per test instead of a fresh copy. Everything works on directory
- * fds (no path re-walks).
+ * neither write nor chmod them. A run box (/box; the sandbox hands it to the
+ * slot user, who may add, delete or rename entries but not change a sealed
+ * file) holds hard links to the sealed artefacts; resetting it between tests
+ * removes whatever is not exactly one of those links (checked by inode) and
+ * relinks what is missing. That is a readdir and a few fstatat per test
+ * instead of a fresh copy. Everything works on directory fds (no path
+ * re-walks), and removal survives directory chains deeper than any stack.
  */
 #include <dirent.h>
 #include <errno.h>
