@@ -789,6 +789,15 @@ static int judge_in_slot(struct job *j, const struct runner_request *req)
     return evaluate(j);
 }
 
+static void unknown_language(const struct runner *r, const char *id, char *err, size_t errlen)
+{
+    int n = snprintf(err, errlen, "unknown language '%s' (known:", id ? id : "");
+    for (size_t i = 0; i < r->lang_count && n >= 0 && (size_t)n < errlen; i++)
+        n += snprintf(err + n, errlen - (size_t)n, " %s", r->langs[i]->id);
+    if (n >= 0 && (size_t)n < errlen)
+        snprintf(err + n, errlen - (size_t)n, ")");
+}
+
 /* problem.yaml missing: test data not (yet) here, an infrastructure matter */
 static bool package_present(const char *dir)
 {
@@ -817,7 +826,7 @@ int runner_judge(struct runner *r, const struct runner_request *req, struct runn
     *failure = RUNNER_FAILURE_NONE;
     const struct rn_language *lang = find_language(r, req->language);
     if (!lang)
-        return snprintf(err, errlen, "unknown language '%s'", req->language ? req->language : ""), -1;
+        return unknown_language(r, req->language, err, errlen), -1;
     if (!package_present(req->problem_dir)) {
         *failure = RUNNER_FAILURE_INFRA;
         return snprintf(err, errlen, "%s/problem.yaml: %s", req->problem_dir, strerror(errno)), -1;
