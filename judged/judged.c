@@ -343,6 +343,7 @@ static void *dispatcher(void *arg)
     char hist[2][128] = {"0", "0"};
     int64_t next_reclaim = 0, next_promote = 0;
     char state[32] = "active", laststate[32] = "active";
+    bool down = false;
     long reclaim_every = cfg.lease_ms / 4 < 1000 ? cfg.lease_ms / 4 : 1000;
     if (reclaim_every < 100)
         reclaim_every = 100;
@@ -446,9 +447,17 @@ static void *dispatcher(void *arg)
             }
         }
         if (rc == -1) {
-            logmsg("pool %s: redis: %s; reconnecting", p->name, k.err);
+            if (!down)
+                logmsg("pool %s: redis: %s; reconnecting with backoff", p->name, k.err);
+            down = true;
             jd_conn_backoff(&k);
-        } else if (rc == -2) {
+            continue;
+        }
+        if (down) {
+            logmsg("pool %s: redis is back", p->name);
+            down = false;
+        }
+        if (rc == -2) {
             logmsg("pool %s: consumer group missing; recreating it", p->name);
             groups_ok = false;
         } else if (rc == -3) {
@@ -472,7 +481,7 @@ static bool keep_going(void *arg)
 static redisReply *eval_job(struct jd_conn *k, struct job *j, const struct jd_script *s,
                             int nkeys, int nargs, const char **args, const size_t *lens)
 {
-    for (;;) {
+    for (int tries = 0;;) {
         redisReply *r = jd_eval(k, s, nkeys, nargs, args, lens);
         if (r)
             return r;
@@ -480,7 +489,8 @@ static redisReply *eval_job(struct jd_conn *k, struct job *j, const struct jd_sc
             return NULL;
         if (atomic_load(&stopping) && jd_now_ms() > atomic_load(&grace_deadline) + cfg.lease_ms)
             return NULL;
-        logmsg("job %s: redis: %s; retrying", j->sid, k->err);
+        if (tries++ == 0)
+            logmsg("job %s: redis: %s; retrying with backoff", j->sid, k->err);
         jd_conn_backoff(k);
     }
 }
@@ -603,12 +613,22 @@ static void run_job(struct jd_conn *k, struct job *j)
         snprintf(now, sizeof now, "%lld", (long long)jd_now_ms());
         snprintf(resmax, sizeof resmax, "%ld", cfg.results_max);
         const char *verdict = runner_verdict_name(runner_report_verdict(rep));
-        const char *args[] = {p->kq[j->qi], sub, p->kres, JD_GROUP, host, j->eid, j->sid,
-                              verdict, score, json ? json : "{}", now, resmax, p->name};
-        redisReply *r = eval_job(k, j, &JD_FINISH, 3, 13, args, NULL);
-        if (r && r->type == REDIS_REPLY_INTEGER && r->integer == 0)
-            logmsg("job %s: lease lost before finishing; published nothing", j->sid);
-        else if (r && r->type == REDIS_REPLY_ERROR) {
+        /* feed this worker its next job in the same round trip, if it is
+         * certain to have a slot for it */
+        pthread_mutex_lock(&p->mu);
+        bool more = !p->qhead && p->nheld <= p->slots && !atomic_load(&p->stop) &&
+                    !p->reload_runner && !atomic_load(&stopping);
+        pthread_mutex_unlock(&p->mu);
+        const char *args[] = {p->kq[j->qi], sub, p->kres, p->kq[0], p->kq[1], p->kstate,
+                              JD_GROUP, host, j->eid, j->sid, verdict, score,
+                              json ? json : "{}", now, resmax, p->name, more ? "1" : "0",
+                              p->kprefix};
+        redisReply *r = eval_job(k, j, &JD_FINISH, 6, 18, args, NULL);
+        if (r && r->type == REDIS_REPLY_ARRAY && r->elements == 2) {
+            if (r->element[0]->integer == 0)
+                logmsg("job %s: lease lost before finishing; published nothing", j->sid);
+            enqueue_jobs(p, r->element[1]);
+        } else if (r && r->type == REDIS_REPLY_ERROR) {
             logmsg("job %s: finish: %s", j->sid, r->str);
             freeReplyObject(r);
             r = NULL;
@@ -1120,6 +1140,6 @@ int main(int argc, char **argv)
         if (p->runner)
             runner_close(p->runner);
     jd_embedded_stop(redis_pid);
-    logmsg("stopped");
+    logmsg("stopped (%lu redis round trips)", (unsigned long)atomic_load(&jd_round_trips));
     return 0;
 }

@@ -15,8 +15,7 @@
  * Reply per job: {queue index, entry id, submission id, poison reason,
  *                 lang, problem, source, attempts} */
 #define LUA_JOB \
-    "local function job(qi, stream, e, out)\n" \
-    "  local g, host, prefix, now, pool = ARGV[1], ARGV[2], ARGV[4], ARGV[6], ARGV[5]\n" \
+    "local function job(qi, stream, e, out, g, host, prefix, now, pool)\n" \
     "  if not e then return end\n" \
     "  local eid, f = e[1], e[2]\n" \
     "  if not f then redis.call('XACK', stream, g, eid) return end\n" \
@@ -35,6 +34,20 @@
     "  end\n" \
     "  redis.call('HSET', sk, 'state', 'running', 'host', host, 'started', now)\n" \
     "  table.insert(out, {qi, eid, sid, '', v[1], v[2], v[3], v[4] or '0'})\n" \
+    "end\n" \
+    "local function claimfrom(keys, starts, n, out, last, g, host, prefix, now, pool)\n" \
+    "  for i = 1, 2 do\n" \
+    "    if n > 0 and starts[i] ~= '' and (starts[i] ~= '>' or redis.call('XLEN', keys[i]) > 0) then\n" \
+    "      local r = redis.call('XREADGROUP', 'GROUP', g, host, 'COUNT', n, 'STREAMS', keys[i], starts[i])\n" \
+    "      if r and r[1] then\n" \
+    "        for _, e in ipairs(r[1][2]) do\n" \
+    "          n = n - 1\n" \
+    "          if e then last[i] = e[1] end\n" \
+    "          job(i - 1, keys[i], e, out, g, host, prefix, now, pool)\n" \
+    "        end\n" \
+    "      end\n" \
+    "    end\n" \
+    "  end\n" \
     "end\n"
 
 /* dead(): dead-letter an owned entry; the submission (if any) gets the
@@ -108,20 +121,9 @@ const struct jd_script JD_CLAIM = {"claim",
     "local st = redis.call('GET', KEYS[3]) or 'active'\n"
     "local fresh = ARGV[7] == '>'\n"
     "if (fresh and st ~= 'active') or st == 'paused' then return {st, {}, '', '', '', ''} end\n"
-    "local n = tonumber(ARGV[3])\n"
     "local out, last = {}, {'', ''}\n"
-    "for i = 1, 2 do\n"
-    "  if n > 0 and ARGV[6 + i] ~= '' then\n"
-    "    local r = redis.call('XREADGROUP', 'GROUP', ARGV[1], ARGV[2], 'COUNT', n, 'STREAMS', KEYS[i], ARGV[6 + i])\n"
-    "    if r and r[1] then\n"
-    "      for _, e in ipairs(r[1][2]) do\n"
-    "        n = n - 1\n"
-    "        if e then last[i] = e[1] end\n"
-    "        job(i - 1, KEYS[i], e, out)\n"
-    "      end\n"
-    "    end\n"
-    "  end\n"
-    "end\n"
+    "claimfrom({KEYS[1], KEYS[2]}, {ARGV[7], ARGV[8]}, tonumber(ARGV[3]), out, last,\n"
+    "          ARGV[1], ARGV[2], ARGV[4], ARGV[6], ARGV[5])\n"
     "local ld = {'', ''}\n"
     "if #out == 0 and fresh then ld[1] = lastdelivered(KEYS[1], ARGV[1]) ld[2] = lastdelivered(KEYS[2], ARGV[1]) end\n"
     "return {st, out, ld[1], ld[2], last[1], last[2]}\n"};
@@ -135,7 +137,9 @@ const struct jd_script JD_RECLAIM = {"reclaim",
     "if st == 'paused' then return {st, '0-0', {}} end\n"
     "local r = redis.call('XAUTOCLAIM', KEYS[1], ARGV[1], ARGV[2], ARGV[3], ARGV[8], 'COUNT', ARGV[7])\n"
     "local out = {}\n"
-    "for _, e in ipairs(r[2]) do job(tonumber(ARGV[9]), KEYS[1], e, out) end\n"
+    "for _, e in ipairs(r[2]) do\n"
+    "  job(tonumber(ARGV[9]), KEYS[1], e, out, ARGV[1], ARGV[2], ARGV[4], ARGV[6], ARGV[5])\n"
+    "end\n"
     "return {st, r[1], out}\n"};
 
 /* KEYS: contest queue, normal queue
@@ -152,23 +156,36 @@ const struct jd_script JD_RENEW = {"renew",
     "end\n"
     "return lost\n"};
 
-/* KEYS: queue, sub, results
- * ARGV: group, consumer, entry, id, verdict, score, report, now, results_max, pool
- * Reply: 0 lost (nothing written), 1 published, 2 already done (acked only) */
+/* KEYS: queue, sub, results, contest queue, normal queue, state
+ * ARGV: group, consumer, entry, id, verdict, score, report, now, results_max,
+ *       pool, claim_n, sub prefix
+ * Finishes the job and, when claim_n > 0 and the pool is active, claims the
+ * next claim_n new entries in the same round trip (a busy worker feeds
+ * itself). Reply: {0 lost (nothing written) | 1 published | 2 already done
+ * (acked only), jobs} */
 const struct jd_script JD_FINISH = {"finish",
-    LUA_OWNED
-    "if not owned(KEYS[1], ARGV[1], ARGV[2], ARGV[3]) then return 0 end\n"
+    LUA_OWNED LUA_JOB
     "local res = 2\n"
-    "if redis.call('HGET', KEYS[2], 'state') ~= 'done' then\n"
-    "  redis.call('HSET', KEYS[2], 'state', 'done', 'verdict', ARGV[5], 'score', ARGV[6],\n"
-    "             'report', ARGV[7], 'finished', ARGV[8])\n"
-    "  redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[9], '*', 'id', ARGV[4], 'verdict', ARGV[5],\n"
-    "             'score', ARGV[6], 'pool', ARGV[10], 'time', ARGV[8])\n"
-    "  res = 1\n"
+    "if not owned(KEYS[1], ARGV[1], ARGV[2], ARGV[3]) then\n"
+    "  res = 0\n"
+    "else\n"
+    "  if redis.call('HGET', KEYS[2], 'state') ~= 'done' then\n"
+    "    redis.call('HSET', KEYS[2], 'state', 'done', 'verdict', ARGV[5], 'score', ARGV[6],\n"
+    "               'report', ARGV[7], 'finished', ARGV[8])\n"
+    "    redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[9], '*', 'id', ARGV[4], 'verdict', ARGV[5],\n"
+    "               'score', ARGV[6], 'pool', ARGV[10], 'time', ARGV[8])\n"
+    "    res = 1\n"
+    "  end\n"
+    "  redis.call('XACK', KEYS[1], ARGV[1], ARGV[3])\n"
+    "  redis.call('XDEL', KEYS[1], ARGV[3])\n"
     "end\n"
-    "redis.call('XACK', KEYS[1], ARGV[1], ARGV[3])\n"
-    "redis.call('XDEL', KEYS[1], ARGV[3])\n"
-    "return res\n"};
+    "local out = {}\n"
+    "local n = tonumber(ARGV[11])\n"
+    "if n > 0 and (redis.call('GET', KEYS[6]) or 'active') == 'active' then\n"
+    "  claimfrom({KEYS[4], KEYS[5]}, {'>', '>'}, n, out, {'', ''}, ARGV[1], ARGV[2], ARGV[12],\n"
+    "            ARGV[8], ARGV[10])\n"
+    "end\n"
+    "return {res, out}\n"};
 
 /* KEYS: queue, sub, dlq, results, delayed
  * ARGV: group, consumer, entry, id, reason, now, results_max, pool, max_attempts, due

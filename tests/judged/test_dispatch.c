@@ -190,6 +190,19 @@ Test(dispatch, sigkill_mid_job_is_reclaimed_after_the_lease)
     t_sleep_ms(500);
     cr_assert_eq(t_events("native", id), 1, "one verdict, one event");
     cr_assert_eq(t_int("XLEN judge:{native}:q:normal"), 0);
+    /* the dead host's consumer goes once nothing is pending for it */
+    char out[65536];
+    long long end = t_now_ms() + 10000;
+    do {
+        t_ctl(out, sizeof out, cfgb, "pools", "--json", NULL);
+        if (contains(out, "\"consumers\":[\"B\"]"))
+            break;
+        t_sleep_ms(200);
+    } while (t_now_ms() < end);
+    cr_assert(contains(out, "\"name\":\"native\",\"state\":\"active\""), "%s", out);
+    cr_assert(contains(out, "\"consumers\":[\"B\"]"), "%s", out);
+    t_ctl(out, sizeof out, cfgb, "hosts", "--json", NULL);
+    cr_assert(!contains(out, "\"host\":\"A\""), "dead host A forgotten: %s", out);
 }
 
 Test(dispatch, two_hosts_share_the_work_and_long_jobs_keep_their_lease)

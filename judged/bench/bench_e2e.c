@@ -1,0 +1,127 @@
+/* bench_e2e - end to end: N A+B submissions in C, 10 tests each.
+ *
+ * (1) one after another locally: runner_judge in a loop, one slot;
+ * (2) through judged with 2 slots: admitted with the submit script, judged,
+ *     verdicts stored and published; timed from the first admission to the
+ *     last result event.
+ * Prints both throughputs and their ratio (target >= 1.6x).
+ *
+ * usage: bench_e2e [N]     (default 200)
+ */
+#include <time.h>
+
+#include "bench_common.h"
+#include "runner.h"
+
+static double secs(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void put(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        b_die(path);
+    fputs(text, f);
+    fclose(f);
+}
+
+int main(int argc, char **argv)
+{
+    int n = argc > 1 ? atoi(argv[1]) : 200;
+    pid_t redis = b_redis();
+    char p[600], err[1024];
+    snprintf(p, sizeof p, "%s/problems", B_dir);
+    mkdir(p, 0755);
+    snprintf(p, sizeof p, "%s/problems/ab10", B_dir);
+    mkdir(p, 0755);
+    snprintf(p, sizeof p, "%s/problems/ab10/problem.yaml", B_dir);
+    put(p, "name: ab10\ntitle: A plus B, 10 tests\ntime_limit: 1s\nmemory_limit: 256M\nchecker: tokens\n");
+    snprintf(p, sizeof p, "%s/problems/ab10/tests", B_dir);
+    mkdir(p, 0755);
+    for (int i = 1; i <= 10; i++) {
+        char t[64];
+        snprintf(p, sizeof p, "%s/problems/ab10/tests/%d.in", B_dir, i);
+        snprintf(t, sizeof t, "%d %d\n", i * 1000, i * 7);
+        put(p, t);
+        snprintf(p, sizeof p, "%s/problems/ab10/tests/%d.out", B_dir, i);
+        snprintf(t, sizeof t, "%d\n", i * 1007);
+        put(p, t);
+    }
+    size_t srclen;
+    char *src = jd_read_file(JUDGED_SOURCE_DIR "/testdata/aplusb/solutions/ac.c", 1 << 20, &srclen,
+                             err, sizeof err);
+    if (!src)
+        b_die(err);
+
+    /* (1) locally, one after another */
+    char work[600], pdir[600];
+    snprintf(work, sizeof work, "%s/local", B_dir);
+    mkdir(work, 0755);
+    snprintf(pdir, sizeof pdir, "%s/problems/ab10", B_dir);
+    struct runner_config rc = {.languages_dir = JUDGED_SOURCE_DIR "/languages", .work_dir = work,
+                               .first_slot = 700, .slots = 1};
+    struct runner *r;
+    if (runner_open(&r, &rc, err, sizeof err))
+        b_die(err);
+    double t0 = secs();
+    for (int i = 0; i < n; i++) {
+        struct runner_request req = {.problem_dir = pdir, .language = "c", .source = src,
+                                     .source_len = srclen};
+        struct runner_report *rep;
+        enum runner_failure fail;
+        if (runner_judge(r, &req, &rep, &fail, err, sizeof err))
+            b_die(err);
+        if (runner_report_verdict(rep) != RUNNER_AC)
+            b_die("local judgment is not AC");
+        runner_report_free(rep);
+    }
+    double local = secs() - t0;
+    runner_close(r);
+
+    /* (2) through judged, 2 slots */
+    char cfg[600], log[600];
+    snprintf(cfg, sizeof cfg, "%s/judged.yaml", B_dir);
+    snprintf(log, sizeof log, "%s/judged.log", B_dir);
+    FILE *f = fopen(cfg, "w");
+    fprintf(f, "redis: %s\nstate_dir: %s/state\nproblems: %s/problems\nlanguages: %s/languages\n"
+               "host: bench\nfirst_slot: 700\nlease: 30s\nheartbeat: 1s\n"
+               "pools:\n  native: {languages: [c, cpp], slots: 2}\n",
+            B_url, B_dir, B_dir, JUDGED_SOURCE_DIR);
+    fclose(f);
+    pid_t jd = b_judged(JUDGED_BIN_DIR "/judged", cfg, log);
+    struct jd_conn k;
+    jd_conn_init(&k, B_url, 10000);
+    while (b_int(&k, "EXISTS %s", "judge:host:bench") != 1)
+        jd_sleep_ms(20);
+    t0 = secs();
+    for (int i = 0; i < n; i++)
+        b_submit(&k, "native", "c", "ab10", src, srclen);
+    while (b_int(&k, "XLEN %s", "judge:{native}:results") < n)
+        jd_sleep_ms(10);
+    double judged = secs() - t0;
+    redisReply *ev = jd_cmd(&k, "XRANGE judge:{native}:results - +");
+    int ac = 0;
+    for (size_t i = 0; ev && i < ev->elements; i++) {
+        redisReply *fl = ev->element[i]->element[1];
+        for (size_t j = 0; j + 1 < fl->elements; j += 2)
+            if (!strcmp(fl->element[j]->str, "verdict") && !strcmp(fl->element[j + 1]->str, "AC"))
+                ac++;
+    }
+    if (ev)
+        freeReplyObject(ev);
+    kill(jd, SIGTERM);
+    waitpid(jd, NULL, 0);
+    printf("submissions: %d (C, 10 tests each), %d AC through judged\n", n, ac);
+    printf("local, one after another: %6.2f s  %6.1f judgments/s\n", local, n / local);
+    printf("judged, 2 slots:          %6.2f s  %6.1f judgments/s\n", judged, n / judged);
+    printf("speedup: %.2fx (target >= 1.6x)\n", local / judged);
+    jd_conn_close(&k);
+    free(src);
+    b_stop(redis);
+    b_cleanup();
+    return ac == n ? 0 : 1;
+}
