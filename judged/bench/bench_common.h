@@ -16,13 +16,13 @@
 
 static char B_dir[256], B_sock[320], B_url[400];
 
-static void b_die(const char *msg)
+static inline void b_die(const char *msg)
 {
     fprintf(stderr, "bench: %s\n", msg);
     exit(1);
 }
 
-static pid_t b_redis(void)
+static inline pid_t b_redis(void)
 {
     snprintf(B_dir, sizeof B_dir, "/tmp/judged-bench-XXXXXX");
     if (!mkdtemp(B_dir))
@@ -55,7 +55,7 @@ static pid_t b_redis(void)
     return pid;
 }
 
-static void b_stop(pid_t pid)
+static inline void b_stop(pid_t pid)
 {
     if (pid <= 0)
         return;
@@ -63,7 +63,7 @@ static void b_stop(pid_t pid)
     waitpid(pid, NULL, 0);
 }
 
-static void b_cleanup(void)
+static inline void b_cleanup(void)
 {
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", B_dir);
@@ -71,7 +71,7 @@ static void b_cleanup(void)
     }
 }
 
-static pid_t b_judged(const char *bin, const char *config, const char *log)
+static inline pid_t b_judged(const char *bin, const char *config, const char *log)
 {
     pid_t pid = fork();
     if (pid == 0) {
@@ -84,7 +84,7 @@ static pid_t b_judged(const char *bin, const char *config, const char *log)
 }
 
 /* Admits one submission straight through the submit script. */
-static void b_submit(struct jd_conn *k, const char *pool, const char *lang, const char *problem,
+static inline void b_submit(struct jd_conn *k, const char *pool, const char *lang, const char *problem,
                      const char *src, size_t srclen)
 {
     char id[160], kq[2][160], kdel[160], ksub[400], kidem[160], suffix[300], now[24];
@@ -111,7 +111,7 @@ static void b_submit(struct jd_conn *k, const char *pool, const char *lang, cons
     freeReplyObject(r);
 }
 
-static long long b_int(struct jd_conn *k, const char *fmt, const char *arg)
+static inline long long b_int(struct jd_conn *k, const char *fmt, const char *arg)
 {
     redisReply *r = jd_cmd(k, fmt, arg);
     long long v = r && r->type == REDIS_REPLY_INTEGER ? r->integer : -1;
@@ -121,7 +121,7 @@ static long long b_int(struct jd_conn *k, const char *fmt, const char *arg)
 }
 
 /* ms between the first and the last entry of a results stream */
-static long long b_span(struct jd_conn *k, const char *key, long long *first_ms)
+static inline long long b_span(struct jd_conn *k, const char *key, long long *first_ms)
 {
     redisReply *a = jd_cmd(k, "XRANGE %s - + COUNT 1", key);
     redisReply *b = jd_cmd(k, "XREVRANGE %s + - COUNT 1", key);
