@@ -166,6 +166,7 @@ struct sandbox {
     bool filter_ready[SB_PROFILE_COUNT];
     struct seccomp_prog filter[SB_PROFILE_COUNT];
     int net_fd[SANDBOX_MAX_SLOTS];
+    bool slot_busy[SANDBOX_MAX_SLOTS];  /* a run of this process holds it */
     void *empty_caps;
 };
 

@@ -51,7 +51,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -147,6 +146,8 @@ struct run {
     struct box_cgroup cg;
     char slot_dir[SB_RUN_DIR_MAX + 16];
     int lock_fd;
+    int slot;
+    bool slot_held;      /* sb->slot_busy[slot] is ours to clear */
     int status_rd, lifeline_wr, pidfd;
     pid_t init_pid;
     struct sandbox_limits limits;
@@ -173,8 +174,23 @@ static int slot_netns(struct sandbox *sb, int slot, const char *slot_dir, char *
     return fd;
 }
 
-static int lock_slot(struct run *run, int slot, char *err, size_t len)
+/* Two locks: a flag under sb->lock for threads of this process, and a POSIX
+ * record lock on <slot>/lock for other processes. Not flock: a flock belongs
+ * to the open file, which a box cloned meanwhile by another thread shares
+ * until its init closes it, so a slot would look busy after its run ended.
+ * A POSIX lock belongs to this process and no child ever holds it. */
+static int lock_slot(struct sandbox *sb, struct run *run, int slot, char *err, size_t len)
 {
+    pthread_mutex_lock(&sb->lock);
+    bool busy = sb->slot_busy[slot];
+    sb->slot_busy[slot] = true;
+    pthread_mutex_unlock(&sb->lock);
+    if (busy) {
+        sb_errf(err, len, "box %d is busy: another run of this process uses it", slot);
+        return -1;
+    }
+    run->slot = slot;
+    run->slot_held = true;
     char path[PATH_MAX + 16];
     snprintf(path, sizeof path, "%s/root", run->slot_dir);
     if (sb_mkdir_p(path, 0755) < 0) {
@@ -187,8 +203,9 @@ static int lock_slot(struct run *run, int slot, char *err, size_t len)
         sb_errf(err, len, "cannot open %s: %s", path, strerror(errno));
         return -1;
     }
-    if (flock(run->lock_fd, LOCK_EX | LOCK_NB) < 0) {
-        sb_errf(err, len, "box %d is busy: another run holds %s", slot, path);
+    struct flock whole = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+    if (fcntl(run->lock_fd, F_SETLK, &whole) < 0) {
+        sb_errf(err, len, "box %d is busy: another process holds %s", slot, path);
         return -1;
     }
     return 0;
@@ -235,7 +252,7 @@ static int prepare(struct sandbox *sb, const struct sandbox_job *job, struct run
     run->limits = job->limits;
     effective_limits(&run->limits, sb->cgroups.version != 0);
     snprintf(run->slot_dir, sizeof run->slot_dir, "%s/box-%d", sb->run_dir, job->slot);
-    if (lock_slot(run, job->slot, err, len) < 0)
+    if (lock_slot(sb, run, job->slot, err, len) < 0)
         return -1;
     if (!(plan->seccomp = profile_program(sb, profile, err, len)))
         return -1;
@@ -478,13 +495,18 @@ static void conclude(struct run *run, enum kill_reason why, double started,
     }
 }
 
-static void release(struct run *run)
+static void release(struct sandbox *sb, struct run *run)
 {
     cgroup_release(&run->cg);
     int fds[] = {run->status_rd, run->lifeline_wr, run->pidfd, run->lock_fd};
     for (size_t i = 0; i < sizeof fds / sizeof *fds; i++)
         if (fds[i] >= 0)
-            close(fds[i]);
+            close(fds[i]);  /* closing lock_fd drops the POSIX lock */
+    if (run->slot_held) {
+        pthread_mutex_lock(&sb->lock);
+        sb->slot_busy[run->slot] = false;
+        pthread_mutex_unlock(&sb->lock);
+    }
 }
 
 int sandbox_run(struct sandbox *sb, const struct sandbox_job *job, struct sandbox_result *res)
@@ -513,7 +535,7 @@ int sandbox_run(struct sandbox *sb, const struct sandbox_job *job, struct sandbo
         res->status = SANDBOX_IE;
     }
     res->degraded = sb->cgroups.version == 0;
-    release(run);
+    release(sb, run);
     free(run);
     return rc;
 }

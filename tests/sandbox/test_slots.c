@@ -4,6 +4,7 @@
  */
 #include <criterion/criterion.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -83,5 +84,45 @@ Test(slots, a_busy_slot_refuses_a_second_run)
     cr_expect_eq(b.rc, -1);
     cr_expect_eq(b.res.status, SANDBOX_IE);
     cr_expect(strstr(b.res.message, "busy"), "message: %s", b.res.message);
+    sandbox_close(sb);
+}
+
+struct loop_args {
+    struct sandbox *sb;
+    int slot;
+    int failures;
+    char last_error[512];
+};
+
+static void *run_many(void *p)
+{
+    struct loop_args *a = p;
+    for (int i = 0; i < 60; i++) {
+        struct sandbox_job job = SANDBOX_JOB_INIT;
+        job.slot = a->slot;
+        job.argv = (const char *const[]){"/bin/true", NULL};
+        struct sandbox_result res;
+        if (sandbox_run(a->sb, &job, &res) < 0 || res.status != SANDBOX_OK) {
+            a->failures++;
+            snprintf(a->last_error, sizeof a->last_error, "%s", res.message);
+        }
+    }
+    return NULL;
+}
+
+/* A slot is free again the moment its run returns, even while another
+ * thread is cloning a box of its own (which briefly holds copies of every
+ * fd of this process). */
+Test(slots, back_to_back_runs_in_two_threads_never_look_busy)
+{
+    struct sandbox *sb = open_sandbox();
+    struct loop_args a = {sb, 813, 0, ""}, b = {sb, 814, 0, ""};
+    pthread_t ta, tb;
+    pthread_create(&ta, NULL, run_many, &a);
+    pthread_create(&tb, NULL, run_many, &b);
+    pthread_join(ta, NULL);
+    pthread_join(tb, NULL);
+    cr_expect_eq(a.failures, 0, "slot 813: %d failures, last: %s", a.failures, a.last_error);
+    cr_expect_eq(b.failures, 0, "slot 814: %d failures, last: %s", b.failures, b.last_error);
     sandbox_close(sb);
 }
