@@ -286,22 +286,6 @@ static struct sandbox_mount *mounts_for(const struct rn_language *l,
     return m;
 }
 
-/* Runs a job in the sandbox. A slot this runner owns can still be reported
- * busy for a moment: a box another thread is starting inherits the slot's
- * lock fd until it closes its fds (a sandbox issue, reported). Nothing ran
- * then, so it is retried briefly; anything else is returned as it is. */
-static int run_boxed(struct job *j, const struct sandbox_job *sj, struct sandbox_result *res)
-{
-    static const useconds_t backoff[] = {200, 1000, 5000, 20000, 50000};
-    int rc = sandbox_run(j->r->sb, sj, res);
-    for (size_t i = 0; rc < 0 && strstr(res->message, " is busy") &&
-                       i < sizeof backoff / sizeof backoff[0]; i++) {
-        usleep(backoff[i]);
-        rc = sandbox_run(j->r->sb, sj, res);
-    }
-    return rc;
-}
-
 /* ---- compiling ---------------------------------------------------------- */
 
 static const char *limit_note(const struct sandbox_result *res)
@@ -351,7 +335,7 @@ static int compile_step(struct job *j, const struct rn_language *l, const char *
     sj.mounts = mounts;
     sj.mount_count = mount_count;
     struct sandbox_result res;
-    int rc = run_boxed(j, &sj, &res);
+    int rc = sandbox_run(j->r->sb, &sj, &res);
     close(fd);
     rn_argv_free(argv);
     free(mounts);
@@ -574,7 +558,7 @@ static int run_custom_checker(struct job *j, const struct rn_test *t, struct rn_
     sj.mounts = mounts;
     sj.mount_count = mount_count;
     struct sandbox_result res;
-    int rc = out_fd < 0 || err_fd < 0 ? -2 : run_boxed(j, &sj, &res);
+    int rc = out_fd < 0 || err_fd < 0 ? -2 : sandbox_run(j->r->sb, &sj, &res);
     if (out_fd >= 0)
         close(out_fd);
     if (err_fd >= 0)
@@ -656,7 +640,7 @@ static int run_program(struct job *j, const struct rn_test *t, struct sandbox_re
                                         .procs = l->processes};
     sj.mounts = mounts;
     sj.mount_count = mount_count;
-    int rc = run_boxed(j, &sj, res);
+    int rc = sandbox_run(j->r->sb, &sj, res);
     close(in_fd);
     close(out_fd);
     rn_argv_free(argv);
