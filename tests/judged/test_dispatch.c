@@ -350,3 +350,24 @@ Test(dispatch, pool_isolation_c_latency_under_a_java_flood)
     cr_assert(t_state_is(jid[7], "queued"), "the java flood is still waiting: %s", out);
     cr_assert_lt(worst, 3000, "C latency %lld ms despite the java backlog", worst);
 }
+
+Test(dispatch, sighup_adds_a_pool)
+{
+    char cfga[400], id[160];
+    t_config("A", 600, NULL, "  native: {languages: [c], slots: 1}\n", cfga, sizeof cfga);
+    pid_t a = t_judged(cfga, "A");
+    cr_assert_neq(t_submit(cfga, "aplusb", "cpp", SRC "/testdata/aplusb/solutions/ac.cpp", NULL,
+                           NULL, id, sizeof id), 0, "no pool serves cpp yet");
+    t_config("A", 600, NULL,
+             "  native: {languages: [c], slots: 1}\n  cxx: {languages: [cpp], slots: 1}\n",
+             cfga, sizeof cfga);
+    kill(a, SIGHUP);
+    cr_assert_eq(t_submit(cfga, "aplusb", "cpp", SRC "/testdata/aplusb/solutions/ac.cpp", NULL,
+                          NULL, id, sizeof id), 0);
+    cr_assert(!strncmp(id, "cxx-", 4), "%s", id);
+    cr_assert(t_wait_state(id, "done", 30000));
+    char *v = t_hget(id, "verdict");
+    cr_assert_str_eq(v, "AC");
+    free(v);
+    cr_assert_eq(waitpid(a, NULL, WNOHANG), 0);
+}
