@@ -6,18 +6,18 @@
  * scratch directory WORK/slot-N/ for as long as it is judged:
  *
  *   src/      the compile box: the source, then the compiled artefacts
- *   box/      the run box (/box, cwd): after the compile, src/ is sealed
- *             (root's, read-only) and box/ holds hard links to it; between
- *             tests everything else is removed (see files.c), so nothing a
- *             run writes survives into the next and the artefacts never change
+ *             After the compile src/ is sealed (root's, read-only) and is
+ *             mounted read-only as each run's /box (its cwd): every test
+ *             starts from the same files, and nothing a run writes can reach
+ *             the host's disk; its scratch space is the private /tmp, which
+ *             counts as memory
  *   output/   the program's stdout ("out"), outside every box; mounted
  *             read-only at /output for a custom checker
  *   chk/      a custom checker's box; chk.out / chk.err its stdout, stderr
  *   compile.log  compiler stdout+stderr (cut to 64 KiB for the report)
  *
- * Linking the artefacts into the box (rather than mounting them elsewhere)
- * keeps a language's run command simple ("./main" in cwd) and costs a
- * readdir and a few fstatat per test.
+ * Mounting the artefacts at /box keeps a language's run command simple
+ * ("./main" in cwd) and costs one bind mount per test, no copy.
  * Test data never enters the program's box: the input arrives as its stdin
  * fd, the answer stays on the host, and the output goes to a file outside the
  * box. Built-in checkers run on the host; a custom checker runs in a sandbox
@@ -64,13 +64,13 @@ struct runner {
 struct job {
     struct runner *r;
     int slot;                                 /* sandbox slot */
-    char *dir, *src, *box, *out_dir, *out, *log, *chk, *chk_out, *chk_err;
+    char *dir, *src, *out_dir, *out, *log, *chk, *chk_out, *chk_err;
     const struct rn_language *lang;
     const struct rn_problem *prob;
     char *prob_abs;                           /* absolute package dir */
     const struct runner_request *req;
     struct runner_report *rep;
-    bool box_ready, chk_ready;                /* box/, chk/ hold links already */
+    bool chk_ready;                           /* chk/ holds links already */
     char *checker_dir;                        /* compiled custom checker */
     const struct rn_language *checker_lang;
     enum runner_failure failure;
@@ -219,7 +219,6 @@ static int job_begin(struct job *j, struct runner *r)
     j->slot = acquire_slot(r);
     j->dir = rn_strdup_printf("%s/slot-%d", r->work_dir, j->slot);
     j->src = rn_strdup_printf("%s/src", j->dir);
-    j->box = rn_strdup_printf("%s/box", j->dir);
     j->out_dir = rn_strdup_printf("%s/output", j->dir);
     j->out = rn_strdup_printf("%s/output/out", j->dir);
     j->log = rn_strdup_printf("%s/compile.log", j->dir);
@@ -239,14 +238,12 @@ static void job_end(struct job *j)
 {
     if (j->src) {
         rn_remove_tree(j->src);
-        rn_remove_tree(j->box);
         rn_remove_tree(j->chk);
     }
     if (j->slot >= 0 && j->r)
         release_slot(j->r, j->slot);
     free(j->dir);
     free(j->src);
-    free(j->box);
     free(j->out_dir);
     free(j->out);
     free(j->log);
@@ -608,9 +605,6 @@ static uint64_t run_memory(const struct job *j)
 
 static int run_program(struct job *j, const struct rn_test *t, struct sandbox_result *res)
 {
-    if (rn_reset_box(j->box, j->src, !j->box_ready) < 0)
-        return infra(j, j->box, strerror(errno));
-    j->box_ready = true;
     char *in_path = rn_strdup_printf("%s/%s", j->prob->dir, t->input);
     int in_fd = open(in_path, O_RDONLY | O_CLOEXEC);
     free(in_path);
@@ -623,14 +617,18 @@ static int run_program(struct job *j, const struct rn_test *t, struct sandbox_re
     }
     const struct rn_language *l = j->lang;
     char **argv = rn_argv_expand(l->run, run_memory(j), NULL);
+    /* The sealed compile directory, read-only, is the program's /box: it
+     * starts every test the same and nothing it writes reaches the host's
+     * disk. Its scratch space is the private /tmp, counted as memory. */
+    struct sandbox_mount program_files = {.host = j->src, .inside = "/box"};
     size_t mount_count;
-    struct sandbox_mount *mounts = mounts_for(l, NULL, 0, &mount_count);
+    struct sandbox_mount *mounts = mounts_for(l, &program_files, 1, &mount_count);
     double cpu = j->prob->time_limit * l->time_factor;
     struct sandbox_job sj = SANDBOX_JOB_INIT;
     sj.slot = j->slot;
     sj.argv = (const char *const *)argv;
     sj.envp = (const char *const *)l->env;
-    sj.workdir = j->box;
+    sj.workdir = NULL;
     sj.stdin_fd = in_fd;
     sj.stdout_fd = out_fd;
     sj.profile = l->profile;

@@ -479,14 +479,18 @@ Test(judgectl, problem_check, .timeout = 120)
     free(pkg);
 }
 
-Test(isolation, deep_directory_trees_left_in_the_box, .timeout = 120)
+Test(isolation, cwd_is_read_only_and_tmp_is_scratch, .timeout = 120)
 {
-    /* each test leaves a 2000-deep chain of directories in its cwd */
+    /* The program's /box is its compiled files, read-only, so nothing it
+     * writes can fill the host's disk; /tmp is private scratch space. It
+     * prints the right sum only if both hold. */
     const char *src =
-        "#include <stdio.h>\n#include <sys/stat.h>\n#include <unistd.h>\n"
+        "#include <errno.h>\n#include <stdio.h>\n#include <sys/stat.h>\n"
         "int main(void){ long a, b; if (scanf(\"%ld %ld\", &a, &b) != 2) return 1;\n"
-        " for (int i = 0; i < 2000; i++) { if (mkdir(\"d\", 0700) || chdir(\"d\")) break; }\n"
-        " printf(\"%ld\\n\", a + b); return 0; }\n";
+        " int ok = fopen(\"big\", \"w\") == NULL && errno == EROFS;\n"
+        " ok = ok && mkdir(\"d\", 0700) != 0;\n"
+        " FILE *t = fopen(\"/tmp/scratch\", \"w\"); ok = ok && t && fputs(\"x\", t) >= 0;\n"
+        " printf(\"%ld\\n\", ok ? a + b : -1); return 0; }\n";
     struct runner *r = open_runner(1);
     struct judged j = judge_source(r, SRC "/testdata/aplusb", "c", src, strlen(src));
     cr_assert_eq(j.verdict, RUNNER_AC, "%s", j.json);
