@@ -26,8 +26,10 @@
 #error "JUDGE_SANDBOX must name the judge-sandbox binary"
 #endif
 
-#define RUN_DIR "/run/judge-sandbox-test"
-#define CGROUP_PARENT "judge-sandbox-test"
+/* Private to this build tree (see CMakeLists.txt); slots 980-999 here,
+ * test_hostile.c has 900-979. */
+#define RUN_DIR TEST_RUN_DIR
+#define CGROUP_PARENT TEST_CGROUP_PARENT
 
 static char tmp[64];
 
@@ -239,7 +241,7 @@ Test(cli, bad_cgroup_mode)
 Test(cli, ok_json_fields)
 {
     struct cli c;
-    CLI(&c, BOX(970), "--time", "1", "--mem", "64M", "--", "/bin/true");
+    CLI(&c, BOX(983), "--time", "1", "--mem", "64M", "--", "/bin/true");
     expect_judged(&c, "OK");
     cr_assert_eq(jint(&c, "exit_code"), 0);
     cr_assert_eq(jint(&c, "signal"), 0);
@@ -251,7 +253,7 @@ Test(cli, ok_json_fields)
 Test(cli, re_exit_code)
 {
     struct cli c;
-    CLI(&c, BOX(971), "--time", "1", "--", "/hostile/crash", "exit42");
+    CLI(&c, BOX(984), "--time", "1", "--", "/hostile/crash", "exit42");
     expect_judged(&c, "RE");
     cr_assert_eq(jint(&c, "exit_code"), 42);
     cr_assert_eq(jint(&c, "signal"), 0);
@@ -261,7 +263,7 @@ Test(cli, re_exit_code)
 Test(cli, re_signal)
 {
     struct cli c;
-    CLI(&c, BOX(972), "--time", "1", "--", "/hostile/crash", "segv");
+    CLI(&c, BOX(985), "--time", "1", "--", "/hostile/crash", "segv");
     expect_judged(&c, "RE");
     cr_assert_eq(jint(&c, "signal"), 11);
     cli_free(&c);
@@ -270,7 +272,7 @@ Test(cli, re_signal)
 Test(cli, tle_cpu)
 {
     struct cli c;
-    CLI(&c, BOX(973), "--time", "0.3", "--wall", "3", "--", "/hostile/busy_loop");
+    CLI(&c, BOX(986), "--time", "0.3", "--wall", "3", "--", "/hostile/busy_loop");
     expect_judged(&c, "TLE");
     cr_assert_str_eq(jstr(&c, "tle"), "cpu");
     cr_assert_geq(json_number_value(json_object_get(c.json, "cpu_time")), 0.3);
@@ -280,7 +282,7 @@ Test(cli, tle_cpu)
 Test(cli, tle_wall)
 {
     struct cli c;
-    CLI(&c, BOX(974), "--time", "1", "--wall", "0.5", "--", "/hostile/sleeper");
+    CLI(&c, BOX(987), "--time", "1", "--wall", "0.5", "--", "/hostile/sleeper");
     expect_judged(&c, "TLE");
     cr_assert_str_eq(jstr(&c, "tle"), "wall");
     cli_free(&c);
@@ -289,7 +291,7 @@ Test(cli, tle_wall)
 Test(cli, mle)
 {
     struct cli c;
-    CLI(&c, BOX(975), "--time", "2", "--mem", "32M", "--", "/hostile/mem_bomb");
+    CLI(&c, BOX(988), "--time", "2", "--mem", "32M", "--", "/hostile/mem_bomb");
     expect_judged(&c, "MLE");
     cr_assert_leq(jint(&c, "memory"), 33LL << 20);
     cli_free(&c);
@@ -300,7 +302,7 @@ Test(cli, ole)
     char out[128];
     snprintf(out, sizeof out, "%s/prog.out", tmp);
     struct cli c;
-    CLI(&c, BOX(976), "--time", "1", "--output", "64k", "--stdout", out, "--",
+    CLI(&c, BOX(989), "--time", "1", "--output", "64k", "--stdout", out, "--",
         "/hostile/infinite_stdout");
     expect_judged(&c, "OLE");
     struct stat st;
@@ -312,7 +314,7 @@ Test(cli, ole)
 Test(cli, sv_names_the_call)
 {
     struct cli c;
-    CLI(&c, BOX(977), "--time", "1", "--", "/hostile/syscalls", "ptrace");
+    CLI(&c, BOX(990), "--time", "1", "--", "/hostile/syscalls", "ptrace");
     expect_judged(&c, "SV");
     cr_assert_str_eq(jstr(&c, "syscall"), "ptrace");
     cli_free(&c);
@@ -321,7 +323,7 @@ Test(cli, sv_names_the_call)
 Test(cli, ie_exits_1)
 {
     struct cli c;
-    CLI(&c, BOX(978), "--time", "1", "--", "/no/such/program");
+    CLI(&c, BOX(991), "--time", "1", "--", "/no/such/program");
     expect_json_shape(&c);
     cr_assert_str_eq(jstr(&c, "status"), "IE");
     cr_assert_eq(c.exit_status, 1);
@@ -334,7 +336,7 @@ Test(cli, ie_exits_1)
 Test(cli, judge_words_on_shared_stdout)
 {
     struct cli c;
-    CLI(&c, BOX(979), "--time", "1", "--", "/hostile/judge_words");
+    CLI(&c, BOX(992), "--time", "1", "--", "/hostile/judge_words");
     expect_judged(&c, "RE");
     cr_assert_eq(jint(&c, "exit_code"), 1);
     cr_assert(strstr(c.out, "{\"status\":\"OK\""), "the program's words went missing");
@@ -353,7 +355,7 @@ Test(cli, stdin_stdout_files)
     fputs("1 2\nthree\n", f);
     fclose(f);
     struct cli c;
-    CLI(&c, BOX(980), "--time", "1", "--stdin", in, "--stdout", out, "--", "/bin/cat");
+    CLI(&c, BOX(993), "--time", "1", "--stdin", in, "--stdout", out, "--", "/bin/cat");
     expect_judged(&c, "OK");
     char *got = slurp(out);
     cr_assert_str_eq(got, "1 2\nthree\n");
@@ -367,7 +369,7 @@ Test(cli, environment_is_only_what_was_given)
     snprintf(out, sizeof out, "%s/env.txt", tmp);
     setenv("JUDGE_CLI_TEST_SECRET", "leak", 1);
     struct cli c;
-    CLI(&c, BOX(981), "--time", "1", "--env", "FOO=bar", "--stdout", out, "--", "/usr/bin/env");
+    CLI(&c, BOX(994), "--time", "1", "--env", "FOO=bar", "--stdout", out, "--", "/usr/bin/env");
     expect_judged(&c, "OK");
     char *got = slurp(out);
     cr_assert(strstr(got, "FOO=bar\n"), "%s", got);
@@ -385,10 +387,10 @@ Test(cli, workdir_is_cwd_and_writable)
     snprintf(file, sizeof file, "%s/made-inside", dir);
     cr_assert_eq(mkdir(dir, 0755), 0);
     struct cli c;
-    CLI(&c, BOX(982), "--time", "1", "--workdir", dir, "--", "/usr/bin/touch", "made-inside");
+    CLI(&c, BOX(995), "--time", "1", "--workdir", dir, "--", "/usr/bin/touch", "made-inside");
     expect_judged(&c, "OK");
     struct stat st;
     cr_assert_eq(stat(file, &st), 0, "the file made in /box is not in the work directory");
-    cr_assert_eq(st.st_uid, 60000 + 982, "owned by uid %d", (int)st.st_uid);
+    cr_assert_eq(st.st_uid, 60000 + 995, "owned by uid %d", (int)st.st_uid);
     cli_free(&c);
 }

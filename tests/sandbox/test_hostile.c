@@ -8,9 +8,10 @@
  * (nothing survived, nothing was written or reached outside, the limit held,
  * the figure was accurate). The programs never run outside a box.
  *
- * The suite uses its own run directory and cgroup parent, so it never meets
- * other users of the sandbox on this machine, and one slot per test, since
- * criterion runs tests in parallel processes.
+ * The suite uses its own run directory, cgroup parent and uid range, so it
+ * never meets other users of the sandbox on this machine, and one slot per
+ * test (900-979; test_cli.c has 980-999), since criterion runs tests in
+ * parallel processes.
  */
 #include <criterion/criterion.h>
 #include <dirent.h>
@@ -36,9 +37,12 @@
 #error "HOSTILE_DIR must point at the compiled hostile programs"
 #endif
 
-#define RUN_DIR "/run/judge-sandbox-test"
-#define CGROUP_PARENT "judge-sandbox-test"
-#define UID_BASE 60000
+/* Private to this build tree (see CMakeLists.txt): slots here never meet
+ * another suite's or the runner's, and the box uids (UID_BASE + slot, as
+ * 60000 + slot is in the default configuration) are ours alone. */
+#define RUN_DIR TEST_RUN_DIR
+#define CGROUP_PARENT TEST_CGROUP_PARENT
+#define UID_BASE TEST_UID_BASE
 #define MiB (1024ULL * 1024)
 #define H(name) "/hostile/" name
 
@@ -134,7 +138,9 @@ static char *slurp(const char *path, off_t *size)
     return buf;
 }
 
-static void run(struct hrun *r, const char *const *argv)
+/* The run itself, without criterion: forked children of a test call this,
+ * since a criterion call from them would reach the runner as a stranger. */
+static int run_raw(struct hrun *r, const char *const *argv)
 {
     struct sandbox_mount mounts[8] = {
         {.host = HOSTILE_DIR, .inside = "/hostile"},
@@ -145,7 +151,8 @@ static void run(struct hrun *r, const char *const *argv)
         mounts[n++] = r->extra[i];
     int out = open(r->out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     int err = open(r->err_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    cr_assert(out >= 0 && err >= 0);
+    if (out < 0 || err < 0)
+        return -2;
     struct sandbox_job job = SANDBOX_JOB_INIT;
     job.slot = r->slot;
     job.argv = argv;
@@ -160,6 +167,14 @@ static void run(struct hrun *r, const char *const *argv)
     r->rc = sandbox_run(sb, &job, &r->res);
     close(out);
     close(err);
+    return 0;
+}
+
+static void run(struct hrun *r, const char *const *argv)
+{
+    cr_assert_eq(run_raw(r, argv), 0, "cannot open the output files: %s", strerror(errno));
+    free(r->out);
+    free(r->err);
     r->out = slurp(r->out_path, &r->out_size);
     r->err = slurp(r->err_path, NULL);
     cr_log_info("slot %d %s: %s (%s) exit %d signal %d cpu %.3f wall %.3f mem %.1f MiB%s%s",
@@ -170,6 +185,7 @@ static void run(struct hrun *r, const char *const *argv)
 }
 
 #define RUN(r, ...) run((r), (const char *const[]){__VA_ARGS__, NULL})
+#define RUN_RAW(r, ...) run_raw((r), (const char *const[]){__VA_ARGS__, NULL})
 
 static void expect_status(const struct hrun *r, enum sandbox_status want)
 {
@@ -352,7 +368,7 @@ Test(hostile, supervisor_killed_mid_run)
     pid_t sup = fork();
     cr_assert_geq(sup, 0);
     if (sup == 0) {
-        RUN(r, H("sleeper"));
+        RUN_RAW(r, H("sleeper"));
         _exit(0);
     }
     int waited = 0;
@@ -370,6 +386,29 @@ Test(hostile, supervisor_killed_mid_run)
     RUN(r, H("crash"), "exit42");
     expect_status(r, SANDBOX_RE);
     cr_assert_eq(r->res.exit_code, 42);
+}
+
+/* One run per slot at a time: a second one is refused, not mixed in. */
+Test(hostile, slot_in_use_is_refused)
+{
+    struct hrun *r = new_run(978);
+    r->limits.wall_time = 1.5;
+    pid_t first = fork();
+    cr_assert_geq(first, 0);
+    if (first == 0) {
+        RUN_RAW(r, H("sleeper"));
+        _exit(r->res.status == SANDBOX_TLE ? 0 : 1);
+    }
+    int waited = 0;
+    while (procs_of_uid(box_uid(978), 0) == 0 && waited++ < 200)
+        sleep_s(0.01);
+    RUN(r, H("crash"), "exit42");
+    expect_status(r, SANDBOX_IE);
+    cr_assert_eq(r->rc, -1);
+    cr_assert(strstr(r->res.message, "busy"), "message: %s", r->res.message);
+    int st;
+    cr_assert_eq(waitpid(first, &st, 0), first);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the first run was disturbed");
 }
 
 Test(hostile, kill_minus_one)
