@@ -56,6 +56,15 @@ Test(dispatch, submit_result_and_duplicate_keys)
     cr_assert(contains(out, id1) && contains(out, id3), "%s", out);
     cr_assert_eq(t_ctl(out, sizeof out, cfg, "hosts", "--json", NULL), 0);
     cr_assert(contains(out, "\"host\":\"A\"") && contains(out, "\"alive\":true"), "%s", out);
+    static const char *cmds[] = {"submit", "result", "events", "pools", "drain",
+                                 "pause", "resume", "dlq", "hosts"};
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+        cr_assert_eq(t_ctl(out, sizeof out, cfg, cmds[i], "--help", NULL), 0, "%s --help", cmds[i]);
+        cr_assert(contains(out, "usage: judgectl"), "%s --help: %s", cmds[i], out);
+    }
+    cr_assert_eq(t_ctl(out, sizeof out, cfg, "result", "native-0-nosuch", NULL), 1);
+    cr_assert_eq(t_ctl(out, sizeof out, cfg, "pause", "nosuchpool", NULL), 1);
+    cr_assert_eq(t_ctl(out, sizeof out, cfg, "submit", "--problem", "aplusb", NULL), 2);
 }
 
 Test(dispatch, backpressure_and_contest_priority)
@@ -369,5 +378,46 @@ Test(dispatch, sighup_adds_a_pool)
     char *v = t_hget(id, "verdict");
     cr_assert_str_eq(v, "AC");
     free(v);
+    cr_assert_eq(waitpid(a, NULL, WNOHANG), 0);
+}
+
+Test(dispatch, a_stalled_host_that_lost_its_lease_publishes_nothing)
+{
+    char cfga[400], cfgb[400], id[160];
+    t_config("A", 600, NULL, POOLS_DEFAULT, cfga, sizeof cfga);
+    t_config("B", 620, NULL, POOLS_DEFAULT, cfgb, sizeof cfgb);
+    pid_t a = t_judged(cfga, "A");
+    cr_assert_eq(t_submit(cfga, "slow", "c", slow_src, NULL, NULL, id, sizeof id), 0);
+    cr_assert(t_wait_state(id, "running", 10000));
+    kill(a, SIGSTOP); /* A keeps the job in hand but stops heartbeating */
+    t_judged(cfgb, "B");
+    long long end = t_now_ms() + 15000;
+    char *h = NULL;
+    while (t_now_ms() < end) {
+        free(h);
+        h = t_hget(id, "host");
+        if (h && !strcmp(h, "B"))
+            break;
+        t_sleep_ms(50);
+    }
+    cr_assert_str_eq(h, "B", "B took the job over after the lease");
+    free(h);
+    kill(a, SIGCONT); /* A wakes up with a lost lease */
+    cr_assert(t_wait_state(id, "done", 30000));
+    t_sleep_ms(3000);
+    cr_assert_eq(t_events("native", id), 1, "one event although two hosts ran it");
+    h = t_hget(id, "host");
+    cr_assert_str_eq(h, "B");
+    free(h);
+    char log[400], line[512];
+    snprintf(log, sizeof log, "%s/judged-A.log", T_dir);
+    FILE *f = fopen(log, "r");
+    bool lost = false;
+    while (f && fgets(line, sizeof line, f))
+        if (strstr(line, "lease lost"))
+            lost = true;
+    if (f)
+        fclose(f);
+    cr_assert(lost, "A noticed it lost the lease");
     cr_assert_eq(waitpid(a, NULL, WNOHANG), 0);
 }
