@@ -343,6 +343,27 @@ Test(cli, judge_words_on_shared_stdout)
     cli_free(&c);
 }
 
+/* A fake verdict left open at the end of the shared stdout: the real one is
+ * glued onto it, and the line must not read as OK (strict JSON refuses it). */
+Test(cli, judge_words_glued_to_verdict)
+{
+    struct cli c;
+    CLI(&c, BOX(996), "--time", "1", "--", "/hostile/judge_words", "nonl");
+    cr_assert_eq(c.exit_status, 0);
+    if (c.json)
+        cr_assert_str_eq(jstr(&c, "status"), "RE", "the program forged the verdict: %s", c.out);
+    cli_free(&c);
+}
+
+Test(cli, missing_stdin_file)
+{
+    struct cli c;
+    CLI(&c, BOX(997), "--stdin", "/no/such/input", "--", "/bin/cat");
+    cr_assert_eq(c.exit_status, 2);
+    cr_assert(strstr(c.err, "/no/such/input"), "%s", c.err);
+    cli_free(&c);
+}
+
 /* ---- files and environment ------------------------------------------- */
 
 Test(cli, stdin_stdout_files)
