@@ -128,7 +128,8 @@ static void unhold(struct pool *p, struct job *j)
             p->nheld--;
             break;
         }
-    pthread_cond_broadcast(&p->cv_slot);
+    if (p->nheld < p->slots)
+        pthread_cond_broadcast(&p->cv_slot);
 }
 
 static int free_slots(struct pool *p)
@@ -171,7 +172,9 @@ static struct job *parse_job(struct pool *p, const redisReply *e)
 }
 
 /* Takes the jobs of a claim reply into the held set and the run queue. */
-static int enqueue_jobs(struct pool *p, const redisReply *arr)
+/* With mine, the first new job is handed back to the calling worker (held,
+ * marked running, not queued): a self-fed worker runs it without a hand-off. */
+static int enqueue_jobs_ex(struct pool *p, const redisReply *arr, struct job **mine)
 {
     int n = 0;
     if (!arr || arr->type != REDIS_REPLY_ARRAY)
@@ -194,16 +197,28 @@ static int enqueue_jobs(struct pool *p, const redisReply *arr)
         j->hnext = p->held;
         p->held = j;
         p->nheld++;
+        n++;
+        if (mine && !*mine) {
+            *mine = j;
+            j->running = true;
+            p->running++;
+            continue;
+        }
         if (p->qtail)
             p->qtail->next = j;
         else
             p->qhead = j;
         p->qtail = j;
-        n++;
     }
-    pthread_cond_broadcast(&p->cv_work);
+    if (p->qhead)
+        pthread_cond_broadcast(&p->cv_work);
     pthread_mutex_unlock(&p->mu);
     return n;
+}
+
+static int enqueue_jobs(struct pool *p, const redisReply *arr)
+{
+    return enqueue_jobs_ex(p, arr, NULL);
 }
 
 /* ------------------------------------------------------------ dispatcher */
@@ -575,7 +590,7 @@ static void infra_failure(struct jd_conn *k, struct job *j, const char *reason)
         freeReplyObject(r);
 }
 
-static void run_job(struct jd_conn *k, struct job *j)
+static void run_job(struct jd_conn *k, struct job *j, struct job **next)
 {
     struct pool *p = j->pool;
     if (j->poison) {
@@ -627,7 +642,7 @@ static void run_job(struct jd_conn *k, struct job *j)
         if (r && r->type == REDIS_REPLY_ARRAY && r->elements == 2) {
             if (r->element[0]->integer == 0)
                 logmsg("job %s: lease lost before finishing; published nothing", j->sid);
-            enqueue_jobs(p, r->element[1]);
+            enqueue_jobs_ex(p, r->element[1], next);
         } else if (r && r->type == REDIS_REPLY_ERROR) {
             logmsg("job %s: finish: %s", j->sid, r->str);
             freeReplyObject(r);
@@ -677,13 +692,16 @@ static void *worker(void *arg)
         p->running++;
         pthread_mutex_unlock(&p->mu);
 
-        run_job(&k, j);
-
-        pthread_mutex_lock(&p->mu);
-        p->running--;
-        unhold(p, j);
-        pthread_mutex_unlock(&p->mu);
-        job_free(j);
+        while (j) {
+            struct job *next = NULL;
+            run_job(&k, j, &next);
+            pthread_mutex_lock(&p->mu);
+            p->running--;
+            unhold(p, j);
+            pthread_mutex_unlock(&p->mu);
+            job_free(j);
+            j = next;
+        }
     }
     jd_conn_close(&k);
     return NULL;

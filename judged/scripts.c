@@ -37,7 +37,7 @@
     "end\n" \
     "local function claimfrom(keys, starts, n, out, last, g, host, prefix, now, pool)\n" \
     "  for i = 1, 2 do\n" \
-    "    if n > 0 and starts[i] ~= '' and (starts[i] ~= '>' or redis.call('XLEN', keys[i]) > 0) then\n" \
+    "    if n > 0 and starts[i] ~= '' and (i == 2 or starts[i] ~= '>' or redis.call('XLEN', keys[i]) > 0) then\n" \
     "      local r = redis.call('XREADGROUP', 'GROUP', g, host, 'COUNT', n, 'STREAMS', keys[i], starts[i])\n" \
     "      if r and r[1] then\n" \
     "        for _, e in ipairs(r[1][2]) do\n" \

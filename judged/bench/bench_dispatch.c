@@ -30,9 +30,20 @@ int main(int argc, char **argv)
     if (jd_conn_ensure(&k))
         b_die(k.err);
 
-    /* (1) raw XREADGROUP + XACK: best of 3 (the machine may be shared) */
-    double raw = 0;
+    char cfg[400], log[400];
+    snprintf(cfg, sizeof cfg, "%s/judged.yaml", B_dir);
+    snprintf(log, sizeof log, "%s/judged.log", B_dir);
+    FILE *f = fopen(cfg, "w");
+    fprintf(f, "redis: %s\nstate_dir: %s/state\nproblems: %s\nlanguages: %s\nhost: bench\n"
+               "lease: 30s\nheartbeat: 1s\npools:\n  native: {languages: [c], slots: %d}\n",
+            B_url, B_dir, B_dir, B_dir, slots);
+    fclose(f);
+    freeReplyObject(jd_cmd(&k, "XGROUP CREATE bench:raw g $ MKSTREAM"));
+    /* interleaved rounds, best of each: the machine may be shared */
+    double raw = 0, disp = 0;
+    unsigned long rtt = 0;
     for (int round = 0; round < 3; round++) {
+        /* (1) raw XREADGROUP COUNT 1 + XACK */
         for (int i = 0; i < n; i++)
             redisAppendCommand(k.c, "XADD bench:raw * id x");
         for (int i = 0; i < n; i++) {
@@ -41,8 +52,6 @@ int main(int argc, char **argv)
                 b_die("XADD");
             freeReplyObject(r);
         }
-        if (round == 0)
-            freeReplyObject(jd_cmd(&k, "XGROUP CREATE bench:raw g 0"));
         double t0 = secs();
         for (int done = 0; done < n; done++) {
             redisReply *r = jd_cmd(&k, "XREADGROUP GROUP g c COUNT 1 STREAMS bench:raw >");
@@ -56,45 +65,36 @@ int main(int argc, char **argv)
         double rate = n / (secs() - t0);
         if (rate > raw)
             raw = rate;
-    }
-    freeReplyObject(jd_cmd(&k, "CONFIG RESETSTAT"));
+        freeReplyObject(jd_cmd(&k, "DEL judge:{native}:results"));
 
-    /* (2) judged-noop */
-    char cfg[400], log[400];
-    snprintf(cfg, sizeof cfg, "%s/judged.yaml", B_dir);
-    snprintf(log, sizeof log, "%s/judged.log", B_dir);
-    FILE *f = fopen(cfg, "w");
-    fprintf(f, "redis: %s\nstate_dir: %s/state\nproblems: %s\nlanguages: %s\nhost: bench\n"
-               "lease: 30s\nheartbeat: 1s\npools:\n  native: {languages: [c], slots: %d}\n",
-            B_url, B_dir, B_dir, B_dir, slots);
-    fclose(f);
-    for (int i = 0; i < n; i++)
-        b_submit(&k, "native", "c", "bench", "int main(){}", 12);
-    pid_t jd = b_judged(JUDGED_BIN_DIR "/judged-noop", cfg, log);
-    while (b_int(&k, "XLEN %s", "judge:{native}:results") < n)
-        jd_sleep_ms(20);
-    long long span = b_span(&k, "judge:{native}:results", NULL);
-    double disp = (n - 1) / (span / 1000.0);
-    kill(jd, SIGTERM);
-    waitpid(jd, NULL, 0);
-    if (getenv("BENCH_STATS")) {
-        redisReply *st = jd_cmd(&k, "INFO commandstats");
-        fputs(st->str, stdout);
-        freeReplyObject(st);
+        /* (2) judged-noop draining n prefilled submissions */
+        for (int i = 0; i < n; i++)
+            b_submit(&k, "native", "c", "bench", "int main(){}", 12);
+        pid_t jd = b_judged(JUDGED_BIN_DIR "/judged-noop", cfg, log);
+        while (b_int(&k, "XLEN %s", "judge:{native}:results") < n)
+            jd_sleep_ms(20);
+        long long span = b_span(&k, "judge:{native}:results", NULL);
+        rate = (n - 1) / (span / 1000.0);
+        kill(jd, SIGTERM);
+        waitpid(jd, NULL, 0);
+        f = fopen(log, "r");
+        char line[512];
+        unsigned long this_rtt = 0;
+        while (f && fgets(line, sizeof line, f)) {
+            char *p = strstr(line, "stopped (");
+            if (p)
+                this_rtt = strtoul(p + 9, NULL, 10);
+        }
+        if (f)
+            fclose(f);
+        if (rate > disp) {
+            disp = rate;
+            rtt = this_rtt;
+        }
     }
-    unsigned long rtt = 0;
-    f = fopen(log, "r");
-    char line[512];
-    while (f && fgets(line, sizeof line, f)) {
-        char *p = strstr(line, "stopped (");
-        if (p)
-            rtt = strtoul(p + 9, NULL, 10);
-    }
-    if (f)
-        fclose(f);
     printf("jobs: %d, slots: %d, redis: %s\n", n, slots, getenv("BENCH_TCP") ? "tcp loopback" : "unix socket");
-    printf("raw XREADGROUP+XACK loop: %8.0f jobs/s (2 round trips/job, best of 3)\n", raw);
-    printf("judged dispatcher:        %8.0f jobs/s (%.2f round trips/job, heartbeats included)\n",
+    printf("raw XREADGROUP+XACK loop: %8.0f jobs/s (2 round trips/job)\n", raw);
+    printf("judged dispatcher:        %8.0f jobs/s (%.2f round trips/job incl. heartbeats; best of 3 rounds each)\n",
            disp, (double)rtt / n);
     printf("ratio: %.0f%% of raw (floor 80%%)\n", 100.0 * disp / raw);
     jd_conn_close(&k);
