@@ -159,12 +159,59 @@ static int mount_private_dirs(const struct mnt_plan *p, char *err, size_t len)
     return bind(p->workdir, path, true, true, err, len);
 }
 
+static bool under(const char *path, const char *dir)
+{
+    size_t n = strlen(dir);
+    return !strncmp(path, dir, n) && path[n] == '/';
+}
+
+/* Is extra mount i inside a directory the box may have written to (the work
+ * directory at /box, or an earlier writable extra mount)? */
+static bool in_box_writable(const struct mnt_plan *p, size_t i)
+{
+    if (under(p->extra[i].inside, "/box"))
+        return true;
+    for (size_t k = 0; k < i; k++)
+        if (p->extra[k].writable && under(p->extra[i].inside, p->extra[k].inside))
+            return true;
+    return false;
+}
+
+/* Such a directory is a host directory that an earlier run could fill with
+ * symlinks, and init still sees the host's tree while it builds the box, as
+ * root: following such a link would create files or mount outside the box.
+ * Nothing else writes there meanwhile, so checking the existing part of the
+ * path once is enough. */
+static int through_symlink(const struct mnt_plan *p, const char *target)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s", target);
+    for (size_t i = strlen(p->root) + 1;; i++) {
+        if (path[i] != '/' && path[i] != '\0')
+            continue;
+        char c = path[i];
+        path[i] = '\0';
+        struct stat st;
+        if (lstat(path, &st) < 0)
+            return errno == ENOENT ? 0 : -1;  /* the rest will be made fresh */
+        if (S_ISLNK(st.st_mode)) {
+            errno = ELOOP;
+            return -1;
+        }
+        if (!c)
+            return 0;
+        path[i] = c;
+    }
+}
+
 static int mount_extras(const struct mnt_plan *p, char *err, size_t len)
 {
     char target[PATH_MAX];
     for (size_t i = 0; i < p->extra_count; i++) {
         if (in_root(target, sizeof target, p, p->extra[i].inside) < 0)
             return fail(err, len, "path too long", p->extra[i].inside);
+        if (in_box_writable(p, i) && through_symlink(p, target) < 0)
+            return fail(err, len, "refusing mount point", p->extra[i].inside);
         if (bind(p->extra[i].host, target, p->extra[i].is_dir, p->extra[i].writable, err, len) < 0)
             return -1;
     }
