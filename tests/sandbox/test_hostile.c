@@ -762,6 +762,49 @@ Test(hostile, write_outside_the_box)
     cr_assert_eq(env_after.st_mode, env_before.st_mode);
 }
 
+/* A run leaves symlinks in its work directory; a later run in the same
+ * directory mounts an extra file inside /box where a link now points out.
+ * Init builds the box as root while it still sees the host's tree: it must
+ * not create, or mount onto, what the links point at. */
+Test(hostile, planted_symlink_under_box_mount_point)
+{
+    struct hrun *r = new_run(927);
+    char outside_file[96], outside_dir[96];
+    snprintf(outside_file, sizeof outside_file, "/tmp/judge-hostile-planted-%d", (int)getpid());
+    snprintf(outside_dir, sizeof outside_dir, "/tmp/judge-hostile-planted-dir-%d", (int)getpid());
+    cr_assert_eq(mkdir(outside_dir, 0755), 0);
+    RUN(r, "/usr/bin/ln", "-s", outside_file, "/box/input.txt");
+    expect_status(r, SANDBOX_OK);
+    RUN(r, "/usr/bin/ln", "-s", outside_dir, "/box/data");
+    expect_status(r, SANDBOX_OK);
+    r->extra[0] = (struct sandbox_mount){.host = "/etc/hostname", .inside = "/box/input.txt"};
+    r->extra_count = 1;
+    RUN(r, "/usr/bin/cat", "/box/input.txt");
+    r->extra[0] = (struct sandbox_mount){.host = "/etc/hostname", .inside = "/box/data/sub/f"};
+    RUN(r, "/usr/bin/cat", "/box/data/sub/f");
+    bool file_made = exists(outside_file), dir_made = exists(outside_dir) &&
+                                                     rmdir(outside_dir) < 0;
+    unlink(outside_file);
+    char sub[128];
+    snprintf(sub, sizeof sub, "%s/sub/f", outside_dir);
+    unlink(sub);
+    snprintf(sub, sizeof sub, "%s/sub", outside_dir);
+    rmdir(sub);
+    rmdir(outside_dir);
+    cr_assert(!file_made, "box setup created %s on the host through a planted link", outside_file);
+    cr_assert(!dir_made, "box setup created entries in %s on the host", outside_dir);
+    /* without links, a mount point under /box is made and used as before */
+    char hostname[256] = "";
+    int fd = open("/etc/hostname", O_RDONLY | O_CLOEXEC);
+    cr_assert_geq(fd, 0);
+    cr_assert_geq(read(fd, hostname, sizeof hostname - 1), 0);
+    close(fd);
+    r->extra[0] = (struct sandbox_mount){.host = "/etc/hostname", .inside = "/box/real/dir/f"};
+    RUN(r, "/usr/bin/cat", "/box/real/dir/f");
+    expect_status(r, SANDBOX_OK);
+    cr_assert_str_eq(r->out, hostname);
+}
+
 Test(hostile, read_host_secrets)
 {
     struct hrun *r = new_run(924);
