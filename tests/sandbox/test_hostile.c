@@ -432,7 +432,10 @@ Test(hostile, kill_minus_one)
     sleep_s(0.05);
     RUN(r, H("kill_all"));
     expect_status(r, SANDBOX_OK);
-    cr_assert(strstr(r->out, "kill(-1)"), "stdout: %s", r->out);
+    /* kill(-1) did hit what was in the box... */
+    cr_assert(strstr(r->out, "kill(-1) 0 ok") && strstr(r->out, "child killed"), "stdout: %s",
+              r->out);
+    /* ...and nothing outside it */
     int st;
     cr_assert_eq(waitpid(plain, &st, WNOHANG), 0, "the host's sleep was killed from the box");
     cr_assert_eq(waitpid(same_uid, &st, WNOHANG), 0,
@@ -610,6 +613,15 @@ Test(hostile, threads_cpu_summed_tle)
     r->limits.cpu_time = 1.0;
     r->limits.wall_time = 5;
     RUN(r, H("threads"), "4", "0.3");
+    expect_cpu_tle(r);
+}
+
+Test(hostile, threads_burning_forever)
+{
+    struct hrun *r = new_run(979);
+    r->limits.cpu_time = 0.6;
+    r->limits.wall_time = 5;
+    RUN(r, H("threads"), "4", "1000");
     expect_cpu_tle(r);
 }
 
