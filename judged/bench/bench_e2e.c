@@ -8,6 +8,8 @@
  *
  * usage: bench_e2e [N]     (default 200)
  */
+#include <pthread.h>
+#include <stdatomic.h>
 #include <time.h>
 
 #include "bench_common.h"
@@ -27,6 +29,29 @@ static void put(const char *path, const char *text)
         b_die(path);
     fputs(text, f);
     fclose(f);
+}
+
+struct par {
+    struct runner *r;
+    const char *pdir, *src;
+    size_t srclen;
+    atomic_int left;
+};
+
+static void *par_worker(void *arg)
+{
+    struct par *p = arg;
+    char err[512];
+    while (atomic_fetch_sub(&p->left, 1) > 0) {
+        struct runner_request req = {.problem_dir = p->pdir, .language = "c", .source = p->src,
+                                     .source_len = p->srclen};
+        struct runner_report *rep;
+        enum runner_failure fail;
+        if (runner_judge(p->r, &req, &rep, &fail, err, sizeof err))
+            b_die(err);
+        runner_report_free(rep);
+    }
+    return NULL;
 }
 
 int main(int argc, char **argv)
@@ -82,6 +107,21 @@ int main(int argc, char **argv)
     double local = secs() - t0;
     runner_close(r);
 
+    /* (1b) the machine's ceiling: runner_judge from 2 threads, no queue */
+    rc.slots = 2;
+    if (runner_open(&r, &rc, err, sizeof err))
+        b_die(err);
+    struct par par = {.r = r, .pdir = pdir, .src = src, .srclen = srclen};
+    atomic_store(&par.left, n);
+    pthread_t th[2];
+    t0 = secs();
+    for (int i = 0; i < 2; i++)
+        pthread_create(&th[i], NULL, par_worker, &par);
+    for (int i = 0; i < 2; i++)
+        pthread_join(th[i], NULL);
+    double ceiling = secs() - t0;
+    runner_close(r);
+
     /* (2) through judged, 2 slots */
     char cfg[600], log[600];
     snprintf(cfg, sizeof cfg, "%s/judged.yaml", B_dir);
@@ -117,6 +157,8 @@ int main(int argc, char **argv)
     waitpid(jd, NULL, 0);
     printf("submissions: %d (C, 10 tests each), %d AC through judged\n", n, ac);
     printf("local, one after another: %6.2f s  %6.1f judgments/s\n", local, n / local);
+    printf("local, 2 threads:         %6.2f s  %6.1f judgments/s (the machine's ceiling, %.2fx)\n",
+           ceiling, n / ceiling, local / ceiling);
     printf("judged, 2 slots:          %6.2f s  %6.1f judgments/s\n", judged, n / judged);
     printf("speedup: %.2fx (target >= 1.6x)\n", local / judged);
     jd_conn_close(&k);
