@@ -18,12 +18,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <poll.h>
 #include <netinet/in.h>
 #include <arpa/inet.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -55,6 +57,8 @@ struct hrun {
     struct sandbox_mount extra[4];
     size_t extra_count;
     bool no_workdir;      /* /box is then the box's own tmpfs */
+    int stdio[3];         /* with use_stdio: these instead of the files */
+    bool use_stdio;
     /* filled by run() */
     struct sandbox_result res;
     int rc;
@@ -154,12 +158,14 @@ static int run_raw(struct hrun *r, const char *const *argv)
     if (out < 0 || err < 0)
         return -2;
     struct sandbox_job job = SANDBOX_JOB_INIT;
+    if (r->use_stdio)
+        job.stdin_fd = r->stdio[0];
     job.slot = r->slot;
     job.argv = argv;
     job.envp = (const char *const[]){"PATH=/usr/local/bin:/usr/bin:/bin", NULL};
     job.workdir = r->no_workdir ? NULL : r->workdir;
-    job.stdout_fd = out;
-    job.stderr_fd = err;
+    job.stdout_fd = r->use_stdio ? r->stdio[1] : out;
+    job.stderr_fd = r->use_stdio ? r->stdio[2] : err;
     job.profile = r->profile;
     job.limits = r->limits;
     job.mounts = mounts;
@@ -815,6 +821,61 @@ Test(hostile, planted_symlink_under_box_mount_point)
     RUN(r, "/usr/bin/cat", "/box/real/dir/f");
     expect_status(r, SANDBOX_OK);
     cr_assert_str_eq(r->out, hostname);
+}
+
+/* The supervisor runs on a terminal (its session's controlling one) and
+ * hands it to the program as stdin/stdout/stderr, as judge-sandbox does by
+ * default. TIOCSTI would type commands for the shell to run after the judge
+ * exits: the program must not be able to. */
+Test(hostile, terminal_injection)
+{
+    struct hrun *r = new_run(928);
+    int master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+    cr_assert_geq(master, 0);
+    cr_assert(grantpt(master) == 0 && unlockpt(master) == 0);
+    char slave_name[64];
+    cr_assert_eq(ptsname_r(master, slave_name, sizeof slave_name), 0);
+    pid_t sup = fork();
+    cr_assert_geq(sup, 0);
+    if (sup == 0) {
+        /* no criterion here: a forked child */
+        int slave = setsid() < 0 ? -1 : open(slave_name, O_RDWR);
+        if (slave < 0 || ioctl(slave, TIOCSCTTY, 0) < 0)
+            _exit(3);
+        r->use_stdio = true;
+        r->stdio[0] = r->stdio[1] = r->stdio[2] = slave;
+        if (RUN_RAW(r, H("tty_inject")) < 0 || r->res.status != SANDBOX_OK)
+            _exit(4);
+        /* typed-in text would wait here, as the shell's next input */
+        char buf[256];
+        fcntl(slave, F_SETFL, O_NONBLOCK);
+        _exit(read(slave, buf, sizeof buf) > 0 ? 2 : 0);
+    }
+    char seen[4096] = "";
+    size_t n = 0;
+    int st;
+    for (;;) {
+        struct pollfd p = {master, POLLIN, 0};
+        if (poll(&p, 1, 20) > 0 && (p.revents & POLLIN)) {
+            ssize_t k = read(master, seen + n, sizeof seen - 1 - n);
+            if (k > 0)
+                n += (size_t)k;
+        }
+        if (waitpid(sup, &st, WNOHANG) == sup)
+            break;
+    }
+    fcntl(master, F_SETFL, O_NONBLOCK);
+    ssize_t k;
+    while (n < sizeof seen - 1 && (k = read(master, seen + n, sizeof seen - 1 - n)) > 0)
+        n += (size_t)k;
+    seen[n] = '\0';
+    close(master);
+    cr_assert(WIFEXITED(st), "the supervisor died");
+    cr_assert_neq(WEXITSTATUS(st), 2, "text typed by the box waits on the terminal:\n%s", seen);
+    cr_assert_eq(WEXITSTATUS(st), 0, "supervisor exit %d; terminal:\n%s", WEXITSTATUS(st), seen);
+    cr_assert(strstr(seen, "sti0 -1 E") && strstr(seen, "sti1 -1 E") && strstr(seen, "sti2 -1 E"),
+              "terminal:\n%s", seen);
+    cr_assert(!strstr(seen, "PWNED-BY-BOX"), "the box typed on the terminal:\n%s", seen);
 }
 
 Test(hostile, read_host_secrets)
