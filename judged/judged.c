@@ -276,8 +276,10 @@ static int claim(struct jd_conn *k, struct pool *p, int count, char (*start)[128
 /* XAUTOCLAIM loop over both queues, never taking more than our free slots. */
 static int reclaim(struct jd_conn *k, struct pool *p)
 {
-    char minidle[24], now[24], cnt[16], qi[4];
+    char minidle[24], now[24], cnt[16], qi[4], maxd[16];
     snprintf(minidle, sizeof minidle, "%ld", cfg.lease_ms);
+    /* first delivery + max_attempts takeovers + slack for give-backs */
+    snprintf(maxd, sizeof maxd, "%d", cfg.max_attempts + 2);
     for (int i = 0; i < 2; i++) {
         char cursor[64] = "0-0";
         snprintf(qi, sizeof qi, "%d", i);
@@ -288,8 +290,8 @@ static int reclaim(struct jd_conn *k, struct pool *p)
             snprintf(cnt, sizeof cnt, "%d", free);
             snprintf(now, sizeof now, "%lld", (long long)jd_now_ms());
             const char *args[] = {p->kq[i], p->kstate, JD_GROUP, host, minidle, p->kprefix,
-                                  p->name, now, cnt, cursor, qi};
-            redisReply *r = jd_eval(k, &JD_RECLAIM, 2, 11, args, NULL);
+                                  p->name, now, cnt, cursor, qi, maxd};
+            redisReply *r = jd_eval(k, &JD_RECLAIM, 2, 12, args, NULL);
             if (!r)
                 return -1;
             if (r->type != REDIS_REPLY_ARRAY || r->elements < 3) {

@@ -129,7 +129,11 @@ const struct jd_script JD_CLAIM = {"claim",
     "return {st, out, ld[1], ld[2], last[1], last[2]}\n"};
 
 /* KEYS: queue, state
- * ARGV: group, consumer, min_idle, sub prefix, pool, now, count, cursor, qi
+ * ARGV: group, consumer, min_idle, sub prefix, pool, now, count, cursor, qi,
+ *       max_deliveries (0 = no limit)
+ * An entry delivered more than max_deliveries times was taken over again and
+ * again without ever finishing (it may crash whole hosts): it comes back as
+ * poison, to be dead-lettered with the final verdict IE.
  * Reply: {state, next cursor, jobs} */
 const struct jd_script JD_RECLAIM = {"reclaim",
     LUA_JOB
@@ -137,8 +141,18 @@ const struct jd_script JD_RECLAIM = {"reclaim",
     "if st == 'paused' then return {st, '0-0', {}} end\n"
     "local r = redis.call('XAUTOCLAIM', KEYS[1], ARGV[1], ARGV[2], ARGV[3], ARGV[8], 'COUNT', ARGV[7])\n"
     "local out = {}\n"
+    "local maxd = tonumber(ARGV[10])\n"
     "for _, e in ipairs(r[2]) do\n"
-    "  job(tonumber(ARGV[9]), KEYS[1], e, out, ARGV[1], ARGV[2], ARGV[4], ARGV[6], ARGV[5])\n"
+    "  local p = e and redis.call('XPENDING', KEYS[1], ARGV[1], e[1], e[1], 1) or {}\n"
+    "  if p[1] and maxd > 0 and p[1][4] > maxd then\n"
+    "    local sid = ''\n"
+    "    if e[2] then for i = 1, #e[2], 2 do if e[2][i] == 'id' then sid = e[2][i + 1] end end end\n"
+    "    if string.sub(sid, 1, #ARGV[5] + 1) ~= ARGV[5] .. '-' or string.find(sid, '[{}:]') then sid = '' end\n"
+    "    table.insert(out, {tonumber(ARGV[9]), e[1], sid, 'delivered ' .. p[1][4] ..\n"
+    "                   ' times without finishing (does it crash its host?)'})\n"
+    "  else\n"
+    "    job(tonumber(ARGV[9]), KEYS[1], e, out, ARGV[1], ARGV[2], ARGV[4], ARGV[6], ARGV[5])\n"
+    "  end\n"
     "end\n"
     "return {st, r[1], out}\n"};
 

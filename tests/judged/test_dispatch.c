@@ -421,3 +421,30 @@ Test(dispatch, a_stalled_host_that_lost_its_lease_publishes_nothing)
     cr_assert(lost, "A noticed it lost the lease");
     cr_assert_eq(waitpid(a, NULL, WNOHANG), 0);
 }
+
+Test(dispatch, a_job_that_keeps_losing_its_host_is_dead_lettered)
+{
+    char cfga[400], id[160], out[65536];
+    t_config("A", 600, "max_attempts: 2\n", POOLS_DEFAULT, cfga, sizeof cfga);
+    cr_assert_eq(t_submit(cfga, "aplusb", "c", AC_C, NULL, NULL, id, sizeof id), 0);
+    /* a "ghost" host claimed it and crashed, then others took it over and
+     * crashed again and again: its delivery count is 5 */
+    redisContext *c = t_redis();
+    freeReplyObject(redisCommand(c, "XGROUP CREATE judge:{native}:q:normal judged 0 MKSTREAM"));
+    redisReply *r = redisCommand(c, "XREADGROUP GROUP judged ghost COUNT 1 STREAMS judge:{native}:q:normal >");
+    cr_assert(r && r->type == REDIS_REPLY_ARRAY);
+    char eid[64];
+    snprintf(eid, sizeof eid, "%s", r->element[0]->element[1]->element[0]->element[0]->str);
+    freeReplyObject(r);
+    for (int i = 0; i < 4; i++)
+        freeReplyObject(redisCommand(c, "XCLAIM judge:{native}:q:normal judged ghost 0 %s", eid));
+    redisFree(c);
+    t_judged(cfga, "A");
+    cr_assert(t_wait_state(id, "done", 15000));
+    char *v = t_hget(id, "verdict");
+    cr_assert_str_eq(v, "IE", "nobody waits forever");
+    free(v);
+    cr_assert_eq(t_events("native", id), 1);
+    cr_assert_eq(t_ctl(out, sizeof out, cfga, "dlq", "list", "--json", NULL), 0);
+    cr_assert(contains(out, "times without finishing") && contains(out, id), "%s", out);
+}
