@@ -167,6 +167,15 @@ static void t_teardown(void)
             waitpid(T_pids[i], NULL, 0);
         }
     T_npids = 0;
+    /* an embedded redis-server outlives a SIGKILLed judged on purpose */
+    char pidfile[400];
+    snprintf(pidfile, sizeof pidfile, "%s/emb/redis/redis.pid", T_dir);
+    FILE *pf = fopen(pidfile, "r");
+    int rpid = 0;
+    if (pf && fscanf(pf, "%d", &rpid) == 1 && rpid > 0)
+        kill(rpid, SIGKILL);
+    if (pf)
+        fclose(pf);
     if (T_dir[0] && !getenv("JUDGED_TEST_KEEP")) {
         char cmd[400];
         snprintf(cmd, sizeof cmd, "rm -rf '%s'", T_dir);

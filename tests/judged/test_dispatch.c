@@ -448,3 +448,54 @@ Test(dispatch, a_job_that_keeps_losing_its_host_is_dead_lettered)
     cr_assert_eq(t_ctl(out, sizeof out, cfga, "dlq", "list", "--json", NULL), 0);
     cr_assert(contains(out, "times without finishing") && contains(out, id), "%s", out);
 }
+
+Test(dispatch, consumer_group_and_scripts_vanishing_are_repaired)
+{
+    char cfga[400], id[160];
+    t_config("A", 600, NULL, POOLS_DEFAULT, cfga, sizeof cfga);
+    t_judged(cfga, "A");
+    cr_assert_eq(t_submit(cfga, "aplusb", "c", AC_C, NULL, NULL, id, sizeof id), 0);
+    cr_assert(t_wait_state(id, "done", 30000));
+    redisContext *c = t_redis();
+    freeReplyObject(redisCommand(c, "SCRIPT FLUSH"));
+    freeReplyObject(redisCommand(c, "XGROUP DESTROY judge:{native}:q:normal judged"));
+    freeReplyObject(redisCommand(c, "XGROUP DESTROY judge:{native}:q:contest judged"));
+    redisFree(c);
+    cr_assert_eq(t_submit(cfga, "aplusb", "c", AC_C, NULL, NULL, id, sizeof id), 0);
+    cr_assert(t_wait_state(id, "done", 30000), "NOGROUP and NOSCRIPT handled");
+    cr_assert_eq(t_events("native", id), 1);
+}
+
+Test(dispatch, embedded_redis_when_none_is_configured)
+{
+    char cfg[400], id[160], sock[400], out[4096];
+    snprintf(cfg, sizeof cfg, "%s/embedded.yaml", T_dir);
+    t_write(cfg,
+            "state_dir: %s/emb\nproblems: %s/problems\nlanguages: %s/languages\nhost: E\n"
+            "first_slot: 600\nlease: 2s\nheartbeat: 500ms\n"
+            "pools:\n  native: {languages: [c], slots: 1}\n",
+            T_dir, T_dir, SRC);
+    snprintf(sock, sizeof sock, "%s/emb/redis/redis.sock", T_dir);
+    pid_t e = t_judged(cfg, "E");
+    struct stat st;
+    for (int i = 0; i < 100 && t_ctl(out, sizeof out, cfg, "hosts", NULL) != 0; i++)
+        t_sleep_ms(50); /* judged starts its redis-server */
+    cr_assert_eq(t_submit(cfg, "aplusb", "c", AC_C, NULL, NULL, id, sizeof id), 0);
+    cr_assert_eq(t_ctl(out, sizeof out, cfg, "result", id, "--wait", "30", NULL), 0);
+    cr_assert(contains(out, "done AC"), "%s", out);
+    cr_assert_eq(stat(sock, &st), 0, "socket under state_dir");
+    char aof[400];
+    snprintf(aof, sizeof aof, "%s/emb/redis/redis.conf", T_dir);
+    FILE *f = fopen(aof, "r");
+    char line[256];
+    bool appendonly = false;
+    while (f && fgets(line, sizeof line, f))
+        if (!strcmp(line, "appendonly yes\n"))
+            appendonly = true;
+    if (f)
+        fclose(f);
+    cr_assert(appendonly);
+    int rc = t_stop(e, SIGTERM, 15000);
+    cr_assert(rc != -1 && WIFEXITED(rc) && WEXITSTATUS(rc) == 0);
+    cr_assert_neq(t_ctl(out, sizeof out, cfg, "pools", NULL), 0, "its redis stopped with it");
+}
