@@ -74,7 +74,12 @@ static int set_limit(int resource, rlim_t soft, rlim_t hard)
 static int set_rlimits(const struct box_plan *plan)
 {
     const struct sandbox_limits *l = plan->limits;
-    rlim_t stack = l->stack ? l->stack : l->memory ? l->memory : RLIM_INFINITY;
+    /* Stack as large as the memory limit, so deep recursion works: only the
+     * pages touched count, in the cgroup. Degraded, RLIMIT_DATA stands in
+     * for the cgroup and counts every thread's whole stack reservation
+     * (glibc sizes them by RLIMIT_STACK), so the default is 64 MiB there. */
+    rlim_t stack = l->stack ? l->stack : !l->memory ? RLIM_INFINITY
+                 : plan->degraded && l->memory > (64u << 20) ? (64u << 20) : l->memory;
     int procs = l->procs > 0 ? l->procs : 64;
     int files = l->open_files > 0 ? l->open_files : 64;
     if (l->cpu_time > 0) {

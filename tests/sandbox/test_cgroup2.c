@@ -266,3 +266,29 @@ Test(parse, seconds)
     cr_expect_eq(sandbox_parse_seconds("3h", &v), -1);
     cr_expect_eq(sandbox_parse_seconds("fast", &v), -1);
 }
+
+/* Degraded, RLIMIT_DATA bounds memory and counts each thread's stack
+ * reservation: the default stack must leave room for threads. */
+Test(cgroup_detect, degraded_mode_still_runs_threads)
+{
+    struct sandbox_config cfg = SANDBOX_CONFIG_INIT;
+    cfg.run_dir = RUN_DIR;
+    cfg.cgroup_mode = SANDBOX_CGROUP_NONE;
+    struct sandbox *sb;
+    char err[512];
+    cr_assert_eq(sandbox_open(&sb, &cfg, err, sizeof err), 0, "%s", err);
+    struct sandbox_job job = SANDBOX_JOB_INIT;
+    job.slot = 905;
+    job.argv = (const char *const[]){"/usr/bin/python3", "-c",
+                                     "import threading\n"
+                                     "ts = [threading.Thread(target=len, args=('x',)) for _ in range(4)]\n"
+                                     "[t.start() for t in ts]; [t.join() for t in ts]", NULL};
+    job.limits.memory = 256ULL << 20;
+    job.limits.procs = 16;
+    job.limits.wall_time = 10;
+    struct sandbox_result res;
+    cr_assert_eq(sandbox_run(sb, &job, &res), 0, "%s", res.message);
+    cr_expect_eq(res.status, SANDBOX_OK, "%s: %s", sandbox_status_name(res.status), res.message);
+    cr_expect_eq(res.degraded, true);
+    sandbox_close(sb);
+}
