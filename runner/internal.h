@@ -34,12 +34,7 @@ void rn_errors_add(struct rn_errors *e, const char *fmt, ...)
 char *rn_errors_join(const struct rn_errors *e);
 void rn_errors_free(struct rn_errors *e);
 
-/* ---- units (yaml_doc.c) ------------------------------------------------ */
-
-/* "256M", "64k", "1G", "4096" (binary units). -1 on a bad string. */
-int rn_parse_size(const char *s, uint64_t *out);
-/* "1s", "500ms", "1.5" (seconds). -1 on a bad string. */
-int rn_parse_duration(const char *s, double *out);
+/* Sizes and durations are parsed by sandbox_parse_size / _seconds. */
 
 /* ---- language.c -------------------------------------------------------- */
 

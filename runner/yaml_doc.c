@@ -15,53 +15,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "sandbox.h"
 #include "yaml_doc.h"
-
-int rn_parse_size(const char *s, uint64_t *out)
-{
-    if (!s || !*s || *s == '-' || *s == '+')
-        return -1;
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (errno || end == s || !isfinite(v) || v < 0)
-        return -1;
-    double mult = 1;
-    switch (*end) {
-    case 'k': case 'K': mult = 1024.0; end++; break;
-    case 'm': case 'M': mult = 1024.0 * 1024; end++; break;
-    case 'g': case 'G': mult = 1024.0 * 1024 * 1024; end++; break;
-    default: break;
-    }
-    if (mult > 1 && (!strcasecmp(end, "ib") || !strcasecmp(end, "b")))
-        end += strlen(end);
-    else if (mult == 1 && (!strcmp(end, "B")))
-        end++;
-    if (*end)
-        return -1;
-    double bytes = v * mult;
-    if (bytes > 1e18 || (mult == 1 && v != floor(v)))
-        return -1;
-    *out = (uint64_t)bytes;
-    return 0;
-}
-
-int rn_parse_duration(const char *s, double *out)
-{
-    if (!s || !*s || *s == '-' || *s == '+')
-        return -1;
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (errno || end == s || !isfinite(v) || v < 0)
-        return -1;
-    if (!strcmp(end, "ms"))
-        v /= 1000;
-    else if (*end && strcmp(end, "s"))
-        return -1;
-    *out = v;
-    return 0;
-}
 
 int ydoc_load(struct ydoc *y, const char *path, const char *display, struct rn_errors *errs)
 {
@@ -179,7 +134,7 @@ int ydoc_size(struct ydoc *y, yaml_node_t *n, const char *key, uint64_t *out)
     const char *s = ydoc_scalar(y, n, key);
     if (!s)
         return -1;
-    if (rn_parse_size(s, out) == 0)
+    if (sandbox_parse_size(s, out) == 0)
         return 0;
     ydoc_error(y, n, key, "bad size '%s' (expected e.g. 256M, 64k, 1G or bytes)", s);
     return -1;
@@ -190,7 +145,7 @@ int ydoc_duration(struct ydoc *y, yaml_node_t *n, const char *key, double *out)
     const char *s = ydoc_scalar(y, n, key);
     if (!s)
         return -1;
-    if (rn_parse_duration(s, out) == 0)
+    if (sandbox_parse_seconds(s, out) == 0)
         return 0;
     ydoc_error(y, n, key, "bad duration '%s' (expected e.g. 1s, 500ms or 2.5)", s);
     return -1;

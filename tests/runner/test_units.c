@@ -10,42 +10,6 @@
 #include "helpers.h"
 #include "internal.h"
 
-/* ---- sizes and durations ---- */
-
-Test(units, sizes)
-{
-    uint64_t v;
-    cr_assert_eq(rn_parse_size("256M", &v), 0);
-    cr_assert_eq(v, 256ULL << 20);
-    cr_assert_eq(rn_parse_size("64k", &v), 0);
-    cr_assert_eq(v, 65536);
-    cr_assert_eq(rn_parse_size("1G", &v), 0);
-    cr_assert_eq(v, 1ULL << 30);
-    cr_assert_eq(rn_parse_size("4096", &v), 0);
-    cr_assert_eq(v, 4096);
-    cr_assert_eq(rn_parse_size("64MiB", &v), 0);
-    cr_assert_eq(v, 64ULL << 20);
-    cr_assert_eq(rn_parse_size("1.5G", &v), 0);
-    cr_assert_eq(v, 3ULL << 29);
-    cr_assert_eq(rn_parse_size("256X", &v), -1);
-    cr_assert_eq(rn_parse_size("-1M", &v), -1);
-    cr_assert_eq(rn_parse_size("", &v), -1);
-    cr_assert_eq(rn_parse_size("M", &v), -1);
-}
-
-Test(units, durations)
-{
-    double v;
-    cr_assert_eq(rn_parse_duration("1s", &v), 0);
-    cr_assert_float_eq(v, 1.0, 1e-12);
-    cr_assert_eq(rn_parse_duration("500ms", &v), 0);
-    cr_assert_float_eq(v, 0.5, 1e-12);
-    cr_assert_eq(rn_parse_duration("2.5", &v), 0);
-    cr_assert_float_eq(v, 2.5, 1e-12);
-    cr_assert_eq(rn_parse_duration("1h", &v), -1);
-    cr_assert_eq(rn_parse_duration("fast", &v), -1);
-}
-
 /* ---- built-in checkers ---- */
 
 static enum runner_verdict check(enum rn_checker_type t, const char *out, const char *ans)
