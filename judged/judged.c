@@ -356,7 +356,8 @@ static void *dispatcher(void *arg)
     struct pool *p = arg;
     struct jd_conn k;
     jd_conn_init(&k, redis_url, 3000);
-    bool groups_ok = false, history_done = false;
+    bool groups_ok = false;
+    int hq = 0; /* queue whose history is being re-read; 2 = done */
     char hist[2][128] = {"0", "0"};
     int64_t next_reclaim = 0, next_promote = 0;
     char state[32] = "active", laststate[32] = "active";
@@ -396,25 +397,22 @@ static void *dispatcher(void *arg)
         }
         int free = free_slots(p);
         char ld[2][64], last[2][64];
-        if (rc == 0 && !history_done && free > 0) {
-            /* a restarted host first re-reads its own pending entries */
-            rc = claim(&k, p, free, hist, state, sizeof state, ld, last);
+        if (rc == 0 && hq < 2 && free > 0) {
+            /* a restarted host first re-reads its own pending entries, one
+             * queue at a time, from after the last one it saw */
+            char start[2][128] = {"", ""};
+            snprintf(start[hq], sizeof start[hq], "%s", hist[hq]);
+            rc = claim(&k, p, free, start, state, sizeof state, ld, last);
             if (rc >= 0) {
-                bool more = false;
-                for (int i = 0; i < 2; i++) {
-                    if (last[i][0]) {
-                        snprintf(hist[i], sizeof hist[i], "%s", last[i]);
-                        more = true;
-                    } else {
-                        hist[i][0] = 0; /* this queue's history is done */
-                    }
-                }
                 if (rc > 0)
                     logmsg("pool %s: resumed %d job(s) of a previous run", p->name, rc);
-                if (!more || !strcmp(state, "paused"))
-                    history_done = !more;
-                if (!strcmp(state, "paused"))
+                if (!strcmp(state, "paused")) {
                     jd_sleep_ms(200);
+                } else if (last[hq][0]) {
+                    snprintf(hist[hq], sizeof hist[hq], "%s", last[hq]);
+                } else {
+                    hq++;
+                }
                 continue;
             }
         }
