@@ -527,3 +527,37 @@ Test(dispatch, a_restarted_host_first_resumes_its_own_pending_entries)
         fclose(f);
     cr_assert_eq(resumed, 2, "one from each queue");
 }
+
+Test(dispatch, events_follow_prints_new_results_as_json_lines)
+{
+    char cfga[400], id[160], evlog[400];
+    t_config("A", 600, NULL, POOLS_DEFAULT, cfga, sizeof cfga);
+    t_judged(cfga, "A");
+    snprintf(evlog, sizeof evlog, "%s/events.out", T_dir);
+    pid_t ev = fork();
+    cr_assert(ev >= 0);
+    if (ev == 0) {
+        int fd = open(evlog, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        dup2(fd, 1);
+        execl(BIN "/judgectl", "judgectl", "--config", cfga, "events", "--follow", "--json",
+              (char *)NULL);
+        _exit(127);
+    }
+    t_track(ev);
+    t_sleep_ms(300);
+    cr_assert_eq(t_submit(cfga, "aplusb", "c", AC_C, NULL, NULL, id, sizeof id), 0);
+    char needle[200], buf[4096] = "";
+    snprintf(needle, sizeof needle, "\"id\":\"%s\"", id);
+    long long end = t_now_ms() + 20000;
+    while (t_now_ms() < end && !strstr(buf, needle)) {
+        t_sleep_ms(100);
+        FILE *f = fopen(evlog, "r");
+        size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+        buf[n] = 0;
+        if (f)
+            fclose(f);
+    }
+    cr_assert(strstr(buf, needle), "followed: %s", buf);
+    cr_assert(strstr(buf, "\"verdict\":\"AC\""), "%s", buf);
+    t_stop(ev, SIGTERM, 2000);
+}
