@@ -291,6 +291,7 @@ static int cli_main(struct options *o, int argc, char **argv)
 int main(int argc, char **argv)
 {
     struct options o = {.config = SANDBOX_CONFIG_INIT, .job = SANDBOX_JOB_INIT};
+    o.config.pin_netns = true;  /* the next invocation reuses this slot's */
     int rc = cli_main(&o, argc, argv);
     /* add_mount's copies: under LeakSanitizer a leak turns every run with
      * --ro/--rw into a failure that also loses the buffered JSON. */

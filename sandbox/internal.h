@@ -76,9 +76,10 @@ int cgroup_favor_dynmods(char *note, size_t len);  /* 0 done or not needed */  /
 int cgroup_read_key(const char *path, const char *key, uint64_t *out);
 
 /* ---- net.c ----------------------------------------------------------- */
-/* Opens (creating on first use) the slot's persistent network namespace,
- * which holds nothing but a loopback interface that is up. */
-int net_slot_open(const char *slot_dir, char *err, size_t len);
+/* Opens (creating on first use) the slot's network namespace, which holds
+ * nothing but a loopback interface that is up. A namespace pinned at
+ * <slot_dir>/net is reused; pin: pin a new one there for later processes. */
+int net_slot_open(const char *slot_dir, bool pin, char *err, size_t len);
 
 /* ---- seccomp.c ------------------------------------------------------- */
 struct seccomp_prog {
@@ -161,6 +162,7 @@ __attribute__((noreturn)) void box_init_main(struct box_plan *plan);
 struct sandbox {
     char run_dir[SB_RUN_DIR_MAX + 1];
     uid_t uid_base;
+    bool pin_netns;
     struct cgroup_ctl cgroups;
     pthread_mutex_t lock;  /* guards the caches below */
     bool filter_ready[SB_PROFILE_COUNT];

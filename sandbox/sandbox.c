@@ -88,6 +88,7 @@ int sandbox_open(struct sandbox **out, const struct sandbox_config *cfg, char *e
     }
     snprintf(sb->run_dir, sizeof sb->run_dir, "%s", run_dir);
     sb->uid_base = cfg->uid_base ? cfg->uid_base : defaults.uid_base;
+    sb->pin_netns = cfg->pin_netns;
     pthread_mutex_init(&sb->lock, NULL);
     for (int i = 0; i < SANDBOX_MAX_SLOTS; i++)
         sb->net_fd[i] = -1;
@@ -168,7 +169,7 @@ static int slot_netns(struct sandbox *sb, int slot, const char *slot_dir, char *
 {
     pthread_mutex_lock(&sb->lock);
     if (sb->net_fd[slot] < 0)
-        sb->net_fd[slot] = net_slot_open(slot_dir, err, len);
+        sb->net_fd[slot] = net_slot_open(slot_dir, sb->pin_netns, err, len);
     int fd = sb->net_fd[slot];
     pthread_mutex_unlock(&sb->lock);
     return fd;

@@ -48,6 +48,11 @@ struct sandbox_config {
                                    NULL: found from /proc/self/mounts */
     const char *cgroup_parent;  /* our subtree, relative to each hierarchy */
     uid_t uid_base;             /* slot N runs as uid/gid uid_base + N */
+    bool pin_netns;             /* keep each slot's network namespace for
+                                   later processes by a bind mount under
+                                   run_dir (for short-lived callers such as
+                                   the CLI); otherwise it lives as long as
+                                   this handle */
     bool favor_dynmods;         /* set the cgroup2 mount option favordynmods:
                                    moving a task into a cgroup then costs
                                    ~0.06 ms instead of an RCU grace period */
