@@ -22,6 +22,12 @@ static double secs(void)
 
 int main(int argc, char **argv)
 {
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h") || atoi(argv[i]) <= 0) {
+            fprintf(strcmp(argv[i], "--help") && strcmp(argv[i], "-h") ? stderr : stdout,
+                    "%s", "usage: bench_dispatch [JOBS [SLOTS]]\n  dispatcher jobs/s with a trivial job (default 20000 jobs, 1 slot) against\n  a raw XREADGROUP+XACK loop on the same Redis\n");
+            return strcmp(argv[i], "--help") && strcmp(argv[i], "-h") ? 2 : 0;
+        }
     int n = argc > 1 ? atoi(argv[1]) : 20000;
     int slots = argc > 2 ? atoi(argv[2]) : 1;
     pid_t redis = b_redis();

@@ -57,6 +57,12 @@ static void *par_worker(void *arg)
 
 int main(int argc, char **argv)
 {
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h") || atoi(argv[i]) <= 0) {
+            fprintf(strcmp(argv[i], "--help") && strcmp(argv[i], "-h") ? stderr : stdout,
+                    "%s", "usage: bench_e2e [SUBMISSIONS [ROUNDS]]\n  SUBMISSIONS A+B submissions in C (default 200) judged one after another\n  locally, by 2 local threads and by judged with 2 slots; ROUNDS (default 1)\n");
+            return strcmp(argv[i], "--help") && strcmp(argv[i], "-h") ? 2 : 0;
+        }
     int n = argc > 1 ? atoi(argv[1]) : 200;
     int rounds = argc > 2 ? atoi(argv[2]) : 1;
     pid_t redis = b_redis();

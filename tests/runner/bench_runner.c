@@ -98,6 +98,12 @@ static double bare_run_ms(const char *pkg, int runs)
 
 int main(int argc, char **argv)
 {
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h") || atoi(argv[i]) <= 0) {
+            fprintf(strcmp(argv[i], "--help") && strcmp(argv[i], "-h") ? stderr : stdout,
+                    "%s", "usage: bench-runner [ROUNDS [SLOT]]\n  per-test overhead of the pipeline on A+B in C (20 tests), ROUNDS times\n  (default 10), in sandbox slot SLOT (default 990)\n");
+            return strcmp(argv[i], "--help") && strcmp(argv[i], "-h") ? 2 : 0;
+        }
     int rounds = argc > 1 ? atoi(argv[1]) : 10, slot = argc > 2 ? atoi(argv[2]) : 990;
     char *pkg = make_package();
     struct runner_config cfg = {.languages_dir = JUDGED_SOURCE_DIR "/languages",
