@@ -98,6 +98,7 @@ static struct sandbox *open_v2(struct fake *fk)
 
 struct run_args {
     struct sandbox *sb;
+    const char *argv[4];
     struct sandbox_job job;
     struct sandbox_result res;
     int rc;
@@ -113,16 +114,15 @@ static void *run_thread(void *p)
 static void start(struct run_args *a, struct sandbox *sb, int slot, const char *script,
                   double cpu_time, pthread_t *th)
 {
-    static const char *argv_tmpl[] = {"/bin/sh", "-c", NULL, NULL};
-    const char **argv = calloc(4, sizeof *argv);
-    memcpy(argv, argv_tmpl, sizeof argv_tmpl);
-    argv[2] = script;
     memset(a, 0, sizeof *a);
     a->sb = sb;
+    a->argv[0] = "/bin/sh";
+    a->argv[1] = "-c";
+    a->argv[2] = script;
     struct sandbox_job job = SANDBOX_JOB_INIT;
     a->job = job;
     a->job.slot = slot;
-    a->job.argv = argv;
+    a->job.argv = a->argv;
     a->job.limits.memory = 256ULL << 20;
     a->job.limits.procs = 17;
     a->job.limits.wall_time = 5;
