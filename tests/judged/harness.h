@@ -67,12 +67,22 @@ static void t_untrack(pid_t pid)
             T_pids[i] = 0;
 }
 
+/* A busy machine can make a connect fail now and then: retry for 3 s. */
 static redisContext *t_redis(void)
 {
     struct timeval tv = {2, 0};
-    redisContext *c = redisConnectUnixWithTimeout(T_sock, tv);
-    cr_assert(c && !c->err, "cannot connect to the test redis at %s", T_sock);
-    return c;
+    redisContext *c = NULL;
+    for (int i = 0; i < 30; i++) {
+        c = redisConnectUnixWithTimeout(T_sock, tv);
+        if (c && !c->err)
+            return c;
+        if (c)
+            redisFree(c);
+        c = NULL;
+        t_sleep_ms(100);
+    }
+    cr_assert_fail("cannot connect to the test redis at %s", T_sock);
+    return NULL;
 }
 
 static bool t_ping(void)
@@ -218,6 +228,25 @@ static pid_t t_judged(const char *config, const char *name)
     }
     t_track(pid);
     return pid;
+}
+
+/* Waits up to ms until host NAME's log says it has started (its signal
+ * handling is in place from then on); false on timeout. */
+static bool t_judged_started(const char *name, long ms)
+{
+    char log[400], buf[8192];
+    snprintf(log, sizeof log, "%s/judged-%s.log", T_dir, name);
+    for (long long end = t_now_ms() + ms; t_now_ms() < end; t_sleep_ms(20)) {
+        FILE *f = fopen(log, "r");
+        if (!f)
+            continue;
+        size_t n = fread(buf, 1, sizeof buf - 1, f);
+        fclose(f);
+        buf[n] = '\0';
+        if (strstr(buf, "started (pid"))
+            return true;
+    }
+    return false;
 }
 
 /* Sends sig and waits up to ms for the exit; returns the wait status or -1. */

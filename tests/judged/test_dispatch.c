@@ -365,6 +365,8 @@ Test(dispatch, sighup_adds_a_pool)
     char cfga[400], id[160];
     t_config("A", 600, NULL, "  native: {languages: [c], slots: 1}\n", cfga, sizeof cfga);
     pid_t a = t_judged(cfga, "A");
+    /* a SIGHUP before judged blocks it would end judged (the default action) */
+    cr_assert(t_judged_started("A", 10000), "judged did not start");
     cr_assert_neq(t_submit(cfga, "aplusb", "cpp", SRC "/testdata/aplusb/solutions/ac.cpp", NULL,
                            NULL, id, sizeof id), 0, "no pool serves cpp yet");
     t_config("A", 600, NULL,
