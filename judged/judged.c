@@ -1073,6 +1073,15 @@ static void usage(FILE *out)
 
 int main(int argc, char **argv)
 {
+    /* First of all: a SIGHUP or SIGTERM sent while we start (a reload right
+     * after a restart) must be queued for sigwait, not end us. */
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGHUP);
+    pthread_sigmask(SIG_BLOCK, &set, NULL);
+    signal(SIGPIPE, SIG_IGN);
     const char *config = NULL, *host_opt = NULL;
     static const struct option opts[] = {
         {"config", required_argument, NULL, 'c'},
@@ -1106,13 +1115,6 @@ int main(int argc, char **argv)
     }
     host = strdup(cfg.host);
 
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, SIGTERM);
-    sigaddset(&set, SIGINT);
-    sigaddset(&set, SIGHUP);
-    pthread_sigmask(SIG_BLOCK, &set, NULL);
-    signal(SIGPIPE, SIG_IGN);
 
     int redis_pid = 0;
     if (!cfg.redis) {
