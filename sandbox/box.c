@@ -256,7 +256,7 @@ static void on_violation(const struct box_plan *plan, int listener)
 }
 
 /* Reaps every child; returns true once the program itself has been reaped. */
-static bool reap(const struct box_plan *plan, pid_t program, struct box_report *r)
+static bool reap(pid_t program, struct box_report *r)
 {
     int status;
     struct rusage ru;
@@ -271,7 +271,6 @@ static bool reap(const struct box_plan *plan, pid_t program, struct box_report *
         r->program_cpu = all.ru_utime.tv_sec + all.ru_utime.tv_usec / 1e6 +
                          all.ru_stime.tv_sec + all.ru_stime.tv_usec / 1e6;
         r->program_maxrss = (uint64_t)all.ru_maxrss * 1024;
-        (void)plan;
         return true;
     }
     return false;
@@ -286,7 +285,7 @@ __attribute__((noreturn)) static void supervise_program(const struct box_plan *p
                             {listener, POLLIN, 0}};
     struct box_report r = {0};
     for (;;) {
-        if (reap(plan, program, &r)) {
+        if (reap(program, &r)) {
             report(plan->status_fd, &r);
             kill_box();
         }

@@ -212,14 +212,13 @@ static int lock_slot(struct sandbox *sb, struct run *run, int slot, char *err, s
     return 0;
 }
 
-static void effective_limits(struct sandbox_limits *l, bool has_cgroup)
+static void effective_limits(struct sandbox_limits *l)
 {
     if (l->procs <= 0)
         l->procs = DEFAULT_PROCS;
     /* A stopped or sleeping program must still end: CPU limit implies wall. */
     if (l->wall_time <= 0 && l->cpu_time > 0)
         l->wall_time = l->cpu_time * 2 + 1;
-    (void)has_cgroup;
 }
 
 static int check_job(const struct sandbox_job *job, int *profile, char *err, size_t len)
@@ -251,7 +250,7 @@ static int prepare(struct sandbox *sb, const struct sandbox_job *job, struct run
         return -1;
     struct box_plan *plan = &run->plan;
     run->limits = job->limits;
-    effective_limits(&run->limits, sb->cgroups.version != 0);
+    effective_limits(&run->limits);
     snprintf(run->slot_dir, sizeof run->slot_dir, "%s/box-%d", sb->run_dir, job->slot);
     if (lock_slot(sb, run, job->slot, err, len) < 0)
         return -1;
