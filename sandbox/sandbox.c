@@ -193,13 +193,18 @@ static int lock_slot(struct sandbox *sb, struct run *run, int slot, char *err, s
     run->slot = slot;
     run->slot_held = true;
     char path[PATH_MAX + 16];
-    snprintf(path, sizeof path, "%s/root", run->slot_dir);
-    if (sb_mkdir_p(path, 0755) < 0) {
-        sb_errf(err, len, "cannot create %s: %s", path, strerror(errno));
-        return -1;
-    }
     snprintf(path, sizeof path, "%s/lock", run->slot_dir);
     run->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (run->lock_fd < 0 && errno == ENOENT) {
+        /* the slot's first run: make its directory and root mount point */
+        char root[PATH_MAX + 16];
+        snprintf(root, sizeof root, "%s/root", run->slot_dir);
+        if (sb_mkdir_p(root, 0755) < 0) {
+            sb_errf(err, len, "cannot create %s: %s", root, strerror(errno));
+            return -1;
+        }
+        run->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    }
     if (run->lock_fd < 0) {
         sb_errf(err, len, "cannot open %s: %s", path, strerror(errno));
         return -1;
