@@ -150,6 +150,7 @@ struct run {
     int slot;
     bool slot_held;      /* sb->slot_busy[slot] is ours to clear */
     int status_rd, lifeline_wr, pidfd;
+    int cancel_fd;
     pid_t init_pid;
     struct sandbox_limits limits;
 };
@@ -255,6 +256,7 @@ static int prepare(struct sandbox *sb, const struct sandbox_job *job, struct run
         return -1;
     struct box_plan *plan = &run->plan;
     run->limits = job->limits;
+    run->cancel_fd = job->cancel_fd;
     effective_limits(&run->limits);
     snprintf(run->slot_dir, sizeof run->slot_dir, "%s/box-%d", sb->run_dir, job->slot);
     if (lock_slot(sb, run, job->slot, err, len) < 0)
@@ -324,7 +326,7 @@ fail:
 
 /* ---- watching --------------------------------------------------------- */
 
-enum kill_reason { KILL_NONE, KILL_CPU, KILL_WALL, KILL_OUTPUT };
+enum kill_reason { KILL_NONE, KILL_CPU, KILL_WALL, KILL_OUTPUT, KILL_CANCEL };
 
 static bool output_exceeded(const struct run *run)
 {
@@ -368,14 +370,14 @@ static int poll_timeout_ms(const struct run *run, double started)
 
 static enum kill_reason watch(struct run *run, double started)
 {
-    struct pollfd p = {run->pidfd, POLLIN, 0};
+    struct pollfd p[2] = {{run->pidfd, POLLIN, 0}, {run->cancel_fd, POLLIN, 0}};
     for (;;) {
-        int rc = poll(&p, 1, poll_timeout_ms(run, started));
-        if (rc > 0)
+        int rc = poll(p, run->cancel_fd >= 0 ? 2 : 1, poll_timeout_ms(run, started));
+        if (rc > 0 && p[0].revents)
             return KILL_NONE;
         if (rc < 0 && errno != EINTR)
             return KILL_NONE;  /* cannot watch: reap and report what we have */
-        enum kill_reason why = over_limit(run, started);
+        enum kill_reason why = rc > 0 ? KILL_CANCEL : over_limit(run, started);
         if (why != KILL_NONE) {
             syscall(SYS_pidfd_send_signal, run->pidfd, SIGKILL, NULL, 0);
             return why;
@@ -490,6 +492,9 @@ static void conclude(struct run *run, enum kill_reason why, double started,
         seccomp_describe(r.syscall_nr, r.arch, res->syscall_name, sizeof res->syscall_name);
         snprintf(res->message, sizeof res->message, "forbidden system call: %s",
                  res->syscall_name);
+    } else if (why == KILL_CANCEL) {
+        res->status = SANDBOX_IE;
+        snprintf(res->message, sizeof res->message, "cancelled: the caller went away");
     } else if (why != KILL_NONE) {
         judge_kill(run, why, res);
     } else if (r.kind == BOX_EXITED) {

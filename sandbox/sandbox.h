@@ -95,10 +95,13 @@ struct sandbox_job {
     struct sandbox_limits limits;
     const struct sandbox_mount *mounts;
     size_t mount_count;
+    int cancel_fd;             /* -1, or an fd whose hang-up or readability
+                                  kills the run (IE "cancelled"): a server's
+                                  connection to a client that may go away */
 };
 
 #define SANDBOX_JOB_INIT                                                       \
-    {.slot = 0, .stdin_fd = -1, .stdout_fd = -1, .stderr_fd = -1}
+    {.slot = 0, .stdin_fd = -1, .stdout_fd = -1, .stderr_fd = -1, .cancel_fd = -1}
 
 enum sandbox_status {
     SANDBOX_OK = 0, /* exited with code 0 within every limit */
