@@ -1,28 +1,36 @@
 /*
- * box.c - the two processes inside a box.
+ * box.c - the two kinds of process inside a box.
  *
- * init (pid 1 of the box's pid namespace, still root):
- *   joins the slot's network namespace, builds the filesystem (mnt.c),
- *   forks the program, receives the program's seccomp listener over a
- *   socketpair, then waits on three things: SIGCHLD (reaping every orphan,
- *   so zombies never hold pids), a seccomp notification (a denied call: it
- *   reports it and kills the box), and the lifeline pipe (the supervisor
- *   died: kill the box). When the program exits it reports the status and
- *   exits; the kernel then kills whatever is left in the pid namespace.
+ * keeper (pid 1 of the slot's pid namespace, root, one per slot and sandbox
+ * handle, kept between runs):
+ *   cloned by the supervisor with new pid, mount, ipc and uts namespaces, it
+ *   joins the slot's network namespace, builds the box's root once (mnt.c),
+ *   says BOX_READY and waits for commands on its control socket. For each
+ *   run it mounts a fresh /tmp, /box and the run's extra trees, spawns the
+ *   program, watches it (SIGCHLD through a signalfd, the seccomp listener,
+ *   the control socket for a kill), and once the program is gone kills every
+ *   process left in its pid namespace and reaps them all, so nothing of one
+ *   run is alive when the next starts. Then it reports and unmounts the
+ *   run's mounts. A hang-up of the control socket means the supervisor went
+ *   away (or closed the sandbox): the keeper kills the box and exits, and the
+ *   kernel takes its namespaces down.
  *
- * program (pid 2):
- *   joins the slot cgroup (writing 0 to the cgroup.procs files the supervisor
- *   opened), sets rlimits, takes its stdio, becomes the slot's uid/gid with
- *   an empty bounding set, no capabilities and no_new_privs, installs the
- *   seccomp filter, sends its listener to init, closes every other fd and
- *   execs. Any failure before exec is reported as a setup failure (IE).
+ * program:
+ *   spawned with CLONE_VM | CLONE_VFORK on a stack of its own, so the
+ *   keeper's page tables are never copied (the keeper is a copy of a
+ *   possibly large supervisor). It joins the slot cgroup (writing 0 to the
+ *   cgroup.procs files the supervisor opened), takes a fresh IPC namespace
+ *   (SysV objects must not outlive the run), sets rlimits, takes its stdio,
+ *   becomes the slot's uid/gid with an empty bounding set, no capabilities
+ *   and no_new_privs, installs the seccomp filter, passes its listener to the
+ *   keeper, closes every other fd and execs. A failure before exec goes to
+ *   the keeper over a close-on-exec pipe and becomes a setup failure (IE).
  *
- * Both run in a raw clone of a possibly multi-threaded supervisor, so they
- * never allocate: everything was prepared in struct box_plan.
+ * Both are raw clones of a possibly multi-threaded supervisor, so they never
+ * allocate: what they need is in struct box_boot and the shared request.
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <grp.h>
 #include <linux/seccomp.h>
 #include <poll.h>
 #include <sched.h>
@@ -31,39 +39,55 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
-#include <sys/socket.h>
 #include <sys/signalfd.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "internal.h"
 
-static void report(int fd, const struct box_report *r)
+#define PROGRAM_STACK (256u << 10)
+#define RUN_MAX_FDS (3 + CG_V1_COUNT + 1 + MNT_MAX_EXTRA)
+
+/* The fds of one run, as received with BOX_CMD_RUN; -1 where absent. */
+struct run_fds {
+    int stdio[3];
+    int cgroup[CG_V1_COUNT];
+    int box;
+    int extra[MNT_MAX_EXTRA];
+};
+
+/* What the program needs; it lives on the keeper's stack, which the program
+ * shares (CLONE_VM) until it execs. */
+struct spawn {
+    const struct box_request *req;
+    const struct run_fds *fds;
+    void *empty_caps;
+    int fail_fd;      /* write end of the setup-failure pipe */
+    int sock;         /* to pass the seccomp listener to the keeper */
+    char exec_path[PATH_MAX];
+};
+
+static void send_report(int fd, const struct box_report *r)
 {
-    ssize_t unused = write(fd, r, sizeof *r);  /* atomic: < PIPE_BUF */
+    ssize_t unused = send(fd, r, sizeof *r, MSG_NOSIGNAL);
     (void)unused;
 }
 
-__attribute__((noreturn)) static void setup_failed(const struct box_plan *plan, const char *msg)
+/* ---- the program ----------------------------------------------------- */
+
+__attribute__((noreturn)) static void program_failed(struct spawn *sp, const char *what)
 {
     struct box_report r = {.kind = BOX_SETUP_FAILED};
-    snprintf(r.message, sizeof r.message, "%s", msg);
-    report(plan->status_fd, &r);
+    snprintf(r.message, sizeof r.message, "box setup: %s: %s", what, strerror(errno));
+    ssize_t unused = write(sp->fail_fd, &r, sizeof r);  /* atomic: < PIPE_BUF */
+    (void)unused;
     _exit(127);
 }
-
-__attribute__((noreturn)) static void setup_failed_errno(const struct box_plan *plan,
-                                                         const char *what)
-{
-    char msg[300];
-    snprintf(msg, sizeof msg, "box setup: %s: %s", what, strerror(errno));
-    setup_failed(plan, msg);
-}
-
-/* ---- the program ----------------------------------------------------- */
 
 static int set_limit(int resource, rlim_t soft, rlim_t hard)
 {
@@ -71,15 +95,15 @@ static int set_limit(int resource, rlim_t soft, rlim_t hard)
     return setrlimit(resource, &rl);
 }
 
-static int set_rlimits(const struct box_plan *plan)
+static int set_rlimits(const struct box_request *req)
 {
-    const struct sandbox_limits *l = plan->limits;
+    const struct sandbox_limits *l = &req->limits;
     /* Stack as large as the memory limit, so deep recursion works: only the
      * pages touched count, in the cgroup. Degraded, RLIMIT_DATA stands in
      * for the cgroup and counts every thread's whole stack reservation
      * (glibc sizes them by RLIMIT_STACK), so the default is 64 MiB there. */
     rlim_t stack = l->stack ? l->stack : !l->memory ? RLIM_INFINITY
-                 : plan->degraded && l->memory > (64u << 20) ? (64u << 20) : l->memory;
+                 : req->degraded && l->memory > (64u << 20) ? (64u << 20) : l->memory;
     int procs = l->procs > 0 ? l->procs : 64;
     int files = l->open_files > 0 ? l->open_files : 64;
     if (l->cpu_time > 0) {
@@ -89,7 +113,7 @@ static int set_rlimits(const struct box_plan *plan)
     }
     if (l->output && set_limit(RLIMIT_FSIZE, l->output, l->output) < 0)
         return -1;
-    if (plan->degraded && l->memory && set_limit(RLIMIT_DATA, l->memory, l->memory) < 0)
+    if (req->degraded && l->memory && set_limit(RLIMIT_DATA, l->memory, l->memory) < 0)
         return -1;
     if (set_limit(RLIMIT_STACK, stack, stack) < 0 || set_limit(RLIMIT_CORE, 0, 0) < 0 ||
         set_limit(RLIMIT_NOFILE, files, files) < 0 || set_limit(RLIMIT_NPROC, procs, procs) < 0 ||
@@ -98,12 +122,12 @@ static int set_rlimits(const struct box_plan *plan)
     return 0;
 }
 
-/* Moves the caller's fds to 0, 1, 2 even when they overlap those numbers. */
-static int take_stdio(const struct box_plan *plan)
+/* Moves the stdio fds to 0, 1, 2 even when they overlap those numbers. */
+static int take_stdio(const struct run_fds *fds)
 {
     int high[3];
     for (int i = 0; i < 3; i++) {
-        int fd = plan->stdio_fd[i];
+        int fd = fds->stdio[i];
         if (fd < 0)
             fd = open("/dev/null", i == 0 ? O_RDONLY : O_WRONLY);
         high[i] = fd < 0 ? -1 : fcntl(fd, F_DUPFD, 100);
@@ -116,7 +140,7 @@ static int take_stdio(const struct box_plan *plan)
     return 0;
 }
 
-static int become_nobody(const struct box_plan *plan)
+static int become_nobody(const struct box_request *req, void *empty_caps)
 {
     if (setsid() < 0)
         return -1;
@@ -124,12 +148,12 @@ static int become_nobody(const struct box_plan *plan)
         return -1;
     /* Raw system calls: glibc's wrappers broadcast the change to every thread
      * it believes we have, taking a lock that a thread of the supervisor may
-     * have held when we were cloned. This process has one thread. */
+     * have held when the keeper was cloned. This process has one thread. */
     if (syscall(SYS_setgroups, 0, NULL) < 0 ||
-        syscall(SYS_setresgid, plan->gid, plan->gid, plan->gid) < 0 ||
-        syscall(SYS_setresuid, plan->uid, plan->uid, plan->uid) < 0)
+        syscall(SYS_setresgid, req->gid, req->gid, req->gid) < 0 ||
+        syscall(SYS_setresuid, req->uid, req->uid, req->uid) < 0)
         return -1;
-    if (caps_clear_all(plan->empty_caps) < 0)
+    if (caps_clear_all(empty_caps) < 0)
         return -1;
     return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
 }
@@ -147,30 +171,29 @@ static int send_fd(int sock, int fd)
     c->cmsg_type = SCM_RIGHTS;
     c->cmsg_len = CMSG_LEN(sizeof(int));
     memcpy(CMSG_DATA(c), &fd, sizeof fd);
-    return sendmsg(sock, &msg, 0) == 1 ? 0 : -1;
+    return sendmsg(sock, &msg, MSG_NOSIGNAL) == 1 ? 0 : -1;
 }
 
 /* PATH from the job's environment, not ours: execvpe would use ours. */
-static const char *find_path(const struct box_plan *plan)
+static const char *find_path(const struct box_request *req)
 {
-    for (const char *const *e = plan->envp; e && *e; e++)
+    for (char *const *e = req->envp; e && *e; e++)
         if (!strncmp(*e, "PATH=", 5))
             return *e + 5;
     return "/usr/local/bin:/usr/bin:/bin";
 }
 
-static int resolve_program(struct box_plan *plan)
+static int resolve_program(struct spawn *sp)
 {
-    const char *name = plan->argv[0];
+    const char *name = sp->req->argv[0];
     if (strchr(name, '/')) {
-        snprintf(plan->exec_path, sizeof plan->exec_path, "%s", name);
+        snprintf(sp->exec_path, sizeof sp->exec_path, "%s", name);
         return 0;
     }
-    for (const char *dir = find_path(plan); *dir;) {
+    for (const char *dir = find_path(sp->req); *dir;) {
         size_t n = strcspn(dir, ":");
-        snprintf(plan->exec_path, sizeof plan->exec_path, "%.*s/%s", (int)n,
-                 n ? dir : ".", name);
-        if (access(plan->exec_path, X_OK) == 0)
+        snprintf(sp->exec_path, sizeof sp->exec_path, "%.*s/%s", (int)n, n ? dir : ".", name);
+        if (access(sp->exec_path, X_OK) == 0)
             return 0;
         dir += n + (dir[n] == ':');
     }
@@ -178,46 +201,59 @@ static int resolve_program(struct box_plan *plan)
     return -1;
 }
 
-__attribute__((noreturn)) static void program_main(struct box_plan *plan, int sock)
+static int program_main(void *arg)
 {
+    struct spawn *sp = arg;
+    const struct box_request *req = sp->req;
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
     for (int i = 0; i < CG_V1_COUNT; i++)
-        if (plan->cgroup_procs_fd[i] >= 0 && write(plan->cgroup_procs_fd[i], "0", 1) != 1)
-            setup_failed_errno(plan, "cannot join the box cgroup");
-    int status_fd = fcntl(plan->status_fd, F_DUPFD_CLOEXEC, 100);
-    if (status_fd < 0)
-        setup_failed_errno(plan, "cannot move the status pipe");
-    close(plan->status_fd);
-    plan->status_fd = status_fd;
-    if ((sock = fcntl(sock, F_DUPFD_CLOEXEC, 100)) < 0)
-        setup_failed_errno(plan, "cannot move init's socket");
-    if (resolve_program(plan) < 0) {
-        char msg[PATH_MAX + 64];
-        snprintf(msg, sizeof msg, "cannot find program '%s' in the box", plan->argv[0]);
-        setup_failed(plan, msg);
+        if (sp->fds->cgroup[i] >= 0 && write(sp->fds->cgroup[i], "0", 1) != 1)
+            program_failed(sp, "cannot join the box cgroup");
+    if (unshare(CLONE_NEWIPC) < 0)
+        program_failed(sp, "cannot make the IPC namespace");
+    /* Out of the way of dup2 onto 0..2; both are close-on-exec. */
+    if ((sp->fail_fd = fcntl(sp->fail_fd, F_DUPFD_CLOEXEC, 100)) < 0 ||
+        (sp->sock = fcntl(sp->sock, F_DUPFD_CLOEXEC, 100)) < 0)
+        program_failed(sp, "cannot move the keeper's channels");
+    if (chdir("/box") < 0)
+        program_failed(sp, "cannot enter /box");
+    if (resolve_program(sp) < 0) {
+        struct box_report r = {.kind = BOX_SETUP_FAILED};
+        snprintf(r.message, sizeof r.message, "cannot find program '%s' in the box",
+                 req->argv[0]);
+        ssize_t unused = write(sp->fail_fd, &r, sizeof r);
+        (void)unused;
+        _exit(127);
     }
-    if (take_stdio(plan) < 0)  /* before RLIMIT_NOFILE: it dups to high fds */
-        setup_failed_errno(plan, "cannot set up stdin/stdout/stderr");
-    if (set_rlimits(plan) < 0)
-        setup_failed_errno(plan, "setrlimit");
-    if (become_nobody(plan) < 0)
-        setup_failed_errno(plan, "cannot drop privileges");
-    int listener = seccomp_install(plan->seccomp);
+    if (take_stdio(sp->fds) < 0)  /* before RLIMIT_NOFILE: it dups to high fds */
+        program_failed(sp, "cannot set up stdin/stdout/stderr");
+    if (set_rlimits(req) < 0)
+        program_failed(sp, "setrlimit");
+    if (become_nobody(req, sp->empty_caps) < 0)
+        program_failed(sp, "cannot drop privileges");
+    int listener = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+                                SECCOMP_FILTER_FLAG_NEW_LISTENER, &req->filter);
     if (listener < 0)
-        setup_failed_errno(plan, "cannot install the seccomp filter");
-    if (send_fd(sock, listener) < 0)
-        setup_failed_errno(plan, "cannot hand over the seccomp listener");
-    /* status_fd is close-on-exec: it reports an exec failure, then vanishes.
-     * It was moved to >= 100 before stdio was taken. */
-    syscall(SYS_close_range, 3, plan->status_fd - 1, 0);
-    syscall(SYS_close_range, plan->status_fd + 1, ~0U, 0);
-    execve(plan->exec_path, (char *const *)plan->argv,
-           (char *const *)(plan->envp ? plan->envp : (const char *const[]){NULL}));
-    char msg[PATH_MAX + 64];
-    snprintf(msg, sizeof msg, "cannot execute %s: %s", plan->exec_path, strerror(errno));
-    setup_failed(plan, msg);
+        program_failed(sp, "cannot install the seccomp filter");
+    if (send_fd(sp->sock, listener) < 0)
+        program_failed(sp, "cannot hand over the seccomp listener");
+    int keep = sp->fail_fd < sp->sock ? sp->fail_fd : sp->sock;
+    int keep2 = sp->fail_fd < sp->sock ? sp->sock : sp->fail_fd;
+    syscall(SYS_close_range, 3, keep - 1, 0);
+    syscall(SYS_close_range, keep + 1, keep2 - 1, 0);
+    syscall(SYS_close_range, keep2 + 1, ~0U, 0);
+    execve(sp->exec_path, req->argv, req->envp ? req->envp : (char *const[]){NULL});
+    struct box_report r = {.kind = BOX_SETUP_FAILED};
+    snprintf(r.message, sizeof r.message, "cannot execute %.300s: %s", sp->exec_path,
+             strerror(errno));
+    ssize_t unused = write(sp->fail_fd, &r, sizeof r);
+    (void)unused;
+    _exit(127);
 }
 
-/* ---- init ------------------------------------------------------------ */
+/* ---- the keeper: one run --------------------------------------------- */
 
 static int recv_fd(int sock)
 {
@@ -226,7 +262,7 @@ static int recv_fd(int sock)
     union { struct cmsghdr h; char buf[CMSG_SPACE(sizeof(int))]; } ctl;
     struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf,
                          .msg_controllen = sizeof ctl.buf};
-    if (recvmsg(sock, &msg, MSG_CMSG_CLOEXEC) != 1)
+    if (recvmsg(sock, &msg, MSG_CMSG_CLOEXEC | MSG_DONTWAIT) != 1)
         return -1;
     struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
     if (!c || c->cmsg_type != SCM_RIGHTS)
@@ -236,135 +272,306 @@ static int recv_fd(int sock)
     return fd;
 }
 
-__attribute__((noreturn)) static void kill_box(void)
+/* A command and the fds that came with it. 0 on hang-up, -1 on error. */
+static int recv_command(int ctl, char *cmd, int *fds, int *nfds)
 {
-    kill(-1, SIGKILL);  /* everything in our pid namespace but us */
-    _exit(0);
+    struct iovec iov = {cmd, 1};
+    union { struct cmsghdr h; char buf[CMSG_SPACE(sizeof(int) * RUN_MAX_FDS)]; } c;
+    struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = c.buf,
+                         .msg_controllen = sizeof c.buf};
+    *nfds = 0;
+    ssize_t n;
+    while ((n = recvmsg(ctl, &msg, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR)
+        ;
+    if (n <= 0)
+        return (int)n;
+    for (struct cmsghdr *h = CMSG_FIRSTHDR(&msg); h; h = CMSG_NXTHDR(&msg, h))
+        if (h->cmsg_level == SOL_SOCKET && h->cmsg_type == SCM_RIGHTS) {
+            int k = (int)((h->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+            memcpy(fds + *nfds, CMSG_DATA(h), sizeof(int) * (size_t)k);
+            *nfds += k;
+        }
+    return 1;
 }
 
-static void on_violation(const struct box_plan *plan, int listener)
+/* Hands out the received fds in the order the request describes. */
+static int assign_fds(const struct box_request *req, const int *fds, int nfds,
+                      struct run_fds *out)
 {
-    struct seccomp_notif note;
-    memset(&note, 0, sizeof note);
-    if (ioctl(listener, SECCOMP_IOCTL_NOTIF_RECV, &note) < 0)
-        return;  /* the caller went away before we looked */
+    int i = 0;
+    memset(out, -1, sizeof *out);
+    for (int k = 0; k < 3; k++)
+        if (req->has_stdio[k] && i < nfds)
+            out->stdio[k] = fds[i++];
+    for (int k = 0; k < req->cgroup_fd_count && k < CG_V1_COUNT && i < nfds; k++)
+        out->cgroup[k] = fds[i++];
+    if (req->mnt.box_from_tree && i < nfds)
+        out->box = fds[i++];
+    for (size_t k = 0; k < req->mnt.extra_count && k < MNT_MAX_EXTRA && i < nfds; k++)
+        out->extra[k] = fds[i++];
+    return i == nfds ? 0 : -1;
+}
+
+static void close_run_fds(struct run_fds *f)
+{
+    int *all = (int *)f;
+    for (size_t i = 0; i < sizeof *f / sizeof(int); i++)
+        if (all[i] >= 0) {
+            close(all[i]);
+            all[i] = -1;
+        }
+}
+
+/* Kills everything in our pid namespace but us and reaps it all: orphans
+ * of the run are our children. A fork racing the kill gets the signal too. */
+static void kill_all(struct box_report *r)
+{
     kill(-1, SIGKILL);
-    struct box_report r = {.kind = BOX_VIOLATION, .syscall_nr = note.data.nr,
-                           .arch = note.data.arch};
-    report(plan->status_fd, &r);
-    _exit(0);
+    for (;;) {
+        int status;
+        struct rusage ru;
+        if (wait4(-1, &status, __WALL, &ru) < 0) {
+            if (errno == EINTR)
+                continue;
+            return;  /* ECHILD: nobody left */
+        }
+        if ((uint64_t)ru.ru_maxrss * 1024 > r->program_maxrss)
+            r->program_maxrss = (uint64_t)ru.ru_maxrss * 1024;
+    }
 }
 
-/* Reaps every child; returns true once the program itself has been reaped. */
+/* Reaps what has ended; true once the program itself has been reaped. */
 static bool reap(pid_t program, struct box_report *r)
 {
     int status;
     struct rusage ru;
     pid_t pid;
+    bool done = false;
     while ((pid = wait4(-1, &status, WNOHANG | __WALL, &ru)) > 0) {
-        if (pid != program)
-            continue;
-        r->kind = BOX_EXITED;
-        r->wait_status = status;
-        struct rusage all;
-        getrusage(RUSAGE_CHILDREN, &all);
-        r->program_cpu = all.ru_utime.tv_sec + all.ru_utime.tv_usec / 1e6 +
-                         all.ru_stime.tv_sec + all.ru_stime.tv_usec / 1e6;
-        r->program_maxrss = (uint64_t)all.ru_maxrss * 1024;
-        return true;
+        if ((uint64_t)ru.ru_maxrss * 1024 > r->program_maxrss)
+            r->program_maxrss = (uint64_t)ru.ru_maxrss * 1024;
+        if (pid == program) {
+            r->wait_status = status;
+            done = true;
+        }
     }
-    return false;
+    return done;
 }
 
-__attribute__((noreturn)) static void supervise_program(const struct box_plan *plan,
-                                                        pid_t program, int sock, int sigfd)
+static void on_violation(int listener, struct box_report *r)
 {
-    int listener = recv_fd(sock);  /* -1: the program died before sending it */
-    close(sock);
-    struct pollfd fds[3] = {{sigfd, POLLIN, 0}, {plan->lifeline_fd, POLLIN, 0},
-                            {listener, POLLIN, 0}};
-    struct box_report r = {0};
-    for (;;) {
-        if (reap(program, &r)) {
-            report(plan->status_fd, &r);
-            kill_box();
+    struct seccomp_notif note;
+    memset(&note, 0, sizeof note);
+    if (ioctl(listener, SECCOMP_IOCTL_NOTIF_RECV, &note) < 0)
+        return;  /* the caller was killed before we looked */
+    kill(-1, SIGKILL);
+    if (r->kind != BOX_VIOLATION) {
+        r->kind = BOX_VIOLATION;
+        r->syscall_nr = note.data.nr;
+        r->arch = note.data.arch;
+    }
+}
+
+/* Waits for the program; returns false when the supervisor hung up. */
+static bool watch_program(int ctl, int sigfd, int listener, pid_t program,
+                          struct box_report *r)
+{
+    struct pollfd p[3] = {{sigfd, POLLIN, 0}, {ctl, POLLIN, 0}, {listener, POLLIN, 0}};
+    while (!reap(program, r)) {
+        if (poll(p, listener >= 0 ? 3 : 2, -1) < 0) {
+            if (errno == EINTR)
+                continue;
+            return false;
         }
-        if (poll(fds, listener >= 0 ? 3 : 2, -1) < 0 && errno != EINTR)
-            kill_box();
-        if (fds[1].revents)
-            kill_box();  /* the supervisor is gone: nobody would judge this */
-        if (listener >= 0 && (fds[2].revents & POLLIN))
-            on_violation(plan, listener);
-        if (fds[0].revents & POLLIN) {
+        if (p[1].revents) {
+            char cmd;
+            ssize_t n = recv(ctl, &cmd, 1, MSG_DONTWAIT);
+            if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR))
+                return false;  /* hang-up: nobody would judge this run */
+            if (n > 0)
+                kill(-1, SIGKILL);  /* BOX_CMD_KILL: a limit was passed */
+        }
+        if (listener >= 0 && (p[2].revents & POLLIN))
+            on_violation(listener, r);
+        if (p[0].revents & POLLIN) {
             struct signalfd_siginfo si;
-            ssize_t unused = read(sigfd, &si, sizeof si);
-            (void)unused;
+            while (read(sigfd, &si, sizeof si) == (ssize_t)sizeof si)
+                ;
         }
     }
+    return true;
 }
 
-static int compare_int(const void *a, const void *b)
+static double children_cpu(void)
 {
-    return *(const int *)a - *(const int *)b;
+    struct rusage ru;
+    getrusage(RUSAGE_CHILDREN, &ru);
+    return ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + ru.ru_stime.tv_sec +
+           ru.ru_stime.tv_usec / 1e6;
 }
+
+struct keeper_state {
+    const struct box_boot *boot;
+    int sigfd;
+    char *stack;
+};
+
+static void setup_failure(struct box_report *r, const char *msg)
+{
+    r->kind = BOX_SETUP_FAILED;
+    snprintf(r->message, sizeof r->message, "%.399s", msg);
+}
+
+/* Spawns the program; its setup failures arrive on *fail_rd. */
+static pid_t spawn_program(const struct keeper_state *ks, const struct run_fds *fds,
+                           int *fail_rd, int *listener, struct box_report *r)
+{
+    int fail[2], sock[2];
+    if (pipe2(fail, O_CLOEXEC) < 0) {
+        setup_failure(r, "box setup: cannot make the keeper's pipe");
+        return -1;
+    }
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sock) < 0) {
+        close(fail[0]);
+        close(fail[1]);
+        setup_failure(r, "box setup: cannot make the keeper's socket");
+        return -1;
+    }
+    struct spawn sp = {.req = ks->boot->request, .fds = fds,
+                       .empty_caps = ks->boot->empty_caps, .fail_fd = fail[1], .sock = sock[1]};
+    /* CLONE_VFORK: we resume once the program has exec'd or died, so sp
+     * (on our stack) stays valid for as long as it uses it. */
+    pid_t pid = clone(program_main, ks->stack + PROGRAM_STACK, CLONE_VM | CLONE_VFORK | SIGCHLD,
+                      &sp);
+    close(fail[1]);
+    close(sock[1]);
+    *fail_rd = fail[0];
+    if (pid < 0)
+        setup_failure(r, "box setup: cannot start the program");
+    else
+        *listener = recv_fd(sock[0]);  /* -1: it failed before sending it */
+    close(sock[0]);
+    return pid;
+}
+
+/* One run, from BOX_CMD_RUN to its report. false: the supervisor is gone. */
+static bool serve_run(const struct keeper_state *ks, const int *fds, int nfds)
+{
+    const struct box_request *req = ks->boot->request;
+    int ctl = ks->boot->ctl_fd;
+    struct box_report r = {.kind = BOX_EXITED};
+    struct run_fds rf;
+    char err[SB_ERR_MAX];
+    bool alive = true, mounted = false;
+    int fail_rd = -1, listener = -1;
+    double cpu_before = children_cpu();
+    if (assign_fds(req, fds, nfds, &rf) < 0) {
+        setup_failure(&r, "box setup: the request's fds do not match it");
+    } else if (mnt_attach_run(&req->mnt, rf.box, rf.extra, err, sizeof err) < 0) {
+        setup_failure(&r, err);
+        mounted = true;  /* some of them may be up */
+    } else {
+        mounted = true;
+        pid_t program = spawn_program(ks, &rf, &fail_rd, &listener, &r);
+        close_run_fds(&rf);  /* the program has its copies; a pipe's reader needs EOF */
+        if (program > 0)
+            alive = watch_program(ctl, ks->sigfd, listener, program, &r);
+        kill_all(&r);
+        struct box_report failed;
+        if (fail_rd >= 0 && read(fail_rd, &failed, sizeof failed) == (ssize_t)sizeof failed)
+            r = failed;
+        r.program_cpu = children_cpu() - cpu_before;
+    }
+    close_run_fds(&rf);
+    if (fail_rd >= 0)
+        close(fail_rd);
+    if (listener >= 0)
+        close(listener);
+    if (alive)
+        send_report(ctl, &r);
+    if (mounted)
+        mnt_detach_run(&req->mnt);
+    return alive;
+}
+
+/* ---- the keeper: its life -------------------------------------------- */
 
 /* Other threads of the supervisor may have had fds open when we were cloned
- * (their boxes' pipes, slot locks): hold on to none of them. */
-static void close_all_but(const struct box_plan *plan)
+ * (their boxes' sockets, slot locks): hold on to none of them. */
+static void close_all_but(int a, int b)
 {
-    int keep[16], n = 0;
-    keep[n++] = plan->status_fd;
-    keep[n++] = plan->lifeline_fd;
-    if (plan->net_fd >= 0)
-        keep[n++] = plan->net_fd;
-    for (int i = 0; i < 3; i++)
-        if (plan->stdio_fd[i] >= 0)
-            keep[n++] = plan->stdio_fd[i];
-    for (int i = 0; i < CG_V1_COUNT; i++)
-        if (plan->cgroup_procs_fd[i] >= 0)
-            keep[n++] = plan->cgroup_procs_fd[i];
-    qsort(keep, (size_t)n, sizeof *keep, compare_int);
-    int from = 0;
-    for (int i = 0; i < n; i++) {
-        if (keep[i] > from)
-            syscall(SYS_close_range, from, keep[i] - 1, 0);
-        from = keep[i] + 1;
+    int lo = a < b ? a : b, hi = a < b ? b : a;
+    if (lo < 0)
+        lo = hi, hi = -1;
+    syscall(SYS_close_range, 0, lo - 1, 0);
+    if (hi >= 0) {
+        syscall(SYS_close_range, lo + 1, hi - 1, 0);
+        syscall(SYS_close_range, hi + 1, ~0U, 0);
+    } else {
+        syscall(SYS_close_range, lo + 1, ~0U, 0);
     }
-    syscall(SYS_close_range, from, ~0U, 0);
 }
 
-void box_init_main(struct box_plan *plan)
+__attribute__((noreturn)) static void boot_failed(const struct box_boot *boot, const char *msg)
+{
+    struct box_report r;
+    memset(&r, 0, sizeof r);
+    setup_failure(&r, msg);
+    send_report(boot->ctl_fd, &r);
+    _exit(127);
+}
+
+static void boot_keeper(const struct box_boot *boot, struct keeper_state *ks)
 {
     char err[SB_ERR_MAX];
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    close_all_but(plan);
-    if (plan->net_fd >= 0 && setns(plan->net_fd, CLONE_NEWNET) < 0)
-        setup_failed_errno(plan, "cannot join the box network namespace");
+    close_all_but(boot->ctl_fd, boot->net_fd);
+    if (boot->net_fd >= 0) {
+        if (setns(boot->net_fd, CLONE_NEWNET) < 0) {
+            snprintf(err, sizeof err, "box setup: cannot join the network namespace: %s",
+                     strerror(errno));
+            boot_failed(boot, err);
+        }
+        close(boot->net_fd);
+    }
     if (sethostname("box", 3) < 0)
-        setup_failed_errno(plan, "sethostname");
-    if (mnt_enter_root(&plan->mnt, err, sizeof err) < 0)
-        setup_failed(plan, err);
+        boot_failed(boot, "box setup: sethostname failed");
+    /* An ignored signal stays ignored across execve: the supervisor's
+     * choices (SIGPIPE, say) must not reach the program. */
+    for (int sig = 1; sig < NSIG; sig++)
+        if (sig != SIGKILL && sig != SIGSTOP)
+            signal(sig, SIG_DFL);
+    if (mnt_build_root(boot->root, err, sizeof err) < 0)
+        boot_failed(boot, err);
     sigset_t chld;
     sigemptyset(&chld);
     sigaddset(&chld, SIGCHLD);
     sigprocmask(SIG_BLOCK, &chld, NULL);
-    int sigfd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);
-    int sock[2];
-    if (sigfd < 0 || socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sock) < 0)
-        setup_failed_errno(plan, "cannot create init's channels");
-    /* A raw clone, not fork(): glibc's fork takes locks (malloc's among them)
-     * that another supervisor thread may have held when we were cloned. */
-    pid_t program = (pid_t)syscall(SYS_clone, SIGCHLD, NULL, NULL, NULL, 0);
-    if (program < 0)
-        setup_failed_errno(plan, "fork");
-    if (program == 0) {
-        sigprocmask(SIG_UNBLOCK, &chld, NULL);
-        close(sock[0]);
-        program_main(plan, sock[1]);
+    ks->boot = boot;
+    ks->sigfd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);
+    ks->stack = mmap(NULL, PROGRAM_STACK, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+    if (ks->sigfd < 0 || ks->stack == MAP_FAILED)
+        boot_failed(boot, "box setup: cannot make the keeper's signalfd or stack");
+}
+
+void box_keeper_main(const struct box_boot *boot)
+{
+    struct keeper_state ks;
+    boot_keeper(boot, &ks);
+    struct box_report ready = {.kind = BOX_READY};
+    send_report(boot->ctl_fd, &ready);
+    for (;;) {
+        char cmd;
+        int fds[RUN_MAX_FDS], nfds;
+        int rc = recv_command(boot->ctl_fd, &cmd, fds, &nfds);
+        if (rc <= 0)
+            _exit(0);  /* the supervisor closed the sandbox or died */
+        if (cmd == BOX_CMD_RUN) {
+            if (!serve_run(&ks, fds, nfds))
+                _exit(0);
+        } else {
+            for (int i = 0; i < nfds; i++)
+                close(fds[i]);  /* a kill that came after its run ended */
+        }
     }
-    close(sock[1]);
-    for (int i = 0; i < CG_V1_COUNT; i++)
-        if (plan->cgroup_procs_fd[i] >= 0)
-            close(plan->cgroup_procs_fd[i]);
-    supervise_program(plan, program, sock[0], sigfd);
 }

@@ -100,61 +100,92 @@ int caps_clear_all(void *empty); /* effective, permitted, inheritable, ambient *
 
 /* ---- mnt.c ----------------------------------------------------------- */
 #define MNT_MAX_EXTRA 32
-/* Everything the box's filesystem needs, computed before clone so the child
- * needs no allocation. */
-struct mnt_plan {
-    char root[SB_ROOT_MAX];       /* mount point of the new root tmpfs */
-    char workdir[PATH_MAX];       /* empty: a private tmpfs at /box */
-    uint64_t tmp_size;
-    uint64_t box_size;
+
+/* The mounts of one run, as the keeper sees them: each extra mount arrives
+ * as a detached mount tree (open_tree) made by the supervisor, so the keeper
+ * never resolves a host path. */
+struct mnt_run {
+    uint64_t tmp_size;            /* private /tmp */
+    uint64_t box_size;            /* /box when it is a fresh tmpfs */
+    bool box_from_tree;           /* /box is the job's work directory */
+    bool box_covered;             /* an extra mount is /box itself */
     size_t extra_count;
     struct {
-        char host[PATH_MAX];
         char inside[PATH_MAX];
-        bool writable, is_dir;
+        bool is_dir;
     } extra[MNT_MAX_EXTRA];
 };
-int mnt_plan_init(struct mnt_plan *plan, const char *root,
-                  const struct sandbox_job *job, char *err, size_t len);
-/* Runs in the box's init (new mount + pid namespace): builds the root and
- * pivots into it. On failure fills err and returns -1. */
-int mnt_enter_root(const struct mnt_plan *plan, char *err, size_t len);
 
-/* ---- box.c: the processes inside ------------------------------------- */
-enum box_report_kind { BOX_EXITED = 1, BOX_SETUP_FAILED, BOX_VIOLATION };
+/* Supervisor: validates the job's work directory and mounts and opens each
+ * as a detached tree (read-only unless writable; always nosuid, nodev).
+ * *box_fd is -1 without a work directory; extra_fd gets m->extra_count fds. */
+int mnt_open_trees(const struct sandbox_job *job, struct mnt_run *m, int *box_fd,
+                   int extra_fd[MNT_MAX_EXTRA], char *err, size_t len);
+/* Keeper, once: builds the box's root on a tmpfs at root and pivots into
+ * it (cwd "/"). */
+int mnt_build_root(const char *root, char *err, size_t len);
+/* Keeper, per run: a fresh /tmp, /box, the extra trees. */
+int mnt_attach_run(const struct mnt_run *m, int box_fd, const int *extra_fd,
+                   char *err, size_t len);
+/* Keeper, after a run: takes them all down again. */
+void mnt_detach_run(const struct mnt_run *m);
 
-/* Messages from the box's init to the supervisor over the status pipe. */
+/* ---- box.c: the keeper and the program -------------------------------- */
+enum box_report_kind { BOX_READY = 1, BOX_EXITED, BOX_SETUP_FAILED, BOX_VIOLATION };
+
+/* The keeper's messages to the supervisor on the control socket: one
+ * BOX_READY (or BOX_SETUP_FAILED) after it starts, then one per run. */
 struct box_report {
     int kind;
     int wait_status;      /* BOX_EXITED */
     int syscall_nr;       /* BOX_VIOLATION */
     uint32_t arch;
-    double program_cpu;   /* rusage of reaped processes (degraded mode) */
+    double program_cpu;   /* rusage of the run's processes (degraded mode) */
     uint64_t program_maxrss;
     char message[400];    /* BOX_SETUP_FAILED */
 };
 
-/* Everything the box needs, prepared by the supervisor before clone. */
-struct box_plan {
-    struct mnt_plan mnt;
-    int net_fd;
-    int status_fd;         /* write end of the status pipe */
-    int lifeline_fd;       /* read end; hangs up when the supervisor dies */
-    int stdio_fd[3];
-    int cgroup_procs_fd[CG_V1_COUNT];
-    const struct seccomp_prog *seccomp;
-    void *empty_caps;
+/* Supervisor -> keeper commands, one byte each; a run's fds ride along. */
+#define BOX_CMD_RUN 'R'
+#define BOX_CMD_KILL 'K'
+
+#define BOX_MAX_FILTER 4096      /* BPF instructions */
+#define BOX_AREA_SIZE (4u << 20) /* the shared request area */
+
+/* One run's request, written by the supervisor into the area it shares
+ * with the keeper (MAP_SHARED, made before the keeper was cloned, so it
+ * has the same address in the supervisor, the keeper and the program:
+ * argv and envp point into strings[]). The fds are sent with the command,
+ * in this order: the stdio fds that are present, cgroup_fd_count cgroup.procs
+ * fds, the /box tree if mnt.box_from_tree, then the extra trees. */
+struct box_request {
+    struct sandbox_limits limits;
+    struct mnt_run mnt;
     uid_t uid;
     gid_t gid;
     bool degraded;
-    const struct sandbox_limits *limits;
-    const char *const *argv;
-    const char *const *envp;
-    char exec_path[PATH_MAX];   /* filled inside: argv[0] resolved */
+    bool has_stdio[3];
+    int cgroup_fd_count;
+    struct sock_fprog filter;     /* .filter points at filter_insns */
+    char *const *argv;
+    char *const *envp;
+    struct sock_filter filter_insns[BOX_MAX_FILTER];
+    char strings[];               /* up to the end of the area */
 };
 
-/* Entry point of the cloned child (pid 1 of the box). Never returns. */
-__attribute__((noreturn)) void box_init_main(struct box_plan *plan);
+/* What the keeper starts from, prepared by the supervisor before clone. */
+struct box_boot {
+    char root[SB_ROOT_MAX];       /* where the root tmpfs is mounted */
+    int ctl_fd;                   /* keeper's end of the control socket */
+    int net_fd;                   /* the slot's network namespace */
+    struct box_request *request;  /* the shared area */
+    void *empty_caps;
+};
+
+/* Entry point of the cloned keeper (pid 1 of the slot's box). Never returns. */
+__attribute__((noreturn)) void box_keeper_main(const struct box_boot *boot);
+
+struct keeper;  /* sandbox.c: a slot's keeper, seen from the supervisor */
 
 /* ---- the context ----------------------------------------------------- */
 #define SB_PROFILE_COUNT 3
@@ -169,6 +200,7 @@ struct sandbox {
     struct seccomp_prog filter[SB_PROFILE_COUNT];
     int net_fd[SANDBOX_MAX_SLOTS];
     bool slot_busy[SANDBOX_MAX_SLOTS];  /* a run of this process holds it */
+    struct keeper *keeper[SANDBOX_MAX_SLOTS];  /* used by the slot's holder */
     void *empty_caps;
 };
 

@@ -1,31 +1,43 @@
 /*
- * mnt.c - the box's filesystem, built by the box's init in its own mount
- * namespace, then entered with pivot_root.
+ * mnt.c - the box's filesystem.
  *
- *   /              fresh tmpfs, made read-only once built
+ * The keeper builds the root once, in its own mount namespace, then enters
+ * it with pivot_root:
+ *
+ *   /              fresh tmpfs, read-only once built
  *   /usr           read-only bind of the host's; /bin, /lib, /lib64, /sbin
  *                  become symlinks where the host has merged /usr, else binds
  *   /etc/ld.so.cache, /etc/alternatives   read-only binds (when present)
  *   /dev           null zero full random urandom (device nodes made here,
  *                  cheaper than binds), fd/stdin/stdout/stderr links, and
  *                  shm -> /tmp so POSIX shared memory shares /tmp's bound
- *   /proc          a fresh proc of the box's pid namespace: only its processes
- *   /tmp           private tmpfs, size-limited, charged to the box's cgroup
- *   /box           the work directory (read-write), or a private tmpfs
- *   extra mounts   read-only unless asked; their mount points are made on the
- *                  fly, also inside /box
+ *   /proc          proc of the box's pid namespace, hidepid=invisible: a
+ *                  program sees its own run's processes, not the keeper
+ *
+ * Each run then gets, and loses again when it ends:
+ *   /tmp           a fresh private tmpfs, size-limited, charged to the box
+ *   /box           the work directory (read-write), or a fresh tmpfs
+ *   extra mounts   read-only unless asked; mount points are made on the fly
+ *
+ * The supervisor opens the work directory and each extra mount as a detached
+ * mount tree (open_tree) and sets its flags there; the keeper only moves the
+ * trees into place. So the keeper never looks a host path up while the box's
+ * own files are visible, and a symlink a program left in a work directory
+ * can only point inside the box (mount points under /box are still checked
+ * for them, so a mount lands where it was asked to).
  *
  * Everything is mounted nosuid and nodev except the root's device nodes, and
  * the host's root is detached after pivot_root. Mount events never propagate
- * back to the host: the namespace is made private first.
- *
- * This runs in the cloned child, so it neither allocates nor prints: paths
- * come prepared in struct mnt_plan, errors go to err.
+ * back to the host: the namespace is made private first. The keeper side
+ * runs in a clone of the supervisor, so it neither allocates nor prints:
+ * errors go to err.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <linux/mount.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -46,9 +58,11 @@ static int fail(char *err, size_t len, const char *what, const char *path)
     return -1;
 }
 
-static int in_root(char *out, size_t outlen, const struct mnt_plan *p, const char *path)
+/* ---- the root, built once by the keeper ------------------------------ */
+
+static int in_root(char *out, size_t outlen, const char *root, const char *path)
 {
-    if (snprintf(out, outlen, "%s%s", p->root, path) >= (int)outlen) {
+    if (snprintf(out, outlen, "%s%s", root, path) >= (int)outlen) {
         errno = ENAMETOOLONG;
         return -1;
     }
@@ -74,26 +88,26 @@ static int make_mountpoint(const char *target, bool is_dir)
     return 0;
 }
 
-static int bind(const char *host, const char *target, bool is_dir, bool writable,
-                char *err, size_t len)
+static int bind_ro(const char *host, const char *target, bool is_dir, char *err, size_t len)
 {
     if (make_mountpoint(target, is_dir) < 0)
         return fail(err, len, "cannot make mount point", target);
     if (mount(host, target, NULL, MS_BIND, NULL) < 0)
         return fail(err, len, "cannot bind", host);
-    if (mount(NULL, target, NULL, writable ? RW_FLAGS : RO_FLAGS, NULL) < 0)
+    if (mount(NULL, target, NULL, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV,
+              NULL) < 0)
         return fail(err, len, "cannot restrict", target);
     return 0;
 }
 
 /* A host entry that is a symlink (merged /usr) becomes the same symlink. */
-static int copy_or_bind(const struct mnt_plan *p, const char *path, char *err, size_t len)
+static int copy_or_bind(const char *root, const char *path, char *err, size_t len)
 {
     char target[PATH_MAX], link[PATH_MAX];
     struct stat st;
     if (lstat(path, &st) < 0)
         return 0;  /* the host has no such thing: neither has the box */
-    if (in_root(target, sizeof target, p, path) < 0)
+    if (in_root(target, sizeof target, root, path) < 0)
         return fail(err, len, "path too long", path);
     if (S_ISLNK(st.st_mode)) {
         ssize_t n = readlink(path, link, sizeof link - 1);
@@ -104,10 +118,10 @@ static int copy_or_bind(const struct mnt_plan *p, const char *path, char *err, s
             return fail(err, len, "cannot link", target);
         return 0;
     }
-    return bind(path, target, S_ISDIR(st.st_mode), false, err, len);
+    return bind_ro(path, target, S_ISDIR(st.st_mode), err, len);
 }
 
-static int make_dev(const struct mnt_plan *p, char *err, size_t len)
+static int make_dev(const char *root, char *err, size_t len)
 {
     static const struct { const char *name; unsigned minor; } nodes[] = {
         {"null", 3}, {"zero", 5}, {"full", 7}, {"random", 8}, {"urandom", 9}};
@@ -115,78 +129,92 @@ static int make_dev(const struct mnt_plan *p, char *err, size_t len)
         {"fd", "/proc/self/fd"}, {"stdin", "/proc/self/fd/0"},
         {"stdout", "/proc/self/fd/1"}, {"stderr", "/proc/self/fd/2"}, {"shm", "/tmp"}};
     char path[SB_ROOT_MAX + 32];
-    snprintf(path, sizeof path, "%s/dev", p->root);
+    snprintf(path, sizeof path, "%s/dev", root);
     if (mkdir(path, 0755) < 0)
         return fail(err, len, "cannot make", path);
     for (size_t i = 0; i < sizeof nodes / sizeof *nodes; i++) {
-        snprintf(path, sizeof path, "%s/dev/%s", p->root, nodes[i].name);
+        snprintf(path, sizeof path, "%s/dev/%s", root, nodes[i].name);
         if (mknod(path, S_IFCHR | 0666, makedev(1, nodes[i].minor)) < 0 || chmod(path, 0666) < 0)
             return fail(err, len, "cannot make device", path);
     }
     for (size_t i = 0; i < sizeof links / sizeof *links; i++) {
-        snprintf(path, sizeof path, "%s/dev/%s", p->root, links[i].name);
+        snprintf(path, sizeof path, "%s/dev/%s", root, links[i].name);
         if (symlink(links[i].target, path) < 0)
             return fail(err, len, "cannot link", path);
     }
     return 0;
 }
 
+static int make_dirs(const char *root, char *err, size_t len)
+{
+    static const struct { const char *name; mode_t mode; } dirs[] = {
+        {"/proc", 0555}, {"/tmp", 0755}, {"/box", 0755}};
+    char path[SB_ROOT_MAX + 32];
+    for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++) {
+        snprintf(path, sizeof path, "%s%s", root, dirs[i].name);
+        if (mkdir(path, dirs[i].mode) < 0)
+            return fail(err, len, "cannot make", path);
+    }
+    snprintf(path, sizeof path, "%s/proc", root);
+    if (mount("proc", path, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RDONLY,
+              "hidepid=invisible") < 0)
+        return fail(err, len, "cannot mount", path);
+    return 0;
+}
+
+int mnt_build_root(const char *root, char *err, size_t len)
+{
+    if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+        return fail(err, len, "cannot make mounts private", "/");
+    if (mount("tmpfs", root, "tmpfs", MS_NOSUID, "size=1m,mode=0755") < 0)
+        return fail(err, len, "cannot mount root tmpfs on", root);
+    for (size_t i = 0; i < sizeof top_dirs / sizeof *top_dirs; i++)
+        if (copy_or_bind(root, top_dirs[i], err, len) < 0)
+            return -1;
+    for (size_t i = 0; i < sizeof etc_entries / sizeof *etc_entries; i++)
+        if (copy_or_bind(root, etc_entries[i], err, len) < 0)
+            return -1;
+    if (make_dev(root, err, len) < 0 || make_dirs(root, err, len) < 0)
+        return -1;
+    if (mount(NULL, root, NULL, MS_REMOUNT | MS_RDONLY | MS_NOSUID, NULL) < 0)
+        return fail(err, len, "cannot make read-only", root);
+    /* pivot_root(".", "."): the old root ends up on top, then detached. */
+    if (chdir(root) < 0)
+        return fail(err, len, "cannot enter", root);
+    if (syscall(SYS_pivot_root, ".", ".") < 0)
+        return fail(err, len, "pivot_root failed for", root);
+    if (umount2(".", MNT_DETACH) < 0)
+        return fail(err, len, "cannot detach the host root from", root);
+    if (chdir("/") < 0)
+        return fail(err, len, "cannot enter", "/");
+    return 0;
+}
+
+/* ---- one run's mounts, attached by the keeper ------------------------ */
+
 static int mount_tmpfs(const char *target, uint64_t size, const char *mode, char *err, size_t len)
 {
     char opts[64];
     snprintf(opts, sizeof opts, "size=%llu,mode=%s", (unsigned long long)size, mode);
-    if (mkdir(target, 0755) < 0 && errno != EEXIST)
-        return fail(err, len, "cannot make", target);
     if (mount("tmpfs", target, "tmpfs", MS_NOSUID | MS_NODEV, opts) < 0)
         return fail(err, len, "cannot mount tmpfs on", target);
     return 0;
 }
 
-static int mount_private_dirs(const struct mnt_plan *p, char *err, size_t len)
-{
-    char path[SB_ROOT_MAX + 32];
-    snprintf(path, sizeof path, "%s/proc", p->root);
-    if (mkdir(path, 0555) < 0)
-        return fail(err, len, "cannot make", path);
-    if (mount("proc", path, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RDONLY, NULL) < 0)
-        return fail(err, len, "cannot mount", path);
-    snprintf(path, sizeof path, "%s/tmp", p->root);
-    if (mount_tmpfs(path, p->tmp_size, "1777", err, len) < 0)
-        return -1;
-    snprintf(path, sizeof path, "%s/box", p->root);
-    if (!p->workdir[0])
-        return mount_tmpfs(path, p->box_size, "0777", err, len);
-    return bind(p->workdir, path, true, true, err, len);
-}
-
 static bool under(const char *path, const char *dir)
 {
     size_t n = strlen(dir);
-    return !strncmp(path, dir, n) && path[n] == '/';
+    return !strncmp(path, dir, n) && (path[n] == '/' || path[n] == '\0');
 }
 
-/* Is extra mount i inside a directory the box may have written to (the work
- * directory at /box, or an earlier writable extra mount)? */
-static bool in_box_writable(const struct mnt_plan *p, size_t i)
-{
-    if (under(p->extra[i].inside, "/box"))
-        return true;
-    for (size_t k = 0; k < i; k++)
-        if (p->extra[k].writable && under(p->extra[i].inside, p->extra[k].inside))
-            return true;
-    return false;
-}
-
-/* Such a directory is a host directory that an earlier run could fill with
- * symlinks, and init still sees the host's tree while it builds the box, as
- * root: following such a link would create files or mount outside the box.
- * Nothing else writes there meanwhile, so checking the existing part of the
- * path once is enough. */
-static int through_symlink(const struct mnt_plan *p, const char *target)
+/* A run may have left symlinks in a work directory it shared with this one:
+ * a mount point under /box must not be reached through one. Nothing else
+ * runs in the box meanwhile, so checking once is enough. */
+static int through_symlink(const char *target)
 {
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s", target);
-    for (size_t i = strlen(p->root) + 1;; i++) {
+    for (size_t i = 1;; i++) {
         if (path[i] != '/' && path[i] != '\0')
             continue;
         char c = path[i];
@@ -204,95 +232,125 @@ static int through_symlink(const struct mnt_plan *p, const char *target)
     }
 }
 
-static int mount_extras(const struct mnt_plan *p, char *err, size_t len)
+/* Makes a missing mount point; outside /box that means writing to the
+ * read-only root for a moment. */
+static int ensure_mountpoint(const char *target, bool is_dir, char *err, size_t len)
 {
-    char target[PATH_MAX];
-    for (size_t i = 0; i < p->extra_count; i++) {
-        if (in_root(target, sizeof target, p, p->extra[i].inside) < 0)
-            return fail(err, len, "path too long", p->extra[i].inside);
-        if (in_box_writable(p, i) && through_symlink(p, target) < 0)
-            return fail(err, len, "refusing mount point", p->extra[i].inside);
-        if (bind(p->extra[i].host, target, p->extra[i].is_dir, p->extra[i].writable, err, len) < 0)
+    struct stat st;
+    if (lstat(target, &st) == 0 && !S_ISLNK(st.st_mode))
+        return 0;
+    bool in_box = under(target, "/box");
+    if (in_box && through_symlink(target) < 0)
+        return fail(err, len, "refusing mount point", target);
+    if (!in_box && mount(NULL, "/", NULL, MS_REMOUNT | MS_NOSUID, NULL) < 0)
+        return fail(err, len, "cannot make writable", "/");
+    int rc = make_mountpoint(target, is_dir);
+    int saved = errno;
+    if (!in_box)
+        mount(NULL, "/", NULL, MS_REMOUNT | MS_RDONLY | MS_NOSUID, NULL);
+    errno = saved;
+    return rc < 0 ? fail(err, len, "cannot make mount point", target) : 0;
+}
+
+static int move_tree(int fd, const char *target, char *err, size_t len)
+{
+    if (syscall(SYS_move_mount, fd, "", AT_FDCWD, target, MOVE_MOUNT_F_EMPTY_PATH) < 0)
+        return fail(err, len, "cannot mount at", target);
+    return 0;
+}
+
+int mnt_attach_run(const struct mnt_run *m, int box_fd, const int *extra_fd,
+                   char *err, size_t len)
+{
+    if (mount_tmpfs("/tmp", m->tmp_size, "1777", err, len) < 0)
+        return -1;
+    if (m->box_from_tree) {
+        if (move_tree(box_fd, "/box", err, len) < 0)
+            return -1;
+    } else if (!m->box_covered && mount_tmpfs("/box", m->box_size, "0777", err, len) < 0) {
+        return -1;
+    }
+    for (size_t i = 0; i < m->extra_count; i++) {
+        if (ensure_mountpoint(m->extra[i].inside, m->extra[i].is_dir, err, len) < 0 ||
+            move_tree(extra_fd[i], m->extra[i].inside, err, len) < 0)
             return -1;
     }
     return 0;
 }
 
-static int build_root(const struct mnt_plan *p, char *err, size_t len)
+void mnt_detach_run(const struct mnt_run *m)
 {
-    if (mount("tmpfs", p->root, "tmpfs", MS_NOSUID, "size=1m,mode=0755") < 0)
-        return fail(err, len, "cannot mount root tmpfs on", p->root);
-    for (size_t i = 0; i < sizeof top_dirs / sizeof *top_dirs; i++)
-        if (copy_or_bind(p, top_dirs[i], err, len) < 0)
-            return -1;
-    for (size_t i = 0; i < sizeof etc_entries / sizeof *etc_entries; i++)
-        if (copy_or_bind(p, etc_entries[i], err, len) < 0)
-            return -1;
-    if (make_dev(p, err, len) < 0 || mount_private_dirs(p, err, len) < 0)
-        return -1;
-    return mount_extras(p, err, len);
+    /* Extras outside /box first, newest first; /box takes its own along. */
+    for (size_t i = m->extra_count; i-- > 0;)
+        if (!under(m->extra[i].inside, "/box"))
+            umount2(m->extra[i].inside, MNT_DETACH);
+    while (umount2("/box", MNT_DETACH) == 0)
+        ;
+    umount2("/tmp", MNT_DETACH);
 }
 
-int mnt_enter_root(const struct mnt_plan *p, char *err, size_t len)
+/* ---- the trees, opened by the supervisor ----------------------------- */
+
+static int open_tree_fd(const char *host, bool writable, char *err, size_t len)
 {
-    if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
-        return fail(err, len, "cannot make mounts private", "/");
-    if (build_root(p, err, len) < 0)
+    int fd = (int)syscall(SYS_open_tree, AT_FDCWD, host, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+    if (fd < 0) {
+        sb_errf(err, len, "mount %s: cannot open it as a mount tree: %s", host, strerror(errno));
         return -1;
-    if (mount(NULL, p->root, NULL, MS_REMOUNT | MS_RDONLY | MS_NOSUID, NULL) < 0)
-        return fail(err, len, "cannot make read-only", p->root);
-    /* pivot_root(".", "."): the old root ends up on top, then detached. */
-    if (chdir(p->root) < 0)
-        return fail(err, len, "cannot enter", p->root);
-    if (syscall(SYS_pivot_root, ".", ".") < 0)
-        return fail(err, len, "pivot_root failed for", p->root);
-    if (umount2(".", MNT_DETACH) < 0)
-        return fail(err, len, "cannot detach the host root from", p->root);
-    if (chdir("/box") < 0)
-        return fail(err, len, "cannot enter", "/box");
-    return 0;
+    }
+    struct mount_attr attr = {.attr_set = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
+                                          (writable ? 0 : MOUNT_ATTR_RDONLY)};
+    if (syscall(SYS_mount_setattr, fd, "", AT_EMPTY_PATH, &attr, sizeof attr) < 0) {
+        sb_errf(err, len, "mount %s: cannot set its flags: %s", host, strerror(errno));
+        close(fd);
+        return -1;
+    }
+    return fd;
 }
 
-/* Runs in the supervisor: validates the job's mounts and fixes every path. */
-int mnt_plan_init(struct mnt_plan *plan, const char *root, const struct sandbox_job *job,
-                  char *err, size_t len)
+int mnt_open_trees(const struct sandbox_job *job, struct mnt_run *m, int *box_fd,
+                   int extra_fd[MNT_MAX_EXTRA], char *err, size_t len)
 {
-    memset(plan, 0, sizeof *plan);
-    if (snprintf(plan->root, sizeof plan->root, "%s", root) >= (int)sizeof plan->root) {
-        sb_errf(err, len, "box root path too long: %s", root);
-        return -1;
-    }
-    if (job->workdir && snprintf(plan->workdir, sizeof plan->workdir, "%s", job->workdir) >=
-                            (int)sizeof plan->workdir) {
-        sb_errf(err, len, "work directory path too long");
-        return -1;
-    }
-    plan->tmp_size = job->limits.tmp_size ? job->limits.tmp_size : 64ULL << 20;
-    plan->box_size = plan->tmp_size;
+    memset(m, 0, offsetof(struct mnt_run, extra));
+    *box_fd = -1;
+    m->tmp_size = job->limits.tmp_size ? job->limits.tmp_size : 64ULL << 20;
+    m->box_size = m->tmp_size;
     if (job->mount_count > MNT_MAX_EXTRA) {
         sb_errf(err, len, "too many extra mounts (%zu, at most %d)", job->mount_count, MNT_MAX_EXTRA);
         return -1;
     }
+    if (job->workdir) {
+        if ((*box_fd = open_tree_fd(job->workdir, true, err, len)) < 0)
+            return -1;
+        m->box_from_tree = true;
+    }
     for (size_t i = 0; i < job->mount_count; i++) {
-        const struct sandbox_mount *m = &job->mounts[i];
-        const char *inside = m->inside ? m->inside : m->host;
+        const struct sandbox_mount *sm = &job->mounts[i];
+        const char *inside = sm->inside ? sm->inside : sm->host;
         struct stat st;
-        if (!m->host || m->host[0] != '/' || inside[0] != '/' || strstr(inside, "..")) {
+        if (!sm->host || sm->host[0] != '/' || inside[0] != '/' || strstr(inside, "..")) {
             sb_errf(err, len, "mount %s: paths must be absolute, without '..'",
-                    m->host ? m->host : "(null)");
+                    sm->host ? sm->host : "(null)");
             return -1;
         }
-        if (stat(m->host, &st) < 0) {
-            if (m->optional && errno == ENOENT)
+        if (strlen(inside) >= sizeof m->extra[0].inside) {
+            sb_errf(err, len, "mount %s: path in the box too long", sm->host);
+            return -1;
+        }
+        if (stat(sm->host, &st) < 0) {
+            if (sm->optional && errno == ENOENT)
                 continue;
-            sb_errf(err, len, "mount %s: %s", m->host, strerror(errno));
+            sb_errf(err, len, "mount %s: %s", sm->host, strerror(errno));
             return -1;
         }
-        size_t k = plan->extra_count++;
-        snprintf(plan->extra[k].host, sizeof plan->extra[k].host, "%s", m->host);
-        snprintf(plan->extra[k].inside, sizeof plan->extra[k].inside, "%s", inside);
-        plan->extra[k].writable = m->writable;
-        plan->extra[k].is_dir = S_ISDIR(st.st_mode);
+        size_t k = m->extra_count;
+        if ((extra_fd[k] = open_tree_fd(sm->host, sm->writable, err, len)) < 0)
+            return -1;
+        m->extra_count++;
+        snprintf(m->extra[k].inside, sizeof m->extra[k].inside, "%s", inside);
+        m->extra[k].is_dir = S_ISDIR(st.st_mode);
+        if (!strcmp(inside, "/box") && !m->box_from_tree)
+            m->box_covered = true;
     }
     return 0;
 }
