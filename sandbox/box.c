@@ -111,7 +111,10 @@ static int set_rlimits(const struct box_request *req)
         if (set_limit(RLIMIT_CPU, secs, secs + 1) < 0)
             return -1;
     }
-    if (l->output && set_limit(RLIMIT_FSIZE, l->output, l->output) < 0)
+    /* One byte over the limit: a file of exactly the limit is fine, and a
+     * program that tried to write more leaves a file the supervisor can
+     * tell from it (even when it ignores SIGXFSZ). */
+    if (l->output && set_limit(RLIMIT_FSIZE, l->output + 1, l->output + 1) < 0)
         return -1;
     if (req->degraded && l->memory && set_limit(RLIMIT_DATA, l->memory, l->memory) < 0)
         return -1;

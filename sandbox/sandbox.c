@@ -526,7 +526,7 @@ static bool output_exceeded(const struct run *run)
         struct stat st;
         int fd = run->stdio_fd[i];
         if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
-            (uint64_t)st.st_size >= run->limits.output)
+            (uint64_t)st.st_size > run->limits.output)
             return true;
     }
     return false;
