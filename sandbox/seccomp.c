@@ -20,7 +20,8 @@
  *
  * Profiles: "compile" (compilers: base list), "jvm" (base list), "default"
  * (contestant runs: also no flock - a lock on a shared read-only file would
- * let two boxes signal each other - and no netlink or packet sockets).
+ * let two boxes signal each other - and sockets of no family but unix, inet
+ * and inet6).
  *
  * libseccomp builds the BPF program in the supervisor (it allocates); the
  * box child only calls seccomp(2) with the finished program.
@@ -68,7 +69,6 @@ static const int namespace_flags[] = {
 };
 
 static const int denied_socket_families_everywhere[] = {AF_VSOCK};
-static const int denied_socket_families_default[] = {AF_NETLINK, AF_PACKET};
 
 int seccomp_profile_index(const char *name)
 {
@@ -99,6 +99,20 @@ static int deny_families(scmp_filter_ctx ctx, const int *fam, size_t n)
     return 0;
 }
 
+/* Contestant programs get AF_UNIX, AF_INET and AF_INET6 sockets and no
+ * other family: netlink, packet, AF_ALG, TIPC... are kernel surface no
+ * solution needs. */
+static int allow_only_inet_and_unix(scmp_filter_ctx ctx)
+{
+    int rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(socket), 1,
+                              SCMP_A0(SCMP_CMP_GT, (scmp_datum_t)AF_INET6));
+    for (int family = 0; !rc && family < AF_INET6; family++)
+        if (family != AF_UNIX && family != AF_INET && family != AF_VSOCK)
+            rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(socket), 1,
+                                  SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)family));
+    return rc;
+}
+
 static int add_rules(scmp_filter_ctx ctx, int profile)
 {
     int rc = 0;
@@ -113,7 +127,7 @@ static int add_rules(scmp_filter_ctx ctx, int profile)
     if (!rc)
         rc = deny_families(ctx, denied_socket_families_everywhere, 1);
     if (!rc && profile == PROFILE_DEFAULT)
-        rc = deny_families(ctx, denied_socket_families_default, 2);
+        rc = allow_only_inet_and_unix(ctx);
     if (!rc && profile == PROFILE_DEFAULT)
         rc = deny_name(ctx, "flock");
     return rc;

@@ -6,7 +6,7 @@
  *   mount, umount, unshare, setns, chroot, pivot_root, ptrace,
  *   process_vm, clone_newuser, clone_newnet, clone3, keyctl, bpf, perf,
  *   io_uring, kexec, reboot, init_module, swapon, settime, sethostname,
- *   vsock, netlink, packet, flock, int80, x32,
+ *   vsock, netlink, packet, alg, tipc, flock, int80, x32,
  *   child_ptrace (from a forked child, the parent waits),
  *   thread_ptrace (from a second thread, the main one keeps printing)
  */
@@ -128,6 +128,10 @@ int main(int argc, char **argv)
         return done(m, socket(AF_NETLINK, SOCK_RAW, 0));
     if (!strcmp(m, "packet"))
         return done(m, socket(AF_PACKET, SOCK_RAW, 0));
+    if (!strcmp(m, "alg"))
+        return done(m, socket(AF_ALG, SOCK_SEQPACKET, 0));
+    if (!strcmp(m, "tipc"))
+        return done(m, socket(AF_TIPC, SOCK_RDM, 0));
     if (!strcmp(m, "flock")) {
         int fd = open("/usr/bin/env", O_RDONLY);
         return done(m, flock(fd, LOCK_SH));

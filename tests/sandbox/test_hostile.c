@@ -10,7 +10,7 @@
  *
  * The suite uses its own run directory, cgroup parent and uid range, so it
  * never meets other users of the sandbox on this machine, and one slot per
- * test (900-979; test_cli.c has 980-999), since criterion runs tests in
+ * test (880-899 and 900-979; test_cli.c has 980-999), since criterion runs tests in
  * parallel processes.
  */
 #include <criterion/criterion.h>
@@ -959,6 +959,8 @@ SV_TEST(sethostname, 949, "sethostname")
 SV_TEST(vsock, 950, "socket")
 SV_TEST(netlink, 951, "socket")
 SV_TEST(packet, 952, "socket")
+SV_TEST(alg, 880, "socket")
+SV_TEST(tipc, 881, "socket")
 SV_TEST(flock, 953, "flock")
 SV_TEST(int80, 954, "i386:getpid")
 SV_TEST(x32, 955, "x32:39")
