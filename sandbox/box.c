@@ -469,6 +469,9 @@ static bool serve_run(const struct keeper_state *ks, const int *fds, int nfds)
     int fail_rd = -1, listener = -1;
     double cpu_before = children_cpu();
     if (assign_fds(req, fds, nfds, &rf) < 0) {
+        for (int i = 0; i < nfds; i++)
+            close(fds[i]);
+        memset(&rf, -1, sizeof rf);
         setup_failure(&r, "box setup: the request's fds do not match it");
     } else if (mnt_attach_run(&req->mnt, rf.box, rf.extra, err, sizeof err) < 0) {
         setup_failure(&r, err);
