@@ -17,6 +17,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <jansson.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,6 +45,7 @@ struct options {
     double idle;
     bool idle_given;
     const char *job_option;   /* the first one seen, which --serve refuses */
+    char cgroup_root[PATH_MAX];
 };
 
 static void usage(FILE *out)
@@ -232,6 +234,22 @@ static bool env_has(const struct options *o, const char *name)
     return false;
 }
 
+/* The server's cwd is "/", and it compares its settings with each client's:
+ * a relative --cgroup-root must mean the same for both. */
+static int absolute_cgroup_root(struct options *o)
+{
+    const char *root = o->config.cgroup_root;
+    if (!root || root[0] == '/')
+        return 0;
+    char cwd[PATH_MAX];
+    if (!getcwd(cwd, sizeof cwd) ||
+        snprintf(o->cgroup_root, sizeof o->cgroup_root, "%s/%s", cwd, root) >=
+            (int)sizeof o->cgroup_root)
+        return bad("cannot make --cgroup-root absolute: %s", root);
+    o->config.cgroup_root = o->cgroup_root;
+    return 0;
+}
+
 /* --serve: a server's settings and nothing else. */
 static int check_serve(struct options *o, int argc, char **argv)
 {
@@ -262,6 +280,8 @@ static int parse_args(struct options *o, int argc, char **argv)
         if (!server_option(c) && !o->job_option)
             o->job_option = long_options[index].name;
     }
+    if (absolute_cgroup_root(o) < 0)
+        return -1;
     if (o->serve)
         return check_serve(o, argc, argv);
     if (optind >= argc)

@@ -268,7 +268,8 @@ static int read_request(int fd, struct cli_request *req, int *fds, int *nfds, ch
     if (n <= 0) {
         free(buf);
         if (n < 0 && errno == EMSGSIZE)
-            cli_fmt(err, len, "a request larger than %d bytes", CLI_MAX_REQUEST);
+            cli_fmt(err, len, "a request over %d bytes or with more than %d fds",
+                    CLI_MAX_REQUEST, CLI_STDIO_FDS);
         else if (n < 0 && errno != ECONNRESET)
             cli_fmt(err, len, "cannot read a request: %s", strerror(errno));
         else
@@ -291,7 +292,9 @@ static int check_settings(const struct server *s, const struct cli_request *req,
 {
     const char *theirs = req->config.run_dir;
     char canon[PATH_MAX], what[2 * PATH_MAX];
-    if (!realpath(theirs, canon))
+    if (!strcmp(theirs, s->opts->config.run_dir))
+        cli_fmt(canon, sizeof canon, "%s", s->run_dir);  /* the usual case, no lookups */
+    else if (!realpath(theirs, canon))
         cli_fmt(canon, sizeof canon, "%s", theirs);
     if (strcmp(canon, s->run_dir))
         cli_fmt(what, sizeof what, "--run-dir %s there, %s here", s->run_dir, canon);
