@@ -81,6 +81,9 @@ char *cli_encode_reply(const struct cli_reply *reply, size_t *len);
 int cli_decode_reply(const char *buf, size_t len, struct cli_reply *reply, char *err,
                      size_t errlen);
 
+/* "auto", "v1", "v2", "none": what --cgroup takes. */
+const char *cli_cgroup_mode_name(enum sandbox_cgroup_mode mode);
+
 /* Describes the first setting in which two configurations differ ("--cgroup
  * v1 there, auto here"); 0 if none does. run_dir is not compared. */
 int cli_config_differs(const struct sandbox_config *there, const struct sandbox_config *here,

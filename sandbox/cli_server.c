@@ -9,12 +9,14 @@
  * Processes. One server per run directory. A client that finds none
  * starts one (cli_server_start): it forks, the child calls setsid, forks the
  * server and exits, so the server is nobody's child and has no terminal. The
- * server puts /dev/null on its stdio and closes every fd it inherited: a
- * harness reading the client's stdout until EOF must see EOF when the client
- * exits. It tells its starter through a pipe that it listens, that another
- * server is there, or why it cannot serve (sandbox_open failed: the client
- * prints that as IE). `judge-sandbox --serve` runs the same server in the
- * foreground, for systemd, with one line per error on stderr.
+ * server puts /dev/null on its stdio, closes every fd it inherited (a harness
+ * reading the client's stdout until EOF must see EOF when the client exits)
+ * and execs `judge-sandbox --serve` with the client's settings, so that ps
+ * shows a server rather than the job of whoever started it. It tells its
+ * starter through a pipe (its fd in JUDGE_SANDBOX_READY_FD) that it listens,
+ * that another server is there, or why it cannot serve (sandbox_open failed:
+ * the client prints that as IE). Run by hand, or by systemd, `--serve` is the
+ * same server in the foreground, with one line per error on stderr.
  *
  * Files in the run directory. server.lock: a POSIX lock held for the
  * server's life decides which of two racing starters serves (the other exits
@@ -61,6 +63,7 @@
 #define LOCK_WAIT_MS 2000      /* for a server that is starting or exiting */
 #define START_WAIT_MS 10000    /* for a new server to say whether it serves */
 #define REQUEST_TIMEOUT_S 10   /* a client sends its request right after connect */
+#define READY_FD_ENV "JUDGE_SANDBOX_READY_FD"
 
 struct server {
     const struct cli_server_opts *opts;
@@ -504,6 +507,33 @@ static void detach(int report_fd)
     reset_signals();
 }
 
+/* Becomes `judge-sandbox --serve` with opts, reporting on report_fd. The
+ * same binary (/proc/self/exe stays the client's even if the file has been
+ * replaced meanwhile), so client and server speak the same protocol. */
+static void exec_server(const struct cli_server_opts *opts, int report_fd)
+{
+    const struct sandbox_config *c = &opts->config;
+    char idle[32], fd[16];
+    snprintf(idle, sizeof idle, "%.17g", opts->idle);
+    snprintf(fd, sizeof fd, "%d", report_fd);
+    const char *argv[16] = {"judge-sandbox", "--serve", "--run-dir", c->run_dir, "--cgroup",
+                            cli_cgroup_mode_name(c->cgroup_mode), "--server-idle", idle};
+    int n = 8;
+    if (c->cgroup_root) {
+        argv[n++] = "--cgroup-root";
+        argv[n++] = c->cgroup_root;
+    }
+    if (c->cgroup_parent) {
+        argv[n++] = "--cgroup-parent";
+        argv[n++] = c->cgroup_parent;
+    }
+    if (setenv(READY_FD_ENV, fd, 1) == 0 && fcntl(report_fd, F_SETFD, 0) == 0)
+        execv("/proc/self/exe", (char *const *)argv);
+    dprintf(report_fd, "-cannot run the judge-sandbox server (/proc/self/exe): %s",
+            strerror(errno));
+    _exit(1);
+}
+
 /* The middle process of the double fork. */
 static void start_child(const struct cli_server_opts *opts, int report_fd)
 {
@@ -514,7 +544,7 @@ static void start_child(const struct cli_server_opts *opts, int report_fd)
     if (pid != 0)
         _exit(pid < 0);
     detach(fd);
-    _exit(serve(opts, fd));
+    exec_server(opts, fd);
 }
 
 /* The server's one message: "+" or "-" and why not. */
@@ -564,8 +594,21 @@ int cli_server_start(const struct cli_server_opts *opts, char *err, size_t len)
     return rc;
 }
 
+/* The starter's pipe, when a client started us; else -1 (foreground). */
+static int ready_fd(void)
+{
+    const char *env = getenv(READY_FD_ENV);
+    char *end;
+    long fd = env ? strtol(env, &end, 10) : -1;
+    if (env && (*end || fd < 3 || fd > INT_MAX || fcntl((int)fd, F_SETFD, FD_CLOEXEC) < 0))
+        fd = -1;
+    unsetenv(READY_FD_ENV);
+    return (int)fd;
+}
+
 int cli_server_serve(const struct cli_server_opts *opts)
 {
+    int report_fd = ready_fd();
     reset_signals();
-    return serve(opts, -1);
+    return serve(opts, report_fd);
 }

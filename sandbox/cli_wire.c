@@ -498,7 +498,7 @@ int cli_decode_reply(const char *buf, size_t len, struct cli_reply *reply, char 
 
 /* ---- settings ------------------------------------------------------------ */
 
-static const char *mode_name(enum sandbox_cgroup_mode m)
+const char *cli_cgroup_mode_name(enum sandbox_cgroup_mode m)
 {
     static const char *const names[] = {"auto", "v1", "v2", "none"};
     return (unsigned)m < 4 ? names[m] : "?";
@@ -513,8 +513,9 @@ int cli_config_differs(const struct sandbox_config *there, const struct sandbox_
                        char *what, size_t len)
 {
     if (there->cgroup_mode != here->cgroup_mode)
-        snprintf(what, len, "--cgroup %s there, %s here", mode_name(there->cgroup_mode),
-                 mode_name(here->cgroup_mode));
+        snprintf(what, len, "--cgroup %s there, %s here",
+                 cli_cgroup_mode_name(there->cgroup_mode),
+                 cli_cgroup_mode_name(here->cgroup_mode));
     else if (!same(there->cgroup_root, here->cgroup_root))
         snprintf(what, len, "--cgroup-root %s there, %s here",
                  there->cgroup_root ? there->cgroup_root : "(detected)",
