@@ -2,6 +2,13 @@
  * judge-sandbox - run one program in a box from the command line.
  *
  *   judge-sandbox [options] -- PROGRAM [ARG...]
+ *   judge-sandbox --serve [--run-dir DIR] [cgroup options] [--server-idle S]
+ *
+ * By default the job goes to the run directory's server (cli_server.c),
+ * which this client starts when none answers: a process that stays keeps the
+ * sandbox open, and each run costs far less than opening it anew. The client
+ * parses and checks every argument and opens the stdio files itself, so bad
+ * arguments never reach a server. --no-server runs the job in this process.
  *
  * Exit status: 0 whenever the program was run and judged (whatever its
  * status), 1 when the sandbox failed (status IE), 2 for bad arguments.
@@ -10,15 +17,20 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <jansson.h>
+#include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
-#include "sandbox.h"
+#include "cli.h"
 
 #define MAX_MOUNTS 32
 #define MAX_ENV 128
+#define DEFAULT_IDLE 30          /* seconds a started server waits for clients */
+#define CONNECT_WAIT_MS 2000     /* for a server another client is starting */
 
 struct options {
     struct sandbox_config config;
@@ -28,6 +40,12 @@ struct options {
     int env_count;
     const char *stdio_path[3];
     bool json;
+    bool no_server;
+    bool serve;
+    double idle;
+    bool idle_given;
+    const char *job_option;   /* the first one seen, which --serve refuses */
+    char cgroup_root[PATH_MAX];
 };
 
 static void usage(FILE *out)
@@ -68,6 +86,19 @@ static void usage(FILE *out)
         "  --cgroup-root DIR  cgroup mount to use instead of the detected one\n"
         "  --cgroup-parent P  our subtree in each hierarchy (default judge-sandbox)\n"
         "  --run-dir DIR      slot state (default /run/judge-sandbox)\n"
+        "server:\n"
+        "  by default the run goes through the run directory's server (a long-lived\n"
+        "  judge-sandbox at DIR/server.sock that keeps the sandbox open), started on\n"
+        "  demand with this invocation's cgroup settings\n"
+        "  --no-server        run the box in this process instead (slower: each run\n"
+        "                     opens the sandbox anew)\n"
+        "  --server-idle SECONDS\n"
+        "                     a server started now exits after this long without a\n"
+        "                     client (default %d; 0 = never)\n"
+        "  --serve            be the server, in the foreground (e.g. for systemd);\n"
+        "                     takes only --run-dir, --cgroup, --cgroup-root,\n"
+        "                     --cgroup-parent and --server-idle (default: never);\n"
+        "                     stops on SIGTERM/SIGINT once running jobs are done\n"
         "output:\n"
         "  --json             print one JSON object: status, exit_code, signal,\n"
         "                     cpu_time, wall_time, memory, message (+ details)\n"
@@ -75,7 +106,7 @@ static void usage(FILE *out)
         "\n"
         "Exit status: 0 when the program was run and judged, 1 when the sandbox\n"
         "failed (IE), 2 for bad arguments.\n",
-        SANDBOX_MAX_SLOTS - 1);
+        SANDBOX_MAX_SLOTS - 1, DEFAULT_IDLE);
 }
 
 static int bad(const char *fmt, const char *arg)
@@ -118,7 +149,8 @@ static int parse_int(const char *s, int min, int max, int *out)
 
 enum { OPT_TIME = 256, OPT_WALL, OPT_MEM, OPT_PROCS, OPT_OUTPUT, OPT_FILES, OPT_STACK, OPT_TMP,
        OPT_STDIN, OPT_STDOUT, OPT_STDERR, OPT_WORKDIR, OPT_RO, OPT_RW, OPT_ENV, OPT_PROFILE,
-       OPT_BOX, OPT_CGROUP, OPT_CGROUP_ROOT, OPT_CGROUP_PARENT, OPT_RUN_DIR, OPT_JSON, OPT_HELP };
+       OPT_BOX, OPT_CGROUP, OPT_CGROUP_ROOT, OPT_CGROUP_PARENT, OPT_RUN_DIR, OPT_JSON, OPT_HELP,
+       OPT_NO_SERVER, OPT_SERVE, OPT_SERVER_IDLE };
 
 static const struct option long_options[] = {
     {"time", 1, 0, OPT_TIME}, {"wall", 1, 0, OPT_WALL}, {"mem", 1, 0, OPT_MEM},
@@ -129,7 +161,15 @@ static const struct option long_options[] = {
     {"profile", 1, 0, OPT_PROFILE}, {"box", 1, 0, OPT_BOX}, {"cgroup", 1, 0, OPT_CGROUP},
     {"cgroup-root", 1, 0, OPT_CGROUP_ROOT}, {"cgroup-parent", 1, 0, OPT_CGROUP_PARENT},
     {"run-dir", 1, 0, OPT_RUN_DIR}, {"json", 0, 0, OPT_JSON}, {"help", 0, 0, OPT_HELP},
-    {0, 0, 0, 0}};
+    {"no-server", 0, 0, OPT_NO_SERVER}, {"serve", 0, 0, OPT_SERVE},
+    {"server-idle", 1, 0, OPT_SERVER_IDLE}, {0, 0, 0, 0}};
+
+/* What a server is made of; everything else describes a job. */
+static bool server_option(int c)
+{
+    return c == OPT_RUN_DIR || c == OPT_CGROUP || c == OPT_CGROUP_ROOT ||
+           c == OPT_CGROUP_PARENT || c == OPT_SERVER_IDLE || c == OPT_SERVE;
+}
 
 static int parse_cgroup_mode(const char *s, enum sandbox_cgroup_mode *mode)
 {
@@ -169,6 +209,11 @@ static int parse_option(struct options *o, int c, const char *arg)
     case OPT_CGROUP_PARENT: o->config.cgroup_parent = arg; return 0;
     case OPT_RUN_DIR: o->config.run_dir = arg; return 0;
     case OPT_JSON: o->json = true; return 0;
+    case OPT_NO_SERVER: o->no_server = true; return 0;
+    case OPT_SERVE: o->serve = true; return 0;
+    case OPT_SERVER_IDLE:
+        o->idle_given = true;
+        return sandbox_parse_seconds(arg, &o->idle) ? bad("bad --server-idle: %s", arg) : 0;
     case OPT_ENV:
         if (!strchr(arg, '=') || arg[0] == '=')
             return bad("--env wants NAME=VALUE: %s", arg);
@@ -189,19 +234,56 @@ static bool env_has(const struct options *o, const char *name)
     return false;
 }
 
+/* The server's cwd is "/", and it compares its settings with each client's:
+ * a relative --cgroup-root must mean the same for both. */
+static int absolute_cgroup_root(struct options *o)
+{
+    const char *root = o->config.cgroup_root;
+    if (!root || root[0] == '/')
+        return 0;
+    char cwd[PATH_MAX];
+    if (!getcwd(cwd, sizeof cwd) ||
+        snprintf(o->cgroup_root, sizeof o->cgroup_root, "%s/%s", cwd, root) >=
+            (int)sizeof o->cgroup_root)
+        return bad("cannot make --cgroup-root absolute: %s", root);
+    o->config.cgroup_root = o->cgroup_root;
+    return 0;
+}
+
+/* --serve: a server's settings and nothing else. */
+static int check_serve(struct options *o, int argc, char **argv)
+{
+    if (o->no_server)
+        return bad("--serve and --no-server contradict each other%s", "");
+    if (o->job_option)
+        return bad("--serve takes only --run-dir, --cgroup, --cgroup-root, --cgroup-parent "
+                   "and --server-idle, not --%s", o->job_option);
+    if (optind < argc)
+        return bad("--serve runs no program: %s", argv[optind]);
+    if (!o->idle_given)
+        o->idle = 0;  /* a service waits for clients until it is stopped */
+    return 0;
+}
+
 /* 0 ok, 1 --help, -1 bad */
 static int parse_args(struct options *o, int argc, char **argv)
 {
-    int c;
+    int c, index;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "+h", long_options, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "+h", long_options, &index)) != -1) {
         if (c == 'h' || c == OPT_HELP)
             return 1;
         if (c == '?' || c == ':')
             return bad("unknown or incomplete option: %s", argv[optind - 1]);
         if (parse_option(o, c, optarg) < 0)
             return -1;
+        if (!server_option(c) && !o->job_option)
+            o->job_option = long_options[index].name;
     }
+    if (absolute_cgroup_root(o) < 0)
+        return -1;
+    if (o->serve)
+        return check_serve(o, argc, argv);
     if (optind >= argc)
         return bad("no program given%s", "");
     o->job.argv = (const char *const *)(argv + optind);
@@ -262,6 +344,153 @@ static void print_text(const struct sandbox_result *r, const char *cgroup)
     fprintf(stderr, "cgroup: %s%s\n", cgroup, r->degraded ? " (degraded: rlimits only)" : "");
 }
 
+/* ---- running the job ------------------------------------------------- */
+
+static void set_ie(struct cli_reply *r, const char *fmt, ...)
+{
+    va_list ap;
+    memset(r, 0, sizeof *r);
+    r->res.status = SANDBOX_IE;
+    snprintf(r->cgroup, sizeof r->cgroup, "none");
+    va_start(ap, fmt);
+    vsnprintf(r->res.message, sizeof r->res.message, fmt, ap);
+    va_end(ap);
+}
+
+/* --no-server: open the sandbox here, run, close. */
+static void run_in_process(struct options *o, struct cli_reply *r)
+{
+    struct sandbox *sb;
+    char err[sizeof r->res.message];
+    o->config.pin_netns = true;  /* the next invocation reuses this slot's */
+    if (sandbox_open(&sb, &o->config, err, sizeof err) < 0) {
+        set_ie(r, "%s", err);
+        return;
+    }
+    sandbox_run(sb, &o->job, &r->res);
+    snprintf(r->cgroup, sizeof r->cgroup, "%s", sandbox_cgroup_version(sb));
+    sandbox_close(sb);
+}
+
+static bool nobody_there(int err)
+{
+    return err == ENOENT || err == ECONNREFUSED;
+}
+
+/* A connection to the run directory's server, started first if none
+ * answers. -1 with the reason in r. A relative run dir goes straight to a
+ * start, whose sandbox_open says what is wrong with it. */
+static int connect_server(const struct options *o, struct cli_reply *r)
+{
+    const char *run_dir = o->config.run_dir;
+    int fd = -1;
+    if (run_dir[0] == '/') {
+        if ((fd = cli_connect(run_dir)) >= 0)
+            return fd;
+        if (!nobody_there(errno)) {
+            set_ie(r, "cannot connect to the judge-sandbox server at %s: %s", run_dir,
+                   strerror(errno));
+            return -1;
+        }
+    }
+    struct cli_server_opts server = {.config = o->config, .idle = o->idle};
+    char err[sizeof r->res.message];
+    if (cli_server_start(&server, err, sizeof err) < 0) {
+        set_ie(r, "%s", err);
+        return -1;
+    }
+    /* ours listens already; another client's may still be starting */
+    for (int waited = 0;; waited += 2) {
+        if ((fd = cli_connect(run_dir)) >= 0)
+            return fd;
+        if (!nobody_there(errno) || waited >= CONNECT_WAIT_MS)
+            break;
+        usleep(2000);
+    }
+    set_ie(r, "no judge-sandbox server answers at %s/%s: %s", run_dir, CLI_SOCKET_NAME,
+           strerror(errno));
+    return -1;
+}
+
+enum exchange { EXCHANGE_DONE, EXCHANGE_NOT_TAKEN, EXCHANGE_FAILED };
+
+/* Sends the request and reads the hello and the reply. NOT_TAKEN: the
+ * connection closed before the hello (a server going idle dropped it), so
+ * the job never started and may be sent again. */
+static enum exchange exchange(int fd, const char *req, size_t len, const int *stdio,
+                              const char *run_dir, struct cli_reply *r)
+{
+    /* A server that refuses us outright replies and closes before reading:
+     * the send fails, and the reply is still there to read. */
+    if (cli_send(fd, req, len, stdio, CLI_STDIO_FDS) < 0 && errno != EPIPE &&
+        errno != ECONNRESET) {
+        set_ie(r, "cannot send the job to the judge-sandbox server at %s: %s", run_dir,
+               strerror(errno));
+        return EXCHANGE_FAILED;
+    }
+    char buf[CLI_MAX_REPLY], err[256];
+    bool taken = false, reset = false;
+    for (;;) {
+        ssize_t n = cli_recv(fd, buf, sizeof buf, NULL, 0, NULL);
+        if (n < 0 && errno == ECONNRESET && !reset) {
+            /* the server closed with our request unread (it refused us before
+             * reading it): the error comes first, then what it sent */
+            reset = true;
+        } else if (n == sizeof cli_hello && !taken && !memcmp(buf, cli_hello, sizeof cli_hello)) {
+            taken = true;
+        } else if (n > 0) {
+            if (cli_decode_reply(buf, (size_t)n, r, err, sizeof err) == 0)
+                return EXCHANGE_DONE;
+            set_ie(r, "the judge-sandbox server at %s sent %s; stop it or use --no-server",
+                   run_dir, err);
+            return EXCHANGE_FAILED;
+        } else if (n == 0 || errno == ECONNRESET) {
+            if (!taken)
+                return EXCHANGE_NOT_TAKEN;
+            set_ie(r, "the judge-sandbox server at %s went away during the run", run_dir);
+            return EXCHANGE_FAILED;
+        } else {
+            set_ie(r, "cannot read from the judge-sandbox server at %s: %s", run_dir,
+                   strerror(errno));
+            return EXCHANGE_FAILED;
+        }
+    }
+}
+
+/* The default: through the run directory's server. A server that drops
+ * the connection before taking the job is exiting; the second try starts
+ * a new one. */
+static void run_via_server(const struct options *o, struct cli_reply *r)
+{
+    const char *run_dir = o->config.run_dir;
+    size_t len;
+    char *req = cli_encode_request(&o->config, &o->job, &len);
+    if (!req || len > CLI_MAX_REQUEST) {
+        set_ie(r, req ? "the job is too large for a judge-sandbox server (%zu bytes); use "
+                        "--no-server" : "out of memory", len);
+        free(req);
+        return;
+    }
+    const int stdio[CLI_STDIO_FDS] = {o->job.stdin_fd, o->job.stdout_fd, o->job.stderr_fd};
+    enum exchange e = EXCHANGE_NOT_TAKEN;
+    for (int tries = 0; tries < 2 && e == EXCHANGE_NOT_TAKEN; tries++) {
+        int fd = connect_server(o, r);
+        if (fd < 0) {
+            e = EXCHANGE_FAILED;
+            break;
+        }
+        int room = (int)len * 2 + 65536;  /* a packet must fit the send buffer */
+        if (len > 65536)
+            setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &room, sizeof room);
+        e = exchange(fd, req, len, stdio, run_dir, r);
+        close(fd);
+    }
+    if (e == EXCHANGE_NOT_TAKEN)
+        set_ie(r, "the judge-sandbox server at %s closed the connection twice before taking "
+               "the job", run_dir);
+    free(req);
+}
+
 static int cli_main(struct options *o, int argc, char **argv)
 {
     int parsed = parse_args(o, argc, argv);
@@ -269,29 +498,37 @@ static int cli_main(struct options *o, int argc, char **argv)
         usage(stdout);
         return 0;
     }
-    if (parsed < 0 || open_stdio(o) < 0)
+    if (parsed < 0)
         return 2;
-    struct sandbox *sb;
-    char err[512];
-    struct sandbox_result res;
-    if (sandbox_open(&sb, &o->config, err, sizeof err) < 0) {
-        memset(&res, 0, sizeof res);
-        res.status = SANDBOX_IE;
-        snprintf(res.message, sizeof res.message, "%s", err);
-        o->json ? print_json(&res, "none") : print_text(&res, "none");
-        return 1;
-    }
-    int rc = sandbox_run(sb, &o->job, &res);
-    const char *cgroup = sandbox_cgroup_version(sb);
-    o->json ? print_json(&res, cgroup) : print_text(&res, cgroup);
-    sandbox_close(sb);
-    return rc < 0 ? 1 : 0;
+    if (o->serve)
+        return cli_server_serve(&(struct cli_server_opts){.config = o->config, .idle = o->idle});
+    if (open_stdio(o) < 0)
+        return 2;
+    struct cli_reply r;
+    if (o->no_server)
+        run_in_process(o, &r);
+    else
+        run_via_server(o, &r);
+    o->json ? print_json(&r.res, r.cgroup) : print_text(&r.res, r.cgroup);
+    return r.res.status == SANDBOX_IE ? 1 : 0;
+}
+
+/* Our stdin, stdout and stderr are handed to the box (or to the server); a
+ * closed one becomes /dev/null rather than whatever file opens next. */
+static void fill_stdio(void)
+{
+    int fd;
+    while ((fd = open("/dev/null", O_RDWR)) >= 0 && fd < 3)
+        ;
+    if (fd >= 0)
+        close(fd);
 }
 
 int main(int argc, char **argv)
 {
-    struct options o = {.config = SANDBOX_CONFIG_INIT, .job = SANDBOX_JOB_INIT};
-    o.config.pin_netns = true;  /* the next invocation reuses this slot's */
+    struct options o = {.config = SANDBOX_CONFIG_INIT, .job = SANDBOX_JOB_INIT,
+                        .idle = DEFAULT_IDLE};
+    fill_stdio();
     int rc = cli_main(&o, argc, argv);
     /* add_mount's copies: under LeakSanitizer a leak turns every run with
      * --ro/--rw into a failure that also loses the buffered JSON. */

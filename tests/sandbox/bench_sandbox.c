@@ -3,8 +3,10 @@
  *
  * Prints the median over many runs of: a bare fork+exec+wait of /bin/true;
  * the same through sandbox_run (library); the same through the judge-sandbox
- * CLI (fork+exec of the CLI, which runs the box); and the ratios. The issue's
- * floors on a 2-core machine: CLI <= 2.5x bare, library <= 1.2 ms.
+ * CLI (fork+exec of the CLI, which hands the job to the run directory's
+ * server, started by a warm-up run and stopped at the end); the CLI with
+ * --no-server (it runs the box itself); and the ratios. The issue's floors on
+ * a 2-core machine: CLI <= 2.5x bare, library <= 1.2 ms.
  *
  *   bench-sandbox [--runs N] [--json] [--cli PATH]
  */
@@ -12,6 +14,7 @@
 #include <fcntl.h>
 #include <jansson.h>
 #include <limits.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +24,8 @@
 #include <unistd.h>
 
 #include "sandbox.h"
+
+#define RUN_DIR "/run/judge-sandbox-bench"
 
 extern char **environ;
 
@@ -83,6 +88,24 @@ static int fork_exec_wait(char *const argv[])
     return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
 }
 
+/* The CLI's server in RUN_DIR, if any: SIGTERM, and wait until it is gone
+ * (it is not our child). */
+static void stop_server(void)
+{
+    int fd = open(RUN_DIR "/server.lock", O_RDONLY | O_CLOEXEC);
+    struct flock l = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+    if (fd < 0)
+        return;
+    if (fcntl(fd, F_GETLK, &l) == 0 && l.l_type != F_UNLCK && kill(l.l_pid, SIGTERM) == 0)
+        for (int i = 0; i < 300; i++) {
+            struct flock again = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+            if (fcntl(fd, F_GETLK, &again) < 0 || again.l_type == F_UNLCK)
+                break;
+            usleep(10000);
+        }
+    close(fd);
+}
+
 static void default_cli(char *out, size_t len)
 {
     char self[PATH_MAX - 64];
@@ -115,9 +138,9 @@ int main(int argc, char **argv)
     if (runs < 5)
         runs = 5;
     double *bare = calloc(runs, sizeof *bare), *lib = calloc(runs, sizeof *lib),
-           *viacli = calloc(runs, sizeof *viacli);
+           *viacli = calloc(runs, sizeof *viacli), *noserver = calloc(runs, sizeof *noserver);
     struct sandbox_config cfg = SANDBOX_CONFIG_INIT;
-    cfg.run_dir = "/run/judge-sandbox-bench";
+    cfg.run_dir = RUN_DIR;
     struct sandbox *sb;
     char err[512];
     if (sandbox_open(&sb, &cfg, err, sizeof err) < 0) {
@@ -125,14 +148,19 @@ int main(int argc, char **argv)
         return 1;
     }
     char *true_argv[] = {"/bin/true", NULL};
-    char *cli_argv[] = {cli, "--run-dir", "/run/judge-sandbox-bench", "--box", "1",
+    char *cli_argv[] = {cli, "--run-dir", RUN_DIR, "--box", "1", "--server-idle", "60",
                         "--", "/bin/true", NULL};
+    char *no_server_argv[] = {cli, "--no-server", "--run-dir", RUN_DIR, "--box", "1",
+                              "--", "/bin/true", NULL};
     struct sandbox_job job = SANDBOX_JOB_INIT;
     job.argv = (const char *const *)true_argv;
     struct sandbox_result res;
-    /* warm up: first use of a slot creates its cgroup and network namespace */
+    /* warm up: first use of a slot creates its cgroup and network namespace;
+     * the first CLI run starts a server (this binary's, not a stale one) */
     sandbox_run(sb, &job, &res);
+    stop_server();
     fork_exec_wait(cli_argv);
+    fork_exec_wait(no_server_argv);
     int failures = 0;
     for (int i = 0; i < runs; i++) {
         double t = now();
@@ -144,22 +172,31 @@ int main(int argc, char **argv)
         t = now();
         failures += fork_exec_wait(cli_argv) < 0;
         viacli[i] = now() - t;
+        t = now();
+        failures += fork_exec_wait(no_server_argv) < 0;
+        noserver[i] = now() - t;
     }
+    stop_server();
     (void)spawn_wait;
     double mb = median(bare, runs) * 1e3, ml = median(lib, runs) * 1e3,
-           mc = median(viacli, runs) * 1e3;
+           mc = median(viacli, runs) * 1e3, mn = median(noserver, runs) * 1e3;
     if (json)
         printf("{\"runs\": %d, \"bare_ms\": %.3f, \"library_ms\": %.3f, \"cli_ms\": %.3f, "
-               "\"library_ratio\": %.2f, \"cli_ratio\": %.2f, \"cgroup\": \"%s\", \"failures\": %d}\n",
-               runs, mb, ml, mc, ml / mb, mc / mb, sandbox_cgroup_version(sb), failures);
+               "\"cli_no_server_ms\": %.3f, \"library_ratio\": %.2f, \"cli_ratio\": %.2f, "
+               "\"cli_no_server_ratio\": %.2f, \"cgroup\": \"%s\", \"failures\": %d}\n",
+               runs, mb, ml, mc, mn, ml / mb, mc / mb, mn / mb, sandbox_cgroup_version(sb),
+               failures);
     else
         printf("runs: %d (cgroup %s)\nbare fork+exec /bin/true: %.3f ms\n"
                "library sandbox_run:      %.3f ms  (%.2fx bare)\n"
-               "CLI judge-sandbox:        %.3f ms  (%.2fx bare)\nfailures: %d\n",
-               runs, sandbox_cgroup_version(sb), mb, ml, ml / mb, mc, mc / mb, failures);
+               "CLI judge-sandbox:        %.3f ms  (%.2fx bare, through its server)\n"
+               "CLI --no-server:          %.3f ms  (%.2fx bare)\nfailures: %d\n",
+               runs, sandbox_cgroup_version(sb), mb, ml, ml / mb, mc, mc / mb, mn, mn / mb,
+               failures);
     sandbox_close(sb);
     free(bare);
     free(lib);
     free(viacli);
+    free(noserver);
     return failures ? 1 : 0;
 }

@@ -9,17 +9,33 @@
  *   --json prints one JSON object (the last line of stdout) with status,
  *   exit_code, signal, cpu_time, wall_time and memory, message.
  * Hostile programs come from HOSTILE_DIR, mounted read-only at /hostile.
+ *
+ * Runs go through the run directory's server, which the first one starts
+ * (the tests race to start it, as clients do); the server's own tests use
+ * run directories of their own, and --no-server runs are compared with it.
+ * No server outlives the suite (POST_ALL stops them; a short --server-idle
+ * is the backstop), and fini removes the network namespace pins that
+ * --no-server runs leave.
  */
 #include <criterion/criterion.h>
+#include <criterion/hooks.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <grp.h>
 #include <jansson.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #ifndef JUDGE_SANDBOX
@@ -30,8 +46,136 @@
  * test_hostile.c has 900-979. */
 #define RUN_DIR TEST_RUN_DIR
 #define CGROUP_PARENT TEST_CGROUP_PARENT
+/* Servers started by one test alone, beside RUN_DIR's. */
+#define IDLE_DIR RUN_DIR "-idle"
+#define PIPE_DIR RUN_DIR "-pipe"
+#define MISMATCH_DIR RUN_DIR "-mismatch"
+#define NONROOT_DIR RUN_DIR "-nonroot"
+#define FIRST_SLOT 980
+#define LAST_SLOT 999
+#define BOX_UID(slot) (60000 + (slot))
+#define NOBODY 65534
 
 static char tmp[64];
+
+static void sleep_ms(int ms)
+{
+    nanosleep(&(struct timespec){.tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L}, NULL);
+}
+
+/* ---- servers, from the host's side ------------------------------------ */
+
+/* The pid in <dir>/server.pid, or 0. */
+static pid_t server_pid(const char *dir)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/server.pid", dir);
+    FILE *f = fopen(path, "re");
+    int pid = 0;
+    if (f) {
+        if (fscanf(f, "%d", &pid) != 1)
+            pid = 0;
+        fclose(f);
+    }
+    return pid;
+}
+
+/* Whoever holds <dir>/server.lock, or 0. */
+static pid_t lock_holder(const char *dir)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/server.lock", dir);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct flock l = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+    pid_t pid = fd >= 0 && fcntl(fd, F_GETLK, &l) == 0 && l.l_type != F_UNLCK ? l.l_pid : 0;
+    if (fd >= 0)
+        close(fd);
+    return pid;
+}
+
+/* Running, not a zombie (a started server is nobody's child: whoever
+ * adopts it may not reap it). */
+static bool alive(pid_t pid)
+{
+    char path[64], buf[512];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return false;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    char *paren = strrchr(buf, ')');
+    return paren && paren[1] == ' ' && paren[2] != 'Z' && paren[2] != 'X';
+}
+
+static bool socket_there(const char *dir)
+{
+    char path[256];
+    struct stat st;
+    snprintf(path, sizeof path, "%s/server.sock", dir);
+    return stat(path, &st) == 0 && S_ISSOCK(st.st_mode);
+}
+
+/* SIGTERM to dir's server, and wait until it is gone. No cr_assert: the
+ * POST_ALL hook uses it too. */
+static void stop_server(const char *dir)
+{
+    pid_t pid = lock_holder(dir);
+    if (pid <= 0 || kill(pid, SIGTERM) < 0)
+        return;
+    for (int i = 0; i < 300 && alive(pid); i++)
+        sleep_ms(10);
+}
+
+/* --no-server runs pin each slot's network namespace with a bind mount at
+ * <dir>/box-N/net; a pin may have been mounted more than once. */
+static void unmount_pins(const char *dir)
+{
+    for (int slot = FIRST_SLOT; slot <= LAST_SLOT; slot++) {
+        char path[256];
+        snprintf(path, sizeof path, "%s/box-%d/net", dir, slot);
+        for (int i = 0; i < 16 && umount2(path, MNT_DETACH) == 0; i++)
+            ;
+    }
+}
+
+ReportHook(POST_ALL)(struct criterion_global_stats *stats)
+{
+    (void)stats;
+    const char *dirs[] = {RUN_DIR, IDLE_DIR, PIPE_DIR, MISMATCH_DIR, NONROOT_DIR};
+    for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++) {
+        stop_server(dirs[i]);
+        unmount_pins(dirs[i]);
+    }
+}
+
+/* Whether a process of this uid (real or effective) exists. */
+static bool uid_has_process(uid_t uid)
+{
+    DIR *d = opendir("/proc");
+    cr_assert(d);
+    bool found = false;
+    struct dirent *e;
+    while (!found && (e = readdir(d))) {
+        char path[300], line[256];
+        if (e->d_name[0] < '1' || e->d_name[0] > '9')
+            continue;
+        snprintf(path, sizeof path, "/proc/%s/status", e->d_name);
+        FILE *f = fopen(path, "re");
+        if (!f)
+            continue;
+        unsigned real, effective;
+        while (fgets(line, sizeof line, f))
+            if (sscanf(line, "Uid: %u %u", &real, &effective) == 2) {
+                found = real == uid || effective == uid;
+                break;
+            }
+        fclose(f);
+    }
+    closedir(d);
+    return found;
+}
 
 static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
@@ -50,6 +194,7 @@ static void fini(void)
 {
     if (tmp[0])
         nftw(tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    unmount_pins(RUN_DIR);
 }
 
 TestSuite(cli, .init = init, .fini = fini, .timeout = 30);
@@ -84,8 +229,15 @@ static json_t *parse_last_line(const char *out)
     return json_loadb(out + start, n - start, 0, &e);
 }
 
-/* Runs judge-sandbox with argv (NULL-terminated, without argv[0]). */
-static void cli_run(struct cli *c, const char *const *args)
+/* The CLI's stdio files are opened first, as root. */
+static void drop_to(uid_t uid)
+{
+    if (setgroups(0, NULL) < 0 || setresgid(uid, uid, uid) < 0 || setresuid(uid, uid, uid) < 0)
+        _exit(125);
+}
+
+/* Runs judge-sandbox with argv (NULL-terminated, without argv[0]) as uid. */
+static void cli_run_as(struct cli *c, uid_t uid, const char *const *args)
 {
     const char *argv[64] = {JUDGE_SANDBOX};
     int n = 1;
@@ -106,6 +258,8 @@ static void cli_run(struct cli *c, const char *const *args)
         if (in < 0 || out < 0 || err < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 ||
             dup2(err, 2) < 0)
             _exit(126);
+        if (uid)
+            drop_to(uid);
         execv(JUDGE_SANDBOX, (char *const *)argv);
         _exit(127);
     }
@@ -119,10 +273,16 @@ static void cli_run(struct cli *c, const char *const *args)
                 c->err);
 }
 
+static void cli_run(struct cli *c, const char *const *args)
+{
+    cli_run_as(c, 0, args);
+}
+
 #define CLI(c, ...) cli_run((c), (const char *const[]){__VA_ARGS__, NULL})
-/* The options every boxed run here shares: our own slots and state. */
+/* The options every boxed run here shares: our own slots and state, and a
+ * server that goes away soon should the POST_ALL hook not stop it. */
 #define BOX(slot) "--json", "--box", #slot, "--run-dir", RUN_DIR, "--cgroup-parent", \
-                  CGROUP_PARENT, "--ro", HOSTILE_DIR ":/hostile"
+                  CGROUP_PARENT, "--ro", HOSTILE_DIR ":/hostile", "--server-idle", "10"
 
 static void cli_free(struct cli *c)
 {
@@ -176,6 +336,9 @@ Test(cli, help)
     cr_assert_eq(c.exit_status, 0);
     cr_assert(strstr(c.out, "usage: judge-sandbox"), "%s", c.out);
     cr_assert(strstr(c.out, "--json"));
+    cr_assert(strstr(c.out, "--no-server"));
+    cr_assert(strstr(c.out, "--serve"));
+    cr_assert(strstr(c.out, "--server-idle"));
     cli_free(&c);
 }
 
@@ -234,6 +397,18 @@ Test(cli, bad_env)
 Test(cli, bad_cgroup_mode)
 {
     expect_bad((const char *const[]){"--cgroup", "v3", "--", "/bin/true", NULL}, "v3");
+}
+
+Test(cli, bad_server_idle)
+{
+    expect_bad((const char *const[]){"--server-idle", "soon", "--", "/bin/true", NULL}, "soon");
+}
+
+Test(cli, serve_takes_server_settings_only)
+{
+    expect_bad((const char *const[]){"--serve", "--", "/bin/true", NULL}, "/bin/true");
+    expect_bad((const char *const[]){"--serve", "--time", "1", NULL}, "--time");
+    expect_bad((const char *const[]){"--serve", "--no-server", NULL}, "--no-server");
 }
 
 /* ---- verdicts --------------------------------------------------------- */
@@ -414,4 +589,252 @@ Test(cli, workdir_is_cwd_and_writable)
     cr_assert_eq(stat(file, &st), 0, "the file made in /box is not in the work directory");
     cr_assert_eq(st.st_uid, 60000 + 995, "owned by uid %d", (int)st.st_uid);
     cli_free(&c);
+}
+
+/* ---- the server ---------------------------------------------------------- */
+
+Test(cli, second_run_reuses_the_server)
+{
+    struct cli c;
+    CLI(&c, BOX(980), "--", "/bin/true");
+    expect_judged(&c, "OK");
+    cli_free(&c);
+    pid_t first = server_pid(RUN_DIR);
+    cr_assert_gt(first, 0, "no %s/server.pid after a run through the server", RUN_DIR);
+    cr_assert(alive(first), "server.pid names pid %d, which is not running", (int)first);
+    cr_assert_eq(lock_holder(RUN_DIR), first, "the server does not hold server.lock");
+    CLI(&c, BOX(980), "--", "/bin/true");
+    expect_judged(&c, "OK");
+    cli_free(&c);
+    cr_assert_eq(server_pid(RUN_DIR), first, "the second run started another server");
+    cr_assert(alive(first));
+}
+
+/* The fields the two paths report, and their values, do not differ. */
+static void expect_same_verdict(const struct cli *via_server, const struct cli *in_process)
+{
+    static const char *const same[] = {"status", "exit_code", "signal", "message",
+                                        "degraded", "cgroup"};
+    cr_assert_eq(via_server->exit_status, in_process->exit_status);
+    cr_assert_eq(json_object_size(via_server->json), json_object_size(in_process->json),
+                 "%s vs %s", via_server->out, in_process->out);
+    const char *key;
+    json_t *value;
+    json_object_foreach(via_server->json, key, value)
+        cr_assert(json_object_get(in_process->json, key), "--no-server has no %s", key);
+    for (size_t i = 0; i < sizeof same / sizeof *same; i++)
+        cr_assert(json_equal(json_object_get(via_server->json, same[i]),
+                             json_object_get(in_process->json, same[i])),
+                  "%s differs: %s vs %s", same[i], via_server->out, in_process->out);
+}
+
+Test(cli, no_server_gives_the_same_fields)
+{
+    const char *const *runs[] = {
+        (const char *const[]){"/hostile/crash", "exit42", NULL},
+        (const char *const[]){"/hostile/busy_loop", NULL},
+    };
+    for (size_t i = 0; i < sizeof runs / sizeof *runs; i++) {
+        const char *args[32] = {BOX(981), "--time", "0.2", "--"};
+        size_t n = 0;
+        while (args[n])
+            n++;
+        for (const char *const *a = runs[i]; *a; a++)
+            args[n++] = *a;
+        struct cli via_server, in_process;
+        cli_run(&via_server, args);
+        expect_json_shape(&via_server);
+        /* the same arguments with --no-server in front */
+        memmove(args + 1, args, sizeof args - sizeof *args);
+        args[0] = "--no-server";
+        cli_run(&in_process, args);
+        expect_json_shape(&in_process);
+        expect_same_verdict(&via_server, &in_process);
+        cli_free(&via_server);
+        cli_free(&in_process);
+    }
+}
+
+/* The connection is the run's cancel fd: a client that dies takes its box
+ * along, as it did when the box was its own child. */
+Test(cli, killed_client_kills_its_box)
+{
+    const char *argv[] = {JUDGE_SANDBOX, BOX(982), "--", "/bin/sleep", "30", NULL};
+    cr_assert(!uid_has_process(BOX_UID(982)), "a process of box 982 is left from before");
+    pid_t pid = fork();
+    cr_assert_geq(pid, 0);
+    if (pid == 0) {
+        int null = open("/dev/null", O_RDWR);
+        for (int i = 0; i < 3; i++)
+            dup2(null, i);
+        execv(JUDGE_SANDBOX, (char *const *)argv);
+        _exit(127);
+    }
+    for (int i = 0; i < 500 && !uid_has_process(BOX_UID(982)); i++)
+        sleep_ms(10);
+    cr_assert(uid_has_process(BOX_UID(982)), "the box's sleep never started");
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+    for (int i = 0; i < 200 && uid_has_process(BOX_UID(982)); i++)
+        sleep_ms(10);
+    cr_assert(!uid_has_process(BOX_UID(982)),
+              "2 s after its client was killed, box 982 still runs");
+}
+
+Test(cli, idle_server_exits_and_removes_its_socket)
+{
+    stop_server(IDLE_DIR);  /* one left by an interrupted run would not be idle 1 */
+    struct cli c;
+    CLI(&c, BOX(998), "--run-dir", IDLE_DIR, "--server-idle", "1", "--", "/bin/true");
+    expect_judged(&c, "OK");
+    cli_free(&c);
+    pid_t pid = server_pid(IDLE_DIR);
+    cr_assert_gt(pid, 0);
+    for (int i = 0; i < 400 && (alive(pid) || socket_there(IDLE_DIR)); i++)
+        sleep_ms(10);
+    cr_assert(!alive(pid), "the server with --server-idle 1 still runs after 4 s");
+    cr_assert(!socket_there(IDLE_DIR), "the idle server left its socket");
+    cr_assert_eq(server_pid(IDLE_DIR), 0, "the idle server left server.pid");
+}
+
+/* The server does not keep the client's stdout: whoever reads it until EOF
+ * gets EOF when the client exits, while the server it started lives on. */
+Test(cli, started_server_keeps_no_pipe_open)
+{
+    stop_server(PIPE_DIR);  /* this run must be the one that starts it */
+    int out[2];
+    cr_assert_eq(pipe(out), 0);
+    const char *argv[] = {JUDGE_SANDBOX, BOX(999), "--run-dir", PIPE_DIR, "--", "/bin/echo",
+                          "through a pipe", NULL};
+    pid_t pid = fork();
+    cr_assert_geq(pid, 0);
+    if (pid == 0) {
+        int null = open("/dev/null", O_RDWR);
+        dup2(null, 0);
+        dup2(out[1], 1);
+        dup2(null, 2);
+        close(out[0]);
+        execv(JUDGE_SANDBOX, (char *const *)argv);
+        _exit(127);
+    }
+    close(out[1]);
+    char buf[4096];
+    size_t got = 0;
+    struct pollfd p = {out[0], POLLIN, 0};
+    ssize_t n = 1;
+    while (n > 0 && got < sizeof buf - 1 && poll(&p, 1, 5000) == 1)
+        if ((n = read(out[0], buf + got, sizeof buf - 1 - got)) > 0)
+            got += (size_t)n;
+    buf[got] = '\0';
+    close(out[0]);
+    int st;
+    waitpid(pid, &st, 0);
+    cr_assert_eq(n, 0, "no EOF on the CLI's stdout within 5 s: %s", buf);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s", buf);
+    cr_assert(strstr(buf, "through a pipe\n") && strstr(buf, "\"status\":\"OK\""), "%s", buf);
+    pid_t server = server_pid(PIPE_DIR);
+    cr_assert(server > 0 && alive(server), "the run did not start a server that stays");
+    stop_server(PIPE_DIR);
+}
+
+/* judge-sandbox --serve in the background, its stderr in log; returns once
+ * it listens. */
+static pid_t start_serve(const char *dir, const char *log, const char *cgroup_mode)
+{
+    stop_server(dir);
+    const char *argv[] = {JUDGE_SANDBOX, "--serve", "--run-dir", dir, "--cgroup", cgroup_mode,
+                          "--cgroup-parent", CGROUP_PARENT, "--server-idle", "20", NULL};
+    pid_t pid = fork();
+    cr_assert_geq(pid, 0);
+    if (pid == 0) {
+        int null = open("/dev/null", O_RDWR);
+        int err = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        dup2(null, 0);
+        dup2(null, 1);
+        dup2(err, 2);
+        execv(JUDGE_SANDBOX, (char *const *)argv);
+        _exit(127);
+    }
+    for (int i = 0; i < 300 && (!socket_there(dir) || lock_holder(dir) != pid); i++)
+        sleep_ms(10);
+    cr_assert(socket_there(dir) && lock_holder(dir) == pid, "--serve does not listen in %s", dir);
+    return pid;
+}
+
+/* SIGTERM: --serve stops and exits 0. */
+static void stop_serve(pid_t pid)
+{
+    int st;
+    kill(pid, SIGTERM);
+    cr_assert_eq(waitpid(pid, &st, 0), pid);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "--serve ended with status %#x", st);
+}
+
+Test(cli, server_with_other_settings_refuses)
+{
+    char log[128];
+    snprintf(log, sizeof log, "%s/serve.log", tmp);
+    pid_t serve = start_serve(MISMATCH_DIR, log, "none");
+    struct cli c;
+    CLI(&c, "--json", "--box", "999", "--run-dir", MISMATCH_DIR, "--cgroup-parent",
+        CGROUP_PARENT, "--", "/bin/true");
+    expect_json_shape(&c);
+    cr_assert_eq(c.exit_status, 1);
+    cr_assert_str_eq(jstr(&c, "status"), "IE");
+    const char *msg = jstr(&c, "message");
+    cr_assert(strstr(msg, "a judge-sandbox server with other settings (--cgroup none there, "
+                          "auto here) serves " MISMATCH_DIR "; use another --run-dir or "
+                          "--no-server"), "%s", msg);
+    cli_free(&c);
+    stop_serve(serve);
+    char *logged = slurp(log);
+    cr_assert(strstr(logged, "other settings"), "--serve logged no error line: %s", logged);
+    free(logged);
+    cr_assert(!socket_there(MISMATCH_DIR), "the stopped server left its socket");
+}
+
+/* A non-root peer that reaches the socket is told why it is refused. */
+static int nonroot_request(const char *dir)
+{
+    drop_to(NOBODY);
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    snprintf(sa.sun_path, sizeof sa.sun_path, "%s/server.sock", dir);
+    int fd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
+    if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof sa) < 0)
+        return 2;
+    if (send(fd, "run /bin/true please", 20, MSG_NOSIGNAL) < 0 && errno != EPIPE)
+        return 3;
+    char buf[4096] = "";
+    ssize_t n;
+    for (int tries = 0; tries < 2; tries++)  /* ECONNRESET first: our request was unread */
+        if ((n = recv(fd, buf, sizeof buf - 1, 0)) > 0)
+            break;
+    return memmem(buf, sizeof buf, "serves root only", 16) ? 0 : 4;
+}
+
+Test(cli, non_root_client_is_refused)
+{
+    char log[128];
+    snprintf(log, sizeof log, "%s/serve.log", tmp);
+    pid_t serve = start_serve(NONROOT_DIR, log, "auto");
+    pid_t pid = fork();
+    cr_assert_geq(pid, 0);
+    if (pid == 0)
+        _exit(nonroot_request(NONROOT_DIR));
+    int st;
+    waitpid(pid, &st, 0);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+              "a uid %d connection was not refused with a message (status %#x)", NOBODY, st);
+    /* and the CLI itself, run by that user, says so as an IE */
+    struct cli c;
+    cli_run_as(&c, NOBODY, (const char *const[]){"--json", "--run-dir", NONROOT_DIR, "--",
+                                                  "/bin/true", NULL});
+    expect_json_shape(&c);
+    cr_assert_eq(c.exit_status, 1);
+    cr_assert(strstr(jstr(&c, "message"), "serves root only"), "%s", c.out);
+    cli_free(&c);
+    stop_serve(serve);
+    char *logged = slurp(log);
+    cr_assert(strstr(logged, "root only"), "--serve logged no error line: %s", logged);
+    free(logged);
 }

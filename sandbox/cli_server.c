@@ -1,0 +1,614 @@
+/*
+ * cli_server.c - the judge-sandbox server: theory of operation.
+ *
+ * Why. A judge-sandbox that opens the sandbox itself pays, every time, for
+ * exec of a larger program, sandbox_open, the seccomp programs and a fresh
+ * box. A process that stays keeps all of that (and the library keeps more
+ * per slot as it grows), so the CLI hands its job to one: the server.
+ *
+ * Processes. One server per run directory. A client that finds none
+ * starts one (cli_server_start): it forks, the child calls setsid, forks the
+ * server and exits, so the server is nobody's child and has no terminal. The
+ * server puts /dev/null on its stdio, closes every fd it inherited (a harness
+ * reading the client's stdout until EOF must see EOF when the client exits)
+ * and execs `judge-sandbox --serve` with the client's settings, so that ps
+ * shows a server rather than the job of whoever started it. It tells its
+ * starter through a pipe (its fd in JUDGE_SANDBOX_READY_FD) that it listens,
+ * that another server is there, or why it cannot serve (sandbox_open failed:
+ * the client prints that as IE). Run by hand, or by systemd, `--serve` is the
+ * same server in the foreground, with one line per error on stderr.
+ *
+ * Files in the run directory. server.lock: a POSIX lock held for the
+ * server's life decides which of two racing starters serves (the other exits
+ * quietly); server.pid: the holder's pid; server.sock: the SOCK_SEQPACKET
+ * listening socket, bound only by the lock holder, which first removes a dead
+ * server's. The messages are in cli_wire.c.
+ *
+ * Threads. The main thread accepts, and watches a self-pipe written by the
+ * SIGTERM/SIGINT handler and by each connection that ends. Every connection
+ * gets a detached thread that checks the peer is root (SO_PEERCRED), sends
+ * the hello, reads the request with the client's stdin, stdout and stderr,
+ * refuses settings other than its own, runs the job with sandbox_run (which
+ * is thread-safe for distinct slots and answers IE "busy" for a slot in use),
+ * closes the fds it received and only then replies, so the client's pipes
+ * are free when it exits. The connection is the job's cancel_fd: a client
+ * that dies hangs up, and sandbox_run kills its box.
+ *
+ * Lifetime. After `idle` seconds without a connection (never if 0), or on
+ * SIGTERM/SIGINT, the server unlinks its socket (a client arriving later
+ * starts a new server), closes it (a connection not yet accepted is dropped:
+ * its client got no hello and retries), releases the lock, waits for the
+ * running jobs and exits. A second SIGTERM/SIGINT kills it at once, and the
+ * boxes of its running jobs die with it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+#define LOCK_WAIT_MS 2000      /* for a server that is starting or exiting */
+#define START_WAIT_MS 10000    /* for a new server to say whether it serves */
+#define REQUEST_TIMEOUT_S 10   /* a client sends its request right after connect */
+#define READY_FD_ENV "JUDGE_SANDBOX_READY_FD"
+
+struct server {
+    const struct cli_server_opts *opts;
+    struct sandbox *sb;
+    char run_dir[PATH_MAX];   /* canonical: each request's is compared to it */
+    int listen_fd, lock_fd;
+    int wake[2];              /* self-pipe: 'T' stop (signal), 'c' a connection ended */
+    pthread_mutex_t mu;
+    pthread_cond_t ended;     /* active went down */
+    int active;               /* connections being served */
+    double last_ended;        /* the idle timer starts there */
+};
+
+struct conn {
+    struct server *srv;
+    int fd;
+};
+
+/* The signal handler's only way to the main loop: the write end of the
+ * self-pipe, set while a server runs. */
+static volatile int stop_fd = -1;
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* One line per error. A started server's stderr is /dev/null; --serve's is
+ * the journal. */
+static void server_log(const char *fmt, ...)
+{
+    char line[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "judge-sandbox server: %s\n", line);
+}
+
+/* ---- starting ------------------------------------------------------------ */
+
+/* 1: the lock is ours. 0: another server holds it (err says which). A holder
+ * that does not answer is starting or exiting: wait for it a little. */
+static int take_lock(struct server *s, char *err, size_t len)
+{
+    char path[PATH_MAX];
+    cli_fmt(path, sizeof path, "%s/%s", s->run_dir, CLI_LOCK_NAME);
+    if ((s->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600)) < 0) {
+        cli_fmt(err, len, "cannot open %s: %s", path, strerror(errno));
+        return -1;
+    }
+    struct flock whole = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+    for (int waited = 0;; waited += 2) {
+        if (fcntl(s->lock_fd, F_SETLK, &whole) == 0)
+            return 1;
+        if (errno != EAGAIN && errno != EACCES) {
+            cli_fmt(err, len, "cannot lock %s: %s", path, strerror(errno));
+            return -1;
+        }
+        int fd = cli_connect(s->run_dir);
+        if (fd >= 0 || waited >= LOCK_WAIT_MS) {
+            if (fd >= 0)
+                close(fd);
+            struct flock holder = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+            fcntl(s->lock_fd, F_GETLK, &holder);
+            cli_fmt(err, len, "a judge-sandbox server (pid %d) already serves %s",
+                     (int)holder.l_pid, s->run_dir);
+            return 0;
+        }
+        usleep(2000);
+    }
+}
+
+static int write_pid(const struct server *s, char *err, size_t len)
+{
+    char path[PATH_MAX];
+    cli_fmt(path, sizeof path, "%s/%s", s->run_dir, CLI_PID_NAME);
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0 || dprintf(fd, "%d\n", (int)getpid()) < 0) {
+        cli_fmt(err, len, "cannot write %s: %s", path, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    close(fd);
+    return 0;
+}
+
+static void on_stop(int sig)
+{
+    (void)sig;
+    int saved = errno;
+    if (stop_fd >= 0 && write(stop_fd, "T", 1) < 0) {
+        /* the pipe is full: a wake-up is already pending */
+    }
+    errno = saved;
+}
+
+static void handle_stop_signals(struct server *s, bool on)
+{
+    stop_fd = on ? s->wake[1] : -1;
+    struct sigaction sa = {.sa_handler = on ? on_stop : SIG_DFL, .sa_flags = SA_RESTART};
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGINT, &sa, NULL);
+}
+
+/* 1: serving. 0: another server serves this run dir (err says which). -1:
+ * cannot serve (err says why). server_close releases what it got either way. */
+static int server_open(struct server *s, const struct cli_server_opts *opts, char *err,
+                       size_t len)
+{
+    *s = (struct server){.opts = opts, .listen_fd = -1, .lock_fd = -1, .wake = {-1, -1}};
+    pthread_mutex_init(&s->mu, NULL);
+    pthread_cond_init(&s->ended, NULL);
+    s->last_ended = now();
+    struct sandbox_config cfg = opts->config;
+    cfg.pin_netns = false;  /* this process keeps each slot's namespace itself */
+    if (sandbox_open(&s->sb, &cfg, err, len) < 0)
+        return -1;
+    if (!realpath(cfg.run_dir, s->run_dir)) {
+        cli_fmt(err, len, "cannot resolve %s: %s", cfg.run_dir, strerror(errno));
+        return -1;
+    }
+    if (pipe2(s->wake, O_CLOEXEC | O_NONBLOCK) < 0) {
+        cli_fmt(err, len, "cannot make a pipe: %s", strerror(errno));
+        return -1;
+    }
+    int locked = take_lock(s, err, len);
+    if (locked <= 0)
+        return locked;
+    if (write_pid(s, err, len) < 0 || (s->listen_fd = cli_listen(s->run_dir, err, len)) < 0)
+        return -1;
+    handle_stop_signals(s, true);
+    return 1;
+}
+
+/* Stops taking connections, gives the run dir to the next server and waits
+ * for the jobs still running. */
+static void server_close(struct server *s)
+{
+    if (s->listen_fd >= 0) {
+        handle_stop_signals(s, false);
+        cli_unlink_socket(s->run_dir);
+        close(s->listen_fd);
+        char path[PATH_MAX];
+        cli_fmt(path, sizeof path, "%s/%s", s->run_dir, CLI_PID_NAME);
+        unlink(path);
+    }
+    if (s->lock_fd >= 0)
+        close(s->lock_fd);  /* releases the lock */
+    pthread_mutex_lock(&s->mu);
+    while (s->active > 0)
+        pthread_cond_wait(&s->ended, &s->mu);
+    pthread_mutex_unlock(&s->mu);
+    sandbox_close(s->sb);
+    for (int i = 0; i < 2; i++)
+        if (s->wake[i] >= 0)
+            close(s->wake[i]);
+    pthread_cond_destroy(&s->ended);
+    pthread_mutex_destroy(&s->mu);
+}
+
+/* ---- one connection ------------------------------------------------------- */
+
+static void reply(int fd, const struct cli_reply *r)
+{
+    size_t len;
+    char *msg = cli_encode_reply(r, &len);
+    if (msg && cli_send(fd, msg, len, NULL, 0) < 0 && errno != EPIPE && errno != ECONNRESET)
+        server_log("cannot reply: %s", strerror(errno));
+    free(msg);
+}
+
+/* An IE the server itself decided: no box ran. */
+static void refuse(int fd, const char *message)
+{
+    struct cli_reply r = {.res = {.status = SANDBOX_IE}, .cgroup = "none"};
+    cli_fmt(r.res.message, sizeof r.res.message, "%s", message);
+    reply(fd, &r);
+}
+
+static int peer_uid(int fd)
+{
+    struct ucred cred;
+    socklen_t len = sizeof cred;
+    return getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0 ? -1 : (int)cred.uid;
+}
+
+/* 1: a request and its three fds. 0: the client left without one (a
+ * starting server's probe does that). -1: a bad one (err says why). */
+static int read_request(int fd, struct cli_request *req, int *fds, int *nfds, char *err,
+                        size_t len)
+{
+    char *buf = malloc(CLI_MAX_REQUEST);
+    if (!buf) {
+        cli_fmt(err, len, "out of memory");
+        return -1;
+    }
+    struct timeval timeout = {.tv_sec = REQUEST_TIMEOUT_S};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
+    ssize_t n = cli_recv(fd, buf, CLI_MAX_REQUEST, fds, CLI_STDIO_FDS, nfds);
+    if (n <= 0) {
+        free(buf);
+        if (n < 0 && errno == EMSGSIZE)
+            cli_fmt(err, len, "a request over %d bytes or with more than %d fds",
+                    CLI_MAX_REQUEST, CLI_STDIO_FDS);
+        else if (n < 0 && errno != ECONNRESET)
+            cli_fmt(err, len, "cannot read a request: %s", strerror(errno));
+        else
+            return 0;
+        return -1;
+    }
+    if (cli_decode_request(buf, (size_t)n, req, err, len) < 0)
+        return -1;
+    if (*nfds != CLI_STDIO_FDS) {
+        cli_fmt(err, len, "a request without its stdin, stdout and stderr");
+        return -1;
+    }
+    return 1;
+}
+
+/* 0 when the request's settings are the server's; else err says what
+ * differs. */
+static int check_settings(const struct server *s, const struct cli_request *req, char *err,
+                          size_t len)
+{
+    const char *theirs = req->config.run_dir;
+    char canon[PATH_MAX], what[2 * PATH_MAX];
+    if (!strcmp(theirs, s->opts->config.run_dir))
+        cli_fmt(canon, sizeof canon, "%s", s->run_dir);  /* the usual case, no lookups */
+    else if (!realpath(theirs, canon))
+        cli_fmt(canon, sizeof canon, "%s", theirs);
+    if (strcmp(canon, s->run_dir))
+        cli_fmt(what, sizeof what, "--run-dir %s there, %s here", s->run_dir, canon);
+    else if (!cli_config_differs(&s->opts->config, &req->config, what, sizeof what))
+        return 0;
+    cli_fmt(err, len, "a judge-sandbox server with other settings (%s) serves %s; "
+             "use another --run-dir or --no-server", what, theirs);
+    return -1;
+}
+
+static void run_job(struct server *s, int fd, struct cli_request *req, const int *fds)
+{
+    struct cli_reply r;
+    req->job.stdin_fd = fds[0];
+    req->job.stdout_fd = fds[1];
+    req->job.stderr_fd = fds[2];
+    req->job.cancel_fd = fd;
+    sandbox_run(s->sb, &req->job, &r.res);
+    cli_fmt(r.cgroup, sizeof r.cgroup, "%s", sandbox_cgroup_version(s->sb));
+    /* before the reply: once it has it, the client exits, and whoever reads
+     * its stdout waits for every copy of it to close */
+    for (int i = 0; i < CLI_STDIO_FDS; i++)
+        close(fds[i]);
+    reply(fd, &r);
+}
+
+static void serve_conn(struct server *s, int fd)
+{
+    char err[sizeof ((struct sandbox_result *)0)->message];
+    int uid = peer_uid(fd);
+    if (uid != 0) {
+        cli_fmt(err, sizeof err, "the judge-sandbox server at %s serves root only (you are "
+                 "uid %d)", s->run_dir, uid);
+        server_log("refused: %s", err);
+        refuse(fd, err);
+        return;
+    }
+    if (cli_send(fd, cli_hello, sizeof cli_hello, NULL, 0) < 0)
+        return;  /* the client went away */
+    struct cli_request req = {0};
+    int fds[CLI_STDIO_FDS], nfds = 0;
+    int got = read_request(fd, &req, fds, &nfds, err, sizeof err);
+    if (got > 0 && check_settings(s, &req, err, sizeof err) == 0) {
+        run_job(s, fd, &req, fds);
+        nfds = 0;
+    } else if (got != 0) {
+        server_log("refused: %s", err);
+        refuse(fd, err);
+    }
+    while (nfds > 0)
+        close(fds[--nfds]);
+    cli_request_free(&req);
+}
+
+/* A connection ended: restart the idle timer and wake the main loop to
+ * re-arm it. Under the lock, so that server_close, once it sees no active
+ * connection, knows no thread touches the server any more. */
+static void conn_ended(struct server *s)
+{
+    pthread_mutex_lock(&s->mu);
+    s->active--;
+    s->last_ended = now();
+    if (write(s->wake[1], "c", 1) < 0) {
+        /* full: the main loop has wake-ups pending anyway */
+    }
+    pthread_cond_broadcast(&s->ended);
+    pthread_mutex_unlock(&s->mu);
+}
+
+static void *conn_thread(void *arg)
+{
+    struct conn *c = arg;
+    struct server *s = c->srv;
+    serve_conn(s, c->fd);
+    close(c->fd);
+    free(c);
+    conn_ended(s);
+    return NULL;
+}
+
+/* ---- the main loop ---------------------------------------------------------- */
+
+static void accept_one(struct server *s)
+{
+    int fd = accept4(s->listen_fd, NULL, NULL, SOCK_CLOEXEC);
+    if (fd < 0) {
+        if (errno == EMFILE || errno == ENFILE || errno == ENOMEM || errno == ENOBUFS) {
+            server_log("cannot accept: %s", strerror(errno));
+            usleep(10000);  /* rather than spin while the backlog waits */
+        }
+        return;
+    }
+    struct conn *c = malloc(sizeof *c);
+    if (c)
+        *c = (struct conn){.srv = s, .fd = fd};
+    pthread_mutex_lock(&s->mu);
+    s->active++;
+    pthread_mutex_unlock(&s->mu);
+    pthread_attr_t attr;
+    pthread_t tid;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    int rc = c ? pthread_create(&tid, &attr, conn_thread, c) : ENOMEM;
+    pthread_attr_destroy(&attr);
+    if (rc) {
+        server_log("cannot start a thread: %s", strerror(rc));
+        refuse(fd, "the judge-sandbox server cannot start a thread for this run");
+        close(fd);
+        free(c);
+        conn_ended(s);
+    }
+}
+
+/* Milliseconds until the server has been idle long enough; -1: not idle. */
+static int idle_left_ms(struct server *s)
+{
+    if (s->opts->idle <= 0)
+        return -1;
+    pthread_mutex_lock(&s->mu);
+    bool active = s->active > 0;
+    double left = s->opts->idle - (now() - s->last_ended);
+    pthread_mutex_unlock(&s->mu);
+    if (active)
+        return -1;
+    return left <= 0 ? 0 : (int)ceil(left * 1000);
+}
+
+/* true when a stop signal came */
+static bool drain_wake(struct server *s)
+{
+    char buf[64];
+    bool stop = false;
+    ssize_t n;
+    while ((n = read(s->wake[0], buf, sizeof buf)) > 0)
+        stop = stop || memchr(buf, 'T', (size_t)n);
+    return stop;
+}
+
+static void serve_loop(struct server *s)
+{
+    struct pollfd p[2] = {{s->listen_fd, POLLIN, 0}, {s->wake[0], POLLIN, 0}};
+    for (;;) {
+        int timeout = idle_left_ms(s);
+        if (timeout == 0)
+            return;
+        int rc = poll(p, 2, timeout);
+        if (rc < 0 && errno != EINTR) {
+            server_log("poll: %s", strerror(errno));
+            return;
+        }
+        if (rc > 0 && p[1].revents && drain_wake(s))
+            return;
+        if (rc > 0 && p[0].revents)
+            accept_one(s);
+    }
+}
+
+/* Whether it serves or not, the server says so once on report_fd (a
+ * starting client's pipe) or, in the foreground, on stderr. */
+static int serve(const struct cli_server_opts *opts, int report_fd)
+{
+    struct server s;
+    char err[1024] = "";
+    int state = server_open(&s, opts, err, sizeof err);
+    if (report_fd >= 0) {
+        if (state < 0)
+            dprintf(report_fd, "-%s", err);
+        else
+            dprintf(report_fd, "+");  /* ours, or another server's: connect */
+        close(report_fd);
+    } else if (state <= 0) {
+        server_log("%s", err);
+    }
+    if (state > 0)
+        serve_loop(&s);
+    server_close(&s);
+    return state < 0 || (state == 0 && report_fd < 0) ? 1 : 0;
+}
+
+/* Signals ignored by whoever started us would stay ignored in every box's
+ * program (exec keeps SIG_IGN), and a blocked mask would be inherited too. */
+static void reset_signals(void)
+{
+    for (int sig = 1; sig < NSIG; sig++) {
+        struct sigaction old;
+        if (sigaction(sig, NULL, &old) == 0 && old.sa_handler == SIG_IGN)
+            signal(sig, SIG_DFL);
+    }
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+}
+
+/* The daemon keeps nothing of its starter's but report_fd: not its terminal
+ * or pipes, not its cwd (which could hold a mount busy). */
+static void detach(int report_fd)
+{
+    int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+    for (int i = 0; i < 3 && null >= 0; i++)
+        dup2(null, i);
+    close_range(3, (unsigned)report_fd - 1, 0);
+    close_range((unsigned)report_fd + 1, ~0U, 0);
+    if (chdir("/") < 0) {
+        /* "/" is always there */
+    }
+    umask(022);
+    reset_signals();
+}
+
+/* Becomes `judge-sandbox --serve` with opts, reporting on report_fd. The
+ * same binary (/proc/self/exe stays the client's even if the file has been
+ * replaced meanwhile), so client and server speak the same protocol. */
+static void exec_server(const struct cli_server_opts *opts, int report_fd)
+{
+    const struct sandbox_config *c = &opts->config;
+    char idle[32], fd[16];
+    snprintf(idle, sizeof idle, "%.17g", opts->idle);
+    snprintf(fd, sizeof fd, "%d", report_fd);
+    const char *argv[16] = {"judge-sandbox", "--serve", "--run-dir", c->run_dir, "--cgroup",
+                            cli_cgroup_mode_name(c->cgroup_mode), "--server-idle", idle};
+    int n = 8;
+    if (c->cgroup_root) {
+        argv[n++] = "--cgroup-root";
+        argv[n++] = c->cgroup_root;
+    }
+    if (c->cgroup_parent) {
+        argv[n++] = "--cgroup-parent";
+        argv[n++] = c->cgroup_parent;
+    }
+    if (setenv(READY_FD_ENV, fd, 1) == 0 && fcntl(report_fd, F_SETFD, 0) == 0)
+        execv("/proc/self/exe", (char *const *)argv);
+    dprintf(report_fd, "-cannot run the judge-sandbox server (/proc/self/exe): %s",
+            strerror(errno));
+    _exit(1);
+}
+
+/* The middle process of the double fork. */
+static void start_child(const struct cli_server_opts *opts, int report_fd)
+{
+    int fd = fcntl(report_fd, F_DUPFD_CLOEXEC, 3);  /* above the stdio it replaces */
+    if (fd < 0 || setsid() < 0)
+        _exit(1);
+    pid_t pid = fork();
+    if (pid != 0)
+        _exit(pid < 0);
+    detach(fd);
+    exec_server(opts, fd);
+}
+
+/* The server's one message: "+" or "-" and why not. */
+static int read_report(int fd, const char *run_dir, char *err, size_t len)
+{
+    char msg[1100];
+    size_t got = 0;
+    struct pollfd p = {fd, POLLIN, 0};
+    while (got < sizeof msg - 1 && poll(&p, 1, START_WAIT_MS) > 0) {
+        ssize_t n = read(fd, msg + got, sizeof msg - 1 - got);
+        if (n <= 0 && !(n < 0 && errno == EINTR))
+            break;
+        got += n > 0 ? (size_t)n : 0;
+    }
+    msg[got] = '\0';
+    if (msg[0] == '+')
+        return 0;
+    if (msg[0] == '-')
+        cli_fmt(err, len, "%s", msg + 1);
+    else
+        cli_fmt(err, len, "the judge-sandbox server for %s did not start", run_dir);
+    return -1;
+}
+
+int cli_server_start(const struct cli_server_opts *opts, char *err, size_t len)
+{
+    int ready[2];
+    if (pipe2(ready, O_CLOEXEC) < 0) {
+        cli_fmt(err, len, "cannot make a pipe: %s", strerror(errno));
+        return -1;
+    }
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(ready[0]);
+        start_child(opts, ready[1]);
+    }
+    close(ready[1]);
+    if (pid < 0) {
+        cli_fmt(err, len, "cannot start a server: %s", strerror(errno));
+        close(ready[0]);
+        return -1;
+    }
+    while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+        ;
+    int rc = read_report(ready[0], opts->config.run_dir, err, len);
+    close(ready[0]);
+    return rc;
+}
+
+/* The starter's pipe, when a client started us; else -1 (foreground). */
+static int ready_fd(void)
+{
+    const char *env = getenv(READY_FD_ENV);
+    char *end;
+    long fd = env ? strtol(env, &end, 10) : -1;
+    if (env && (*end || fd < 3 || fd > INT_MAX || fcntl((int)fd, F_SETFD, FD_CLOEXEC) < 0))
+        fd = -1;
+    unsetenv(READY_FD_ENV);
+    return (int)fd;
+}
+
+int cli_server_serve(const struct cli_server_opts *opts)
+{
+    int report_fd = ready_fd();
+    reset_signals();
+    return serve(opts, report_fd);
+}
