@@ -10,17 +10,17 @@
  *   program, watches it (SIGCHLD through a signalfd, the seccomp listener,
  *   the control socket for a kill), and once the program is gone kills every
  *   process left in its pid namespace and reaps them all, so nothing of one
- *   run is alive when the next starts. Then it reports and unmounts the
- *   run's mounts. A hang-up of the control socket means the supervisor went
- *   away (or closed the sandbox): the keeper kills the box and exits, and the
- *   kernel takes its namespaces down.
+ *   run is alive when the next starts. Then it reports, unmounts the run's
+ *   mounts and removes any SysV IPC object the run left. A hang-up of the
+ *   control socket means the supervisor went away (or closed the sandbox):
+ *   the keeper kills the box and exits, and the kernel takes its namespaces
+ *   down.
  *
  * program:
  *   spawned with CLONE_VM | CLONE_VFORK on a stack of its own, so the
  *   keeper's page tables are never copied (the keeper is a copy of a
  *   possibly large supervisor). It joins the slot cgroup (writing 0 to the
- *   cgroup.procs files the supervisor opened), takes a fresh IPC namespace
- *   (SysV objects must not outlive the run), sets rlimits, takes its stdio,
+ *   cgroup.procs files the supervisor opened), sets rlimits, takes its stdio,
  *   becomes the slot's uid/gid with an empty bounding set, no capabilities
  *   and no_new_privs, installs the seccomp filter, passes its listener to the
  *   keeper, closes every other fd and execs. A failure before exec goes to
@@ -39,6 +39,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/ipc.h>
+#include <sys/msg.h>
+#include <sys/sem.h>
+#include <sys/shm.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -214,8 +218,6 @@ static int program_main(void *arg)
     for (int i = 0; i < CG_V1_COUNT; i++)
         if (sp->fds->cgroup[i] >= 0 && write(sp->fds->cgroup[i], "0", 1) != 1)
             program_failed(sp, "cannot join the box cgroup");
-    if (unshare(CLONE_NEWIPC) < 0)
-        program_failed(sp, "cannot make the IPC namespace");
     /* Out of the way of dup2 onto 0..2; both are close-on-exec. */
     if ((sp->fail_fd = fcntl(sp->fail_fd, F_DUPFD_CLOEXEC, 100)) < 0 ||
         (sp->sock = fcntl(sp->sock, F_DUPFD_CLOEXEC, 100)) < 0)
@@ -457,6 +459,37 @@ static pid_t spawn_program(const struct keeper_state *ks, const struct run_fds *
     return pid;
 }
 
+/* SysV shared memory, semaphores and message queues live in the keeper's
+ * IPC namespace, not in a process: whatever a run created goes before the
+ * next run can find it (done after the report, off the run's time). */
+static void remove_ipc_objects(void)
+{
+    struct shm_info shm;
+    int top = shmctl(0, SHM_INFO, (struct shmid_ds *)&shm);
+    for (int i = 0; i <= top; i++) {
+        struct shmid_ds ds;
+        int id = shmctl(i, SHM_STAT, &ds);
+        if (id >= 0)
+            shmctl(id, IPC_RMID, NULL);
+    }
+    struct seminfo sem;
+    top = semctl(0, 0, SEM_INFO, &sem);
+    for (int i = 0; i <= top; i++) {
+        struct semid_ds ds;
+        int id = semctl(i, 0, SEM_STAT, &ds);
+        if (id >= 0)
+            semctl(id, 0, IPC_RMID);
+    }
+    struct msginfo msg;
+    top = msgctl(0, MSG_INFO, (struct msqid_ds *)&msg);
+    for (int i = 0; i <= top; i++) {
+        struct msqid_ds ds;
+        int id = msgctl(i, MSG_STAT, &ds);
+        if (id >= 0)
+            msgctl(id, IPC_RMID, NULL);
+    }
+}
+
 /* One run, from BOX_CMD_RUN to its report. false: the supervisor is gone. */
 static bool serve_run(const struct keeper_state *ks, const int *fds, int nfds)
 {
@@ -497,6 +530,7 @@ static bool serve_run(const struct keeper_state *ks, const int *fds, int nfds)
         send_report(ctl, &r);
     if (mounted)
         mnt_detach_run(&req->mnt);
+    remove_ipc_objects();
     return alive;
 }
 
@@ -548,6 +582,8 @@ static void boot_keeper(const struct box_boot *boot, struct keeper_state *ks)
             signal(sig, SIG_DFL);
     if (mnt_build_root(boot->root, err, sizeof err) < 0)
         boot_failed(boot, err);
+    if (caps_keeper_bounding() < 0)
+        boot_failed(boot, "box setup: cannot narrow the keeper's capabilities");
     sigset_t chld;
     sigemptyset(&chld);
     sigaddset(&chld, SIGCHLD);

@@ -93,7 +93,8 @@ int seccomp_install(const struct seccomp_prog *p);
 void seccomp_describe(int nr, uint32_t arch, char *name, size_t len);
 
 /* ---- caps.c ---------------------------------------------------------- */
-int caps_drop_bounding(void);   /* needs CAP_SETPCAP: call while root */
+int caps_keeper_bounding(void); /* all but the keeper's few, once */
+int caps_drop_bounding(void);   /* the rest (a keeper's child); needs CAP_SETPCAP */
 void *caps_empty(void);         /* a cap_t with every set empty */
 void caps_free(void *caps);
 int caps_clear_all(void *empty); /* effective, permitted, inheritable, ambient */

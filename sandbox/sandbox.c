@@ -21,9 +21,9 @@
  *                not billed to the program. Building the box once is what
  *                makes a run cheap: about 1 ms for /bin/true, against 2.2 ms
  *                when every run built its own namespaces and root.
- *   program      joins the cgroup, takes a fresh IPC namespace, drops to the
- *                slot's uid/gid with no capabilities, no_new_privs and the
- *                seccomp filter, and execs.
+ *   program      joins the cgroup, drops to the slot's uid/gid with no
+ *                capabilities, no_new_privs and the seccomp filter, and
+ *                execs.
  *
  * Channels. The supervisor and the keeper share:
  *   control      a SOCK_SEQPACKET socketpair. Supervisor -> keeper: one-byte

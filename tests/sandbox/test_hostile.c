@@ -687,6 +687,21 @@ Test(hostile, many_files_in_private_box)
     expect_nothing_left(r);
 }
 
+/* A slot's box is kept between runs: what one run leaves in SysV IPC (which
+ * lives in the box's IPC namespace, not in a process) must be gone when the
+ * next run of the same slot looks. */
+Test(hostile, sysv_objects_do_not_outlive_the_run)
+{
+    struct hrun *r = new_run(882);
+    RUN(r, H("sysv_stash"), "stash");
+    expect_status(r, SANDBOX_OK);
+    cr_assert(strstr(r->out, "stashed"), "stdout: %s", r->out);
+    RUN(r, H("sysv_stash"), "find");
+    expect_status(r, SANDBOX_OK);
+    cr_assert(strstr(r->out, "shm gone") && strstr(r->out, "sem gone") &&
+              strstr(r->out, "msg gone"), "stdout: %s", r->out);
+}
+
 /* The limit is what a file may grow to: exactly the limit is fine, one
  * byte more is not. */
 Test(hostile, output_exactly_at_limit)
