@@ -12,7 +12,7 @@
  * and then runs are "degraded" (rlimits only) and say so in their results.
  *
  * The program joins the slot cgroup itself, by writing 0 to cgroup.procs
- * files the supervisor opened, just before exec: the box's init process and
+ * files the supervisor opened, just before exec: the box's keeper and
  * its setup work stay outside, so neither counts towards the program's CPU
  * time or memory.
  *
@@ -226,7 +226,7 @@ void cgroup_release(struct box_cgroup *cg)
 }
 
 /* Leftovers only exist when an earlier supervisor died mid-run before its
- * box's init could take everything down with it. */
+ * box's keeper could take everything down with it. */
 int cgroup_kill_procs(const char *dir)
 {
     char path[PATH_MAX + 32], buf[4096];

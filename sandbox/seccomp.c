@@ -12,7 +12,7 @@
  * for x86_64 numbers would not see them.
  *
  * A denied call does not kill directly: it raises a seccomp user
- * notification (SECCOMP_RET_USER_NOTIF). The box's init holds the listener,
+ * notification (SECCOMP_RET_USER_NOTIF). The box's keeper holds the listener,
  * reads which call it was, and takes the whole box down, so the result can
  * name the call, and a program cannot hide it by catching SIGSYS. clone3 is
  * answered ENOSYS instead (its flags are in memory, out of a filter's reach),
