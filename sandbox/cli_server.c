@@ -440,8 +440,11 @@ static int start_pool(struct server *s, char *err, size_t len)
         s->workers++;
         s->waiting++;
         pthread_mutex_unlock(&s->mu);
-        if (start_worker(s, err, len) < 0 && i == 0)
-            return -1;
+        if (start_worker(s, err, len) < 0) {
+            if (i == 0)
+                return -1;
+            server_log("%s", err);  /* fewer spare workers, but it serves */
+        }
     }
     return 0;
 }
