@@ -431,7 +431,7 @@ static enum exchange exchange(int fd, const char *req, size_t len, const int *st
     char buf[CLI_MAX_REPLY], err[256];
     bool taken = false, reset = false;
     for (;;) {
-        ssize_t n = cli_recv(fd, buf, sizeof buf, NULL, 0, NULL);
+        ssize_t n = cli_recv(fd, buf, sizeof buf, NULL, 0, NULL, 0);
         if (n < 0 && errno == ECONNRESET && !reset) {
             /* the server closed with our request unread (it refused us before
              * reading it): the error comes first, then what it sent */

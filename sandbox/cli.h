@@ -30,9 +30,9 @@ struct cli_server_opts {
     double idle;   /* seconds without a client before it exits; 0 = never */
 };
 
-/* A decoded request. The strings point into buf, which it owns. */
+/* A decoded request. The strings point into the buffer it was decoded
+ * from, which must outlive it. */
 struct cli_request {
-    char *buf;
     struct sandbox_config config;
     struct sandbox_job job;
     const char **argv;
@@ -63,9 +63,10 @@ int cli_unlink_socket(const char *run_dir);
 /* One message, with up to CLI_STDIO_FDS fds attached. -1 with errno. */
 int cli_send(int fd, const void *buf, size_t len, const int *fds, int nfds);
 /* One message into buf. Attached fds are received close-on-exec into fds
- * (*nfds of them, at most maxfds; extra ones are closed). 0 at EOF, -1 with
- * errno (EMSGSIZE: the message or its fds did not fit). */
-ssize_t cli_recv(int fd, void *buf, size_t len, int *fds, int maxfds, int *nfds);
+ * (*nfds of them, at most maxfds; extra ones are closed). flags for recvmsg
+ * (MSG_DONTWAIT). 0 at EOF, -1 with errno (EMSGSIZE: the message or its fds
+ * did not fit). */
+ssize_t cli_recv(int fd, void *buf, size_t len, int *fds, int maxfds, int *nfds, int flags);
 
 /* The hello a server sends as it takes a connection: a client that sees
  * the connection close before it knows the job was never started. */
@@ -74,7 +75,7 @@ extern const char cli_hello[4];
 /* Encoded messages are malloc'ed; NULL when out of memory. */
 char *cli_encode_request(const struct sandbox_config *cfg, const struct sandbox_job *job,
                          size_t *len);
-int cli_decode_request(char *buf, size_t len, struct cli_request *req, char *err,
+int cli_decode_request(const char *buf, size_t len, struct cli_request *req, char *err,
                        size_t errlen);
 void cli_request_free(struct cli_request *req);
 char *cli_encode_reply(const struct cli_reply *reply, size_t *len);

@@ -24,21 +24,27 @@
  * listening socket, bound only by the lock holder, which first removes a dead
  * server's. The messages are in cli_wire.c.
  *
- * Threads. The main thread accepts, and watches a self-pipe written by the
- * SIGTERM/SIGINT handler and by each connection that ends. Every connection
- * gets a detached thread that checks the peer is root (SO_PEERCRED), sends
- * the hello, reads the request with the client's stdin, stdout and stderr,
- * refuses settings other than its own, runs the job with sandbox_run (which
- * is thread-safe for distinct slots and answers IE "busy" for a slot in use),
- * closes the fds it received and only then replies, so the client's pipes
- * are free when it exits. The connection is the job's cancel_fd: a client
- * that dies hangs up, and sandbox_run kills its box.
+ * Threads. A pool of workers, started with the server, each blocks in
+ * accept() on the listening socket, so a connection wakes one worker and
+ * costs no thread creation. A worker checks the peer is root (SO_PEERCRED),
+ * sends the hello, reads the request with the client's stdin, stdout and
+ * stderr into a buffer of its own, refuses settings other than its own, runs
+ * the job with sandbox_run (which is thread-safe for distinct slots and
+ * answers IE "busy" for a slot in use), closes the fds it received and only
+ * then replies, so the client's pipes are free when it exits. The connection
+ * is the job's cancel_fd: a client that dies hangs up, and sandbox_run kills
+ * its box. A worker that takes a connection when no other one waits starts
+ * another (up to one per slot and a few), so a job never waits behind
+ * another; one that finishes while enough others wait leaves. The main
+ * thread only keeps the idle timer and watches a self-pipe written by the
+ * SIGTERM/SIGINT handler.
  *
  * Lifetime. After `idle` seconds without a connection (never if 0), or on
  * SIGTERM/SIGINT, the server unlinks its socket (a client arriving later
- * starts a new server), closes it (a connection not yet accepted is dropped:
- * its client got no hello and retries), releases the lock, waits for the
- * running jobs and exits. A second SIGTERM/SIGINT kills it at once, and the
+ * starts a new server), shuts it down, which wakes the waiting workers and
+ * refuses new connections, drops the connections not yet taken (their
+ * clients got no hello and retry), releases the lock, waits for the running
+ * jobs and exits. A second SIGTERM/SIGINT kills it at once, and the
  * boxes of its running jobs die with it.
  */
 #include <errno.h>
@@ -64,22 +70,28 @@
 #define START_WAIT_MS 10000    /* for a new server to say whether it serves */
 #define REQUEST_TIMEOUT_S 10   /* a client sends its request right after connect */
 #define READY_FD_ENV "JUDGE_SANDBOX_READY_FD"
+#define POOL_SPARE 4           /* workers kept waiting in accept */
+#define POOL_MAX (SANDBOX_MAX_SLOTS + POOL_SPARE)  /* a job per slot, and refusals */
 
 struct server {
     const struct cli_server_opts *opts;
     struct sandbox *sb;
     char run_dir[PATH_MAX];   /* canonical: each request's is compared to it */
     int listen_fd, lock_fd;
-    int wake[2];              /* self-pipe: 'T' stop (signal), 'c' a connection ended */
+    int wake[2];              /* self-pipe: written by the stop signals' handler */
     pthread_mutex_t mu;
-    pthread_cond_t ended;     /* active went down */
+    pthread_cond_t gone;      /* workers went down */
+    int workers;              /* threads in the pool */
+    int waiting;              /* of them, not serving a connection */
     int active;               /* connections being served */
+    bool stopping;            /* workers take no more connections */
     double last_ended;        /* the idle timer starts there */
 };
 
-struct conn {
+/* A worker's own: the request buffer is allocated once, not per request. */
+struct worker {
     struct server *srv;
-    int fd;
+    char *buf;                /* CLI_MAX_REQUEST bytes */
 };
 
 /* The signal handler's only way to the main loop: the write end of the
@@ -173,62 +185,6 @@ static void handle_stop_signals(struct server *s, bool on)
     sigaction(SIGINT, &sa, NULL);
 }
 
-/* 1: serving. 0: another server serves this run dir (err says which). -1:
- * cannot serve (err says why). server_close releases what it got either way. */
-static int server_open(struct server *s, const struct cli_server_opts *opts, char *err,
-                       size_t len)
-{
-    *s = (struct server){.opts = opts, .listen_fd = -1, .lock_fd = -1, .wake = {-1, -1}};
-    pthread_mutex_init(&s->mu, NULL);
-    pthread_cond_init(&s->ended, NULL);
-    s->last_ended = now();
-    struct sandbox_config cfg = opts->config;
-    cfg.pin_netns = false;  /* this process keeps each slot's namespace itself */
-    if (sandbox_open(&s->sb, &cfg, err, len) < 0)
-        return -1;
-    if (!realpath(cfg.run_dir, s->run_dir)) {
-        cli_fmt(err, len, "cannot resolve %s: %s", cfg.run_dir, strerror(errno));
-        return -1;
-    }
-    if (pipe2(s->wake, O_CLOEXEC | O_NONBLOCK) < 0) {
-        cli_fmt(err, len, "cannot make a pipe: %s", strerror(errno));
-        return -1;
-    }
-    int locked = take_lock(s, err, len);
-    if (locked <= 0)
-        return locked;
-    if (write_pid(s, err, len) < 0 || (s->listen_fd = cli_listen(s->run_dir, err, len)) < 0)
-        return -1;
-    handle_stop_signals(s, true);
-    return 1;
-}
-
-/* Stops taking connections, gives the run dir to the next server and waits
- * for the jobs still running. */
-static void server_close(struct server *s)
-{
-    if (s->listen_fd >= 0) {
-        handle_stop_signals(s, false);
-        cli_unlink_socket(s->run_dir);
-        close(s->listen_fd);
-        char path[PATH_MAX];
-        cli_fmt(path, sizeof path, "%s/%s", s->run_dir, CLI_PID_NAME);
-        unlink(path);
-    }
-    if (s->lock_fd >= 0)
-        close(s->lock_fd);  /* releases the lock */
-    pthread_mutex_lock(&s->mu);
-    while (s->active > 0)
-        pthread_cond_wait(&s->ended, &s->mu);
-    pthread_mutex_unlock(&s->mu);
-    sandbox_close(s->sb);
-    for (int i = 0; i < 2; i++)
-        if (s->wake[i] >= 0)
-            close(s->wake[i]);
-    pthread_cond_destroy(&s->ended);
-    pthread_mutex_destroy(&s->mu);
-}
-
 /* ---- one connection ------------------------------------------------------- */
 
 static void reply(int fd, const struct cli_reply *r)
@@ -255,21 +211,28 @@ static int peer_uid(int fd)
     return getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0 ? -1 : (int)cred.uid;
 }
 
-/* 1: a request and its three fds. 0: the client left without one (a
- * starting server's probe does that). -1: a bad one (err says why). */
-static int read_request(int fd, struct cli_request *req, int *fds, int *nfds, char *err,
-                        size_t len)
+/* The client sends its request right after connect, so it is nearly always
+ * there already: only when it is not does the worker wait, and at most
+ * REQUEST_TIMEOUT_S (no timeout to set on every connection). */
+static ssize_t recv_request(int fd, char *buf, int *fds, int *nfds)
 {
-    char *buf = malloc(CLI_MAX_REQUEST);
-    if (!buf) {
-        cli_fmt(err, len, "out of memory");
-        return -1;
-    }
-    struct timeval timeout = {.tv_sec = REQUEST_TIMEOUT_S};
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
-    ssize_t n = cli_recv(fd, buf, CLI_MAX_REQUEST, fds, CLI_STDIO_FDS, nfds);
+    ssize_t n = cli_recv(fd, buf, CLI_MAX_REQUEST, fds, CLI_STDIO_FDS, nfds, MSG_DONTWAIT);
+    if (n >= 0 || errno != EAGAIN)
+        return n;
+    struct pollfd p = {fd, POLLIN, 0};
+    while (poll(&p, 1, REQUEST_TIMEOUT_S * 1000) < 0 && errno == EINTR)
+        ;
+    return cli_recv(fd, buf, CLI_MAX_REQUEST, fds, CLI_STDIO_FDS, nfds, MSG_DONTWAIT);
+}
+
+/* 1: a request and its three fds, decoded in buf. 0: the client left
+ * without one (a starting server's probe does that). -1: a bad one (err
+ * says why). */
+static int read_request(int fd, char *buf, struct cli_request *req, int *fds, int *nfds,
+                        char *err, size_t len)
+{
+    ssize_t n = recv_request(fd, buf, fds, nfds);
     if (n <= 0) {
-        free(buf);
         if (n < 0 && errno == EMSGSIZE)
             cli_fmt(err, len, "a request over %d bytes or with more than %d fds",
                     CLI_MAX_REQUEST, CLI_STDIO_FDS);
@@ -324,7 +287,7 @@ static void run_job(struct server *s, int fd, struct cli_request *req, const int
     reply(fd, &r);
 }
 
-static void serve_conn(struct server *s, int fd)
+static void serve_conn(struct server *s, int fd, char *buf)
 {
     char err[sizeof ((struct sandbox_result *)0)->message];
     int uid = peer_uid(fd);
@@ -339,7 +302,7 @@ static void serve_conn(struct server *s, int fd)
         return;  /* the client went away */
     struct cli_request req = {0};
     int fds[CLI_STDIO_FDS], nfds = 0;
-    int got = read_request(fd, &req, fds, &nfds, err, sizeof err);
+    int got = read_request(fd, buf, &req, fds, &nfds, err, sizeof err);
     if (got > 0 && check_settings(s, &req, err, sizeof err) == 0) {
         run_job(s, fd, &req, fds);
         nfds = 0;
@@ -352,107 +315,244 @@ static void serve_conn(struct server *s, int fd)
     cli_request_free(&req);
 }
 
-/* A connection ended: restart the idle timer and wake the main loop to
- * re-arm it. Under the lock, so that server_close, once it sees no active
- * connection, knows no thread touches the server any more. */
-static void conn_ended(struct server *s)
+/* ---- the workers ------------------------------------------------------------ */
+
+static void *worker_main(void *arg);
+
+/* Starts a worker already counted in workers and waiting (the caller
+ * reserved it under the lock, so that two workers never both grow the pool
+ * for one need); takes it back if it cannot. */
+static int start_worker(struct server *s, char *err, size_t len)
+{
+    struct worker *w = malloc(sizeof *w);
+    char *buf = malloc(CLI_MAX_REQUEST);
+    int rc = w && buf ? 0 : ENOMEM;
+    pthread_attr_t attr;
+    pthread_t tid;
+    if (!rc) {
+        *w = (struct worker){.srv = s, .buf = buf};
+        pthread_attr_init(&attr);
+        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+        rc = pthread_create(&tid, &attr, worker_main, w);
+        pthread_attr_destroy(&attr);
+    }
+    if (!rc)
+        return 0;
+    free(w);
+    free(buf);
+    pthread_mutex_lock(&s->mu);
+    s->workers--;
+    s->waiting--;
+    pthread_cond_broadcast(&s->gone);
+    pthread_mutex_unlock(&s->mu);
+    cli_fmt(err, len, "cannot start a thread: %s", strerror(rc));
+    return -1;
+}
+
+/* Counts a connection a worker accepted, and starts another worker if none
+ * is left waiting. false when the server stops: a connection not greeted
+ * yet is dropped, and its client retries. */
+static bool take_conn(struct server *s, int fd)
+{
+    pthread_mutex_lock(&s->mu);
+    bool stopping = s->stopping, grow = false;
+    if (!stopping && fd >= 0) {
+        s->waiting--;
+        s->active++;
+        grow = s->waiting == 0 && s->workers < POOL_MAX;
+        if (grow) {
+            s->workers++;
+            s->waiting++;
+        }
+    }
+    pthread_mutex_unlock(&s->mu);
+    char err[128];
+    if (grow && start_worker(s, err, sizeof err) < 0)
+        server_log("%s", err);  /* the connections wait for a worker instead */
+    if (stopping && fd >= 0)
+        close(fd);
+    return !stopping;
+}
+
+/* A connection ended: the idle timer restarts. false when enough other
+ * workers wait: this one leaves the pool. */
+static bool conn_done(struct server *s)
 {
     pthread_mutex_lock(&s->mu);
     s->active--;
     s->last_ended = now();
-    if (write(s->wake[1], "c", 1) < 0) {
-        /* full: the main loop has wake-ups pending anyway */
-    }
-    pthread_cond_broadcast(&s->ended);
+    bool stay = s->waiting < POOL_SPARE && !s->stopping;
+    if (stay)
+        s->waiting++;
+    pthread_mutex_unlock(&s->mu);
+    return stay;
+}
+
+/* A failed accept that is not the server stopping: rather than spin while
+ * the backlog waits, pause a little. */
+static void accept_failed(void)
+{
+    if (errno == EINTR || errno == ECONNABORTED)
+        return;
+    server_log("cannot accept: %s", strerror(errno));
+    usleep(10000);
+}
+
+/* Under the lock, so that server_close, once it sees no worker, knows no
+ * thread touches the server any more. */
+static void worker_exit(struct server *s, bool waiting)
+{
+    pthread_mutex_lock(&s->mu);
+    s->workers--;
+    s->waiting -= waiting;
+    pthread_cond_broadcast(&s->gone);
     pthread_mutex_unlock(&s->mu);
 }
 
-static void *conn_thread(void *arg)
+static void *worker_main(void *arg)
 {
-    struct conn *c = arg;
-    struct server *s = c->srv;
-    serve_conn(s, c->fd);
-    close(c->fd);
-    free(c);
-    conn_ended(s);
+    struct worker *w = arg;
+    struct server *s = w->srv;
+    bool waiting = true;
+    for (;;) {
+        int fd = accept4(s->listen_fd, NULL, NULL, SOCK_CLOEXEC);
+        if (!take_conn(s, fd))
+            break;
+        if (fd < 0) {
+            accept_failed();
+            continue;
+        }
+        serve_conn(s, fd, w->buf);
+        close(fd);
+        if (!(waiting = conn_done(s)))
+            break;
+    }
+    free(w->buf);
+    free(w);
+    worker_exit(s, waiting);
     return NULL;
 }
 
-/* ---- the main loop ---------------------------------------------------------- */
-
-static void accept_one(struct server *s)
+static int start_pool(struct server *s, char *err, size_t len)
 {
-    int fd = accept4(s->listen_fd, NULL, NULL, SOCK_CLOEXEC);
-    if (fd < 0) {
-        if (errno == EMFILE || errno == ENFILE || errno == ENOMEM || errno == ENOBUFS) {
-            server_log("cannot accept: %s", strerror(errno));
-            usleep(10000);  /* rather than spin while the backlog waits */
+    for (int i = 0; i < POOL_SPARE; i++) {
+        pthread_mutex_lock(&s->mu);
+        s->workers++;
+        s->waiting++;
+        pthread_mutex_unlock(&s->mu);
+        if (start_worker(s, err, len) < 0) {
+            if (i == 0)
+                return -1;
+            server_log("%s", err);  /* fewer spare workers, but it serves */
         }
-        return;
     }
-    struct conn *c = malloc(sizeof *c);
-    if (c)
-        *c = (struct conn){.srv = s, .fd = fd};
-    pthread_mutex_lock(&s->mu);
-    s->active++;
-    pthread_mutex_unlock(&s->mu);
-    pthread_attr_t attr;
-    pthread_t tid;
-    pthread_attr_init(&attr);
-    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-    int rc = c ? pthread_create(&tid, &attr, conn_thread, c) : ENOMEM;
-    pthread_attr_destroy(&attr);
-    if (rc) {
-        server_log("cannot start a thread: %s", strerror(rc));
-        refuse(fd, "the judge-sandbox server cannot start a thread for this run");
-        close(fd);
-        free(c);
-        conn_ended(s);
-    }
+    return 0;
 }
 
-/* Milliseconds until the server has been idle long enough; -1: not idle. */
+/* Wakes the workers waiting in accept (shutdown fails their accept and
+ * refuses new connections), drops the connections not taken yet and waits
+ * for the jobs still running. */
+static void stop_pool(struct server *s)
+{
+    pthread_mutex_lock(&s->mu);
+    s->stopping = true;
+    pthread_mutex_unlock(&s->mu);
+    shutdown(s->listen_fd, SHUT_RDWR);
+    int fd;
+    while ((fd = accept4(s->listen_fd, NULL, NULL, SOCK_CLOEXEC)) >= 0 || errno == EINTR)
+        if (fd >= 0)
+            close(fd);
+}
+
+/* ---- the main thread -------------------------------------------------------- */
+
+/* Milliseconds until the server has been idle long enough; -1: never. While
+ * connections are served it cannot be idle before a whole period has passed,
+ * so the main thread looks again then rather than be woken by each one. */
 static int idle_left_ms(struct server *s)
 {
     if (s->opts->idle <= 0)
         return -1;
     pthread_mutex_lock(&s->mu);
-    bool active = s->active > 0;
-    double left = s->opts->idle - (now() - s->last_ended);
+    double left = s->active > 0 ? s->opts->idle : s->opts->idle - (now() - s->last_ended);
     pthread_mutex_unlock(&s->mu);
-    if (active)
-        return -1;
     return left <= 0 ? 0 : (int)ceil(left * 1000);
-}
-
-/* true when a stop signal came */
-static bool drain_wake(struct server *s)
-{
-    char buf[64];
-    bool stop = false;
-    ssize_t n;
-    while ((n = read(s->wake[0], buf, sizeof buf)) > 0)
-        stop = stop || memchr(buf, 'T', (size_t)n);
-    return stop;
 }
 
 static void serve_loop(struct server *s)
 {
-    struct pollfd p[2] = {{s->listen_fd, POLLIN, 0}, {s->wake[0], POLLIN, 0}};
+    struct pollfd p = {s->wake[0], POLLIN, 0};
     for (;;) {
         int timeout = idle_left_ms(s);
         if (timeout == 0)
             return;
-        int rc = poll(p, 2, timeout);
+        int rc = poll(&p, 1, timeout);
         if (rc < 0 && errno != EINTR) {
             server_log("poll: %s", strerror(errno));
             return;
         }
-        if (rc > 0 && p[1].revents && drain_wake(s))
-            return;
-        if (rc > 0 && p[0].revents)
-            accept_one(s);
+        if (rc > 0)
+            return;  /* a stop signal */
     }
+}
+
+/* 1: serving. 0: another server serves this run dir (err says which). -1:
+ * cannot serve (err says why). server_close releases what it got either way. */
+static int server_open(struct server *s, const struct cli_server_opts *opts, char *err,
+                       size_t len)
+{
+    *s = (struct server){.opts = opts, .listen_fd = -1, .lock_fd = -1, .wake = {-1, -1}};
+    pthread_mutex_init(&s->mu, NULL);
+    pthread_cond_init(&s->gone, NULL);
+    s->last_ended = now();
+    struct sandbox_config cfg = opts->config;
+    cfg.pin_netns = false;  /* this process keeps each slot's namespace itself */
+    if (sandbox_open(&s->sb, &cfg, err, len) < 0)
+        return -1;
+    if (!realpath(cfg.run_dir, s->run_dir)) {
+        cli_fmt(err, len, "cannot resolve %s: %s", cfg.run_dir, strerror(errno));
+        return -1;
+    }
+    if (pipe2(s->wake, O_CLOEXEC | O_NONBLOCK) < 0) {
+        cli_fmt(err, len, "cannot make a pipe: %s", strerror(errno));
+        return -1;
+    }
+    int locked = take_lock(s, err, len);
+    if (locked <= 0)
+        return locked;
+    if (write_pid(s, err, len) < 0 || (s->listen_fd = cli_listen(s->run_dir, err, len)) < 0 ||
+        start_pool(s, err, len) < 0)
+        return -1;
+    handle_stop_signals(s, true);
+    return 1;
+}
+
+/* Stops taking connections, gives the run dir to the next server and waits
+ * for the jobs still running. */
+static void server_close(struct server *s)
+{
+    if (s->listen_fd >= 0) {
+        handle_stop_signals(s, false);
+        cli_unlink_socket(s->run_dir);
+        stop_pool(s);
+        char path[PATH_MAX];
+        cli_fmt(path, sizeof path, "%s/%s", s->run_dir, CLI_PID_NAME);
+        unlink(path);
+    }
+    if (s->lock_fd >= 0)
+        close(s->lock_fd);  /* releases the lock */
+    pthread_mutex_lock(&s->mu);
+    while (s->workers > 0)
+        pthread_cond_wait(&s->gone, &s->mu);
+    pthread_mutex_unlock(&s->mu);
+    if (s->listen_fd >= 0)
+        close(s->listen_fd);  /* only now: no worker is in accept on it */
+    sandbox_close(s->sb);
+    for (int i = 0; i < 2; i++)
+        if (s->wake[i] >= 0)
+            close(s->wake[i]);
+    pthread_cond_destroy(&s->gone);
+    pthread_mutex_destroy(&s->mu);
 }
 
 /* Whether it serves or not, the server says so once on report_fd (a

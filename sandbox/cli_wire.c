@@ -89,7 +89,8 @@ int cli_unlink_socket(const char *run_dir)
 }
 
 /* Only the caller (holding the run dir's server lock) binds here, so a
- * socket already there is a dead server's. The socket is open to every user:
+ * socket already there is a dead server's. Blocking: the server's workers
+ * wait in accept. The socket is open to every user:
  * the server checks each peer's credentials and tells a non-root one why it
  * is refused, which a permission error on connect would not. */
 int cli_listen(const char *run_dir, char *err, size_t errlen)
@@ -102,7 +103,7 @@ int cli_listen(const char *run_dir, char *err, size_t errlen)
         snprintf(err, errlen, "cannot replace %s: %s", path, strerror(errno));
         return -1;
     }
-    if ((fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0)) < 0 ||
+    if ((fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0)) < 0 ||
         bind(fd, (struct sockaddr *)&sa, sizeof sa) < 0 || chmod(path, 0666) < 0 ||
         listen(fd, 128) < 0) {
         snprintf(err, errlen, "cannot listen at %s: %s", path, strerror(errno));
@@ -161,7 +162,7 @@ static void take_fds(struct msghdr *m, int *fds, int maxfds, int *nfds)
     }
 }
 
-ssize_t cli_recv(int fd, void *buf, size_t len, int *fds, int maxfds, int *nfds)
+ssize_t cli_recv(int fd, void *buf, size_t len, int *fds, int maxfds, int *nfds, int flags)
 {
     union fd_control control;
     struct iovec iov = {buf, len};
@@ -170,7 +171,7 @@ ssize_t cli_recv(int fd, void *buf, size_t len, int *fds, int maxfds, int *nfds)
     int got = 0;
     ssize_t n;
     do
-        n = recvmsg(fd, &m, MSG_CMSG_CLOEXEC);
+        n = recvmsg(fd, &m, MSG_CMSG_CLOEXEC | flags);
     while (n < 0 && errno == EINTR);
     if (n >= 0)
         take_fds(&m, fds, maxfds, &got);
@@ -399,12 +400,10 @@ static int get_mounts(struct rbuf *r, struct cli_request *req)
     return 0;
 }
 
-/* Takes buf (malloc'ed) whatever happens; free with cli_request_free. */
-int cli_decode_request(char *buf, size_t len, struct cli_request *req, char *err,
+int cli_decode_request(const char *buf, size_t len, struct cli_request *req, char *err,
                        size_t errlen)
 {
     memset(req, 0, sizeof *req);
-    req->buf = buf;
     req->job = (struct sandbox_job)SANDBOX_JOB_INIT;
     struct rbuf r = {.p = buf, .len = len};
     if (get_head(&r, request_tag, err, errlen) < 0)
@@ -439,7 +438,6 @@ void cli_request_free(struct cli_request *req)
     free(req->argv);
     free(req->envp);
     free(req->mounts);
-    free(req->buf);
     memset(req, 0, sizeof *req);
 }
 

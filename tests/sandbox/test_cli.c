@@ -51,6 +51,7 @@
 #define PIPE_DIR RUN_DIR "-pipe"
 #define MISMATCH_DIR RUN_DIR "-mismatch"
 #define NONROOT_DIR RUN_DIR "-nonroot"
+#define POOL_DIR RUN_DIR "-pool"
 #define FIRST_SLOT 980
 #define LAST_SLOT 999
 #define BOX_UID(slot) (60000 + (slot))
@@ -143,7 +144,7 @@ static void unmount_pins(const char *dir)
 ReportHook(POST_ALL)(struct criterion_global_stats *stats)
 {
     (void)stats;
-    const char *dirs[] = {RUN_DIR, IDLE_DIR, PIPE_DIR, MISMATCH_DIR, NONROOT_DIR};
+    const char *dirs[] = {RUN_DIR, IDLE_DIR, PIPE_DIR, MISMATCH_DIR, NONROOT_DIR, POOL_DIR};
     for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++) {
         stop_server(dirs[i]);
         unmount_pins(dirs[i]);
@@ -791,6 +792,81 @@ Test(cli, server_with_other_settings_refuses)
     cr_assert(strstr(logged, "other settings"), "--serve logged no error line: %s", logged);
     free(logged);
     cr_assert(!socket_there(MISMATCH_DIR), "the stopped server left its socket");
+}
+
+/* A client of POOL_DIR's server sleeping 1 s in slot, its JSON in out. */
+static pid_t start_sleeper(int slot, const char *out)
+{
+    char box[16];
+    snprintf(box, sizeof box, "%d", slot);
+    const char *argv[] = {JUDGE_SANDBOX, "--json", "--box", box, "--run-dir", POOL_DIR,
+                          "--cgroup", "none", "--cgroup-parent", CGROUP_PARENT,
+                          "--server-idle", "10", "--", "/bin/sleep", "1", NULL};
+    pid_t pid = fork();
+    cr_assert_geq(pid, 0);
+    if (pid == 0) {
+        int null = open("/dev/null", O_RDWR);
+        int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        dup2(null, 0);
+        dup2(fd, 1);
+        dup2(null, 2);
+        execv(JUDGE_SANDBOX, (char *const *)argv);
+        _exit(127);
+    }
+    return pid;
+}
+
+static double seconds_since(const struct timespec *t0)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)(t.tv_sec - t0->tv_sec) + (t.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+/* JOBS sleepers at once, in slots 990..; with stop_after_ms, SIGTERM to
+ * serve that long after they started. Each must be judged OK. */
+static void run_sleepers(pid_t serve, int stop_after_ms)
+{
+    enum { JOBS = 6 };
+    pid_t pids[JOBS];
+    char out[JOBS][128];
+    for (int i = 0; i < JOBS; i++) {
+        snprintf(out[i], sizeof out[i], "%s/sleep%d.json", tmp, i);
+        pids[i] = start_sleeper(990 + i, out[i]);
+    }
+    if (stop_after_ms) {
+        struct timespec t0;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        sleep_ms(stop_after_ms);
+        stop_serve(serve);  /* returns once the server exited */
+        cr_assert_gt(seconds_since(&t0), 0.8, "the stopped server did not wait for its jobs");
+    }
+    for (int i = 0; i < JOBS; i++) {
+        int st;
+        cr_assert_eq(waitpid(pids[i], &st, 0), pids[i]);
+        char *json = slurp(out[i]);
+        cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0 && strstr(json, "\"status\":\"OK\""),
+                  "job %d: status %#x, %s", i, st, json);
+        free(json);
+    }
+}
+
+/* The server's workers: more jobs at once than it keeps waiting workers
+ * still run side by side in their slots, and SIGTERM waits for them all.
+ * Its own run dir and no cgroup, so these slots share nothing with the
+ * other tests' but their uids. */
+Test(cli, server_runs_many_slots_at_once_and_stops_after_them)
+{
+    char log[128];
+    snprintf(log, sizeof log, "%s/serve.log", tmp);
+    pid_t serve = start_serve(POOL_DIR, log, "none");
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    run_sleepers(serve, 0);
+    double took = seconds_since(&t0);
+    cr_assert_lt(took, 1.8, "6 jobs of 1 s in different slots took %.2f s", took);
+    cr_assert_eq(lock_holder(POOL_DIR), serve, "the jobs did not all go to one server");
+    run_sleepers(serve, 500);
 }
 
 /* A non-root peer that reaches the socket is told why it is refused. */
