@@ -419,6 +419,7 @@ struct keeper_state {
     const struct box_boot *boot;
     int sigfd;
     char *stack;
+    struct mnt_state *mounts;
 };
 
 static void setup_failure(struct box_report *r, const char *msg)
@@ -506,7 +507,7 @@ static bool serve_run(const struct keeper_state *ks, const int *fds, int nfds)
             close(fds[i]);
         memset(&rf, -1, sizeof rf);
         setup_failure(&r, "box setup: the request's fds do not match it");
-    } else if (mnt_attach_run(&req->mnt, rf.box, rf.extra, err, sizeof err) < 0) {
+    } else if (mnt_attach_run(&req->mnt, ks->mounts, rf.box, rf.extra, err, sizeof err) < 0) {
         setup_failure(&r, err);
         mounted = true;  /* some of them may be up */
     } else {
@@ -529,7 +530,7 @@ static bool serve_run(const struct keeper_state *ks, const int *fds, int nfds)
     if (alive)
         send_report(ctl, &r);
     if (mounted)
-        mnt_detach_run(&req->mnt);
+        mnt_detach_run(ks->mounts);
     remove_ipc_objects();
     return alive;
 }
@@ -592,8 +593,10 @@ static void boot_keeper(const struct box_boot *boot, struct keeper_state *ks)
     ks->sigfd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);
     ks->stack = mmap(NULL, PROGRAM_STACK, PROT_READ | PROT_WRITE,
                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
-    if (ks->sigfd < 0 || ks->stack == MAP_FAILED)
-        boot_failed(boot, "box setup: cannot make the keeper's signalfd or stack");
+    ks->mounts = mmap(NULL, sizeof *ks->mounts, PROT_READ | PROT_WRITE,
+                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);  /* zeroed: nothing mounted */
+    if (ks->sigfd < 0 || ks->stack == MAP_FAILED || ks->mounts == MAP_FAILED)
+        boot_failed(boot, "box setup: cannot make the keeper's signalfd or memory");
 }
 
 void box_keeper_main(const struct box_boot *boot)

@@ -125,11 +125,20 @@ int mnt_open_trees(const struct sandbox_job *job, struct mnt_run *m, int *box_fd
 /* Keeper, once: builds the box's root on a tmpfs at root and pivots into
  * it (cwd "/"). */
 int mnt_build_root(const char *root, char *err, size_t len);
-/* Keeper, per run: a fresh /tmp, /box, the extra trees. */
-int mnt_attach_run(const struct mnt_run *m, int box_fd, const int *extra_fd,
-                   char *err, size_t len);
-/* Keeper, after a run: takes them all down again. */
-void mnt_detach_run(const struct mnt_run *m);
+/* What the keeper has mounted for runs, in its own memory. */
+struct mnt_state {
+    uint64_t tmp_size;            /* a tmpfs of this size on /tmp; 0: none */
+    uint64_t box_size;            /* the same on /box */
+    bool box_tree;                /* a work directory on /box */
+    size_t extra_count;           /* the extra trees, in mount order */
+    char extra[MNT_MAX_EXTRA][PATH_MAX];
+};
+/* Keeper, per run: an empty /tmp, /box, the extra trees; records them. */
+int mnt_attach_run(const struct mnt_run *m, struct mnt_state *st, int box_fd,
+                   const int *extra_fd, char *err, size_t len);
+/* Keeper, after a run: takes down what the run could have changed, keeping
+ * an empty /tmp or /box tmpfs for the next run. */
+void mnt_detach_run(struct mnt_state *st);
 
 /* ---- box.c: the keeper and the program -------------------------------- */
 enum box_report_kind { BOX_READY = 1, BOX_EXITED, BOX_SETUP_FAILED, BOX_VIOLATION };

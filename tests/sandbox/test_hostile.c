@@ -687,6 +687,24 @@ Test(hostile, many_files_in_private_box)
     expect_nothing_left(r);
 }
 
+/* A slot's box is kept between runs, and an empty /tmp or /box is kept for
+ * the next run: one that is not empty must not be. */
+Test(hostile, tmp_and_box_start_empty_every_run)
+{
+    struct hrun *r = new_run(883);
+    r->no_workdir = true;
+    RUN(r, "/bin/sh", "-c", "echo secret > /tmp/left; mkdir /box/d; echo secret > /box/d/left");
+    expect_status(r, SANDBOX_OK);
+    RUN(r, "/bin/sh", "-c", "ls -A /tmp /box");
+    expect_status(r, SANDBOX_OK);
+    cr_assert_str_eq(r->out, "/box:\n\n/tmp:\n", "stdout: %s", r->out);
+    RUN(r, "/bin/sh", "-c", "touch /tmp/gone && rm /tmp/gone && echo ok");
+    expect_status(r, SANDBOX_OK);
+    RUN(r, "/bin/sh", "-c", "ls -A /tmp /box; df -k /tmp | tail -1");
+    expect_status(r, SANDBOX_OK);
+    cr_assert(strstr(r->out, "/box:\n\n/tmp:\n"), "stdout: %s", r->out);
+}
+
 /* A slot's box is kept between runs: what one run leaves in SysV IPC (which
  * lives in the box's IPC namespace, not in a process) must be gone when the
  * next run of the same slot looks. */
