@@ -705,6 +705,24 @@ Test(hostile, tmp_and_box_start_empty_every_run)
     cr_assert(strstr(r->out, "/box:\n\n/tmp:\n"), "stdout: %s", r->out);
 }
 
+/* An extra mount (a checker's /problem with the answers, say) belongs to
+ * its run only: the slot's next run must not find it. */
+Test(hostile, extra_mounts_do_not_outlive_the_run)
+{
+    struct hrun *r = new_run(884);
+    r->extra[0] = (struct sandbox_mount){.host = JUDGED_SOURCE_DIR "/testdata/aplusb",
+                                         .inside = "/opt/answers"};
+    r->extra[1] = (struct sandbox_mount){.host = JUDGED_SOURCE_DIR "/testdata/aplusb",
+                                         .inside = "/box/answers"};
+    r->extra_count = 2;
+    RUN(r, "/bin/sh", "-c", "ls /opt/answers /box/answers | grep -c problem.yaml");
+    expect_status(r, SANDBOX_OK);
+    cr_assert_str_eq(r->out, "2\n", "the mounts were not there: %s", r->out);
+    r->extra_count = 0;
+    RUN(r, "/bin/sh", "-c", "ls -A /opt/answers /box/answers 2>/dev/null | grep -c problem.yaml");
+    cr_assert_str_eq(r->out, "0\n", "a mount outlived its run: %s", r->out);
+}
+
 /* A slot's box is kept between runs: what one run leaves in SysV IPC (which
  * lives in the box's IPC namespace, not in a process) must be gone when the
  * next run of the same slot looks. */
