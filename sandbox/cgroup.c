@@ -165,8 +165,8 @@ int cgroup_detect(struct cgroup_ctl *ctl, enum sandbox_cgroup_mode mode,
 }
 
 int cgroup_prepare(const struct cgroup_ctl *ctl, int slot,
-                   const struct sandbox_limits *lim, struct box_cgroup *cg,
-                   char *err, size_t len)
+                   const struct sandbox_limits *lim, struct cgroup_memo *memo,
+                   struct box_cgroup *cg, char *err, size_t len)
 {
     memset(cg, 0, sizeof *cg);
     cg->cpu_fd = cg->peak_fd = -1;
@@ -174,9 +174,9 @@ int cgroup_prepare(const struct cgroup_ctl *ctl, int slot,
         cg->procs_fd[i] = -1;
     cg->version = ctl->version;
     if (ctl->version == 1)
-        return cgroup1_prepare(ctl, slot, lim, cg, err, len);
+        return cgroup1_prepare(ctl, slot, lim, memo, cg, err, len);
     if (ctl->version == 2)
-        return cgroup2_prepare(ctl, slot, lim, cg, err, len);
+        return cgroup2_prepare(ctl, slot, lim, memo, cg, err, len);
     return 0;
 }
 

@@ -61,11 +61,14 @@ static int open_procs(const char *dir, int *fd)
     return *fd < 0 ? -1 : 0;
 }
 
-static int prepare_memory(struct box_cgroup *cg, const struct sandbox_limits *lim)
+static int prepare_memory(struct box_cgroup *cg, const struct sandbox_limits *lim,
+                          const struct cgroup_memo *memo)
 {
     const char *dir = cg->dir[CG_V1_MEMORY];
     char path[PATH_MAX + 64];
-    if (set_memory(dir, lim->memory) < 0 || put(dir, "memory.max_usage_in_bytes", "0") < 0)
+    if ((!memo->made || memo->memory != lim->memory) && set_memory(dir, lim->memory) < 0)
+        return -1;
+    if (put(dir, "memory.max_usage_in_bytes", "0") < 0)
         return -1;
     snprintf(path, sizeof path, "%s/memory.usage_in_bytes", dir);
     if (sb_read_u64(path, &cg->memory_base) < 0)
@@ -75,26 +78,28 @@ static int prepare_memory(struct box_cgroup *cg, const struct sandbox_limits *li
     return 0;
 }
 
+/* The directories and the leftover check only when the memo does not
+ * vouch for them; the limits only when they change. */
 int cgroup1_prepare(const struct cgroup_ctl *ctl, int slot,
-                    const struct sandbox_limits *lim, struct box_cgroup *cg,
-                    char *err, size_t len)
+                    const struct sandbox_limits *lim, struct cgroup_memo *memo,
+                    struct box_cgroup *cg, char *err, size_t len)
 {
     for (int i = 0; i < CG_V1_COUNT; i++) {
         snprintf(cg->dir[i], sizeof cg->dir[i], "%s/%s/box-%d", ctl->v1_root[i],
                  ctl->parent, slot);
-        if (mkdir(cg->dir[i], 0755) < 0 && errno != EEXIST)
+        if (!memo->made && mkdir(cg->dir[i], 0755) < 0 && errno != EEXIST)
             goto fail;
     }
-    if (cgroup_kill_procs(cg->dir[CG_V1_PIDS]) < 0 && errno != ENOENT)
+    if (!memo->made && cgroup_kill_procs(cg->dir[CG_V1_PIDS]) < 0 && errno != ENOENT)
         goto fail;
-    if (prepare_memory(cg, lim) < 0)
+    if (prepare_memory(cg, lim, memo) < 0)
         goto fail;
     char pids[32];
     if (lim->procs > 0)
         snprintf(pids, sizeof pids, "%d", lim->procs);
     else
         snprintf(pids, sizeof pids, "max");
-    if (put(cg->dir[CG_V1_PIDS], "pids.max", pids) < 0)
+    if ((!memo->made || memo->procs != lim->procs) && put(cg->dir[CG_V1_PIDS], "pids.max", pids) < 0)
         goto fail;
     if (put(cg->dir[CG_V1_CPUACCT], "cpuacct.usage", "0") < 0)
         goto fail;
@@ -105,8 +110,10 @@ int cgroup1_prepare(const struct cgroup_ctl *ctl, int slot,
     for (int i = 0; i < CG_V1_COUNT; i++)
         if (open_procs(cg->dir[i], &cg->procs_fd[i]) < 0)
             goto fail;
+    *memo = (struct cgroup_memo){.made = true, .memory = lim->memory, .procs = lim->procs};
     return 0;
 fail:
+    memo->made = false;
     sb_errf(err, len, "cgroup v1 setup of box %d failed: %s", slot, strerror(errno));
     cgroup_release(cg);
     return -1;

@@ -89,16 +89,21 @@ static int read_base(struct box_cgroup *cg)
     return 0;
 }
 
+/* The directory and the leftover kill only when the memo does not vouch
+ * for them; the limits only when they change. */
 int cgroup2_prepare(const struct cgroup_ctl *ctl, int slot,
-                    const struct sandbox_limits *lim, struct box_cgroup *cg,
-                    char *err, size_t len)
+                    const struct sandbox_limits *lim, struct cgroup_memo *memo,
+                    struct box_cgroup *cg, char *err, size_t len)
 {
     snprintf(cg->dir[0], sizeof cg->dir[0], "%s/%s/box-%d", ctl->v2_root, ctl->parent, slot);
-    if (mkdir(cg->dir[0], 0755) < 0 && errno != EEXIST)
-        goto fail;
-    if (put(cg->dir[0], "cgroup.kill", "1") < 0 && cgroup_kill_procs(cg->dir[0]) < 0)
-        goto fail;
-    if (set_limits(cg->dir[0], lim) < 0)
+    if (!memo->made) {
+        if (mkdir(cg->dir[0], 0755) < 0 && errno != EEXIST)
+            goto fail;
+        if (put(cg->dir[0], "cgroup.kill", "1") < 0 && cgroup_kill_procs(cg->dir[0]) < 0)
+            goto fail;
+    }
+    if ((!memo->made || memo->memory != lim->memory || memo->procs != lim->procs) &&
+        set_limits(cg->dir[0], lim) < 0)
         goto fail;
     if (reset_peak(cg) < 0) {
         /* Kernels before 6.12 cannot reset memory.peak: start afresh. */
@@ -110,8 +115,10 @@ int cgroup2_prepare(const struct cgroup_ctl *ctl, int slot,
         goto fail;
     if ((cg->procs_fd[0] = open_in(cg->dir[0], "cgroup.procs", O_WRONLY)) < 0)
         goto fail;
+    *memo = (struct cgroup_memo){.made = true, .memory = lim->memory, .procs = lim->procs};
     return 0;
 fail:
+    memo->made = false;
     sb_errf(err, len, "cgroup v2 setup of %s failed: %s", cg->dir[0], strerror(errno));
     cgroup_release(cg);
     return -1;

@@ -55,21 +55,29 @@ struct cgroup_usage {
 
 int cgroup_detect(struct cgroup_ctl *ctl, enum sandbox_cgroup_mode mode,
                   const char *root, const char *parent, char *err, size_t len);
+/* What a slot's cgroup is known to hold already, so that a run writes only
+ * what changed. Valid while no other process used the slot (lock_slot). */
+struct cgroup_memo {
+    bool made;          /* it exists, has no leftovers, its fixed settings set */
+    uint64_t memory;    /* the memory limit last written */
+    int procs;          /* the pids limit last written */
+};
+
 int cgroup_prepare(const struct cgroup_ctl *ctl, int slot,
-                   const struct sandbox_limits *lim, struct box_cgroup *cg,
-                   char *err, size_t len);
+                   const struct sandbox_limits *lim, struct cgroup_memo *memo,
+                   struct box_cgroup *cg, char *err, size_t len);
 int cgroup_cpu_ns(const struct box_cgroup *cg, uint64_t *ns);
 int cgroup_collect(struct box_cgroup *cg, struct cgroup_usage *u);
 void cgroup_release(struct box_cgroup *cg);
 
 /* Version-specific halves, chosen by cgroup.c. */
 int cgroup1_prepare(const struct cgroup_ctl *ctl, int slot,
-                    const struct sandbox_limits *lim, struct box_cgroup *cg,
-                    char *err, size_t len);
+                    const struct sandbox_limits *lim, struct cgroup_memo *memo,
+                    struct box_cgroup *cg, char *err, size_t len);
 int cgroup1_collect(struct box_cgroup *cg, struct cgroup_usage *u);
 int cgroup2_prepare(const struct cgroup_ctl *ctl, int slot,
-                    const struct sandbox_limits *lim, struct box_cgroup *cg,
-                    char *err, size_t len);
+                    const struct sandbox_limits *lim, struct cgroup_memo *memo,
+                    struct box_cgroup *cg, char *err, size_t len);
 int cgroup2_collect(struct box_cgroup *cg, struct cgroup_usage *u);
 int cgroup_kill_procs(const char *dir);
 int cgroup_favor_dynmods(char *note, size_t len);  /* 0 done or not needed */  /* SIGKILL leftovers, wait empty */
@@ -210,6 +218,8 @@ struct sandbox {
     struct seccomp_prog filter[SB_PROFILE_COUNT];
     int net_fd[SANDBOX_MAX_SLOTS];
     bool slot_busy[SANDBOX_MAX_SLOTS];  /* a run of this process holds it */
+    struct cgroup_memo cg_memo[SANDBOX_MAX_SLOTS];  /* used by the slot's holder */
+    char owner[48];        /* written to a slot's lock file: who used it last */
     struct keeper *keeper[SANDBOX_MAX_SLOTS];  /* used by the slot's holder */
     void *empty_caps;
 };

@@ -63,11 +63,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -105,6 +107,10 @@ int sandbox_open(struct sandbox **out, const struct sandbox_config *cfg, char *e
     snprintf(sb->run_dir, sizeof sb->run_dir, "%s", run_dir);
     sb->uid_base = cfg->uid_base ? cfg->uid_base : defaults.uid_base;
     sb->pin_netns = cfg->pin_netns;
+    unsigned long long token = 0;
+    if (getrandom(&token, sizeof token, 0) != sizeof token)
+        token = (unsigned long long)(uintptr_t)sb ^ (unsigned long long)time(NULL);
+    snprintf(sb->owner, sizeof sb->owner, "%d-%016llx\n", (int)getpid(), token);
     pthread_mutex_init(&sb->lock, NULL);
     for (int i = 0; i < SANDBOX_MAX_SLOTS; i++)
         sb->net_fd[i] = -1;
@@ -303,6 +309,23 @@ static struct keeper *slot_keeper(struct sandbox *sb, struct run *run, int net_f
     return sb->keeper[run->slot] = keeper_start(sb, run->slot_dir, net_fd, err, len);
 }
 
+/* The lock file names the handle that used the slot last. If that was not
+ * us, another process may have changed the slot's cgroup meanwhile, so what
+ * we remember of it no longer holds. */
+static void note_owner(struct sandbox *sb, struct run *run)
+{
+    char last[sizeof sb->owner];
+    ssize_t n = pread(run->lock_fd, last, sizeof last - 1, 0);
+    size_t mine = strlen(sb->owner);
+    if (n == (ssize_t)mine && !memcmp(last, sb->owner, mine))
+        return;
+    sb->cg_memo[run->slot].made = false;
+    if (pwrite(run->lock_fd, sb->owner, mine, 0) != (ssize_t)mine ||
+        ftruncate(run->lock_fd, (off_t)mine) < 0) {
+        /* then our next run starts from scratch again: only slower */
+    }
+}
+
 /* Two locks: a flag under sb->lock for threads of this process, and a POSIX
  * record lock on <slot>/lock for other processes. Not flock: a flock belongs
  * to the open file, which a keeper cloned meanwhile by another thread shares
@@ -342,6 +365,7 @@ static int lock_slot(struct sandbox *sb, struct run *run, int slot, char *err, s
         sb_errf(err, len, "box %d is busy: another process holds %s", slot, path);
         return -1;
     }
+    note_owner(sb, run);
     return 0;
 }
 
@@ -474,7 +498,8 @@ static int prepare(struct sandbox *sb, const struct sandbox_job *job, struct run
         sb_errf(err, len, "cannot give %s to the box user: %s", job->workdir, strerror(errno));
         return -1;
     }
-    if (cgroup_prepare(&sb->cgroups, job->slot, &run->limits, &run->cg, err, len) < 0)
+    if (cgroup_prepare(&sb->cgroups, job->slot, &run->limits, &sb->cg_memo[job->slot], &run->cg,
+                       err, len) < 0)
         return -1;
     return fill_request(sb, job, run, filter, err, len);
 }

@@ -126,3 +126,39 @@ Test(slots, back_to_back_runs_in_two_threads_never_look_busy)
     cr_expect_eq(b.failures, 0, "slot 814: %d failures, last: %s", b.failures, b.last_error);
     sandbox_close(sb);
 }
+
+static struct sandbox_result run_with_memory(struct sandbox *sb, int slot, uint64_t memory,
+                                             const char *script)
+{
+    struct sandbox_job job = SANDBOX_JOB_INIT;
+    job.slot = slot;
+    job.argv = (const char *const[]){"/bin/sh", "-c", script, NULL};
+    job.limits.wall_time = 10;
+    job.limits.memory = memory;
+    struct sandbox_result res;
+    sandbox_run(sb, &job, &res);
+    return res;
+}
+
+#define TOUCH_100M "exec /usr/bin/python3 -c 'b = bytearray(100 << 20); print(len(b))'"
+
+/* A slot's cgroup keeps its limits between runs and a run writes only
+ * those that changed: a new limit still takes effect, and so does the
+ * caller's own limit after another process (here another handle) used the
+ * slot with a larger one. */
+Test(slots, each_run_gets_its_own_memory_limit, .timeout = 60)
+{
+    struct sandbox *a = open_sandbox(), *b = open_sandbox();
+    struct sandbox_result r = run_with_memory(a, 815, 512 << 20, TOUCH_100M);
+    cr_expect_eq(r.status, SANDBOX_OK, "512 MiB: %s", r.message);
+    r = run_with_memory(a, 815, 64 << 20, TOUCH_100M);
+    cr_expect_eq(r.status, SANDBOX_MLE, "64 MiB after 512 MiB: %s %s",
+                 sandbox_status_name(r.status), r.message);
+    r = run_with_memory(b, 815, 512 << 20, TOUCH_100M);
+    cr_expect_eq(r.status, SANDBOX_OK, "another handle, 512 MiB: %s", r.message);
+    r = run_with_memory(a, 815, 64 << 20, TOUCH_100M);
+    cr_expect_eq(r.status, SANDBOX_MLE, "64 MiB again after the other handle: %s %s",
+                 sandbox_status_name(r.status), r.message);
+    sandbox_close(a);
+    sandbox_close(b);
+}
