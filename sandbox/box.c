@@ -398,6 +398,9 @@ static bool watch_program(int ctl, int sigfd, int listener, pid_t program,
         }
         if (listener >= 0 && (p[2].revents & POLLIN))
             on_violation(listener, r);
+        else if (p[2].revents & (POLLHUP | POLLERR | POLLNVAL))
+            listener = -1;  /* every filtered task is gone: poll it no more,
+                               or we spin while the program finishes exiting */
         if (p[0].revents & POLLIN) {
             struct signalfd_siginfo si;
             while (read(sigfd, &si, sizeof si) == (ssize_t)sizeof si)
