@@ -3,6 +3,9 @@
  * disturb each other; a second run in a busy slot is refused, not mixed in.
  */
 #include <criterion/criterion.h>
+#include <dirent.h>
+#include <sched.h>
+#include <stdlib.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
@@ -161,4 +164,65 @@ Test(slots, each_run_gets_its_own_memory_limit, .timeout = 60)
                  sandbox_status_name(r.status), r.message);
     sandbox_close(a);
     sandbox_close(b);
+}
+
+/* CPU time (ticks) used so far by the children of this process: the
+ * sandbox's keepers, the only children a test here has between runs. */
+static long children_ticks(void)
+{
+    long total = 0;
+    DIR *tasks = opendir("/proc/self/task");
+    cr_assert(tasks);
+    for (struct dirent *t; (t = readdir(tasks));) {
+        char path[300], list[4096];
+        snprintf(path, sizeof path, "/proc/self/task/%s/children", t->d_name);
+        FILE *f = fopen(path, "re");
+        if (!f)
+            continue;
+        size_t n = fread(list, 1, sizeof list - 1, f);
+        fclose(f);
+        list[n] = '\0';
+        char *p = list, *end;
+        for (long pid; (pid = strtol(p, &end, 10)), end != p; p = end) {
+            snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+            FILE *st = fopen(path, "re");
+            if (!st)
+                continue;
+            unsigned long utime = 0, stime = 0;
+            /* after "(comm)": state ppid pgrp session tty tpgid flags minflt
+             * cminflt majflt cmajflt utime stime */
+            if (fscanf(st, "%*d (%*[^)]) %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu",
+                       &utime, &stime) == 2)
+                total += (long)(utime + stime);
+            fclose(st);
+        }
+    }
+    closedir(tasks);
+    return total;
+}
+
+/* The keeper waits for its program without burning CPU: with both on one
+ * CPU, a keeper that spun while its program exited (it once polled a
+ * hung-up seccomp listener) used a scheduler tick of CPU per run. */
+Test(slots, the_keeper_does_not_spin, .timeout = 60)
+{
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(sched_getcpu(), &one);
+    cr_assert_eq(sched_setaffinity(0, sizeof one, &one), 0);
+    struct sandbox *sb = open_sandbox();
+    struct sandbox_job job = SANDBOX_JOB_INIT;
+    job.slot = 816;
+    job.argv = (const char *const[]){"/bin/true", NULL};
+    struct sandbox_result res;
+    cr_assert_eq(sandbox_run(sb, &job, &res), 0, "%s", res.message);  /* starts the keeper */
+    long before = children_ticks();
+    for (int i = 0; i < 60; i++)
+        cr_assert_eq(sandbox_run(sb, &job, &res), 0, "%s", res.message);
+    long used = children_ticks() - before;
+    long hz = sysconf(_SC_CLK_TCK);
+    /* a spinning keeper: ~60 runs x 2.5 ms = 150 ms; a sleeping one: ~5 ms */
+    cr_expect_lt(used * 1000 / hz, 60, "the keeper used %ld ms of CPU for 60 runs",
+                 used * 1000 / hz);
+    sandbox_close(sb);
 }
