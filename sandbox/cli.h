@@ -1,7 +1,8 @@
 /*
- * cli.h - what the parts of the judge-sandbox binary share: the client
+ * cli.h - what the parts of the judge-sandbox-core binary share: the client
  * (cli.c), the per-run-directory server (cli_server.c) and the messages
- * between them (cli_wire.c). Internal to judge-sandbox; not a library API.
+ * between them (cli_wire.c). The thin client (cli_thin.c) shares only
+ * cli_proto.h. Internal to judge-sandbox; not a library API.
  */
 #ifndef JUDGED_SANDBOX_CLI_H
 #define JUDGED_SANDBOX_CLI_H
