@@ -1,8 +1,15 @@
 /*
- * judge-sandbox - run one program in a box from the command line.
+ * judge-sandbox-core - run one program in a box from the command line.
  *
  *   judge-sandbox [options] -- PROGRAM [ARG...]
  *   judge-sandbox --serve [--run-dir DIR] [cgroup options] [--server-idle S]
+ *
+ * Users run judge-sandbox, the thin client (cli_thin.c), which forwards its
+ * command line to the run directory's server and execs this binary, the
+ * core, when there is none or the command is not for a server (--help,
+ * --serve, --no-server). The server parses a forwarded command line and
+ * prints its verdict with this file's code (cli_parse, cli_open_stdio,
+ * cli_print), so both say exactly the same.
  *
  * By default the job goes to the run directory's server (cli_server.c),
  * which this client starts when none answers: a process that stays keeps the
@@ -18,6 +25,7 @@
 #include <getopt.h>
 #include <jansson.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,28 +35,14 @@
 
 #include "cli.h"
 
-#define MAX_MOUNTS 32
-#define MAX_ENV 128
 #define DEFAULT_IDLE 30          /* seconds a started server waits for clients */
 #define CONNECT_WAIT_MS 2000     /* for a server another client is starting */
 
-struct options {
-    struct sandbox_config config;
-    struct sandbox_job job;
-    struct sandbox_mount mounts[MAX_MOUNTS];
-    const char *env[MAX_ENV + 2];
-    int env_count;
-    const char *stdio_path[3];
-    bool json;
-    bool no_server;
-    bool serve;
-    double idle;
-    bool idle_given;
-    const char *job_option;   /* the first one seen, which --serve refuses */
-    char cgroup_root[PATH_MAX];
-};
+/* getopt keeps its state in globals, and the server parses forwarded
+ * command lines in several threads. */
+static pthread_mutex_t parse_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static void usage(FILE *out)
+void cli_usage(FILE *out)
 {
     fprintf(out,
         "usage: judge-sandbox [options] -- PROGRAM [ARG...]\n"
@@ -109,22 +103,22 @@ static void usage(FILE *out)
         SANDBOX_MAX_SLOTS - 1, DEFAULT_IDLE);
 }
 
-static int bad(const char *fmt, const char *arg)
+static int bad(FILE *err, const char *fmt, const char *arg)
 {
-    fprintf(stderr, "judge-sandbox: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, " (see --help)\n");
+    fprintf(err, "judge-sandbox: ");
+    fprintf(err, fmt, arg);
+    fprintf(err, " (see --help)\n");
     return -1;
 }
 
-static int add_mount(struct options *o, const char *spec, bool writable)
+static int add_mount(struct cli_args *o, const char *spec, bool writable, FILE *err)
 {
-    if (o->job.mount_count >= MAX_MOUNTS)
-        return bad("too many mounts (at most 32): %s", spec);
+    if (o->job.mount_count >= CLI_MAX_MOUNTS)
+        return bad(err, "too many mounts (at most 32): %s", spec);
     struct sandbox_mount *m = &o->mounts[o->job.mount_count++];
     char *copy = strdup(spec);
     if (!copy)
-        return bad("out of memory at %s", spec);
+        return bad(err, "out of memory at %s", spec);
     char *colon = strchr(copy, ':');
     if (colon)
         *colon = '\0';
@@ -132,7 +126,7 @@ static int add_mount(struct options *o, const char *spec, bool writable)
     m->inside = colon ? colon + 1 : NULL;
     m->writable = writable;
     if (copy[0] != '/' || (m->inside && m->inside[0] != '/'))
-        return bad("mount paths must be absolute: %s", spec);
+        return bad(err, "mount paths must be absolute: %s", spec);
     return 0;
 }
 
@@ -182,29 +176,29 @@ static int parse_cgroup_mode(const char *s, enum sandbox_cgroup_mode *mode)
     return -1;
 }
 
-static int parse_option(struct options *o, int c, const char *arg)
+static int parse_option(struct cli_args *o, int c, const char *arg, FILE *err)
 {
     struct sandbox_limits *l = &o->job.limits;
     switch (c) {
-    case OPT_TIME: return sandbox_parse_seconds(arg, &l->cpu_time) ? bad("bad --time: %s", arg) : 0;
-    case OPT_WALL: return sandbox_parse_seconds(arg, &l->wall_time) ? bad("bad --wall: %s", arg) : 0;
-    case OPT_MEM: return sandbox_parse_size(arg, &l->memory) ? bad("bad --mem size: %s", arg) : 0;
-    case OPT_OUTPUT: return sandbox_parse_size(arg, &l->output) ? bad("bad --output size: %s", arg) : 0;
-    case OPT_STACK: return sandbox_parse_size(arg, &l->stack) ? bad("bad --stack size: %s", arg) : 0;
-    case OPT_TMP: return sandbox_parse_size(arg, &l->tmp_size) ? bad("bad --tmp size: %s", arg) : 0;
-    case OPT_PROCS: return parse_int(arg, 1, 1 << 20, &l->procs) ? bad("bad --procs: %s", arg) : 0;
-    case OPT_FILES: return parse_int(arg, 4, 1 << 20, &l->open_files) ? bad("bad --files: %s", arg) : 0;
+    case OPT_TIME: return sandbox_parse_seconds(arg, &l->cpu_time) ? bad(err, "bad --time: %s", arg) : 0;
+    case OPT_WALL: return sandbox_parse_seconds(arg, &l->wall_time) ? bad(err, "bad --wall: %s", arg) : 0;
+    case OPT_MEM: return sandbox_parse_size(arg, &l->memory) ? bad(err, "bad --mem size: %s", arg) : 0;
+    case OPT_OUTPUT: return sandbox_parse_size(arg, &l->output) ? bad(err, "bad --output size: %s", arg) : 0;
+    case OPT_STACK: return sandbox_parse_size(arg, &l->stack) ? bad(err, "bad --stack size: %s", arg) : 0;
+    case OPT_TMP: return sandbox_parse_size(arg, &l->tmp_size) ? bad(err, "bad --tmp size: %s", arg) : 0;
+    case OPT_PROCS: return parse_int(arg, 1, 1 << 20, &l->procs) ? bad(err, "bad --procs: %s", arg) : 0;
+    case OPT_FILES: return parse_int(arg, 4, 1 << 20, &l->open_files) ? bad(err, "bad --files: %s", arg) : 0;
     case OPT_BOX:
-        return parse_int(arg, 0, SANDBOX_MAX_SLOTS - 1, &o->job.slot) ? bad("bad --box: %s", arg) : 0;
+        return parse_int(arg, 0, SANDBOX_MAX_SLOTS - 1, &o->job.slot) ? bad(err, "bad --box: %s", arg) : 0;
     case OPT_STDIN: o->stdio_path[0] = arg; return 0;
     case OPT_STDOUT: o->stdio_path[1] = arg; return 0;
     case OPT_STDERR: o->stdio_path[2] = arg; return 0;
     case OPT_WORKDIR: o->job.workdir = arg; return 0;
-    case OPT_RO: return add_mount(o, arg, false);
-    case OPT_RW: return add_mount(o, arg, true);
+    case OPT_RO: return add_mount(o, arg, false, err);
+    case OPT_RW: return add_mount(o, arg, true, err);
     case OPT_PROFILE: o->job.profile = arg; return 0;
     case OPT_CGROUP:
-        return parse_cgroup_mode(arg, &o->config.cgroup_mode) ? bad("bad --cgroup: %s", arg) : 0;
+        return parse_cgroup_mode(arg, &o->config.cgroup_mode) ? bad(err, "bad --cgroup: %s", arg) : 0;
     case OPT_CGROUP_ROOT: o->config.cgroup_root = arg; return 0;
     case OPT_CGROUP_PARENT: o->config.cgroup_parent = arg; return 0;
     case OPT_RUN_DIR: o->config.run_dir = arg; return 0;
@@ -213,19 +207,19 @@ static int parse_option(struct options *o, int c, const char *arg)
     case OPT_SERVE: o->serve = true; return 0;
     case OPT_SERVER_IDLE:
         o->idle_given = true;
-        return sandbox_parse_seconds(arg, &o->idle) ? bad("bad --server-idle: %s", arg) : 0;
+        return sandbox_parse_seconds(arg, &o->idle) ? bad(err, "bad --server-idle: %s", arg) : 0;
     case OPT_ENV:
         if (!strchr(arg, '=') || arg[0] == '=')
-            return bad("--env wants NAME=VALUE: %s", arg);
-        if (o->env_count >= MAX_ENV)
-            return bad("too many --env: %s", arg);
+            return bad(err, "--env wants NAME=VALUE: %s", arg);
+        if (o->env_count >= CLI_MAX_ENV)
+            return bad(err, "too many --env: %s", arg);
         o->env[o->env_count++] = arg;
         return 0;
     }
-    return bad("unknown option%s", "");
+    return bad(err, "unknown option%s", "");
 }
 
-static bool env_has(const struct options *o, const char *name)
+static bool env_has(const struct cli_args *o, const char *name)
 {
     size_t n = strlen(name);
     for (int i = 0; i < o->env_count; i++)
@@ -236,59 +230,70 @@ static bool env_has(const struct options *o, const char *name)
 
 /* The server's cwd is "/", and it compares its settings with each client's:
  * a relative --cgroup-root must mean the same for both. */
-static int absolute_cgroup_root(struct options *o)
+static int absolute_cgroup_root(struct cli_args *o, const char *cwd, FILE *err)
 {
     const char *root = o->config.cgroup_root;
+    char here[PATH_MAX];
     if (!root || root[0] == '/')
         return 0;
-    char cwd[PATH_MAX];
-    if (!getcwd(cwd, sizeof cwd) ||
+    if (!cwd)
+        cwd = getcwd(here, sizeof here);
+    if (!cwd ||
         snprintf(o->cgroup_root, sizeof o->cgroup_root, "%s/%s", cwd, root) >=
             (int)sizeof o->cgroup_root)
-        return bad("cannot make --cgroup-root absolute: %s", root);
+        return bad(err, "cannot make --cgroup-root absolute: %s", root);
     o->config.cgroup_root = o->cgroup_root;
     return 0;
 }
 
 /* --serve: a server's settings and nothing else. */
-static int check_serve(struct options *o, int argc, char **argv)
+static int check_serve(struct cli_args *o, int argc, char **argv, FILE *err)
 {
     if (o->no_server)
-        return bad("--serve and --no-server contradict each other%s", "");
+        return bad(err, "--serve and --no-server contradict each other%s", "");
     if (o->job_option)
-        return bad("--serve takes only --run-dir, --cgroup, --cgroup-root, --cgroup-parent "
+        return bad(err, "--serve takes only --run-dir, --cgroup, --cgroup-root, --cgroup-parent "
                    "and --server-idle, not --%s", o->job_option);
     if (optind < argc)
-        return bad("--serve runs no program: %s", argv[optind]);
+        return bad(err, "--serve runs no program: %s", argv[optind]);
     if (!o->idle_given)
         o->idle = 0;  /* a service waits for clients until it is stopped */
     return 0;
 }
 
-/* 0 ok, 1 --help, -1 bad */
-static int parse_args(struct options *o, int argc, char **argv)
+/* The options, up to the program. 0 ok, 1 --help, -1 bad. */
+static int parse_options(struct cli_args *o, int argc, char **argv, FILE *err)
 {
     int c, index;
     opterr = 0;
+    optind = 0;  /* 0, not 1: glibc also forgets where it was in a previous argv */
     while ((c = getopt_long(argc, argv, "+h", long_options, &index)) != -1) {
         if (c == 'h' || c == OPT_HELP)
             return 1;
         if (c == '?' || c == ':')
-            return bad("unknown or incomplete option: %s", argv[optind - 1]);
-        if (parse_option(o, c, optarg) < 0)
+            return bad(err, "unknown or incomplete option: %s", argv[optind - 1]);
+        if (parse_option(o, c, optarg, err) < 0)
             return -1;
         if (!server_option(c) && !o->job_option)
             o->job_option = long_options[index].name;
     }
-    if (absolute_cgroup_root(o) < 0)
+    return 0;
+}
+
+static int parse_args(struct cli_args *o, int argc, char **argv, const char *cwd, FILE *err)
+{
+    int rc = parse_options(o, argc, argv, err);
+    if (rc != 0)
+        return rc;
+    if (absolute_cgroup_root(o, cwd, err) < 0)
         return -1;
     if (o->serve)
-        return check_serve(o, argc, argv);
+        return check_serve(o, argc, argv, err);
     if (optind >= argc)
-        return bad("no program given%s", "");
+        return bad(err, "no program given%s", "");
     o->job.argv = (const char *const *)(argv + optind);
     if (o->job.workdir && o->job.workdir[0] != '/')
-        return bad("--workdir must be an absolute path: %s", o->job.workdir);
+        return bad(err, "--workdir must be an absolute path: %s", o->job.workdir);
     if (!env_has(o, "PATH"))
         o->env[o->env_count++] = "PATH=/usr/local/bin:/usr/bin:/bin";
     o->env[o->env_count] = NULL;
@@ -297,25 +302,48 @@ static int parse_args(struct options *o, int argc, char **argv)
     return 0;
 }
 
-static int open_stdio(struct options *o)
+int cli_parse(struct cli_args *a, int argc, char **argv, const char *cwd, FILE *err)
+{
+    pthread_mutex_lock(&parse_lock);
+    int rc = parse_args(a, argc, argv, cwd, err);
+    pthread_mutex_unlock(&parse_lock);
+    return rc;
+}
+
+void cli_args_init(struct cli_args *a)
+{
+    memset(a, 0, sizeof *a);
+    a->config = (struct sandbox_config)SANDBOX_CONFIG_INIT;
+    a->job = (struct sandbox_job)SANDBOX_JOB_INIT;
+    a->idle = DEFAULT_IDLE;
+}
+
+void cli_args_free(struct cli_args *a)
+{
+    for (size_t i = 0; i < a->job.mount_count; i++)
+        free((char *)a->mounts[i].host);
+    a->job.mount_count = 0;
+}
+
+int cli_open_stdio(struct cli_args *o, int dirfd, const int *inherit, FILE *err)
 {
     static const int flags[3] = {O_RDONLY, O_WRONLY | O_CREAT | O_TRUNC, O_WRONLY | O_CREAT | O_TRUNC};
     int *fds[3] = {&o->job.stdin_fd, &o->job.stdout_fd, &o->job.stderr_fd};
+    for (int i = 0; i < 3; i++)
+        *fds[i] = inherit[i];
     for (int i = 0; i < 3; i++) {
-        if (!o->stdio_path[i]) {
-            *fds[i] = i;  /* inherit ours */
+        if (!o->stdio_path[i])
             continue;
-        }
-        *fds[i] = open(o->stdio_path[i], flags[i] | O_CLOEXEC, 0644);
+        *fds[i] = openat(dirfd, o->stdio_path[i], flags[i] | O_CLOEXEC, 0644);
         if (*fds[i] < 0) {
-            fprintf(stderr, "judge-sandbox: cannot open %s: %s\n", o->stdio_path[i], strerror(errno));
+            fprintf(err, "judge-sandbox: cannot open %s: %s\n", o->stdio_path[i], strerror(errno));
             return -1;
         }
     }
     return 0;
 }
 
-static void print_json(const struct sandbox_result *r, const char *cgroup)
+static void print_json(const struct sandbox_result *r, const char *cgroup, FILE *out)
 {
     json_t *o = json_pack("{s:s, s:i, s:i, s:f, s:f, s:I, s:s, s:b, s:s}",
                           "status", sandbox_status_name(r->status), "exit_code", r->exit_code,
@@ -327,21 +355,29 @@ static void print_json(const struct sandbox_result *r, const char *cgroup)
     if (r->status == SANDBOX_SV)
         json_object_set_new(o, "syscall", json_string(r->syscall_name));
     char *text = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(6));
-    printf("%s\n", text);
+    fprintf(out, "%s\n", text);
     free(text);
     json_decref(o);
 }
 
-static void print_text(const struct sandbox_result *r, const char *cgroup)
+static void print_text(const struct sandbox_result *r, const char *cgroup, FILE *err)
 {
-    fprintf(stderr, "status: %s%s\n", sandbox_status_name(r->status),
+    fprintf(err, "status: %s%s\n", sandbox_status_name(r->status),
             r->status == SANDBOX_TLE ? (r->tle_wall ? " (wall)" : " (cpu)") : "");
     if (r->message[0])
-        fprintf(stderr, "message: %s\n", r->message);
-    fprintf(stderr, "exit code: %d  signal: %d\n", r->exit_code, r->signal);
-    fprintf(stderr, "cpu: %.3f s  wall: %.3f s  memory: %.1f MiB\n", r->cpu_time, r->wall_time,
+        fprintf(err, "message: %s\n", r->message);
+    fprintf(err, "exit code: %d  signal: %d\n", r->exit_code, r->signal);
+    fprintf(err, "cpu: %.3f s  wall: %.3f s  memory: %.1f MiB\n", r->cpu_time, r->wall_time,
             r->memory / 1048576.0);
-    fprintf(stderr, "cgroup: %s%s\n", cgroup, r->degraded ? " (degraded: rlimits only)" : "");
+    fprintf(err, "cgroup: %s%s\n", cgroup, r->degraded ? " (degraded: rlimits only)" : "");
+}
+
+void cli_print(const struct cli_args *a, const struct cli_reply *r, FILE *out, FILE *err)
+{
+    if (a->json)
+        print_json(&r->res, r->cgroup, out);
+    else
+        print_text(&r->res, r->cgroup, err);
 }
 
 /* ---- running the job ------------------------------------------------- */
@@ -358,7 +394,7 @@ static void set_ie(struct cli_reply *r, const char *fmt, ...)
 }
 
 /* --no-server: open the sandbox here, run, close. */
-static void run_in_process(struct options *o, struct cli_reply *r)
+static void run_in_process(struct cli_args *o, struct cli_reply *r)
 {
     struct sandbox *sb;
     char err[sizeof r->res.message];
@@ -380,7 +416,7 @@ static bool nobody_there(int err)
 /* A connection to the run directory's server, started first if none
  * answers. -1 with the reason in r. A relative run dir goes straight to a
  * start, whose sandbox_open says what is wrong with it. */
-static int connect_server(const struct options *o, struct cli_reply *r)
+static int connect_server(const struct cli_args *o, struct cli_reply *r)
 {
     const char *run_dir = o->config.run_dir;
     int fd = -1;
@@ -460,7 +496,7 @@ static enum exchange exchange(int fd, const char *req, size_t len, const int *st
 /* The default: through the run directory's server. A server that drops
  * the connection before taking the job is exiting; the second try starts
  * a new one. */
-static void run_via_server(const struct options *o, struct cli_reply *r)
+static void run_via_server(const struct cli_args *o, struct cli_reply *r)
 {
     const char *run_dir = o->config.run_dir;
     size_t len;
@@ -491,25 +527,25 @@ static void run_via_server(const struct options *o, struct cli_reply *r)
     free(req);
 }
 
-static int cli_main(struct options *o, int argc, char **argv)
+static int cli_main(struct cli_args *o, int argc, char **argv)
 {
-    int parsed = parse_args(o, argc, argv);
+    int parsed = cli_parse(o, argc, argv, NULL, stderr);
     if (parsed == 1) {
-        usage(stdout);
+        cli_usage(stdout);
         return 0;
     }
     if (parsed < 0)
         return 2;
     if (o->serve)
         return cli_server_serve(&(struct cli_server_opts){.config = o->config, .idle = o->idle});
-    if (open_stdio(o) < 0)
+    if (cli_open_stdio(o, AT_FDCWD, (const int[]){0, 1, 2}, stderr) < 0)
         return 2;
     struct cli_reply r;
     if (o->no_server)
         run_in_process(o, &r);
     else
         run_via_server(o, &r);
-    o->json ? print_json(&r.res, r.cgroup) : print_text(&r.res, r.cgroup);
+    cli_print(o, &r, stdout, stderr);
     return r.res.status == SANDBOX_IE ? 1 : 0;
 }
 
@@ -526,13 +562,12 @@ static void fill_stdio(void)
 
 int main(int argc, char **argv)
 {
-    struct options o = {.config = SANDBOX_CONFIG_INIT, .job = SANDBOX_JOB_INIT,
-                        .idle = DEFAULT_IDLE};
+    struct cli_args o;
+    cli_args_init(&o);
     fill_stdio();
     int rc = cli_main(&o, argc, argv);
     /* add_mount's copies: under LeakSanitizer a leak turns every run with
      * --ro/--rw into a failure that also loses the buffered JSON. */
-    for (size_t i = 0; i < o.job.mount_count; i++)
-        free((char *)o.mounts[i].host);
+    cli_args_free(&o);
     return rc;
 }

@@ -1,7 +1,8 @@
 /*
- * cli.h - what the parts of the judge-sandbox binary share: the client
+ * cli.h - what the parts of the judge-sandbox-core binary share: the client
  * (cli.c), the per-run-directory server (cli_server.c) and the messages
- * between them (cli_wire.c). Internal to judge-sandbox; not a library API.
+ * between them (cli_wire.c). The thin client (cli_thin.c) shares only
+ * cli_proto.h. Internal to judge-sandbox; not a library API.
  */
 #ifndef JUDGED_SANDBOX_CLI_H
 #define JUDGED_SANDBOX_CLI_H
@@ -9,18 +10,18 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
+
+#include <limits.h>
 
 #include "sandbox.h"
 
-/* Bumped whenever a message's layout changes: a client and a server of
- * different builds refuse each other with a message instead of misreading. */
-#define CLI_PROTOCOL 1
-#define CLI_MAX_REQUEST (1 << 20)   /* argv + env + mounts, encoded */
-#define CLI_MAX_REPLY 4096
-#define CLI_STDIO_FDS 3             /* every request carries stdin, stdout, stderr */
+#include "cli_proto.h"
 
-#define CLI_SOCKET_NAME "server.sock"
+#define CLI_MAX_REPLY 4096
+#define CLI_MAX_FDS CLI_FORWARD_FDS /* the most fds a request carries */
+
 #define CLI_LOCK_NAME "server.lock"
 #define CLI_PID_NAME "server.pid"
 
@@ -45,6 +46,43 @@ struct cli_reply {
     struct sandbox_result res;
     char cgroup[8];
 };
+
+/* A parsed command line: what the core (cli.c) and the server, for a
+ * forwarded one, both make of it. */
+#define CLI_MAX_MOUNTS 32
+#define CLI_MAX_ENV 128
+
+struct cli_args {
+    struct sandbox_config config;
+    struct sandbox_job job;
+    struct sandbox_mount mounts[CLI_MAX_MOUNTS];
+    const char *env[CLI_MAX_ENV + 2];
+    int env_count;
+    const char *stdio_path[3];
+    bool json;
+    bool no_server;
+    bool serve;
+    double idle;
+    bool idle_given;
+    const char *job_option;   /* the first one seen, which --serve refuses */
+    char cgroup_root[PATH_MAX];
+};
+
+/* ---- cli.c -------------------------------------------------------------- */
+
+void cli_args_init(struct cli_args *a);
+/* Frees what parsing allocated (the mounts' copies). */
+void cli_args_free(struct cli_args *a);
+/* Parses a command line; a relative --cgroup-root is made absolute against
+ * cwd. Messages go to err, as the core prints them. 0 ok, 1 --help, -1 bad.
+ * Thread-safe (getopt's state is global: a lock serializes it). */
+int cli_parse(struct cli_args *a, int argc, char **argv, const char *cwd, FILE *err);
+/* Opens --stdin/--stdout/--stderr relative to dirfd (AT_FDCWD: ours); the
+ * ones not given are inherit[0..2]. -1 with the message on err. */
+int cli_open_stdio(struct cli_args *a, int dirfd, const int *inherit, FILE *err);
+/* The verdict as --json (on out) or as text (on err). */
+void cli_print(const struct cli_args *a, const struct cli_reply *r, FILE *out, FILE *err);
+void cli_usage(FILE *out);
 
 /* ---- cli_wire.c ------------------------------------------------------- */
 
@@ -71,6 +109,16 @@ ssize_t cli_recv(int fd, void *buf, size_t len, int *fds, int maxfds, int *nfds,
 /* The hello a server sends as it takes a connection: a client that sees
  * the connection close before it knows the job was never started. */
 extern const char cli_hello[4];
+
+/* A forwarded command line: argv (malloc'ed, NULL-terminated, pointing
+ * into buf) and argc. -1 if it is not one (err says why). */
+int cli_decode_forward(const char *buf, size_t len, char ***argv, int *argc, char *err,
+                       size_t errlen);
+/* Its reply: the exit status and what the core would have written. */
+char *cli_encode_forward_reply(int status, const char *out, size_t outlen, const char *errs,
+                               size_t errslen, size_t *len);
+/* Whether buf is a forwarded command line rather than a request. */
+bool cli_is_forward(const char *buf, size_t len);
 
 /* Encoded messages are malloc'ed; NULL when out of memory. */
 char *cli_encode_request(const struct sandbox_config *cfg, const struct sandbox_job *job,

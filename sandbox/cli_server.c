@@ -31,7 +31,19 @@
  * stderr into a buffer of its own, refuses settings other than its own, runs
  * the job with sandbox_run (which is thread-safe for distinct slots and
  * answers IE "busy" for a slot in use), closes the fds it received and only
- * then replies, so the client's pipes are free when it exits. The connection
+ * then replies, so the client's pipes are free when it exits.
+ *
+ * Two kinds of client. judge-sandbox-core (cli.c) parses its arguments,
+ * opens its files and sends a decoded job. judge-sandbox, the thin client
+ * (cli_thin.c), is a small musl program that starts in a fraction of the
+ * core's time and sends only its argv, with its cwd as well as its stdio:
+ * the worker parses it with the core's own parser (cli_parse; getopt is
+ * serialized by a lock), opens --stdin/--stdout/--stderr relative to that
+ * cwd, runs the job and prints the verdict, as the core would, into memory
+ * (open_memstream), and replies with the exit status and those bytes, which
+ * the thin client writes out. A command line that is not for a server
+ * (--help, --serve, --no-server, another run directory) gets the answer "run
+ * the core", which the thin client execs with the same argv. The connection
  * is the job's cancel_fd: a client that dies hangs up, and sandbox_run kills
  * its box. A worker that takes a connection when no other one waits starts
  * another (up to one per slot and a few), so a job never waits behind
@@ -216,75 +228,212 @@ static int peer_uid(int fd)
  * REQUEST_TIMEOUT_S (no timeout to set on every connection). */
 static ssize_t recv_request(int fd, char *buf, int *fds, int *nfds)
 {
-    ssize_t n = cli_recv(fd, buf, CLI_MAX_REQUEST, fds, CLI_STDIO_FDS, nfds, MSG_DONTWAIT);
+    ssize_t n = cli_recv(fd, buf, CLI_MAX_REQUEST, fds, CLI_MAX_FDS, nfds, MSG_DONTWAIT);
     if (n >= 0 || errno != EAGAIN)
         return n;
     struct pollfd p = {fd, POLLIN, 0};
     while (poll(&p, 1, REQUEST_TIMEOUT_S * 1000) < 0 && errno == EINTR)
         ;
-    return cli_recv(fd, buf, CLI_MAX_REQUEST, fds, CLI_STDIO_FDS, nfds, MSG_DONTWAIT);
+    return cli_recv(fd, buf, CLI_MAX_REQUEST, fds, CLI_MAX_FDS, nfds, MSG_DONTWAIT);
 }
 
-/* 1: a request and its three fds, decoded in buf. 0: the client left
- * without one (a starting server's probe does that). -1: a bad one (err
- * says why). */
-static int read_request(int fd, char *buf, struct cli_request *req, int *fds, int *nfds,
-                        char *err, size_t len)
+/* >0: a message (a request or a forwarded command line) and its fds in
+ * buf. 0: the client left without one (a starting server's probe does
+ * that). -1: none that fits (err says why). */
+static ssize_t read_request(int fd, char *buf, int *fds, int *nfds, char *err, size_t len)
 {
     ssize_t n = recv_request(fd, buf, fds, nfds);
-    if (n <= 0) {
-        if (n < 0 && errno == EMSGSIZE)
-            cli_fmt(err, len, "a request over %d bytes or with more than %d fds",
-                    CLI_MAX_REQUEST, CLI_STDIO_FDS);
-        else if (n < 0 && errno != ECONNRESET)
-            cli_fmt(err, len, "cannot read a request: %s", strerror(errno));
-        else
-            return 0;
-        return -1;
-    }
-    if (cli_decode_request(buf, (size_t)n, req, err, len) < 0)
-        return -1;
-    if (*nfds != CLI_STDIO_FDS) {
-        cli_fmt(err, len, "a request without its stdin, stdout and stderr");
-        return -1;
-    }
-    return 1;
+    if (n >= 0)
+        return n;
+    if (errno == ECONNRESET)
+        return 0;
+    if (errno == EMSGSIZE)
+        cli_fmt(err, len, "a request over %d bytes or with more than %d fds",
+                CLI_MAX_REQUEST, CLI_MAX_FDS);
+    else
+        cli_fmt(err, len, "cannot read a request: %s", strerror(errno));
+    return -1;
+}
+
+/* The server's own run dir when theirs names it; canon is theirs made
+ * canonical. */
+static bool same_run_dir(const struct server *s, const char *theirs, char *canon)
+{
+    if (!strcmp(theirs, s->opts->config.run_dir))
+        cli_fmt(canon, PATH_MAX, "%s", s->run_dir);  /* the usual case, no lookups */
+    else if (!realpath(theirs, canon))
+        cli_fmt(canon, PATH_MAX, "%s", theirs);
+    return !strcmp(canon, s->run_dir);
 }
 
 /* 0 when the request's settings are the server's; else err says what
  * differs. */
-static int check_settings(const struct server *s, const struct cli_request *req, char *err,
+static int check_settings(const struct server *s, const struct sandbox_config *cfg, char *err,
                           size_t len)
 {
-    const char *theirs = req->config.run_dir;
     char canon[PATH_MAX], what[2 * PATH_MAX];
-    if (!strcmp(theirs, s->opts->config.run_dir))
-        cli_fmt(canon, sizeof canon, "%s", s->run_dir);  /* the usual case, no lookups */
-    else if (!realpath(theirs, canon))
-        cli_fmt(canon, sizeof canon, "%s", theirs);
-    if (strcmp(canon, s->run_dir))
+    if (!same_run_dir(s, cfg->run_dir, canon))
         cli_fmt(what, sizeof what, "--run-dir %s there, %s here", s->run_dir, canon);
-    else if (!cli_config_differs(&s->opts->config, &req->config, what, sizeof what))
+    else if (!cli_config_differs(&s->opts->config, cfg, what, sizeof what))
         return 0;
     cli_fmt(err, len, "a judge-sandbox server with other settings (%s) serves %s; "
-             "use another --run-dir or --no-server", what, theirs);
+             "use another --run-dir or --no-server", what, cfg->run_dir);
     return -1;
 }
 
-static void run_job(struct server *s, int fd, struct cli_request *req, const int *fds)
+static void close_fds(int *fds, int *nfds)
 {
-    struct cli_reply r;
-    req->job.stdin_fd = fds[0];
-    req->job.stdout_fd = fds[1];
-    req->job.stderr_fd = fds[2];
-    req->job.cancel_fd = fd;
-    sandbox_run(s->sb, &req->job, &r.res);
-    cli_fmt(r.cgroup, sizeof r.cgroup, "%s", sandbox_cgroup_version(s->sb));
-    /* before the reply: once it has it, the client exits, and whoever reads
-     * its stdout waits for every copy of it to close */
-    for (int i = 0; i < CLI_STDIO_FDS; i++)
-        close(fds[i]);
-    reply(fd, &r);
+    while (*nfds > 0)
+        close(fds[--*nfds]);
+}
+
+/* A message for a client of the core (cli.c): a request, decoded in
+ * place, with its stdin, stdout and stderr. */
+static void serve_request(struct server *s, int fd, char *buf, size_t n, int *fds, int *nfds)
+{
+    char err[sizeof ((struct sandbox_result *)0)->message];
+    struct cli_request req = {0};
+    int bad = cli_decode_request(buf, n, &req, err, sizeof err);
+    if (!bad && *nfds != CLI_STDIO_FDS) {
+        cli_fmt(err, sizeof err, "a request without its stdin, stdout and stderr");
+        bad = -1;
+    }
+    if (!bad)
+        bad = check_settings(s, &req.config, err, sizeof err);
+    if (bad) {
+        server_log("refused: %s", err);
+        refuse(fd, err);
+    } else {
+        struct cli_reply r;
+        req.job.stdin_fd = fds[0];
+        req.job.stdout_fd = fds[1];
+        req.job.stderr_fd = fds[2];
+        req.job.cancel_fd = fd;
+        sandbox_run(s->sb, &req.job, &r.res);
+        cli_fmt(r.cgroup, sizeof r.cgroup, "%s", sandbox_cgroup_version(s->sb));
+        /* before the reply: once it has it, the client exits, and whoever
+         * reads its stdout waits for every copy of it to close */
+        close_fds(fds, nfds);
+        reply(fd, &r);
+    }
+    close_fds(fds, nfds);
+    cli_request_free(&req);
+}
+
+/* ---- forwarded command lines ---------------------------------------------- */
+
+/* What the core would have written, in memory. */
+struct capture {
+    FILE *out, *err;
+    char *outbuf, *errbuf;
+    size_t outlen, errlen;
+};
+
+/* The files --stdin/--stdout/--stderr opened for the job; the client's
+ * own fds are closed with the others it sent. */
+static void close_opened(const struct cli_args *a, const int *inherit)
+{
+    const int fds[3] = {a->job.stdin_fd, a->job.stdout_fd, a->job.stderr_fd};
+    for (int i = 0; i < 3; i++)
+        if (fds[i] >= 0 && fds[i] != inherit[i])
+            close(fds[i]);
+}
+
+/* The job of a parsed command line, as the core runs it through a server;
+ * fds are the client's cwd, stdin, stdout and stderr. The exit status. */
+static int forward_job(struct server *s, int fd, struct cli_args *a, const int *fds,
+                       FILE *out, FILE *err)
+{
+    if (cli_open_stdio(a, fds[0], fds + 1, err) < 0) {
+        close_opened(a, fds + 1);
+        return 2;
+    }
+    struct cli_reply r = {.cgroup = "none"};
+    if (check_settings(s, &a->config, r.res.message, sizeof r.res.message) < 0) {
+        server_log("refused: %s", r.res.message);
+        r.res.status = SANDBOX_IE;  /* what the core prints when we refuse it */
+    } else {
+        a->job.cancel_fd = fd;
+        sandbox_run(s->sb, &a->job, &r.res);
+        cli_fmt(r.cgroup, sizeof r.cgroup, "%s", sandbox_cgroup_version(s->sb));
+    }
+    close_opened(a, fds + 1);
+    cli_print(a, &r, out, err);
+    return r.res.status == SANDBOX_IE ? 1 : 0;
+}
+
+/* Parses argv as the core does, relative to the client's cwd (fds[0]).
+ * What is not for a server (--help, --serve, --no-server, another run
+ * directory: the thin client guessed it from argv alone) goes back to the
+ * client, which runs the core with it. */
+static int forward_run(struct server *s, int fd, char **argv, int argc, const int *fds,
+                       FILE *out, FILE *err)
+{
+    char link[64], cwd[PATH_MAX], canon[PATH_MAX];
+    cli_fmt(link, sizeof link, "/proc/self/fd/%d", fds[0]);
+    ssize_t n = readlink(link, cwd, sizeof cwd - 1);
+    cwd[n > 0 ? n : 0] = '\0';
+    struct cli_args a;
+    cli_args_init(&a);
+    int rc = cli_parse(&a, argc, argv, n > 0 ? cwd : NULL, err);
+    if (rc == 1 || (rc == 0 && (a.serve || a.no_server ||
+                                !same_run_dir(s, a.config.run_dir, canon))))
+        rc = CLI_FORWARD_RUN_CORE;
+    else if (rc < 0)
+        rc = 2;
+    else
+        rc = forward_job(s, fd, &a, fds, out, err);
+    cli_args_free(&a);
+    return rc;
+}
+
+static void reply_forward(int fd, int status, const struct capture *c)
+{
+    size_t len;
+    char *msg = cli_encode_forward_reply(status, c->outbuf, c->outlen, c->errbuf, c->errlen,
+                                         &len);
+    int room = (int)len * 2 + 65536;  /* a packet must fit the send buffer */
+    if (msg && len > 65536)
+        setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &room, sizeof room);
+    if (!msg)
+        refuse(fd, "out of memory");
+    else if (cli_send(fd, msg, len, NULL, 0) < 0 && errno != EPIPE && errno != ECONNRESET)
+        server_log("cannot reply: %s", strerror(errno));
+    free(msg);
+}
+
+/* The thin client's command line: run as the core would run it, with the
+ * core's output captured and sent back. */
+static void serve_forward(struct server *s, int fd, const char *buf, size_t n, int *fds,
+                          int *nfds)
+{
+    char err[256];
+    char **argv = NULL;
+    int argc = 0;
+    struct capture c = {0};
+    if (*nfds != CLI_FORWARD_FDS)
+        cli_fmt(err, sizeof err, "a command line without its cwd, stdin, stdout and stderr");
+    else if (cli_decode_forward(buf, n, &argv, &argc, err, sizeof err) == 0 &&
+             (!(c.out = open_memstream(&c.outbuf, &c.outlen)) ||
+              !(c.err = open_memstream(&c.errbuf, &c.errlen))))
+        cli_fmt(err, sizeof err, "out of memory");
+    if (!c.err) {
+        server_log("refused: %s", err);
+        refuse(fd, err);  /* the thin client runs the core, which says more */
+    } else {
+        int status = forward_run(s, fd, argv, argc, fds, c.out, c.err);
+        close_fds(fds, nfds);  /* before the reply, as for a request */
+        fclose(c.out);
+        fclose(c.err);
+        c.out = c.err = NULL;
+        reply_forward(fd, status, &c);
+    }
+    if (c.out)
+        fclose(c.out);
+    close_fds(fds, nfds);
+    free(c.outbuf);
+    free(c.errbuf);
+    free(argv);
 }
 
 static void serve_conn(struct server *s, int fd, char *buf)
@@ -300,19 +449,17 @@ static void serve_conn(struct server *s, int fd, char *buf)
     }
     if (cli_send(fd, cli_hello, sizeof cli_hello, NULL, 0) < 0)
         return;  /* the client went away */
-    struct cli_request req = {0};
-    int fds[CLI_STDIO_FDS], nfds = 0;
-    int got = read_request(fd, buf, &req, fds, &nfds, err, sizeof err);
-    if (got > 0 && check_settings(s, &req, err, sizeof err) == 0) {
-        run_job(s, fd, &req, fds);
-        nfds = 0;
-    } else if (got != 0) {
+    int fds[CLI_MAX_FDS], nfds = 0;
+    ssize_t n = read_request(fd, buf, fds, &nfds, err, sizeof err);
+    if (n < 0) {
         server_log("refused: %s", err);
         refuse(fd, err);
+    } else if (n > 0 && cli_is_forward(buf, (size_t)n)) {
+        serve_forward(s, fd, buf, (size_t)n, fds, &nfds);
+    } else if (n > 0) {
+        serve_request(s, fd, buf, (size_t)n, fds, &nfds);
     }
-    while (nfds > 0)
-        close(fds[--nfds]);
-    cli_request_free(&req);
+    close_fds(fds, &nfds);
 }
 
 /* ---- the workers ------------------------------------------------------------ */

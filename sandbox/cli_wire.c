@@ -10,6 +10,12 @@
  *   server -> client   hello, as soon as the server takes the connection
  *   server -> client   reply: the struct sandbox_result and the cgroup version
  *
+ * The thin client (cli_thin.c) sends a forwarded command line instead: its
+ * argv, with its cwd (an O_PATH fd), stdin, stdout and stderr attached; the
+ * server parses it as the core would and replies with the exit status and
+ * the bytes the core would have written to stdout and stderr. cli_thin.c
+ * encodes and decodes these two itself (it links nothing of ours).
+ *
  * The encoding is binary, not JSON: argv, the environment and paths are
  * bytes that need not be UTF-8, which JSON parsers refuse. Numbers are in
  * host order (client and server always share a host); a string is its length
@@ -33,6 +39,8 @@
 const char cli_hello[4] = {'J', 'S', 'B', 'H'};
 static const char request_tag[4] = {'J', 'S', 'B', 'Q'};
 static const char reply_tag[4] = {'J', 'S', 'B', 'R'};
+static const char forward_tag[4] = CLI_FORWARD_TAG;
+static const char forward_reply_tag[4] = CLI_FORWARD_REPLY_TAG;
 
 void cli_fmt(char *buf, size_t len, const char *fmt, ...)
 {
@@ -120,7 +128,7 @@ int cli_listen(const char *run_dir, char *err, size_t errlen)
 
 union fd_control {
     struct cmsghdr align;
-    char buf[CMSG_SPACE(sizeof(int) * CLI_STDIO_FDS)];
+    char buf[CMSG_SPACE(sizeof(int) * CLI_MAX_FDS)];
 };
 
 int cli_send(int fd, const void *buf, size_t len, const int *fds, int nfds)
@@ -439,6 +447,49 @@ void cli_request_free(struct cli_request *req)
     free(req->envp);
     free(req->mounts);
     memset(req, 0, sizeof *req);
+}
+
+/* ---- forwarded command lines ---------------------------------------------- */
+
+bool cli_is_forward(const char *buf, size_t len)
+{
+    return len >= 4 && !memcmp(buf, forward_tag, 4);
+}
+
+int cli_decode_forward(const char *buf, size_t len, char ***argv, int *argc, char *err,
+                       size_t errlen)
+{
+    struct rbuf r = {.p = buf, .len = len};
+    *argv = NULL;
+    if (get_head(&r, forward_tag, err, errlen) < 0)
+        return -1;
+    const char **v = get_strings(&r);
+    if (!v) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    if (r.failed || r.pos != r.len || !v[0]) {
+        free(v);
+        snprintf(err, errlen, "a malformed command line");
+        return -1;
+    }
+    for (*argc = 0; v[*argc]; (*argc)++)
+        ;
+    *argv = (char **)v;
+    return 0;
+}
+
+char *cli_encode_forward_reply(int status, const char *out, size_t outlen, const char *errs,
+                               size_t errslen, size_t *len)
+{
+    struct wbuf w = {0};
+    put_head(&w, forward_reply_tag);
+    put_u32(&w, (uint32_t)status);
+    put_u32(&w, (uint32_t)outlen);
+    put(&w, out, outlen);
+    put_u32(&w, (uint32_t)errslen);
+    put(&w, errs, errslen);
+    return finish(&w, len);
 }
 
 /* ---- replies ------------------------------------------------------------- */

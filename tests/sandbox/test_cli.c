@@ -10,6 +10,8 @@
  *   exit_code, signal, cpu_time, wall_time and memory, message.
  * Hostile programs come from HOSTILE_DIR, mounted read-only at /hostile.
  *
+ * judge-sandbox is the thin client, which forwards its command line to the
+ * server and falls back to judge-sandbox-core; its output must be the core's.
  * Runs go through the run directory's server, which the first one starts
  * (the tests race to start it, as clients do); the server's own tests use
  * run directories of their own, and --no-server runs are compared with it.
@@ -41,9 +43,12 @@
 #ifndef JUDGE_SANDBOX
 #error "JUDGE_SANDBOX must name the judge-sandbox binary"
 #endif
+#ifndef JUDGE_SANDBOX_CORE
+#error "JUDGE_SANDBOX_CORE must name the judge-sandbox-core binary"
+#endif
 
-/* Private to this build tree (see CMakeLists.txt); slots 980-999 here,
- * test_hostile.c has 900-979. */
+/* Private to this build tree (see CMakeLists.txt); slots 980-999 and
+ * 850-859 here, test_hostile.c has 900-979. */
 #define RUN_DIR TEST_RUN_DIR
 #define CGROUP_PARENT TEST_CGROUP_PARENT
 /* Servers started by one test alone, beside RUN_DIR's. */
@@ -52,8 +57,11 @@
 #define MISMATCH_DIR RUN_DIR "-mismatch"
 #define NONROOT_DIR RUN_DIR "-nonroot"
 #define POOL_DIR RUN_DIR "-pool"
+#define FALLBACK_DIR RUN_DIR "-fallback"
 #define FIRST_SLOT 980
 #define LAST_SLOT 999
+#define EXTRA_FIRST_SLOT 850
+#define EXTRA_LAST_SLOT 859
 #define BOX_UID(slot) (60000 + (slot))
 #define NOBODY 65534
 
@@ -131,9 +139,17 @@ static void stop_server(const char *dir)
 
 /* --no-server runs pin each slot's network namespace with a bind mount at
  * <dir>/box-N/net; a pin may have been mounted more than once. */
+static bool our_slot(int slot)
+{
+    return (slot >= FIRST_SLOT && slot <= LAST_SLOT) ||
+           (slot >= EXTRA_FIRST_SLOT && slot <= EXTRA_LAST_SLOT);
+}
+
 static void unmount_pins(const char *dir)
 {
-    for (int slot = FIRST_SLOT; slot <= LAST_SLOT; slot++) {
+    for (int slot = EXTRA_FIRST_SLOT; slot <= LAST_SLOT; slot++) {
+        if (!our_slot(slot))
+            continue;  /* test_hostile.c's, in the same run dir */
         char path[256];
         snprintf(path, sizeof path, "%s/box-%d/net", dir, slot);
         for (int i = 0; i < 16 && umount2(path, MNT_DETACH) == 0; i++)
@@ -144,7 +160,8 @@ static void unmount_pins(const char *dir)
 ReportHook(POST_ALL)(struct criterion_global_stats *stats)
 {
     (void)stats;
-    const char *dirs[] = {RUN_DIR, IDLE_DIR, PIPE_DIR, MISMATCH_DIR, NONROOT_DIR, POOL_DIR};
+    const char *dirs[] = {RUN_DIR, IDLE_DIR, PIPE_DIR, MISMATCH_DIR, NONROOT_DIR, POOL_DIR,
+                          FALLBACK_DIR};
     for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++) {
         stop_server(dirs[i]);
         unmount_pins(dirs[i]);
@@ -237,10 +254,12 @@ static void drop_to(uid_t uid)
         _exit(125);
 }
 
-/* Runs judge-sandbox with argv (NULL-terminated, without argv[0]) as uid. */
-static void cli_run_as(struct cli *c, uid_t uid, const char *const *args)
+/* Runs bin with argv (NULL-terminated, without argv[0]) as uid, in cwd
+ * (NULL: ours). */
+static void cli_exec(struct cli *c, const char *bin, const char *cwd, uid_t uid,
+                     const char *const *args)
 {
-    const char *argv[64] = {JUDGE_SANDBOX};
+    const char *argv[64] = {bin};
     int n = 1;
     for (; args[n - 1]; n++) {
         cr_assert_lt(n, 63);
@@ -259,9 +278,11 @@ static void cli_run_as(struct cli *c, uid_t uid, const char *const *args)
         if (in < 0 || out < 0 || err < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 ||
             dup2(err, 2) < 0)
             _exit(126);
+        if (cwd && chdir(cwd) < 0)
+            _exit(124);
         if (uid)
             drop_to(uid);
-        execv(JUDGE_SANDBOX, (char *const *)argv);
+        execv(bin, (char *const *)argv);
         _exit(127);
     }
     int st;
@@ -270,8 +291,13 @@ static void cli_run_as(struct cli *c, uid_t uid, const char *const *args)
     c->out = slurp(out_path);
     c->err = slurp(err_path);
     c->json = parse_last_line(c->out);
-    cr_log_info("judge-sandbox exit %d, stdout: %.300s stderr: %.300s", c->exit_status, c->out,
+    cr_log_info("%s exit %d, stdout: %.300s stderr: %.300s", bin, c->exit_status, c->out,
                 c->err);
+}
+
+static void cli_run_as(struct cli *c, uid_t uid, const char *const *args)
+{
+    cli_exec(c, JUDGE_SANDBOX, NULL, uid, args);
 }
 
 static void cli_run(struct cli *c, const char *const *args)
@@ -611,30 +637,41 @@ Test(cli, second_run_reuses_the_server)
     cr_assert(alive(first));
 }
 
-/* The fields the two paths report, and their values, do not differ. */
-static void expect_same_verdict(const struct cli *via_server, const struct cli *in_process)
+/* Only the figures of a run may differ between two runs of one job. */
+static bool is_figure(const char *key)
 {
-    static const char *const same[] = {"status", "exit_code", "signal", "message",
-                                        "degraded", "cgroup"};
-    cr_assert_eq(via_server->exit_status, in_process->exit_status);
-    cr_assert_eq(json_object_size(via_server->json), json_object_size(in_process->json),
-                 "%s vs %s", via_server->out, in_process->out);
-    const char *key;
-    json_t *value;
-    json_object_foreach(via_server->json, key, value)
-        cr_assert(json_object_get(in_process->json, key), "--no-server has no %s", key);
-    for (size_t i = 0; i < sizeof same / sizeof *same; i++)
-        cr_assert(json_equal(json_object_get(via_server->json, same[i]),
-                             json_object_get(in_process->json, same[i])),
-                  "%s differs: %s vs %s", same[i], via_server->out, in_process->out);
+    return !strcmp(key, "cpu_time") || !strcmp(key, "wall_time") || !strcmp(key, "memory");
 }
 
-Test(cli, no_server_gives_the_same_fields)
+/* The thin client through the server and the core in process say the
+ * same: the same exit status, the same stderr, the same JSON fields with the
+ * same values but for the figures. */
+static void expect_same_verdict(const struct cli *thin, const struct cli *core)
+{
+    cr_assert_eq(thin->exit_status, core->exit_status);
+    cr_assert_str_eq(thin->err, core->err);
+    cr_assert_eq(json_object_size(thin->json), json_object_size(core->json), "%s vs %s",
+                 thin->out, core->out);
+    const char *key;
+    json_t *value;
+    json_object_foreach(thin->json, key, value) {
+        json_t *theirs = json_object_get(core->json, key);
+        cr_assert(theirs, "--no-server has no %s", key);
+        cr_assert(is_figure(key) || json_equal(value, theirs), "%s differs: %s vs %s", key,
+                  thin->out, core->out);
+    }
+}
+
+/* OK, RE (exit 3) and TLE from the thin client (through the server) and
+ * from judge-sandbox-core --no-server, one after the other in one slot. */
+Test(cli, thin_client_says_what_the_core_says)
 {
     const char *const *runs[] = {
-        (const char *const[]){"/hostile/crash", "exit42", NULL},
+        (const char *const[]){"/bin/true", NULL},
+        (const char *const[]){"/bin/sh", "-c", "exit 3", NULL},
         (const char *const[]){"/hostile/busy_loop", NULL},
     };
+    static const char *const status[] = {"OK", "RE", "TLE"};
     for (size_t i = 0; i < sizeof runs / sizeof *runs; i++) {
         const char *args[32] = {BOX(981), "--time", "0.2", "--"};
         size_t n = 0;
@@ -642,18 +679,90 @@ Test(cli, no_server_gives_the_same_fields)
             n++;
         for (const char *const *a = runs[i]; *a; a++)
             args[n++] = *a;
-        struct cli via_server, in_process;
-        cli_run(&via_server, args);
-        expect_json_shape(&via_server);
+        struct cli thin, core;
+        cli_run(&thin, args);
+        expect_judged(&thin, status[i]);
         /* the same arguments with --no-server in front */
         memmove(args + 1, args, sizeof args - sizeof *args);
         args[0] = "--no-server";
-        cli_run(&in_process, args);
-        expect_json_shape(&in_process);
-        expect_same_verdict(&via_server, &in_process);
-        cli_free(&via_server);
-        cli_free(&in_process);
+        cli_exec(&core, JUDGE_SANDBOX_CORE, NULL, 0, args);
+        expect_judged(&core, status[i]);
+        expect_same_verdict(&thin, &core);
+        if (i == 1)
+            cr_assert_eq(jint(&thin, "exit_code"), 3);
+        cli_free(&thin);
+        cli_free(&core);
     }
+}
+
+/* A bad argument: exit 2 and the very same message from both. */
+Test(cli, thin_client_bad_argument_is_the_cores)
+{
+    const char *const args[] = {BOX(850), "--time", "soon", "--", "/bin/true", NULL};
+    struct cli thin, core;
+    cli_run(&thin, args);
+    cli_exec(&core, JUDGE_SANDBOX_CORE, NULL, 0, args);
+    cr_assert_eq(thin.exit_status, 2);
+    cr_assert_eq(core.exit_status, 2);
+    cr_assert_str_eq(thin.err, core.err);
+    cr_assert_str_eq(thin.out, core.out);
+    cr_assert(strstr(thin.err, "soon"), "%s", thin.err);
+    cli_free(&thin);
+    cli_free(&core);
+}
+
+/* --help is the core's usage, exit 0. */
+Test(cli, thin_client_help_is_the_cores)
+{
+    struct cli thin, core;
+    cli_run(&thin, (const char *const[]){"--help", NULL});
+    cli_exec(&core, JUDGE_SANDBOX_CORE, NULL, 0, (const char *const[]){"--help", NULL});
+    cr_assert_eq(thin.exit_status, 0);
+    cr_assert_str_eq(thin.out, core.out);
+    cr_assert(strstr(thin.out, "usage: judge-sandbox"), "%s", thin.out);
+    cli_free(&thin);
+    cli_free(&core);
+}
+
+/* The server opens a relative --stdout in the client's cwd, not its own. */
+Test(cli, relative_stdout_is_in_the_clients_cwd)
+{
+    char dir[128], out[160];
+    snprintf(dir, sizeof dir, "%s/cwd", tmp);
+    snprintf(out, sizeof out, "%s/out.txt", dir);
+    cr_assert_eq(mkdir(dir, 0755), 0);
+    struct cli c;
+    cli_exec(&c, JUDGE_SANDBOX, dir, 0,
+             (const char *const[]){BOX(850), "--stdout", "out.txt", "--", "/bin/echo",
+                                   "relative", NULL});
+    expect_judged(&c, "OK");
+    char *got = slurp(out);
+    cr_assert_str_eq(got, "relative\n");
+    free(got);
+    cr_assert(access("/out.txt", F_OK) < 0, "the server wrote /out.txt");
+    cli_free(&c);
+}
+
+/* With no server the thin client leaves the run to the core, which starts
+ * one; the next run goes to that server. */
+Test(cli, thin_client_falls_back_then_uses_the_server)
+{
+    stop_server(FALLBACK_DIR);
+    cr_assert(!socket_there(FALLBACK_DIR));
+    struct cli c;
+    CLI(&c, BOX(851), "--run-dir", FALLBACK_DIR, "--", "/bin/true");
+    expect_judged(&c, "OK");
+    cli_free(&c);
+    pid_t first = server_pid(FALLBACK_DIR);
+    cr_assert(first > 0 && alive(first), "the first run started no server");
+    for (int i = 0; i < 2; i++) {
+        CLI(&c, BOX(851), "--run-dir", FALLBACK_DIR, "--", "/bin/true");
+        expect_judged(&c, "OK");
+        cli_free(&c);
+    }
+    cr_assert_eq(server_pid(FALLBACK_DIR), first, "a later run started another server");
+    cr_assert(alive(first));
+    stop_server(FALLBACK_DIR);
 }
 
 /* The connection is the run's cancel fd: a client that dies takes its box
