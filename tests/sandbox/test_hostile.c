@@ -705,6 +705,22 @@ Test(hostile, tmp_and_box_start_empty_every_run)
     cr_assert(strstr(r->out, "/box:\n\n/tmp:\n"), "stdout: %s", r->out);
 }
 
+/* The keeper starts each program on its own CPU (to skip a cross-CPU
+ * wake-up); the program must still be free to use every CPU we may. */
+Test(hostile, program_may_use_every_cpu)
+{
+    struct hrun *r = new_run(885);
+    RUN(r, "/bin/sh", "-c", "grep Cpus_allowed_list /proc/self/status");
+    expect_status(r, SANDBOX_OK);
+    char ours[256] = "";
+    FILE *f = fopen("/proc/self/status", "re");
+    cr_assert(f);
+    while (fgets(ours, sizeof ours, f) && strncmp(ours, "Cpus_allowed_list:", 18))
+        ;
+    fclose(f);
+    cr_assert_str_eq(r->out, ours, "the program's: %s, ours: %s", r->out, ours);
+}
+
 /* An extra mount (a checker's /problem with the answers, say) belongs to
  * its run only: the slot's next run must not find it. */
 Test(hostile, extra_mounts_do_not_outlive_the_run)
