@@ -204,38 +204,37 @@ static struct keeper *keeper_start(struct sandbox *sb, const char *slot_dir, int
                                    char *err, size_t len)
 {
     struct keeper *k = calloc(1, sizeof *k);
-    int sv[2] = {-1, -1};
-    if (!k)
-        goto sys_fail;
-    k->pidfd = k->ctl = -1;
+    int sv[2];
+    if (!k) {
+        sb_errf(err, len, "cannot start the box: out of memory");
+        return NULL;
+    }
     k->req = mmap(NULL, BOX_AREA_SIZE, PROT_READ | PROT_WRITE,
                   MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (k->req == MAP_FAILED) {
+    if (k->req == MAP_FAILED || socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
+        sb_errf(err, len, "cannot start the box: %s", strerror(errno));
+        if (k->req != MAP_FAILED)
+            munmap(k->req, BOX_AREA_SIZE);
         free(k);
-        goto sys_fail;
-    }
-    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
-        munmap(k->req, BOX_AREA_SIZE);
-        free(k);
-        goto sys_fail;
+        return NULL;
     }
     struct box_boot boot = {.ctl_fd = sv[1], .net_fd = net_fd, .request = k->req,
                             .empty_caps = sb->empty_caps};
     snprintf(boot.root, sizeof boot.root, "%s/root", slot_dir);
+    k->pidfd = -1;
     long pid = syscall(SYS_clone, CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS |
                                       CLONE_PIDFD | SIGCHLD, NULL, &k->pidfd, NULL, 0);
     if (pid == 0)
         box_keeper_main(&boot);
-    int saved = errno;
+    if (pid < 0)
+        sb_errf(err, len, "cannot start the box: %s", strerror(errno));
     close(sv[1]);
     k->ctl = sv[0];
     if (pid < 0) {
-        errno = saved;
-        k->pidfd = -1;
         close(k->ctl);
         munmap(k->req, BOX_AREA_SIZE);
         free(k);
-        goto sys_fail;
+        return NULL;
     }
     struct box_report r;
     memset(&r, 0, sizeof r);
@@ -249,10 +248,8 @@ static struct keeper *keeper_start(struct sandbox *sb, const char *slot_dir, int
         return NULL;
     }
     return k;
-sys_fail:
-    sb_errf(err, len, "cannot start the box: %s", strerror(errno));
-    return NULL;
 }
+
 /* ---- per-run preparation ---------------------------------------------- */
 
 /* Everything one run holds, released in one place. */
