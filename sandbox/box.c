@@ -166,22 +166,6 @@ static int become_nobody(const struct box_request *req, void *empty_caps)
     return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
 }
 
-static int send_fd(int sock, int fd)
-{
-    char data = 'L';
-    struct iovec iov = {&data, 1};
-    union { struct cmsghdr h; char buf[CMSG_SPACE(sizeof(int))]; } ctl;
-    memset(&ctl, 0, sizeof ctl);
-    struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf,
-                         .msg_controllen = sizeof ctl.buf};
-    struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
-    c->cmsg_level = SOL_SOCKET;
-    c->cmsg_type = SCM_RIGHTS;
-    c->cmsg_len = CMSG_LEN(sizeof(int));
-    memcpy(CMSG_DATA(c), &fd, sizeof fd);
-    return sendmsg(sock, &msg, MSG_NOSIGNAL) == 1 ? 0 : -1;
-}
-
 /* PATH from the job's environment, not ours: execvpe would use ours. */
 static const char *find_path(const struct box_request *req)
 {
@@ -245,7 +229,7 @@ static int program_main(void *arg)
                                 SECCOMP_FILTER_FLAG_NEW_LISTENER, &req->filter);
     if (listener < 0)
         program_failed(sp, "cannot install the seccomp filter");
-    if (send_fd(sp->sock, listener) < 0)
+    if (sb_send_fds(sp->sock, 'L', &listener, 1) < 0)
         program_failed(sp, "cannot hand over the seccomp listener");
     int keep = sp->fail_fd < sp->sock ? sp->fail_fd : sp->sock;
     int keep2 = sp->fail_fd < sp->sock ? sp->sock : sp->fail_fd;
@@ -263,43 +247,12 @@ static int program_main(void *arg)
 
 /* ---- the keeper: one run --------------------------------------------- */
 
-static int recv_fd(int sock)
+/* The program's seccomp listener, sent before it execs; -1 if it died first. */
+static int recv_listener(int sock)
 {
-    char data;
-    struct iovec iov = {&data, 1};
-    union { struct cmsghdr h; char buf[CMSG_SPACE(sizeof(int))]; } ctl;
-    struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf,
-                         .msg_controllen = sizeof ctl.buf};
-    if (recvmsg(sock, &msg, MSG_CMSG_CLOEXEC | MSG_DONTWAIT) != 1)
-        return -1;
-    struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
-    if (!c || c->cmsg_type != SCM_RIGHTS)
-        return -1;
-    int fd;
-    memcpy(&fd, CMSG_DATA(c), sizeof fd);
-    return fd;
-}
-
-/* A command and the fds that came with it. 0 on hang-up, -1 on error. */
-static int recv_command(int ctl, char *cmd, int *fds, int *nfds)
-{
-    struct iovec iov = {cmd, 1};
-    union { struct cmsghdr h; char buf[CMSG_SPACE(sizeof(int) * RUN_MAX_FDS)]; } c;
-    struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = c.buf,
-                         .msg_controllen = sizeof c.buf};
-    *nfds = 0;
-    ssize_t n;
-    while ((n = recvmsg(ctl, &msg, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR)
-        ;
-    if (n <= 0)
-        return (int)n;
-    for (struct cmsghdr *h = CMSG_FIRSTHDR(&msg); h; h = CMSG_NXTHDR(&msg, h))
-        if (h->cmsg_level == SOL_SOCKET && h->cmsg_type == SCM_RIGHTS) {
-            int k = (int)((h->cmsg_len - CMSG_LEN(0)) / sizeof(int));
-            memcpy(fds + *nfds, CMSG_DATA(h), sizeof(int) * (size_t)k);
-            *nfds += k;
-        }
-    return 1;
+    char byte;
+    int fd, n;
+    return sb_recv_fds(sock, &byte, &fd, 1, &n, MSG_DONTWAIT) == 1 && n == 1 ? fd : -1;
 }
 
 /* Hands out the received fds in the order the request describes. */
@@ -474,7 +427,7 @@ static pid_t spawn_program(const struct keeper_state *ks, const struct run_fds *
     if (pid < 0)
         setup_failure(r, "box setup: cannot start the program");
     else
-        *listener = recv_fd(sock[0]);  /* -1: it failed before sending it */
+        *listener = recv_listener(sock[0]);  /* -1: it failed before sending it */
     close(sock[0]);
     return pid;
 }
@@ -627,7 +580,7 @@ void box_keeper_main(const struct box_boot *boot)
     for (;;) {
         char cmd;
         int fds[RUN_MAX_FDS], nfds;
-        int rc = recv_command(boot->ctl_fd, &cmd, fds, &nfds);
+        int rc = sb_recv_fds(boot->ctl_fd, &cmd, fds, RUN_MAX_FDS, &nfds, 0);
         if (rc <= 0)
             _exit(0);  /* the supervisor closed the sandbox or died */
         if (cmd == BOX_CMD_RUN) {

@@ -25,6 +25,14 @@ void sb_errf(char *err, size_t len, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 double sb_now(void);  /* CLOCK_MONOTONIC seconds */
 
+/* One byte with fds attached (SCM_RIGHTS), as the supervisor, the keeper and
+ * the program pass them; no allocation, so clones may call them. recv takes
+ * at most max fds (close-on-exec; extra ones are closed) and returns 1, 0 on
+ * hang-up, -1 on error; flags are recvmsg's (MSG_DONTWAIT). */
+#define SB_MAX_PASS_FDS 64
+int sb_send_fds(int sock, char byte, const int *fds, int n);
+int sb_recv_fds(int sock, char *byte, int *fds, int max, int *nfds, int flags);
+
 /* ---- cgroup.c / cgroup1.c / cgroup2.c -------------------------------- */
 enum { CG_V1_MEMORY, CG_V1_PIDS, CG_V1_CPUACCT, CG_V1_COUNT };
 

@@ -515,21 +515,7 @@ static int start_run(struct run *run, char *err, size_t len)
         fds[n++] = run->box_fd;
     for (size_t i = 0; i < run->extra_count; i++)
         fds[n++] = run->extra_fd[i];
-    char cmd = BOX_CMD_RUN;
-    struct iovec iov = {&cmd, 1};
-    union { struct cmsghdr h; char buf[CMSG_SPACE(sizeof fds)]; } ctl;
-    memset(&ctl, 0, sizeof ctl);
-    struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1};
-    if (n) {
-        msg.msg_control = ctl.buf;
-        msg.msg_controllen = CMSG_SPACE(sizeof(int) * (size_t)n);
-        struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
-        c->cmsg_level = SOL_SOCKET;
-        c->cmsg_type = SCM_RIGHTS;
-        c->cmsg_len = CMSG_LEN(sizeof(int) * (size_t)n);
-        memcpy(CMSG_DATA(c), fds, sizeof(int) * (size_t)n);
-    }
-    if (sendmsg(run->keeper->ctl, &msg, MSG_NOSIGNAL) != 1) {
+    if (sb_send_fds(run->keeper->ctl, BOX_CMD_RUN, fds, n) < 0) {
         sb_errf(err, len, "cannot reach the box's keeper: %s", strerror(errno));
         return -1;
     }

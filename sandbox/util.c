@@ -1,6 +1,7 @@
 /* util.c - small file and parsing helpers shared by the sandbox modules. */
 #include <ctype.h>
 #include <errno.h>
+#include <sys/socket.h>
 #include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
@@ -160,4 +161,54 @@ int sandbox_parse_seconds(const char *s, double *out)
         return -1;
     *out = v;
     return 0;
+}
+
+int sb_send_fds(int sock, char byte, const int *fds, int n)
+{
+    union { struct cmsghdr h; char buf[CMSG_SPACE(sizeof(int) * SB_MAX_PASS_FDS)]; } ctl;
+    struct iovec iov = {&byte, 1};
+    struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1};
+    if (n < 0 || n > SB_MAX_PASS_FDS) {
+        errno = EINVAL;
+        return -1;
+    }
+    if (n) {
+        memset(&ctl, 0, sizeof ctl);
+        msg.msg_control = ctl.buf;
+        msg.msg_controllen = CMSG_SPACE(sizeof(int) * (size_t)n);
+        struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+        c->cmsg_level = SOL_SOCKET;
+        c->cmsg_type = SCM_RIGHTS;
+        c->cmsg_len = CMSG_LEN(sizeof(int) * (size_t)n);
+        memcpy(CMSG_DATA(c), fds, sizeof(int) * (size_t)n);
+    }
+    return sendmsg(sock, &msg, MSG_NOSIGNAL) == 1 ? 0 : -1;
+}
+
+int sb_recv_fds(int sock, char *byte, int *fds, int max, int *nfds, int flags)
+{
+    union { struct cmsghdr h; char buf[CMSG_SPACE(sizeof(int) * SB_MAX_PASS_FDS)]; } ctl;
+    struct iovec iov = {byte, 1};
+    struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf,
+                         .msg_controllen = sizeof ctl.buf};
+    ssize_t got;
+    *nfds = 0;
+    while ((got = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC | flags)) < 0 && errno == EINTR)
+        ;
+    if (got <= 0)
+        return (int)got;
+    for (struct cmsghdr *h = CMSG_FIRSTHDR(&msg); h; h = CMSG_NXTHDR(&msg, h)) {
+        if (h->cmsg_level != SOL_SOCKET || h->cmsg_type != SCM_RIGHTS)
+            continue;
+        int k = (int)((h->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+        for (int i = 0; i < k; i++) {
+            int fd;
+            memcpy(&fd, CMSG_DATA(h) + sizeof(int) * (size_t)i, sizeof fd);
+            if (*nfds < max)
+                fds[(*nfds)++] = fd;
+            else
+                close(fd);  /* more than the caller takes: not ours to keep */
+        }
+    }
+    return 1;
 }
