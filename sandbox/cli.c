@@ -549,22 +549,11 @@ static int cli_main(struct cli_args *o, int argc, char **argv)
     return r.res.status == SANDBOX_IE ? 1 : 0;
 }
 
-/* Our stdin, stdout and stderr are handed to the box (or to the server); a
- * closed one becomes /dev/null rather than whatever file opens next. */
-static void fill_stdio(void)
-{
-    int fd;
-    while ((fd = open("/dev/null", O_RDWR)) >= 0 && fd < 3)
-        ;
-    if (fd >= 0)
-        close(fd);
-}
-
 int main(int argc, char **argv)
 {
     struct cli_args o;
     cli_args_init(&o);
-    fill_stdio();
+    cli_fill_stdio();
     int rc = cli_main(&o, argc, argv);
     /* add_mount's copies: under LeakSanitizer a leak turns every run with
      * --ro/--rw into a failure that also loses the buffered JSON. */

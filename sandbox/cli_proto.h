@@ -1,8 +1,8 @@
 /*
- * cli_proto.h - the constants of the judge-sandbox protocol, apart from
- * cli.h so that the thin client (cli_thin.c), built with musl and with
- * nothing but libc, can share them with the core and the server without
- * pulling in sandbox.h.
+ * cli_proto.h - the constants of the judge-sandbox protocol, and the little
+ * code the thin client shares with the core, apart from cli.h so that the
+ * thin client (cli_thin.c), built with musl and with nothing but libc, can
+ * share them with the core and the server without pulling in sandbox.h.
  */
 #ifndef JUDGED_SANDBOX_CLI_PROTO_H
 #define JUDGED_SANDBOX_CLI_PROTO_H
@@ -28,5 +28,19 @@
  * thin client runs judge-sandbox-core with the same command line instead
  * (--help, --serve, --no-server, another run directory). */
 #define CLI_FORWARD_RUN_CORE (-1)
+
+#include <fcntl.h>
+#include <unistd.h>
+
+/* Our stdin, stdout and stderr are handed on (to the box or the server): a
+ * closed one becomes /dev/null rather than whatever file opens next. */
+static inline void cli_fill_stdio(void)
+{
+    int fd;
+    while ((fd = open("/dev/null", O_RDWR)) >= 0 && fd < 3)
+        ;
+    if (fd >= 0)
+        close(fd);
+}
 
 #endif

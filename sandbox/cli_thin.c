@@ -262,21 +262,10 @@ static int exchange(int fd, const char *run_dir)
 
 /* ---- main ------------------------------------------------------------------- */
 
-/* Our stdin, stdout and stderr are handed to the server; a closed one
- * becomes /dev/null, as in the core. */
-static void fill_stdio(void)
-{
-    int fd;
-    while ((fd = open("/dev/null", O_RDWR)) >= 0 && fd < 3)
-        ;
-    if (fd >= 0)
-        close(fd);
-}
-
 int main(int argc, char **argv)
 {
     const char *run_dir = CLI_DEFAULT_RUN_DIR;
-    fill_stdio();
+    cli_fill_stdio();
     if (argc < 1 || wants_core(argc, argv, &run_dir) || run_dir[0] != '/')
         run_core(argv);
     size_t len;
