@@ -31,9 +31,9 @@ int main(int argc, char **argv)
     int n = argc > 1 ? atoi(argv[1]) : 20000;
     int slots = argc > 2 ? atoi(argv[2]) : 1;
     pid_t redis = b_redis();
-    struct jd_conn k;
-    jd_conn_init(&k, B_url, 10000);
-    if (jd_conn_ensure(&k))
+    struct queue_conn k;
+    queue_conn_init(&k, B_url, 10000);
+    if (queue_conn_ensure(&k))
         b_die(k.err);
 
     char cfg[400], log[400];
@@ -44,7 +44,7 @@ int main(int argc, char **argv)
                "lease: 30s\nheartbeat: 1s\npools:\n  native: {languages: [c], slots: %d}\n",
             B_url, B_dir, B_dir, B_dir, slots);
     fclose(f);
-    freeReplyObject(jd_cmd(&k, "XGROUP CREATE bench:raw g $ MKSTREAM"));
+    freeReplyObject(queue_cmd(&k, "XGROUP CREATE bench:raw g $ MKSTREAM"));
     /* interleaved rounds, best of each: the machine may be shared */
     double raw = 0, disp = 0;
     unsigned long rtt = 0;
@@ -60,18 +60,18 @@ int main(int argc, char **argv)
         }
         double t0 = secs();
         for (int done = 0; done < n; done++) {
-            redisReply *r = jd_cmd(&k, "XREADGROUP GROUP g c COUNT 1 STREAMS bench:raw >");
+            redisReply *r = queue_cmd(&k, "XREADGROUP GROUP g c COUNT 1 STREAMS bench:raw >");
             if (!r || r->type != REDIS_REPLY_ARRAY)
                 b_die("XREADGROUP");
             redisReply *e = r->element[0]->element[1]->element[0];
-            redisReply *a = jd_cmd(&k, "XACK bench:raw g %s", e->element[0]->str);
+            redisReply *a = queue_cmd(&k, "XACK bench:raw g %s", e->element[0]->str);
             freeReplyObject(a);
             freeReplyObject(r);
         }
         double rate = n / (secs() - t0);
         if (rate > raw)
             raw = rate;
-        freeReplyObject(jd_cmd(&k, "DEL judge:{native}:results"));
+        freeReplyObject(queue_cmd(&k, "DEL judge:{native}:results"));
 
         /* (2) judged-noop draining n prefilled submissions */
         for (int i = 0; i < n; i++)
@@ -103,7 +103,7 @@ int main(int argc, char **argv)
     printf("judged dispatcher:        %8.0f jobs/s (%.2f round trips/job incl. heartbeats; best of 3 rounds each)\n",
            disp, (double)rtt / n);
     printf("ratio: %.0f%% of raw (floor 80%%)\n", 100.0 * disp / raw);
-    jd_conn_close(&k);
+    queue_conn_close(&k);
     b_stop(redis);
     b_cleanup();
     return 0;
