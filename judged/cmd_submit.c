@@ -8,6 +8,24 @@
 #include <sys/stat.h>
 
 #include "ctl.h"
+#include "runner.h"
+
+/* The runner's own rule (its catalog, no sandbox): what judged will judge. */
+static bool language_known(const char *dir, const char *lang)
+{
+    struct runner_config rc = {.languages_dir = dir, .catalog_only = true};
+    struct runner *r;
+    char err[4096];
+    if (runner_open(&r, &rc, err, sizeof err)) {
+        fprintf(stderr, "judgectl submit: languages: %s\n", err);
+        return false;
+    }
+    bool ok = runner_language_exists(r, lang);
+    runner_close(r);
+    if (!ok)
+        fprintf(stderr, "judgectl submit: unknown language '%s' (no %s/%s.yaml)\n", lang, dir, lang);
+    return ok;
+}
 
 int cmd_submit(int argc, char **argv)
 {
@@ -68,10 +86,12 @@ int cmd_submit(int argc, char **argv)
     const struct jd_pool_cfg *pool = jd_pool_for_language(&c.cfg, lang);
     char path[4300];
     struct stat st;
-    snprintf(path, sizeof path, "%s/%s.yaml", c.cfg.languages, lang);
-    if (!pool || stat(path, &st)) {
-        fprintf(stderr, "judgectl submit: unknown language '%s'%s\n", lang,
-                pool ? " (no definition in the languages directory)" : " (no pool serves it)");
+    if (!pool) {
+        fprintf(stderr, "judgectl submit: unknown language '%s' (no pool serves it)\n", lang);
+        jd_config_free(&c.cfg);
+        return 1;
+    }
+    if (!language_known(c.cfg.languages, lang)) {
         jd_config_free(&c.cfg);
         return 1;
     }

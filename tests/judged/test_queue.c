@@ -252,3 +252,28 @@ Test(queue, a_reload_that_resizes_a_pool_waits_for_its_slots_to_drain)
     cr_assert_eq(log_count("sandbox slots 700..701"), 1);
     cr_assert_eq(log_count("sandbox slots 702..702"), 1);
 }
+
+/* The catalog needs no sandbox: `judgectl languages` lists as nobody, from
+ * copies in a temp dir (the checkout may be readable by root only). */
+Test(catalog, judgectl_languages_lists_without_root_or_sandbox)
+{
+    char dir[] = "/tmp/judged-catalog-XXXXXX", cmd[1200];
+    cr_assert(mkdtemp(dir));
+    snprintf(cmd, sizeof cmd, "cp %s/judgectl %s/ && mkdir %s/languages && cp %s/languages/*.yaml "
+             "%s/languages/ && chmod -R a+rX %s", BIN, dir, dir, SRC, dir, dir);
+    cr_assert_eq(system(cmd), 0);
+    snprintf(cmd, sizeof cmd, "setpriv --reuid=65534 --regid=65534 --clear-groups %s/judgectl "
+             "languages --languages %s/languages > %s/out 2>&1", dir, dir, dir);
+    int st = system(cmd);
+    char path[300], out[4096] = "";
+    snprintf(path, sizeof path, "%s/out", dir);
+    FILE *f = fopen(path, "r");
+    size_t n = f ? fread(out, 1, sizeof out - 1, f) : 0;
+    out[n] = 0;
+    if (f)
+        fclose(f);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    cr_assert_eq(system(cmd), 0);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s", out);
+    cr_assert(strstr(out, "python3 ") && strstr(out, "C (GCC 12, C17)"), "%s", out);
+}
