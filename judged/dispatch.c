@@ -34,7 +34,7 @@ static void log_state(struct disp *d, const char *state)
     }
 }
 
-/* Claimed jobs that failed a claim are handled like a claim reply. */
+/* Claimed or reclaimed jobs join the held set and the run queue. */
 static int take(struct disp *d, struct queue_job *jobs, int n)
 {
     return pool_enqueue(d->p, jobs, n);
@@ -96,9 +96,11 @@ static enum queue_rc publish_and_claim(struct disp *d, struct job *done, int ndo
         p->ndone += ndone;
         pthread_mutex_unlock(&p->mu);
     }
+    if (rc == QUEUE_ERROR)
+        logmsg("pool %s: %s", p->name, err);
     free(fin);
     free(fr);
-    return rc == QUEUE_ERROR ? QUEUE_OK : rc;
+    return rc;
 }
 
 /* Takes the done list; *free_slots counts their slots as free. */
