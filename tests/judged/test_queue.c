@@ -3,13 +3,13 @@
  * reloaded after FUNCTION FLUSH, and reloads: 1,000 SIGHUPs while jobs run
  * (no crash, no lost or doubled job, slots unchanged), and a reload that
  * resizes a pool waits for its slots to drain. Real redis-server, judged,
- * judgectl and runner; slots 700.. (test_dispatch uses 600..). */
+ * judgectl and runner; slots 860.. (test_dispatch uses 600.., demo.sh 700..). */
 /* the harness is shared with test_dispatch.c, which uses all of it */
 #pragma GCC diagnostic ignored "-Wunused-function"
 #include "harness.h"
 
 #define AC_C SRC "/testdata/aplusb/solutions/ac.c"
-#define SLOT0 700
+#define SLOT0 860
 
 static char slow_src[400];
 
@@ -180,7 +180,7 @@ Test(queue, a_thousand_sighups_while_jobs_run, .timeout = 400)
     cr_assert(t_judged_started("A", 10000));
     t_sleep_ms(700); /* one heartbeat: the host is registered */
     host_slots(cfg, "native", before, sizeof before);
-    cr_assert(contains(before, "\"first_slot\":700") && contains(before, "\"slots\":2"), "%s", before);
+    cr_assert(contains(before, "\"first_slot\":860") && contains(before, "\"slots\":2"), "%s", before);
     int n = (int)(sizeof ids / sizeof ids[0]);
     for (int i = 0; i < n; i++)
         cr_assert_eq(t_submit(cfg, "aplusb", "c", i % 3 ? AC_C : slow_src, NULL, NULL, ids[i],
@@ -206,10 +206,10 @@ Test(queue, a_thousand_sighups_while_jobs_run, .timeout = 400)
     cr_assert_eq(t_events("native", NULL), n, "nothing else was published");
     cr_assert_eq(waitpid(a, NULL, WNOHANG), 0, "judged survived");
     host_slots(cfg, "native", after, sizeof after);
-    cr_assert(contains(after, "\"first_slot\":700") && contains(after, "\"slots\":2"), "%s", after);
+    cr_assert(contains(after, "\"first_slot\":860") && contains(after, "\"slots\":2"), "%s", after);
     host_slots(cfg, "python", after, sizeof after);
-    cr_assert(contains(after, "\"first_slot\":702"), "%s", after);
-    cr_assert_eq(log_count("sandbox slots 700..701"), 1, "the pool never moved to other slots");
+    cr_assert(contains(after, "\"first_slot\":862"), "%s", after);
+    cr_assert_eq(log_count("sandbox slots 860..861"), 1, "the pool never moved to other slots");
     cr_assert_eq(log_count("reopened"), 0);
     cr_assert_gt(log_count("configuration reloaded"), 0);
     int st = t_stop(a, SIGTERM, 60000);
@@ -246,11 +246,11 @@ Test(queue, a_reload_that_resizes_a_pool_waits_for_its_slots_to_drain)
     free(s3);
     t_sleep_ms(700);
     host_slots(cfg, "native", out, sizeof out);
-    cr_assert(contains(out, "\"first_slot\":700") && contains(out, "\"slots\":2"), "%s", out);
+    cr_assert(contains(out, "\"first_slot\":860") && contains(out, "\"slots\":2"), "%s", out);
     host_slots(cfg, "python", out, sizeof out);
-    cr_assert(contains(out, "\"first_slot\":702"), "python moved after native's new slots: %s", out);
-    cr_assert_eq(log_count("sandbox slots 700..701"), 1);
-    cr_assert_eq(log_count("sandbox slots 702..702"), 1);
+    cr_assert(contains(out, "\"first_slot\":862"), "python moved after native's new slots: %s", out);
+    cr_assert_eq(log_count("sandbox slots 860..861"), 1);
+    cr_assert_eq(log_count("sandbox slots 862..862"), 1);
 }
 
 /* The catalog needs no sandbox: `judgectl languages` lists as nobody, from
