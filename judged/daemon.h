@@ -45,9 +45,9 @@ struct job {
     struct queue_job q;
     atomic_bool lost;        /* our lease is gone: stop, publish nothing */
     atomic_bool abort;       /* shutdown past grace: stop, give back */
-    struct job *next;        /* run queue, or the pool's done list */
+    struct job *next;        /* run queue */
     struct job *hnext;       /* held list */
-    /* the outcome a worker hands to the dispatcher to publish */
+    /* the outcome to publish */
     char verdict[16];
     double score;
     char *report;
@@ -61,17 +61,13 @@ struct pool {
     char name[64];
     pthread_mutex_t mu;      /* guards everything below that is not atomic */
     pthread_cond_t cv_work;  /* workers: the run queue has jobs, or exit */
-    pthread_cond_t cv_slot;  /* dispatcher: a slot freed or a job finished */
+    pthread_cond_t cv_slot;  /* dispatcher: a slot freed */
     struct job *qhead, *qtail;   /* claimed, waiting for a worker */
-    struct job *done;        /* judged, waiting for the dispatcher to publish */
-    int ndone;
     struct job *held;        /* every job this host holds in the pool */
     int nheld, running;
     int slots;               /* claim limit = the runner's slot count */
     int first_slot;          /* the runner's first sandbox slot */
     bool hold;               /* reload: claim nothing until reopened */
-    bool disp_blocked;       /* dispatcher sits in a blocking read: workers publish */
-    bool disp_gone;          /* dispatcher exited: workers publish */
     bool workers_exit;
     atomic_bool stop;        /* removed or shutting down: no more claims */
     pthread_t disp;
@@ -107,19 +103,21 @@ int pool_first_slot(const struct jd_config *cfg, int i);
 void pools_publish(const struct jd_config *cfg);
 int pool_free_slots(struct pool *p);
 /* Takes claimed jobs into the held set and the run queue (skips one this
- * host still holds: after a stall our reclaim may return our own entry). */
-int pool_enqueue(struct pool *p, struct queue_job *jobs, int n);
+ * host still holds: after a stall our reclaim may return our own entry).
+ * With mine, the first job goes to the calling worker instead (counted
+ * running, not queued). */
+int pool_enqueue(struct pool *p, struct queue_job *jobs, int n, struct job **mine);
 /* Caller holds p->mu. */
 void pool_unhold(struct pool *p, struct job *j);
 void pools_shutdown(void);
 
 /* dispatch.c */
 void *dispatcher(void *arg);
+/* The claim a finishing worker pipelines with its finish; false: none. */
+bool dispatch_refill_claim(struct pool *p, struct queue_claim_args *a);
 
 /* worker.c */
 void *worker(void *arg);
-/* Runs until Redis answers, the lease is lost or the grace is over. */
-void worker_publish(struct queue_conn *k, struct job *j);
 void job_infra_failure(struct queue_conn *k, struct job *j, const char *reason);
 void jobs_give_back(struct queue_conn *k, struct pool *p, struct job **jobs, int n, long lease_ms);
 

@@ -13,19 +13,19 @@
  * the host (heartbeat.c: lease renewal, registration, reaping dead hosts).
  *
  * Redis connections. Every thread has its own (hiredis contexts are not
- * thread-safe): the dispatcher's claims, publishes verdicts and blocks on
- * XREAD; a worker's settles its own rare outcomes (retry, dead letter, give
- * back) and publishes when the dispatcher cannot; the heartbeat's renews;
- * the main thread opens short-lived ones to publish pool settings. After
- * any I/O error a connection is dropped and reconnected with backoff.
+ * thread-safe): the dispatcher's claims, reclaims and blocks on XREAD; a
+ * worker's publishes its verdicts (pipelined with the claim of its next job,
+ * dispatch.c's policy) and settles retries, dead letters and give-backs; the
+ * heartbeat's renews; the main thread opens short-lived ones to load the
+ * function library and publish pool settings. After any I/O error a
+ * connection is dropped and reconnected with backoff.
  *
  * Ownership. The configuration is an immutable snapshot (snapshot.c):
  * readers take a reference, a job keeps the snapshot it started with, and
  * SIGHUP swaps in a new one. A claimed job belongs to its pool's held set
- * (renewed by the heartbeat) from claim to publish: the dispatcher creates
- * it, a worker runs it and hands the verdict back to the dispatcher, which
- * publishes it together with its next claim (one round trip per job) and
- * frees it. pool->mu guards a pool's queues and counters; jd.pools_mu the
+ * (renewed by the heartbeat) from claim to publish: a claim creates it (the
+ * dispatcher's, or a finishing worker's refill), a worker runs it, publishes
+ * it in one round trip with the claim of its next job, and frees it. pool->mu guards a pool's queues and counters; jd.pools_mu the
  * list of pools (changed only by a reload). A pool's runner is replaced
  * only while the pool holds no job (reload.c), on slots derived from
  * first_slot and the pool's position, so a pool keeps its sandbox slots

@@ -125,10 +125,13 @@ void pool_unhold(struct pool *p, struct job *j)
             p->nheld--;
             break;
         }
-    pthread_cond_broadcast(&p->cv_slot);
+    /* wake the dispatcher only for a slot it can use (a refilled worker
+     * keeps its slot busy: waking it would cost a switch per job) */
+    if (p->nheld < p->slots)
+        pthread_cond_broadcast(&p->cv_slot);
 }
 
-int pool_enqueue(struct pool *p, struct queue_job *jobs, int n)
+int pool_enqueue(struct pool *p, struct queue_job *jobs, int n, struct job **mine)
 {
     int taken = 0;
     pthread_mutex_lock(&p->mu);
@@ -148,6 +151,11 @@ int pool_enqueue(struct pool *p, struct queue_job *jobs, int n)
         p->held = j;
         p->nheld++;
         taken++;
+        if (mine && !*mine) {
+            *mine = j;
+            p->running++;
+            continue;
+        }
         if (p->qtail)
             p->qtail->next = j;
         else
@@ -196,7 +204,7 @@ void pools_shutdown(void)
         pthread_cond_broadcast(&p->cv_slot);
         pthread_mutex_unlock(&p->mu);
     }
-    /* dispatchers publish what they were handed, then exit */
+    /* dispatchers stop claiming and exit */
     for (struct pool *p = pools; p; p = p->next)
         if (p->disp_started)
             pthread_join(p->disp, NULL);

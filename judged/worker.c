@@ -1,10 +1,10 @@
 /* worker.c - a pool's worker threads, one per slot: take a claimed job,
- * judge it with runner_judge under the snapshot it started with, and hand
- * the verdict to the dispatcher, which publishes it in its next round trip
- * (together with the next claim). Only when the dispatcher sits in a
- * blocking read or has exited does a worker publish the verdict itself.
- * Infrastructure failures (retry with backoff, then dead-letter) and poison
- * entries are settled by the worker on its own connection: they are rare. */
+ * judge it with runner_judge under the snapshot it started with, publish
+ * the verdict (judged_finish, owner-checked) and - in the same pipelined
+ * round trip, when dispatch.c's policy says so - claim the next entry for
+ * this worker, which runs it without a thread hand-off. Infrastructure
+ * failures (retry with backoff, then dead-letter), poison entries and
+ * give-backs are settled on the worker's own connection too. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,24 +41,42 @@ static bool retry_io(struct queue_conn *k, struct job *j, int *tries)
     return true;
 }
 
-void worker_publish(struct queue_conn *k, struct job *j)
+/* Publishes j's verdict, retrying until Redis answers, the lease is lost or
+ * the grace is over; returns the job the refill claim brought (held and
+ * counted running) or NULL. */
+static struct job *publish(struct queue_conn *k, struct job *j)
 {
+    struct pool *p = j->pool;
     struct queue_finish_args a = {
-        .pool = j->pool->name, .host = jd.host, .queue = j->q.queue, .entry = j->q.entry,
+        .pool = p->name, .host = jd.host, .queue = j->q.queue, .entry = j->q.entry,
         .id = j->q.id, .verdict = j->verdict, .score = j->score, .report = j->report,
         .results_max = j->snap->cfg.results_max};
+    struct queue_claim_args ca;
+    bool refill = dispatch_refill_claim(p, &ca);
     struct queue_finish_reply r;
+    struct queue_claim_reply cr = {0};
+    enum queue_rc crc = QUEUE_ERROR;
     char err[512];
     enum queue_rc rc;
     int tries = 0;
-    while ((rc = queue_finish(k, &a, &r, err, sizeof err)) == QUEUE_IO && retry_io(k, j, &tries))
+    while ((rc = queue_finish_then_claim(k, &a, 1, &r, refill ? &ca : NULL, &cr, &crc, err,
+                                         sizeof err)) == QUEUE_IO &&
+           retry_io(k, j, &tries))
         ;
-    if (rc == QUEUE_OK && r.result == QUEUE_FINISH_LOST)
+    if (rc == QUEUE_OK && r.rc == QUEUE_OK && r.result == QUEUE_FINISH_LOST) {
         logmsg("job %s: lease lost before finishing; published nothing", j->q.id);
-    else if (rc == QUEUE_ERROR || rc == QUEUE_NOGROUP) {
-        logmsg("job %s: %s", j->q.id, err);
+    } else if (rc == QUEUE_ERROR || (rc == QUEUE_OK && r.rc != QUEUE_OK)) {
+        logmsg("job %s: %s", j->q.id, rc == QUEUE_OK ? r.err : err);
         job_infra_failure(k, j, "redis write failed while storing the verdict");
     }
+    struct job *next = NULL;
+    if (rc == QUEUE_OK && refill && crc == QUEUE_OK) {
+        pool_enqueue(p, cr.jobs, cr.njobs, &next);
+        queue_claim_reply_free(&cr);
+    } else if (rc == QUEUE_OK && refill) {
+        logmsg("pool %s: %s", p->name, err);
+    }
+    return next;
 }
 
 void jobs_give_back(struct queue_conn *k, struct pool *p, struct job **jobs, int n, long lease_ms)
@@ -128,36 +146,19 @@ void job_infra_failure(struct queue_conn *k, struct job *j, const char *reason)
     }
 }
 
-/* Gives the verdict to the dispatcher (the job no longer runs); false if
- * the worker must publish it (the dispatcher is blocked in Redis or gone). */
-static bool hand_over(struct pool *p, struct job *j)
-{
-    pthread_mutex_lock(&p->mu);
-    bool ok = !p->disp_blocked && !p->disp_gone;
-    if (ok) {
-        p->running--;
-        j->next = p->done;
-        p->done = j;
-        p->ndone++;
-        pthread_cond_broadcast(&p->cv_slot);
-    }
-    pthread_mutex_unlock(&p->mu);
-    return ok;
-}
-
-/* Runs one job. Returns true when the job was handed to the dispatcher
- * (which now owns it). */
-static bool run_job(struct queue_conn *k, struct job *j)
+/* Runs one job; returns the next one for this worker, if the refill
+ * claimed one. */
+static struct job *run_job(struct queue_conn *k, struct job *j)
 {
     struct pool *p = j->pool;
     const struct jd_config *cfg = &j->snap->cfg;
     if (j->q.poison) {
         dead_letter(k, j, j->q.poison);
-        return false;
+        return NULL;
     }
     if (!p->runner) {
         job_infra_failure(k, j, "runner unavailable on this host");
-        return false;
+        return NULL;
     }
     char pdir[4200], err[1024] = "";
     snprintf(pdir, sizeof pdir, "%s/%s", cfg->problems, j->q.problem);
@@ -175,17 +176,14 @@ static bool run_job(struct queue_conn *k, struct job *j)
     if (atomic_load(&j->lost)) {
         logmsg("job %s: lease lost; result discarded", j->q.id);
         runner_report_free(rep);
-        return false;
+        return NULL;
     }
     if (rc == 0 && rep) {
         j->report = runner_report_json(rep);
         j->score = runner_report_score(rep);
         snprintf(j->verdict, sizeof j->verdict, "%s", runner_verdict_name(runner_report_verdict(rep)));
         runner_report_free(rep);
-        if (hand_over(p, j))
-            return true;
-        worker_publish(k, j);
-        return false;
+        return publish(k, j);
     }
     runner_report_free(rep);
     if (failure == RUNNER_FAILURE_ABORTED || atomic_load(&j->abort)) {
@@ -194,10 +192,10 @@ static bool run_job(struct queue_conn *k, struct job *j)
             jobs_give_back(k, p, one, 1, cfg->lease_ms);
             logmsg("job %s: stopped by shutdown; given back", j->q.id);
         }
-        return false;
+        return NULL;
     }
     job_infra_failure(k, j, err[0] ? err : "runner failed");
-    return false;
+    return NULL;
 }
 
 void *worker(void *arg)
@@ -223,14 +221,16 @@ void *worker(void *arg)
         p->running++;
         pthread_mutex_unlock(&p->mu);
 
-        j->snap = snapshot_get(); /* the job keeps this configuration to the end */
-        if (run_job(&k, j))
-            continue;
-        pthread_mutex_lock(&p->mu);
-        p->running--;
-        pool_unhold(p, j);
-        pthread_mutex_unlock(&p->mu);
-        job_free(j);
+        while (j) {
+            j->snap = snapshot_get(); /* the job keeps this configuration to the end */
+            struct job *next = run_job(&k, j);
+            pthread_mutex_lock(&p->mu);
+            p->running--;
+            pool_unhold(p, j);
+            pthread_mutex_unlock(&p->mu);
+            job_free(j);
+            j = next;
+        }
     }
     queue_conn_close(&k);
     return NULL;

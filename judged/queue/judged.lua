@@ -244,7 +244,8 @@ redis.register_function('judged_claim', function(keys, a)
   local n, now, out, last = num(t, 'count', 0), now_ms(), {}, {'', ''}
   for i = 1, 2 do
     local k = key(pool, QUEUES[names[i]])
-    if n > 0 and from[i] ~= '' and (from[i] ~= '>' or redis.call('XLEN', k) > 0) then
+    -- an empty contest queue is skipped cheaply; the normal queue is read anyway
+    if n > 0 and from[i] ~= '' and (i == 2 or from[i] ~= '>' or redis.call('XLEN', k) > 0) then
       local r = redis.call('XREADGROUP', 'GROUP', GROUP, t.host, 'COUNT', n, 'STREAMS', k, from[i])
       if r and r[1] then
         for _, e in ipairs(r[1][2]) do
