@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "common.h"
 #include "runner.h"
 
 #define DEFAULT_LANGUAGES JUDGED_SOURCE_DIR "/languages"
@@ -79,24 +80,6 @@ static struct runner *open_catalog(const struct local_opts *o)
     return NULL;
 }
 
-static char *read_source(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    size_t cap = 1 << 16, used = 0;
-    char *buf = malloc(cap);
-    size_t n;
-    while (buf && (n = fread(buf + used, 1, cap - used, f)) > 0) {
-        used += n;
-        if (used == cap)
-            buf = realloc(buf, cap *= 2);
-    }
-    fclose(f);
-    *len = used;
-    return buf;
-}
-
 /* ---- judge ---------------------------------------------------------------- */
 
 static const char judge_usage[] =
@@ -137,7 +120,7 @@ int cmd_judge(int argc, char **argv)
         return 2;
     }
     size_t len;
-    char *source = read_source(argv[optind], &len);
+    char *source = common_read_file(argv[optind], 64u << 20, &len, NULL);
     if (!source) {
         fprintf(stderr, "judgectl judge: %s: %s\n", argv[optind], strerror(errno));
         return 1;

@@ -40,24 +40,18 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common.h"
 #include "daemon.h"
 
 struct daemon jd = {.pools_mu = PTHREAD_MUTEX_INITIALIZER};
 
 void logmsg(const char *fmt, ...)
 {
-    char ts[32];
-    time_t t = time(NULL);
-    struct tm tm;
-    gmtime_r(&t, &tm);
-    strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    char who[300];
+    snprintf(who, sizeof who, "judged[%s]", jd.host ? jd.host : "?");
     va_list ap;
     va_start(ap, fmt);
-    flockfile(stderr);
-    fprintf(stderr, "%s judged[%s]: ", ts, jd.host ? jd.host : "?");
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    funlockfile(stderr);
+    common_vlog(who, fmt, ap);
     va_end(ap);
 }
 

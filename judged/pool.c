@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "common.h"
 #include "daemon.h"
 
 void job_free(struct job *j)
@@ -45,12 +46,9 @@ struct pool *pool_new(const char *name, int first_slot, int slots)
 
 int pool_open_runner(struct pool *p, const struct jd_config *cfg, char *err, size_t errlen)
 {
-    char work[4200], dir[4300];
+    char work[4200];
     snprintf(work, sizeof work, "%s/work/%s-%s", cfg->state_dir, jd.host, p->name);
-    snprintf(dir, sizeof dir, "%s/work", cfg->state_dir);
-    mkdir(cfg->state_dir, 0755);
-    mkdir(dir, 0755);
-    mkdir(work, 0755);
+    common_mkdir_p(work, 0755); /* the runner says so if it is not there */
     struct runner_config rc = {
         .languages_dir = cfg->languages,
         .work_dir = work,

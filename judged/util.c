@@ -14,54 +14,26 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common.h"
 #include "jd.h"
 
 int64_t jd_now_ms(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+    return common_wall_ms();
 }
 
 void jd_sleep_ms(long ms)
 {
-    if (ms <= 0)
-        return;
-    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-    while (nanosleep(&ts, &ts) && errno == EINTR)
-        ;
+    common_sleep_ms(ms);
 }
 
 char *jd_read_file(const char *path, size_t max, size_t *len, char *err, size_t errlen)
 {
-    FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
-    if (!f) {
+    char *buf = common_read_file(path, max, len, NULL);
+    if (!buf && errno == EFBIG)
+        snprintf(err, errlen, "%s: source is larger than %zu bytes", path, max);
+    else if (!buf)
         snprintf(err, errlen, "%s: %s", path, strerror(errno));
-        return NULL;
-    }
-    size_t cap = 4096, n = 0;
-    char *buf = malloc(cap + 1);
-    for (;;) {
-        if (n == cap) {
-            cap *= 2;
-            buf = realloc(buf, cap + 1);
-        }
-        size_t got = fread(buf + n, 1, cap - n, f);
-        n += got;
-        if (n > max) {
-            snprintf(err, errlen, "%s: source is larger than %zu bytes", path, max);
-            free(buf);
-            if (f != stdin)
-                fclose(f);
-            return NULL;
-        }
-        if (got == 0)
-            break;
-    }
-    if (f != stdin)
-        fclose(f);
-    buf[n] = 0;
-    *len = n;
     return buf;
 }
 

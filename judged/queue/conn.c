@@ -11,6 +11,7 @@
 #include <sys/random.h>
 #include <time.h>
 
+#include "common.h"
 #include "queue.h"
 #include "queue_internal.h"
 
@@ -22,13 +23,6 @@ static unsigned rnd(void)
     if (getrandom(&x, sizeof x, GRND_NONBLOCK) != sizeof x)
         x = (unsigned)time(NULL) * 2654435761u;
     return x;
-}
-
-static void sleep_ms(long ms)
-{
-    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-    while (ms > 0 && nanosleep(&ts, &ts) && errno == EINTR)
-        ;
 }
 
 void queue_conn_init(struct queue_conn *k, const char *url, long timeout_ms)
@@ -99,7 +93,7 @@ int queue_conn_ensure(struct queue_conn *k)
 void queue_conn_backoff(struct queue_conn *k)
 {
     long d = k->backoff_ms / 2 + (long)(rnd() % (unsigned long)(k->backoff_ms / 2 + 1));
-    sleep_ms(d);
+    common_sleep_ms(d);
     k->backoff_ms = k->backoff_ms * 2 > 2000 ? 2000 : k->backoff_ms * 2;
 }
 
