@@ -87,6 +87,8 @@ struct compiled {
     double cpu_time;
 };
 
+static void set_compile(struct runner_report *rep, const char *status, struct compiled *c);
+
 /* what a compile adds to the language's commands */
 struct compile_opts {
     char **sources;     /* replace the language's source file name in argvs */
@@ -431,14 +433,121 @@ static int compile_in(struct job *j, const struct rn_language *l, const char *di
     return 0;
 }
 
-static int write_source(struct job *j, const struct rn_language *l, const char *dir,
-                        const char *src, size_t len)
+/* a fresh dir holding src as name */
+static int write_named(struct job *j, const char *dir, const char *name, const char *src,
+                       size_t len)
 {
-    char *path = rn_strdup_printf("%s/%s", dir, l->source);
+    char *path = rn_strdup_printf("%s/%s", dir, name);
     int rc = rn_fresh_dir(dir, 0777) < 0 || rn_write_file(path, src, len, 0644) < 0 ? -1 : 0;
     if (rc < 0)
         infra(j, path, strerror(errno));
     free(path);
+    return rc;
+}
+
+static int write_source(struct job *j, const struct rn_language *l, const char *dir,
+                        const char *src, size_t len)
+{
+    return write_named(j, dir, l->source, src, len);
+}
+
+/* ---- graders ------------------------------------------------------------- */
+
+static const struct rn_grader *grader_for(const struct rn_problem *p, const char *lang)
+{
+    for (size_t i = 0; i < p->grader_count; i++)
+        if (!strcmp(p->graders[i].lang, lang))
+            return &p->graders[i];
+    return NULL;
+}
+
+static const char *base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
+static bool same_extension(const char *a, const char *b)
+{
+    const char *da = strrchr(a, '.'), *db = strrchr(b, '.');
+    return da && db && !strcmp(da, db);
+}
+
+/* "this problem is solved with a grader in: cpp, java" */
+static char *no_grader_message(const struct rn_problem *p, const char *lang)
+{
+    char *s = rn_strdup_printf("this problem is solved with a grader; '%s' has none (graders:",
+                               lang);
+    for (size_t i = 0; s && i < p->grader_count; i++) {
+        char *t = rn_strdup_printf("%s %s", s, p->graders[i].lang);
+        free(s);
+        s = t;
+    }
+    char *t = s ? rn_strdup_printf("%s)\n", s) : NULL;
+    free(s);
+    return t;
+}
+
+/* Copies the grader's files beside the submission (saved as name) and lists
+ * what the compile commands name instead of the language's source file: the
+ * submission, then the grader's files of the same extension. 0, 1 when the
+ * package is at fault (*message), -1 infra. */
+static int install_grader(struct job *j, const struct rn_grader *g, const char *name,
+                          char ***sources, char **message)
+{
+    size_t n = 0;
+    while (g->files[n])
+        n++;
+    char **list = calloc(n + 2, sizeof *list);
+    size_t k = 0;
+    if (!list)
+        return infra(j, "grader", "out of memory");
+    list[k++] = strdup(name);
+    *sources = list;
+    for (size_t i = 0; i < n; i++) {
+        const char *base = base_name(g->files[i]);
+        if (!strcmp(base, name)) {
+            *message = rn_strdup_printf("grader %s: %s has the name the submission is saved "
+                                        "under; set grader.%s.source", g->lang, base, g->lang);
+            return 1;
+        }
+        char *from = rn_strdup_printf("%s/%s", j->prob->dir, g->files[i]);
+        char *to = rn_strdup_printf("%s/%s", j->src, base);
+        size_t len;
+        char *text = rn_read_file(from, 16 << 20, &len);
+        int rc = text ? rn_write_file(to, text, len, 0644) : -1;
+        free(text);
+        free(from);
+        free(to);
+        if (rc < 0)
+            return infra(j, g->files[i], strerror(errno));
+        if (same_extension(base, j->lang->source))
+            list[k++] = strdup(base);
+    }
+    return 0;
+}
+
+/* writes the submission (and its grader); 0, 1 when the verdict is already
+ * reached (CE: no grader for the language; IE: a broken grader), -1 infra */
+static int write_submission(struct job *j, const struct runner_request *req, char ***sources)
+{
+    const struct rn_problem *p = j->prob;
+    const struct rn_grader *g = p->grader_count ? grader_for(p, j->lang->id) : NULL;
+    if (p->grader_count && !g) {
+        struct compiled c = {.output = no_grader_message(p, j->lang->id)};
+        set_compile(j->rep, "CE", &c);
+        j->rep->verdict = RUNNER_CE;
+        return 1;
+    }
+    const char *name = g && g->source ? g->source : j->lang->source;
+    if (write_named(j, j->src, name, req->source, req->source_len) < 0)
+        return -1;
+    char *message = NULL;
+    int rc = g ? install_grader(j, g, name, sources, &message) : 0;
+    if (rc > 0) {
+        j->rep->verdict = RUNNER_IE;
+        j->rep->message = message;
+    }
     return rc;
 }
 
@@ -961,11 +1070,17 @@ static int evaluate(struct job *j)
 static int judge_in_slot(struct job *j, const struct runner_request *req)
 {
     struct runner_report *rep = j->rep;
-    if (write_source(j, j->lang, j->src, req->source, req->source_len) < 0)
-        return -1;
+    struct compile_opts opts = {0};
+    int wrote = write_submission(j, req, &opts.sources);
+    if (wrote != 0) {
+        rn_argv_free(opts.sources);
+        return wrote < 0 ? -1 : 0;
+    }
     if (j->lang->compile_steps) {
         struct compiled c;
-        if (compile_in(j, j->lang, j->src, NULL, &c) < 0) {
+        int rc = compile_in(j, j->lang, j->src, &opts, &c);
+        rn_argv_free(opts.sources);
+        if (rc < 0) {
             free(c.output);
             return -1;
         }
@@ -974,6 +1089,8 @@ static int judge_in_slot(struct job *j, const struct runner_request *req)
             rep->verdict = RUNNER_CE;
             return 0;
         }
+    } else {
+        rn_argv_free(opts.sources);
     }
     if (rn_seal_tree(j->src) < 0)
         return infra(j, j->src, strerror(errno));
