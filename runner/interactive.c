@@ -223,21 +223,39 @@ static void interactor_says(const struct sandbox_result *ir, enum rn_protocol pr
     }
 }
 
+/* the interactor ended by itself (an exit status its protocol may map) */
+static bool interactor_exited(const struct sandbox_result *ir)
+{
+    return ir->status == SANDBOX_OK || (ir->status == SANDBOX_RE && ir->signal == 0);
+}
+
 /*
  * The verdict of one interactive test, in this order:
- *  1. the submission's own limits and faults: TLE (idle when the wall clock
- *     ended it: a deadlock), MLE, OLE, SV, RE - except that a submission
- *     killed by SIGPIPE (it wrote to an interactor that had already decided)
- *     takes the interactor's verdict;
- *  2. the interactor failing: killed, over its limits, exit 3 or an exit code
- *     outside its protocol -> IE (the problem's fault), except SIGPIPE (the
- *     submission ended without reading what the interactor still wrote): WA;
- *  3. the interactor's verdict: AC, WA, PE or points.
+ *  1. the interactor failed: crashed, over its own limits, exit 3 (testlib's
+ *     fail) or an exit code outside its protocol -> IE, the problem's fault,
+ *     whatever the submission did (its verdict cannot be trusted). Killed by
+ *     SIGPIPE is not a failure: the submission ended without reading what
+ *     the interactor still wrote (see 3);
+ *  2. the submission's own limits and faults: TLE ("idle" when the wall
+ *     clock ended it: a deadlock), MLE, OLE, SV, RE - except that one killed
+ *     by SIGPIPE (it wrote to an interactor that had already decided) takes
+ *     the interactor's verdict;
+ *  3. the interactor's verdict: AC, WA, PE or points; WA when it was killed
+ *     by SIGPIPE.
  */
 void rn_interactive_verdict(const struct rn_pair_result *pr, enum rn_protocol proto,
                             const char *inter_out, const char *inter_err, struct rn_check *chk)
 {
     const struct sandbox_result *sr = &pr->submission, *ir = &pr->interactor;
+    bool inter_sigpipe = ir->status == SANDBOX_RE && ir->signal == SIGPIPE;
+    struct rn_check said = {0};
+    if (interactor_exited(ir)) {
+        interactor_says(ir, proto, inter_out, inter_err, &said);
+        if (said.verdict == RUNNER_IE)
+            return (void)(*chk = said);
+    } else if (!inter_sigpipe) {
+        return verdict(chk, RUNNER_IE, 0, "the interactor ended with %.450s", ir->message);
+    }
     bool sigpipe = sr->status == SANDBOX_RE && sr->signal == SIGPIPE;
     if (sr->status != SANDBOX_OK && !sigpipe) {
         enum runner_verdict v = submission_verdict(sr->status);
@@ -246,11 +264,8 @@ void rn_interactive_verdict(const struct rn_pair_result *pr, enum rn_protocol pr
                            "submission: a deadlock?)", sr->message);
         return verdict(chk, v, 0, "%.500s", sr->message);
     }
-    if (ir->status == SANDBOX_RE && ir->signal == SIGPIPE)
+    if (inter_sigpipe)
         return verdict(chk, RUNNER_WA, 0, "%s", "the submission ended before reading all the "
                        "interactor wrote");
-    bool exited = ir->status == SANDBOX_OK || (ir->status == SANDBOX_RE && ir->signal == 0);
-    if (!exited)
-        return verdict(chk, RUNNER_IE, 0, "the interactor ended with %.450s", ir->message);
-    interactor_says(ir, proto, inter_out, inter_err, chk);
+    *chk = said;
 }

@@ -338,8 +338,11 @@ static struct sandbox_limits compile_limits(const struct job *j, const struct rn
         memory = j->prob->compile_memory;
     if (j->prob && j->prob->compile_output > output)
         output = j->prob->compile_output;
+    /* the compiler's temporary files (the object file) live in the private
+     * /tmp: room for a file of the output limit, so that limit is the one hit */
+    uint64_t tmp = output + (16ULL << 20) > (64ULL << 20) ? output + (16ULL << 20) : 0;
     return (struct sandbox_limits){.cpu_time = time, .wall_time = time * 1.5 + 1,
-                                   .memory = memory, .output = output,
+                                   .memory = memory, .output = output, .tmp_size = tmp,
                                    .procs = l->compile_procs};
 }
 
@@ -413,6 +416,10 @@ static int compile_step(struct job *j, const struct rn_language *l, const char *
     c->output = rn_read_file(j->log, COMPILE_LOG_MAX, NULL);
     if (!c->output)
         c->output = strdup("");
+    /* gcc's driver survives its assembler's SIGXFSZ and reports it as an
+     * internal error: the output limit all the same */
+    if (res.status == SANDBOX_RE && strstr(c->output, "File size limit exceeded"))
+        res.status = SANDBOX_OLE;
     char *note = limit_note(&res, &limits);
     if (note)
         append_note(c, note);
