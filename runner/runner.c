@@ -950,8 +950,10 @@ static int run_interactive(struct job *j, const struct rn_test *t, struct sandbo
     if (rn_reset_box(j->inter, j->inter_dir, !j->inter_ready) < 0)
         return infra(j, j->inter, strerror(errno));
     j->inter_ready = true;
-    /* a fresh output/ per test, writable by the interactor's slot uid */
-    if (rn_fresh_dir(j->out_dir, 01777) < 0)
+    /* a fresh output/ per test, writable by the interactor's slot uid, with
+     * an empty result file: a checker after it always finds one */
+    if (rn_fresh_dir(j->out_dir, 01777) < 0 || rn_write_file(j->out, "", 0, 0666) < 0 ||
+        chmod(j->out, 0666) < 0)
         return infra(j, j->out_dir, strerror(errno));
     int err_fd = open_out(j->inter_err);
     if (err_fd < 0)
@@ -1189,31 +1191,52 @@ int runner_judge(struct runner *r, const struct runner_request *req, struct runn
 
 /* ---- problem check ------------------------------------------------------ */
 
-static void add_checker_error(struct rn_errors *errs, const struct rn_problem *p,
+static void add_checker_error(struct rn_errors *errs, const struct rn_problem *p, bool inter,
                               const char *message)
 {
-    rn_errors_add(errs, "%s/problem.yaml:%d: checker.source: %s: %s", p->dir, p->checker_line,
-                  p->checker_source, message);
+    if (inter)
+        rn_errors_add(errs, "%s/problem.yaml:%d: interactor: %s: %s", p->dir, p->interactor.line,
+                      p->interactor.source, message);
+    else
+        rn_errors_add(errs, "%s/problem.yaml:%d: checker.source: %s: %s", p->dir,
+                      p->checker_line, p->checker_source, message);
 }
 
-static int check_checker(struct runner *r, const struct rn_problem *p, struct rn_errors *errs)
+/* compiles the package's checker or interactor, as a judge would */
+static int check_checker(struct runner *r, const struct rn_problem *p, bool inter,
+                         struct rn_errors *errs)
 {
     struct runner_request req = {0};
     struct job j = {.slot = -1, .prob = p, .req = &req};
     char *message = NULL;
     int rc = job_begin(&j, r);
     if (rc == 0)
-        rc = prepare_checker(&j, &message);
+        rc = inter ? prepare_interactor(&j, &message) : prepare_checker(&j, &message);
     if (rc < 0)
-        add_checker_error(errs, p, j.err);
+        add_checker_error(errs, p, inter, j.err);
     else if (rc > 0)
-        add_checker_error(errs, p, message);
+        add_checker_error(errs, p, inter, message);
     free(message);
     job_end(&j);
     return rc;
 }
 
 static const char *const checker_names[] = {"exact", "lines", "tokens", "float", "custom"};
+
+static char *problem_summary(const struct rn_problem *p)
+{
+    bool inter = p->type == RN_INTERACTIVE;
+    char *judge = inter && !p->checker_given
+                      ? rn_strdup_printf("interactor %s", p->interactor.source)
+                      : rn_strdup_printf("%schecker %s%s%s", inter ? "interactive, " : "",
+                                         checker_names[p->checker], p->checker_source ? " " : "",
+                                         p->checker_source ? p->checker_source : "");
+    char *s = rn_strdup_printf("%s: %zu tests, %zu subtasks, %s, time %gs, memory %lluM",
+                               p->name, p->test_count, p->subtask_count, judge, p->time_limit,
+                               (unsigned long long)(p->memory_limit >> 20));
+    free(judge);
+    return s;
+}
 
 int runner_problem_check(struct runner *r, const char *problem_dir, char **errors, char **summary)
 {
@@ -1223,13 +1246,11 @@ int runner_problem_check(struct runner *r, const char *problem_dir, char **error
     if (summary)
         *summary = NULL;
     if (rn_problem_load(problem_dir, &p, &errs) == 0 && p->checker == RN_CHECK_CUSTOM && r)
-        check_checker(r, p, &errs);
+        check_checker(r, p, false, &errs);
+    if (p && p->type == RN_INTERACTIVE && r)
+        check_checker(r, p, true, &errs);
     if (p && summary)
-        *summary = rn_strdup_printf("%s: %zu tests, %zu subtasks, checker %s%s%s, time %gs, "
-                                    "memory %lluM", p->name, p->test_count, p->subtask_count,
-                                    checker_names[p->checker], p->checker_source ? " " : "",
-                                    p->checker_source ? p->checker_source : "", p->time_limit,
-                                    (unsigned long long)(p->memory_limit >> 20));
+        *summary = problem_summary(p);
     int count = (int)errs.count;
     *errors = rn_errors_join(&errs);
     rn_errors_free(&errs);
