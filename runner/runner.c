@@ -767,6 +767,7 @@ static int run_custom_checker(struct job *j, const struct rn_test *t, struct rn_
     sj.argv = (const char *const *)argv;
     sj.envp = (const char *const *)l->env;
     sj.workdir = j->chk;
+    sj.profile = l->profile;     /* a checker in Java needs the JVM's */
     sj.stdout_fd = out_fd;
     sj.stderr_fd = err_fd;
     sj.limits = (struct sandbox_limits){.cpu_time = CHECKER_CPU, .wall_time = CHECKER_CPU * 2,
@@ -925,6 +926,7 @@ static void interactor_job(struct job *j, const struct rn_test *t, double sub_wa
     sj->argv = (const char *const *)*argv;
     sj->envp = (const char *const *)l->env;
     sj->workdir = j->inter;
+    sj->profile = l->profile;
     sj->limits = (struct sandbox_limits){.cpu_time = sub_wall + CHECKER_CPU,
                                          .wall_time = sub_wall + CHECKER_CPU,
                                          .memory = CHECKER_MEMORY, .output = 16 << 20,

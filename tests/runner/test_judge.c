@@ -760,3 +760,28 @@ Test(compile, a_big_object_file_is_ce_that_says_why_and_a_problem_can_raise_it, 
     remove_dir(pkg);
     free(pkg);
 }
+
+Test(interactive, a_checker_judges_the_interactors_result_file, .timeout = 60)
+{
+    /* Polygon's form: the interactor copies the answer it got to its result
+     * file (argv[2]) and accepts; the problem's checker judges that file */
+    const char *copier =
+        "#include <stdio.h>\nint main(int c, char **v){ long a, b, s; FILE *i = fopen(v[1], \"r\"),"
+        " *t = fopen(v[2], \"w\");\n if (c < 4 || !i || !t || fscanf(i, \"%ld %ld\", &a, &b) != 2)"
+        " return 3;\n printf(\"%ld %ld\\n\", a, b); fflush(stdout);\n"
+        " if (scanf(\"%ld\", &s) != 1) return 1; fprintf(t, \"%ld\\n\", s); return 0; }\n";
+    char *pkg = interactive_package("checker: tokens\n", copier);
+    struct runner *r = open_runner(1);
+    struct judged j = judge_source(r, pkg, "c", aplusb_c, strlen(aplusb_c));
+    cr_assert_eq(j.verdict, RUNNER_AC, "%s", j.json);
+    free(j.json);
+    const char *wrong = "#include <stdio.h>\nint main(void){ long a, b; scanf(\"%ld %ld\", &a, &b);"
+                        " printf(\"%ld\\n\", a * b); return 0; }\n";
+    j = judge_source(r, pkg, "c", wrong, strlen(wrong));
+    cr_assert_eq(j.verdict, RUNNER_WA, "the checker, not the interactor, rejects: %s", j.json);
+    cr_assert(strstr(j.json, "expected '3', found '2'"), "%s", j.json);
+    free(j.json);
+    runner_close(r);
+    remove_dir(pkg);
+    free(pkg);
+}
