@@ -14,6 +14,7 @@
  *   output/   the program's stdout ("out"), outside every box; mounted
  *             read-only at /output for a custom checker
  *   chk/      a custom checker's box; chk.out / chk.err its stdout, stderr
+ *   inter/    an interactor's box; inter.err its stderr
  *   compile.log  compiler stdout+stderr (cut to 64 KiB for the report)
  *
  * Mounting the artefacts at /box keeps a language's run command simple
@@ -25,6 +26,17 @@
  * and is compiled once into WORK/checkers/SHA256/ (content-addressed: the
  * language, its compile commands, the source and the headers beside it),
  * published by rename() so concurrent judges never see half a checker.
+ *
+ * A checker or an interactor may be in any language (the one whose source
+ * file has its extension), with extra compile flags, hashed with the rest.
+ *
+ * Interactive problems: the interactor runs in the job's companion slot
+ * (first_slot + slots + i, held with the job's own slot for the job's whole
+ * life: two jobs never wait on each other for a second box), in inter/ with
+ * the package at /problem and output/ writable at /output; the pipes and the
+ * verdict order are interactive.c's. Graders: the problem's files for the
+ * submission's language are copied beside it in src/ and named in the
+ * compile commands in place of the language's source file.
  *
  * Failures: sandbox IE and unreadable test data are infrastructure failures
  * (runner_judge returns -1, RUNNER_FAILURE_INFRA: retry elsewhere); a broken
