@@ -785,3 +785,50 @@ Test(interactive, a_checker_judges_the_interactors_result_file, .timeout = 60)
     remove_dir(pkg);
     free(pkg);
 }
+
+Test(interactive, an_interactor_in_python_and_one_that_does_not_compile, .timeout = 60)
+{
+    char *pkg = scratch_dir("pyinter");
+    put_file(pkg, "problem.yaml", "name: pyinter\ntype: interactive\ntime_limit: 1s\n"
+             "memory_limit: 64M\ninteractor: inter.py\n");
+    put_file(pkg, "inter.py", "import sys\na, b = map(int, open(sys.argv[1]).read().split())\n"
+             "print(a, b, flush=True)\nline = sys.stdin.readline().split()\n"
+             "ok = line == [str(a + b)]\nsys.stderr.write('ok' if ok else 'wrong')\n"
+             "sys.exit(0 if ok else 1)\n");
+    put_file(pkg, "tests/1.in", "1 2\n");
+    put_file(pkg, "tests/1.out", "3\n");
+    struct runner *r = open_runner(1);
+    struct judged j = judge_source(r, pkg, "c", aplusb_c, strlen(aplusb_c));
+    cr_assert_eq(j.verdict, RUNNER_AC, "%s", j.json);
+    free(j.json);
+    put_file(pkg, "inter.py", "def broken(:\n");
+    char *errors = NULL;
+    cr_assert_eq(runner_problem_check(r, pkg, &errors, NULL), 1, "%s", errors);
+    cr_assert(strstr(errors, "problem.yaml:5: interactor: inter.py: the interactor does not compile"),
+              "%s", errors);
+    free(errors);
+    j = judge_source(r, pkg, "c", aplusb_c, strlen(aplusb_c));
+    cr_assert_eq(j.verdict, RUNNER_IE, "%s", j.json);
+    free(j.json);
+    runner_close(r);
+    remove_dir(pkg);
+    free(pkg);
+}
+
+Test(graders, a_grader_file_named_like_the_submission_is_the_problems_fault, .timeout = 60)
+{
+    char *pkg = scratch_dir("grader");
+    put_file(pkg, "problem.yaml", "name: g\ntime_limit: 1s\nmemory_limit: 64M\n"
+             "grader: {c: [main.c]}\n");
+    put_file(pkg, "main.c", "int main(void){ return 0; }\n");
+    put_file(pkg, "tests/1.in", "1 2\n");
+    put_file(pkg, "tests/1.out", "3\n");
+    struct runner *r = open_runner(1);
+    struct judged j = judge_source(r, pkg, "c", aplusb_c, strlen(aplusb_c));
+    cr_assert_eq(j.verdict, RUNNER_IE, "%s", j.json);
+    cr_assert(strstr(j.json, "set grader.c.source"), "%s", j.json);
+    free(j.json);
+    runner_close(r);
+    remove_dir(pkg);
+    free(pkg);
+}
