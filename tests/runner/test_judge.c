@@ -6,7 +6,10 @@
  * points); compile-time attacks end as CE within the compile limits; a
  * program cannot see the answers nor keep files between tests; a broken
  * checker is IE, never WA; languages --check passes for every language;
- * judgectl's --json contract and exit status. Needs root (the sandbox).
+ * judgectl's --json contract and exit status; interactive problems (verdict
+ * order, deadlock, output limit on the pipe, Kattis form, Polygon form),
+ * graders, checkers in any language with flags and testlib's points, limits
+ * a problem raises. Needs root (the sandbox).
  */
 #include <criterion/criterion.h>
 #include <ctype.h>
