@@ -283,11 +283,30 @@ int cmd_languages(int argc, char **argv)
 
 static const char problem_usage[] =
     "usage: judgectl problem check [--languages DIR] [--work-dir DIR] [--slot N] DIR\n"
+    "       judgectl problem push|list|show|versions|rm ...  (the problem store: --help there)\n"
     "Validates a problem package: every error names file, line and key. A custom\n"
     "checker is compiled through the sandbox (when the sandbox is available).\n";
 
+/* The store's subcommands (cmd_store.c) share the name "problem": the
+ * first word that is not an option (or an option's value) decides. */
+static bool is_store_command(int argc, char **argv)
+{
+    static const char *with_value[] = {"--config", "--languages", "--work-dir", "--slot", "--name",
+                                       "--version", "-c", "-n", "-v"};
+    for (int i = 1; i < argc; i++) {
+        if (argv[i][0] != '-')
+            return strcmp(argv[i], "check") != 0;
+        for (size_t j = 0; j < sizeof with_value / sizeof *with_value; j++)
+            if (!strcmp(argv[i], with_value[j]))
+                i++;
+    }
+    return false;
+}
+
 int cmd_problem(int argc, char **argv)
 {
+    if (is_store_command(argc, argv))
+        return cmd_store(argc, argv);
     struct option opts[sizeof common_options / sizeof *common_options + 1] = {0};
     memcpy(opts, common_options, sizeof common_options);
     struct local_opts o = default_opts();

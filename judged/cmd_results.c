@@ -39,6 +39,8 @@ static json_t *load_result(struct common *c, const char *id, bool *found)
         if (copy[i][1][0] && !json_object_get(o, copy[i][0]))
             json_object_set_new(o, copy[i][0], json_string(copy[i][1]));
     json_object_set_new(o, "attempts", json_integer(r.attempts));
+    /* the version recorded at admission; null: the hosts' problems directory */
+    json_object_set_new(o, "problem_version", r.version[0] ? json_string(r.version) : json_null());
     queue_result_free(&r);
     return o;
 }
@@ -114,8 +116,11 @@ int cmd_result(int argc, char **argv)
 
 static json_t *event_obj(const struct queue_event *e)
 {
-    return json_pack("{s:s, s:s, s:s, s:f, s:s, s:I}", "event", e->event, "id", e->id, "verdict",
-                     e->verdict, "score", e->score, "pool", e->pool, "time", (json_int_t)e->time);
+    json_t *o = json_pack("{s:s, s:s, s:s, s:f, s:s, s:I}", "event", e->event, "id", e->id, "verdict",
+                          e->verdict, "score", e->score, "pool", e->pool, "time", (json_int_t)e->time);
+    json_object_set_new(o, "problem_version",
+                        e->problem_version[0] ? json_string(e->problem_version) : json_null());
+    return o;
 }
 
 int cmd_events(int argc, char **argv)

@@ -193,6 +193,13 @@ static int parse_root(struct ctx *c, yaml_node_t *root, struct jd_config *cfg)
         else if (!strcmp(ks, "max_source")) {
             if (jd_parse_size(scalar(v), &cfg->max_source) || cfg->max_source <= 0)
                 rc = fail(c, v, ks, "expected a size like 65536 or 64K");
+        } else if (!strcmp(ks, "problem_cache") || !strcmp(ks, "max_package") ||
+                   !strcmp(ks, "store_quota")) {
+            long *dst = !strcmp(ks, "problem_cache") ? &cfg->problem_cache
+                        : !strcmp(ks, "max_package") ? &cfg->max_package : &cfg->store_quota;
+            if (jd_parse_size(scalar(v), dst) || *dst < 0 || (*dst == 0 && strcmp(ks, "store_quota")))
+                rc = fail(c, v, ks, "expected a size like 2G or 512M%s",
+                          strcmp(ks, "store_quota") ? "" : " (0: no quota)");
         } else if (!strcmp(ks, "sandbox_run_dir"))
             rc = get_str(c, v, ks, &cfg->sandbox_run_dir);
         else if (!strcmp(ks, "cgroup_parent"))
@@ -253,6 +260,9 @@ int jd_config_load(struct jd_config *cfg, const char *path, char *err, size_t er
     cfg->grace_ms = 30000;
     cfg->max_source = 64 * 1024;
     cfg->results_max = 100000;
+    cfg->problem_cache = 2L << 30;
+    cfg->max_package = 256L << 20;
+    cfg->store_quota = 16L << 30;
     FILE *f = fopen(path, "r");
     if (!f) {
         snprintf(err, errlen, "%s: %s", path, strerror(errno));

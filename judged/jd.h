@@ -39,6 +39,9 @@ struct jd_config {
     long max_source;         /* bytes */
     long results_max;        /* approximate length kept in results streams */
     int first_slot;          /* sandbox slots of this host start here */
+    long problem_cache;      /* bytes of fetched problem versions kept (LRU) */
+    long max_package;        /* bytes: the largest package a push accepts */
+    long store_quota;        /* bytes: all stored packages together (0 = none) */
     char *sandbox_run_dir;
     char *cgroup_parent;
     struct jd_pool_cfg *pools;

@@ -25,7 +25,7 @@ check of their own.
 
 -- Bump on every change of a function's arguments or reply; judged refuses
 -- to replace a NEWER library (another host runs a newer judged).
-local VERSION = 2
+local VERSION = 3
 local GROUP = 'judged'
 
 local function fail(msg)
@@ -105,7 +105,7 @@ local function job(q, stream, e, out, host, pool, now)
     return
   end
   local sk = key(pool, 'sub:' .. sid)
-  local v = redis.call('HMGET', sk, 'lang', 'problem', 'source', 'attempts', 'state')
+  local v = redis.call('HMGET', sk, 'lang', 'problem', 'source', 'attempts', 'state', 'version')
   if not v[1] or not v[2] or not v[3] then
     table.insert(out, {'queue', q, 'entry', eid, 'id', sid,
                        'poison', 'poison: submission ' .. sid .. ' is missing or incomplete'})
@@ -116,7 +116,8 @@ local function job(q, stream, e, out, host, pool, now)
   end
   redis.call('HSET', sk, 'state', 'running', 'host', host, 'started', now)
   table.insert(out, {'queue', q, 'entry', eid, 'id', sid, 'poison', '', 'lang', v[1],
-                     'problem', v[2], 'source', v[3], 'attempts', v[4] or '0'})
+                     'problem', v[2], 'source', v[3], 'attempts', v[4] or '0',
+                     'version', v[6] or ''})
 end
 
 local function lastdelivered(k)
@@ -155,7 +156,8 @@ local function bury(pool, q, eid, sid, host, reason, resmax)
     redis.call('HSET', sub, 'state', 'done', 'verdict', 'IE', 'score', '0', 'report', rep,
                'finished', now, 'dead', '1')
     redis.call('XADD', key(pool, 'results'), 'MAXLEN', '~', resmax, '*', 'id', sid, 'verdict', 'IE',
-               'score', '0', 'pool', pool, 'time', now)
+               'score', '0', 'pool', pool, 'time', now,
+               'problem_version', redis.call('HGET', sub, 'version') or '')
   end
   redis.call('XACK', stream, GROUP, eid)
   redis.call('XDEL', stream, eid)
@@ -177,8 +179,13 @@ redis.register_function{function_name = 'judged_version', flags = {'no-writes'},
 ---------------------------------------------------------------------- admit
 -- args: pool, lang, problem, source; optional key (idempotency), priority
 -- (contest|normal), max_queue and max_source (default: what judged
--- published in judge:{P}:config). The language must be one the pool serves
--- (judge:{P}:config languages, when published).
+-- published in judge:{P}:config), version (the problem version to judge
+-- with: 64 hex digits, or '' for the hosts' local problems directory).
+-- Without `version` the problem store's current version of the problem is
+-- recorded (judge:problem:NAME, read here: the one key outside the pool's
+-- hash tag, fine on one Redis; a cluster client passes `version`), or ''
+-- when the store does not hold the problem. The language must be one the
+-- pool serves (judge:{P}:config languages, when published).
 -- reply: {'result', 'admitted'|'duplicate', 'id', ID} or {'result', 'busy', 'waiting', N}
 local function admit(keys, a)
   local t = argmap(a)
@@ -190,6 +197,11 @@ local function admit(keys, a)
   if pr ~= 'contest' and pr ~= 'normal' then fail('priority must be contest or normal') end
   if t.source == '' then fail('empty source') end
   if t.key and (#t.key < 1 or #t.key > 200) then fail('key must be 1 to 200 characters') end
+  local ver = t.version
+  if ver == nil then ver = redis.call('HGET', 'judge:problem:' .. t.problem, 'current') or '' end
+  if ver ~= '' and not string.find(ver, '^' .. string.rep('[0-9a-f]', 64) .. '$') then
+    fail('version must be 64 lowercase hex digits or empty')
+  end
   local cfg = redis.call('HMGET', key(pool, 'config'), 'languages', 'max_queue', 'max_source')
   if cfg[1] and not string.find(cfg[1], ' ' .. t.lang .. ' ', 1, true) then
     fail('pool ' .. pool .. ' does not serve language \'' .. t.lang .. '\'')
@@ -212,7 +224,7 @@ local function admit(keys, a)
   local id = string.format('%s-%011x-%08x', pool, now, redis.call('INCR', key(pool, 'seq')))
   redis.call('HSET', key(pool, 'sub:' .. id), 'id', id, 'pool', pool, 'lang', t.lang,
              'problem', t.problem, 'priority', pr, 'key', t.key or '', 'state', 'queued',
-             'attempts', '0', 'created', now, 'source', t.source)
+             'attempts', '0', 'created', now, 'source', t.source, 'version', ver)
   if t.key then redis.call('SET', key(pool, 'idem:' .. t.key), id) end
   redis.call('XADD', key(pool, 'q:' .. pr), '*', 'id', id)
   return {'result', 'admitted', 'id', id}
@@ -229,7 +241,7 @@ redis.register_function('judged_admit', admit)
 -- where *_delivered are the group's last-delivered ids (to block on) when
 -- nothing was found, *_last the last ids read (a re-read's cursor); a job is
 -- {'queue', Q, 'entry', E, 'id', SID, 'poison', WHY or '', 'lang', .., 'problem', ..,
---  'source', .., 'attempts', N}
+--  'source', .., 'attempts', N, 'version', V or ''}
 redis.register_function('judged_claim', function(keys, a)
   local t = argmap(a)
   local pool = pool_of(keys, t)
@@ -331,7 +343,8 @@ redis.register_function('judged_finish', function(keys, a)
     redis.call('HSET', sk, 'state', 'done', 'verdict', t.verdict, 'score', t.score,
                'report', t.report, 'finished', now)
     redis.call('XADD', key(pool, 'results'), 'MAXLEN', '~', t.results_max or '100000', '*',
-               'id', t.id, 'verdict', t.verdict, 'score', t.score, 'pool', pool, 'time', now)
+               'id', t.id, 'verdict', t.verdict, 'score', t.score, 'pool', pool, 'time', now,
+               'problem_version', redis.call('HGET', sk, 'version') or '')
     res = 'published'
   end
   redis.call('XACK', k, GROUP, t.entry)

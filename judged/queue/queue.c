@@ -256,6 +256,8 @@ enum queue_rc queue_admit(struct queue_conn *k, const struct queue_admit_args *i
         add_num(&a, "max_queue", in->max_queue);
     if (in->max_source >= 0)
         add_num(&a, "max_source", in->max_source);
+    if (in->version)
+        add(&a, "version", in->version);
     redisReply *r = call(k, &a);
     enum queue_rc rc = check(k, r, REDIS_REPLY_ARRAY, "admission", err, errlen);
     if (rc)
@@ -332,6 +334,7 @@ static void parse_job(const redisReply *e, struct queue_job *j)
     memcpy(j->source, s->str, s->len);
     j->source[s->len] = 0;
     j->attempts = (int)ifield(e, "attempts");
+    snprintf(j->version, sizeof j->version, "%s", sfield(e, "version"));
     /* the admission checked these names; an entry written by hand may not be */
     if (!queue_valid_name(j->problem))
         j->poison = strdup("poison: bad problem name");
@@ -732,7 +735,8 @@ enum queue_rc queue_result(struct queue_conn *k, const char *id, struct queue_re
     snprintf(suffix, sizeof suffix, "sub:%s", id);
     queue_key(ksub, sizeof ksub, pool, suffix);
     static const char *names[] = {"state", "verdict", "score", "report", "lang", "problem",
-                                  "priority", "attempts", "created", "started", "finished", "host"};
+                                  "priority", "attempts", "created", "started", "finished", "host",
+                                  "version"};
     enum { NF = sizeof names / sizeof names[0] };
     const char *argv[NF + 2] = {"HMGET", ksub};
     for (int i = 0; i < NF; i++)
@@ -759,6 +763,7 @@ enum queue_rc queue_result(struct queue_conn *k, const char *id, struct queue_re
         out->started = v[9] ? atoll(v[9]) : 0;
         out->finished = v[10] ? atoll(v[10]) : 0;
         snprintf(out->host, sizeof out->host, "%s", v[11] ? v[11] : "");
+        snprintf(out->version, sizeof out->version, "%s", v[12] ? v[12] : "");
     }
     freeReplyObject(r);
     return QUEUE_OK;
@@ -793,6 +798,7 @@ static void parse_event(const redisReply *e, struct queue_event *ev)
     snprintf(ev->pool, sizeof ev->pool, "%s", sfield(f, "pool"));
     ev->score = atof(sfield(f, "score"));
     ev->time = atoll(sfield(f, "time"));
+    snprintf(ev->problem_version, sizeof ev->problem_version, "%s", sfield(f, "problem_version"));
 }
 
 /* one XREAD per pool (a cluster would hold the pools on different nodes) */

@@ -51,7 +51,7 @@ const char *queue_rstr(const redisReply *r);
 /* ---------------------------------------------------------------- library */
 
 extern const char queue_library_lua[];  /* judged.lua, embedded */
-#define QUEUE_LIBRARY_VERSION 2         /* VERSION in judged.lua */
+#define QUEUE_LIBRARY_VERSION 3         /* VERSION in judged.lua */
 
 /* Loads judged.lua into Redis unless the same version is there; refuses
  * (-1, err) when Redis holds a newer version (another host runs a newer
@@ -88,6 +88,9 @@ struct queue_admit_args {
     const char *priority;    /* "contest" | "normal" (NULL = normal) */
     long max_queue;          /* < 0: what judged published for the pool */
     long max_source;         /* < 0: likewise */
+    const char *version;     /* problem version to judge with (64 hex, or "": the
+                                hosts' problems directory); NULL: the store's
+                                current version of the problem, if any */
 };
 enum queue_admit_result { QUEUE_ADMITTED, QUEUE_DUPLICATE, QUEUE_BUSY };
 struct queue_admit_reply {
@@ -114,6 +117,7 @@ struct queue_job {
     char *lang, *problem, *source;
     size_t source_len;
     int attempts;
+    char version[65];        /* the problem version recorded at admission, or "" */
 };
 void queue_job_clear(struct queue_job *j);
 
@@ -256,6 +260,7 @@ struct queue_result {
     double score;
     char *report;            /* the runner's JSON report, NULL until done */
     char lang[130], problem[130], priority[16], host[256];
+    char version[65];        /* problem version recorded at admission ("" = local) */
     int attempts;
     long long created, started, finished;   /* ms, 0 = not yet */
 };
@@ -271,6 +276,7 @@ struct queue_event {
     double score;
     char pool[64];
     long long time;
+    char problem_version[65];
 };
 /* Reads up to count events after last[i] of each pool's results stream,
  * blocking up to block_ms (0 = do not block) when there are none; advances

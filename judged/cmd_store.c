@@ -1,0 +1,336 @@
+/* cmd_store.c - judgectl problem push | list | show | versions | rm: the
+ * problem store (store/store.h). A push validates the package exactly as
+ * `judgectl problem check` does (runner_problem_check, which also compiles a
+ * custom checker or interactor through the sandbox) and refuses it with
+ * every error, before anything is sent to Redis. */
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ctl.h"
+#include "runner.h"
+#include "store.h"
+
+static const char store_usage[] =
+    "usage: judgectl problem push DIR [--name NAME] [--config FILE] [--json]\n"
+    "                             [--work-dir DIR] [--slot N]\n"
+    "       judgectl problem list [--config FILE] [--json]\n"
+    "       judgectl problem show NAME [--config FILE] [--json]\n"
+    "       judgectl problem versions NAME [--config FILE] [--json]\n"
+    "       judgectl problem rm NAME --version V [--config FILE] [--json]\n"
+    "       judgectl problem check DIR   (local, no Redis: see judgectl problem check --help)\n\n"
+    "The problem store keeps versioned packages in Redis, every file by its sha256;\n"
+    "a version is the sha256 of the package's manifest. push validates DIR as\n"
+    "'problem check' does (every error as FILE:LINE: KEY: message; a custom checker\n"
+    "or interactor must compile), stores the files Redis lacks and makes the\n"
+    "version current (NAME defaults to DIR's base name). Pushing the same content\n"
+    "again changes nothing. Submissions record the version current at admission.\n"
+    "rm removes a version that is not current; files no other version lists go.\n";
+
+struct store_opts {
+    struct common c;
+    const char *name, *version, *work_dir;
+    int slot;
+};
+
+/* Parses the options every store command takes; returns an exit status to
+ * return now, or -1 to go on (positional arguments from optind). */
+static int parse(int argc, char **argv, struct store_opts *o)
+{
+    enum { OPT_WORK_DIR = 1000, OPT_SLOT };
+    static const struct option opts[] = {
+        COMMON_OPTS,
+        {"name", required_argument, NULL, 'n'},
+        {"version", required_argument, NULL, 'v'},
+        {"work-dir", required_argument, NULL, OPT_WORK_DIR},
+        {"slot", required_argument, NULL, OPT_SLOT},
+        {NULL, 0, NULL, 0},
+    };
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "c:jhn:v:", opts, NULL)) != -1) {
+        switch (c) {
+        case 'c': o->c.config = optarg; break;
+        case 'j': o->c.json = true; break;
+        case 'n': o->name = optarg; break;
+        case 'v': o->version = optarg; break;
+        case OPT_WORK_DIR: o->work_dir = optarg; break;
+        case OPT_SLOT: o->slot = atoi(optarg); break;
+        case 'h': fputs(store_usage, stdout); return 0;
+        default: fputs(store_usage, stderr); return 2;
+        }
+    }
+    return -1;
+}
+
+static void say_store_error(const char *what, int rc, const char *err)
+{
+    fprintf(stderr, "judgectl problem %s: %s%s\n", what, err,
+            rc == STORE_IO ? " (Redis unreachable; nothing was changed unless it said so)" : "");
+}
+
+/* ------------------------------------------------------------------ push */
+
+/* runner_problem_check with a sandbox (a custom checker must compile). The
+ * error lines go to *errors. Returns the number of errors, -1 if no runner. */
+static int validate(const struct store_opts *o, const char *dir, char **errors, char **summary)
+{
+    struct runner_config rc = {.languages_dir = o->c.cfg.languages,
+                               .work_dir = o->work_dir ? o->work_dir : "/tmp/judgectl",
+                               .first_slot = o->slot, .slots = 1};
+    struct runner *r;
+    char err[4096];
+    if (runner_open(&r, &rc, err, sizeof err)) {
+        fprintf(stderr, "judgectl problem push: cannot validate without the sandbox: %s\n", err);
+        return -1;
+    }
+    int n = runner_problem_check(r, dir, errors, summary);
+    runner_close(r);
+    return n;
+}
+
+static void print_refusal(const struct store_opts *o, const char *dir, const char *errors, int n)
+{
+    if (o->c.json) {
+        json_t *arr = json_array();
+        for (const char *p = errors; p && *p;) {
+            const char *nl = strchr(p, '\n');
+            size_t len = nl ? (size_t)(nl - p) : strlen(p);
+            if (len)
+                json_array_append_new(arr, json_stringn(p, len));
+            p += len + (nl ? 1 : 0);
+        }
+        json_t *j = json_pack("{s:b, s:s, s:o}", "ok", 0, "package", dir, "errors", arr);
+        print_json(j);
+        json_decref(j);
+    } else {
+        fprintf(stderr, "%s%d error%s in %s: not pushed\n", errors ? errors : "", n, n == 1 ? "" : "s", dir);
+    }
+}
+
+static int push(struct store_opts *o, const char *dir)
+{
+    char dcopy[4096], err[2048];
+    snprintf(dcopy, sizeof dcopy, "%s", dir);
+    const char *name = o->name ? o->name : basename(dcopy);
+    if (!queue_valid_name(name)) {
+        fprintf(stderr, "judgectl problem push: bad problem name '%s' (1-128 of A-Za-z0-9_.-, not "
+                        "starting with . or -; use --name)\n", name);
+        return 1;
+    }
+    struct store_manifest m;
+    if (store_manifest_from_dir(dir, (uint64_t)o->c.cfg.max_package, &m, err, sizeof err)) {
+        print_refusal(o, dir, err, 1);
+        return 1;
+    }
+    char *errors = NULL, *summary = NULL;
+    int n = validate(o, dir, &errors, &summary);
+    if (n != 0) {
+        if (n > 0)
+            print_refusal(o, dir, errors, n);
+        free(errors);
+        free(summary);
+        store_manifest_free(&m);
+        return 1;
+    }
+    free(errors);
+    int rc = 1;
+    if (setup(&o->c) == 0) {
+        struct store_push_reply r;
+        int src = store_push(&o->c.conn, name, dir, &m, (uint64_t)o->c.cfg.store_quota, &r, err, sizeof err);
+        if (src) {
+            say_store_error("push", src, err);
+        } else {
+            const char *what = r.result == STORE_PUSH_NEW       ? "new"
+                               : r.result == STORE_PUSH_CURRENT ? "unchanged"
+                                                                : "current again";
+            if (o->c.json) {
+                json_t *j = json_pack("{s:b, s:s, s:s, s:s, s:s?, s:I, s:I, s:i, s:I}", "ok", 1, "name", name,
+                                      "version", r.version, "result", what, "previous",
+                                      r.previous[0] ? r.previous : NULL, "size", (json_int_t)m.total,
+                                      "files", (json_int_t)m.n, "new_blobs", r.new_blobs, "uploaded",
+                                      (json_int_t)r.uploaded);
+                print_json(j);
+                json_decref(j);
+            } else {
+                printf("%s %s %s (%zu files, %llu bytes, %llu bytes sent)\n", name, r.version, what, m.n,
+                       (unsigned long long)m.total, (unsigned long long)r.uploaded);
+            }
+            rc = 0;
+        }
+    }
+    free(summary);
+    store_manifest_free(&m);
+    return rc;
+}
+
+/* ----------------------------------------------------------------- reads */
+
+static json_t *versions_json(const struct store_problem_info *p)
+{
+    json_t *arr = json_array();
+    for (size_t i = 0; i < p->nversions; i++) {
+        const struct store_version_info *v = &p->versions[i];
+        json_array_append_new(arr, json_pack("{s:s, s:I, s:b, s:I, s:I}", "version", v->version, "time",
+                                             (json_int_t)v->time, "current", v->current, "size",
+                                             (json_int_t)v->size, "files", (json_int_t)v->files));
+    }
+    return arr;
+}
+
+static void print_time(long long ms)
+{
+    time_t t = (time_t)(ms / 1000);
+    struct tm tm;
+    char buf[64];
+    gmtime_r(&t, &tm);
+    strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    fputs(buf, stdout);
+}
+
+static int list(struct store_opts *o)
+{
+    char **names;
+    size_t n;
+    char err[1024];
+    int rc = store_list(&o->c.conn, &names, &n, err, sizeof err);
+    if (rc) {
+        say_store_error("list", rc, err);
+        return 1;
+    }
+    json_t *arr = json_array();
+    for (size_t i = 0; i < n; i++) {
+        struct store_problem_info p;
+        bool found;
+        if (store_info(&o->c.conn, names[i], &p, &found, err, sizeof err) == 0 && found) {
+            if (o->c.json)
+                json_array_append_new(arr, json_pack("{s:s, s:s, s:I, s:I}", "name", p.name, "current",
+                                                     p.current, "versions", (json_int_t)p.nversions,
+                                                     "updated", (json_int_t)p.updated));
+            else
+                printf("%-24s %s %zu version%s\n", p.name, p.current, p.nversions, p.nversions == 1 ? "" : "s");
+        }
+        store_problem_info_free(&p);
+        free(names[i]);
+    }
+    free(names);
+    if (o->c.json)
+        print_json(arr);
+    json_decref(arr);
+    return 0;
+}
+
+static int show(struct store_opts *o, const char *name, bool only_versions)
+{
+    struct store_problem_info p;
+    bool found;
+    char err[1024];
+    int rc = store_info(&o->c.conn, name, &p, &found, err, sizeof err);
+    if (rc) {
+        say_store_error(only_versions ? "versions" : "show", rc, err);
+        return 1;
+    }
+    if (!found) {
+        fprintf(stderr, "judgectl problem %s: no problem '%s' in the store\n", only_versions ? "versions" : "show",
+                name);
+        return 1;
+    }
+    if (o->c.json) {
+        json_t *j = only_versions ? versions_json(&p)
+                                  : json_pack("{s:s, s:s, s:I, s:o}", "name", p.name, "current", p.current,
+                                              "updated", (json_int_t)p.updated, "versions", versions_json(&p));
+        if (!only_versions) {
+            struct store_manifest m;
+            if (store_get_manifest(&o->c.conn, p.current, &m, err, sizeof err) == 0) {
+                json_t *files = json_array();
+                for (size_t i = 0; i < m.n; i++)
+                    json_array_append_new(files, json_pack("{s:s, s:I, s:s}", "path", m.files[i].path, "size",
+                                                           (json_int_t)m.files[i].size, "sha256", m.files[i].sha));
+                json_object_set_new(j, "files", files);
+                store_manifest_free(&m);
+            }
+        }
+        print_json(j);
+        json_decref(j);
+    } else {
+        if (!only_versions)
+            printf("name: %s\ncurrent: %s\nversions:\n", p.name, p.current);
+        for (size_t i = 0; i < p.nversions; i++) {
+            const struct store_version_info *v = &p.versions[i];
+            printf("%s%s ", only_versions ? "" : "  ", v->version);
+            print_time(v->time);
+            printf(" %zu files %llu bytes%s\n", v->files, (unsigned long long)v->size, v->current ? " (current)" : "");
+        }
+    }
+    store_problem_info_free(&p);
+    return 0;
+}
+
+static int rm(struct store_opts *o, const char *name)
+{
+    if (!o->version) {
+        fprintf(stderr, "judgectl problem rm: --version V is required (judgectl problem versions %s)\n", name);
+        return 2;
+    }
+    char err[1024];
+    int rc = store_remove(&o->c.conn, name, o->version, err, sizeof err);
+    if (rc) {
+        say_store_error("rm", rc, err);
+        return 1;
+    }
+    if (o->c.json) {
+        json_t *j = json_pack("{s:b, s:s, s:s}", "ok", 1, "name", name, "removed", o->version);
+        print_json(j);
+        json_decref(j);
+    } else {
+        printf("%s: version %s removed\n", name, o->version);
+    }
+    return 0;
+}
+
+int cmd_store(int argc, char **argv)
+{
+    struct store_opts o = {.c = {.cmd = "problem"}, .slot = 500 + 2 * (int)(getpid() % 50)};
+    int rc = parse(argc, argv, &o);
+    if (rc >= 0)
+        return rc;
+    if (optind >= argc) {
+        fputs(store_usage, stderr);
+        return 2;
+    }
+    const char *sub = argv[optind];
+    int nargs = argc - optind - 1;
+    bool wants_one = strcmp(sub, "list") != 0;
+    if ((wants_one && nargs != 1) || (!wants_one && nargs != 0)) {
+        fputs(store_usage, stderr);
+        return 2;
+    }
+    const char *arg = wants_one ? argv[optind + 1] : NULL;
+    if (!o.c.config)
+        o.c.config = getenv("JUDGED_CONFIG") ? getenv("JUDGED_CONFIG") : DEFAULT_CONFIG;
+    char err[1024];
+    if (jd_config_load(&o.c.cfg, o.c.config, err, sizeof err)) {
+        fprintf(stderr, "judgectl problem: %s\n", err);
+        return 1;
+    }
+    o.c.loaded = true;
+    if (!strcmp(sub, "push")) {
+        rc = push(&o, arg);
+    } else if (setup(&o.c)) {
+        rc = 1;
+    } else if (!strcmp(sub, "list")) {
+        rc = list(&o);
+    } else if (!strcmp(sub, "show") || !strcmp(sub, "versions")) {
+        rc = show(&o, arg, !strcmp(sub, "versions"));
+    } else if (!strcmp(sub, "rm")) {
+        rc = rm(&o, arg);
+    } else {
+        fputs(store_usage, stderr);
+        rc = 2;
+    }
+    teardown(&o.c);
+    return rc;
+}

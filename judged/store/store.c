@@ -1,0 +1,991 @@
+/*
+ * store.c - the problem store (store.h): content-addressed packages in Redis.
+ *
+ * Theory of operation.
+ *
+ * A package is a set of regular files under relative paths. Its manifest is
+ * one line per file, sorted by path (byte order): "SHA256 SIZE PATH\n"; its
+ * version is the sha256 of that text. Equal content therefore means an
+ * equal version, whoever pushes it and under whatever name.
+ *
+ * Push = upload, then commit. Upload sends only blobs Redis lacks (a blob is
+ * complete once its field `size` is set, which is written after its chunks),
+ * re-hashing each file while it is sent, so a file changed since the
+ * manifest was made is refused instead of stored under a wrong name. Commit
+ * is one Redis function (store.lua): it checks every blob, the quota and
+ * makes the version current, atomically: a reader sees the old version or
+ * the new one, never a mixture. Reference counts are per version (a blob
+ * listed by two versions has refs 2), so removing a version frees exactly
+ * the blobs nothing else lists.
+ *
+ * Fetch writes a version into a fresh temporary directory, hashing every
+ * chunk as it arrives and comparing size and sha256 with the manifest
+ * (itself checked against the version), and only then renames the
+ * directory into place: a reader of the final path never sees a partial
+ * or corrupt copy. Blobs travel in 1 MiB chunks, pipelined 8 at a time
+ * (one round trip per 8 MiB, bounded memory).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <openssl/evp.h>
+
+#include "store.h"
+
+extern const char store_library_lua[];   /* store.lua, embedded */
+#define STORE_LIBRARY_VERSION 1
+#define WINDOW 8                         /* chunks in flight */
+
+/* ------------------------------------------------------------- hashing */
+
+static void hex(const unsigned char *d, char out[65])
+{
+    for (int i = 0; i < 32; i++)
+        snprintf(out + 2 * i, 3, "%02x", d[i]);
+}
+
+static int sha_text(const char *s, size_t len, char out[65])
+{
+    unsigned char d[32];
+    unsigned n = 0;
+    if (!EVP_Digest(s, len, d, &n, EVP_sha256(), NULL))
+        return -1;
+    hex(d, out);
+    return 0;
+}
+
+int store_sha256_file(const char *path, char out[65], uint64_t *size)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0)
+        return -1;
+    EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+    int rc = ctx && EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) ? 0 : -1;
+    static __thread char buf[1 << 16];
+    uint64_t total = 0;
+    ssize_t r;
+    while (rc == 0 && (r = read(fd, buf, sizeof buf)) != 0) {
+        if (r < 0) {
+            if (errno == EINTR)
+                continue;
+            rc = -1;
+            break;
+        }
+        total += (uint64_t)r;
+        EVP_DigestUpdate(ctx, buf, (size_t)r);
+    }
+    unsigned char d[32];
+    unsigned n = 0;
+    if (rc == 0 && EVP_DigestFinal_ex(ctx, d, &n))
+        hex(d, out);
+    else
+        rc = -1;
+    EVP_MD_CTX_free(ctx);
+    close(fd);
+    if (size)
+        *size = total;
+    return rc;
+}
+
+bool store_valid_version(const char *v)
+{
+    if (!v || strlen(v) != 64)
+        return false;
+    for (; *v; v++)
+        if (!((*v >= '0' && *v <= '9') || (*v >= 'a' && *v <= 'f')))
+            return false;
+    return true;
+}
+
+/* A relative path with no empty, '.' or '..' part and no control bytes. */
+static bool valid_path(const char *p)
+{
+    if (!*p || *p == '/' || strlen(p) > 1024)
+        return false;
+    for (const char *s = p; *s; s++)
+        if ((unsigned char)*s < 0x20 || *s == 0x7f)
+            return false;
+    const char *s = p;
+    while (*s) {
+        const char *e = strchr(s, '/');
+        size_t n = e ? (size_t)(e - s) : strlen(s);
+        if (n == 0 || (n == 1 && s[0] == '.') || (n == 2 && s[0] == '.' && s[1] == '.'))
+            return false;
+        s += n;
+        if (*s)
+            s++;
+        if (e && !*s)
+            return false;   /* trailing slash */
+    }
+    return true;
+}
+
+/* ------------------------------------------------------------ manifest */
+
+void store_manifest_free(struct store_manifest *m)
+{
+    for (size_t i = 0; i < m->n; i++)
+        free(m->files[i].path);
+    free(m->files);
+    memset(m, 0, sizeof *m);
+}
+
+static int cmp_file(const void *a, const void *b)
+{
+    return strcmp(((const struct store_file *)a)->path, ((const struct store_file *)b)->path);
+}
+
+char *store_manifest_text(const struct store_manifest *m, size_t *len)
+{
+    size_t cap = 1;
+    for (size_t i = 0; i < m->n; i++)
+        cap += 64 + 1 + 21 + 1 + strlen(m->files[i].path) + 1;
+    char *s = malloc(cap), *p = s;
+    for (size_t i = 0; i < m->n; i++)
+        p += sprintf(p, "%s %" PRIu64 " %s\n", m->files[i].sha, m->files[i].size, m->files[i].path);
+    *p = 0;
+    if (len)
+        *len = (size_t)(p - s);
+    return s;
+}
+
+static void set_version(struct store_manifest *m)
+{
+    size_t len;
+    char *t = store_manifest_text(m, &len);
+    sha_text(t, len, m->version);
+    free(t);
+}
+
+struct walk {
+    struct store_manifest *m;
+    size_t cap;
+    uint64_t max;
+    char *err;
+    size_t errlen;
+};
+
+static int walk_dir(struct walk *w, const char *root, const char *rel)
+{
+    char path[4400];
+    snprintf(path, sizeof path, "%s%s%s", root, *rel ? "/" : "", rel);
+    DIR *d = opendir(path);
+    if (!d) {
+        snprintf(w->err, w->errlen, "%s: %s", path, strerror(errno));
+        return -1;
+    }
+    struct dirent *e;
+    int rc = 0;
+    while (rc == 0 && (e = readdir(d))) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        char r2[4400], full[9000];
+        snprintf(r2, sizeof r2, "%s%s%s", rel, *rel ? "/" : "", e->d_name);
+        snprintf(full, sizeof full, "%s/%s", root, r2);
+        struct stat st;
+        if (lstat(full, &st)) {
+            snprintf(w->err, w->errlen, "%s: %s", r2, strerror(errno));
+            rc = -1;
+        } else if (!valid_path(r2)) {
+            snprintf(w->err, w->errlen, "%s: a name the store cannot keep (control characters or too long)", r2);
+            rc = -1;
+        } else if (S_ISDIR(st.st_mode)) {
+            rc = walk_dir(w, root, r2);
+        } else if (!S_ISREG(st.st_mode)) {
+            snprintf(w->err, w->errlen, "%s: %s: a package holds only regular files and directories", r2,
+                     S_ISLNK(st.st_mode) ? "a symbolic link" : "not a regular file");
+            rc = -1;
+        } else if (w->m->n >= STORE_MAX_FILES) {
+            snprintf(w->err, w->errlen, "more than %d files", STORE_MAX_FILES);
+            rc = -1;
+        } else {
+            if (w->m->n == w->cap) {
+                w->cap = w->cap ? 2 * w->cap : 64;
+                w->m->files = realloc(w->m->files, w->cap * sizeof *w->m->files);
+            }
+            struct store_file *f = &w->m->files[w->m->n];
+            memset(f, 0, sizeof *f);
+            w->m->total += (uint64_t)st.st_size;
+            if (w->max && w->m->total > w->max) {
+                snprintf(w->err, w->errlen, "the package is larger than max_package (%" PRIu64 " bytes)", w->max);
+                rc = -1;
+            } else if (store_sha256_file(full, f->sha, &f->size)) {
+                snprintf(w->err, w->errlen, "%s: %s", r2, strerror(errno));
+                rc = -1;
+            } else {
+                f->path = strdup(r2);
+                w->m->n++;
+            }
+        }
+    }
+    closedir(d);
+    return rc;
+}
+
+int store_manifest_from_dir(const char *dir, uint64_t max_bytes, struct store_manifest *m, char *err,
+                            size_t errlen)
+{
+    memset(m, 0, sizeof *m);
+    struct stat st;
+    if (stat(dir, &st) || !S_ISDIR(st.st_mode)) {   /* the root may be a link; nothing inside */
+        snprintf(err, errlen, "%s: not a directory", dir);
+        return -1;
+    }
+    struct walk w = {m, 0, max_bytes, err, errlen};
+    if (walk_dir(&w, dir, "")) {
+        store_manifest_free(m);
+        return -1;
+    }
+    if (m->n == 0) {
+        snprintf(err, errlen, "%s: an empty package", dir);
+        return -1;
+    }
+    qsort(m->files, m->n, sizeof *m->files, cmp_file);
+    set_version(m);
+    return 0;
+}
+
+int store_manifest_parse(const char *text, size_t len, const char *version, struct store_manifest *m,
+                         char *err, size_t errlen)
+{
+    memset(m, 0, sizeof *m);
+    char v[65];
+    sha_text(text, len, v);
+    if (version && strcmp(v, version)) {
+        snprintf(err, errlen, "the manifest of version %s hashes to %s: corrupt", version, v);
+        return -1;
+    }
+    size_t cap = 0;
+    const char *p = text, *end = text + len;
+    while (p < end) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        if (!nl)
+            break;
+        char line[1200];
+        size_t n = (size_t)(nl - p);
+        char sha[65], path[1100];
+        uint64_t size;
+        if (n >= sizeof line) {
+            snprintf(err, errlen, "manifest: line too long");
+            store_manifest_free(m);
+            return -1;
+        }
+        memcpy(line, p, n);
+        line[n] = 0;
+        int off = 0;
+        if (sscanf(line, "%64s %" SCNu64 " %n", sha, &size, &off) != 2 || !off || !store_valid_version(sha) ||
+            snprintf(path, sizeof path, "%s", line + off) >= (int)sizeof path || !valid_path(path)) {
+            snprintf(err, errlen, "manifest: bad line '%.200s'", line);
+            store_manifest_free(m);
+            return -1;
+        }
+        if (m->n == cap) {
+            cap = cap ? 2 * cap : 64;
+            m->files = realloc(m->files, cap * sizeof *m->files);
+        }
+        struct store_file *f = &m->files[m->n++];
+        f->path = strdup(path);
+        f->size = size;
+        memcpy(f->sha, sha, 65);
+        m->total += size;
+        p = nl + 1;
+    }
+    if (p != end || m->n == 0) {
+        snprintf(err, errlen, "manifest: %s", m->n ? "truncated" : "empty");
+        store_manifest_free(m);
+        return -1;
+    }
+    for (size_t i = 1; i < m->n; i++)
+        if (strcmp(m->files[i - 1].path, m->files[i].path) >= 0) {
+            snprintf(err, errlen, "manifest: paths not sorted or repeated at '%s'", m->files[i].path);
+            store_manifest_free(m);
+            return -1;
+        }
+    memcpy(m->version, v, 65);
+    return 0;
+}
+
+/* --------------------------------------------------------------- verify */
+
+static int count_files(const char *root, const char *rel, size_t *n)
+{
+    char path[4400];
+    snprintf(path, sizeof path, "%s%s%s", root, *rel ? "/" : "", rel);
+    DIR *d = opendir(path);
+    if (!d)
+        return -1;
+    struct dirent *e;
+    int rc = 0;
+    while (rc == 0 && (e = readdir(d))) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        char r2[4400], full[9000];
+        snprintf(r2, sizeof r2, "%s%s%s", rel, *rel ? "/" : "", e->d_name);
+        snprintf(full, sizeof full, "%s/%s", root, r2);
+        struct stat st;
+        if (lstat(full, &st))
+            rc = -1;
+        else if (S_ISDIR(st.st_mode))
+            rc = count_files(root, r2, n);
+        else
+            (*n)++;
+    }
+    closedir(d);
+    return rc;
+}
+
+int store_verify_dir(const char *dir, const struct store_manifest *m, char *err, size_t errlen)
+{
+    for (size_t i = 0; i < m->n; i++) {
+        char path[4400], sha[65];
+        uint64_t size;
+        snprintf(path, sizeof path, "%s/%s", dir, m->files[i].path);
+        struct stat st;
+        if (lstat(path, &st) || !S_ISREG(st.st_mode)) {
+            snprintf(err, errlen, "%s: missing", m->files[i].path);
+            return -1;
+        }
+        if (store_sha256_file(path, sha, &size)) {
+            snprintf(err, errlen, "%s: %s", m->files[i].path, strerror(errno));
+            return -1;
+        }
+        if (size != m->files[i].size || strcmp(sha, m->files[i].sha)) {
+            snprintf(err, errlen, "%s: content differs from the manifest (sha256 %s, expected %s)",
+                     m->files[i].path, sha, m->files[i].sha);
+            return -1;
+        }
+    }
+    size_t n = 0;
+    if (count_files(dir, "", &n) || n != m->n) {
+        snprintf(err, errlen, "%zu files where the manifest lists %zu", n, m->n);
+        return -1;
+    }
+    return 0;
+}
+
+int store_remove_tree(const char *path)
+{
+    struct stat st;
+    if (lstat(path, &st))
+        return errno == ENOENT ? 0 : -1;
+    if (!S_ISDIR(st.st_mode))
+        return unlink(path);
+    chmod(path, 0700);
+    DIR *d = opendir(path);
+    if (!d)
+        return -1;
+    struct dirent *e;
+    int rc = 0;
+    while ((e = readdir(d))) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        char sub[4400];
+        snprintf(sub, sizeof sub, "%s/%s", path, e->d_name);
+        if (store_remove_tree(sub))
+            rc = -1;
+    }
+    closedir(d);
+    if (rmdir(path))
+        rc = -1;
+    return rc;
+}
+
+/* -------------------------------------------------------------- redis */
+
+static int io_err(struct queue_conn *k, const char *what, char *err, size_t errlen)
+{
+    snprintf(err, errlen, "%s: redis: %s", what, k->err[0] ? k->err : "connection lost");
+    return STORE_IO;
+}
+
+/* Drops a context whose reply stream is out of step (it reconnects later). */
+static void drop(struct queue_conn *k)
+{
+    if (k->c) {
+        snprintf(k->err, sizeof k->err, "%s", k->c->errstr[0] ? k->c->errstr : "connection lost");
+        redisFree(k->c);
+        k->c = NULL;
+    }
+}
+
+static int library_ensure(struct queue_conn *k, char *err, size_t errlen)
+{
+    redisReply *r = queue_cmd(k, "FCALL judged_store_version 0");
+    if (!r)
+        return io_err(k, "store library", err, errlen);
+    long long have = r->type == REDIS_REPLY_INTEGER ? r->integer : 0;
+    freeReplyObject(r);
+    if (have == STORE_LIBRARY_VERSION)
+        return 0;
+    if (have > STORE_LIBRARY_VERSION) {
+        snprintf(err, errlen, "redis holds version %lld of the judged_store library, this program "
+                              "speaks version %d: upgrade it", have, STORE_LIBRARY_VERSION);
+        return STORE_ERR;
+    }
+    r = queue_cmd(k, "FUNCTION LOAD REPLACE %s", store_library_lua);
+    if (!r)
+        return io_err(k, "FUNCTION LOAD", err, errlen);
+    int rc = r->type == REDIS_REPLY_ERROR ? STORE_ERR : 0;
+    if (rc)
+        snprintf(err, errlen, "FUNCTION LOAD of store.lua (needs Redis >= 7.0): %s", r->str);
+    freeReplyObject(r);
+    return rc;
+}
+
+/* FCALL with the library loaded on demand. */
+static redisReply *fcall(struct queue_conn *k, int argc, const char **argv, const size_t *lens,
+                         char *err, size_t errlen)
+{
+    redisReply *r = queue_cmdv(k, argc, argv, lens);
+    if (r && r->type == REDIS_REPLY_ERROR && strstr(r->str, "Function not found")) {
+        freeReplyObject(r);
+        if (library_ensure(k, err, errlen))
+            return NULL;
+        r = queue_cmdv(k, argc, argv, lens);
+    }
+    if (!r)
+        io_err(k, "store", err, errlen);
+    return r;
+}
+
+static void blob_key(char *buf, size_t len, const char *sha)
+{
+    snprintf(buf, len, "judge:blob:%s", sha);
+}
+
+/* The six fixed keys of a store function, in store.lua's order. */
+static void fixed_keys(char keys[6][300], const char *name, const char *version)
+{
+    snprintf(keys[0], 300, "judge:problem:%s", name);
+    snprintf(keys[1], 300, "judge:problem:%s:versions", name);
+    snprintf(keys[2], 300, "judge:manifest:%s", version);
+    snprintf(keys[3], 300, "judge:version:%s:names", version);
+    snprintf(keys[4], 300, "judge:problems");
+    snprintf(keys[5], 300, "judge:store:bytes");
+}
+
+/* The distinct blobs of m (a manifest sorted by path may list one content
+ * twice): indexes into m->files. */
+static size_t distinct_blobs(const struct store_manifest *m, size_t *idx)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < m->n; i++) {
+        bool seen = false;
+        for (size_t j = 0; j < n && !seen; j++)
+            seen = !strcmp(m->files[idx[j]].sha, m->files[i].sha);
+        if (!seen)
+            idx[n++] = i;
+    }
+    return n;
+}
+
+/* Pipelines `HEXISTS blob size` for every blob; need[i] true where missing. */
+static int missing_blobs(struct queue_conn *k, const struct store_manifest *m, const size_t *idx, size_t n,
+                         bool *need, char *err, size_t errlen)
+{
+    if (queue_conn_ensure(k))
+        return io_err(k, "store", err, errlen);
+    for (size_t i = 0; i < n; i++) {
+        char key[100];
+        blob_key(key, sizeof key, m->files[idx[i]].sha);
+        redisAppendCommand(k->c, "HEXISTS %s size", key);
+    }
+    for (size_t i = 0; i < n; i++) {
+        redisReply *r = NULL;
+        if (redisGetReply(k->c, (void **)&r) != REDIS_OK || !r) {
+            drop(k);
+            return io_err(k, "store", err, errlen);
+        }
+        need[i] = !(r->type == REDIS_REPLY_INTEGER && r->integer == 1);
+        freeReplyObject(r);
+    }
+    return 0;
+}
+
+/* Reads `want` replies of a pipeline; any error reply is an error. */
+static int drain(struct queue_conn *k, int want, char *err, size_t errlen)
+{
+    int rc = 0;
+    for (int i = 0; i < want; i++) {
+        redisReply *r = NULL;
+        if (redisGetReply(k->c, (void **)&r) != REDIS_OK || !r) {
+            drop(k);
+            return io_err(k, "store", err, errlen);
+        }
+        if (r->type == REDIS_REPLY_ERROR && !rc) {
+            snprintf(err, errlen, "store: %s", r->str);
+            rc = STORE_ERR;
+        }
+        freeReplyObject(r);
+    }
+    return rc;
+}
+
+/* Sends one file as blob f->sha, chunk by chunk, hashing what it sends. */
+static int upload_blob(struct queue_conn *k, const char *dir, const struct store_file *f, char *err,
+                       size_t errlen)
+{
+    char path[4400], key[100];
+    snprintf(path, sizeof path, "%s/%s", dir, f->path);
+    blob_key(key, sizeof key, f->sha);
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0) {
+        snprintf(err, errlen, "%s: %s", f->path, strerror(errno));
+        return STORE_ERR;
+    }
+    if (queue_conn_ensure(k)) {
+        close(fd);
+        return io_err(k, "store", err, errlen);
+    }
+    EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+    EVP_DigestInit_ex(ctx, EVP_sha256(), NULL);
+    char *buf = malloc(STORE_CHUNK);
+    uint64_t total = 0;
+    long chunk = 0;
+    int inflight = 0, rc = 0;
+    redisAppendCommand(k->c, "DEL %s", key);   /* a half-sent blob of an earlier push */
+    inflight++;
+    for (;;) {
+        size_t got = 0;
+        ssize_t r = 0;
+        while (got < STORE_CHUNK && (r = read(fd, buf + got, STORE_CHUNK - got)) > 0)
+            got += (size_t)r;
+        if (r < 0) {
+            snprintf(err, errlen, "%s: %s", f->path, strerror(errno));
+            rc = STORE_ERR;
+            break;
+        }
+        if (got == 0 && chunk > 0)
+            break;
+        EVP_DigestUpdate(ctx, buf, got);
+        total += got;
+        char field[32];
+        snprintf(field, sizeof field, "c%ld", chunk++);
+        redisAppendCommand(k->c, "HSET %s %s %b", key, field, buf, got);
+        if (++inflight >= WINDOW) {
+            if ((rc = drain(k, inflight, err, errlen)))
+                break;
+            inflight = 0;
+        }
+        if (got < STORE_CHUNK)
+            break;
+    }
+    free(buf);
+    close(fd);
+    unsigned char d[32];
+    unsigned dn = 0;
+    char sha[65] = "";
+    EVP_DigestFinal_ex(ctx, d, &dn);
+    EVP_MD_CTX_free(ctx);
+    hex(d, sha);
+    if (rc == 0 && (total != f->size || strcmp(sha, f->sha))) {
+        snprintf(err, errlen, "%s changed while it was being pushed", f->path);
+        rc = STORE_ERR;
+        redisAppendCommand(k->c, "DEL %s", key);
+        inflight++;
+    } else if (rc == 0) {
+        /* complete: only now does the blob count as stored */
+        redisAppendCommand(k->c, "HSET %s n %ld size %llu", key, chunk, (unsigned long long)total);
+        inflight++;
+    }
+    if (k->c) {
+        char e2[256];
+        int drc = drain(k, inflight, e2, sizeof e2);
+        if (drc && !rc) {
+            snprintf(err, errlen, "%s", e2);
+            rc = drc;
+        }
+    } else if (!rc) {
+        rc = io_err(k, "store", err, errlen);
+    }
+    return rc;
+}
+
+static int commit(struct queue_conn *k, const char *name, const struct store_manifest *m, const size_t *idx,
+                  size_t n, uint64_t quota, struct store_push_reply *out, char *err, size_t errlen)
+{
+    size_t mlen;
+    char *man = store_manifest_text(m, &mlen);
+    size_t argc = 3 + 6 + n + 4 + n;
+    const char **argv = calloc(argc, sizeof *argv);
+    size_t *lens = calloc(argc, sizeof *lens);
+    char (*keys)[300] = calloc(6 + n, 300);
+    char (*sizes)[24] = calloc(n + 1, 24);
+    char nk[24], q[24];
+    fixed_keys(keys, name, m->version);
+    for (size_t i = 0; i < n; i++) {
+        blob_key(keys[6 + i], 300, m->files[idx[i]].sha);
+        snprintf(sizes[i], 24, "%" PRIu64, m->files[idx[i]].size);
+    }
+    snprintf(nk, sizeof nk, "%zu", 6 + n);
+    snprintf(q, sizeof q, "%" PRIu64, quota);
+    size_t a = 0;
+    argv[a++] = "FCALL";
+    argv[a++] = "judged_store_commit";
+    argv[a++] = nk;
+    for (size_t i = 0; i < 6 + n; i++)
+        argv[a++] = keys[i];
+    argv[a++] = name;
+    argv[a++] = m->version;
+    lens[a] = mlen;
+    argv[a++] = man;
+    argv[a++] = q;
+    for (size_t i = 0; i < n; i++)
+        argv[a++] = sizes[i];
+    for (size_t i = 0; i < a; i++)
+        if (!lens[i])
+            lens[i] = strlen(argv[i]);
+    redisReply *r = fcall(k, (int)a, argv, lens, err, errlen);
+    int rc = 0;
+    if (!r) {
+        rc = STORE_IO;
+    } else if (r->type == REDIS_REPLY_ERROR) {
+        snprintf(err, errlen, "%s", r->str);
+        rc = STORE_ERR;
+    } else if (r->type != REDIS_REPLY_ARRAY || r->elements != 4) {
+        snprintf(err, errlen, "store commit: unexpected reply");
+        rc = STORE_ERR;
+    } else {
+        const char *res = queue_rstr(r->element[1]);
+        out->result = !strcmp(res, "new") ? STORE_PUSH_NEW
+                      : !strcmp(res, "current") ? STORE_PUSH_CURRENT : STORE_PUSH_REVIVED;
+        snprintf(out->previous, sizeof out->previous, "%s", queue_rstr(r->element[3]) ? queue_rstr(r->element[3]) : "");
+    }
+    if (r)
+        freeReplyObject(r);
+    free(man);
+    free(argv);
+    free(lens);
+    free(keys);
+    free(sizes);
+    return rc;
+}
+
+int store_push(struct queue_conn *k, const char *name, const char *dir, const struct store_manifest *m,
+               uint64_t quota, struct store_push_reply *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    snprintf(out->version, sizeof out->version, "%s", m->version);
+    if (!queue_valid_name(name)) {
+        snprintf(err, errlen, "bad problem name '%s' (1-128 of A-Za-z0-9_.-, not starting with . or -)", name);
+        return STORE_ERR;
+    }
+    size_t *idx = calloc(m->n + 1, sizeof *idx);
+    size_t n = distinct_blobs(m, idx);
+    bool *need = calloc(n + 1, sizeof *need);
+    int rc = missing_blobs(k, m, idx, n, need, err, errlen);
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        if (!need[i])
+            continue;
+        rc = upload_blob(k, dir, &m->files[idx[i]], err, errlen);
+        out->uploaded += m->files[idx[i]].size;
+        out->new_blobs++;
+    }
+    if (rc == 0)
+        rc = commit(k, name, m, idx, n, quota, out, err, errlen);
+    free(idx);
+    free(need);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- reads */
+
+int store_current(struct queue_conn *k, const char *name, char version[65], bool *found, char *err,
+                  size_t errlen)
+{
+    version[0] = 0;
+    *found = false;
+    redisReply *r = queue_cmd(k, "HGET judge:problem:%s current", name);
+    if (!r)
+        return io_err(k, "store", err, errlen);
+    int rc = 0;
+    if (r->type == REDIS_REPLY_STRING && store_valid_version(r->str)) {
+        memcpy(version, r->str, 65);
+        *found = true;
+    } else if (r->type == REDIS_REPLY_ERROR) {
+        snprintf(err, errlen, "store: %s", r->str);
+        rc = STORE_ERR;
+    }
+    freeReplyObject(r);
+    return rc;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int store_list(struct queue_conn *k, char ***names, size_t *n, char *err, size_t errlen)
+{
+    *names = NULL;
+    *n = 0;
+    redisReply *r = queue_cmd(k, "SMEMBERS judge:problems");
+    if (!r)
+        return io_err(k, "store", err, errlen);
+    if (r->type != REDIS_REPLY_ARRAY) {
+        snprintf(err, errlen, "store: unexpected reply to SMEMBERS");
+        freeReplyObject(r);
+        return STORE_ERR;
+    }
+    *names = calloc(r->elements + 1, sizeof **names);
+    for (size_t i = 0; i < r->elements; i++)
+        if (queue_rstr(r->element[i]))
+            (*names)[(*n)++] = strdup(r->element[i]->str);
+    freeReplyObject(r);
+    qsort(*names, *n, sizeof **names, cmp_str);
+    return 0;
+}
+
+int store_get_manifest(struct queue_conn *k, const char *version, struct store_manifest *m, char *err,
+                       size_t errlen)
+{
+    memset(m, 0, sizeof *m);
+    if (!store_valid_version(version)) {
+        snprintf(err, errlen, "'%s' is not a version (64 hex digits)", version);
+        return STORE_ERR;
+    }
+    redisReply *r = queue_cmd(k, "GET judge:manifest:%s", version);
+    if (!r)
+        return io_err(k, "store", err, errlen);
+    int rc;
+    if (r->type != REDIS_REPLY_STRING) {
+        snprintf(err, errlen, "version %s is not in the store", version);
+        rc = STORE_ERR;
+    } else {
+        rc = store_manifest_parse(r->str, r->len, version, m, err, errlen) ? STORE_ERR : 0;
+    }
+    freeReplyObject(r);
+    return rc;
+}
+
+void store_problem_info_free(struct store_problem_info *p)
+{
+    free(p->versions);
+    memset(p, 0, sizeof *p);
+}
+
+int store_info(struct queue_conn *k, const char *name, struct store_problem_info *out, bool *found,
+               char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    *found = false;
+    snprintf(out->name, sizeof out->name, "%s", name);
+    redisReply *r = queue_cmd(k, "HMGET judge:problem:%s current updated", name);
+    if (!r)
+        return io_err(k, "store", err, errlen);
+    if (r->type != REDIS_REPLY_ARRAY || r->elements != 2 || !queue_rstr(r->element[0])) {
+        freeReplyObject(r);
+        return 0;
+    }
+    *found = true;
+    snprintf(out->current, sizeof out->current, "%s", r->element[0]->str);
+    out->updated = queue_rstr(r->element[1]) ? atoll(r->element[1]->str) : 0;
+    freeReplyObject(r);
+    r = queue_cmd(k, "ZREVRANGE judge:problem:%s:versions 0 -1 WITHSCORES", name);
+    if (!r)
+        return io_err(k, "store", err, errlen);
+    if (r->type == REDIS_REPLY_ARRAY) {
+        out->versions = calloc(r->elements / 2 + 1, sizeof *out->versions);
+        for (size_t i = 0; i + 1 < r->elements; i += 2) {
+            struct store_version_info *v = &out->versions[out->nversions++];
+            snprintf(v->version, sizeof v->version, "%s", queue_rstr(r->element[i]) ? r->element[i]->str : "");
+            v->time = queue_rstr(r->element[i + 1]) ? atoll(r->element[i + 1]->str) : 0;
+            v->current = !strcmp(v->version, out->current);
+        }
+    }
+    freeReplyObject(r);
+    for (size_t i = 0; i < out->nversions; i++) {
+        struct store_manifest m;
+        if (store_get_manifest(k, out->versions[i].version, &m, err, errlen) == 0) {
+            out->versions[i].size = m.total;
+            out->versions[i].files = m.n;
+            store_manifest_free(&m);
+        }
+    }
+    return 0;
+}
+
+int store_bytes(struct queue_conn *k, uint64_t *bytes, char *err, size_t errlen)
+{
+    redisReply *r = queue_cmd(k, "GET judge:store:bytes");
+    if (!r)
+        return io_err(k, "store", err, errlen);
+    *bytes = queue_rstr(r) ? strtoull(r->str, NULL, 10) : 0;
+    freeReplyObject(r);
+    return 0;
+}
+
+int store_remove(struct queue_conn *k, const char *name, const char *version, char *err, size_t errlen)
+{
+    struct store_manifest m;
+    int rc = store_get_manifest(k, version, &m, err, errlen);
+    if (rc)
+        return rc;
+    size_t *idx = calloc(m.n + 1, sizeof *idx);
+    size_t n = distinct_blobs(&m, idx);
+    char (*keys)[300] = calloc(6 + n, 300);
+    const char **argv = calloc(3 + 6 + n + 2, sizeof *argv);
+    char nk[24];
+    fixed_keys(keys, name, version);
+    for (size_t i = 0; i < n; i++)
+        blob_key(keys[6 + i], 300, m.files[idx[i]].sha);
+    snprintf(nk, sizeof nk, "%zu", 6 + n);
+    size_t a = 0;
+    argv[a++] = "FCALL";
+    argv[a++] = "judged_store_remove";
+    argv[a++] = nk;
+    for (size_t i = 0; i < 6 + n; i++)
+        argv[a++] = keys[i];
+    argv[a++] = name;
+    argv[a++] = version;
+    redisReply *r = fcall(k, (int)a, argv, NULL, err, errlen);
+    if (!r)
+        rc = STORE_IO;
+    else if (r->type == REDIS_REPLY_ERROR) {
+        snprintf(err, errlen, "%s", r->str);
+        rc = STORE_ERR;
+    }
+    if (r)
+        freeReplyObject(r);
+    free(keys);
+    free(argv);
+    free(idx);
+    store_manifest_free(&m);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- fetch */
+
+static int mkdirs_for(const char *root, const char *rel)
+{
+    char path[4400];
+    snprintf(path, sizeof path, "%s/%s", root, rel);
+    for (char *s = path + strlen(root) + 1; (s = strchr(s, '/')); s++) {
+        *s = 0;
+        if (mkdir(path, 0755) && errno != EEXIST)
+            return -1;
+        *s = '/';
+    }
+    return 0;
+}
+
+/* Fetches one blob into path, checking size and sha256 against f. */
+static int fetch_blob(struct queue_conn *k, const struct store_file *f, const char *path, char *err,
+                      size_t errlen)
+{
+    char key[100];
+    blob_key(key, sizeof key, f->sha);
+    redisReply *r = queue_cmd(k, "HMGET %s n size", key);
+    if (!r)
+        return io_err(k, "fetch", err, errlen);
+    long n = -1;
+    if (r->type == REDIS_REPLY_ARRAY && r->elements == 2 && queue_rstr(r->element[0]) && queue_rstr(r->element[1]))
+        n = atol(r->element[0]->str);
+    freeReplyObject(r);
+    if (n < 0) {
+        snprintf(err, errlen, "%s: blob %s is missing from the store", f->path, f->sha);
+        return STORE_ERR;
+    }
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0444);
+    if (fd < 0) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        return STORE_ERR;
+    }
+    EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+    EVP_DigestInit_ex(ctx, EVP_sha256(), NULL);
+    uint64_t total = 0;
+    int rc = 0;
+    for (long c = 0; rc == 0 && c < n; c += WINDOW) {
+        long w = n - c < WINDOW ? n - c : WINDOW;
+        if (queue_conn_ensure(k)) {
+            rc = io_err(k, "fetch", err, errlen);
+            break;
+        }
+        for (long i = 0; i < w; i++)
+            redisAppendCommand(k->c, "HGET %s c%ld", key, c + i);
+        for (long i = 0; i < w; i++) {
+            redisReply *cr = NULL;
+            if (redisGetReply(k->c, (void **)&cr) != REDIS_OK || !cr) {
+                drop(k);
+                rc = io_err(k, "fetch", err, errlen);
+                break;
+            }
+            if (rc == 0 && cr->type != REDIS_REPLY_STRING) {
+                snprintf(err, errlen, "%s: chunk %ld of blob %s is missing", f->path, c + i, f->sha);
+                rc = STORE_ERR;
+            } else if (rc == 0) {
+                EVP_DigestUpdate(ctx, cr->str, cr->len);
+                total += cr->len;
+                for (size_t off = 0; off < cr->len && rc == 0;) {
+                    ssize_t wr = write(fd, cr->str + off, cr->len - off);
+                    if (wr < 0 && errno == EINTR)
+                        continue;
+                    if (wr <= 0) {
+                        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+                        rc = STORE_ERR;
+                    } else {
+                        off += (size_t)wr;
+                    }
+                }
+            }
+            freeReplyObject(cr);
+        }
+    }
+    unsigned char d[32];
+    unsigned dn = 0;
+    char sha[65] = "";
+    EVP_DigestFinal_ex(ctx, d, &dn);
+    EVP_MD_CTX_free(ctx);
+    hex(d, sha);
+    if (close(fd) && rc == 0) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        rc = STORE_ERR;
+    }
+    if (rc == 0 && (total != f->size || strcmp(sha, f->sha))) {
+        snprintf(err, errlen, "%s: blob %s in the store is corrupt (%" PRIu64 " bytes, sha256 %s)", f->path,
+                 f->sha, total, sha);
+        rc = STORE_ERR;
+    }
+    return rc;
+}
+
+int store_fetch(struct queue_conn *k, const char *version, const char *tmp_dir, const char *final_dir,
+                uint64_t *bytes, char *err, size_t errlen)
+{
+    struct store_manifest m;
+    int rc = store_get_manifest(k, version, &m, err, errlen);
+    if (rc)
+        return rc;
+    if (mkdir(tmp_dir, 0755)) {
+        snprintf(err, errlen, "%s: %s", tmp_dir, strerror(errno));
+        store_manifest_free(&m);
+        return STORE_ERR;
+    }
+    for (size_t i = 0; rc == 0 && i < m.n; i++) {
+        char path[4400];
+        snprintf(path, sizeof path, "%s/%s", tmp_dir, m.files[i].path);
+        if (mkdirs_for(tmp_dir, m.files[i].path)) {
+            snprintf(err, errlen, "%s: %s", path, strerror(errno));
+            rc = STORE_ERR;
+        } else {
+            rc = fetch_blob(k, &m.files[i], path, err, errlen);
+        }
+    }
+    if (rc == 0 && rename(tmp_dir, final_dir)) {
+        snprintf(err, errlen, "rename %s -> %s: %s", tmp_dir, final_dir, strerror(errno));
+        rc = STORE_ERR;
+    }
+    if (rc)
+        store_remove_tree(tmp_dir);
+    else if (bytes)
+        *bytes = m.total;
+    store_manifest_free(&m);
+    return rc;
+}

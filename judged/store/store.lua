@@ -1,0 +1,96 @@
+#!lua name=judged_store
+--[[
+store.lua - the problem store's atomic steps as ONE Redis Functions library
+(judged/store/store.c is the C side; key layout in store.h and
+judged/DESIGN.md, "Problem store"). Blobs are uploaded by plain HSETs
+before a commit; what must happen at once - checking that every blob is
+there, the quota, reference counts, the manifest and the current version -
+happens here.
+
+Keys of both functions, in this order: judge:problem:NAME,
+judge:problem:NAME:versions, judge:manifest:V, judge:version:V:names,
+judge:problems, judge:store:bytes, then the version's distinct blobs
+judge:blob:SHA. Every key is declared: on a Redis Cluster these keys would
+need one hash tag (see DESIGN.md); on one Redis they need nothing.
+]]
+
+local VERSION = 1
+
+local function fail(msg)
+  error({err = 'ERR store: ' .. msg})
+end
+
+local function now_ms()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+
+redis.register_function{function_name = 'judged_store_version', flags = {'no-writes'},
+  callback = function() return VERSION end}
+
+-- args: name, version, manifest, quota (bytes, 0 = none), then the size of
+-- each blob key (in key order).
+-- A new version: every blob must be complete (field size) with the size the
+-- manifest says; the bytes of blobs no stored version referenced yet are
+-- added to judge:store:bytes, refused past the quota; each blob's refs += 1
+-- (once per version). Then the version becomes NAME's current one.
+-- reply: {'result', 'new'|'current'|'revived', 'previous', V or ''}
+redis.register_function('judged_store_commit', function(keys, a)
+  local name, ver, man, quota = a[1], a[2], a[3], tonumber(a[4]) or 0
+  if #keys < 6 or #a ~= #keys - 2 then fail('bad arguments') end
+  local cur = redis.call('HGET', keys[1], 'current')
+  if cur == ver then return {'result', 'current', 'previous', cur} end
+  local fresh = redis.call('EXISTS', keys[3]) == 0
+  if fresh then
+    local added = 0
+    for i = 7, #keys do
+      local b = redis.call('HMGET', keys[i], 'size', 'refs')
+      if not b[1] then fail(keys[i] .. ' is missing or incomplete') end
+      if tonumber(b[1]) ~= tonumber(a[i - 2]) then fail(keys[i] .. ' has another size') end
+      if not b[2] or tonumber(b[2]) <= 0 then added = added + tonumber(b[1]) end
+    end
+    local bytes = tonumber(redis.call('GET', keys[6]) or '0')
+    if quota > 0 and bytes + added > quota then
+      fail('quota exceeded: the store holds ' .. bytes .. ' bytes, this version adds ' .. added ..
+           ', the quota is ' .. quota)
+    end
+    for i = 7, #keys do redis.call('HINCRBY', keys[i], 'refs', 1) end
+    redis.call('INCRBY', keys[6], added)
+    redis.call('SET', keys[3], man)
+  end
+  local now = now_ms()
+  redis.call('SADD', keys[4], name)
+  redis.call('HSET', keys[1], 'current', ver, 'updated', now)
+  redis.call('ZADD', keys[2], now, ver)
+  redis.call('SADD', keys[5], name)
+  return {'result', fresh and 'new' or 'revived', 'previous', cur or ''}
+end)
+
+-- args: name, version. Removes a version that is not NAME's current one;
+-- when no problem lists it any more, its manifest goes, and so does every
+-- blob no other version references (its bytes leave judge:store:bytes).
+-- reply: {'result', 'removed', 'freed', BYTES}
+redis.register_function('judged_store_remove', function(keys, a)
+  local name, ver = a[1], a[2]
+  if #keys < 6 then fail('bad arguments') end
+  if redis.call('HGET', keys[1], 'current') == ver then
+    fail('version ' .. ver .. ' is the current version of ' .. name .. ': push another first')
+  end
+  if not redis.call('ZSCORE', keys[2], ver) then
+    fail('problem ' .. name .. ' has no version ' .. ver)
+  end
+  redis.call('ZREM', keys[2], ver)
+  redis.call('SREM', keys[4], name)
+  local freed = 0
+  if redis.call('SCARD', keys[4]) == 0 then
+    for i = 7, #keys do
+      if redis.call('HINCRBY', keys[i], 'refs', -1) <= 0 then
+        freed = freed + tonumber(redis.call('HGET', keys[i], 'size') or '0')
+        redis.call('DEL', keys[i])
+      end
+    end
+    redis.call('DECRBY', keys[6], freed)
+    redis.call('DEL', keys[3])
+  end
+  return {'result', 'removed', 'freed', freed}
+end)
