@@ -1,7 +1,9 @@
 /* cmd_submit.c - judgectl submit: admission through the queue library (the
  * judged_admit function), after checking locally what Redis cannot know:
- * that a language file exists for the language and the problem directory
- * exists. */
+ * that a language file exists for the language, and the problem: the
+ * problem store's current version of it (recorded with the submission, so
+ * that a later push does not change what it is judged with), or else a
+ * directory under `problems` (development; version ""). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +11,7 @@
 
 #include "ctl.h"
 #include "runner.h"
+#include "store.h"
 
 /* The runner's own rule (its catalog, no sandbox): what judged will judge. */
 static bool language_known(const char *dir, const char *lang)
@@ -95,9 +98,8 @@ int cmd_submit(int argc, char **argv)
         jd_config_free(&c.cfg);
         return 1;
     }
-    snprintf(path, sizeof path, "%s/%s", c.cfg.problems, problem);
-    if (!queue_valid_name(problem) || stat(path, &st) || !S_ISDIR(st.st_mode)) {
-        fprintf(stderr, "judgectl submit: unknown problem '%s'\n", problem);
+    if (!queue_valid_name(problem)) {
+        fprintf(stderr, "judgectl submit: bad problem name '%s'\n", problem);
         jd_config_free(&c.cfg);
         return 1;
     }
@@ -120,10 +122,26 @@ int cmd_submit(int argc, char **argv)
         jd_config_free(&c.cfg);
         return 1;
     }
+    /* The version judged is the store's current one now; a problem the
+     * store does not hold is judged from the hosts' problems directory. */
+    char version[65];
+    bool stored;
+    int src_rc = store_current(&c.conn, problem, version, &stored, err, sizeof err);
+    snprintf(path, sizeof path, "%s/%s", c.cfg.problems, problem);
+    if (src_rc || (!stored && (stat(path, &st) || !S_ISDIR(st.st_mode)))) {
+        if (src_rc)
+            fprintf(stderr, "judgectl submit: %s\n", err);
+        else
+            fprintf(stderr, "judgectl submit: unknown problem '%s' (not in the problem store, no %s)\n",
+                    problem, path);
+        free(src);
+        teardown(&c);
+        return 1;
+    }
     struct queue_admit_args a = {.pool = pool->name, .lang = lang, .problem = problem,
                                  .source = src, .source_len = srclen, .key = key,
                                  .priority = priority, .max_queue = pool->max_queue,
-                                 .max_source = c.cfg.max_source};
+                                 .max_source = c.cfg.max_source, .version = version};
     struct queue_admit_reply r;
     char qerr[1024];
     enum queue_rc qrc = queue_admit(&c.conn, &a, &r, qerr, sizeof qerr);
@@ -135,8 +153,8 @@ int cmd_submit(int argc, char **argv)
                         "try again later\n", pool->name, r.waiting, pool->max_queue);
     } else {
         if (c.json) {
-            json_t *j = json_pack("{s:s, s:s, s:b}", "id", r.id, "pool", pool->name, "duplicate",
-                                  r.result == QUEUE_DUPLICATE);
+            json_t *j = json_pack("{s:s, s:s, s:b, s:s?}", "id", r.id, "pool", pool->name, "duplicate",
+                                  r.result == QUEUE_DUPLICATE, "problem_version", stored ? version : NULL);
             print_json(j);
             json_decref(j);
         } else {

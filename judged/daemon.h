@@ -87,6 +87,7 @@ struct daemon {
     atomic_bool stopping;
     atomic_bool hb_stop;
     atomic_long grace_deadline;
+    struct pcache *pcache;   /* fetched problem versions (pcache.c) */
 };
 extern struct daemon jd;
 
@@ -121,6 +122,14 @@ bool dispatch_refill_claim(struct pool *p, struct queue_claim_args *a);
 void *worker(void *arg);
 void job_infra_failure(struct queue_conn *k, struct job *j, const char *reason);
 void jobs_give_back(struct queue_conn *k, struct pool *p, struct job **jobs, int n, long lease_ms);
+
+/* pcache.c: problem versions from the store, cached under STATE_DIR/problems */
+struct pcache *pcache_new(void);
+/* A verified copy of version in path (fetched if needed), held until
+ * pcache_release; -1 with err when it could not be had (retry later). */
+int pcache_acquire(struct queue_conn *k, const struct jd_config *cfg, const char *version, char *path,
+                   size_t pathlen, char *err, size_t errlen);
+void pcache_release(const struct jd_config *cfg, const char *version);
 
 /* heartbeat.c */
 void *heartbeat(void *arg);

@@ -145,6 +145,7 @@ int main(int argc, char **argv)
         cfg.host = strdup(host_opt);
     }
     jd.host = strdup(cfg.host);
+    jd.pcache = pcache_new();
     int redis_pid = 0;
     if (!cfg.redis) {
         redis_pid = jd_embedded_start(&cfg, err, sizeof err);

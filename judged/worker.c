@@ -10,6 +10,8 @@
 #include <string.h>
 #include <sys/random.h>
 
+#include <jansson.h>
+
 #include "daemon.h"
 
 static long rand_below(long n)
@@ -146,6 +148,23 @@ void job_infra_failure(struct queue_conn *k, struct job *j, const char *reason)
     }
 }
 
+/* The runner's report with "problem_version" (null: a local directory). */
+static char *with_version(char *report, const char *version)
+{
+    json_t *o = json_loads(report, 0, NULL);
+    if (!json_is_object(o)) {
+        json_decref(o);
+        return report;
+    }
+    json_object_set_new(o, "problem_version", version[0] ? json_string(version) : json_null());
+    char *s = json_dumps(o, JSON_COMPACT);
+    json_decref(o);
+    if (!s)
+        return report;
+    free(report);
+    return s;
+}
+
 /* Runs one job; returns the next one for this worker, if the refill
  * claimed one. */
 static struct job *run_job(struct queue_conn *k, struct job *j)
@@ -160,8 +179,17 @@ static struct job *run_job(struct queue_conn *k, struct job *j)
         job_infra_failure(k, j, "runner unavailable on this host");
         return NULL;
     }
-    char pdir[4200], err[1024] = "";
-    snprintf(pdir, sizeof pdir, "%s/%s", cfg->problems, j->q.problem);
+    char pdir[4400], err[1024] = "";
+    const char *version = j->q.version;
+    if (!version[0]) {
+        /* admitted without a stored version: the hosts' problems directory */
+        snprintf(pdir, sizeof pdir, "%s/%s", cfg->problems, j->q.problem);
+    } else if (pcache_acquire(k, cfg, version, pdir, sizeof pdir, err, sizeof err)) {
+        char why[1200];
+        snprintf(why, sizeof why, "problem %s version %.12s unavailable: %s", j->q.problem, version, err);
+        job_infra_failure(k, j, why);
+        return NULL;
+    }
     struct runner_request req = {
         .problem_dir = pdir,
         .language = j->q.lang,
@@ -173,13 +201,15 @@ static struct job *run_job(struct queue_conn *k, struct job *j)
     struct runner_report *rep = NULL;
     enum runner_failure failure = RUNNER_FAILURE_NONE;
     int rc = runner_judge(p->runner, &req, &rep, &failure, err, sizeof err);
+    if (version[0])
+        pcache_release(cfg, version);
     if (atomic_load(&j->lost)) {
         logmsg("job %s: lease lost; result discarded", j->q.id);
         runner_report_free(rep);
         return NULL;
     }
     if (rc == 0 && rep) {
-        j->report = runner_report_json(rep);
+        j->report = with_version(runner_report_json(rep), version);
         j->score = runner_report_score(rep);
         snprintf(j->verdict, sizeof j->verdict, "%s", runner_verdict_name(runner_report_verdict(rep)));
         runner_report_free(rep);
