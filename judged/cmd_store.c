@@ -138,10 +138,20 @@ static int push(struct store_opts *o, const char *dir)
     }
     free(errors);
     int rc = 1;
-    if (setup(&o->c) == 0) {
+    if (setup(&o->c) != 0) {
+        if (o->c.json) {
+            json_t *j = json_pack("{s:b, s:s, s:s}", "ok", 0, "name", name, "error", o->c.conn.err);
+            print_json(j);
+            json_decref(j);
+        }
+    } else {
         struct store_push_reply r;
         int src = store_push(&o->c.conn, name, dir, &m, (uint64_t)o->c.cfg.store_quota, &r, err, sizeof err);
-        if (src) {
+        if (src && o->c.json) {
+            json_t *j = json_pack("{s:b, s:s, s:s}", "ok", 0, "name", name, "error", err);
+            print_json(j);
+            json_decref(j);
+        } else if (src) {
             say_store_error("push", src, err);
         } else {
             const char *what = r.result == STORE_PUSH_NEW       ? "new"

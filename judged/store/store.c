@@ -450,8 +450,13 @@ static redisReply *fcall(struct queue_conn *k, int argc, const char **argv, cons
             return NULL;
         r = queue_cmdv(k, argc, argv, lens);
     }
-    if (!r)
+    if (!r) {
         io_err(k, "store", err, errlen);
+    } else if (r->type == REDIS_REPLY_ERROR) {
+        char *tail = strstr(r->str, " script: ");   /* Redis appends where in the Lua it failed */
+        if (tail)
+            *tail = 0;
+    }
     return r;
 }
 

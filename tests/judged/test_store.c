@@ -1,0 +1,454 @@
+/* test_store.c - the problem store with real parts: a private redis-server,
+ * `judgectl problem push` validating through the real runner, two judged
+ * hosts with separate state_dirs judging in real sandboxes (slots 900..903
+ * for host A, 920..921 for host B, 940..941 for push validation). */
+#include <dirent.h>
+
+#include "harness.h"
+
+#define SLOT_A 900
+#define SLOT_B 920
+#define SLOT_PUSH "940"
+
+static void setup(void)
+{
+    t_setup(1);
+}
+
+static void teardown(void)
+{
+    t_teardown();
+}
+
+TestSuite(store, .init = setup, .fini = teardown, .timeout = 300);
+
+static bool contains(const char *hay, const char *needle)
+{
+    return hay && strstr(hay, needle) != NULL;
+}
+
+/* An A+B package NAME under T_dir/DIR whose answers are a+b+delta, with an
+ * optional extra file of `pad` bytes (to make it large). */
+static void make_adder(const char *dir, const char *name, int delta, size_t pad)
+{
+    char p[600];
+    snprintf(p, sizeof p, "%s/%s", T_dir, dir);
+    mkdir(p, 0755);
+    snprintf(p, sizeof p, "%s/%s/problem.yaml", T_dir, dir);
+    t_write(p, "name: %s\ntime_limit: 2s\nmemory_limit: 256M\nchecker: tokens\n", name);
+    snprintf(p, sizeof p, "%s/%s/tests", T_dir, dir);
+    mkdir(p, 0755);
+    for (int i = 1; i <= 3; i++) {
+        snprintf(p, sizeof p, "%s/%s/tests/%d.in", T_dir, dir, i);
+        t_write(p, "%d %d\n", i, 10 * i);
+        snprintf(p, sizeof p, "%s/%s/tests/%d.out", T_dir, dir, i);
+        t_write(p, "%d\n", 11 * i + delta);
+    }
+    if (pad) {
+        snprintf(p, sizeof p, "%s/%s/statement.txt", T_dir, dir);
+        FILE *f = fopen(p, "w");
+        cr_assert(f);
+        for (size_t i = 0; i < pad; i++)
+            fputc('a' + (int)((i * 7 + (size_t)delta) % 26), f);
+        fclose(f);
+    }
+}
+
+/* A C source printing a+b+delta. */
+static void make_solution(const char *file, int delta)
+{
+    char p[600];
+    snprintf(p, sizeof p, "%s/%s", T_dir, file);
+    t_write(p, "#include <stdio.h>\nint main(void){long long a,b;if(scanf(\"%%lld %%lld\",&a,&b)!=2)return 1;"
+               "printf(\"%%lld\\n\",a+b+%d);return 0;}\n", delta);
+}
+
+static void make_solution_cpp(const char *file, int delta)
+{
+    char p[600];
+    snprintf(p, sizeof p, "%s/%s", T_dir, file);
+    t_write(p, "#include <iostream>\nint main(){long long a,b;std::cin>>a>>b;std::cout<<a+b+%d<<\"\\n\";}\n", delta);
+}
+
+/* judgectl problem push DIR --name NAME --json; the version in ver. */
+static int push(const char *cfg, const char *dir, const char *name, char *out, size_t outlen, char *ver)
+{
+    char p[600];
+    snprintf(p, sizeof p, "%s/%s", T_dir, dir);
+    int rc = t_ctl(out, outlen, cfg, "problem", "push", p, "--name", name, "--json", "--slot", SLOT_PUSH, NULL);
+    const char *v = strstr(out, "\"version\":\"");
+    if (ver) {
+        ver[0] = 0;
+        if (v)
+            snprintf(ver, 65, "%.64s", v + 11);
+    }
+    return rc;
+}
+
+static char *path_of(const char *fmt, const char *a, const char *b)
+{
+    static char p[800];
+    snprintf(p, sizeof p, fmt, T_dir, a, b);
+    return p;
+}
+
+static bool exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+static bool log_has(const char *name, const char *needle)
+{
+    char p[400], buf[65536];
+    snprintf(p, sizeof p, "%s/judged-%s.log", T_dir, name);
+    FILE *f = fopen(p, "r");
+    if (!f)
+        return false;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    return strstr(buf, needle) != NULL;
+}
+
+/* submission id's field, or "" */
+static void field(const char *id, const char *name, char *buf, size_t len)
+{
+    char *v = t_hget(id, name);
+    snprintf(buf, len, "%s", v ? v : "");
+    free(v);
+}
+
+static void submit_ok(const char *cfg, const char *problem, const char *lang, const char *src, char *id)
+{
+    char p[600];
+    snprintf(p, sizeof p, "%s/%s", T_dir, src);
+    cr_assert_eq(t_submit(cfg, problem, lang, p, NULL, NULL, id, 160), 0, "submit %s: %s", src, id);
+}
+
+static void expect(const char *id, const char *verdict, const char *version, const char *host)
+{
+    cr_assert(t_wait_state(id, "done", 60000), "%s judged", id);
+    char v[64], pv[80], h[64], rep[4096];
+    field(id, "verdict", v, sizeof v);
+    field(id, "version", pv, sizeof pv);
+    field(id, "host", h, sizeof h);
+    field(id, "report", rep, sizeof rep);
+    cr_assert_str_eq(v, verdict, "%s: %s (report %s)", id, v, rep);
+    cr_assert_str_eq(pv, version, "%s recorded the version current at admission", id);
+    if (host)
+        cr_assert_str_eq(h, host, "%s judged on host %s", id, h);
+    char needle[100];
+    snprintf(needle, sizeof needle, "\"problem_version\":\"%s\"", version);
+    cr_assert(contains(rep, needle), "the result says which version judged it: %s", rep);
+}
+
+/* Push v1, judge; admit under v1, push v2 (other answers), admit under v2:
+ * every submission is judged with the version it was admitted with, by
+ * either host, each fetching into its own state_dir. Host B serves only the
+ * C pool, host A both, so which host judges what is decided by pools, not
+ * by timing. */
+Test(store, each_submission_is_judged_with_the_version_current_at_its_admission)
+{
+    char cfa[400], cfb[400], out[8192], v1[65], v2[65];
+    t_config("A", SLOT_A, NULL, "  native: {languages: [c], slots: 1}\n  cpp: {languages: [cpp], slots: 1}\n",
+             cfa, sizeof cfa);
+    t_config("B", SLOT_B, NULL, "  native: {languages: [c], slots: 1}\n", cfb, sizeof cfb);
+    make_adder("v1", "adder", 0, 0);
+    make_adder("v2", "adder", 1, 0);
+    make_solution("sum.c", 0);
+    make_solution("sum1.c", 1);
+    make_solution_cpp("sum.cpp", 0);
+    make_solution_cpp("sum1.cpp", 1);
+
+    cr_assert_eq(push(cfa, "v1", "adder", out, sizeof out, v1), 0, "%s", out);
+    cr_assert(contains(out, "\"result\":\"new\""), "%s", out);
+    pid_t a = t_judged(cfa, "A");
+    cr_assert(t_judged_started("A", 10000));
+    char s0[160];
+    submit_ok(cfa, "adder", "c", "sum.c", s0);
+    expect(s0, "AC", v1, "A");
+    cr_assert(exists(path_of("%s/state-%s/problems/%s", "A", v1)), "A cached v1 in its state_dir");
+
+    cr_assert_eq(t_ctl(out, sizeof out, cfa, "pause", "native", NULL), 0);
+    cr_assert_eq(t_ctl(out, sizeof out, cfa, "pause", "cpp", NULL), 0);
+    char c1[160], c1w[160], x1[160], c2[160], c2w[160], x2[160];
+    submit_ok(cfa, "adder", "c", "sum.c", c1);
+    submit_ok(cfa, "adder", "c", "sum1.c", c1w);
+    submit_ok(cfa, "adder", "cpp", "sum.cpp", x1);
+    cr_assert_eq(push(cfa, "v2", "adder", out, sizeof out, v2), 0, "%s", out);
+    cr_assert(strcmp(v1, v2), "changed answers make a new version");
+    submit_ok(cfa, "adder", "c", "sum.c", c2);
+    submit_ok(cfa, "adder", "c", "sum1.c", c2w);
+    submit_ok(cfa, "adder", "cpp", "sum1.cpp", x2);
+
+    /* the C pool: host B only (cold: it fetches v1 although v2 is current) */
+    cr_assert_eq(t_stop(a, SIGTERM, 30000) >= 0, 1);
+    t_judged(cfb, "B");
+    cr_assert(t_judged_started("B", 10000));
+    cr_assert_eq(t_ctl(out, sizeof out, cfb, "resume", "native", NULL), 0);
+    expect(c1, "AC", v1, "B");
+    expect(c1w, "WA", v1, "B");
+    expect(c2, "WA", v2, "B");
+    expect(c2w, "AC", v2, "B");
+    cr_assert(exists(path_of("%s/state-%s/problems/%s", "B", v1)));
+    cr_assert(exists(path_of("%s/state-%s/problems/%s", "B", v2)));
+
+    /* the C++ pool: host A again, with v1 cached and v2 not */
+    cr_assert_eq(t_ctl(out, sizeof out, cfa, "resume", "cpp", NULL), 0);
+    t_judged(cfa, "A");
+    expect(x1, "AC", v1, "A");
+    expect(x2, "AC", v2, "A");
+
+    /* one event each, and the events say which version */
+    cr_assert_eq(t_events("native", c2), 1);
+    cr_assert_eq(t_ctl(out, sizeof out, cfa, "events", "--json", NULL), 0);
+    char needle[200];
+    snprintf(needle, sizeof needle, "\"id\":\"%s\",\"verdict\":\"WA\"", c2);
+    cr_assert(contains(out, needle), "%s", out);
+    snprintf(needle, sizeof needle, "\"problem_version\":\"%s\"", v2);
+    cr_assert(contains(out, needle), "%s", out);
+    cr_assert_eq(t_ctl(out, sizeof out, cfa, "result", c1, "--json", NULL), 0);
+    snprintf(needle, sizeof needle, "\"problem_version\":\"%s\"", v1);
+    cr_assert(contains(out, needle), "%s", out);
+}
+
+/* The same content twice: no new version, nothing stored twice; versions,
+ * show, list; rm refuses the current version and frees an old one's blobs. */
+Test(store, same_content_is_one_version_and_rm_frees_what_nothing_else_lists)
+{
+    char cfg[400], out[8192], v1[65], v2[65], again[65];
+    t_config("A", SLOT_A, NULL, "  native: {languages: [c], slots: 1}\n", cfg, sizeof cfg);
+    make_adder("p1", "adder", 0, 10000);
+    make_adder("p2", "adder", 1, 10000);
+    cr_assert_eq(push(cfg, "p1", "adder", out, sizeof out, v1), 0, "%s", out);
+    redisContext *c = t_redis();
+    redisReply *r = redisCommand(c, "GET judge:store:bytes");
+    long long stored1 = atoll(r->str);
+    freeReplyObject(r);
+    r = redisCommand(c, "DBSIZE");
+    long long keys1 = r->integer;
+    freeReplyObject(r);
+
+    cr_assert_eq(push(cfg, "p1", "adder", out, sizeof out, again), 0, "%s", out);
+    cr_assert_str_eq(again, v1);
+    cr_assert(contains(out, "\"result\":\"unchanged\"") && contains(out, "\"uploaded\":0"), "%s", out);
+    /* the same content under another name: the same version, no new blob */
+    cr_assert_eq(push(cfg, "p1", "adder2", out, sizeof out, again), 0, "%s", out);
+    cr_assert_str_eq(again, v1);
+    cr_assert(contains(out, "\"uploaded\":0"), "%s", out);
+    r = redisCommand(c, "GET judge:store:bytes");
+    cr_assert_eq(atoll(r->str), stored1, "nothing stored twice");
+    freeReplyObject(r);
+
+    cr_assert_eq(push(cfg, "p2", "adder", out, sizeof out, v2), 0, "%s", out);
+    /* p2 shares the inputs and problem.yaml: only the changed files are sent */
+    cr_assert(contains(out, "\"new_blobs\":4"), "3 answers and the statement: %s", out);
+    cr_assert_eq(t_ctl(out, sizeof out, cfg, "problem", "versions", "adder", "--json", NULL), 0);
+    cr_assert(contains(out, v1) && contains(out, v2), "%s", out);
+    cr_assert_eq(t_ctl(out, sizeof out, cfg, "problem", "list", NULL), 0);
+    cr_assert(contains(out, "adder ") && contains(out, "adder2") && contains(out, v2), "%s", out);
+    cr_assert_eq(t_ctl(out, sizeof out, cfg, "problem", "show", "adder", "--json", NULL), 0);
+    cr_assert(contains(out, "\"path\":\"tests/1.out\""), "%s", out);
+
+    /* rm: not the current version; v1 is still listed by adder2 */
+    cr_assert_eq(t_ctl(out, sizeof out, cfg, "problem", "rm", "adder", "--version", v2, NULL), 1);
+    cr_assert_eq(t_ctl(out, sizeof out, cfg, "problem", "rm", "adder", "--version", v1, NULL), 0, "%s", out);
+    r = redisCommand(c, "EXISTS judge:manifest:%s", v1);
+    cr_assert_eq(r->integer, 1, "adder2 still lists v1");
+    freeReplyObject(r);
+    r = redisCommand(c, "GET judge:store:bytes");
+    long long both = atoll(r->str);
+    freeReplyObject(r);
+    /* make adder2 point elsewhere, then drop v1 from it: v1's own blobs go */
+    cr_assert_eq(push(cfg, "p2", "adder2", out, sizeof out, NULL), 0, "%s", out);
+    cr_assert_eq(t_ctl(out, sizeof out, cfg, "problem", "rm", "adder2", "--version", v1, NULL), 0, "%s", out);
+    r = redisCommand(c, "EXISTS judge:manifest:%s", v1);
+    cr_assert_eq(r->integer, 0);
+    freeReplyObject(r);
+    r = redisCommand(c, "GET judge:store:bytes");
+    long long after = atoll(r->str);
+    freeReplyObject(r);
+    cr_assert(after < both && after > 0, "v1's own blobs freed (%lld -> %lld), shared ones kept", both, after);
+    r = redisCommand(c, "DBSIZE");
+    cr_assert(r->integer < keys1 + 10, "no leftovers: %lld keys", r->integer);
+    freeReplyObject(r);
+    redisFree(c);
+}
+
+/* A push validates as `problem check` does and refuses with every error;
+ * links, quota and max_package are refused before anything is stored. */
+Test(store, a_bad_package_is_refused_with_every_error)
+{
+    char cfg[400], out[8192], p[600];
+    t_config("A", SLOT_A, "max_package: 64K\nstore_quota: 100K\n", "  native: {languages: [c], slots: 1}\n", cfg,
+             sizeof cfg);
+    make_adder("bad", "bad", 0, 0);
+    snprintf(p, sizeof p, "%s/bad/problem.yaml", T_dir);
+    t_write(p, "name: bad\ntime_limit: 2s\nmemory_limit: lots\nchecker: {type: custom, source: check.c}\ncolour: red\n");
+    snprintf(p, sizeof p, "%s/bad/check.c", T_dir);
+    t_write(p, "int main(void) { this is not C }\n");
+    cr_assert_eq(push(cfg, "bad", "bad", out, sizeof out, NULL), 1, "%s", out);
+    cr_assert(contains(out, "\"ok\":false"), "%s", out);
+    cr_assert(contains(out, "problem.yaml:3: memory_limit"), "%s", out);
+    cr_assert(contains(out, "problem.yaml:5: colour"), "every error listed: %s", out);
+    cr_assert_eq(t_int("EXISTS judge:problem:bad"), 0, "nothing stored");
+    cr_assert_eq(t_int("DBSIZE"), 0, "not a single blob");
+
+    /* a checker that does not compile refuses the push */
+    snprintf(p, sizeof p, "%s/bad/problem.yaml", T_dir);
+    t_write(p, "name: bad\ntime_limit: 2s\nmemory_limit: 64M\nchecker: {type: custom, source: check.c}\n");
+    cr_assert_eq(push(cfg, "bad", "bad", out, sizeof out, NULL), 1, "%s", out);
+    cr_assert(contains(out, "check"), "the checker's compile error: %s", out);
+
+    /* a link in the package (it could point anywhere) */
+    make_adder("linked", "linked", 0, 0);
+    snprintf(p, sizeof p, "%s/linked/tests/4.in", T_dir);
+    cr_assert_eq(symlink("/etc/passwd", p), 0);
+    cr_assert_eq(push(cfg, "linked", "linked", out, sizeof out, NULL), 1, "%s", out);
+    cr_assert(contains(out, "tests/4.in: a symbolic link"), "%s", out);
+
+    /* max_package */
+    make_adder("big", "big", 0, 70000);
+    cr_assert_eq(push(cfg, "big", "big", out, sizeof out, NULL), 1, "%s", out);
+    cr_assert(contains(out, "max_package"), "%s", out);
+
+    /* the quota counts every stored version */
+    make_adder("q1", "q", 0, 60000);
+    make_adder("q2", "q", 1, 60000);
+    cr_assert_eq(push(cfg, "q1", "q", out, sizeof out, NULL), 0, "%s", out);
+    cr_assert_eq(push(cfg, "q2", "q", out, sizeof out, NULL), 1, "%s", out);
+    cr_assert(contains(out, "quota exceeded"), "%s", out);
+    cr_assert_eq(t_int("ZCARD judge:problem:q:versions"), 1, "the refused version is not stored");
+
+    /* Redis down: the push says so and fails */
+    t_kill_redis(SIGKILL);
+    cr_assert_eq(push(cfg, "q1", "q", out, sizeof out, NULL), 1, "%s", out);
+    cr_assert(contains(out, "\"ok\":false"), "%s", out);
+}
+
+/* The manifest line of PATH in version V: its sha256 into sha. */
+static void blob_of(const char *v, const char *path, char *sha)
+{
+    redisContext *c = t_redis();
+    redisReply *r = redisCommand(c, "GET judge:manifest:%s", v);
+    cr_assert(r && r->type == REDIS_REPLY_STRING);
+    char needle[300];
+    snprintf(needle, sizeof needle, " %s\n", path);
+    const char *hit = strstr(r->str, needle);
+    cr_assert(hit);
+    const char *line = hit;
+    while (line > r->str && line[-1] != '\n')
+        line--;
+    snprintf(sha, 65, "%.64s", line);
+    freeReplyObject(r);
+    redisFree(c);
+}
+
+/* A cached copy changed on disk is found at the next start and fetched
+ * again; a blob corrupt in Redis is an infrastructure failure (retried,
+ * then dead-lettered), never a verdict. */
+Test(store, corrupt_copies_are_refetched_and_never_judged_from)
+{
+    char cfg[400], out[8192], v1[65], id[160], p[800];
+    t_config("A", SLOT_A, "max_attempts: 2\n", "  native: {languages: [c], slots: 1}\n", cfg, sizeof cfg);
+    make_adder("v1", "adder", 0, 0);
+    make_solution("sum.c", 0);
+    cr_assert_eq(push(cfg, "v1", "adder", out, sizeof out, v1), 0, "%s", out);
+    pid_t a = t_judged(cfg, "A");
+    cr_assert(t_judged_started("A", 10000));
+    submit_ok(cfg, "adder", "c", "sum.c", id);
+    expect(id, "AC", v1, "A");
+    cr_assert(t_stop(a, SIGTERM, 30000) >= 0);
+
+    /* a wrong answer in the cached copy: judging from it would say WA */
+    snprintf(p, sizeof p, "%s/state-A/problems/%s/tests/2.out", T_dir, v1);
+    chmod(p, 0644);
+    t_write(p, "999\n");
+    t_judged(cfg, "A");
+    cr_assert(t_judged_started("A", 10000));
+    submit_ok(cfg, "adder", "c", "sum.c", id);
+    expect(id, "AC", v1, "A");
+    cr_assert(log_has("A", "cached copy is corrupt"), "the corruption was noticed");
+
+    /* a corrupt blob in Redis, on a host that has not cached the version */
+    make_adder("v2", "adder", 5, 0);
+    char v2[65], sha[65];
+    cr_assert_eq(push(cfg, "v2", "adder", out, sizeof out, v2), 0, "%s", out);
+    blob_of(v2, "tests/3.out", sha);
+    cr_assert_eq(t_int("HSET judge:blob:%s c0 %s", sha, "39\n"), 0);   /* right size, wrong bytes */
+    submit_ok(cfg, "adder", "c", "sum.c", id);
+    cr_assert(t_wait_state(id, "done", 60000));
+    char v[32], dead[8], hist[4096];
+    field(id, "verdict", v, sizeof v);
+    field(id, "dead", dead, sizeof dead);
+    field(id, "history", hist, sizeof hist);
+    cr_assert_str_eq(v, "IE");
+    cr_assert_str_eq(dead, "1", "dead-lettered after its retries, not judged");
+    cr_assert(contains(hist, "corrupt"), "%s", hist);
+    snprintf(p, sizeof p, "%s/state-A/problems/%s", T_dir, v2);
+    cr_assert(!exists(p), "no partial copy left in place");
+}
+
+static int count_versions(const char *host)
+{
+    char p[400];
+    snprintf(p, sizeof p, "%s/state-%s/problems", T_dir, host);
+    DIR *d = opendir(p);
+    int n = 0;
+    struct dirent *e;
+    while (d && (e = readdir(d)))
+        n += strlen(e->d_name) == 64;
+    if (d)
+        closedir(d);
+    return n;
+}
+
+/* problem_cache bounds the cache: the least recently used version goes. */
+Test(store, the_cache_evicts_the_least_recently_used_version)
+{
+    char cfg[400], out[8192], va[65], vb[65], vc[65], id[160];
+    t_config("A", SLOT_A, "problem_cache: 250K\n", "  native: {languages: [c], slots: 1}\n", cfg, sizeof cfg);
+    make_adder("pa", "pa", 0, 100000);
+    make_adder("pb", "pb", 0, 100001);
+    make_adder("pc", "pc", 0, 100002);
+    make_solution("sum.c", 0);
+    cr_assert_eq(push(cfg, "pa", "pa", out, sizeof out, va), 0, "%s", out);
+    cr_assert_eq(push(cfg, "pb", "pb", out, sizeof out, vb), 0, "%s", out);
+    cr_assert_eq(push(cfg, "pc", "pc", out, sizeof out, vc), 0, "%s", out);
+    t_judged(cfg, "A");
+    cr_assert(t_judged_started("A", 10000));
+    submit_ok(cfg, "pa", "c", "sum.c", id);
+    expect(id, "AC", va, "A");
+    submit_ok(cfg, "pb", "c", "sum.c", id);
+    expect(id, "AC", vb, "A");
+    submit_ok(cfg, "pa", "c", "sum.c", id);   /* pa is now more recent than pb */
+    expect(id, "AC", va, "A");
+    cr_assert_eq(count_versions("A"), 2);
+    submit_ok(cfg, "pc", "c", "sum.c", id);
+    expect(id, "AC", vc, "A");
+    cr_assert_eq(count_versions("A"), 2, "two versions fit in 250K");
+    cr_assert(exists(path_of("%s/state-%s/problems/%s", "A", va)), "pa was used more recently");
+    cr_assert(!exists(path_of("%s/state-%s/problems/%s", "A", vb)), "pb was the least recently used");
+    cr_assert(log_has("A", "removing version"));
+    submit_ok(cfg, "pb", "c", "sum.c", id);   /* fetched again */
+    expect(id, "AC", vb, "A");
+}
+
+/* `problems:` as a directory still works (no store involved). */
+Test(store, a_problem_only_in_the_problems_directory_is_judged_from_there)
+{
+    char cfg[400], id[160];
+    t_config("A", SLOT_A, NULL, "  native: {languages: [c], slots: 1}\n", cfg, sizeof cfg);
+    t_judged(cfg, "A");
+    cr_assert(t_judged_started("A", 10000));
+    cr_assert_eq(t_submit(cfg, "aplusb", "c", SRC "/testdata/aplusb/solutions/ac.c", NULL, NULL, id, sizeof id), 0);
+    cr_assert(t_wait_state(id, "done", 60000));
+    char v[32], rep[8192];
+    field(id, "verdict", v, sizeof v);
+    field(id, "report", rep, sizeof rep);
+    cr_assert_str_eq(v, "AC");
+    cr_assert(contains(rep, "\"problem_version\":null"), "%s", rep);
+    char out[512];
+    cr_assert_eq(t_submit(cfg, "nosuch", "c", SRC "/testdata/aplusb/solutions/ac.c", NULL, NULL, out, sizeof out), 1);
+}
