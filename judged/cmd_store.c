@@ -3,7 +3,9 @@
  * `judgectl problem check` does (runner_problem_check, which also compiles a
  * custom checker or interactor through the sandbox) and refuses it with
  * every error, before anything is sent to Redis. */
+#include <errno.h>
 #include <libgen.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +17,7 @@
 #include "store.h"
 
 static const char store_usage[] =
-    "usage: judgectl problem push DIR [--name NAME] [--config FILE] [--json]\n"
+    "usage: judgectl problem push DIR|ARCHIVE [--name NAME] [--config FILE] [--json]\n"
     "                             [--work-dir DIR] [--slot N]\n"
     "       judgectl problem list [--config FILE] [--json]\n"
     "       judgectl problem show NAME [--config FILE] [--json]\n"
@@ -28,6 +30,8 @@ static const char store_usage[] =
     "or interactor must compile), stores the files Redis lacks and makes the\n"
     "version current (NAME defaults to DIR's base name). Pushing the same content\n"
     "again changes nothing. Submissions record the version current at admission.\n"
+    "An archive (tar, tar.gz, zip) is unpacked first; an ICPC/Kattis package\n"
+    "(problem.yaml, data/sample, data/secret, output_validators/) is converted.\n"
     "rm removes a version that is not current; files no other version lists go.\n";
 
 struct store_opts {
@@ -107,30 +111,108 @@ static void print_refusal(const struct store_opts *o, const char *dir, const cha
         print_json(j);
         json_decref(j);
     } else {
-        fprintf(stderr, "%s%d error%s in %s: not pushed\n", errors ? errors : "", n, n == 1 ? "" : "s", dir);
+        size_t len = errors ? strlen(errors) : 0;
+        fprintf(stderr, "%s%s%d error%s in %s: not pushed\n", errors ? errors : "",
+                len && errors[len - 1] != '\n' ? "\n" : "", n, n == 1 ? "" : "s", dir);
     }
 }
 
-static int push(struct store_opts *o, const char *dir)
+/* Removes every "PREFIX/" from text (temporary paths in error lines). */
+static void strip_prefix(char *text, const char *prefix)
 {
-    char dcopy[4096], err[2048];
-    snprintf(dcopy, sizeof dcopy, "%s", dir);
-    const char *name = o->name ? o->name : basename(dcopy);
+    size_t n = strlen(prefix);
+    for (char *p; text && (p = strstr(text, prefix)) && p[n] == '/';)
+        memmove(p, p + n + 1, strlen(p + n + 1) + 1);
+}
+
+/* The package name an archive or directory suggests: its base name
+ * without .tar.gz, .tgz, .tar, .zip and the like. */
+static void default_name(const char *arg, char *name, size_t len)
+{
+    char copy[4096];
+    snprintf(copy, sizeof copy, "%s", arg);
+    size_t l = strlen(copy);
+    while (l > 1 && copy[l - 1] == '/')
+        copy[--l] = 0;
+    snprintf(name, len, "%s", basename(copy));
+    static const char *ext[] = {".tar.gz", ".tar.bz2", ".tar.xz", ".tgz", ".tar", ".zip"};
+    for (size_t i = 0; i < sizeof ext / sizeof *ext; i++) {
+        size_t nl = strlen(name), el = strlen(ext[i]);
+        if (nl > el && !strcmp(name + nl - el, ext[i])) {
+            name[nl - el] = 0;
+            break;
+        }
+    }
+}
+
+static int push_dir(struct store_opts *o, const char *dir, const char *name, const char *shown);
+
+/* push ARG: a directory or an archive, in this project's format or the
+ * ICPC/Kattis one (converted in a temporary copy; ARG is never changed). */
+static int push(struct store_opts *o, const char *arg)
+{
+    char name[256], err[2048], work[] = "/tmp/judgectl-push-XXXXXX", pkg[64];
+    if (o->name)
+        snprintf(name, sizeof name, "%s", o->name);
+    else
+        default_name(arg, name, sizeof name);
     if (!queue_valid_name(name)) {
         fprintf(stderr, "judgectl problem push: bad problem name '%s' (1-128 of A-Za-z0-9_.-, not "
                         "starting with . or -; use --name)\n", name);
         return 1;
     }
+    struct stat st;
+    if (stat(arg, &st)) {
+        fprintf(stderr, "judgectl problem push: %s: %s\n", arg, strerror(errno));
+        return 1;
+    }
+    const char *dir = arg;
+    bool temp = false;
+    int rc = 0;
+    if (S_ISREG(st.st_mode) || store_is_icpc(arg)) {
+        if (!mkdtemp(work)) {
+            fprintf(stderr, "judgectl problem push: %s: %s\n", work, strerror(errno));
+            return 1;
+        }
+        temp = true;
+        snprintf(pkg, sizeof pkg, "%s/pkg", work);
+        dir = pkg;
+        rc = S_ISREG(st.st_mode) ? store_unpack(arg, pkg, (uint64_t)o->c.cfg.max_package, err, sizeof err)
+                                 : store_copy_tree(arg, pkg, (uint64_t)o->c.cfg.max_package, err, sizeof err);
+        if (rc)
+            print_refusal(o, arg, err, 1);
+    }
+    if (rc == 0 && temp && store_is_icpc(pkg)) {
+        char *errors = NULL;
+        int n = store_convert_icpc(pkg, name, &errors);
+        if (n) {
+            print_refusal(o, arg, errors, n);
+            rc = 1;
+        }
+        free(errors);
+    }
+    if (rc == 0)
+        rc = push_dir(o, dir, name, arg);
+    if (temp)
+        store_remove_tree(work);
+    return rc ? 1 : 0;
+}
+
+static int push_dir(struct store_opts *o, const char *dir, const char *name, const char *shown)
+{
+    char err[2048];
     struct store_manifest m;
     if (store_manifest_from_dir(dir, (uint64_t)o->c.cfg.max_package, &m, err, sizeof err)) {
-        print_refusal(o, dir, err, 1);
+        print_refusal(o, shown, err, 1);
         return 1;
     }
     char *errors = NULL, *summary = NULL;
     int n = validate(o, dir, &errors, &summary);
+    if (!strncmp(dir, "/tmp/judgectl-push-", 19))
+        strip_prefix(errors, dir);   /* name files as they are in the package */
     if (n != 0) {
         if (n > 0)
-            print_refusal(o, dir, errors, n);
+            print_refusal(o, shown, errors, n);
         free(errors);
         free(summary);
         store_manifest_free(&m);

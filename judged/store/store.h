@@ -135,6 +135,24 @@ int store_remove(struct queue_conn *k, const char *name, const char *version, ch
 int store_fetch(struct queue_conn *k, const char *version, const char *tmp_dir, const char *final_dir,
                 uint64_t *bytes, char *err, size_t errlen);
 
+/* --------------------------------------------------- package.c: before a push */
+
+/* Unpacks a tar (optionally gz/bz2/xz) or zip archive into dst (created):
+ * regular files and directories only; links, devices, FIFOs, absolute
+ * paths and '..' are refused naming the entry; at most max_bytes (0 = no
+ * limit) unpacked. One top-level directory holding everything is dropped.
+ * On failure dst is removed. */
+int store_unpack(const char *archive, const char *dst, uint64_t max_bytes, char *err, size_t errlen);
+/* Copies a package directory (regular files and directories only). */
+int store_copy_tree(const char *from, const char *to, uint64_t max_bytes, char *err, size_t errlen);
+/* An ICPC/Kattis package: data/secret/ and no tests/. */
+bool store_is_icpc(const char *dir);
+/* Converts the ICPC package in dir IN PLACE into the runner's format
+ * (problem.yaml written, the original kept as problem.icpc.yaml). Returns
+ * the number of errors, listed in *errors as "FILE:LINE: KEY: message"
+ * lines (caller frees; NULL when none). */
+int store_convert_icpc(const char *dir, const char *name, char **errors);
+
 /* rm -rf (no symlinks followed); 0 ok. */
 int store_remove_tree(const char *path);
 

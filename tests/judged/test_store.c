@@ -452,3 +452,98 @@ Test(store, a_problem_only_in_the_problems_directory_is_judged_from_there)
     char out[512];
     cr_assert_eq(t_submit(cfg, "nosuch", "c", SRC "/testdata/aplusb/solutions/ac.c", NULL, NULL, out, sizeof out), 1);
 }
+
+/* An ICPC/Kattis package as a setter exports it: problem.yaml with the
+ * default validator's flags, .timelimit, data/sample and data/secret with
+ * groups; written here and packed with tar. */
+static void make_icpc(const char *dir, const char *yaml, bool with_answers)
+{
+    char p[800];
+    const char *dirs[] = {"", "/data", "/data/sample", "/data/secret", "/data/secret/small", "/data/secret/large"};
+    for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++) {
+        snprintf(p, sizeof p, "%s/%s%s", T_dir, dir, dirs[i]);
+        mkdir(p, 0755);
+    }
+    snprintf(p, sizeof p, "%s/%s/problem.yaml", T_dir, dir);
+    t_write(p, "%s", yaml);
+    snprintf(p, sizeof p, "%s/%s/.timelimit", T_dir, dir);
+    t_write(p, "2\n");
+    const char *tests[][3] = {{"sample/1", "3", "1.0"}, {"secret/small/01", "1", "0.333333"},
+                              {"secret/small/02", "2", "0.666667"}, {"secret/large/01", "100", "33.333333"}};
+    for (size_t i = 0; i < 4; i++) {
+        snprintf(p, sizeof p, "%s/%s/data/%s.in", T_dir, dir, tests[i][0]);
+        t_write(p, "%s\n", tests[i][1]);
+        if (!with_answers && i == 3)
+            continue;
+        snprintf(p, sizeof p, "%s/%s/data/%s.ans", T_dir, dir, tests[i][0]);
+        t_write(p, "%s\n", tests[i][2]);
+    }
+}
+
+static void tar(const char *dir, const char *archive)
+{
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd, "tar czf '%s/%s' -C '%s' '%s'", T_dir, archive, T_dir, dir);
+    cr_assert_eq(system(cmd), 0, "%s", cmd);
+}
+
+Test(store, an_icpc_archive_is_converted_and_judged_as_its_flags_say)
+{
+    char cfg[400], out[8192], v[65], id[160], p[800];
+    t_config("A", SLOT_A, NULL, "  native: {languages: [c], slots: 1}\n", cfg, sizeof cfg);
+    make_icpc("third", "name: One Third\nsource: NWERC\nvalidation: default\n"
+                       "validator_flags: float_absolute_tolerance 1e-3 float_relative_tolerance 1e-3\n"
+                       "limits:\n  memory: 256\n", true);
+    tar("third", "third.tar.gz");
+    snprintf(p, sizeof p, "%s/third.tar.gz", T_dir);
+    cr_assert_eq(t_ctl(out, sizeof out, cfg, "problem", "push", p, "--json", "--slot", SLOT_PUSH, NULL), 0, "%s", out);
+    cr_assert(contains(out, "\"name\":\"third\""), "named after the archive: %s", out);
+    const char *vv = strstr(out, "\"version\":\"");
+    cr_assert(vv);
+    snprintf(v, sizeof v, "%.64s", vv + 11);
+    cr_assert_eq(t_ctl(out, sizeof out, cfg, "problem", "show", "third", "--json", NULL), 0);
+    cr_assert(contains(out, "data/secret/large/01.ans") && contains(out, "problem.icpc.yaml"), "%s", out);
+
+    snprintf(p, sizeof p, "%s/third4.c", T_dir);   /* within 1e-3 */
+    t_write(p, "#include <stdio.h>\nint main(void){double n;scanf(\"%%lf\",&n);printf(\"%%.4f\\n\",n/3);}\n");
+    snprintf(p, sizeof p, "%s/third1.c", T_dir);   /* 0.3 for 0.333333: outside both tolerances */
+    t_write(p, "#include <stdio.h>\nint main(void){double n;scanf(\"%%lf\",&n);printf(\"%%.1f\\n\",n/3);}\n");
+    t_judged(cfg, "A");
+    cr_assert(t_judged_started("A", 10000));
+    submit_ok(cfg, "third", "c", "third4.c", id);
+    expect(id, "AC", v, "A");
+    char rep[8192];
+    field(id, "report", rep, sizeof rep);
+    cr_assert(contains(rep, "sample-1") && contains(rep, "secret-large-01"), "samples and groups: %s", rep);
+    submit_ok(cfg, "third", "c", "third1.c", id);
+    expect(id, "WA", v, "A");
+
+    /* an invalid package: every error listed, nothing stored */
+    make_icpc("broken", "name: Broken\nvalidation: bogus\nvalidator_flags: float_absolute_tolerance abc\n"
+                        "limits:\n  memory: -5\n", false);
+    tar("broken", "broken.tar.gz");
+    snprintf(p, sizeof p, "%s/broken.tar.gz", T_dir);
+    cr_assert_eq(t_ctl(out, sizeof out, cfg, "problem", "push", p, "--json", "--slot", SLOT_PUSH, NULL), 1, "%s", out);
+    cr_assert(contains(out, "problem.yaml:2: validation"), "%s", out);
+    cr_assert(contains(out, "problem.yaml:3: validator_flags: float_absolute_tolerance needs a number"), "%s", out);
+    cr_assert(contains(out, "problem.yaml:5: limits.memory"), "%s", out);
+    cr_assert(contains(out, "data/secret/large/01.in:0: data: no matching .ans"), "%s", out);
+    cr_assert_eq(t_int("EXISTS judge:problem:broken"), 0);
+
+    /* an archive with a link, or a path leaving the package, is refused */
+    snprintf(p, sizeof p, "%s/third/data/secret/small/03.in", T_dir);
+    cr_assert_eq(symlink("/etc/shadow", p), 0);
+    tar("third", "linked.tar.gz");
+    snprintf(p, sizeof p, "%s/linked.tar.gz", T_dir);
+    cr_assert_eq(t_ctl(out, sizeof out, cfg, "problem", "push", p, "--json", "--slot", SLOT_PUSH, NULL), 1, "%s", out);
+    cr_assert(contains(out, "a link"), "%s", out);
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd, "tar czf '%s/evil.tgz' -C '%s' --transform 's,^third,../escape,' third 2>/dev/null",
+             T_dir, T_dir);
+    cr_assert_eq(system(cmd), 0);
+    snprintf(p, sizeof p, "%s/evil.tgz", T_dir);
+    cr_assert_eq(t_ctl(out, sizeof out, cfg, "problem", "push", p, "--json", "--slot", SLOT_PUSH, NULL), 1, "%s", out);
+    cr_assert(contains(out, "'..' are refused"), "%s", out);
+    snprintf(p, sizeof p, "%s/../escape", T_dir);
+    cr_assert(!exists(p), "nothing written outside");
+}

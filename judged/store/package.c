@@ -1,0 +1,679 @@
+/*
+ * package.c - what a push does before the store sees a package: unpack an
+ * archive, copy a directory, convert the ICPC/Kattis package format into the
+ * runner's (runner/README.md). All of it runs as root on untrusted input, so
+ * nothing here follows a link or writes outside the target directory:
+ *
+ *  - archives (tar, tar.gz/bz2/xz, zip, by content): only regular files and
+ *    directories; absolute paths, '..' parts, links (hard or symbolic),
+ *    devices and FIFOs are refused with the entry's name; sizes are counted
+ *    as they are written, so a lying header cannot pass max_bytes; files are
+ *    created with O_EXCL | O_NOFOLLOW under directories this code made.
+ *  - an archive whose entries all sit under one top-level directory
+ *    ("aplusb/problem.yaml") is unpacked without it.
+ *  - ICPC: problem.yaml (name, validation, validator_flags, limits) + .timelimit
+ *    + data/sample and data/secret (any depth; *.in with *.ans) +
+ *    output_validators/ become a problem.yaml in the runner's format that
+ *    lists the tests where they are; the original stays as problem.icpc.yaml.
+ */
+#include <archive.h>
+#include <archive_entry.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <yaml.h>
+
+#include "store.h"
+
+/* ------------------------------------------------------------- helpers */
+
+static bool safe_rel(const char *p)
+{
+    if (!*p || *p == '/')
+        return false;
+    for (const char *s = p; *s;) {
+        const char *e = strchr(s, '/');
+        size_t n = e ? (size_t)(e - s) : strlen(s);
+        if ((n == 1 && s[0] == '.') || (n == 2 && s[0] == '.' && s[1] == '.'))
+            return false;
+        s += n;
+        while (*s == '/')
+            s++;
+    }
+    return true;
+}
+
+/* mkdir -p of rel's parents under root (root exists). */
+static int make_parents(const char *root, const char *rel)
+{
+    char path[4400];
+    snprintf(path, sizeof path, "%s/%s", root, rel);
+    for (char *s = path + strlen(root) + 1; (s = strchr(s, '/')); s++) {
+        *s = 0;
+        struct stat st;
+        if (mkdir(path, 0755) && (errno != EEXIST || lstat(path, &st) || !S_ISDIR(st.st_mode)))
+            return -1;
+        *s = '/';
+    }
+    return 0;
+}
+
+static int write_all(int fd, const void *buf, size_t n)
+{
+    const char *p = buf;
+    while (n) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return -1;
+        p += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+/* --------------------------------------------------------------- unpack */
+
+/* The common top-level directory of all entries ("" if none). */
+static void common_prefix(const char *archive, char *prefix, size_t len)
+{
+    prefix[0] = 0;
+    struct archive *a = archive_read_new();
+    archive_read_support_filter_all(a);
+    archive_read_support_format_tar(a);
+    archive_read_support_format_zip(a);
+    bool first = true, same = true;
+    if (archive_read_open_filename(a, archive, 65536) == ARCHIVE_OK) {
+        struct archive_entry *e;
+        while (same && archive_read_next_header(a, &e) == ARCHIVE_OK) {
+            const char *name = archive_entry_pathname(e);
+            while (name && name[0] == '.' && name[1] == '/')
+                name += 2;
+            const char *slash = name ? strchr(name, '/') : NULL;
+            if (!slash) {
+                if (name && *name && archive_entry_filetype(e) == AE_IFDIR && first) {
+                    snprintf(prefix, len, "%s", name);
+                    first = false;
+                    continue;
+                }
+                same = !(name && *name && strcmp(name, prefix));
+                if (name && *name && archive_entry_filetype(e) != AE_IFDIR)
+                    same = false;
+                continue;
+            }
+            size_t n = (size_t)(slash - name);
+            if (first) {
+                snprintf(prefix, len, "%.*s", (int)n, name);
+                first = false;
+            } else if (strlen(prefix) != n || strncmp(prefix, name, n)) {
+                same = false;
+            }
+        }
+    }
+    archive_read_free(a);
+    if (!same || first || !strcmp(prefix, "..") || !strcmp(prefix, "."))
+        prefix[0] = 0;
+}
+
+int store_unpack(const char *archive, const char *dst, uint64_t max_bytes, char *err, size_t errlen)
+{
+    char prefix[512];
+    common_prefix(archive, prefix, sizeof prefix);
+    if (mkdir(dst, 0755)) {
+        snprintf(err, errlen, "%s: %s", dst, strerror(errno));
+        return -1;
+    }
+    struct archive *a = archive_read_new();
+    archive_read_support_filter_all(a);
+    archive_read_support_format_tar(a);
+    archive_read_support_format_zip(a);
+    if (archive_read_open_filename(a, archive, 65536) != ARCHIVE_OK) {
+        snprintf(err, errlen, "%s: not a tar or zip archive (%s)", archive, archive_error_string(a));
+        archive_read_free(a);
+        return -1;
+    }
+    uint64_t total = 0;
+    size_t files = 0;
+    int rc = 0, r;
+    struct archive_entry *e;
+    char *buf = malloc(65536);
+    while (rc == 0 && (r = archive_read_next_header(a, &e)) == ARCHIVE_OK) {
+        const char *name = archive_entry_pathname(e);
+        if (!name) {
+            snprintf(err, errlen, "%s: an entry without a name", archive);
+            rc = -1;
+            break;
+        }
+        const char *rel = name;
+        while (rel[0] == '.' && rel[1] == '/')
+            rel += 2;
+        if (!safe_rel(rel)) {   /* before anything is stripped */
+            snprintf(err, errlen, "%s: entry '%s': absolute paths and '..' are refused", archive, name);
+            rc = -1;
+            break;
+        }
+        if (*prefix && !strncmp(rel, prefix, strlen(prefix)) &&
+            (rel[strlen(prefix)] == '/' || !rel[strlen(prefix)]))
+            rel += strlen(prefix);
+        while (*rel == '/' && rel != name && *prefix)
+            rel++;
+        char clean[4096];
+        snprintf(clean, sizeof clean, "%s", rel);
+        size_t cl = strlen(clean);
+        while (cl && clean[cl - 1] == '/')
+            clean[--cl] = 0;
+        int type = archive_entry_filetype(e);
+        if (!*clean && type == AE_IFDIR)
+            continue;   /* the stripped top-level directory, or "./" */
+        if (!safe_rel(clean) || name[0] == '/') {
+            snprintf(err, errlen, "%s: entry '%s': absolute paths and '..' are refused", archive, name);
+            rc = -1;
+        } else if (archive_entry_hardlink(e) || type == AE_IFLNK) {
+            snprintf(err, errlen, "%s: entry '%s': a link; a package holds only regular files and directories",
+                     archive, name);
+            rc = -1;
+        } else if (type == AE_IFDIR) {
+            char path[4400];
+            snprintf(path, sizeof path, "%s/%s", dst, clean);
+            struct stat st;
+            if (make_parents(dst, clean) ||
+                (mkdir(path, 0755) && (errno != EEXIST || lstat(path, &st) || !S_ISDIR(st.st_mode)))) {
+                snprintf(err, errlen, "%s: entry '%s': %s", archive, name, strerror(errno));
+                rc = -1;
+            }
+        } else if (type != AE_IFREG) {
+            snprintf(err, errlen, "%s: entry '%s': not a regular file (a device, FIFO or socket)", archive, name);
+            rc = -1;
+        } else if (++files > STORE_MAX_FILES) {
+            snprintf(err, errlen, "%s: more than %d files", archive, STORE_MAX_FILES);
+            rc = -1;
+        } else {
+            char path[4400];
+            snprintf(path, sizeof path, "%s/%s", dst, clean);
+            int fd = make_parents(dst, clean) ? -1 : open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+            if (fd < 0) {
+                snprintf(err, errlen, "%s: entry '%s': %s", archive, name,
+                         errno == EEXIST ? "appears twice" : strerror(errno));
+                rc = -1;
+            }
+            la_ssize_t got;
+            while (rc == 0 && (got = archive_read_data(a, buf, 65536)) != 0) {
+                if (got < 0) {
+                    snprintf(err, errlen, "%s: entry '%s': %s", archive, name, archive_error_string(a));
+                    rc = -1;
+                } else if ((total += (uint64_t)got) > max_bytes && max_bytes) {
+                    snprintf(err, errlen, "%s: the unpacked package is larger than max_package (%" PRIu64 " bytes)",
+                             archive, max_bytes);
+                    rc = -1;
+                } else if (write_all(fd, buf, (size_t)got)) {
+                    snprintf(err, errlen, "%s: %s", path, strerror(errno));
+                    rc = -1;
+                }
+            }
+            if (fd >= 0)
+                close(fd);
+        }
+    }
+    if (rc == 0 && r != ARCHIVE_EOF) {
+        snprintf(err, errlen, "%s: %s", archive, archive_error_string(a));
+        rc = -1;
+    }
+    free(buf);
+    archive_read_free(a);
+    if (rc)
+        store_remove_tree(dst);
+    return rc;
+}
+
+/* ----------------------------------------------------------------- copy */
+
+static int copy_file(const char *from, const char *to, uint64_t *total, uint64_t max, char *err, size_t errlen)
+{
+    int in = open(from, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    int out = in < 0 ? -1 : open(to, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    int rc = in < 0 || out < 0 ? -1 : 0;
+    if (rc)
+        snprintf(err, errlen, "%s: %s", in < 0 ? from : to, strerror(errno));
+    char buf[65536];
+    ssize_t n;
+    while (rc == 0 && (n = read(in, buf, sizeof buf)) != 0) {
+        if (n < 0 || ((*total += (uint64_t)n) > max && max) || write_all(out, buf, (size_t)n)) {
+            snprintf(err, errlen, n < 0 || !(max && *total > max) ? "%s: %s" : "%s: the package is larger than max_package",
+                     from, strerror(errno));
+            rc = -1;
+        }
+    }
+    if (in >= 0)
+        close(in);
+    if (out >= 0)
+        close(out);
+    return rc;
+}
+
+static int copy_dir(const char *from, const char *to, uint64_t *total, uint64_t max, char *err, size_t errlen)
+{
+    if (mkdir(to, 0755)) {
+        snprintf(err, errlen, "%s: %s", to, strerror(errno));
+        return -1;
+    }
+    DIR *d = opendir(from);
+    if (!d) {
+        snprintf(err, errlen, "%s: %s", from, strerror(errno));
+        return -1;
+    }
+    struct dirent *e;
+    int rc = 0;
+    while (rc == 0 && (e = readdir(d))) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        char a[4400], b[4400];
+        snprintf(a, sizeof a, "%s/%s", from, e->d_name);
+        snprintf(b, sizeof b, "%s/%s", to, e->d_name);
+        struct stat st;
+        if (lstat(a, &st)) {
+            snprintf(err, errlen, "%s: %s", a, strerror(errno));
+            rc = -1;
+        } else if (S_ISDIR(st.st_mode)) {
+            rc = copy_dir(a, b, total, max, err, errlen);
+        } else if (S_ISREG(st.st_mode)) {
+            rc = copy_file(a, b, total, max, err, errlen);
+        } else {
+            snprintf(err, errlen, "%s: %s: a package holds only regular files and directories", a,
+                     S_ISLNK(st.st_mode) ? "a symbolic link" : "not a regular file");
+            rc = -1;
+        }
+    }
+    closedir(d);
+    return rc;
+}
+
+int store_copy_tree(const char *from, const char *to, uint64_t max_bytes, char *err, size_t errlen)
+{
+    uint64_t total = 0;
+    int rc = copy_dir(from, to, &total, max_bytes, err, errlen);
+    if (rc)
+        store_remove_tree(to);
+    return rc;
+}
+
+/* ----------------------------------------------------------------- ICPC */
+
+bool store_is_icpc(const char *dir)
+{
+    char p[4400];
+    struct stat st;
+    snprintf(p, sizeof p, "%s/data/secret", dir);
+    if (stat(p, &st) || !S_ISDIR(st.st_mode))
+        return false;
+    snprintf(p, sizeof p, "%s/tests", dir);
+    return stat(p, &st) != 0;   /* a runner package keeps its tests in tests/ */
+}
+
+struct errs {
+    char *buf;
+    size_t len;
+    int n;
+};
+
+static void add_err(struct errs *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void add_err(struct errs *e, const char *fmt, ...)
+{
+    char line[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    size_t n = strlen(line);
+    e->buf = realloc(e->buf, e->len + n + 2);
+    memcpy(e->buf + e->len, line, n);
+    e->len += n;
+    e->buf[e->len++] = '\n';
+    e->buf[e->len] = 0;
+    e->n++;
+}
+
+struct icpc {
+    char title[512];
+    char validation[64];     /* default | custom | custom interactive */
+    char flags[1024];
+    size_t flags_line, validation_line;
+    double time_multiplier, time_limit, memory_mb, output_mb;
+};
+
+static const char *scalar(yaml_document_t *d, yaml_node_t *n)
+{
+    (void)d;
+    return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
+}
+
+static bool number(const char *s, double *out)
+{
+    char *end;
+    if (!s)
+        return false;
+    double v = strtod(s, &end);
+    if (end == s || *end || v < 0)
+        return false;
+    *out = v;
+    return true;
+}
+
+static void read_icpc_yaml(const char *dir, struct icpc *y, struct errs *e)
+{
+    char path[4400];
+    snprintf(path, sizeof path, "%s/problem.yaml", dir);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return;   /* problem.yaml is optional in the legacy format */
+    yaml_parser_t p;
+    yaml_document_t d;
+    yaml_parser_initialize(&p);
+    yaml_parser_set_input_file(&p, f);
+    if (!yaml_parser_load(&p, &d)) {
+        add_err(e, "problem.yaml:%zu: (yaml): %s", p.problem_mark.line + 1, p.problem ? p.problem : "bad YAML");
+        yaml_parser_delete(&p);
+        fclose(f);
+        return;
+    }
+    yaml_node_t *root = yaml_document_get_root_node(&d);
+    if (root && root->type == YAML_MAPPING_NODE) {
+        for (yaml_node_pair_t *pr = root->data.mapping.pairs.start; pr < root->data.mapping.pairs.top; pr++) {
+            yaml_node_t *k = yaml_document_get_node(&d, pr->key), *v = yaml_document_get_node(&d, pr->value);
+            const char *ks = scalar(&d, k);
+            size_t line = v->start_mark.line + 1;
+            if (!ks)
+                continue;
+            if (!strcmp(ks, "name")) {
+                if (scalar(&d, v))
+                    snprintf(y->title, sizeof y->title, "%s", scalar(&d, v));
+                else if (v->type == YAML_MAPPING_NODE && v->data.mapping.pairs.start < v->data.mapping.pairs.top)
+                    snprintf(y->title, sizeof y->title, "%s",   /* a map of languages: the first */
+                             scalar(&d, yaml_document_get_node(&d, v->data.mapping.pairs.start->value))
+                                 ? scalar(&d, yaml_document_get_node(&d, v->data.mapping.pairs.start->value)) : "");
+            } else if (!strcmp(ks, "validation")) {
+                const char *s = scalar(&d, v);
+                if (!s || (strcmp(s, "default") && strcmp(s, "custom") && strcmp(s, "custom interactive")))
+                    add_err(e, "problem.yaml:%zu: validation: expected default, custom or 'custom interactive'", line);
+                else
+                    snprintf(y->validation, sizeof y->validation, "%s", s);
+                y->validation_line = line;
+            } else if (!strcmp(ks, "validator_flags")) {
+                if (!scalar(&d, v))
+                    add_err(e, "problem.yaml:%zu: validator_flags: expected a string of flags", line);
+                else
+                    snprintf(y->flags, sizeof y->flags, "%s", scalar(&d, v));
+                y->flags_line = line;
+            } else if (!strcmp(ks, "limits")) {
+                if (v->type != YAML_MAPPING_NODE) {
+                    add_err(e, "problem.yaml:%zu: limits: expected a mapping", line);
+                    continue;
+                }
+                for (yaml_node_pair_t *q = v->data.mapping.pairs.start; q < v->data.mapping.pairs.top; q++) {
+                    const char *lk = scalar(&d, yaml_document_get_node(&d, q->key));
+                    yaml_node_t *lv = yaml_document_get_node(&d, q->value);
+                    double *dst = !lk ? NULL
+                                  : !strcmp(lk, "time_multiplier") ? &y->time_multiplier
+                                  : !strcmp(lk, "time_limit")      ? &y->time_limit
+                                  : !strcmp(lk, "memory")          ? &y->memory_mb
+                                  : !strcmp(lk, "output")          ? &y->output_mb : NULL;
+                    if (dst && (!number(scalar(&d, lv), dst) || *dst <= 0))
+                        add_err(e, "problem.yaml:%zu: limits.%s: expected a positive number", lv->start_mark.line + 1, lk);
+                }
+            }
+            /* every other key of the format (author, source, license, ...) does not change judging */
+        }
+    } else if (root) {
+        add_err(e, "problem.yaml:1: (top level): expected a mapping");
+    }
+    yaml_document_delete(&d);
+    yaml_parser_delete(&p);
+    fclose(f);
+}
+
+/* validator_flags -> the runner's checker options. */
+static void checker_yaml(const char *flags, size_t line, FILE *out, struct errs *e)
+{
+    bool cs = false, ss = false, fl = false;
+    double abs_tol = -1, rel_tol = -1;
+    char copy[1024];
+    snprintf(copy, sizeof copy, "%s", flags);
+    char *save = NULL;
+    for (char *t = strtok_r(copy, " \t", &save); t; t = strtok_r(NULL, " \t", &save)) {
+        double *dst = NULL, both = -1;
+        if (!strcmp(t, "case_sensitive"))
+            cs = true;
+        else if (!strcmp(t, "space_change_sensitive"))
+            ss = true;
+        else if (!strcmp(t, "float_absolute_tolerance"))
+            dst = &abs_tol;
+        else if (!strcmp(t, "float_relative_tolerance"))
+            dst = &rel_tol;
+        else if (!strcmp(t, "float_tolerance"))
+            dst = &both;
+        else {
+            add_err(e, "problem.yaml:%zu: validator_flags: unknown flag '%s'", line, t);
+            continue;
+        }
+        if (dst) {
+            char *v = strtok_r(NULL, " \t", &save);
+            if (!number(v, dst)) {
+                add_err(e, "problem.yaml:%zu: validator_flags: %s needs a number", line, t);
+                continue;
+            }
+            fl = true;
+            if (dst == &both)
+                abs_tol = rel_tol = both;
+        }
+    }
+    fprintf(out, "checker: {type: %s, case_sensitive: %s, space_change_sensitive: %s", fl ? "float" : "tokens",
+            cs ? "true" : "false", ss ? "true" : "false");
+    if (abs_tol >= 0)
+        fprintf(out, ", absolute_tolerance: %.17g", abs_tol);
+    if (rel_tol >= 0)
+        fprintf(out, ", relative_tolerance: %.17g", rel_tol);
+    fprintf(out, "}\n");
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The tests of data/GROUP (any depth, sorted): "- {name, input, output}". */
+static int list_tests(const char *dir, const char *rel, FILE *out, struct errs *e)
+{
+    char path[4400];
+    snprintf(path, sizeof path, "%s/%s", dir, rel);
+    DIR *d = opendir(path);
+    if (!d)
+        return 0;
+    char **names = NULL;
+    size_t n = 0;
+    struct dirent *de;
+    while ((de = readdir(d)))
+        if (de->d_name[0] != '.') {
+            names = realloc(names, (n + 1) * sizeof *names);
+            names[n++] = strdup(de->d_name);
+        }
+    closedir(d);
+    qsort(names, n, sizeof *names, cmp_names);
+    int count = 0;
+    for (size_t i = 0; i < n; i++) {
+        char sub[4400], full[8900];
+        snprintf(sub, sizeof sub, "%s/%s", rel, names[i]);
+        snprintf(full, sizeof full, "%s/%s", dir, sub);
+        struct stat st;
+        size_t len = strlen(names[i]);
+        if (!stat(full, &st) && S_ISDIR(st.st_mode)) {
+            count += list_tests(dir, sub, out, e);
+        } else if (len > 3 && !strcmp(names[i] + len - 3, ".in")) {
+            char ans[4400], tname[4400];
+            snprintf(ans, sizeof ans, "%s/%.*s.ans", dir, (int)(strlen(sub) - 3), sub);
+            if (stat(ans, &st)) {
+                add_err(e, "%s:0: data: no matching .ans", sub);
+                continue;
+            }
+            /* data/secret/g1/01.in -> secret-g1-01 */
+            snprintf(tname, sizeof tname, "%.*s", (int)(strlen(sub) - 3 - 5), sub + 5);
+            for (char *c = tname; *c; c++)
+                if (*c == '/')
+                    *c = '-';
+            fprintf(out, "  - {name: \"%s\", input: \"%s\", output: \"%.*s.ans\"}\n", tname, sub,
+                    (int)(strlen(sub) - 3), sub);
+            count++;
+        }
+    }
+    for (size_t i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
+    return count;
+}
+
+/* The one source file of output_validators/ (or of its one subdirectory). */
+static int find_validator(const char *dir, char *rel, size_t len, struct errs *e)
+{
+    char base[4400];
+    snprintf(base, sizeof base, "%s/output_validators", dir);
+    DIR *d = opendir(base);
+    if (!d) {
+        add_err(e, "problem.yaml:1: validation: custom validation needs output_validators/");
+        return -1;
+    }
+    char found[2][600];
+    int n = 0;
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        if (de->d_name[0] == '.')
+            continue;
+        char p[4800];
+        snprintf(p, sizeof p, "%s/%s", base, de->d_name);
+        struct stat st;
+        if (stat(p, &st))
+            continue;
+        if (S_ISDIR(st.st_mode)) {
+            DIR *d2 = opendir(p);
+            struct dirent *f;
+            while (d2 && (f = readdir(d2))) {
+                size_t l = strlen(f->d_name);
+                bool src = (l > 2 && !strcmp(f->d_name + l - 2, ".c")) || (l > 4 && (!strcmp(f->d_name + l - 4, ".cpp") ||
+                           !strcmp(f->d_name + l - 4, ".cxx"))) || (l > 3 && (!strcmp(f->d_name + l - 3, ".cc") ||
+                           !strcmp(f->d_name + l - 3, ".py")));
+                if (src) {
+                    if (n < 2)
+                        snprintf(found[n], sizeof found[n], "output_validators/%.200s/%.200s", de->d_name, f->d_name);
+                    n++;
+                }
+            }
+            if (d2)
+                closedir(d2);
+        } else if (S_ISREG(st.st_mode)) {
+            if (n < 2)
+                snprintf(found[n], sizeof found[n], "output_validators/%.200s", de->d_name);
+            n++;
+        }
+    }
+    closedir(d);
+    if (n != 1) {
+        add_err(e, "output_validators:0: validation: expected exactly one validator source (.c, .cc, .cpp, .py), "
+                   "found %d", n);
+        return -1;
+    }
+    snprintf(rel, len, "%s", found[0]);
+    return 0;
+}
+
+static double read_timelimit(const char *dir)
+{
+    char p[4400], buf[64] = "";
+    snprintf(p, sizeof p, "%s/.timelimit", dir);
+    FILE *f = fopen(p, "r");
+    if (!f)
+        return 0;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    double v = strtod(buf, NULL);
+    return v > 0 ? v : -1;
+}
+
+static void yaml_string(FILE *out, const char *s)
+{
+    fputc('"', out);
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\')
+            fputc('\\', out);
+        if ((unsigned char)*s >= 0x20)
+            fputc(*s, out);
+    }
+    fputc('"', out);
+}
+
+int store_convert_icpc(const char *dir, const char *name, char **errors)
+{
+    struct errs e = {0};
+    struct icpc y = {.time_multiplier = 0};
+    snprintf(y.validation, sizeof y.validation, "default");
+    read_icpc_yaml(dir, &y, &e);
+    double tl = read_timelimit(dir);
+    if (tl < 0)
+        add_err(&e, ".timelimit:1: time limit: expected a positive number of seconds");
+    if (tl <= 0)
+        tl = y.time_limit > 0 ? y.time_limit : (y.time_multiplier > 0 ? y.time_multiplier : 5) * 1.0;
+    char validator[700] = "";
+    bool interactive = !strcmp(y.validation, "custom interactive");
+    if (!strcmp(y.validation, "custom") && !interactive)
+        add_err(&e, "problem.yaml:%zu: validation: a custom output validator of a batch problem is not supported "
+                    "(the runner's checkers speak testlib's protocol; only interactive problems take a Kattis "
+                    "validator)", y.validation_line ? y.validation_line : 1);
+    else if (interactive)
+        find_validator(dir, validator, sizeof validator, &e);
+    char out_path[4400], tmp[4400], orig[4400];
+    snprintf(out_path, sizeof out_path, "%s/problem.yaml", dir);
+    snprintf(orig, sizeof orig, "%s/problem.icpc.yaml", dir);
+    snprintf(tmp, sizeof tmp, "%s/.problem.yaml.new", dir);
+    FILE *out = fopen(tmp, "w");
+    if (!out) {
+        add_err(&e, "problem.yaml:0: (package): cannot write: %s", strerror(errno));
+        *errors = e.buf;
+        return e.n;
+    }
+    fprintf(out, "# converted from the ICPC/Kattis package format on push; the original is problem.icpc.yaml\n");
+    fprintf(out, "name: ");
+    yaml_string(out, name);
+    fprintf(out, "\n");
+    if (y.title[0]) {
+        fprintf(out, "title: ");
+        yaml_string(out, y.title);
+        fprintf(out, "\n");
+    }
+    fprintf(out, "type: %s\ntime_limit: %.3fs\nmemory_limit: %.0fM\n", interactive ? "interactive" : "batch", tl,
+            y.memory_mb > 0 ? y.memory_mb : 2048);
+    if (y.output_mb > 0)
+        fprintf(out, "output_limit: %.0fM\n", y.output_mb);
+    if (interactive && validator[0])
+        fprintf(out, "interactor: {source: \"%s\", protocol: kattis}\n", validator);
+    else if (!interactive)
+        checker_yaml(y.flags, y.flags_line ? y.flags_line : 1, out, &e);
+    fprintf(out, "stop_on_failure: all\ntests:\n");
+    int n = list_tests(dir, "data/sample", out, &e);
+    n += list_tests(dir, "data/secret", out, &e);
+    fclose(out);
+    if (n == 0)
+        add_err(&e, "data/secret:0: data: no tests (*.in with *.ans)");
+    struct stat st;
+    if (e.n == 0 && !stat(out_path, &st) && rename(out_path, orig))
+        add_err(&e, "problem.yaml:0: (package): %s", strerror(errno));
+    if (e.n == 0 && rename(tmp, out_path))
+        add_err(&e, "problem.yaml:0: (package): %s", strerror(errno));
+    unlink(tmp);
+    *errors = e.buf;
+    return e.n;
+}
