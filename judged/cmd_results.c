@@ -120,6 +120,12 @@ static json_t *event_obj(const struct queue_event *e)
                           e->verdict, "score", e->score, "pool", e->pool, "time", (json_int_t)e->time);
     json_object_set_new(o, "problem_version",
                         e->problem_version[0] ? json_string(e->problem_version) : json_null());
+    if (e->rejudge) {
+        json_object_set_new(o, "rejudge", json_true());
+        json_object_set_new(o, "rejudge_id", json_string(e->rejudge_id));
+        json_object_set_new(o, "previous_verdict", json_string(e->previous_verdict));
+        json_object_set_new(o, "previous_score", json_real(e->previous_score));
+    }
     return o;
 }
 

@@ -21,5 +21,6 @@ int cmd_pause(int argc, char **argv);
 int cmd_resume(int argc, char **argv);
 int cmd_dlq(int argc, char **argv);
 int cmd_hosts(int argc, char **argv);
+int cmd_rejudge(int argc, char **argv);   /* cmd_rejudge.c */
 
 #endif

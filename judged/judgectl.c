@@ -30,6 +30,7 @@ static const struct command commands[] = {
     {"resume", cmd_resume, "resume claiming in a pool"},
     {"dlq", cmd_dlq, "dead-letter queue: list | requeue ID | drop ID"},
     {"hosts", cmd_hosts, "list judged hosts and their heartbeats"},
+    {"rejudge", cmd_rejudge, "queue a problem's submissions again; rejudge status"},
 };
 
 static void usage(FILE *out)

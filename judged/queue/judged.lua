@@ -268,6 +268,21 @@ redis.register_function('judged_claim', function(keys, a)
       end
     end
   end
+  -- rejudges only fill what contest and normal work left of this claim: a
+  -- rejudge entry is appended to the normal queue and read by this claim
+  -- at once (atomically: no other host can take it), never ahead of work
+  if n > 0 and st == 'active' and from[2] == '>' and redis.call('LLEN', key(pool, 'rejudge')) > 0 then
+    local k = key(pool, 'q:normal')
+    local ids = redis.call('LPOP', key(pool, 'rejudge'), n)
+    for _, sid in ipairs(ids or {}) do redis.call('XADD', k, '*', 'id', sid) end
+    local r = redis.call('XREADGROUP', 'GROUP', GROUP, t.host, 'COUNT', n, 'STREAMS', k, '>')
+    if r and r[1] then
+      for _, e in ipairs(r[1][2]) do
+        if e then last[2] = e[1] end
+        job('normal', k, e, out, t.host, pool, now)
+      end
+    end
+  end
   local ld = {'', ''}
   if #out == 0 and fresh then
     ld[1] = lastdelivered(key(pool, 'q:contest')) ld[2] = lastdelivered(key(pool, 'q:normal'))
@@ -342,9 +357,14 @@ redis.register_function('judged_finish', function(keys, a)
     local now = now_ms()
     redis.call('HSET', sk, 'state', 'done', 'verdict', t.verdict, 'score', t.score,
                'report', t.report, 'finished', now)
-    redis.call('XADD', key(pool, 'results'), 'MAXLEN', '~', t.results_max or '100000', '*',
-               'id', t.id, 'verdict', t.verdict, 'score', t.score, 'pool', pool, 'time', now,
-               'problem_version', redis.call('HGET', sk, 'version') or '')
+    local m = redis.call('HMGET', sk, 'version', 'rejudge', 'previous_verdict', 'previous_score')
+    local ev = {'id', t.id, 'verdict', t.verdict, 'score', t.score, 'pool', pool, 'time', now,
+                'problem_version', m[1] or ''}
+    if m[2] and m[2] ~= '' then
+      for _, x in ipairs({'rejudge', 'true', 'rejudge_id', m[2], 'previous_verdict', m[3] or '',
+                          'previous_score', m[4] or ''}) do table.insert(ev, x) end
+    end
+    redis.call('XADD', key(pool, 'results'), 'MAXLEN', '~', t.results_max or '100000', '*', unpack(ev))
     res = 'published'
   end
   redis.call('XACK', k, GROUP, t.entry)
@@ -407,6 +427,31 @@ redis.register_function('judged_promote', function(keys, a)
     redis.call('ZREM', key(pool, 'delayed'), id)
   end
   return #ids
+end)
+
+-------------------------------------------------------------------- rejudge
+-- args: pool, id, version (64 hex, or '' for the hosts' problems
+-- directory), rejudge_id. Queues a judged submission again at the rejudge
+-- priority (judge:{P}:rejudge, taken only by what claims leave over): its
+-- verdict and score become previous_verdict and previous_score, the version
+-- is the one given, and its result will be a new event with rejudge true.
+-- reply: {'result', 'queued'|'not_done'|'missing'}
+redis.register_function('judged_rejudge', function(keys, a)
+  local t = argmap(a)
+  local pool = pool_of(keys, t)
+  need(t, 'id', 'version', 'rejudge_id')
+  if t.version ~= '' and not string.find(t.version, '^' .. string.rep('[0-9a-f]', 64) .. '$') then
+    fail('version must be 64 lowercase hex digits or empty')
+  end
+  local sk = key(pool, 'sub:' .. t.id)
+  local st = redis.call('HMGET', sk, 'state', 'verdict', 'score')
+  if not st[1] then return {'result', 'missing'} end
+  if st[1] ~= 'done' then return {'result', 'not_done'} end
+  redis.call('HDEL', sk, 'verdict', 'score', 'report', 'finished', 'dead')
+  redis.call('HSET', sk, 'state', 'queued', 'attempts', '0', 'version', t.version, 'rejudge', t.rejudge_id,
+             'previous_verdict', st[2] or '', 'previous_score', st[3] or '')
+  redis.call('RPUSH', key(pool, 'rejudge'), t.id)
+  return {'result', 'queued'}
 end)
 
 ------------------------------------------------------------------- give_back

@@ -722,6 +722,23 @@ enum queue_rc queue_set_state(struct queue_conn *k, const char *pool, const char
     return rc;
 }
 
+enum queue_rc queue_rejudge(struct queue_conn *k, const char *pool, const char *id, const char *version,
+                            const char *rejudge_id, char *result, size_t resultlen, char *err, size_t errlen)
+{
+    struct args a;
+    args_start(&a, "judged_rejudge", pool);
+    add(&a, "id", id);
+    add(&a, "version", version);
+    add(&a, "rejudge_id", rejudge_id);
+    redisReply *r = call(k, &a);
+    enum queue_rc rc = check(k, r, REDIS_REPLY_ARRAY, "rejudge", err, errlen);
+    if (rc)
+        return rc;
+    snprintf(result, resultlen, "%s", sfield(r, "result"));
+    freeReplyObject(r);
+    return QUEUE_OK;
+}
+
 /* --------------------------------------------------------------- reads */
 
 enum queue_rc queue_result(struct queue_conn *k, const char *id, struct queue_result *out,
@@ -799,6 +816,10 @@ static void parse_event(const redisReply *e, struct queue_event *ev)
     ev->score = atof(sfield(f, "score"));
     ev->time = atoll(sfield(f, "time"));
     snprintf(ev->problem_version, sizeof ev->problem_version, "%s", sfield(f, "problem_version"));
+    ev->rejudge = !strcmp(sfield(f, "rejudge"), "true");
+    snprintf(ev->rejudge_id, sizeof ev->rejudge_id, "%s", sfield(f, "rejudge_id"));
+    snprintf(ev->previous_verdict, sizeof ev->previous_verdict, "%s", sfield(f, "previous_verdict"));
+    ev->previous_score = atof(sfield(f, "previous_score"));
 }
 
 /* one XREAD per pool (a cluster would hold the pools on different nodes) */

@@ -248,6 +248,13 @@ enum queue_rc queue_dead_letter(struct queue_conn *k, const struct queue_dead_ar
 /* Re-admits the submission of a dead-letter entry; its id in id. */
 enum queue_rc queue_requeue(struct queue_conn *k, const char *pool, const char *entry, char *id,
                             size_t idlen, char *err, size_t errlen);
+/* Queues a judged submission again at the rejudge priority (taken only by
+ * what a claim leaves over after contest and normal work) with problem
+ * version `version` ("" = the hosts' problems directory); its result will be
+ * a new event with rejudge true and its previous verdict and score.
+ * *result: "queued", "not_done" (still queued or running) or "missing". */
+enum queue_rc queue_rejudge(struct queue_conn *k, const char *pool, const char *id, const char *version,
+                            const char *rejudge_id, char *result, size_t resultlen, char *err, size_t errlen);
 /* state: "active", "draining" or "paused". */
 enum queue_rc queue_set_state(struct queue_conn *k, const char *pool, const char *state, char *err,
                               size_t errlen);
@@ -277,6 +284,10 @@ struct queue_event {
     char pool[64];
     long long time;
     char problem_version[65];
+    bool rejudge;            /* the result of a rejudge: */
+    char rejudge_id[64];
+    char previous_verdict[16];
+    double previous_score;
 };
 /* Reads up to count events after last[i] of each pool's results stream,
  * blocking up to block_ms (0 = do not block) when there are none; advances

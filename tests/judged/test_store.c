@@ -547,3 +547,60 @@ Test(store, an_icpc_archive_is_converted_and_judged_as_its_flags_say)
     snprintf(p, sizeof p, "%s/../escape", T_dir);
     cr_assert(!exists(p), "nothing written outside");
 }
+
+static long long ms_field(const char *id, const char *name)
+{
+    char b[64];
+    field(id, name, b, sizeof b);
+    return atoll(b);
+}
+
+/* A rejudge after new answers: new events with rejudge true, the previous
+ * verdict and the version used; on one slot, work admitted later at normal
+ * priority is judged before every rejudge. */
+Test(store, a_rejudge_uses_the_new_version_and_yields_to_normal_work)
+{
+    char cfg[400], out[16384], v1[65], v2[65], ids[3][160], late[2][160];
+    t_config("A", SLOT_A, NULL, "  native: {languages: [c], slots: 1}\n", cfg, sizeof cfg);
+    make_adder("v1", "adder", 0, 0);
+    make_adder("v2", "adder", 1, 0);
+    make_solution("sum.c", 0);
+    make_solution("sum1.c", 1);
+    cr_assert_eq(push(cfg, "v1", "adder", out, sizeof out, v1), 0, "%s", out);
+    t_judged(cfg, "A");
+    cr_assert(t_judged_started("A", 10000));
+    for (int i = 0; i < 3; i++) {
+        submit_ok(cfg, "adder", "c", i == 2 ? "sum1.c" : "sum.c", ids[i]);
+        expect(ids[i], i == 2 ? "WA" : "AC", v1, "A");
+    }
+    cr_assert_eq(push(cfg, "v2", "adder", out, sizeof out, v2), 0, "%s", out);
+
+    cr_assert_eq(t_ctl(out, sizeof out, cfg, "rejudge", "--problem", "adder", "--verdict", "AC", "--dry-run", "--json",
+                       NULL), 0, "%s", out);
+    cr_assert(contains(out, "\"matched\":2") && contains(out, "\"queued\":0"), "%s", out);
+    cr_assert_eq(t_ctl(out, sizeof out, cfg, "pause", "native", NULL), 0);
+    cr_assert_eq(t_ctl(out, sizeof out, cfg, "rejudge", "--problem", "adder", "--json", NULL), 0, "%s", out);
+    cr_assert(contains(out, "\"matched\":3") && contains(out, "\"queued\":3"), "%s", out);
+    submit_ok(cfg, "adder", "c", "sum1.c", late[0]);
+    submit_ok(cfg, "adder", "c", "sum1.c", late[1]);
+    cr_assert_eq(t_ctl(out, sizeof out, cfg, "resume", "native", NULL), 0);
+
+    expect(ids[0], "WA", v2, "A");
+    expect(ids[1], "WA", v2, "A");
+    expect(ids[2], "AC", v2, "A");
+    expect(late[0], "AC", v2, "A");
+    expect(late[1], "AC", v2, "A");
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 2; j++)
+            cr_assert(ms_field(late[j], "finished") <= ms_field(ids[i], "started"),
+                      "normal work admitted after the rejudge is judged before it: %s finished %lld, %s started %lld", late[j], ms_field(late[j], "finished"), ids[i], ms_field(ids[i], "started"));
+
+    cr_assert_eq(t_events("native", ids[0]), 2, "a rejudge is a new event");
+    cr_assert_eq(t_ctl(out, sizeof out, cfg, "events", "--json", NULL), 0);
+    char needle[400];
+    snprintf(needle, sizeof needle, "\"id\":\"%s\",\"verdict\":\"WA\"", ids[0]);
+    cr_assert(contains(out, needle), "%s", out);
+    cr_assert(contains(out, "\"rejudge\":true") && contains(out, "\"previous_verdict\":\"AC\""), "%s", out);
+    cr_assert_eq(t_ctl(out, sizeof out, cfg, "rejudge", "status", "--json", NULL), 0);
+    cr_assert(contains(out, "\"total\":3,\"done\":3") && contains(out, "\"changed\":3"), "%s", out);
+}

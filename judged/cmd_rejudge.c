@@ -1,0 +1,311 @@
+/* cmd_rejudge.c - judgectl rejudge: find the judged submissions of a
+ * problem (optionally by verdict and admission time) in every pool of the
+ * configuration and queue each again at the rejudge priority
+ * (queue_rejudge: only what claims leave over after contest and normal work
+ * takes them) with the problem's current version or --version V. A rejudge
+ * is recorded as judge:rejudge:ID (problem, version, filters, time, count)
+ * with its submissions in judge:rejudge:ID:ids; `rejudge status` reads the
+ * submissions back. Each result is a new event with rejudge true, the
+ * previous verdict and score and the version used. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "ctl.h"
+#include "store.h"
+
+static const char rejudge_usage[] =
+    "usage: judgectl rejudge --problem NAME [--version V] [--verdict WA,TLE,...] [--since TIME]\n"
+    "                        [--dry-run] [--config FILE] [--json]\n"
+    "       judgectl rejudge status [ID] [--config FILE] [--json]\n\n"
+    "Queues the judged submissions of problem NAME again, at a priority that never\n"
+    "delays contest or normal work, judged with the store's current version of the\n"
+    "problem (or V). --verdict keeps those whose verdict is listed, --since those\n"
+    "admitted at or after TIME (2026-01-31T12:00:00Z, seconds since the epoch, or a\n"
+    "duration ago such as 2h). --dry-run lists them and queues nothing. Each result\n"
+    "is a new event with \"rejudge\": true, \"previous_verdict\", \"previous_score\" and\n"
+    "\"problem_version\". status shows the progress of the last rejudges (or of ID).\n";
+
+/* TIME -> ms since the epoch; -1 if not understood. */
+static long long parse_since(const char *s)
+{
+    struct tm tm = {0};
+    const char *end = strptime(s, "%Y-%m-%dT%H:%M:%S", &tm);
+    if (end && (!*end || !strcmp(end, "Z")))
+        return (long long)timegm(&tm) * 1000;
+    char *e;
+    long long v = strtoll(s, &e, 10);
+    if (*s && !*e && v >= 0)
+        return v * 1000;
+    long ms;
+    if (jd_parse_duration(s, &ms) == 0)
+        return jd_now_ms() - ms;
+    return -1;
+}
+
+static bool verdict_listed(const char *list, const char *v)
+{
+    if (!list)
+        return true;
+    size_t n = strlen(v);
+    for (const char *p = list; *p;) {
+        const char *c = strchr(p, ',');
+        size_t l = c ? (size_t)(c - p) : strlen(p);
+        if (l == n && !strncasecmp(p, v, n))
+            return true;
+        p += l + (c ? 1 : 0);
+    }
+    return false;
+}
+
+struct match {
+    char id[192];
+    char verdict[16];
+};
+
+/* Every done submission of problem in pool matching the filters. */
+static int find(struct common *c, const char *pool, const char *problem, const char *verdicts, long long since,
+                struct match **out, size_t *n, size_t *cap)
+{
+    char pattern[300], cursor[64] = "0";
+    snprintf(pattern, sizeof pattern, "judge:{%s}:sub:*", pool);
+    do {
+        redisReply *r = queue_cmd(&c->conn, "SCAN %s MATCH %s COUNT 1000", cursor, pattern);
+        if (bad_reply(c, r, "SCAN"))
+            return -1;
+        snprintf(cursor, sizeof cursor, "%s", r->element[0]->str);
+        redisReply *keys = r->element[1];
+        for (size_t i = 0; i < keys->elements; i++) {
+            redisReply *h = queue_cmd(&c->conn, "HMGET %s id problem state verdict created", keys->element[i]->str);
+            if (bad_reply(c, h, "HMGET")) {
+                freeReplyObject(r);
+                return -1;
+            }
+            const char *v[5];
+            for (int j = 0; j < 5; j++)
+                v[j] = queue_rstr(h->element[j]);
+            bool ok = v[0] && v[1] && v[2] && v[3] && !strcmp(v[1], problem) && !strcmp(v[2], "done") &&
+                      verdict_listed(verdicts, v[3]) && (since < 0 || (v[4] && atoll(v[4]) >= since));
+            if (ok) {
+                if (*n == *cap) {
+                    *cap = *cap ? 2 * *cap : 64;
+                    *out = realloc(*out, *cap * sizeof **out);
+                }
+                snprintf((*out)[*n].id, sizeof (*out)[*n].id, "%s", v[0]);
+                snprintf((*out)[*n].verdict, sizeof (*out)[*n].verdict, "%s", v[3]);
+                (*n)++;
+            }
+            freeReplyObject(h);
+        }
+        freeReplyObject(r);
+    } while (strcmp(cursor, "0"));
+    return 0;
+}
+
+static int cmp_match(const void *a, const void *b)
+{
+    return strcmp(((const struct match *)a)->id, ((const struct match *)b)->id);
+}
+
+static int status(struct common *c, const char *only)
+{
+    redisReply *ids = only ? NULL : queue_cmd(&c->conn, "ZREVRANGE judge:rejudges 0 9");
+    if (!only && bad_reply(c, ids, "ZREVRANGE"))
+        return 1;
+    json_t *arr = json_array();
+    size_t count = only ? 1 : ids->elements;
+    int rc = 0;
+    for (size_t i = 0; i < count; i++) {
+        const char *rid = only ? only : ids->element[i]->str;
+        redisReply *h = queue_cmd(&c->conn, "HMGET judge:rejudge:%s problem version created count", rid);
+        if (bad_reply(c, h, "HMGET"))
+            break;
+        if (!queue_rstr(h->element[0])) {
+            fprintf(stderr, "judgectl rejudge status: no rejudge '%s'\n", rid);
+            freeReplyObject(h);
+            rc = 1;
+            break;
+        }
+        redisReply *l = queue_cmd(&c->conn, "LRANGE judge:rejudge:%s:ids 0 -1", rid);
+        long done = 0, changed = 0, waiting = 0;
+        for (size_t j = 0; l && l->type == REDIS_REPLY_ARRAY && j < l->elements; j++) {
+            char pool[80];
+            if (!queue_id_pool(l->element[j]->str, pool, sizeof pool))
+                continue;
+            redisReply *s = queue_cmd(&c->conn, "HMGET judge:{%s}:sub:%s state rejudge verdict previous_verdict",
+                                      pool, l->element[j]->str);
+            if (s && s->type == REDIS_REPLY_ARRAY && queue_rstr(s->element[0])) {
+                bool mine = queue_rstr(s->element[1]) && !strcmp(s->element[1]->str, rid);
+                bool isdone = !strcmp(s->element[0]->str, "done");
+                if (mine && isdone) {
+                    done++;
+                    changed += queue_rstr(s->element[2]) && queue_rstr(s->element[3]) &&
+                               strcmp(s->element[2]->str, s->element[3]->str);
+                } else if (mine) {
+                    waiting++;
+                }
+            }
+            if (s)
+                freeReplyObject(s);
+        }
+        long total = queue_rstr(h->element[3]) ? atol(h->element[3]->str) : 0;
+        if (c->json)
+            json_array_append_new(arr, json_pack("{s:s, s:s, s:s, s:I, s:i, s:i, s:i, s:i}", "id", rid, "problem",
+                                                 h->element[0]->str, "version",
+                                                 queue_rstr(h->element[1]) ? h->element[1]->str : "", "created",
+                                                 (json_int_t)(queue_rstr(h->element[2]) ? atoll(h->element[2]->str) : 0),
+                                                 "total", (int)total, "done", (int)done, "waiting", (int)waiting,
+                                                 "changed", (int)changed));
+        else
+            printf("%s %s %ld/%ld done, %ld waiting, %ld verdicts changed\n", rid, h->element[0]->str, done, total,
+                   waiting, changed);
+        if (l)
+            freeReplyObject(l);
+        freeReplyObject(h);
+    }
+    if (ids)
+        freeReplyObject(ids);
+    if (c->json && rc == 0)
+        print_json(arr);
+    json_decref(arr);
+    return rc;
+}
+
+int cmd_rejudge(int argc, char **argv)
+{
+    struct common c = {.cmd = "rejudge"};
+    const char *problem = NULL, *version = NULL, *verdicts = NULL, *since_s = NULL;
+    bool dry = false;
+    static const struct option opts[] = {
+        COMMON_OPTS,
+        {"problem", required_argument, NULL, 'p'},
+        {"version", required_argument, NULL, 'v'},
+        {"verdict", required_argument, NULL, 'V'},
+        {"since", required_argument, NULL, 's'},
+        {"dry-run", no_argument, NULL, 'n'},
+        {NULL, 0, NULL, 0},
+    };
+    int o;
+    optind = 1;
+    while ((o = getopt_long(argc, argv, "c:jhp:v:V:s:n", opts, NULL)) != -1) {
+        switch (o) {
+        case 'c': c.config = optarg; break;
+        case 'j': c.json = true; break;
+        case 'p': problem = optarg; break;
+        case 'v': version = optarg; break;
+        case 'V': verdicts = optarg; break;
+        case 's': since_s = optarg; break;
+        case 'n': dry = true; break;
+        case 'h': fputs(rejudge_usage, stdout); return 0;
+        default: fputs(rejudge_usage, stderr); return 2;
+        }
+    }
+    if (optind < argc && !strcmp(argv[optind], "status")) {
+        if (argc - optind > 2) {
+            fputs(rejudge_usage, stderr);
+            return 2;
+        }
+        if (setup(&c))
+            return 1;
+        int rc = status(&c, argc - optind == 2 ? argv[optind + 1] : NULL);
+        teardown(&c);
+        return rc;
+    }
+    if (optind != argc || !problem) {
+        die_usage("rejudge", "--problem NAME is required%s", "");
+        return 2;
+    }
+    long long since = since_s ? parse_since(since_s) : -1;
+    if (since_s && since < 0) {
+        die_usage("rejudge", "--since: '%s' is not a time (2026-01-31T12:00:00Z, epoch seconds, or 2h)", since_s);
+        return 2;
+    }
+    if (version && !store_valid_version(version) && strcmp(version, "local")) {
+        die_usage("rejudge", "--version: '%s' is not a version (64 hex digits)", version);
+        return 2;
+    }
+    if (setup(&c))
+        return 1;
+    char err[1024], ver[65] = "";
+    int rc = 1;
+    bool stored = false;
+    if (version && strcmp(version, "local")) {
+        struct store_manifest m;
+        if (store_get_manifest(&c.conn, version, &m, err, sizeof err)) {
+            fprintf(stderr, "judgectl rejudge: %s\n", err);
+            teardown(&c);
+            return 1;
+        }
+        store_manifest_free(&m);
+        snprintf(ver, sizeof ver, "%s", version);
+    } else if (!version && store_current(&c.conn, problem, ver, &stored, err, sizeof err)) {
+        fprintf(stderr, "judgectl rejudge: %s\n", err);
+        teardown(&c);
+        return 1;
+    }
+    struct match *ms = NULL;
+    size_t n = 0, cap = 0;
+    for (int i = 0; i < c.cfg.npools; i++)
+        if (find(&c, c.cfg.pools[i].name, problem, verdicts, since, &ms, &n, &cap)) {
+            free(ms);
+            teardown(&c);
+            return 1;
+        }
+    qsort(ms, n, sizeof *ms, cmp_match);
+    char rid[64];
+    snprintf(rid, sizeof rid, "rj-%llx", (unsigned long long)jd_now_ms());
+    if (!dry && n) {
+        redisReply *r = queue_cmd(&c.conn, "HSET judge:rejudge:%s problem %s version %s created %lld count %lld "
+                                           "verdicts %s since %lld", rid, problem, ver, (long long)jd_now_ms(), (long long)n,
+                                  verdicts ? verdicts : "", since);
+        if (bad_reply(&c, r, "HSET"))
+            goto out;
+        freeReplyObject(r);
+        r = queue_cmd(&c.conn, "ZADD judge:rejudges %lld %s", (long long)jd_now_ms(), rid);
+        if (bad_reply(&c, r, "ZADD"))
+            goto out;
+        freeReplyObject(r);
+    }
+    size_t queued = 0;
+    json_t *arr = json_array();
+    for (size_t i = 0; i < n; i++) {
+        char pool[80], result[32] = "dry-run";
+        if (!dry && queue_id_pool(ms[i].id, pool, sizeof pool)) {
+            redisReply *r = queue_cmd(&c.conn, "RPUSH judge:rejudge:%s:ids %s", rid, ms[i].id);
+            if (r)
+                freeReplyObject(r);
+            if (queue_rejudge(&c.conn, pool, ms[i].id, ver, rid, result, sizeof result, err, sizeof err)) {
+                fprintf(stderr, "judgectl rejudge: %s: %s\n", ms[i].id, err);
+                json_decref(arr);
+                goto out;
+            }
+            queued += !strcmp(result, "queued");
+        }
+        if (c.json)
+            json_array_append_new(arr, json_pack("{s:s, s:s, s:s}", "id", ms[i].id, "verdict", ms[i].verdict,
+                                                 "result", result));
+        else
+            printf("%s %s %s\n", ms[i].id, ms[i].verdict, result);
+    }
+    if (c.json) {
+        json_t *j = json_pack("{s:s?, s:s, s:s?, s:b, s:I, s:I, s:o}", "id", dry || !n ? NULL : rid, "problem", problem,
+                              "version", ver[0] ? ver : NULL, "dry_run", dry, "matched", (json_int_t)n, "queued",
+                              (json_int_t)queued, "submissions", arr);
+        print_json(j);
+        json_decref(j);
+    } else {
+        json_decref(arr);
+        if (dry)
+            printf("%zu submission%s would be rejudged\n", n, n == 1 ? "" : "s");
+        else if (n)
+            printf("rejudge %s: %zu of %zu queued with version %s\n", rid, queued, n, ver[0] ? ver : "(local)");
+        else
+            printf("no submission matched\n");
+    }
+    rc = 0;
+out:
+    free(ms);
+    teardown(&c);
+    return rc;
+}
