@@ -1,0 +1,236 @@
+/* test_store_unit.c - the problem store's file side without Redis (label
+ * unit, also under ASan + UBSan): manifests and versions, parsing a
+ * manifest from Redis (untrusted), verifying a copy, unpacking archives
+ * that try to leave the package, the ICPC conversion's errors. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "store.h"
+
+static char dir[64];
+
+static void put(const char *rel, const char *text)
+{
+    char p[300];
+    snprintf(p, sizeof p, "%s/%s", dir, rel);
+    for (char *s = p + strlen(dir) + 1; (s = strchr(s, '/')); s++) {
+        *s = 0;
+        mkdir(p, 0755);
+        *s = '/';
+    }
+    FILE *f = fopen(p, "w");
+    cr_assert(f, "%s", p);
+    fputs(text, f);
+    fclose(f);
+}
+
+static void setup(void)
+{
+    snprintf(dir, sizeof dir, "/tmp/store-unit-XXXXXX");
+    cr_assert(mkdtemp(dir));
+}
+
+static void teardown(void)
+{
+    store_remove_tree(dir);
+}
+
+TestSuite(store_unit, .init = setup, .fini = teardown);
+
+static void pkg(const char *sub, const char *answer)
+{
+    char p[200];
+    snprintf(p, sizeof p, "%s/problem.yaml", sub);
+    put(p, "name: x\n");
+    snprintf(p, sizeof p, "%s/tests/1.in", sub);
+    put(p, "1 2\n");
+    snprintf(p, sizeof p, "%s/tests/1.out", sub);
+    put(p, answer);
+}
+
+Test(store_unit, a_version_is_the_hash_of_the_sorted_manifest)
+{
+    char a[200], b[200], err[512];
+    pkg("a", "3\n");
+    pkg("b", "3\n");
+    snprintf(a, sizeof a, "%s/a", dir);
+    snprintf(b, sizeof b, "%s/b", dir);
+    struct store_manifest ma, mb;
+    cr_assert_eq(store_manifest_from_dir(a, 0, &ma, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(store_manifest_from_dir(b, 0, &mb, err, sizeof err), 0, "%s", err);
+    cr_assert_str_eq(ma.version, mb.version, "same content, same version wherever it lies");
+    cr_assert_eq(ma.n, 3);
+    cr_assert_str_eq(ma.files[0].path, "problem.yaml");
+    cr_assert_str_eq(ma.files[2].path, "tests/1.out");
+    size_t len;
+    char *text = store_manifest_text(&ma, &len);
+    struct store_manifest mp;
+    cr_assert_eq(store_manifest_parse(text, len, ma.version, &mp, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(mp.n, 3);
+    cr_assert_eq(mp.total, ma.total);
+    struct store_manifest bad;
+    text[0] = text[0] == 'a' ? 'b' : 'a';
+    cr_assert_neq(store_manifest_parse(text, len, ma.version, &bad, err, sizeof err), 0);
+    cr_assert(strstr(err, "corrupt"), "%s", err);
+    free(text);
+    cr_assert_eq(store_verify_dir(b, &mp, err, sizeof err), 0, "%s", err);
+    put("b/tests/1.out", "4\n");
+    cr_assert_neq(store_verify_dir(b, &mp, err, sizeof err), 0);
+    cr_assert(strstr(err, "tests/1.out"), "%s", err);
+    put("b/tests/1.out", "3\n");
+    put("b/extra", "x");
+    cr_assert_neq(store_verify_dir(b, &mp, err, sizeof err), 0, "an added file is a difference too");
+    pkg("c", "4\n");
+    struct store_manifest mc;
+    snprintf(a, sizeof a, "%s/c", dir);
+    cr_assert_eq(store_manifest_from_dir(a, 0, &mc, err, sizeof err), 0, "%s", err);
+    cr_assert_str_neq(mc.version, ma.version, "another answer, another version");
+    store_manifest_free(&ma);
+    store_manifest_free(&mb);
+    store_manifest_free(&mp);
+    store_manifest_free(&mc);
+}
+
+Test(store_unit, a_manifest_from_redis_is_not_trusted)
+{
+    const char *bad[] = {
+        "zz 3 a\n",                                                                 /* not a hash */
+        "0000000000000000000000000000000000000000000000000000000000000000 3 ../x\n", /* leaves the dir */
+        "0000000000000000000000000000000000000000000000000000000000000000 3 /etc/x\n",
+        "0000000000000000000000000000000000000000000000000000000000000000 3 a//b\n",
+        "0000000000000000000000000000000000000000000000000000000000000000 3 b\n"
+        "0000000000000000000000000000000000000000000000000000000000000000 3 a\n",  /* unsorted */
+        "0000000000000000000000000000000000000000000000000000000000000000 3 a",    /* truncated */
+        "",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        struct store_manifest m;
+        char err[256];
+        cr_assert_neq(store_manifest_parse(bad[i], strlen(bad[i]), NULL, &m, err, sizeof err), 0, "%zu", i);
+    }
+}
+
+Test(store_unit, links_and_special_files_are_refused_and_sizes_bounded)
+{
+    char a[200], p[300], err[512];
+    pkg("a", "3\n");
+    snprintf(a, sizeof a, "%s/a", dir);
+    snprintf(p, sizeof p, "%s/a/tests/2.in", dir);
+    cr_assert_eq(symlink("/etc/passwd", p), 0);
+    struct store_manifest m;
+    cr_assert_neq(store_manifest_from_dir(a, 0, &m, err, sizeof err), 0);
+    cr_assert(strstr(err, "tests/2.in: a symbolic link"), "%s", err);
+    unlink(p);
+    cr_assert_eq(mkfifo(p, 0644), 0);
+    cr_assert_neq(store_manifest_from_dir(a, 0, &m, err, sizeof err), 0);
+    cr_assert(strstr(err, "not a regular file"), "%s", err);
+    unlink(p);
+    cr_assert_neq(store_manifest_from_dir(a, 10, &m, err, sizeof err), 0);
+    cr_assert(strstr(err, "max_package"), "%s", err);
+    snprintf(p, sizeof p, "%s/copy", dir);
+    cr_assert_eq(store_copy_tree(a, p, 0, err, sizeof err), 0, "%s", err);
+}
+
+static void tar(const char *args)
+{
+    char cmd[800];
+    snprintf(cmd, sizeof cmd, "cd '%s' && tar %s 2>/dev/null", dir, args);
+    cr_assert_eq(system(cmd), 0, "%s", cmd);
+}
+
+Test(store_unit, archives_cannot_leave_the_package)
+{
+    char arc[200], out[200], err[512], p[300];
+    pkg("a", "3\n");
+    tar("czf ok.tgz a");
+    snprintf(arc, sizeof arc, "%s/ok.tgz", dir);
+    snprintf(out, sizeof out, "%s/ok", dir);
+    cr_assert_eq(store_unpack(arc, out, 0, err, sizeof err), 0, "%s", err);
+    snprintf(p, sizeof p, "%s/ok/tests/1.out", dir);
+    struct stat st;
+    cr_assert_eq(stat(p, &st), 0, "the top-level directory is dropped");
+
+    tar("czf dots.tgz --transform 's,^a,../../a,' a");
+    snprintf(arc, sizeof arc, "%s/dots.tgz", dir);
+    snprintf(out, sizeof out, "%s/dots", dir);
+    cr_assert_neq(store_unpack(arc, out, 0, err, sizeof err), 0);
+    cr_assert(strstr(err, "'..'"), "%s", err);
+    cr_assert_neq(stat(out, &st), 0, "nothing left behind");
+
+    tar("czf abs.tgz -P --transform 's,^a,/tmp/a,' a");
+    snprintf(arc, sizeof arc, "%s/abs.tgz", dir);
+    snprintf(out, sizeof out, "%s/abs", dir);
+    cr_assert_neq(store_unpack(arc, out, 0, err, sizeof err), 0);
+
+    snprintf(p, sizeof p, "%s/a/tests/evil", dir);
+    cr_assert_eq(symlink("/etc", p), 0);
+    tar("czf link.tgz a");
+    snprintf(arc, sizeof arc, "%s/link.tgz", dir);
+    snprintf(out, sizeof out, "%s/link", dir);
+    cr_assert_neq(store_unpack(arc, out, 0, err, sizeof err), 0);
+    cr_assert(strstr(err, "a link"), "%s", err);
+    unlink(p);
+
+    snprintf(p, sizeof p, "%s/a/tests/hard", dir);
+    char target[300];
+    snprintf(target, sizeof target, "%s/a/tests/1.in", dir);
+    cr_assert_eq(link(target, p), 0);
+    tar("czf hard.tgz a");
+    snprintf(arc, sizeof arc, "%s/hard.tgz", dir);
+    snprintf(out, sizeof out, "%s/hard", dir);
+    cr_assert_neq(store_unpack(arc, out, 0, err, sizeof err), 0, "a hard link is a link too");
+    unlink(p);
+
+    tar("czf big.tgz a");
+    snprintf(arc, sizeof arc, "%s/big.tgz", dir);
+    snprintf(out, sizeof out, "%s/big", dir);
+    cr_assert_neq(store_unpack(arc, out, 5, err, sizeof err), 0);
+    cr_assert(strstr(err, "max_package"), "%s", err);
+
+    put("notarchive", "hello");
+    snprintf(arc, sizeof arc, "%s/notarchive", dir);
+    snprintf(out, sizeof out, "%s/na", dir);
+    cr_assert_neq(store_unpack(arc, out, 0, err, sizeof err), 0);
+}
+
+Test(store_unit, icpc_conversion_lists_every_error)
+{
+    char p[200];
+    put("k/problem.yaml", "name: K\nvalidation: custom\nvalidator_flags: bogus_flag\nlimits:\n  time_multiplier: x\n");
+    put("k/data/secret/1.in", "1\n");
+    snprintf(p, sizeof p, "%s/k", dir);
+    cr_assert(store_is_icpc(p));
+    char *errors = NULL;
+    int n = store_convert_icpc(p, "k", &errors);
+    cr_assert_eq(n, 5, "%s", errors);
+    cr_assert(strstr(errors, "problem.yaml:3: validator_flags: unknown flag 'bogus_flag'"), "%s", errors);
+    cr_assert(strstr(errors, "data/secret:0: data: no tests"), "%s", errors);
+    cr_assert(strstr(errors, "problem.yaml:2: validation: a custom output validator"), "%s", errors);
+    cr_assert(strstr(errors, "problem.yaml:5: limits.time_multiplier"), "%s", errors);
+    cr_assert(strstr(errors, "data/secret/1.in:0: data: no matching .ans"), "%s", errors);
+    free(errors);
+
+    put("g/problem.yaml", "name: G\nvalidator_flags: case_sensitive space_change_sensitive float_tolerance 1e-4\n");
+    put("g/data/secret/1.in", "1\n");
+    put("g/data/secret/1.ans", "1\n");
+    put("g/data/sample/1.in", "1\n");
+    put("g/data/sample/1.ans", "1\n");
+    snprintf(p, sizeof p, "%s/g", dir);
+    errors = NULL;
+    cr_assert_eq(store_convert_icpc(p, "g", &errors), 0, "%s", errors);
+    char y[300];
+    snprintf(y, sizeof y, "%s/g/problem.yaml", dir);
+    FILE *f = fopen(y, "r");
+    char buf[4096];
+    size_t len = fread(buf, 1, sizeof buf - 1, f);
+    buf[len] = 0;
+    fclose(f);
+    cr_assert(strstr(buf, "type: float, case_sensitive: true, space_change_sensitive: true, absolute_tolerance: "
+                          "0.0001, relative_tolerance: 0.0001"), "%s", buf);
+    cr_assert(strstr(buf, "sample-1") < strstr(buf, "secret-1"), "samples first: %s", buf);
+    cr_assert(strstr(buf, "time_limit: 5.000s"), "no .timelimit: the multiplier's default 5 x 1s: %s", buf);
+}
