@@ -194,8 +194,9 @@ static int parse_root(struct ctx *c, yaml_node_t *root, struct jd_config *cfg)
             if (jd_parse_size(scalar(v), &cfg->max_source) || cfg->max_source <= 0)
                 rc = fail(c, v, ks, "expected a size like 65536 or 64K");
         } else if (!strcmp(ks, "problem_cache") || !strcmp(ks, "max_package") ||
-                   !strcmp(ks, "store_quota")) {
+                   !strcmp(ks, "store_quota") || !strcmp(ks, "compile_cache")) {
             long *dst = !strcmp(ks, "problem_cache") ? &cfg->problem_cache
+                        : !strcmp(ks, "compile_cache") ? &cfg->compile_cache
                         : !strcmp(ks, "max_package") ? &cfg->max_package : &cfg->store_quota;
             if (jd_parse_size(scalar(v), dst) || *dst < 0 || (*dst == 0 && strcmp(ks, "store_quota")))
                 rc = fail(c, v, ks, "expected a size like 2G or 512M%s",
@@ -261,6 +262,7 @@ int jd_config_load(struct jd_config *cfg, const char *path, char *err, size_t er
     cfg->max_source = 64 * 1024;
     cfg->results_max = 100000;
     cfg->problem_cache = 2L << 30;
+    cfg->compile_cache = 256L << 20;
     cfg->max_package = 256L << 20;
     cfg->store_quota = 16L << 30;
     FILE *f = fopen(path, "r");

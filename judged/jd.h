@@ -40,6 +40,7 @@ struct jd_config {
     long results_max;        /* approximate length kept in results streams */
     int first_slot;          /* sandbox slots of this host start here */
     long problem_cache;      /* bytes of fetched problem versions kept (LRU) */
+    long compile_cache;      /* bytes of compiles kept per pool (LRU) */
     long max_package;        /* bytes: the largest package a push accepts */
     long store_quota;        /* bytes: all stored packages together (0 = none) */
     char *sandbox_run_dir;

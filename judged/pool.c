@@ -56,6 +56,7 @@ int pool_open_runner(struct pool *p, const struct jd_config *cfg, char *err, siz
         .slots = p->slots > 0 ? p->slots : 1,
         .sandbox_run_dir = cfg->sandbox_run_dir,
         .cgroup_parent = cfg->cgroup_parent,
+        .compile_cache = (uint64_t)cfg->compile_cache,
     };
     p->runner = NULL;
     if (p->slots <= 0)

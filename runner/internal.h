@@ -229,6 +229,7 @@ struct runner_report {
     enum runner_verdict verdict;
     double score, max_score;
     char *compile_status;          /* "OK", "CE" or "none" */
+    bool compile_cached;           /* the compile cache answered (ccache.c) */
     char *compile_output;
     double compile_cpu_time;
     struct rn_test_report *tests;
@@ -255,6 +256,13 @@ int rn_write_file(const char *path, const char *data, size_t len, int mode);
 char *rn_read_file(const char *path, size_t max, size_t *len);
 /* sha256 of the concatenation of parts, as 64 hex digits + NUL. */
 int rn_sha256_hex(const void *const *parts, const size_t *lens, size_t n, char out[65]);
+
+/* ccache.c: the compile cache under WORK/compiled/ */
+int rn_ccache_key(const struct rn_language *l, const char *src_dir, char *const *sources, char *const *flags,
+                  char out[65]);
+/* 0: a verified entry's files were copied into dst and *log set; 1: none */
+int rn_ccache_get(const char *work, const char *key, const char *dst, char **log);
+void rn_ccache_put(const char *work, const char *key, const char *src, const char *log, int slot, uint64_t max);
 char *rn_strdup_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 double rn_now(void);
 

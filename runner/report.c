@@ -137,8 +137,9 @@ char *runner_report_json(const struct runner_report *rep)
         json_array_append_new(tests, test_json(&rep->tests[i]));
     for (size_t i = 0; i < rep->subtask_count; i++)
         json_array_append_new(subtasks, subtask_json(&rep->subtasks[i]));
-    json_t *compile = json_pack("{s:s, s:o, s:o}", "status", rep->compile_status, "output",
-                                text(rep->compile_output), "cpu_time", number(rep->compile_cpu_time));
+    json_t *compile = json_pack("{s:s, s:o, s:o, s:b}", "status", rep->compile_status, "output",
+                                text(rep->compile_output), "cpu_time", number(rep->compile_cpu_time),
+                                "cached", rep->compile_cached);
     json_t *obj = json_pack("{s:s, s:o, s:o, s:o, s:o, s:o}", "verdict",
                             runner_verdict_name(rep->verdict), "score", score_json(rep->score),
                             "max_score", score_json(rep->max_score), "compile", compile,

@@ -64,6 +64,7 @@
 struct runner {
     struct sandbox *sb;
     char *work_dir;
+    uint64_t compile_cache;
     struct rn_language **langs;
     size_t lang_count;
     int first_slot, slots;
@@ -163,6 +164,7 @@ int runner_open(struct runner **out, const struct runner_config *cfg, char *err,
     r->first_slot = cfg->first_slot;
     r->slots = cfg->slots > 0 ? cfg->slots : 1;
     r->work_dir = strdup(cfg->work_dir ? cfg->work_dir : "/tmp/judged-runner");
+    r->compile_cache = cfg->compile_cache ? cfg->compile_cache : 256ULL << 20;
     r->busy = calloc((size_t)r->slots, sizeof *r->busy);
     pthread_mutex_init(&r->mu, NULL);
     pthread_cond_init(&r->freed, NULL);
@@ -1097,8 +1099,18 @@ static int judge_in_slot(struct job *j, const struct runner_request *req)
         return wrote < 0 ? -1 : 0;
     }
     if (j->lang->compile_steps) {
-        struct compiled c;
-        int rc = compile_in(j, j->lang, j->src, &opts, &c);
+        struct compiled c = {0};
+        char key[65];
+        bool keyed = rn_ccache_key(j->lang, j->src, opts.sources, opts.flags, key) == 0;
+        int rc = 0;
+        if (keyed && rn_ccache_get(j->r->work_dir, key, j->src, &c.output) == 0) {
+            c.ok = true;   /* compiled before: verified copies of the artefacts */
+            rep->compile_cached = true;
+        } else {
+            rc = compile_in(j, j->lang, j->src, &opts, &c);
+            if (rc == 0 && c.ok && keyed)
+                rn_ccache_put(j->r->work_dir, key, j->src, c.output, j->slot, j->r->compile_cache);
+        }
         rn_argv_free(opts.sources);
         if (rc < 0) {
             free(c.output);

@@ -37,6 +37,9 @@ struct runner_config {
     /* true: only the catalog (languages), no sandbox and no work_dir, so no
      * root is needed; runner_judge and the self-test then fail. */
     bool catalog_only;
+    /* bytes of successful compiles kept under work_dir/compiled (LRU; a
+     * rejudge or identical resubmission skips its compile); 0 = 256 MiB */
+    uint64_t compile_cache;
 };
 
 struct runner_request {

@@ -604,3 +604,35 @@ Test(store, a_rejudge_uses_the_new_version_and_yields_to_normal_work)
     cr_assert_eq(t_ctl(out, sizeof out, cfg, "rejudge", "status", "--json", NULL), 0);
     cr_assert(contains(out, "\"total\":3,\"done\":3") && contains(out, "\"changed\":3"), "%s", out);
 }
+
+/* The compile cache: a rejudge or an identical resubmission skips the
+ * compile; a cached binary that changed on disk is not used. */
+Test(store, a_rejudge_skips_the_compile_and_a_changed_binary_is_not_used)
+{
+    char cfg[400], out[8192], v1[65], id[160], rep[8192];
+    t_config("A", SLOT_A, NULL, "  native: {languages: [c], slots: 1}\n", cfg, sizeof cfg);
+    make_adder("v1", "adder", 0, 0);
+    make_solution("sum.c", 0);
+    cr_assert_eq(push(cfg, "v1", "adder", out, sizeof out, v1), 0, "%s", out);
+    t_judged(cfg, "A");
+    cr_assert(t_judged_started("A", 10000));
+    submit_ok(cfg, "adder", "c", "sum.c", id);
+    expect(id, "AC", v1, "A");
+    field(id, "report", rep, sizeof rep);
+    cr_assert(contains(rep, "\"cached\":false"), "%s", rep);
+    cr_assert_eq(t_ctl(out, sizeof out, cfg, "rejudge", "--problem", "adder", NULL), 0, "%s", out);
+    cr_assert(t_wait_state(id, "done", 60000));
+    expect(id, "AC", v1, "A");
+    field(id, "report", rep, sizeof rep);
+    cr_assert(contains(rep, "\"cached\":true"), "the rejudge compiled nothing: %s", rep);
+
+    /* change the cached binary: it is found out and the source compiled again */
+    char cmd[800];
+    snprintf(cmd, sizeof cmd, "for f in %s/state-A/work/A-native/compiled/*/box/main; do chmod u+w \"$f\"; "
+             "printf 'x' | dd of=\"$f\" bs=1 seek=100 conv=notrunc 2>/dev/null; done", T_dir);
+    cr_assert_eq(system(cmd), 0);
+    submit_ok(cfg, "adder", "c", "sum.c", id);
+    expect(id, "AC", v1, "A");
+    field(id, "report", rep, sizeof rep);
+    cr_assert(contains(rep, "\"cached\":false"), "a changed binary is never run: %s", rep);
+}
