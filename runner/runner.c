@@ -31,6 +31,7 @@
  * package or checker is the problem's fault and yields the verdict IE.
  */
 #include <dirent.h>
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -352,6 +353,39 @@ static int compile_step(struct job *j, const struct rn_language *l, const char *
     return 0;
 }
 
+/* A compile can succeed and leave nothing to run: a Go `package notmain` or
+ * a Rust `#![crate_type = "rlib"]` writes an ar archive as ./main, a Pascal
+ * `unit` writes main.ppu and no ./main. Running that would fail inside the
+ * box, which looks like the sandbox's fault; it is the submission's, so it
+ * is CE. Only a program file the compile was to make (a relative run
+ * command) is looked at; NULL when it can be started. */
+static char *not_runnable(const char *dir, const char *program)
+{
+    if (program[0] == '/')
+        return NULL;
+    const char *name = !strncmp(program, "./", 2) ? program + 2 : program;
+    char *path = rn_strdup_printf("%s/%s", dir, name);
+    unsigned char head[20] = {0};
+    struct stat st;
+    const char *why = NULL;
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+        why = "is missing";
+    else if (read(fd, head, sizeof head) >= 7 && !memcmp(head, "!<arch>", 7))
+        why = "is a library (an ar archive), not a program";
+    else if (memcmp(head, "#!", 2) && memcmp(head, ELFMAG, SELFMAG))
+        why = "is not an executable program";
+    else if (!memcmp(head, ELFMAG, SELFMAG) && head[16] != ET_EXEC && head[16] != ET_DYN)
+        why = "is an object file, not a program";
+    else if (!(st.st_mode & S_IXOTH))
+        why = "is not executable";
+    if (fd >= 0)
+        close(fd);
+    free(path);
+    return why ? rn_strdup_printf("the compile produced no runnable program: %s %s", program,
+                                  why) : NULL;
+}
+
 /* Compiles the source already in dir; -1 only on infrastructure failure. */
 static int compile_in(struct job *j, const struct rn_language *l, const char *dir,
                       struct compiled *c)
@@ -360,6 +394,21 @@ static int compile_in(struct job *j, const struct rn_language *l, const char *di
     for (size_t s = 0; s < l->compile_steps && c->ok; s++)
         if (compile_step(j, l, dir, s, c) < 0)
             return -1;
+    return 0;
+}
+
+/* compile_in, and CE when it left nothing to run */
+static int compile_program(struct job *j, const struct rn_language *l, const char *dir,
+                           struct compiled *c)
+{
+    if (compile_in(j, l, dir, c) < 0)
+        return -1;
+    char *why = c->ok && l->compile_steps ? not_runnable(dir, l->run[0]) : NULL;
+    if (why) {
+        c->ok = false;
+        append_note(c, why);
+        free(why);
+    }
     return 0;
 }
 
@@ -471,7 +520,7 @@ static int build_checker(struct job *j, const struct rn_language *l, const struc
     }
     struct compiled c = {0};
     if (rc == 0)
-        rc = compile_in(j, l, tmp, &c);
+        rc = compile_program(j, l, tmp, &c);
     if (rc == 0 && !c.ok) {
         *message = rn_strdup_printf("the checker does not compile:\n%s", c.output);
         rc = 1;
@@ -747,7 +796,7 @@ static int judge_in_slot(struct job *j, const struct runner_request *req)
         return -1;
     if (j->lang->compile_steps) {
         struct compiled c;
-        if (compile_in(j, j->lang, j->src, &c) < 0) {
+        if (compile_program(j, j->lang, j->src, &c) < 0) {
             free(c.output);
             return -1;
         }
@@ -980,7 +1029,7 @@ static int selftest_in_slot(struct job *j, struct runner_selftest *st)
         return -1;
     struct compiled c;
     double started = rn_now();
-    if (compile_in(j, j->lang, j->src, &c) < 0)
+    if (compile_program(j, j->lang, j->src, &c) < 0)
         return free(c.output), -1;
     st->compile_time = rn_now() - started;
     if (!c.ok) {
