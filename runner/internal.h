@@ -90,6 +90,7 @@ struct rn_problem {
     char *dir, *name, *title;
     double time_limit;
     uint64_t memory_limit, output_limit;
+    int memory_line;               /* line of `memory_limit:` in problem.yaml */
     enum rn_checker_type checker;
     double epsilon;
     char *checker_source;          /* relative to dir, custom only */

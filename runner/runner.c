@@ -918,15 +918,32 @@ static int check_checker(struct runner *r, const struct rn_problem *p, struct rn
 
 static const char *const checker_names[] = {"exact", "lines", "tokens", "float", "custom"};
 
+/* Smallest memory limit a program can start in: the ~1 MiB a minimal C
+ * program has resident. Below it every run ends MLE. */
+#define MEMORY_LIMIT_FLOOR (1ULL << 20)
+
+/* Legal but surely not what the setter meant: lines that do not count as
+ * errors. */
+static void add_warnings(const struct rn_problem *p, struct rn_errors *warns)
+{
+    if (p->memory_limit && p->memory_limit < MEMORY_LIMIT_FLOOR)
+        rn_errors_add(warns, "%s/problem.yaml:%d: memory_limit: warning: %llu bytes is too "
+                      "small for any program to start (a minimal C program needs ~1M, Python "
+                      "~10M, Java ~40M): every run would end MLE", p->dir, p->memory_line,
+                      (unsigned long long)p->memory_limit);
+}
+
 int runner_problem_check(struct runner *r, const char *problem_dir, char **errors, char **summary)
 {
-    struct rn_errors errs = {0};
+    struct rn_errors errs = {0}, warns = {0};
     struct rn_problem *p = NULL;
     *errors = NULL;
     if (summary)
         *summary = NULL;
     if (rn_problem_load(problem_dir, &p, &errs) == 0 && p->checker == RN_CHECK_CUSTOM && r)
         check_checker(r, p, &errs);
+    if (p)
+        add_warnings(p, &warns);
     if (p && summary)
         *summary = rn_strdup_printf("%s: %zu tests, %zu subtasks, checker %s%s%s, time %gs, "
                                     "memory %lluM", p->name, p->test_count, p->subtask_count,
@@ -934,8 +951,11 @@ int runner_problem_check(struct runner *r, const char *problem_dir, char **error
                                     p->checker_source ? p->checker_source : "", p->time_limit,
                                     (unsigned long long)(p->memory_limit >> 20));
     int count = (int)errs.count;
+    for (size_t i = 0; i < warns.count; i++)
+        rn_errors_add(&errs, "%s", warns.items[i]);
     *errors = rn_errors_join(&errs);
     rn_errors_free(&errs);
+    rn_errors_free(&warns);
     rn_problem_free(p);
     return count;
 }

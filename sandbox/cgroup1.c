@@ -67,8 +67,16 @@ static int prepare_memory(struct box_cgroup *cg, const struct sandbox_limits *li
 {
     const char *dir = cg->dir[CG_V1_MEMORY];
     char path[PATH_MAX + 64];
-    if ((!memo->made || memo->memory != lim->memory) && set_memory(dir, lim->memory) < 0)
-        return -1;
+    if ((!memo->made || memo->memory != lim->memory) && set_memory(dir, lim->memory) < 0) {
+        /* EBUSY: more is charged than a tiny limit (1k..64k) allows and
+         * the kernel cannot reclaim it: kernel objects of earlier runs stay
+         * charged. Nobody runs in the slot now, so a new memory cgroup
+         * (which starts at 0; the old one's charges go to the parent) can
+         * take the limit, and the program then fails to start: MLE. */
+        if (errno != EBUSY || rmdir(dir) < 0 || mkdir(dir, 0755) < 0 ||
+            set_memory(dir, lim->memory) < 0)
+            return -1;
+    }
     snprintf(path, sizeof path, "%s/memory.oom_control", dir);
     (void)cgroup_read_key(path, "oom_kill", &cg->oom_base);
     return 0;
