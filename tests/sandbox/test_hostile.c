@@ -1180,8 +1180,9 @@ Test(hostile, accuracy_cpu_half_second)
 Test(hostile, memory_limit_too_small_to_start_is_mle)
 {
     static const uint64_t limits[] = {1, 1024, 16 << 10, 64 << 10};
+    struct hrun *r = new_run(893);
     for (size_t i = 0; i < sizeof limits / sizeof *limits; i++) {
-        struct hrun *r = new_run(893);
+        r->limits.memory = 256 * MiB;
         /* first leave page cache and kernel objects charged to the slot, as
          * a compile does: more than the tiny limit can be set over */
         r->limits.wall_time = 20;
