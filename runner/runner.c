@@ -368,7 +368,7 @@ static char *not_runnable(const char *dir, const char *program)
     unsigned char head[20] = {0};
     struct stat st;
     const char *why = NULL;
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);  /* a FIFO: no wait */
     if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
         why = "is missing";
     else if (read(fd, head, sizeof head) >= 7 && !memcmp(head, "!<arch>", 7))
@@ -918,8 +918,9 @@ static int check_checker(struct runner *r, const struct rn_problem *p, struct rn
 
 static const char *const checker_names[] = {"exact", "lines", "tokens", "float", "custom"};
 
-/* Smallest memory limit a program can start in: the ~1 MiB a minimal C
- * program has resident. Below it every run ends MLE. */
+/* About what a minimal C program has resident. Below it a run may not even
+ * start (measured: 64k never, 256k only while libc's pages are charged to
+ * another cgroup): MLE before the program's first line. */
 #define MEMORY_LIMIT_FLOOR (1ULL << 20)
 
 /* Legal but surely not what the setter meant: lines that do not count as
@@ -928,8 +929,8 @@ static void add_warnings(const struct rn_problem *p, struct rn_errors *warns)
 {
     if (p->memory_limit && p->memory_limit < MEMORY_LIMIT_FLOOR)
         rn_errors_add(warns, "%s/problem.yaml:%d: memory_limit: warning: %llu bytes is too "
-                      "small for any program to start (a minimal C program needs ~1M, Python "
-                      "~10M, Java ~40M): every run would end MLE", p->dir, p->memory_line,
+                      "small for a program to start (a minimal C program has ~1M resident, "
+                      "Python ~10M, Java ~40M): runs will end MLE", p->dir, p->memory_line,
                       (unsigned long long)p->memory_limit);
 }
 

@@ -410,7 +410,7 @@ Test(problems, tiny_memory_limit_is_a_warning)
     int count;
     char *errors = check_errors(dir, &count);
     cr_assert_eq(count, 0, "%s", errors);
-    cr_assert(strstr(errors, "problem.yaml:3: memory_limit: warning: 65536 bytes is too small"),
+    cr_assert(strstr(errors, "problem.yaml:3: memory_limit: warning: 65536 bytes is too small for a program to start"),
               "%s", errors);
     free(errors);
     remove_dir(dir);
