@@ -75,7 +75,10 @@ static int open_file(int dirfd, const char *path, int flags, int stream, FILE *e
     }
     if (fd >= 0 && fcntl(fd, F_SETFL, flags & O_ACCMODE) == 0)
         return fd;
-    if (errno == ELOOP)
+    if (errno == ENXIO)  /* a FIFO without a reader (or a socket) */
+        fprintf(err, "judge-sandbox: cannot open %s %s: not a regular file or a device\n",
+                stream_option[stream], path);
+    else if (errno == ELOOP)
         fprintf(err, "judge-sandbox: cannot open %s %s: a symbolic link in the path "
                 "(judge-sandbox follows none)\n", stream_option[stream], path);
     else
