@@ -63,6 +63,38 @@ int rn_mkdir_p(const char *path, int mode)
     return rc;
 }
 
+/* The per-run directories under the work tree belong to box uids while they
+ * run (a compile writes its source directory, mode 0777) and the boxes reach
+ * them through detached mounts, never by path. So the tree's root is ours
+ * alone: no other local user can enter it and swap a compiled ./main between
+ * tests. An existing directory must already be ours (anyone could have made
+ * /tmp/judgectl first) and not a symlink; it is narrowed to 0700. */
+int rn_private_dir(const char *path, char *err, size_t errlen)
+{
+    if (rn_mkdir_p(path, 0755) < 0) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        return -1;
+    }
+    int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) < 0) {
+        snprintf(err, errlen, "%s: %s", path,
+                 errno == ELOOP ? "a symbolic link, not a work directory" : strerror(errno));
+    } else if (st.st_uid != geteuid()) {
+        snprintf(err, errlen, "%s: owned by uid %d, not by us (uid %d): the work directory "
+                 "must be ours alone; remove it or choose another", path, (int)st.st_uid,
+                 (int)geteuid());
+    } else if (fchmod(fd, 0700) < 0) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+    } else {
+        close(fd);
+        return 0;
+    }
+    if (fd >= 0)
+        close(fd);
+    return -1;
+}
+
 /* Removal is recursive, but a program can build a directory chain deeper
  * than any stack: below MAX_DEPTH a subtree is renamed up to the top
  * directory being cleaned ("moved") and removed by a later pass. */

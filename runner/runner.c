@@ -160,10 +160,8 @@ int runner_open(struct runner **out, const struct runner_config *cfg, char *err,
         free(all);
         goto fail;
     }
-    if (rn_mkdir_p(r->work_dir, 0755) < 0) {
-        snprintf(err, errlen, "%s: %s", r->work_dir, strerror(errno));
+    if (rn_private_dir(r->work_dir, err, errlen) < 0)
         goto fail;
-    }
     if (open_sandbox(r, cfg, err, errlen) < 0)
         goto fail;
     rn_errors_free(&errs);
