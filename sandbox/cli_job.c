@@ -21,9 +21,11 @@
  * only). So the program gets a pipe of its own, and a relay thread copies
  * at most --output bytes from it to the caller's stream; past the limit it
  * closes the pipe (the program's next write fails, EPIPE or SIGPIPE) and
- * the verdict is OLE. One pipe serves stdout and stderr when they are the
- * same file, so their order is kept. /dev/null is handed on as it is:
- * nothing to share there, and the common scripted case costs no thread.
+ * the verdict is OLE. The same for a --stdout/--stderr device (a terminal),
+ * which RLIMIT_FSIZE does not bound either. One pipe serves stdout and
+ * stderr when they are the same file, so their order is kept. /dev/null and
+ * regular files of our own are handed on as they are: nothing to share or
+ * bound there, and the common scripted case costs no thread.
  * stdin stays the caller's (reading ahead for the program would take input
  * the program never read). The relays end once the box is gone (no process
  * of a run outlives it, so every write end is closed), before the verdict
@@ -176,11 +178,15 @@ static void *relay_main(void *arg)
     return NULL;
 }
 
-/* Whether the program may have fd as it is: /dev/null. */
-static bool harmless(int fd)
+/* Whether the program may have fd as it is: /dev/null, or a regular file
+ * opened for it alone (RLIMIT_FSIZE bounds that). */
+static bool harmless(int fd, bool opened)
 {
     struct stat st;
-    return fstat(fd, &st) == 0 && S_ISCHR(st.st_mode) && st.st_rdev == makedev(1, 3);
+    if (fstat(fd, &st) < 0)
+        return false;
+    return (S_ISCHR(st.st_mode) && st.st_rdev == makedev(1, 3)) ||
+           (opened && S_ISREG(st.st_mode));
 }
 
 static bool same_file(int a, int b)
@@ -216,15 +222,15 @@ static int relay_start(struct relay *r, int dest, uint64_t limit, int cancel_fd,
     return 0;
 }
 
-/* Gives stdout and stderr (fds[1], fds[2]) that are the caller's own a pipe
- * each, or one for both; opened marks the streams that are files of ours. */
+/* Gives stdout and stderr (fds[1], fds[2]) a pipe each, or one for both,
+ * unless harmless; opened marks the streams that are files of ours. */
 static int relays_start(struct relay rel[2], int fds[3], const bool opened[3], uint64_t limit,
                         int cancel_fd, char *err, size_t len)
 {
     rel[0] = rel[1] = (struct relay){.rd = -1, .wr = -1};
     for (int i = 1; i <= 2; i++) {
         struct relay *r = &rel[i - 1];
-        if (opened[i] || harmless(fds[i]))
+        if (harmless(fds[i], opened[i]))
             continue;
         if (i == 2 && rel[0].running && same_file(rel[0].dest, fds[2])) {
             fds[2] = rel[0].wr;
