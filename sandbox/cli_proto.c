@@ -30,18 +30,27 @@ void cli_fill_stdio(void)
 
 /* ---- the socket -------------------------------------------------------- */
 
+int cli_socket_addr(const char *run_dir, struct sockaddr_un *sa, int *dirfd)
+{
+    *dirfd = -1;
+    memset(sa, 0, sizeof *sa);
+    sa->sun_family = AF_UNIX;
+    int n = snprintf(sa->sun_path, sizeof sa->sun_path, "%s/%s", run_dir, CLI_SOCKET_NAME);
+    if (n >= 0 && (size_t)n < sizeof sa->sun_path)
+        return 0;
+    /* sun_path holds 107 bytes and a run dir may have 200 */
+    if ((*dirfd = open(run_dir, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+        return -1;
+    snprintf(sa->sun_path, sizeof sa->sun_path, "/proc/self/fd/%d/%s", *dirfd, CLI_SOCKET_NAME);
+    return 0;
+}
+
 int cli_connect(const char *run_dir)
 {
-    struct sockaddr_un sa = {.sun_family = AF_UNIX};
-    int dirfd = -1;
-    int n = snprintf(sa.sun_path, sizeof sa.sun_path, "%s/%s", run_dir, CLI_SOCKET_NAME);
-    if (n < 0 || (size_t)n >= sizeof sa.sun_path) {
-        /* sun_path holds 107 bytes and a run dir may have 200 */
-        if ((dirfd = open(run_dir, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
-            return -1;
-        snprintf(sa.sun_path, sizeof sa.sun_path, "/proc/self/fd/%d/%s", dirfd,
-                 CLI_SOCKET_NAME);
-    }
+    struct sockaddr_un sa;
+    int dirfd;
+    if (cli_socket_addr(run_dir, &sa, &dirfd) < 0)
+        return -1;
     int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
     if (fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof sa) < 0) {
         int saved = errno;

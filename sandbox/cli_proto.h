@@ -32,6 +32,7 @@
 #define JUDGED_SANDBOX_CLI_PROTO_H
 
 #include <stddef.h>
+#include <sys/un.h>
 
 /* Bumped whenever a message's layout changes. */
 #define CLI_PROTOCOL 2
@@ -64,8 +65,12 @@
  * closed one becomes /dev/null rather than whatever file opens next. */
 void cli_fill_stdio(void);
 
-/* Connects to <run_dir>/server.sock (through /proc/self/fd for a path longer
- * than sun_path). -1 with errno (ENOENT, ECONNREFUSED: no server there). */
+/* The address of <run_dir>/server.sock; a path longer than sun_path is
+ * reached through *dirfd (an O_PATH fd of run_dir, else -1), which the
+ * caller closes after use. -1 with errno. */
+int cli_socket_addr(const char *run_dir, struct sockaddr_un *sa, int *dirfd);
+/* Connects to <run_dir>/server.sock. -1 with errno (ENOENT, ECONNREFUSED:
+ * no server there). */
 int cli_connect(const char *run_dir);
 
 /* One packet, with up to CLI_MAX_FDS fds attached. -1 with errno. */

@@ -27,22 +27,6 @@ void cli_fmt(char *buf, size_t len, const char *fmt, ...)
 
 /* ---- the socket -------------------------------------------------------- */
 
-/* sun_path holds 107 bytes and a run dir may have 200: a longer path is
- * reached through an O_PATH fd of the directory and /proc/self/fd. */
-static int socket_addr(const char *run_dir, struct sockaddr_un *sa, int *dirfd)
-{
-    *dirfd = -1;
-    memset(sa, 0, sizeof *sa);
-    sa->sun_family = AF_UNIX;
-    int n = snprintf(sa->sun_path, sizeof sa->sun_path, "%s/%s", run_dir, CLI_SOCKET_NAME);
-    if (n >= 0 && (size_t)n < sizeof sa->sun_path)
-        return 0;
-    if ((*dirfd = open(run_dir, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
-        return -1;
-    snprintf(sa->sun_path, sizeof sa->sun_path, "/proc/self/fd/%d/%s", *dirfd, CLI_SOCKET_NAME);
-    return 0;
-}
-
 int cli_unlink_socket(const char *run_dir)
 {
     char path[PATH_MAX];
@@ -61,7 +45,7 @@ int cli_listen(const char *run_dir, char *err, size_t errlen)
     snprintf(path, sizeof path, "%s/%s", run_dir, CLI_SOCKET_NAME);
     struct sockaddr_un sa;
     int dirfd, fd = -1;
-    if (cli_unlink_socket(run_dir) < 0 || socket_addr(run_dir, &sa, &dirfd) < 0) {
+    if (cli_unlink_socket(run_dir) < 0 || cli_socket_addr(run_dir, &sa, &dirfd) < 0) {
         snprintf(err, errlen, "cannot replace %s: %s", path, strerror(errno));
         return -1;
     }
