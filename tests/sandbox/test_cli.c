@@ -700,6 +700,22 @@ Test(cli, thin_client_says_what_the_core_says)
     }
 }
 
+/* The core through the server speaks the thin client's protocol and gets
+ * the same reply: the same exit status, stderr and verdict. */
+Test(cli, core_through_the_server_says_what_the_thin_client_says)
+{
+    const char *const args[] = {BOX(858), "--time", "1", "--", "/bin/sh", "-c", "exit 5", NULL};
+    struct cli thin, core;
+    cli_run(&thin, args);
+    cli_exec(&core, JUDGE_SANDBOX_CORE, NULL, 0, args);
+    expect_judged(&thin, "RE");
+    expect_judged(&core, "RE");
+    expect_same_verdict(&thin, &core);
+    cr_assert_eq(jint(&core, "exit_code"), 5);
+    cli_free(&thin);
+    cli_free(&core);
+}
+
 /* A bad argument: exit 2 and the very same message from both. */
 Test(cli, thin_client_bad_argument_is_the_cores)
 {
@@ -1015,14 +1031,18 @@ Test(cli, non_root_client_is_refused)
     waitpid(pid, &st, 0);
     cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0,
               "a uid %d connection was not refused with a message (status %#x)", NOBODY, st);
-    /* and the CLI itself, run by that user, says so as an IE */
-    struct cli c;
-    cli_run_as(&c, NOBODY, (const char *const[]){"--json", "--run-dir", NONROOT_DIR, "--",
-                                                  "/bin/true", NULL});
-    expect_json_shape(&c);
-    cr_assert_eq(c.exit_status, 1);
-    cr_assert(strstr(jstr(&c, "message"), "serves root only"), "%s", c.out);
-    cli_free(&c);
+    /* and the CLI itself, run by that user, says so as an IE: the thin
+     * client and the core alike (one protocol, one refusal) */
+    const char *const args[] = {"--json", "--run-dir", NONROOT_DIR, "--", "/bin/true", NULL};
+    const char *bins[] = {JUDGE_SANDBOX, JUDGE_SANDBOX_CORE};
+    for (int i = 0; i < 2; i++) {
+        struct cli c;
+        cli_exec(&c, bins[i], NULL, NOBODY, args);
+        expect_json_shape(&c);
+        cr_assert_eq(c.exit_status, 1, "%s", bins[i]);
+        cr_assert(strstr(jstr(&c, "message"), "serves root only"), "%s: %s", bins[i], c.out);
+        cli_free(&c);
+    }
     stop_serve(serve);
     char *logged = slurp(log);
     cr_assert(strstr(logged, "root only"), "--serve logged no error line: %s", logged);
