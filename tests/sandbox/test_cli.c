@@ -35,8 +35,10 @@
 #include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -1238,9 +1240,9 @@ Test(cli, stdout_on_a_planted_fifo_is_refused)
     cli_free(&c);
 }
 
-/* --workdir through a symlink the previous run planted in its work
- * directory: neither chown nor the mount follows it, so the root-only
- * directory it points to stays root's (IE, naming the link). */
+/* --workdir (or --rw) through a symlink the previous run planted in its
+ * work directory: neither chown nor the mount follows it, so the root-only
+ * directory it points to stays root's and unwritten (IE, naming the link). */
 Test(cli, workdir_through_a_planted_symlink_is_refused)
 {
     char dir[128], sub[160], root_only[128];
@@ -1260,6 +1262,14 @@ Test(cli, workdir_through_a_planted_symlink_is_refused)
     cr_assert_eq(c.exit_status, 1);
     cr_assert(strstr(jstr(&c, "message"), "symbolic link"), "%s", c.out);
     cli_free(&c);
+    /* nor is it mounted writable by --rw */
+    char rw[200];
+    snprintf(rw, sizeof rw, "%s:/data", sub);
+    CLI(&c, BOX(857), "--rw", rw, "--", "/usr/bin/touch", "/data/mine-now");
+    expect_json_shape(&c);
+    cr_assert_str_eq(jstr(&c, "status"), "IE", "%s", c.out);
+    cr_assert(strstr(jstr(&c, "message"), "symbolic link"), "%s", c.out);
+    cli_free(&c);
     struct stat st;
     cr_assert_eq(stat(root_only, &st), 0);
     cr_assert(st.st_uid == 0 && (st.st_mode & 07777) == 0700,
@@ -1268,4 +1278,62 @@ Test(cli, workdir_through_a_planted_symlink_is_refused)
     char made[200];
     snprintf(made, sizeof made, "%s/mine-now", root_only);
     cr_assert(access(made, F_OK) < 0, "the box wrote into the root-only directory");
+}
+
+/* --output holds on a terminal given as --stdout too (RLIMIT_FSIZE bounds
+ * regular files only): the terminal's reader gets at most the limit. */
+Test(cli, output_limit_holds_on_a_terminal)
+{
+    enum { LIMIT = 64 << 10, ENOUGH = 1 << 20 };
+    int master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+    cr_assert_geq(master, 0);
+    cr_assert(grantpt(master) == 0 && unlockpt(master) == 0);
+    char pts[64], verdict_path[128];
+    cr_assert_eq(ptsname_r(master, pts, sizeof pts), 0);
+    int slave = open(pts, O_RDWR | O_NOCTTY | O_CLOEXEC);
+    struct termios raw;
+    cr_assert(slave >= 0 && tcgetattr(slave, &raw) == 0);
+    cfmakeraw(&raw);  /* bytes as written: no \r added to count */
+    cr_assert_eq(tcsetattr(slave, TCSANOW, &raw), 0);
+    /* slave stays open: without it the master reads EIO until the server
+     * opens the terminal */
+    snprintf(verdict_path, sizeof verdict_path, "%s/tty-verdict.json", tmp);
+    int verdict_fd = open(verdict_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    cr_assert_geq(verdict_fd, 0);
+    pid_t pid = spawn_with_stdout(JUDGE_SANDBOX,
+                                  (const char *const[]){BOX(859), "--time", "2", "--output",
+                                                        "64k", "--stdout", pts, "--",
+                                                        "/hostile/infinite_stdout", NULL},
+                                  verdict_fd);
+    close(verdict_fd);
+    int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+    cr_assert_geq(pidfd, 0);
+    size_t total = 0;
+    char buf[65536];
+    struct pollfd p[2] = {{master, POLLIN, 0}, {pidfd, POLLIN, 0}};
+    /* read while the CLI runs, then what is left */
+    for (bool done = false; total < ENOUGH;) {
+        if (!done && poll(p, 2, -1) > 0 && p[1].revents) {
+            done = true;
+            cr_assert_eq(fcntl(master, F_SETFL, O_NONBLOCK), 0);
+        }
+        ssize_t n = done || (p[0].revents & POLLIN) ? read(master, buf, sizeof buf) : 0;
+        if (n > 0)
+            total += (size_t)n;
+        else if (done)
+            break;
+    }
+    if (total >= ENOUGH)
+        kill(pid, SIGKILL);
+    int st;
+    cr_assert_eq(waitpid(pid, &st, 0), pid);
+    close(pidfd);
+    close(slave);
+    close(master);
+    cr_assert_leq(total, LIMIT, "%zu bytes reached the terminal under --output 64k", total);
+    char *got = slurp(verdict_path);
+    struct cli c = {.out = got, .json = parse_last_line(got)};
+    c.exit_status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    expect_judged(&c, "OLE");
+    cli_free(&c);
 }
