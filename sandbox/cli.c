@@ -40,7 +40,7 @@
 #define DEFAULT_IDLE 30          /* seconds a started server waits for clients */
 #define CONNECT_WAIT_MS 2000     /* for a server another client is starting */
 
-/* getopt keeps its state in globals, and the server parses forwarded
+/* getopt keeps its state in globals, and the server parses clients'
  * command lines in several threads. */
 static pthread_mutex_t parse_lock = PTHREAD_MUTEX_INITIALIZER;
 

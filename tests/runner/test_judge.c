@@ -617,6 +617,40 @@ Test(isolation, work_dir_of_another_user_is_refused, .timeout = 120)
     free(out);
     struct stat st;
     cr_assert(stat(work, &st) == 0 && (st.st_mode & 07777) == 0777, "the runner changed %s", work);
+    /* nor does a symlink of theirs lead the runner to a directory of ours */
+    char ours[512], link[512];
+    snprintf(ours, sizeof ours, "%s/ours", dir);
+    snprintf(link, sizeof link, "%s/link", dir);
+    cr_assert_eq(mkdir(ours, 0755), 0);
+    cr_assert(symlink(ours, link) == 0 && lchown(link, NOBODY, NOBODY) == 0);
+    cfg.work_dir = link;
+    cr_assert_lt(runner_open(&r, &cfg, err, sizeof err), 0, "the runner followed %s", link);
+    cr_assert(strstr(err, link) && strstr(err, "symbolic link of uid 65534"), "%s", err);
+    cr_assert(stat(ours, &st) == 0 && (st.st_mode & 07777) == 0755, "the runner changed %s", ours);
+    remove_dir(dir);
+    free(dir);
+}
+
+/* The configured work directory may lie behind a symlink (the sandbox
+ * follows none in a work directory's path, so the runner resolves its own
+ * trusted path once). */
+Test(isolation, work_dir_behind_a_symlink_works, .timeout = 120)
+{
+    char *dir = scratch_dir("linked");
+    char real[512], link[512];
+    snprintf(real, sizeof real, "%s/real", dir);
+    snprintf(link, sizeof link, "%s/link", dir);
+    cr_assert_eq(mkdir(real, 0700), 0);
+    cr_assert_eq(symlink(real, link), 0);
+    struct runner_config cfg = {.languages_dir = SRC "/languages", .work_dir = link,
+                                .first_slot = FIRST_SLOT, .slots = 1};
+    struct runner *r = NULL;
+    char err[4096];
+    cr_assert_eq(runner_open(&r, &cfg, err, sizeof err), 0, "%s", err);
+    struct judged j = judge_source(r, SRC "/testdata/aplusb", "c", aplusb_c, strlen(aplusb_c));
+    cr_assert_eq(j.verdict, RUNNER_AC, "%s", j.json);
+    free(j.json);
+    runner_close(r);
     remove_dir(dir);
     free(dir);
 }
