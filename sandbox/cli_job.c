@@ -75,7 +75,7 @@ static int open_file(int dirfd, const char *path, int flags, int stream, FILE *e
                 stream_option[stream], path);
         return -1;
     }
-    if (fd >= 0 && fcntl(fd, F_SETFL, flags & O_ACCMODE) == 0)
+    if (fd >= 0 && fcntl(fd, F_SETFL, 0) == 0)  /* blocking again, for the program */
         return fd;
     if (errno == ENXIO)  /* a FIFO without a reader (or a socket) */
         fprintf(err, "judge-sandbox: cannot open %s %s: not a regular file or a device\n",
