@@ -205,6 +205,11 @@ static const char *take_bytes(const char *p, size_t len, size_t *pos, uint32_t *
 static int check_head(const char *p, size_t len, const char *tag, char *err, size_t errlen)
 {
     uint32_t version;
+    if (len >= 4 && memcmp(p, tag, 4) && !memcmp(p, "JSB", 3)) {
+        snprintf(err, errlen, "a message of another build of judge-sandbox (restart the "
+                 "server)");
+        return -1;
+    }
     if (len < HEAD_LEN || memcmp(p, tag, 4)) {
         snprintf(err, errlen, "not a judge-sandbox message");
         return -1;
