@@ -127,15 +127,10 @@ static void add_str(EVP_MD_CTX *ctx, const char *s)
     EVP_DigestUpdate(ctx, s, strlen(s) + 1);
 }
 
-int rn_ccache_key(const struct rn_language *l, const char *src_dir, char *const *sources, char *const *flags,
-                  char out[65])
+/* The key over the named input files of src_dir. */
+static int key_of(const struct rn_language *l, const char *src_dir, char *const *sources, char *const *flags,
+                  char **files, size_t n, char out[65])
 {
-    char **files = NULL;
-    size_t n = 0;
-    if (list_files(src_dir, "", &files, &n) < 0) {
-        free_list(files, n);
-        return -1;
-    }
     EVP_MD_CTX *ctx = EVP_MD_CTX_new();
     EVP_DigestInit_ex(ctx, EVP_sha256(), NULL);
     add_str(ctx, "judged compile cache 1");
@@ -166,8 +161,24 @@ int rn_ccache_key(const struct rn_language *l, const char *src_dir, char *const 
     EVP_MD_CTX_free(ctx);
     for (int i = 0; i < 32; i++)
         snprintf(out + 2 * i, 3, "%02x", md[i]);
-    free_list(files, n);
     return rc;
+}
+
+int rn_ccache_key(const struct rn_language *l, const char *src_dir, char *const *sources, char *const *flags,
+                  struct rn_ccache_inputs *in, char out[65])
+{
+    in->files = NULL;
+    in->n = 0;
+    if (list_files(src_dir, "", &in->files, &in->n) < 0)
+        return -1;
+    return key_of(l, src_dir, sources, flags, in->files, in->n, out);
+}
+
+void rn_ccache_inputs_free(struct rn_ccache_inputs *in)
+{
+    free_list(in->files, in->n);
+    in->files = NULL;
+    in->n = 0;
 }
 
 /* ------------------------------------------------------------- entries */
@@ -358,7 +369,9 @@ static void evict(const char *work, uint64_t max)
     free(dir);
 }
 
-void rn_ccache_put(const char *work, const char *key, const char *src, const char *log, int slot, uint64_t max)
+void rn_ccache_put(const char *work, const char *key, const struct rn_language *l, char *const *sources,
+                   char *const *flags, const struct rn_ccache_inputs *in, const char *src, const char *log, int slot,
+                   uint64_t max)
 {
     char *entry = entry_dir(work, key);
     char *tmp = rn_strdup_printf("%s/compiled/.tmp-%s-%d-%d", work, key, (int)getpid(), slot);
@@ -391,6 +404,11 @@ void rn_ccache_put(const char *work, const char *key, const char *src, const cha
     if (rc == 0 && rn_write_file(lp, log ? log : "", log ? strlen(log) : 0, 0644) < 0)
         rc = -1;
     free(lp);
+    /* the copy's inputs must still be what the key was made of (nothing
+     * rewrote the box while it compiled): else it is not stored */
+    char again[65];
+    if (rc == 0 && (key_of(l, box, sources, flags, in->files, in->n, again) || strcmp(again, key)))
+        rc = -1;
     if (rc == 0 && rn_seal_tree(tmp) < 0)   /* read-only from now on */
         rc = -1;
     if (rc == 0 && rename(tmp, entry) < 0)

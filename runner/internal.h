@@ -263,11 +263,19 @@ char *rn_read_file(const char *path, size_t max, size_t *len);
 int rn_sha256_hex(const void *const *parts, const size_t *lens, size_t n, char out[65]);
 
 /* ccache.c: the compile cache under WORK/compiled/ */
+struct rn_ccache_inputs {
+    char **files;            /* the compile box's files before the compile */
+    size_t n;
+};
 int rn_ccache_key(const struct rn_language *l, const char *src_dir, char *const *sources, char *const *flags,
-                  char out[65]);
+                  struct rn_ccache_inputs *in, char out[65]);
+void rn_ccache_inputs_free(struct rn_ccache_inputs *in);
 /* 0: a verified entry's files were copied into dst and *log set; 1: none */
 int rn_ccache_get(const char *work, const char *key, const char *dst, char **log);
-void rn_ccache_put(const char *work, const char *key, const char *src, const char *log, int slot, uint64_t max);
+/* Stores src as KEY's entry unless its inputs no longer hash to KEY. */
+void rn_ccache_put(const char *work, const char *key, const struct rn_language *l, char *const *sources,
+                   char *const *flags, const struct rn_ccache_inputs *in, const char *src, const char *log, int slot,
+                   uint64_t max);
 char *rn_strdup_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 double rn_now(void);
 

@@ -1151,7 +1151,8 @@ static int judge_in_slot(struct job *j, const struct runner_request *req)
     if (j->lang->compile_steps) {
         struct compiled c = {0};
         char key[65];
-        bool keyed = rn_ccache_key(j->lang, j->src, opts.sources, opts.flags, key) == 0;
+        struct rn_ccache_inputs in;
+        bool keyed = rn_ccache_key(j->lang, j->src, opts.sources, opts.flags, &in, key) == 0;
         int rc = 0;
         if (keyed && rn_ccache_get(j->r->work_dir, key, j->src, &c.output) == 0) {
             c.ok = true;   /* compiled before: verified copies of the artefacts */
@@ -1159,8 +1160,10 @@ static int judge_in_slot(struct job *j, const struct runner_request *req)
         } else {
             rc = compile_program(j, j->lang, j->src, &opts, &c);
             if (rc == 0 && c.ok && keyed)
-                rn_ccache_put(j->r->work_dir, key, j->src, c.output, j->slot, j->r->compile_cache);
+                rn_ccache_put(j->r->work_dir, key, j->lang, opts.sources, opts.flags, &in, j->src, c.output,
+                              j->slot, j->r->compile_cache);
         }
+        rn_ccache_inputs_free(&in);
         rn_argv_free(opts.sources);
         if (rc < 0) {
             free(c.output);
