@@ -3,11 +3,11 @@
  * compiled before on this runner skips the compiler (a rejudge, an
  * identical resubmission).
  *
- * Key: sha256 of the language id, its compile command templates, the
- * grader's source names and extra flags, and every file of the compile box
- * before the compile (path and bytes: the submission and its grader files).
- * Only successful compiles are kept: a problem's compile limits can turn a
- * compile into CE but never change what a successful one produced.
+ * Key: sha256 of the language id, the compile limits (a problem may raise
+ * them: the same source may be CE under the language's own), its compile
+ * command templates, the grader's source names and extra flags, and every
+ * file of the compile box before the compile (path and bytes: the
+ * submission and its grader files). Only successful compiles are kept.
  *
  * An entry is WORK/compiled/KEY/ with box/ (the compile box after the
  * compile), sums ("SHA256 SIZE MODE PATH" per file) and log (the compiler's
@@ -128,13 +128,14 @@ static void add_str(EVP_MD_CTX *ctx, const char *s)
 }
 
 /* The key over the named input files of src_dir. */
-static int key_of(const struct rn_language *l, const char *src_dir, char *const *sources, char *const *flags,
-                  char **files, size_t n, char out[65])
+static int key_of(const struct rn_language *l, const char *limits, const char *src_dir, char *const *sources,
+                  char *const *flags, char **files, size_t n, char out[65])
 {
     EVP_MD_CTX *ctx = EVP_MD_CTX_new();
     EVP_DigestInit_ex(ctx, EVP_sha256(), NULL);
     add_str(ctx, "judged compile cache 1");
     add_str(ctx, l->id);
+    add_str(ctx, limits);   /* the same source under tighter limits may be CE */
     for (size_t s = 0; s < l->compile_steps; s++) {
         for (char **a = l->compile[s]; *a; a++)
             add_str(ctx, *a);
@@ -164,14 +165,14 @@ static int key_of(const struct rn_language *l, const char *src_dir, char *const 
     return rc;
 }
 
-int rn_ccache_key(const struct rn_language *l, const char *src_dir, char *const *sources, char *const *flags,
-                  struct rn_ccache_inputs *in, char out[65])
+int rn_ccache_key(const struct rn_language *l, const char *limits, const char *src_dir, char *const *sources,
+                  char *const *flags, struct rn_ccache_inputs *in, char out[65])
 {
     in->files = NULL;
     in->n = 0;
     if (list_files(src_dir, "", &in->files, &in->n) < 0)
         return -1;
-    return key_of(l, src_dir, sources, flags, in->files, in->n, out);
+    return key_of(l, limits, src_dir, sources, flags, in->files, in->n, out);
 }
 
 void rn_ccache_inputs_free(struct rn_ccache_inputs *in)
@@ -369,7 +370,8 @@ static void evict(const char *work, uint64_t max)
     free(dir);
 }
 
-void rn_ccache_put(const char *work, const char *key, const struct rn_language *l, char *const *sources,
+void rn_ccache_put(const char *work, const char *key, const struct rn_language *l, const char *limits,
+                   char *const *sources,
                    char *const *flags, const struct rn_ccache_inputs *in, const char *src, const char *log, int slot,
                    uint64_t max)
 {
@@ -407,7 +409,7 @@ void rn_ccache_put(const char *work, const char *key, const struct rn_language *
     /* the copy's inputs must still be what the key was made of (nothing
      * rewrote the box while it compiled): else it is not stored */
     char again[65];
-    if (rc == 0 && (key_of(l, box, sources, flags, in->files, in->n, again) || strcmp(again, key)))
+    if (rc == 0 && (key_of(l, limits, box, sources, flags, in->files, in->n, again) || strcmp(again, key)))
         rc = -1;
     if (rc == 0 && rn_seal_tree(tmp) < 0)   /* read-only from now on */
         rc = -1;

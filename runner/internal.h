@@ -267,13 +267,14 @@ struct rn_ccache_inputs {
     char **files;            /* the compile box's files before the compile */
     size_t n;
 };
-int rn_ccache_key(const struct rn_language *l, const char *src_dir, char *const *sources, char *const *flags,
-                  struct rn_ccache_inputs *in, char out[65]);
+int rn_ccache_key(const struct rn_language *l, const char *limits, const char *src_dir, char *const *sources,
+                  char *const *flags, struct rn_ccache_inputs *in, char out[65]);
 void rn_ccache_inputs_free(struct rn_ccache_inputs *in);
 /* 0: a verified entry's files were copied into dst and *log set; 1: none */
 int rn_ccache_get(const char *work, const char *key, const char *dst, char **log);
 /* Stores src as KEY's entry unless its inputs no longer hash to KEY. */
-void rn_ccache_put(const char *work, const char *key, const struct rn_language *l, char *const *sources,
+void rn_ccache_put(const char *work, const char *key, const struct rn_language *l, const char *limits,
+                   char *const *sources,
                    char *const *flags, const struct rn_ccache_inputs *in, const char *src, const char *log, int slot,
                    uint64_t max);
 char *rn_strdup_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -1150,9 +1150,12 @@ static int judge_in_slot(struct job *j, const struct runner_request *req)
     }
     if (j->lang->compile_steps) {
         struct compiled c = {0};
-        char key[65];
+        char key[65], limits[200];
+        struct sandbox_limits cl = compile_limits(j, j->lang);
+        snprintf(limits, sizeof limits, "%.17g %llu %llu %llu %lld", cl.cpu_time, (unsigned long long)cl.memory,
+                 (unsigned long long)cl.output, (unsigned long long)cl.tmp_size, (long long)cl.procs);
         struct rn_ccache_inputs in;
-        bool keyed = rn_ccache_key(j->lang, j->src, opts.sources, opts.flags, &in, key) == 0;
+        bool keyed = rn_ccache_key(j->lang, limits, j->src, opts.sources, opts.flags, &in, key) == 0;
         int rc = 0;
         if (keyed && rn_ccache_get(j->r->work_dir, key, j->src, &c.output) == 0) {
             c.ok = true;   /* compiled before: verified copies of the artefacts */
@@ -1160,7 +1163,7 @@ static int judge_in_slot(struct job *j, const struct runner_request *req)
         } else {
             rc = compile_program(j, j->lang, j->src, &opts, &c);
             if (rc == 0 && c.ok && keyed)
-                rn_ccache_put(j->r->work_dir, key, j->lang, opts.sources, opts.flags, &in, j->src, c.output,
+                rn_ccache_put(j->r->work_dir, key, j->lang, limits, opts.sources, opts.flags, &in, j->src, c.output,
                               j->slot, j->r->compile_cache);
         }
         rn_ccache_inputs_free(&in);
