@@ -48,6 +48,9 @@ Test(config, full_example)
     cr_assert_eq(cfg.lease_ms, 30000);
     cr_assert_eq(cfg.heartbeat_ms, 10000);
     cr_assert_eq(cfg.max_attempts, 3);
+    cr_assert_eq(cfg.problem_cache, 2L << 30, "the default problem cache is 2G");
+    cr_assert_eq(cfg.max_package, 256L << 20);
+    cr_assert_eq(cfg.compile_cache, 256L << 20);
     cr_assert_eq(cfg.npools, 3);
     cr_assert_str_eq(cfg.pools[0].name, "native");
     cr_assert_eq(cfg.pools[0].nlanguages, 2);
@@ -86,6 +89,9 @@ Test(config, errors_name_line_and_key)
     expect_error("redis: http://x\npools:\n  n: {languages: [c]}\n", ":1: key 'redis'");
     expect_error("state_dir: /x\n", "key 'pools': missing");
     expect_error("pools:\n  a: {languages: [c]}\n  b: {languages: [c]}\n", "two pools");
+    expect_error("problem_cache: lots\npools:\n  n: {languages: [c]}\n", ":1: key 'problem_cache'");
+    expect_error("pools:\n  n: {languages: [c]}\nstore_quota: -1\n", ":3: key 'store_quota'");
+    expect_error("max_package: 0\npools:\n  n: {languages: [c]}\n", ":1: key 'max_package'");
     expect_error("lease: 1s\nheartbeat: 2s\npools:\n  n: {languages: [c]}\n", "key 'heartbeat'");
     expect_error("max_attempts: 0\npools:\n  n: {languages: [c]}\n", ":1: key 'max_attempts'");
     expect_error("pools: [a, b]\n", ":1: key 'pools'");
