@@ -11,8 +11,7 @@
 
 #include "commands.h"
 #include "jd.h"
-
-#define DEFAULT_CONFIG "/etc/judged/judged.yaml"
+#include "paths.h"
 
 struct common {
     const char *cmd;
@@ -34,7 +33,7 @@ static int setup(struct common *c)
 {
     char err[1024], url[4200];
     if (!c->config)
-        c->config = getenv("JUDGED_CONFIG") ? getenv("JUDGED_CONFIG") : DEFAULT_CONFIG;
+        c->config = jd_default_config();
     if (!c->loaded && jd_config_load(&c->cfg, c->config, err, sizeof err)) {
         fprintf(stderr, "judgectl %s: %s\n", c->cmd, err);
         return 1;
@@ -144,7 +143,7 @@ int cmd_submit(int argc, char **argv)
     }
     char err[1024];
     if (!c.config)
-        c.config = getenv("JUDGED_CONFIG") ? getenv("JUDGED_CONFIG") : DEFAULT_CONFIG;
+        c.config = jd_default_config();
     if (jd_config_load(&c.cfg, c.config, err, sizeof err)) {
         fprintf(stderr, "judgectl submit: %s\n", err);
         return 1;

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "jd.h"
+#include "paths.h"
 #include "runner.h"
 
 #define MAX_WORKERS 256
@@ -1062,13 +1063,17 @@ static void shutdown_all(void)
 
 static void usage(FILE *out)
 {
-    fprintf(out, "usage: judged --config FILE [--host NAME]\n\n"
+    fprintf(out, "usage: judged [--config FILE] [--host NAME]\n\n"
                  "Runs the judging daemon: claims submissions from the Redis streams of the\n"
                  "pools in FILE and judges them. SIGTERM stops it gracefully; SIGHUP reloads\n"
                  "pools and languages.\n\n"
-                 "  --config FILE   the YAML configuration (see judged/DESIGN.md)\n"
+                 "  --config FILE   the YAML configuration (see judged/DESIGN.md); without it\n"
+                 "                  $JUDGED_CONFIG, else /etc/judged/judged.yaml\n"
                  "  --host NAME     consumer name of this host (default: config 'host' or the\n"
                  "                  hostname); keep it stable across restarts\n");
+    char dir[4200];
+    fprintf(out, "\nWithout 'languages:' in FILE the language files are read from\n%s.\n",
+            jd_default_languages(dir, sizeof dir));
 }
 
 int main(int argc, char **argv)
@@ -1100,10 +1105,12 @@ int main(int argc, char **argv)
         default: usage(stderr); return 2;
         }
     }
-    if (!config || optind != argc) {
+    if (optind != argc) {
         usage(stderr);
         return 2;
     }
+    if (!config)
+        config = jd_default_config();
     char err[1024];
     if (jd_config_load(&cfg, config, err, sizeof err)) {
         fprintf(stderr, "judged: %s\n", err);
