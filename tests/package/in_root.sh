@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# tests/package/in_root.sh DEB FIRST_SLOT CGROUP_PARENT - test_package.sh's
+# steps inside the bare Debian 12 root (see there): install DEB with apt,
+# check the installed files and defaults, run the demo against them, and run
+# judged as judged.service would on the shipped /etc/judged/judged.yaml.
+set -euo pipefail
+deb=$1 first_slot=$2 cgroup_parent=$3
+step() { printf '== %s (%ds)\n' "$*" "$SECONDS"; }
+fail() { echo "package test: $*" >&2; exit 1; }
+export DEBIAN_FRONTEND=noninteractive
+
+step "apt-get install ./$deb (with its Recommends)"
+apt-get update -qq </dev/null
+apt-get install -y -qq "/root/$deb" </dev/null >/tmp/apt.log 2>&1 || { tail -30 /tmp/apt.log; exit 1; }
+for pkg in libseccomp2 libcap2 libhiredis0.14 libyaml-0-2 libjansson4 redis-server gcc g++ python3; do
+    dpkg -s "$pkg" >/dev/null 2>&1 || fail "$pkg was not installed with judged"
+done
+
+step "1. installed files and defaults"
+for f in /usr/bin/judged /usr/bin/judgectl /usr/bin/judge-sandbox /usr/bin/judge-sandbox-core \
+         /usr/share/judged/languages/c.yaml /usr/lib/systemd/system/judged.service \
+         /usr/lib/systemd/system/judge-sandbox.service /etc/judged/judged.yaml; do
+    [ -e "$f" ] || fail "$f is not installed"
+done
+grep -qx /etc/judged/judged.yaml /var/lib/dpkg/info/judged.conffiles ||
+    fail "/etc/judged/judged.yaml is not a conffile"
+out=$(judgectl --help)
+[[ $out == *"defaults to"*"/usr/share/judged/languages."* ]] || fail "judgectl --help: $out"
+out=$(judged --help)
+[[ $out == *"read from"*"/usr/share/judged/languages."* ]] || fail "judged --help: $out"
+[[ $(judgectl languages) == *$'\n'"python3 "* ]] || fail "judgectl languages: $(judgectl languages 2>&1)"
+# no --config: /etc/judged/judged.yaml (its embedded Redis is not running yet)
+out=$(judgectl pools 2>&1) && fail "judgectl pools answered without judged: $out"
+case $out in *"/var/lib/judged/redis/redis.sock"*) ;; *) fail "judgectl pools did not read /etc/judged/judged.yaml: $out" ;; esac
+out=$(JUDGED_CONFIG=/nonexistent.yaml judgectl pools 2>&1) || true
+case $out in *"/nonexistent.yaml"*) ;; *) fail "judgectl ignored JUDGED_CONFIG: $out" ;; esac
+out=$(JUDGED_CONFIG=/nonexistent.yaml judged 2>&1) && fail "judged started on a missing config"
+case $out in *"/nonexistent.yaml"*) ;; *) fail "judged ignored JUDGED_CONFIG: $out" ;; esac
+# the thin client execs judge-sandbox-core from its own directory, which
+# starts a server; slot first_slot+4 is not one of the demo's
+out=$(judge-sandbox --json --box $((first_slot + 4)) --cgroup-parent "$cgroup_parent" -- /bin/true)
+[[ $out == *'"status":"OK"'* ]] || fail "judge-sandbox (thin client + core): $out"
+
+step "2. demo.sh --prefix /usr"
+bash /opt/judged-demo/judged/demo.sh --prefix /usr --langs c,cpp,python3 \
+    --first-slot "$first_slot" --cgroup-parent "$cgroup_parent"
+
+step "3. judged as judged.service starts it, on /etc/judged/judged.yaml"
+mkdir -p /srv/problems
+cp -r /opt/judged-demo/testdata/aplusb /srv/problems/
+sed -i "s/^first_slot: 0\$/first_slot: $first_slot\ncgroup_parent: $cgroup_parent/" /etc/judged/judged.yaml
+grep -q "^first_slot: $first_slot" /etc/judged/judged.yaml || fail "the example config has no 'first_slot: 0' line"
+ExecStart=$(sed -n 's/^ExecStart=//p' /usr/lib/systemd/system/judged.service)
+[ "$ExecStart" = "/usr/bin/judged --config /etc/judged/judged.yaml" ] || fail "ExecStart=$ExecStart"
+setpriv --no-new-privs /usr/bin/judged >/tmp/judged.log 2>&1 &
+judged_pid=$!
+for _ in $(seq 300); do
+    judgectl pools >/dev/null 2>&1 && break
+    kill -0 "$judged_pid" 2>/dev/null || { cat /tmp/judged.log; fail "judged exited"; }
+    sleep 0.1
+done
+id=$(judgectl submit --problem aplusb --lang c /srv/problems/aplusb/solutions/ac.c)
+result=$(judgectl result --wait 300 --json "$id")
+verdict=$(python3 -c 'import json,sys; print(json.load(sys.stdin).get("verdict"))' <<<"$result")
+[ "$verdict" = AC ] || { cat /tmp/judged.log; fail "ac.c under the shipped config: $result"; }
+echo "aplusb/ac.c under /etc/judged/judged.yaml: AC"
+kill -TERM "$judged_pid"
+wait "$judged_pid" || { cat /tmp/judged.log; fail "judged did not stop cleanly on SIGTERM"; }
+step "done"
