@@ -45,14 +45,30 @@ step "2. demo.sh --prefix /usr"
 bash /opt/judged-demo/judged/demo.sh --prefix /usr --langs c,cpp,python3 \
     --first-slot "$first_slot" --cgroup-parent "$cgroup_parent"
 
-step "3. judged as judged.service starts it, on /etc/judged/judged.yaml"
+step "3. judged as judged.service starts it (confined alike), on /etc/judged/judged.yaml"
 mkdir -p /srv/problems
 cp -r /opt/judged-demo/testdata/aplusb /srv/problems/
 sed -i "s/^first_slot: 0\$/first_slot: $first_slot\ncgroup_parent: $cgroup_parent/" /etc/judged/judged.yaml
 grep -q "^first_slot: $first_slot" /etc/judged/judged.yaml || fail "the example config has no 'first_slot: 0' line"
 ExecStart=$(sed -n 's/^ExecStart=//p' /usr/lib/systemd/system/judged.service)
 [ "$ExecStart" = "/usr/bin/judged --config /etc/judged/judged.yaml" ] || fail "ExecStart=$ExecStart"
-setpriv --no-new-privs /usr/bin/judged >/tmp/judged.log 2>&1 &
+# judged.service's confinement, rebuilt with mount(8) since no systemd runs
+# here: in a mount namespace of its own (ProtectSystem=strict) the root and
+# /run are read-only but for StateDirectory= and RuntimeDirectory=,
+# (ProtectHome=) /root and /home are empty, (PrivateTmp=) /tmp is a fresh
+# tmpfs, and (NoNewPrivileges=) judged runs under no_new_privs.
+mkdir -p /var/lib/judged /run/judge-sandbox /home
+unshare --mount --propagation private sh -euc '
+    mount --bind /var/lib/judged /var/lib/judged
+    mount --bind /run/judge-sandbox /run/judge-sandbox
+    mount -o remount,bind,ro /
+    mount -o remount,bind,ro /run
+    mount -t tmpfs -o ro,mode=0755 tmpfs /root
+    mount -t tmpfs -o ro,mode=0755 tmpfs /home
+    mount -t tmpfs -o mode=1777 tmpfs /tmp
+    ! touch /usr/judged-probe 2>/dev/null || { echo "/usr is writable" >&2; exit 1; }
+    exec setpriv --no-new-privs /usr/bin/judged
+' >/tmp/judged.log 2>&1 &
 judged_pid=$!
 for _ in $(seq 300); do
     judgectl pools >/dev/null 2>&1 && break

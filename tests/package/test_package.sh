@@ -10,10 +10,11 @@
 #   2. runs judged/demo.sh against the installed executables and languages
 #      (--prefix /usr) for the recommended compilers' languages (C, C++,
 #      Python 3);
-#   3. starts `judged` with no arguments, as judged.service does (under
-#      no_new_privs, as NoNewPrivileges=yes sets it), on the shipped
-#      /etc/judged/judged.yaml, and judges one submission made by
-#      `judgectl submit` with no --config.
+#   3. starts `judged` with no arguments, as judged.service does and confined
+#      as it confines it (read-only root but for /var/lib/judged and
+#      /run/judge-sandbox, empty /root and /home, private /tmp,
+#      no_new_privs), on the shipped /etc/judged/judged.yaml, and judges one
+#      submission made by `judgectl submit` with no --config.
 #
 # How the root is entered: `unshare --mount --pid --fork` + chroot into an
 # overlay mount. The sandbox pivot_roots each box, which a plain chroot into
