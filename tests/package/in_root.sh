@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # tests/package/in_root.sh DEB FIRST_SLOT CGROUP_PARENT - test_package.sh's
 # steps inside the bare Debian 12 root (see there): install DEB with apt,
-# check the installed files and defaults, run the demo against them, and run
-# judged as judged.service would on the shipped /etc/judged/judged.yaml.
+# check the installed files and defaults, run the demo against them, run
+# judged as judged.service would on the shipped /etc/judged/judged.yaml, and
+# the judge-sandbox server as judge-sandbox.service would.
 set -euo pipefail
 deb=$1 first_slot=$2 cgroup_parent=$3
 step() { printf '== %s (%ds)\n' "$*" "$SECONDS"; }
@@ -82,4 +83,36 @@ verdict=$(python3 -c 'import json,sys; print(json.load(sys.stdin).get("verdict")
 echo "aplusb/ac.c under /etc/judged/judged.yaml: AC"
 kill -TERM "$judged_pid"
 wait "$judged_pid" || { cat /tmp/judged.log; fail "judged did not stop cleanly on SIGTERM"; }
+
+step "4. judge-sandbox --serve as judge-sandbox.service starts it (confined alike)"
+# step 1's client started a server on demand in /run/judge-sandbox, in the
+# slot used here: stop it (SIGTERM: it exits once idle)
+old=$(cat /run/judge-sandbox/server.pid)
+kill -TERM "$old"
+while kill -0 "$old" 2>/dev/null; do sleep 0.1; done
+ExecStart=$(sed -n 's/^ExecStart=//p' /usr/lib/systemd/system/judge-sandbox.service)
+[ "$ExecStart" = "/usr/bin/judge-sandbox --serve --run-dir /run/judge-sandbox --server-idle 0" ] ||
+    fail "judge-sandbox.service: ExecStart=$ExecStart"
+# ProtectSystem=full: /usr and /etc read-only; no PrivateTmp, no ProtectHome
+unshare --mount --propagation private sh -euc '
+    for d in /usr /etc; do mount --bind $d $d; mount -o remount,bind,ro $d; done
+    exec setpriv --no-new-privs "$@"
+' _ $ExecStart --cgroup-parent "$cgroup_parent" >/tmp/server.log 2>&1 &
+server_pid=$!
+for _ in $(seq 300); do
+    [ "$(cat /run/judge-sandbox/server.pid 2>/dev/null)" = "$server_pid" ] && break
+    kill -0 "$server_pid" 2>/dev/null || { cat /tmp/server.log; fail "the server exited"; }
+    sleep 0.1
+done
+# a client's --workdir and --stdout in its /tmp and /root, as the server sees them too
+mkdir -p /tmp/client-work
+out=$(cd /root && judge-sandbox --json --box $((first_slot + 4)) --cgroup-parent "$cgroup_parent" \
+      --workdir /tmp/client-work --stdout out.txt -- /bin/sh -c 'echo hi > note; echo out')
+[[ $out == *'"status":"OK"'* ]] || { cat /tmp/server.log; fail "judge-sandbox through the server: $out"; }
+[ "$(cat /tmp/client-work/note)" = hi ] || fail "the box did not write the client's /tmp/client-work"
+[ "$(cat /root/out.txt)" = out ] || fail "--stdout out.txt did not reach the client's /root"
+[ "$(cat /run/judge-sandbox/server.pid)" = "$server_pid" ] || fail "the client was not served by the unit's server"
+echo "judge-sandbox through the confined server: OK"
+kill -TERM "$server_pid"
+wait "$server_pid" || { cat /tmp/server.log; fail "the server did not stop cleanly on SIGTERM"; }
 step "done"

@@ -14,7 +14,10 @@
 #      as it confines it (read-only root but for /var/lib/judged and
 #      /run/judge-sandbox, empty /root and /home, private /tmp,
 #      no_new_privs), on the shipped /etc/judged/judged.yaml, and judges one
-#      submission made by `judgectl submit` with no --config.
+#      submission made by `judgectl submit` with no --config;
+#   4. starts judge-sandbox.service's ExecStart confined as that unit does
+#      (read-only /usr and /etc, no_new_privs) and runs a client through it
+#      with --workdir in /tmp and --stdout in /root.
 #
 # How the root is entered: `unshare --mount --pid --fork` + chroot into an
 # overlay mount. The sandbox pivot_roots each box, which a plain chroot into
