@@ -42,8 +42,20 @@ case $out in *"/nonexistent.yaml"*) ;; *) fail "judged ignored JUDGED_CONFIG: $o
 out=$(judge-sandbox --json --box $((first_slot + 4)) --cgroup-parent "$cgroup_parent" -- /bin/true)
 [[ $out == *'"status":"OK"'* ]] || fail "judge-sandbox (thin client + core): $out"
 
-step "2. demo.sh --prefix /usr"
-bash /opt/judged-demo/judged/demo.sh --prefix /usr --langs c,cpp,python3 \
+# a unit's CapabilityBoundingSet= as setpriv's --bounding-set
+bounding() {
+    local caps
+    caps=$(sed -n 's/^CapabilityBoundingSet=//p' "/usr/lib/systemd/system/$1.service")
+    [ -n "$caps" ] || fail "$1.service has no CapabilityBoundingSet="
+    caps=${caps,,}
+    caps=${caps//cap_/}
+    echo "-all,+${caps// /,+}"
+}
+judged_caps=$(bounding judged)
+sandbox_caps=$(bounding judge-sandbox)
+
+step "2. demo.sh --prefix /usr (judged with judged.service's bounding set)"
+setpriv --inh-caps=-all --bounding-set="$judged_caps" bash /opt/judged-demo/judged/demo.sh --prefix /usr --langs c,cpp,python3 \
     --first-slot "$first_slot" --cgroup-parent "$cgroup_parent"
 
 step "3. judged as judged.service starts it (confined alike), on /etc/judged/judged.yaml"
@@ -57,7 +69,8 @@ ExecStart=$(sed -n 's/^ExecStart=//p' /usr/lib/systemd/system/judged.service)
 # here: in a mount namespace of its own (ProtectSystem=strict) the root and
 # /run are read-only but for StateDirectory= and RuntimeDirectory=,
 # (ProtectHome=) /root and /home are empty, (PrivateTmp=) /tmp is a fresh
-# tmpfs, and (NoNewPrivileges=) judged runs under no_new_privs.
+# tmpfs, and (NoNewPrivileges=, CapabilityBoundingSet=) judged runs under
+# no_new_privs with the unit's capabilities only.
 mkdir -p /var/lib/judged /run/judge-sandbox /home
 unshare --mount --propagation private sh -euc '
     mount --bind /var/lib/judged /var/lib/judged
@@ -68,8 +81,8 @@ unshare --mount --propagation private sh -euc '
     mount -t tmpfs -o ro,mode=0755 tmpfs /home
     mount -t tmpfs -o mode=1777 tmpfs /tmp
     ! touch /usr/judged-probe 2>/dev/null || { echo "/usr is writable" >&2; exit 1; }
-    exec setpriv --no-new-privs /usr/bin/judged
-' >/tmp/judged.log 2>&1 &
+    exec setpriv --no-new-privs --inh-caps=-all --bounding-set="$0" /usr/bin/judged
+' "$judged_caps" >/tmp/judged.log 2>&1 &
 judged_pid=$!
 for _ in $(seq 300); do
     judgectl pools >/dev/null 2>&1 && break
@@ -96,8 +109,8 @@ ExecStart=$(sed -n 's/^ExecStart=//p' /usr/lib/systemd/system/judge-sandbox.serv
 # ProtectSystem=full: /usr and /etc read-only; no PrivateTmp, no ProtectHome
 unshare --mount --propagation private sh -euc '
     for d in /usr /etc; do mount --bind $d $d; mount -o remount,bind,ro $d; done
-    exec setpriv --no-new-privs "$@"
-' _ $ExecStart --cgroup-parent "$cgroup_parent" >/tmp/server.log 2>&1 &
+    exec setpriv --no-new-privs --inh-caps=-all --bounding-set="$0" "$@"
+' "$sandbox_caps" $ExecStart --cgroup-parent "$cgroup_parent" >/tmp/server.log 2>&1 &
 server_pid=$!
 for _ in $(seq 300); do
     [ "$(cat /run/judge-sandbox/server.pid 2>/dev/null)" = "$server_pid" ] && break
