@@ -2,9 +2,10 @@
  * cmd_local.c - judgectl judge | languages | problem: runner/ on this
  * machine, no Redis.
  *
- * Each command opens its own runner with one sandbox slot. Slots are shared
- * with a judged daemon on the same host, so the default slot is taken from
- * the range 500..599 (500 + pid % 100) and --slot N picks one explicitly. The
+ * Each command opens its own runner with one sandbox slot, N, and its
+ * companion N+1 (an interactive problem's interactor runs there). Slots are
+ * shared with a judged daemon on the same host, so the default is taken from
+ * the range 500..599 (500 + 2 x (pid % 50)) and --slot N picks one. The
  * languages directory defaults to the installed one (paths.c: PREFIX/share/
  * judged/languages beside the executable's bin/; in the build tree a link to
  * the source's languages/) and the scratch directory to /tmp/judgectl (the
@@ -54,7 +55,7 @@ static int common_option(int c, struct local_opts *o)
 
 static struct local_opts default_opts(void)
 {
-    struct local_opts o = {.work_dir = DEFAULT_WORK_DIR, .slot = 500 + (int)(getpid() % 100)};
+    struct local_opts o = {.work_dir = DEFAULT_WORK_DIR, .slot = 500 + 2 * (int)(getpid() % 50)};
     jd_default_languages(o.languages, sizeof o.languages);
     return o;
 }

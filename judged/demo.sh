@@ -12,7 +12,8 @@
 #                       DIR/bin/judgectl with DIR/share/judged/languages (/usr)
 #   --langs L1,L2,...   submit only the solutions in these languages (the
 #                       others' compilers may not be installed)
-#   --first-slot N      the sandbox slots to use (default 700, 4 of them)
+#   --first-slot N      the sandbox slots to use (default 700; 8 of them: a
+#                       companion per slot of the 4 the pools have)
 #   --cgroup-parent P   the sandbox's cgroup parent (default: judged's own)
 set -euo pipefail
 

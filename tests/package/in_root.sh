@@ -38,8 +38,8 @@ case $out in *"/nonexistent.yaml"*) ;; *) fail "judgectl ignored JUDGED_CONFIG: 
 out=$(JUDGED_CONFIG=/nonexistent.yaml judged 2>&1) && fail "judged started on a missing config"
 case $out in *"/nonexistent.yaml"*) ;; *) fail "judged ignored JUDGED_CONFIG: $out" ;; esac
 # the thin client execs judge-sandbox-core from its own directory, which
-# starts a server; slot first_slot+4 is not one of the demo's
-out=$(judge-sandbox --json --box $((first_slot + 4)) --cgroup-parent "$cgroup_parent" -- /bin/true)
+# starts a server; slot first_slot+8 is not one of the demo's (or judged's)
+out=$(judge-sandbox --json --box $((first_slot + 8)) --cgroup-parent "$cgroup_parent" -- /bin/true)
 [[ $out == *'"status":"OK"'* ]] || fail "judge-sandbox (thin client + core): $out"
 
 # a unit's CapabilityBoundingSet= as setpriv's --bounding-set
@@ -119,7 +119,7 @@ for _ in $(seq 300); do
 done
 # a client's --workdir and --stdout in its /tmp and /root, as the server sees them too
 mkdir -p /tmp/client-work
-out=$(cd /root && judge-sandbox --json --box $((first_slot + 4)) --cgroup-parent "$cgroup_parent" \
+out=$(cd /root && judge-sandbox --json --box $((first_slot + 8)) --cgroup-parent "$cgroup_parent" \
       --workdir /tmp/client-work --stdout out.txt -- /bin/sh -c 'echo hi > note; echo out')
 [[ $out == *'"status":"OK"'* ]] || { cat /tmp/server.log; fail "judge-sandbox through the server: $out"; }
 [ "$(cat /tmp/client-work/note)" = hi ] || fail "the box did not write the client's /tmp/client-work"

@@ -71,7 +71,7 @@ fi
 
 # slots and cgroup parent of this build tree (other trees may run suites now)
 hash=$(printf %s "$build" | cksum | cut -d' ' -f1)
-first_slot=$((800 + hash % 30 * 5))   # the demo takes 4, judge-sandbox the 5th
+first_slot=$((800 + hash % 19 * 10))   # the demo takes 8, judge-sandbox the 9th
 cgroup_parent=judged-package-test-$((hash % 100000))
 
 step "enter the root"
