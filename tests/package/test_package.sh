@@ -44,7 +44,7 @@ src=$(cd "$2" && pwd)
 mirror=${JUDGED_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 cache=$build/package-test
 [ "$(id -u)" = 0 ] || { echo "package test: needs root" >&2; exit 1; }
-for tool in debootstrap unshare cpack; do
+for tool in debootstrap unshare cpack file dpkg-shlibdeps; do
     command -v "$tool" >/dev/null || { echo "package test: $tool is missing (.ci/install-deps)" >&2; exit 1; }
 done
 mkdir -p "$cache/deb" "$cache/archives/partial"
