@@ -124,6 +124,7 @@ struct rn_problem {
     double time_limit;
     double wall_time_limit;        /* 0: 2 x CPU limit + 1 s */
     uint64_t memory_limit, output_limit;
+    int memory_line;               /* line of `memory_limit:` in problem.yaml */
     double compile_time;           /* 0, or at least this for every compile */
     uint64_t compile_memory, compile_output;
     enum rn_checker_type checker;
@@ -243,6 +244,10 @@ struct runner_report *rn_report_new(void);
 /* ---- files.c ----------------------------------------------------------- */
 
 int rn_mkdir_p(const char *path, int mode);
+/* The runner's work tree: made (parents 0755) or taken over as a directory
+ * of our own, mode 0700; its canonical path (malloc'ed), or NULL with the
+ * reason in err (e.g. another user made it first). */
+char *rn_private_dir(const char *path, char *err, size_t errlen);
 int rn_remove_tree(const char *path);                 /* ok if missing */
 int rn_fresh_dir(const char *path, int mode);         /* remove, create, chmod */
 /* chown root, make read-only; symlinks and special files are removed */
