@@ -21,6 +21,7 @@
 
 #include "commands.h"
 #include "paths.h"
+#include "common.h"
 #include "runner.h"
 
 #define DEFAULT_WORK_DIR "/tmp/judgectl"
@@ -73,22 +74,15 @@ static struct runner *open_runner(const struct local_opts *o, const char *cmd, b
     return NULL;
 }
 
-static char *read_source(const char *path, size_t *len)
+static struct runner *open_catalog(const struct local_opts *o)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    size_t cap = 1 << 16, used = 0;
-    char *buf = malloc(cap);
-    size_t n;
-    while (buf && (n = fread(buf + used, 1, cap - used, f)) > 0) {
-        used += n;
-        if (used == cap)
-            buf = realloc(buf, cap *= 2);
-    }
-    fclose(f);
-    *len = used;
-    return buf;
+    struct runner_config cfg = {.languages_dir = o->languages, .catalog_only = true};
+    struct runner *r;
+    char err[4096];
+    if (runner_open(&r, &cfg, err, sizeof err) == 0)
+        return r;
+    fprintf(stderr, "judgectl languages: %s\n", err);
+    return NULL;
 }
 
 /* ---- judge ---------------------------------------------------------------- */
@@ -134,7 +128,7 @@ int cmd_judge(int argc, char **argv)
         return 2;
     }
     size_t len;
-    char *source = read_source(argv[optind], &len);
+    char *source = common_read_file(argv[optind], 64u << 20, &len, NULL);
     if (!source) {
         fprintf(stderr, "judgectl judge: %s: %s\n", argv[optind], strerror(errno));
         return 1;
@@ -235,8 +229,9 @@ static void print_report(const struct runner_report *rep, bool as_json)
 
 static const char languages_usage[] =
     "usage: judgectl languages [--check] [--languages DIR] [--work-dir DIR] [--slot N]\n"
-    "Lists the languages; --check compiles and runs a hello-world in each through\n"
-    "the sandbox and reports its version and status (exit 1 if any fails).\n";
+    "Lists the languages (the catalog alone: no sandbox, no root needed); --check\n"
+    "compiles and runs a hello-world in each through the sandbox and reports its\n"
+    "version and status (exit 1 if any fails).\n";
 
 static bool check_language(struct runner *r, const char *id)
 {
@@ -273,21 +268,21 @@ int cmd_languages(int argc, char **argv)
     }
     if (optind != argc)
         return fputs(languages_usage, stderr), 2;
-    struct runner *r = open_runner(&o, "languages", false);
+    /* the list is the catalog alone: no sandbox, no root */
+    struct runner *r = check ? open_runner(&o, "languages", false) : open_catalog(&o);
     if (!r)
         return 1;
     bool ok = true;
     if (check)
         printf("%-12s %-40s %s\n", "id", "version", "status");
     else
-        printf("%-12s %-10s %s\n", "id", "pool", "name");
+        printf("%-12s %s\n", "id", "name");
     for (size_t i = 0; i < runner_language_count(r); i++) {
         const char *id = runner_language_id(r, i);
         if (check)
             ok &= check_language(r, id);
         else
-            printf("%-12s %-10s %s\n", id, runner_language_pool(r, id),
-                   runner_language_name(r, id));
+            printf("%-12s %s\n", id, runner_language_name(r, id));
     }
     runner_close(r);
     return ok ? 0 : 1;
