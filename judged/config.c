@@ -13,6 +13,7 @@
 
 #include "common.h"
 #include "jd.h"
+#include "paths.h"
 
 /* The grammars of every layer (common/common.h), in judged's units. */
 int jd_parse_duration(const char *s, long *ms)
@@ -293,8 +294,10 @@ int jd_config_load(struct jd_config *cfg, const char *path, char *err, size_t er
         cfg->state_dir = strdup("/var/lib/judged");
     if (!cfg->problems)
         cfg->problems = strdup("/srv/problems");
-    if (!cfg->languages)
-        cfg->languages = strdup("/usr/share/judged/languages");
+    if (!cfg->languages) {
+        char dir[4200];
+        cfg->languages = strdup(jd_default_languages(dir, sizeof dir));
+    }
     if (!cfg->host) {
         char h[256] = "localhost";
         gethostname(h, sizeof h - 1);

@@ -9,8 +9,7 @@
 
 #include "commands.h"
 #include "jd.h"
-
-#define DEFAULT_CONFIG "/etc/judged/judged.yaml"
+#include "paths.h"
 
 struct common {
     const char *cmd;
