@@ -402,7 +402,7 @@ int cmd_store(int argc, char **argv)
     }
     const char *arg = wants_one ? argv[optind + 1] : NULL;
     if (!o.c.config)
-        o.c.config = getenv("JUDGED_CONFIG") ? getenv("JUDGED_CONFIG") : DEFAULT_CONFIG;
+        o.c.config = jd_default_config();
     char err[1024];
     if (jd_config_load(&o.c.cfg, o.c.config, err, sizeof err)) {
         fprintf(stderr, "judgectl problem: %s\n", err);
