@@ -107,6 +107,9 @@ void seccomp_prog_free(struct seccomp_prog *p);
 /* Installs prog with a notification listener; returns the listener fd. */
 int seccomp_install(const struct seccomp_prog *p);
 void seccomp_describe(int nr, uint32_t arch, char *name, size_t len);
+/* The denied call was one that reserves disk space beyond a file's size
+ * (fallocate modes, preallocation ioctls): judged OLE, not SV. */
+bool seccomp_reserves_space(int nr, uint32_t arch);
 
 /* ---- caps.c ---------------------------------------------------------- */
 int caps_keeper_bounding(void); /* all but the keeper's few, once */

@@ -678,6 +678,14 @@ static void conclude(struct sandbox *sb, struct run *run, enum kill_reason why, 
     } else if (r.kind == BOX_SETUP_FAILED) {
         res->status = SANDBOX_IE;
         snprintf(res->message, sizeof res->message, "%s", r.message);
+    } else if (r.kind == BOX_VIOLATION && seccomp_reserves_space(r.syscall_nr, r.arch)) {
+        /* blocks RLIMIT_FSIZE would not see: bounded by refusing them */
+        res->status = SANDBOX_OLE;
+        res->signal = SIGKILL;
+        seccomp_describe(r.syscall_nr, r.arch, res->syscall_name, sizeof res->syscall_name);
+        snprintf(res->message, sizeof res->message,
+                 "output limit exceeded: %s would reserve disk space beyond the file's size",
+                 res->syscall_name);
     } else if (r.kind == BOX_VIOLATION) {
         res->status = SANDBOX_SV;
         seccomp_describe(r.syscall_nr, r.arch, res->syscall_name, sizeof res->syscall_name);

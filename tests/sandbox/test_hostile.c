@@ -10,7 +10,8 @@
  *
  * The suite uses its own run directory, cgroup parent and uid range, so it
  * never meets other users of the sandbox on this machine, and one slot per
- * test (880-899 and 900-979; test_cli.c has 980-999), since criterion runs tests in
+ * test (860-869, 880-899 and 900-979; test_cli.c has 850-859, 870-879 and 980-999),
+ * since criterion runs tests in
  * parallel processes.
  */
 #include <criterion/criterion.h>
@@ -34,6 +35,7 @@
 #include <unistd.h>
 
 #include "sandbox.h"
+#include "syscall_review.h"
 
 #ifndef HOSTILE_DIR
 #error "HOSTILE_DIR must point at the compiled hostile programs"
@@ -794,6 +796,73 @@ Test(hostile, output_limit_on_stderr)
     cr_assert_leq(file_size(r->err_path), (off_t)MiB + 1);
 }
 
+/* Blocks beyond a file's size escape RLIMIT_FSIZE: every way to reserve
+ * them ends the run as OLE before a block is taken (issue 12, item 1). */
+static void expect_no_reservation(int slot, const char *mode, bool on_stdout)
+{
+    struct hrun *r = new_run(slot);
+    r->limits.output = MiB;
+    if (on_stdout)
+        RUN(r, H("disk_reserve"), mode, "256");
+    else
+        RUN(r, H("disk_reserve"), mode, "256", "/box/reserved");
+    expect_status(r, SANDBOX_OLE);
+    cr_assert(strstr(r->res.message, "reserve disk space"), "message: %s", r->res.message);
+    char path[160];
+    snprintf(path, sizeof path, "%s/reserved", r->workdir);
+    struct stat st;
+    cr_assert_eq(stat(on_stdout ? r->out_path : path, &st), 0);
+    cr_assert_leq((long long)st.st_blocks * 512, 64 << 10, "%s left %lld bytes allocated", mode,
+                  (long long)st.st_blocks * 512);
+    cr_assert(!strstr(r->out, " rc ") && !strstr(r->err, " rc "), "the call returned: %s%s",
+              r->out, r->err);
+    expect_nothing_left(r);
+}
+
+Test(hostile, fallocate_keep_size_on_stdout)
+{
+    expect_no_reservation(861, "keep_size", true);
+}
+
+Test(hostile, fallocate_zero_range_on_stdout)
+{
+    expect_no_reservation(862, "zero_range", true);
+}
+
+Test(hostile, fallocate_mode_with_high_bits)
+{
+    expect_no_reservation(863, "keep_size_high", true);
+}
+
+Test(hostile, resvsp_ioctl_on_stdout)
+{
+    expect_no_reservation(864, "resvsp", true);
+}
+
+Test(hostile, zero_range_ioctl_in_workdir)
+{
+    expect_no_reservation(865, "zero_range_ioctl", false);
+}
+
+Test(hostile, fallocate_keep_size_in_workdir)
+{
+    expect_no_reservation(866, "keep_size", false);
+}
+
+/* Mode 0 grows the size: RLIMIT_FSIZE bounds it as it bounds a write. */
+Test(hostile, fallocate_growing_the_file_is_ole)
+{
+    struct hrun *r = new_run(867);
+    r->limits.output = MiB;
+    RUN(r, H("disk_reserve"), "extend", "256", "/box/grown");
+    expect_status(r, SANDBOX_OLE);
+    char path[160];
+    snprintf(path, sizeof path, "%s/grown", r->workdir);
+    struct stat st;
+    cr_assert_eq(stat(path, &st), 0);
+    cr_assert_leq((long long)st.st_blocks * 512, 64 << 10);
+}
+
 static long long field(const char *text, const char *key)
 {
     const char *p = strstr(text, key);
@@ -1046,14 +1115,150 @@ Test(hostile, sv_vsock_in_jvm_profile)
     expect_sv(957, "jvm", "vsock", "socket");
 }
 
-/* flock is only denied in "default": the jvm profile lets it through. */
-Test(hostile, flock_allowed_in_jvm_profile)
+/* jvm is the contestant profile too: native code a Java program writes and
+ * runs gets nothing the default profile denies (issue 12, item 3). */
+Test(hostile, flock_denied_in_jvm_profile)
 {
-    struct hrun *r = new_run(958);
-    r->profile = "jvm";
-    RUN(r, H("syscalls"), "flock");
+    expect_sv(958, "jvm", "flock", "flock");
+}
+
+Test(hostile, netlink_denied_in_jvm_profile)
+{
+    expect_sv(886, "jvm", "netlink", "socket");
+}
+
+/* Record locks and notifications on a file every box can read would let
+ * two boxes signal each other (issue 12, item 6). */
+SV_TEST(posix_lock, 887, "fcntl")
+SV_TEST(ofd_lock, 888, "fcntl")
+SV_TEST(getlk, 889, "fcntl")
+SV_TEST(lock_high, 890, "fcntl")
+SV_TEST(inotify, 891, "inotify_init1")
+SV_TEST(dnotify, 892, "fcntl")
+SV_TEST(modify_ldt, 893, "modify_ldt")
+
+Test(hostile, ofd_lock_denied_in_jvm_profile)
+{
+    expect_sv(894, "jvm", "ofd_lock", "fcntl");
+}
+
+/* Compilers may lock their own caches (go build does): the compile
+ * profile keeps locks. */
+Test(hostile, locks_allowed_in_compile_profile)
+{
+    struct hrun *r = new_run(895);
+    r->profile = "compile";
+    RUN(r, H("syscalls"), "ofd_lock");
     expect_status(r, SANDBOX_OK);
-    cr_assert(strstr(r->out, "flock 0 ok"), "stdout: %s", r->out);
+    cr_assert(strstr(r->out, "ofd_lock 0 ok"), "stdout: %s", r->out);
+}
+
+/* One box sends a string through locks on /usr/bin/env while another
+ * reads them: neither may get as far as taking or testing a lock. */
+static void lock_channel(int send_slot, int recv_slot, const char *kind)
+{
+    struct hrun *sender = new_run(send_slot);
+    sender->limits.wall_time = 4;
+    current = NULL;  /* two runs: this one is cleaned up here */
+    pid_t pid = fork();
+    cr_assert_geq(pid, 0);
+    if (pid == 0) {
+        RUN_RAW(sender, H("lock_channel"), kind, "send", "EXFIL");
+        _exit(sender->res.status == SANDBOX_SV ? 0 : 10 + (int)sender->res.status);
+    }
+    struct hrun *r = new_run(recv_slot);
+    RUN(r, H("lock_channel"), kind, "recv", "5");
+    int st;
+    cr_assert_eq(waitpid(pid, &st, 0), pid);
+    nftw(sender->base, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    free(sender);
+    cr_assert(!strstr(r->out, "EXFIL"), "a string crossed from box to box: %s", r->out);
+    expect_status(r, SANDBOX_SV);
+    cr_assert_str_eq(r->res.syscall_name, "fcntl");
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+              "the sender was not stopped at its first lock (exit %d)", WEXITSTATUS(st));
+}
+
+Test(hostile, ofd_lock_channel_between_boxes)
+{
+    lock_channel(896, 897, "ofd");
+}
+
+Test(hostile, posix_lock_channel_between_boxes)
+{
+    lock_channel(898, 899, "posix");
+}
+
+/* ---- the reviewed system call table (issue 12, item 5) ----------------- */
+
+#define KERNEL_SYSCALLS "/usr/include/x86_64-linux-gnu/asm/unistd_64.h"
+
+static int reviewed(const char *name)
+{
+    for (size_t i = 0; i < sizeof syscall_review / sizeof *syscall_review; i++)
+        if (!strcmp(syscall_review[i].name, name))
+            return syscall_review[i].nr;
+    return -1;
+}
+
+/* The installed kernel headers name no call the review has not seen, with
+ * the same numbers, and none above what the filter was built for: a newer
+ * kernel's table fails here until its calls are reviewed. */
+Test(hostile, syscall_table_matches_the_kernel_headers)
+{
+    FILE *f = fopen(KERNEL_SYSCALLS, "re");
+    cr_assert(f, "%s: %s", KERNEL_SYSCALLS, strerror(errno));
+    char line[256], name[128];
+    int nr, seen = 0, highest = -1;
+    while (fgets(line, sizeof line, f)) {
+        if (sscanf(line, "#define __NR_%127s %d", name, &nr) != 2)
+            continue;
+        seen++;
+        highest = nr > highest ? nr : highest;
+        cr_expect_eq(reviewed(name), nr, "%s (%d) is not in syscall_review.h as such: review it",
+                     name, nr);
+    }
+    fclose(f);
+    cr_assert_gt(seen, 300, "no system calls found in %s", KERNEL_SYSCALLS);
+    cr_assert_leq(highest, SANDBOX_SYSCALL_REVIEWED,
+                  "the kernel headers know calls up to %d, the filter was built for %d", highest,
+                  SANDBOX_SYSCALL_REVIEWED);
+    size_t n = sizeof syscall_review / sizeof *syscall_review;
+    cr_assert_eq(syscall_review[n - 1].nr, SANDBOX_SYSCALL_REVIEWED);
+}
+
+static void expect_raw_sv(struct hrun *r, const char *profile, int nr, const char *want)
+{
+    char arg[16];
+    snprintf(arg, sizeof arg, "%d", nr);
+    r->profile = profile;
+    RUN(r, H("syscalls"), "nr", arg);
+    cr_expect_eq(r->res.status, SANDBOX_SV, "%s (%d) in %s: %s (%s), stdout %s", want, nr,
+                 profile, sandbox_status_name(r->res.status), r->res.message, r->out);
+    cr_expect_str_eq(r->res.syscall_name, want, "call %d", nr);
+}
+
+/* Every denial the review lists holds in a real box, with the call named;
+ * and a number above the review is denied too. */
+Test(hostile, every_reviewed_denial_holds, .timeout = 120)
+{
+    struct hrun *r = new_run(869);
+    for (size_t i = 0; i < sizeof syscall_review / sizeof *syscall_review; i++) {
+        const char *name = syscall_review[i].name;
+        if (syscall_review[i].policy == 'd') {
+            expect_raw_sv(r, "compile", syscall_review[i].nr, name);
+        } else if (syscall_review[i].policy == 'c') {
+            expect_raw_sv(r, "default", syscall_review[i].nr, name);
+            expect_raw_sv(r, "jvm", syscall_review[i].nr, name);
+        }
+    }
+    const int newer[] = {SANDBOX_SYSCALL_REVIEWED + 1, SANDBOX_SYSCALL_REVIEWED + 30, 1000};
+    for (size_t i = 0; i < sizeof newer / sizeof *newer; i++) {
+        char want[32];
+        snprintf(want, sizeof want, "syscall %d", newer[i]);
+        expect_raw_sv(r, "compile", newer[i], want);
+    }
+    expect_nothing_left(r);
 }
 
 Test(hostile, clone3_is_enosys)
