@@ -53,6 +53,20 @@ static int set_memory(const char *dir, uint64_t bytes)
     return put(dir, "memory.limit_in_bytes", val);
 }
 
+/* v1 charges socket buffers to memory.kmem.tcp, and only once that has a
+ * limit: without one a box could hold hundreds of MiB of TCP buffers
+ * outside its memory limit. The limit is the memory limit (so a box holds
+ * at most twice it: memory, and TCP buffers). Kernels without the file
+ * have no v1 socket accounting to turn on. */
+static int set_tcp_memory(const char *dir, uint64_t bytes)
+{
+    char val[32];
+    fmt_limit(val, sizeof val, bytes);
+    if (put(dir, "memory.kmem.tcp.limit_in_bytes", val) < 0 && errno != ENOENT)
+        return -1;
+    return 0;
+}
+
 static int open_procs(const char *dir, int *fd)
 {
     char path[PATH_MAX + 64];
@@ -66,7 +80,8 @@ static int prepare_memory(struct box_cgroup *cg, const struct sandbox_limits *li
 {
     const char *dir = cg->dir[CG_V1_MEMORY];
     char path[PATH_MAX + 64];
-    if ((!memo->made || memo->memory != lim->memory) && set_memory(dir, lim->memory) < 0)
+    if ((!memo->made || memo->memory != lim->memory) &&
+        (set_memory(dir, lim->memory) < 0 || set_tcp_memory(dir, lim->memory) < 0))
         return -1;
     if (put(dir, "memory.max_usage_in_bytes", "0") < 0)
         return -1;

@@ -96,6 +96,12 @@ int cgroup_read_key(const char *path, const char *key, uint64_t *out);
  * nothing but a loopback interface that is up. A namespace pinned at
  * <slot_dir>/net is reused; pin: pin a new one there for later processes. */
 int net_slot_open(const char *slot_dir, bool pin, char *err, size_t len);
+/* Keeper, in the slot's namespace: caps what one TCP socket may buffer
+ * (net.ipv4.tcp_rmem/tcp_wmem are per namespace). */
+int net_cap_buffers(void);
+/* Keeper: moves to a fresh namespace (loopback up, buffers capped) if a run
+ * has sent a packet in the current one; no allocation. */
+int net_renew_if_used(void);
 
 /* ---- seccomp.c ------------------------------------------------------- */
 struct seccomp_prog {
@@ -155,8 +161,8 @@ struct mnt_state {
 /* Keeper, per run: an empty /tmp, /box, the extra trees; records them. */
 int mnt_attach_run(const struct mnt_run *m, struct mnt_state *st, int box_fd,
                    const int *extra_fd, char *err, size_t len);
-/* Keeper, after a run: takes down what the run could have changed, keeping
- * an empty /tmp or /box tmpfs for the next run. */
+/* Keeper, after a run: takes down what the run could have changed, and
+ * mounts a fresh /tmp (and /box tmpfs) of the same size for the next run. */
 void mnt_detach_run(struct mnt_state *st);
 
 /* ---- box.c: the keeper and the program -------------------------------- */

@@ -4,9 +4,16 @@
  *   box_ino    the same in /box
  *   pid        its own pid, and child: the pid of a child it forks
  *   shm        the id of a new SysV shared memory segment
+ *   tcp_opens  TCP connections the box's network namespace has seen
+ *              (/proc/net/snmp ActiveOpens)
  * With "dirty" it then leaves traces for the next run to find: files,
- * processes and IPC objects made and removed. Exits 0. */
+ * processes and IPC objects made and removed, a loopback TCP connection
+ * (left in TIME_WAIT). Exits 0. */
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <netinet/in.h>
+#include <stdlib.h>
+#include <sys/socket.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ipc.h>
@@ -28,6 +35,40 @@ static long new_inode(const char *dir)
     return ino;
 }
 
+static long tcp_opens(void)
+{
+    char buf[8192];
+    int fd = open("/proc/net/snmp", O_RDONLY);
+    ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof buf - 1);
+    if (fd >= 0)
+        close(fd);
+    if (n <= 0)
+        return -1;
+    buf[n] = '\0';
+    /* "Tcp: RtoAlgorithm RtoMin RtoMax MaxConn ActiveOpens ..." then values */
+    char *values = strstr(buf, "\nTcp: ");
+    values = values ? strstr(values + 1, "\nTcp: ") : NULL;
+    long v[5] = {0};
+    if (!values || sscanf(values + 6, "%ld %ld %ld %ld %ld", &v[0], &v[1], &v[2], &v[3], &v[4]) != 5)
+        return -1;
+    return v[4];
+}
+
+static void connect_once(void)
+{
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t len = sizeof a;
+    int l = socket(AF_INET, SOCK_STREAM, 0), c = socket(AF_INET, SOCK_STREAM, 0);
+    if (bind(l, (struct sockaddr *)&a, sizeof a) == 0 && listen(l, 1) == 0 &&
+        getsockname(l, (struct sockaddr *)&a, &len) == 0 &&
+        connect(c, (struct sockaddr *)&a, sizeof a) == 0) {
+        int s = accept(l, NULL, NULL);
+        close(c);  /* the active closer keeps TIME_WAIT */
+        close(s);
+    }
+    close(l);
+}
+
 int main(int argc, char **argv)
 {
     printf("tmp_ino %ld\nbox_ino %ld\npid %d\n", new_inode("/tmp"), new_inode("/box"),
@@ -40,6 +81,7 @@ int main(int argc, char **argv)
     int shm = shmget(IPC_PRIVATE, 4096, 0600);
     printf("shm %d\n", shm);
     shmctl(shm, IPC_RMID, NULL);
+    printf("tcp_opens %ld\n", tcp_opens());
     if (argc > 1 && !strcmp(argv[1], "dirty")) {
         for (int i = 0; i < 50; i++) {
             new_inode("/tmp");
@@ -50,6 +92,7 @@ int main(int argc, char **argv)
             waitpid(p, NULL, 0);
             shmctl(shmget(IPC_PRIVATE, 4096, 0600), IPC_RMID, NULL);
         }
+        connect_once();
     }
     return 0;
 }
