@@ -193,6 +193,15 @@ static int resolve_program(struct spawn *sp)
     return -1;
 }
 
+static void close_all_but_channels(const struct spawn *sp)
+{
+    int keep = sp->fail_fd < sp->sock ? sp->fail_fd : sp->sock;
+    int keep2 = sp->fail_fd < sp->sock ? sp->sock : sp->fail_fd;
+    syscall(SYS_close_range, 3, keep - 1, 0);
+    syscall(SYS_close_range, keep + 1, keep2 - 1, 0);
+    syscall(SYS_close_range, keep2 + 1, ~0U, 0);
+}
+
 static int program_main(void *arg)
 {
     struct spawn *sp = arg;
@@ -221,6 +230,10 @@ static int program_main(void *arg)
     }
     if (take_stdio(sp->fds) < 0)  /* before RLIMIT_NOFILE: it dups to high fds */
         program_failed(sp, "cannot set up stdin/stdout/stderr");
+    /* The keeper's fds and the run's are ours too (a copy of its table):
+     * gone now, so that the listener finds a free number under a small
+     * RLIMIT_NOFILE; the two channels are above 100. */
+    close_all_but_channels(sp);
     if (set_rlimits(req) < 0)
         program_failed(sp, "setrlimit");
     if (become_nobody(req, sp->empty_caps) < 0)
@@ -231,11 +244,7 @@ static int program_main(void *arg)
         program_failed(sp, "cannot install the seccomp filter");
     if (sb_send_fds(sp->sock, 'L', &listener, 1) < 0)
         program_failed(sp, "cannot hand over the seccomp listener");
-    int keep = sp->fail_fd < sp->sock ? sp->fail_fd : sp->sock;
-    int keep2 = sp->fail_fd < sp->sock ? sp->sock : sp->fail_fd;
-    syscall(SYS_close_range, 3, keep - 1, 0);
-    syscall(SYS_close_range, keep + 1, keep2 - 1, 0);
-    syscall(SYS_close_range, keep2 + 1, ~0U, 0);
+    close(listener);
     execve(sp->exec_path, req->argv, req->envp ? req->envp : (char *const[]){NULL});
     struct box_report r = {.kind = BOX_SETUP_FAILED};
     snprintf(r.message, sizeof r.message, "cannot execute %.300s: %s", sp->exec_path,
