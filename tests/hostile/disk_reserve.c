@@ -9,7 +9,11 @@
  *   resvsp           ioctl(FS_IOC_RESVSP64), the old XFS call every
  *                    filesystem now answers with a KEEP_SIZE fallocate
  *   zero_range_ioctl ioctl(FS_IOC_ZERO_RANGE)
- *   extend           fallocate(0): grows the size, so RLIMIT_FSIZE holds */
+ *   extend           fallocate(0): grows the size, so RLIMIT_FSIZE holds
+ * Without arguments (as a submission), "MODE MIB" come from stdin. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE  /* also when compiled as a submission (-std=c17) */
+#endif
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/falloc.h>
@@ -35,6 +39,12 @@ struct space_resv {
 
 int main(int argc, char **argv)
 {
+    static char mode[32], mib[16];
+    char *args[] = {argv[0], mode, mib, NULL};
+    if (argc < 3 && scanf("%31s %15s", mode, mib) == 2) {
+        argv = args;
+        argc = 3;
+    }
     if (argc < 3)
         return 2;
     const char *m = argv[1];

@@ -8,6 +8,9 @@
  *   memfd_chmod memfd_create(0), a copy, fchmod 0755, fexecve
  *   mmap       a copy in /tmp mapped PROT_EXEC
  * Exits 0. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE  /* also when compiled as a submission (-std=c17) */
+#endif
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>

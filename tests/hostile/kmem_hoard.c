@@ -4,7 +4,13 @@
  *   tcp     loopback TCP connections whose receivers never read: socket
  *           buffers (~30 per process, both directions filled)
  *   pipe    pipes of 1 MiB (F_SETPIPE_SZ) filled and never read
- *   memfd   one memfd written full (memory no filesystem size bounds) */
+ *   memfd   one memfd written full (memory no filesystem size bounds)
+ * With PROCS 1 it hoards in its own process. Without arguments (as a
+ * submission) "MODE PROCS LIMIT" come from stdin, and it prints "within"
+ * when it held at most LIMIT bytes, else "beyond" and the figure. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE  /* also when compiled as a submission (-std=c17) */
+#endif
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -85,13 +91,35 @@ static long long hoard_memfd(void)
     return fd < 0 ? 0 : fill(fd, QUOTA);
 }
 
+static long long hoard(const char *m)
+{
+    return !strcmp(m, "tcp") ? hoard_tcp() : !strcmp(m, "pipe") ? hoard_pipe()
+         : !strcmp(m, "memfd") ? hoard_memfd() : 0;
+}
+
 int main(int argc, char **argv)
 {
-    if (argc < 3)
+    static char mode[16];
+    long long limit = -1;
+    int procs = 0, rep[2];
+    if (argc >= 3) {
+        snprintf(mode, sizeof mode, "%s", argv[1]);
+        procs = atoi(argv[2]);
+    } else if (scanf("%15s %d %lld", mode, &procs, &limit) != 3) {
         return 2;
-    const char *m = argv[1];
-    int procs = atoi(argv[2]), rep[2];
+    }
+    const char *m = mode;
     memset(chunk, 'k', sizeof chunk);
+    if (procs <= 1) {
+        long long held = hoard(m);
+        if (limit < 0)
+            printf("held %lld\n", held);
+        else if (held <= limit)
+            printf("within\n");
+        else
+            printf("beyond: held %lld\n", held);
+        return 0;
+    }
     if (pipe(rep) < 0)
         return 1;
     for (int i = 0; i < procs; i++) {
@@ -101,8 +129,7 @@ int main(int argc, char **argv)
         if (pid > 0)
             continue;
         close(rep[0]);
-        long long held = !strcmp(m, "tcp") ? hoard_tcp() : !strcmp(m, "pipe") ? hoard_pipe()
-                       : !strcmp(m, "memfd") ? hoard_memfd() : 0;
+        long long held = hoard(m);
         if (write(rep[1], &held, sizeof held) != sizeof held)
             _exit(1);
         for (;;)

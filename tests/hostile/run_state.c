@@ -8,9 +8,17 @@
  *              (/proc/net/snmp ActiveOpens)
  * With "dirty" it then leaves traces for the next run to find: files,
  * processes and IPC objects made and removed, a loopback TCP connection
- * (left in TIME_WAIT). Exits 0. */
+ * (left in TIME_WAIT). Exits 0.
+ * Without arguments (as a submission) it reads "dirty" or "clean" from
+ * stdin and prints "fresh" when what it sees is a box no run has used: the
+ * first inode of a fresh tmpfs (2: its root is 1), pid 2 (the keeper is 1),
+ * the first SysV id (0), no TCP connection; else what it saw. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE  /* also when compiled as a submission (-std=c17) */
+#endif
 #include <arpa/inet.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <netinet/in.h>
 #include <stdlib.h>
 #include <sys/socket.h>
@@ -71,18 +79,24 @@ static void connect_once(void)
 
 int main(int argc, char **argv)
 {
-    printf("tmp_ino %ld\nbox_ino %ld\npid %d\n", new_inode("/tmp"), new_inode("/box"),
-           (int)getpid());
+    char word[16] = "";
+    bool verdict = argc < 2 && scanf("%15s", word) == 1;
+    const char *mode = argc > 1 ? argv[1] : word;
+    long tmp = new_inode("/tmp"), box = new_inode("/box");
+    int pid = (int)getpid();
     pid_t child = fork();
     if (child == 0)
         _exit(0);
     waitpid(child, NULL, 0);
-    printf("child %d\n", (int)child);
     int shm = shmget(IPC_PRIVATE, 4096, 0600);
-    printf("shm %d\n", shm);
     shmctl(shm, IPC_RMID, NULL);
-    printf("tcp_opens %ld\n", tcp_opens());
-    if (argc > 1 && !strcmp(argv[1], "dirty")) {
+    long opens = tcp_opens();
+    if (verdict && tmp == 2 && pid == 2 && shm == 0 && opens == 0)
+        printf("fresh\n");
+    else
+        printf("tmp_ino %ld\nbox_ino %ld\npid %d\nchild %d\nshm %d\ntcp_opens %ld\n", tmp, box,
+               pid, (int)child, shm, opens);
+    if (!strcmp(mode, "dirty")) {
         for (int i = 0; i < 50; i++) {
             new_inode("/tmp");
             new_inode("/box");

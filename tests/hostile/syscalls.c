@@ -11,9 +11,13 @@
  *   box can read), lock_high (F_SETLK with bits above 32 set in the command
  *   register), inotify, dnotify (both see other boxes open a shared file),
  *   nr N (the raw system call N, every argument -1),
+ *   without arguments (as a submission): "MODE [N]" from stdin,
  *   child_ptrace (from a forked child, the parent waits),
  *   thread_ptrace (from a second thread, the main one keeps printing)
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE  /* also when compiled as a submission (-std=c17) */
+#endif
 #include <errno.h>
 #include <pthread.h>
 #include <fcntl.h>
@@ -62,6 +66,12 @@ static void *traceme(void *arg)
 
 int main(int argc, char **argv)
 {
+    static char mode[32], num[16];
+    char *args[] = {argv[0], mode, num, NULL};
+    if (argc < 2 && scanf("%31s %15s", mode, num) >= 1) {
+        argv = args;
+        argc = num[0] ? 3 : 2;
+    }
     if (argc < 2)
         return 2;
     const char *m = argv[1];
