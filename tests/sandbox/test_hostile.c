@@ -206,6 +206,7 @@ static void expect_status(const struct hrun *r, enum sandbox_status want)
 }
 
 static long long field(const char *text, const char *key);
+static void expect_cpu_tle(const struct hrun *r);
 
 /* ---- host-side observations ------------------------------------------ */
 
@@ -456,6 +457,120 @@ Test(hostile, kill_minus_one)
     kill(same_uid, SIGKILL);
     waitpid(plain, NULL, 0);
     waitpid(same_uid, NULL, 0);
+}
+
+/* ---- what already held: the strongest stopped attacks (issue 12) ------ */
+
+/* Something left running when the program ends: all of it dies with the
+ * run (the keeper kills and reaps its whole pid namespace before it
+ * reports), so nothing of the box's uid is left on the host. */
+static void expect_outlives_nothing(int slot, const char *mode, enum sandbox_status want)
+{
+    struct hrun *r = new_run(slot);
+    r->limits.cpu_time = 0.5;
+    r->limits.wall_time = 1.5;
+    RUN(r, H("outlive"), mode);
+    expect_status(r, want);
+    cr_assert(strstr(r->out, "started"), "stdout: %s", r->out);
+    expect_nothing_left(r);
+    char marker[160];
+    snprintf(marker, sizeof marker, "%s/outlived", r->workdir);
+    cr_assert(!exists(marker), "%s: something outlived the run", mode);
+}
+
+Test(hostile, clone_parent_child_outlives_nothing)
+{
+    expect_outlives_nothing(839, "clone_parent", SANDBOX_OK);
+}
+
+Test(hostile, stopped_child_outlives_nothing)
+{
+    expect_outlives_nothing(840, "stopped_child", SANDBOX_OK);
+}
+
+Test(hostile, vfork_child_that_never_execs)
+{
+    expect_outlives_nothing(841, "vfork_noexec", SANDBOX_TLE);
+}
+
+/* The leader's exit does not end the run while a thread of it runs. */
+Test(hostile, thread_outliving_its_leader)
+{
+    expect_outlives_nothing(842, "thread", SANDBOX_TLE);
+}
+
+/* CPU where a per-process count would not see it still counts. */
+static void expect_hidden_cpu_counted(int slot, const char *mode)
+{
+    struct hrun *r = new_run(slot);
+    r->limits.cpu_time = 0.5;
+    r->limits.wall_time = 10;
+    RUN(r, H("cpu_hide"), mode);
+    expect_cpu_tle(r);
+    cr_assert(!strstr(r->out, "done"), "%s: 1.2 s of CPU under a 0.5 s limit", mode);
+}
+
+Test(hostile, cpu_of_killed_children_counts)
+{
+    expect_hidden_cpu_counted(843, "killed_child");
+}
+
+Test(hostile, cpu_in_atexit_counts)
+{
+    expect_hidden_cpu_counted(844, "atexit");
+}
+
+Test(hostile, cpu_of_many_short_children_counts)
+{
+    expect_hidden_cpu_counted(845, "short_children");
+}
+
+/* The keeper (pid 1, root) cannot be signalled from the box, by kill or
+ * through a pidfd, and the slot's next run finds it serving. */
+Test(hostile, signals_and_pidfds_against_the_keeper)
+{
+    struct hrun *r = new_run(846);
+    RUN(r, H("keeper_attack"));
+    expect_status(r, SANDBOX_OK);
+    const char *refused[] = {"kill1_term -1 EPERM", "kill1_stop -1 EPERM", "kill1_kill -1 EPERM",
+                             "proc1 -1 ENOENT"};
+    for (size_t i = 0; i < sizeof refused / sizeof *refused; i++)
+        cr_assert(strstr(r->out, refused[i]), "no '%s' in:\n%s", refused[i], r->out);
+    cr_assert(!strstr(r->out, "pidfd_kill 0"), "a pidfd signalled the keeper:\n%s", r->out);
+    RUN(r, H("crash"), "exit42");
+    expect_status(r, SANDBOX_RE);
+    cr_assert_eq(r->res.exit_code, 42);
+}
+
+/* The input comes from a host file; the answer lies next to it. Neither
+ * /proc/self/fd/0 (its link, its directory, reopened for writing) nor the
+ * roots in /proc/self/mountinfo lead there. */
+Test(hostile, answer_not_reachable_from_stdin_or_mountinfo)
+{
+    struct hrun *r = new_run(847);
+    char in[160], answer[160];
+    snprintf(in, sizeof in, "%s/test.in", r->base);
+    snprintf(answer, sizeof answer, "%s/test.ans", r->base);
+    FILE *f = fopen(in, "w");
+    cr_assert(f);
+    fputs("1 2\n", f);
+    fclose(f);
+    f = fopen(answer, "w");
+    cr_assert(f);
+    fputs("ANSWER 3\n", f);
+    fclose(f);
+    r->use_stdio = true;
+    r->stdio[0] = open(in, O_RDONLY | O_CLOEXEC);
+    r->stdio[1] = open(r->out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    r->stdio[2] = open(r->err_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    cr_assert(r->stdio[0] >= 0 && r->stdio[1] >= 0 && r->stdio[2] >= 0);
+    RUN(r, H("read_answer"), "test.ans");
+    for (int i = 0; i < 3; i++)
+        close(r->stdio[i]);
+    expect_status(r, SANDBOX_OK);
+    cr_assert(strstr(r->out, "searched"), "stdout: %s", r->out);
+    cr_assert(strstr(r->out, "reopen rw denied"), "stdout: %s", r->out);
+    cr_assert(!strstr(r->out, "answer:"), "the answer was read:\n%s", r->out);
 }
 
 /* ---- memory ----------------------------------------------------------- */
