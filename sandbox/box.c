@@ -6,15 +6,17 @@
  *   cloned by the supervisor with new pid, mount, ipc and uts namespaces, it
  *   joins the slot's network namespace, builds the box's root once (mnt.c),
  *   says BOX_READY and waits for commands on its control socket. For each
- *   run it mounts a fresh /tmp, /box and the run's extra trees, spawns the
+ *   run it attaches /box and the run's extra trees, spawns the
  *   program, watches it (SIGCHLD through a signalfd, the seccomp listener,
  *   the control socket for a kill), and once the program is gone kills every
  *   process left in its pid namespace and reaps them all, so nothing of one
  *   run is alive when the next starts. Then it reports, unmounts the run's
- *   mounts and removes any SysV IPC object the run left. A hang-up of the
+ *   mounts and leaves the run's IPC namespace for a fresh one. A hang-up of the
  *   control socket means the supervisor went away (or closed the sandbox):
  *   the keeper kills the box and exits, and the kernel takes its namespaces
- *   down.
+ *   down. Between runs it leaves nothing a run could count: fresh /tmp,
+ *   fresh IPC namespace, fresh network namespace after a run that used it,
+ *   the pid counter reset before each spawn (sandbox.c).
  *
  * program:
  *   spawned with CLONE_VM | CLONE_VFORK on a stack of its own, so the
@@ -23,7 +25,8 @@
  *   cgroup.procs files the supervisor opened), sets rlimits, takes its stdio,
  *   becomes the slot's uid/gid with an empty bounding set, no capabilities
  *   and no_new_privs, installs the seccomp filter, passes its listener to the
- *   keeper, closes every other fd and execs. A failure before exec goes to
+ *   keeper and execs with nothing open but stdio (the keeper's and the run's
+ *   fds are closed before the limits are set). A failure before exec goes to
  *   the keeper over a close-on-exec pipe and becomes a setup failure (IE).
  *
  * Both are raw clones of a possibly multi-threaded supervisor, so they never

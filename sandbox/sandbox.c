@@ -14,9 +14,9 @@
  *                started on the slot's first run and kept: cloned with new
  *                pid, mount, ipc and uts namespaces, it joins the slot's
  *                network namespace and builds the box's root once. Per run it
- *                mounts a fresh /tmp and /box, spawns the program, and when
- *                the program ends kills and reaps everything left in its pid
- *                namespace, reports, and unmounts. It stays root but runs
+ *                attaches /box and the run's mounts, spawns the program, and
+ *                when the program ends kills and reaps everything left in its
+ *                pid namespace, reports, and unmounts. It stays root but runs
  *                nothing untrusted, outside the slot's cgroup so its work is
  *                not billed to the program. Building the box once is what
  *                makes a run cheap: about 1 ms for /bin/true, against 2.2 ms
@@ -52,6 +52,23 @@
  * Privileges. Only the supervisor and the keeper are root; the program never
  * is. The box's filesystem lives in the keeper's mount namespace: nothing
  * mounted there is visible on the host.
+ *
+ * Runs of a slot share a keeper, so nothing a run can observe may depend on
+ * the runs before it (they may be another contestant's): after each report
+ * the keeper mounts a fresh /tmp (and private /box: inode numbers count the
+ * files ever made) and moves to a fresh IPC namespace (SysV ids count the
+ * objects ever made); after a run that sent a packet, to a fresh network
+ * namespace (counters, TIME_WAIT sockets); before each spawn it resets the
+ * pid counter, so every program is pid 2. All of that happens off the
+ * run's time but the pid reset (a write of one byte).
+ *
+ * Kernel resources a box can pin: memory of every kind the kernel charges
+ * to a cgroup (pages, tmpfs, memfds, pipe buffers, unix socket buffers,
+ * epoll and inotify entries) counts against the memory limit; TCP buffers
+ * too on cgroup v2, and on v1 up to a limit of their own equal to it (see
+ * cgroup1.c, net.c). Disk: a file grows to the output limit at most
+ * (RLIMIT_FSIZE), and blocks beyond a file's size cannot be reserved
+ * (seccomp.c); that is judged OLE.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -7,7 +7,8 @@
  * denied is what could reach beyond the box or widen the kernel's attack
  * surface: tracing other processes, mounting, namespaces, keyrings, bpf,
  * perf, io_uring (it bypasses the filter), module loading, reboot, swap,
- * clock changes. The 32-bit (int 0x80) and x32 system call gates are denied
+ * clock changes, LDT changes (modify_ldt), page cache probes (cachestat).
+ * The 32-bit (int 0x80) and x32 system call gates are denied
  * as a whole through the "bad architecture" action, since a filter written
  * for x86_64 numbers would not see them.
  *
@@ -18,10 +19,26 @@
  * answered ENOSYS instead (its flags are in memory, out of a filter's reach),
  * which makes glibc fall back to clone, whose namespace flags are checked.
  *
- * Profiles: "compile" (compilers: base list), "jvm" (base list), "default"
- * (contestant runs: also no flock - a lock on a shared read-only file would
- * let two boxes signal each other - and sockets of no family but unix, inet
- * and inet6).
+ * Profiles: "compile" (compilers: the base list) and the contestant
+ * profiles "default" and "jvm", which are the same filter (jvm is kept as
+ * a name for language files): on top of the base list no flock, no record
+ * lock (fcntl F_GETLK/F_SETLK[W], F_OFD_*), no F_NOTIFY and no inotify -
+ * with any of them two boxes could signal each other through a file they
+ * can all read (/usr/bin/env) - and sockets of no family but unix, inet and
+ * inet6. A Java program gets nothing more than a C one: native code it
+ * starts, or writes into its own memory, meets the same filter.
+ *
+ * Every profile refuses fallocate with any mode but 0 and the preallocation
+ * ioctls (FS_IOC_RESVSP...): they reserve disk blocks beyond a file's size,
+ * which RLIMIT_FSIZE never sees. The supervisor judges that OLE, not SV.
+ * Arguments are compared on their low 32 bits where the kernel reads an int.
+ *
+ * Drift. The list is reviewed against the whole x86_64 table, up to
+ * SANDBOX_SYSCALL_REVIEWED (sandbox.h; the review is
+ * tests/sandbox/syscall_review.h, which a test compares with the installed
+ * kernel headers). A call numbered above that, added by a newer kernel, is
+ * denied in every profile by a few instructions run before libseccomp's
+ * program; calls libseccomp 2.5 does not know by name are denied by number.
  *
  * libseccomp builds the BPF program in the supervisor (it allocates); the
  * box child only calls seccomp(2) with the finished program.
