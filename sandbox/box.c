@@ -390,6 +390,7 @@ struct keeper_state {
     const struct box_boot *boot;
     int sigfd;
     int last_pid_fd;  /* /proc/sys/kernel/ns_last_pid of the box, or -1 */
+    int net_renewed;  /* at boot: 1 if the slot's namespace was replaced */
     char *stack;
     struct mnt_state *mounts;
 };
@@ -584,7 +585,7 @@ static void boot_keeper(const struct box_boot *boot, struct keeper_state *ks)
     }
     if (sethostname("box", 3) < 0)
         boot_failed(boot, "box setup: sethostname failed");
-    if (net_cap_buffers() < 0 || net_renew_if_used() < 0)
+    if (net_cap_buffers() < 0 || (ks->net_renewed = net_renew_if_used()) < 0)
         boot_failed(boot, "box setup: cannot prepare the box's network namespace");
     /* Per pid namespace, ours and below: no memfd can be made executable,
      * so it is no way around the noexec /tmp (Linux 6.3+; without the file
@@ -620,7 +621,7 @@ void box_keeper_main(const struct box_boot *boot)
 {
     struct keeper_state ks;
     boot_keeper(boot, &ks);
-    struct box_report ready = {.kind = BOX_READY};
+    struct box_report ready = {.kind = BOX_READY, .net_renewed = ks.net_renewed > 0};
     send_report(boot->ctl_fd, &ready);
     for (;;) {
         char cmd;

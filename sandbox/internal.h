@@ -101,7 +101,10 @@ int net_slot_open(const char *slot_dir, bool pin, char *err, size_t len);
 int net_cap_buffers(void);
 /* Keeper: moves to a fresh namespace (loopback up, buffers capped) if a run
  * has sent a packet in the current one; no allocation. */
-int net_renew_if_used(void);
+int net_renew_if_used(void);  /* 1: renewed, 0: clean already, -1: failed */
+/* Supervisor: pins the namespace of process pid (a keeper that renewed
+ * its own) at <slot_dir>/net instead of the used one. */
+int net_repin(const char *slot_dir, pid_t pid);
 
 /* ---- seccomp.c ------------------------------------------------------- */
 struct seccomp_prog {
@@ -177,6 +180,8 @@ struct box_report {
     uint32_t arch;
     double program_cpu;   /* rusage of the run's processes (degraded mode) */
     uint64_t program_maxrss;
+    bool net_renewed;     /* BOX_READY: the slot's namespace had been used,
+                             the keeper made itself a fresh one */
     char message[400];    /* BOX_SETUP_FAILED */
 };
 

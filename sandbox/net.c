@@ -128,9 +128,20 @@ int net_renew_if_used(void)
 {
     if (!loopback_used())
         return 0;
-    if (unshare(CLONE_NEWNET) < 0 || loopback_up() < 0)
+    if (unshare(CLONE_NEWNET) < 0 || loopback_up() < 0 || net_cap_buffers() < 0)
         return -1;
-    return net_cap_buffers();
+    return 1;
+}
+
+/* Without this, every later process (the CLI without its server) would
+ * start from the used namespace and pay for a fresh one at each start. */
+int net_repin(const char *slot_dir, pid_t pid)
+{
+    char path[PATH_MAX + 16], ns[64];
+    snprintf(path, sizeof path, "%s/net", slot_dir);
+    snprintf(ns, sizeof ns, "/proc/%d/ns/net", (int)pid);
+    umount2(path, MNT_DETACH);
+    return mount(ns, path, NULL, MS_BIND, NULL);
 }
 
 int net_cap_buffers(void)

@@ -264,6 +264,9 @@ static struct keeper *keeper_start(struct sandbox *sb, const char *slot_dir, int
         keeper_stop(k);
         return NULL;
     }
+    if (r.net_renewed && sb->pin_netns && net_repin(slot_dir, (pid_t)pid) < 0) {
+        /* later processes then renew it again at their start: only slower */
+    }
     return k;
 }
 

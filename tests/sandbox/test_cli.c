@@ -735,6 +735,19 @@ Test(cli, runs_learn_nothing_of_earlier_runs)
     cli_free(&c);
 }
 
+/* item 7 without the server: each invocation starts a keeper in the slot's
+ * pinned network namespace, which an earlier run may have used */
+Test(cli, no_server_runs_meet_an_unused_network)
+{
+    for (int i = 0; i < 3; i++) {
+        struct cli c;
+        CLI(&c, BOX(878), "--no-server", "--time", "1", "--", "/hostile/run_state", "dirty");
+        expect_judged(&c, "OK");
+        cr_assert(strstr(c.out, "tcp_opens 0\n"), "run %d:\n%s", i + 1, c.out);
+        cli_free(&c);
+    }
+}
+
 /* ---- the server ---------------------------------------------------------- */
 
 Test(cli, second_run_reuses_the_server)
