@@ -11,7 +11,8 @@
  *   the control socket for a kill), and once the program is gone kills every
  *   process left in its pid namespace and reaps them all, so nothing of one
  *   run is alive when the next starts. Then it reports, unmounts the run's
- *   mounts and leaves the run's IPC namespace for a fresh one. A hang-up of the
+ *   mounts and, if the run made SysV objects, leaves its IPC namespace for a
+ *   fresh one. A hang-up of the
  *   control socket means the supervisor went away (or closed the sandbox):
  *   the keeper kills the box and exits, and the kernel takes its namespaces
  *   down. Between runs it leaves nothing a run could count: fresh /tmp,
@@ -41,6 +42,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
 #include <sys/ioctl.h>
 #include <sys/ipc.h>
 #include <sys/msg.h>
@@ -331,12 +333,20 @@ static bool reap(pid_t program, struct box_report *r)
     return done;
 }
 
-static void on_violation(int listener, struct box_report *r)
+static void on_violation(int listener, struct box_report *r, bool *ipc_used)
 {
     struct seccomp_notif note;
     memset(&note, 0, sizeof note);
     if (ioctl(listener, SECCOMP_IOCTL_NOTIF_RECV, &note) < 0)
         return;  /* the caller was killed before we looked */
+    if (seccomp_is_observed(note.data.nr, note.data.arch)) {
+        /* a SysV object: noted, and the call goes on as if unfiltered */
+        struct seccomp_notif_resp resp = {.id = note.id,
+                                          .flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE};
+        *ipc_used = true;
+        if (ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, &resp) == 0 || errno == ENOENT)
+            return;  /* ENOENT: the caller died meanwhile */
+    }
     kill(-1, SIGKILL);
     if (r->kind != BOX_VIOLATION) {
         r->kind = BOX_VIOLATION;
@@ -347,7 +357,7 @@ static void on_violation(int listener, struct box_report *r)
 
 /* Waits for the program; returns false when the supervisor hung up. */
 static bool watch_program(int ctl, int sigfd, int listener, pid_t program,
-                          struct box_report *r)
+                          struct box_report *r, bool *ipc_used)
 {
     struct pollfd p[3] = {{sigfd, POLLIN, 0}, {ctl, POLLIN, 0}, {listener, POLLIN, 0}};
     while (!reap(program, r)) {
@@ -365,7 +375,7 @@ static bool watch_program(int ctl, int sigfd, int listener, pid_t program,
                 kill(-1, SIGKILL);  /* BOX_CMD_KILL: a limit was passed */
         }
         if (listener >= 0 && (p[2].revents & POLLIN))
-            on_violation(listener, r);
+            on_violation(listener, r, ipc_used);
         else if (p[2].revents & (POLLHUP | POLLERR | POLLNVAL))
             listener = -1;  /* every filtered task is gone: poll it no more,
                                or we spin while the program finishes exiting */
@@ -391,6 +401,7 @@ struct keeper_state {
     int sigfd;
     int last_pid_fd;  /* /proc/sys/kernel/ns_last_pid of the box, or -1 */
     int net_renewed;  /* at boot: 1 if the slot's namespace was replaced */
+    unsigned runs_served;
     char *stack;
     struct mnt_state *mounts;
 };
@@ -454,15 +465,16 @@ static pid_t spawn_program(const struct keeper_state *ks, const struct run_fds *
 
 /* SysV shared memory, semaphores and message queues live in the keeper's
  * IPC namespace, not in a process, and their ids count every object the
- * namespace ever made, removed or not. So after each run the keeper moves
- * to a fresh IPC namespace (~0.02 ms, after the report, off the run's
- * time); the old one and whatever the run left in it go with it. Should
- * that fail, the objects are removed one by one. */
+ * namespace ever made, removed or not. So after a run that made one (the
+ * filter reports each creation, seccomp.c) the keeper moves to a fresh IPC
+ * namespace (~0.02 ms, after the report); the old one and whatever the run
+ * left in it go with it. Should that fail, the objects are removed one by
+ * one. */
 static int remove_ipc_objects(void);
 
-static void renew_ipc(void)
+static void renew_ipc(bool used)
 {
-    if (unshare(CLONE_NEWIPC) < 0)
+    if (used && unshare(CLONE_NEWIPC) < 0)
         (void)remove_ipc_objects();
 }
 
@@ -497,14 +509,14 @@ static int remove_ipc_objects(void)
 }
 
 /* One run, from BOX_CMD_RUN to its report. false: the supervisor is gone. */
-static bool serve_run(const struct keeper_state *ks, const int *fds, int nfds)
+static bool serve_run(struct keeper_state *ks, const int *fds, int nfds)
 {
     const struct box_request *req = ks->boot->request;
     int ctl = ks->boot->ctl_fd;
     struct box_report r = {.kind = BOX_EXITED};
     struct run_fds rf;
     char err[SB_ERR_MAX];
-    bool alive = true, mounted = false;
+    bool alive = true, mounted = false, ipc_used = false;
     int fail_rd = -1, listener = -1;
     double cpu_before = children_cpu();
     if (assign_fds(req, fds, nfds, &rf) < 0) {
@@ -520,7 +532,7 @@ static bool serve_run(const struct keeper_state *ks, const int *fds, int nfds)
         pid_t program = spawn_program(ks, &rf, &fail_rd, &listener, &r);
         close_run_fds(&rf);  /* the program has its copies; a pipe's reader needs EOF */
         if (program > 0)
-            alive = watch_program(ctl, ks->sigfd, listener, program, &r);
+            alive = watch_program(ctl, ks->sigfd, listener, program, &r, &ipc_used);
         kill_all(&r);
         struct box_report failed;
         if (fail_rd >= 0 && read(fail_rd, &failed, sizeof failed) == (ssize_t)sizeof failed)
@@ -534,9 +546,17 @@ static bool serve_run(const struct keeper_state *ks, const int *fds, int nfds)
         close(listener);
     if (alive)
         send_report(ctl, &r);
+    /* From its second run on, the keeper watches its tmpfs roots so that it
+     * can keep one a run left untouched (mnt.c). Not for the first: a keeper
+     * that serves one run (the CLI without its server) would pay for the
+     * watch when it exits (an SRCU grace period, ~10 ms under load). Root's
+     * inotify instances are limited (fs.inotify.max_user_instances): without
+     * one the keeper renews /tmp after every run, only slower. */
+    if (ks->runs_served++ == 1 && ks->mounts->inotify_fd < 0)
+        ks->mounts->inotify_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
     if (mounted)
         mnt_detach_run(ks->mounts);
-    renew_ipc();
+    renew_ipc(ipc_used);
     if (net_renew_if_used() < 0) {
         /* the next run then meets what this one left in the network: a
          * weaker box, not a broken one */
@@ -615,11 +635,12 @@ static void boot_keeper(const struct box_boot *boot, struct keeper_state *ks)
                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);  /* zeroed: nothing mounted */
     if (ks->sigfd < 0 || ks->stack == MAP_FAILED || ks->mounts == MAP_FAILED)
         boot_failed(boot, "box setup: cannot make the keeper's signalfd or memory");
+    ks->mounts->inotify_fd = ks->mounts->tmp_wd = ks->mounts->box_wd = -1;
 }
 
 void box_keeper_main(const struct box_boot *boot)
 {
-    struct keeper_state ks;
+    struct keeper_state ks = {0};
     boot_keeper(boot, &ks);
     struct box_report ready = {.kind = BOX_READY, .net_renewed = ks.net_renewed > 0};
     send_report(boot->ctl_fd, &ready);

@@ -119,6 +119,9 @@ void seccomp_describe(int nr, uint32_t arch, char *name, size_t len);
 /* The denied call was one that reserves disk space beyond a file's size
  * (fallocate modes, preallocation ioctls): judged OLE, not SV. */
 bool seccomp_reserves_space(int nr, uint32_t arch);
+/* The notified call is only observed (SysV object creation): the keeper
+ * lets it go on. */
+bool seccomp_is_observed(int nr, uint32_t arch);
 
 /* ---- caps.c ---------------------------------------------------------- */
 int caps_keeper_bounding(void); /* all but the keeper's few, once */
@@ -155,8 +158,11 @@ int mnt_open_trees(const struct sandbox_job *job, struct mnt_run *m, int *box_fd
 int mnt_build_root(const char *root, char *err, size_t len);
 /* What the keeper has mounted for runs, in its own memory. */
 struct mnt_state {
+    int inotify_fd;               /* the keeper's, watching the tmpfs roots;
+                                     -1: none (they are renewed every run) */
     uint64_t tmp_size;            /* a tmpfs of this size on /tmp; 0: none */
     uint64_t box_size;            /* the same on /box */
+    int tmp_wd, box_wd;           /* their watches, -1 if none */
     bool box_tree;                /* a work directory on /box */
     size_t extra_count;           /* the extra trees, in mount order */
     char extra[MNT_MAX_EXTRA][PATH_MAX];
@@ -165,7 +171,8 @@ struct mnt_state {
 int mnt_attach_run(const struct mnt_run *m, struct mnt_state *st, int box_fd,
                    const int *extra_fd, char *err, size_t len);
 /* Keeper, after a run: takes down what the run could have changed, and
- * mounts a fresh /tmp (and /box tmpfs) of the same size for the next run. */
+ * replaces a /tmp (and /box tmpfs) the run made entries in with a fresh
+ * one of the same size. */
 void mnt_detach_run(struct mnt_state *st);
 
 /* ---- box.c: the keeper and the program -------------------------------- */

@@ -33,6 +33,12 @@
  * which RLIMIT_FSIZE never sees. The supervisor judges that OLE, not SV.
  * Arguments are compared on their low 32 bits where the kernel reads an int.
  *
+ * Two kinds of rule serve the keeper's bookkeeping, not a denial: creating
+ * a SysV object is observed (notified, then let through) so the keeper
+ * knows to renew the IPC namespace; O_TMPFILE (EOPNOTSUPP) and openat2
+ * (ENOSYS) are refused so that every file made in /tmp shows in its root
+ * directory's ctime (see mnt.c).
+ *
  * Drift. The list is reviewed against the whole x86_64 table, up to
  * SANDBOX_SYSCALL_REVIEWED (sandbox.h; the review is
  * tests/sandbox/syscall_review.h, which a test compares with the installed
@@ -114,6 +120,11 @@ static const int denied_fcntl_commands[] = {
  * _IOW('X', 40..43 and 57, struct space_resv), 48 bytes on x86_64. */
 static const unsigned space_ioctls[] = {0x40305828, 0x40305829, 0x4030582a, 0x4030582b,
                                         0x40305839};
+
+/* SysV IPC ids count every object an IPC namespace ever made. Creating
+ * one is observed, not denied: the keeper lets the call go on and moves to
+ * a fresh IPC namespace after the run (box.c), which only such runs pay. */
+static const char *const observed_calls[] = {"shmget", "semget", "msgget"};
 
 static const int namespace_flags[] = {
     CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC, CLONE_NEWUSER,
@@ -203,9 +214,31 @@ static int deny_contestant_extras(scmp_filter_ctx ctx)
     return rc;
 }
 
+/* A run that made no entry in /tmp or a private /box leaves them as it
+ * found them, so the keeper keeps them for the next run: it tells by the
+ * root directory's ctime (mnt.c). An O_TMPFILE file is an inode without an
+ * entry, so it is refused as filesystems without it refuse it (glibc's
+ * tmpfile falls back to a named file); openat2 hides its flags from a
+ * filter, so it answers ENOSYS, as on kernels before 5.6. */
+static int refuse_unnamed_files(scmp_filter_ctx ctx)
+{
+    int rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EOPNOTSUPP), SCMP_SYS(open), 1,
+                              SCMP_A1(SCMP_CMP_MASKED_EQ, __O_TMPFILE, __O_TMPFILE));
+    if (!rc)
+        rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EOPNOTSUPP), SCMP_SYS(openat), 1,
+                              SCMP_A2(SCMP_CMP_MASKED_EQ, __O_TMPFILE, __O_TMPFILE));
+    if (!rc)
+        rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(openat2), 0);
+    return rc;
+}
+
 static int add_rules(scmp_filter_ctx ctx, int profile)
 {
     int rc = 0;
+    for (size_t i = 0; !rc && i < sizeof observed_calls / sizeof *observed_calls; i++)
+        rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, syscall_number(observed_calls[i]), 0);
+    if (!rc)
+        rc = refuse_unnamed_files(ctx);
     for (size_t i = 0; !rc && i < sizeof denied_everywhere / sizeof *denied_everywhere; i++)
         rc = deny_name(ctx, denied_everywhere[i]);
     for (size_t i = 0; !rc && i < sizeof namespace_flags / sizeof *namespace_flags; i++)
@@ -314,6 +347,12 @@ static const char *newer_call_name(int nr)
         if (newer_calls[i].nr == nr)
             return newer_calls[i].name;
     return NULL;
+}
+
+bool seccomp_is_observed(int nr, uint32_t arch)
+{
+    return arch == AUDIT_ARCH_X86_64 &&
+           (nr == SCMP_SYS(shmget) || nr == SCMP_SYS(semget) || nr == SCMP_SYS(msgget));
 }
 
 bool seccomp_reserves_space(int nr, uint32_t arch)

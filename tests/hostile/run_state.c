@@ -8,7 +8,9 @@
  *              (/proc/net/snmp ActiveOpens)
  * With "dirty" it then leaves traces for the next run to find: files,
  * processes and IPC objects made and removed, a loopback TCP connection
- * (left in TIME_WAIT). Exits 0.
+ * (left in TIME_WAIT). With "quiet" it makes no entry anywhere and prints
+ * only unnamed_ino, the inode number of an O_TMPFILE file in /tmp (-1 when
+ * refused). Exits 0.
  * Without arguments (as a submission) it reads "dirty" or "clean" from
  * stdin and prints "fresh" when what it sees is a box no run has used: the
  * first inode of a fresh tmpfs (2: its root is 1), pid 2 (the keeper is 1),
@@ -77,11 +79,28 @@ static void connect_once(void)
     close(l);
 }
 
+/* The inode number an O_TMPFILE file gets in dir, or -1: it would count
+ * without showing in any directory. */
+static long unnamed_inode(const char *dir)
+{
+    int fd = open(dir, O_TMPFILE | O_WRONLY, 0600);
+    struct stat st;
+    long ino = fd >= 0 && fstat(fd, &st) == 0 ? (long)st.st_ino : -1;
+    if (fd >= 0)
+        close(fd);
+    return ino;
+}
+
 int main(int argc, char **argv)
 {
     char word[16] = "";
     bool verdict = argc < 2 && scanf("%15s", word) == 1;
     const char *mode = argc > 1 ? argv[1] : word;
+    if (!strcmp(mode, "quiet")) {
+        /* touches no directory: only what a name-less file would reveal */
+        printf("unnamed_ino %ld\n", unnamed_inode("/tmp"));
+        return 0;
+    }
     long tmp = new_inode("/tmp"), box = new_inode("/box");
     int pid = (int)getpid();
     pid_t child = fork();
