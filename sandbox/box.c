@@ -15,9 +15,9 @@
  *   fresh one. A hang-up of the
  *   control socket means the supervisor went away (or closed the sandbox):
  *   the keeper kills the box and exits, and the kernel takes its namespaces
- *   down. Between runs it leaves nothing a run could count: fresh /tmp,
- *   fresh IPC namespace, fresh network namespace after a run that used it,
- *   the pid counter reset before each spawn (sandbox.c).
+ *   down. Between runs it leaves nothing a run could count: /tmp, the IPC
+ *   and network namespaces are replaced after a run that used them, the
+ *   pid counter is reset before each spawn (sandbox.c).
  *
  * program:
  *   spawned with CLONE_VM | CLONE_VFORK on a stack of its own, so the

@@ -54,13 +54,14 @@
  * mounted there is visible on the host.
  *
  * Runs of a slot share a keeper, so nothing a run can observe may depend on
- * the runs before it (they may be another contestant's): after each report
- * the keeper mounts a fresh /tmp (and private /box: inode numbers count the
- * files ever made) and moves to a fresh IPC namespace (SysV ids count the
- * objects ever made); after a run that sent a packet, to a fresh network
- * namespace (counters, TIME_WAIT sockets); before each spawn it resets the
- * pid counter, so every program is pid 2. All of that happens off the
- * run's time but the pid reset (a write of one byte).
+ * the runs before it (they may be another contestant's). After the report
+ * the keeper replaces what the run used: /tmp and a private /box if it made
+ * an entry there (inode numbers count the files ever made; inotify tells,
+ * mnt.c), the IPC namespace if it made a SysV object (ids count them; the
+ * filter reports it, seccomp.c), the network namespace if it sent a packet
+ * (counters, TIME_WAIT sockets; net.c). Before each spawn it resets the pid
+ * counter, so every program is pid 2. A run that used none of them costs
+ * one byte written (the pid reset) and a few reads.
  *
  * Kernel resources a box can pin: memory of every kind the kernel charges
  * to a cgroup (pages, tmpfs, memfds, pipe buffers, unix socket buffers,
