@@ -508,6 +508,23 @@ static int remove_ipc_objects(void)
     return found;
 }
 
+/* An inotify instance counts against its creator's effective uid, and a
+ * user may have only fs.inotify.max_user_instances (128) of them: made as
+ * root, a keeper per slot could use up what the host's own root services
+ * need. So it is made as the slot's uid (its own budget) and the keeper is
+ * root again at once (its real and saved uids stayed 0, so its
+ * capabilities come back). -1 if that fails: the keeper then renews /tmp
+ * after every run, only slower. Raw calls: see become_nobody. */
+static int slot_inotify(uid_t uid)
+{
+    if (syscall(SYS_setresuid, -1, uid, -1) < 0)
+        return -1;
+    int fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+    if (syscall(SYS_setresuid, -1, 0, -1) < 0)
+        _exit(127);  /* a keeper that cannot be root again must not go on */
+    return fd;
+}
+
 /* One run, from BOX_CMD_RUN to its report. false: the supervisor is gone. */
 static bool serve_run(struct keeper_state *ks, const int *fds, int nfds)
 {
@@ -549,11 +566,9 @@ static bool serve_run(struct keeper_state *ks, const int *fds, int nfds)
     /* From its second run on, the keeper watches its tmpfs roots so that it
      * can keep one a run left untouched (mnt.c). Not for the first: a keeper
      * that serves one run (the CLI without its server) would pay for the
-     * watch when it exits (an SRCU grace period, ~10 ms under load). Root's
-     * inotify instances are limited (fs.inotify.max_user_instances): without
-     * one the keeper renews /tmp after every run, only slower. */
+     * watch when it exits (an SRCU grace period, ~10 ms under load). */
     if (ks->runs_served++ == 1 && ks->mounts->inotify_fd < 0)
-        ks->mounts->inotify_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+        ks->mounts->inotify_fd = slot_inotify(req->uid);
     if (mounted)
         mnt_detach_run(ks->mounts);
     renew_ipc(ipc_used);
