@@ -62,6 +62,8 @@
 #define LAST_SLOT 999
 #define EXTRA_FIRST_SLOT 850
 #define EXTRA_LAST_SLOT 859
+#define HARDENING_FIRST_SLOT 870
+#define HARDENING_LAST_SLOT 879
 #define BOX_UID(slot) (60000 + (slot))
 #define NOBODY 65534
 
@@ -142,7 +144,8 @@ static void stop_server(const char *dir)
 static bool our_slot(int slot)
 {
     return (slot >= FIRST_SLOT && slot <= LAST_SLOT) ||
-           (slot >= EXTRA_FIRST_SLOT && slot <= EXTRA_LAST_SLOT);
+           (slot >= EXTRA_FIRST_SLOT && slot <= EXTRA_LAST_SLOT) ||
+           (slot >= HARDENING_FIRST_SLOT && slot <= HARDENING_LAST_SLOT);
 }
 
 static void unmount_pins(const char *dir)
