@@ -23,6 +23,20 @@
 struct runner;
 struct runner_report;
 
+/* What a problem package may hold; 0 = the default (RUNNER_DEFAULT_*). A
+ * package over a limit is refused with the limit named. yaml_size also
+ * bounds language files. */
+struct runner_limits {
+    uint64_t yaml_size;         /* bytes of problem.yaml, of a language file */
+    uint64_t package_files;     /* files, directories and links in a package */
+    uint64_t package_size;      /* bytes of its regular files (sparse ones count whole) */
+    uint64_t tests;             /* tests of a problem */
+};
+#define RUNNER_DEFAULT_YAML_SIZE (1ULL << 20)
+#define RUNNER_DEFAULT_PACKAGE_FILES 50000ULL
+#define RUNNER_DEFAULT_PACKAGE_SIZE (16ULL << 30)
+#define RUNNER_DEFAULT_TESTS 10000ULL
+
 struct runner_config {
     const char *languages_dir;  /* directory of languages/NAME.yaml files */
     const char *work_dir;       /* scratch space: box dirs, checker cache */
@@ -31,6 +45,7 @@ struct runner_config {
     /* sandbox settings, passed through (NULL/0 = sandbox defaults) */
     const char *sandbox_run_dir;
     const char *cgroup_parent;
+    struct runner_limits limits; /* problem packages and language files */
 };
 
 struct runner_request {

@@ -362,7 +362,7 @@ Test(languages, shipped_languages_load)
     struct rn_errors errs = {0};
     struct rn_language **ls = NULL;
     size_t n = 0;
-    int rc = rn_languages_load_dir(JUDGED_SOURCE_DIR "/languages", &ls, &n, &errs);
+    int rc = rn_languages_load_dir(JUDGED_SOURCE_DIR "/languages", 0, &ls, &n, &errs);
     char *e = rn_errors_join(&errs);
     cr_assert_eq(rc, 0, "%s", e);
     const char *need[] = {"c", "cpp", "python3", "java"};
@@ -407,7 +407,7 @@ Test(problems, minimal_package_defaults)
     char *dir = package(BASE, 12);
     struct rn_errors errs = {0};
     struct rn_problem *p = NULL;
-    int rc = rn_problem_load(dir, &p, &errs);
+    int rc = rn_problem_load(dir, NULL, &p, &errs);
     cr_assert_eq(rc, 0);
     cr_assert_eq(p->test_count, 12);
     cr_assert_str_eq(p->tests[1].name, "2", "natural order");
@@ -430,7 +430,7 @@ Test(problems, subtasks_ranges_and_dependencies)
                         10);
     struct rn_errors errs = {0};
     struct rn_problem *p = NULL;
-    int rc = rn_problem_load(dir, &p, &errs);
+    int rc = rn_problem_load(dir, NULL, &p, &errs);
     char *e = rn_errors_join(&errs);
     cr_assert_eq(rc, 0, "%s", e);
     cr_assert_eq(p->subtasks[0].test_count, 5);
