@@ -144,6 +144,8 @@ static int parse_pool(struct ctx *c, const char *name, yaml_node_t *m, struct jd
         if (!ks)
             return fail(c, k, key, "expected a scalar key");
         if (!strcmp(ks, "languages")) {
+            if (have_langs)   /* a second list would overflow the first's array */
+                return fail(c, k, key, "given twice");
             if (v->type != YAML_SEQUENCE_NODE)
                 return fail(c, v, key, "expected a list of language ids");
             int n = (int)(v->data.sequence.items.top - v->data.sequence.items.start);

@@ -127,3 +127,11 @@ Test(ids, carry_their_pool)
     jd_key(key, sizeof key, "native", "q:normal");
     cr_assert_str_eq(key, "judge:{native}:q:normal");
 }
+
+Test(config, pool_languages_given_twice)
+{
+    /* found by fuzz_config: the second list was appended past the end of an
+     * array sized for it alone (heap overflow) */
+    expect_error("pools:\n  a: {languages: [c], languages: [cpp]}\n",
+                 "key 'pools.a.languages': given twice");
+}
