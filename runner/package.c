@@ -30,6 +30,7 @@
 #include <fcntl.h>
 #include <linux/openat2.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +39,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "sandbox.h"
 
 #define WALK_MAX_DEPTH 64       /* directory levels; deeper is refused */
 #define WALK_PATH_MAX 1024      /* a relative path inside a package */
@@ -60,6 +62,37 @@ void rn_limits_fill(struct runner_limits *out, const struct runner_limits *in)
         out->package_size = in->package_size;
     if (in->tests)
         out->tests = in->tests;
+}
+
+int runner_limits_set(struct runner_limits *l, const char *setting, char *err, size_t errlen)
+{
+    static const struct { const char *key; size_t off; bool size; } keys[] = {
+        {"yaml_size", offsetof(struct runner_limits, yaml_size), true},
+        {"package_files", offsetof(struct runner_limits, package_files), false},
+        {"package_size", offsetof(struct runner_limits, package_size), true},
+        {"tests", offsetof(struct runner_limits, tests), false},
+    };
+    const char *eq = strchr(setting, '=');
+    for (size_t i = 0; eq && i < sizeof keys / sizeof keys[0]; i++) {
+        if (strlen(keys[i].key) != (size_t)(eq - setting) ||
+            strncmp(setting, keys[i].key, (size_t)(eq - setting)))
+            continue;
+        uint64_t v = 0;
+        char *end = NULL;
+        errno = 0;
+        bool ok = keys[i].size ? sandbox_parse_size(eq + 1, &v) == 0
+                               : (v = strtoull(eq + 1, &end, 10), !errno && end != eq + 1 && !*end);
+        if (!ok || v == 0) {
+            snprintf(err, errlen, "%s: expected a positive %s", setting,
+                     keys[i].size ? "size (e.g. 1M, 16G)" : "number");
+            return -1;
+        }
+        *(uint64_t *)((char *)l + keys[i].off) = v;
+        return 0;
+    }
+    snprintf(err, errlen, "%s: expected KEY=VALUE, KEY one of yaml_size, package_files, "
+             "package_size, tests", setting);
+    return -1;
 }
 
 const char *rn_kind_name(mode_t mode)
@@ -230,7 +263,7 @@ static void walk_error(struct walk *w, const char *fmt, ...)
     va_end(ap);
     char shown[256];
     rn_quote(shown, sizeof shown, w->path, strlen(w->path));
-    rn_errors_add(w->errs, "%s/%s:0: package: %s", w->display, shown, msg);
+    rn_errors_add(w->errs, "%s%s%s:0: package: %s", w->display, *shown ? "/" : "", shown, msg);
 }
 
 /* a link must resolve, beneath the root, to a file or a directory */

@@ -927,15 +927,16 @@ static int check_checker(struct runner *r, const struct rn_problem *p, struct rn
 
 static const char *const checker_names[] = {"exact", "lines", "tokens", "float", "custom"};
 
-int runner_problem_check(struct runner *r, const char *problem_dir, char **errors, char **summary)
+static int check_package(struct runner *r, const struct runner_limits *limits,
+                         const char *problem_dir, char **errors, char **summary)
 {
     struct rn_errors errs = {0};
     struct rn_problem *p = NULL;
     *errors = NULL;
     if (summary)
         *summary = NULL;
-    if (rn_problem_load(problem_dir, r ? &r->limits : NULL, &p, &errs) == 0 &&
-        p->checker == RN_CHECK_CUSTOM && r)
+    if (rn_problem_load(problem_dir, limits, &p, &errs) == 0 && p->checker == RN_CHECK_CUSTOM &&
+        r)
         check_checker(r, p, &errs);
     if (p && summary)
         *summary = rn_strdup_printf("%s: %zu tests, %zu subtasks, checker %s%s%s, time %gs, "
@@ -948,6 +949,17 @@ int runner_problem_check(struct runner *r, const char *problem_dir, char **error
     rn_errors_free(&errs);
     rn_problem_free(p);
     return count;
+}
+
+int runner_problem_check(struct runner *r, const char *problem_dir, char **errors, char **summary)
+{
+    return check_package(r, r ? &r->limits : NULL, problem_dir, errors, summary);
+}
+
+int runner_problem_check_limits(const struct runner_limits *limits, const char *problem_dir,
+                                char **errors, char **summary)
+{
+    return check_package(NULL, limits, problem_dir, errors, summary);
 }
 
 /* ---- language self-test --------------------------------------------------- */

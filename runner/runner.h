@@ -36,6 +36,9 @@ struct runner_limits {
 #define RUNNER_DEFAULT_PACKAGE_FILES 50000ULL
 #define RUNNER_DEFAULT_PACKAGE_SIZE (16ULL << 30)
 #define RUNNER_DEFAULT_TESTS 10000ULL
+/* Sets one limit from "KEY=VALUE": yaml_size=2M, package_size=32G (sizes),
+ * package_files=100000, tests=20000 (counts). -1 with err. */
+int runner_limits_set(struct runner_limits *l, const char *setting, char *err, size_t errlen);
 
 struct runner_config {
     const char *languages_dir;  /* directory of languages/NAME.yaml files */
@@ -117,6 +120,11 @@ int runner_language_selftest(struct runner *r, const char *id, struct runner_sel
  * summary is not NULL) describes a package that loaded; caller frees. */
 int runner_problem_check(struct runner *r, const char *problem_dir, char **errors,
                          char **summary);
+
+/* The same without a runner (so without the checker's compile), under
+ * limits (NULL: the defaults). */
+int runner_problem_check_limits(const struct runner_limits *limits, const char *problem_dir,
+                                char **errors, char **summary);
 
 double runner_report_max_score(const struct runner_report *rep);
 /* Why the verdict is IE when the problem is at fault; NULL otherwise. */
