@@ -261,7 +261,7 @@ static int discover_one(struct rn_problem *p, const char *f, struct rn_errors *e
     char *base = strndup(f, strlen(f) - (in ? 3 : 4));
     char *rin = rn_strdup_printf("tests/%s.in", base), *rout = rn_strdup_printf("tests/%s.out", base);
     const char *mine = in ? rin : rout, *other = in ? rout : rin;
-    char why[128], q[RN_QUOTE_CAP];
+    char why[128], q[RN_QUOTE_CAP], qo[RN_QUOTE_CAP];
     enum kind self = file_kind(p, mine, why, sizeof why);
     enum kind twin = file_kind(p, other, why, sizeof why);
     int rc = -1;
@@ -271,7 +271,7 @@ static int discover_one(struct rn_problem *p, const char *f, struct rn_errors *e
         rn_errors_add(errs, "%s/%s:0: tests: a directory, not a test file", p->dir,
                       YQ(q, self == K_DIR ? mine : other));
     else if (self == K_FILE && twin == K_MISSING)
-        rn_errors_add(errs, "%s/%s:0: tests: no matching %s", p->dir, YQ(q, mine), other);
+        rn_errors_add(errs, "%s/%s:0: tests: no matching %s", p->dir, YQ(q, mine), YQ(qo, other));
     else if (self == K_FILE && twin == K_FILE)
         rc = add_test(p, base, rin, rout);
     free(base);

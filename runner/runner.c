@@ -657,8 +657,10 @@ static int run_program(struct job *j, const struct rn_test *t, struct sandbox_re
     /* the self-test's problem has no package: its input is /dev/null */
     int in_fd = j->prob->dir ? open_package_file(j->prob, t->input, why, sizeof why)
                              : open("/dev/null", O_RDONLY | O_CLOEXEC);
+    char q[RN_QUOTE_CAP];
     if (in_fd < 0)
-        return infra(j, t->input ? t->input : "/dev/null", *why ? why : strerror(errno));
+        return infra(j, t->input ? rn_quote(q, sizeof q, t->input, strlen(t->input)) : "/dev/null",
+                     *why ? why : strerror(errno));
     int out_fd = open_out(j->out);
     if (out_fd < 0) {
         close(in_fd);
@@ -701,8 +703,9 @@ static int check_output(struct job *j, const struct rn_test *t, struct rn_check 
         return run_custom_checker(j, t, chk);
     char why[256];
     int ans = open_package_file(j->prob, t->answer, why, sizeof why);
+    char q[RN_QUOTE_CAP];
     if (ans < 0)
-        return infra(j, t->answer, why);
+        return infra(j, rn_quote(q, sizeof q, t->answer, strlen(t->answer)), why);
     int out = open(j->out, O_RDONLY | O_CLOEXEC);
     if (out < 0) {
         close(ans);
@@ -904,8 +907,9 @@ int runner_judge(struct runner *r, const struct runner_request *req, struct runn
 static void add_checker_error(struct rn_errors *errs, const struct rn_problem *p,
                               const char *message)
 {
+    char q[RN_QUOTE_CAP];
     rn_errors_add(errs, "%s/problem.yaml:%d: checker.source: %s: %s", p->dir, p->checker_line,
-                  p->checker_source, message);
+                  rn_quote(q, sizeof q, p->checker_source, strlen(p->checker_source)), message);
 }
 
 static int check_checker(struct runner *r, const struct rn_problem *p, struct rn_errors *errs)
@@ -938,12 +942,15 @@ static int check_package(struct runner *r, const struct runner_limits *limits,
     if (rn_problem_load(problem_dir, limits, &p, &errs) == 0 && p->checker == RN_CHECK_CUSTOM &&
         r)
         check_checker(r, p, &errs);
+    char qn[RN_QUOTE_CAP], qs[RN_QUOTE_CAP];
+    const char *src = p && p->checker_source ? p->checker_source : "";
     if (p && summary)
         *summary = rn_strdup_printf("%s: %zu tests, %zu subtasks, checker %s%s%s, time %gs, "
-                                    "memory %lluM", p->name, p->test_count, p->subtask_count,
-                                    checker_names[p->checker], p->checker_source ? " " : "",
-                                    p->checker_source ? p->checker_source : "", p->time_limit,
-                                    (unsigned long long)(p->memory_limit >> 20));
+                                    "memory %lluM", rn_quote(qn, sizeof qn, p->name,
+                                                             strlen(p->name)),
+                                    p->test_count, p->subtask_count, checker_names[p->checker],
+                                    *src ? " " : "", rn_quote(qs, sizeof qs, src, strlen(src)),
+                                    p->time_limit, (unsigned long long)(p->memory_limit >> 20));
     int count = (int)(errs.count + errs.dropped);
     *errors = rn_errors_join(&errs);
     rn_errors_free(&errs);
