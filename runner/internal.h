@@ -250,6 +250,9 @@ int rn_pkg_root(const char *dir, char *why, size_t whylen);
 struct stat;
 int rn_pkg_open(int root, const char *rel, bool want_dir, struct stat *st, char *why,
                 size_t whylen);
+/* 0 when rel beneath root is a regular file (with want_dir: a directory),
+ * else -1 with errno and why as rn_pkg_open; opens nothing for reading. */
+int rn_pkg_kind(int root, const char *rel, bool want_dir, char *why, size_t whylen);
 /* Reads a regular file beneath root, refusing one larger than max. */
 char *rn_pkg_read(int root, const char *rel, size_t max, size_t *len, char *why, size_t whylen);
 /* Reads fd to its end, at most max bytes (*too_big when there are more). */

@@ -134,11 +134,11 @@ static void explain_errno(int err, char *why, size_t whylen)
         snprintf(why, whylen, "cannot open: %s", strerror(err));
 }
 
-int rn_pkg_open(int root, const char *rel, bool want_dir, struct stat *st, char *why,
-                size_t whylen)
+/* an O_PATH fd of rel beneath root, of the kind wanted (no side effect,
+ * even on a device or a FIFO) */
+static int open_path(int root, const char *rel, bool want_dir, struct stat *st, char *why,
+                     size_t whylen)
 {
-    struct stat tmp;
-    st = st ? st : &tmp;
     int path = beneath(root, rel, O_PATH);
     if (path < 0) {
         int e = errno;
@@ -146,15 +146,36 @@ int rn_pkg_open(int root, const char *rel, bool want_dir, struct stat *st, char 
         errno = e;
         return -1;
     }
-    bool ok_kind = fstat(path, st) == 0 && (want_dir ? S_ISDIR(st->st_mode) : S_ISREG(st->st_mode));
-    if (!ok_kind) {
-        snprintf(why, whylen, "%s, not %s", rn_kind_name(st->st_mode),
-                 want_dir ? "a directory" : "a regular file");
-        close(path);
-        errno = S_ISDIR(st->st_mode) ? EISDIR : EINVAL;
+    if (fstat(path, st) == 0 && (want_dir ? S_ISDIR(st->st_mode) : S_ISREG(st->st_mode)))
+        return path;
+    snprintf(why, whylen, "%s, not %s", rn_kind_name(st->st_mode),
+             want_dir ? "a directory" : "a regular file");
+    close(path);
+    errno = S_ISDIR(st->st_mode) ? EISDIR : EINVAL;
+    return -1;
+}
+
+int rn_pkg_kind(int root, const char *rel, bool want_dir, char *why, size_t whylen)
+{
+    struct stat st;
+    int path = open_path(root, rel, want_dir, &st, why, whylen);
+    if (path < 0)
         return -1;
-    }
-    /* reopen for reading; a swap between the two opens must not go unseen */
+    close(path);
+    return 0;
+}
+
+int rn_pkg_open(int root, const char *rel, bool want_dir, struct stat *st, char *why,
+                size_t whylen)
+{
+    struct stat tmp;
+    st = st ? st : &tmp;
+    int path = open_path(root, rel, want_dir, st, why, whylen);
+    if (path < 0)
+        return -1;
+    /* reopen for reading (O_NONBLOCK, O_NOCTTY: in case of a swap to a FIFO
+     * or a tty; on the regular file reached it changes nothing); a swap
+     * between the two opens must not go unseen */
     int fd = beneath(root, rel, O_RDONLY | O_NONBLOCK | O_NOCTTY | (want_dir ? O_DIRECTORY : 0));
     struct stat again;
     if (fd < 0 || fstat(fd, &again) < 0 || again.st_ino != st->st_ino ||
@@ -171,8 +192,6 @@ int rn_pkg_open(int root, const char *rel, bool want_dir, struct stat *st, char 
         return -1;
     }
     close(path);
-    if (!want_dir)   /* reads block normally from here on */
-        fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
     return fd;
 }
 

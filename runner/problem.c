@@ -63,11 +63,8 @@ enum kind { K_FILE, K_MISSING, K_DIR, K_BAD };
 /* what rel is beneath the package root; why says it unless K_FILE */
 static enum kind file_kind(const struct rn_problem *p, const char *rel, char *why, size_t whylen)
 {
-    int fd = rn_pkg_open(p->root, rel, false, NULL, why, whylen);
-    if (fd >= 0) {
-        close(fd);
+    if (rn_pkg_kind(p->root, rel, false, why, whylen) == 0)
         return K_FILE;
-    }
     return errno == ENOENT ? K_MISSING : errno == EISDIR ? K_DIR : K_BAD;
 }
 
@@ -262,8 +259,8 @@ static int discover_one(struct rn_problem *p, const char *f, struct rn_errors *e
     char *rin = rn_strdup_printf("tests/%s.in", base), *rout = rn_strdup_printf("tests/%s.out", base);
     const char *mine = in ? rin : rout, *other = in ? rout : rin;
     char why[128], q[RN_QUOTE_CAP], qo[RN_QUOTE_CAP];
-    enum kind self = file_kind(p, mine, why, sizeof why);
     enum kind twin = file_kind(p, other, why, sizeof why);
+    enum kind self = !in && twin != K_MISSING ? K_FILE : file_kind(p, mine, why, sizeof why);
     int rc = -1;
     if (!in && twin != K_MISSING)
         rc = 0;                          /* the pair is the .in entry's business */
