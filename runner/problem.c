@@ -643,7 +643,7 @@ int rn_problem_parse(int root, const char *dir, const char *yaml, size_t len,
     size_t errors_before = errs->count + errs->dropped;
     char *display = rn_strdup_printf("%s/problem.yaml", dir);
     struct rn_problem *p = problem_defaults(dir, root, lim);
-    struct ydoc y;
+    struct ydoc y = {0};
     int rc = !p || !display ? -1 : ydoc_parse(&y, yaml, len, display, errs);
     if (rc == 0)
         rc = parse_document(&y, p);
