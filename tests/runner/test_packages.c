@@ -153,6 +153,35 @@ Test(links, checker_source_and_header_linked_out)
     secret_free(&s);
 }
 
+Test(links, a_file_swapped_for_a_link_after_the_check_is_refused_at_open)
+{
+    /* judging opens every file beneath the package root (openat2,
+     * RESOLVE_BENEATH): what passed the walk and becomes a link later is
+     * still refused, at the open */
+    struct secret s = secret_make();
+    char *dir = aplusb_package("");
+    struct rn_errors errs = {0};
+    struct rn_problem *p = NULL;
+    cr_assert_eq(rn_problem_load(dir, NULL, &p, &errs), 0);
+    put_link(dir, "tests/1.out", s.path);
+    put_fifo(dir, "tests/1.in");
+    char why[128];
+    int root = rn_pkg_root(dir, why, sizeof why);
+    cr_assert_geq(root, 0, "%s", why);
+    cr_assert_eq(rn_pkg_open(root, p->tests[0].answer, false, NULL, why, sizeof why), -1);
+    cr_assert_str_eq(why, "a symbolic link on its path leads out of the package");
+    cr_assert_eq(rn_pkg_open(root, p->tests[0].input, false, NULL, why, sizeof why), -1,
+                 "and without blocking on the FIFO");
+    cr_assert_str_eq(why, "a FIFO (named pipe), not a regular file");
+    size_t len;
+    cr_assert_null(rn_pkg_read(root, "tests/1.out", 1 << 20, &len, why, sizeof why));
+    close(root);
+    rn_problem_free(p);
+    rn_errors_free(&errs);
+    drop(dir);
+    secret_free(&s);
+}
+
 /* ---- not regular files ---- */
 
 Test(special, fifo_as_test_input_is_named_not_unmatched)
