@@ -342,7 +342,7 @@ static int open_runner(struct pool *p)
     mkdir(cfg.state_dir, 0755);
     mkdir(cmd, 0755);
     mkdir(work, 0755);
-    next_slot += rc.slots;
+    next_slot += 2 * rc.slots;   /* each job slot has a companion (runner.h) */
     if (runner_open(&p->runner, &rc, err, sizeof err)) {
         logmsg("pool %s: cannot open the runner: %s", p->name, err);
         p->runner = NULL;

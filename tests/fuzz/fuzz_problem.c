@@ -4,7 +4,7 @@
  *
  * The input is the text of problem.yaml of a fixed package built once in
  * a private directory (tests 1..12 in tests/, a gen/ pair, a checker with a
- * header, a link inside, a link leaving it): rn_problem_parse is the
+ * header, an interactor, a grader, a link inside, a link leaving it): rn_problem_parse is the
  * loader's whole YAML path (keys, checker, explicit and discovered tests,
  * subtasks, hash sets, the alias budget, the quoting of messages). Run
  * with ASan + UBSan; see README.md "Fuzzing".
@@ -60,6 +60,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     put("gen/big.out", "10\n");
     put("checker.cpp", "#include \"testlib.h\"\nint main() { return 0; }\n");
     put("testlib.h", "#pragma once\n");
+    put("interactor.py", "print(1)\n");
+    put("gen/grader.cpp", "int main() { return 0; }\n");
     snprintf(path, sizeof path, "%s/gen/link.in", dir);
     if (symlink("big.in", path) < 0)
         abort();

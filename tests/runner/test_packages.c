@@ -265,7 +265,7 @@ Test(checkers, sparse_2gib_answer_reads_a_few_pages)
             struct rn_check res;
             char err[256];
             long before = minor_faults();
-            int rc = rn_check_files(types[t], 1e-6, out, which ? three : nul, &res, err,
+            int rc = rn_check_files(types[t], NULL, out, which ? three : nul, &res, err,
                                     sizeof err);
             long touched = minor_faults() - before;
             cr_assert_eq(rc, 0, "%s", err);
@@ -283,7 +283,7 @@ Test(checkers, quoted_output_is_escaped_and_bounded)
     const char out[] = "\x1b[31mred\x01";
     char ans[300];
     memset(ans, 'a', sizeof ans);
-    rn_check_buffers(RN_CHECK_TOKENS, 0, out, sizeof out - 1, ans, sizeof ans, &res);
+    rn_check_buffers(RN_CHECK_TOKENS, NULL, out, sizeof out - 1, ans, sizeof ans, &res);
     cr_assert_eq(res.verdict, RUNNER_WA);
     cr_assert_null(strchr(res.message, '\x1b'), "%s", res.message);
     cr_assert(strstr(res.message, "\\x1b[31mred\\x01"), "%s", res.message);
