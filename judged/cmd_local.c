@@ -6,8 +6,10 @@
  * companion N+1 (an interactive problem's interactor runs there). Slots are
  * shared with a judged daemon on the same host, so the default is taken from
  * the range 500..599 (500 + 2 x (pid % 50)) and --slot N picks one. The
- * languages directory defaults to the source tree's (JUDGED_SOURCE_DIR) and
- * the scratch directory to /tmp/judgectl (the checker cache lives there).
+ * languages directory defaults to the installed one (paths.c: PREFIX/share/
+ * judged/languages beside the executable's bin/; in the build tree a link to
+ * the source's languages/) and the scratch directory to /tmp/judgectl (the
+ * checker cache lives there).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -18,13 +20,14 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "paths.h"
+#include "common.h"
 #include "runner.h"
 
-#define DEFAULT_LANGUAGES JUDGED_SOURCE_DIR "/languages"
 #define DEFAULT_WORK_DIR "/tmp/judgectl"
 
 struct local_opts {
-    const char *languages;
+    char languages[4200];
     const char *work_dir;
     int slot;
     struct runner_limits limits;    /* --limit KEY=VALUE (problem packages) */
@@ -46,7 +49,7 @@ static const struct option common_options[] = {
 static int common_option(int c, struct local_opts *o)
 {
     switch (c) {
-    case OPT_LANGUAGES: o->languages = optarg; return 1;
+    case OPT_LANGUAGES: snprintf(o->languages, sizeof o->languages, "%s", optarg); return 1;
     case OPT_WORK_DIR: o->work_dir = optarg; return 1;
     case OPT_SLOT: o->slot = atoi(optarg); return 1;
     case OPT_CONFIG: return 1;
@@ -63,8 +66,9 @@ static int common_option(int c, struct local_opts *o)
 
 static struct local_opts default_opts(void)
 {
-    return (struct local_opts){DEFAULT_LANGUAGES, DEFAULT_WORK_DIR,
-                               500 + 2 * (int)(getpid() % 50), {0}};
+    struct local_opts o = {.work_dir = DEFAULT_WORK_DIR, .slot = 500 + 2 * (int)(getpid() % 50)};
+    jd_default_languages(o.languages, sizeof o.languages);
+    return o;
 }
 
 static struct runner *open_runner(const struct local_opts *o, const char *cmd, bool quiet)
@@ -80,22 +84,15 @@ static struct runner *open_runner(const struct local_opts *o, const char *cmd, b
     return NULL;
 }
 
-static char *read_source(const char *path, size_t *len)
+static struct runner *open_catalog(const struct local_opts *o)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    size_t cap = 1 << 16, used = 0;
-    char *buf = malloc(cap);
-    size_t n;
-    while (buf && (n = fread(buf + used, 1, cap - used, f)) > 0) {
-        used += n;
-        if (used == cap)
-            buf = realloc(buf, cap *= 2);
-    }
-    fclose(f);
-    *len = used;
-    return buf;
+    struct runner_config cfg = {.languages_dir = o->languages, .catalog_only = true};
+    struct runner *r;
+    char err[4096];
+    if (runner_open(&r, &cfg, err, sizeof err) == 0)
+        return r;
+    fprintf(stderr, "judgectl languages: %s\n", err);
+    return NULL;
 }
 
 /* ---- judge ---------------------------------------------------------------- */
@@ -141,7 +138,7 @@ int cmd_judge(int argc, char **argv)
         return 2;
     }
     size_t len;
-    char *source = read_source(argv[optind], &len);
+    char *source = common_read_file(argv[optind], 64u << 20, &len, NULL);
     if (!source) {
         fprintf(stderr, "judgectl judge: %s: %s\n", argv[optind], strerror(errno));
         return 1;
@@ -242,8 +239,9 @@ static void print_report(const struct runner_report *rep, bool as_json)
 
 static const char languages_usage[] =
     "usage: judgectl languages [--check] [--languages DIR] [--work-dir DIR] [--slot N]\n"
-    "Lists the languages; --check compiles and runs a hello-world in each through\n"
-    "the sandbox and reports its version and status (exit 1 if any fails).\n";
+    "Lists the languages (the catalog alone: no sandbox, no root needed); --check\n"
+    "compiles and runs a hello-world in each through the sandbox and reports its\n"
+    "version and status (exit 1 if any fails).\n";
 
 static bool check_language(struct runner *r, const char *id)
 {
@@ -280,21 +278,21 @@ int cmd_languages(int argc, char **argv)
     }
     if (optind != argc)
         return fputs(languages_usage, stderr), 2;
-    struct runner *r = open_runner(&o, "languages", false);
+    /* the list is the catalog alone: no sandbox, no root */
+    struct runner *r = check ? open_runner(&o, "languages", false) : open_catalog(&o);
     if (!r)
         return 1;
     bool ok = true;
     if (check)
         printf("%-12s %-40s %s\n", "id", "version", "status");
     else
-        printf("%-12s %-10s %s\n", "id", "pool", "name");
+        printf("%-12s %s\n", "id", "name");
     for (size_t i = 0; i < runner_language_count(r); i++) {
         const char *id = runner_language_id(r, i);
         if (check)
             ok &= check_language(r, id);
         else
-            printf("%-12s %-10s %s\n", id, runner_language_pool(r, id),
-                   runner_language_name(r, id));
+            printf("%-12s %s\n", id, runner_language_name(r, id));
     }
     runner_close(r);
     return ok ? 0 : 1;

@@ -2,6 +2,7 @@
  * the file, the line and the key. */
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,56 +11,26 @@
 
 #include <yaml.h>
 
+#include "common.h"
 #include "jd.h"
+#include "paths.h"
 
+/* The grammars of every layer (common/common.h), in judged's units. */
 int jd_parse_duration(const char *s, long *ms)
 {
-    if (!s || !*s)
+    double v;
+    if (common_parse_seconds(s, true, &v) || v * 1000 > 1e12)
         return -1;
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (errno || end == s || v < 0)
-        return -1;
-    double mult;
-    if (!*end || !strcmp(end, "s"))
-        mult = 1000;
-    else if (!strcmp(end, "ms"))
-        mult = 1;
-    else if (!strcmp(end, "m"))
-        mult = 60000;
-    else if (!strcmp(end, "h"))
-        mult = 3600000;
-    else
-        return -1;
-    double r = v * mult;
-    if (r > 1e12)
-        return -1;
-    *ms = (long)r;
+    *ms = (long)llround(v * 1000);
     return 0;
 }
 
 int jd_parse_size(const char *s, long *bytes)
 {
-    if (!s || !*s)
+    uint64_t v;
+    if (common_parse_size(s, &v) || v > (1ULL << 40))
         return -1;
-    char *end;
-    errno = 0;
-    long long v = strtoll(s, &end, 10);
-    if (errno || end == s || v < 0)
-        return -1;
-    long long m = 1;
-    if (!*end)
-        m = 1;
-    else if (!strcasecmp(end, "k") || !strcasecmp(end, "kb") || !strcasecmp(end, "kib"))
-        m = 1024;
-    else if (!strcasecmp(end, "m") || !strcasecmp(end, "mb") || !strcasecmp(end, "mib"))
-        m = 1024 * 1024;
-    else
-        return -1;
-    if (v > (1LL << 40) / m)
-        return -1;
-    *bytes = (long)(v * m);
+    *bytes = (long)v;
     return 0;
 }
 
@@ -313,8 +284,10 @@ int jd_config_load(struct jd_config *cfg, const char *path, char *err, size_t er
         cfg->state_dir = strdup("/var/lib/judged");
     if (!cfg->problems)
         cfg->problems = strdup("/srv/problems");
-    if (!cfg->languages)
-        cfg->languages = strdup("/usr/share/judged/languages");
+    if (!cfg->languages) {
+        char dir[4200];
+        cfg->languages = strdup(jd_default_languages(dir, sizeof dir));
+    }
     if (!cfg->host) {
         char h[256] = "localhost";
         gethostname(h, sizeof h - 1);

@@ -1,7 +1,8 @@
 /*
- * jd.h - shared internals of judged (the daemon) and judgectl's queue side:
- * configuration, Redis connections with reconnect, Lua scripts and the key
- * layout. Internal to judged/; knows nothing of the sandbox, only runner.h.
+ * jd.h - shared internals of judged (the daemon) and judgectl: the
+ * configuration and small helpers. The queue protocol itself is the queue
+ * library (queue/queue.h). Internal to judged/; knows nothing of the
+ * sandbox, only runner.h.
  * Key layout and protocol: judged/DESIGN.md.
  */
 #ifndef JUDGED_JD_H
@@ -11,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <hiredis/hiredis.h>
+#include "queue/queue.h"
 
 /* ---------------------------------------------------------------- config */
 
@@ -57,58 +58,11 @@ const struct jd_pool_cfg *jd_pool_by_name(const struct jd_config *cfg, const cha
 void jd_redis_url(const struct jd_config *cfg, char *buf, size_t len);
 void jd_embedded_socket(const struct jd_config *cfg, char *buf, size_t len);
 
-/* ------------------------------------------------------------ connection */
-
-struct jd_conn {
-    redisContext *c;
-    char *url;
-    long timeout_ms;         /* socket timeout for every command */
-    long backoff_ms;         /* current reconnect delay */
-    char err[256];           /* last error, for logs */
-};
-
-void jd_conn_init(struct jd_conn *k, const char *url, long timeout_ms);
-void jd_conn_close(struct jd_conn *k);
-/* Connects if needed. 0 ok, -1 with k->err. */
-int jd_conn_ensure(struct jd_conn *k);
-/* Sleeps the current backoff (exponential, with jitter, capped at 2 s). */
-void jd_conn_backoff(struct jd_conn *k);
-/* One command. NULL on I/O trouble (the context is dropped and will be
- * reconnected next time) and k->err is set. Error replies are returned. */
-redisReply *jd_cmd(struct jd_conn *k, const char *fmt, ...);
-redisReply *jd_cmdv(struct jd_conn *k, int argc, const char **argv, const size_t *lens);
-
-struct jd_script {
-    const char *name;
-    const char *body;
-};
-extern const struct jd_script JD_SUBMIT, JD_CLAIM, JD_RECLAIM, JD_RENEW, JD_FINISH,
-    JD_RETRY, JD_DEAD, JD_PROMOTE, JD_GIVEBACK, JD_REQUEUE, JD_REAP;
-/* EVALSHA, loading the script on NOSCRIPT. Same return convention as jd_cmd.
- * args are keys then argv: nkeys of them are keys. */
-redisReply *jd_eval(struct jd_conn *k, const struct jd_script *s, int nkeys, int nargs,
-                    const char **args, const size_t *lens);
-/* Counts commands sent through jd_cmd/jd_eval (for the benchmark). */
-extern _Atomic unsigned long jd_round_trips;
-
-/* ------------------------------------------------------------------ keys */
-
-#define JD_GROUP "judged"
-enum { JD_Q_CONTEST = 0, JD_Q_NORMAL = 1 };
-/* judge:{POOL}:SUFFIX */
-void jd_key(char *buf, size_t len, const char *pool, const char *suffix);
-/* The pool of a submission id "POOL-...". Returns false if malformed. */
-bool jd_id_pool(const char *id, char *pool, size_t len);
-void jd_new_id(const char *pool, char *buf, size_t len);
-
 /* ------------------------------------------------------------------ misc */
 
 int64_t jd_now_ms(void);
 void jd_sleep_ms(long ms);
 char *jd_read_file(const char *path, size_t max, size_t *len, char *err, size_t errlen);
-/* A reply's string value or NULL. */
-const char *jd_rstr(const redisReply *r);
-bool jd_reply_is_error(const redisReply *r, const char *prefix);
 
 /* Embedded redis: start (or reuse) redis-server under state_dir.
  * Returns its pid (0 if an already running one was reused), -1 on error. */

@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common.h"
 #include "internal.h"
 
 char *rn_strdup_printf(const char *fmt, ...)
@@ -38,29 +39,12 @@ char *rn_strdup_printf(const char *fmt, ...)
 
 double rn_now(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+    return common_monotonic();
 }
 
 int rn_mkdir_p(const char *path, int mode)
 {
-    char *copy = strdup(path);
-    if (!copy)
-        return -1;
-    for (char *p = copy + 1; *p; p++) {
-        if (*p != '/')
-            continue;
-        *p = '\0';
-        if (mkdir(copy, (mode_t)mode) < 0 && errno != EEXIST) {
-            free(copy);
-            return -1;
-        }
-        *p = '/';
-    }
-    int rc = mkdir(copy, (mode_t)mode) < 0 && errno != EEXIST ? -1 : 0;
-    free(copy);
-    return rc;
+    return common_mkdir_p(path, (mode_t)mode);
 }
 
 /* The per-run directories under the work tree belong to box uids while they
@@ -371,27 +355,20 @@ int rn_write_file(const char *path, const char *data, size_t len, int mode)
 char *rn_read_file(const char *path, size_t max, size_t *len)
 {
     static const char cut[] = "\n... (truncated)\n";
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return NULL;
-    char *buf = malloc(max + sizeof cut);
+    bool more = false;
     size_t used = 0;
-    ssize_t n = 0;
-    while (buf && used < max && (n = read(fd, buf + used, max - used)) > 0)
-        used += (size_t)n;
-    char probe;
-    bool more = buf && used == max && read(fd, &probe, 1) == 1;
-    close(fd);
-    if (!buf || n < 0) {
-        free(buf);
-        return NULL;
-    }
-    if (more) {
-        memcpy(buf + used, cut, sizeof cut - 1);
+    char *buf = common_read_file(path, max, &used, &more);
+    if (buf && more) {
+        char *nb = realloc(buf, used + sizeof cut);
+        if (!nb) {
+            free(buf);
+            return NULL;
+        }
+        buf = nb;
+        memcpy(buf + used, cut, sizeof cut);
         used += sizeof cut - 1;
     }
-    buf[used] = '\0';
-    if (len)
+    if (buf && len)
         *len = used;
     return buf;
 }

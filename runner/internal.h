@@ -77,7 +77,7 @@ void rn_strset_free(struct rn_strset *s);
 
 struct rn_language {
     char *file;             /* the YAML file it came from */
-    char *id, *name, *source, *pool, *profile;
+    char *id, *name, *source, *profile;
     char **version;         /* NULL-terminated argv */
     char ***compile;        /* compile_steps NULL-terminated argvs */
     size_t compile_steps;

@@ -65,7 +65,6 @@ void rn_language_free(struct rn_language *l)
     free(l->id);
     free(l->name);
     free(l->source);
-    free(l->pool);
     free(l->profile);
     rn_argv_free(l->version);
     for (size_t i = 0; i < l->compile_steps; i++)
@@ -192,7 +191,7 @@ static int parse_key(struct ydoc *y, const char *key, yaml_node_t *k, yaml_node_
     if (!strcmp(key, "run"))
         return nonempty_argv(y, v, key, &l->run);
     if (!strcmp(key, "pool"))
-        return ydoc_string(y, v, key, &l->pool);
+        return 0; /* obsolete and ignored: judged.yaml's pools route languages */
     if (!strcmp(key, "time_factor"))
         return ydoc_number(y, v, key, &l->time_factor);
     if (!strcmp(key, "extra_memory"))
@@ -216,7 +215,7 @@ static int check_required(struct ydoc *y, yaml_node_t *root, struct rn_language 
     int rc = 0;
     const struct { const char *key; const void *value; } req[] = {
         {"id", l->id}, {"name", l->name}, {"version", l->version},
-        {"source", l->source}, {"run", l->run}, {"pool", l->pool},
+        {"source", l->source}, {"run", l->run},
     };
     for (size_t i = 0; i < sizeof req / sizeof req[0]; i++)
         if (!req[i].value) {
@@ -345,6 +344,13 @@ int rn_languages_load_dir(const char *dir, uint64_t max_size, struct rn_language
         char *path = rn_strdup_printf("%s/%s", dir, names[i]->d_name);
         struct rn_language *l;
         if (rn_language_load_max(path, max_size, &l, errs) == 0) {
+            /* one name everywhere: judgectl and judged.yaml name the file */
+            int stem = (int)strlen(names[i]->d_name) - 5;
+            if ((int)strlen(l->id) != stem || strncmp(l->id, names[i]->d_name, (size_t)stem)) {
+                rn_errors_add(errs, "%s: id: '%s' must equal the file name (%.*s)", path, l->id,
+                              stem, names[i]->d_name);
+                rc = -1;
+            }
             for (size_t j = 0; j < used; j++)
                 if (!strcmp(ls[j]->id, l->id)) {
                     rn_errors_add(errs, "%s:1: id: '%s' is already defined by %s", path, l->id,

@@ -124,12 +124,6 @@ bool runner_language_exists(struct runner *r, const char *id)
     return find_language(r, id) != NULL;
 }
 
-const char *runner_language_pool(struct runner *r, const char *id)
-{
-    const struct rn_language *l = find_language(r, id);
-    return l ? l->pool : NULL;
-}
-
 size_t runner_language_count(struct runner *r)
 {
     return r->lang_count;
@@ -189,6 +183,8 @@ int runner_open(struct runner **out, const struct runner_config *cfg, char *err,
         free(all);
         goto fail;
     }
+    if (cfg->catalog_only)
+        goto done;
     char *work_dir = rn_private_dir(r->work_dir, err, errlen);
     if (!work_dir)
         goto fail;
@@ -196,6 +192,7 @@ int runner_open(struct runner **out, const struct runner_config *cfg, char *err,
     r->work_dir = work_dir;  /* canonical: the sandbox follows no symlink in it */
     if (open_sandbox(r, cfg, err, errlen) < 0)
         goto fail;
+done:
     rn_errors_free(&errs);
     *out = r;
     return 0;
@@ -1290,6 +1287,8 @@ int runner_judge(struct runner *r, const struct runner_request *req, struct runn
 {
     *out = NULL;
     *failure = RUNNER_FAILURE_NONE;
+    if (!r->sb)
+        return snprintf(err, errlen, "a catalog-only runner cannot judge"), -1;
     const struct rn_language *lang = find_language(r, req->language);
     if (!lang)
         return unknown_language(r, req->language, err, errlen), -1;
@@ -1544,6 +1543,8 @@ int runner_language_selftest(struct runner *r, const char *id, struct runner_sel
                              char *err, size_t errlen)
 {
     *st = (struct runner_selftest){0};
+    if (!r->sb)
+        return snprintf(err, errlen, "a catalog-only runner has no sandbox"), -1;
     const struct rn_language *l = find_language(r, id);
     if (!l)
         return snprintf(err, errlen, "unknown language '%s'", id), -1;

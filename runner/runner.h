@@ -51,6 +51,9 @@ struct runner_config {
     /* sandbox settings, passed through (NULL/0 = sandbox defaults) */
     const char *sandbox_run_dir;
     const char *cgroup_parent;
+    /* true: only the catalog (languages), no sandbox and no work_dir, so no
+     * root is needed; runner_judge and the self-test then fail. */
+    bool catalog_only;
     struct runner_limits limits; /* problem packages and language files */
 };
 
@@ -95,9 +98,9 @@ void runner_report_free(struct runner_report *rep);
 
 const char *runner_verdict_name(enum runner_verdict v);
 
-/* Language ids and pools, for admission and pool configuration. */
+/* Language ids, for admission. A language's id is its file name (c.yaml:
+ * c); routing to pools is judged's configuration, not the runner's. */
 bool runner_language_exists(struct runner *r, const char *id);
-const char *runner_language_pool(struct runner *r, const char *id);
 
 /* ---- additions: listing, self-test, package check, figures ---- */
 

@@ -45,13 +45,13 @@ static inline pid_t b_redis(void)
                "--maxmemory-policy", "noeviction", (char *)NULL);
         _exit(127);
     }
-    struct jd_conn k;
-    jd_conn_init(&k, B_url, 1000);
-    for (int i = 0; i < 200 && jd_conn_ensure(&k); i++)
+    struct queue_conn k;
+    queue_conn_init(&k, B_url, 1000);
+    for (int i = 0; i < 200 && queue_conn_ensure(&k); i++)
         jd_sleep_ms(20);
     if (!k.c)
         b_die("redis-server did not start");
-    jd_conn_close(&k);
+    queue_conn_close(&k);
     return pid;
 }
 
@@ -83,37 +83,21 @@ static inline pid_t b_judged(const char *bin, const char *config, const char *lo
     return pid;
 }
 
-/* Admits one submission straight through the submit script. */
-static inline void b_submit(struct jd_conn *k, const char *pool, const char *lang, const char *problem,
+/* Admits one submission through the queue library (judged_admit). */
+static inline void b_submit(struct queue_conn *k, const char *pool, const char *lang, const char *problem,
                      const char *src, size_t srclen)
 {
-    char id[160], kq[2][160], kdel[160], ksub[400], kidem[160], suffix[300], now[24];
-    jd_new_id(pool, id, sizeof id);
-    jd_key(kq[0], sizeof kq[0], pool, "q:normal");
-    jd_key(kq[1], sizeof kq[1], pool, "q:contest");
-    jd_key(kdel, sizeof kdel, pool, "delayed");
-    snprintf(suffix, sizeof suffix, "sub:%s", id);
-    jd_key(ksub, sizeof ksub, pool, suffix);
-    jd_key(kidem, sizeof kidem, pool, "idem:");
-    snprintf(now, sizeof now, "%lld", (long long)jd_now_ms());
-    const char *args[] = {kq[0], kq[1], kdel, ksub, kidem, id, "0", "0",
-                          "id", id, "pool", pool, "lang", lang, "problem", problem,
-                          "priority", "normal", "state", "queued", "attempts", "0",
-                          "created", now, "source", src};
-    size_t lens[sizeof args / sizeof args[0]];
-    int n = (int)(sizeof args / sizeof args[0]);
-    for (int i = 0; i < n; i++)
-        lens[i] = strlen(args[i]);
-    lens[n - 1] = srclen;
-    redisReply *r = jd_eval(k, &JD_SUBMIT, 5, n, args, lens);
-    if (!r || r->type != REDIS_REPLY_ARRAY)
-        b_die("submit failed");
-    freeReplyObject(r);
+    struct queue_admit_args a = {.pool = pool, .lang = lang, .problem = problem, .source = src,
+                                 .source_len = srclen, .max_queue = 0, .max_source = 0};
+    struct queue_admit_reply r;
+    char err[512];
+    if (queue_admit(k, &a, &r, err, sizeof err))
+        b_die(err);
 }
 
-static inline long long b_int(struct jd_conn *k, const char *fmt, const char *arg)
+static inline long long b_int(struct queue_conn *k, const char *fmt, const char *arg)
 {
-    redisReply *r = jd_cmd(k, fmt, arg);
+    redisReply *r = queue_cmd(k, fmt, arg);
     long long v = r && r->type == REDIS_REPLY_INTEGER ? r->integer : -1;
     if (r)
         freeReplyObject(r);
@@ -121,10 +105,10 @@ static inline long long b_int(struct jd_conn *k, const char *fmt, const char *ar
 }
 
 /* ms between the first and the last entry of a results stream */
-static inline long long b_span(struct jd_conn *k, const char *key, long long *first_ms)
+static inline long long b_span(struct queue_conn *k, const char *key, long long *first_ms)
 {
-    redisReply *a = jd_cmd(k, "XRANGE %s - + COUNT 1", key);
-    redisReply *b = jd_cmd(k, "XREVRANGE %s + - COUNT 1", key);
+    redisReply *a = queue_cmd(k, "XRANGE %s - + COUNT 1", key);
+    redisReply *b = queue_cmd(k, "XREVRANGE %s + - COUNT 1", key);
     long long f = atoll(a->element[0]->element[0]->str), l = atoll(b->element[0]->element[0]->str);
     freeReplyObject(a);
     freeReplyObject(b);

@@ -101,8 +101,8 @@ int main(int argc, char **argv)
             B_url, B_dir, B_dir, JUDGED_SOURCE_DIR);
     fclose(f);
     pid_t jd = b_judged(JUDGED_BIN_DIR "/judged", cfg, log);
-    struct jd_conn k;
-    jd_conn_init(&k, B_url, 10000);
+    struct queue_conn k;
+    queue_conn_init(&k, B_url, 10000);
     while (b_int(&k, "EXISTS %s", "judge:host:bench") != 1)
         jd_sleep_ms(20);
 
@@ -160,7 +160,7 @@ int main(int argc, char **argv)
         t = secs() - t0;
         judged = t < judged ? t : judged;
     }
-    redisReply *ev = jd_cmd(&k, "XRANGE judge:{native}:results - +");
+    redisReply *ev = queue_cmd(&k, "XRANGE judge:{native}:results - +");
     int ac = 0;
     for (size_t i = 0; ev && i < ev->elements; i++) {
         redisReply *fl = ev->element[i]->element[1];
@@ -185,7 +185,7 @@ int main(int argc, char **argv)
            ceiling, n / ceiling, local / ceiling);
     printf("judged, 2 slots:          %6.2f s  %6.1f judgments/s\n", judged, n / judged);
     printf("speedup: %.2fx (target >= 1.6x)\n", local / judged);
-    jd_conn_close(&k);
+    queue_conn_close(&k);
     free(src);
     b_stop(redis);
     b_cleanup();

@@ -112,19 +112,25 @@ Test(config, durations_and_sizes)
     cr_assert_eq(jd_parse_size("lots", &v), -1);
 }
 
+/* ids are made by judged_admit in judged.lua: POOL-<ms hex>-<seq hex> */
+static void new_id(const char *pool, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s-%011llx-%08x", pool, (unsigned long long)jd_now_ms(), 42u);
+}
+
 Test(ids, carry_their_pool)
 {
     char id[128], pool[64];
-    jd_new_id("native", id, sizeof id);
-    cr_assert(jd_id_pool(id, pool, sizeof pool), "%s", id);
+    new_id("native", id, sizeof id);
+    cr_assert(queue_id_pool(id, pool, sizeof pool), "%s", id);
     cr_assert_str_eq(pool, "native");
-    jd_new_id("py_3.x", id, sizeof id);
-    cr_assert(jd_id_pool(id, pool, sizeof pool));
+    new_id("py_3.x", id, sizeof id);
+    cr_assert(queue_id_pool(id, pool, sizeof pool));
     cr_assert_str_eq(pool, "py_3.x");
-    cr_assert_not(jd_id_pool("nodash", pool, sizeof pool));
-    cr_assert_not(jd_id_pool("-x-y", pool, sizeof pool));
+    cr_assert_not(queue_id_pool("nodash", pool, sizeof pool));
+    cr_assert_not(queue_id_pool("-x-y", pool, sizeof pool));
     char key[128];
-    jd_key(key, sizeof key, "native", "q:normal");
+    queue_key(key, sizeof key, "native", "q:normal");
     cr_assert_str_eq(key, "judge:{native}:q:normal");
 }
 
@@ -134,4 +140,16 @@ Test(config, pool_languages_given_twice)
      * array sized for it alone (heap overflow) */
     expect_error("pools:\n  a: {languages: [c], languages: [cpp]}\n",
                  "key 'pools.a.languages': given twice");
+}
+
+Test(names, one_rule_for_pools_languages_and_problems)
+{
+    const char *good[] = {"aplusb", "c", "python3", "A_B-2", "x.y", "_x"};
+    const char *bad[] = {"", ".", "..", ".hidden", "-rf", "a/b", "a b", "{x}", "a:b",
+                         "x\n", "0123456789012345678901234567890123456789012345678901234567890123"
+                               "4567890123456789012345678901234567890123456789012345678901234567890"};
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++)
+        cr_assert(queue_valid_name(good[i]), "%s", good[i]);
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        cr_assert_not(queue_valid_name(bad[i]), "%s", bad[i]);
 }

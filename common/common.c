@@ -1,0 +1,241 @@
+/* common.c - see common.h. Each helper here replaced copies that sandbox/,
+ * runner/ and judged/ had written for themselves. */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common.h"
+
+int common_mkdir_p(const char *path, mode_t mode)
+{
+    char tmp[PATH_MAX];
+    if (snprintf(tmp, sizeof tmp, "%s", path) >= (int)sizeof tmp) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    for (char *p = tmp + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        if (mkdir(tmp, mode) < 0 && errno != EEXIST)
+            return -1;
+        *p = '/';
+    }
+    if (mkdir(tmp, mode) < 0 && errno != EEXIST)
+        return -1;
+    return 0;
+}
+
+char *common_read_fd(int fd, size_t max, size_t *len, bool *more)
+{
+    size_t cap = max < 65536 ? max : 65536, used = 0;
+    char *buf = malloc(cap + 1);
+    if (!buf)
+        return NULL;
+    for (;;) {
+        if (used == cap && cap < max) {
+            cap = cap * 2 < max ? cap * 2 : max;
+            char *nb = realloc(buf, cap + 1);
+            if (!nb)
+                break;
+            buf = nb;
+        }
+        if (used == cap)
+            break;
+        ssize_t n = read(fd, buf + used, cap - used);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            int saved = errno;
+            free(buf);
+            errno = saved;
+            return NULL;
+        }
+        if (n == 0)
+            break;
+        used += (size_t)n;
+    }
+    char probe;
+    bool longer = used == max && read(fd, &probe, 1) == 1;
+    if (more)
+        *more = longer;
+    else if (longer) {
+        free(buf);
+        errno = EFBIG;
+        return NULL;
+    }
+    buf[used] = '\0';
+    if (len)
+        *len = used;
+    return buf;
+}
+
+char *common_read_file(const char *path, size_t max, size_t *len, bool *more)
+{
+    if (!strcmp(path, "-"))
+        return common_read_fd(0, max, len, more);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return NULL;
+    char *buf = common_read_fd(fd, max, len, more);
+    int saved = errno;
+    close(fd);
+    errno = saved;
+    return buf;
+}
+
+double common_monotonic(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+int64_t common_wall_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+void common_sleep_ms(long ms)
+{
+    if (ms <= 0)
+        return;
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) && errno == EINTR)
+        ;
+}
+
+int common_parse_size(const char *s, uint64_t *out)
+{
+    if (!s || !isdigit((unsigned char)*s))
+        return -1;
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || v < 0)
+        return -1;
+    uint64_t mult = 1;
+    switch (toupper((unsigned char)*end)) {
+    case '\0': break;
+    case 'K': mult = 1ULL << 10; end++; break;
+    case 'M': mult = 1ULL << 20; end++; break;
+    case 'G': mult = 1ULL << 30; end++; break;
+    case 'T': mult = 1ULL << 40; end++; break;
+    default: return -1;
+    }
+    if (mult > 1 && (*end == 'i' || *end == 'I'))
+        end++;
+    if (*end == 'B' || *end == 'b')
+        end++;
+    if (*end)
+        return -1;
+    double bytes = v * (double)mult;
+    if (bytes >= 18e18)
+        return -1;
+    *out = (uint64_t)llround(bytes);
+    return 0;
+}
+
+int common_parse_seconds(const char *s, bool hours, double *out)
+{
+    if (!s || !(isdigit((unsigned char)*s) || *s == '.'))
+        return -1;
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || v < 0 || !isfinite(v))
+        return -1;
+    if (!strcmp(end, "ms"))
+        v /= 1000;
+    else if (!strcmp(end, "m") || !strcmp(end, "min"))
+        v *= 60;
+    else if (hours && !strcmp(end, "h"))
+        v *= 3600;
+    else if (*end && strcmp(end, "s"))
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int common_send_fds(int sock, char byte, const int *fds, int n)
+{
+    union { struct cmsghdr h; char buf[CMSG_SPACE(sizeof(int) * COMMON_MAX_PASS_FDS)]; } ctl;
+    struct iovec iov = {&byte, 1};
+    struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1};
+    if (n < 0 || n > COMMON_MAX_PASS_FDS) {
+        errno = EINVAL;
+        return -1;
+    }
+    if (n) {
+        memset(&ctl, 0, sizeof ctl);
+        msg.msg_control = ctl.buf;
+        msg.msg_controllen = CMSG_SPACE(sizeof(int) * (size_t)n);
+        struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+        c->cmsg_level = SOL_SOCKET;
+        c->cmsg_type = SCM_RIGHTS;
+        c->cmsg_len = CMSG_LEN(sizeof(int) * (size_t)n);
+        memcpy(CMSG_DATA(c), fds, sizeof(int) * (size_t)n);
+    }
+    return sendmsg(sock, &msg, MSG_NOSIGNAL) == 1 ? 0 : -1;
+}
+
+int common_recv_fds(int sock, char *byte, int *fds, int max, int *nfds, int flags)
+{
+    union { struct cmsghdr h; char buf[CMSG_SPACE(sizeof(int) * COMMON_MAX_PASS_FDS)]; } ctl;
+    struct iovec iov = {byte, 1};
+    struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf,
+                         .msg_controllen = sizeof ctl.buf};
+    ssize_t got;
+    *nfds = 0;
+    while ((got = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC | flags)) < 0 && errno == EINTR)
+        ;
+    if (got <= 0)
+        return (int)got;
+    for (struct cmsghdr *h = CMSG_FIRSTHDR(&msg); h; h = CMSG_NXTHDR(&msg, h)) {
+        if (h->cmsg_level != SOL_SOCKET || h->cmsg_type != SCM_RIGHTS)
+            continue;
+        int k = (int)((h->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+        for (int i = 0; i < k; i++) {
+            int fd;
+            memcpy(&fd, CMSG_DATA(h) + sizeof(int) * (size_t)i, sizeof fd);
+            if (*nfds < max)
+                fds[(*nfds)++] = fd;
+            else
+                close(fd); /* more than the caller takes: not ours to keep */
+        }
+    }
+    return 1;
+}
+
+void common_vlog(const char *who, const char *fmt, va_list ap)
+{
+    char ts[32];
+    time_t t = time(NULL);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    flockfile(stderr);
+    fprintf(stderr, "%s %s: ", ts, who);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    funlockfile(stderr);
+}
+
+void common_log(const char *who, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    common_vlog(who, fmt, ap);
+    va_end(ap);
+}

@@ -1,0 +1,58 @@
+/*
+ * common.h - the small library beneath sandbox/, runner/ and judged/: what
+ * every layer needs and used to write for itself (reading a file, mkdir -p,
+ * clocks, size and duration parsing, fd passing, log lines). It knows
+ * nothing of sandboxes, judging or Redis, allocates only where it says so,
+ * and never prints except common_log. Errors: -1 (or NULL) with errno.
+ */
+#ifndef JUDGED_COMMON_H
+#define JUDGED_COMMON_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* ---- files ---- */
+
+/* mkdir -p: creates PATH and its missing parents with MODE. */
+int common_mkdir_p(const char *path, mode_t mode);
+/* Reads at most max bytes of fd (or of path; "-" is stdin) into a new
+ * NUL-terminated buffer (caller frees), *len its length. If the file is
+ * longer: with more != NULL, *more is set and the first max bytes returned;
+ * with more == NULL, NULL with errno EFBIG. */
+char *common_read_fd(int fd, size_t max, size_t *len, bool *more);
+char *common_read_file(const char *path, size_t max, size_t *len, bool *more);
+
+/* ---- clocks ---- */
+
+double common_monotonic(void);   /* CLOCK_MONOTONIC, seconds */
+int64_t common_wall_ms(void);    /* CLOCK_REALTIME, ms since the epoch */
+void common_sleep_ms(long ms);   /* restarts after signals */
+
+/* ---- parsing ---- */
+
+/* "4096", "64k", "256M", "1.5MiB", "1G" (binary units, optional i and B). */
+int common_parse_size(const char *s, uint64_t *out);
+/* "1.5" (seconds), "30s", "500ms", "2m" or "2min", and with hours "1h" (a
+ * time limit in hours is a typo; a daemon's lease need not be). */
+int common_parse_seconds(const char *s, bool hours, double *out);
+
+/* ---- fd passing ---- */
+
+/* One byte with fds attached (SCM_RIGHTS); no allocation, so a clone may
+ * call them. recv takes at most max fds (close-on-exec; extra ones are
+ * closed) and returns 1, 0 on hang-up, -1 on error; flags are recvmsg's. */
+#define COMMON_MAX_PASS_FDS 64
+int common_send_fds(int sock, char byte, const int *fds, int n);
+int common_recv_fds(int sock, char *byte, int *fds, int max, int *nfds, int flags);
+
+/* ---- logging ---- */
+
+/* One line on stderr, whole even when threads log at once:
+ * "2026-01-01T12:00:00Z WHO: message". */
+void common_log(const char *who, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void common_vlog(const char *who, const char *fmt, va_list ap);
+
+#endif

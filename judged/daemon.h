@@ -1,0 +1,132 @@
+/*
+ * daemon.h - internals shared by the files of the judged daemon (not by
+ * judgectl): the configuration snapshot, pools, jobs, and the one entry
+ * point of each mechanism. The theory of operation is at the top of
+ * judged.c.
+ */
+#ifndef JUDGED_DAEMON_H
+#define JUDGED_DAEMON_H
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+
+#include "jd.h"
+#include "runner.h"
+
+#define MAX_WORKERS 256
+
+/* ---------------------------------------------------------- snapshot.c */
+
+/* An immutable configuration, reference-counted: SIGHUP installs a new one;
+ * whoever took one (a job, a dispatcher round, a heartbeat) keeps reading it
+ * until it puts it back. Never modified after snapshot_new. */
+struct snapshot {
+    atomic_int refs;
+    struct jd_config cfg;
+};
+
+/* Takes ownership of cfg's contents (cfg is zeroed). */
+struct snapshot *snapshot_new(struct jd_config *cfg);
+/* The current snapshot, with a reference the caller must put back. */
+struct snapshot *snapshot_get(void);
+void snapshot_put(struct snapshot *s);
+/* Makes s current (the installer's reference moves to the daemon). */
+void snapshot_install(struct snapshot *s);
+
+/* ---------------------------------------------------------------- jobs */
+
+struct pool;
+
+struct job {
+    struct pool *pool;
+    struct snapshot *snap;   /* the configuration the job started with */
+    struct queue_job q;
+    atomic_bool lost;        /* our lease is gone: stop, publish nothing */
+    atomic_bool abort;       /* shutdown past grace: stop, give back */
+    struct job *next;        /* run queue */
+    struct job *hnext;       /* held list */
+    /* the outcome to publish */
+    char verdict[16];
+    double score;
+    char *report;
+};
+
+void job_free(struct job *j);
+
+/* ---------------------------------------------------------------- pool */
+
+struct pool {
+    char name[64];
+    pthread_mutex_t mu;      /* guards everything below that is not atomic */
+    pthread_cond_t cv_work;  /* workers: the run queue has jobs, or exit */
+    pthread_cond_t cv_slot;  /* dispatcher: a slot freed */
+    struct job *qhead, *qtail;   /* claimed, waiting for a worker */
+    struct job *held;        /* every job this host holds in the pool */
+    int nheld, running;
+    int slots;               /* claim limit = the runner's slot count */
+    int first_slot;          /* the runner's first sandbox slot (it uses 2 x slots) */
+    bool hold;               /* reload: claim nothing until reopened */
+    bool workers_exit;
+    atomic_bool stop;        /* removed or shutting down: no more claims */
+    pthread_t disp;
+    bool disp_started;
+    pthread_t workers[MAX_WORKERS];
+    int nworkers;
+    struct runner *runner;   /* replaced only while the pool holds no job */
+    struct pool *next;
+};
+
+/* The daemon's state besides the configuration: fixed at start, or guarded. */
+struct daemon {
+    const char *host;        /* consumer name (restart to change) */
+    char redis_url[4200];    /* restart to change */
+    pthread_mutex_t pools_mu;   /* the list (not the pools' contents) */
+    struct pool *pools;
+    atomic_bool stopping;
+    atomic_bool hb_stop;
+    atomic_long grace_deadline;
+};
+extern struct daemon jd;
+
+void logmsg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* pool.c: lifecycle */
+struct pool *pool_new(const char *name, int first_slot, int slots);
+int pool_open_runner(struct pool *p, const struct jd_config *cfg, char *err, size_t errlen);
+int pool_start(struct pool *p, const struct jd_config *cfg);
+int pool_start_workers(struct pool *p);
+/* First sandbox slot of pool i: first_slot + 2 x the slots of the pools
+ * before it (a job slot and its companion each). */
+int pool_first_slot(const struct jd_config *cfg, int i);
+/* Publishes every pool's languages and limits for FCALL admissions. */
+void pools_publish(const struct jd_config *cfg);
+int pool_free_slots(struct pool *p);
+/* Takes claimed jobs into the held set and the run queue (skips one this
+ * host still holds: after a stall our reclaim may return our own entry).
+ * With mine, the first job goes to the calling worker instead (counted
+ * running, not queued). */
+int pool_enqueue(struct pool *p, struct queue_job *jobs, int n, struct job **mine);
+/* Caller holds p->mu. */
+void pool_unhold(struct pool *p, struct job *j);
+void pools_shutdown(void);
+
+/* dispatch.c */
+void *dispatcher(void *arg);
+/* The claim a finishing worker pipelines with its finish; false: none. */
+bool dispatch_refill_claim(struct pool *p, struct queue_claim_args *a);
+
+/* worker.c */
+void *worker(void *arg);
+void job_infra_failure(struct queue_conn *k, struct job *j, const char *reason);
+void jobs_give_back(struct queue_conn *k, struct pool *p, struct job **jobs, int n, long lease_ms);
+
+/* heartbeat.c */
+void *heartbeat(void *arg);
+
+/* reload.c: reload returns true when a stop signal arrived during it */
+void reload_init(const char *languages_dir);
+bool reload(const char *path, const sigset_t *stopset);
+
+#endif

@@ -1,0 +1,182 @@
+/* heartbeat.c - the host's heartbeat thread: every `heartbeat` it renews
+ * the lease of every entry the host holds (an entry another host took over
+ * marks its job lost: the runner stops before the next test and nothing is
+ * published), registers the host (judge:hosts and the liveness key
+ * judge:host:NAME with a TTL of 3 heartbeats), and every `lease` it reaps
+ * the consumers of hosts whose liveness key expired. */
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "daemon.h"
+
+/* Caller holds p->mu: drops queued (not started) jobs that were lost. */
+static void drop_lost_queued(struct pool *p)
+{
+    for (struct job **pp = &p->qhead; *pp;) {
+        struct job *j = *pp;
+        if (atomic_load(&j->lost)) {
+            *pp = j->next;
+            pool_unhold(p, j);
+            job_free(j);
+        } else {
+            pp = &j->next;
+        }
+    }
+    p->qtail = NULL;
+    for (struct job *j = p->qhead; j; j = j->next)
+        p->qtail = j;
+}
+
+static void renew(struct queue_conn *k, struct pool *p)
+{
+    pthread_mutex_lock(&p->mu);
+    int n = p->nheld;
+    if (n == 0) {
+        pthread_mutex_unlock(&p->mu);
+        return;
+    }
+    struct queue_ref *refs = calloc((size_t)n, sizeof *refs);
+    char(*ids)[64] = calloc((size_t)n, sizeof *ids);
+    int i = 0;
+    for (struct job *j = p->held; j && i < n; j = j->hnext, i++) {
+        snprintf(ids[i], sizeof ids[i], "%s", j->q.entry);
+        refs[i] = (struct queue_ref){j->q.queue, ids[i]};
+    }
+    pthread_mutex_unlock(&p->mu);
+    struct queue_renew_reply r;
+    char err[512];
+    enum queue_rc rc = queue_renew(k, p->name, jd.host, refs, i, &r, err, sizeof err);
+    if (rc == QUEUE_OK && r.nlost > 0) {
+        pthread_mutex_lock(&p->mu);
+        for (int e = 0; e < r.nlost; e++)
+            for (struct job *j = p->held; j; j = j->hnext)
+                if (!strcmp(j->q.entry, r.lost[e]) && !atomic_load(&j->lost)) {
+                    atomic_store(&j->lost, true);
+                    logmsg("job %s: lease lost to another host; abandoning it", j->q.id);
+                }
+        drop_lost_queued(p);
+        pthread_mutex_unlock(&p->mu);
+    } else if (rc == QUEUE_ERROR) {
+        logmsg("pool %s: %s", p->name, err);
+    }
+    if (rc == QUEUE_OK)
+        queue_renew_reply_free(&r);
+    free(refs);
+    free(ids);
+}
+
+static void register_host(struct queue_conn *k, const struct jd_config *cfg)
+{
+    json_t *o = json_object();
+    json_t *pl = json_array();
+    int busy = 0, slots = 0;
+    json_object_set_new(o, "host", json_string(jd.host));
+    json_object_set_new(o, "pid", json_integer(getpid()));
+    pthread_mutex_lock(&jd.pools_mu);
+    for (struct pool *p = jd.pools; p; p = p->next) {
+        if (atomic_load(&p->stop))
+            continue;
+        pthread_mutex_lock(&p->mu);
+        json_t *po = json_object();
+        json_object_set_new(po, "name", json_string(p->name));
+        json_object_set_new(po, "slots", json_integer(p->slots));
+        json_object_set_new(po, "first_slot", json_integer(p->first_slot));
+        json_object_set_new(po, "busy", json_integer(p->running));
+        json_array_append_new(pl, po);
+        busy += p->running;
+        slots += p->slots;
+        pthread_mutex_unlock(&p->mu);
+    }
+    pthread_mutex_unlock(&jd.pools_mu);
+    json_object_set_new(o, "pools", pl);
+    json_object_set_new(o, "busy", json_integer(busy));
+    json_object_set_new(o, "slots", json_integer(slots));
+    json_object_set_new(o, "version", json_string(JUDGED_VERSION));
+    json_object_set_new(o, "state", json_string(atomic_load(&jd.stopping) ? "stopping" : "running"));
+    json_object_set_new(o, "time", json_integer(jd_now_ms()));
+    char *s = json_dumps(o, JSON_COMPACT);
+    json_decref(o);
+    redisReply *r = queue_cmd(k, "SET judge:host:%s %s PX %ld", jd.host, s, cfg->heartbeat_ms * 3);
+    if (r)
+        freeReplyObject(r);
+    r = queue_cmd(k, "HSET judge:hosts %s %s", jd.host, s);
+    if (r)
+        freeReplyObject(r);
+    free(s);
+}
+
+/* Consumers of hosts whose heartbeat key expired are removed, but only
+ * when nothing is pending for them (their entries get reclaimed first). */
+static void reap_dead(struct queue_conn *k)
+{
+    redisReply *hs = queue_cmd(k, "HKEYS judge:hosts");
+    if (!hs || hs->type != REDIS_REPLY_ARRAY) {
+        if (hs)
+            freeReplyObject(hs);
+        return;
+    }
+    for (size_t i = 0; i < hs->elements; i++) {
+        const char *name = queue_rstr(hs->element[i]);
+        if (!name || !strcmp(name, jd.host))
+            continue;
+        redisReply *ex = queue_cmd(k, "EXISTS judge:host:%s", name);
+        bool alive = ex && ex->type == REDIS_REPLY_INTEGER && ex->integer == 1;
+        if (ex)
+            freeReplyObject(ex);
+        if (alive || !ex)
+            continue;
+        bool all = true;
+        pthread_mutex_lock(&jd.pools_mu);
+        for (struct pool *p = jd.pools; p; p = p->next) {
+            bool gone = false;
+            char err[512];
+            if (queue_reap(k, p->name, name, &gone, err, sizeof err) || !gone)
+                all = false;
+        }
+        pthread_mutex_unlock(&jd.pools_mu);
+        if (all) {
+            logmsg("forgot dead host %s (no entries pending for it)", name);
+            redisReply *r = queue_cmd(k, "HDEL judge:hosts %s", name);
+            if (r)
+                freeReplyObject(r);
+        }
+    }
+    freeReplyObject(hs);
+}
+
+void *heartbeat(void *arg)
+{
+    (void)arg;
+    struct snapshot *s = snapshot_get();
+    struct queue_conn k;
+    queue_conn_init(&k, jd.redis_url, s->cfg.heartbeat_ms + 2000);
+    int64_t next_reap = jd_now_ms() + s->cfg.lease_ms;
+    snapshot_put(s);
+    while (!atomic_load(&jd.hb_stop)) {
+        s = snapshot_get();
+        int64_t t0 = jd_now_ms();
+        if (queue_conn_ensure(&k) == 0) {
+            pthread_mutex_lock(&jd.pools_mu);
+            for (struct pool *p = jd.pools; p; p = p->next)
+                renew(&k, p);
+            pthread_mutex_unlock(&jd.pools_mu);
+            register_host(&k, &s->cfg);
+            if (jd_now_ms() >= next_reap) {
+                reap_dead(&k);
+                next_reap = jd_now_ms() + s->cfg.lease_ms;
+            }
+        }
+        long wait = s->cfg.heartbeat_ms - (long)(jd_now_ms() - t0);
+        snapshot_put(s);
+        for (long w = 0; w < wait && !atomic_load(&jd.hb_stop); w += 20)
+            jd_sleep_ms(wait - w < 20 ? wait - w : 20);
+    }
+    redisReply *r = queue_cmd(&k, "DEL judge:host:%s", jd.host);
+    if (r)
+        freeReplyObject(r);
+    queue_conn_close(&k);
+    return NULL;
+}

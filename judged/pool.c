@@ -1,0 +1,246 @@
+/* pool.c - a pool's lifecycle on this host: its runner (sandbox slots
+ * [first_slot, first_slot + slots), derived from the configuration, never
+ * from a counter, so a pool keeps its slots across reloads), its worker
+ * threads and dispatcher, the held set, and the orderly shutdown (stop
+ * claiming, give back what did not start, let running jobs finish within
+ * the grace period, then abort and give back the rest). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "common.h"
+#include "daemon.h"
+
+void job_free(struct job *j)
+{
+    if (!j)
+        return;
+    queue_job_clear(&j->q);
+    free(j->report);
+    snapshot_put(j->snap);
+    free(j);
+}
+
+int pool_first_slot(const struct jd_config *cfg, int i)
+{
+    int s = cfg->first_slot;
+    for (int k = 0; k < i; k++)
+        s += 2 * cfg->pools[k].slots; /* each job slot has a companion (runner.h) */
+    return s;
+}
+
+struct pool *pool_new(const char *name, int first_slot, int slots)
+{
+    struct pool *p = calloc(1, sizeof *p);
+    snprintf(p->name, sizeof p->name, "%s", name);
+    pthread_mutex_init(&p->mu, NULL);
+    pthread_cond_init(&p->cv_work, NULL);
+    pthread_cond_init(&p->cv_slot, NULL);
+    p->first_slot = first_slot;
+    p->slots = slots;
+    return p;
+}
+
+int pool_open_runner(struct pool *p, const struct jd_config *cfg, char *err, size_t errlen)
+{
+    char work[4200];
+    snprintf(work, sizeof work, "%s/work/%s-%s", cfg->state_dir, jd.host, p->name);
+    common_mkdir_p(work, 0755); /* the runner says so if it is not there */
+    struct runner_config rc = {
+        .languages_dir = cfg->languages,
+        .work_dir = work,
+        .first_slot = p->first_slot,
+        .slots = p->slots > 0 ? p->slots : 1,
+        .sandbox_run_dir = cfg->sandbox_run_dir,
+        .cgroup_parent = cfg->cgroup_parent,
+    };
+    p->runner = NULL;
+    if (p->slots <= 0)
+        return 0; /* claims nothing: no sandbox slots either */
+    if (runner_open(&p->runner, &rc, err, errlen)) {
+        p->runner = NULL;
+        return -1;
+    }
+    logmsg("pool %s: sandbox slots %d..%d", p->name, p->first_slot, p->first_slot + 2 * p->slots - 1);
+    return 0;
+}
+
+int pool_start_workers(struct pool *p)
+{
+    while (p->nworkers < p->slots && p->nworkers < MAX_WORKERS) {
+        if (pthread_create(&p->workers[p->nworkers], NULL, worker, p))
+            return -1;
+        p->nworkers++;
+    }
+    return 0;
+}
+
+int pool_start(struct pool *p, const struct jd_config *cfg)
+{
+    char err[512];
+    if (pool_open_runner(p, cfg, err, sizeof err)) {
+        logmsg("pool %s: cannot open the runner: %s", p->name, err);
+        return -1;
+    }
+    if (pool_start_workers(p))
+        return -1;
+    if (pthread_create(&p->disp, NULL, dispatcher, p))
+        return -1;
+    p->disp_started = true;
+    return 0;
+}
+
+void pools_publish(const struct jd_config *cfg)
+{
+    struct queue_conn k;
+    char err[512];
+    queue_conn_init(&k, jd.redis_url, 3000);
+    for (int i = 0; i < cfg->npools; i++) {
+        const struct jd_pool_cfg *pc = &cfg->pools[i];
+        if (queue_publish_pool(&k, pc->name, (const char *const *)pc->languages, pc->nlanguages,
+                               pc->max_queue, cfg->max_source, err, sizeof err))
+            logmsg("pool %s: cannot publish its settings: %s", pc->name, err);
+    }
+    queue_conn_close(&k);
+}
+
+int pool_free_slots(struct pool *p)
+{
+    pthread_mutex_lock(&p->mu);
+    int n = p->hold ? 0 : p->slots - p->nheld;
+    pthread_mutex_unlock(&p->mu);
+    return n;
+}
+
+void pool_unhold(struct pool *p, struct job *j)
+{
+    for (struct job **pp = &p->held; *pp; pp = &(*pp)->hnext)
+        if (*pp == j) {
+            *pp = j->hnext;
+            p->nheld--;
+            break;
+        }
+    /* wake the dispatcher only for a slot it can use (a refilled worker
+     * keeps its slot busy: waking it would cost a switch per job) */
+    if (p->nheld < p->slots)
+        pthread_cond_broadcast(&p->cv_slot);
+}
+
+int pool_enqueue(struct pool *p, struct queue_job *jobs, int n, struct job **mine)
+{
+    int taken = 0;
+    pthread_mutex_lock(&p->mu);
+    for (int i = 0; i < n; i++) {
+        bool dup = false;
+        for (struct job *h = p->held; h; h = h->hnext)
+            if (!strcmp(h->q.entry, jobs[i].entry) && h->q.queue == jobs[i].queue &&
+                !atomic_load(&h->lost))
+                dup = true;
+        if (dup)
+            continue;
+        struct job *j = calloc(1, sizeof *j);
+        j->pool = p;
+        j->q = jobs[i];
+        memset(&jobs[i], 0, sizeof jobs[i]); /* the job owns the strings now */
+        j->hnext = p->held;
+        p->held = j;
+        p->nheld++;
+        taken++;
+        if (mine && !*mine) {
+            *mine = j;
+            p->running++;
+            continue;
+        }
+        if (p->qtail)
+            p->qtail->next = j;
+        else
+            p->qhead = j;
+        p->qtail = j;
+    }
+    if (p->qhead)
+        pthread_cond_broadcast(&p->cv_work);
+    pthread_mutex_unlock(&p->mu);
+    return taken;
+}
+
+static void give_back_queued(struct queue_conn *k, struct pool *p, long lease_ms)
+{
+    pthread_mutex_lock(&p->mu);
+    struct job *list = p->qhead;
+    p->qhead = p->qtail = NULL;
+    int n = 0;
+    for (struct job *j = list; j; j = j->next)
+        n++;
+    struct job **arr = calloc((size_t)n + 1, sizeof *arr);
+    n = 0;
+    for (struct job *j = list; j; j = j->next)
+        arr[n++] = j;
+    for (int i = 0; i < n; i++)
+        pool_unhold(p, arr[i]);
+    pthread_mutex_unlock(&p->mu);
+    jobs_give_back(k, p, arr, n, lease_ms);
+    for (int i = 0; i < n; i++)
+        job_free(arr[i]);
+    free(arr);
+}
+
+void pools_shutdown(void)
+{
+    struct snapshot *s = snapshot_get();
+    atomic_store(&jd.grace_deadline, jd_now_ms() + s->cfg.grace_ms);
+    atomic_store(&jd.stopping, true);
+    logmsg("stopping: no new claims; running jobs have %ldms to finish", s->cfg.grace_ms);
+    pthread_mutex_lock(&jd.pools_mu);
+    struct pool *pools = jd.pools; /* no reload runs any more: the list is final */
+    pthread_mutex_unlock(&jd.pools_mu);
+    for (struct pool *p = pools; p; p = p->next) {
+        atomic_store(&p->stop, true);
+        pthread_mutex_lock(&p->mu);
+        pthread_cond_broadcast(&p->cv_slot);
+        pthread_mutex_unlock(&p->mu);
+    }
+    /* dispatchers stop claiming and exit */
+    for (struct pool *p = pools; p; p = p->next)
+        if (p->disp_started)
+            pthread_join(p->disp, NULL);
+    struct queue_conn k;
+    queue_conn_init(&k, jd.redis_url, 3000);
+    for (struct pool *p = pools; p; p = p->next)
+        give_back_queued(&k, p, s->cfg.lease_ms);
+    /* wait for running jobs, then abort the rest (workers give them back) */
+    for (;;) {
+        int running = 0;
+        for (struct pool *p = pools; p; p = p->next) {
+            pthread_mutex_lock(&p->mu);
+            running += p->running;
+            pthread_mutex_unlock(&p->mu);
+        }
+        if (!running)
+            break;
+        if (jd_now_ms() >= atomic_load(&jd.grace_deadline)) {
+            logmsg("grace period over: giving back %d running job(s)", running);
+            for (struct pool *p = pools; p; p = p->next) {
+                pthread_mutex_lock(&p->mu);
+                for (struct job *j = p->held; j; j = j->hnext)
+                    atomic_store(&j->abort, true);
+                pthread_mutex_unlock(&p->mu);
+            }
+            break;
+        }
+        jd_sleep_ms(50);
+    }
+    for (struct pool *p = pools; p; p = p->next) {
+        pthread_mutex_lock(&p->mu);
+        p->workers_exit = true;
+        pthread_cond_broadcast(&p->cv_work);
+        pthread_mutex_unlock(&p->mu);
+    }
+    for (struct pool *p = pools; p; p = p->next)
+        for (int i = 0; i < p->nworkers; i++)
+            pthread_join(p->workers[i], NULL);
+    queue_conn_close(&k);
+    snapshot_put(s);
+}

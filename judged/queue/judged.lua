@@ -1,0 +1,503 @@
+#!lua name=judged
+--[[
+judged.lua - the queue protocol of judged as ONE Redis Functions library
+(Redis >= 7.0: FUNCTION LOAD, FCALL). judged embeds this file at build time
+and loads it at start (FUNCTION LOAD REPLACE when Redis holds an older
+version); judged/queue/queue.c is the C side, one function per operation.
+Protocol and key layout: judged/DESIGN.md.
+
+Calling convention: every function takes exactly one key, the pool's normal
+queue judge:{POOL}:q:normal (it routes the call to the pool's node in a
+cluster), and its arguments as a flat field/value list, e.g.
+
+  FCALL judged_admit 1 judge:{native}:q:normal pool native lang c \
+        problem aplusb source "<the source>" key platform-42
+
+Every key a function touches carries the pool's hash tag {POOL}. Replies are
+flat field/value lists too ({'result', 'admitted', 'id', ...}), except where a
+plain list is the natural answer (renew: the entries we lost). Bad arguments
+are error replies starting with "ERR judged:".
+
+Functions that act on a claimed entry first check that the caller still owns
+it (XPENDING for that entry and consumer): XCLAIM, XACK and XDEL have no owner
+check of their own.
+]]
+
+-- Bump on every change of a function's arguments or reply; judged refuses
+-- to replace a NEWER library (another host runs a newer judged).
+local VERSION = 2
+local GROUP = 'judged'
+
+local function fail(msg)
+  error({err = 'ERR judged: ' .. msg})
+end
+
+local function key(pool, suffix)
+  return 'judge:{' .. pool .. '}:' .. suffix
+end
+
+-- the one naming rule of pools, languages and problems (queue_valid_name in
+-- queue.c is the same rule): 1..128 of [A-Za-z0-9_.-], not starting with '.'
+-- or '-' (no paths, no dot files, no options)
+local function valid_name(s)
+  return type(s) == 'string' and #s >= 1 and #s <= 128 and
+         string.find(s, '^[%w_][%w_.-]*$') ~= nil
+end
+
+-- flat field/value list -> table; later fields win
+local function argmap(a)
+  if #a % 2 ~= 0 then fail('arguments must be field/value pairs') end
+  local t = {}
+  for i = 1, #a, 2 do t[a[i]] = a[i + 1] end
+  return t
+end
+
+local function need(t, ...)
+  for _, n in ipairs({...}) do
+    if t[n] == nil then fail('missing argument \'' .. n .. '\'') end
+  end
+end
+
+-- the pool, checked, and the queue key the caller passed must be its own
+local function pool_of(keys, t)
+  need(t, 'pool')
+  if not valid_name(t.pool) then fail('bad pool name \'' .. t.pool .. '\'') end
+  if keys[1] ~= key(t.pool, 'q:normal') then
+    fail('the key must be ' .. key(t.pool, 'q:normal'))
+  end
+  return t.pool
+end
+
+local function now_ms()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+
+local QUEUES = {contest = 'q:contest', normal = 'q:normal'}
+local function queue_key(pool, q)
+  if not QUEUES[q] then fail('queue must be contest or normal, not \'' .. tostring(q) .. '\'') end
+  return key(pool, QUEUES[q])
+end
+
+local function owned(k, consumer, eid)
+  return #redis.call('XPENDING', k, GROUP, eid, eid, 1, consumer) > 0
+end
+
+local function entry_sid(fields, pool)
+  local sid = ''
+  if fields then
+    for i = 1, #fields, 2 do if fields[i] == 'id' then sid = fields[i + 1] end end
+  end
+  if string.sub(sid, 1, #pool + 1) ~= pool .. '-' or string.find(sid, '[{}:]') then return nil end
+  return sid
+end
+
+-- one read or claimed entry -> a job for the caller (or nothing: an entry
+-- deleted while pending, or a submission already done)
+local function job(q, stream, e, out, host, pool, now)
+  if not e then return end
+  local eid, f = e[1], e[2]
+  if not f then redis.call('XACK', stream, GROUP, eid) return end
+  local sid = entry_sid(f, pool)
+  if not sid then
+    table.insert(out, {'queue', q, 'entry', eid, 'id', '',
+                       'poison', 'poison: entry has no valid submission id'})
+    return
+  end
+  local sk = key(pool, 'sub:' .. sid)
+  local v = redis.call('HMGET', sk, 'lang', 'problem', 'source', 'attempts', 'state')
+  if not v[1] or not v[2] or not v[3] then
+    table.insert(out, {'queue', q, 'entry', eid, 'id', sid,
+                       'poison', 'poison: submission ' .. sid .. ' is missing or incomplete'})
+    return
+  end
+  if v[5] == 'done' then
+    redis.call('XACK', stream, GROUP, eid) redis.call('XDEL', stream, eid) return
+  end
+  redis.call('HSET', sk, 'state', 'running', 'host', host, 'started', now)
+  table.insert(out, {'queue', q, 'entry', eid, 'id', sid, 'poison', '', 'lang', v[1],
+                     'problem', v[2], 'source', v[3], 'attempts', v[4] or '0'})
+end
+
+local function lastdelivered(k)
+  for _, gi in ipairs(redis.call('XINFO', 'GROUPS', k)) do
+    local name, ld
+    for j = 1, #gi, 2 do
+      if gi[j] == 'name' then name = gi[j + 1] elseif gi[j] == 'last-delivered-id' then ld = gi[j + 1] end
+    end
+    if name == GROUP then return ld end
+  end
+  return '0-0'
+end
+
+-- dead-letter an owned entry; the submission (if any) gets the final
+-- verdict IE and its one result event
+local function bury(pool, q, eid, sid, host, reason, resmax)
+  local stream, sub, now = queue_key(pool, q), key(pool, 'sub:' .. sid), now_ms()
+  local attempts = redis.call('HGET', sub, 'attempts') or '0'
+  local history = redis.call('HGET', sub, 'history') or '[]'
+  local orig = redis.call('XRANGE', stream, eid, eid)
+  local of = {}
+  if orig[1] and orig[1][2] then
+    for i = 1, #orig[1][2], 2 do of[orig[1][2][i]] = orig[1][2][i + 1] end
+  end
+  local f = {'id', sid, 'entry', eid, 'reason', reason, 'attempts', attempts,
+             'history', history, 'fields', cjson.encode(of), 'time', now, 'host', host}
+  if sid ~= '' then
+    local m = redis.call('HMGET', sub, 'lang', 'problem', 'priority')
+    if m[1] then table.insert(f, 'lang') table.insert(f, m[1]) end
+    if m[2] then table.insert(f, 'problem') table.insert(f, m[2]) end
+    if m[3] then table.insert(f, 'priority') table.insert(f, m[3]) end
+  end
+  redis.call('XADD', key(pool, 'dlq'), '*', unpack(f))
+  if sid ~= '' and redis.call('EXISTS', sub) == 1 and redis.call('HGET', sub, 'state') ~= 'done' then
+    local rep = cjson.encode({verdict = 'IE', score = 0, error = reason})
+    redis.call('HSET', sub, 'state', 'done', 'verdict', 'IE', 'score', '0', 'report', rep,
+               'finished', now, 'dead', '1')
+    redis.call('XADD', key(pool, 'results'), 'MAXLEN', '~', resmax, '*', 'id', sid, 'verdict', 'IE',
+               'score', '0', 'pool', pool, 'time', now)
+  end
+  redis.call('XACK', stream, GROUP, eid)
+  redis.call('XDEL', stream, eid)
+end
+
+local function num(t, name, default)
+  local v = t[name]
+  if v == nil then return default end
+  local n = tonumber(v)
+  if not n then fail('argument \'' .. name .. '\' must be a number, not \'' .. v .. '\'') end
+  return n
+end
+
+-------------------------------------------------------------------- version
+
+redis.register_function{function_name = 'judged_version', flags = {'no-writes'},
+  callback = function() return VERSION end}
+
+---------------------------------------------------------------------- admit
+-- args: pool, lang, problem, source; optional key (idempotency), priority
+-- (contest|normal), max_queue and max_source (default: what judged
+-- published in judge:{P}:config). The language must be one the pool serves
+-- (judge:{P}:config languages, when published).
+-- reply: {'result', 'admitted'|'duplicate', 'id', ID} or {'result', 'busy', 'waiting', N}
+local function admit(keys, a)
+  local t = argmap(a)
+  local pool = pool_of(keys, t)
+  need(t, 'lang', 'problem', 'source')
+  if not valid_name(t.lang) then fail('bad language name \'' .. t.lang .. '\'') end
+  if not valid_name(t.problem) then fail('bad problem name \'' .. t.problem .. '\'') end
+  local pr = t.priority or 'normal'
+  if pr ~= 'contest' and pr ~= 'normal' then fail('priority must be contest or normal') end
+  if t.source == '' then fail('empty source') end
+  if t.key and (#t.key < 1 or #t.key > 200) then fail('key must be 1 to 200 characters') end
+  local cfg = redis.call('HMGET', key(pool, 'config'), 'languages', 'max_queue', 'max_source')
+  if cfg[1] and not string.find(cfg[1], ' ' .. t.lang .. ' ', 1, true) then
+    fail('pool ' .. pool .. ' does not serve language \'' .. t.lang .. '\'')
+  end
+  local maxsrc = num(t, 'max_source', tonumber(cfg[3] or '0'))
+  if maxsrc > 0 and #t.source > maxsrc then
+    fail('source is larger than ' .. maxsrc .. ' bytes')
+  end
+  if t.key then
+    local e = redis.call('GET', key(pool, 'idem:' .. t.key))
+    if e then return {'result', 'duplicate', 'id', e} end
+  end
+  local mq = num(t, 'max_queue', tonumber(cfg[2] or '0'))
+  if mq > 0 then
+    local n = redis.call('XLEN', key(pool, 'q:contest')) + redis.call('XLEN', key(pool, 'q:normal')) +
+              redis.call('ZCARD', key(pool, 'delayed'))
+    if n >= mq then return {'result', 'busy', 'waiting', n} end
+  end
+  local now = now_ms()
+  local id = string.format('%s-%011x-%08x', pool, now, redis.call('INCR', key(pool, 'seq')))
+  redis.call('HSET', key(pool, 'sub:' .. id), 'id', id, 'pool', pool, 'lang', t.lang,
+             'problem', t.problem, 'priority', pr, 'key', t.key or '', 'state', 'queued',
+             'attempts', '0', 'created', now, 'source', t.source)
+  if t.key then redis.call('SET', key(pool, 'idem:' .. t.key), id) end
+  redis.call('XADD', key(pool, 'q:' .. pr), '*', 'id', id)
+  return {'result', 'admitted', 'id', id}
+end
+redis.register_function('judged_admit', admit)
+
+---------------------------------------------------------------------- claim
+-- args: pool, host, count; optional contest_from, normal_from: '>' (default)
+-- reads new entries; an entry id re-reads this consumer's own pending entries
+-- after it (a restarted host); '' skips that queue. Only when the pool is
+-- active ('>' reads) or not paused (re-reads).
+-- reply: {'state', S, 'jobs', {job...}, 'contest_delivered', ID, 'normal_delivered', ID,
+--         'contest_last', ID, 'normal_last', ID}
+-- where *_delivered are the group's last-delivered ids (to block on) when
+-- nothing was found, *_last the last ids read (a re-read's cursor); a job is
+-- {'queue', Q, 'entry', E, 'id', SID, 'poison', WHY or '', 'lang', .., 'problem', ..,
+--  'source', .., 'attempts', N}
+redis.register_function('judged_claim', function(keys, a)
+  local t = argmap(a)
+  local pool = pool_of(keys, t)
+  need(t, 'host', 'count')
+  local from = {t.contest_from or '>', t.normal_from or '>'}
+  local names = {'contest', 'normal'}
+  local st = redis.call('GET', key(pool, 'state')) or 'active'
+  local fresh = from[1] == '>' or from[2] == '>'
+  local none = {'state', st, 'jobs', {}, 'contest_delivered', '', 'normal_delivered', '',
+                'contest_last', '', 'normal_last', ''}
+  if (fresh and st ~= 'active') or st == 'paused' then return none end
+  local n, now, out, last = num(t, 'count', 0), now_ms(), {}, {'', ''}
+  for i = 1, 2 do
+    local k = key(pool, QUEUES[names[i]])
+    -- an empty contest queue is skipped cheaply; the normal queue is read anyway
+    if n > 0 and from[i] ~= '' and (i == 2 or from[i] ~= '>' or redis.call('XLEN', k) > 0) then
+      local r = redis.call('XREADGROUP', 'GROUP', GROUP, t.host, 'COUNT', n, 'STREAMS', k, from[i])
+      if r and r[1] then
+        for _, e in ipairs(r[1][2]) do
+          n = n - 1
+          if e then last[i] = e[1] end
+          job(names[i], k, e, out, t.host, pool, now)
+        end
+      end
+    end
+  end
+  local ld = {'', ''}
+  if #out == 0 and fresh then
+    ld[1] = lastdelivered(key(pool, 'q:contest')) ld[2] = lastdelivered(key(pool, 'q:normal'))
+  end
+  return {'state', st, 'jobs', out, 'contest_delivered', ld[1], 'normal_delivered', ld[2],
+          'contest_last', last[1], 'normal_last', last[2]}
+end)
+
+-------------------------------------------------------------------- reclaim
+-- args: pool, host, queue, min_idle (ms), count, cursor, max_deliveries (0 = no limit)
+-- XAUTOCLAIM one step. An entry delivered more than max_deliveries times was
+-- taken over again and again without finishing (it may crash whole hosts):
+-- it comes back as poison, to be dead-lettered with the final verdict IE.
+-- reply: {'state', S, 'cursor', NEXT, 'jobs', {job...}}
+redis.register_function('judged_reclaim', function(keys, a)
+  local t = argmap(a)
+  local pool = pool_of(keys, t)
+  need(t, 'host', 'queue', 'min_idle', 'count', 'cursor')
+  local k = queue_key(pool, t.queue)
+  local st = redis.call('GET', key(pool, 'state')) or 'active'
+  if st == 'paused' then return {'state', st, 'cursor', '0-0', 'jobs', {}} end
+  local r = redis.call('XAUTOCLAIM', k, GROUP, t.host, t.min_idle, t.cursor, 'COUNT', t.count)
+  local out, maxd, now = {}, num(t, 'max_deliveries', 0), now_ms()
+  for _, e in ipairs(r[2]) do
+    local p = e and redis.call('XPENDING', k, GROUP, e[1], e[1], 1) or {}
+    if p[1] and maxd > 0 and p[1][4] > maxd then
+      table.insert(out, {'queue', t.queue, 'entry', e[1], 'id', entry_sid(e[2], pool) or '',
+                         'poison', 'delivered ' .. p[1][4] ..
+                         ' times without finishing (does it crash its host?)'})
+    else
+      job(t.queue, k, e, out, t.host, pool, now)
+    end
+  end
+  return {'state', st, 'cursor', r[1], 'jobs', out}
+end)
+
+---------------------------------------------------------------------- renew
+-- args: pool, host, then any number of (contest|normal, ENTRY) pairs.
+-- Renews the lease of each entry still ours (XCLAIM JUSTID: idle time reset,
+-- delivery count unchanged). reply: the entries we lost.
+redis.register_function('judged_renew', function(keys, a)
+  if #a % 2 ~= 0 then fail('arguments must be field/value pairs') end
+  local pool, host, lost = nil, nil, {}
+  for i = 1, #a, 2 do
+    if a[i] == 'pool' then pool = pool_of(keys, {pool = a[i + 1]})
+    elseif a[i] == 'host' then host = a[i + 1]
+    else
+      if not pool or not host then fail('pool and host come before the entries') end
+      local k = queue_key(pool, a[i])
+      if owned(k, host, a[i + 1]) then
+        redis.call('XCLAIM', k, GROUP, host, 0, a[i + 1], 'JUSTID')
+      else table.insert(lost, a[i + 1]) end
+    end
+  end
+  return lost
+end)
+
+--------------------------------------------------------------------- finish
+-- args: pool, host, queue, entry, id, verdict, score, report (JSON), results_max
+-- Owner check; the first finish stores the verdict and publishes the one
+-- event (a job that ran twice after a crash publishes once); then XACK+XDEL.
+-- Claiming the next job is the dispatcher's business (judged_claim).
+-- reply: {'result', 'lost'|'published'|'already_done'}
+redis.register_function('judged_finish', function(keys, a)
+  local t = argmap(a)
+  local pool = pool_of(keys, t)
+  need(t, 'host', 'queue', 'entry', 'id', 'verdict', 'score', 'report')
+  local k, sk = queue_key(pool, t.queue), key(pool, 'sub:' .. t.id)
+  if not owned(k, t.host, t.entry) then return {'result', 'lost'} end
+  local res = 'already_done'
+  if redis.call('HGET', sk, 'state') ~= 'done' then
+    local now = now_ms()
+    redis.call('HSET', sk, 'state', 'done', 'verdict', t.verdict, 'score', t.score,
+               'report', t.report, 'finished', now)
+    redis.call('XADD', key(pool, 'results'), 'MAXLEN', '~', t.results_max or '100000', '*',
+               'id', t.id, 'verdict', t.verdict, 'score', t.score, 'pool', pool, 'time', now)
+    res = 'published'
+  end
+  redis.call('XACK', k, GROUP, t.entry)
+  redis.call('XDEL', k, t.entry)
+  return {'result', res}
+end)
+
+---------------------------------------------------------------------- retry
+-- args: pool, host, queue, entry, id, reason, max_attempts, delay (ms), results_max
+-- An infrastructure failure: attempts += 1, history appended; below
+-- max_attempts the id waits in the delayed zset for `delay` ms, else it is
+-- dead-lettered with the final verdict IE.
+-- reply: {'result', 'lost'|'scheduled'|'dead', 'attempts', N}
+redis.register_function('judged_retry', function(keys, a)
+  local t = argmap(a)
+  local pool = pool_of(keys, t)
+  need(t, 'host', 'queue', 'entry', 'id', 'reason', 'max_attempts', 'delay')
+  local k, sk = queue_key(pool, t.queue), key(pool, 'sub:' .. t.id)
+  if not owned(k, t.host, t.entry) then return {'result', 'lost', 'attempts', 0} end
+  local now = now_ms()
+  local n = redis.call('HINCRBY', sk, 'attempts', 1)
+  local h = cjson.decode(redis.call('HGET', sk, 'history') or '[]')
+  table.insert(h, {time = now, host = t.host, reason = t.reason})
+  redis.call('HSET', sk, 'history', cjson.encode(h))
+  if n >= num(t, 'max_attempts', 3) then
+    bury(pool, t.queue, t.entry, t.id, t.host,
+         'infrastructure failure ' .. n .. ' times; last: ' .. t.reason, t.results_max or '100000')
+    return {'result', 'dead', 'attempts', n}
+  end
+  redis.call('HSET', sk, 'state', 'queued')
+  redis.call('ZADD', key(pool, 'delayed'), now + num(t, 'delay', 0), t.id)
+  redis.call('XACK', k, GROUP, t.entry)
+  redis.call('XDEL', k, t.entry)
+  return {'result', 'scheduled', 'attempts', n}
+end)
+
+--------------------------------------------------------------- dead_letter
+-- args: pool, host, queue, entry, id ('' for a poison entry), reason, results_max
+-- reply: {'result', 'lost'|'dead'}
+redis.register_function('judged_dead_letter', function(keys, a)
+  local t = argmap(a)
+  local pool = pool_of(keys, t)
+  need(t, 'host', 'queue', 'entry', 'id', 'reason')
+  if not owned(queue_key(pool, t.queue), t.host, t.entry) then return {'result', 'lost'} end
+  bury(pool, t.queue, t.entry, t.id, t.host, t.reason, t.results_max or '100000')
+  return {'result', 'dead'}
+end)
+
+-------------------------------------------------------------------- promote
+-- args: pool, limit. Moves retries whose delay is over back to their queue.
+-- reply: how many moved
+redis.register_function('judged_promote', function(keys, a)
+  local t = argmap(a)
+  local pool = pool_of(keys, t)
+  local ids = redis.call('ZRANGEBYSCORE', key(pool, 'delayed'), '-inf', now_ms(), 'LIMIT', 0,
+                         num(t, 'limit', 100))
+  for _, id in ipairs(ids) do
+    local pr = redis.call('HGET', key(pool, 'sub:' .. id), 'priority')
+    redis.call('XADD', key(pool, pr == 'contest' and 'q:contest' or 'q:normal'), '*', 'id', id)
+    redis.call('ZREM', key(pool, 'delayed'), id)
+  end
+  return #ids
+end)
+
+------------------------------------------------------------------- give_back
+-- args: pool, host, idle (ms), then (contest|normal, ENTRY) pairs.
+-- Hands owned entries back without spending an attempt: they stay pending
+-- but look idle for `idle` ms, so any host's next reclaim takes them.
+-- reply: how many were handed back
+redis.register_function('judged_give_back', function(keys, a)
+  if #a % 2 ~= 0 then fail('arguments must be field/value pairs') end
+  local pool, host, idle, n = nil, nil, nil, 0
+  for i = 1, #a, 2 do
+    if a[i] == 'pool' then pool = pool_of(keys, {pool = a[i + 1]})
+    elseif a[i] == 'host' then host = a[i + 1]
+    elseif a[i] == 'idle' then idle = a[i + 1]
+    else
+      if not pool or not host or not idle then fail('pool, host and idle come before the entries') end
+      local k, eid = queue_key(pool, a[i]), a[i + 1]
+      if owned(k, host, eid) then
+        redis.call('XCLAIM', k, GROUP, host, 0, eid, 'IDLE', idle, 'JUSTID')
+        local e = redis.call('XRANGE', k, eid, eid)
+        local sid = e[1] and entry_sid(e[1][2], pool)
+        if sid and redis.call('HGET', key(pool, 'sub:' .. sid), 'state') == 'running' then
+          redis.call('HSET', key(pool, 'sub:' .. sid), 'state', 'queued')
+        end
+        n = n + 1
+      end
+    end
+  end
+  return n
+end)
+
+-------------------------------------------------------------------- requeue
+-- args: pool, entry (of the dead-letter stream). Admits the submission again
+-- (attempts reset, verdict cleared). reply: {'id', SID}
+redis.register_function('judged_requeue', function(keys, a)
+  local t = argmap(a)
+  local pool = pool_of(keys, t)
+  need(t, 'entry')
+  local e = redis.call('XRANGE', key(pool, 'dlq'), t.entry, t.entry)
+  if #e == 0 then fail('no such dead-letter entry') end
+  local f, sid = e[1][2], nil
+  for i = 1, #f, 2 do if f[i] == 'id' and f[i + 1] ~= '' then sid = f[i + 1] end end
+  if not sid then fail('a poison entry has no submission to requeue; drop it') end
+  local sk = key(pool, 'sub:' .. sid)
+  if redis.call('EXISTS', sk) == 0 then fail('submission ' .. sid .. ' no longer exists') end
+  redis.call('HDEL', sk, 'verdict', 'score', 'report', 'finished', 'dead')
+  redis.call('HSET', sk, 'state', 'queued', 'attempts', '0')
+  local pr = redis.call('HGET', sk, 'priority')
+  redis.call('XADD', key(pool, pr == 'contest' and 'q:contest' or 'q:normal'), '*', 'id', sid)
+  redis.call('XDEL', key(pool, 'dlq'), t.entry)
+  return {'id', sid}
+end)
+
+----------------------------------------------------------------------- reap
+-- args: pool, consumer. Removes the consumer (a dead host) from both queues'
+-- group, but only where nothing is pending for it (XGROUP DELCONSUMER would
+-- drop its pending entries). reply: {'result', 'gone'|'pending', 'removed', N}
+redis.register_function('judged_reap', function(keys, a)
+  local t = argmap(a)
+  local pool = pool_of(keys, t)
+  need(t, 'consumer')
+  local res, removed = 'gone', 0
+  for _, q in ipairs({'q:contest', 'q:normal'}) do
+    local ok, cs = pcall(redis.call, 'XINFO', 'CONSUMERS', key(pool, q), GROUP)
+    if ok then
+      for _, c in ipairs(cs) do
+        local name, pend
+        for j = 1, #c, 2 do
+          if c[j] == 'name' then name = c[j + 1] elseif c[j] == 'pending' then pend = c[j + 1] end
+        end
+        if name == t.consumer then
+          if pend == 0 then
+            redis.call('XGROUP', 'DELCONSUMER', key(pool, q), GROUP, t.consumer)
+            removed = removed + 1
+          else res = 'pending' end
+        end
+      end
+    end
+  end
+  return {'result', res, 'removed', removed}
+end)
+
+------------------------------------------------------------------ set_state
+-- args: pool, state (active|draining|paused). Every host's next claim sees it.
+-- reply: {'state', S}
+redis.register_function('judged_set_state', function(keys, a)
+  local t = argmap(a)
+  local pool = pool_of(keys, t)
+  need(t, 'state')
+  if t.state == 'active' then redis.call('DEL', key(pool, 'state'))
+  elseif t.state == 'draining' or t.state == 'paused' then redis.call('SET', key(pool, 'state'), t.state)
+  else fail('state must be active, draining or paused') end
+  return {'state', t.state}
+end)
+
+---------------------------------------------------------------- publish_pool
+-- args: pool, languages (space-separated), max_queue, max_source. judged
+-- publishes its pool settings at start and on reload, so an admission by
+-- FCALL applies the same checks as judgectl. reply: 'OK'
+redis.register_function('judged_publish_pool', function(keys, a)
+  local t = argmap(a)
+  local pool = pool_of(keys, t)
+  need(t, 'languages', 'max_queue', 'max_source')
+  redis.call('HSET', key(pool, 'config'), 'languages', ' ' .. t.languages .. ' ',
+             'max_queue', num(t, 'max_queue', 0), 'max_source', num(t, 'max_source', 0))
+  return redis.status_reply('OK')
+end)

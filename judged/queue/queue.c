@@ -1,0 +1,863 @@
+/*
+ * queue.c - the typed queue library: each operation builds the named
+ * arguments of one function of judged.lua, calls it with FCALL and turns the
+ * field/value reply into its struct. Theory: judged/DESIGN.md ("Protocol").
+ *
+ * The library is loaded lazily: a "Function not found" reply (Redis
+ * restarted without its data, FUNCTION FLUSH) loads judged.lua and repeats
+ * the call once. Argument strings are built on the caller's stack; nothing
+ * here keeps state between calls except the connection itself.
+ */
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "queue.h"
+#include "queue_internal.h"
+
+#define MAXARGS 40
+
+/* ------------------------------------------------------------- names */
+
+bool queue_valid_name(const char *s)
+{
+    size_t n = strlen(s);
+    if (n < 1 || n > 128 || s[0] == '.' || s[0] == '-')
+        return false;
+    for (; *s; s++)
+        if (!isalnum((unsigned char)*s) && *s != '_' && *s != '.' && *s != '-')
+            return false;
+    return true;
+}
+
+void queue_key(char *buf, size_t len, const char *pool, const char *suffix)
+{
+    snprintf(buf, len, "judge:{%s}:%s", pool, suffix);
+}
+
+bool queue_id_pool(const char *id, char *pool, size_t len)
+{
+    if (strchr(id, '{') || strchr(id, '}') || strchr(id, ':'))
+        return false;
+    const char *dash = strrchr(id, '-');
+    if (!dash || dash == id)
+        return false;
+    /* ids are POOL-TIME-SEQ: the pool is everything before the second-to-last dash */
+    const char *p = dash - 1;
+    while (p > id && *p != '-')
+        p--;
+    if (p == id || (size_t)(p - id) >= len)
+        return false;
+    memcpy(pool, id, (size_t)(p - id));
+    pool[p - id] = 0;
+    return true;
+}
+
+const char *queue_name(int queue)
+{
+    return queue == QUEUE_CONTEST ? "contest" : "normal";
+}
+
+static int queue_index(const char *name)
+{
+    return name && !strcmp(name, "contest") ? QUEUE_CONTEST : QUEUE_NORMAL;
+}
+
+/* ----------------------------------------------------------- arguments */
+
+/* A named argument list: FCALL FN 1 judge:{POOL}:q:normal field value ... */
+struct args {
+    const char *v[MAXARGS];
+    size_t len[MAXARGS];
+    char num[MAXARGS][32];   /* storage for formatted numbers */
+    char key[200];
+    int n;
+};
+
+static void args_start(struct args *a, const char *fn, const char *pool)
+{
+    a->n = 0;
+    queue_key(a->key, sizeof a->key, pool, "q:normal");
+    const char *head[] = {"FCALL", fn, "1", a->key, "pool", pool};
+    for (size_t i = 0; i < sizeof head / sizeof head[0]; i++) {
+        a->v[a->n] = head[i];
+        a->len[a->n++] = strlen(head[i]);
+    }
+}
+
+static void add_bin(struct args *a, const char *field, const char *val, size_t len)
+{
+    if (a->n + 2 > MAXARGS)
+        return;
+    a->v[a->n] = field;
+    a->len[a->n++] = strlen(field);
+    a->v[a->n] = val ? val : "";
+    a->len[a->n++] = val ? len : 0;
+}
+
+static void add(struct args *a, const char *field, const char *val)
+{
+    add_bin(a, field, val, val ? strlen(val) : 0);
+}
+
+static void add_num(struct args *a, const char *field, long long v)
+{
+    char *s = a->num[a->n];
+    snprintf(s, sizeof a->num[0], "%lld", v);
+    add(a, field, s);
+}
+
+/* --------------------------------------------------------------- calls */
+
+static bool is_missing_library(const redisReply *r)
+{
+    return r && r->type == REDIS_REPLY_ERROR && strstr(r->str, "Function not found");
+}
+
+static redisReply *call_argv(struct queue_conn *k, int argc, const char **argv, const size_t *lens)
+{
+    redisReply *r = queue_cmdv(k, argc, argv, lens);
+    if (is_missing_library(r)) {
+        char err[256];
+        freeReplyObject(r);
+        if (queue_library_ensure(k, err, sizeof err)) {
+            snprintf(k->err, sizeof k->err, "%s", err);
+            return queue_cmdv(k, argc, argv, lens); /* the error reply, for the caller */
+        }
+        r = queue_cmdv(k, argc, argv, lens);
+    }
+    return r;
+}
+
+static redisReply *call(struct queue_conn *k, struct args *a)
+{
+    return call_argv(k, a->n, a->v, a->len);
+}
+
+/* The value of field NAME of a flat field/value reply, or NULL. */
+static const redisReply *field(const redisReply *r, const char *name)
+{
+    if (!r || r->type != REDIS_REPLY_ARRAY)
+        return NULL;
+    for (size_t i = 0; i + 1 < r->elements; i += 2) {
+        const char *f = queue_rstr(r->element[i]);
+        if (f && !strcmp(f, name))
+            return r->element[i + 1];
+    }
+    return NULL;
+}
+
+static const char *sfield(const redisReply *r, const char *name)
+{
+    const char *s = queue_rstr(field(r, name));
+    return s ? s : "";
+}
+
+static long long ifield(const redisReply *r, const char *name)
+{
+    const redisReply *v = field(r, name);
+    if (!v)
+        return 0;
+    if (v->type == REDIS_REPLY_INTEGER)
+        return v->integer;
+    return queue_rstr(v) ? atoll(queue_rstr(v)) : 0;
+}
+
+/* Sorts a reply into QUEUE_OK / QUEUE_NOGROUP / QUEUE_ERROR (with err) and
+ * frees it unless it is usable. */
+static enum queue_rc check(struct queue_conn *k, redisReply *r, int want_type, const char *what,
+                           char *err, size_t errlen)
+{
+    if (!r) {
+        snprintf(err, errlen, "%s: redis: %s", what, k->err);
+        return QUEUE_IO;
+    }
+    if (r->type == REDIS_REPLY_ERROR) {
+        snprintf(err, errlen, "%s: %s", what, r->str);
+        enum queue_rc rc = strstr(r->str, "NOGROUP") ? QUEUE_NOGROUP : QUEUE_ERROR;
+        freeReplyObject(r);
+        return rc;
+    }
+    if (want_type >= 0 && r->type != want_type) {
+        snprintf(err, errlen, "%s: unexpected reply", what);
+        freeReplyObject(r);
+        return QUEUE_ERROR;
+    }
+    return QUEUE_OK;
+}
+
+/* ------------------------------------------------------------- library */
+
+int queue_library_ensure(struct queue_conn *k, char *err, size_t errlen)
+{
+    redisReply *r = queue_cmd(k, "FCALL judged_version 0");
+    if (!r) {
+        snprintf(err, errlen, "redis: %s", k->err);
+        return -1;
+    }
+    long long have = r->type == REDIS_REPLY_INTEGER ? r->integer : 0;
+    freeReplyObject(r);
+    if (have == QUEUE_LIBRARY_VERSION)
+        return 0;
+    if (have > QUEUE_LIBRARY_VERSION) {
+        snprintf(err, errlen, "redis holds version %lld of the judged function library, this "
+                              "program speaks version %d: upgrade it", have, QUEUE_LIBRARY_VERSION);
+        return -1;
+    }
+    r = queue_cmd(k, "FUNCTION LOAD REPLACE %s", queue_library_lua);
+    if (!r) {
+        snprintf(err, errlen, "FUNCTION LOAD: redis: %s", k->err);
+        return -1;
+    }
+    int rc = r->type == REDIS_REPLY_ERROR ? -1 : 0;
+    if (rc)
+        snprintf(err, errlen, "FUNCTION LOAD of judged.lua (needs Redis >= 7.0): %s", r->str);
+    freeReplyObject(r);
+    return rc;
+}
+
+enum queue_rc queue_ensure_groups(struct queue_conn *k, const char *pool, char *err, size_t errlen)
+{
+    for (int i = 0; i < 2; i++) {
+        char key[200];
+        queue_key(key, sizeof key, pool, i == QUEUE_CONTEST ? "q:contest" : "q:normal");
+        redisReply *r = queue_cmd(k, "XGROUP CREATE %s %s 0 MKSTREAM", key, QUEUE_GROUP);
+        if (!r) {
+            snprintf(err, errlen, "XGROUP CREATE: redis: %s", k->err);
+            return QUEUE_IO;
+        }
+        bool ok = r->type != REDIS_REPLY_ERROR || strstr(r->str, "BUSYGROUP");
+        if (!ok)
+            snprintf(err, errlen, "XGROUP CREATE %s: %s", key, r->str);
+        freeReplyObject(r);
+        if (!ok)
+            return QUEUE_ERROR;
+    }
+    return QUEUE_OK;
+}
+
+/* --------------------------------------------------------------- admit */
+
+enum queue_rc queue_admit(struct queue_conn *k, const struct queue_admit_args *in,
+                          struct queue_admit_reply *out, char *err, size_t errlen)
+{
+    struct args a;
+    args_start(&a, "judged_admit", in->pool);
+    add(&a, "lang", in->lang);
+    add(&a, "problem", in->problem);
+    add_bin(&a, "source", in->source, in->source_len);
+    if (in->key)
+        add(&a, "key", in->key);
+    add(&a, "priority", in->priority ? in->priority : "normal");
+    if (in->max_queue >= 0)
+        add_num(&a, "max_queue", in->max_queue);
+    if (in->max_source >= 0)
+        add_num(&a, "max_source", in->max_source);
+    redisReply *r = call(k, &a);
+    enum queue_rc rc = check(k, r, REDIS_REPLY_ARRAY, "admission", err, errlen);
+    if (rc)
+        return rc;
+    const char *res = sfield(r, "result");
+    memset(out, 0, sizeof *out);
+    if (!strcmp(res, "busy")) {
+        out->result = QUEUE_BUSY;
+        out->waiting = ifield(r, "waiting");
+    } else if (!strcmp(res, "admitted") || !strcmp(res, "duplicate")) {
+        out->result = !strcmp(res, "admitted") ? QUEUE_ADMITTED : QUEUE_DUPLICATE;
+        snprintf(out->id, sizeof out->id, "%s", sfield(r, "id"));
+    } else {
+        snprintf(err, errlen, "admission: unexpected reply");
+        rc = QUEUE_ERROR;
+    }
+    freeReplyObject(r);
+    return rc;
+}
+
+enum queue_rc queue_publish_pool(struct queue_conn *k, const char *pool, const char *const *languages,
+                                 int nlanguages, long max_queue, long max_source, char *err,
+                                 size_t errlen)
+{
+    char langs[2048] = "";
+    for (int i = 0; i < nlanguages; i++) {
+        if (i)
+            strncat(langs, " ", sizeof langs - strlen(langs) - 1);
+        strncat(langs, languages[i], sizeof langs - strlen(langs) - 1);
+    }
+    struct args a;
+    args_start(&a, "judged_publish_pool", pool);
+    add(&a, "languages", langs);
+    add_num(&a, "max_queue", max_queue);
+    add_num(&a, "max_source", max_source);
+    redisReply *r = call(k, &a);
+    enum queue_rc rc = check(k, r, -1, "publish pool", err, errlen);
+    if (rc == QUEUE_OK)
+        freeReplyObject(r);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- jobs */
+
+void queue_job_clear(struct queue_job *j)
+{
+    free(j->poison);
+    free(j->lang);
+    free(j->problem);
+    free(j->source);
+    memset(j, 0, sizeof *j);
+}
+
+static void parse_job(const redisReply *e, struct queue_job *j)
+{
+    memset(j, 0, sizeof *j);
+    j->queue = queue_index(sfield(e, "queue"));
+    snprintf(j->entry, sizeof j->entry, "%s", sfield(e, "entry"));
+    snprintf(j->id, sizeof j->id, "%s", sfield(e, "id"));
+    const char *poison = sfield(e, "poison");
+    if (*poison) {
+        j->poison = strdup(poison);
+        return;
+    }
+    const redisReply *s = field(e, "source");
+    if (!field(e, "lang") || !s || s->type != REDIS_REPLY_STRING) {
+        j->poison = strdup("poison: malformed claim reply");
+        return;
+    }
+    j->lang = strdup(sfield(e, "lang"));
+    j->problem = strdup(sfield(e, "problem"));
+    j->source_len = s->len;
+    j->source = malloc(s->len + 1);
+    memcpy(j->source, s->str, s->len);
+    j->source[s->len] = 0;
+    j->attempts = (int)ifield(e, "attempts");
+    /* the admission checked these names; an entry written by hand may not be */
+    if (!queue_valid_name(j->problem))
+        j->poison = strdup("poison: bad problem name");
+    else if (!queue_valid_name(j->lang))
+        j->poison = strdup("poison: bad language name");
+}
+
+static void parse_jobs(const redisReply *arr, struct queue_job **jobs, int *n)
+{
+    *jobs = NULL;
+    *n = 0;
+    if (!arr || arr->type != REDIS_REPLY_ARRAY || arr->elements == 0)
+        return;
+    *jobs = calloc(arr->elements, sizeof **jobs);
+    for (size_t i = 0; i < arr->elements; i++)
+        parse_job(arr->element[i], &(*jobs)[(*n)++]);
+}
+
+/* --------------------------------------------------------------- claim */
+
+static void claim_args(struct args *a, const struct queue_claim_args *in)
+{
+    args_start(a, "judged_claim", in->pool);
+    add(a, "host", in->host);
+    add_num(a, "count", in->count);
+    add(a, "contest_from", in->from[0] ? in->from[0] : ">");
+    add(a, "normal_from", in->from[1] ? in->from[1] : ">");
+}
+
+static enum queue_rc claim_parse(struct queue_conn *k, redisReply *r, struct queue_claim_reply *out,
+                                 char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    enum queue_rc rc = check(k, r, REDIS_REPLY_ARRAY, "claim", err, errlen);
+    if (rc)
+        return rc;
+    snprintf(out->state, sizeof out->state, "%s", sfield(r, "state"));
+    snprintf(out->delivered[0], 64, "%s", sfield(r, "contest_delivered"));
+    snprintf(out->delivered[1], 64, "%s", sfield(r, "normal_delivered"));
+    snprintf(out->last[0], 64, "%s", sfield(r, "contest_last"));
+    snprintf(out->last[1], 64, "%s", sfield(r, "normal_last"));
+    parse_jobs(field(r, "jobs"), &out->jobs, &out->njobs);
+    freeReplyObject(r);
+    return QUEUE_OK;
+}
+
+enum queue_rc queue_claim(struct queue_conn *k, const struct queue_claim_args *in,
+                          struct queue_claim_reply *out, char *err, size_t errlen)
+{
+    struct args a;
+    claim_args(&a, in);
+    return claim_parse(k, call(k, &a), out, err, errlen);
+}
+
+void queue_claim_reply_free(struct queue_claim_reply *r)
+{
+    for (int i = 0; i < r->njobs; i++)
+        queue_job_clear(&r->jobs[i]);
+    free(r->jobs);
+    r->jobs = NULL;
+    r->njobs = 0;
+}
+
+enum queue_rc queue_wait_new(struct queue_conn *k, const char *pool, char (*delivered)[64],
+                             long block_ms)
+{
+    char kq[2][200];
+    queue_key(kq[0], sizeof kq[0], pool, "q:contest");
+    queue_key(kq[1], sizeof kq[1], pool, "q:normal");
+    redisReply *r = queue_cmd(k, "XREAD COUNT 1 BLOCK %ld STREAMS %s %s %s %s", block_ms, kq[0], kq[1],
+                              delivered[0], delivered[1]);
+    if (!r)
+        return QUEUE_IO;
+    freeReplyObject(r);
+    return QUEUE_OK;
+}
+
+enum queue_rc queue_reclaim(struct queue_conn *k, const struct queue_reclaim_args *in,
+                            struct queue_reclaim_reply *out, char *err, size_t errlen)
+{
+    struct args a;
+    args_start(&a, "judged_reclaim", in->pool);
+    add(&a, "host", in->host);
+    add(&a, "queue", queue_name(in->queue));
+    add_num(&a, "min_idle", in->min_idle_ms);
+    add_num(&a, "count", in->count);
+    add(&a, "cursor", in->cursor);
+    add_num(&a, "max_deliveries", in->max_deliveries);
+    memset(out, 0, sizeof *out);
+    redisReply *r = call(k, &a);
+    enum queue_rc rc = check(k, r, REDIS_REPLY_ARRAY, "reclaim", err, errlen);
+    if (rc)
+        return rc;
+    snprintf(out->state, sizeof out->state, "%s", sfield(r, "state"));
+    snprintf(out->cursor, sizeof out->cursor, "%s", *sfield(r, "cursor") ? sfield(r, "cursor") : "0-0");
+    parse_jobs(field(r, "jobs"), &out->jobs, &out->njobs);
+    freeReplyObject(r);
+    return QUEUE_OK;
+}
+
+void queue_reclaim_reply_free(struct queue_reclaim_reply *r)
+{
+    for (int i = 0; i < r->njobs; i++)
+        queue_job_clear(&r->jobs[i]);
+    free(r->jobs);
+    r->jobs = NULL;
+    r->njobs = 0;
+}
+
+enum queue_rc queue_promote(struct queue_conn *k, const char *pool, int limit, int *moved)
+{
+    struct args a;
+    char err[256];
+    args_start(&a, "judged_promote", pool);
+    add_num(&a, "limit", limit);
+    redisReply *r = call(k, &a);
+    enum queue_rc rc = check(k, r, REDIS_REPLY_INTEGER, "promote", err, sizeof err);
+    if (rc)
+        return rc;
+    if (moved)
+        *moved = (int)r->integer;
+    freeReplyObject(r);
+    return QUEUE_OK;
+}
+
+/* -------------------------------------------------------------- leases */
+
+/* pool, host, [extra], then (queue, entry) pairs: argument lists of any length */
+static const char **ref_argv(const char *fn, const char *pool, const char *host, const char *extra_f,
+                             const char *extra_v, const struct queue_ref *refs, int n, char *key,
+                             size_t keylen, int *argc)
+{
+    const char **v = calloc((size_t)(12 + 2 * n), sizeof *v);
+    int a = 0;
+    queue_key(key, keylen, pool, "q:normal");
+    v[a++] = "FCALL";
+    v[a++] = fn;
+    v[a++] = "1";
+    v[a++] = key;
+    v[a++] = "pool";
+    v[a++] = pool;
+    v[a++] = "host";
+    v[a++] = host;
+    if (extra_f) {
+        v[a++] = extra_f;
+        v[a++] = extra_v;
+    }
+    for (int i = 0; i < n; i++) {
+        v[a++] = queue_name(refs[i].queue);
+        v[a++] = refs[i].entry;
+    }
+    *argc = a;
+    return v;
+}
+
+enum queue_rc queue_renew(struct queue_conn *k, const char *pool, const char *host,
+                          const struct queue_ref *refs, int n, struct queue_renew_reply *out,
+                          char *err, size_t errlen)
+{
+    char key[200];
+    int argc;
+    memset(out, 0, sizeof *out);
+    const char **v = ref_argv("judged_renew", pool, host, NULL, NULL, refs, n, key, sizeof key, &argc);
+    redisReply *r = call_argv(k, argc, v, NULL);
+    free(v);
+    enum queue_rc rc = check(k, r, REDIS_REPLY_ARRAY, "renew", err, errlen);
+    if (rc)
+        return rc;
+    out->lost = calloc(r->elements + 1, sizeof *out->lost);
+    for (size_t i = 0; i < r->elements; i++)
+        if (queue_rstr(r->element[i]))
+            snprintf(out->lost[out->nlost++], 64, "%s", queue_rstr(r->element[i]));
+    freeReplyObject(r);
+    return QUEUE_OK;
+}
+
+void queue_renew_reply_free(struct queue_renew_reply *r)
+{
+    free(r->lost);
+    r->lost = NULL;
+    r->nlost = 0;
+}
+
+enum queue_rc queue_give_back(struct queue_conn *k, const char *pool, const char *host, long idle_ms,
+                              const struct queue_ref *refs, int n, int *given, char *err,
+                              size_t errlen)
+{
+    char key[200], idle[32];
+    int argc;
+    snprintf(idle, sizeof idle, "%ld", idle_ms);
+    const char **v = ref_argv("judged_give_back", pool, host, "idle", idle, refs, n, key, sizeof key,
+                              &argc);
+    redisReply *r = call_argv(k, argc, v, NULL);
+    free(v);
+    enum queue_rc rc = check(k, r, REDIS_REPLY_INTEGER, "give back", err, errlen);
+    if (rc)
+        return rc;
+    if (given)
+        *given = (int)r->integer;
+    freeReplyObject(r);
+    return QUEUE_OK;
+}
+
+enum queue_rc queue_reap(struct queue_conn *k, const char *pool, const char *consumer, bool *gone,
+                         char *err, size_t errlen)
+{
+    struct args a;
+    args_start(&a, "judged_reap", pool);
+    add(&a, "consumer", consumer);
+    redisReply *r = call(k, &a);
+    enum queue_rc rc = check(k, r, REDIS_REPLY_ARRAY, "reap", err, errlen);
+    if (rc)
+        return rc;
+    *gone = !strcmp(sfield(r, "result"), "gone");
+    freeReplyObject(r);
+    return QUEUE_OK;
+}
+
+/* ------------------------------------------------------------ outcomes */
+
+static void finish_args(struct args *a, const struct queue_finish_args *in)
+{
+    args_start(a, "judged_finish", in->pool);
+    add(a, "host", in->host);
+    add(a, "queue", queue_name(in->queue));
+    add(a, "entry", in->entry);
+    add(a, "id", in->id);
+    add(a, "verdict", in->verdict);
+    char *s = a->num[a->n];
+    snprintf(s, sizeof a->num[0], "%g", in->score);
+    add(a, "score", s);
+    add(a, "report", in->report ? in->report : "{}");
+    add_num(a, "results_max", in->results_max);
+}
+
+static void finish_parse(struct queue_conn *k, redisReply *r, struct queue_finish_reply *out)
+{
+    memset(out, 0, sizeof *out);
+    out->rc = check(k, r, REDIS_REPLY_ARRAY, "finish", out->err, sizeof out->err);
+    if (out->rc)
+        return;
+    const char *res = sfield(r, "result");
+    out->result = !strcmp(res, "published")      ? QUEUE_FINISH_PUBLISHED
+                  : !strcmp(res, "already_done") ? QUEUE_FINISH_ALREADY_DONE
+                                                 : QUEUE_FINISH_LOST;
+    freeReplyObject(r);
+}
+
+enum queue_rc queue_finish(struct queue_conn *k, const struct queue_finish_args *in,
+                           struct queue_finish_reply *out, char *err, size_t errlen)
+{
+    struct args a;
+    finish_args(&a, in);
+    finish_parse(k, call(k, &a), out);
+    if (out->rc)
+        snprintf(err, errlen, "%s", out->err);
+    return out->rc;
+}
+
+/* Sends every command of the batch in one write and reads the replies. */
+static enum queue_rc pipeline(struct queue_conn *k, struct args *cmds, int n, redisReply **replies)
+{
+    if (queue_conn_ensure(k))
+        return QUEUE_IO;
+    for (int i = 0; i < n; i++)
+        redisAppendCommandArgv(k->c, cmds[i].n, cmds[i].v, cmds[i].len);
+    atomic_fetch_add(&queue_round_trips, 1);
+    for (int i = 0; i < n; i++) {
+        if (redisGetReply(k->c, (void **)&replies[i]) != REDIS_OK) {
+            for (int j = 0; j < i; j++)
+                freeReplyObject(replies[j]);
+            queue_conn_drop(k);
+            return QUEUE_IO;
+        }
+    }
+    return QUEUE_OK;
+}
+
+enum queue_rc queue_finish_then_claim(struct queue_conn *k, const struct queue_finish_args *fin,
+                                      int n, struct queue_finish_reply *fout,
+                                      const struct queue_claim_args *claim,
+                                      struct queue_claim_reply *cout, enum queue_rc *claim_rc,
+                                      char *err, size_t errlen)
+{
+    int total = n + (claim ? 1 : 0);
+    struct args *cmds = calloc((size_t)total + 1, sizeof *cmds);
+    redisReply **rep = calloc((size_t)total + 1, sizeof *rep);
+    for (int i = 0; i < n; i++)
+        finish_args(&cmds[i], &fin[i]);
+    if (claim)
+        claim_args(&cmds[n], claim);
+    enum queue_rc rc = pipeline(k, cmds, total, rep);
+    if (rc == QUEUE_OK && total > 0 && is_missing_library(rep[0])) {
+        /* all of the batch failed alike: load the library, send it again */
+        for (int i = 0; i < total; i++)
+            freeReplyObject(rep[i]);
+        rc = queue_library_ensure(k, err, errlen) ? QUEUE_ERROR : pipeline(k, cmds, total, rep);
+    }
+    if (rc == QUEUE_OK) {
+        for (int i = 0; i < n; i++)
+            finish_parse(k, rep[i], &fout[i]);
+        if (claim)
+            *claim_rc = claim_parse(k, rep[n], cout, err, errlen);
+    } else if (rc == QUEUE_IO) {
+        snprintf(err, errlen, "redis: %s", k->err);
+    }
+    free(cmds);
+    free(rep);
+    return rc;
+}
+
+enum queue_rc queue_retry(struct queue_conn *k, const struct queue_retry_args *in,
+                          struct queue_retry_reply *out, char *err, size_t errlen)
+{
+    struct args a;
+    args_start(&a, "judged_retry", in->pool);
+    add(&a, "host", in->host);
+    add(&a, "queue", queue_name(in->queue));
+    add(&a, "entry", in->entry);
+    add(&a, "id", in->id);
+    add(&a, "reason", in->reason);
+    add_num(&a, "max_attempts", in->max_attempts);
+    add_num(&a, "delay", in->delay_ms);
+    add_num(&a, "results_max", in->results_max);
+    redisReply *r = call(k, &a);
+    enum queue_rc rc = check(k, r, REDIS_REPLY_ARRAY, "retry", err, errlen);
+    if (rc)
+        return rc;
+    const char *res = sfield(r, "result");
+    out->result = !strcmp(res, "scheduled") ? QUEUE_RETRY_SCHEDULED
+                  : !strcmp(res, "dead")    ? QUEUE_RETRY_DEAD
+                                            : QUEUE_RETRY_LOST;
+    out->attempts = (int)ifield(r, "attempts");
+    freeReplyObject(r);
+    return QUEUE_OK;
+}
+
+enum queue_rc queue_dead_letter(struct queue_conn *k, const struct queue_dead_args *in, bool *dead,
+                                char *err, size_t errlen)
+{
+    struct args a;
+    args_start(&a, "judged_dead_letter", in->pool);
+    add(&a, "host", in->host);
+    add(&a, "queue", queue_name(in->queue));
+    add(&a, "entry", in->entry);
+    add(&a, "id", in->id ? in->id : "");
+    add(&a, "reason", in->reason);
+    add_num(&a, "results_max", in->results_max);
+    redisReply *r = call(k, &a);
+    enum queue_rc rc = check(k, r, REDIS_REPLY_ARRAY, "dead letter", err, errlen);
+    if (rc)
+        return rc;
+    *dead = !strcmp(sfield(r, "result"), "dead");
+    freeReplyObject(r);
+    return QUEUE_OK;
+}
+
+/* --------------------------------------------------------------- admin */
+
+enum queue_rc queue_requeue(struct queue_conn *k, const char *pool, const char *entry, char *id,
+                            size_t idlen, char *err, size_t errlen)
+{
+    struct args a;
+    args_start(&a, "judged_requeue", pool);
+    add(&a, "entry", entry);
+    redisReply *r = call(k, &a);
+    enum queue_rc rc = check(k, r, REDIS_REPLY_ARRAY, "requeue", err, errlen);
+    if (rc)
+        return rc;
+    snprintf(id, idlen, "%s", sfield(r, "id"));
+    freeReplyObject(r);
+    return QUEUE_OK;
+}
+
+enum queue_rc queue_set_state(struct queue_conn *k, const char *pool, const char *state, char *err,
+                              size_t errlen)
+{
+    struct args a;
+    args_start(&a, "judged_set_state", pool);
+    add(&a, "state", state);
+    redisReply *r = call(k, &a);
+    enum queue_rc rc = check(k, r, REDIS_REPLY_ARRAY, "set state", err, errlen);
+    if (rc == QUEUE_OK)
+        freeReplyObject(r);
+    return rc;
+}
+
+/* --------------------------------------------------------------- reads */
+
+enum queue_rc queue_result(struct queue_conn *k, const char *id, struct queue_result *out,
+                           bool *found, char *err, size_t errlen)
+{
+    char pool[80], suffix[300], ksub[400];
+    memset(out, 0, sizeof *out);
+    *found = false;
+    if (!queue_id_pool(id, pool, sizeof pool))
+        return QUEUE_OK;
+    snprintf(suffix, sizeof suffix, "sub:%s", id);
+    queue_key(ksub, sizeof ksub, pool, suffix);
+    static const char *names[] = {"state", "verdict", "score", "report", "lang", "problem",
+                                  "priority", "attempts", "created", "started", "finished", "host"};
+    enum { NF = sizeof names / sizeof names[0] };
+    const char *argv[NF + 2] = {"HMGET", ksub};
+    for (int i = 0; i < NF; i++)
+        argv[2 + i] = names[i];
+    redisReply *r = queue_cmdv(k, NF + 2, argv, NULL);
+    enum queue_rc rc = check(k, r, REDIS_REPLY_ARRAY, "result", err, errlen);
+    if (rc)
+        return rc;
+    const char *v[NF];
+    for (int i = 0; i < NF; i++)
+        v[i] = i < (int)r->elements ? queue_rstr(r->element[i]) : NULL;
+    if (v[0]) {
+        *found = true;
+        bool done = !strcmp(v[0], "done");
+        snprintf(out->state, sizeof out->state, "%s", done ? "done" : !strcmp(v[0], "running") ? "running" : "queued");
+        snprintf(out->verdict, sizeof out->verdict, "%s", done && v[1] ? v[1] : "");
+        out->score = done && v[2] ? atof(v[2]) : 0;
+        out->report = done && v[3] ? strdup(v[3]) : NULL;
+        snprintf(out->lang, sizeof out->lang, "%s", v[4] ? v[4] : "");
+        snprintf(out->problem, sizeof out->problem, "%s", v[5] ? v[5] : "");
+        snprintf(out->priority, sizeof out->priority, "%s", v[6] ? v[6] : "");
+        out->attempts = v[7] ? atoi(v[7]) : 0;
+        out->created = v[8] ? atoll(v[8]) : 0;
+        out->started = v[9] ? atoll(v[9]) : 0;
+        out->finished = v[10] ? atoll(v[10]) : 0;
+        snprintf(out->host, sizeof out->host, "%s", v[11] ? v[11] : "");
+    }
+    freeReplyObject(r);
+    return QUEUE_OK;
+}
+
+void queue_result_free(struct queue_result *r)
+{
+    free(r->report);
+    r->report = NULL;
+}
+
+static int cmp_event(const void *a, const void *b)
+{
+    const struct queue_event *x = a, *y = b;
+    unsigned long long xm = strtoull(x->event, NULL, 10), ym = strtoull(y->event, NULL, 10);
+    if (xm != ym)
+        return xm < ym ? -1 : 1;
+    const char *xd = strchr(x->event, '-'), *yd = strchr(y->event, '-');
+    unsigned long long xs = xd ? strtoull(xd + 1, NULL, 10) : 0, ys = yd ? strtoull(yd + 1, NULL, 10) : 0;
+    return xs < ys ? -1 : xs > ys;
+}
+
+static void parse_event(const redisReply *e, struct queue_event *ev)
+{
+    memset(ev, 0, sizeof *ev);
+    if (e->type != REDIS_REPLY_ARRAY || e->elements < 2)
+        return;
+    snprintf(ev->event, sizeof ev->event, "%s", queue_rstr(e->element[0]) ? queue_rstr(e->element[0]) : "");
+    const redisReply *f = e->element[1];
+    snprintf(ev->id, sizeof ev->id, "%s", sfield(f, "id"));
+    snprintf(ev->verdict, sizeof ev->verdict, "%s", sfield(f, "verdict"));
+    snprintf(ev->pool, sizeof ev->pool, "%s", sfield(f, "pool"));
+    ev->score = atof(sfield(f, "score"));
+    ev->time = atoll(sfield(f, "time"));
+}
+
+/* one XREAD per pool (a cluster would hold the pools on different nodes) */
+static enum queue_rc read_pools(struct queue_conn *k, const char *const *pools, int np, char (*last)[64],
+                                int count, struct queue_event **out, int *nout, bool *more, char *err,
+                                size_t errlen)
+{
+    for (int i = 0; i < np; i++) {
+        char key[200];
+        queue_key(key, sizeof key, pools[i], "results");
+        redisReply *r = queue_cmd(k, "XREAD COUNT %d STREAMS %s %s", count, key, last[i]);
+        enum queue_rc rc = check(k, r, -1, "XREAD", err, errlen);
+        if (rc)
+            return rc;
+        if (r->type == REDIS_REPLY_ARRAY && r->elements > 0) {
+            redisReply *ents = r->element[0]->element[1];
+            *out = realloc(*out, sizeof **out * ((size_t)*nout + ents->elements + 1));
+            for (size_t e = 0; e < ents->elements; e++)
+                parse_event(ents->element[e], &(*out)[(*nout)++]);
+            if (ents->elements > 0)
+                snprintf(last[i], 64, "%s", ents->element[ents->elements - 1]->element[0]->str);
+            if ((int)ents->elements == count)
+                *more = true;
+        }
+        freeReplyObject(r);
+    }
+    return QUEUE_OK;
+}
+
+enum queue_rc queue_events(struct queue_conn *k, const char *const *pools, int np, char (*last)[64],
+                           int count, long block_ms, struct queue_event **out, int *nout, bool *more,
+                           char *err, size_t errlen)
+{
+    *out = NULL;
+    *nout = 0;
+    *more = false;
+    enum queue_rc rc = read_pools(k, pools, np, last, count, out, nout, more, err, errlen);
+    if (rc == QUEUE_OK && *nout == 0 && block_ms > 0 && np > 0) {
+        /* block until any pool has something new (one XREAD on a single Redis) */
+        const char **argv = calloc((size_t)(2 * np + 6), sizeof *argv);
+        char(*keys)[200] = calloc((size_t)np, sizeof *keys);
+        char blk[32];
+        snprintf(blk, sizeof blk, "%ld", block_ms);
+        int a = 0;
+        argv[a++] = "XREAD";
+        argv[a++] = "BLOCK";
+        argv[a++] = blk;
+        argv[a++] = "STREAMS";
+        for (int i = 0; i < np; i++) {
+            queue_key(keys[i], sizeof keys[i], pools[i], "results");
+            argv[a++] = keys[i];
+        }
+        for (int i = 0; i < np; i++)
+            argv[a++] = last[i];
+        redisReply *r = queue_cmdv(k, a, argv, NULL);
+        free(argv);
+        free(keys);
+        if (!r) {
+            snprintf(err, errlen, "XREAD: redis: %s", k->err);
+            return QUEUE_IO;
+        }
+        freeReplyObject(r);
+        rc = read_pools(k, pools, np, last, count, out, nout, more, err, errlen);
+    }
+    if (*nout > 1)
+        qsort(*out, (size_t)*nout, sizeof **out, cmp_event);
+    return rc;
+}

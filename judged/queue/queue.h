@@ -1,0 +1,282 @@
+/*
+ * queue.h - the typed queue library of judged: one C function and one reply
+ * struct per operation of the queue protocol, over the Redis Functions
+ * library judged/queue/judged.lua (embedded at build time). Used by judged
+ * (the daemon), judgectl and any other front (an HTTP API). Knows nothing of
+ * the runner or the sandbox; needs only hiredis.
+ *
+ * Conventions: every operation takes a connection (one per thread: hiredis
+ * contexts are not thread-safe) and returns an enum queue_rc. QUEUE_IO means
+ * the connection failed (it was dropped and reconnects on the next call;
+ * k->err says why): retry with queue_conn_backoff. QUEUE_NOGROUP means the
+ * pool's consumer group vanished (queue_ensure_groups repairs it);
+ * QUEUE_ERROR is an error reply or an unexpected reply, described in err.
+ * A missing library (a restarted or flushed Redis) is loaded again
+ * transparently. Key layout and protocol: judged/DESIGN.md.
+ */
+#ifndef JUDGED_QUEUE_H
+#define JUDGED_QUEUE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <hiredis/hiredis.h>
+
+/* ------------------------------------------------------------ connection */
+
+struct queue_conn {
+    redisContext *c;
+    char *url;               /* unix:///path or redis://host:port */
+    long timeout_ms;         /* socket timeout for every command */
+    long backoff_ms;         /* current reconnect delay */
+    char err[256];           /* last error, for logs */
+};
+
+void queue_conn_init(struct queue_conn *k, const char *url, long timeout_ms);
+void queue_conn_close(struct queue_conn *k);
+/* Connects if needed. 0 ok, -1 with k->err. */
+int queue_conn_ensure(struct queue_conn *k);
+/* Sleeps the current backoff (exponential, with jitter, 50 ms .. 2 s). */
+void queue_conn_backoff(struct queue_conn *k);
+/* One raw command (for reads the library has no operation for). NULL on
+ * I/O trouble (k->err set); error replies are returned. */
+redisReply *queue_cmd(struct queue_conn *k, const char *fmt, ...);
+redisReply *queue_cmdv(struct queue_conn *k, int argc, const char **argv, const size_t *lens);
+/* Round trips sent through this library (for the benchmark). */
+extern _Atomic unsigned long queue_round_trips;
+/* A reply's string value or NULL. */
+const char *queue_rstr(const redisReply *r);
+
+/* ---------------------------------------------------------------- library */
+
+extern const char queue_library_lua[];  /* judged.lua, embedded */
+#define QUEUE_LIBRARY_VERSION 2         /* VERSION in judged.lua */
+
+/* Loads judged.lua into Redis unless the same version is there; refuses
+ * (-1, err) when Redis holds a newer version (another host runs a newer
+ * judged). 0 ok. */
+int queue_library_ensure(struct queue_conn *k, char *err, size_t errlen);
+
+/* ------------------------------------------------------------------ names */
+
+#define QUEUE_GROUP "judged"
+enum { QUEUE_CONTEST = 0, QUEUE_NORMAL = 1 };
+enum queue_rc { QUEUE_OK = 0, QUEUE_IO = -1, QUEUE_NOGROUP = -2, QUEUE_ERROR = -3 };
+
+/* The one naming rule of pools' submissions, languages and problems (the
+ * same as valid_name in judged.lua): 1..128 of [A-Za-z0-9_.-], not starting
+ * with '.' or '-'. */
+bool queue_valid_name(const char *s);
+/* judge:{POOL}:SUFFIX */
+void queue_key(char *buf, size_t len, const char *pool, const char *suffix);
+/* The pool of a submission id "POOL-TIME-SEQ"; false if malformed. */
+bool queue_id_pool(const char *id, char *pool, size_t len);
+const char *queue_name(int queue); /* "contest" | "normal" */
+
+/* Creates both consumer groups of POOL if missing (id 0: a group recreated
+ * after data loss sees the live backlog). */
+enum queue_rc queue_ensure_groups(struct queue_conn *k, const char *pool, char *err, size_t errlen);
+
+/* ------------------------------------------------------------------ admit */
+
+struct queue_admit_args {
+    const char *pool, *lang, *problem;
+    const char *source;
+    size_t source_len;
+    const char *key;         /* idempotency key or NULL */
+    const char *priority;    /* "contest" | "normal" (NULL = normal) */
+    long max_queue;          /* < 0: what judged published for the pool */
+    long max_source;         /* < 0: likewise */
+};
+enum queue_admit_result { QUEUE_ADMITTED, QUEUE_DUPLICATE, QUEUE_BUSY };
+struct queue_admit_reply {
+    enum queue_admit_result result;
+    char id[192];            /* admitted or duplicate */
+    long long waiting;       /* busy: the backlog */
+};
+enum queue_rc queue_admit(struct queue_conn *k, const struct queue_admit_args *a,
+                          struct queue_admit_reply *out, char *err, size_t errlen);
+
+/* Publishes a pool's routing and limits (judge:{P}:config) so admissions by
+ * FCALL check what judgectl checks. */
+enum queue_rc queue_publish_pool(struct queue_conn *k, const char *pool, const char *const *languages,
+                                 int nlanguages, long max_queue, long max_source, char *err,
+                                 size_t errlen);
+
+/* ------------------------------------------------------------- claim side */
+
+struct queue_job {
+    int queue;               /* QUEUE_CONTEST | QUEUE_NORMAL */
+    char entry[64];          /* stream entry id */
+    char id[192];            /* submission id ('' for some poison) */
+    char *poison;            /* non-NULL: dead-letter with this reason */
+    char *lang, *problem, *source;
+    size_t source_len;
+    int attempts;
+};
+void queue_job_clear(struct queue_job *j);
+
+struct queue_claim_args {
+    const char *pool, *host;
+    int count;
+    const char *from[2];     /* per queue: ">" new entries, an id: re-read own
+                                pending entries after it, "" skip */
+};
+struct queue_claim_reply {
+    char state[16];          /* active | draining | paused */
+    struct queue_job *jobs;
+    int njobs;
+    char delivered[2][64];   /* last-delivered ids when nothing was found */
+    char last[2][64];        /* last ids read (a re-read's cursor) */
+};
+enum queue_rc queue_claim(struct queue_conn *k, const struct queue_claim_args *a,
+                          struct queue_claim_reply *out, char *err, size_t errlen);
+void queue_claim_reply_free(struct queue_claim_reply *r);
+/* Blocks up to block_ms (no claim) until an entry after delivered[] appears. */
+enum queue_rc queue_wait_new(struct queue_conn *k, const char *pool, char (*delivered)[64],
+                             long block_ms);
+
+struct queue_reclaim_args {
+    const char *pool, *host;
+    int queue;
+    long min_idle_ms;
+    int count;
+    const char *cursor;
+    int max_deliveries;      /* 0 = no limit */
+};
+struct queue_reclaim_reply {
+    char state[16];
+    char cursor[64];         /* "0-0" when the scan is complete */
+    struct queue_job *jobs;
+    int njobs;
+};
+enum queue_rc queue_reclaim(struct queue_conn *k, const struct queue_reclaim_args *a,
+                            struct queue_reclaim_reply *out, char *err, size_t errlen);
+void queue_reclaim_reply_free(struct queue_reclaim_reply *r);
+
+/* Moves due retries back to their queue; *moved may be NULL. */
+enum queue_rc queue_promote(struct queue_conn *k, const char *pool, int limit, int *moved);
+
+/* --------------------------------------------------------------- leases */
+
+struct queue_ref {
+    int queue;
+    const char *entry;
+};
+struct queue_renew_reply {
+    char (*lost)[64];        /* entries no longer ours */
+    int nlost;
+};
+enum queue_rc queue_renew(struct queue_conn *k, const char *pool, const char *host,
+                          const struct queue_ref *refs, int n, struct queue_renew_reply *out,
+                          char *err, size_t errlen);
+void queue_renew_reply_free(struct queue_renew_reply *r);
+
+/* Hands owned entries back without spending an attempt (idle_ms: how idle
+ * they look, so that any host's reclaim takes them at once). */
+enum queue_rc queue_give_back(struct queue_conn *k, const char *pool, const char *host, long idle_ms,
+                              const struct queue_ref *refs, int n, int *given, char *err,
+                              size_t errlen);
+
+/* Removes a dead host's consumer where nothing is pending for it; *gone
+ * when it is no longer in either group of the pool. */
+enum queue_rc queue_reap(struct queue_conn *k, const char *pool, const char *consumer, bool *gone,
+                         char *err, size_t errlen);
+
+/* ------------------------------------------------------------ outcomes */
+
+struct queue_finish_args {
+    const char *pool, *host;
+    int queue;
+    const char *entry, *id;
+    const char *verdict;
+    double score;
+    const char *report;      /* the runner's report, JSON */
+    long results_max;
+};
+enum queue_finish_result { QUEUE_FINISH_LOST, QUEUE_FINISH_PUBLISHED, QUEUE_FINISH_ALREADY_DONE };
+struct queue_finish_reply {
+    enum queue_finish_result result;
+    enum queue_rc rc;        /* per call of a batch */
+    char err[160];
+};
+enum queue_rc queue_finish(struct queue_conn *k, const struct queue_finish_args *a,
+                           struct queue_finish_reply *out, char *err, size_t errlen);
+/* n finishes, then (if claim != NULL) a claim, pipelined: ONE round trip.
+ * The dispatcher uses it so that a loaded pool costs one round trip per job.
+ * Returns QUEUE_IO if the connection failed (nothing is known: retry all;
+ * finishing twice is harmless), else QUEUE_OK with each reply's own rc. */
+enum queue_rc queue_finish_then_claim(struct queue_conn *k, const struct queue_finish_args *fin,
+                                      int n, struct queue_finish_reply *fout,
+                                      const struct queue_claim_args *claim,
+                                      struct queue_claim_reply *cout, enum queue_rc *claim_rc,
+                                      char *err, size_t errlen);
+
+struct queue_retry_args {
+    const char *pool, *host;
+    int queue;
+    const char *entry, *id, *reason;
+    int max_attempts;
+    long delay_ms;
+    long results_max;
+};
+enum queue_retry_result { QUEUE_RETRY_LOST, QUEUE_RETRY_SCHEDULED, QUEUE_RETRY_DEAD };
+struct queue_retry_reply {
+    enum queue_retry_result result;
+    int attempts;
+};
+enum queue_rc queue_retry(struct queue_conn *k, const struct queue_retry_args *a,
+                          struct queue_retry_reply *out, char *err, size_t errlen);
+
+struct queue_dead_args {
+    const char *pool, *host;
+    int queue;
+    const char *entry, *id, *reason;
+    long results_max;
+};
+/* *dead is false when the entry was no longer ours. */
+enum queue_rc queue_dead_letter(struct queue_conn *k, const struct queue_dead_args *a, bool *dead,
+                                char *err, size_t errlen);
+
+/* -------------------------------------------------------------- admin */
+
+/* Re-admits the submission of a dead-letter entry; its id in id. */
+enum queue_rc queue_requeue(struct queue_conn *k, const char *pool, const char *entry, char *id,
+                            size_t idlen, char *err, size_t errlen);
+/* state: "active", "draining" or "paused". */
+enum queue_rc queue_set_state(struct queue_conn *k, const char *pool, const char *state, char *err,
+                              size_t errlen);
+
+/* ------------------------------------------------------------- reads */
+
+struct queue_result {
+    char state[16];          /* queued | running | done */
+    char verdict[16];        /* '' until done */
+    double score;
+    char *report;            /* the runner's JSON report, NULL until done */
+    char lang[130], problem[130], priority[16], host[256];
+    int attempts;
+    long long created, started, finished;   /* ms, 0 = not yet */
+};
+/* *found is false for an unknown id. */
+enum queue_rc queue_result(struct queue_conn *k, const char *id, struct queue_result *out,
+                           bool *found, char *err, size_t errlen);
+void queue_result_free(struct queue_result *r);
+
+struct queue_event {
+    char event[64];          /* the results stream entry id */
+    char id[192];
+    char verdict[16];
+    double score;
+    char pool[64];
+    long long time;
+};
+/* Reads up to count events after last[i] of each pool's results stream,
+ * blocking up to block_ms (0 = do not block) when there are none; advances
+ * last[]. Events come sorted by entry id (time) across pools. */
+enum queue_rc queue_events(struct queue_conn *k, const char *const *pools, int npools,
+                           char (*last)[64], int count, long block_ms, struct queue_event **out,
+                           int *nout, bool *more, char *err, size_t errlen);
+
+#endif

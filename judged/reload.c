@@ -1,0 +1,198 @@
+/* reload.c - SIGHUP: a new configuration snapshot, and pools re-laid out.
+ *
+ * The new snapshot is installed at once: jobs that already run keep the one
+ * they started with. A pool keeps its runner (and its sandbox slots) unless
+ * its slot range [first_slot + 2 x the slots of the pools before it,
+ * + 2 x slots)
+ * changes or the language files changed. Pools that must reopen, and pools
+ * removed from the file, first stop claiming and drain (their jobs finish);
+ * only when all of them are idle are their runners closed and reopened on
+ * the new ranges, and new pools started - so two runners never share a
+ * sandbox slot. A stop signal during the wait ends the reload. `redis`,
+ * `state_dir` and `host` need a restart; an invalid file is reported and the
+ * old configuration kept. */
+#include <dirent.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "daemon.h"
+
+/* Changes whenever a language file is added, removed or rewritten. */
+static unsigned long long languages_fingerprint(const char *dir)
+{
+    unsigned long long h = 1469598103934665603ULL;
+    DIR *d = opendir(dir);
+    if (!d)
+        return 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        char path[4600];
+        struct stat st;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        if (e->d_name[0] == '.' || stat(path, &st))
+            continue;
+        unsigned long long x = (unsigned long long)st.st_size * 31 + (unsigned long long)st.st_mtim.tv_sec * 1000003 +
+                               (unsigned long long)st.st_mtim.tv_nsec + st.st_ino;
+        for (const char *c = e->d_name; *c; c++)
+            x = x * 131 + (unsigned char)*c;
+        h += x * 0x9E3779B97F4A7C15ULL; /* order-independent */
+    }
+    closedir(d);
+    return h;
+}
+
+static unsigned long long lang_fp;
+
+static struct pool *find_live(const char *name)
+{
+    for (struct pool *p = jd.pools; p; p = p->next)
+        if (!strcmp(p->name, name) && !atomic_load(&p->stop))
+            return p;
+    return NULL;
+}
+
+static bool stop_signal(const sigset_t *stopset)
+{
+    struct timespec zero = {0, 0};
+    siginfo_t si;
+    int sig = sigtimedwait(stopset, &si, &zero);
+    return sig > 0;
+}
+
+/* Waits until none of the marked pools holds a job. */
+static bool drain(struct pool **marked, int n, const sigset_t *stopset)
+{
+    for (;;) {
+        int busy = 0;
+        for (int i = 0; i < n; i++) {
+            pthread_mutex_lock(&marked[i]->mu);
+            busy += marked[i]->nheld;
+            pthread_mutex_unlock(&marked[i]->mu);
+        }
+        if (!busy)
+            return false;
+        if (stop_signal(stopset))
+            return true;
+        jd_sleep_ms(50);
+    }
+}
+
+void reload_init(const char *languages_dir)
+{
+    lang_fp = languages_fingerprint(languages_dir);
+}
+
+bool reload(const char *path, const sigset_t *stopset)
+{
+    struct jd_config nc;
+    char err[1024];
+    if (jd_config_load(&nc, path, err, sizeof err)) {
+        logmsg("SIGHUP: configuration not reloaded: %s", err);
+        return false;
+    }
+    struct snapshot *old = snapshot_get();
+    /* settings that need a restart stay as they are */
+    free(nc.redis);
+    nc.redis = old->cfg.redis ? strdup(old->cfg.redis) : NULL;
+    free(nc.state_dir);
+    nc.state_dir = strdup(old->cfg.state_dir);
+    free(nc.host);
+    nc.host = strdup(old->cfg.host);
+    snapshot_put(old);
+    struct snapshot *s = snapshot_new(&nc);
+    const struct jd_config *cfg = &s->cfg;
+    atomic_fetch_add(&s->refs, 1); /* ours, until the end of the reload */
+    snapshot_install(s);
+    pools_publish(cfg);
+
+    unsigned long long fp = languages_fingerprint(cfg->languages);
+    bool langs_changed = fp != lang_fp;
+    lang_fp = fp;
+
+    /* which live pools must drain: removed, moved, resized, new languages */
+    pthread_mutex_lock(&jd.pools_mu);
+    int nmarked = 0, cap = 1;
+    for (struct pool *p = jd.pools; p; p = p->next)
+        cap++;
+    struct pool **marked = calloc((size_t)cap, sizeof *marked);
+    for (struct pool *p = jd.pools; p; p = p->next) {
+        if (atomic_load(&p->stop))
+            continue;
+        int i;
+        for (i = 0; i < cfg->npools && strcmp(cfg->pools[i].name, p->name); i++)
+            ;
+        if (i == cfg->npools) {
+            logmsg("SIGHUP: pool %s removed: it stops claiming here", p->name);
+            atomic_store(&p->stop, true);
+            marked[nmarked++] = p;
+            continue;
+        }
+        if (langs_changed || p->first_slot != pool_first_slot(cfg, i) || p->slots != cfg->pools[i].slots) {
+            pthread_mutex_lock(&p->mu);
+            p->hold = true;
+            pthread_mutex_unlock(&p->mu);
+            marked[nmarked++] = p;
+        }
+    }
+    pthread_mutex_unlock(&jd.pools_mu);
+    bool stopped = false;
+    bool need_new = false;
+    for (int i = 0; i < cfg->npools; i++)
+        if (!find_live(cfg->pools[i].name))
+            need_new = true;
+    if (nmarked > 0 || need_new) {
+        logmsg("SIGHUP: %d pool(s) drain before they reopen", nmarked);
+        stopped = drain(marked, nmarked, stopset);
+    }
+    if (!stopped) {
+        for (int m = 0; m < nmarked; m++) {
+            struct pool *p = marked[m];
+            if (p->runner)
+                runner_close(p->runner);
+            p->runner = NULL;
+        }
+        for (int m = 0; m < nmarked; m++) {
+            struct pool *p = marked[m];
+            if (atomic_load(&p->stop))
+                continue;
+            int i;
+            for (i = 0; strcmp(cfg->pools[i].name, p->name); i++)
+                ;
+            pthread_mutex_lock(&p->mu);
+            p->first_slot = pool_first_slot(cfg, i);
+            p->slots = cfg->pools[i].slots;
+            pthread_mutex_unlock(&p->mu);
+            if (pool_open_runner(p, cfg, err, sizeof err))
+                logmsg("pool %s: cannot open the runner: %s", p->name, err);
+            pool_start_workers(p);
+            pthread_mutex_lock(&p->mu);
+            p->hold = false;
+            pthread_cond_broadcast(&p->cv_slot);
+            pthread_mutex_unlock(&p->mu);
+            logmsg("pool %s: reopened", p->name);
+        }
+        for (int i = 0; i < cfg->npools; i++) {
+            pthread_mutex_lock(&jd.pools_mu);
+            struct pool *p = find_live(cfg->pools[i].name);
+            pthread_mutex_unlock(&jd.pools_mu);
+            if (p)
+                continue;
+            p = pool_new(cfg->pools[i].name, pool_first_slot(cfg, i), cfg->pools[i].slots);
+            int rc = pool_start(p, cfg);
+            pthread_mutex_lock(&jd.pools_mu);
+            p->next = jd.pools;
+            jd.pools = p;
+            pthread_mutex_unlock(&jd.pools_mu);
+            if (rc == 0)
+                logmsg("SIGHUP: pool %s added", p->name);
+        }
+    }
+    free(marked);
+    snapshot_put(s);
+    logmsg("SIGHUP: configuration reloaded");
+    return stopped;
+}

@@ -1,0 +1,237 @@
+/* worker.c - a pool's worker threads, one per slot: take a claimed job,
+ * judge it with runner_judge under the snapshot it started with, publish
+ * the verdict (judged_finish, owner-checked) and - in the same pipelined
+ * round trip, when dispatch.c's policy says so - claim the next entry for
+ * this worker, which runs it without a thread hand-off. Infrastructure
+ * failures (retry with backoff, then dead-letter), poison entries and
+ * give-backs are settled on the worker's own connection too. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+
+#include "daemon.h"
+
+static long rand_below(long n)
+{
+    unsigned x = 0;
+    if (n <= 0)
+        return 0;
+    if (getrandom(&x, sizeof x, GRND_NONBLOCK) != sizeof x)
+        x = (unsigned)jd_now_ms();
+    return (long)(x % (unsigned long)n);
+}
+
+static bool keep_going(void *arg)
+{
+    struct job *j = arg;
+    return !atomic_load(&j->lost) && !atomic_load(&j->abort);
+}
+
+/* Whether to keep retrying a settlement of j that Redis did not answer. */
+static bool retry_io(struct queue_conn *k, struct job *j, int *tries)
+{
+    if (atomic_load(&j->lost))
+        return false;
+    if (atomic_load(&jd.stopping) && jd_now_ms() > atomic_load(&jd.grace_deadline) + j->snap->cfg.lease_ms)
+        return false;
+    if ((*tries)++ == 0)
+        logmsg("job %s: redis: %s; retrying with backoff", j->q.id, k->err);
+    queue_conn_backoff(k);
+    return true;
+}
+
+/* Publishes j's verdict, retrying until Redis answers, the lease is lost or
+ * the grace is over; returns the job the refill claim brought (held and
+ * counted running) or NULL. */
+static struct job *publish(struct queue_conn *k, struct job *j)
+{
+    struct pool *p = j->pool;
+    struct queue_finish_args a = {
+        .pool = p->name, .host = jd.host, .queue = j->q.queue, .entry = j->q.entry,
+        .id = j->q.id, .verdict = j->verdict, .score = j->score, .report = j->report,
+        .results_max = j->snap->cfg.results_max};
+    struct queue_claim_args ca;
+    bool refill = dispatch_refill_claim(p, &ca);
+    struct queue_finish_reply r;
+    struct queue_claim_reply cr = {0};
+    enum queue_rc crc = QUEUE_ERROR;
+    char err[512];
+    enum queue_rc rc;
+    int tries = 0;
+    while ((rc = queue_finish_then_claim(k, &a, 1, &r, refill ? &ca : NULL, &cr, &crc, err,
+                                         sizeof err)) == QUEUE_IO &&
+           retry_io(k, j, &tries))
+        ;
+    if (rc == QUEUE_OK && r.rc == QUEUE_OK && r.result == QUEUE_FINISH_LOST) {
+        logmsg("job %s: lease lost before finishing; published nothing", j->q.id);
+    } else if (rc == QUEUE_ERROR || (rc == QUEUE_OK && r.rc != QUEUE_OK)) {
+        logmsg("job %s: %s", j->q.id, rc == QUEUE_OK ? r.err : err);
+        job_infra_failure(k, j, "redis write failed while storing the verdict");
+    }
+    struct job *next = NULL;
+    if (rc == QUEUE_OK && refill && crc == QUEUE_OK) {
+        pool_enqueue(p, cr.jobs, cr.njobs, &next);
+        queue_claim_reply_free(&cr);
+    } else if (rc == QUEUE_OK && refill) {
+        logmsg("pool %s: %s", p->name, err);
+    }
+    return next;
+}
+
+void jobs_give_back(struct queue_conn *k, struct pool *p, struct job **jobs, int n, long lease_ms)
+{
+    if (n <= 0)
+        return;
+    struct queue_ref *refs = calloc((size_t)n, sizeof *refs);
+    for (int i = 0; i < n; i++)
+        refs[i] = (struct queue_ref){jobs[i]->q.queue, jobs[i]->q.entry};
+    char err[512];
+    for (int tries = 0; tries < 5; tries++) {
+        enum queue_rc rc = queue_give_back(k, p->name, jd.host, lease_ms * 100, refs, n, NULL, err,
+                                           sizeof err);
+        if (rc != QUEUE_IO) {
+            if (rc)
+                logmsg("pool %s: %s", p->name, err);
+            break;
+        }
+        queue_conn_backoff(k);
+    }
+    free(refs);
+}
+
+static void dead_letter(struct queue_conn *k, struct job *j, const char *reason)
+{
+    struct queue_dead_args a = {.pool = j->pool->name, .host = jd.host, .queue = j->q.queue,
+                                .entry = j->q.entry, .id = j->q.id, .reason = reason,
+                                .results_max = j->snap->cfg.results_max};
+    bool dead = false;
+    char err[512];
+    enum queue_rc rc;
+    int tries = 0;
+    while ((rc = queue_dead_letter(k, &a, &dead, err, sizeof err)) == QUEUE_IO && retry_io(k, j, &tries))
+        ;
+    if (rc == QUEUE_ERROR)
+        logmsg("job %s: %s", j->q.id, err);
+    logmsg("job %s (entry %s): dead-lettered: %s", j->q.id[0] ? j->q.id : "?", j->q.entry, reason);
+}
+
+void job_infra_failure(struct queue_conn *k, struct job *j, const char *reason)
+{
+    const struct jd_config *cfg = &j->snap->cfg;
+    long delay = cfg->retry_backoff_ms;
+    for (int i = 0; i < j->q.attempts && delay < 600000; i++)
+        delay *= 2;
+    delay = delay / 2 + rand_below(delay / 2 + 1); /* jitter */
+    struct queue_retry_args a = {.pool = j->pool->name, .host = jd.host, .queue = j->q.queue,
+                                 .entry = j->q.entry, .id = j->q.id, .reason = reason,
+                                 .max_attempts = cfg->max_attempts, .delay_ms = delay,
+                                 .results_max = cfg->results_max};
+    struct queue_retry_reply r;
+    char err[512];
+    enum queue_rc rc;
+    int tries = 0;
+    while ((rc = queue_retry(k, &a, &r, err, sizeof err)) == QUEUE_IO && retry_io(k, j, &tries))
+        ;
+    if (rc != QUEUE_OK) {
+        if (rc != QUEUE_IO)
+            logmsg("job %s: retry: %s", j->q.id, err);
+    } else if (r.result == QUEUE_RETRY_SCHEDULED) {
+        logmsg("job %s: infrastructure failure (attempt %d): %s; retry in %ldms", j->q.id, r.attempts,
+               reason, delay);
+    } else if (r.result == QUEUE_RETRY_DEAD) {
+        logmsg("job %s: infrastructure failure, attempts exhausted: dead-lettered, verdict IE", j->q.id);
+    } else {
+        logmsg("job %s: lease lost before the retry was recorded", j->q.id);
+    }
+}
+
+/* Runs one job; returns the next one for this worker, if the refill
+ * claimed one. */
+static struct job *run_job(struct queue_conn *k, struct job *j)
+{
+    struct pool *p = j->pool;
+    const struct jd_config *cfg = &j->snap->cfg;
+    if (j->q.poison) {
+        dead_letter(k, j, j->q.poison);
+        return NULL;
+    }
+    if (!p->runner) {
+        job_infra_failure(k, j, "runner unavailable on this host");
+        return NULL;
+    }
+    char pdir[4200], err[1024] = "";
+    snprintf(pdir, sizeof pdir, "%s/%s", cfg->problems, j->q.problem);
+    struct runner_request req = {
+        .problem_dir = pdir,
+        .language = j->q.lang,
+        .source = j->q.source,
+        .source_len = j->q.source_len,
+        .keep_going = keep_going,
+        .keep_going_arg = j,
+    };
+    struct runner_report *rep = NULL;
+    enum runner_failure failure = RUNNER_FAILURE_NONE;
+    int rc = runner_judge(p->runner, &req, &rep, &failure, err, sizeof err);
+    if (atomic_load(&j->lost)) {
+        logmsg("job %s: lease lost; result discarded", j->q.id);
+        runner_report_free(rep);
+        return NULL;
+    }
+    if (rc == 0 && rep) {
+        j->report = runner_report_json(rep);
+        j->score = runner_report_score(rep);
+        snprintf(j->verdict, sizeof j->verdict, "%s", runner_verdict_name(runner_report_verdict(rep)));
+        runner_report_free(rep);
+        return publish(k, j);
+    }
+    runner_report_free(rep);
+    if (failure == RUNNER_FAILURE_ABORTED || atomic_load(&j->abort)) {
+        if (atomic_load(&j->abort)) {
+            struct job *one[1] = {j};
+            jobs_give_back(k, p, one, 1, cfg->lease_ms);
+            logmsg("job %s: stopped by shutdown; given back", j->q.id);
+        }
+        return NULL;
+    }
+    job_infra_failure(k, j, err[0] ? err : "runner failed");
+    return NULL;
+}
+
+void *worker(void *arg)
+{
+    struct pool *p = arg;
+    struct queue_conn k;
+    struct snapshot *s = snapshot_get();
+    queue_conn_init(&k, jd.redis_url, s->cfg.lease_ms + 5000);
+    snapshot_put(s);
+    for (;;) {
+        pthread_mutex_lock(&p->mu);
+        while (!p->qhead && !p->workers_exit)
+            pthread_cond_wait(&p->cv_work, &p->mu);
+        struct job *j = p->qhead;
+        if (!j) {
+            pthread_mutex_unlock(&p->mu);
+            break;
+        }
+        p->qhead = j->next;
+        if (!p->qhead)
+            p->qtail = NULL;
+        j->next = NULL;
+        p->running++;
+        pthread_mutex_unlock(&p->mu);
+
+        while (j) {
+            j->snap = snapshot_get(); /* the job keeps this configuration to the end */
+            struct job *next = run_job(&k, j);
+            pthread_mutex_lock(&p->mu);
+            p->running--;
+            pool_unhold(p, j);
+            pthread_mutex_unlock(&p->mu);
+            job_free(j);
+            j = next;
+        }
+    }
+    queue_conn_close(&k);
+    return NULL;
+}
