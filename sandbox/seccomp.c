@@ -196,7 +196,7 @@ static int allow_only_inet_and_unix(scmp_filter_ctx ctx)
 static int deny_space_reservation(scmp_filter_ctx ctx)
 {
     int rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(fallocate), 1,
-                              SCMP_A1(SCMP_CMP_NE, 0));
+                              SCMP_A1(SCMP_CMP_NE, 0, 0));
     for (size_t i = 0; !rc && i < sizeof space_ioctls / sizeof *space_ioctls; i++)
         rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(ioctl), 1,
                               LOW32(1, space_ioctls[i]));

@@ -146,8 +146,8 @@ Test(names, one_rule_for_pools_languages_and_problems)
 {
     const char *good[] = {"aplusb", "c", "python3", "A_B-2", "x.y", "_x"};
     const char *bad[] = {"", ".", "..", ".hidden", "-rf", "a/b", "a b", "{x}", "a:b",
-                         "x\n", "0123456789012345678901234567890123456789012345678901234567890123"
-                               "4567890123456789012345678901234567890123456789012345678901234567890"};
+                         "x\n", ("0123456789012345678901234567890123456789012345678901234567890123"
+                                  "4567890123456789012345678901234567890123456789012345678901234567890")};
     for (size_t i = 0; i < sizeof good / sizeof good[0]; i++)
         cr_assert(queue_valid_name(good[i]), "%s", good[i]);
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
