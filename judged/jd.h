@@ -24,6 +24,17 @@ struct jd_pool_cfg {
     long max_queue;          /* 0 = unlimited */
 };
 
+/* The api: section, read only by judge-api (judged ignores it). */
+struct jd_api_cfg {
+    char *listen;            /* HOST:PORT (port 0: any free port) */
+    char *tokens;            /* the tokens file (name, roles, SHA-256 of the token) */
+    int max_connections;     /* concurrent connections; more are refused */
+    double rate;             /* requests per second per token (0 = unlimited) */
+    long burst;              /* token bucket size */
+    long sse_heartbeat_ms;   /* comment line on an idle event stream */
+    char *dashboard;         /* directory of the dashboard's files */
+};
+
 struct jd_config {
     char *path;
     char *redis;             /* URL; NULL = embedded redis under state_dir */
@@ -43,6 +54,7 @@ struct jd_config {
     char *cgroup_parent;
     struct jd_pool_cfg *pools;
     int npools;
+    struct jd_api_cfg api;
 };
 
 /* Parses FILE. On error returns -1 with err = "FILE:LINE: key 'K': why". */

@@ -1,0 +1,93 @@
+/* main.c - judge-api --config FILE: loads judged's configuration (its api:
+ * section), the tokens file, and serves until SIGTERM/SIGINT. */
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api.h"
+#include "common.h"
+
+extern const char api_openapi_yaml[];   /* openapi.yaml, embedded at build time */
+
+static void usage(void)
+{
+    printf("usage: judge-api --config FILE\n\n"
+           "The HTTP front door of judged: admission, results, events, administration and\n"
+           "metrics over HTTP/JSON (the endpoints: GET /v1/openapi.yaml). Reads the same\n"
+           "YAML file as judged; its api: section says where to listen and where the\n"
+           "tokens file is:\n\n"
+           "  api:\n"
+           "    listen: 127.0.0.1:8080   # HOST:PORT (port 0: any free port, logged)\n"
+           "    tokens: /etc/judged/tokens  # made with: judgectl tokens add NAME --role R\n"
+           "    max_connections: 512\n"
+           "    rate: 50                 # requests/s per token (0 = unlimited)\n"
+           "    burst: 100\n"
+           "    sse_heartbeat: 15s\n"
+           "    dashboard: DIR           # the dashboard's files (GET /)\n\n"
+           "Stops on SIGTERM or SIGINT.\n");
+}
+
+int main(int argc, char **argv)
+{
+    const char *config = getenv("JUDGED_CONFIG") ? getenv("JUDGED_CONFIG") : "/etc/judged/judged.yaml";
+    static const struct option opts[] = {{"config", required_argument, NULL, 'c'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {"version", no_argument, NULL, 'V'},
+                                         {NULL, 0, NULL, 0}};
+    int o;
+    while ((o = getopt_long(argc, argv, "c:hV", opts, NULL)) != -1) {
+        switch (o) {
+        case 'c': config = optarg; break;
+        case 'h': usage(); return 0;
+        case 'V': printf("judge-api %s\n", JUDGED_VERSION); return 0;
+        default: fprintf(stderr, "judge-api: try --help\n"); return 2;
+        }
+    }
+    if (optind != argc) {
+        fprintf(stderr, "judge-api: unexpected argument '%s' (try --help)\n", argv[optind]);
+        return 2;
+    }
+    static struct api a;
+    char err[4096];
+    if (jd_config_load(&a.cfg, config, err, sizeof err)) {
+        fprintf(stderr, "judge-api: %s\n", err);
+        return 1;
+    }
+    if (api_tokens_load(&a.tokens, a.cfg.api.tokens, err, sizeof err)) {
+        fprintf(stderr, "judge-api: tokens: %s\n", err);
+        jd_config_free(&a.cfg);
+        return 1;
+    }
+    for (int i = 0; i < a.tokens.n; i++) {
+        a.tokens.v[i].bucket = (double)a.cfg.api.burst;
+        a.tokens.v[i].refilled = common_monotonic();
+    }
+    jd_redis_url(&a.cfg, a.redis_url, sizeof a.redis_url);
+    a.openapi = (char *)api_openapi_yaml;
+    a.openapi_len = strlen(api_openapi_yaml);
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &set, NULL);   /* MHD's threads inherit the mask */
+    if (api_start(&a, err, sizeof err)) {
+        fprintf(stderr, "judge-api: %s\n", err);
+        api_tokens_free(&a.tokens);
+        jd_config_free(&a.cfg);
+        return 1;
+    }
+    fprintf(stderr, "judge-api: listening on port %d (%s), redis %s, %d tokens (pid %d)\n",
+            api_port(&a), a.cfg.api.listen, a.redis_url, a.tokens.n, (int)getpid());
+    sigdelset(&set, SIGPIPE);
+    int sig;
+    while (sigwait(&set, &sig) || (sig != SIGTERM && sig != SIGINT))
+        ;
+    fprintf(stderr, "judge-api: stopping (signal %d)\n", sig);
+    api_stop(&a);
+    api_tokens_free(&a.tokens);
+    jd_config_free(&a.cfg);
+    return 0;
+}
