@@ -182,9 +182,22 @@ static int parse_api(struct ctx *c, yaml_node_t *m, struct jd_api_cfg *a)
             rc = get_int(c, v, key, 1, 10000000, &a->burst);
         else if (!strcmp(ks, "sse_heartbeat"))
             rc = get_duration(c, v, key, &a->sse_heartbeat_ms);
-        else
+        else if (!strcmp(ks, "webhook_secret"))
+            rc = get_str(c, v, key, &a->webhook_secret);
+        else if (!strcmp(ks, "webhook_retry_for"))
+            rc = get_duration(c, v, key, &a->webhook_retry_for_ms);
+        else if (!strcmp(ks, "webhook_timeout"))
+            rc = get_duration(c, v, key, &a->webhook_timeout_ms);
+        else if (!strcmp(ks, "webhook_allow_private")) {
+            const char *b = scalar(v);
+            if (!b || (strcmp(b, "true") && strcmp(b, "false")))
+                rc = fail(c, v, key, "expected true or false");
+            else
+                a->webhook_allow_private = !strcmp(b, "true");
+        } else
             return fail(c, k, key, "unknown key (expected listen, tokens, max_connections, rate, "
-                                   "burst, sse_heartbeat, dashboard)");
+                                   "burst, sse_heartbeat, dashboard, webhook_secret, "
+                                   "webhook_retry_for, webhook_timeout, webhook_allow_private)");
         if (rc)
             return -1;
     }
@@ -339,6 +352,10 @@ int jd_config_load(struct jd_config *cfg, const char *path, char *err, size_t er
         cfg->api.max_connections = 512;
     if (!cfg->api.burst)
         cfg->api.burst = cfg->api.rate > 0 ? (long)cfg->api.rate * 2 + 1 : 1;
+    if (!cfg->api.webhook_retry_for_ms)
+        cfg->api.webhook_retry_for_ms = 3600 * 1000;
+    if (!cfg->api.webhook_timeout_ms)
+        cfg->api.webhook_timeout_ms = 10000;
     if (!cfg->api.sse_heartbeat_ms)
         cfg->api.sse_heartbeat_ms = 15000;
     if (!cfg->host) {
@@ -362,6 +379,7 @@ void jd_config_free(struct jd_config *cfg)
     free(cfg->api.listen);
     free(cfg->api.tokens);
     free(cfg->api.dashboard);
+    free(cfg->api.webhook_secret);
     for (int i = 0; i < cfg->npools; i++) {
         free(cfg->pools[i].name);
         for (int j = 0; j < cfg->pools[i].nlanguages; j++)

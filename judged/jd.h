@@ -33,6 +33,10 @@ struct jd_api_cfg {
     long burst;              /* token bucket size */
     long sse_heartbeat_ms;   /* comment line on an idle event stream */
     char *dashboard;         /* directory of the dashboard's files */
+    char *webhook_secret;    /* HMAC-SHA256 key of webhook signatures (NULL: no webhooks) */
+    bool webhook_allow_private;  /* allow callbacks to loopback/private addresses */
+    long webhook_retry_for_ms;   /* keep retrying a failing callback this long */
+    long webhook_timeout_ms;     /* one delivery attempt */
 };
 
 struct jd_config {

@@ -417,6 +417,11 @@ enum MHD_Result api_metrics(struct req *r)
     for (int i = 0; i < ADMIT_NOUTCOMES; i++)
         bprintf(&b, "judged_api_admissions_total{outcome=\"%s\"} %lu\n", outcomes[i],
                 atomic_load(&a->admissions[i]));
+    static const char *const wh[] = {"delivered", "failed", "dead", "refused"};
+    bprintf(&b, "# HELP judged_api_webhooks_total Webhook delivery attempts by this judge-api process, "
+                "by outcome.\n# TYPE judged_api_webhooks_total counter\n");
+    for (int i = 0; i < WEBHOOK_NOUTCOMES; i++)
+        bprintf(&b, "judged_api_webhooks_total{outcome=\"%s\"} %lu\n", wh[i], atomic_load(&a->webhooks[i]));
     bprintf(&b, "# HELP judged_verdicts_total Verdicts published, by pool and verdict.\n"
                 "# TYPE judged_verdicts_total counter\n");
     json_t **stats = calloc((size_t)a->cfg.npools, sizeof *stats);

@@ -47,6 +47,7 @@ int api_token_new(char out[80]);
 /* ---------------------------------------------------------------- server */
 
 enum { ADMIT_ACCEPTED, ADMIT_DUPLICATE, ADMIT_BUSY, ADMIT_REJECTED, ADMIT_NOUTCOMES };
+enum { WEBHOOK_DELIVERED, WEBHOOK_FAILED, WEBHOOK_DEAD, WEBHOOK_REFUSED, WEBHOOK_NOUTCOMES };
 
 struct api {
     struct jd_config cfg;
@@ -62,6 +63,10 @@ struct api {
     atomic_bool stopping;
     atomic_ulong admissions[ADMIT_NOUTCOMES];
     atomic_ulong requests;
+    atomic_ulong webhooks[WEBHOOK_NOUTCOMES];
+    pthread_t webhook_thread;
+    bool webhook_running;
+    char consumer[300];      /* this process in the webhooks consumer group */
 };
 
 /* The request being handled, as the router sees it. */
@@ -96,6 +101,15 @@ enum MHD_Result api_text(struct req *r, unsigned status, const char *type, const
 const char *api_arg(struct req *r, const char *name);
 /* 403 unless the request's token has one of the roles (admin has them all). */
 bool api_has_role(const struct req *r, unsigned roles);
+
+/* A submission as the API shows it (GET /v1/submissions/ID, webhooks). */
+json_t *api_result_json(const char *id, const char *pool, const struct queue_result *q);
+
+/* Webhooks (webhook.c): one delivery thread per judge-api process. */
+int api_webhooks_start(struct api *a, char *err, size_t errlen);
+void api_webhooks_stop(struct api *a);
+enum MHD_Result api_webhook_dlq(struct req *r);
+enum MHD_Result api_webhook_replay(struct req *r, const char *dlq_id);
 
 /* Handlers (handlers.c, admin.c, events.c). */
 enum MHD_Result api_submit(struct req *r);

@@ -210,7 +210,7 @@ static json_t *iso_time(long long ms)
     return json_string(buf);
 }
 
-static json_t *result_json(const char *id, const char *pool, const struct queue_result *q)
+json_t *api_result_json(const char *id, const char *pool, const struct queue_result *q)
 {
     bool done = !strcmp(q->state, "done");
     json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:i}", "id", id, "pool", pool, "state",
@@ -341,7 +341,7 @@ enum MHD_Result api_get_submission(struct req *r, const char *id)
         queue_result_free(&q);
         return api_error(r, 403, NULL, "submission %s belongs to another token", id);
     }
-    json_t *o = result_json(id, pool, &q);
+    json_t *o = api_result_json(id, pool, &q);
     queue_result_free(&q);
     return api_json(r, 200, o);
 }

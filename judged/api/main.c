@@ -1,5 +1,6 @@
 /* main.c - judge-api --config FILE: loads judged's configuration (its api:
  * section), the tokens file, and serves until SIGTERM/SIGINT. */
+#include <curl/curl.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -25,7 +26,11 @@ static void usage(void)
            "    rate: 50                 # requests/s per token (0 = unlimited)\n"
            "    burst: 100\n"
            "    sse_heartbeat: 15s\n"
-           "    dashboard: DIR           # the dashboard's files (GET /)\n\n"
+           "    dashboard: DIR           # the dashboard's files (GET /)\n"
+           "    webhook_secret: S        # signs callbacks (HMAC-SHA256); none: no webhooks\n"
+           "    webhook_retry_for: 1h    # then the webhook dead-letter list\n"
+           "    webhook_timeout: 10s\n"
+           "    webhook_allow_private: false  # loopback/private callback addresses (SSRF)\n\n"
            "Stops on SIGTERM or SIGINT.\n");
 }
 
@@ -65,6 +70,7 @@ int main(int argc, char **argv)
         a.tokens.v[i].refilled = common_monotonic();
     }
     jd_redis_url(&a.cfg, a.redis_url, sizeof a.redis_url);
+    curl_global_init(CURL_GLOBAL_DEFAULT);   /* before any thread */
     a.openapi = (char *)api_openapi_yaml;
     a.openapi_len = strlen(api_openapi_yaml);
     sigset_t set;
@@ -79,6 +85,13 @@ int main(int argc, char **argv)
         jd_config_free(&a.cfg);
         return 1;
     }
+    if (api_webhooks_start(&a, err, sizeof err)) {
+        fprintf(stderr, "judge-api: %s\n", err);
+        api_stop(&a);
+        api_tokens_free(&a.tokens);
+        jd_config_free(&a.cfg);
+        return 1;
+    }
     fprintf(stderr, "judge-api: listening on port %d (%s), redis %s, %d tokens (pid %d)\n",
             api_port(&a), a.cfg.api.listen, a.redis_url, a.tokens.n, (int)getpid());
     sigdelset(&set, SIGPIPE);
@@ -86,8 +99,10 @@ int main(int argc, char **argv)
     while (sigwait(&set, &sig) || (sig != SIGTERM && sig != SIGINT))
         ;
     fprintf(stderr, "judge-api: stopping (signal %d)\n", sig);
+    api_webhooks_stop(&a);
     api_stop(&a);
     api_tokens_free(&a.tokens);
     jd_config_free(&a.cfg);
+    curl_global_cleanup();
     return 0;
 }

@@ -323,6 +323,15 @@ static enum MHD_Result v1_route(struct req *r)
             return method_not_allowed(r);
         return api_languages(r);
     }
+    if (!strncmp(r->url, "/v1/webhooks/dlq", 16)) {
+        if (!api_has_role(r, ROLE_ADMIN))
+            return need(r, "admin", "administration");
+        if (is(r->url, "/v1/webhooks/dlq"))
+            return get ? api_webhook_dlq(r) : method_not_allowed(r);
+        if ((n = segments(r->url, "/v1/webhooks/dlq/", buf, sizeof buf, s)) == 2 && is(s[1], "replay"))
+            return post ? api_webhook_replay(r, s[0]) : method_not_allowed(r);
+        return api_error(r, 404, NULL, "no such resource %s", r->url);
+    }
     if (is(r->url, "/v1/pools") || !strncmp(r->url, "/v1/pools/", 10) || is(r->url, "/v1/hosts") ||
         is(r->url, "/v1/dlq") || !strncmp(r->url, "/v1/dlq/", 8)) {
         if (!api_has_role(r, ROLE_ADMIN))

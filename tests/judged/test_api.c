@@ -7,7 +7,12 @@
 #pragma GCC diagnostic ignored "-Wunused-function"
 #include "harness.h"
 
+#include <arpa/inet.h>
 #include <curl/curl.h>
+#include <netinet/in.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+#include <sys/socket.h>
 #include <pthread.h>
 #include <jansson.h>
 #include <yaml.h>
@@ -680,4 +685,170 @@ Test(api, help_and_bad_config)
     snprintf(cmd, sizeof cmd, "echo 'x submit nothex' > %s/t; " BIN "/judge-api --config %s 2>&1 | "
              "grep -q 't:1: the hash must be 64 hex digits'", T_dir, cfg_path);
     cr_assert_eq(system(cmd), 0, "a bad tokens line is named");
+}
+
+/* ------------------------------------------------------------- webhooks */
+
+struct receiver {
+    int fd, port;
+    int fail_first;         /* answer 500 to this many requests first */
+    int n;                  /* requests received */
+    char event[8][64], ts[8][32], sig[8][100];
+    char *body[8];
+    pthread_t t;
+};
+
+static void hdr_value(const char *req, const char *name, char *out, size_t len)
+{
+    const char *p = strcasestr(req, name);
+    out[0] = 0;
+    if (p) {
+        p += strlen(name);
+        while (*p == ' ' || *p == ':')
+            p++;
+        snprintf(out, len, "%.*s", (int)strcspn(p, "\r\n"), p);
+    }
+}
+
+static void *receiver_main(void *p)
+{
+    struct receiver *rv = p;
+    for (;;) {
+        int c = accept(rv->fd, NULL, NULL);
+        if (c < 0)
+            return NULL;
+        char req[65536];
+        size_t got = 0;
+        ssize_t k;
+        char *end = NULL;
+        while (got < sizeof req - 1 && (k = read(c, req + got, sizeof req - 1 - got)) > 0) {
+            got += (size_t)k;
+            req[got] = 0;
+            if ((end = strstr(req, "\r\n\r\n"))) {
+                char cl[32];
+                hdr_value(req, "Content-Length", cl, sizeof cl);
+                if (got >= (size_t)(end + 4 - req) + (size_t)atoi(cl))
+                    break;
+            }
+        }
+        int i = rv->n < 8 ? rv->n : 7;
+        hdr_value(req, "X-Judged-Event-Id", rv->event[i], sizeof rv->event[i]);
+        hdr_value(req, "X-Judged-Timestamp", rv->ts[i], sizeof rv->ts[i]);
+        hdr_value(req, "X-Judged-Signature", rv->sig[i], sizeof rv->sig[i]);
+        rv->body[i] = end ? strdup(end + 4) : strdup("");
+        const char *ans = rv->n < rv->fail_first ? "HTTP/1.1 500 Nope\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+                                                 : "HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n";
+        if (write(c, ans, strlen(ans)) < 0) {
+        }
+        __atomic_add_fetch(&rv->n, 1, __ATOMIC_SEQ_CST);
+        close(c);
+    }
+}
+
+static void receiver_start(struct receiver *rv, int fail_first)
+{
+    memset(rv, 0, sizeof *rv);
+    rv->fail_first = fail_first;
+    rv->fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    cr_assert(bind(rv->fd, (struct sockaddr *)&sa, sizeof sa) == 0 && listen(rv->fd, 8) == 0);
+    socklen_t sl = sizeof sa;
+    getsockname(rv->fd, (struct sockaddr *)&sa, &sl);
+    rv->port = ntohs(sa.sin_port);
+    pthread_create(&rv->t, NULL, receiver_main, rv);
+}
+
+/* What a receiver does: HMAC-SHA256("TIMESTAMP.BODY") with the secret. */
+static bool signature_ok(const char *secret, const char *ts, const char *body, const char *sig)
+{
+    char *msg;
+    cr_assert(asprintf(&msg, "%s.%s", ts, body) > 0);
+    unsigned char mac[64];
+    unsigned len = 0;
+    HMAC(EVP_sha256(), secret, (int)strlen(secret), (unsigned char *)msg, strlen(msg), mac, &len);
+    free(msg);
+    char hex[200] = "sha256=";
+    for (unsigned i = 0; i < len; i++)
+        sprintf(hex + 7 + 2 * i, "%02x", mac[i]);
+    return !strcmp(hex, sig);
+}
+
+static char *callback_body(int port)
+{
+    char extra[200];
+    snprintf(extra, sizeof extra, "{\"callback_url\": \"http://127.0.0.1:%d/hook\"}", port);
+    return sub_body("aplusb", "c", AC_C, extra);
+}
+
+Test(api, webhook_retried_until_accepted_and_signed)
+{
+    struct receiver rv;
+    receiver_start(&rv, 2);
+    start("  native: {languages: [c, cpp], slots: 1}\n",
+          "  webhook_secret: s3cret\n  webhook_allow_private: true\n", true);
+    char *b = callback_body(rv.port);
+    struct resp r = http("POST", SUBS, SUBS, tok_submit, b, NULL);
+    cr_assert_eq(r.status, 202, "%s", r.body);
+    char id[200];
+    snprintf(id, sizeof id, "%s", jstr(&r, "id"));
+    resp_free(&r);
+    free(b);
+    for (long long end = t_now_ms() + 90000; t_now_ms() < end && __atomic_load_n(&rv.n, __ATOMIC_SEQ_CST) < 3;)
+        t_sleep_ms(50);
+    cr_assert_eq(rv.n, 3, "two failures, then accepted: %d requests", rv.n);
+    t_sleep_ms(300);
+    cr_assert_eq(rv.n, 3, "an accepted delivery is not repeated");
+    for (int i = 0; i < 3; i++) {
+        cr_assert_str_eq(rv.event[i], rv.event[0], "the same event id on every attempt (dedup)");
+        cr_assert(signature_ok("s3cret", rv.ts[i], rv.body[i], rv.sig[i]), "bad signature %s", rv.sig[i]);
+        cr_assert(!signature_ok("other", rv.ts[i], rv.body[i], rv.sig[i]));
+    }
+    json_t *j = json_loads(rv.body[2], 0, NULL);
+    cr_assert(j, "%s", rv.body[2]);
+    cr_assert_str_eq(json_string_value(json_object_get(j, "id")), id);
+    cr_assert_str_eq(json_string_value(json_object_get(j, "verdict")), "AC");
+    cr_assert_str_eq(json_string_value(json_object_get(j, "event")), rv.event[0]);
+    json_decref(j);
+    r = http("GET", "/metrics", "/metrics", NULL, NULL, NULL);
+    cr_assert(strstr(r.body, "judged_api_webhooks_total{outcome=\"delivered\"} 1") &&
+              strstr(r.body, "judged_api_webhooks_total{outcome=\"failed\"} 2"), "%s", r.body);
+    resp_free(&r);
+    check_openapi();
+}
+
+Test(api, webhook_to_loopback_refused_unless_allowed)
+{
+    struct receiver rv;
+    receiver_start(&rv, 0);
+    start("  native: {languages: [c, cpp], slots: 1}\n", "  webhook_secret: s3cret\n", true);
+    char *b = callback_body(rv.port);
+    struct resp r = http("POST", SUBS, SUBS, tok_submit, b, NULL);
+    cr_assert_eq(r.status, 202, "%s", r.body);
+    resp_free(&r);
+    free(b);
+    json_t *dl = NULL;
+    for (long long end = t_now_ms() + 90000; t_now_ms() < end; t_sleep_ms(200)) {
+        r = http("GET", "/v1/webhooks/dlq", "/v1/webhooks/dlq", tok_admin, NULL, NULL);
+        cr_assert_eq(r.status, 200);
+        dl = json_incref(json_object_get(r.json, "dead_letters"));
+        resp_free(&r);
+        if (json_array_size(dl) > 0)
+            break;
+        json_decref(dl);
+        dl = NULL;
+    }
+    cr_assert(dl && json_array_size(dl) == 1, "the refused delivery is a webhook dead letter");
+    const char *err = json_string_value(json_object_get(json_array_get(dl, 0), "error"));
+    cr_assert(err && strstr(err, "refused") && strstr(err, "private or loopback"), "%s", err);
+    cr_assert_eq(rv.n, 0, "nothing was sent to the loopback address");
+    char path[300];
+    snprintf(path, sizeof path, "/v1/webhooks/dlq/%s/replay",
+             json_string_value(json_object_get(json_array_get(dl, 0), "dlq_id")));
+    json_decref(dl);
+    expect(http("POST", "/v1/webhooks/dlq/{dlq_id}/replay", path, tok_admin, "", NULL), 200, NULL, "replay");
+    expect(http("POST", "/v1/webhooks/dlq/{dlq_id}/replay", path, tok_admin, "", NULL), 404, NULL,
+           "replayed once: gone from the list");
+    expect(http("GET", "/v1/webhooks/dlq", "/v1/webhooks/dlq", tok_submit, NULL, NULL), 403, NULL, "admin only");
+    cr_assert_eq(rv.n, 0);
+    check_openapi();
 }
