@@ -852,3 +852,53 @@ Test(api, webhook_to_loopback_refused_unless_allowed)
     cr_assert_eq(rv.n, 0);
     check_openapi();
 }
+
+/* ------------------------------------------------------------ dashboard */
+
+/* chromium --headless ... MODE URL > out (MODE: --dump-dom or --screenshot=F) */
+static int chromium(const char *mode, const char *url, const char *out)
+{
+    char udd[400], cmd[2000];
+    snprintf(udd, sizeof udd, "%s/chromium-%d", T_dir, (int)t_now_ms() % 100000);
+    mkdir(udd, 0700);
+    snprintf(cmd, sizeof cmd,
+             "cd '%s' && timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-quic "
+             "--no-first-run --disable-background-networking --disable-component-update --disable-sync "
+             "--user-data-dir='%s' --virtual-time-budget=10000 --window-size=1200,1000 %s '%s' > '%s' 2>/dev/null",
+             T_dir, udd, mode, url, out);
+    return system(cmd);
+}
+
+Test(api, dashboard_in_headless_chromium_shows_pools_and_a_new_verdict)
+{
+    start("  native: {languages: [c, cpp], slots: 1}\n  python: {languages: [python3], slots: 1}\n",
+          NULL, true);
+    char id[200];
+    submit_wait(AC_C, id);
+    char url[400], dom[400], shot[600], png[400];
+    snprintf(url, sizeof url, "http://127.0.0.1:%d/#token=%s", api_port, tok_admin);
+    snprintf(dom, sizeof dom, "%s/dom.html", T_dir);
+    cr_assert_eq(chromium("--dump-dom", url, dom), 0, "chromium failed (is the chromium package installed?)");
+    char *html = slurp(dom);
+    cr_assert(strstr(html, "<tr data-pool=\"native\"><td>native</td><td>active</td>"), "no native pool row: %s", html);
+    cr_assert(strstr(html, "<tr data-pool=\"python\">"), "no python pool row");
+    char row[400];
+    snprintf(row, sizeof row, "<tr data-id=\"%s\">", id);
+    char *v = strstr(html, row);
+    cr_assert(v, "the verdict of %s is not on the page: %s", id, html);
+    cr_assert(strstr(v, "<td class=\"AC\">AC</td>"), "its verdict AC is not shown");
+    free(html);
+    /* a screenshot, kept beside the test binary for a human to look at */
+    snprintf(png, sizeof png, "%s/dashboard.png", T_dir);
+    snprintf(shot, sizeof shot, "--screenshot='%s'", png);
+    cr_assert_eq(chromium(shot, url, "/dev/null"), 0);
+    struct stat st;
+    cr_assert(stat(png, &st) == 0 && st.st_size > 1000, "no screenshot");
+    char cmd[1000];
+    snprintf(cmd, sizeof cmd, "cp '%s' '%s/test_api_dashboard.png'", png, BIN);
+    cr_assert_eq(system(cmd), 0);
+    struct resp r = http("GET", "/", "/", NULL, NULL, NULL);
+    cr_assert_eq(r.status, 200);
+    resp_free(&r);
+    check_openapi();
+}
