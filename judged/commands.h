@@ -9,7 +9,8 @@ int cmd_judge(int argc, char **argv);
 int cmd_languages(int argc, char **argv);
 int cmd_problem(int argc, char **argv);
 
-/* Queue, admission and administration through Redis: cmd_queue.c */
+/* Through Redis: admission (cmd_submit.c), results (cmd_results.c) and
+ * administration (cmd_admin.c). */
 int cmd_submit(int argc, char **argv);
 int cmd_result(int argc, char **argv);
 int cmd_events(int argc, char **argv);

@@ -1,0 +1,102 @@
+/* test_common.c - the helpers beneath every layer: reading files (whole,
+ * bounded, truncated), mkdir -p, parsing sizes and durations, fd passing. */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common.h"
+
+static char dir[64];
+
+static void mk(void)
+{
+    snprintf(dir, sizeof dir, "/tmp/common-test-XXXXXX");
+    cr_assert(mkdtemp(dir));
+}
+
+static void rm(void)
+{
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    cr_assert_eq(system(cmd), 0);
+}
+
+TestSuite(common, .init = mk, .fini = rm);
+
+Test(common, read_file_whole_bounded_and_truncated)
+{
+    char path[128];
+    snprintf(path, sizeof path, "%s/f", dir);
+    FILE *f = fopen(path, "w");
+    fputs("0123456789", f);
+    fclose(f);
+    size_t len = 0;
+    bool more = true;
+    char *s = common_read_file(path, 100, &len, &more);
+    cr_assert(s && len == 10 && !more && !strcmp(s, "0123456789"));
+    free(s);
+    s = common_read_file(path, 10, &len, NULL);
+    cr_assert(s && len == 10, "exactly max bytes is not too large");
+    free(s);
+    errno = 0;
+    cr_assert_null(common_read_file(path, 4, &len, NULL));
+    cr_assert_eq(errno, EFBIG);
+    s = common_read_file(path, 4, &len, &more);
+    cr_assert(s && len == 4 && more && !strcmp(s, "0123"));
+    free(s);
+    snprintf(path, sizeof path, "%s/missing", dir);
+    cr_assert_null(common_read_file(path, 4, &len, NULL));
+    cr_assert_eq(errno, ENOENT);
+}
+
+Test(common, mkdir_p_makes_parents_and_accepts_existing)
+{
+    char path[128];
+    struct stat st;
+    snprintf(path, sizeof path, "%s/a/b/c", dir);
+    cr_assert_eq(common_mkdir_p(path, 0755), 0);
+    cr_assert(stat(path, &st) == 0 && S_ISDIR(st.st_mode));
+    cr_assert_eq(common_mkdir_p(path, 0755), 0);
+    snprintf(path, sizeof path, "%s/a/b/c/file", dir);
+    close(open(path, O_CREAT | O_WRONLY, 0644));
+    snprintf(path, sizeof path, "%s/a/b/c/file/x", dir);
+    cr_assert_eq(common_mkdir_p(path, 0755), -1, "a file in the way");
+}
+
+Test(common, sizes_and_durations)
+{
+    uint64_t v;
+    cr_assert(common_parse_size("64K", &v) == 0 && v == 65536);
+    cr_assert(common_parse_size("1.5MiB", &v) == 0 && v == 1572864);
+    cr_assert_eq(common_parse_size("lots", &v), -1);
+    cr_assert_eq(common_parse_size("-1M", &v), -1);
+    double s;
+    cr_assert(common_parse_seconds("500ms", false, &s) == 0 && s == 0.5);
+    cr_assert(common_parse_seconds("2m", false, &s) == 0 && s == 120);
+    cr_assert_eq(common_parse_seconds("1h", false, &s), -1, "no hours in time limits");
+    cr_assert(common_parse_seconds("1h", true, &s) == 0 && s == 3600);
+    cr_assert_eq(common_parse_seconds("5 parsecs", true, &s), -1);
+}
+
+Test(common, fds_pass_through_a_socket)
+{
+    int sv[2], p[2];
+    cr_assert_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+    cr_assert_eq(pipe(p), 0);
+    cr_assert_eq(common_send_fds(sv[0], 'x', &p[1], 1), 0);
+    char byte = 0;
+    int got[2], n = 0;
+    cr_assert_eq(common_recv_fds(sv[1], &byte, got, 2, &n, 0), 1);
+    cr_assert(byte == 'x' && n == 1);
+    cr_assert_eq(write(got[0], "y", 1), 1);
+    char c = 0;
+    cr_assert(read(p[0], &c, 1) == 1 && c == 'y', "the passed fd is the pipe");
+    close(sv[0]);
+    cr_assert_eq(common_recv_fds(sv[1], &byte, got, 2, &n, 0), 0, "hang-up");
+}
