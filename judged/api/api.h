@@ -115,6 +115,7 @@ enum MHD_Result api_webhook_replay(struct req *r, const char *dlq_id);
 enum MHD_Result api_submit(struct req *r);
 enum MHD_Result api_get_submission(struct req *r, const char *id);
 enum MHD_Result api_events(struct req *r);
+enum MHD_Result api_submission_events(struct req *r, const char *id);
 enum MHD_Result api_pools(struct req *r);
 enum MHD_Result api_pool_action(struct req *r, const char *pool, const char *action);
 enum MHD_Result api_hosts(struct req *r);

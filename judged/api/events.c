@@ -206,3 +206,178 @@ enum MHD_Result api_events(struct req *r)
     MHD_destroy_response(resp);
     return ret;
 }
+
+/* ---------------------------------------- GET /v1/submissions/ID/events */
+
+/* The progress of one submission: its progress stream from the start
+ * ("compiling", then one event per test), then one "verdict" event once the
+ * submission is done, and the end of the stream. */
+struct progress {
+    struct api *a;
+    struct queue_conn k;
+    char id[200], pool[80], key[300], sub[300], last[64];
+    char *out;
+    size_t len, off, cap;
+    bool finished;
+    double next_heartbeat;
+};
+
+static void p_append(struct progress *s, const char *d, size_t n)
+{
+    if (s->len + n > s->cap) {
+        s->cap = (s->len + n) * 2;
+        s->out = realloc(s->out, s->cap);
+    }
+    memcpy(s->out + s->len, d, n);
+    s->len += n;
+}
+
+static void p_event(struct progress *s, const char *type, const char *eid, json_t *d)
+{
+    char *js = json_dumps(d, JSON_COMPACT | JSON_REAL_PRECISION(6));
+    json_decref(d);
+    char head[160];
+    int n = eid ? snprintf(head, sizeof head, "id: %s\nevent: %s\ndata: ", eid, type)
+                : snprintf(head, sizeof head, "event: %s\ndata: ", type);
+    p_append(s, head, (size_t)n);
+    p_append(s, js, strlen(js));
+    p_append(s, "\n\n", 2);
+    free(js);
+}
+
+static void p_fill(struct progress *s)
+{
+    /* the state first: progress written before "done" is then read below */
+    redisReply *st = queue_cmd(&s->k, "HMGET %s state verdict score", s->sub);
+    bool done = st && st->type == REDIS_REPLY_ARRAY && st->elements == 3 && queue_rstr(st->element[0]) &&
+                !strcmp(st->element[0]->str, "done");
+    redisReply *x = queue_cmd(&s->k, "XREAD COUNT 100 BLOCK %s STREAMS %s %s", done ? "1" : "1000",
+                              s->key, s->last);
+    size_t got = 0;
+    if (x && x->type == REDIS_REPLY_ARRAY && x->elements == 1) {
+        redisReply *ents = x->element[0]->element[1];
+        for (size_t e = 0; e < ents->elements; e++) {
+            redisReply *en = ents->element[e], *f = en->element[1];
+            json_t *d = json_object();
+            for (size_t i = 0; i + 1 < f->elements; i += 2) {
+                const char *n = queue_rstr(f->element[i]), *v = queue_rstr(f->element[i + 1]);
+                if (!n || !v)
+                    continue;
+                if (!strcmp(n, "test") || !strcmp(n, "count"))
+                    json_object_set_new(d, !strcmp(n, "count") ? "tests" : n, json_integer(atoi(v)));
+                else if (*v)
+                    json_object_set_new(d, n, json_string(v));
+            }
+            const char *stage = json_string_value(json_object_get(d, "stage"));
+            char text[200];
+            if (stage && !strcmp(stage, "test"))
+                snprintf(text, sizeof text, "test %lld of %lld: %s",
+                         (long long)json_integer_value(json_object_get(d, "test")),
+                         (long long)json_integer_value(json_object_get(d, "tests")),
+                         json_string_value(json_object_get(d, "verdict")) ?: "?");
+            else
+                snprintf(text, sizeof text, "%s", stage ? stage : "?");
+            json_object_set_new(d, "text", json_string(text));
+            snprintf(s->last, sizeof s->last, "%s", en->element[0]->str);
+            p_event(s, "progress", s->last, d);
+            got++;
+        }
+    }
+    if (done && got == 0) {
+        p_event(s, "verdict", NULL,
+                json_pack("{s:s, s:s, s:f}", "id", s->id, "verdict", queue_rstr(st->element[1]) ?: "",
+                          "score", queue_rstr(st->element[2]) ? atof(st->element[2]->str) : 0.0));
+        s->finished = true;
+    }
+    if (!x || !st)
+        queue_conn_backoff(&s->k);
+    if (x)
+        freeReplyObject(x);
+    if (st)
+        freeReplyObject(st);
+    double now = common_monotonic();
+    if (s->len > s->off)
+        s->next_heartbeat = now + s->a->cfg.api.sse_heartbeat_ms / 1000.0;
+    else if (now >= s->next_heartbeat) {
+        p_append(s, ": heartbeat\n\n", 13);
+        s->next_heartbeat = now + s->a->cfg.api.sse_heartbeat_ms / 1000.0;
+    }
+}
+
+static ssize_t progress_read(void *cls, uint64_t pos, char *buf, size_t max)
+{
+    (void)pos;
+    struct progress *s = cls;
+    while (s->off == s->len) {
+        if (s->finished || atomic_load(&s->a->stopping))
+            return MHD_CONTENT_READER_END_OF_STREAM;
+        s->off = s->len = 0;
+        p_fill(s);
+    }
+    size_t n = s->len - s->off < max ? s->len - s->off : max;
+    memcpy(buf, s->out + s->off, n);
+    s->off += n;
+    return (ssize_t)n;
+}
+
+static void progress_free(void *cls)
+{
+    struct progress *s = cls;
+    queue_conn_close(&s->k);
+    free(s->out);
+    free(s);
+}
+
+enum MHD_Result api_submission_events(struct req *r, const char *id)
+{
+    struct api *a = r->api;
+    char pool[80];
+    if (!queue_id_pool(id, pool, sizeof pool) || !jd_pool_by_name(&a->cfg, pool))
+        return api_error(r, 404, NULL, "no submission '%.200s'", id);
+    struct progress *s = calloc(1, sizeof *s);
+    s->a = a;
+    queue_conn_init(&s->k, a->redis_url, 5000);
+    snprintf(s->id, sizeof s->id, "%s", id);
+    snprintf(s->pool, sizeof s->pool, "%s", pool);
+    char suffix[260];
+    snprintf(suffix, sizeof suffix, "progress:%s", id);
+    queue_key(s->key, sizeof s->key, pool, suffix);
+    snprintf(suffix, sizeof suffix, "sub:%s", id);
+    queue_key(s->sub, sizeof s->sub, pool, suffix);
+    snprintf(s->last, sizeof s->last, "0-0");
+    const char *since = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "Last-Event-ID");
+    if (since && valid_id(since))
+        snprintf(s->last, sizeof s->last, "%s", since);
+    redisReply *o = queue_cmd(&s->k, "HGET %s owner", s->sub);
+    redisReply *e = o ? queue_cmd(&s->k, "EXISTS %s", s->sub) : NULL;
+    if (!o || !e) {
+        if (o)
+            freeReplyObject(o);
+        progress_free(s);
+        return api_error_retry(r, 503, 1, "the queue is unavailable");
+    }
+    bool exists = e->type == REDIS_REPLY_INTEGER && e->integer == 1;
+    bool mine = queue_rstr(o) && !strcmp(o->str, r->tok_name);
+    freeReplyObject(o);
+    freeReplyObject(e);
+    if (!exists) {
+        progress_free(s);
+        return api_error(r, 404, NULL, "no submission '%.200s'", id);
+    }
+    if (!mine && !api_has_role(r, ROLE_READ)) {
+        progress_free(s);
+        return api_error(r, 403, NULL, "submission %s belongs to another token", id);
+    }
+    s->next_heartbeat = common_monotonic() + a->cfg.api.sse_heartbeat_ms / 1000.0;
+    struct MHD_Response *resp =
+        MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 4096, progress_read, s, progress_free);
+    if (!resp) {
+        progress_free(s);
+        return MHD_NO;
+    }
+    MHD_add_response_header(resp, "Content-Type", "text/event-stream");
+    MHD_add_response_header(resp, "Cache-Control", "no-store");
+    enum MHD_Result ret = MHD_queue_response(r->conn, 200, resp);
+    MHD_destroy_response(resp);
+    return ret;
+}

@@ -311,6 +311,8 @@ static enum MHD_Result v1_route(struct req *r)
             return need(r, "submit or read", "reading submissions");
         if (n == 1)
             return api_get_submission(r, s[0]);
+        if (n == 2 && is(s[1], "events"))
+            return api_submission_events(r, s[0]);
         return api_error(r, 404, NULL, "no such resource %s", r->url);
     }
     if (is(r->url, "/v1/events")) {

@@ -534,6 +534,22 @@ end)
 -- args: pool, languages (space-separated), max_queue, max_source. judged
 -- publishes its pool settings at start and on reload, so an admission by
 -- FCALL applies the same checks as judgectl. reply: 'OK'
+------------------------------------------------------------------- progress
+-- args: pool, id, stage (compiling|test), test, count, verdict
+-- One entry of a submission's progress stream judge:{P}:progress:ID (read by
+-- judge-api's GET /v1/submissions/ID/events), which expires an hour after
+-- its last entry: one write per test for judged, XADD and PEXPIRE in one call.
+redis.register_function('judged_progress', function(keys, a)
+  local t = argmap(a)
+  local pool = pool_of(keys, t)
+  need(t, 'id', 'stage')
+  local k = key(pool, 'progress:' .. t.id)
+  redis.call('XADD', k, 'MAXLEN', '~', '10000', '*', 'stage', t.stage, 'test', t.test or '0',
+             'count', t.count or '0', 'verdict', t.verdict or '')
+  redis.call('PEXPIRE', k, 3600000)
+  return 'OK'
+end)
+
 redis.register_function('judged_publish_pool', function(keys, a)
   local t = argmap(a)
   local pool = pool_of(keys, t)

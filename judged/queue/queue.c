@@ -731,6 +731,24 @@ enum queue_rc queue_set_state(struct queue_conn *k, const char *pool, const char
 
 /* --------------------------------------------------------------- reads */
 
+enum queue_rc queue_progress(struct queue_conn *k, const char *pool, const char *id,
+                             const char *stage, int test, int count, const char *verdict,
+                             char *err, size_t errlen)
+{
+    struct args a;
+    args_start(&a, "judged_progress", pool);
+    add(&a, "id", id);
+    add(&a, "stage", stage);
+    add_num(&a, "test", test);
+    add_num(&a, "count", count);
+    add(&a, "verdict", verdict ? verdict : "");
+    redisReply *r = call(k, &a);
+    enum queue_rc rc = check(k, r, -1, "progress", err, errlen);
+    if (rc == QUEUE_OK)
+        freeReplyObject(r);
+    return rc;
+}
+
 enum queue_rc queue_result(struct queue_conn *k, const char *id, struct queue_result *out,
                            bool *found, char *err, size_t errlen)
 {

@@ -190,6 +190,15 @@ enum queue_rc queue_give_back(struct queue_conn *k, const char *pool, const char
 enum queue_rc queue_reap(struct queue_conn *k, const char *pool, const char *consumer, bool *gone,
                          char *err, size_t errlen);
 
+/* ------------------------------------------------------------ progress */
+
+/* One step of a submission's progress (judged_progress): stage "compiling",
+ * or "test" with the 1-based test number, the number of tests and that
+ * test's verdict. One Redis write; best effort for the caller. */
+enum queue_rc queue_progress(struct queue_conn *k, const char *pool, const char *id,
+                             const char *stage, int test, int count, const char *verdict,
+                             char *err, size_t errlen);
+
 /* ------------------------------------------------------------ outcomes */
 
 struct queue_finish_args {

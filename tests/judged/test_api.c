@@ -902,3 +902,31 @@ Test(api, dashboard_in_headless_chromium_shows_pools_and_a_new_verdict)
     resp_free(&r);
     check_openapi();
 }
+
+Test(api, progress_events_of_one_submission_then_its_verdict)
+{
+    start("  native: {languages: [c, cpp], slots: 1}\n", NULL, true);
+    char slow[400];
+    snprintf(slow, sizeof slow, "%s/slow.c", T_dir);
+    char *b = sub_body("slow", "c", slow, NULL);
+    struct resp r = http("POST", SUBS, SUBS, tok_submit, b, NULL);
+    free(b);
+    cr_assert_eq(r.status, 202, "%s", r.body);
+    char path[300];
+    snprintf(path, sizeof path, "/v1/submissions/%s/events", jstr(&r, "id"));
+    resp_free(&r);
+    expect(http("GET", "/v1/submissions/{id}/events", path, tok_submit2, NULL, NULL), 403, NULL,
+           "another token's progress");
+    /* the stream ends by itself after the verdict */
+    r = http("GET", "/v1/submissions/{id}/events", path, tok_submit, NULL, NULL);
+    cr_assert_eq(r.status, 200);
+    const char *c = strstr(r.body, "\"stage\":\"compiling\"");
+    const char *t1 = strstr(r.body, "\"text\":\"test 1 of 2: AC\"");
+    const char *t2 = strstr(r.body, "\"text\":\"test 2 of 2: AC\"");
+    const char *v = strstr(r.body, "event: verdict\ndata: ");
+    cr_assert(c && t1 && t2 && v && c < t1 && t1 < t2 && t2 < v, "progress in order, then the verdict: %s",
+              r.body);
+    cr_assert(strstr(v, "\"verdict\":\"AC\""), "%s", v);
+    resp_free(&r);
+    check_openapi();
+}
