@@ -930,3 +930,16 @@ Test(api, progress_events_of_one_submission_then_its_verdict)
     resp_free(&r);
     check_openapi();
 }
+
+Test(api, the_readme_python_client_judges_over_http)
+{
+    start("  native: {languages: [c, cpp], slots: 1}\n", NULL, true);
+    char cmd[2000], out[400];
+    snprintf(out, sizeof out, "%s/client.out", T_dir);
+    snprintf(cmd, sizeof cmd, "python3 %s/judged/api/examples/client.py http://127.0.0.1:%d %s aplusb c %s > %s 2>&1",
+             SRC, api_port, tok_submit, AC_C, out);
+    cr_assert_eq(system(cmd), 0);
+    char *s = slurp(out);
+    cr_assert(strstr(s, " AC 100") && strstr(s, "native-"), "%s", s);
+    free(s);
+}
