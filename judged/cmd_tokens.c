@@ -1,7 +1,8 @@
 /* cmd_tokens.c - judgectl tokens: the bearer tokens of judge-api. `add`
  * makes a random token, appends its name, roles and SHA-256 to the tokens
  * file (api.tokens; only the hash is stored) and prints the token once;
- * `list` shows names and roles. judge-api reads the file at start. */
+ * `list` shows names and roles. judge-api reads the file at start and on
+ * SIGHUP. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -19,7 +20,7 @@ static const char *USAGE =
     "token's SHA-256 to the tokens file (the config's api.tokens unless --file) and\n"
     "prints the token once: it is stored nowhere. Roles: submit (create and read its\n"
     "own submissions), read (all results and events), setter, admin (everything).\n"
-    "Restart judge-api to load new tokens.\n";
+    "judge-api reads the file at start and on SIGHUP.\n";
 
 static int add(const char *file, const char *name, const char *roles)
 {

@@ -31,7 +31,29 @@ static void usage(void)
            "    webhook_retry_for: 1h    # then the webhook dead-letter list\n"
            "    webhook_timeout: 10s\n"
            "    webhook_allow_private: false  # loopback/private callback addresses (SSRF)\n\n"
-           "Stops on SIGTERM or SIGINT.\n");
+           "SIGHUP reads the tokens file again. Stops on SIGTERM or SIGINT.\n");
+}
+
+/* SIGHUP: the tokens file again (judgectl tokens add); a bad file keeps the
+ * old tokens. Buckets start full. */
+static void reload_tokens(struct api *a)
+{
+    struct api_tokens t;
+    char err[1024];
+    if (api_tokens_load(&t, a->cfg.api.tokens, err, sizeof err)) {
+        fprintf(stderr, "judge-api: SIGHUP: tokens: %s (the old tokens stay)\n", err);
+        return;
+    }
+    for (int i = 0; i < t.n; i++) {
+        t.v[i].bucket = (double)a->cfg.api.burst;
+        t.v[i].refilled = common_monotonic();
+    }
+    pthread_mutex_lock(&a->lock);
+    struct api_tokens old = a->tokens;
+    a->tokens = t;
+    pthread_mutex_unlock(&a->lock);
+    api_tokens_free(&old);
+    fprintf(stderr, "judge-api: SIGHUP: %d tokens\n", t.n);
 }
 
 int main(int argc, char **argv)
@@ -95,9 +117,13 @@ int main(int argc, char **argv)
     fprintf(stderr, "judge-api: listening on port %d (%s), redis %s, %d tokens (pid %d)\n",
             api_port(&a), a.cfg.api.listen, a.redis_url, a.tokens.n, (int)getpid());
     sigdelset(&set, SIGPIPE);
+    sigaddset(&set, SIGHUP);
+    pthread_sigmask(SIG_BLOCK, &set, NULL);
     int sig;
-    while (sigwait(&set, &sig) || (sig != SIGTERM && sig != SIGINT))
-        ;
+    while (sigwait(&set, &sig) || (sig != SIGTERM && sig != SIGINT)) {
+        if (sig == SIGHUP)
+            reload_tokens(&a);
+    }
     fprintf(stderr, "judge-api: stopping (signal %d)\n", sig);
     api_webhooks_stop(&a);
     api_stop(&a);

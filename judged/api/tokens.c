@@ -110,7 +110,7 @@ int api_tokens_load(struct api_tokens *t, const char *path, char *err, size_t er
             api_tokens_free(t);
             return -1;
         }
-        snprintf(tok.name, sizeof tok.name, "%s", name);
+        snprintf(tok.name, sizeof tok.name, "%.64s", name);
         if (t->n == cap) {
             cap = cap ? 2 * cap : 8;
             t->v = realloc(t->v, (size_t)cap * sizeof *t->v);

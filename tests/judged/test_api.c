@@ -943,3 +943,21 @@ Test(api, the_readme_python_client_judges_over_http)
     cr_assert(strstr(s, " AC 100") && strstr(s, "native-"), "%s", s);
     free(s);
 }
+
+Test(api, a_token_added_while_running_counts_after_sighup)
+{
+    start("  native: {languages: [c, cpp], slots: 1}\n", NULL, false);
+    char fresh[100];
+    token("late", "read", fresh);
+    expect(http("GET", "/v1/languages", "/v1/languages", fresh, NULL, NULL), 401, NULL, "not loaded yet");
+    kill(api_pid, SIGHUP);
+    long status = 0;
+    for (long long end = t_now_ms() + 20000; t_now_ms() < end && status != 200; t_sleep_ms(50)) {
+        struct resp r = http("GET", "/v1/languages", "/v1/languages", fresh, NULL, NULL);
+        status = r.status;
+        resp_free(&r);
+    }
+    cr_assert_eq(status, 200, "the new token works after SIGHUP");
+    expect(http("GET", "/v1/languages", "/v1/languages", tok_submit, NULL, NULL), 200, NULL, "old tokens stay");
+    check_openapi();
+}
