@@ -2,9 +2,10 @@
  * cmd_local.c - judgectl judge | languages | problem: runner/ on this
  * machine, no Redis.
  *
- * Each command opens its own runner with one sandbox slot. Slots are shared
- * with a judged daemon on the same host, so the default slot is taken from
- * the range 500..599 (500 + pid % 100) and --slot N picks one explicitly. The
+ * Each command opens its own runner with one sandbox slot, N, and its
+ * companion N+1 (an interactive problem's interactor runs there). Slots are
+ * shared with a judged daemon on the same host, so the default is taken from
+ * the range 500..599 (500 + 2 x (pid % 50)) and --slot N picks one. The
  * languages directory defaults to the source tree's (JUDGED_SOURCE_DIR) and
  * the scratch directory to /tmp/judgectl (the checker cache lives there).
  */
@@ -53,7 +54,7 @@ static int common_option(int c, struct local_opts *o)
 
 static struct local_opts default_opts(void)
 {
-    return (struct local_opts){DEFAULT_LANGUAGES, DEFAULT_WORK_DIR, 500 + (int)(getpid() % 100)};
+    return (struct local_opts){DEFAULT_LANGUAGES, DEFAULT_WORK_DIR, 500 + 2 * (int)(getpid() % 50)};
 }
 
 static struct runner *open_runner(const struct local_opts *o, const char *cmd, bool quiet)

@@ -67,7 +67,7 @@ struct pool {
     struct job *held;        /* every job this host holds in the pool */
     int nheld, running;
     int slots;               /* claim limit = the runner's slot count */
-    int first_slot;          /* the runner's first sandbox slot */
+    int first_slot;          /* the runner's first sandbox slot (it uses 2 x slots) */
     bool hold;               /* reload: claim nothing until reopened */
     bool workers_exit;
     atomic_bool stop;        /* removed or shutting down: no more claims */
@@ -98,7 +98,8 @@ struct pool *pool_new(const char *name, int first_slot, int slots);
 int pool_open_runner(struct pool *p, const struct jd_config *cfg, char *err, size_t errlen);
 int pool_start(struct pool *p, const struct jd_config *cfg);
 int pool_start_workers(struct pool *p);
-/* Slots of pool i: first_slot + the slots of the pools before it. */
+/* First sandbox slot of pool i: first_slot + 2 x the slots of the pools
+ * before it (a job slot and its companion each). */
 int pool_first_slot(const struct jd_config *cfg, int i);
 /* Publishes every pool's languages and limits for FCALL admissions. */
 void pools_publish(const struct jd_config *cfg);

@@ -28,7 +28,7 @@ int pool_first_slot(const struct jd_config *cfg, int i)
 {
     int s = cfg->first_slot;
     for (int k = 0; k < i; k++)
-        s += cfg->pools[k].slots;
+        s += 2 * cfg->pools[k].slots; /* each job slot has a companion (runner.h) */
     return s;
 }
 
@@ -64,7 +64,7 @@ int pool_open_runner(struct pool *p, const struct jd_config *cfg, char *err, siz
         p->runner = NULL;
         return -1;
     }
-    logmsg("pool %s: sandbox slots %d..%d", p->name, p->first_slot, p->first_slot + p->slots - 1);
+    logmsg("pool %s: sandbox slots %d..%d", p->name, p->first_slot, p->first_slot + 2 * p->slots - 1);
     return 0;
 }
 

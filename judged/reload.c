@@ -2,7 +2,8 @@
  *
  * The new snapshot is installed at once: jobs that already run keep the one
  * they started with. A pool keeps its runner (and its sandbox slots) unless
- * its slot range [first_slot + the slots of the pools before it, + slots)
+ * its slot range [first_slot + 2 x the slots of the pools before it,
+ * + 2 x slots)
  * changes or the language files changed. Pools that must reopen, and pools
  * removed from the file, first stop claiming and drain (their jobs finish);
  * only when all of them are idle are their runners closed and reopened on

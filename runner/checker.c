@@ -6,13 +6,19 @@
  *           lines at the end; a difference in line breaks only is PE
  *   tokens  whitespace-separated tokens must match (never PE)
  *   float   tokens; where the answer's token is a number, the output's must
- *           be a number within epsilon, absolute OR relative
+ *           be a number within the absolute OR the relative tolerance
+ *
+ * Options (struct rn_compare): case-insensitive comparison of everything but
+ * numbers (the ICPC default validator's default), whitespace runs that must
+ * match byte for byte between tokens (Kattis's space_change_sensitive: WA),
+ * and the two float tolerances, each of which may be off.
  *
  * A custom checker's exit status maps as testlib defines it: 0 AC, 1 WA,
  * 2 PE, 3 checker failure, 4 "dirt" (PE), 7 points (a fraction 0..1 on its
  * stdout), 8 unexpected EOF (WA); anything else, or a crash, is IE: the
  * problem's fault, never the contestant's WA.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -103,43 +109,71 @@ static bool parse_number(const char *tok, size_t len, double *out)
     return end == buf + len && len > 0;
 }
 
-static bool numbers_close(double out, double ans, double eps)
+static bool numbers_close(double out, double ans, const struct rn_compare *cmp)
 {
     if (isnan(ans) || isnan(out))
         return isnan(ans) && isnan(out);
     if (isinf(ans) || isinf(out))
         return out == ans;
     double diff = fabs(out - ans);
-    return diff <= eps * (1 + 1e-9) || diff <= eps * fabs(ans) * (1 + 1e-9);
+    return (cmp->abs_tol >= 0 && diff <= cmp->abs_tol * (1 + 1e-9)) ||
+           (cmp->rel_tol >= 0 && diff <= cmp->rel_tol * fabs(ans) * (1 + 1e-9));
+}
+
+/* case folding is ASCII's, as the ICPC default validator's */
+static bool same_bytes(const char *a, const char *b, size_t n, bool fold_case)
+{
+    if (!fold_case)
+        return !memcmp(a, b, n);
+    for (size_t i = 0; i < n; i++)
+        if (tolower((unsigned char)a[i]) != tolower((unsigned char)b[i]))
+            return false;
+    return true;
 }
 
 /* compares one pair of tokens; false with res filled when they differ */
-static bool tokens_match(bool floats, double eps, const char *o, size_t on, const char *a,
-                         size_t an, size_t index, struct rn_check *res)
+static bool tokens_match(bool floats, const struct rn_compare *cmp, const char *o, size_t on,
+                         const char *a, size_t an, size_t index, struct rn_check *res)
 {
     double av, ov;
     if (floats && parse_number(a, an, &av)) {
-        if (parse_number(o, on, &ov) && numbers_close(ov, av, eps))
+        if (parse_number(o, on, &ov) && numbers_close(ov, av, cmp))
             return true;
-        set(res, RUNNER_WA, "token %zu: expected %.*s%s, found %.*s%s (epsilon %g)", index,
-            SHOW(a, an), SHOW(o, on), eps);
+        set(res, RUNNER_WA, "token %zu: expected %.*s%s, found %.*s%s (tolerance: absolute %g, "
+            "relative %g)", index, SHOW(a, an), SHOW(o, on), cmp->abs_tol, cmp->rel_tol);
         return false;
     }
-    if (on == an && !memcmp(o, a, an))
+    if (on == an && same_bytes(o, a, an, cmp->case_insensitive))
         return true;
     set(res, RUNNER_WA, "token %zu: expected '%.*s%s', found '%.*s%s'", index, SHOW(a, an),
         SHOW(o, on));
     return false;
 }
 
-static void check_tokens(bool floats, double eps, const char *out, size_t outlen,
-                         const char *ans, size_t anslen, struct rn_check *res)
+/* space_change_sensitive: the blanks before a token (or the end) must be
+ * the same bytes */
+static bool blanks_match(const struct rn_compare *cmp, const char *o0, const char *o1,
+                         const char *a0, const char *a1, size_t index, struct rn_check *res)
+{
+    if (!cmp->space_sensitive || (o1 - o0 == a1 - a0 && !memcmp(o0, a0, (size_t)(a1 - a0))))
+        return true;
+    set(res, RUNNER_WA, "whitespace differs before token %zu (space changes are not allowed)",
+        index);
+    return false;
+}
+
+static void check_tokens(bool floats, const struct rn_compare *cmp, const char *out,
+                         size_t outlen, const char *ans, size_t anslen, struct rn_check *res)
 {
     struct cursor co = {out, out + outlen, 0}, ca = {ans, ans + anslen, 0};
-    const char *o, *a;
+    const char *o = out, *a = ans;
     size_t on, an;
     for (;;) {
+        const char *o0 = co.p, *a0 = ca.p;
         bool has_o = next_token(&co, &o, &on), has_a = next_token(&ca, &a, &an);
+        if (!blanks_match(cmp, o0, has_o ? o : co.p, a0, has_a ? a : ca.p,
+                          has_a ? ca.index : ca.index + 1, res))
+            return;
         if (!has_o && !has_a)
             break;
         if (!has_o)
@@ -148,21 +182,24 @@ static void check_tokens(bool floats, double eps, const char *out, size_t outlen
         if (!has_a)
             return set(res, RUNNER_WA, "extra output after %zu tokens: '%.*s%s'", ca.index,
                        SHOW(o, on));
-        if (!tokens_match(floats, eps, o, on, a, an, ca.index, res))
+        if (!tokens_match(floats, cmp, o, on, a, an, ca.index, res))
             return;
     }
     set(res, RUNNER_AC, "%zu tokens", ca.index);
 }
 
-static bool tokens_equal(const char *out, size_t outlen, const char *ans, size_t anslen)
+static bool tokens_equal(const struct rn_compare *cmp, const char *out, size_t outlen,
+                         const char *ans, size_t anslen)
 {
     struct rn_check tmp;
-    check_tokens(false, 0, out, outlen, ans, anslen, &tmp);
+    struct rn_compare plain = *cmp;
+    plain.space_sensitive = false;
+    check_tokens(false, &plain, out, outlen, ans, anslen, &tmp);
     return tmp.verdict == RUNNER_AC;
 }
 
-static void check_lines(const char *out, size_t outlen, const char *ans, size_t anslen,
-                        struct rn_check *res)
+static void check_lines(const struct rn_compare *cmp, const char *out, size_t outlen,
+                        const char *ans, size_t anslen, struct rn_check *res)
 {
     struct cursor co = {out, out + outlen, 0}, ca = {ans, ans + anslen, 0};
     const char *o = NULL, *a = NULL;
@@ -175,9 +212,9 @@ static void check_lines(const char *out, size_t outlen, const char *ans, size_t 
             return set(res, RUNNER_AC, "%zu lines", ca.index);
         if (!has_o && (an == 0 && only_blank(ca.p, ca.end)))
             return set(res, RUNNER_AC, "%zu lines", ca.index);
-        if (has_o && has_a && on == an && !memcmp(o, a, an))
+        if (has_o && has_a && on == an && same_bytes(o, a, an, cmp->case_insensitive))
             continue;
-        enum runner_verdict v = tokens_equal(out, outlen, ans, anslen) ? RUNNER_PE : RUNNER_WA;
+        enum runner_verdict v = tokens_equal(cmp, out, outlen, ans, anslen) ? RUNNER_PE : RUNNER_WA;
         if (!has_o)
             return set(res, v, "output ends at line %zu; expected '%.*s%s'", ca.index, SHOW(a, an));
         if (!has_a)
@@ -187,24 +224,27 @@ static void check_lines(const char *out, size_t outlen, const char *ans, size_t 
     }
 }
 
-static void check_exact(const char *out, size_t outlen, const char *ans, size_t anslen,
-                        struct rn_check *res)
+static void check_exact(const struct rn_compare *cmp, const char *out, size_t outlen,
+                        const char *ans, size_t anslen, struct rn_check *res)
 {
-    if (outlen == anslen && !memcmp(out, ans, anslen))
+    if (outlen == anslen && same_bytes(out, ans, anslen, cmp->case_insensitive))
         return set(res, RUNNER_AC, "%zu bytes, identical", anslen);
-    check_lines(out, outlen, ans, anslen, res);
+    check_lines(cmp, out, outlen, ans, anslen, res);
     if (res->verdict == RUNNER_AC || res->verdict == RUNNER_PE)
         set(res, RUNNER_PE, "the output differs from the answer in whitespace only");
 }
 
-void rn_check_buffers(enum rn_checker_type type, double epsilon, const char *out, size_t outlen,
-                      const char *ans, size_t anslen, struct rn_check *res)
+void rn_check_buffers(enum rn_checker_type type, const struct rn_compare *cmp, const char *out,
+                      size_t outlen, const char *ans, size_t anslen, struct rn_check *res)
 {
+    static const struct rn_compare defaults = RN_COMPARE_DEFAULT;
+    if (!cmp)
+        cmp = &defaults;
     switch (type) {
-    case RN_CHECK_EXACT: return check_exact(out, outlen, ans, anslen, res);
-    case RN_CHECK_LINES: return check_lines(out, outlen, ans, anslen, res);
-    case RN_CHECK_TOKENS: return check_tokens(false, 0, out, outlen, ans, anslen, res);
-    case RN_CHECK_FLOAT: return check_tokens(true, epsilon, out, outlen, ans, anslen, res);
+    case RN_CHECK_EXACT: return check_exact(cmp, out, outlen, ans, anslen, res);
+    case RN_CHECK_LINES: return check_lines(cmp, out, outlen, ans, anslen, res);
+    case RN_CHECK_TOKENS: return check_tokens(false, cmp, out, outlen, ans, anslen, res);
+    case RN_CHECK_FLOAT: return check_tokens(true, cmp, out, outlen, ans, anslen, res);
     case RN_CHECK_CUSTOM: break;
     }
     set(res, RUNNER_IE, "a custom checker is not a built-in one");
@@ -245,7 +285,7 @@ static void unmap_file(struct mapped *m)
         munmap((void *)m->data, m->len);
 }
 
-int rn_check_files(enum rn_checker_type type, double epsilon, const char *out_path,
+int rn_check_files(enum rn_checker_type type, const struct rn_compare *cmp, const char *out_path,
                    const char *ans_path, struct rn_check *res, char *err, size_t errlen)
 {
     struct mapped out, ans;
@@ -255,7 +295,7 @@ int rn_check_files(enum rn_checker_type type, double epsilon, const char *out_pa
         unmap_file(&ans);
         return -1;
     }
-    rn_check_buffers(type, epsilon, out.data, out.len, ans.data, ans.len, res);
+    rn_check_buffers(type, cmp, out.data, out.len, ans.data, ans.len, res);
     unmap_file(&out);
     unmap_file(&ans);
     return 0;
@@ -273,6 +313,39 @@ static void copy_message(struct rn_check *res, const char *text, const char *fal
         res->message[--n] = '\0';
 }
 
+/* a fraction 0..1 alone at the start of the checker's stdout (our protocol) */
+static bool stdout_fraction(const char *text, double *out)
+{
+    char *end;
+    double f = text ? strtod(text, &end) : NAN;
+    if (!text || end == text || !(f >= 0 && f <= 1))
+        return false;
+    *out = f;
+    return true;
+}
+
+/* testlib's quitp() prints "points X [message]" on stderr and exits 7;
+ * X is taken as the fraction of the test's worth. Sets res->fraction, or
+ * res to IE when neither stream has one. */
+static int points_fraction(const char *out, const char *err, struct rn_check *res)
+{
+    if (stdout_fraction(out, &res->fraction))
+        return 0;
+    const char *p = err ? err + strspn(err, " \t\n") : "";
+    if (!strncmp(p, "points", 6)) {
+        char *end;
+        double f = strtod(p + 6, &end);
+        if (end != p + 6 && f >= 0 && f <= 1) {
+            res->fraction = f;
+            return 0;
+        }
+    }
+    res->verdict = RUNNER_IE;
+    snprintf(res->message, sizeof res->message, "checker exited 7 (points) without a fraction "
+             "0..1 on its stdout or testlib's 'points X' on its stderr");
+    return -1;
+}
+
 void rn_check_from_exit(int exit_code, const char *stdout_text, const char *stderr_text,
                         struct rn_check *res)
 {
@@ -281,19 +354,11 @@ void rn_check_from_exit(int exit_code, const char *stdout_text, const char *stde
     case 0: res->verdict = RUNNER_AC; res->fraction = 1; break;
     case 1: case 8: res->verdict = RUNNER_WA; break;
     case 2: case 4: res->verdict = RUNNER_PE; break;
-    case 7: {
-        char *end;
-        double f = stdout_text ? strtod(stdout_text, &end) : NAN;
-        if (!stdout_text || end == stdout_text || !(f >= 0 && f <= 1)) {
-            res->verdict = RUNNER_IE;
-            snprintf(res->message, sizeof res->message,
-                     "checker exited 7 (points) without a fraction 0..1 on its stdout");
+    case 7:
+        if (points_fraction(stdout_text, stderr_text, res) < 0)
             return;
-        }
-        res->fraction = f;
-        res->verdict = f >= 1 ? RUNNER_AC : RUNNER_WA;
+        res->verdict = res->fraction >= 1 ? RUNNER_AC : RUNNER_WA;
         break;
-    }
     default:
         res->verdict = RUNNER_IE;
         copy_message(res, stderr_text, "");

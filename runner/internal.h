@@ -11,6 +11,7 @@
  *   report.c    struct runner_report and its JSON
  *   files.c     directory/file helpers and sha256
  *   runner.c    the pipeline: slots, compile, run, check
+ *   interactive.c  an interactive test: two boxes, pipes, the verdict order
  */
 #ifndef JUDGED_RUNNER_INTERNAL_H
 #define JUDGED_RUNNER_INTERNAL_H
@@ -20,6 +21,7 @@
 #include <stdint.h>
 
 #include "runner.h"
+#include "sandbox.h"
 
 /* ---- errors.c ---------------------------------------------------------- */
 
@@ -71,6 +73,36 @@ void rn_argv_free(char **argv);
 enum rn_checker_type { RN_CHECK_EXACT, RN_CHECK_LINES, RN_CHECK_TOKENS, RN_CHECK_FLOAT,
                        RN_CHECK_CUSTOM };
 enum rn_stop { RN_STOP_NONE, RN_STOP_SUBTASK, RN_STOP_ALL };
+enum rn_problem_type { RN_BATCH, RN_INTERACTIVE };
+/* how an interactor reports: testlib exit codes, or Kattis's 42/43 with a
+ * feedback directory */
+enum rn_protocol { RN_PROTO_TESTLIB, RN_PROTO_KATTIS };
+
+/* Options of the built-in checkers. A float token is accepted within abs_tol
+ * OR rel_tol * |answer|; a negative tolerance is not used. */
+struct rn_compare {
+    double abs_tol, rel_tol;
+    bool case_insensitive;         /* non-numeric tokens, lines, bytes */
+    bool space_sensitive;          /* tokens/float: whitespace runs must match */
+};
+#define RN_COMPARE_DEFAULT {.abs_tol = 1e-6, .rel_tol = 1e-6}
+
+/* A program the package ships and the runner compiles once (a checker, an
+ * interactor), in the language whose source file extension it has. */
+struct rn_helper {
+    char *source;                  /* relative to the package dir; NULL: none */
+    char **flags;                  /* extra compile arguments; NULL-terminated or NULL */
+    enum rn_protocol protocol;     /* interactors only */
+    int line;                      /* of its key in problem.yaml */
+};
+
+/* Files compiled together with a submission in one language ("function"
+ * problems, IOI/CMS graders). */
+struct rn_grader {
+    char *lang;                    /* language id */
+    char **files;                  /* package-relative paths, NULL-terminated */
+    char *source;                  /* the submission's file name; NULL: the language's */
+};
 
 struct rn_test {
     char *name;
@@ -88,12 +120,21 @@ struct rn_subtask {
 
 struct rn_problem {
     char *dir, *name, *title;
+    enum rn_problem_type type;
     double time_limit;
+    double wall_time_limit;        /* 0: 2 x CPU limit + 1 s */
     uint64_t memory_limit, output_limit;
+    double compile_time;           /* 0, or at least this for every compile */
+    uint64_t compile_memory, compile_output;
     enum rn_checker_type checker;
-    double epsilon;
+    bool checker_given;            /* `checker:` is in problem.yaml */
+    struct rn_compare compare;
     char *checker_source;          /* relative to dir, custom only */
+    char **checker_flags;          /* extra compile arguments (custom) */
     int checker_line;              /* line of `checker:` in problem.yaml */
+    struct rn_helper interactor;   /* interactive problems */
+    struct rn_grader *graders;
+    size_t grader_count;
     struct rn_test *tests;
     size_t test_count;
     struct rn_subtask *subtasks;
@@ -112,14 +153,36 @@ struct rn_check {
     char message[512];
 };
 
-void rn_check_buffers(enum rn_checker_type type, double epsilon, const char *out, size_t outlen,
-                      const char *ans, size_t anslen, struct rn_check *res);
+/* cmp NULL: RN_COMPARE_DEFAULT */
+void rn_check_buffers(enum rn_checker_type type, const struct rn_compare *cmp, const char *out,
+                      size_t outlen, const char *ans, size_t anslen, struct rn_check *res);
 /* -1 with err when a file cannot be read. */
-int rn_check_files(enum rn_checker_type type, double epsilon, const char *out_path,
+int rn_check_files(enum rn_checker_type type, const struct rn_compare *cmp, const char *out_path,
                    const char *ans_path, struct rn_check *res, char *err, size_t errlen);
-/* testlib: 0 AC, 1 WA, 2 PE, 3 fail, 4 dirt (PE), 7 points, 8 unexpected EOF (WA). */
+/* testlib: 0 AC, 1 WA, 2 PE, 3 fail, 4 dirt (PE), 7 points, 8 unexpected EOF (WA).
+ * Points: a fraction 0..1 first on stdout, else testlib's own "points X" on
+ * stderr (quitp). */
 void rn_check_from_exit(int exit_code, const char *stdout_text, const char *stderr_text,
                         struct rn_check *res);
+
+/* ---- interactive.c ----------------------------------------------------- */
+
+struct rn_pair_result {
+    struct sandbox_result submission, interactor;
+    bool output_exceeded;          /* the submission wrote more than the limit */
+    uint64_t submission_bytes;     /* what it wrote to the interactor */
+};
+
+/* Runs sub and inter (distinct slots) joined by pipes; sets their stdin,
+ * stdout and the submission's cancel_fd. -1 with err when the sandbox failed
+ * (an infrastructure failure). */
+int rn_interact(struct sandbox *sb, struct sandbox_job *sub, struct sandbox_job *inter,
+                uint64_t output_limit, struct rn_pair_result *out, char *err, size_t errlen);
+/* The test's verdict (order documented in interactive.c and runner/README.md);
+ * inter_out/inter_err: the interactor's stdout-less texts (testlib: stderr;
+ * kattis: judgemessage.txt). */
+void rn_interactive_verdict(const struct rn_pair_result *pr, enum rn_protocol proto,
+                            const char *inter_out, const char *inter_err, struct rn_check *chk);
 
 /* ---- scoring.c --------------------------------------------------------- */
 

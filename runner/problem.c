@@ -20,7 +20,7 @@
 #include "yaml_doc.h"
 
 struct pending {                   /* nodes resolved after the top level */
-    yaml_node_t *tests, *subtasks, *checker;
+    yaml_node_t *tests, *subtasks, *checker, *interactor, *grader, *type;
 };
 
 void rn_problem_free(struct rn_problem *p)
@@ -43,6 +43,15 @@ void rn_problem_free(struct rn_problem *p)
     free(p->name);
     free(p->title);
     free(p->checker_source);
+    rn_argv_free(p->checker_flags);
+    free(p->interactor.source);
+    rn_argv_free(p->interactor.flags);
+    for (size_t i = 0; i < p->grader_count; i++) {
+        free(p->graders[i].lang);
+        rn_argv_free(p->graders[i].files);
+        free(p->graders[i].source);
+    }
+    free(p->graders);
     free(p);
 }
 
@@ -86,24 +95,86 @@ static int checker_type(struct ydoc *y, yaml_node_t *n, struct rn_problem *p)
     return -1;
 }
 
-static int checker_source(struct ydoc *y, yaml_node_t *n, struct rn_problem *p)
+/* a package file compiled by the runner: any extension (the language whose
+ * source has it compiles it; checked when it is built) */
+static int program_source(struct ydoc *y, yaml_node_t *n, const char *key, const char *dir,
+                          char **out)
 {
-    if (ydoc_string(y, n, "checker.source", &p->checker_source) < 0)
+    if (ydoc_string(y, n, key, out) < 0)
         return -1;
-    const char *s = p->checker_source, *dot = strrchr(s, '.');
+    const char *s = *out, *dot = strrchr(s, '.');
     if (!safe_relative(s)) {
-        ydoc_error(y, n, "checker.source", "'%s' must be a path inside the package", s);
+        ydoc_error(y, n, key, "'%s' must be a path inside the package", s);
         return -1;
     }
-    if (!dot || (strcmp(dot, ".c") && strcmp(dot, ".cpp") && strcmp(dot, ".cc"))) {
-        ydoc_error(y, n, "checker.source", "'%s' must be a .c or .cpp file", s);
+    if (!dot || strchr(dot, '/')) {
+        ydoc_error(y, n, key, "'%s' needs an extension naming its language (.c, .cpp, .py...)", s);
         return -1;
     }
-    if (!is_file(p->dir, s)) {
-        ydoc_error(y, n, "checker.source", "'%s' does not exist in the package", s);
+    if (!is_file(dir, s)) {
+        ydoc_error(y, n, key, "'%s' does not exist in the package", s);
         return -1;
     }
     return 0;
+}
+
+static int checker_source(struct ydoc *y, yaml_node_t *n, struct rn_problem *p)
+{
+    return program_source(y, n, "checker.source", p->dir, &p->checker_source);
+}
+
+static int parse_bool(struct ydoc *y, yaml_node_t *n, const char *key, bool *out)
+{
+    const char *s = ydoc_scalar(y, n, key);
+    if (s && (!strcmp(s, "true") || !strcmp(s, "false"))) {
+        *out = !strcmp(s, "true");
+        return 0;
+    }
+    if (s)
+        ydoc_error(y, n, key, "expected true or false, not '%s'", s);
+    return -1;
+}
+
+/* the comparison options of the long form; only for the checkers they mean
+ * something to */
+struct compare_nodes {
+    yaml_node_t *eps, *abs, *rel, *case_sens, *space;
+};
+
+static int parse_compare(struct ydoc *y, const struct compare_nodes *c, struct rn_problem *p)
+{
+    int rc = 0;
+    bool floats = p->checker == RN_CHECK_FLOAT, builtin = p->checker != RN_CHECK_CUSTOM;
+    yaml_node_t *tol[] = {c->eps, c->abs, c->rel};
+    const char *tol_key[] = {"checker.epsilon", "checker.absolute_tolerance",
+                             "checker.relative_tolerance"};
+    double v[3] = {-1, -1, -1};
+    for (int i = 0; i < 3; i++) {
+        if (!tol[i])
+            continue;
+        if (!floats)
+            ydoc_error(y, tol[i], tol_key[i], "only the float checker takes a tolerance"), rc = -1;
+        else if (ydoc_number(y, tol[i], tol_key[i], &v[i]) == 0 && v[i] <= 0)
+            ydoc_error(y, tol[i], tol_key[i], "must be positive"), rc = -1;
+    }
+    if (c->eps && (c->abs || c->rel))
+        ydoc_error(y, c->eps, "checker.epsilon", "give epsilon (both tolerances) or "
+                   "absolute_tolerance/relative_tolerance, not both"), rc = -1;
+    if (v[0] > 0)
+        p->compare.abs_tol = p->compare.rel_tol = v[0];
+    else if (c->abs || c->rel)
+        p->compare.abs_tol = v[1], p->compare.rel_tol = v[2];
+    bool sens = true;
+    if (c->case_sens && !builtin)
+        ydoc_error(y, c->case_sens, "checker.case_sensitive", "only for a built-in checker"), rc = -1;
+    else if (c->case_sens && parse_bool(y, c->case_sens, "checker.case_sensitive", &sens) == 0)
+        p->compare.case_insensitive = !sens;
+    if (c->space && p->checker != RN_CHECK_TOKENS && !floats)
+        ydoc_error(y, c->space, "checker.space_change_sensitive",
+                   "only the tokens and float checkers take it"), rc = -1;
+    else if (c->space)
+        rc |= parse_bool(y, c->space, "checker.space_change_sensitive", &p->compare.space_sensitive);
+    return rc;
 }
 
 static int parse_checker(struct ydoc *y, yaml_node_t *n, struct rn_problem *p)
@@ -121,33 +192,200 @@ static int parse_checker(struct ydoc *y, yaml_node_t *n, struct rn_problem *p)
     if (ydoc_mapping(y, n, "checker") < 0)
         return -1;
     int rc = 0;
-    yaml_node_t *type = NULL, *source = NULL, *eps = NULL;
+    yaml_node_t *type = NULL, *source = NULL, *flags = NULL;
+    struct compare_nodes cmp = {0};
     YDOC_FOR_PAIRS(y, n, key, k, v) {
         if (!strcmp(key, "type"))
             type = v;
         else if (!strcmp(key, "source"))
             source = v;
+        else if (!strcmp(key, "flags"))
+            flags = v;
         else if (!strcmp(key, "epsilon"))
-            eps = v;
+            cmp.eps = v;
+        else if (!strcmp(key, "absolute_tolerance"))
+            cmp.abs = v;
+        else if (!strcmp(key, "relative_tolerance"))
+            cmp.rel = v;
+        else if (!strcmp(key, "case_sensitive"))
+            cmp.case_sens = v;
+        else if (!strcmp(key, "space_change_sensitive"))
+            cmp.space = v;
         else
-            ydoc_error(y, k, key, "unknown key in checker (type, epsilon, source)"), rc = -1;
+            ydoc_error(y, k, key, "unknown key in checker (type, source, flags, epsilon, "
+                       "absolute_tolerance, relative_tolerance, case_sensitive, "
+                       "space_change_sensitive)"), rc = -1;
     }
     if (!type) {
         ydoc_error(y, n, "checker.type", "missing (required in the long form)");
         return -1;
     }
-    rc |= checker_type(y, type, p);
-    if (eps && p->checker != RN_CHECK_FLOAT)
-        ydoc_error(y, eps, "checker.epsilon", "only the float checker takes an epsilon"), rc = -1;
-    else if (eps && ydoc_number(y, eps, "checker.epsilon", &p->epsilon) == 0 && p->epsilon <= 0)
-        ydoc_error(y, eps, "checker.epsilon", "must be positive"), rc = -1;
+    if (checker_type(y, type, p) < 0)
+        return -1;
+    rc |= parse_compare(y, &cmp, p);
     if (source && p->checker != RN_CHECK_CUSTOM)
         ydoc_error(y, source, "checker.source", "only a custom checker has a source"), rc = -1;
     else if (source)
         rc |= checker_source(y, source, p);
     else if (p->checker == RN_CHECK_CUSTOM)
         ydoc_error(y, n, "checker.source", "missing (a custom checker needs one)"), rc = -1;
+    if (flags && p->checker != RN_CHECK_CUSTOM)
+        ydoc_error(y, flags, "checker.flags", "only a custom checker is compiled"), rc = -1;
+    else if (flags)
+        rc |= ydoc_strings(y, flags, "checker.flags", &p->checker_flags);
     return rc;
+}
+
+/* ---- interactor, graders ------------------------------------------------- */
+
+static int parse_protocol(struct ydoc *y, yaml_node_t *n, struct rn_helper *h)
+{
+    const char *s = ydoc_scalar(y, n, "interactor.protocol");
+    if (s && !strcmp(s, "testlib"))
+        return h->protocol = RN_PROTO_TESTLIB, 0;
+    if (s && !strcmp(s, "kattis"))
+        return h->protocol = RN_PROTO_KATTIS, 0;
+    if (s)
+        ydoc_error(y, n, "interactor.protocol", "unknown protocol '%s' (testlib, kattis)", s);
+    return -1;
+}
+
+static int parse_interactor(struct ydoc *y, yaml_node_t *n, struct rn_problem *p)
+{
+    struct rn_helper *h = &p->interactor;
+    h->line = ydoc_line(n);
+    if (n->type == YAML_SCALAR_NODE)
+        return program_source(y, n, "interactor", p->dir, &h->source);
+    if (ydoc_mapping(y, n, "interactor") < 0)
+        return -1;
+    int rc = 0;
+    yaml_node_t *source = NULL;
+    YDOC_FOR_PAIRS(y, n, key, k, v) {
+        if (!strcmp(key, "source"))
+            source = v;
+        else if (!strcmp(key, "flags"))
+            rc |= ydoc_strings(y, v, "interactor.flags", &h->flags);
+        else if (!strcmp(key, "protocol"))
+            rc |= parse_protocol(y, v, h);
+        else
+            ydoc_error(y, k, key, "unknown key in interactor (source, flags, protocol)"), rc = -1;
+    }
+    if (!source)
+        ydoc_error(y, n, "interactor.source", "missing (required)"), rc = -1;
+    else
+        rc |= program_source(y, source, "interactor.source", p->dir, &h->source);
+    return rc;
+}
+
+static int grader_files(struct ydoc *y, yaml_node_t *n, const struct rn_problem *p,
+                        struct rn_grader *g)
+{
+    if (ydoc_strings(y, n, "grader.files", &g->files) < 0)
+        return -1;
+    int rc = 0;
+    for (char **f = g->files; *f; f++) {
+        if (!safe_relative(*f))
+            ydoc_error(y, n, "grader.files", "'%s' must be a path inside the package", *f), rc = -1;
+        else if (!is_file(p->dir, *f))
+            ydoc_error(y, n, "grader.files", "'%s' does not exist in the package", *f), rc = -1;
+    }
+    if (!rc && !g->files[0])
+        ydoc_error(y, n, "grader.files", "a grader needs at least one file"), rc = -1;
+    return rc;
+}
+
+static int parse_grader_entry(struct ydoc *y, yaml_node_t *n, const struct rn_problem *p,
+                              struct rn_grader *g)
+{
+    if (n->type == YAML_SEQUENCE_NODE)
+        return grader_files(y, n, p, g);
+    if (ydoc_mapping(y, n, "grader") < 0)
+        return -1;
+    int rc = 0;
+    yaml_node_t *files = NULL;
+    YDOC_FOR_PAIRS(y, n, key, k, v) {
+        if (!strcmp(key, "files"))
+            files = v;
+        else if (!strcmp(key, "source"))
+            rc |= ydoc_string(y, v, "grader.source", &g->source);
+        else
+            ydoc_error(y, k, key, "unknown key in a grader (files, source)"), rc = -1;
+    }
+    if (g->source && (strchr(g->source, '/') || g->source[0] == '.'))
+        ydoc_error(y, n, "grader.source", "'%s' must be a plain file name", g->source), rc = -1;
+    if (!files)
+        ydoc_error(y, n, "grader.files", "missing (required)"), rc = -1;
+    else
+        rc |= grader_files(y, files, p, g);
+    return rc;
+}
+
+/* grader: {LANG: [files...] | {files: [...], source: NAME}, ...} */
+static int parse_graders(struct ydoc *y, yaml_node_t *n, struct rn_problem *p)
+{
+    if (ydoc_mapping(y, n, "grader") < 0)
+        return -1;
+    size_t count = (size_t)(n->data.mapping.pairs.top - n->data.mapping.pairs.start);
+    p->graders = calloc(count ? count : 1, sizeof *p->graders);
+    if (!p->graders)
+        return -1;
+    int rc = 0;
+    YDOC_FOR_PAIRS(y, n, key, k, v) {
+        struct rn_grader *g = &p->graders[p->grader_count++];
+        g->lang = strdup(key);
+        rc |= parse_grader_entry(y, v, p, g);
+    }
+    if (!count)
+        ydoc_error(y, n, "grader", "name at least one language"), rc = -1;
+    return rc;
+}
+
+static int parse_type(struct ydoc *y, yaml_node_t *n, struct rn_problem *p)
+{
+    const char *s = ydoc_scalar(y, n, "type");
+    if (s && !strcmp(s, "batch"))
+        return p->type = RN_BATCH, 0;
+    if (s && !strcmp(s, "interactive"))
+        return p->type = RN_INTERACTIVE, 0;
+    if (s)
+        ydoc_error(y, n, "type", "unknown problem type '%s' (batch, interactive)", s);
+    return -1;
+}
+
+/* compile_limits: {time, memory, output}: raises the language's */
+static int parse_compile_limits(struct ydoc *y, yaml_node_t *n, struct rn_problem *p)
+{
+    if (ydoc_mapping(y, n, "compile_limits") < 0)
+        return -1;
+    int rc = 0;
+    YDOC_FOR_PAIRS(y, n, key, k, v) {
+        if (!strcmp(key, "time"))
+            rc |= ydoc_duration(y, v, "compile_limits.time", &p->compile_time);
+        else if (!strcmp(key, "memory"))
+            rc |= ydoc_size(y, v, "compile_limits.memory", &p->compile_memory);
+        else if (!strcmp(key, "output"))
+            rc |= ydoc_size(y, v, "compile_limits.output", &p->compile_output);
+        else
+            ydoc_error(y, k, key, "unknown key in compile_limits (time, memory, output)"), rc = -1;
+    }
+    return rc;
+}
+
+/* the pieces of an interactive problem fit together */
+static int check_type(struct ydoc *y, yaml_node_t *root, const struct pending *later,
+                      struct rn_problem *p)
+{
+    if (p->type == RN_INTERACTIVE && !p->interactor.source) {
+        ydoc_error(y, later->type ? later->type : root, "interactor",
+                   "missing (an interactive problem needs one)");
+        return -1;
+    }
+    if (p->type != RN_INTERACTIVE && later->interactor) {
+        ydoc_error(y, later->interactor, "interactor", "only an interactive problem "
+                   "(type: interactive) has an interactor");
+        return -1;
+    }
+    return 0;
 }
 
 /* ---- tests ------------------------------------------------------------- */
@@ -455,6 +693,16 @@ static int parse_top(struct ydoc *y, const char *key, yaml_node_t *k, yaml_node_
         return ydoc_string(y, v, key, &p->title);
     if (!strcmp(key, "time_limit"))
         return ydoc_duration(y, v, key, &p->time_limit);
+    if (!strcmp(key, "wall_time_limit"))
+        return ydoc_duration(y, v, key, &p->wall_time_limit);
+    if (!strcmp(key, "compile_limits"))
+        return parse_compile_limits(y, v, p);
+    if (!strcmp(key, "type"))
+        return later->type = v, parse_type(y, v, p);
+    if (!strcmp(key, "interactor"))
+        return later->interactor = v, 0;
+    if (!strcmp(key, "grader"))
+        return later->grader = v, 0;
     if (!strcmp(key, "memory_limit"))
         return ydoc_size(y, v, key, &p->memory_limit);
     if (!strcmp(key, "output_limit"))
@@ -462,13 +710,14 @@ static int parse_top(struct ydoc *y, const char *key, yaml_node_t *k, yaml_node_
     if (!strcmp(key, "stop_on_failure"))
         return parse_stop(y, v, p);
     if (!strcmp(key, "checker"))
-        return later->checker = v, 0;
+        return later->checker = v, p->checker_given = true, 0;
     if (!strcmp(key, "tests"))
         return later->tests = v, 0;
     if (!strcmp(key, "subtasks"))
         return later->subtasks = v, 0;
-    ydoc_error(y, k, key, "unknown key (name, title, time_limit, memory_limit, output_limit, "
-               "checker, tests, subtasks, stop_on_failure)");
+    ydoc_error(y, k, key, "unknown key (name, title, type, time_limit, wall_time_limit, "
+               "memory_limit, output_limit, compile_limits, checker, interactor, grader, tests, "
+               "subtasks, stop_on_failure)");
     return -1;
 }
 
@@ -483,6 +732,9 @@ static int check_top(struct ydoc *y, yaml_node_t *root, struct rn_problem *p)
         ydoc_error(y, root, "memory_limit", "missing or zero (required, e.g. 256M)"), rc = -1;
     if (p->output_limit == 0)
         ydoc_error(y, root, "output_limit", "must not be zero"), rc = -1;
+    if (p->wall_time_limit > 0 && p->wall_time_limit < p->time_limit)
+        ydoc_error(y, root, "wall_time_limit", "%gs is below time_limit (%gs)",
+                   p->wall_time_limit, p->time_limit), rc = -1;
     return rc;
 }
 
@@ -494,7 +746,7 @@ static struct rn_problem *problem_defaults(const char *dir)
     p->dir = strdup(dir);
     p->output_limit = 64ULL << 20;
     p->checker = RN_CHECK_TOKENS;
-    p->epsilon = 1e-6;
+    p->compare = (struct rn_compare)RN_COMPARE_DEFAULT;
     p->stop = RN_STOP_SUBTASK;
     return p;
 }
@@ -513,6 +765,11 @@ int rn_problem_load(const char *dir, struct rn_problem **out, struct rn_errors *
         rc |= check_top(&y, root, p);
         if (later.checker)
             rc |= parse_checker(&y, later.checker, p);
+        if (later.interactor)
+            rc |= parse_interactor(&y, later.interactor, p);
+        if (later.grader)
+            rc |= parse_graders(&y, later.grader, p);
+        rc |= check_type(&y, root, &later, p);
         if (parse_tests(&y, later.tests, p) < 0)
             rc = -1;
         else if (p->test_count == 0)

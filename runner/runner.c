@@ -14,6 +14,7 @@
  *   output/   the program's stdout ("out"), outside every box; mounted
  *             read-only at /output for a custom checker
  *   chk/      a custom checker's box; chk.out / chk.err its stdout, stderr
+ *   inter/    an interactor's box; inter.err its stderr
  *   compile.log  compiler stdout+stderr (cut to 64 KiB for the report)
  *
  * Mounting the artefacts at /box keeps a language's run command simple
@@ -25,6 +26,17 @@
  * and is compiled once into WORK/checkers/SHA256/ (content-addressed: the
  * language, its compile commands, the source and the headers beside it),
  * published by rename() so concurrent judges never see half a checker.
+ *
+ * A checker or an interactor may be in any language (the one whose source
+ * file has its extension), with extra compile flags, hashed with the rest.
+ *
+ * Interactive problems: the interactor runs in the job's companion slot
+ * (first_slot + slots + i, held with the job's own slot for the job's whole
+ * life: two jobs never wait on each other for a second box), in inter/ with
+ * the package at /problem and output/ writable at /output; the pipes and the
+ * verdict order are interactive.c's. Graders: the problem's files for the
+ * submission's language are copied beside it in src/ and named in the
+ * compile commands in place of the language's source file.
  *
  * Failures: sandbox IE and unreadable test data are infrastructure failures
  * (runner_judge returns -1, RUNNER_FAILURE_INFRA: retry elsewhere); a broken
@@ -73,6 +85,10 @@ struct job {
     bool chk_ready;                           /* chk/ holds links already */
     char *checker_dir;                        /* compiled custom checker */
     const struct rn_language *checker_lang;
+    char *inter, *inter_err;                  /* the interactor's box, stderr */
+    bool inter_ready;
+    char *inter_dir;                          /* compiled interactor */
+    const struct rn_language *inter_lang;
     enum runner_failure failure;
     char err[512];
 };
@@ -81,6 +97,14 @@ struct compiled {
     bool ok;
     char *output;
     double cpu_time;
+};
+
+static void set_compile(struct runner_report *rep, const char *status, struct compiled *c);
+
+/* what a compile adds to the language's commands */
+struct compile_opts {
+    char **sources;     /* replace the language's source file name in argvs */
+    char **flags;       /* appended to every step */
 };
 
 /* ---- languages --------------------------------------------------------- */
@@ -142,9 +166,11 @@ int runner_open(struct runner **out, const struct runner_config *cfg, char *err,
     r->busy = calloc((size_t)r->slots, sizeof *r->busy);
     pthread_mutex_init(&r->mu, NULL);
     pthread_cond_init(&r->freed, NULL);
-    if (r->first_slot < 0 || r->first_slot + r->slots > SANDBOX_MAX_SLOTS) {
-        snprintf(err, errlen, "slots %d..%d are outside 0..%d", r->first_slot,
-                 r->first_slot + r->slots - 1, SANDBOX_MAX_SLOTS - 1);
+    /* slot first_slot+i judges; first_slot+slots+i is its companion, the
+     * interactor's box of an interactive problem */
+    if (r->first_slot < 0 || r->first_slot + 2 * r->slots > SANDBOX_MAX_SLOTS) {
+        snprintf(err, errlen, "slots %d..%d (2 x slots: a companion for each) are outside 0..%d",
+                 r->first_slot, r->first_slot + 2 * r->slots - 1, SANDBOX_MAX_SLOTS - 1);
         goto fail;
     }
     if (rn_languages_load_dir(cfg->languages_dir ? cfg->languages_dir : "languages", &r->langs,
@@ -222,6 +248,8 @@ static int job_begin(struct job *j, struct runner *r)
     j->chk = rn_strdup_printf("%s/chk", j->dir);
     j->chk_out = rn_strdup_printf("%s/chk.out", j->dir);
     j->chk_err = rn_strdup_printf("%s/chk.err", j->dir);
+    j->inter = rn_strdup_printf("%s/inter", j->dir);
+    j->inter_err = rn_strdup_printf("%s/inter.err", j->dir);
     if (rn_mkdir_p(j->dir, 0755) < 0 || chmod(j->dir, 0755) < 0 ||
         rn_fresh_dir(j->out_dir, 0755) < 0) {
         snprintf(j->err, sizeof j->err, "%s: %s", j->dir, strerror(errno));
@@ -236,6 +264,7 @@ static void job_end(struct job *j)
     if (j->src) {
         rn_remove_tree(j->src);
         rn_remove_tree(j->chk);
+        rn_remove_tree(j->inter);
     }
     if (j->slot >= 0 && j->r)
         release_slot(j->r, j->slot);
@@ -247,6 +276,9 @@ static void job_end(struct job *j)
     free(j->chk);
     free(j->chk_out);
     free(j->chk_err);
+    free(j->inter);
+    free(j->inter_err);
+    free(j->inter_dir);
     free(j->checker_dir);
     free(j->prob_abs);
 }
@@ -282,17 +314,72 @@ static struct sandbox_mount *mounts_for(const struct rn_language *l,
 
 /* ---- compiling ---------------------------------------------------------- */
 
-static const char *limit_note(const struct sandbox_result *res)
+/* the note a compile that hit a limit gets; caller frees; NULL: none */
+static char *limit_note(const struct sandbox_result *res, const struct sandbox_limits *l)
 {
-    static const char *const notes[] = {
-        [SANDBOX_TLE] = "compilation exceeded its time limit",
-        [SANDBOX_MLE] = "compilation exceeded its memory limit",
-        [SANDBOX_OLE] = "compilation exceeded its output limit",
-        [SANDBOX_SV] = "the compiler made a forbidden system call",
-    };
-    if (res->status < sizeof notes / sizeof notes[0] && notes[res->status])
-        return notes[res->status];
-    return NULL;
+    switch (res->status) {
+    case SANDBOX_TLE:
+        return rn_strdup_printf("compilation exceeded its time limit (%g s)", l->cpu_time);
+    case SANDBOX_MLE:
+        return rn_strdup_printf("compilation exceeded its memory limit (%llu MiB)",
+                                (unsigned long long)(l->memory >> 20));
+    case SANDBOX_OLE:
+        /* the usual cause: a big initialised static array fills the object file */
+        return rn_strdup_printf("compilation exceeded its output limit: a file the compiler "
+                                "wrote (such as the object file of a large initialised static "
+                                "array) grew past %llu MiB; a problem can raise it with "
+                                "compile_limits.output", (unsigned long long)(l->output >> 20));
+    case SANDBOX_SV:
+        return strdup("the compiler made a forbidden system call");
+    default:
+        return NULL;
+    }
+}
+
+/* the language's compile limits, raised where the problem asks for more */
+static struct sandbox_limits compile_limits(const struct job *j, const struct rn_language *l)
+{
+    double time = l->compile_time;
+    uint64_t memory = l->compile_memory, output = l->compile_output;
+    if (j->prob && j->prob->compile_time > time)
+        time = j->prob->compile_time;
+    if (j->prob && j->prob->compile_memory > memory)
+        memory = j->prob->compile_memory;
+    if (j->prob && j->prob->compile_output > output)
+        output = j->prob->compile_output;
+    /* the compiler's temporary files (the object file) live in the private
+     * /tmp: room for a file of the output limit, so that limit is the one hit */
+    uint64_t tmp = output + (16ULL << 20) > (64ULL << 20) ? output + (16ULL << 20) : 0;
+    return (struct sandbox_limits){.cpu_time = time, .wall_time = time * 1.5 + 1,
+                                   .memory = memory, .output = output, .tmp_size = tmp,
+                                   .procs = l->compile_procs};
+}
+
+/* a compile step's argv: {memory_mb}, the language's source file name
+ * replaced by opts->sources (a grader's files), opts->flags at the end */
+static char **compile_argv(const struct rn_language *l, size_t step, uint64_t memory,
+                           const struct compile_opts *opts)
+{
+    char **argv = rn_argv_expand(l->compile[step], memory, opts ? opts->flags : NULL);
+    if (!argv || !opts || !opts->sources)
+        return argv;
+    size_t n = 0, extra = 0;
+    while (argv[n])
+        n++;
+    while (opts->sources[extra])
+        extra++;
+    char **out = calloc(n * (extra + 1) + 1, sizeof *out);
+    size_t k = 0;
+    for (size_t i = 0; out && i < n; i++) {
+        if (strcmp(argv[i], l->source)) {
+            out[k++] = strdup(argv[i]);
+            continue;
+        }
+        for (size_t e = 0; e < extra; e++)
+            out[k++] = strdup(opts->sources[e]);
+    }
+    rn_argv_free(argv);
+    return out;
 }
 
 static void append_note(struct compiled *c, const char *note)
@@ -305,12 +392,13 @@ static void append_note(struct compiled *c, const char *note)
 }
 
 static int compile_step(struct job *j, const struct rn_language *l, const char *dir, size_t step,
-                        struct compiled *c)
+                        const struct compile_opts *opts, struct compiled *c)
 {
     int fd = open(j->log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | (step ? 0 : O_TRUNC), 0644);
     if (fd < 0)
         return infra(j, j->log, strerror(errno));
-    char **argv = rn_argv_expand(l->compile[step], l->compile_memory, NULL);
+    struct sandbox_limits limits = compile_limits(j, l);
+    char **argv = compile_argv(l, step, limits.memory, opts);
     size_t mount_count;
     struct sandbox_mount *mounts = mounts_for(l, NULL, 0, &mount_count);
     struct sandbox_job sj = SANDBOX_JOB_INIT;
@@ -321,11 +409,7 @@ static int compile_step(struct job *j, const struct rn_language *l, const char *
     sj.stdout_fd = fd;
     sj.stderr_fd = fd;
     sj.profile = "compile";
-    sj.limits = (struct sandbox_limits){.cpu_time = l->compile_time,
-                                        .wall_time = l->compile_time * 1.5 + 1,
-                                        .memory = l->compile_memory,
-                                        .output = l->compile_output,
-                                        .procs = l->compile_procs};
+    sj.limits = limits;
     sj.mounts = mounts;
     sj.mount_count = mount_count;
     struct sandbox_result res;
@@ -341,33 +425,145 @@ static int compile_step(struct job *j, const struct rn_language *l, const char *
     c->output = rn_read_file(j->log, COMPILE_LOG_MAX, NULL);
     if (!c->output)
         c->output = strdup("");
-    const char *note = limit_note(&res);
+    /* gcc's driver survives its assembler's SIGXFSZ and reports it as an
+     * internal error: the output limit all the same */
+    if (res.status == SANDBOX_RE && strstr(c->output, "File size limit exceeded"))
+        res.status = SANDBOX_OLE;
+    char *note = limit_note(&res, &limits);
     if (note)
         append_note(c, note);
     else if (!c->ok && !*c->output)
         append_note(c, res.message[0] ? res.message : "the compiler failed without a message");
+    free(note);
     return 0;
 }
 
 /* Compiles the source already in dir; -1 only on infrastructure failure. */
 static int compile_in(struct job *j, const struct rn_language *l, const char *dir,
-                      struct compiled *c)
+                      const struct compile_opts *opts, struct compiled *c)
 {
     *c = (struct compiled){.ok = true, .output = strdup("")};
     for (size_t s = 0; s < l->compile_steps && c->ok; s++)
-        if (compile_step(j, l, dir, s, c) < 0)
+        if (compile_step(j, l, dir, s, opts, c) < 0)
             return -1;
     return 0;
+}
+
+/* a fresh dir holding src as name */
+static int write_named(struct job *j, const char *dir, const char *name, const char *src,
+                       size_t len)
+{
+    char *path = rn_strdup_printf("%s/%s", dir, name);
+    int rc = rn_fresh_dir(dir, 0777) < 0 || rn_write_file(path, src, len, 0644) < 0 ? -1 : 0;
+    if (rc < 0)
+        infra(j, path, strerror(errno));
+    free(path);
+    return rc;
 }
 
 static int write_source(struct job *j, const struct rn_language *l, const char *dir,
                         const char *src, size_t len)
 {
-    char *path = rn_strdup_printf("%s/%s", dir, l->source);
-    int rc = rn_fresh_dir(dir, 0777) < 0 || rn_write_file(path, src, len, 0644) < 0 ? -1 : 0;
-    if (rc < 0)
-        infra(j, path, strerror(errno));
-    free(path);
+    return write_named(j, dir, l->source, src, len);
+}
+
+/* ---- graders ------------------------------------------------------------- */
+
+static const struct rn_grader *grader_for(const struct rn_problem *p, const char *lang)
+{
+    for (size_t i = 0; i < p->grader_count; i++)
+        if (!strcmp(p->graders[i].lang, lang))
+            return &p->graders[i];
+    return NULL;
+}
+
+static const char *base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
+static bool same_extension(const char *a, const char *b)
+{
+    const char *da = strrchr(a, '.'), *db = strrchr(b, '.');
+    return da && db && !strcmp(da, db);
+}
+
+/* "this problem is solved with a grader in: cpp, java" */
+static char *no_grader_message(const struct rn_problem *p, const char *lang)
+{
+    char *s = rn_strdup_printf("this problem is solved with a grader; '%s' has none (graders:",
+                               lang);
+    for (size_t i = 0; s && i < p->grader_count; i++) {
+        char *t = rn_strdup_printf("%s %s", s, p->graders[i].lang);
+        free(s);
+        s = t;
+    }
+    char *t = s ? rn_strdup_printf("%s)\n", s) : NULL;
+    free(s);
+    return t;
+}
+
+/* Copies the grader's files beside the submission (saved as name) and lists
+ * what the compile commands name instead of the language's source file: the
+ * submission, then the grader's files of the same extension. 0, 1 when the
+ * package is at fault (*message), -1 infra. */
+static int install_grader(struct job *j, const struct rn_grader *g, const char *name,
+                          char ***sources, char **message)
+{
+    size_t n = 0;
+    while (g->files[n])
+        n++;
+    char **list = calloc(n + 2, sizeof *list);
+    size_t k = 0;
+    if (!list)
+        return infra(j, "grader", "out of memory");
+    list[k++] = strdup(name);
+    *sources = list;
+    for (size_t i = 0; i < n; i++) {
+        const char *base = base_name(g->files[i]);
+        if (!strcmp(base, name)) {
+            *message = rn_strdup_printf("grader %s: %s has the name the submission is saved "
+                                        "under; set grader.%s.source", g->lang, base, g->lang);
+            return 1;
+        }
+        char *from = rn_strdup_printf("%s/%s", j->prob->dir, g->files[i]);
+        char *to = rn_strdup_printf("%s/%s", j->src, base);
+        size_t len;
+        char *text = rn_read_file(from, 16 << 20, &len);
+        int rc = text ? rn_write_file(to, text, len, 0644) : -1;
+        free(text);
+        free(from);
+        free(to);
+        if (rc < 0)
+            return infra(j, g->files[i], strerror(errno));
+        if (same_extension(base, j->lang->source))
+            list[k++] = strdup(base);
+    }
+    return 0;
+}
+
+/* writes the submission (and its grader); 0, 1 when the verdict is already
+ * reached (CE: no grader for the language; IE: a broken grader), -1 infra */
+static int write_submission(struct job *j, const struct runner_request *req, char ***sources)
+{
+    const struct rn_problem *p = j->prob;
+    const struct rn_grader *g = p->grader_count ? grader_for(p, j->lang->id) : NULL;
+    if (p->grader_count && !g) {
+        struct compiled c = {.output = no_grader_message(p, j->lang->id)};
+        set_compile(j->rep, "CE", &c);
+        j->rep->verdict = RUNNER_CE;
+        return 1;
+    }
+    const char *name = g && g->source ? g->source : j->lang->source;
+    if (write_named(j, j->src, name, req->source, req->source_len) < 0)
+        return -1;
+    char *message = NULL;
+    int rc = g ? install_grader(j, g, name, sources, &message) : 0;
+    if (rc > 0) {
+        j->rep->verdict = RUNNER_IE;
+        j->rep->message = message;
+    }
     return rc;
 }
 
@@ -432,18 +628,23 @@ static int read_checker_src(const char *path, struct checker_src *cs)
     return 0;
 }
 
-static int checker_hash(const struct rn_language *l, const struct checker_src *cs, char out[65])
+static int checker_hash(const struct rn_language *l, const struct checker_src *cs,
+                        char *const *flags, char out[65])
 {
     size_t n = 0, cap = 8 + 2 * cs->header_count;
     for (size_t s = 0; s < l->compile_steps; s++)
         for (char **a = l->compile[s]; *a; a++)
             cap++;
+    for (char *const *f = flags; f && *f; f++)
+        cap++;
     const void **parts = calloc(cap, sizeof *parts);
     size_t *lens = calloc(cap, sizeof *lens);
     parts[n] = l->id, lens[n++] = strlen(l->id) + 1;
     for (size_t s = 0; s < l->compile_steps; s++)
         for (char **a = l->compile[s]; *a; a++)
             parts[n] = *a, lens[n++] = strlen(*a) + 1;
+    for (char *const *f = flags; f && *f; f++)
+        parts[n] = *f, lens[n++] = strlen(*f) + 1;
     parts[n] = cs->text, lens[n++] = cs->len;
     for (size_t i = 0; i < cs->header_count; i++) {
         parts[n] = cs->headers[i], lens[n++] = strlen(cs->headers[i]) + 1;
@@ -457,7 +658,7 @@ static int checker_hash(const struct rn_language *l, const struct checker_src *c
 
 /* compiles into a private dir and publishes it as cache; 1 on CE */
 static int build_checker(struct job *j, const struct rn_language *l, const struct checker_src *cs,
-                         const char *cache, char **message)
+                         char **flags, const char *what, const char *cache, char **message)
 {
     char *tmp = rn_strdup_printf("%s.tmp-%d-%d", cache, (int)getpid(), j->slot);
     int rc = write_source(j, l, tmp, cs->text, cs->len);
@@ -467,10 +668,11 @@ static int build_checker(struct job *j, const struct rn_language *l, const struc
         free(hp);
     }
     struct compiled c = {0};
+    struct compile_opts opts = {.flags = flags};
     if (rc == 0)
-        rc = compile_in(j, l, tmp, &c);
+        rc = compile_in(j, l, tmp, &opts, &c);
     if (rc == 0 && !c.ok) {
-        *message = rn_strdup_printf("the checker does not compile:\n%s", c.output);
+        *message = rn_strdup_printf("the %s does not compile:\n%s", what, c.output);
         rc = 1;
     } else if (rc == 0 && rn_seal_tree(tmp) < 0) {
         rc = infra(j, tmp, strerror(errno));
@@ -483,39 +685,69 @@ static int build_checker(struct job *j, const struct rn_language *l, const struc
     return rc;
 }
 
-/* Sets j->checker_dir. 0 ready, 1 problem error (*message), -1 infra. */
-static int prepare_checker(struct job *j, char **message)
+/* The language that compiles a package's program: the first (by file name)
+ * whose source file has the same extension; .cc and .cxx are C++. */
+static const struct rn_language *language_for(const struct runner *r, const char *file)
+{
+    const char *dot = strrchr(file, '.');
+    if (dot && (!strcmp(dot, ".cc") || !strcmp(dot, ".cxx")))
+        dot = ".cpp";
+    for (size_t i = 0; dot && i < r->lang_count; i++) {
+        const char *ext = strrchr(r->langs[i]->source, '.');
+        if (ext && !strcmp(ext, dot))
+            return r->langs[i];
+    }
+    return NULL;
+}
+
+/* Compiles (or finds cached) a program the package ships, a checker or an
+ * interactor: sets *dir and *lang. 0 ready, 1 problem error (*message),
+ * -1 infra. */
+static int prepare_helper(struct job *j, const char *what, const char *source, char **flags,
+                          char **dir, const struct rn_language **lang, char **message)
 {
     const struct rn_problem *p = j->prob;
-    const char *dot = strrchr(p->checker_source, '.');
-    const char *lang_id = dot && !strcmp(dot, ".c") ? "c" : "cpp";
-    j->checker_lang = find_language(j->r, lang_id);
-    if (!j->checker_lang) {
-        *message = rn_strdup_printf("no language '%s' to compile the checker with", lang_id);
+    *lang = language_for(j->r, source);
+    if (!*lang) {
+        *message = rn_strdup_printf("no language compiles '%s' (the %s): none has a source "
+                                    "file with its extension", source, what);
         return 1;
     }
-    char *path = rn_strdup_printf("%s/%s", p->dir, p->checker_source);
+    char *path = rn_strdup_printf("%s/%s", p->dir, source);
     struct checker_src cs;
     char hex[65];
-    if (read_checker_src(path, &cs) < 0 || checker_hash(j->checker_lang, &cs, hex) < 0) {
-        *message = rn_strdup_printf("%s: cannot read the checker", path);
+    if (read_checker_src(path, &cs) < 0 || checker_hash(*lang, &cs, flags, hex) < 0) {
+        *message = rn_strdup_printf("%s: cannot read the %s", path, what);
         checker_src_free(&cs);
         free(path);
         return 1;
     }
     free(path);
     char *root = rn_strdup_printf("%s/checkers", j->r->work_dir);
-    j->checker_dir = rn_strdup_printf("%s/%s", root, hex);
+    free(*dir);
+    *dir = rn_strdup_printf("%s/%s", root, hex);
     struct stat st;
     int rc = 0;
-    if (stat(j->checker_dir, &st) < 0) {
+    if (stat(*dir, &st) < 0) {
         rc = rn_mkdir_p(root, 0755) < 0 ? infra(j, root, strerror(errno))
-                                          : build_checker(j, j->checker_lang, &cs, j->checker_dir,
+                                          : build_checker(j, *lang, &cs, flags, what, *dir,
                                                           message);
     }
     free(root);
     checker_src_free(&cs);
     return rc;
+}
+
+static int prepare_checker(struct job *j, char **message)
+{
+    return prepare_helper(j, "checker", j->prob->checker_source, j->prob->checker_flags,
+                          &j->checker_dir, &j->checker_lang, message);
+}
+
+static int prepare_interactor(struct job *j, char **message)
+{
+    return prepare_helper(j, "interactor", j->prob->interactor.source, j->prob->interactor.flags,
+                          &j->inter_dir, &j->inter_lang, message);
 }
 
 static char *read_text(const char *path)
@@ -544,6 +776,7 @@ static int run_custom_checker(struct job *j, const struct rn_test *t, struct rn_
     sj.argv = (const char *const *)argv;
     sj.envp = (const char *const *)l->env;
     sj.workdir = j->chk;
+    sj.profile = l->profile;     /* a checker in Java needs the JVM's */
     sj.stdout_fd = out_fd;
     sj.stderr_fd = err_fd;
     sj.limits = (struct sandbox_limits){.cpu_time = CHECKER_CPU, .wall_time = CHECKER_CPU * 2,
@@ -600,6 +833,43 @@ static uint64_t run_memory(const struct job *j)
     return j->prob->memory_limit + j->lang->extra_memory;
 }
 
+/* CPU limit x time_factor; the wall limit is the problem's (x time_factor
+ * too), else 2 x CPU + 1 s */
+static double wall_limit(const struct job *j, double cpu)
+{
+    if (j->prob->wall_time_limit > 0)
+        return j->prob->wall_time_limit * j->lang->time_factor;
+    return cpu * 2 + 1;
+}
+
+/* the submission's sandbox job for one test; the caller sets its stdio and
+ * frees *argv (rn_argv_free) and *mounts */
+static void program_job(struct job *j, struct sandbox_job *sj, char ***argv,
+                        struct sandbox_mount **mounts)
+{
+    const struct rn_language *l = j->lang;
+    *argv = rn_argv_expand(l->run, run_memory(j), NULL);
+    /* The sealed compile directory, read-only, is the program's /box: it
+     * starts every test the same and nothing it writes reaches the host's
+     * disk. Its scratch space is the private /tmp, counted as memory. */
+    struct sandbox_mount program_files = {.host = j->src, .inside = "/box"};
+    size_t mount_count;
+    *mounts = mounts_for(l, &program_files, 1, &mount_count);
+    double cpu = j->prob->time_limit * l->time_factor;
+    *sj = (struct sandbox_job)SANDBOX_JOB_INIT;
+    sj->slot = j->slot;
+    sj->argv = (const char *const *)*argv;
+    sj->envp = (const char *const *)l->env;
+    sj->workdir = NULL;
+    sj->profile = l->profile;
+    sj->limits = (struct sandbox_limits){.cpu_time = cpu, .wall_time = wall_limit(j, cpu),
+                                         .memory = run_memory(j),
+                                         .output = j->prob->output_limit,
+                                         .procs = l->processes};
+    sj->mounts = *mounts;
+    sj->mount_count = mount_count;
+}
+
 static int run_program(struct job *j, const struct rn_test *t, struct sandbox_result *res)
 {
     char *in_path = rn_strdup_printf("%s/%s", j->prob->dir, t->input);
@@ -612,29 +882,12 @@ static int run_program(struct job *j, const struct rn_test *t, struct sandbox_re
         close(in_fd);
         return infra(j, j->out, strerror(errno));
     }
-    const struct rn_language *l = j->lang;
-    char **argv = rn_argv_expand(l->run, run_memory(j), NULL);
-    /* The sealed compile directory, read-only, is the program's /box: it
-     * starts every test the same and nothing it writes reaches the host's
-     * disk. Its scratch space is the private /tmp, counted as memory. */
-    struct sandbox_mount program_files = {.host = j->src, .inside = "/box"};
-    size_t mount_count;
-    struct sandbox_mount *mounts = mounts_for(l, &program_files, 1, &mount_count);
-    double cpu = j->prob->time_limit * l->time_factor;
-    struct sandbox_job sj = SANDBOX_JOB_INIT;
-    sj.slot = j->slot;
-    sj.argv = (const char *const *)argv;
-    sj.envp = (const char *const *)l->env;
-    sj.workdir = NULL;
+    char **argv;
+    struct sandbox_mount *mounts;
+    struct sandbox_job sj;
+    program_job(j, &sj, &argv, &mounts);
     sj.stdin_fd = in_fd;
     sj.stdout_fd = out_fd;
-    sj.profile = l->profile;
-    sj.limits = (struct sandbox_limits){.cpu_time = cpu, .wall_time = cpu * 2 + 1,
-                                        .memory = run_memory(j),
-                                        .output = j->prob->output_limit,
-                                        .procs = l->processes};
-    sj.mounts = mounts;
-    sj.mount_count = mount_count;
     int rc = sandbox_run(j->r->sb, &sj, res);
     close(in_fd);
     close(out_fd);
@@ -649,9 +902,98 @@ static int check_output(struct job *j, const struct rn_test *t, struct rn_check 
         return run_custom_checker(j, t, chk);
     char *ans = rn_strdup_printf("%s/%s", j->prob->dir, t->answer);
     char why[256];
-    int rc = rn_check_files(j->prob->checker, j->prob->epsilon, j->out, ans, chk, why, sizeof why);
+    int rc = rn_check_files(j->prob->checker, &j->prob->compare, j->out, ans, chk, why, sizeof why);
     free(ans);
     return rc < 0 ? infra(j, "checker", why) : 0;
+}
+
+/* ---- an interactive test (the pipes and the verdict: interactive.c) ------ */
+
+/* The interactor's job: its own slot (the companion of the job's), the
+ * package read-only at /problem, output/ writable at /output (testlib's
+ * result file, Kattis's feedback dir). Its limits are the checker's, its
+ * wall clock the submission's plus CHECKER_CPU: the submission always ends
+ * first when both wait. */
+static void interactor_job(struct job *j, const struct rn_test *t, double sub_wall,
+                           struct sandbox_job *sj, char ***argv, struct sandbox_mount **mounts)
+{
+    const struct rn_language *l = j->inter_lang;
+    char *in = rn_strdup_printf("/problem/%s", t->input);
+    char *ans = rn_strdup_printf("/problem/%s", t->answer);
+    char *testlib[] = {in, "/output/out", ans, NULL}, *kattis[] = {in, ans, "/output/", NULL};
+    *argv = rn_argv_expand(l->run, CHECKER_MEMORY,
+                           j->prob->interactor.protocol == RN_PROTO_KATTIS ? kattis : testlib);
+    free(in);
+    free(ans);
+    const struct sandbox_mount data[] = {{.host = j->prob_abs, .inside = "/problem"},
+                                         {.host = j->out_dir, .inside = "/output",
+                                          .writable = true}};
+    size_t mount_count;
+    *mounts = mounts_for(l, data, 2, &mount_count);
+    *sj = (struct sandbox_job)SANDBOX_JOB_INIT;
+    sj->slot = j->slot + j->r->slots;
+    sj->argv = (const char *const *)*argv;
+    sj->envp = (const char *const *)l->env;
+    sj->workdir = j->inter;
+    sj->profile = l->profile;
+    sj->limits = (struct sandbox_limits){.cpu_time = sub_wall + CHECKER_CPU,
+                                         .wall_time = sub_wall + CHECKER_CPU,
+                                         .memory = CHECKER_MEMORY, .output = 16 << 20,
+                                         .procs = l->processes};
+    sj->mounts = *mounts;
+    sj->mount_count = mount_count;
+}
+
+/* the interactor's message: stderr (testlib) or judgemessage.txt (Kattis) */
+static char *interactor_message(const struct job *j)
+{
+    if (j->prob->interactor.protocol != RN_PROTO_KATTIS)
+        return read_text(j->inter_err);
+    char *path = rn_strdup_printf("%s/judgemessage.txt", j->out_dir);
+    char *text = read_text(path);
+    free(path);
+    return text;
+}
+
+static int run_interactive(struct job *j, const struct rn_test *t, struct sandbox_result *res,
+                           struct rn_check *chk)
+{
+    if (rn_reset_box(j->inter, j->inter_dir, !j->inter_ready) < 0)
+        return infra(j, j->inter, strerror(errno));
+    j->inter_ready = true;
+    /* a fresh output/ per test, writable by the interactor's slot uid, with
+     * an empty result file: a checker after it always finds one */
+    if (rn_fresh_dir(j->out_dir, 01777) < 0 || rn_write_file(j->out, "", 0, 0666) < 0 ||
+        chmod(j->out, 0666) < 0)
+        return infra(j, j->out_dir, strerror(errno));
+    int err_fd = open_out(j->inter_err);
+    if (err_fd < 0)
+        return infra(j, j->inter_err, strerror(errno));
+    char **sub_argv, **inter_argv;
+    struct sandbox_mount *sub_mounts, *inter_mounts;
+    struct sandbox_job sub, inter;
+    program_job(j, &sub, &sub_argv, &sub_mounts);
+    interactor_job(j, t, sub.limits.wall_time, &inter, &inter_argv, &inter_mounts);
+    inter.stderr_fd = err_fd;
+    struct rn_pair_result pr;
+    char why[512];
+    int rc = rn_interact(j->r->sb, &sub, &inter, j->prob->output_limit, &pr, why, sizeof why);
+    close(err_fd);
+    rn_argv_free(sub_argv);
+    rn_argv_free(inter_argv);
+    free(sub_mounts);
+    free(inter_mounts);
+    if (rc < 0)
+        return infra(j, "sandbox (interactive)", why);
+    *res = pr.submission;
+    char *message = interactor_message(j);
+    rn_interactive_verdict(&pr, j->prob->interactor.protocol, NULL, message, chk);
+    free(message);
+    /* Polygon's form: a checker, when the problem names one, judges the
+     * interactor's result file once the interactor accepted */
+    if (j->prob->checker_given && chk->verdict == RUNNER_AC)
+        return check_output(j, t, chk);
+    return 0;
 }
 
 static int run_test(void *ctx, size_t i, struct rn_test_outcome *out)
@@ -665,11 +1007,21 @@ static int run_test(void *ctx, size_t i, struct rn_test_outcome *out)
     double started = rn_now();
     const struct rn_test *t = &j->prob->tests[i];
     struct sandbox_result res;
-    if (run_program(j, t, &res) < 0)
+    struct rn_check chk = {0};
+    if (j->prob->type == RN_INTERACTIVE) {
+        if (run_interactive(j, t, &res, &chk) < 0)
+            return -1;
+    } else if (run_program(j, t, &res) < 0) {
         return -1;
-    struct rn_check chk = {.verdict = verdict_of(res.status), .fraction = 0};
-    if (res.status == SANDBOX_OK && check_output(j, t, &chk) < 0)
-        return -1;
+    } else {
+        chk = (struct rn_check){.verdict = verdict_of(res.status), .fraction = 0};
+        if (res.status == SANDBOX_OK && check_output(j, t, &chk) < 0)
+            return -1;
+        /* a run that did not end OK was not checked: say what the sandbox saw */
+        if (res.status != SANDBOX_OK)
+            snprintf(chk.message, sizeof chk.message, "%s",
+                     res.message[0] ? res.message : res.syscall_name);
+    }
     struct rn_test_report *tr = &j->rep->tests[i];
     tr->verdict = chk.verdict;
     tr->cpu_time = res.cpu_time;
@@ -678,9 +1030,7 @@ static int run_test(void *ctx, size_t i, struct rn_test_outcome *out)
     tr->exit_code = res.signal ? 0 : res.exit_code;
     tr->signal = res.signal;
     free(tr->checker_message);
-    /* a run that did not end OK was not checked: say what the sandbox saw */
-    tr->checker_message = strdup(res.status == SANDBOX_OK ? chk.message
-                                 : res.message[0] ? res.message : res.syscall_name);
+    tr->checker_message = strdup(chk.message);
     tr->pipeline_time = rn_now() - started;
     out->verdict = chk.verdict;
     out->fraction = chk.fraction;
@@ -742,11 +1092,17 @@ static int evaluate(struct job *j)
 static int judge_in_slot(struct job *j, const struct runner_request *req)
 {
     struct runner_report *rep = j->rep;
-    if (write_source(j, j->lang, j->src, req->source, req->source_len) < 0)
-        return -1;
+    struct compile_opts opts = {0};
+    int wrote = write_submission(j, req, &opts.sources);
+    if (wrote != 0) {
+        rn_argv_free(opts.sources);
+        return wrote < 0 ? -1 : 0;
+    }
     if (j->lang->compile_steps) {
         struct compiled c;
-        if (compile_in(j, j->lang, j->src, &c) < 0) {
+        int rc = compile_in(j, j->lang, j->src, &opts, &c);
+        rn_argv_free(opts.sources);
+        if (rc < 0) {
             free(c.output);
             return -1;
         }
@@ -755,12 +1111,18 @@ static int judge_in_slot(struct job *j, const struct runner_request *req)
             rep->verdict = RUNNER_CE;
             return 0;
         }
+    } else {
+        rn_argv_free(opts.sources);
     }
     if (rn_seal_tree(j->src) < 0)
         return infra(j, j->src, strerror(errno));
-    if (j->prob->checker == RN_CHECK_CUSTOM) {
+    if (j->prob->checker == RN_CHECK_CUSTOM || j->prob->type == RN_INTERACTIVE) {
         char *message = NULL;
-        int rc = prepare_checker(j, &message);
+        int rc = 0;
+        if (j->prob->checker == RN_CHECK_CUSTOM)
+            rc = prepare_checker(j, &message);
+        if (rc == 0 && j->prob->type == RN_INTERACTIVE)
+            rc = prepare_interactor(j, &message);
         if (rc != 0) {
             rep->verdict = RUNNER_IE;
             rep->message = message;
@@ -844,31 +1206,52 @@ int runner_judge(struct runner *r, const struct runner_request *req, struct runn
 
 /* ---- problem check ------------------------------------------------------ */
 
-static void add_checker_error(struct rn_errors *errs, const struct rn_problem *p,
+static void add_checker_error(struct rn_errors *errs, const struct rn_problem *p, bool inter,
                               const char *message)
 {
-    rn_errors_add(errs, "%s/problem.yaml:%d: checker.source: %s: %s", p->dir, p->checker_line,
-                  p->checker_source, message);
+    if (inter)
+        rn_errors_add(errs, "%s/problem.yaml:%d: interactor: %s: %s", p->dir, p->interactor.line,
+                      p->interactor.source, message);
+    else
+        rn_errors_add(errs, "%s/problem.yaml:%d: checker.source: %s: %s", p->dir,
+                      p->checker_line, p->checker_source, message);
 }
 
-static int check_checker(struct runner *r, const struct rn_problem *p, struct rn_errors *errs)
+/* compiles the package's checker or interactor, as a judge would */
+static int check_checker(struct runner *r, const struct rn_problem *p, bool inter,
+                         struct rn_errors *errs)
 {
     struct runner_request req = {0};
     struct job j = {.slot = -1, .prob = p, .req = &req};
     char *message = NULL;
     int rc = job_begin(&j, r);
     if (rc == 0)
-        rc = prepare_checker(&j, &message);
+        rc = inter ? prepare_interactor(&j, &message) : prepare_checker(&j, &message);
     if (rc < 0)
-        add_checker_error(errs, p, j.err);
+        add_checker_error(errs, p, inter, j.err);
     else if (rc > 0)
-        add_checker_error(errs, p, message);
+        add_checker_error(errs, p, inter, message);
     free(message);
     job_end(&j);
     return rc;
 }
 
 static const char *const checker_names[] = {"exact", "lines", "tokens", "float", "custom"};
+
+static char *problem_summary(const struct rn_problem *p)
+{
+    bool inter = p->type == RN_INTERACTIVE;
+    char *judge = inter && !p->checker_given
+                      ? rn_strdup_printf("interactor %s", p->interactor.source)
+                      : rn_strdup_printf("%schecker %s%s%s", inter ? "interactive, " : "",
+                                         checker_names[p->checker], p->checker_source ? " " : "",
+                                         p->checker_source ? p->checker_source : "");
+    char *s = rn_strdup_printf("%s: %zu tests, %zu subtasks, %s, time %gs, memory %lluM",
+                               p->name, p->test_count, p->subtask_count, judge, p->time_limit,
+                               (unsigned long long)(p->memory_limit >> 20));
+    free(judge);
+    return s;
+}
 
 int runner_problem_check(struct runner *r, const char *problem_dir, char **errors, char **summary)
 {
@@ -878,13 +1261,11 @@ int runner_problem_check(struct runner *r, const char *problem_dir, char **error
     if (summary)
         *summary = NULL;
     if (rn_problem_load(problem_dir, &p, &errs) == 0 && p->checker == RN_CHECK_CUSTOM && r)
-        check_checker(r, p, &errs);
+        check_checker(r, p, false, &errs);
+    if (p && p->type == RN_INTERACTIVE && r)
+        check_checker(r, p, true, &errs);
     if (p && summary)
-        *summary = rn_strdup_printf("%s: %zu tests, %zu subtasks, checker %s%s%s, time %gs, "
-                                    "memory %lluM", p->name, p->test_count, p->subtask_count,
-                                    checker_names[p->checker], p->checker_source ? " " : "",
-                                    p->checker_source ? p->checker_source : "", p->time_limit,
-                                    (unsigned long long)(p->memory_limit >> 20));
+        *summary = problem_summary(p);
     int count = (int)errs.count;
     *errors = rn_errors_join(&errs);
     rn_errors_free(&errs);
@@ -936,7 +1317,7 @@ static int selftest_version(struct job *j, struct runner_selftest *st)
     if (rn_fresh_dir(j->src, 0777) < 0)
         return infra(j, j->src, strerror(errno));
     struct compiled c;
-    int rc = compile_in(j, &v, j->src, &c);
+    int rc = compile_in(j, &v, j->src, NULL, &c);
     if (rc == 0)
         first_line(c.output, st->version, sizeof st->version);
     free(c.output);
@@ -981,7 +1362,7 @@ static int selftest_in_slot(struct job *j, struct runner_selftest *st)
         return -1;
     struct compiled c;
     double started = rn_now();
-    if (compile_in(j, j->lang, j->src, &c) < 0)
+    if (compile_in(j, j->lang, j->src, NULL, &c) < 0)
         return free(c.output), -1;
     st->compile_time = rn_now() - started;
     if (!c.ok) {

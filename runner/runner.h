@@ -26,8 +26,11 @@ struct runner_report;
 struct runner_config {
     const char *languages_dir;  /* directory of languages/NAME.yaml files */
     const char *work_dir;       /* scratch space: box dirs, checker cache */
-    int first_slot;             /* sandbox slots [first_slot, first_slot+slots) */
-    int slots;                  /* how many submissions may be judged at once */
+    int first_slot;             /* sandbox slots [first_slot, first_slot+2*slots): */
+    int slots;                  /* how many submissions may be judged at once;
+                                   submission i runs in slot first_slot+i, and
+                                   an interactive problem's interactor in its
+                                   companion first_slot+slots+i */
     /* sandbox settings, passed through (NULL/0 = sandbox defaults) */
     const char *sandbox_run_dir;
     const char *cgroup_parent;

@@ -6,7 +6,10 @@
  * points); compile-time attacks end as CE within the compile limits; a
  * program cannot see the answers nor keep files between tests; a broken
  * checker is IE, never WA; languages --check passes for every language;
- * judgectl's --json contract and exit status. Needs root (the sandbox).
+ * judgectl's --json contract and exit status; interactive problems (verdict
+ * order, deadlock, output limit on the pipe, Kattis form, Polygon form),
+ * graders, checkers in any language with flags and testlib's points, limits
+ * a problem raises. Needs root (the sandbox).
  */
 #include <criterion/criterion.h>
 #include <ctype.h>
@@ -22,8 +25,10 @@
 #define SRC JUDGED_SOURCE_DIR
 /* Slots 300..479, clear of judged's tests (600+), the sandbox's (800+) and
  * judgectl's default (500+); picked per process (criterion forks one per test) so that this
- * suite run from two build trees at once does not share a slot. */
-#define FIRST_SLOT (300 + (int)(getpid() % 60) * 3)
+ * suite run from two build trees at once does not share a slot. Four per
+ * process: a runner of one slot uses two (the second is the interactor's
+ * companion box), judgectl --slot FIRST_SLOT+2 the other two. */
+#define FIRST_SLOT (300 + (int)(getpid() % 45) * 4)
 
 static struct runner *open_runner(int slots)
 {
@@ -155,6 +160,12 @@ Test(solutions, bigsum, .timeout = 600) { judge_all_solutions_of("bigsum"); }
 Test(solutions, circles, .timeout = 600) { judge_all_solutions_of("circles"); }
 Test(solutions, divisor, .timeout = 600) { judge_all_solutions_of("divisor"); }
 Test(solutions, rangesum, .timeout = 600) { judge_all_solutions_of("rangesum"); }
+Test(solutions, guess, .timeout = 600) { judge_all_solutions_of("guess"); }
+Test(solutions, findmax, .timeout = 600) { judge_all_solutions_of("findmax"); }
+Test(solutions, sumarray, .timeout = 600) { judge_all_solutions_of("sumarray"); }
+Test(solutions, divisors, .timeout = 600) { judge_all_solutions_of("divisors"); }
+Test(solutions, yesno, .timeout = 600) { judge_all_solutions_of("yesno"); }
+Test(solutions, ratio, .timeout = 600) { judge_all_solutions_of("ratio"); }
 
 /* ---- compile-time attacks ---- */
 
@@ -544,4 +555,283 @@ Test(runner, failed_runs_say_why, .timeout = 60)
     json_decref(o);
     free(j.json);
     runner_close(r);
+}
+
+/* ---- interactive problems (issue 11) ---- */
+
+/* a one-test interactive package whose interactor is the C source given; the
+ * test's input is "1 2", its answer "3" */
+static char *interactive_package(const char *extra_yaml, const char *interactor)
+{
+    char *pkg = scratch_dir("inter");
+    put_file(pkg, "problem.yaml", "name: inter\ntype: interactive\ntime_limit: 1s\n"
+             "memory_limit: 64M\noutput_limit: 1M\ninteractor: inter.c\n%s", extra_yaml);
+    put_file(pkg, "inter.c", "%s", interactor);
+    put_file(pkg, "tests/1.in", "1 2\n");
+    put_file(pkg, "tests/1.out", "3\n");
+    return pkg;
+}
+
+/* sends the input, expects the sum back */
+static const char sum_interactor[] =
+    "#include <stdio.h>\nint main(int c, char **v){ long a, b, x, s; FILE *i = fopen(v[1], \"r\");\n"
+    " if (c < 4 || !i || fscanf(i, \"%ld %ld\", &a, &b) != 2) return 3;\n"
+    " printf(\"%ld %ld\\n\", a, b); fflush(stdout);\n"
+    " if (scanf(\"%ld\", &s) != 1) { fputs(\"no answer\", stderr); return 1; }\n"
+    " x = a + b; if (s != x) { fprintf(stderr, \"expected %ld\", x); return 1; }\n"
+    " fputs(\"right\", stderr); return 0; }\n";
+
+static struct judged judge_interactive(const char *interactor, const char *solution)
+{
+    char *pkg = interactive_package("", interactor);
+    struct runner *r = open_runner(1);
+    struct judged j = judge_source(r, pkg, "c", solution, strlen(solution));
+    runner_close(r);
+    remove_dir(pkg);
+    free(pkg);
+    return j;
+}
+
+Test(interactive, the_interactor_decides, .timeout = 60)
+{
+    struct judged j = judge_interactive(sum_interactor, aplusb_c);
+    cr_assert_eq(j.verdict, RUNNER_AC, "%s", j.json);
+    cr_assert(strstr(j.json, "right"), "the interactor's stderr is the message: %s", j.json);
+    free(j.json);
+    const char *wrong = "#include <stdio.h>\nint main(void){ long a, b; scanf(\"%ld %ld\", &a, &b);"
+                        " printf(\"%ld\\n\", a - b); return 0; }\n";
+    j = judge_interactive(sum_interactor, wrong);
+    cr_assert_eq(j.verdict, RUNNER_WA, "%s", j.json);
+    cr_assert(strstr(j.json, "expected 3"), "%s", j.json);
+    free(j.json);
+}
+
+Test(interactive, a_failing_or_crashing_interactor_is_ie, .timeout = 60)
+{
+    const char *fails = "#include <stdio.h>\nint main(void){ fputs(\"bad test\", stderr); return 3; }\n";
+    struct judged j = judge_interactive(fails, aplusb_c);
+    cr_assert_eq(j.verdict, RUNNER_IE, "exit 3 is the interactor's own failure: %s", j.json);
+    cr_assert(strstr(j.json, "bad test"), "%s", j.json);
+    free(j.json);
+    const char *crashes = "#include <stdlib.h>\nint main(void){ abort(); }\n";
+    j = judge_interactive(crashes, aplusb_c);
+    cr_assert_eq(j.verdict, RUNNER_IE, "%s", j.json);
+    free(j.json);
+}
+
+Test(interactive, the_submissions_failure_comes_before_the_interactors_verdict, .timeout = 60)
+{
+    /* the interactor says WA on EOF, but the submission crashed first */
+    const char *segv = "int main(void){ volatile int *p = 0; return *p; }\n";
+    struct judged j = judge_interactive(sum_interactor, segv);
+    cr_assert_eq(j.verdict, RUNNER_RE, "%s", j.json);
+    free(j.json);
+}
+
+Test(interactive, flooding_the_interactor_is_ole, .timeout = 60)
+{
+    /* an interactor that reads everything: the submission's output limit
+     * (1M) still holds, counted on the pipe */
+    const char *drain = "#include <stdio.h>\nint main(void){ char b[4096];"
+                        " while (fread(b, 1, sizeof b, stdin) > 0) ; return 1; }\n";
+    const char *flood = "#include <stdio.h>\nint main(void){ for (;;) puts(\"spam spam spam\"); }\n";
+    struct judged j = judge_interactive(drain, flood);
+    cr_assert_eq(j.verdict, RUNNER_OLE, "%s", j.json);
+    free(j.json);
+}
+
+Test(interactive, a_deadlock_is_tle_idle_at_the_problems_wall_limit, .timeout = 60)
+{
+    /* both read first: neither ever writes */
+    const char *waits = "#include <stdio.h>\nint main(void){ long s;"
+                        " return scanf(\"%ld\", &s) == 1 ? 0 : 1; }\n";
+    char *pkg = interactive_package("wall_time_limit: 1.5s\n", waits);
+    struct runner *r = open_runner(1);
+    struct judged j = judge_source(r, pkg, "c", waits, strlen(waits));
+    cr_assert_eq(j.verdict, RUNNER_TLE, "%s", j.json);
+    cr_assert(strstr(j.json, "idle") && strstr(j.json, "wall clock > 1.500 s"),
+              "ended by the problem's wall limit, said to be idle: %s", j.json);
+    free(j.json);
+    runner_close(r);
+    remove_dir(pkg);
+    free(pkg);
+}
+
+Test(interactive, package_errors_name_their_key, .timeout = 60)
+{
+    char *pkg = scratch_dir("badinter");
+    put_file(pkg, "problem.yaml", "name: x\ntype: interactive\ntime_limit: 1s\n"
+             "memory_limit: 64M\n");
+    put_file(pkg, "tests/1.in", "1\n");
+    put_file(pkg, "tests/1.out", "1\n");
+    char *errors = NULL;
+    cr_assert_eq(runner_problem_check(NULL, pkg, &errors, NULL), 1, "%s", errors);
+    cr_assert(strstr(errors, "problem.yaml:2: interactor: missing (an interactive problem needs one)"),
+              "%s", errors);
+    free(errors);
+    put_file(pkg, "problem.yaml", "name: x\ntype: interactive\ntime_limit: 1s\n"
+             "memory_limit: 64M\ninteractor: {source: i.c, protocol: icpc}\n");
+    put_file(pkg, "i.c", "int main(void){ return 0; }\n");
+    cr_assert_eq(runner_problem_check(NULL, pkg, &errors, NULL), 1, "%s", errors);
+    cr_assert(strstr(errors, "problem.yaml:5: interactor.protocol: unknown protocol 'icpc'"),
+              "%s", errors);
+    free(errors);
+    remove_dir(pkg);
+    free(pkg);
+}
+
+/* ---- checkers as setters write them (issue 11) ---- */
+
+Test(checkers, a_python_checker, .timeout = 60)
+{
+    char *pkg = scratch_dir("pychk");
+    put_file(pkg, "problem.yaml", "name: pychk\ntime_limit: 1s\nmemory_limit: 64M\n"
+             "checker: {type: custom, source: check.py}\n");
+    put_file(pkg, "check.py", "import sys\n"
+             "inp, out, ans = (open(f).read().split() for f in sys.argv[1:4])\n"
+             "if out == ans:\n    sys.exit(0)\n"
+             "sys.stderr.write('points 0.5 close enough\\n')\nsys.exit(7)\n");
+    put_file(pkg, "tests/1.in", "1 2\n");
+    put_file(pkg, "tests/1.out", "3\n");
+    struct runner *r = open_runner(1);
+    struct judged j = judge_source(r, pkg, "c", aplusb_c, strlen(aplusb_c));
+    cr_assert_eq(j.verdict, RUNNER_AC, "%s", j.json);
+    free(j.json);
+    const char *wrong = "int main(void){ return !puts(\"4\"); }\n";
+    j = judge_source(r, pkg, "c", wrong, strlen(wrong));
+    cr_assert_float_eq(j.score, 50, 1e-9, "testlib's 'points 0.5' on stderr: %s", j.json);
+    free(j.json);
+    runner_close(r);
+    remove_dir(pkg);
+    free(pkg);
+}
+
+Test(checkers, flags_reach_the_checkers_compiler, .timeout = 60)
+{
+    char *pkg = scratch_dir("flags");
+    put_file(pkg, "problem.yaml", "name: flags\ntime_limit: 1s\nmemory_limit: 64M\n"
+             "checker: {type: custom, source: check.c, flags: [-DVERDICT=1]}\n");
+    put_file(pkg, "check.c", "#ifndef VERDICT\n#error needs -DVERDICT\n#endif\n"
+             "int main(void){ return VERDICT; }\n");
+    put_file(pkg, "tests/1.in", "1 2\n");
+    put_file(pkg, "tests/1.out", "3\n");
+    struct runner *r = open_runner(1);
+    char *errors = NULL;
+    cr_assert_eq(runner_problem_check(r, pkg, &errors, NULL), 0, "%s", errors);
+    free(errors);
+    struct judged j = judge_source(r, pkg, "c", aplusb_c, strlen(aplusb_c));
+    cr_assert_eq(j.verdict, RUNNER_WA, "the checker built with -DVERDICT=1 says WA: %s", j.json);
+    free(j.json);
+    runner_close(r);
+    remove_dir(pkg);
+    free(pkg);
+}
+
+/* ---- limits a problem sets (issue 11) ---- */
+
+static char *limits_package(const char *extra_yaml)
+{
+    char *pkg = scratch_dir("limits");
+    put_file(pkg, "problem.yaml", "name: limits\ntime_limit: 1s\nmemory_limit: 256M\n%s",
+             extra_yaml);
+    put_file(pkg, "tests/1.in", "1 2\n");
+    put_file(pkg, "tests/1.out", "3\n");
+    return pkg;
+}
+
+Test(compile, a_big_object_file_is_ce_that_says_why_and_a_problem_can_raise_it, .timeout = 180)
+{
+    /* 80 MiB of initialised data: the object file passes the C compile
+     * output limit (64M) */
+    const char *big = "#include <stdio.h>\nchar big[80 << 20] = {1};\n"
+                      "int main(void){ long a, b; if (scanf(\"%ld %ld\", &a, &b) != 2) return 1;"
+                      " printf(\"%ld\\n\", a + b + big[0] - 1); return 0; }\n";
+    char *pkg = limits_package("");
+    struct runner *r = open_runner(1);
+    struct judged j = judge_source(r, pkg, "c", big, strlen(big));
+    cr_assert_eq(j.verdict, RUNNER_CE, "%s", j.json);
+    cr_assert(strstr(j.json, "exceeded its output limit") && strstr(j.json, "static array") &&
+              strstr(j.json, "compile_limits.output"), "the CE says why: %s", j.json);
+    free(j.json);
+    remove_dir(pkg);
+    free(pkg);
+    pkg = limits_package("compile_limits: {output: 128M}\n");
+    j = judge_source(r, pkg, "c", big, strlen(big));
+    cr_assert_eq(j.verdict, RUNNER_AC, "the problem raised the limit: %s", j.json);
+    free(j.json);
+    runner_close(r);
+    remove_dir(pkg);
+    free(pkg);
+}
+
+Test(interactive, a_checker_judges_the_interactors_result_file, .timeout = 60)
+{
+    /* Polygon's form: the interactor copies the answer it got to its result
+     * file (argv[2]) and accepts; the problem's checker judges that file */
+    const char *copier =
+        "#include <stdio.h>\nint main(int c, char **v){ long a, b, s; FILE *i = fopen(v[1], \"r\"),"
+        " *t = fopen(v[2], \"w\");\n if (c < 4 || !i || !t || fscanf(i, \"%ld %ld\", &a, &b) != 2)"
+        " return 3;\n printf(\"%ld %ld\\n\", a, b); fflush(stdout);\n"
+        " if (scanf(\"%ld\", &s) != 1) return 1; fprintf(t, \"%ld\\n\", s); return 0; }\n";
+    char *pkg = interactive_package("checker: tokens\n", copier);
+    struct runner *r = open_runner(1);
+    struct judged j = judge_source(r, pkg, "c", aplusb_c, strlen(aplusb_c));
+    cr_assert_eq(j.verdict, RUNNER_AC, "%s", j.json);
+    free(j.json);
+    const char *wrong = "#include <stdio.h>\nint main(void){ long a, b; scanf(\"%ld %ld\", &a, &b);"
+                        " printf(\"%ld\\n\", a * b); return 0; }\n";
+    j = judge_source(r, pkg, "c", wrong, strlen(wrong));
+    cr_assert_eq(j.verdict, RUNNER_WA, "the checker, not the interactor, rejects: %s", j.json);
+    cr_assert(strstr(j.json, "expected '3', found '2'"), "%s", j.json);
+    free(j.json);
+    runner_close(r);
+    remove_dir(pkg);
+    free(pkg);
+}
+
+Test(interactive, an_interactor_in_python_and_one_that_does_not_compile, .timeout = 60)
+{
+    char *pkg = scratch_dir("pyinter");
+    put_file(pkg, "problem.yaml", "name: pyinter\ntype: interactive\ntime_limit: 1s\n"
+             "memory_limit: 64M\ninteractor: inter.py\n");
+    put_file(pkg, "inter.py", "import sys\na, b = map(int, open(sys.argv[1]).read().split())\n"
+             "print(a, b, flush=True)\nline = sys.stdin.readline().split()\n"
+             "ok = line == [str(a + b)]\nsys.stderr.write('ok' if ok else 'wrong')\n"
+             "sys.exit(0 if ok else 1)\n");
+    put_file(pkg, "tests/1.in", "1 2\n");
+    put_file(pkg, "tests/1.out", "3\n");
+    struct runner *r = open_runner(1);
+    struct judged j = judge_source(r, pkg, "c", aplusb_c, strlen(aplusb_c));
+    cr_assert_eq(j.verdict, RUNNER_AC, "%s", j.json);
+    free(j.json);
+    put_file(pkg, "inter.py", "def broken(:\n");
+    char *errors = NULL;
+    cr_assert_eq(runner_problem_check(r, pkg, &errors, NULL), 1, "%s", errors);
+    cr_assert(strstr(errors, "problem.yaml:5: interactor: inter.py: the interactor does not compile"),
+              "%s", errors);
+    free(errors);
+    j = judge_source(r, pkg, "c", aplusb_c, strlen(aplusb_c));
+    cr_assert_eq(j.verdict, RUNNER_IE, "%s", j.json);
+    free(j.json);
+    runner_close(r);
+    remove_dir(pkg);
+    free(pkg);
+}
+
+Test(graders, a_grader_file_named_like_the_submission_is_the_problems_fault, .timeout = 60)
+{
+    char *pkg = scratch_dir("grader");
+    put_file(pkg, "problem.yaml", "name: g\ntime_limit: 1s\nmemory_limit: 64M\n"
+             "grader: {c: [main.c]}\n");
+    put_file(pkg, "main.c", "int main(void){ return 0; }\n");
+    put_file(pkg, "tests/1.in", "1 2\n");
+    put_file(pkg, "tests/1.out", "3\n");
+    struct runner *r = open_runner(1);
+    struct judged j = judge_source(r, pkg, "c", aplusb_c, strlen(aplusb_c));
+    cr_assert_eq(j.verdict, RUNNER_IE, "%s", j.json);
+    cr_assert(strstr(j.json, "set grader.c.source"), "%s", j.json);
+    free(j.json);
+    runner_close(r);
+    remove_dir(pkg);
+    free(pkg);
 }

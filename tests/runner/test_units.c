@@ -15,7 +15,7 @@
 static enum runner_verdict check(enum rn_checker_type t, const char *out, const char *ans)
 {
     struct rn_check res;
-    rn_check_buffers(t, 1e-6, out, strlen(out), ans, strlen(ans), &res);
+    rn_check_buffers(t, NULL, out, strlen(out), ans, strlen(ans), &res);
     return res.verdict;
 }
 
@@ -456,7 +456,8 @@ Test(problems, subtasks_ranges_and_dependencies)
     cr_assert_eq(p->subtasks[1].dep_count, 1);
     cr_assert_eq(p->subtasks[1].deps[0], 0);
     cr_assert_eq(p->checker, RN_CHECK_FLOAT);
-    cr_assert_float_eq(p->epsilon, 1e-4, 1e-12);
+    cr_assert_float_eq(p->compare.abs_tol, 1e-4, 1e-12);
+    cr_assert_float_eq(p->compare.rel_tol, 1e-4, 1e-12);
     cr_assert_eq(p->stop, RN_STOP_NONE);
     free(e);
     rn_problem_free(p);
@@ -529,11 +530,12 @@ Test(problems, explicit_tests_must_exist)
 
 Test(problems, custom_checker_needs_a_source)
 {
-    char *dir = package(BASE "checker:\n  type: custom\n  source: check.py\n", 1);
+    /* any language compiles a checker (issue 11), but its extension names it */
+    char *dir = package(BASE "checker:\n  type: custom\n  source: check\n", 1);
     int count;
     char *e = check_errors(dir, &count);
-    cr_assert(strstr(e, "problem.yaml:6: checker.source: 'check.py' must be a .c or .cpp file"),
-              "%s", e);
+    cr_assert(strstr(e, "problem.yaml:6: checker.source: 'check' needs an extension naming its "
+                     "language"), "%s", e);
     free(e);
     remove_dir(dir);
     free(dir);
@@ -653,4 +655,147 @@ Test(files, reset_box_keeps_only_the_sealed_artefacts)
     cr_assert_eq(st.st_mode & 0222, 0, "sealed artefacts are read-only");
     remove_dir(root);
     free(root);
+}
+
+/* ---- comparison options, testlib's quitp, new package keys (issue 11) ---- */
+
+static enum runner_verdict compare(enum rn_checker_type t, struct rn_compare c, const char *out,
+                                   const char *ans)
+{
+    struct rn_check res;
+    rn_check_buffers(t, &c, out, strlen(out), ans, strlen(ans), &res);
+    return res.verdict;
+}
+
+Test(checkers, case_insensitive)
+{
+    struct rn_compare ci = RN_COMPARE_DEFAULT, cs = RN_COMPARE_DEFAULT;
+    ci.case_insensitive = true;
+    cr_assert_eq(compare(RN_CHECK_TOKENS, ci, "yes No\n", "YES NO\n"), RUNNER_AC);
+    cr_assert_eq(compare(RN_CHECK_TOKENS, cs, "yes No\n", "YES NO\n"), RUNNER_WA);
+    cr_assert_eq(compare(RN_CHECK_TOKENS, ci, "yes\n", "YESS\n"), RUNNER_WA);
+    cr_assert_eq(compare(RN_CHECK_LINES, ci, "Hello World\n", "hello world\n"), RUNNER_AC);
+    cr_assert_eq(compare(RN_CHECK_EXACT, ci, "Hello\n", "hello\n"), RUNNER_AC);
+    cr_assert_eq(compare(RN_CHECK_FLOAT, ci, "Yes 1.0000001\n", "YES 1\n"), RUNNER_AC);
+}
+
+Test(checkers, space_change_sensitive)
+{
+    struct rn_compare sp = RN_COMPARE_DEFAULT;
+    sp.space_sensitive = true;
+    cr_assert_eq(compare(RN_CHECK_TOKENS, sp, "1 2\n3\n", "1 2\n3\n"), RUNNER_AC);
+    cr_assert_eq(compare(RN_CHECK_TOKENS, sp, "1  2\n3\n", "1 2\n3\n"), RUNNER_WA);
+    cr_assert_eq(compare(RN_CHECK_TOKENS, sp, "1 2 3\n", "1 2\n3\n"), RUNNER_WA);
+    cr_assert_eq(compare(RN_CHECK_TOKENS, sp, "1 2\n3", "1 2\n3\n"), RUNNER_WA);
+    cr_assert_eq(compare(RN_CHECK_FLOAT, sp, "1.0000001 2\n", "1 2\n"), RUNNER_AC);
+    cr_assert_eq(compare(RN_CHECK_FLOAT, sp, "1.0000001\t2\n", "1 2\n"), RUNNER_WA);
+    struct rn_check res;
+    rn_check_buffers(RN_CHECK_TOKENS, &sp, "1  2", 4, "1 2", 3, &res);
+    cr_assert(strstr(res.message, "whitespace differs before token 2"), "%s", res.message);
+}
+
+Test(checkers, absolute_and_relative_tolerances_apart)
+{
+    struct rn_compare abs_only = {.abs_tol = 1e-6, .rel_tol = -1};
+    struct rn_compare rel_only = {.abs_tol = -1, .rel_tol = 1e-6};
+    cr_assert_eq(compare(RN_CHECK_FLOAT, abs_only, "0", "1e-9"), RUNNER_AC);
+    cr_assert_eq(compare(RN_CHECK_FLOAT, rel_only, "0", "1e-9"), RUNNER_WA);
+    cr_assert_eq(compare(RN_CHECK_FLOAT, rel_only, "1.0000000001e-9", "1e-9"), RUNNER_AC);
+    cr_assert_eq(compare(RN_CHECK_FLOAT, rel_only, "1000000.5", "1000000"), RUNNER_AC);
+    cr_assert_eq(compare(RN_CHECK_FLOAT, abs_only, "1000000.5", "1000000"), RUNNER_WA);
+}
+
+Test(checkers, testlib_quitp_writes_points_on_stderr)
+{
+    struct rn_check r;
+    /* what testlib's quitp(0.25, "a quarter") leaves: exit 7, stderr only */
+    rn_check_from_exit(7, "", "points 0.25 a quarter\n", &r);
+    cr_assert_eq(r.verdict, RUNNER_WA);
+    cr_assert_float_eq(r.fraction, 0.25, 1e-9);
+    cr_assert(strstr(r.message, "a quarter"), "%s", r.message);
+    rn_check_from_exit(7, "", "points 1\n", &r);
+    cr_assert_eq(r.verdict, RUNNER_AC);
+    rn_check_from_exit(7, "", "points 40 out of range\n", &r);
+    cr_assert_eq(r.verdict, RUNNER_IE);
+    rn_check_from_exit(7, "", "ok no points\n", &r);
+    cr_assert_eq(r.verdict, RUNNER_IE);
+}
+
+Test(problems, comparison_options)
+{
+    char *dir = package(BASE "checker: {type: float, absolute_tolerance: 1e-3, case_sensitive: "
+                        "false, space_change_sensitive: true}\n", 1);
+    struct rn_errors errs = {0};
+    struct rn_problem *p = NULL;
+    cr_assert_eq(rn_problem_load(dir, &p, &errs), 0);
+    cr_assert_float_eq(p->compare.abs_tol, 1e-3, 1e-12);
+    cr_assert(p->compare.rel_tol < 0, "a tolerance not given is off");
+    cr_assert(p->compare.case_insensitive && p->compare.space_sensitive);
+    rn_problem_free(p);
+    rn_errors_free(&errs);
+    remove_dir(dir);
+    free(dir);
+    int count;
+    dir = package(BASE "checker: {type: tokens, relative_tolerance: 1e-6}\n", 1);
+    char *e = check_errors(dir, &count);
+    cr_assert(strstr(e, "problem.yaml:4: checker.relative_tolerance: only the float checker"), "%s", e);
+    free(e);
+    remove_dir(dir);
+    free(dir);
+    dir = package(BASE "checker: {type: float, epsilon: 1e-6, absolute_tolerance: 1e-6}\n", 1);
+    e = check_errors(dir, &count);
+    cr_assert(strstr(e, "checker.epsilon: give epsilon"), "%s", e);
+    free(e);
+    remove_dir(dir);
+    free(dir);
+    dir = package(BASE "checker: {type: lines, case_sensitive: maybe}\n", 1);
+    e = check_errors(dir, &count);
+    cr_assert(strstr(e, "problem.yaml:4: checker.case_sensitive: expected true or false"), "%s", e);
+    free(e);
+    remove_dir(dir);
+    free(dir);
+}
+
+Test(problems, interactive_grader_and_limits_keys)
+{
+    char *dir = package(BASE "type: interactive\ninteractor: {source: i.cpp, flags: [-O2], "
+                        "protocol: kattis}\nwall_time_limit: 3s\n"
+                        "compile_limits: {time: 30s, memory: 2G, output: 1G}\n"
+                        "grader: {cpp: [g.cpp, g.h], java: {files: [Main.java], source: "
+                        "Solution.java}}\n", 1);
+    put_file(dir, "i.cpp", "int main() {}\n");
+    put_file(dir, "g.cpp", "\n");
+    put_file(dir, "g.h", "\n");
+    put_file(dir, "Main.java", "\n");
+    struct rn_errors errs = {0};
+    struct rn_problem *p = NULL;
+    int rc = rn_problem_load(dir, &p, &errs);
+    char *e = rn_errors_join(&errs);
+    cr_assert_eq(rc, 0, "%s", e);
+    free(e);
+    cr_assert_eq(p->type, RN_INTERACTIVE);
+    cr_assert_str_eq(p->interactor.source, "i.cpp");
+    cr_assert_str_eq(p->interactor.flags[0], "-O2");
+    cr_assert_eq(p->interactor.protocol, RN_PROTO_KATTIS);
+    cr_assert_float_eq(p->wall_time_limit, 3, 1e-9);
+    cr_assert_float_eq(p->compile_time, 30, 1e-9);
+    cr_assert_eq(p->compile_output, 1ULL << 30);
+    cr_assert_eq(p->grader_count, 2);
+    cr_assert_str_eq(p->graders[1].lang, "java");
+    cr_assert_str_eq(p->graders[1].source, "Solution.java");
+    cr_assert_str_eq(p->graders[0].files[1], "g.h");
+    rn_problem_free(p);
+    rn_errors_free(&errs);
+    remove_dir(dir);
+    free(dir);
+    int count;
+    dir = package(BASE "interactor: i.cpp\ngrader: {cpp: [missing.cpp]}\nwall_time_limit: 0.5s\n", 1);
+    put_file(dir, "i.cpp", "int main() {}\n");
+    e = check_errors(dir, &count);
+    cr_assert(strstr(e, "problem.yaml:4: interactor: only an interactive problem"), "%s", e);
+    cr_assert(strstr(e, "problem.yaml:5: grader.files: 'missing.cpp' does not exist"), "%s", e);
+    cr_assert(strstr(e, "wall_time_limit: 0.5s is below time_limit (1s)"), "%s", e);
+    free(e);
+    remove_dir(dir);
+    free(dir);
 }

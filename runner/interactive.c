@@ -1,0 +1,271 @@
+/*
+ * interactive.c - theory of operation: one test of an interactive problem,
+ * the submission and the problem's interactor in two boxes joined by pipes.
+ *
+ *   interactor stdout ──────────────── pipe ───────────────▶ submission stdin
+ *   submission stdout ─▶ pipe ─▶ relay (this thread) ─▶ pipe ─▶ interactor stdin
+ *
+ * Each program runs in its own sandbox slot with its own limits, from its own
+ * thread (sandbox_run is synchronous and thread-safe for distinct slots); the
+ * calling thread is the relay. The relay exists to count what the submission
+ * writes: a pipe has no file size, so the output limit is enforced here,
+ * exactly, by cancelling the submission's run (its cancel fd) - the same
+ * limit as a batch test's stdout file.
+ *
+ * Ends of pipes. The host holds a copy of every pipe end it hands to a run;
+ * a reader only sees EOF once every writer's copy is closed. So each thread
+ * closes the ends of its own run as soon as sandbox_run returns (the keeper
+ * has closed its copies by then, and the boxes' keepers never inherit
+ * another run's fds: they close every fd when they start). Hence:
+ *   - the submission ends (exit, crash, kill) -> the relay reads EOF and
+ *     closes the interactor's stdin: the interactor sees EOF;
+ *   - the interactor ends -> the submission's stdin sees EOF, and its writes
+ *     reach a relay whose writes fail with EPIPE: the relay closes the
+ *     submission's stdout pipe and the submission gets SIGPIPE (as with a
+ *     direct pipe);
+ *   - both wait for each other (a deadlock) -> the submission's wall limit
+ *     kills it (TLE, idle), which unblocks the interactor with EOF.
+ * Nothing waits forever: every path ends by the interactor's wall limit,
+ * which is longer than the submission's.
+ *
+ * The relay blocks SIGPIPE for itself and consumes any it raised before
+ * unblocking: a write to a dead interactor must never kill the judge.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+struct side {
+    struct sandbox *sb;
+    struct sandbox_job *job;
+    struct sandbox_result *res;
+    int rc;
+    int close_after[2];        /* this run's pipe ends, closed when it ends */
+};
+
+static void close_fd(int *fd)
+{
+    if (*fd >= 0)
+        close(*fd);
+    *fd = -1;
+}
+
+static void *run_side(void *arg)
+{
+    struct side *s = arg;
+    s->rc = sandbox_run(s->sb, s->job, s->res);
+    close_fd(&s->close_after[0]);
+    close_fd(&s->close_after[1]);
+    return NULL;
+}
+
+static bool write_all(int fd, const char *p, size_t n)
+{
+    while (n) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return false;
+        p += w;
+        n -= (size_t)w;
+    }
+    return true;
+}
+
+/* copies from -> to until EOF, a dead reader or the limit; true when the
+ * submission wrote more than limit bytes (its run is then cancelled) */
+static bool relay(int from, int to, int cancel, uint64_t limit, uint64_t *total)
+{
+    char local[1 << 14];
+    for (;;) {
+        ssize_t n = read(from, local, sizeof local);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return false;
+        *total += (uint64_t)n;
+        if (limit && *total > limit) {
+            (void)!write(cancel, "x", 1);
+            return true;
+        }
+        if (!write_all(to, local, (size_t)n))
+            return false;
+    }
+}
+
+static int make_pipe(int fds[2])
+{
+    return pipe2(fds, O_CLOEXEC);
+}
+
+int rn_interact(struct sandbox *sb, struct sandbox_job *sub, struct sandbox_job *inter,
+                uint64_t output_limit, struct rn_pair_result *out, char *err, size_t errlen)
+{
+    int to_sub[2] = {-1, -1}, from_sub[2] = {-1, -1}, to_inter[2] = {-1, -1};
+    int cancel[2] = {-1, -1};
+    *out = (struct rn_pair_result){0};
+    if (make_pipe(to_sub) < 0 || make_pipe(from_sub) < 0 || make_pipe(to_inter) < 0 ||
+        make_pipe(cancel) < 0) {
+        snprintf(err, errlen, "pipe: %s", strerror(errno));
+        int *all[] = {to_sub, from_sub, to_inter, cancel};
+        for (size_t i = 0; i < 4; i++)
+            close_fd(&all[i][0]), close_fd(&all[i][1]);
+        return -1;
+    }
+    sub->stdin_fd = to_sub[0];
+    sub->stdout_fd = from_sub[1];
+    sub->cancel_fd = cancel[0];
+    inter->stdin_fd = to_inter[0];
+    inter->stdout_fd = to_sub[1];
+    struct side s = {sb, sub, &out->submission, -1, {to_sub[0], from_sub[1]}};
+    struct side i = {sb, inter, &out->interactor, -1, {to_inter[0], to_sub[1]}};
+    pthread_t ts, ti;
+    bool s_started = pthread_create(&ts, NULL, run_side, &s) == 0;
+    bool i_started = s_started && pthread_create(&ti, NULL, run_side, &i) == 0;
+    if (!i_started) {
+        /* a run that never starts must still close its ends, or the other
+         * would wait for EOF until its wall limit */
+        close_fd(&i.close_after[0]);
+        close_fd(&i.close_after[1]);
+        if (!s_started)
+            close_fd(&s.close_after[0]), close_fd(&s.close_after[1]);
+    }
+
+    sigset_t pipe_set, old;
+    sigemptyset(&pipe_set);
+    sigaddset(&pipe_set, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
+    out->output_exceeded = relay(from_sub[0], to_inter[1], cancel[1], output_limit,
+                                 &out->submission_bytes);
+    close_fd(&to_inter[1]);    /* the interactor's stdin sees EOF */
+    close_fd(&from_sub[0]);    /* the submission's next write gets SIGPIPE */
+    struct timespec zero = {0, 0};
+    while (sigtimedwait(&pipe_set, NULL, &zero) > 0)
+        ;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+
+    if (s_started)
+        pthread_join(ts, NULL);
+    if (i_started)
+        pthread_join(ti, NULL);
+    close_fd(&cancel[0]);
+    close_fd(&cancel[1]);
+    if (!i_started) {
+        snprintf(err, errlen, "cannot start a thread for the interactive run");
+        return -1;
+    }
+    /* a cancelled submission is an IE of the sandbox's: here it is ours, OLE */
+    if (out->output_exceeded) {
+        out->submission.status = SANDBOX_OLE;
+        snprintf(out->submission.message, sizeof out->submission.message,
+                 "output limit exceeded (%llu bytes written to the interactor)",
+                 (unsigned long long)output_limit);
+        s.rc = 0;
+    }
+    if (s.rc < 0 || i.rc < 0) {
+        snprintf(err, errlen, "%s", s.rc < 0 ? out->submission.message : out->interactor.message);
+        return -1;
+    }
+    return 0;
+}
+
+static void verdict(struct rn_check *chk, enum runner_verdict v, double fraction, const char *fmt,
+                    const char *arg)
+{
+    chk->verdict = v;
+    chk->fraction = fraction;
+    snprintf(chk->message, sizeof chk->message, fmt, arg);
+}
+
+static enum runner_verdict submission_verdict(enum sandbox_status s)
+{
+    switch (s) {
+    case SANDBOX_OK: return RUNNER_AC;
+    case SANDBOX_RE: return RUNNER_RE;
+    case SANDBOX_TLE: return RUNNER_TLE;
+    case SANDBOX_MLE: return RUNNER_MLE;
+    case SANDBOX_OLE: return RUNNER_OLE;
+    case SANDBOX_SV: return RUNNER_SV;
+    case SANDBOX_IE: break;
+    }
+    return RUNNER_IE;
+}
+
+/* the interactor's own verdict from its exit status and texts */
+static void interactor_says(const struct sandbox_result *ir, enum rn_protocol proto,
+                            const char *out_text, const char *err_text, struct rn_check *chk)
+{
+    if (proto == RN_PROTO_KATTIS) {
+        /* 42 accept, 43 reject; the message is feedback/judgemessage.txt */
+        if (ir->exit_code == 42)
+            return verdict(chk, RUNNER_AC, 1, "%s", err_text);
+        if (ir->exit_code == 43)
+            return verdict(chk, RUNNER_WA, 0, "%s", err_text);
+        chk->verdict = RUNNER_IE;
+        chk->fraction = 0;
+        snprintf(chk->message, sizeof chk->message, "the interactor exited %d (Kattis: 42 "
+                 "accept, 43 reject): %.400s", ir->exit_code, err_text);
+        return;
+    }
+    rn_check_from_exit(ir->exit_code, out_text, err_text, chk);
+    if (chk->verdict == RUNNER_IE) {
+        char msg[sizeof chk->message];
+        snprintf(msg, sizeof msg, "%s", chk->message);
+        snprintf(chk->message, sizeof chk->message, "interactor: %.480s", msg);
+    }
+}
+
+/* the interactor ended by itself (an exit status its protocol may map) */
+static bool interactor_exited(const struct sandbox_result *ir)
+{
+    return ir->status == SANDBOX_OK || (ir->status == SANDBOX_RE && ir->signal == 0);
+}
+
+/*
+ * The verdict of one interactive test, in this order:
+ *  1. the interactor failed: crashed, over its own limits, exit 3 (testlib's
+ *     fail) or an exit code outside its protocol -> IE, the problem's fault,
+ *     whatever the submission did (its verdict cannot be trusted). Killed by
+ *     SIGPIPE is not a failure: the submission ended without reading what
+ *     the interactor still wrote (see 3);
+ *  2. the submission's own limits and faults: TLE ("idle" when the wall
+ *     clock ended it: a deadlock), MLE, OLE, SV, RE - except that one killed
+ *     by SIGPIPE (it wrote to an interactor that had already decided) takes
+ *     the interactor's verdict;
+ *  3. the interactor's verdict: AC, WA, PE or points; WA when it was killed
+ *     by SIGPIPE.
+ */
+void rn_interactive_verdict(const struct rn_pair_result *pr, enum rn_protocol proto,
+                            const char *inter_out, const char *inter_err, struct rn_check *chk)
+{
+    const struct sandbox_result *sr = &pr->submission, *ir = &pr->interactor;
+    bool inter_sigpipe = ir->status == SANDBOX_RE && ir->signal == SIGPIPE;
+    struct rn_check said = {0};
+    if (interactor_exited(ir)) {
+        interactor_says(ir, proto, inter_out, inter_err, &said);
+        if (said.verdict == RUNNER_IE)
+            return (void)(*chk = said);
+    } else if (!inter_sigpipe) {
+        return verdict(chk, RUNNER_IE, 0, "the interactor ended with %.450s", ir->message);
+    }
+    bool sigpipe = sr->status == SANDBOX_RE && sr->signal == SIGPIPE;
+    if (sr->status != SANDBOX_OK && !sigpipe) {
+        enum runner_verdict v = submission_verdict(sr->status);
+        if (sr->status == SANDBOX_TLE && sr->tle_wall)
+            return verdict(chk, v, 0, "idle: %.380s (waiting for the interactor, or it for the "
+                           "submission: a deadlock?)", sr->message);
+        return verdict(chk, v, 0, "%.500s", sr->message);
+    }
+    if (inter_sigpipe)
+        return verdict(chk, RUNNER_WA, 0, "%s", "the submission ended before reading all the "
+                       "interactor wrote");
+    *chk = said;
+}

@@ -1,0 +1,3 @@
+// The function a submission to "sumarray" defines.
+#include <vector>
+long long sum_array(const std::vector<int> &a);
