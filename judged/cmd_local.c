@@ -87,7 +87,10 @@ static const char judge_usage[] =
     "usage: judgectl judge --problem DIR --lang ID [--json] [--languages DIR]\n"
     "                      [--work-dir DIR] [--slot N] SOURCE\n"
     "Compiles SOURCE and judges it against the problem package in DIR.\n"
-    "Exit status 0 whenever a verdict was reached (whatever it is).\n";
+    "Exit status: 0 a verdict was reached (AC, WA, CE, TLE...: whatever the\n"
+    "submission earned); 3 the verdict is IE (the problem package or its\n"
+    "checker is broken; the report says why); 1 no verdict (unreadable source,\n"
+    "no sandbox, an infrastructure failure: worth a retry); 2 bad usage.\n";
 
 static void print_report(const struct runner_report *rep, bool json);
 
@@ -136,9 +139,11 @@ int cmd_judge(int argc, char **argv)
     struct runner_report *rep;
     enum runner_failure failure;
     char err[1024];
-    int rc = runner_judge(r, &req, &rep, &failure, err, sizeof err);
+    int rc = runner_judge(r, &req, &rep, &failure, err, sizeof err), status = 1;
     if (rc == 0) {
         print_report(rep, json);
+        /* scripts must tell a judge fault from a verdict the source earned */
+        status = runner_report_verdict(rep) == RUNNER_IE ? 3 : 0;
         runner_report_free(rep);
     } else {
         fprintf(stderr, "judgectl judge: %s%s\n", err,
@@ -146,7 +151,7 @@ int cmd_judge(int argc, char **argv)
     }
     runner_close(r);
     free(source);
-    return rc == 0 ? 0 : 1;
+    return status;
 }
 
 static const char *str(json_t *o, const char *key)
@@ -284,7 +289,10 @@ int cmd_languages(int argc, char **argv)
 static const char problem_usage[] =
     "usage: judgectl problem check [--languages DIR] [--work-dir DIR] [--slot N] DIR\n"
     "Validates a problem package: every error names file, line and key. A custom\n"
-    "checker is compiled through the sandbox (when the sandbox is available).\n";
+    "checker is compiled through the sandbox (when the sandbox is available).\n"
+    "Warnings (\"FILE:LINE: KEY: warning: ...\", e.g. a memory limit too small\n"
+    "for any program to start) are printed too but do not fail the check.\n"
+    "Exit status 0 without errors, 1 with errors, 2 on bad usage.\n";
 
 int cmd_problem(int argc, char **argv)
 {
@@ -313,7 +321,7 @@ int cmd_problem(int argc, char **argv)
     if (count > 0)
         fprintf(stdout, "%s%d error%s in %s\n", errors, count, count == 1 ? "" : "s", dir);
     else
-        printf("OK %s\n", summary ? summary : dir);
+        printf("%sOK %s\n", errors ? errors : "", summary ? summary : dir);  /* warnings first */
     free(errors);
     free(summary);
     return count > 0 ? 1 : 0;

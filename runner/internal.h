@@ -124,6 +124,7 @@ struct rn_problem {
     double time_limit;
     double wall_time_limit;        /* 0: 2 x CPU limit + 1 s */
     uint64_t memory_limit, output_limit;
+    int memory_line;               /* line of `memory_limit:` in problem.yaml */
     double compile_time;           /* 0, or at least this for every compile */
     uint64_t compile_memory, compile_output;
     enum rn_checker_type checker;

@@ -704,7 +704,7 @@ static int parse_top(struct ydoc *y, const char *key, yaml_node_t *k, yaml_node_
     if (!strcmp(key, "grader"))
         return later->grader = v, 0;
     if (!strcmp(key, "memory_limit"))
-        return ydoc_size(y, v, key, &p->memory_limit);
+        return p->memory_line = ydoc_line(k), ydoc_size(y, v, key, &p->memory_limit);
     if (!strcmp(key, "output_limit"))
         return ydoc_size(y, v, key, &p->output_limit);
     if (!strcmp(key, "stop_on_failure"))

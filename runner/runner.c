@@ -43,6 +43,7 @@
  * package or checker is the problem's fault and yields the verdict IE.
  */
 #include <dirent.h>
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -438,6 +439,39 @@ static int compile_step(struct job *j, const struct rn_language *l, const char *
     return 0;
 }
 
+/* A compile can succeed and leave nothing to run: a Go `package notmain` or
+ * a Rust `#![crate_type = "rlib"]` writes an ar archive as ./main, a Pascal
+ * `unit` writes main.ppu and no ./main. Running that would fail inside the
+ * box, which looks like the sandbox's fault; it is the submission's, so it
+ * is CE. Only a program file the compile was to make (a relative run
+ * command) is looked at; NULL when it can be started. */
+static char *not_runnable(const char *dir, const char *program)
+{
+    if (program[0] == '/')
+        return NULL;
+    const char *name = !strncmp(program, "./", 2) ? program + 2 : program;
+    char *path = rn_strdup_printf("%s/%s", dir, name);
+    unsigned char head[20] = {0};
+    struct stat st;
+    const char *why = NULL;
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);  /* a FIFO: no wait */
+    if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+        why = "is missing";
+    else if (read(fd, head, sizeof head) >= 7 && !memcmp(head, "!<arch>", 7))
+        why = "is a library (an ar archive), not a program";
+    else if (memcmp(head, "#!", 2) && memcmp(head, ELFMAG, SELFMAG))
+        why = "is not an executable program";
+    else if (!memcmp(head, ELFMAG, SELFMAG) && head[16] != ET_EXEC && head[16] != ET_DYN)
+        why = "is an object file, not a program";
+    else if (!(st.st_mode & S_IXOTH))
+        why = "is not executable";
+    if (fd >= 0)
+        close(fd);
+    free(path);
+    return why ? rn_strdup_printf("the compile produced no runnable program: %s %s", program,
+                                  why) : NULL;
+}
+
 /* Compiles the source already in dir; -1 only on infrastructure failure. */
 static int compile_in(struct job *j, const struct rn_language *l, const char *dir,
                       const struct compile_opts *opts, struct compiled *c)
@@ -446,6 +480,21 @@ static int compile_in(struct job *j, const struct rn_language *l, const char *di
     for (size_t s = 0; s < l->compile_steps && c->ok; s++)
         if (compile_step(j, l, dir, s, opts, c) < 0)
             return -1;
+    return 0;
+}
+
+/* compile_in, and CE when it left nothing to run */
+static int compile_program(struct job *j, const struct rn_language *l, const char *dir,
+                           const struct compile_opts *opts, struct compiled *c)
+{
+    if (compile_in(j, l, dir, opts, c) < 0)
+        return -1;
+    char *why = c->ok && l->compile_steps ? not_runnable(dir, l->run[0]) : NULL;
+    if (why) {
+        c->ok = false;
+        append_note(c, why);
+        free(why);
+    }
     return 0;
 }
 
@@ -670,7 +719,7 @@ static int build_checker(struct job *j, const struct rn_language *l, const struc
     struct compiled c = {0};
     struct compile_opts opts = {.flags = flags};
     if (rc == 0)
-        rc = compile_in(j, l, tmp, &opts, &c);
+        rc = compile_program(j, l, tmp, &opts, &c);
     if (rc == 0 && !c.ok) {
         *message = rn_strdup_printf("the %s does not compile:\n%s", what, c.output);
         rc = 1;
@@ -1100,7 +1149,7 @@ static int judge_in_slot(struct job *j, const struct runner_request *req)
     }
     if (j->lang->compile_steps) {
         struct compiled c;
-        int rc = compile_in(j, j->lang, j->src, &opts, &c);
+        int rc = compile_program(j, j->lang, j->src, &opts, &c);
         rn_argv_free(opts.sources);
         if (rc < 0) {
             free(c.output);
@@ -1238,6 +1287,22 @@ static int check_checker(struct runner *r, const struct rn_problem *p, bool inte
 
 static const char *const checker_names[] = {"exact", "lines", "tokens", "float", "custom"};
 
+/* About what a minimal C program has resident. Below it a run may not even
+ * start (measured: 64k never, 256k only while libc's pages are charged to
+ * another cgroup): MLE before the program's first line. */
+#define MEMORY_LIMIT_FLOOR (1ULL << 20)
+
+/* Legal but surely not what the setter meant: lines that do not count as
+ * errors. */
+static void add_warnings(const struct rn_problem *p, struct rn_errors *warns)
+{
+    if (p->memory_limit && p->memory_limit < MEMORY_LIMIT_FLOOR)
+        rn_errors_add(warns, "%s/problem.yaml:%d: memory_limit: warning: %llu bytes is too "
+                      "small for a program to start (a minimal C program has ~1M resident, "
+                      "Python ~10M, Java ~40M): runs will end MLE", p->dir, p->memory_line,
+                      (unsigned long long)p->memory_limit);
+}
+
 static char *problem_summary(const struct rn_problem *p)
 {
     bool inter = p->type == RN_INTERACTIVE;
@@ -1255,7 +1320,7 @@ static char *problem_summary(const struct rn_problem *p)
 
 int runner_problem_check(struct runner *r, const char *problem_dir, char **errors, char **summary)
 {
-    struct rn_errors errs = {0};
+    struct rn_errors errs = {0}, warns = {0};
     struct rn_problem *p = NULL;
     *errors = NULL;
     if (summary)
@@ -1264,11 +1329,16 @@ int runner_problem_check(struct runner *r, const char *problem_dir, char **error
         check_checker(r, p, false, &errs);
     if (p && p->type == RN_INTERACTIVE && r)
         check_checker(r, p, true, &errs);
+    if (p)
+        add_warnings(p, &warns);
     if (p && summary)
         *summary = problem_summary(p);
     int count = (int)errs.count;
+    for (size_t i = 0; i < warns.count; i++)
+        rn_errors_add(&errs, "%s", warns.items[i]);
     *errors = rn_errors_join(&errs);
     rn_errors_free(&errs);
+    rn_errors_free(&warns);
     rn_problem_free(p);
     return count;
 }
@@ -1362,7 +1432,7 @@ static int selftest_in_slot(struct job *j, struct runner_selftest *st)
         return -1;
     struct compiled c;
     double started = rn_now();
-    if (compile_in(j, j->lang, j->src, NULL, &c) < 0)
+    if (compile_program(j, j->lang, j->src, NULL, &c) < 0)
         return free(c.output), -1;
     st->compile_time = rn_now() - started;
     if (!c.ok) {

@@ -107,7 +107,9 @@ int runner_language_selftest(struct runner *r, const char *id, struct runner_sel
                              char *err, size_t errlen);
 
 /* Validates a problem package. Returns the number of errors; *errors gets
- * one "FILE:LINE: KEY: message" line per error (caller frees). With r, a
+ * one "FILE:LINE: KEY: message" line per error (caller frees), then one
+ * "FILE:LINE: KEY: warning: message" line per warning, which does not count
+ * (e.g. a memory limit too small for any program to start). With r, a
  * custom checker is also compiled (and cached); r may be NULL. *summary (if
  * summary is not NULL) describes a package that loaded; caller frees. */
 int runner_problem_check(struct runner *r, const char *problem_dir, char **errors,

@@ -28,6 +28,17 @@
  *
  * Both are raw clones of a possibly multi-threaded supervisor, so they never
  * allocate: what they need is in struct box_boot and the shared request.
+ *
+ * Memory. A run's memory figure is the largest peak RSS (wait4's ru_maxrss)
+ * of the processes the keeper reaps: the program, whose figure includes the
+ * children it reaped itself, and its orphans. Unlike the cgroup's peak, it
+ * does not depend on what earlier runs left in the page cache. One caveat:
+ * execve records the peak RSS of the address space it leaves, and the program
+ * leaves the keeper's (CLONE_VM), so a program smaller than the keeper's
+ * resident memory (a copy of the supervisor's at the keeper's start, ~1-3 MiB
+ * for judged or judge-sandbox) reads as that. A program that cannot even
+ * start within its memory limit (ENOMEM in its setup, already charged to its
+ * cgroup) is reported as out_of_memory: the supervisor makes it MLE.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -74,6 +85,7 @@ struct spawn {
     void *empty_caps;
     int fail_fd;      /* write end of the setup-failure pipe */
     int sock;         /* to pass the seccomp listener to the keeper */
+    bool execing;     /* set by the program just before execve */
     char exec_path[PATH_MAX];
 };
 
@@ -87,7 +99,9 @@ static void send_report(int fd, const struct box_report *r)
 
 __attribute__((noreturn)) static void program_failed(struct spawn *sp, const char *what)
 {
-    struct box_report r = {.kind = BOX_SETUP_FAILED};
+    /* Everything from here on is charged to the box's cgroup: ENOMEM means
+     * the memory limit is too small for the program to start. */
+    struct box_report r = {.kind = BOX_SETUP_FAILED, .out_of_memory = errno == ENOMEM};
     snprintf(r.message, sizeof r.message, "box setup: %s: %s", what, strerror(errno));
     ssize_t unused = write(sp->fail_fd, &r, sizeof r);  /* atomic: < PIPE_BUF */
     (void)unused;
@@ -236,8 +250,9 @@ static int program_main(void *arg)
     syscall(SYS_close_range, 3, keep - 1, 0);
     syscall(SYS_close_range, keep + 1, keep2 - 1, 0);
     syscall(SYS_close_range, keep2 + 1, ~0U, 0);
+    sp->execing = true;
     execve(sp->exec_path, req->argv, req->envp ? req->envp : (char *const[]){NULL});
-    struct box_report r = {.kind = BOX_SETUP_FAILED};
+    struct box_report r = {.kind = BOX_SETUP_FAILED, .out_of_memory = errno == ENOMEM};
     snprintf(r.message, sizeof r.message, "cannot execute %.300s: %s", sp->exec_path,
              strerror(errno));
     ssize_t unused = write(sp->fail_fd, &r, sizeof r);
@@ -428,6 +443,12 @@ static pid_t spawn_program(const struct keeper_state *ks, const struct run_fds *
         setup_failure(r, "box setup: cannot start the program");
     else
         *listener = recv_listener(sock[0]);  /* -1: it failed before sending it */
+    if (pid > 0 && !sp.execing) {
+        /* It died before exec; a report it could not write (the pipe's
+         * buffer is charged to its cgroup too) means it ran out of memory. */
+        setup_failure(r, "box setup: the program cannot start within its memory limit");
+        r->out_of_memory = true;
+    }
     close(sock[0]);
     return pid;
 }

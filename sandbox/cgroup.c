@@ -169,7 +169,7 @@ int cgroup_prepare(const struct cgroup_ctl *ctl, int slot,
                    struct box_cgroup *cg, char *err, size_t len)
 {
     memset(cg, 0, sizeof *cg);
-    cg->cpu_fd = cg->peak_fd = -1;
+    cg->cpu_fd = -1;
     for (int i = 0; i < CG_V1_COUNT; i++)
         cg->procs_fd[i] = -1;
     cg->version = ctl->version;
@@ -218,11 +218,9 @@ void cgroup_release(struct box_cgroup *cg)
             close(cg->procs_fd[i]);
     if (cg->cpu_fd >= 0)
         close(cg->cpu_fd);
-    if (cg->peak_fd >= 0)
-        close(cg->peak_fd);
     for (int i = 0; i < CG_V1_COUNT; i++)
         cg->procs_fd[i] = -1;
-    cg->cpu_fd = cg->peak_fd = -1;
+    cg->cpu_fd = -1;
 }
 
 /* Leftovers only exist when an earlier supervisor died mid-run before its

@@ -9,9 +9,10 @@
  * Page cache stays charged to the cgroup that first read it, so a reused
  * slot cgroup starts a run with the shared libraries and output files of
  * earlier runs charged to it. Dropping them (memory.force_empty) would evict
- * libc from the page cache and cost the next run milliseconds of I/O, so the
- * run's usage at start is taken as its baseline and subtracted from the peak.
- * That cache is reclaimable, so it never causes an OOM kill either.
+ * libc from the page cache and cost the next run milliseconds of I/O. That
+ * cache is reclaimable, so it never causes an OOM kill, but it makes the
+ * cgroup's usage depend on what ran before: the memory a run reports is its
+ * processes' peak RSS (box.c), not memory.max_usage_in_bytes.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -66,13 +67,16 @@ static int prepare_memory(struct box_cgroup *cg, const struct sandbox_limits *li
 {
     const char *dir = cg->dir[CG_V1_MEMORY];
     char path[PATH_MAX + 64];
-    if ((!memo->made || memo->memory != lim->memory) && set_memory(dir, lim->memory) < 0)
-        return -1;
-    if (put(dir, "memory.max_usage_in_bytes", "0") < 0)
-        return -1;
-    snprintf(path, sizeof path, "%s/memory.usage_in_bytes", dir);
-    if (sb_read_u64(path, &cg->memory_base) < 0)
-        return -1;
+    if ((!memo->made || memo->memory != lim->memory) && set_memory(dir, lim->memory) < 0) {
+        /* EBUSY: more is charged than a tiny limit (1k..64k) allows and
+         * the kernel cannot reclaim it: kernel objects of earlier runs stay
+         * charged. Nobody runs in the slot now, so a new memory cgroup
+         * (which starts at 0; the old one's charges go to the parent) can
+         * take the limit, and the program then fails to start: MLE. */
+        if (errno != EBUSY || rmdir(dir) < 0 || mkdir(dir, 0755) < 0 ||
+            set_memory(dir, lim->memory) < 0)
+            return -1;
+    }
     snprintf(path, sizeof path, "%s/memory.oom_control", dir);
     (void)cgroup_read_key(path, "oom_kill", &cg->oom_base);
     return 0;
@@ -125,10 +129,6 @@ int cgroup1_collect(struct box_cgroup *cg, struct cgroup_usage *u)
     uint64_t oom = 0;
     if (sb_pread_u64(cg->cpu_fd, &u->cpu_ns) < 0)
         return -1;
-    snprintf(path, sizeof path, "%s/memory.max_usage_in_bytes", cg->dir[CG_V1_MEMORY]);
-    if (sb_read_u64(path, &u->peak_bytes) < 0)
-        return -1;
-    u->peak_bytes = u->peak_bytes > cg->memory_base ? u->peak_bytes - cg->memory_base : 0;
     snprintf(path, sizeof path, "%s/memory.oom_control", cg->dir[CG_V1_MEMORY]);
     if (cgroup_read_key(path, "oom_kill", &oom) == 0)
         u->oom_killed = oom > cg->oom_base;

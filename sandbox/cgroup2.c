@@ -3,11 +3,10 @@
  *
  * memory.max limits resident memory and memory.swap.max = 0 keeps it from
  * spilling into swap; memory.oom.group makes an OOM kill take the whole box.
- * memory.peak is reset per open file (kernel >= 6.12) by writing to it and
- * reading it back through the same fd; where that is refused, the slot's
- * cgroup is recreated instead. As in v1, memory.current at the start (page
- * cache of earlier runs) is the baseline subtracted from the peak. cpu.stat's usage_usec and memory.events'
- * oom_kill are read before and after the run, so their deltas belong to it.
+ * cpu.stat's usage_usec and memory.events' oom_kill are read before and after
+ * the run, so their deltas belong to it. memory.peak is not used: as in v1,
+ * the cgroup holds page cache of earlier runs, so the memory a run reports is
+ * its processes' peak RSS (box.c).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -51,31 +50,9 @@ static int set_limits(const char *dir, const struct sandbox_limits *lim)
     return put(dir, "pids.max", val);
 }
 
-static int reset_peak(struct box_cgroup *cg)
-{
-    cg->peak_fd = open_in(cg->dir[0], "memory.peak", O_RDWR);
-    if (cg->peak_fd < 0)
-        return -1;
-    if (write(cg->peak_fd, "reset\n", 6) == 6)
-        return 0;
-    close(cg->peak_fd);
-    cg->peak_fd = -1;
-    return -1;
-}
-
-static int make_fresh(const char *dir)
-{
-    if (rmdir(dir) < 0 && errno != ENOENT)
-        return -1;
-    return mkdir(dir, 0755);
-}
-
 static int read_base(struct box_cgroup *cg)
 {
     char path[PATH_MAX + 64];
-    snprintf(path, sizeof path, "%s/memory.current", cg->dir[0]);
-    if (sb_read_u64(path, &cg->memory_base) < 0)
-        return -1;
     snprintf(path, sizeof path, "%s/memory.events", cg->dir[0]);
     (void)cgroup_read_key(path, "oom_kill", &cg->oom_base);
     cg->cpu_fd = open_in(cg->dir[0], "cpu.stat", O_RDONLY);
@@ -105,12 +82,6 @@ int cgroup2_prepare(const struct cgroup_ctl *ctl, int slot,
     if ((!memo->made || memo->memory != lim->memory || memo->procs != lim->procs) &&
         set_limits(cg->dir[0], lim) < 0)
         goto fail;
-    if (reset_peak(cg) < 0) {
-        /* Kernels before 6.12 cannot reset memory.peak: start afresh. */
-        if (make_fresh(cg->dir[0]) < 0 || set_limits(cg->dir[0], lim) < 0)
-            goto fail;
-        cg->peak_fd = open_in(cg->dir[0], "memory.peak", O_RDONLY);
-    }
     if (read_base(cg) < 0)
         goto fail;
     if ((cg->procs_fd[0] = open_in(cg->dir[0], "cgroup.procs", O_WRONLY)) < 0)
@@ -130,9 +101,6 @@ int cgroup2_collect(struct box_cgroup *cg, struct cgroup_usage *u)
     uint64_t oom = 0;
     if (cgroup_cpu_ns(cg, &u->cpu_ns) < 0)
         return -1;
-    if (cg->peak_fd < 0 || sb_pread_u64(cg->peak_fd, &u->peak_bytes) < 0)
-        u->peak_bytes = 0;  /* unreadable peak: report none rather than lose CPU time */
-    u->peak_bytes = u->peak_bytes > cg->memory_base ? u->peak_bytes - cg->memory_base : 0;
     snprintf(path, sizeof path, "%s/memory.events", cg->dir[0]);
     if (cgroup_read_key(path, "oom_kill", &oom) == 0)
         u->oom_killed = oom > cg->oom_base;

@@ -49,15 +49,12 @@ struct box_cgroup {
     char dir[CG_V1_COUNT][PATH_MAX];   /* v2 uses dir[0] only */
     int procs_fd[CG_V1_COUNT];         /* cgroup.procs, -1 if unused */
     int cpu_fd;                        /* cpuacct.usage or cpu.stat */
-    int peak_fd;                       /* v2 memory.peak (fd-local reset) */
     uint64_t cpu_base_ns;              /* v2: usage at start */
     uint64_t oom_base;                 /* oom kills before the run */
-    uint64_t memory_base;              /* charged at the start (page cache) */
 };
 
 struct cgroup_usage {
     uint64_t cpu_ns;
-    uint64_t peak_bytes;
     bool oom_killed;
 };
 
@@ -167,7 +164,9 @@ struct box_report {
     int syscall_nr;       /* BOX_VIOLATION */
     uint32_t arch;
     double program_cpu;   /* rusage of the run's processes (degraded mode) */
-    uint64_t program_maxrss;
+    uint64_t program_maxrss;  /* the largest peak RSS of the run's processes */
+    bool out_of_memory;   /* BOX_SETUP_FAILED: the program, in its cgroup,
+                             could not get the memory to start */
     char message[400];    /* BOX_SETUP_FAILED */
 };
 

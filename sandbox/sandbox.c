@@ -606,6 +606,10 @@ static void judge_exit(const struct run *run, const struct box_report *r, bool o
     }
     if (oom || (run->degraded && l->memory && res->memory > l->memory)) {
         res->status = SANDBOX_MLE;
+        /* The cgroup counts page cache and kernel memory too, so the RSS of
+         * a program killed at the limit may read a little under it. */
+        if (res->memory < l->memory)
+            res->memory = l->memory;
         snprintf(res->message, sizeof res->message, "memory limit exceeded (%llu bytes)",
                  (unsigned long long)l->memory);
     } else if (res->signal == SIGXFSZ) {
@@ -665,16 +669,25 @@ static void conclude(struct sandbox *sb, struct run *run, enum kill_reason why, 
     bool reported = collect_report(sb, run, &r) == 0;
     res->wall_time = sb_now() - started;
     struct cgroup_usage use = {0};
-    if (run->cg.version && cgroup_collect(&run->cg, &use) == 0) {
+    if (run->cg.version && cgroup_collect(&run->cg, &use) == 0)
         res->cpu_time = use.cpu_ns / 1e9;
-        res->memory = use.peak_bytes;
-    } else {
+    else
         res->cpu_time = r.program_cpu;
-        res->memory = r.program_maxrss;
-    }
+    /* Peak RSS, not the cgroup's peak: the cgroup also holds page cache that
+     * earlier runs of the slot charged to it, so its figure depends on what
+     * ran before (see box.c, "Memory"). */
+    res->memory = r.program_maxrss;
     if (!reported) {
         res->status = SANDBOX_IE;
         snprintf(res->message, sizeof res->message, "the box's keeper died without a report");
+    } else if (r.kind == BOX_SETUP_FAILED && r.out_of_memory && run->limits.memory) {
+        /* The submission's fault, not the sandbox's: its limit is too small
+         * for it even to start (a kernel cannot enforce 1k). */
+        res->status = SANDBOX_MLE;
+        res->memory = res->memory > run->limits.memory ? res->memory : run->limits.memory;
+        snprintf(res->message, sizeof res->message,
+                 "memory limit exceeded: the program cannot start within %llu bytes",
+                 (unsigned long long)run->limits.memory);
     } else if (r.kind == BOX_SETUP_FAILED) {
         res->status = SANDBOX_IE;
         snprintf(res->message, sizeof res->message, "%s", r.message);
@@ -719,7 +732,7 @@ int sandbox_run(struct sandbox *sb, const struct sandbox_job *job, struct sandbo
         return -1;
     }
     run->lock_fd = run->box_fd = -1;
-    run->cg.cpu_fd = run->cg.peak_fd = -1;
+    run->cg.cpu_fd = -1;
     for (int i = 0; i < CG_V1_COUNT; i++)
         run->cg.procs_fd[i] = -1;
     int rc = -1;

@@ -469,6 +469,30 @@ Test(judgectl, json_contract_and_exit_status, .timeout = 120)
     free(out);
 }
 
+/* IE is a verdict of the judge's fault: a script must be able to tell it
+ * from the verdicts a submission earns, by the exit status (3). */
+Test(judgectl, ie_verdict_exits_3, .timeout = 120)
+{
+    char *pkg = scratch_dir("ctlie");
+    put_file(pkg, "problem.yaml", "name: x\ntime_limit: 1s\nmemory_limit: 64M\n"
+             "checker: {type: custom, source: check.c}\n");
+    put_file(pkg, "check.c", "int main(void) { return 3; }\n");
+    put_file(pkg, "tests/1.in", "1 2\n");
+    put_file(pkg, "tests/1.out", "3\n");
+    char args[1024];
+    snprintf(args, sizeof args, "judge --json --problem %s --lang c %s", pkg,
+             SRC "/testdata/aplusb/solutions/ac.c");
+    char *out;
+    int rc = run_judgectl(args, &out);
+    cr_assert_eq(rc, 3, "exit %d: %s", rc, out);
+    json_t *j = json_loads(out, 0, NULL);
+    cr_assert_str_eq(json_string_value(json_object_get(j, "verdict")), "IE", "%s", out);
+    json_decref(j);
+    free(out);
+    remove_dir(pkg);
+    free(pkg);
+}
+
 Test(judgectl, problem_check, .timeout = 120)
 {
     char *out;
@@ -524,6 +548,122 @@ Test(languages, java_fits_a_256M_limit, .timeout = 120)
     cr_assert_eq(j.verdict, RUNNER_AC, "%s", j.json);
     free(j.json);
     runner_close(r);
+}
+
+/* ---- issue 11: languages as contestants expect them, memory measured right ---- */
+
+static json_t *test_of(const char *json, size_t i)
+{
+    json_t *o = json_loads(json, 0, NULL);
+    cr_assert_not_null(o, "%s", json);
+    json_t *t = json_incref(json_array_get(json_object_get(o, "tests"), i));
+    json_decref(o);
+    return t;
+}
+
+static double memory_mib(const char *json)
+{
+    json_t *t = test_of(json, 0);
+    double m = (double)json_integer_value(json_object_get(t, "memory")) / (1 << 20);
+    json_decref(t);
+    return m;
+}
+
+Test(languages, java_any_class_name_prints_utf8, .timeout = 120)
+{
+    char *pkg = scratch_dir("utf8");
+    put_file(pkg, "problem.yaml", "name: utf8\ntime_limit: 2s\nmemory_limit: 256M\n"
+             "checker: exact\n");
+    put_file(pkg, "tests/1.in", "Zoë\n");
+    put_file(pkg, "tests/1.out", "héllo Zoë ∑ 日本\n");
+    const char *src =
+        "package judge.demo;\nimport java.io.*;\n"
+        "public class Greeter {\n"
+        " public static void main(String[] args) throws IOException {\n"
+        "  BufferedReader in = new BufferedReader(new InputStreamReader(System.in));\n"
+        "  System.out.println(\"héllo \" + in.readLine() + \" ∑ 日本\"); } }\n";
+    struct runner *r = open_runner(1);
+    struct judged j = judge_source(r, pkg, "java", src, strlen(src));
+    cr_assert_eq(j.verdict, RUNNER_AC, "%s", j.json);
+    free(j.json);
+    /* javac's own messages are UTF-8 too, not '?' */
+    const char *bad = "public class Ünïcode { public static void main(String[] a) { int é = \"x\"; } }\n";
+    j = judge_source(r, pkg, "java", bad, strlen(bad));
+    cr_assert_eq(j.verdict, RUNNER_CE, "%s", j.json);
+    cr_assert(strstr(j.json, "int é = "), "javac's message keeps the source's UTF-8: %s", j.json);
+    free(j.json);
+    runner_close(r);
+    remove_dir(pkg);
+    free(pkg);
+}
+
+/* 1k: no program can even exec within it. MLE, the submission's verdict,
+ * never an infrastructure failure (judged would retry and dead-letter it). */
+Test(languages, tiny_memory_limit_is_mle, .timeout = 60)
+{
+    char *pkg = scratch_dir("tiny");
+    put_file(pkg, "problem.yaml", "name: tiny\ntime_limit: 1s\nmemory_limit: 1k\n");
+    put_file(pkg, "tests/1.in", "1 2\n");
+    put_file(pkg, "tests/1.out", "3\n");
+    struct runner *r = open_runner(1);
+    for (int i = 0; i < 2; i++) {
+        const char *lang = i ? "python3" : "c";
+        const char *src = i ? "print(sum(map(int, input().split())))\n" : aplusb_c;
+        struct judged j = judge_source(r, pkg, lang, src, strlen(src));
+        cr_assert_eq(j.verdict, RUNNER_MLE, "%s: %s", lang, j.json);
+        cr_assert_geq(memory_mib(j.json) * (1 << 20), 1024, "%s", j.json);
+        free(j.json);
+    }
+    runner_close(r);
+    remove_dir(pkg);
+    free(pkg);
+}
+
+/* The memory figure is the program's peak RSS: a 40 MiB toucher reads
+ * 40-48 MiB on a fresh slot and again right after a Java run that left the
+ * JDK's page cache charged to the slot's cgroup; A+B reads more than 0. */
+Test(languages, memory_is_peak_rss_whatever_ran_before, .timeout = 180)
+{
+    char *pkg = scratch_dir("mem");
+    put_file(pkg, "problem.yaml", "name: mem\ntime_limit: 2s\nmemory_limit: 256M\n");
+    put_file(pkg, "tests/1.in", "40\n");
+    put_file(pkg, "tests/1.out", "7\n");
+    const char *toucher =
+        "#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n"
+        "int main(void){ size_t mib; if (scanf(\"%zu\", &mib) != 1) return 1;\n"
+        " char *p = malloc(mib << 20); if (!p) return 1; memset(p, 7, mib << 20);\n"
+        " printf(\"%d\\n\", p[(mib << 20) - 1]); return 0; }\n";
+    const char *java =
+        "public class Main { public static void main(String[] a) {\n"
+        " int[][] keep = new int[40][]; for (int i = 0; i < 40; i++) keep[i] = new int[1 << 18];\n"
+        " System.out.println(keep.length / 40 * 7); } }\n";
+    const char *tiny = "int main(void){ return !puts(\"7\"); }\n";
+    struct runner *r = open_runner(1);
+    struct judged j = judge_source(r, pkg, "c", toucher, strlen(toucher));
+    cr_assert_eq(j.verdict, RUNNER_AC, "%s", j.json);
+    double fresh = memory_mib(j.json);
+    free(j.json);
+    j = judge_source(r, pkg, "java", java, strlen(java));
+    cr_assert_eq(j.verdict, RUNNER_AC, "%s", j.json);
+    double jvm = memory_mib(j.json);
+    free(j.json);
+    j = judge_source(r, pkg, "c", toucher, strlen(toucher));
+    cr_assert_eq(j.verdict, RUNNER_AC, "%s", j.json);
+    double after = memory_mib(j.json);
+    free(j.json);
+    j = judge_source(r, pkg, "c", tiny, strlen(tiny));
+    cr_assert_eq(j.verdict, RUNNER_AC, "%s", j.json);
+    double small = memory_mib(j.json);
+    free(j.json);
+    runner_close(r);
+    cr_log_info("toucher %.1f MiB fresh, java %.1f MiB, toucher %.1f MiB after, puts %.2f MiB",
+                fresh, jvm, after, small);
+    cr_assert(fresh >= 40 && fresh <= 48, "fresh slot: %.1f MiB", fresh);
+    cr_assert(after >= 40 && after <= 48, "after a Java run: %.1f MiB", after);
+    cr_assert(jvm > 40, "the JVM's own peak RSS: %.1f MiB", jvm);
+    cr_assert(small > 0 && small < 16, "a minimal C program: %.2f MiB", small);
+    remove_dir(pkg);
+    free(pkg);
 }
 
 Test(runner, broken_package_is_ie_with_the_errors, .timeout = 60)

@@ -419,6 +419,28 @@ static char *check_errors(const char *dir, int *count)
 
 #define BASE "name: aplusb\ntime_limit: 1s\nmemory_limit: 256M\n"
 
+/* 1k..256k pass the parser but no program starts in them: a warning that
+ * names the key and its line, not an error. */
+Test(problems, tiny_memory_limit_is_a_warning)
+{
+    char *dir = package("name: tiny\ntime_limit: 1s\nmemory_limit: 64k\n", 2);
+    int count;
+    char *errors = check_errors(dir, &count);
+    cr_assert_eq(count, 0, "%s", errors);
+    cr_assert(strstr(errors, "problem.yaml:3: memory_limit: warning: 65536 bytes is too small for a program to start"),
+              "%s", errors);
+    free(errors);
+    remove_dir(dir);
+    free(dir);
+    dir = package(BASE, 2);
+    errors = check_errors(dir, &count);
+    cr_assert_eq(count, 0, "%s", errors);
+    cr_assert_str_empty(errors, "no warning for 256M: %s", errors);
+    free(errors);
+    remove_dir(dir);
+    free(dir);
+}
+
 Test(problems, minimal_package_defaults)
 {
     char *dir = package(BASE, 12);
