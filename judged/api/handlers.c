@@ -320,8 +320,8 @@ enum MHD_Result api_get_submission(struct req *r, const char *id)
         rc = queue_result(k, id, &q, &found, err, sizeof err);
         if (rc != QUEUE_OK || !found || !strcmp(q.state, "done") || wait <= 0)
             break;
-        if (q.owner[0] && !api_has_role(r, ROLE_READ) && strcmp(q.owner, r->tok_name))
-            break;
+        if (!api_has_role(r, ROLE_READ) && strcmp(q.owner, r->tok_name))
+            break;   /* not the caller's: answered (403) at once, not after the wait */
         if (!wait_event(a, k, pool, id, last, deadline)) {
             queue_result_free(&q);
             rc = queue_result(k, id, &q, &found, err, sizeof err);
