@@ -961,3 +961,62 @@ Test(api, a_token_added_while_running_counts_after_sighup)
     expect(http("GET", "/v1/languages", "/v1/languages", tok_submit, NULL, NULL), 200, NULL, "old tokens stay");
     check_openapi();
 }
+
+/* The dead-letter queue over HTTP: a problem that vanished after admission
+ * fails as infrastructure (test data missing) until it is dead-lettered. */
+static json_t *wait_dead_letters(size_t n)
+{
+    for (long long end = t_now_ms() + 60000; t_now_ms() < end; t_sleep_ms(100)) {
+        struct resp r = http("GET", "/v1/dlq", "/v1/dlq", tok_admin, NULL, NULL);
+        cr_assert_eq(r.status, 200);
+        json_t *dl = json_incref(json_object_get(r.json, "dead_letters"));
+        resp_free(&r);
+        if (json_array_size(dl) >= n)
+            return dl;
+        json_decref(dl);
+    }
+    cr_assert_fail("no %zu dead letters", n);
+    return NULL;
+}
+
+Test(api, dead_letters_listed_requeued_and_dropped)
+{
+    start("  native: {languages: [c, cpp], slots: 1}\n", NULL, false);
+    char dir[400];
+    snprintf(dir, sizeof dir, "%s/problems/ghost", T_dir);
+    cr_assert(mkdir(dir, 0755) == 0);
+    char *b = sub_body("ghost", "c", AC_C, NULL);
+    struct resp r = http("POST", SUBS, SUBS, tok_submit, b, NULL);
+    free(b);
+    cr_assert_eq(r.status, 202, "%s", r.body);
+    char id[200];
+    snprintf(id, sizeof id, "%s", jstr(&r, "id"));
+    resp_free(&r);
+    rmdir(dir);
+    t_judged(cfg_path, "A");
+    json_t *dl = wait_dead_letters(1);
+    json_t *d = json_array_get(dl, 0);
+    cr_assert_str_eq(json_string_value(json_object_get(d, "id")), id);
+    char path[300];
+    snprintf(path, sizeof path, "/v1/dlq/%s/requeue", json_string_value(json_object_get(d, "dlq_id")));
+    json_decref(dl);
+    r = http("POST", "/v1/dlq/{dlq_id}/requeue", path, tok_admin, "", NULL);
+    cr_assert_eq(r.status, 200, "%s", r.body);
+    cr_assert_str_eq(jstr(&r, "id"), id);
+    resp_free(&r);
+    /* it fails again: a second dead letter, which is dropped */
+    dl = wait_dead_letters(1);
+    snprintf(path, sizeof path, "/v1/dlq/%s/drop",
+             json_string_value(json_object_get(json_array_get(dl, 0), "dlq_id")));
+    json_decref(dl);
+    expect(http("POST", "/v1/dlq/{dlq_id}/drop", path, tok_admin, "", NULL), 200, NULL, "drop");
+    expect(http("POST", "/v1/dlq/{dlq_id}/drop", path, tok_admin, "", NULL), 404, NULL, "dropped already");
+    r = http("GET", "/v1/dlq", "/v1/dlq", tok_admin, NULL, NULL);
+    cr_assert_eq(json_array_size(json_object_get(r.json, "dead_letters")), 0, "%s", r.body);
+    resp_free(&r);
+    snprintf(path, sizeof path, "/v1/submissions/%s", id);
+    r = http("GET", SUB1, path, tok_read, NULL, NULL);
+    cr_assert_str_eq(jstr(&r, "verdict"), "IE", "%s", r.body);
+    resp_free(&r);
+    check_openapi();
+}
