@@ -28,7 +28,7 @@ struct jd_pool_cfg {
 struct jd_api_cfg {
     char *listen;            /* HOST:PORT (port 0: any free port) */
     char *tokens;            /* the tokens file (name, roles, SHA-256 of the token) */
-    int max_connections;     /* concurrent connections; more are refused */
+    int max_connections;     /* concurrent connections; more wait to be accepted */
     double rate;             /* requests per second per token (0 = unlimited) */
     long burst;              /* token bucket size */
     long sse_heartbeat_ms;   /* comment line on an idle event stream */

@@ -14,7 +14,7 @@
  * sandbox/.
  *
  * libmicrohttpd runs one thread per connection (bounded by
- * api.max_connections; more are refused), so a handler may block: a
+ * api.max_connections; more wait in the listen backlog), so a handler may block: a
  * long-poll (GET /v1/submissions/ID?wait=S) blocks on an XREAD of the pool's
  * results stream, an event stream (GET /v1/events) keeps its own Redis
  * connection for its whole life. Other handlers borrow a Redis connection

@@ -538,6 +538,7 @@ struct sse {
     size_t len;
     int stop_after;     /* abort (drop the connection) after this many events */
     bool stop_on_heartbeat;
+    int *stop_flag;     /* abort once *stop_flag (at the next heartbeat) */
 };
 
 static int count_events(const char *s)
@@ -561,6 +562,8 @@ static size_t sse_body(char *p, size_t sz, size_t n, void *ud)
     if (s->stop_after && count_events(s->buf) >= s->stop_after && strstr(s->buf + s->len - 2, "\n\n"))
         return 0;
     if (s->stop_on_heartbeat && strstr(s->buf, ": heartbeat"))
+        return 0;
+    if (s->stop_flag && __atomic_load_n(s->stop_flag, __ATOMIC_SEQ_CST))
         return 0;
     return k;
 }
@@ -1019,4 +1022,49 @@ Test(api, dead_letters_listed_requeued_and_dropped)
     cr_assert_str_eq(jstr(&r, "verdict"), "IE", "%s", r.body);
     resp_free(&r);
     check_openapi();
+}
+
+/* GET /healthz on a new connection: the status, 0 when the connection failed
+ * or nothing came within timeout_s */
+static long probe_healthz(long timeout_s)
+{
+    CURL *c = curl_easy_init();
+    char url[200];
+    snprintf(url, sizeof url, "http://127.0.0.1:%d/healthz", api_port);
+    curl_easy_setopt(c, CURLOPT_URL, url);
+    curl_easy_setopt(c, CURLOPT_TIMEOUT, timeout_s);
+    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
+    struct resp r = {0};
+    curl_easy_setopt(c, CURLOPT_WRITEDATA, &r);
+    CURLcode rc = curl_easy_perform(c);
+    long status = 0;
+    curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+    curl_easy_cleanup(c);
+    free(r.body);
+    return rc == CURLE_OK ? status : 0;
+}
+
+Test(api, connections_beyond_max_connections_wait_their_turn)
+{
+    start("  native: {languages: [c, cpp], slots: 1}\n", "  max_connections: 2\n  sse_heartbeat: 1s\n",
+          false);
+    int stop = 0;
+    struct sse_thread st[2] = {{.s = {.stop_flag = &stop}}, {.s = {.stop_flag = &stop}}};
+    for (int i = 0; i < 2; i++)
+        pthread_create(&st[i].t, NULL, sse_thread_main, &st[i]);
+    for (long long end = t_now_ms() + 20000; t_now_ms() < end; t_sleep_ms(20))
+        if (strstr(st[0].s.buf, ": connected") && strstr(st[1].s.buf, ": connected"))
+            break;
+    cr_assert(strstr(st[0].s.buf, ": connected") && strstr(st[1].s.buf, ": connected"));
+    /* a third connection is not served while two are open (it waits in the
+     * listen backlog: libmicrohttpd stops accepting at the limit) */
+    cr_assert_neq(probe_healthz(3), 200, "a third connection was served");
+    __atomic_store_n(&stop, 1, __ATOMIC_SEQ_CST);
+    for (int i = 0; i < 2; i++)
+        pthread_join(st[i].t, NULL);
+    /* once they are gone, new connections are served again */
+    long status = 0;
+    for (long long end = t_now_ms() + 20000; t_now_ms() < end && status != 200; t_sleep_ms(50))
+        status = probe_healthz(60);
+    cr_assert_eq(status, 200);
 }
