@@ -1,15 +1,19 @@
 /* events.c - GET /v1/events: Server-Sent Events, one per finished
- * submission of any pool, `id:` = the results stream entry id.
+ * submission of any pool, `id:` = the results stream entry id; and GET
+ * /v1/submissions/ID/events, one submission's progress.
  *
  * Resuming with one id over several streams (one results stream per pool)
  * loses nothing only if every event sent before has a smaller id than every
- * event not sent yet. Reads of the pools are separate commands, so an event
- * of pool A may be added after A was read but before B was: its id is then
- * at least the Redis time at which the round began. So each round first
- * asks Redis its TIME t0 and sends only events with ids below t0-0 (later
- * ones wait for the next round, which starts at once), and below the last id
- * read from any pool whose read was cut short by COUNT. Per pool the cursor
- * advances only over what was sent, so nothing is repeated either. */
+ * event not sent yet. So all pools are read by ONE XREAD (on a single Redis
+ * one command is one instant: an entry added later has a later id than
+ * everything it returned), never by one read per pool; events are sent in id
+ * order, and only up to the last id read from any pool whose read was cut
+ * short by COUNT (the rest waits for the next read). Per pool the cursor
+ * advances only over what was sent, so nothing is repeated either. With
+ * nothing new, a blocking XREAD (1 s slices) waits, and its answer only
+ * triggers the next snapshot read: per event a stream costs two round
+ * trips. (A Redis Cluster, pools on several nodes, would need a time bound
+ * instead: send only ids below the TIME taken before the reads.) */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,17 +59,6 @@ static void append(struct sse *s, const char *data, size_t n)
     s->len += n;
 }
 
-static long long redis_time_ms(struct queue_conn *k)
-{
-    redisReply *t = queue_cmd(k, "TIME");
-    long long ms = -1;
-    if (t && t->type == REDIS_REPLY_ARRAY && t->elements == 2)
-        ms = atoll(t->element[0]->str) * 1000 + atoll(t->element[1]->str) / 1000;
-    if (t)
-        freeReplyObject(t);
-    return ms;
-}
-
 static void send_event(struct sse *s, const struct queue_event *e)
 {
     json_t *d = json_pack("{s:s, s:s, s:s, s:f, s:s, s:I}", "event", e->event, "id", e->id,
@@ -81,50 +74,128 @@ static void send_event(struct sse *s, const struct queue_event *e)
     free(js);
 }
 
-/* One round: events (maybe after blocking up to 1 s) or a heartbeat. */
-static void fill(struct sse *s)
+static int cmp_event(const void *a, const void *b)
 {
-    long long t0 = redis_time_ms(&s->k);
-    if (t0 < 0) {
-        queue_conn_backoff(&s->k);
-    } else {
-        char(*prev)[64] = malloc((size_t)s->np * 64);
-        memcpy(prev, s->last, (size_t)s->np * 64);
-        struct queue_event *ev = NULL;
-        int n = 0;
-        bool more;
-        char err[256], bound[64];
-        snprintf(bound, sizeof bound, "%lld-0", t0);
-        enum queue_rc rc = queue_events(&s->k, s->pools, s->np, s->last, SSE_COUNT, 1000, &ev, &n,
-                                        &more, err, sizeof err);
-        if (rc != QUEUE_OK)
-            n = 0;
-        /* a pool cut short by COUNT: nothing after its last read entry yet */
-        bool inclusive = false;
-        for (int p = 0; p < s->np && rc == QUEUE_OK; p++) {
-            int c = 0;
-            for (int i = 0; i < n; i++)
-                c += !strcmp(ev[i].pool, s->pools[p]);
-            if (c == SSE_COUNT && cmp_id(s->last[p], bound) < 0) {
-                snprintf(bound, sizeof bound, "%s", s->last[p]);
-                inclusive = true;
+    return cmp_id(((const struct queue_event *)a)->event, ((const struct queue_event *)b)->event);
+}
+
+/* XREAD [BLOCK ms] COUNT n STREAMS results-of-every-pool last...; NULL on I/O trouble. */
+static redisReply *xread(struct sse *s, long block_ms)
+{
+    const char **argv = calloc((size_t)(2 * s->np + 8), sizeof *argv);
+    char(*keys)[200] = calloc((size_t)s->np + 1, sizeof *keys);
+    char blk[32], cnt[32];
+    int a = 0;
+    argv[a++] = "XREAD";
+    if (block_ms > 0) {
+        snprintf(blk, sizeof blk, "%ld", block_ms);
+        argv[a++] = "BLOCK";
+        argv[a++] = blk;
+    }
+    snprintf(cnt, sizeof cnt, "%d", SSE_COUNT);
+    argv[a++] = "COUNT";
+    argv[a++] = cnt;
+    argv[a++] = "STREAMS";
+    for (int i = 0; i < s->np; i++) {
+        queue_key(keys[i], sizeof keys[i], s->pools[i], "results");
+        argv[a++] = keys[i];
+    }
+    for (int i = 0; i < s->np; i++)
+        argv[a++] = s->last[i];
+    redisReply *r = queue_cmdv(&s->k, a, argv, NULL);
+    free(argv);
+    free(keys);
+    return r;
+}
+
+static int pool_index(struct sse *s, const char *stream)
+{
+    char key[200];
+    for (int i = 0; i < s->np; i++) {
+        queue_key(key, sizeof key, s->pools[i], "results");
+        if (!strcmp(key, stream))
+            return i;
+    }
+    return -1;
+}
+
+/* One snapshot read of every pool: sends what it may; how many it sent. */
+static int snapshot(struct sse *s, bool *io)
+{
+    redisReply *r = xread(s, 0);
+    *io = !r;
+    if (!r || r->type != REDIS_REPLY_ARRAY) {
+        if (r)
+            freeReplyObject(r);
+        return 0;
+    }
+    struct queue_event *ev = NULL;
+    int n = 0;
+    char bound[64] = "";
+    for (size_t i = 0; i < r->elements; i++) {
+        int p = pool_index(s, r->element[i]->element[0]->str);
+        redisReply *ents = r->element[i]->element[1];
+        if (p < 0 || ents->elements == 0)
+            continue;
+        ev = realloc(ev, sizeof *ev * ((size_t)n + ents->elements));
+        for (size_t e = 0; e < ents->elements; e++) {
+            redisReply *en = ents->element[e], *f = en->element[1];
+            struct queue_event *q = &ev[n++];
+            memset(q, 0, sizeof *q);
+            snprintf(q->event, sizeof q->event, "%s", en->element[0]->str);
+            snprintf(q->pool, sizeof q->pool, "%s", s->pools[p]);
+            for (size_t j = 0; j + 1 < f->elements; j += 2) {
+                const char *k = queue_rstr(f->element[j]), *v = queue_rstr(f->element[j + 1]);
+                if (!k || !v)
+                    continue;
+                if (!strcmp(k, "id"))
+                    snprintf(q->id, sizeof q->id, "%s", v);
+                else if (!strcmp(k, "verdict"))
+                    snprintf(q->verdict, sizeof q->verdict, "%s", v);
+                else if (!strcmp(k, "score"))
+                    q->score = atof(v);
+                else if (!strcmp(k, "time"))
+                    q->time = atoll(v);
             }
         }
-        memcpy(s->last, prev, (size_t)s->np * 64);
-        for (int i = 0; i < n; i++) {
-            int c = cmp_id(ev[i].event, bound);
-            if (c > 0 || (c == 0 && !inclusive))
-                continue;
-            send_event(s, &ev[i]);
-            for (int p = 0; p < s->np; p++)
-                if (!strcmp(ev[i].pool, s->pools[p]))
-                    snprintf(s->last[p], 64, "%s", ev[i].event);
-        }
-        free(ev);
-        free(prev);
-        if (rc != QUEUE_OK)
-            queue_conn_backoff(&s->k);
+        /* cut short by COUNT: nothing of any pool after its last entry yet */
+        const char *lastread = ents->element[ents->elements - 1]->element[0]->str;
+        if ((int)ents->elements == SSE_COUNT && (!bound[0] || cmp_id(lastread, bound) < 0))
+            snprintf(bound, sizeof bound, "%s", lastread);
     }
+    freeReplyObject(r);
+    if (n > 1)
+        qsort(ev, (size_t)n, sizeof *ev, cmp_event);
+    int sent = 0;
+    for (int i = 0; i < n; i++) {
+        if (bound[0] && cmp_id(ev[i].event, bound) > 0)
+            break;
+        send_event(s, &ev[i]);
+        for (int p = 0; p < s->np; p++)
+            if (!strcmp(ev[i].pool, s->pools[p]))
+                snprintf(s->last[p], 64, "%s", ev[i].event);
+        sent++;
+    }
+    free(ev);
+    return sent;
+}
+
+/* One round: events, or a wait of up to 1 s and then events or a heartbeat. */
+static void fill(struct sse *s)
+{
+    bool io;
+    if (snapshot(s, &io) == 0 && !io) {
+        redisReply *r = xread(s, 1000);   /* its answer only says: read again */
+        io = !r;
+        if (r) {
+            bool got = r->type == REDIS_REPLY_ARRAY;
+            freeReplyObject(r);
+            if (got)
+                snapshot(s, &io);
+        }
+    }
+    if (io)
+        queue_conn_backoff(&s->k);
     double now = common_monotonic();
     if (s->len > s->off)
         s->next_heartbeat = now + s->a->cfg.api.sse_heartbeat_ms / 1000.0;

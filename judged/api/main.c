@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "api.h"
 #include "common.h"
@@ -95,6 +96,12 @@ int main(int argc, char **argv)
     curl_global_init(CURL_GLOBAL_DEFAULT);   /* before any thread */
     a.openapi = (char *)api_openapi_yaml;
     a.openapi_len = strlen(api_openapi_yaml);
+    /* two fds per connection (socket, Redis): the soft limit up to the hard one */
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &rl);
+    }
     sigset_t set;
     sigemptyset(&set);
     sigaddset(&set, SIGTERM);

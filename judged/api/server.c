@@ -437,7 +437,9 @@ int api_start(struct api *a, char *err, size_t errlen)
         snprintf(err, errlen, "api.listen '%s': %s", a->cfg.api.listen, gai_strerror(g));
         return -1;
     }
-    unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
+    /* poll(), not select(): every connection costs two fds (its socket and,
+     * for an event stream, its Redis connection), past FD_SETSIZE soon */
+    unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL |
                      MHD_USE_ERROR_LOG | (ai->ai_family == AF_INET6 ? MHD_USE_IPv6 : 0);
     a->body_limit = 2 * a->cfg.max_source + 16384;
     a->cap_idle = 64;
