@@ -614,9 +614,9 @@ static int event_ids(const char *s, char ids[][200], int max)
     return n;
 }
 
-static void submit_wait(const char *src_file, char *id)
+static void submit_wait_lang(const char *src_file, const char *lang, char *id)
 {
-    char *b = sub_body("aplusb", "c", src_file, NULL);
+    char *b = sub_body("aplusb", lang, src_file, NULL);
     struct resp r = http("POST", SUBS, SUBS, tok_submit, b, NULL);
     cr_assert_eq(r.status, 202, "%s", r.body);
     snprintf(id, 200, "%s", jstr(&r, "id"));
@@ -634,9 +634,15 @@ static void submit_wait(const char *src_file, char *id)
     cr_assert_fail("%s never finished", id);
 }
 
+static void submit_wait(const char *src_file, char *id)
+{
+    submit_wait_lang(src_file, "c", id);
+}
+
 Test(api, sse_resume_after_a_dropped_connection_loses_nothing_and_repeats_nothing)
 {
-    start("  native: {languages: [c, cpp], slots: 1}\n", "  sse_heartbeat: 1s\n", true);
+    start("  native: {languages: [c, cpp], slots: 1}\n  python: {languages: [python3], slots: 1}\n",
+          "  sse_heartbeat: 1s\n", true);
     /* a stream that drops itself after its first event */
     struct sse_thread st = {.s = {.stop_after = 1}};
     pthread_create(&st.t, NULL, sse_thread_main, &st);
@@ -653,8 +659,8 @@ Test(api, sse_resume_after_a_dropped_connection_loses_nothing_and_repeats_nothin
     char last[64];
     const char *p = strstr(st.s.buf, "id: ");
     snprintf(last, sizeof last, "%.*s", (int)strcspn(p + 4, "\n"), p + 4);
-    /* while nobody listens: two more verdicts */
-    submit_wait(AC_C, b);
+    /* while nobody listens: two more verdicts, in two pools (two streams) */
+    submit_wait_lang(SRC "/testdata/aplusb/solutions/ac.py", "python3", b);
     submit_wait(AC_C, c);
     struct sse s2 = {.stop_after = 2};
     sse_read(&s2, last, 60);
