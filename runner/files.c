@@ -47,6 +47,57 @@ int rn_mkdir_p(const char *path, int mode)
     return common_mkdir_p(path, (mode_t)mode);
 }
 
+/* The per-run directories under the work tree belong to box uids while they
+ * run (a compile writes its source directory, mode 0777) and the boxes reach
+ * them through detached mounts, never by path. So the tree's root is ours
+ * alone: no other local user can enter it and swap a compiled ./main between
+ * tests. An existing directory must already be ours (anyone could have made
+ * /tmp/judgectl first) and is narrowed to 0700. The configured path may be a
+ * symlink of our own (/var/lib/judged -> /data/...), not someone else's; it
+ * is resolved once, here, because the sandbox follows no symlink in a work
+ * directory's path. */
+static int take_dir(const char *path, const char *canon, char *err, size_t errlen)
+{
+    int fd = open(canon, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    struct stat st;
+    int rc = -1;
+    if (fd < 0 || fstat(fd, &st) < 0)
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+    else if (st.st_uid != geteuid())
+        snprintf(err, errlen, "%s: owned by uid %d, not by us (uid %d): the work directory "
+                 "must be ours alone; remove it or choose another", path, (int)st.st_uid,
+                 (int)geteuid());
+    else if (fchmod(fd, 0700) < 0)
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+    else
+        rc = 0;
+    if (fd >= 0)
+        close(fd);
+    return rc;
+}
+
+char *rn_private_dir(const char *path, char *err, size_t errlen)
+{
+    struct stat st;
+    if (rn_mkdir_p(path, 0755) < 0 || lstat(path, &st) < 0) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        return NULL;
+    }
+    if (S_ISLNK(st.st_mode) && st.st_uid != geteuid()) {
+        snprintf(err, errlen, "%s: a symbolic link of uid %d's, not ours", path, (int)st.st_uid);
+        return NULL;
+    }
+    char *canon = realpath(path, NULL);
+    if (!canon) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        return NULL;
+    }
+    if (take_dir(path, canon, err, errlen) == 0)
+        return canon;
+    free(canon);
+    return NULL;
+}
+
 /* Removal is recursive, but a program can build a directory chain deeper
  * than any stack: below MAX_DEPTH a subtree is renamed up to the top
  * directory being cleaned ("moved") and removed by a later pass. */

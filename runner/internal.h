@@ -244,6 +244,10 @@ struct runner_report *rn_report_new(void);
 /* ---- files.c ----------------------------------------------------------- */
 
 int rn_mkdir_p(const char *path, int mode);
+/* The runner's work tree: made (parents 0755) or taken over as a directory
+ * of our own, mode 0700; its canonical path (malloc'ed), or NULL with the
+ * reason in err (e.g. another user made it first). */
+char *rn_private_dir(const char *path, char *err, size_t errlen);
 int rn_remove_tree(const char *path);                 /* ok if missing */
 int rn_fresh_dir(const char *path, int mode);         /* remove, create, chmod */
 /* chown root, make read-only; symlinks and special files are removed */

@@ -183,10 +183,11 @@ int runner_open(struct runner **out, const struct runner_config *cfg, char *err,
     }
     if (cfg->catalog_only)
         goto done;
-    if (rn_mkdir_p(r->work_dir, 0755) < 0) {
-        snprintf(err, errlen, "%s: %s", r->work_dir, strerror(errno));
+    char *work_dir = rn_private_dir(r->work_dir, err, errlen);
+    if (!work_dir)
         goto fail;
-    }
+    free(r->work_dir);
+    r->work_dir = work_dir;  /* canonical: the sandbox follows no symlink in it */
     if (open_sandbox(r, cfg, err, errlen) < 0)
         goto fail;
 done:

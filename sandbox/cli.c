@@ -4,18 +4,20 @@
  *   judge-sandbox [options] -- PROGRAM [ARG...]
  *   judge-sandbox --serve [--run-dir DIR] [cgroup options] [--server-idle S]
  *
- * Users run judge-sandbox, the thin client (cli_thin.c), which forwards its
+ * Users run judge-sandbox, the thin client (cli_thin.c), which sends its
  * command line to the run directory's server and execs this binary, the
  * core, when there is none or the command is not for a server (--help,
- * --serve, --no-server). The server parses a forwarded command line and
- * prints its verdict with this file's code (cli_parse, cli_open_stdio,
- * cli_print), so both say exactly the same.
+ * --serve, --no-server).
  *
  * By default the job goes to the run directory's server (cli_server.c),
  * which this client starts when none answers: a process that stays keeps the
- * sandbox open, and each run costs far less than opening it anew. The client
- * parses and checks every argument and opens the stdio files itself, so bad
- * arguments never reach a server. --no-server runs the job in this process.
+ * sandbox open, and each run costs far less than opening it anew. The core
+ * parses its arguments first, so that a bad one never starts a server, then
+ * sends its command line exactly as the thin client does (cli_proto.h: one
+ * protocol, one implementation): the server parses it again, opens the
+ * stdio files relative to the client's cwd, runs the job and prints the
+ * verdict with this file's printer (cli_job.c), and the client writes out
+ * those bytes. --no-server runs the same cli_job.c code in this process.
  *
  * Exit status: 0 whenever the program was run and judged (whatever its
  * status), 1 when the sandbox failed (status IE), 2 for bad arguments.
@@ -30,7 +32,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -38,7 +39,7 @@
 #define DEFAULT_IDLE 30          /* seconds a started server waits for clients */
 #define CONNECT_WAIT_MS 2000     /* for a server another client is starting */
 
-/* getopt keeps its state in globals, and the server parses forwarded
+/* getopt keeps its state in globals, and the server parses clients'
  * command lines in several threads. */
 static pthread_mutex_t parse_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -62,13 +63,16 @@ void cli_usage(FILE *out)
         "                     --workdir (default 64M)\n"
         "files:\n"
         "  --stdin FILE --stdout FILE --stderr FILE\n"
-        "                     host paths, opened before entering the box\n"
-        "                     (default: judge-sandbox's own stdin/stdout/stderr)\n"
-        "  --workdir DIR      host directory mounted read-write at /box, the cwd;\n"
-        "                     it is given to the box's uid (default: a fresh\n"
-        "                     private tmpfs)\n"
+        "                     host paths (no symlink in them; a regular file or a\n"
+        "                     device), opened before entering the box (default:\n"
+        "                     judge-sandbox's own stdin, and stdout/stderr through\n"
+        "                     a pipe of the program's own, bounded by --output)\n"
+        "  --workdir DIR      host directory (no symlink in its path) mounted\n"
+        "                     read-write at /box, the cwd; it is given to the box's\n"
+        "                     uid (default: a fresh private tmpfs)\n"
         "  --ro HOST[:INSIDE] extra read-only bind mount (repeatable)\n"
-        "  --rw HOST[:INSIDE] extra read-write bind mount (repeatable)\n"
+        "  --rw HOST[:INSIDE] extra read-write bind mount, no symlink in HOST\n"
+        "                     (repeatable)\n"
         "environment:\n"
         "  --env NAME=VALUE   add to the program's environment, which is otherwise\n"
         "                     only PATH=/usr/local/bin:/usr/bin:/bin (repeatable)\n"
@@ -325,24 +329,6 @@ void cli_args_free(struct cli_args *a)
     a->job.mount_count = 0;
 }
 
-int cli_open_stdio(struct cli_args *o, int dirfd, const int *inherit, FILE *err)
-{
-    static const int flags[3] = {O_RDONLY, O_WRONLY | O_CREAT | O_TRUNC, O_WRONLY | O_CREAT | O_TRUNC};
-    int *fds[3] = {&o->job.stdin_fd, &o->job.stdout_fd, &o->job.stderr_fd};
-    for (int i = 0; i < 3; i++)
-        *fds[i] = inherit[i];
-    for (int i = 0; i < 3; i++) {
-        if (!o->stdio_path[i])
-            continue;
-        *fds[i] = openat(dirfd, o->stdio_path[i], flags[i] | O_CLOEXEC, 0644);
-        if (*fds[i] < 0) {
-            fprintf(err, "judge-sandbox: cannot open %s: %s\n", o->stdio_path[i], strerror(errno));
-            return -1;
-        }
-    }
-    return 0;
-}
-
 static void print_json(const struct sandbox_result *r, const char *cgroup, FILE *out)
 {
     json_t *o = json_pack("{s:s, s:i, s:i, s:f, s:f, s:I, s:s, s:b, s:s}",
@@ -380,9 +366,7 @@ void cli_print(const struct cli_args *a, const struct cli_reply *r, FILE *out, F
         print_text(&r->res, r->cgroup, err);
 }
 
-/* ---- running the job ------------------------------------------------- */
-
-static void set_ie(struct cli_reply *r, const char *fmt, ...)
+void cli_set_ie(struct cli_reply *r, const char *fmt, ...)
 {
     va_list ap;
     memset(r, 0, sizeof *r);
@@ -393,138 +377,72 @@ static void set_ie(struct cli_reply *r, const char *fmt, ...)
     va_end(ap);
 }
 
+/* ---- running the job ------------------------------------------------- */
+
 /* --no-server: open the sandbox here, run, close. */
-static void run_in_process(struct cli_args *o, struct cli_reply *r)
+static int run_in_process(struct cli_args *o)
 {
     struct sandbox *sb;
-    char err[sizeof r->res.message];
+    char err[sizeof ((struct sandbox_result *)0)->message];
     o->config.pin_netns = true;  /* the next invocation reuses this slot's */
     if (sandbox_open(&sb, &o->config, err, sizeof err) < 0) {
-        set_ie(r, "%s", err);
-        return;
+        struct cli_reply r;
+        cli_set_ie(&r, "%s", err);
+        cli_print(o, &r, stdout, stderr);
+        return 1;
     }
-    sandbox_run(sb, &o->job, &r->res);
-    snprintf(r->cgroup, sizeof r->cgroup, "%s", sandbox_cgroup_version(sb));
+    int status = cli_run_job(sb, o, (const int[]){0, 1, 2}, AT_FDCWD, -1, stdout, stderr);
     sandbox_close(sb);
+    return status;
 }
 
-static bool nobody_there(int err)
+/* Sends the command line until a server takes it, for CONNECT_WAIT_MS at
+ * most while none answers (another client's may still be starting). */
+static int send_while_starting(const char *run_dir, int argc, char **argv)
 {
-    return err == ENOENT || err == ECONNREFUSED;
+    int status = CLI_NO_SERVER;
+    for (int waited = 0; status == CLI_NO_SERVER && waited <= CONNECT_WAIT_MS; waited += 2) {
+        if (waited)
+            usleep(2000);
+        status = cli_client_run(run_dir, argc, argv);
+    }
+    return status;
 }
 
-/* A connection to the run directory's server, started first if none
- * answers. -1 with the reason in r. A relative run dir goes straight to a
- * start, whose sandbox_open says what is wrong with it. */
-static int connect_server(const struct cli_args *o, struct cli_reply *r)
-{
-    const char *run_dir = o->config.run_dir;
-    int fd = -1;
-    if (run_dir[0] == '/') {
-        if ((fd = cli_connect(run_dir)) >= 0)
-            return fd;
-        if (!nobody_there(errno)) {
-            set_ie(r, "cannot connect to the judge-sandbox server at %s: %s", run_dir,
-                   strerror(errno));
-            return -1;
-        }
-    }
-    struct cli_server_opts server = {.config = o->config, .idle = o->idle};
-    char err[sizeof r->res.message];
-    if (cli_server_start(&server, err, sizeof err) < 0) {
-        set_ie(r, "%s", err);
-        return -1;
-    }
-    /* ours listens already; another client's may still be starting */
-    for (int waited = 0;; waited += 2) {
-        if ((fd = cli_connect(run_dir)) >= 0)
-            return fd;
-        if (!nobody_there(errno) || waited >= CONNECT_WAIT_MS)
-            break;
-        usleep(2000);
-    }
-    set_ie(r, "no judge-sandbox server answers at %s/%s: %s", run_dir, CLI_SOCKET_NAME,
-           strerror(errno));
-    return -1;
-}
-
-enum exchange { EXCHANGE_DONE, EXCHANGE_NOT_TAKEN, EXCHANGE_FAILED };
-
-/* Sends the request and reads the hello and the reply. NOT_TAKEN: the
- * connection closed before the hello (a server going idle dropped it), so
- * the job never started and may be sent again. */
-static enum exchange exchange(int fd, const char *req, size_t len, const int *stdio,
-                              const char *run_dir, struct cli_reply *r)
-{
-    /* A server that refuses us outright replies and closes before reading:
-     * the send fails, and the reply is still there to read. */
-    if (cli_send(fd, req, len, stdio, CLI_STDIO_FDS) < 0 && errno != EPIPE &&
-        errno != ECONNRESET) {
-        set_ie(r, "cannot send the job to the judge-sandbox server at %s: %s", run_dir,
-               strerror(errno));
-        return EXCHANGE_FAILED;
-    }
-    char buf[CLI_MAX_REPLY], err[256];
-    bool taken = false, reset = false;
-    for (;;) {
-        ssize_t n = cli_recv(fd, buf, sizeof buf, NULL, 0, NULL, 0);
-        if (n < 0 && errno == ECONNRESET && !reset) {
-            /* the server closed with our request unread (it refused us before
-             * reading it): the error comes first, then what it sent */
-            reset = true;
-        } else if (n == sizeof cli_hello && !taken && !memcmp(buf, cli_hello, sizeof cli_hello)) {
-            taken = true;
-        } else if (n > 0) {
-            if (cli_decode_reply(buf, (size_t)n, r, err, sizeof err) == 0)
-                return EXCHANGE_DONE;
-            set_ie(r, "the judge-sandbox server at %s sent %s; stop it or use --no-server",
-                   run_dir, err);
-            return EXCHANGE_FAILED;
-        } else if (n == 0 || errno == ECONNRESET) {
-            if (!taken)
-                return EXCHANGE_NOT_TAKEN;
-            set_ie(r, "the judge-sandbox server at %s went away during the run", run_dir);
-            return EXCHANGE_FAILED;
-        } else {
-            set_ie(r, "cannot read from the judge-sandbox server at %s: %s", run_dir,
-                   strerror(errno));
-            return EXCHANGE_FAILED;
-        }
-    }
-}
-
-/* The default: through the run directory's server. A server that drops
- * the connection before taking the job is exiting; the second try starts
- * a new one. */
-static void run_via_server(const struct cli_args *o, struct cli_reply *r)
+/* The default: the command line goes to the run directory's server, in the
+ * one protocol the thin client speaks too (cli_proto.h), started first when
+ * none answers. A server that drops the connection before taking the job
+ * is exiting: the next try starts a new one. The exit status. */
+static int run_via_server(const struct cli_args *o, int argc, char **argv)
 {
     const char *run_dir = o->config.run_dir;
-    size_t len;
-    char *req = cli_encode_request(&o->config, &o->job, &len);
-    if (!req || len > CLI_MAX_REQUEST) {
-        set_ie(r, req ? "the job is too large for a judge-sandbox server (%zu bytes); use "
-                        "--no-server" : "out of memory", len);
-        free(req);
-        return;
-    }
-    const int stdio[CLI_STDIO_FDS] = {o->job.stdin_fd, o->job.stdout_fd, o->job.stderr_fd};
-    enum exchange e = EXCHANGE_NOT_TAKEN;
-    for (int tries = 0; tries < 2 && e == EXCHANGE_NOT_TAKEN; tries++) {
-        int fd = connect_server(o, r);
-        if (fd < 0) {
-            e = EXCHANGE_FAILED;
-            break;
-        }
-        int room = (int)len * 2 + 65536;  /* a packet must fit the send buffer */
-        if (len > 65536)
-            setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &room, sizeof room);
-        e = exchange(fd, req, len, stdio, run_dir, r);
-        close(fd);
-    }
-    if (e == EXCHANGE_NOT_TAKEN)
-        set_ie(r, "the judge-sandbox server at %s closed the connection twice before taking "
+    struct cli_reply r;
+    cli_set_ie(&r, "the judge-sandbox server at %s closed the connection twice before taking "
                "the job", run_dir);
-    free(req);
+    /* a relative run dir goes straight to a start, whose sandbox_open says
+     * what is wrong with it */
+    int status = run_dir[0] == '/' ? cli_client_run(run_dir, argc, argv) : CLI_NO_SERVER;
+    for (int starts = 0; status < 0 && status != CLI_FAILED && starts < 2; starts++) {
+        struct cli_server_opts server = {.config = o->config, .idle = o->idle};
+        char err[sizeof r.res.message];
+        if (status == CLI_RUN_CORE) {
+            cli_set_ie(&r, "the judge-sandbox server at %s does not serve %s", run_dir, run_dir);
+            break;
+        }
+        if (cli_server_start(&server, err, sizeof err) < 0) {
+            cli_set_ie(&r, "%s", err);
+            break;
+        }
+        status = send_while_starting(run_dir, argc, argv);
+        if (status == CLI_NO_SERVER)
+            cli_set_ie(&r, "no judge-sandbox server answers at %s/%s", run_dir,
+                       CLI_SOCKET_NAME);
+    }
+    if (status >= 0)
+        return status;
+    if (status != CLI_FAILED)  /* that one printed why already */
+        cli_print(o, &r, stdout, stderr);
+    return 1;
 }
 
 static int cli_main(struct cli_args *o, int argc, char **argv)
@@ -538,15 +456,7 @@ static int cli_main(struct cli_args *o, int argc, char **argv)
         return 2;
     if (o->serve)
         return cli_server_serve(&(struct cli_server_opts){.config = o->config, .idle = o->idle});
-    if (cli_open_stdio(o, AT_FDCWD, (const int[]){0, 1, 2}, stderr) < 0)
-        return 2;
-    struct cli_reply r;
-    if (o->no_server)
-        run_in_process(o, &r);
-    else
-        run_via_server(o, &r);
-    cli_print(o, &r, stdout, stderr);
-    return r.res.status == SANDBOX_IE ? 1 : 0;
+    return o->no_server ? run_in_process(o) : run_via_server(o, argc, argv);
 }
 
 int main(int argc, char **argv)

@@ -22,34 +22,31 @@
  * server's life decides which of two racing starters serves (the other exits
  * quietly); server.pid: the holder's pid; server.sock: the SOCK_SEQPACKET
  * listening socket, bound only by the lock holder, which first removes a dead
- * server's. The messages are in cli_wire.c.
+ * server's. The messages are in cli_proto.h.
  *
  * Threads. A pool of workers, started with the server, each blocks in
  * accept() on the listening socket, so a connection wakes one worker and
  * costs no thread creation. A worker checks the peer is root (SO_PEERCRED),
- * sends the hello, reads the request with the client's stdin, stdout and
- * stderr into a buffer of its own, refuses settings other than its own, runs
- * the job with sandbox_run (which is thread-safe for distinct slots and
- * answers IE "busy" for a slot in use), closes the fds it received and only
- * then replies, so the client's pipes are free when it exits.
- *
- * Two kinds of client. judge-sandbox-core (cli.c) parses its arguments,
- * opens its files and sends a decoded job. judge-sandbox, the thin client
- * (cli_thin.c), is a small musl program that starts in a fraction of the
- * core's time and sends only its argv, with its cwd as well as its stdio:
- * the worker parses it with the core's own parser (cli_parse; getopt is
- * serialized by a lock), opens --stdin/--stdout/--stderr relative to that
- * cwd, runs the job and prints the verdict, as the core would, into memory
- * (open_memstream), and replies with the exit status and those bytes, which
- * the thin client writes out. A command line that is not for a server
- * (--help, --serve, --no-server, another run directory) gets the answer "run
- * the core", which the thin client execs with the same argv. The connection
- * is the job's cancel_fd: a client that dies hangs up, and sandbox_run kills
- * its box. A worker that takes a connection when no other one waits starts
- * another (up to one per slot and a few), so a job never waits behind
- * another; one that finishes while enough others wait leaves. The main
- * thread only keeps the idle timer and watches a self-pipe written by the
- * SIGTERM/SIGINT handler.
+ * sends the hello and reads the command line with the client's stdin,
+ * stdout, stderr and cwd. It parses it with the core's own parser
+ * (cli_parse; getopt is serialized by a lock), refuses settings other than
+ * its own, and runs it as the core runs --no-server (cli_run_job: the
+ * files opened relative to the client's cwd, sandbox_run, which is
+ * thread-safe for distinct slots and answers IE "busy" for a slot in use),
+ * with what the core would print captured in memory (open_memstream). It
+ * closes the fds it received and only then replies with the exit status and
+ * those bytes, so the client's pipes are free when it exits. Both clients,
+ * the thin one and the core, send the same command and write out the same
+ * reply (cli_proto.h): one protocol. A command line that is not for a
+ * server (--help, --serve, --no-server, another run directory) gets the
+ * answer "run the core", which the thin client execs with the same argv. A
+ * peer that is not root gets, without a hello, an IE reply saying why. The
+ * connection is the job's cancel_fd: a client that dies hangs up, and
+ * sandbox_run kills its box. A worker that takes a connection when no
+ * other one waits starts another (up to one per slot and a few), so a job
+ * never waits behind another; one that finishes while enough others wait
+ * leaves. The main thread only keeps the idle timer and watches a
+ * self-pipe written by the SIGTERM/SIGINT handler.
  *
  * Lifetime. After `idle` seconds without a connection (never if 0), or on
  * SIGTERM/SIGINT, the server unlinks its socket (a client arriving later
@@ -80,7 +77,8 @@
 
 #define LOCK_WAIT_MS 2000      /* for a server that is starting or exiting */
 #define START_WAIT_MS 10000    /* for a new server to say whether it serves */
-#define REQUEST_TIMEOUT_S 10   /* a client sends its request right after connect */
+#define REQUEST_TIMEOUT_S 10   /* a client sends its command right after connect */
+#define REFUSAL_WAIT_MS 1000   /* ... so a non-root one does not hold a worker longer */
 #define READY_FD_ENV "JUDGE_SANDBOX_READY_FD"
 #define POOL_SPARE 4           /* workers kept waiting in accept */
 #define POOL_MAX (SANDBOX_MAX_SLOTS + POOL_SPARE)  /* a job per slot, and refusals */
@@ -98,12 +96,6 @@ struct server {
     int active;               /* connections being served */
     bool stopping;            /* workers take no more connections */
     double last_ended;        /* the idle timer starts there */
-};
-
-/* A worker's own: the request buffer is allocated once, not per request. */
-struct worker {
-    struct server *srv;
-    char *buf;                /* CLI_MAX_REQUEST bytes */
 };
 
 /* The signal handler's only way to the main loop: the write end of the
@@ -199,21 +191,44 @@ static void handle_stop_signals(struct server *s, bool on)
 
 /* ---- one connection ------------------------------------------------------- */
 
-static void reply(int fd, const struct cli_reply *r)
+/* What judge-sandbox writes to its stdout and stderr, in memory: the
+ * reply's bytes. */
+struct capture {
+    FILE *out, *err;
+    char *outbuf, *errbuf;
+    size_t outlen, errlen;
+};
+
+static int capture_open(struct capture *c)
 {
-    size_t len;
-    char *msg = cli_encode_reply(r, &len);
-    if (msg && cli_send(fd, msg, len, NULL, 0) < 0 && errno != EPIPE && errno != ECONNRESET)
-        server_log("cannot reply: %s", strerror(errno));
-    free(msg);
+    *c = (struct capture){0};
+    c->out = open_memstream(&c->outbuf, &c->outlen);
+    c->err = c->out ? open_memstream(&c->errbuf, &c->errlen) : NULL;
+    return c->err ? 0 : -1;
 }
 
-/* An IE the server itself decided: no box ran. */
-static void refuse(int fd, const char *message)
+static void capture_close(struct capture *c)
 {
-    struct cli_reply r = {.res = {.status = SANDBOX_IE}, .cgroup = "none"};
-    cli_fmt(r.res.message, sizeof r.res.message, "%s", message);
-    reply(fd, &r);
+    if (c->out)
+        fclose(c->out);
+    if (c->err)
+        fclose(c->err);
+    c->out = c->err = NULL;
+}
+
+/* Sends the exit status and the captured bytes, and frees them. */
+static void reply(int fd, int status, struct capture *c)
+{
+    capture_close(c);
+    size_t len;
+    char *msg = cli_encode_reply(status, c->outbuf, c->outlen, c->errbuf, c->errlen, &len);
+    if (!msg)
+        server_log("cannot reply: out of memory");
+    else if (cli_send(fd, msg, len, NULL, 0) < 0 && errno != EPIPE && errno != ECONNRESET)
+        server_log("cannot reply: %s", strerror(errno));
+    free(msg);
+    free(c->outbuf);
+    free(c->errbuf);
 }
 
 static int peer_uid(int fd)
@@ -223,36 +238,20 @@ static int peer_uid(int fd)
     return getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0 ? -1 : (int)cred.uid;
 }
 
-/* The client sends its request right after connect, so it is nearly always
- * there already: only when it is not does the worker wait, and at most
- * REQUEST_TIMEOUT_S (no timeout to set on every connection). */
-static ssize_t recv_request(int fd, char *buf, int *fds, int *nfds)
+/* The client sends its command right after connect, so it is nearly always
+ * there already: only when it is not does the worker wait, wait_ms at most
+ * (no timeout to set on every connection). >0: a message; 0: the client
+ * left without one (a starting server's probe does that); -1 with errno. */
+static long recv_command(int fd, char **buf, int *fds, int *nfds, int wait_ms)
 {
-    ssize_t n = cli_recv(fd, buf, CLI_MAX_REQUEST, fds, CLI_MAX_FDS, nfds, MSG_DONTWAIT);
+    long n = cli_recv(fd, buf, CLI_MAX_REQUEST, fds, CLI_MAX_FDS, nfds, MSG_DONTWAIT);
     if (n >= 0 || errno != EAGAIN)
-        return n;
+        return n < 0 && errno == ECONNRESET ? 0 : n;
     struct pollfd p = {fd, POLLIN, 0};
-    while (poll(&p, 1, REQUEST_TIMEOUT_S * 1000) < 0 && errno == EINTR)
+    while (poll(&p, 1, wait_ms) < 0 && errno == EINTR)
         ;
-    return cli_recv(fd, buf, CLI_MAX_REQUEST, fds, CLI_MAX_FDS, nfds, MSG_DONTWAIT);
-}
-
-/* >0: a message (a request or a forwarded command line) and its fds in
- * buf. 0: the client left without one (a starting server's probe does
- * that). -1: none that fits (err says why). */
-static ssize_t read_request(int fd, char *buf, int *fds, int *nfds, char *err, size_t len)
-{
-    ssize_t n = recv_request(fd, buf, fds, nfds);
-    if (n >= 0)
-        return n;
-    if (errno == ECONNRESET)
-        return 0;
-    if (errno == EMSGSIZE)
-        cli_fmt(err, len, "a request over %d bytes or with more than %d fds",
-                CLI_MAX_REQUEST, CLI_MAX_FDS);
-    else
-        cli_fmt(err, len, "cannot read a request: %s", strerror(errno));
-    return -1;
+    n = cli_recv(fd, buf, CLI_MAX_REQUEST, fds, CLI_MAX_FDS, nfds, MSG_DONTWAIT);
+    return n < 0 && errno == ECONNRESET ? 0 : n;
 }
 
 /* The server's own run dir when theirs names it; canon is theirs made
@@ -266,7 +265,7 @@ static bool same_run_dir(const struct server *s, const char *theirs, char *canon
     return !strcmp(canon, s->run_dir);
 }
 
-/* 0 when the request's settings are the server's; else err says what
+/* 0 when the command's settings are the server's; else err says what
  * differs. */
 static int check_settings(const struct server *s, const struct sandbox_config *cfg, char *err,
                           size_t len)
@@ -287,179 +286,128 @@ static void close_fds(int *fds, int *nfds)
         close(fds[--*nfds]);
 }
 
-/* A message for a client of the core (cli.c): a request, decoded in
- * place, with its stdin, stdout and stderr. */
-static void serve_request(struct server *s, int fd, char *buf, size_t n, int *fds, int *nfds)
+/* The client's cwd as a path (a relative --cgroup-root is made absolute
+ * against it), or NULL. */
+static const char *cwd_path(int cwd_fd, char *buf, size_t len)
 {
-    char err[sizeof ((struct sandbox_result *)0)->message];
-    struct cli_request req = {0};
-    int bad = cli_decode_request(buf, n, &req, err, sizeof err);
-    if (!bad && *nfds != CLI_STDIO_FDS) {
-        cli_fmt(err, sizeof err, "a request without its stdin, stdout and stderr");
-        bad = -1;
-    }
-    if (!bad)
-        bad = check_settings(s, &req.config, err, sizeof err);
-    if (bad) {
-        server_log("refused: %s", err);
-        refuse(fd, err);
-    } else {
-        struct cli_reply r;
-        req.job.stdin_fd = fds[0];
-        req.job.stdout_fd = fds[1];
-        req.job.stderr_fd = fds[2];
-        req.job.cancel_fd = fd;
-        sandbox_run(s->sb, &req.job, &r.res);
-        cli_fmt(r.cgroup, sizeof r.cgroup, "%s", sandbox_cgroup_version(s->sb));
-        /* before the reply: once it has it, the client exits, and whoever
-         * reads its stdout waits for every copy of it to close */
-        close_fds(fds, nfds);
-        reply(fd, &r);
-    }
-    close_fds(fds, nfds);
-    cli_request_free(&req);
+    char link[64];
+    cli_fmt(link, sizeof link, "/proc/self/fd/%d", cwd_fd);
+    ssize_t n = cwd_fd >= 0 ? readlink(link, buf, len - 1) : -1;
+    if (n <= 0)
+        return NULL;
+    buf[n] = '\0';
+    return buf;
 }
 
-/* ---- forwarded command lines ---------------------------------------------- */
-
-/* What the core would have written, in memory. */
-struct capture {
-    FILE *out, *err;
-    char *outbuf, *errbuf;
-    size_t outlen, errlen;
-};
-
-/* The files --stdin/--stdout/--stderr opened for the job; the client's
- * own fds are closed with the others it sent. */
-static void close_opened(const struct cli_args *a, const int *inherit)
+/* Parses argv as the core does and runs its job; fds are the client's
+ * stdin, stdout, stderr and maybe its cwd. What is not for a server
+ * (--help, --serve, --no-server, another run directory: the thin client
+ * guessed it from argv alone) goes back to the client, which runs the core
+ * with it. The exit status. */
+static int run_command(struct server *s, int fd, char **argv, int argc, const int *fds,
+                       int nfds, FILE *out, FILE *err)
 {
-    const int fds[3] = {a->job.stdin_fd, a->job.stdout_fd, a->job.stderr_fd};
-    for (int i = 0; i < 3; i++)
-        if (fds[i] >= 0 && fds[i] != inherit[i])
-            close(fds[i]);
-}
-
-/* The job of a parsed command line, as the core runs it through a server;
- * fds are the client's cwd, stdin, stdout and stderr. The exit status. */
-static int forward_job(struct server *s, int fd, struct cli_args *a, const int *fds,
-                       FILE *out, FILE *err)
-{
-    if (cli_open_stdio(a, fds[0], fds + 1, err) < 0) {
-        close_opened(a, fds + 1);
-        return 2;
-    }
-    struct cli_reply r = {.cgroup = "none"};
-    if (check_settings(s, &a->config, r.res.message, sizeof r.res.message) < 0) {
-        server_log("refused: %s", r.res.message);
-        r.res.status = SANDBOX_IE;  /* what the core prints when we refuse it */
-    } else {
-        a->job.cancel_fd = fd;
-        sandbox_run(s->sb, &a->job, &r.res);
-        cli_fmt(r.cgroup, sizeof r.cgroup, "%s", sandbox_cgroup_version(s->sb));
-    }
-    close_opened(a, fds + 1);
-    cli_print(a, &r, out, err);
-    return r.res.status == SANDBOX_IE ? 1 : 0;
-}
-
-/* Parses argv as the core does, relative to the client's cwd (fds[0]).
- * What is not for a server (--help, --serve, --no-server, another run
- * directory: the thin client guessed it from argv alone) goes back to the
- * client, which runs the core with it. */
-static int forward_run(struct server *s, int fd, char **argv, int argc, const int *fds,
-                       FILE *out, FILE *err)
-{
-    char link[64], cwd[PATH_MAX], canon[PATH_MAX];
-    cli_fmt(link, sizeof link, "/proc/self/fd/%d", fds[0]);
-    ssize_t n = readlink(link, cwd, sizeof cwd - 1);
-    cwd[n > 0 ? n : 0] = '\0';
+    char cwd[PATH_MAX], canon[PATH_MAX];
+    int cwd_fd = nfds > CLI_STDIO_FDS ? fds[CLI_STDIO_FDS] : -1;
     struct cli_args a;
     cli_args_init(&a);
-    int rc = cli_parse(&a, argc, argv, n > 0 ? cwd : NULL, err);
+    int rc = cli_parse(&a, argc, argv, cwd_path(cwd_fd, cwd, sizeof cwd), err);
     if (rc == 1 || (rc == 0 && (a.serve || a.no_server ||
-                                !same_run_dir(s, a.config.run_dir, canon))))
-        rc = CLI_FORWARD_RUN_CORE;
-    else if (rc < 0)
+                                !same_run_dir(s, a.config.run_dir, canon)))) {
+        rc = CLI_RUN_CORE;
+    } else if (rc < 0) {
         rc = 2;
-    else
-        rc = forward_job(s, fd, &a, fds, out, err);
+    } else {
+        struct cli_reply r;
+        cli_set_ie(&r, "%s", "");
+        if (check_settings(s, &a.config, r.res.message, sizeof r.res.message) == 0) {
+            rc = cli_run_job(s->sb, &a, fds, cwd_fd, fd, out, err);
+        } else {
+            server_log("refused: %s", r.res.message);
+            cli_print(&a, &r, out, err);  /* what the core prints when we refuse it */
+            rc = 1;
+        }
+    }
     cli_args_free(&a);
     return rc;
 }
 
-static void reply_forward(int fd, int status, const struct capture *c)
+/* A root client's message. The exit status. */
+static int serve_command(struct server *s, int fd, const char *buf, long n, const int *fds,
+                         int nfds, FILE *out, FILE *err)
 {
-    size_t len;
-    char *msg = cli_encode_forward_reply(status, c->outbuf, c->outlen, c->errbuf, c->errlen,
-                                         &len);
-    int room = (int)len * 2 + 65536;  /* a packet must fit the send buffer */
-    if (msg && len > 65536)
-        setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &room, sizeof room);
-    if (!msg)
-        refuse(fd, "out of memory");
-    else if (cli_send(fd, msg, len, NULL, 0) < 0 && errno != EPIPE && errno != ECONNRESET)
-        server_log("cannot reply: %s", strerror(errno));
-    free(msg);
-}
-
-/* The thin client's command line: run as the core would run it, with the
- * core's output captured and sent back. */
-static void serve_forward(struct server *s, int fd, const char *buf, size_t n, int *fds,
-                          int *nfds)
-{
-    char err[256];
+    char why[256];
     char **argv = NULL;
-    int argc = 0;
-    struct capture c = {0};
-    if (*nfds != CLI_FORWARD_FDS)
-        cli_fmt(err, sizeof err, "a command line without its cwd, stdin, stdout and stderr");
-    else if (cli_decode_forward(buf, n, &argv, &argc, err, sizeof err) == 0 &&
-             (!(c.out = open_memstream(&c.outbuf, &c.outlen)) ||
-              !(c.err = open_memstream(&c.errbuf, &c.errlen))))
-        cli_fmt(err, sizeof err, "out of memory");
-    if (!c.err) {
-        server_log("refused: %s", err);
-        refuse(fd, err);  /* the thin client runs the core, which says more */
-    } else {
-        int status = forward_run(s, fd, argv, argc, fds, c.out, c.err);
-        close_fds(fds, nfds);  /* before the reply, as for a request */
-        fclose(c.out);
-        fclose(c.err);
-        c.out = c.err = NULL;
-        reply_forward(fd, status, &c);
+    int argc, rc;
+    if (n < 0)
+        cli_fmt(why, sizeof why, "%s", errno == EMSGSIZE ? "too large" : strerror(errno));
+    else if (nfds < CLI_STDIO_FDS)
+        cli_fmt(why, sizeof why, "a command without its stdin, stdout and stderr");
+    if (n < 0 || nfds < CLI_STDIO_FDS ||
+        cli_decode_command(buf, (size_t)n, &argv, &argc, why, sizeof why) < 0) {
+        server_log("refused: %s", why);
+        fprintf(err, "judge-sandbox: the judge-sandbox server at %s cannot take the command: "
+                "%s\n", s->run_dir, why);
+        return 1;
     }
-    if (c.out)
-        fclose(c.out);
-    close_fds(fds, nfds);
-    free(c.outbuf);
-    free(c.errbuf);
+    rc = run_command(s, fd, argv, argc, fds, nfds, out, err);
     free(argv);
+    return rc;
 }
 
-static void serve_conn(struct server *s, int fd, char *buf)
+/* A peer that is not root is told why it is refused, as an IE in the form
+ * its command line asks for (--json); nothing of its command is run, and
+ * the fds it sent are closed unused. */
+static int refusal(const struct server *s, int uid, const char *buf, long n, FILE *out,
+                   FILE *err)
 {
-    char err[sizeof ((struct sandbox_result *)0)->message];
-    int uid = peer_uid(fd);
-    if (uid != 0) {
-        cli_fmt(err, sizeof err, "the judge-sandbox server at %s serves root only (you are "
-                 "uid %d)", s->run_dir, uid);
-        server_log("refused: %s", err);
-        refuse(fd, err);
-        return;
+    struct cli_reply r;
+    cli_set_ie(&r, "the judge-sandbox server at %s serves root only (you are uid %d)",
+               s->run_dir, uid);
+    server_log("refused: %s", r.res.message);
+    struct cli_args a;
+    cli_args_init(&a);
+    char **argv, why[128];
+    int argc;
+    FILE *sink = fopen("/dev/null", "we");  /* its argument errors are not the point */
+    if (n > 0 && sink && cli_decode_command(buf, (size_t)n, &argv, &argc, why, sizeof why) == 0) {
+        cli_parse(&a, argc, argv, NULL, sink);
+        free(argv);
     }
-    if (cli_send(fd, cli_hello, sizeof cli_hello, NULL, 0) < 0)
+    if (sink)
+        fclose(sink);
+    cli_print(&a, &r, out, err);
+    cli_args_free(&a);
+    return 1;
+}
+
+static void serve_conn(struct server *s, int fd)
+{
+    int fds[CLI_MAX_FDS], nfds = 0, uid = peer_uid(fd);
+    bool root = uid == 0;
+    char *buf = NULL;
+    struct capture c;
+    /* the hello says the job is taken; a refusal comes without one */
+    if (root && cli_send(fd, CLI_HELLO_TAG, 4, NULL, 0) < 0)
         return;  /* the client went away */
-    int fds[CLI_MAX_FDS], nfds = 0;
-    ssize_t n = read_request(fd, buf, fds, &nfds, err, sizeof err);
-    if (n < 0) {
-        server_log("refused: %s", err);
-        refuse(fd, err);
-    } else if (n > 0 && cli_is_forward(buf, (size_t)n)) {
-        serve_forward(s, fd, buf, (size_t)n, fds, &nfds);
-    } else if (n > 0) {
-        serve_request(s, fd, buf, (size_t)n, fds, &nfds);
+    long n = recv_command(fd, &buf, fds, &nfds, root ? REQUEST_TIMEOUT_S * 1000 : REFUSAL_WAIT_MS);
+    if (!root)
+        close_fds(fds, &nfds);
+    if (n == 0 && root)
+        return;
+    if (capture_open(&c) < 0) {
+        server_log("out of memory");
+        capture_close(&c);
+    } else {
+        int status = root ? serve_command(s, fd, buf, n, fds, nfds, c.out, c.err)
+                          : refusal(s, uid, buf, n, c.out, c.err);
+        /* before the reply: once it has it, the client exits, and whoever
+         * reads its stdout waits for every copy of it to close */
+        close_fds(fds, &nfds);
+        reply(fd, status, &c);
     }
     close_fds(fds, &nfds);
+    free(buf);
 }
 
 /* ---- the workers ------------------------------------------------------------ */
@@ -471,22 +419,14 @@ static void *worker_main(void *arg);
  * for one need); takes it back if it cannot. */
 static int start_worker(struct server *s, char *err, size_t len)
 {
-    struct worker *w = malloc(sizeof *w);
-    char *buf = malloc(CLI_MAX_REQUEST);
-    int rc = w && buf ? 0 : ENOMEM;
     pthread_attr_t attr;
     pthread_t tid;
-    if (!rc) {
-        *w = (struct worker){.srv = s, .buf = buf};
-        pthread_attr_init(&attr);
-        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-        rc = pthread_create(&tid, &attr, worker_main, w);
-        pthread_attr_destroy(&attr);
-    }
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    int rc = pthread_create(&tid, &attr, worker_main, s);
+    pthread_attr_destroy(&attr);
     if (!rc)
         return 0;
-    free(w);
-    free(buf);
     pthread_mutex_lock(&s->mu);
     s->workers--;
     s->waiting--;
@@ -558,8 +498,7 @@ static void worker_exit(struct server *s, bool waiting)
 
 static void *worker_main(void *arg)
 {
-    struct worker *w = arg;
-    struct server *s = w->srv;
+    struct server *s = arg;
     bool waiting = true;
     for (;;) {
         int fd = accept4(s->listen_fd, NULL, NULL, SOCK_CLOEXEC);
@@ -569,13 +508,11 @@ static void *worker_main(void *arg)
             accept_failed();
             continue;
         }
-        serve_conn(s, fd, w->buf);
+        serve_conn(s, fd);
         close(fd);
         if (!(waiting = conn_done(s)))
             break;
     }
-    free(w->buf);
-    free(w);
     worker_exit(s, waiting);
     return NULL;
 }

@@ -131,9 +131,11 @@ struct mnt_run {
 };
 
 /* Supervisor: validates the job's work directory and mounts and opens each
- * as a detached tree (read-only unless writable; always nosuid, nodev).
- * *box_fd is -1 without a work directory; extra_fd gets m->extra_count fds. */
-int mnt_open_trees(const struct sandbox_job *job, struct mnt_run *m, int *box_fd,
+ * as a detached tree (read-only unless writable; always nosuid, nodev),
+ * giving the work directory to uid. Writable paths are resolved without
+ * following symlinks. *box_fd is -1 without a work directory; extra_fd gets
+ * m->extra_count fds. */
+int mnt_open_trees(const struct sandbox_job *job, uid_t uid, struct mnt_run *m, int *box_fd,
                    int extra_fd[MNT_MAX_EXTRA], char *err, size_t len);
 /* Keeper, once: builds the box's root on a tmpfs at root and pivots into
  * it (cwd "/"). */

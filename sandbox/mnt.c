@@ -24,7 +24,11 @@
  * trees into place. So the keeper never looks a host path up while the box's
  * own files are visible, and a symlink a program left in a work directory
  * can only point inside the box (mount points under /box are still checked
- * for them, so a mount lands where it was asked to).
+ * for them, so a mount lands where it was asked to). The host paths a box
+ * writes (the work directory, writable mounts) are themselves resolved
+ * without following any symlink, and the work directory is given to the
+ * box's uid through the same fd it is cloned from: a link a program left
+ * for its caller's next run leads nowhere.
  *
  * Everything is mounted nosuid and nodev except the root's device nodes, and
  * the host's root is detached after pivot_root. Mount events never propagate
@@ -38,6 +42,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <linux/mount.h>
+#include <linux/openat2.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -344,11 +349,47 @@ void mnt_detach_run(struct mnt_state *st)
 
 /* ---- the trees, opened by the supervisor ----------------------------- */
 
-static int open_tree_fd(const char *host, bool writable, char *err, size_t len)
+/* A host path a box will write, opened (O_PATH) without following any
+ * symlink: a box can leave one in a directory it writes, and a caller that
+ * passes a path through that directory next time would have root follow
+ * it, to chown (the work directory) or mount writable whatever it names. */
+static int open_writable_path(const char *host, bool dir, char *err, size_t len)
 {
-    int fd = (int)syscall(SYS_open_tree, AT_FDCWD, host, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+    struct open_how how = {.flags = O_PATH | O_CLOEXEC | (dir ? O_DIRECTORY : 0),
+                           .resolve = RESOLVE_NO_SYMLINKS};
+    int fd = (int)syscall(SYS_openat2, AT_FDCWD, host, &how, sizeof how);
+    if (fd < 0 && errno == ELOOP)
+        sb_errf(err, len, "%s %s: a symbolic link in the path (writable paths may have none)",
+                dir ? "work directory" : "mount", host);
+    else if (fd < 0)
+        sb_errf(err, len, "%s %s: %s", dir ? "work directory" : "mount", host, strerror(errno));
+    return fd;
+}
+
+/* The detached tree of host; owner >= 0 (the work directory) gets it first.
+ * A writable one is reached without symlinks, and chowned and cloned
+ * through the one fd, so nothing can be swapped in between. */
+static int open_tree_fd(const char *host, bool writable, int owner, char *err, size_t len)
+{
+    int dirfd = AT_FDCWD, flags = OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC;
+    const char *path = host;
+    if (writable) {
+        if ((dirfd = open_writable_path(host, owner >= 0, err, len)) < 0)
+            return -1;
+        path = "";
+        flags |= AT_EMPTY_PATH;
+    }
+    if (owner >= 0 && fchownat(dirfd, "", (uid_t)owner, (gid_t)owner, AT_EMPTY_PATH) < 0) {
+        sb_errf(err, len, "cannot give %s to the box user: %s", host, strerror(errno));
+        close(dirfd);
+        return -1;
+    }
+    int fd = (int)syscall(SYS_open_tree, dirfd, path, flags);
+    int saved = errno;
+    if (dirfd >= 0)
+        close(dirfd);
     if (fd < 0) {
-        sb_errf(err, len, "mount %s: cannot open it as a mount tree: %s", host, strerror(errno));
+        sb_errf(err, len, "mount %s: cannot open it as a mount tree: %s", host, strerror(saved));
         return -1;
     }
     struct mount_attr attr = {.attr_set = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
@@ -361,7 +402,7 @@ static int open_tree_fd(const char *host, bool writable, char *err, size_t len)
     return fd;
 }
 
-int mnt_open_trees(const struct sandbox_job *job, struct mnt_run *m, int *box_fd,
+int mnt_open_trees(const struct sandbox_job *job, uid_t uid, struct mnt_run *m, int *box_fd,
                    int extra_fd[MNT_MAX_EXTRA], char *err, size_t len)
 {
     memset(m, 0, offsetof(struct mnt_run, extra));
@@ -373,7 +414,7 @@ int mnt_open_trees(const struct sandbox_job *job, struct mnt_run *m, int *box_fd
         return -1;
     }
     if (job->workdir) {
-        if ((*box_fd = open_tree_fd(job->workdir, true, err, len)) < 0)
+        if ((*box_fd = open_tree_fd(job->workdir, true, (int)uid, err, len)) < 0)
             return -1;
         m->box_from_tree = true;
     }
@@ -397,7 +438,7 @@ int mnt_open_trees(const struct sandbox_job *job, struct mnt_run *m, int *box_fd
             return -1;
         }
         size_t k = m->extra_count;
-        if ((extra_fd[k] = open_tree_fd(sm->host, sm->writable, err, len)) < 0)
+        if ((extra_fd[k] = open_tree_fd(sm->host, sm->writable, -1, err, len)) < 0)
             return -1;
         m->extra_count++;
         snprintf(m->extra[k].inside, sizeof m->extra[k].inside, "%s", inside);

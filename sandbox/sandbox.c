@@ -459,7 +459,7 @@ static int fill_request(struct sandbox *sb, const struct sandbox_job *job, struc
     req->filter.filter = req->filter_insns;
     if (pack_strings(req, job->argv, job->envp, err, len) < 0)
         return -1;
-    if (mnt_open_trees(job, &req->mnt, &run->box_fd, run->extra_fd, err, len) < 0) {
+    if (mnt_open_trees(job, req->uid, &req->mnt, &run->box_fd, run->extra_fd, err, len) < 0) {
         run->extra_count = req->mnt.extra_count;
         return -1;
     }
@@ -490,11 +490,6 @@ static int prepare(struct sandbox *sb, const struct sandbox_job *job, struct run
         return -1;
     if (!(run->keeper = slot_keeper(sb, run, net_fd, err, len)))
         return -1;
-    uid_t uid = sb->uid_base + (uid_t)job->slot;
-    if (job->workdir && chown(job->workdir, uid, (gid_t)uid) < 0) {
-        sb_errf(err, len, "cannot give %s to the box user: %s", job->workdir, strerror(errno));
-        return -1;
-    }
     if (cgroup_prepare(&sb->cgroups, job->slot, &run->limits, &sb->cg_memo[job->slot], &run->cg,
                        err, len) < 0)
         return -1;

@@ -79,7 +79,7 @@ struct sandbox_limits {
 struct sandbox_mount {
     const char *host;    /* absolute host path */
     const char *inside;  /* absolute path in the box; NULL = same as host */
-    bool writable;
+    bool writable;       /* its host path is then resolved following no symlink */
     bool optional;       /* silently skipped when the host path is missing */
 };
 
@@ -87,7 +87,9 @@ struct sandbox_job {
     int slot;
     const char *const *argv;   /* argv[0] is looked up in the box's PATH */
     const char *const *envp;   /* the program's whole environment (NULL: empty) */
-    const char *workdir;       /* host dir mounted read-write at /box (cwd) */
+    const char *workdir;       /* host dir mounted read-write at /box (cwd),
+                                  given to the slot's uid; resolved following
+                                  no symlink (a box may have planted one) */
     int stdin_fd;              /* -1: /dev/null */
     int stdout_fd;             /* -1: /dev/null */
     int stderr_fd;             /* -1: /dev/null */

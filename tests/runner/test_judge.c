@@ -14,8 +14,11 @@
 #include <criterion/criterion.h>
 #include <ctype.h>
 #include <dirent.h>
+#include <errno.h>
+#include <grp.h>
 #include <jansson.h>
 #include <pthread.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 
@@ -30,10 +33,11 @@
  * companion box), judgectl --slot FIRST_SLOT+2 the other two. */
 #define FIRST_SLOT (300 + (int)(getpid() % 45) * 4)
 
+#define WORK_DIR BIN_DIR "/../runner-test-work"   /* one per build tree */
+
 static struct runner *open_runner(int slots)
 {
-    static char work[] = BIN_DIR "/../runner-test-work";   /* one per build tree */
-    struct runner_config cfg = {.languages_dir = SRC "/languages", .work_dir = work,
+    struct runner_config cfg = {.languages_dir = SRC "/languages", .work_dir = WORK_DIR,
                                 .first_slot = FIRST_SLOT, .slots = slots};
     struct runner *r = NULL;
     char err[4096];
@@ -695,6 +699,111 @@ Test(runner, failed_runs_say_why, .timeout = 60)
     json_decref(o);
     free(j.json);
     runner_close(r);
+}
+
+/* ---- the work tree (issue 12, item 9) ---- */
+
+#define NOBODY 65534
+
+/* What uid NOBODY gets from stat(path): 0, or the errno. */
+static int stat_as_nobody(const char *path)
+{
+    pid_t pid = fork();
+    cr_assert_geq(pid, 0);
+    if (pid == 0) {
+        struct stat st;
+        if (setgroups(0, NULL) < 0 || setresgid(NOBODY, NOBODY, NOBODY) < 0 ||
+            setresuid(NOBODY, NOBODY, NOBODY) < 0)
+            _exit(255);
+        _exit(stat(path, &st) == 0 ? 0 : errno);
+    }
+    int st;
+    cr_assert_eq(waitpid(pid, &st, 0), pid);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) != 255, "cannot become uid %d", NOBODY);
+    return WEXITSTATUS(st);
+}
+
+/* During a run a slot's src/ is the box uid's, mode 0777: only a work tree
+ * no other user can enter keeps a local user from swapping a compiled
+ * ./main between tests. After a judged run the tree is root's, 0700, and
+ * uid 65534 reaches nothing in it. */
+Test(isolation, work_tree_is_root_only, .timeout = 120)
+{
+    struct runner *r = open_runner(1);
+    struct judged j = judge_source(r, SRC "/testdata/aplusb", "c", aplusb_c, strlen(aplusb_c));
+    cr_assert_eq(j.verdict, RUNNER_AC, "%s", j.json);
+    free(j.json);
+    runner_close(r);
+    struct stat st;
+    cr_assert_eq(stat(WORK_DIR, &st), 0);
+    cr_assert(st.st_uid == 0 && (st.st_mode & 07777) == 0700,
+              "%s is uid %d mode %o, not root's 0700", WORK_DIR, (int)st.st_uid,
+              st.st_mode & 07777);
+    char slot_dir[600];
+    snprintf(slot_dir, sizeof slot_dir, "%s/slot-%d", WORK_DIR, FIRST_SLOT);
+    cr_assert_eq(stat(slot_dir, &st), 0, "%s: %s", slot_dir, strerror(errno));
+    cr_assert_eq(stat_as_nobody(slot_dir), EACCES, "uid %d can reach %s", NOBODY, slot_dir);
+}
+
+/* A work directory someone else made first (in /tmp anyone can) is refused,
+ * by the runner and by judgectl judge, naming it and its owner. */
+Test(isolation, work_dir_of_another_user_is_refused, .timeout = 120)
+{
+    char *dir = scratch_dir("foreign");
+    char work[512], args[2048], err[4096];
+    snprintf(work, sizeof work, "%s/work", dir);
+    cr_assert_eq(mkdir(work, 0777), 0);
+    cr_assert_eq(chmod(work, 0777), 0);  /* not narrowed by the umask */
+    cr_assert_eq(chown(work, NOBODY, NOBODY), 0);
+    struct runner_config cfg = {.languages_dir = SRC "/languages", .work_dir = work,
+                                .first_slot = FIRST_SLOT, .slots = 1};
+    struct runner *r = NULL;
+    cr_assert_lt(runner_open(&r, &cfg, err, sizeof err), 0, "the runner took %s", work);
+    cr_assert(strstr(err, work) && strstr(err, "owned by uid 65534"), "%s", err);
+    char *out;
+    snprintf(args, sizeof args, "judge --work-dir %s --problem " SRC "/testdata/aplusb --lang c "
+             SRC "/testdata/aplusb/solutions/ac.c 2>&1", work);
+    cr_assert_neq(run_judgectl(args, &out), 0, "judgectl judged in %s", work);
+    cr_assert(strstr(out, work) && strstr(out, "owned by uid 65534"), "%s", out);
+    free(out);
+    struct stat st;
+    cr_assert(stat(work, &st) == 0 && (st.st_mode & 07777) == 0777, "the runner changed %s", work);
+    /* nor does a symlink of theirs lead the runner to a directory of ours */
+    char ours[512], link[512];
+    snprintf(ours, sizeof ours, "%s/ours", dir);
+    snprintf(link, sizeof link, "%s/link", dir);
+    cr_assert_eq(mkdir(ours, 0755), 0);
+    cr_assert(symlink(ours, link) == 0 && lchown(link, NOBODY, NOBODY) == 0);
+    cfg.work_dir = link;
+    cr_assert_lt(runner_open(&r, &cfg, err, sizeof err), 0, "the runner followed %s", link);
+    cr_assert(strstr(err, link) && strstr(err, "symbolic link of uid 65534"), "%s", err);
+    cr_assert(stat(ours, &st) == 0 && (st.st_mode & 07777) == 0755, "the runner changed %s", ours);
+    remove_dir(dir);
+    free(dir);
+}
+
+/* The configured work directory may lie behind a symlink (the sandbox
+ * follows none in a work directory's path, so the runner resolves its own
+ * trusted path once). */
+Test(isolation, work_dir_behind_a_symlink_works, .timeout = 120)
+{
+    char *dir = scratch_dir("linked");
+    char real[512], link[512];
+    snprintf(real, sizeof real, "%s/real", dir);
+    snprintf(link, sizeof link, "%s/link", dir);
+    cr_assert_eq(mkdir(real, 0700), 0);
+    cr_assert_eq(symlink(real, link), 0);
+    struct runner_config cfg = {.languages_dir = SRC "/languages", .work_dir = link,
+                                .first_slot = FIRST_SLOT, .slots = 1};
+    struct runner *r = NULL;
+    char err[4096];
+    cr_assert_eq(runner_open(&r, &cfg, err, sizeof err), 0, "%s", err);
+    struct judged j = judge_source(r, SRC "/testdata/aplusb", "c", aplusb_c, strlen(aplusb_c));
+    cr_assert_eq(j.verdict, RUNNER_AC, "%s", j.json);
+    free(j.json);
+    runner_close(r);
+    remove_dir(dir);
+    free(dir);
 }
 
 /* ---- interactive problems (issue 11) ---- */

@@ -35,8 +35,10 @@
 #include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -255,7 +257,7 @@ static void drop_to(uid_t uid)
 }
 
 /* Runs bin with argv (NULL-terminated, without argv[0]) as uid, in cwd
- * (NULL: ours). */
+ * (NULL: ours: for another uid, possibly one it may not even search). */
 static void cli_exec(struct cli *c, const char *bin, const char *cwd, uid_t uid,
                      const char *const *args)
 {
@@ -269,6 +271,10 @@ static void cli_exec(struct cli *c, const char *bin, const char *cwd, uid_t uid,
     char out_path[128], err_path[128];
     snprintf(out_path, sizeof out_path, "%s/cli.out", tmp);
     snprintf(err_path, sizeof err_path, "%s/cli.err", tmp);
+    /* opened as root: the build tree may be where only root can go (a clone
+     * under /root), and the binary is run from its fd as any uid */
+    int exe = open(bin, O_RDONLY | O_CLOEXEC);
+    cr_assert_geq(exe, 0, "%s: %s", bin, strerror(errno));
     pid_t pid = fork();
     cr_assert_geq(pid, 0);
     if (pid == 0) {
@@ -282,9 +288,10 @@ static void cli_exec(struct cli *c, const char *bin, const char *cwd, uid_t uid,
             _exit(124);
         if (uid)
             drop_to(uid);
-        execv(bin, (char *const *)argv);
+        fexecve(exe, (char *const *)argv, environ);
         _exit(127);
     }
+    close(exe);
     int st;
     cr_assert_eq(waitpid(pid, &st, 0), pid);
     c->exit_status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
@@ -695,6 +702,22 @@ Test(cli, thin_client_says_what_the_core_says)
     }
 }
 
+/* The core through the server speaks the thin client's protocol and gets
+ * the same reply: the same exit status, stderr and verdict. */
+Test(cli, core_through_the_server_says_what_the_thin_client_says)
+{
+    const char *const args[] = {BOX(858), "--time", "1", "--", "/bin/sh", "-c", "exit 5", NULL};
+    struct cli thin, core;
+    cli_run(&thin, args);
+    cli_exec(&core, JUDGE_SANDBOX_CORE, NULL, 0, args);
+    expect_judged(&thin, "RE");
+    expect_judged(&core, "RE");
+    expect_same_verdict(&thin, &core);
+    cr_assert_eq(jint(&core, "exit_code"), 5);
+    cli_free(&thin);
+    cli_free(&core);
+}
+
 /* A bad argument: exit 2 and the very same message from both. */
 Test(cli, thin_client_bad_argument_is_the_cores)
 {
@@ -1010,16 +1033,307 @@ Test(cli, non_root_client_is_refused)
     waitpid(pid, &st, 0);
     cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0,
               "a uid %d connection was not refused with a message (status %#x)", NOBODY, st);
-    /* and the CLI itself, run by that user, says so as an IE */
-    struct cli c;
-    cli_run_as(&c, NOBODY, (const char *const[]){"--json", "--run-dir", NONROOT_DIR, "--",
-                                                  "/bin/true", NULL});
-    expect_json_shape(&c);
-    cr_assert_eq(c.exit_status, 1);
-    cr_assert(strstr(jstr(&c, "message"), "serves root only"), "%s", c.out);
-    cli_free(&c);
+    /* and the CLI itself, run by that user, says so as an IE: the thin
+     * client and the core alike (one protocol, one refusal) */
+    const char *const args[] = {"--json", "--run-dir", NONROOT_DIR, "--", "/bin/true", NULL};
+    const char *bins[] = {JUDGE_SANDBOX, JUDGE_SANDBOX_CORE};
+    for (int i = 0; i < 2; i++) {
+        struct cli c;
+        cli_exec(&c, bins[i], NULL, NOBODY, args);
+        expect_json_shape(&c);
+        cr_assert_eq(c.exit_status, 1, "%s", bins[i]);
+        cr_assert(strstr(jstr(&c, "message"), "serves root only"), "%s: %s", bins[i], c.out);
+        cli_free(&c);
+    }
     stop_serve(serve);
     char *logged = slurp(log);
     cr_assert(strstr(logged, "root only"), "--serve logged no error line: %s", logged);
     free(logged);
+}
+
+/* ---- what a caller hands the program (issue 12, items 4 and 8) ---------- */
+
+/* bin (a path opened here as root) with args, its stdout the caller's out_fd
+ * and its stdin and stderr /dev/null; its pid. */
+static pid_t spawn_with_stdout(const char *bin, const char *const *args, int out_fd)
+{
+    const char *argv[64] = {bin};
+    for (int n = 1; args[n - 1]; n++) {
+        cr_assert_lt(n, 63);
+        argv[n] = args[n - 1];
+    }
+    pid_t pid = fork();
+    cr_assert_geq(pid, 0);
+    if (pid == 0) {
+        int null = open("/dev/null", O_RDWR);
+        if (null < 0 || dup2(null, 0) < 0 || dup2(out_fd, 1) < 0 || dup2(null, 2) < 0)
+            _exit(126);
+        execv(bin, (char *const *)argv);
+        _exit(127);
+    }
+    return pid;
+}
+
+/* Keeps the last cap bytes of what was read. */
+static void keep_tail(char *tail, size_t cap, size_t *kept, const char *buf, size_t n)
+{
+    if (n >= cap) {
+        memcpy(tail, buf + n - cap, cap);
+        *kept = cap;
+        return;
+    }
+    if (*kept + n > cap) {
+        size_t drop = *kept + n - cap;
+        memmove(tail, tail + drop, *kept - drop);
+        *kept -= drop;
+    }
+    memcpy(tail + *kept, buf, n);
+    *kept += n;
+}
+
+/* --output holds when stdout is the caller's pipe: the caller reads at most
+ * the limit of the program's bytes, then the verdict, OLE. Without it a
+ * program wrote 512 MiB there under --output 1M; reading stops at 2 MiB. */
+static void expect_pipe_output_limited(const char *bin, const char *const *args)
+{
+    enum { LIMIT = 1 << 20, ENOUGH = 2 << 20 };
+    int p[2];
+    cr_assert_eq(pipe2(p, O_CLOEXEC), 0);
+    pid_t pid = spawn_with_stdout(bin, args, p[1]);
+    close(p[1]);
+    static char tail[4096];
+    size_t total = 0, kept = 0;
+    ssize_t n;
+    char buf[65536];
+    while (total < ENOUGH && (n = read(p[0], buf, sizeof buf)) > 0) {
+        total += (size_t)n;
+        keep_tail(tail, sizeof tail - 1, &kept, buf, (size_t)n);
+    }
+    if (total >= ENOUGH)
+        kill(pid, SIGKILL);
+    close(p[0]);
+    int st;
+    cr_assert_eq(waitpid(pid, &st, 0), pid);
+    cr_assert_lt(total, ENOUGH, "%s: the program wrote %zu bytes and more to a pipe under "
+                 "--output 1M", bin, total);
+    tail[kept] = '\0';
+    /* the program's last line was cut at the limit: the verdict follows it */
+    const char *verdict = tail;
+    for (const char *v = tail; (v = strstr(v, "{\"status\"")); v++)
+        verdict = v;
+    struct cli c = {.out = tail, .json = parse_last_line(verdict)};
+    c.exit_status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    expect_judged(&c, "OLE");
+    size_t verdict_len = strlen(verdict);
+    cr_assert_leq(total - verdict_len, LIMIT, "%zu bytes of the program's reached the pipe",
+                  total - verdict_len);
+    json_decref(c.json);
+}
+
+Test(cli, output_limit_holds_on_a_pipe)
+{
+    expect_pipe_output_limited(JUDGE_SANDBOX,
+                               (const char *const[]){BOX(852), "--time", "2", "--output", "1M",
+                                                     "--", "/hostile/infinite_stdout", NULL});
+    expect_pipe_output_limited(JUDGE_SANDBOX_CORE,
+                               (const char *const[]){"--no-server", BOX(853), "--time", "2",
+                                                     "--output", "1M", "--",
+                                                     "/hostile/infinite_stdout", NULL});
+}
+
+/* A program run on the caller's own stdout (a file the caller wrote to
+ * first, open read-write) cannot overwrite, cut or re-flag what the caller
+ * wrote: it gets a stream of its own, copied after the caller's text. */
+static void expect_caller_text_kept(const char *bin, const char *const *args)
+{
+    char path[128];
+    snprintf(path, sizeof path, "%s/shared-stdout.txt", tmp);
+    int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    cr_assert_geq(fd, 0);
+    static const char mine[] = "the caller's line\n";
+    cr_assert_eq(write(fd, mine, strlen(mine)), (ssize_t)strlen(mine));
+    pid_t pid = spawn_with_stdout(bin, args, fd);
+    int st;
+    cr_assert_eq(waitpid(pid, &st, 0), pid);
+    int flags = fcntl(fd, F_GETFL);
+    close(fd);
+    char *got = slurp(path);
+    struct cli c = {.out = got, .json = parse_last_line(got)};
+    c.exit_status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    expect_judged(&c, "OK");
+    cr_assert(!strncmp(got, "the caller's line\nthe program's own line\n", 41),
+              "%s: the program changed what the caller wrote: %s", bin, got);
+    cr_assert(!(flags & O_NONBLOCK), "the program made the caller's stdout non-blocking");
+    free(got);
+    json_decref(c.json);
+}
+
+Test(cli, program_cannot_rewrite_the_callers_stdout)
+{
+    expect_caller_text_kept(JUDGE_SANDBOX, (const char *const[]){BOX(854), "--time", "1", "--",
+                                                                 "/hostile/rewrite_stdout", NULL});
+    expect_caller_text_kept(JUDGE_SANDBOX_CORE,
+                            (const char *const[]){"--no-server", BOX(854), "--time", "1", "--",
+                                                  "/hostile/rewrite_stdout", NULL});
+}
+
+static void write_text(const char *path, const char *text, mode_t mode)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+    cr_assert_geq(fd, 0, "%s: %s", path, strerror(errno));
+    cr_assert_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+    close(fd);
+}
+
+/* A work directory reused with --stdout in it: the first run's program
+ * leaves symlinks there, to a root-only file and to a directory; the next
+ * run's --stdout through either is refused (exit 2, naming it) instead of
+ * truncating the file as root. */
+Test(cli, stdout_through_a_planted_symlink_is_refused)
+{
+    char dir[128], out[160], victim[128], sub_out[160];
+    snprintf(dir, sizeof dir, "%s/reused", tmp);
+    snprintf(out, sizeof out, "%s/out.txt", dir);
+    snprintf(victim, sizeof victim, "%s/victim", tmp);
+    snprintf(sub_out, sizeof sub_out, "%s/sub/victim", dir);
+    cr_assert_eq(mkdir(dir, 0755), 0);
+    write_text(victim, "root's own\n", 0600);
+    struct cli c;
+    CLI(&c, BOX(855), "--workdir", dir, "--stdout", out, "--", "/hostile/plant_links",
+        "symlink", "out.txt", victim);
+    expect_judged(&c, "OK");
+    cli_free(&c);
+    CLI(&c, BOX(855), "--workdir", dir, "--", "/hostile/plant_links", "symlink", "sub", tmp);
+    expect_judged(&c, "OK");
+    cli_free(&c);
+    struct stat st;
+    cr_assert(lstat(out, &st) == 0 && S_ISLNK(st.st_mode), "the program planted no symlink");
+    const char *paths[] = {out, sub_out};
+    for (int i = 0; i < 2; i++) {
+        CLI(&c, BOX(855), "--workdir", dir, "--stdout", paths[i], "--", "/bin/echo", "gotcha");
+        cr_assert_eq(c.exit_status, 2, "--stdout %s: exit %d", paths[i], c.exit_status);
+        cr_assert(strstr(c.err, paths[i]) && strstr(c.err, "symbolic link"), "%s", c.err);
+        cli_free(&c);
+        char *text = slurp(victim);
+        cr_assert_str_eq(text, "root's own\n", "--stdout %s reached the root-only file",
+                         paths[i]);
+        free(text);
+    }
+}
+
+/* A FIFO left where the next --stdout goes would block its opener (the
+ * server's worker) for good: refused at once instead. */
+Test(cli, stdout_on_a_planted_fifo_is_refused)
+{
+    char dir[128], out[160];
+    snprintf(dir, sizeof dir, "%s/fifo", tmp);
+    snprintf(out, sizeof out, "%s/out.txt", dir);
+    cr_assert_eq(mkdir(dir, 0755), 0);
+    struct cli c;
+    CLI(&c, BOX(856), "--workdir", dir, "--stdout", out, "--", "/hostile/plant_links", "fifo",
+        "out.txt");
+    expect_judged(&c, "OK");
+    cli_free(&c);
+    CLI(&c, BOX(856), "--workdir", dir, "--stdout", out, "--", "/bin/true");
+    cr_assert_eq(c.exit_status, 2);
+    cr_assert(strstr(c.err, out) && strstr(c.err, "not a regular file"), "%s", c.err);
+    cli_free(&c);
+}
+
+/* --workdir (or --rw) through a symlink the previous run planted in its
+ * work directory: neither chown nor the mount follows it, so the root-only
+ * directory it points to stays root's and unwritten (IE, naming the link). */
+Test(cli, workdir_through_a_planted_symlink_is_refused)
+{
+    char dir[128], sub[160], root_only[128];
+    snprintf(dir, sizeof dir, "%s/parent", tmp);
+    snprintf(sub, sizeof sub, "%s/sub", dir);
+    snprintf(root_only, sizeof root_only, "%s/root-only", tmp);
+    cr_assert_eq(mkdir(dir, 0755), 0);
+    cr_assert_eq(mkdir(root_only, 0700), 0);
+    struct cli c;
+    CLI(&c, BOX(857), "--workdir", dir, "--", "/hostile/plant_links", "symlink", "sub",
+        root_only);
+    expect_judged(&c, "OK");
+    cli_free(&c);
+    CLI(&c, BOX(857), "--workdir", sub, "--", "/usr/bin/touch", "mine-now");
+    expect_json_shape(&c);
+    cr_assert_str_eq(jstr(&c, "status"), "IE", "%s", c.out);
+    cr_assert_eq(c.exit_status, 1);
+    cr_assert(strstr(jstr(&c, "message"), "symbolic link"), "%s", c.out);
+    cli_free(&c);
+    /* nor is it mounted writable by --rw */
+    char rw[200];
+    snprintf(rw, sizeof rw, "%s:/data", sub);
+    CLI(&c, BOX(857), "--rw", rw, "--", "/usr/bin/touch", "/data/mine-now");
+    expect_json_shape(&c);
+    cr_assert_str_eq(jstr(&c, "status"), "IE", "%s", c.out);
+    cr_assert(strstr(jstr(&c, "message"), "symbolic link"), "%s", c.out);
+    cli_free(&c);
+    struct stat st;
+    cr_assert_eq(stat(root_only, &st), 0);
+    cr_assert(st.st_uid == 0 && (st.st_mode & 07777) == 0700,
+              "the root-only directory is now uid %d mode %o", (int)st.st_uid,
+              st.st_mode & 07777);
+    char made[200];
+    snprintf(made, sizeof made, "%s/mine-now", root_only);
+    cr_assert(access(made, F_OK) < 0, "the box wrote into the root-only directory");
+}
+
+/* --output holds on a terminal given as --stdout too (RLIMIT_FSIZE bounds
+ * regular files only): the terminal's reader gets at most the limit. */
+Test(cli, output_limit_holds_on_a_terminal)
+{
+    enum { LIMIT = 64 << 10, ENOUGH = 1 << 20 };
+    int master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+    cr_assert_geq(master, 0);
+    cr_assert(grantpt(master) == 0 && unlockpt(master) == 0);
+    char pts[64], verdict_path[128];
+    cr_assert_eq(ptsname_r(master, pts, sizeof pts), 0);
+    int slave = open(pts, O_RDWR | O_NOCTTY | O_CLOEXEC);
+    struct termios raw;
+    cr_assert(slave >= 0 && tcgetattr(slave, &raw) == 0);
+    cfmakeraw(&raw);  /* bytes as written: no \r added to count */
+    cr_assert_eq(tcsetattr(slave, TCSANOW, &raw), 0);
+    /* slave stays open: without it the master reads EIO until the server
+     * opens the terminal */
+    snprintf(verdict_path, sizeof verdict_path, "%s/tty-verdict.json", tmp);
+    int verdict_fd = open(verdict_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    cr_assert_geq(verdict_fd, 0);
+    pid_t pid = spawn_with_stdout(JUDGE_SANDBOX,
+                                  (const char *const[]){BOX(859), "--time", "2", "--output",
+                                                        "64k", "--stdout", pts, "--",
+                                                        "/hostile/infinite_stdout", NULL},
+                                  verdict_fd);
+    close(verdict_fd);
+    int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+    cr_assert_geq(pidfd, 0);
+    size_t total = 0;
+    char buf[65536];
+    struct pollfd p[2] = {{master, POLLIN, 0}, {pidfd, POLLIN, 0}};
+    /* read while the CLI runs, then what is left */
+    for (bool done = false; total < ENOUGH;) {
+        if (!done && poll(p, 2, -1) > 0 && p[1].revents) {
+            done = true;
+            cr_assert_eq(fcntl(master, F_SETFL, O_NONBLOCK), 0);
+        }
+        ssize_t n = done || (p[0].revents & POLLIN) ? read(master, buf, sizeof buf) : 0;
+        if (n > 0)
+            total += (size_t)n;
+        else if (done)
+            break;
+    }
+    if (total >= ENOUGH)
+        kill(pid, SIGKILL);
+    int st;
+    cr_assert_eq(waitpid(pid, &st, 0), pid);
+    close(pidfd);
+    close(slave);
+    close(master);
+    cr_assert_leq(total, LIMIT, "%zu bytes reached the terminal under --output 64k", total);
+    char *got = slurp(verdict_path);
+    struct cli c = {.out = got, .json = parse_last_line(got)};
+    c.exit_status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    expect_judged(&c, "OLE");
+    cli_free(&c);
 }
