@@ -6,8 +6,10 @@
  * companion N+1 (an interactive problem's interactor runs there). Slots are
  * shared with a judged daemon on the same host, so the default is taken from
  * the range 500..599 (500 + 2 x (pid % 50)) and --slot N picks one. The
- * languages directory defaults to the source tree's (JUDGED_SOURCE_DIR) and
- * the scratch directory to /tmp/judgectl (the checker cache lives there).
+ * languages directory defaults to the installed one (paths.c: PREFIX/share/
+ * judged/languages beside the executable's bin/; in the build tree a link to
+ * the source's languages/) and the scratch directory to /tmp/judgectl (the
+ * checker cache lives there).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -19,13 +21,13 @@
 
 #include "commands.h"
 #include "common.h"
+#include "paths.h"
 #include "runner.h"
 
-#define DEFAULT_LANGUAGES JUDGED_SOURCE_DIR "/languages"
 #define DEFAULT_WORK_DIR "/tmp/judgectl"
 
 struct local_opts {
-    const char *languages;
+    char languages[4200];
     const char *work_dir;
     int slot;
 };
@@ -44,7 +46,7 @@ static const struct option common_options[] = {
 static int common_option(int c, struct local_opts *o)
 {
     switch (c) {
-    case OPT_LANGUAGES: o->languages = optarg; return 1;
+    case OPT_LANGUAGES: snprintf(o->languages, sizeof o->languages, "%s", optarg); return 1;
     case OPT_WORK_DIR: o->work_dir = optarg; return 1;
     case OPT_SLOT: o->slot = atoi(optarg); return 1;
     case OPT_CONFIG: return 1;
@@ -54,7 +56,9 @@ static int common_option(int c, struct local_opts *o)
 
 static struct local_opts default_opts(void)
 {
-    return (struct local_opts){DEFAULT_LANGUAGES, DEFAULT_WORK_DIR, 500 + 2 * (int)(getpid() % 50)};
+    struct local_opts o = {.work_dir = DEFAULT_WORK_DIR, .slot = 500 + 2 * (int)(getpid() % 50)};
+    jd_default_languages(o.languages, sizeof o.languages);
+    return o;
 }
 
 static struct runner *open_runner(const struct local_opts *o, const char *cmd, bool quiet)

@@ -77,7 +77,7 @@ int cmd_submit(int argc, char **argv)
     }
     char err[1024];
     if (!c.config)
-        c.config = getenv("JUDGED_CONFIG") ? getenv("JUDGED_CONFIG") : DEFAULT_CONFIG;
+        c.config = jd_default_config();
     if (jd_config_load(&c.cfg, c.config, err, sizeof err)) {
         fprintf(stderr, "judgectl submit: %s\n", err);
         return 1;

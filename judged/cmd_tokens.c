@@ -105,7 +105,7 @@ int cmd_tokens(int argc, char **argv)
     char err[1024];
     if (!file) {
         if (!c.config)
-            c.config = getenv("JUDGED_CONFIG") ? getenv("JUDGED_CONFIG") : DEFAULT_CONFIG;
+            c.config = jd_default_config();
         if (jd_config_load(&c.cfg, c.config, err, sizeof err)) {
             fprintf(stderr, "judgectl tokens: %s\n", err);
             return 1;

@@ -13,6 +13,7 @@
 
 #include "common.h"
 #include "jd.h"
+#include "paths.h"
 
 /* The grammars of every layer (common/common.h), in judged's units. */
 int jd_parse_duration(const char *s, long *ms)
@@ -340,14 +341,18 @@ int jd_config_load(struct jd_config *cfg, const char *path, char *err, size_t er
         cfg->state_dir = strdup("/var/lib/judged");
     if (!cfg->problems)
         cfg->problems = strdup("/srv/problems");
-    if (!cfg->languages)
-        cfg->languages = strdup("/usr/share/judged/languages");
+    if (!cfg->languages) {
+        char dir[4200];
+        cfg->languages = strdup(jd_default_languages(dir, sizeof dir));
+    }
     if (!cfg->api.listen)
         cfg->api.listen = strdup("127.0.0.1:8080");
     if (!cfg->api.tokens)
         cfg->api.tokens = strdup("/etc/judged/tokens");
-    if (!cfg->api.dashboard)
-        cfg->api.dashboard = strdup(JUDGED_SOURCE_DIR "/judged/api/www");
+    if (!cfg->api.dashboard) {
+        char dir[4200];
+        cfg->api.dashboard = strdup(jd_default_dashboard(dir, sizeof dir));
+    }
     if (!cfg->api.max_connections)
         cfg->api.max_connections = 512;
     if (!cfg->api.burst)

@@ -9,8 +9,8 @@
 
 #include "commands.h"
 #include "jd.h"
+#include "paths.h"
 
-#define DEFAULT_CONFIG "/etc/judged/judged.yaml"
 
 struct common {
     const char *cmd;

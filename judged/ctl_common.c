@@ -16,7 +16,7 @@ int setup(struct common *c)
 {
     char err[1024], url[4200];
     if (!c->config)
-        c->config = getenv("JUDGED_CONFIG") ? getenv("JUDGED_CONFIG") : DEFAULT_CONFIG;
+        c->config = jd_default_config();
     if (!c->loaded && jd_config_load(&c->cfg, c->config, err, sizeof err)) {
         fprintf(stderr, "judgectl %s: %s\n", c->cmd, err);
         return 1;

@@ -1,31 +1,58 @@
 #!/usr/bin/env bash
-# judged/demo.sh [BUILD_DIR] - the main job, on an embedded default.
+# judged/demo.sh [OPTIONS] [BUILD_DIR] - the main job, on an embedded default.
 #
 # Starts judged with its own private redis-server (no `redis:` in the
 # config) and judge-api in front of it, prints the dashboard's URL, submits
 # every sample solution in testdata/*/solutions/ over HTTP (POST
-# /v1/submissions, as a contest platform would), long-polls each result and
-# prints the verdict it got next to the one its file name promises. Exits
-# non-zero if any differs.
+# /v1/submissions, as a contest platform would; the client is python3's
+# urllib), long-polls each result and prints the verdict it got next to the
+# one its file name promises. Exits non-zero if any differs.
+#
+# By default it runs BUILD_DIR/bin's executables (BUILD_DIR: build/) with the
+# source tree's languages/. Options:
+#   --prefix DIR        run an installed judged instead: DIR/bin/judged,
+#                       DIR/bin/judgectl and DIR/bin/judge-api with
+#                       DIR/share/judged/languages (/usr)
+#   --langs L1,L2,...   submit only the solutions in these languages (the
+#                       others' compilers may not be installed)
+#   --first-slot N      the sandbox slots to use (default 700; 8 of them: a
+#                       companion per slot of the 4 the pools have)
+#   --cgroup-parent P   the sandbox's cgroup parent (default: judged's own)
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
-build=$(cd "${1:-$root/build}" && pwd)
-bin=$build/bin
+bin= languages=$root/languages only= first_slot=700 cgroup_parent=
+while [ $# -gt 0 ]; do
+    case $1 in
+        --prefix) bin=$2/bin languages=$2/share/judged/languages; shift 2 ;;
+        --langs) only=,$2,; shift 2 ;;
+        --first-slot) first_slot=$2; shift 2 ;;
+        --cgroup-parent) cgroup_parent="cgroup_parent: $2"; shift 2 ;;
+        -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+        -*) echo "demo: unknown option $1 (try --help)" >&2; exit 2 ;;
+        *) break ;;
+    esac
+done
+if [ -z "$bin" ]; then
+    build=$(cd "${1:-$root/build}" && pwd)
+    bin=$build/bin
+fi
 for tool in judged judgectl judge-api; do
     [ -x "$bin/$tool" ] || { echo "demo: $bin/$tool is missing: build first" >&2; exit 2; }
 done
+[ -d "$languages" ] || { echo "demo: no languages directory $languages" >&2; exit 2; }
 
 state=$(mktemp -d /tmp/judged-demo.XXXXXX)
 config=$state/judged.yaml
 cat >"$config" <<EOF
 state_dir: $state
 problems: $root/testdata
-languages: $root/languages
+languages: $languages
 lease: 30s
 heartbeat: 5s
 max_attempts: 3
-first_slot: 700
+first_slot: $first_slot
+$cgroup_parent
 pools:
   native: {languages: [c, cpp, rust, go, pascal], slots: 2}
   python: {languages: [python3], slots: 1}
@@ -67,9 +94,23 @@ for _ in $(seq 300); do
 done
 api=http://127.0.0.1:$port
 echo "dashboard (while the demo runs): $api/#token=$admin"
-http() { curl -sS --fail-with-body -H "Authorization: Bearer $platform" -H 'Content-Type: application/json' "$@"; }
-body() { python3 -c 'import json,sys; print(json.dumps({"problem": sys.argv[1], "language": sys.argv[2],
-                                                        "source": open(sys.argv[3]).read()}))' "$@"; }
+# http PATH [PROBLEM LANGUAGE FILE]: GET PATH, or POST the submission to PATH
+http() {
+    python3 - "$api" "$platform" "$@" <<'PY'
+import json, sys, urllib.error, urllib.request
+api, token, path = sys.argv[1:4]
+body = None
+if len(sys.argv) > 4:
+    problem, language, file = sys.argv[4:7]
+    body = json.dumps({"problem": problem, "language": language, "source": open(file).read()}).encode()
+req = urllib.request.Request(api + path, data=body, headers={"Authorization": "Bearer " + token,
+                                                              "Content-Type": "application/json"})
+try:
+    print(urllib.request.urlopen(req, timeout=60).read().decode())
+except urllib.error.HTTPError as e:
+    sys.exit(f"demo: {path}: HTTP {e.code} {e.read().decode()}")
+PY
+}
 field() { python3 -c 'import json,sys; print(json.loads(sys.argv[2]).get(sys.argv[1], ""))' "$1" "$2"; }
 
 declare -A lang_of=([c]=c [cpp]=cpp [py]=python3 [java]=java [rs]=rust [go]=go
@@ -79,21 +120,22 @@ for solution in "$root"/testdata/*/solutions/*; do
     file=${solution##*/}
     lang=${lang_of[${file##*.}]:-}
     [ -n "$lang" ] || continue
+    [ -z "$only" ] || [[ $only == *",$lang,"* ]] || continue
     problem=$(basename "$(dirname "$(dirname "$solution")")")
-    reply=$(body "$problem" "$lang" "$solution" | http --data-binary @- "$api/v1/submissions")
+    reply=$(http /v1/submissions "$problem" "$lang" "$solution")
     ids+=("$(field id "$reply")")
     names+=("$problem/$file")
     verdict=${file%%.*}
     expected+=("${verdict%%_*}")
 done
+[ "${#ids[@]}" -gt 0 ] || { echo "demo: no solution to submit${only:+ in ${only:1:-1}}" >&2; exit 2; }
 echo "submitted ${#ids[@]} solutions over HTTP; judging..."
-
 printf '%-34s %-9s %-8s %s\n' SOLUTION EXPECTED VERDICT SCORE
 passed=0 failed=0
 for i in "${!ids[@]}"; do
-    json=$(http "$api/v1/submissions/${ids[$i]}?wait=30")
+    json=$(http "/v1/submissions/${ids[$i]}?wait=30")
     while [ "$(field state "$json")" != done ]; do   # each long-poll is at most 30 s
-        json=$(http "$api/v1/submissions/${ids[$i]}?wait=30")
+        json=$(http "/v1/submissions/${ids[$i]}?wait=30")
     done
     verdict=$(field verdict "$json")
     score=$(field score "$json")

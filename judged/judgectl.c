@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "paths.h"
 
 struct command {
     const char *name;
@@ -39,6 +40,11 @@ static void usage(FILE *out)
                  "commands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+    fprintf(out, "\nThe queue commands read the configuration from --config FILE, else\n"
+                 "$JUDGED_CONFIG, else /etc/judged/judged.yaml. judge, languages and problem\n"
+                 "need no configuration; their languages directory defaults to\n");
+    char dir[4200];
+    fprintf(out, "%s.\n", jd_default_languages(dir, sizeof dir));
     fprintf(out, "\n'judgectl COMMAND --help' describes one command.\n");
 }
 

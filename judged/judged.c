@@ -42,6 +42,7 @@
 
 #include "common.h"
 #include "daemon.h"
+#include "paths.h"
 
 struct daemon jd = {.pools_mu = PTHREAD_MUTEX_INITIALIZER};
 
@@ -57,13 +58,17 @@ void logmsg(const char *fmt, ...)
 
 static void usage(FILE *out)
 {
-    fprintf(out, "usage: judged --config FILE [--host NAME]\n\n"
+    fprintf(out, "usage: judged [--config FILE] [--host NAME]\n\n"
                  "Runs the judging daemon: claims submissions from the Redis streams of the\n"
                  "pools in FILE and judges them. SIGTERM stops it gracefully; SIGHUP reloads\n"
                  "pools and languages.\n\n"
-                 "  --config FILE   the YAML configuration (see judged/DESIGN.md)\n"
+                 "  --config FILE   the YAML configuration (see judged/DESIGN.md); without it\n"
+                 "                  $JUDGED_CONFIG, else /etc/judged/judged.yaml\n"
                  "  --host NAME     consumer name of this host (default: config 'host' or the\n"
                  "                  hostname); keep it stable across restarts\n");
+    char dir[4200];
+    fprintf(out, "\nWithout 'languages:' in FILE the language files are read from\n%s.\n",
+            jd_default_languages(dir, sizeof dir));
 }
 
 /* Loads (or checks the version of) the function library, patiently: the
@@ -130,10 +135,12 @@ int main(int argc, char **argv)
         default: usage(stderr); return 2;
         }
     }
-    if (!config || optind != argc) {
+    if (optind != argc) {
         usage(stderr);
         return 2;
     }
+    if (!config)
+        config = jd_default_config();
     char err[1024];
     struct jd_config cfg;
     if (jd_config_load(&cfg, config, err, sizeof err)) {

@@ -10,12 +10,13 @@
 
 #include "api.h"
 #include "common.h"
+#include "paths.h"
 
 extern const char api_openapi_yaml[];   /* openapi.yaml, embedded at build time */
 
 static void usage(void)
 {
-    printf("usage: judge-api --config FILE\n\n"
+    printf("usage: judge-api --config FILE   (default: $JUDGED_CONFIG, else /etc/judged/judged.yaml)\n\n"
            "The HTTP front door of judged: admission, results, events, administration and\n"
            "metrics over HTTP/JSON (the endpoints: GET /v1/openapi.yaml). Reads the same\n"
            "YAML file as judged; its api: section says where to listen and where the\n"
@@ -59,7 +60,7 @@ static void reload_tokens(struct api *a)
 
 int main(int argc, char **argv)
 {
-    const char *config = getenv("JUDGED_CONFIG") ? getenv("JUDGED_CONFIG") : "/etc/judged/judged.yaml";
+    const char *config = jd_default_config();
     static const struct option opts[] = {{"config", required_argument, NULL, 'c'},
                                          {"help", no_argument, NULL, 'h'},
                                          {"version", no_argument, NULL, 'V'},
