@@ -20,8 +20,8 @@
 #include <unistd.h>
 
 #include "commands.h"
-#include "common.h"
 #include "paths.h"
+#include "common.h"
 #include "runner.h"
 
 #define DEFAULT_WORK_DIR "/tmp/judgectl"

@@ -11,7 +11,6 @@
 #include "jd.h"
 #include "paths.h"
 
-
 struct common {
     const char *cmd;
     const char *config;
