@@ -6,15 +6,18 @@
  *   cloned by the supervisor with new pid, mount, ipc and uts namespaces, it
  *   joins the slot's network namespace, builds the box's root once (mnt.c),
  *   says BOX_READY and waits for commands on its control socket. For each
- *   run it mounts a fresh /tmp, /box and the run's extra trees, spawns the
+ *   run it attaches /box and the run's extra trees, spawns the
  *   program, watches it (SIGCHLD through a signalfd, the seccomp listener,
  *   the control socket for a kill), and once the program is gone kills every
  *   process left in its pid namespace and reaps them all, so nothing of one
  *   run is alive when the next starts. Then it reports, unmounts the run's
- *   mounts and removes any SysV IPC object the run left. A hang-up of the
+ *   mounts and, if the run made SysV objects, leaves its IPC namespace for a
+ *   fresh one. A hang-up of the
  *   control socket means the supervisor went away (or closed the sandbox):
  *   the keeper kills the box and exits, and the kernel takes its namespaces
- *   down.
+ *   down. Between runs it leaves nothing a run could count: /tmp, the IPC
+ *   and network namespaces are replaced after a run that used them, the
+ *   pid counter is reset before each spawn (sandbox.c).
  *
  * program:
  *   spawned with CLONE_VM | CLONE_VFORK on a stack of its own, so the
@@ -23,7 +26,8 @@
  *   cgroup.procs files the supervisor opened), sets rlimits, takes its stdio,
  *   becomes the slot's uid/gid with an empty bounding set, no capabilities
  *   and no_new_privs, installs the seccomp filter, passes its listener to the
- *   keeper, closes every other fd and execs. A failure before exec goes to
+ *   keeper and execs with nothing open but stdio (the keeper's and the run's
+ *   fds are closed before the limits are set). A failure before exec goes to
  *   the keeper over a close-on-exec pipe and becomes a setup failure (IE).
  *
  * Both are raw clones of a possibly multi-threaded supervisor, so they never
@@ -49,6 +53,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
 #include <sys/ioctl.h>
 #include <sys/ipc.h>
 #include <sys/msg.h>
@@ -207,6 +212,15 @@ static int resolve_program(struct spawn *sp)
     return -1;
 }
 
+static void close_all_but_channels(const struct spawn *sp)
+{
+    int keep = sp->fail_fd < sp->sock ? sp->fail_fd : sp->sock;
+    int keep2 = sp->fail_fd < sp->sock ? sp->sock : sp->fail_fd;
+    syscall(SYS_close_range, 3, keep - 1, 0);
+    syscall(SYS_close_range, keep + 1, keep2 - 1, 0);
+    syscall(SYS_close_range, keep2 + 1, ~0U, 0);
+}
+
 static int program_main(void *arg)
 {
     struct spawn *sp = arg;
@@ -235,6 +249,10 @@ static int program_main(void *arg)
     }
     if (take_stdio(sp->fds) < 0)  /* before RLIMIT_NOFILE: it dups to high fds */
         program_failed(sp, "cannot set up stdin/stdout/stderr");
+    /* The keeper's fds and the run's are ours too (a copy of its table):
+     * gone now, so that the listener finds a free number under a small
+     * RLIMIT_NOFILE; the two channels are above 100. */
+    close_all_but_channels(sp);
     if (set_rlimits(req) < 0)
         program_failed(sp, "setrlimit");
     if (become_nobody(req, sp->empty_caps) < 0)
@@ -245,11 +263,7 @@ static int program_main(void *arg)
         program_failed(sp, "cannot install the seccomp filter");
     if (sb_send_fds(sp->sock, 'L', &listener, 1) < 0)
         program_failed(sp, "cannot hand over the seccomp listener");
-    int keep = sp->fail_fd < sp->sock ? sp->fail_fd : sp->sock;
-    int keep2 = sp->fail_fd < sp->sock ? sp->sock : sp->fail_fd;
-    syscall(SYS_close_range, 3, keep - 1, 0);
-    syscall(SYS_close_range, keep + 1, keep2 - 1, 0);
-    syscall(SYS_close_range, keep2 + 1, ~0U, 0);
+    close(listener);
     sp->execing = true;
     execve(sp->exec_path, req->argv, req->envp ? req->envp : (char *const[]){NULL});
     struct box_report r = {.kind = BOX_SETUP_FAILED, .out_of_memory = errno == ENOMEM};
@@ -334,12 +348,20 @@ static bool reap(pid_t program, struct box_report *r)
     return done;
 }
 
-static void on_violation(int listener, struct box_report *r)
+static void on_violation(int listener, struct box_report *r, bool *ipc_used)
 {
     struct seccomp_notif note;
     memset(&note, 0, sizeof note);
     if (ioctl(listener, SECCOMP_IOCTL_NOTIF_RECV, &note) < 0)
         return;  /* the caller was killed before we looked */
+    if (seccomp_is_observed(note.data.nr, note.data.arch)) {
+        /* a SysV object: noted, and the call goes on as if unfiltered */
+        struct seccomp_notif_resp resp = {.id = note.id,
+                                          .flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE};
+        *ipc_used = true;
+        if (ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, &resp) == 0 || errno == ENOENT)
+            return;  /* ENOENT: the caller died meanwhile */
+    }
     kill(-1, SIGKILL);
     if (r->kind != BOX_VIOLATION) {
         r->kind = BOX_VIOLATION;
@@ -350,7 +372,7 @@ static void on_violation(int listener, struct box_report *r)
 
 /* Waits for the program; returns false when the supervisor hung up. */
 static bool watch_program(int ctl, int sigfd, int listener, pid_t program,
-                          struct box_report *r)
+                          struct box_report *r, bool *ipc_used)
 {
     struct pollfd p[3] = {{sigfd, POLLIN, 0}, {ctl, POLLIN, 0}, {listener, POLLIN, 0}};
     while (!reap(program, r)) {
@@ -368,7 +390,7 @@ static bool watch_program(int ctl, int sigfd, int listener, pid_t program,
                 kill(-1, SIGKILL);  /* BOX_CMD_KILL: a limit was passed */
         }
         if (listener >= 0 && (p[2].revents & POLLIN))
-            on_violation(listener, r);
+            on_violation(listener, r, ipc_used);
         else if (p[2].revents & (POLLHUP | POLLERR | POLLNVAL))
             listener = -1;  /* every filtered task is gone: poll it no more,
                                or we spin while the program finishes exiting */
@@ -392,6 +414,9 @@ static double children_cpu(void)
 struct keeper_state {
     const struct box_boot *boot;
     int sigfd;
+    int last_pid_fd;  /* /proc/sys/kernel/ns_last_pid of the box, or -1 */
+    int net_renewed;  /* at boot: 1 if the slot's namespace was replaced */
+    unsigned runs_served;
     char *stack;
     struct mnt_state *mounts;
 };
@@ -430,6 +455,12 @@ static pid_t spawn_program(const struct keeper_state *ks, const struct run_fds *
         if (sched_setaffinity(0, sizeof here, &here) == 0)
             sp.affinity = &mine;
     }
+    /* Every run's program gets pid 2 and its children the pids after it,
+     * whatever earlier runs forked: pids must not count past runs. All of
+     * those are reaped by now, so the numbers are free. */
+    if (ks->last_pid_fd >= 0 && pwrite(ks->last_pid_fd, "1", 1, 0) != 1) {
+        /* then pids go on from the last run's: a weaker box, not a broken one */
+    }
     /* CLONE_VFORK: we resume once the program has exec'd or died, so sp
      * (on our stack) stays valid for as long as it uses it. */
     pid_t pid = clone(program_main, ks->stack + PROGRAM_STACK, CLONE_VM | CLONE_VFORK | SIGCHLD,
@@ -454,16 +485,29 @@ static pid_t spawn_program(const struct keeper_state *ks, const struct run_fds *
 }
 
 /* SysV shared memory, semaphores and message queues live in the keeper's
- * IPC namespace, not in a process: whatever a run created goes before the
- * next run can find it (done after the report, off the run's time). */
-static void remove_ipc_objects(void)
+ * IPC namespace, not in a process, and their ids count every object the
+ * namespace ever made, removed or not. So after a run that made one (the
+ * filter reports each creation, seccomp.c) the keeper moves to a fresh IPC
+ * namespace (~0.02 ms, after the report); the old one and whatever the run
+ * left in it go with it. Should that fail, the objects are removed one by
+ * one. */
+static int remove_ipc_objects(void);
+
+static void renew_ipc(bool used)
 {
+    if (used && unshare(CLONE_NEWIPC) < 0)
+        (void)remove_ipc_objects();
+}
+
+static int remove_ipc_objects(void)
+{
+    int found = 0;
     struct shm_info shm;
     int top = shmctl(0, SHM_INFO, (struct shmid_ds *)&shm);
     for (int i = 0; i <= top; i++) {
         struct shmid_ds ds;
         int id = shmctl(i, SHM_STAT, &ds);
-        if (id >= 0)
+        if (id >= 0 && ++found)
             shmctl(id, IPC_RMID, NULL);
     }
     struct seminfo sem;
@@ -471,7 +515,7 @@ static void remove_ipc_objects(void)
     for (int i = 0; i <= top; i++) {
         struct semid_ds ds;
         int id = semctl(i, 0, SEM_STAT, &ds);
-        if (id >= 0)
+        if (id >= 0 && ++found)
             semctl(id, 0, IPC_RMID);
     }
     struct msginfo msg;
@@ -479,20 +523,38 @@ static void remove_ipc_objects(void)
     for (int i = 0; i <= top; i++) {
         struct msqid_ds ds;
         int id = msgctl(i, MSG_STAT, &ds);
-        if (id >= 0)
+        if (id >= 0 && ++found)
             msgctl(id, IPC_RMID, NULL);
     }
+    return found;
+}
+
+/* An inotify instance counts against its creator's effective uid, and a
+ * user may have only fs.inotify.max_user_instances (128) of them: made as
+ * root, a keeper per slot could use up what the host's own root services
+ * need. So it is made as the slot's uid (its own budget) and the keeper is
+ * root again at once (its real and saved uids stayed 0, so its
+ * capabilities come back). -1 if that fails: the keeper then renews /tmp
+ * after every run, only slower. Raw calls: see become_nobody. */
+static int slot_inotify(uid_t uid)
+{
+    if (syscall(SYS_setresuid, -1, uid, -1) < 0)
+        return -1;
+    int fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+    if (syscall(SYS_setresuid, -1, 0, -1) < 0)
+        _exit(127);  /* a keeper that cannot be root again must not go on */
+    return fd;
 }
 
 /* One run, from BOX_CMD_RUN to its report. false: the supervisor is gone. */
-static bool serve_run(const struct keeper_state *ks, const int *fds, int nfds)
+static bool serve_run(struct keeper_state *ks, const int *fds, int nfds)
 {
     const struct box_request *req = ks->boot->request;
     int ctl = ks->boot->ctl_fd;
     struct box_report r = {.kind = BOX_EXITED};
     struct run_fds rf;
     char err[SB_ERR_MAX];
-    bool alive = true, mounted = false;
+    bool alive = true, mounted = false, ipc_used = false;
     int fail_rd = -1, listener = -1;
     double cpu_before = children_cpu();
     if (assign_fds(req, fds, nfds, &rf) < 0) {
@@ -508,7 +570,7 @@ static bool serve_run(const struct keeper_state *ks, const int *fds, int nfds)
         pid_t program = spawn_program(ks, &rf, &fail_rd, &listener, &r);
         close_run_fds(&rf);  /* the program has its copies; a pipe's reader needs EOF */
         if (program > 0)
-            alive = watch_program(ctl, ks->sigfd, listener, program, &r);
+            alive = watch_program(ctl, ks->sigfd, listener, program, &r, &ipc_used);
         kill_all(&r);
         struct box_report failed;
         if (fail_rd >= 0 && read(fail_rd, &failed, sizeof failed) == (ssize_t)sizeof failed)
@@ -522,9 +584,19 @@ static bool serve_run(const struct keeper_state *ks, const int *fds, int nfds)
         close(listener);
     if (alive)
         send_report(ctl, &r);
+    /* From its second run on, the keeper watches its tmpfs roots so that it
+     * can keep one a run left untouched (mnt.c). Not for the first: a keeper
+     * that serves one run (the CLI without its server) would pay for the
+     * watch when it exits (an SRCU grace period, ~10 ms under load). */
+    if (ks->runs_served++ == 1 && ks->mounts->inotify_fd < 0)
+        ks->mounts->inotify_fd = slot_inotify(req->uid);
     if (mounted)
         mnt_detach_run(ks->mounts);
-    remove_ipc_objects();
+    renew_ipc(ipc_used);
+    if (net_renew_if_used() < 0) {
+        /* the next run then meets what this one left in the network: a
+         * weaker box, not a broken one */
+    }
     return alive;
 }
 
@@ -569,6 +641,15 @@ static void boot_keeper(const struct box_boot *boot, struct keeper_state *ks)
     }
     if (sethostname("box", 3) < 0)
         boot_failed(boot, "box setup: sethostname failed");
+    if (net_cap_buffers() < 0 || (ks->net_renewed = net_renew_if_used()) < 0)
+        boot_failed(boot, "box setup: cannot prepare the box's network namespace");
+    /* Per pid namespace, ours and below: no memfd can be made executable,
+     * so it is no way around the noexec /tmp (Linux 6.3+; without the file
+     * memfds stay executable, see the README). */
+    (void)sb_write_file("/proc/sys/vm/memfd_noexec", "2");
+    /* Written before each spawn; it acts on the writer's pid namespace,
+     * so the host's /proc, still ours here, will do. */
+    ks->last_pid_fd = open("/proc/sys/kernel/ns_last_pid", O_WRONLY | O_CLOEXEC);
     /* An ignored signal stays ignored across execve: the supervisor's
      * choices (SIGPIPE, say) must not reach the program. */
     for (int sig = 1; sig < NSIG; sig++)
@@ -590,13 +671,14 @@ static void boot_keeper(const struct box_boot *boot, struct keeper_state *ks)
                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);  /* zeroed: nothing mounted */
     if (ks->sigfd < 0 || ks->stack == MAP_FAILED || ks->mounts == MAP_FAILED)
         boot_failed(boot, "box setup: cannot make the keeper's signalfd or memory");
+    ks->mounts->inotify_fd = ks->mounts->tmp_wd = ks->mounts->box_wd = -1;
 }
 
 void box_keeper_main(const struct box_boot *boot)
 {
-    struct keeper_state ks;
+    struct keeper_state ks = {0};
     boot_keeper(boot, &ks);
-    struct box_report ready = {.kind = BOX_READY};
+    struct box_report ready = {.kind = BOX_READY, .net_renewed = ks.net_renewed > 0};
     send_report(boot->ctl_fd, &ready);
     for (;;) {
         char cmd;

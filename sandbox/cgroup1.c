@@ -54,6 +54,20 @@ static int set_memory(const char *dir, uint64_t bytes)
     return put(dir, "memory.limit_in_bytes", val);
 }
 
+/* v1 charges socket buffers to memory.kmem.tcp, and only once that has a
+ * limit: without one a box could hold hundreds of MiB of TCP buffers
+ * outside its memory limit. The limit is the memory limit (so a box holds
+ * at most twice it: memory, and TCP buffers). Kernels without the file
+ * have no v1 socket accounting to turn on. */
+static int set_tcp_memory(const char *dir, uint64_t bytes)
+{
+    char val[32];
+    fmt_limit(val, sizeof val, bytes);
+    if (put(dir, "memory.kmem.tcp.limit_in_bytes", val) < 0 && errno != ENOENT)
+        return -1;
+    return 0;
+}
+
 static int open_procs(const char *dir, int *fd)
 {
     char path[PATH_MAX + 64];
@@ -67,14 +81,19 @@ static int prepare_memory(struct box_cgroup *cg, const struct sandbox_limits *li
 {
     const char *dir = cg->dir[CG_V1_MEMORY];
     char path[PATH_MAX + 64];
-    if ((!memo->made || memo->memory != lim->memory) && set_memory(dir, lim->memory) < 0) {
-        /* EBUSY: more is charged than a tiny limit (1k..64k) allows and
-         * the kernel cannot reclaim it: kernel objects of earlier runs stay
-         * charged. Nobody runs in the slot now, so a new memory cgroup
-         * (which starts at 0; the old one's charges go to the parent) can
-         * take the limit, and the program then fails to start: MLE. */
-        if (errno != EBUSY || rmdir(dir) < 0 || mkdir(dir, 0755) < 0 ||
-            set_memory(dir, lim->memory) < 0)
+    if (!memo->made || memo->memory != lim->memory) {
+        if (set_memory(dir, lim->memory) < 0) {
+            /* EBUSY: more is charged than a tiny limit (1k..64k) allows and
+             * the kernel cannot reclaim it: kernel objects of earlier runs
+             * stay charged. Nobody runs in the slot now, so a new memory
+             * cgroup (which starts at 0; the old one's charges go to the
+             * parent) can take the limit, and the program then fails to
+             * start: MLE. */
+            if (errno != EBUSY || rmdir(dir) < 0 || mkdir(dir, 0755) < 0 ||
+                set_memory(dir, lim->memory) < 0)
+                return -1;
+        }
+        if (set_tcp_memory(dir, lim->memory) < 0)
             return -1;
     }
     snprintf(path, sizeof path, "%s/memory.oom_control", dir);

@@ -93,6 +93,15 @@ int cgroup_read_key(const char *path, const char *key, uint64_t *out);
  * nothing but a loopback interface that is up. A namespace pinned at
  * <slot_dir>/net is reused; pin: pin a new one there for later processes. */
 int net_slot_open(const char *slot_dir, bool pin, char *err, size_t len);
+/* Keeper, in the slot's namespace: caps what one TCP socket may buffer
+ * (net.ipv4.tcp_rmem/tcp_wmem are per namespace). */
+int net_cap_buffers(void);
+/* Keeper: moves to a fresh namespace (loopback up, buffers capped) if a run
+ * has sent a packet in the current one; no allocation. */
+int net_renew_if_used(void);  /* 1: renewed, 0: clean already, -1: failed */
+/* Supervisor: pins the namespace of process pid (a keeper that renewed
+ * its own) at <slot_dir>/net instead of the used one. */
+int net_repin(const char *slot_dir, pid_t pid);
 
 /* ---- seccomp.c ------------------------------------------------------- */
 struct seccomp_prog {
@@ -104,6 +113,12 @@ void seccomp_prog_free(struct seccomp_prog *p);
 /* Installs prog with a notification listener; returns the listener fd. */
 int seccomp_install(const struct seccomp_prog *p);
 void seccomp_describe(int nr, uint32_t arch, char *name, size_t len);
+/* The denied call was one that reserves disk space beyond a file's size
+ * (fallocate modes, preallocation ioctls): judged OLE, not SV. */
+bool seccomp_reserves_space(int nr, uint32_t arch);
+/* The notified call is only observed (SysV object creation): the keeper
+ * lets it go on. */
+bool seccomp_is_observed(int nr, uint32_t arch);
 
 /* ---- caps.c ---------------------------------------------------------- */
 int caps_keeper_bounding(void); /* all but the keeper's few, once */
@@ -142,8 +157,11 @@ int mnt_open_trees(const struct sandbox_job *job, uid_t uid, struct mnt_run *m, 
 int mnt_build_root(const char *root, char *err, size_t len);
 /* What the keeper has mounted for runs, in its own memory. */
 struct mnt_state {
+    int inotify_fd;               /* the keeper's, watching the tmpfs roots;
+                                     -1: none (they are renewed every run) */
     uint64_t tmp_size;            /* a tmpfs of this size on /tmp; 0: none */
     uint64_t box_size;            /* the same on /box */
+    int tmp_wd, box_wd;           /* their watches, -1 if none */
     bool box_tree;                /* a work directory on /box */
     size_t extra_count;           /* the extra trees, in mount order */
     char extra[MNT_MAX_EXTRA][PATH_MAX];
@@ -151,8 +169,9 @@ struct mnt_state {
 /* Keeper, per run: an empty /tmp, /box, the extra trees; records them. */
 int mnt_attach_run(const struct mnt_run *m, struct mnt_state *st, int box_fd,
                    const int *extra_fd, char *err, size_t len);
-/* Keeper, after a run: takes down what the run could have changed, keeping
- * an empty /tmp or /box tmpfs for the next run. */
+/* Keeper, after a run: takes down what the run could have changed, and
+ * replaces a /tmp (and /box tmpfs) the run made entries in with a fresh
+ * one of the same size. */
 void mnt_detach_run(struct mnt_state *st);
 
 /* ---- box.c: the keeper and the program -------------------------------- */
@@ -169,6 +188,8 @@ struct box_report {
     uint64_t program_maxrss;  /* the largest peak RSS of the run's processes */
     bool out_of_memory;   /* BOX_SETUP_FAILED: the program, in its cgroup,
                              could not get the memory to start */
+    bool net_renewed;     /* BOX_READY: the slot's namespace had been used,
+                             the keeper made itself a fresh one */
     char message[400];    /* BOX_SETUP_FAILED */
 };
 

@@ -14,6 +14,19 @@
  *
  * Slots never share one: a server left listening in box 3 cannot be reached
  * from box 4, and all processes of a run die with it.
+ *
+ * Socket buffers are kernel memory. Cgroup v2 charges them to the box's
+ * memory; v1 only to a separate TCP counter, once it has a limit (cgroup1.c
+ * sets one). On top of that each slot's namespace caps what one TCP socket
+ * may buffer (net.ipv4.tcp_rmem/tcp_wmem are per namespace; the keeper sets
+ * them when it joins): 1 MiB each way instead of the host's 4-6 MiB.
+ *
+ * A namespace keeps what its runs did: counters (/proc/net/snmp), sockets
+ * in TIME_WAIT that block a port for a minute, the state of ephemeral port
+ * choice. So a run must start in a namespace no run has used: the keeper
+ * checks its loopback's packet counters after every run (and when it
+ * starts), and when they moved, makes itself a fresh namespace (~0.7 ms,
+ * after the report, and only after a run that used the network at all).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -95,6 +108,49 @@ static int create_netns(const char *pin_path, char *err, size_t len)
     kill(pid, SIGKILL);
     waitpid(pid, NULL, 0);
     return fd;
+}
+
+/* True when the loopback of our namespace has carried a packet. */
+static bool loopback_used(void)
+{
+    char buf[2048];
+    if (sb_read_file("/proc/net/dev", buf, sizeof buf) < 0)
+        return true;  /* cannot tell: take a fresh one */
+    const char *lo = strstr(buf, " lo:");
+    unsigned long long rx_bytes, rx_packets, tx_bytes, tx_packets;
+    if (!lo || sscanf(lo + 4, "%llu %llu %*u %*u %*u %*u %*u %*u %llu %llu", &rx_bytes,
+                      &rx_packets, &tx_bytes, &tx_packets) != 4)
+        return true;
+    return rx_packets || tx_packets;
+}
+
+int net_renew_if_used(void)
+{
+    if (!loopback_used())
+        return 0;
+    if (unshare(CLONE_NEWNET) < 0 || loopback_up() < 0 || net_cap_buffers() < 0)
+        return -1;
+    return 1;
+}
+
+/* Without this, every later process (the CLI without its server) would
+ * start from the used namespace and pay for a fresh one at each start. */
+int net_repin(const char *slot_dir, pid_t pid)
+{
+    char path[PATH_MAX + 16], ns[64];
+    snprintf(path, sizeof path, "%s/net", slot_dir);
+    snprintf(ns, sizeof ns, "/proc/%d/ns/net", (int)pid);
+    umount2(path, MNT_DETACH);
+    return mount(ns, path, NULL, MS_BIND, NULL);
+}
+
+int net_cap_buffers(void)
+{
+    /* min default max; the defaults are the kernel's own */
+    if (sb_write_file("/proc/sys/net/ipv4/tcp_rmem", "4096 131072 1048576") < 0 ||
+        sb_write_file("/proc/sys/net/ipv4/tcp_wmem", "4096 16384 1048576") < 0)
+        return errno == ENOENT ? 0 : -1;  /* no IPv4 in this kernel: nothing to cap */
+    return 0;
 }
 
 int net_slot_open(const char *slot_dir, bool pin, char *err, size_t len)

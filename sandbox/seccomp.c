@@ -7,7 +7,8 @@
  * denied is what could reach beyond the box or widen the kernel's attack
  * surface: tracing other processes, mounting, namespaces, keyrings, bpf,
  * perf, io_uring (it bypasses the filter), module loading, reboot, swap,
- * clock changes. The 32-bit (int 0x80) and x32 system call gates are denied
+ * clock changes, LDT changes (modify_ldt), page cache probes (cachestat).
+ * The 32-bit (int 0x80) and x32 system call gates are denied
  * as a whole through the "bad architecture" action, since a filter written
  * for x86_64 numbers would not see them.
  *
@@ -18,17 +19,41 @@
  * answered ENOSYS instead (its flags are in memory, out of a filter's reach),
  * which makes glibc fall back to clone, whose namespace flags are checked.
  *
- * Profiles: "compile" (compilers: base list), "jvm" (base list), "default"
- * (contestant runs: also no flock - a lock on a shared read-only file would
- * let two boxes signal each other - and sockets of no family but unix, inet
- * and inet6).
+ * Profiles: "compile" (compilers: the base list) and the contestant
+ * profiles "default" and "jvm", which are the same filter (jvm is kept as
+ * a name for language files): on top of the base list no flock, no record
+ * lock (fcntl F_GETLK/F_SETLK[W], F_OFD_*), no F_NOTIFY and no inotify -
+ * with any of them two boxes could signal each other through a file they
+ * can all read (/usr/bin/env) - and sockets of no family but unix, inet and
+ * inet6. A Java program gets nothing more than a C one: native code it
+ * starts, or writes into its own memory, meets the same filter.
+ *
+ * Every profile refuses fallocate with any mode but 0 and the preallocation
+ * ioctls (FS_IOC_RESVSP...): they reserve disk blocks beyond a file's size,
+ * which RLIMIT_FSIZE never sees. The supervisor judges that OLE, not SV.
+ * Arguments are compared on their low 32 bits where the kernel reads an int.
+ *
+ * Two kinds of rule serve the keeper's bookkeeping, not a denial: creating
+ * a SysV object is observed (notified, then let through) so the keeper
+ * knows to renew the IPC namespace; O_TMPFILE (EOPNOTSUPP) and openat2
+ * (ENOSYS) are refused so that every file made in /tmp shows in its root
+ * directory's ctime (see mnt.c).
+ *
+ * Drift. The list is reviewed against the whole x86_64 table, up to
+ * SANDBOX_SYSCALL_REVIEWED (sandbox.h; the review is
+ * tests/sandbox/syscall_review.h, which a test compares with the installed
+ * kernel headers). A call numbered above that, added by a newer kernel, is
+ * denied in every profile by a few instructions run before libseccomp's
+ * program; calls libseccomp 2.5 does not know by name are denied by number.
  *
  * libseccomp builds the BPF program in the supervisor (it allocates); the
  * box child only calls seccomp(2) with the finished program.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/audit.h>
 #include <linux/seccomp.h>
+#include <stddef.h>
 #include <sched.h>
 #include <seccomp.h>
 #include <stdio.h>
@@ -46,22 +71,60 @@ const char *const sandbox_profiles[] = {"default", "jvm", "compile", NULL};
 
 enum { PROFILE_DEFAULT, PROFILE_JVM, PROFILE_COMPILE };
 
+/* System calls libseccomp 2.5 does not know by name, with their x86_64
+ * numbers: denied ones must be denied by number, and a result names them. */
+static const struct {
+    const char *name;
+    int nr;
+} newer_calls[] = {
+    {"uretprobe", 335}, {"uprobe", 336}, {"cachestat", 451}, {"fchmodat2", 452},
+    {"map_shadow_stack", 453}, {"futex_wake", 454}, {"futex_wait", 455},
+    {"futex_requeue", 456}, {"statmount", 457}, {"listmount", 458},
+    {"lsm_get_self_attr", 459}, {"lsm_set_self_attr", 460}, {"lsm_list_modules", 461},
+    {"mseal", 462}, {"setxattrat", 463}, {"getxattrat", 464}, {"listxattrat", 465},
+    {"removexattrat", 466}, {"open_tree_attr", 467}, {"file_getattr", 468},
+    {"file_setattr", 469},
+};
+
 static const char *const denied_everywhere[] = {
     "ptrace", "process_vm_readv", "process_vm_writev", "kcmp", "pidfd_getfd",
     "mount", "umount2", "pivot_root", "chroot", "move_mount", "open_tree",
-    "fsopen", "fsconfig", "fsmount", "fspick", "mount_setattr",
+    "open_tree_attr", "fsopen", "fsconfig", "fsmount", "fspick", "mount_setattr",
+    "statmount", "listmount",
     "unshare", "setns",
     "keyctl", "add_key", "request_key",
     "bpf", "perf_event_open", "userfaultfd", "fanotify_init",
     "io_uring_setup", "io_uring_enter", "io_uring_register",
     "kexec_load", "kexec_file_load", "reboot",
     "init_module", "finit_module", "delete_module",
-    "swapon", "swapoff", "acct", "quotactl", "syslog",
+    "swapon", "swapoff", "acct", "quotactl", "quotactl_fd", "syslog",
     "settimeofday", "clock_settime", "clock_adjtime", "adjtimex",
-    "sethostname", "setdomainname", "iopl", "ioperm",
+    "sethostname", "setdomainname", "iopl", "ioperm", "modify_ldt",
     "open_by_handle_at", "name_to_handle_at", "lookup_dcookie", "uselib",
-    "nfsservctl", "vhangup",
+    "nfsservctl", "vhangup", "cachestat",
+    "lsm_get_self_attr", "lsm_set_self_attr", "lsm_list_modules",
 };
+
+/* Contestant programs only (default, jvm): calls that let two boxes signal
+ * each other through a file they can all read (/usr/bin/env): locks of
+ * either kind and notifications of its use. */
+static const char *const denied_to_contestants[] = {
+    "flock", "inotify_init", "inotify_init1", "inotify_add_watch",
+};
+static const int denied_fcntl_commands[] = {
+    F_GETLK, F_SETLK, F_SETLKW, F_OFD_GETLK, F_OFD_SETLK, F_OFD_SETLKW, F_NOTIFY,
+};
+
+/* ioctls that reserve disk blocks without growing the file (fs/ioctl.c
+ * answers them with fallocate(FALLOC_FL_KEEP_SIZE) on every filesystem):
+ * _IOW('X', 40..43 and 57, struct space_resv), 48 bytes on x86_64. */
+static const unsigned space_ioctls[] = {0x40305828, 0x40305829, 0x4030582a, 0x4030582b,
+                                        0x40305839};
+
+/* SysV IPC ids count every object an IPC namespace ever made. Creating
+ * one is observed, not denied: the keeper lets the call go on and moves to
+ * a fresh IPC namespace after the run (box.c), which only such runs pay. */
+static const char *const observed_calls[] = {"shmget", "semget", "msgget"};
 
 static const int namespace_flags[] = {
     CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC, CLONE_NEWUSER,
@@ -80,11 +143,20 @@ int seccomp_profile_index(const char *name)
     return -1;
 }
 
-static int deny_name(scmp_filter_ctx ctx, const char *name)
+static int syscall_number(const char *name)
 {
     int nr = seccomp_syscall_resolve_name(name);
+    for (size_t i = 0; nr == __NR_SCMP_ERROR && i < sizeof newer_calls / sizeof *newer_calls; i++)
+        if (!strcmp(name, newer_calls[i].name))
+            nr = newer_calls[i].nr;
+    return nr;
+}
+
+static int deny_name(scmp_filter_ctx ctx, const char *name)
+{
+    int nr = syscall_number(name);
     if (nr == __NR_SCMP_ERROR)
-        return 0;  /* unknown to this libseccomp: nothing to deny */
+        return -ENOENT;  /* a typo in the list: fail loudly, never allow */
     return seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 0);
 }
 
@@ -113,9 +185,60 @@ static int allow_only_inet_and_unix(scmp_filter_ctx ctx)
     return rc;
 }
 
+/* The kernel reads an int or unsigned argument from the low 32 bits of its
+ * register: a filter must compare those bits only, or a program sets a high
+ * bit and slips past an equality test. */
+#define LOW32(arg, value) SCMP_CMP(arg, SCMP_CMP_MASKED_EQ, 0xffffffffu, (scmp_datum_t)(value))
+
+/* Blocks a file holds beyond its size escape RLIMIT_FSIZE: fallocate with
+ * any mode but 0 (which grows the size, so the limit applies), and the
+ * preallocation ioctls. The supervisor judges them OLE. */
+static int deny_space_reservation(scmp_filter_ctx ctx)
+{
+    int rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(fallocate), 1,
+                              SCMP_A1(SCMP_CMP_NE, 0));
+    for (size_t i = 0; !rc && i < sizeof space_ioctls / sizeof *space_ioctls; i++)
+        rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(ioctl), 1,
+                              LOW32(1, space_ioctls[i]));
+    return rc;
+}
+
+static int deny_contestant_extras(scmp_filter_ctx ctx)
+{
+    int rc = allow_only_inet_and_unix(ctx);
+    for (size_t i = 0; !rc && i < sizeof denied_to_contestants / sizeof *denied_to_contestants; i++)
+        rc = deny_name(ctx, denied_to_contestants[i]);
+    for (size_t i = 0; !rc && i < sizeof denied_fcntl_commands / sizeof *denied_fcntl_commands; i++)
+        rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(fcntl), 1,
+                              LOW32(1, denied_fcntl_commands[i]));
+    return rc;
+}
+
+/* A run that made no entry in /tmp or a private /box leaves them as it
+ * found them, so the keeper keeps them for the next run: it tells by the
+ * root directory's ctime (mnt.c). An O_TMPFILE file is an inode without an
+ * entry, so it is refused as filesystems without it refuse it (glibc's
+ * tmpfile falls back to a named file); openat2 hides its flags from a
+ * filter, so it answers ENOSYS, as on kernels before 5.6. */
+static int refuse_unnamed_files(scmp_filter_ctx ctx)
+{
+    int rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EOPNOTSUPP), SCMP_SYS(open), 1,
+                              SCMP_A1(SCMP_CMP_MASKED_EQ, __O_TMPFILE, __O_TMPFILE));
+    if (!rc)
+        rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EOPNOTSUPP), SCMP_SYS(openat), 1,
+                              SCMP_A2(SCMP_CMP_MASKED_EQ, __O_TMPFILE, __O_TMPFILE));
+    if (!rc)
+        rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(openat2), 0);
+    return rc;
+}
+
 static int add_rules(scmp_filter_ctx ctx, int profile)
 {
     int rc = 0;
+    for (size_t i = 0; !rc && i < sizeof observed_calls / sizeof *observed_calls; i++)
+        rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, syscall_number(observed_calls[i]), 0);
+    if (!rc)
+        rc = refuse_unnamed_files(ctx);
     for (size_t i = 0; !rc && i < sizeof denied_everywhere / sizeof *denied_everywhere; i++)
         rc = deny_name(ctx, denied_everywhere[i]);
     for (size_t i = 0; !rc && i < sizeof namespace_flags / sizeof *namespace_flags; i++)
@@ -126,12 +249,26 @@ static int add_rules(scmp_filter_ctx ctx, int profile)
         rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0);
     if (!rc)
         rc = deny_families(ctx, denied_socket_families_everywhere, 1);
-    if (!rc && profile == PROFILE_DEFAULT)
-        rc = allow_only_inet_and_unix(ctx);
-    if (!rc && profile == PROFILE_DEFAULT)
-        rc = deny_name(ctx, "flock");
+    if (!rc)
+        rc = deny_space_reservation(ctx);
+    /* jvm is the contestant profile too: native code a Java program starts
+     * (or writes into its own memory) must meet the same filter. */
+    if (!rc && (profile == PROFILE_DEFAULT || profile == PROFILE_JVM))
+        rc = deny_contestant_extras(ctx);
     return rc;
 }
+
+/* Runs before libseccomp's program: on x86_64, a call numbered above the
+ * reviewed table (newer than this filter) raises a notification. It falls
+ * through to libseccomp's program otherwise, which reloads what it needs;
+ * its jumps are relative, so prepending does not move their targets. */
+static const struct sock_filter newer_than_review[] = {
+    BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 0, 3),
+    BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+    BPF_JUMP(BPF_JMP | BPF_JGT | BPF_K, SANDBOX_SYSCALL_REVIEWED, 0, 1),
+    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF),
+};
 
 /* libseccomp 2.5 exports only to a file descriptor: go through a memfd. */
 static int export_program(scmp_filter_ctx ctx, struct seccomp_prog *out)
@@ -144,15 +281,16 @@ static int export_program(scmp_filter_ctx ctx, struct seccomp_prog *out)
     if (rc == 0 && fstat(fd, &st) < 0)
         rc = -errno;
     if (rc == 0) {
-        size_t n = (size_t)st.st_size;
-        struct sock_filter *insns = malloc(n ? n : 1);
+        size_t n = (size_t)st.st_size, pre = sizeof newer_than_review;
+        struct sock_filter *insns = malloc(pre + n);
         if (!insns)
             rc = -ENOMEM;
-        else if (pread(fd, insns, n, 0) != (ssize_t)n) {
+        else if (pread(fd, (char *)insns + pre, n, 0) != (ssize_t)n) {
             free(insns);
             rc = -EIO;
         } else {
-            out->fprog.len = (unsigned short)(n / sizeof *insns);
+            memcpy(insns, newer_than_review, pre);
+            out->fprog.len = (unsigned short)((pre + n) / sizeof *insns);
             out->fprog.filter = insns;
         }
     }
@@ -203,6 +341,25 @@ int seccomp_install(const struct seccomp_prog *p)
                         SECCOMP_FILTER_FLAG_NEW_LISTENER, &p->fprog);
 }
 
+static const char *newer_call_name(int nr)
+{
+    for (size_t i = 0; i < sizeof newer_calls / sizeof *newer_calls; i++)
+        if (newer_calls[i].nr == nr)
+            return newer_calls[i].name;
+    return NULL;
+}
+
+bool seccomp_is_observed(int nr, uint32_t arch)
+{
+    return arch == AUDIT_ARCH_X86_64 &&
+           (nr == SCMP_SYS(shmget) || nr == SCMP_SYS(semget) || nr == SCMP_SYS(msgget));
+}
+
+bool seccomp_reserves_space(int nr, uint32_t arch)
+{
+    return arch == AUDIT_ARCH_X86_64 && (nr == SCMP_SYS(fallocate) || nr == SCMP_SYS(ioctl));
+}
+
 void seccomp_describe(int nr, uint32_t arch, char *name, size_t len)
 {
     char *resolved = seccomp_syscall_resolve_num_arch(arch, nr);
@@ -213,6 +370,8 @@ void seccomp_describe(int nr, uint32_t arch, char *name, size_t len)
         snprintf(name, len, "x32:%d", nr & ~0x40000000);
     } else if (resolved) {
         snprintf(name, len, "%s", resolved);
+    } else if (newer_call_name(nr)) {
+        snprintf(name, len, "%s", newer_call_name(nr));
     } else {
         snprintf(name, len, "syscall %d", nr);
     }

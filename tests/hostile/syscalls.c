@@ -6,10 +6,18 @@
  *   mount, umount, unshare, setns, chroot, pivot_root, ptrace,
  *   process_vm, clone_newuser, clone_newnet, clone3, keyctl, bpf, perf,
  *   io_uring, kexec, reboot, init_module, swapon, settime, sethostname,
- *   vsock, netlink, packet, alg, tipc, flock, int80, x32,
+ *   vsock, netlink, packet, alg, tipc, flock, int80, x32, modify_ldt,
+ *   posix_lock, ofd_lock, getlk (record locks on /usr/bin/env, which every
+ *   box can read), lock_high (F_SETLK with bits above 32 set in the command
+ *   register), inotify, dnotify (both see other boxes open a shared file),
+ *   nr N (the raw system call N, every argument -1),
+ *   without arguments (as a submission): "MODE [N]" from stdin,
  *   child_ptrace (from a forked child, the parent waits),
  *   thread_ptrace (from a second thread, the main one keeps printing)
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE  /* also when compiled as a submission (-std=c17) */
+#endif
 #include <errno.h>
 #include <pthread.h>
 #include <fcntl.h>
@@ -20,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/inotify.h>
 #include <sys/mount.h>
 #include <sys/ptrace.h>
 #include <sys/socket.h>
@@ -57,6 +66,12 @@ static void *traceme(void *arg)
 
 int main(int argc, char **argv)
 {
+    static char mode[32], num[16];
+    char *args[] = {argv[0], mode, num, NULL};
+    if (argc < 2 && scanf("%31s %15s", mode, num) >= 1) {
+        argv = args;
+        argc = num[0] ? 3 : 2;
+    }
     if (argc < 2)
         return 2;
     const char *m = argv[1];
@@ -136,6 +151,31 @@ int main(int argc, char **argv)
         int fd = open("/usr/bin/env", O_RDONLY);
         return done(m, flock(fd, LOCK_SH));
     }
+    if (!strcmp(m, "modify_ldt")) {
+        char buf[16];
+        return done(m, syscall(SYS_modify_ldt, 0, buf, sizeof buf));
+    }
+    if (!strcmp(m, "posix_lock") || !strcmp(m, "ofd_lock") || !strcmp(m, "getlk") ||
+        !strcmp(m, "lock_high")) {
+        int fd = open("/usr/bin/env", O_RDONLY);
+        struct flock l = {.l_type = F_RDLCK, .l_whence = SEEK_SET, .l_start = 7, .l_len = 1};
+        if (!strcmp(m, "posix_lock"))
+            return done(m, fcntl(fd, F_SETLK, &l));
+        if (!strcmp(m, "ofd_lock"))
+            return done(m, fcntl(fd, F_OFD_SETLK, &l));
+        if (!strcmp(m, "lock_high"))
+            return done(m, syscall(SYS_fcntl, fd, (1L << 32) | F_SETLK, &l));
+        l.l_type = F_WRLCK;
+        return done(m, fcntl(fd, F_GETLK, &l));
+    }
+    if (!strcmp(m, "inotify"))
+        return done(m, inotify_init1(0));
+    if (!strcmp(m, "dnotify")) {
+        int fd = open("/usr/bin", O_RDONLY | O_DIRECTORY);
+        return done(m, fcntl(fd, F_NOTIFY, DN_ACCESS | DN_MULTISHOT));
+    }
+    if (!strcmp(m, "nr") && argc > 2)
+        return done(m, syscall(atol(argv[2]), -1L, -1L, -1L, -1L, -1L, -1L));
     if (!strcmp(m, "int80")) {
         /* i386 getpid (20) through the 32-bit gate */
         long rc;

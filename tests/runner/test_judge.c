@@ -473,6 +473,58 @@ Test(judgectl, json_contract_and_exit_status, .timeout = 120)
     free(out);
 }
 
+/* ---- hostile submissions through judgectl judge (issue 12) ---- */
+
+#define HOSTILE SRC "/tests/hostile/"
+
+/* A package whose tests feed the inputs to a hostile program (it reads its
+ * mode from stdin) and expect `expected` from each; every test runs. */
+static char *hostile_package(const char *memory, const char *const *inputs, const char *expected)
+{
+    char *pkg = scratch_dir("hostile");
+    put_file(pkg, "problem.yaml", "name: hostile\ntime_limit: 2s\nmemory_limit: %s\n"
+             "output_limit: 1M\nchecker: tokens\nstop_on_failure: none\n", memory);
+    for (int i = 0; inputs[i]; i++) {
+        char in[32], out[32];
+        snprintf(in, sizeof in, "tests/%d.in", i + 1);
+        snprintf(out, sizeof out, "tests/%d.out", i + 1);
+        put_file(pkg, in, "%s\n", inputs[i]);
+        put_file(pkg, out, "%s\n", expected);
+    }
+    return pkg;
+}
+
+/* Judges source (a file of tests/hostile/) against pkg; every test's
+ * verdict must be want. */
+static void expect_every_test(const char *pkg, const char *lang, const char *source,
+                              const char *want)
+{
+    char args[1024], *out;
+    snprintf(args, sizeof args, "judge --json --problem %s --lang %s %s", pkg, lang, source);
+    int rc = run_judgectl(args, &out);
+    cr_assert_eq(rc, 0, "judgectl: %s", out);
+    json_t *j = json_loads(out, 0, NULL);
+    cr_assert_not_null(j, "%s", out);
+    cr_assert_str_eq(json_string_value(json_object_get(json_object_get(j, "compile"), "status")),
+                     "OK", "%s", out);
+    json_t *tests = json_object_get(j, "tests");
+    cr_assert_gt(json_array_size(tests), 0, "%s", out);
+    for (size_t i = 0; i < json_array_size(tests); i++)
+        cr_assert_str_eq(json_string_value(json_object_get(json_array_get(tests, i), "verdict")),
+                         want, "test %zu: %s", i + 1, out);
+    json_decref(j);
+    free(out);
+}
+
+static void judge_hostile(const char *memory, const char *const *inputs, const char *expected,
+                          const char *lang, const char *source, const char *want)
+{
+    char *pkg = hostile_package(memory, inputs, expected);
+    expect_every_test(pkg, lang, source, want);
+    remove_dir(pkg);
+    free(pkg);
+}
+
 /* IE is a verdict of the judge's fault: a script must be able to tell it
  * from the verdicts a submission earns, by the exit status (3). */
 Test(judgectl, ie_verdict_exits_3, .timeout = 120)
@@ -495,6 +547,51 @@ Test(judgectl, ie_verdict_exits_3, .timeout = 120)
     free(out);
     remove_dir(pkg);
     free(pkg);
+}
+
+/* item 1: blocks reserved beyond the size of stdout are OLE, not AC */
+Test(judgectl, disk_reservation_is_ole, .timeout = 120)
+{
+    judge_hostile("64M", (const char *const[]){"keep_size 256", "zero_range 256", "resvsp 256",
+                                                "zero_range_ioctl 256", NULL},
+                  "x", "c", HOSTILE "disk_reserve.c", "OLE");
+}
+
+/* item 2: loopback TCP buffers stay within the memory limit */
+Test(judgectl, tcp_buffers_within_memory_limit, .timeout = 120)
+{
+    judge_hostile("32M", (const char *const[]){"tcp 1 34603008", NULL}, "within", "c",
+                  HOSTILE "kmem_hoard.c", "AC");
+}
+
+/* item 3: a Java program cannot start what it writes to /tmp or /dev/shm */
+Test(judgectl, java_cannot_run_what_it_writes, .timeout = 180)
+{
+    judge_hostile("256M", (const char *const[]){"", NULL}, "blocked", "java",
+                  HOSTILE "exec_escape.java", "AC");
+}
+
+/* item 5: calls the review denies, and one newer than the review */
+Test(judgectl, unreviewed_and_denied_calls_are_sv, .timeout = 120)
+{
+    judge_hostile("64M", (const char *const[]){"modify_ldt", "nr 467", "nr 470", NULL}, "x",
+                  "c", HOSTILE "syscalls.c", "SV");
+}
+
+/* item 6: no record lock on a file other boxes can read, taken or tested */
+Test(judgectl, record_locks_are_sv, .timeout = 120)
+{
+    judge_hostile("64M", (const char *const[]){"ofd send EXFIL", "posix send EXFIL",
+                                               "ofd recv 5", "posix recv 5", NULL},
+                  "x", "c", HOSTILE "lock_channel.c", "SV");
+}
+
+/* item 7: every test of a submission meets a box no run has used, though
+ * the compile ran in the same slot and each test leaves traces */
+Test(judgectl, every_test_meets_a_fresh_box, .timeout = 120)
+{
+    judge_hostile("64M", (const char *const[]){"dirty", "dirty", "clean", NULL}, "fresh", "c",
+                  HOSTILE "run_state.c", "AC");
 }
 
 Test(judgectl, problem_check, .timeout = 120)

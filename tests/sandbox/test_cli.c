@@ -49,8 +49,8 @@
 #error "JUDGE_SANDBOX_CORE must name the judge-sandbox-core binary"
 #endif
 
-/* Private to this build tree (see CMakeLists.txt); slots 980-999 and
- * 850-859 here, test_hostile.c has 900-979. */
+/* Private to this build tree (see CMakeLists.txt); slots 980-999, 850-859
+ * and 870-879 here, test_hostile.c has 830-849, 860-869 and 880-979. */
 #define RUN_DIR TEST_RUN_DIR
 #define CGROUP_PARENT TEST_CGROUP_PARENT
 /* Servers started by one test alone, beside RUN_DIR's. */
@@ -64,6 +64,8 @@
 #define LAST_SLOT 999
 #define EXTRA_FIRST_SLOT 850
 #define EXTRA_LAST_SLOT 859
+#define HARDENING_FIRST_SLOT 870
+#define HARDENING_LAST_SLOT 879
 #define BOX_UID(slot) (60000 + (slot))
 #define NOBODY 65534
 
@@ -144,7 +146,8 @@ static void stop_server(const char *dir)
 static bool our_slot(int slot)
 {
     return (slot >= FIRST_SLOT && slot <= LAST_SLOT) ||
-           (slot >= EXTRA_FIRST_SLOT && slot <= EXTRA_LAST_SLOT);
+           (slot >= EXTRA_FIRST_SLOT && slot <= EXTRA_LAST_SLOT) ||
+           (slot >= HARDENING_FIRST_SLOT && slot <= HARDENING_LAST_SLOT);
 }
 
 static void unmount_pins(const char *dir)
@@ -623,6 +626,136 @@ Test(cli, workdir_is_cwd_and_writable)
     cr_assert_eq(stat(file, &st), 0, "the file made in /box is not in the work directory");
     cr_assert_eq(st.st_uid, 60000 + 995, "owned by uid %d", (int)st.st_uid);
     cli_free(&c);
+}
+
+/* ---- what an adversarial review got past the box (issue 12) ---------- */
+
+/* item 1: blocks reserved beyond stdout's size are OLE, and not taken */
+static void expect_cli_no_reservation(const char *slot, const char *mode)
+{
+    char out[128];
+    snprintf(out, sizeof out, "%s/reserved.out", tmp);
+    struct cli c;
+    CLI(&c, "--json", "--box", slot, "--run-dir", RUN_DIR, "--cgroup-parent", CGROUP_PARENT,
+        "--ro", HOSTILE_DIR ":/hostile", "--server-idle", "10", "--time", "1", "--output", "1M",
+        "--stdout", out, "--", "/hostile/disk_reserve", mode, "256");
+    expect_judged(&c, "OLE");
+    cr_assert(strstr(jstr(&c, "message"), "reserve disk space"), "%s", c.out);
+    struct stat st;
+    cr_assert_eq(stat(out, &st), 0);
+    cr_assert_leq((long long)st.st_blocks * 512, 64 << 10, "%s: %lld bytes allocated", mode,
+                  (long long)st.st_blocks * 512);
+    cli_free(&c);
+}
+
+Test(cli, fallocate_keep_size_is_ole)
+{
+    expect_cli_no_reservation("870", "keep_size");
+}
+
+Test(cli, resvsp_ioctl_is_ole)
+{
+    expect_cli_no_reservation("871", "resvsp");
+}
+
+/* item 2: loopback TCP buffers count against the memory limit, or are
+ * capped at it (v1: memory.kmem.tcp); 256 MiB were held under 32M */
+Test(cli, tcp_buffers_within_memory_limit)
+{
+    struct cli c;
+    CLI(&c, BOX(872), "--time", "5", "--wall", "20", "--mem", "32M", "--procs", "64", "--",
+        "/hostile/kmem_hoard", "tcp", "4");
+    expect_json_shape(&c);
+    const char *status = jstr(&c, "status");
+    cr_assert(!strcmp(status, "OK") || !strcmp(status, "MLE"), "%s", c.out);
+    const char *held = strstr(c.out, "held ");
+    if (!strcmp(status, "OK"))
+        cr_assert(held && atoll(held + 5) <= 33LL << 20, "%s", c.out);
+    cli_free(&c);
+}
+
+/* item 3: what a jvm-profile program writes, it cannot start */
+Test(cli, jvm_profile_cannot_run_what_it_writes)
+{
+    struct cli c;
+    CLI(&c, BOX(873), "--time", "1", "--profile", "jvm", "--", "/hostile/exec_escape", "tmp");
+    expect_judged(&c, "OK");
+    cr_assert(strstr(c.out, "exec -1 EACCES") && !strstr(c.out, "child"), "%s", c.out);
+    cli_free(&c);
+    CLI(&c, BOX(873), "--time", "1", "--profile", "jvm", "--", "/hostile/exec_escape", "memfd");
+    expect_judged(&c, "OK");
+    cr_assert(strstr(c.out, "memfd_create -1 EACCES") && !strstr(c.out, "child"), "%s", c.out);
+    cli_free(&c);
+}
+
+/* item 5: a call newer than the review, and one the review denies */
+Test(cli, unreviewed_call_is_sv)
+{
+    struct cli c;
+    CLI(&c, BOX(874), "--time", "1", "--profile", "compile", "--", "/hostile/syscalls", "nr",
+        "470");
+    expect_judged(&c, "SV");
+    cr_assert_str_eq(jstr(&c, "syscall"), "syscall 470");
+    cli_free(&c);
+    CLI(&c, BOX(874), "--time", "1", "--", "/hostile/syscalls", "nr", "467");
+    expect_judged(&c, "SV");
+    cr_assert_str_eq(jstr(&c, "syscall"), "open_tree_attr");
+    cli_free(&c);
+    CLI(&c, BOX(874), "--time", "1", "--", "/hostile/syscalls", "modify_ldt");
+    expect_judged(&c, "SV");
+    cr_assert_str_eq(jstr(&c, "syscall"), "modify_ldt");
+    cli_free(&c);
+}
+
+/* item 6: neither end of a lock channel gets to take or test a lock */
+Test(cli, lock_channel_is_sv)
+{
+    struct cli c;
+    CLI(&c, BOX(875), "--time", "1", "--wall", "3", "--", "/hostile/lock_channel", "ofd", "send",
+        "EXFIL");
+    expect_judged(&c, "SV");
+    cr_assert_str_eq(jstr(&c, "syscall"), "fcntl");
+    cr_assert(!strstr(c.out, "sent"), "%s", c.out);
+    cli_free(&c);
+    CLI(&c, BOX(876), "--time", "1", "--wall", "3", "--", "/hostile/lock_channel", "posix", "recv",
+        "5");
+    expect_judged(&c, "SV");
+    cr_assert_str_eq(jstr(&c, "syscall"), "fcntl");
+    cli_free(&c);
+}
+
+/* item 7: the server keeps a slot's box between invocations; a third run
+ * sees what the first saw, though the first two left traces */
+Test(cli, runs_learn_nothing_of_earlier_runs)
+{
+    struct cli c;
+    CLI(&c, BOX(877), "--time", "1", "--", "/hostile/run_state", "dirty");
+    expect_judged(&c, "OK");
+    char *first = strdup(c.out);
+    cli_free(&c);
+    CLI(&c, BOX(877), "--time", "1", "--", "/hostile/run_state", "dirty");
+    expect_judged(&c, "OK");
+    cli_free(&c);
+    CLI(&c, BOX(877), "--time", "1", "--", "/hostile/run_state");
+    expect_judged(&c, "OK");
+    /* the JSON lines differ in their timings: compare what came before */
+    size_t n = strstr(first, "{") ? (size_t)(strstr(first, "{") - first) : strlen(first);
+    cr_assert(n > 0 && !strncmp(c.out, first, n), "third run:\n%s\nfirst:\n%s", c.out, first);
+    free(first);
+    cli_free(&c);
+}
+
+/* item 7 without the server: each invocation starts a keeper in the slot's
+ * pinned network namespace, which an earlier run may have used */
+Test(cli, no_server_runs_meet_an_unused_network)
+{
+    for (int i = 0; i < 3; i++) {
+        struct cli c;
+        CLI(&c, BOX(878), "--no-server", "--time", "1", "--", "/hostile/run_state", "dirty");
+        expect_judged(&c, "OK");
+        cr_assert(strstr(c.out, "tcp_opens 0\n"), "run %d:\n%s", i + 1, c.out);
+        cli_free(&c);
+    }
 }
 
 /* ---- the server ---------------------------------------------------------- */
