@@ -108,6 +108,7 @@ int main(int argc, char **argv)
     sigaddset(&set, SIGTERM);
     sigaddset(&set, SIGINT);
     sigaddset(&set, SIGPIPE);
+    sigaddset(&set, SIGHUP);
     pthread_sigmask(SIG_BLOCK, &set, NULL);   /* MHD's threads inherit the mask */
     if (api_start(&a, err, sizeof err)) {
         fprintf(stderr, "judge-api: %s\n", err);
@@ -125,8 +126,6 @@ int main(int argc, char **argv)
     fprintf(stderr, "judge-api: listening on port %d (%s), redis %s, %d tokens (pid %d)\n",
             api_port(&a), a.cfg.api.listen, a.redis_url, a.tokens.n, (int)getpid());
     sigdelset(&set, SIGPIPE);
-    sigaddset(&set, SIGHUP);
-    pthread_sigmask(SIG_BLOCK, &set, NULL);
     int sig;
     while (sigwait(&set, &sig) || (sig != SIGTERM && sig != SIGINT)) {
         if (sig == SIGHUP)
