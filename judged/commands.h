@@ -21,4 +21,7 @@ int cmd_resume(int argc, char **argv);
 int cmd_dlq(int argc, char **argv);
 int cmd_hosts(int argc, char **argv);
 
+/* judge-api's bearer tokens: cmd_tokens.c */
+int cmd_tokens(int argc, char **argv);
+
 #endif

@@ -31,6 +31,7 @@ static const struct command commands[] = {
     {"resume", cmd_resume, "resume claiming in a pool"},
     {"dlq", cmd_dlq, "dead-letter queue: list | requeue ID | drop ID"},
     {"hosts", cmd_hosts, "list judged hosts and their heartbeats"},
+    {"tokens", cmd_tokens, "judge-api tokens: add NAME --role R (prints it once) | list"},
 };
 
 static void usage(FILE *out)

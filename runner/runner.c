@@ -1155,6 +1155,8 @@ static int run_test(void *ctx, size_t i, struct rn_test_outcome *out)
     tr->pipeline_time = rn_now() - started;
     out->verdict = chk.verdict;
     out->fraction = chk.fraction;
+    if (j->req->test_done)
+        j->req->test_done(j->req->keep_going_arg, i, j->prob->test_count, (int)chk.verdict);
     return 0;
 }
 

@@ -66,6 +66,10 @@ struct runner_request {
      * caller lost its lease). May be NULL. */
     bool (*keep_going)(void *arg);
     void *keep_going_arg;
+    /* Called after each test with keep_going_arg, the test's index
+     * (0-based), the number of tests and its verdict (an enum
+     * runner_verdict): progress to show. May be NULL. */
+    void (*test_done)(void *arg, size_t index, size_t count, int verdict);
 };
 
 enum runner_verdict {

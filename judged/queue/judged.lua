@@ -25,7 +25,7 @@ check of their own.
 
 -- Bump on every change of a function's arguments or reply; judged refuses
 -- to replace a NEWER library (another host runs a newer judged).
-local VERSION = 2
+local VERSION = 3
 local GROUP = 'judged'
 
 local function fail(msg)
@@ -132,6 +132,30 @@ end
 
 -- dead-letter an owned entry; the submission (if any) gets the final
 -- verdict IE and its one result event
+-- Counters for metrics (judge-api's GET /metrics), kept in judge:{P}:stats
+-- by the functions that publish a verdict, so they cost judged no round
+-- trip: verdicts by name, and histograms (non-cumulative buckets, upper
+-- bounds in ms) of the queue wait (created -> started) and of judging
+-- (started -> finished), with their sums and counts.
+local BUCKETS = {10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000, 30000, 60000}
+local function observe(stats, name, ms)
+  local b = '+Inf'
+  for _, le in ipairs(BUCKETS) do
+    if ms <= le then b = tostring(le) break end
+  end
+  redis.call('HINCRBY', stats, name .. ':le:' .. b, 1)
+  redis.call('HINCRBY', stats, name .. ':sum', ms)
+  redis.call('HINCRBY', stats, name .. ':count', 1)
+end
+local function count_verdict(pool, sk, verdict, now)
+  local stats = key(pool, 'stats')
+  redis.call('HINCRBY', stats, 'verdict:' .. verdict, 1)
+  local m = redis.call('HMGET', sk, 'created', 'started')
+  local created, started = tonumber(m[1] or ''), tonumber(m[2] or '')
+  if created and started then observe(stats, 'wait', math.max(0, started - created)) end
+  if started then observe(stats, 'judging', math.max(0, now - started)) end
+end
+
 local function bury(pool, q, eid, sid, host, reason, resmax)
   local stream, sub, now = queue_key(pool, q), key(pool, 'sub:' .. sid), now_ms()
   local attempts = redis.call('HGET', sub, 'attempts') or '0'
@@ -154,6 +178,7 @@ local function bury(pool, q, eid, sid, host, reason, resmax)
     local rep = cjson.encode({verdict = 'IE', score = 0, error = reason})
     redis.call('HSET', sub, 'state', 'done', 'verdict', 'IE', 'score', '0', 'report', rep,
                'finished', now, 'dead', '1')
+    count_verdict(pool, sub, 'IE', now)
     redis.call('XADD', key(pool, 'results'), 'MAXLEN', '~', resmax, '*', 'id', sid, 'verdict', 'IE',
                'score', '0', 'pool', pool, 'time', now)
   end
@@ -178,8 +203,11 @@ redis.register_function{function_name = 'judged_version', flags = {'no-writes'},
 -- args: pool, lang, problem, source; optional key (idempotency), priority
 -- (contest|normal), max_queue and max_source (default: what judged
 -- published in judge:{P}:config). The language must be one the pool serves
--- (judge:{P}:config languages, when published).
--- reply: {'result', 'admitted'|'duplicate', 'id', ID} or {'result', 'busy', 'waiting', N}
+-- (judge:{P}:config languages, when published). Optional owner, hash,
+-- callback, metadata are stored with the submission (judge-api: the token's
+-- name, the request's hash, the webhook URL, the platform's metadata); with
+-- hash, the same key and another hash is a 'conflict' (nothing written).
+-- reply: {'result', 'admitted'|'duplicate'|'conflict', 'id', ID} or {'result', 'busy', 'waiting', N}
 local function admit(keys, a)
   local t = argmap(a)
   local pool = pool_of(keys, t)
@@ -200,7 +228,14 @@ local function admit(keys, a)
   end
   if t.key then
     local e = redis.call('GET', key(pool, 'idem:' .. t.key))
-    if e then return {'result', 'duplicate', 'id', e} end
+    if e then
+      -- the same key with another request body (hash given by the caller):
+      -- a client bug the caller must hear about, not the old id
+      if t.hash and redis.call('HGET', key(pool, 'sub:' .. e), 'hash') ~= t.hash then
+        return {'result', 'conflict', 'id', e}
+      end
+      return {'result', 'duplicate', 'id', e}
+    end
   end
   local mq = num(t, 'max_queue', tonumber(cfg[2] or '0'))
   if mq > 0 then
@@ -213,6 +248,11 @@ local function admit(keys, a)
   redis.call('HSET', key(pool, 'sub:' .. id), 'id', id, 'pool', pool, 'lang', t.lang,
              'problem', t.problem, 'priority', pr, 'key', t.key or '', 'state', 'queued',
              'attempts', '0', 'created', now, 'source', t.source)
+  -- optional: who admitted it (an API token's name), the request's hash
+  -- (idempotency), a webhook URL and the platform's opaque metadata
+  for _, f in ipairs({'owner', 'hash', 'callback', 'metadata'}) do
+    if t[f] and t[f] ~= '' then redis.call('HSET', key(pool, 'sub:' .. id), f, t[f]) end
+  end
   if t.key then redis.call('SET', key(pool, 'idem:' .. t.key), id) end
   redis.call('XADD', key(pool, 'q:' .. pr), '*', 'id', id)
   return {'result', 'admitted', 'id', id}
@@ -332,6 +372,7 @@ redis.register_function('judged_finish', function(keys, a)
                'report', t.report, 'finished', now)
     redis.call('XADD', key(pool, 'results'), 'MAXLEN', '~', t.results_max or '100000', '*',
                'id', t.id, 'verdict', t.verdict, 'score', t.score, 'pool', pool, 'time', now)
+    count_verdict(pool, sk, t.verdict, now)
     res = 'published'
   end
   redis.call('XACK', k, GROUP, t.entry)
@@ -493,6 +534,22 @@ end)
 -- args: pool, languages (space-separated), max_queue, max_source. judged
 -- publishes its pool settings at start and on reload, so an admission by
 -- FCALL applies the same checks as judgectl. reply: 'OK'
+------------------------------------------------------------------- progress
+-- args: pool, id, stage (compiling|test), test, count, verdict
+-- One entry of a submission's progress stream judge:{P}:progress:ID (read by
+-- judge-api's GET /v1/submissions/ID/events), which expires an hour after
+-- its last entry: one write per test for judged, XADD and PEXPIRE in one call.
+redis.register_function('judged_progress', function(keys, a)
+  local t = argmap(a)
+  local pool = pool_of(keys, t)
+  need(t, 'id', 'stage')
+  local k = key(pool, 'progress:' .. t.id)
+  redis.call('XADD', k, 'MAXLEN', '~', '10000', '*', 'stage', t.stage, 'test', t.test or '0',
+             'count', t.count or '0', 'verdict', t.verdict or '')
+  redis.call('PEXPIRE', k, 3600000)
+  return 'OK'
+end)
+
 redis.register_function('judged_publish_pool', function(keys, a)
   local t = argmap(a)
   local pool = pool_of(keys, t)

@@ -256,6 +256,14 @@ enum queue_rc queue_admit(struct queue_conn *k, const struct queue_admit_args *i
         add_num(&a, "max_queue", in->max_queue);
     if (in->max_source >= 0)
         add_num(&a, "max_source", in->max_source);
+    if (in->owner)
+        add(&a, "owner", in->owner);
+    if (in->hash)
+        add(&a, "hash", in->hash);
+    if (in->callback)
+        add(&a, "callback", in->callback);
+    if (in->metadata)
+        add(&a, "metadata", in->metadata);
     redisReply *r = call(k, &a);
     enum queue_rc rc = check(k, r, REDIS_REPLY_ARRAY, "admission", err, errlen);
     if (rc)
@@ -265,8 +273,10 @@ enum queue_rc queue_admit(struct queue_conn *k, const struct queue_admit_args *i
     if (!strcmp(res, "busy")) {
         out->result = QUEUE_BUSY;
         out->waiting = ifield(r, "waiting");
-    } else if (!strcmp(res, "admitted") || !strcmp(res, "duplicate")) {
-        out->result = !strcmp(res, "admitted") ? QUEUE_ADMITTED : QUEUE_DUPLICATE;
+    } else if (!strcmp(res, "admitted") || !strcmp(res, "duplicate") || !strcmp(res, "conflict")) {
+        out->result = !strcmp(res, "admitted")    ? QUEUE_ADMITTED
+                      : !strcmp(res, "duplicate") ? QUEUE_DUPLICATE
+                                                  : QUEUE_CONFLICT;
         snprintf(out->id, sizeof out->id, "%s", sfield(r, "id"));
     } else {
         snprintf(err, errlen, "admission: unexpected reply");
@@ -721,6 +731,24 @@ enum queue_rc queue_set_state(struct queue_conn *k, const char *pool, const char
 
 /* --------------------------------------------------------------- reads */
 
+enum queue_rc queue_progress(struct queue_conn *k, const char *pool, const char *id,
+                             const char *stage, int test, int count, const char *verdict,
+                             char *err, size_t errlen)
+{
+    struct args a;
+    args_start(&a, "judged_progress", pool);
+    add(&a, "id", id);
+    add(&a, "stage", stage);
+    add_num(&a, "test", test);
+    add_num(&a, "count", count);
+    add(&a, "verdict", verdict ? verdict : "");
+    redisReply *r = call(k, &a);
+    enum queue_rc rc = check(k, r, -1, "progress", err, errlen);
+    if (rc == QUEUE_OK)
+        freeReplyObject(r);
+    return rc;
+}
+
 enum queue_rc queue_result(struct queue_conn *k, const char *id, struct queue_result *out,
                            bool *found, char *err, size_t errlen)
 {
@@ -732,7 +760,8 @@ enum queue_rc queue_result(struct queue_conn *k, const char *id, struct queue_re
     snprintf(suffix, sizeof suffix, "sub:%s", id);
     queue_key(ksub, sizeof ksub, pool, suffix);
     static const char *names[] = {"state", "verdict", "score", "report", "lang", "problem",
-                                  "priority", "attempts", "created", "started", "finished", "host"};
+                                  "priority", "attempts", "created", "started", "finished", "host",
+                                  "owner", "metadata"};
     enum { NF = sizeof names / sizeof names[0] };
     const char *argv[NF + 2] = {"HMGET", ksub};
     for (int i = 0; i < NF; i++)
@@ -759,6 +788,8 @@ enum queue_rc queue_result(struct queue_conn *k, const char *id, struct queue_re
         out->started = v[9] ? atoll(v[9]) : 0;
         out->finished = v[10] ? atoll(v[10]) : 0;
         snprintf(out->host, sizeof out->host, "%s", v[11] ? v[11] : "");
+        snprintf(out->owner, sizeof out->owner, "%s", v[12] ? v[12] : "");
+        out->metadata = v[13] ? strdup(v[13]) : NULL;
     }
     freeReplyObject(r);
     return QUEUE_OK;
@@ -767,7 +798,9 @@ enum queue_rc queue_result(struct queue_conn *k, const char *id, struct queue_re
 void queue_result_free(struct queue_result *r)
 {
     free(r->report);
+    free(r->metadata);
     r->report = NULL;
+    r->metadata = NULL;
 }
 
 static int cmp_event(const void *a, const void *b)
