@@ -30,14 +30,17 @@ struct local_opts {
     char languages[4200];
     const char *work_dir;
     int slot;
+    struct runner_limits limits;    /* --limit KEY=VALUE (problem packages) */
 };
 
-enum { OPT_LANGUAGES = 1000, OPT_WORK_DIR, OPT_SLOT, OPT_JSON, OPT_CHECK, OPT_CONFIG };
+enum { OPT_LANGUAGES = 1000, OPT_WORK_DIR, OPT_SLOT, OPT_JSON, OPT_CHECK, OPT_CONFIG,
+       OPT_LIMIT };
 
 static const struct option common_options[] = {
     {"languages", required_argument, NULL, OPT_LANGUAGES},
     {"work-dir", required_argument, NULL, OPT_WORK_DIR},
     {"slot", required_argument, NULL, OPT_SLOT},
+    {"limit", required_argument, NULL, OPT_LIMIT},
     {"config", required_argument, NULL, OPT_CONFIG},   /* global; unused here */
     {"help", no_argument, NULL, 'h'},
 };
@@ -50,6 +53,13 @@ static int common_option(int c, struct local_opts *o)
     case OPT_WORK_DIR: o->work_dir = optarg; return 1;
     case OPT_SLOT: o->slot = atoi(optarg); return 1;
     case OPT_CONFIG: return 1;
+    case OPT_LIMIT: {
+        char err[256];
+        if (runner_limits_set(&o->limits, optarg, err, sizeof err) == 0)
+            return 1;
+        fprintf(stderr, "judgectl: --limit %s\n", err);
+        exit(2);
+    }
     default: return 0;
     }
 }
@@ -64,7 +74,7 @@ static struct local_opts default_opts(void)
 static struct runner *open_runner(const struct local_opts *o, const char *cmd, bool quiet)
 {
     struct runner_config cfg = {.languages_dir = o->languages, .work_dir = o->work_dir,
-                                .first_slot = o->slot, .slots = 1};
+                                .first_slot = o->slot, .slots = 1, .limits = o->limits};
     struct runner *r;
     char err[4096];
     if (runner_open(&r, &cfg, err, sizeof err) == 0)
@@ -89,7 +99,7 @@ static struct runner *open_catalog(const struct local_opts *o)
 
 static const char judge_usage[] =
     "usage: judgectl judge --problem DIR --lang ID [--json] [--languages DIR]\n"
-    "                      [--work-dir DIR] [--slot N] SOURCE\n"
+    "                      [--work-dir DIR] [--slot N] [--limit KEY=VALUE] SOURCE\n"
     "Compiles SOURCE and judges it against the problem package in DIR.\n"
     "Exit status: 0 a verdict was reached (AC, WA, CE, TLE...: whatever the\n"
     "submission earned); 3 the verdict is IE (the problem package or its\n"
@@ -291,10 +301,13 @@ int cmd_languages(int argc, char **argv)
 /* ---- problem check ----------------------------------------------------------- */
 
 static const char problem_usage[] =
-    "usage: judgectl problem check [--languages DIR] [--work-dir DIR] [--slot N] DIR\n"
+    "usage: judgectl problem check [--languages DIR] [--work-dir DIR] [--slot N]\n"
+    "                              [--limit KEY=VALUE] DIR\n"
     "       judgectl problem push|list|show|versions|rm ...  (the problem store: --help there)\n"
     "Validates a problem package: every error names file, line and key. A custom\n"
     "checker is compiled through the sandbox (when the sandbox is available).\n"
+    "--limit KEY=VALUE (repeatable) raises or lowers a package limit: yaml_size,\n"
+    "package_files, package_size, tests (runner/README.md).\n"
     "Warnings (\"FILE:LINE: KEY: warning: ...\", e.g. a memory limit too small\n"
     "for any program to start) are printed too but do not fail the check.\n"
     "Exit status 0 without errors, 1 with errors, 2 on bad usage.\n";
@@ -304,7 +317,7 @@ static const char problem_usage[] =
 static bool is_store_command(int argc, char **argv)
 {
     static const char *with_value[] = {"--config", "--languages", "--work-dir", "--slot", "--name",
-                                       "--version", "-c", "-n", "-v"};
+                                       "--version", "--limit", "-c", "-n", "-v"};
     for (int i = 1; i < argc; i++) {
         if (argv[i][0] != '-')
             return strcmp(argv[i], "check") != 0;
@@ -339,7 +352,8 @@ int cmd_problem(int argc, char **argv)
         fprintf(stderr, "judgectl problem: no sandbox or languages: a custom checker is not "
                         "compiled\n");
     char *errors = NULL, *summary = NULL;
-    int count = runner_problem_check(r, dir, &errors, &summary);
+    int count = r ? runner_problem_check(r, dir, &errors, &summary)
+                  : runner_problem_check_limits(&o.limits, dir, &errors, &summary);
     runner_close(r);
     if (count > 0)
         fprintf(stdout, "%s%d error%s in %s\n", errors, count, count == 1 ? "" : "s", dir);

@@ -23,4 +23,7 @@ int cmd_dlq(int argc, char **argv);
 int cmd_hosts(int argc, char **argv);
 int cmd_rejudge(int argc, char **argv);   /* cmd_rejudge.c */
 
+/* judge-api's bearer tokens: cmd_tokens.c */
+int cmd_tokens(int argc, char **argv);
+
 #endif

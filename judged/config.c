@@ -115,6 +115,8 @@ static int parse_pool(struct ctx *c, const char *name, yaml_node_t *m, struct jd
         if (!ks)
             return fail(c, k, key, "expected a scalar key");
         if (!strcmp(ks, "languages")) {
+            if (have_langs)   /* a second list would overflow the first's array */
+                return fail(c, k, key, "given twice");
             if (v->type != YAML_SEQUENCE_NODE)
                 return fail(c, v, key, "expected a list of language ids");
             int n = (int)(v->data.sequence.items.top - v->data.sequence.items.start);
@@ -144,6 +146,63 @@ static int parse_pool(struct ctx *c, const char *name, yaml_node_t *m, struct jd
     if (!have_langs) {
         snprintf(key, sizeof key, "pools.%s.languages", name);
         return fail(c, m, key, "missing");
+    }
+    return 0;
+}
+
+static int parse_api(struct ctx *c, yaml_node_t *m, struct jd_api_cfg *a)
+{
+    if (m->type != YAML_MAPPING_NODE)
+        return fail(c, m, "api", "expected a mapping {listen: HOST:PORT, tokens: FILE, ...}");
+    for (yaml_node_pair_t *pr = m->data.mapping.pairs.start; pr < m->data.mapping.pairs.top; pr++) {
+        yaml_node_t *k = yaml_document_get_node(c->doc, pr->key);
+        yaml_node_t *v = yaml_document_get_node(c->doc, pr->value);
+        const char *ks = scalar(k);
+        char key[128];
+        snprintf(key, sizeof key, "api.%s", ks ? ks : "?");
+        long x;
+        int rc = 0;
+        if (!ks)
+            return fail(c, k, key, "expected a scalar key");
+        if (!strcmp(ks, "listen")) {
+            rc = get_str(c, v, key, &a->listen);
+            const char *colon = rc ? NULL : strrchr(a->listen, ':');
+            char *end;
+            if (!rc && (!colon || colon == a->listen || strtol(colon + 1, &end, 10) > 65535 ||
+                        *end || end == colon + 1))
+                rc = fail(c, v, key, "expected HOST:PORT like 127.0.0.1:8080");
+        } else if (!strcmp(ks, "tokens"))
+            rc = get_str(c, v, key, &a->tokens);
+        else if (!strcmp(ks, "dashboard"))
+            rc = get_str(c, v, key, &a->dashboard);
+        else if (!strcmp(ks, "max_connections")) {
+            rc = get_int(c, v, key, 1, 100000, &x);
+            a->max_connections = (int)x;
+        } else if (!strcmp(ks, "rate")) {
+            rc = get_int(c, v, key, 0, 10000000, &x);
+            a->rate = (double)x;
+        } else if (!strcmp(ks, "burst"))
+            rc = get_int(c, v, key, 1, 10000000, &a->burst);
+        else if (!strcmp(ks, "sse_heartbeat"))
+            rc = get_duration(c, v, key, &a->sse_heartbeat_ms);
+        else if (!strcmp(ks, "webhook_secret"))
+            rc = get_str(c, v, key, &a->webhook_secret);
+        else if (!strcmp(ks, "webhook_retry_for"))
+            rc = get_duration(c, v, key, &a->webhook_retry_for_ms);
+        else if (!strcmp(ks, "webhook_timeout"))
+            rc = get_duration(c, v, key, &a->webhook_timeout_ms);
+        else if (!strcmp(ks, "webhook_allow_private")) {
+            const char *b = scalar(v);
+            if (!b || (strcmp(b, "true") && strcmp(b, "false")))
+                rc = fail(c, v, key, "expected true or false");
+            else
+                a->webhook_allow_private = !strcmp(b, "true");
+        } else
+            return fail(c, k, key, "unknown key (expected listen, tokens, max_connections, rate, "
+                                   "burst, sse_heartbeat, dashboard, webhook_secret, "
+                                   "webhook_retry_for, webhook_timeout, webhook_allow_private)");
+        if (rc)
+            return -1;
     }
     return 0;
 }
@@ -206,6 +265,8 @@ static int parse_root(struct ctx *c, yaml_node_t *root, struct jd_config *cfg)
             rc = get_str(c, v, ks, &cfg->sandbox_run_dir);
         else if (!strcmp(ks, "cgroup_parent"))
             rc = get_str(c, v, ks, &cfg->cgroup_parent);
+        else if (!strcmp(ks, "api"))
+            rc = parse_api(c, v, &cfg->api);
         else if (!strcmp(ks, "pools")) {
             if (v->type != YAML_MAPPING_NODE)
                 return fail(c, v, ks, "expected a mapping of pool name to settings");
@@ -298,6 +359,24 @@ int jd_config_load(struct jd_config *cfg, const char *path, char *err, size_t er
         char dir[4200];
         cfg->languages = strdup(jd_default_languages(dir, sizeof dir));
     }
+    if (!cfg->api.listen)
+        cfg->api.listen = strdup("127.0.0.1:8080");
+    if (!cfg->api.tokens)
+        cfg->api.tokens = strdup("/etc/judged/tokens");
+    if (!cfg->api.dashboard) {
+        char dir[4200];
+        cfg->api.dashboard = strdup(jd_default_dashboard(dir, sizeof dir));
+    }
+    if (!cfg->api.max_connections)
+        cfg->api.max_connections = 512;
+    if (!cfg->api.burst)
+        cfg->api.burst = cfg->api.rate > 0 ? (long)cfg->api.rate * 2 + 1 : 1;
+    if (!cfg->api.webhook_retry_for_ms)
+        cfg->api.webhook_retry_for_ms = 3600 * 1000;
+    if (!cfg->api.webhook_timeout_ms)
+        cfg->api.webhook_timeout_ms = 10000;
+    if (!cfg->api.sse_heartbeat_ms)
+        cfg->api.sse_heartbeat_ms = 15000;
     if (!cfg->host) {
         char h[256] = "localhost";
         gethostname(h, sizeof h - 1);
@@ -316,6 +395,10 @@ void jd_config_free(struct jd_config *cfg)
     free(cfg->host);
     free(cfg->sandbox_run_dir);
     free(cfg->cgroup_parent);
+    free(cfg->api.listen);
+    free(cfg->api.tokens);
+    free(cfg->api.dashboard);
+    free(cfg->api.webhook_secret);
     for (int i = 0; i < cfg->npools; i++) {
         free(cfg->pools[i].name);
         for (int j = 0; j < cfg->pools[i].nlanguages; j++)

@@ -51,6 +51,7 @@ struct job {
     char verdict[16];
     double score;
     char *report;
+    struct queue_conn *conn; /* the worker's, while the job runs (progress) */
 };
 
 void job_free(struct job *j);

@@ -2,14 +2,17 @@
 # judged/demo.sh [OPTIONS] [BUILD_DIR] - the main job, on an embedded default.
 #
 # Starts judged with its own private redis-server (no `redis:` in the
-# config), submits every sample solution in testdata/*/solutions/ through
-# `judgectl submit`, waits for each result and prints the verdict it got next
-# to the one its file name promises. Exits non-zero if any differs.
+# config) and judge-api in front of it, prints the dashboard's URL, submits
+# every sample solution in testdata/*/solutions/ over HTTP (POST
+# /v1/submissions, as a contest platform would; the client is python3's
+# urllib), long-polls each result and prints the verdict it got next to the
+# one its file name promises. Exits non-zero if any differs.
 #
 # By default it runs BUILD_DIR/bin's executables (BUILD_DIR: build/) with the
 # source tree's languages/. Options:
-#   --prefix DIR        run an installed judged instead: DIR/bin/judged and
-#                       DIR/bin/judgectl with DIR/share/judged/languages (/usr)
+#   --prefix DIR        run an installed judged instead: DIR/bin/judged,
+#                       DIR/bin/judgectl and DIR/bin/judge-api with
+#                       DIR/share/judged/languages (/usr)
 #   --langs L1,L2,...   submit only the solutions in these languages (the
 #                       others' compilers may not be installed)
 #   --first-slot N      the sandbox slots to use (default 700; 8 of them: a
@@ -34,7 +37,7 @@ if [ -z "$bin" ]; then
     build=$(cd "${1:-$root/build}" && pwd)
     bin=$build/bin
 fi
-for tool in judged judgectl; do
+for tool in judged judgectl judge-api; do
     [ -x "$bin/$tool" ] || { echo "demo: $bin/$tool is missing: build first" >&2; exit 2; }
 done
 [ -d "$languages" ] || { echo "demo: no languages directory $languages" >&2; exit 2; }
@@ -54,11 +57,16 @@ pools:
   native: {languages: [c, cpp, rust, go, pascal], slots: 2}
   python: {languages: [python3], slots: 1}
   java:   {languages: [java, javascript], slots: 1}
+api:
+  listen: 127.0.0.1:0
+  tokens: $state/tokens
 EOF
 
 "$bin/judged" --config "$config" >"$state/judged.log" 2>&1 &
 judged_pid=$!
+api_pid=
 cleanup() {
+    [ -z "$api_pid" ] || kill -TERM "$api_pid" 2>/dev/null || true
     kill -TERM "$judged_pid" 2>/dev/null || true
     wait "$judged_pid" 2>/dev/null || true
     rm -rf "$state"
@@ -72,6 +80,39 @@ for _ in $(seq 300); do
     sleep 0.1
 done
 
+# judge-api, with a token for the platform and one for the dashboard
+platform=$(ctl tokens add demo-platform --role submit)
+admin=$(ctl tokens add demo-admin --role admin)
+"$bin/judge-api" --config "$config" >"$state/api.log" 2>&1 &
+api_pid=$!
+port=
+for _ in $(seq 300); do
+    port=$(sed -n 's/.*listening on port \([0-9]*\).*/\1/p' "$state/api.log")
+    [ -n "$port" ] && break
+    kill -0 "$api_pid" 2>/dev/null || { cat "$state/api.log" >&2; exit 1; }
+    sleep 0.1
+done
+api=http://127.0.0.1:$port
+echo "dashboard (while the demo runs): $api/#token=$admin"
+# http PATH [PROBLEM LANGUAGE FILE]: GET PATH, or POST the submission to PATH
+http() {
+    python3 - "$api" "$platform" "$@" <<'PY'
+import json, sys, urllib.error, urllib.request
+api, token, path = sys.argv[1:4]
+body = None
+if len(sys.argv) > 4:
+    problem, language, file = sys.argv[4:7]
+    body = json.dumps({"problem": problem, "language": language, "source": open(file).read()}).encode()
+req = urllib.request.Request(api + path, data=body, headers={"Authorization": "Bearer " + token,
+                                                              "Content-Type": "application/json"})
+try:
+    print(urllib.request.urlopen(req, timeout=60).read().decode())
+except urllib.error.HTTPError as e:
+    sys.exit(f"demo: {path}: HTTP {e.code} {e.read().decode()}")
+PY
+}
+field() { python3 -c 'import json,sys; print(json.loads(sys.argv[2]).get(sys.argv[1], ""))' "$1" "$2"; }
+
 declare -A lang_of=([c]=c [cpp]=cpp [py]=python3 [java]=java [rs]=rust [go]=go
                     [js]=javascript [pas]=pascal)
 ids=() names=() expected=()
@@ -81,19 +122,21 @@ for solution in "$root"/testdata/*/solutions/*; do
     [ -n "$lang" ] || continue
     [ -z "$only" ] || [[ $only == *",$lang,"* ]] || continue
     problem=$(basename "$(dirname "$(dirname "$solution")")")
-    ids+=("$(ctl submit --problem "$problem" --lang "$lang" "$solution")")
+    reply=$(http /v1/submissions "$problem" "$lang" "$solution")
+    ids+=("$(field id "$reply")")
     names+=("$problem/$file")
     verdict=${file%%.*}
     expected+=("${verdict%%_*}")
 done
 [ "${#ids[@]}" -gt 0 ] || { echo "demo: no solution to submit${only:+ in ${only:1:-1}}" >&2; exit 2; }
-echo "submitted ${#ids[@]} solutions; judging..."
-
-field() { python3 -c 'import json,sys; print(json.loads(sys.argv[2]).get(sys.argv[1], ""))' "$1" "$2"; }
+echo "submitted ${#ids[@]} solutions over HTTP; judging..."
 printf '%-34s %-9s %-8s %s\n' SOLUTION EXPECTED VERDICT SCORE
 passed=0 failed=0
 for i in "${!ids[@]}"; do
-    json=$(ctl result --wait 600 --json "${ids[$i]}" | tr -d '\n')
+    json=$(http "/v1/submissions/${ids[$i]}?wait=30")
+    while [ "$(field state "$json")" != done ]; do   # each long-poll is at most 30 s
+        json=$(http "/v1/submissions/${ids[$i]}?wait=30")
+    done
     verdict=$(field verdict "$json")
     score=$(field score "$json")
     want=${expected[$i]^^}

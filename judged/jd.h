@@ -24,6 +24,21 @@ struct jd_pool_cfg {
     long max_queue;          /* 0 = unlimited */
 };
 
+/* The api: section, read only by judge-api (judged ignores it). */
+struct jd_api_cfg {
+    char *listen;            /* HOST:PORT (port 0: any free port) */
+    char *tokens;            /* the tokens file (name, roles, SHA-256 of the token) */
+    int max_connections;     /* concurrent connections; more wait to be accepted */
+    double rate;             /* requests per second per token (0 = unlimited) */
+    long burst;              /* token bucket size */
+    long sse_heartbeat_ms;   /* comment line on an idle event stream */
+    char *dashboard;         /* directory of the dashboard's files */
+    char *webhook_secret;    /* HMAC-SHA256 key of webhook signatures (NULL: no webhooks) */
+    bool webhook_allow_private;  /* allow callbacks to loopback/private addresses */
+    long webhook_retry_for_ms;   /* keep retrying a failing callback this long */
+    long webhook_timeout_ms;     /* one delivery attempt */
+};
+
 struct jd_config {
     char *path;
     char *redis;             /* URL; NULL = embedded redis under state_dir */
@@ -47,6 +62,7 @@ struct jd_config {
     char *cgroup_parent;
     struct jd_pool_cfg *pools;
     int npools;
+    struct jd_api_cfg api;
 };
 
 /* Parses FILE. On error returns -1 with err = "FILE:LINE: key 'K': why". */

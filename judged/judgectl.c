@@ -32,6 +32,7 @@ static const struct command commands[] = {
     {"dlq", cmd_dlq, "dead-letter queue: list | requeue ID | drop ID"},
     {"hosts", cmd_hosts, "list judged hosts and their heartbeats"},
     {"rejudge", cmd_rejudge, "queue a problem's submissions again; rejudge status"},
+    {"tokens", cmd_tokens, "judge-api tokens: add NAME --role R (prints it once) | list"},
 };
 
 static void usage(FILE *out)

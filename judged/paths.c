@@ -38,7 +38,8 @@ static int cut_last(char *p)
     return 0;
 }
 
-const char *jd_default_languages(char *buf, size_t len)
+/* PREFIX/share/judged/WHAT for the executable in PREFIX/bin */
+static const char *share_dir(const char *what, char *buf, size_t len)
 {
     char exe[4096];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
@@ -46,11 +47,21 @@ const char *jd_default_languages(char *buf, size_t len)
         exe[n] = '\0';
         /* PREFIX/bin/judged -> PREFIX */
         if (cut_last(exe) == 0 && cut_last(exe) == 0) {
-            snprintf(buf, len, "%s/share/judged/languages", exe);
+            snprintf(buf, len, "%s/share/judged/%s", exe, what);
             return buf;
         }
     }
     /* no /proc: the Debian package's place */
-    snprintf(buf, len, "/usr/share/judged/languages");
+    snprintf(buf, len, "/usr/share/judged/%s", what);
     return buf;
+}
+
+const char *jd_default_languages(char *buf, size_t len)
+{
+    return share_dir("languages", buf, len);
+}
+
+const char *jd_default_dashboard(char *buf, size_t len)
+{
+    return share_dir("www", buf, len);
 }

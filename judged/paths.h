@@ -14,4 +14,8 @@ const char *jd_default_config(void);
  * executable's bin/ directory. Writes it into buf (len bytes); returns buf. */
 const char *jd_default_languages(char *buf, size_t len);
 
+/* judge-api's dashboard files when api.dashboard is not set: share/judged/www
+ * beside the executable's bin/ (in the build tree a link to judged/api/www). */
+const char *jd_default_dashboard(char *buf, size_t len);
+
 #endif

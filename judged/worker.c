@@ -30,6 +30,17 @@ static bool keep_going(void *arg)
     return !atomic_load(&j->lost) && !atomic_load(&j->abort);
 }
 
+/* Progress for the platform (judge-api's GET /v1/submissions/ID/events):
+ * one write per test, best effort - a failed write costs nothing but the
+ * line on the contestant's screen. */
+static void test_done(void *arg, size_t index, size_t count, int verdict)
+{
+    struct job *j = arg;
+    char err[256];
+    queue_progress(j->conn, j->pool->name, j->q.id, "test", (int)index + 1, (int)count,
+                   runner_verdict_name((enum runner_verdict)verdict), err, sizeof err);
+}
+
 /* Whether to keep retrying a settlement of j that Redis did not answer. */
 static bool retry_io(struct queue_conn *k, struct job *j, int *tries)
 {
@@ -197,7 +208,11 @@ static struct job *run_job(struct queue_conn *k, struct job *j)
         .source_len = j->q.source_len,
         .keep_going = keep_going,
         .keep_going_arg = j,
+        .test_done = test_done,
     };
+    char perr[256];
+    j->conn = k;
+    queue_progress(k, p->name, j->q.id, "compiling", 0, 0, NULL, perr, sizeof perr);
     struct runner_report *rep = NULL;
     enum runner_failure failure = RUNNER_FAILURE_NONE;
     int rc = runner_judge(p->runner, &req, &rep, &failure, err, sizeof err);

@@ -17,6 +17,16 @@
  * 2 PE, 3 checker failure, 4 "dirt" (PE), 7 points (a fraction 0..1 on its
  * stdout), 8 unexpected EOF (WA); anything else, or a crash, is IE: the
  * problem's fault, never the contestant's WA.
+ *
+ * Cost. The answer is package data and may be huge (a 2 GiB sparse file)
+ * while the output is bounded by the output limit. Every comparison stops
+ * at the first decisive difference and reads the answer only as far as the
+ * output, that difference and any whitespace before it: an answer token is
+ * scanned at most one byte past the length of the output token it is
+ * compared with, an answer line only as far as it can still equal the
+ * output's. Both files are mapped, so what is not looked at is never read.
+ * Quoted tokens and lines are escaped (control bytes, bytes that are not
+ * UTF-8) and cut to SHOWN bytes.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -42,14 +52,17 @@ static bool is_blank(char c)
     return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
 }
 
-static bool next_token(struct cursor *c, const char **tok, size_t *len)
+/* The next token, scanning at most cap bytes of it: *len == cap means "cap
+ * or longer" (the cursor then stops inside the token; the caller stops). */
+static bool next_token(struct cursor *c, const char **tok, size_t *len, size_t cap)
 {
     while (c->p < c->end && is_blank(*c->p))
         c->p++;
     if (c->p == c->end)
         return false;
     *tok = c->p;
-    while (c->p < c->end && !is_blank(*c->p))
+    const char *stop = (size_t)(c->end - c->p) > cap ? c->p + cap : c->end;
+    while (c->p < stop && !is_blank(*c->p))
         c->p++;
     *len = (size_t)(c->p - *tok);
     c->index++;
@@ -93,12 +106,22 @@ static void set(struct rn_check *res, enum runner_verdict v, const char *fmt, ..
     va_end(ap);
 }
 
-#define SHOWN 40  /* characters of a token or line quoted in a message */
-#define SHOW(s, n) (int)((n) > SHOWN ? SHOWN : (n)), (s), ((n) > SHOWN ? "..." : "")
+#define SHOWN 40  /* bytes of a token or line quoted in a message */
+#define NUMBER_MAX 128   /* a longer token is never a number */
+
+struct shown {
+    char text[SHOWN + 4];    /* SHOWN bytes at most, "..." when cut */
+};
+
+/* an escaped, cut copy of n bytes of output or answer for a message */
+static const char *show(struct shown *sh, const char *s, size_t n)
+{
+    return rn_quote(sh->text, sizeof sh->text, s, n);
+}
 
 static bool parse_number(const char *tok, size_t len, double *out)
 {
-    char buf[128];
+    char buf[NUMBER_MAX];
     if (len >= sizeof buf)
         return false;
     memcpy(buf, tok, len);
@@ -136,17 +159,19 @@ static bool tokens_match(bool floats, const struct rn_compare *cmp, const char *
                          const char *a, size_t an, size_t index, struct rn_check *res)
 {
     double av, ov;
+    struct shown sa, so;
     if (floats && parse_number(a, an, &av)) {
         if (parse_number(o, on, &ov) && numbers_close(ov, av, cmp))
             return true;
-        set(res, RUNNER_WA, "token %zu: expected %.*s%s, found %.*s%s (tolerance: absolute %g, "
-            "relative %g)", index, SHOW(a, an), SHOW(o, on), cmp->abs_tol, cmp->rel_tol);
+        set(res, RUNNER_WA, "token %zu: expected %s, found %s (tolerance: absolute %g, "
+            "relative %g)", index, show(&sa, a, an), show(&so, o, on), cmp->abs_tol,
+            cmp->rel_tol);
         return false;
     }
     if (on == an && same_bytes(o, a, an, cmp->case_insensitive))
         return true;
-    set(res, RUNNER_WA, "token %zu: expected '%.*s%s', found '%.*s%s'", index, SHOW(a, an),
-        SHOW(o, on));
+    set(res, RUNNER_WA, "token %zu: expected '%s', found '%s'", index, show(&sa, a, an),
+        show(&so, o, on));
     return false;
 }
 
@@ -167,21 +192,25 @@ static void check_tokens(bool floats, const struct rn_compare *cmp, const char *
 {
     struct cursor co = {out, out + outlen, 0}, ca = {ans, ans + anslen, 0};
     const char *o = out, *a = ans;
-    size_t on, an;
+    size_t on = 0, an;
+    struct shown sh;
     for (;;) {
         const char *o0 = co.p, *a0 = ca.p;
-        bool has_o = next_token(&co, &o, &on), has_a = next_token(&ca, &a, &an);
+        bool has_o = next_token(&co, &o, &on, outlen);
+        /* one byte past the output's token (or enough to show or parse) */
+        size_t cap = (has_o ? on : 0) > NUMBER_MAX ? on + 1 : NUMBER_MAX + 1;
+        bool has_a = next_token(&ca, &a, &an, cap);
         if (!blanks_match(cmp, o0, has_o ? o : co.p, a0, has_a ? a : ca.p,
                           has_a ? ca.index : ca.index + 1, res))
             return;
         if (!has_o && !has_a)
             break;
         if (!has_o)
-            return set(res, RUNNER_WA, "output ends after %zu tokens; expected '%.*s%s' next",
-                       co.index, SHOW(a, an));
+            return set(res, RUNNER_WA, "output ends after %zu tokens; expected '%s' next",
+                       co.index, show(&sh, a, an));
         if (!has_a)
-            return set(res, RUNNER_WA, "extra output after %zu tokens: '%.*s%s'", ca.index,
-                       SHOW(o, on));
+            return set(res, RUNNER_WA, "extra output after %zu tokens: '%s'", ca.index,
+                       show(&sh, o, on));
         if (!tokens_match(floats, cmp, o, on, a, an, ca.index, res))
             return;
     }
@@ -198,29 +227,61 @@ static bool tokens_equal(const struct rn_compare *cmp, const char *out, size_t o
     return tmp.verdict == RUNNER_AC;
 }
 
+/* Whether the answer's next line equals o (on bytes, trailing blanks gone):
+ * compares on bytes, then looks only at the blanks after them; on a match
+ * the cursor moves past the line. */
+static bool answer_line_equals(struct cursor *ca, const char *o, size_t on, bool fold_case)
+{
+    size_t left = (size_t)(ca->end - ca->p);
+    if (left < on || !same_bytes(ca->p, o, on, fold_case))
+        return false;
+    const char *q = ca->p + on;
+    while (q < ca->end && *q != '\n' && is_blank(*q))
+        q++;
+    if (q < ca->end && *q != '\n')
+        return false;
+    ca->p = q < ca->end ? q + 1 : q;
+    ca->index++;
+    return true;
+}
+
+/* the answer's next line for a message: at most SHOWN + 1 bytes of it */
+static size_t answer_line_shown(const struct cursor *ca, const char **line)
+{
+    size_t left = (size_t)(ca->end - ca->p), cap = left > SHOWN + 1 ? SHOWN + 1 : left;
+    const char *nl = memchr(ca->p, '\n', cap);
+    size_t n = nl ? (size_t)(nl - ca->p) : cap;
+    while (n && n <= SHOWN && is_blank(ca->p[n - 1]))
+        n--;
+    *line = ca->p;
+    return n;
+}
+
 static void check_lines(const struct rn_compare *cmp, const char *out, size_t outlen,
                         const char *ans, size_t anslen, struct rn_check *res)
 {
     struct cursor co = {out, out + outlen, 0}, ca = {ans, ans + anslen, 0};
     const char *o = NULL, *a = NULL;
-    size_t on = 0, an = 0;
+    size_t on = 0;
+    struct shown sa, so;
     for (;;) {
-        bool has_o = next_line(&co, &o, &on), has_a = next_line(&ca, &a, &an);
+        bool has_o = next_line(&co, &o, &on), has_a = ca.p < ca.end;
         if (!has_o && !has_a)
             return set(res, RUNNER_AC, "%zu lines", ca.index);
         if (!has_a && (on == 0 && only_blank(co.p, co.end)))
             return set(res, RUNNER_AC, "%zu lines", ca.index);
-        if (!has_o && (an == 0 && only_blank(ca.p, ca.end)))
+        if (!has_o && only_blank(ca.p, ca.end))      /* stops at the first non-blank */
             return set(res, RUNNER_AC, "%zu lines", ca.index);
-        if (has_o && has_a && on == an && same_bytes(o, a, an, cmp->case_insensitive))
+        if (has_o && has_a && answer_line_equals(&ca, o, on, cmp->case_insensitive))
             continue;
         enum runner_verdict v = tokens_equal(cmp, out, outlen, ans, anslen) ? RUNNER_PE : RUNNER_WA;
+        size_t an = has_a ? answer_line_shown(&ca, &a) : 0, line = ca.index + 1;
         if (!has_o)
-            return set(res, v, "output ends at line %zu; expected '%.*s%s'", ca.index, SHOW(a, an));
+            return set(res, v, "output ends at line %zu; expected '%s'", line, show(&sa, a, an));
         if (!has_a)
-            return set(res, v, "extra output at line %zu: '%.*s%s'", co.index, SHOW(o, on));
-        return set(res, v, "line %zu: expected '%.*s%s', found '%.*s%s'", ca.index, SHOW(a, an),
-                   SHOW(o, on));
+            return set(res, v, "extra output at line %zu: '%s'", co.index, show(&so, o, on));
+        return set(res, v, "line %zu: expected '%s', found '%s'", line, show(&sa, a, an),
+                   show(&so, o, on));
     }
 }
 
@@ -255,27 +316,27 @@ struct mapped {
     size_t len;
 };
 
-static int map_file(const char *path, struct mapped *m, char *err, size_t errlen)
+/* maps a regular file: pages never looked at are never read */
+static int map_fd(int fd, const char *what, struct mapped *m, char *err, size_t errlen)
 {
     *m = (struct mapped){"", 0};
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
     struct stat st;
-    if (fd < 0 || fstat(fd, &st) < 0) {
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
-        if (fd >= 0)
-            close(fd);
+    if (fstat(fd, &st) < 0) {
+        snprintf(err, errlen, "%s: %s", what, strerror(errno));
+        return -1;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        snprintf(err, errlen, "%s: %s, not a regular file", what, rn_kind_name(st.st_mode));
         return -1;
     }
     if (st.st_size > 0) {
         void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
         if (p == MAP_FAILED) {
-            snprintf(err, errlen, "%s: mmap: %s", path, strerror(errno));
-            close(fd);
+            snprintf(err, errlen, "%s: mmap: %s", what, strerror(errno));
             return -1;
         }
         *m = (struct mapped){p, (size_t)st.st_size};
     }
-    close(fd);
     return 0;
 }
 
@@ -285,13 +346,13 @@ static void unmap_file(struct mapped *m)
         munmap((void *)m->data, m->len);
 }
 
-int rn_check_files(enum rn_checker_type type, const struct rn_compare *cmp, const char *out_path,
-                   const char *ans_path, struct rn_check *res, char *err, size_t errlen)
+int rn_check_fds(enum rn_checker_type type, const struct rn_compare *cmp, int out_fd,
+                 int ans_fd, struct rn_check *res, char *err, size_t errlen)
 {
     struct mapped out, ans;
-    if (map_file(ans_path, &ans, err, errlen) < 0)
+    if (map_fd(ans_fd, "the answer", &ans, err, errlen) < 0)
         return -1;
-    if (map_file(out_path, &out, err, errlen) < 0) {
+    if (map_fd(out_fd, "the output", &out, err, errlen) < 0) {
         unmap_file(&ans);
         return -1;
     }
@@ -299,6 +360,26 @@ int rn_check_files(enum rn_checker_type type, const struct rn_compare *cmp, cons
     unmap_file(&out);
     unmap_file(&ans);
     return 0;
+}
+
+int rn_check_files(enum rn_checker_type type, const struct rn_compare *cmp, const char *out_path,
+                   const char *ans_path, struct rn_check *res, char *err, size_t errlen)
+{
+    int ans = open(ans_path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (ans < 0) {
+        snprintf(err, errlen, "%s: %s", ans_path, strerror(errno));
+        return -1;
+    }
+    int out = open(out_path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (out < 0) {
+        snprintf(err, errlen, "%s: %s", out_path, strerror(errno));
+        close(ans);
+        return -1;
+    }
+    int rc = rn_check_fds(type, cmp, out, ans, res, err, errlen);
+    close(out);
+    close(ans);
+    return rc;
 }
 
 static void copy_message(struct rn_check *res, const char *text, const char *fallback)

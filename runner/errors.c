@@ -21,6 +21,11 @@ void rn_errors_add(struct rn_errors *e, const char *fmt, ...)
     va_end(ap);
     if (n < 0)
         return;
+    if (e->count >= RN_ERRORS_MAX) {
+        e->dropped++;
+        free(msg);
+        return;
+    }
     if (e->count == e->cap) {
         size_t cap = e->cap ? e->cap * 2 : 8;
         char **items = realloc(e->items, cap * sizeof *items);
@@ -36,7 +41,10 @@ void rn_errors_add(struct rn_errors *e, const char *fmt, ...)
 
 char *rn_errors_join(const struct rn_errors *e)
 {
-    size_t total = 1;
+    char more[64] = "";
+    if (e->dropped)
+        snprintf(more, sizeof more, "... and %zu more errors\n", e->dropped);
+    size_t total = 1 + strlen(more);
     for (size_t i = 0; i < e->count; i++)
         total += strlen(e->items[i]) + 1;
     char *s = malloc(total);
@@ -49,7 +57,7 @@ char *rn_errors_join(const struct rn_errors *e)
         p += n;
         *p++ = '\n';
     }
-    *p = '\0';
+    strcpy(p, more);
     return s;
 }
 
@@ -59,4 +67,51 @@ void rn_errors_free(struct rn_errors *e)
         free(e->items[i]);
     free(e->items);
     *e = (struct rn_errors){0};
+}
+
+/* length of the valid UTF-8 sequence at s (at most n bytes), 0 if none */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+    size_t len = s[0] >= 0xf0 && s[0] <= 0xf4 ? 4 : s[0] >= 0xe0 ? 3 : s[0] >= 0xc2 ? 2 : 0;
+    if (!len || s[0] > 0xf4 || len > n)
+        return 0;
+    for (size_t i = 1; i < len; i++)
+        if ((s[i] & 0xc0) != 0x80)
+            return 0;
+    /* overlong 3/4-byte forms, surrogates and code points past U+10FFFF */
+    if ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] >= 0xa0) ||
+        (s[0] == 0xf0 && s[1] < 0x90) || (s[0] == 0xf4 && s[1] >= 0x90))
+        return 0;
+    return len;
+}
+
+char *rn_quote(char *out, size_t cap, const char *s, size_t n)
+{
+    static const char dots[] = "...";
+    const unsigned char *u = (const unsigned char *)s;
+    size_t used = 0, i = 0;
+    if (cap < sizeof dots + 4) {
+        if (cap)
+            out[0] = '\0';
+        return out;
+    }
+    size_t room = cap - sizeof dots;          /* always leave space for "..." + NUL */
+    while (i < n) {
+        size_t len = u[i] >= 0x20 && u[i] < 0x7f ? 1 : u[i] >= 0x80 ? utf8_len(u + i, n - i) : 0;
+        size_t need = len ? len : 4;
+        if (used + need > room)
+            break;
+        if (len)
+            memcpy(out + used, s + i, len);
+        else
+            snprintf(out + used, 5, "\\x%02x", u[i]);
+        used += need;
+        i += len ? len : 1;
+    }
+    if (i < n) {
+        memcpy(out + used, dots, sizeof dots - 1);
+        used += sizeof dots - 1;
+    }
+    out[used] = '\0';
+    return out;
 }

@@ -9,6 +9,7 @@
  *   checker.c   built-in checkers and testlib exit codes
  *   scoring.c   which tests to run, subtask scores, the overall verdict
  *   report.c    struct runner_report and its JSON
+ *   package.c   safe opens beneath a package's root, the package walk, limits
  *   files.c     directory/file helpers and sha256
  *   runner.c    the pipeline: slots, compile, run, check
  *   interactive.c  an interactive test: two boxes, pipes, the verdict order
@@ -19,15 +20,21 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "runner.h"
 #include "sandbox.h"
 
 /* ---- errors.c ---------------------------------------------------------- */
 
+/* At most RN_ERRORS_MAX messages are kept: a hostile file cannot make a
+ * million of them; the rest are counted in dropped. */
+#define RN_ERRORS_MAX 200
+
 struct rn_errors {
     char **items;
     size_t count, cap;
+    size_t dropped;
 };
 
 void rn_errors_add(struct rn_errors *e, const char *fmt, ...)
@@ -35,6 +42,34 @@ void rn_errors_add(struct rn_errors *e, const char *fmt, ...)
 /* All messages, one per line; caller frees. "" when there are none. */
 char *rn_errors_join(const struct rn_errors *e);
 void rn_errors_free(struct rn_errors *e);
+/* Quotes n bytes of untrusted text for a message: control bytes and bytes
+ * that are not UTF-8 become \xNN, and the text is cut (ending in "...") to
+ * fit cap. Returns out. */
+char *rn_quote(char *out, size_t cap, const char *s, size_t n);
+#define RN_QUOTE_CAP 96          /* a quoted value in a message: ~80 bytes shown */
+
+/* ---- strset.c ---------------------------------------------------------- */
+
+struct rn_strset_slot {
+    const char *key;               /* not owned */
+    const void *value;
+    uint64_t hash;
+};
+
+struct rn_strset {
+    struct rn_strset_slot *slots;
+    size_t cap, count;
+    uint64_t key[2];               /* SipHash key, drawn on first use */
+    bool keyed;
+    size_t probes;                 /* slots looked at by put: the work done */
+};
+
+/* Adds key (kept by pointer) with value; returns NULL when it was new, else
+ * the value stored with the equal key added earlier (which stays). A value
+ * must not be NULL. */
+const void *rn_strset_put(struct rn_strset *s, const char *key, const void *value);
+const void *rn_strset_get(const struct rn_strset *s, const char *key);
+void rn_strset_free(struct rn_strset *s);
 
 /* Sizes and durations are parsed by sandbox_parse_size / _seconds. */
 
@@ -59,9 +94,15 @@ struct rn_language {
 
 /* Parses one file; 0 on success, -1 with messages added to errs. */
 int rn_language_load(const char *path, struct rn_language **out, struct rn_errors *errs);
+/* The same with a size limit (0: RUNNER_DEFAULT_YAML_SIZE). */
+int rn_language_load_max(const char *path, uint64_t max_size, struct rn_language **out,
+                         struct rn_errors *errs);
+/* Parses a language file already read; display names it in messages. */
+int rn_language_parse(const char *text, size_t len, const char *display,
+                      struct rn_language **out, struct rn_errors *errs);
 /* Every NAME.yaml in dir, sorted by file name; ids must be unique. */
-int rn_languages_load_dir(const char *dir, struct rn_language ***out, size_t *count,
-                          struct rn_errors *errs);
+int rn_languages_load_dir(const char *dir, uint64_t max_size, struct rn_language ***out,
+                          size_t *count, struct rn_errors *errs);
 void rn_language_free(struct rn_language *l);
 void rn_languages_free(struct rn_language **ls, size_t count);
 /* argv with {memory_mb} replaced; caller frees with rn_argv_free. */
@@ -141,9 +182,25 @@ struct rn_problem {
     struct rn_subtask *subtasks;
     size_t subtask_count;
     enum rn_stop stop;
+    /* while loading only */
+    int root;                      /* the package dir (rn_pkg_root) */
+    struct runner_limits limits;
+    struct rn_strset test_index;   /* name -> index + 1 */
+    struct rn_strset subtask_index;
+    bool too_many_tests;           /* reported once */
 };
 
-int rn_problem_load(const char *dir, struct rn_problem **out, struct rn_errors *errs);
+#define RN_MAX_SUBTASKS 1000
+
+/* Walks the package (rn_pkg_walk), then reads problem.yaml and the tests;
+ * lim NULL: the defaults. */
+int rn_problem_load(const char *dir, const struct runner_limits *lim, struct rn_problem **out,
+                    struct rn_errors *errs);
+/* Parses problem.yaml text (already read) of the package whose root is the
+ * directory fd root; the fuzz target calls it directly. */
+int rn_problem_parse(int root, const char *dir, const char *yaml, size_t len,
+                     const struct runner_limits *lim, struct rn_problem **out,
+                     struct rn_errors *errs);
 void rn_problem_free(struct rn_problem *p);
 
 /* ---- checker.c --------------------------------------------------------- */
@@ -157,7 +214,10 @@ struct rn_check {
 /* cmp NULL: RN_COMPARE_DEFAULT */
 void rn_check_buffers(enum rn_checker_type type, const struct rn_compare *cmp, const char *out,
                       size_t outlen, const char *ans, size_t anslen, struct rn_check *res);
-/* -1 with err when a file cannot be read. */
+/* -1 with err when a file cannot be read. The answer is read only as far as
+ * the output and the first difference need (see checker.c). */
+int rn_check_fds(enum rn_checker_type type, const struct rn_compare *cmp, int out_fd,
+                 int ans_fd, struct rn_check *res, char *err, size_t errlen);
 int rn_check_files(enum rn_checker_type type, const struct rn_compare *cmp, const char *out_path,
                    const char *ans_path, struct rn_check *res, char *err, size_t errlen);
 /* testlib: 0 AC, 1 WA, 2 PE, 3 fail, 4 dirt (PE), 7 points, 8 unexpected EOF (WA).
@@ -241,6 +301,33 @@ struct runner_report {
 };
 
 struct runner_report *rn_report_new(void);
+
+/* ---- package.c --------------------------------------------------------- */
+
+void rn_limits_fill(struct runner_limits *out, const struct runner_limits *in);
+const char *rn_kind_name(mode_t mode);   /* "a FIFO (named pipe)", ... */
+/* The package dir as a directory fd (the root of every rn_pkg_open). */
+int rn_pkg_root(const char *dir, char *why, size_t whylen);
+/* Opens rel beneath root (openat2, RESOLVE_BENEATH): a regular file for
+ * reading, or with want_dir a directory. -1 with why ("does not exist", "a
+ * FIFO (named pipe), not a regular file", "a symbolic link on its path leads
+ * out of the package", ...). st (may be NULL) gets its stat. */
+struct stat;
+int rn_pkg_open(int root, const char *rel, bool want_dir, struct stat *st, char *why,
+                size_t whylen);
+/* 0 when rel beneath root is a regular file (with want_dir: a directory),
+ * else -1 with errno and why as rn_pkg_open; opens nothing for reading. */
+int rn_pkg_kind(int root, const char *rel, bool want_dir, char *why, size_t whylen);
+/* Reads a regular file beneath root, refusing one larger than max. */
+char *rn_pkg_read(int root, const char *rel, size_t max, size_t *len, char *why, size_t whylen);
+/* Reads fd to its end, at most max bytes (*too_big when there are more). */
+char *rn_fd_read(int fd, size_t max, size_t *len, bool *too_big);
+/* Visits every entry below root once, without following links; adds an error
+ * for each that is not a regular file, a directory or a link resolving
+ * beneath root to one. 0 clean, -1 errors, -2 a limit was exceeded (the walk
+ * stopped there). */
+int rn_pkg_walk(int root, const char *display, const struct runner_limits *lim,
+                struct rn_errors *errs);
 
 /* ---- files.c ----------------------------------------------------------- */
 

@@ -7,9 +7,13 @@
  * {memory_mb}, the run's memory limit in MiB, e.g. for java -Xmx.
  */
 #include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "yaml_doc.h"
 
@@ -97,21 +101,27 @@ static int parse_compile(struct ydoc *y, yaml_node_t *n, struct rn_language *l)
         ydoc_error(y, n, "compile", "expected a command (a list) or a list of commands");
         return -1;
     }
+    /* given twice: an error already, and the first list must not leak */
+    for (size_t i = 0; i < l->compile_steps; i++)
+        rn_argv_free(l->compile[i]);
+    free(l->compile);
+    l->compile = NULL;
+    l->compile_steps = 0;
     yaml_node_item_t *items = n->data.sequence.items.start;
     size_t count = (size_t)(n->data.sequence.items.top - items);
     yaml_node_t *first = count ? ydoc_node(y, items[0]) : NULL;
     if (!first || first->type == YAML_SCALAR_NODE) {
         l->compile = calloc(1, sizeof *l->compile);
-        l->compile_steps = 1;
-        return nonempty_argv(y, n, "compile", &l->compile[0]);
+        l->compile_steps = l->compile ? 1 : 0;
+        return l->compile ? nonempty_argv(y, n, "compile", &l->compile[0]) : -1;
     }
     l->compile = calloc(count, sizeof *l->compile);
-    l->compile_steps = count;
+    l->compile_steps = l->compile ? count : 0;
     int rc = 0;
-    for (size_t i = 0; i < count; i++)
+    for (size_t i = 0; l->compile && i < count; i++)
         if (nonempty_argv(y, ydoc_node(y, items[i]), "compile", &l->compile[i]) < 0)
             rc = -1;
-    return rc;
+    return l->compile ? rc : -1;
 }
 
 static int parse_compile_limits(struct ydoc *y, yaml_node_t *n, struct rn_language *l)
@@ -240,15 +250,16 @@ static struct rn_language *language_defaults(const char *path)
     return l;
 }
 
-int rn_language_load(const char *path, struct rn_language **out, struct rn_errors *errs)
+int rn_language_parse(const char *text, size_t len, const char *display,
+                      struct rn_language **out, struct rn_errors *errs)
 {
     struct ydoc y;
-    size_t errors_before = errs->count;
-    if (ydoc_load(&y, path, NULL, errs) < 0) {
+    size_t errors_before = errs->count + errs->dropped;
+    if (ydoc_parse(&y, text, len, display, errs) < 0) {
         ydoc_free(&y);
         return -1;
     }
-    struct rn_language *l = language_defaults(path);
+    struct rn_language *l = language_defaults(display);
     yaml_node_t *root = ydoc_root(&y);
     int rc = ydoc_mapping(&y, root, "document");
     if (rc == 0) {
@@ -256,12 +267,59 @@ int rn_language_load(const char *path, struct rn_language **out, struct rn_error
         rc |= check_required(&y, root, l);
     }
     ydoc_free(&y);
-    if (rc || errs->count > errors_before) {
+    if (rc || errs->count + errs->dropped > errors_before) {
         rn_language_free(l);
         return -1;
     }
     *out = l;
     return 0;
+}
+
+/* a regular file of at most max bytes (not a FIFO, a device, ...) */
+static char *read_language_file(const char *path, uint64_t max, size_t *len,
+                                struct rn_errors *errs)
+{
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) < 0) {
+        rn_errors_add(errs, "%s:0: cannot open: %s", path, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return NULL;
+    }
+    bool too_big = (uint64_t)st.st_size > max;
+    char *text = NULL;
+    if (S_ISREG(st.st_mode) && !too_big)
+        text = rn_fd_read(fd, (size_t)max, len, &too_big);
+    int err = errno;
+    close(fd);
+    if (!S_ISREG(st.st_mode))
+        rn_errors_add(errs, "%s:0: document: %s, not a regular file", path,
+                      rn_kind_name(st.st_mode));
+    else if (too_big)
+        rn_errors_add(errs, "%s:0: document: larger than the limit of %llu bytes (the "
+                      "yaml_size limit)", path, (unsigned long long)max);
+    else if (!text)
+        rn_errors_add(errs, "%s:0: cannot read: %s", path, strerror(err));
+    return text;
+}
+
+int rn_language_load_max(const char *path, uint64_t max_size, struct rn_language **out,
+                         struct rn_errors *errs)
+{
+    size_t len = 0;
+    char *text = read_language_file(path, max_size ? max_size : RUNNER_DEFAULT_YAML_SIZE, &len,
+                                    errs);
+    if (!text)
+        return -1;
+    int rc = rn_language_parse(text, len, path, out, errs);
+    free(text);
+    return rc;
+}
+
+int rn_language_load(const char *path, struct rn_language **out, struct rn_errors *errs)
+{
+    return rn_language_load_max(path, 0, out, errs);
 }
 
 static int yaml_name(const struct dirent *d)
@@ -270,8 +328,8 @@ static int yaml_name(const struct dirent *d)
     return d->d_name[0] != '.' && n > 5 && !strcmp(d->d_name + n - 5, ".yaml");
 }
 
-int rn_languages_load_dir(const char *dir, struct rn_language ***out, size_t *count,
-                          struct rn_errors *errs)
+int rn_languages_load_dir(const char *dir, uint64_t max_size, struct rn_language ***out,
+                          size_t *count, struct rn_errors *errs)
 {
     struct dirent **names;
     int n = scandir(dir, &names, yaml_name, alphasort);
@@ -285,7 +343,7 @@ int rn_languages_load_dir(const char *dir, struct rn_language ***out, size_t *co
     for (int i = 0; i < n; i++) {
         char *path = rn_strdup_printf("%s/%s", dir, names[i]->d_name);
         struct rn_language *l;
-        if (rn_language_load(path, &l, errs) == 0) {
+        if (rn_language_load_max(path, max_size, &l, errs) == 0) {
             /* one name everywhere: judgectl and judged.yaml name the file */
             int stem = (int)strlen(names[i]->d_name) - 5;
             if ((int)strlen(l->id) != stem || strncmp(l->id, names[i]->d_name, (size_t)stem)) {

@@ -9,13 +9,23 @@
  * when such a test exists, else by 1-based position; any other string is a
  * test name. A subtask may depend only on earlier subtasks (so there are no
  * cycles and declaration order is an evaluation order).
+ *
+ * The package is untrusted: it is walked first (package.c: no link leaving
+ * it, no FIFO or device, the size limits), and every file is then opened
+ * beneath its root. Names are looked up in hash sets and a subtask's test
+ * list is deduplicated as it is built, so loading is linear in the size of
+ * problem.yaml plus the number of tests, whatever the file says. Scalars
+ * quoted in messages are bounded and escaped (YQ).
  */
 #include <ctype.h>
 #include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "yaml_doc.h"
 
@@ -52,26 +62,42 @@ void rn_problem_free(struct rn_problem *p)
         free(p->graders[i].source);
     }
     free(p->graders);
-    free(p);
+    rn_strset_free(&p->test_index);
+    rn_strset_free(&p->subtask_index);
+    free(p);      /* p->root belongs to whoever opened it */
 }
 
-static bool is_file(const char *dir, const char *rel)
+enum kind { K_FILE, K_MISSING, K_DIR, K_BAD };
+
+/* what rel is beneath the package root; why says it unless K_FILE */
+static enum kind file_kind(const struct rn_problem *p, const char *rel, char *why, size_t whylen)
 {
-    char *path = rn_strdup_printf("%s/%s", dir, rel);
-    struct stat st;
-    bool ok = path && stat(path, &st) == 0 && S_ISREG(st.st_mode);
-    free(path);
-    return ok;
+    if (rn_pkg_kind(p->root, rel, false, why, whylen) == 0)
+        return K_FILE;
+    return errno == ENOENT ? K_MISSING : errno == EISDIR ? K_DIR : K_BAD;
 }
+
 
 static bool safe_relative(const char *rel)
 {
     return rel[0] != '/' && strncmp(rel, "../", 3) && !strstr(rel, "/../") && strcmp(rel, "..");
 }
 
+/* capacity doubles: count is a power of two (or 0) when it is full */
+static void *grow_array(void *v, size_t count, size_t size)
+{
+    if (count & (count - 1))
+        return v;
+    return realloc(v, (count ? 2 * count : 1) * size);
+}
+
 static int add_test(struct rn_problem *p, const char *name, const char *in, const char *out)
 {
-    struct rn_test *t = realloc(p->tests, (p->test_count + 1) * sizeof *t);
+    if (p->test_count >= p->limits.tests) {
+        p->too_many_tests = true;
+        return -1;
+    }
+    struct rn_test *t = grow_array(p->tests, p->test_count, sizeof *t);
     if (!t)
         return -1;
     p->tests = t;
@@ -90,37 +116,43 @@ static int checker_type(struct ydoc *y, yaml_node_t *n, struct rn_problem *p)
             p->checker = (enum rn_checker_type)i;
             return 0;
         }
+    char q[RN_QUOTE_CAP];
     if (s)
-        ydoc_error(y, n, "checker", "unknown checker '%s' (exact, lines, tokens, float, custom)", s);
+        ydoc_error(y, n, "checker", "unknown checker '%s' (exact, lines, tokens, float, custom)",
+                   YQ(q, s));
     return -1;
 }
 
 /* a package file compiled by the runner: any extension (the language whose
  * source has it compiles it; checked when it is built) */
-static int program_source(struct ydoc *y, yaml_node_t *n, const char *key, const char *dir,
-                          char **out)
+static int program_source(struct ydoc *y, yaml_node_t *n, const char *key,
+                          const struct rn_problem *p, char **out)
 {
     if (ydoc_string(y, n, key, out) < 0)
         return -1;
     const char *s = *out, *dot = strrchr(s, '.');
+    char q[RN_QUOTE_CAP], why[128];
+    YQ(q, s);
     if (!safe_relative(s)) {
-        ydoc_error(y, n, key, "'%s' must be a path inside the package", s);
+        ydoc_error(y, n, key, "'%s' must be a path inside the package", q);
         return -1;
     }
     if (!dot || strchr(dot, '/')) {
-        ydoc_error(y, n, key, "'%s' needs an extension naming its language (.c, .cpp, .py...)", s);
+        ydoc_error(y, n, key, "'%s' needs an extension naming its language (.c, .cpp, .py...)", q);
         return -1;
     }
-    if (!is_file(dir, s)) {
-        ydoc_error(y, n, key, "'%s' does not exist in the package", s);
-        return -1;
-    }
-    return 0;
+    enum kind k = file_kind(p, s, why, sizeof why);
+    k = k == K_DIR ? K_BAD : k;
+    if (k == K_MISSING)
+        ydoc_error(y, n, key, "'%s' does not exist in the package", q);
+    else if (k == K_BAD)
+        ydoc_error(y, n, key, "'%s': %s", q, why);
+    return k == K_FILE ? 0 : -1;
 }
 
 static int checker_source(struct ydoc *y, yaml_node_t *n, struct rn_problem *p)
 {
-    return program_source(y, n, "checker.source", p->dir, &p->checker_source);
+    return program_source(y, n, "checker.source", p, &p->checker_source);
 }
 
 static int parse_bool(struct ydoc *y, yaml_node_t *n, const char *key, bool *out)
@@ -130,8 +162,9 @@ static int parse_bool(struct ydoc *y, yaml_node_t *n, const char *key, bool *out
         *out = !strcmp(s, "true");
         return 0;
     }
+    char q[RN_QUOTE_CAP];
     if (s)
-        ydoc_error(y, n, key, "expected true or false, not '%s'", s);
+        ydoc_error(y, n, key, "expected true or false, not '%s'", YQ(q, s));
     return -1;
 }
 
@@ -245,8 +278,10 @@ static int parse_protocol(struct ydoc *y, yaml_node_t *n, struct rn_helper *h)
         return h->protocol = RN_PROTO_TESTLIB, 0;
     if (s && !strcmp(s, "kattis"))
         return h->protocol = RN_PROTO_KATTIS, 0;
+    char q[RN_QUOTE_CAP];
     if (s)
-        ydoc_error(y, n, "interactor.protocol", "unknown protocol '%s' (testlib, kattis)", s);
+        ydoc_error(y, n, "interactor.protocol", "unknown protocol '%s' (testlib, kattis)",
+                   YQ(q, s));
     return -1;
 }
 
@@ -255,7 +290,7 @@ static int parse_interactor(struct ydoc *y, yaml_node_t *n, struct rn_problem *p
     struct rn_helper *h = &p->interactor;
     h->line = ydoc_line(n);
     if (n->type == YAML_SCALAR_NODE)
-        return program_source(y, n, "interactor", p->dir, &h->source);
+        return program_source(y, n, "interactor", p, &h->source);
     if (ydoc_mapping(y, n, "interactor") < 0)
         return -1;
     int rc = 0;
@@ -273,7 +308,7 @@ static int parse_interactor(struct ydoc *y, yaml_node_t *n, struct rn_problem *p
     if (!source)
         ydoc_error(y, n, "interactor.source", "missing (required)"), rc = -1;
     else
-        rc |= program_source(y, source, "interactor.source", p->dir, &h->source);
+        rc |= program_source(y, source, "interactor.source", p, &h->source);
     return rc;
 }
 
@@ -284,10 +319,15 @@ static int grader_files(struct ydoc *y, yaml_node_t *n, const struct rn_problem 
         return -1;
     int rc = 0;
     for (char **f = g->files; *f; f++) {
+        char q[RN_QUOTE_CAP], why[128];
+        YQ(q, *f);
+        enum kind k = safe_relative(*f) ? file_kind(p, *f, why, sizeof why) : K_BAD;
         if (!safe_relative(*f))
-            ydoc_error(y, n, "grader.files", "'%s' must be a path inside the package", *f), rc = -1;
-        else if (!is_file(p->dir, *f))
-            ydoc_error(y, n, "grader.files", "'%s' does not exist in the package", *f), rc = -1;
+            ydoc_error(y, n, "grader.files", "'%s' must be a path inside the package", q), rc = -1;
+        else if (k == K_MISSING)
+            ydoc_error(y, n, "grader.files", "'%s' does not exist in the package", q), rc = -1;
+        else if (k != K_FILE)
+            ydoc_error(y, n, "grader.files", "'%s': %s", q, why), rc = -1;
     }
     if (!rc && !g->files[0])
         ydoc_error(y, n, "grader.files", "a grader needs at least one file"), rc = -1;
@@ -297,7 +337,7 @@ static int grader_files(struct ydoc *y, yaml_node_t *n, const struct rn_problem 
 static int parse_grader_entry(struct ydoc *y, yaml_node_t *n, const struct rn_problem *p,
                               struct rn_grader *g)
 {
-    if (n->type == YAML_SEQUENCE_NODE)
+    if (n && n->type == YAML_SEQUENCE_NODE)
         return grader_files(y, n, p, g);
     if (ydoc_mapping(y, n, "grader") < 0)
         return -1;
@@ -312,7 +352,9 @@ static int parse_grader_entry(struct ydoc *y, yaml_node_t *n, const struct rn_pr
             ydoc_error(y, k, key, "unknown key in a grader (files, source)"), rc = -1;
     }
     if (g->source && (strchr(g->source, '/') || g->source[0] == '.'))
-        ydoc_error(y, n, "grader.source", "'%s' must be a plain file name", g->source), rc = -1;
+        ydoc_error(y, n, "grader.source", "'%s' must be a plain file name",
+                   rn_quote((char[RN_QUOTE_CAP]){0}, RN_QUOTE_CAP, g->source, strlen(g->source))),
+            rc = -1;
     if (!files)
         ydoc_error(y, n, "grader.files", "missing (required)"), rc = -1;
     else
@@ -347,8 +389,9 @@ static int parse_type(struct ydoc *y, yaml_node_t *n, struct rn_problem *p)
         return p->type = RN_BATCH, 0;
     if (s && !strcmp(s, "interactive"))
         return p->type = RN_INTERACTIVE, 0;
+    char q[RN_QUOTE_CAP];
     if (s)
-        ydoc_error(y, n, "type", "unknown problem type '%s' (batch, interactive)", s);
+        ydoc_error(y, n, "type", "unknown problem type '%s' (batch, interactive)", YQ(q, s));
     return -1;
 }
 
@@ -394,6 +437,8 @@ static int explicit_test(struct ydoc *y, yaml_node_t *n, struct rn_problem *p)
 {
     char *name = NULL, *in = NULL, *out = NULL;
     int rc = 0;
+    if (!n)
+        return ydoc_mapping(y, n, "tests");
     if (n->type == YAML_SCALAR_NODE) {
         rc = ydoc_string(y, n, "tests", &name);
         if (rc == 0) {
@@ -417,10 +462,17 @@ static int explicit_test(struct ydoc *y, yaml_node_t *n, struct rn_problem *p)
             ydoc_error(y, n, "tests", "a test needs name, input and output"), rc = -1;
     }
     for (const char *f = in; !rc && f; f = f == in ? out : NULL) {
+        char q[RN_QUOTE_CAP], qn[RN_QUOTE_CAP], why[128];
+        YQ(q, f);
+        YQ(qn, name);
+        enum kind k = safe_relative(f) ? file_kind(p, f, why, sizeof why) : K_BAD;
+        k = k == K_DIR ? K_BAD : k;
         if (!safe_relative(f))
-            ydoc_error(y, n, "tests", "'%s' must be a path inside the package", f), rc = -1;
-        else if (!is_file(p->dir, f))
-            ydoc_error(y, n, "tests", "missing test file %s (test '%s')", f, name), rc = -1;
+            ydoc_error(y, n, "tests", "'%s' must be a path inside the package", q), rc = -1;
+        else if (k == K_MISSING)
+            ydoc_error(y, n, "tests", "missing test file %s (test '%s')", q, qn), rc = -1;
+        else if (k == K_BAD)
+            ydoc_error(y, n, "tests", "test file %s (test '%s'): %s", q, qn, why), rc = -1;
     }
     if (!rc)
         rc = add_test(p, name, in, out);
@@ -446,31 +498,56 @@ static int natural_sort(const struct dirent **a, const struct dirent **b)
     return strverscmp((*a)->d_name, (*b)->d_name);
 }
 
+/* one tests/ entry: paired with its twin, or an error. A link that leaves
+ * the package, a FIFO or a device was named by the package walk already and
+ * is only skipped here; a directory the walk accepts is named here. */
+static int discover_one(struct rn_problem *p, const char *f, struct rn_errors *errs)
+{
+    bool in = ends_with(f, ".in");
+    char *base = strndup(f, strlen(f) - (in ? 3 : 4));
+    char *rin = rn_strdup_printf("tests/%s.in", base), *rout = rn_strdup_printf("tests/%s.out", base);
+    const char *mine = in ? rin : rout, *other = in ? rout : rin;
+    char why[128], q[RN_QUOTE_CAP], qo[RN_QUOTE_CAP];
+    enum kind twin = file_kind(p, other, why, sizeof why);
+    enum kind self = !in && twin != K_MISSING ? K_FILE : file_kind(p, mine, why, sizeof why);
+    int rc = -1;
+    if (!in && twin != K_MISSING)
+        rc = 0;                          /* the pair is the .in entry's business */
+    else if (self == K_DIR || (self == K_FILE && twin == K_DIR))
+        rn_errors_add(errs, "%s/%s:0: tests: a directory, not a test file", p->dir,
+                      YQ(q, self == K_DIR ? mine : other));
+    else if (self == K_FILE && twin == K_MISSING)
+        rn_errors_add(errs, "%s/%s:0: tests: no matching %s", p->dir, YQ(q, mine), YQ(qo, other));
+    else if (self == K_FILE && twin == K_FILE)
+        rc = add_test(p, base, rin, rout);
+    free(base);
+    free(rin);
+    free(rout);
+    return rc;
+}
+
 /* tests/NAME.in with their .out, natural order; an unpaired file is an error */
 static int discover_tests(struct rn_problem *p, struct rn_errors *errs)
 {
-    char *dir = rn_strdup_printf("%s/tests", p->dir);
+    char *dir = rn_strdup_printf("%s/tests", p->dir), why[128];
+    int dfd = rn_pkg_open(p->root, "tests", true, NULL, why, sizeof why);
     struct dirent **names;
-    int n = scandir(dir, &names, test_file_filter, natural_sort);
+    int n = dfd < 0 ? -1 : scandirat(dfd, ".", &names, test_file_filter, natural_sort);
     int rc = 0;
+    if (dfd >= 0)
+        close(dfd);
     if (n < 0) {
-        rn_errors_add(errs, "%s:0: tests: no tests/ directory and no tests: list", dir);
+        if (dfd < 0 && errno != ENOENT)
+            rn_errors_add(errs, "%s:0: tests: %s", dir, why);
+        else
+            rn_errors_add(errs, "%s:0: tests: no tests/ directory and no tests: list", dir);
         free(dir);
         return -1;
     }
     for (int i = 0; i < n; i++) {
-        const char *f = names[i]->d_name;
-        bool in = ends_with(f, ".in");
-        size_t stem = strlen(f) - (in ? 3 : 4);
-        char *base = strndup(f, stem);
-        char *rin = rn_strdup_printf("tests/%s.in", base), *rout = rn_strdup_printf("tests/%s.out", base);
-        if (in && is_file(p->dir, rout) && is_file(p->dir, rin))
-            rc |= add_test(p, base, rin, rout);
-        else if (in || !is_file(p->dir, rin))
-            rn_errors_add(errs, "%s/%s:0: tests: no matching %s", dir, f, in ? rout : rin), rc = -1;
-        free(base);
-        free(rin);
-        free(rout);
+        /* the .out of a pair is handled with its .in */
+        if (!p->too_many_tests)
+            rc |= discover_one(p, names[i]->d_name, errs);
         free(names[i]);
     }
     free(names);
@@ -487,23 +564,30 @@ static int parse_tests(struct ydoc *y, yaml_node_t *n, struct rn_problem *p)
         return -1;
     }
     int rc = 0;
-    for (yaml_node_item_t *i = n->data.sequence.items.start; i < n->data.sequence.items.top; i++)
+    for (yaml_node_item_t *i = n->data.sequence.items.start;
+         i < n->data.sequence.items.top && !p->too_many_tests; i++)
         rc |= explicit_test(y, ydoc_node(y, *i), p);
-    for (size_t i = 0; i < p->test_count; i++)
-        for (size_t j = 0; j < i; j++)
-            if (!strcmp(p->tests[i].name, p->tests[j].name))
-                ydoc_error(y, n, "tests", "test '%s' is listed twice", p->tests[i].name), rc = -1;
     return rc;
 }
 
 /* ---- subtasks ---------------------------------------------------------- */
 
+/* every test's name in p->test_index; a name given twice is an error */
+static int index_tests(struct ydoc *y, yaml_node_t *n, struct rn_problem *p)
+{
+    int rc = 0;
+    for (size_t i = 0; i < p->test_count; i++)
+        if (rn_strset_put(&p->test_index, p->tests[i].name, (void *)(i + 1))) {
+            char q[RN_QUOTE_CAP];
+            ydoc_error(y, n, "tests", "test '%s' is listed twice", YQ(q, p->tests[i].name));
+            rc = -1;
+        }
+    return rc;
+}
+
 static long find_test(const struct rn_problem *p, const char *name)
 {
-    for (size_t i = 0; i < p->test_count; i++)
-        if (!strcmp(p->tests[i].name, name))
-            return (long)i;
-    return -1;
+    return (long)(uintptr_t)rn_strset_get(&p->test_index, name) - 1;
 }
 
 static bool all_digits(const char *s, size_t n)
@@ -531,7 +615,7 @@ static long test_ref(const struct rn_problem *p, const char *s, size_t n)
 
 static int push_index(size_t **v, size_t *count, size_t value)
 {
-    size_t *nv = realloc(*v, (*count + 1) * sizeof *nv);
+    size_t *nv = grow_array(*v, *count, sizeof *nv);
     if (!nv)
         return -1;
     nv[(*count)++] = value;
@@ -539,8 +623,19 @@ static int push_index(size_t **v, size_t *count, size_t value)
     return 0;
 }
 
+/* next[i]: the smallest j >= i not yet in the subtask (path-halving), so a
+ * subtask listing [1-10000, 1-10000, ...] costs each test once */
+static size_t next_free(size_t *next, size_t i)
+{
+    while (next[i] != i) {
+        next[i] = next[next[i]];
+        i = next[i];
+    }
+    return i;
+}
+
 static int subtask_item(struct ydoc *y, yaml_node_t *n, const struct rn_problem *p,
-                        struct rn_subtask *st)
+                        struct rn_subtask *st, size_t *next)
 {
     const char *s = ydoc_scalar(y, n, "subtasks.tests");
     if (!s)
@@ -552,26 +647,36 @@ static int subtask_item(struct ydoc *y, yaml_node_t *n, const struct rn_problem 
         last = test_ref(p, dash + 1, strlen(dash + 1));
     }
     if (first < 0 || last < 0 || last < first) {
+        char q[RN_QUOTE_CAP];
         ydoc_error(y, n, "subtasks.tests", "'%s' names no test (a name, a position 1..%zu "
-                   "or a range a-b)", s, p->test_count);
+                   "or a range a-b)", YQ(q, s), p->test_count);
         return -1;
     }
-    for (long i = first; i <= last; i++)
-        if (push_index(&st->tests, &st->test_count, (size_t)i) < 0)
+    for (size_t i = next_free(next, (size_t)first); i <= (size_t)last;
+         i = next_free(next, i + 1)) {
+        next[i] = i + 1;
+        if (push_index(&st->tests, &st->test_count, i) < 0)
             return -1;
+    }
     return 0;
 }
 
 static int subtask_tests(struct ydoc *y, yaml_node_t *n, const struct rn_problem *p,
                          struct rn_subtask *st)
 {
-    if (n->type != YAML_SEQUENCE_NODE) {
+    if (!n || n->type != YAML_SEQUENCE_NODE) {
         ydoc_error(y, n, "subtasks.tests", "expected a list such as [1-5, 7]");
         return -1;
     }
+    size_t *next = malloc((p->test_count + 1) * sizeof *next);
+    if (!next)
+        return -1;
+    for (size_t i = 0; i <= p->test_count; i++)
+        next[i] = i;
     int rc = 0;
     for (yaml_node_item_t *i = n->data.sequence.items.start; i < n->data.sequence.items.top; i++)
-        rc |= subtask_item(y, ydoc_node(y, *i), p, st);
+        rc |= subtask_item(y, ydoc_node(y, *i), p, st, next);
+    free(next);
     if (!rc && st->test_count == 0)
         ydoc_error(y, n, "subtasks.tests", "a subtask needs at least one test"), rc = -1;
     return rc;
@@ -585,13 +690,13 @@ static int subtask_deps(struct ydoc *y, yaml_node_t *n, const struct rn_problem 
         return -1;
     int rc = 0;
     for (char **d = names; *d; d++) {
-        size_t j = 0;
-        while (j < self && strcmp(p->subtasks[j].name, *d))
-            j++;
-        if (j == self)
-            ydoc_error(y, n, "subtasks.depends", "'%s' is not an earlier subtask", *d), rc = -1;
+        size_t j = (size_t)(uintptr_t)rn_strset_get(&p->subtask_index, *d);
+        char q[RN_QUOTE_CAP];
+        if (!j || j - 1 >= self)
+            ydoc_error(y, n, "subtasks.depends", "'%s' is not an earlier subtask", YQ(q, *d)),
+                rc = -1;
         else
-            push_index(&st->deps, &st->dep_count, j);
+            push_index(&st->deps, &st->dep_count, j - 1);
     }
     rn_argv_free(names);
     return rc;
@@ -619,9 +724,9 @@ static int parse_subtask(struct ydoc *y, yaml_node_t *n, struct rn_problem *p, s
     }
     if (!st->name)
         st->name = rn_strdup_printf("%zu", self + 1);
-    for (size_t j = 0; j < self; j++)
-        if (!strcmp(p->subtasks[j].name, st->name))
-            ydoc_error(y, n, "subtasks.name", "'%s' is used twice", st->name), rc = -1;
+    char q[RN_QUOTE_CAP];
+    if (rn_strset_put(&p->subtask_index, st->name, (void *)(self + 1)))
+        ydoc_error(y, n, "subtasks.name", "'%s' is used twice", YQ(q, st->name)), rc = -1;
     if (!has_points)
         ydoc_error(y, n, "subtasks.points", "missing (required)"), rc = -1;
     if (!tests)
@@ -656,6 +761,11 @@ static int parse_subtasks(struct ydoc *y, yaml_node_t *n, struct rn_problem *p)
         return -1;
     }
     size_t count = (size_t)(n->data.sequence.items.top - n->data.sequence.items.start);
+    if (count > RN_MAX_SUBTASKS) {
+        ydoc_error(y, n, "subtasks", "%zu subtasks, more than the limit of %d", count,
+                   RN_MAX_SUBTASKS);
+        return -1;
+    }
     p->subtasks = calloc(count, sizeof *p->subtasks);
     p->subtask_count = count;
     int rc = 0;
@@ -678,7 +788,8 @@ static int parse_stop(struct ydoc *y, yaml_node_t *n, struct rn_problem *p)
     else if (!strcmp(s, "all"))
         p->stop = RN_STOP_ALL;
     else {
-        ydoc_error(y, n, "stop_on_failure", "unknown value '%s' (none, subtask, all)", s);
+        char q[RN_QUOTE_CAP];
+        ydoc_error(y, n, "stop_on_failure", "unknown value '%s' (none, subtask, all)", YQ(q, s));
         return -1;
     }
     return 0;
@@ -738,12 +849,15 @@ static int check_top(struct ydoc *y, yaml_node_t *root, struct rn_problem *p)
     return rc;
 }
 
-static struct rn_problem *problem_defaults(const char *dir)
+static struct rn_problem *problem_defaults(const char *dir, int root,
+                                          const struct runner_limits *lim)
 {
     struct rn_problem *p = calloc(1, sizeof *p);
     if (!p)
         return NULL;
     p->dir = strdup(dir);
+    p->root = root;
+    rn_limits_fill(&p->limits, lim);
     p->output_limit = 64ULL << 20;
     p->checker = RN_CHECK_TOKENS;
     p->compare = (struct rn_compare)RN_COMPARE_DEFAULT;
@@ -751,38 +865,97 @@ static struct rn_problem *problem_defaults(const char *dir)
     return p;
 }
 
-int rn_problem_load(const char *dir, struct rn_problem **out, struct rn_errors *errs)
+static int parse_document(struct ydoc *y, struct rn_problem *p)
 {
-    char *path = rn_strdup_printf("%s/problem.yaml", dir);
-    size_t errors_before = errs->count;
-    struct ydoc y;
-    struct rn_problem *p = problem_defaults(dir);
-    int rc = ydoc_load(&y, path, NULL, errs);
-    yaml_node_t *root = ydoc_root(&y);
-    if (rc == 0 && (rc = ydoc_mapping(&y, root, "document")) == 0) {
-        struct pending later = {0};
-        YDOC_FOR_PAIRS(&y, root, key, k, v) rc |= parse_top(&y, key, k, v, p, &later);
-        rc |= check_top(&y, root, p);
-        if (later.checker)
-            rc |= parse_checker(&y, later.checker, p);
-        if (later.interactor)
-            rc |= parse_interactor(&y, later.interactor, p);
-        if (later.grader)
-            rc |= parse_graders(&y, later.grader, p);
-        rc |= check_type(&y, root, &later, p);
-        if (parse_tests(&y, later.tests, p) < 0)
-            rc = -1;
-        else if (p->test_count == 0)
-            ydoc_error(&y, later.tests ? later.tests : root, "tests", "the package has no tests"), rc = -1;
-        else
-            rc |= parse_subtasks(&y, later.subtasks, p);
-    }
+    yaml_node_t *root = ydoc_root(y);
+    int rc = ydoc_mapping(y, root, "document");
+    if (rc < 0)
+        return -1;
+    struct pending later = {0};
+    YDOC_FOR_PAIRS(y, root, key, k, v) rc |= parse_top(y, key, k, v, p, &later);
+    rc |= check_top(y, root, p);
+    if (later.checker)
+        rc |= parse_checker(y, later.checker, p);
+    if (later.interactor)
+        rc |= parse_interactor(y, later.interactor, p);
+    if (later.grader)
+        rc |= parse_graders(y, later.grader, p);
+    rc |= check_type(y, root, &later, p);
+    yaml_node_t *where = later.tests ? later.tests : root;
+    if (parse_tests(y, later.tests, p) < 0 && !p->too_many_tests)
+        rc = -1;
+    else if (p->too_many_tests)
+        ydoc_error(y, where, "tests", "more than %llu tests (the tests limit)",
+                   (unsigned long long)p->limits.tests), rc = -1;
+    else if (p->test_count == 0)
+        ydoc_error(y, where, "tests", "the package has no tests"), rc = -1;
+    else if (index_tests(y, where, p) < 0)
+        rc = -1;
+    else
+        rc |= parse_subtasks(y, later.subtasks, p);
+    return rc;
+}
+
+/* the loading-only parts go */
+static void loaded(struct rn_problem *p)
+{
+    rn_strset_free(&p->test_index);
+    rn_strset_free(&p->subtask_index);
+    p->root = -1;
+}
+
+int rn_problem_parse(int root, const char *dir, const char *yaml, size_t len,
+                     const struct runner_limits *lim, struct rn_problem **out,
+                     struct rn_errors *errs)
+{
+    size_t errors_before = errs->count + errs->dropped;
+    char *display = rn_strdup_printf("%s/problem.yaml", dir);
+    struct rn_problem *p = problem_defaults(dir, root, lim);
+    struct ydoc y = {0};
+    int rc = !p || !display ? -1 : ydoc_parse(&y, yaml, len, display, errs);
+    if (rc == 0)
+        rc = parse_document(&y, p);
     ydoc_free(&y);
-    free(path);
-    if (rc || errs->count > errors_before) {
+    free(display);
+    if (p)
+        p->root = -1;           /* the caller's */
+    if (rc || errs->count + errs->dropped > errors_before) {
         rn_problem_free(p);
         return -1;
     }
+    loaded(p);
     *out = p;
     return 0;
+}
+
+int rn_problem_load(const char *dir, const struct runner_limits *lim, struct rn_problem **out,
+                    struct rn_errors *errs)
+{
+    struct runner_limits l;
+    rn_limits_fill(&l, lim);
+    char why[256];
+    int root = rn_pkg_root(dir, why, sizeof why);
+    if (root < 0) {
+        rn_errors_add(errs, "%s:0: package: %s", dir, why);
+        return -1;
+    }
+    /* a package over a limit is not read further: its size bounds nothing */
+    int walked = rn_pkg_walk(root, dir, &l, errs);
+    size_t len = 0;
+    char *text = walked == -2 ? NULL : rn_pkg_read(root, "problem.yaml", l.yaml_size, &len, why,
+                                                   sizeof why);
+    int rc = -1;
+    if (walked != -2 && !text)
+        rn_errors_add(errs, "%s/problem.yaml:0: document: %s%s", dir, why,
+                      strstr(why, "limit") ? " (the yaml_size limit)" : "");
+    if (text)
+        rc = rn_problem_parse(root, dir, text, len, &l, out, errs);
+    free(text);
+    close(root);
+    if (rc == 0 && walked < 0) {       /* the walk's errors refuse the package */
+        rn_problem_free(*out);
+        *out = NULL;
+        rc = -1;
+    }
+    return rc;
 }

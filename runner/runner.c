@@ -68,6 +68,7 @@ struct runner {
     uint64_t compile_cache;
     struct rn_language **langs;
     size_t lang_count;
+    struct runner_limits limits;
     int first_slot, slots;
     pthread_mutex_t mu;
     pthread_cond_t freed;
@@ -163,6 +164,7 @@ int runner_open(struct runner **out, const struct runner_config *cfg, char *err,
     if (!r)
         return snprintf(err, errlen, "out of memory"), -1;
     r->first_slot = cfg->first_slot;
+    rn_limits_fill(&r->limits, &cfg->limits);
     r->slots = cfg->slots > 0 ? cfg->slots : 1;
     r->work_dir = strdup(cfg->work_dir ? cfg->work_dir : "/tmp/judged-runner");
     r->compile_cache = cfg->compile_cache ? cfg->compile_cache : 256ULL << 20;
@@ -176,8 +178,8 @@ int runner_open(struct runner **out, const struct runner_config *cfg, char *err,
                  r->first_slot, r->first_slot + 2 * r->slots - 1, SANDBOX_MAX_SLOTS - 1);
         goto fail;
     }
-    if (rn_languages_load_dir(cfg->languages_dir ? cfg->languages_dir : "languages", &r->langs,
-                              &r->lang_count, &errs) < 0) {
+    if (rn_languages_load_dir(cfg->languages_dir ? cfg->languages_dir : "languages",
+                              r->limits.yaml_size, &r->langs, &r->lang_count, &errs) < 0) {
         char *all = rn_errors_join(&errs);
         snprintf(err, errlen, "%s", all ? all : "cannot load languages");
         free(all);
@@ -297,6 +299,18 @@ static int infra(struct job *j, const char *what, const char *why)
 static int open_out(const char *path)
 {
     return open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+}
+
+/* A file of the package, opened beneath its root (package.c): -1 with why
+ * ("a FIFO (named pipe), not a regular file", "a symbolic link on its path
+ * leads out of the package", ...). */
+static int open_package_file(const struct rn_problem *p, const char *rel, char *why, size_t whylen)
+{
+    int root = rn_pkg_root(p->dir, why, whylen);
+    int fd = root < 0 ? -1 : rn_pkg_open(root, rel, false, NULL, why, whylen);
+    if (root >= 0)
+        close(root);
+    return fd;
 }
 
 /* sandbox mounts: the language's (optional), then extra */
@@ -579,16 +593,27 @@ static int install_grader(struct job *j, const struct rn_grader *g, const char *
                                         "under; set grader.%s.source", g->lang, base, g->lang);
             return 1;
         }
-        char *from = rn_strdup_printf("%s/%s", j->prob->dir, g->files[i]);
-        char *to = rn_strdup_printf("%s/%s", j->src, base);
+        /* beneath the package root: a link out of it is never read, so
+         * never compiled nor quoted by the compiler */
+        char why[128], q[RN_QUOTE_CAP];
         size_t len;
-        char *text = rn_read_file(from, 16 << 20, &len);
-        int rc = text ? rn_write_file(to, text, len, 0644) : -1;
+        int root = rn_pkg_root(j->prob->dir, why, sizeof why);
+        char *text = root < 0 ? NULL : rn_pkg_read(root, g->files[i], 16 << 20, &len, why,
+                                                   sizeof why);
+        if (root >= 0)
+            close(root);
+        if (!text) {
+            *message = rn_strdup_printf("grader %s: %s: %s", g->lang,
+                                        rn_quote(q, sizeof q, g->files[i], strlen(g->files[i])),
+                                        why);
+            return 1;
+        }
+        char *to = rn_strdup_printf("%s/%s", j->src, base);
+        int rc = rn_write_file(to, text, len, 0644);
         free(text);
-        free(from);
         free(to);
         if (rc < 0)
-            return infra(j, g->files[i], strerror(errno));
+            return infra(j, j->src, strerror(errno));
         if (same_extension(base, j->lang->source))
             list[k++] = strdup(base);
     }
@@ -648,36 +673,72 @@ static bool is_header(const char *name)
     return dot && (!strcmp(dot, ".h") || !strcmp(dot, ".hpp"));
 }
 
-static int read_checker_src(const char *path, struct checker_src *cs)
+static int add_header(struct checker_src *cs, int root, const char *dir, const char *name,
+                      char *why, size_t whylen)
+{
+    size_t k = cs->header_count;
+    char **h = realloc(cs->headers, (k + 1) * sizeof *h);
+    char **t = h ? realloc(cs->header_text, (k + 1) * sizeof *t) : NULL;
+    size_t *l = t ? realloc(cs->header_len, (k + 1) * sizeof *l) : NULL;
+    if (h)
+        cs->headers = h;
+    if (t)
+        cs->header_text = t;
+    if (l)
+        cs->header_len = l;
+    if (!l)
+        return snprintf(why, whylen, "out of memory"), -1;
+    char *rel = *dir ? rn_strdup_printf("%s/%s", dir, name) : strdup(name);
+    char inner[128];
+    cs->header_text[k] = rel ? rn_pkg_read(root, rel, 16 << 20, &cs->header_len[k], inner,
+                                           sizeof inner) : NULL;
+    cs->headers[k] = strdup(name);
+    cs->header_count++;
+    if (!cs->header_text[k]) {
+        char q[RN_QUOTE_CAP];
+        snprintf(why, whylen, "%s: %s", rn_quote(q, sizeof q, rel ? rel : name,
+                                                 strlen(rel ? rel : name)), inner);
+    }
+    free(rel);
+    return cs->header_text[k] ? 0 : -1;
+}
+
+/* The source and the *.h, *.hpp beside it, each opened beneath the package
+ * root: a link leaving the package is refused, never read (and so never
+ * compiled nor quoted by a compile error). -1 with why. */
+static int read_checker_src(const struct rn_problem *p, const char *source,
+                            struct checker_src *cs, char *why, size_t whylen)
 {
     *cs = (struct checker_src){0};
-    cs->text = rn_read_file(path, 16 << 20, &cs->len);
-    if (!cs->text)
+    int root = rn_pkg_root(p->dir, why, whylen);
+    if (root < 0)
         return -1;
-    char *dir = strdup(path);
-    char *slash = strrchr(dir, '/');
-    if (slash)
-        *slash = '\0';
-    struct dirent **names;
-    int n = scandir(dir, &names, NULL, alphasort);
+    char inner[128], q[RN_QUOTE_CAP];
+    cs->text = rn_pkg_read(root, source, 16 << 20, &cs->len, inner, sizeof inner);
+    if (!cs->text) {
+        snprintf(why, whylen, "%s: %s", rn_quote(q, sizeof q, source, strlen(source)), inner);
+        close(root);
+        return -1;
+    }
+    char *dir = strdup(source);
+    char *slash = dir ? strrchr(dir, '/') : NULL;
+    if (dir)
+        *(slash ? slash : dir) = '\0';
+    int dfd = dir ? rn_pkg_open(root, *dir ? dir : ".", true, NULL, inner, sizeof inner) : -1;
+    struct dirent **names = NULL;
+    int n = dfd < 0 ? -1 : scandirat(dfd, ".", &names, NULL, alphasort);
+    int rc = n < 0 ? (snprintf(why, whylen, "its directory: %s", inner), -1) : 0;
     for (int i = 0; i < n; i++) {
-        if (is_header(names[i]->d_name)) {
-            size_t k = cs->header_count++;
-            cs->headers = realloc(cs->headers, cs->header_count * sizeof *cs->headers);
-            cs->header_text = realloc(cs->header_text, cs->header_count * sizeof(char *));
-            cs->header_len = realloc(cs->header_len, cs->header_count * sizeof(size_t));
-            cs->headers[k] = strdup(names[i]->d_name);
-            char *hp = rn_strdup_printf("%s/%s", dir, names[i]->d_name);
-            cs->header_text[k] = rn_read_file(hp, 16 << 20, &cs->header_len[k]);
-            if (!cs->header_text[k])
-                cs->header_text[k] = strdup(""), cs->header_len[k] = 0;
-            free(hp);
-        }
+        if (rc == 0 && is_header(names[i]->d_name))
+            rc = add_header(cs, root, dir, names[i]->d_name, why, whylen);
         free(names[i]);
     }
     free(names);
     free(dir);
-    return 0;
+    if (dfd >= 0)
+        close(dfd);
+    close(root);
+    return rc;
 }
 
 static int checker_hash(const struct rn_language *l, const struct checker_src *cs,
@@ -765,16 +826,14 @@ static int prepare_helper(struct job *j, const char *what, const char *source, c
                                     "file with its extension", source, what);
         return 1;
     }
-    char *path = rn_strdup_printf("%s/%s", p->dir, source);
     struct checker_src cs;
-    char hex[65];
-    if (read_checker_src(path, &cs) < 0 || checker_hash(*lang, &cs, flags, hex) < 0) {
-        *message = rn_strdup_printf("%s: cannot read the %s", path, what);
+    char hex[65], why[512] = "cannot hash it";
+    if (read_checker_src(p, source, &cs, why, sizeof why) < 0 ||
+        checker_hash(*lang, &cs, flags, hex) < 0) {
+        *message = rn_strdup_printf("cannot read the %s: %s", what, why);
         checker_src_free(&cs);
-        free(path);
         return 1;
     }
-    free(path);
     char *root = rn_strdup_printf("%s/checkers", j->r->work_dir);
     free(*dir);
     *dir = rn_strdup_printf("%s/%s", root, hex);
@@ -924,11 +983,14 @@ static void program_job(struct job *j, struct sandbox_job *sj, char ***argv,
 
 static int run_program(struct job *j, const struct rn_test *t, struct sandbox_result *res)
 {
-    char *in_path = rn_strdup_printf("%s/%s", j->prob->dir, t->input);
-    int in_fd = open(in_path, O_RDONLY | O_CLOEXEC);
-    free(in_path);
+    char why[128] = "";
+    /* the self-test's problem has no package: its input is /dev/null */
+    int in_fd = j->prob->dir ? open_package_file(j->prob, t->input, why, sizeof why)
+                             : open("/dev/null", O_RDONLY | O_CLOEXEC);
+    char q[RN_QUOTE_CAP];
     if (in_fd < 0)
-        return infra(j, t->input, strerror(errno));
+        return infra(j, t->input ? rn_quote(q, sizeof q, t->input, strlen(t->input)) : "/dev/null",
+                     *why ? why : strerror(errno));
     int out_fd = open_out(j->out);
     if (out_fd < 0) {
         close(in_fd);
@@ -952,10 +1014,19 @@ static int check_output(struct job *j, const struct rn_test *t, struct rn_check 
 {
     if (j->prob->checker == RN_CHECK_CUSTOM)
         return run_custom_checker(j, t, chk);
-    char *ans = rn_strdup_printf("%s/%s", j->prob->dir, t->answer);
     char why[256];
-    int rc = rn_check_files(j->prob->checker, &j->prob->compare, j->out, ans, chk, why, sizeof why);
-    free(ans);
+    int ans = open_package_file(j->prob, t->answer, why, sizeof why);
+    char q[RN_QUOTE_CAP];
+    if (ans < 0)
+        return infra(j, rn_quote(q, sizeof q, t->answer, strlen(t->answer)), why);
+    int out = open(j->out, O_RDONLY | O_CLOEXEC);
+    if (out < 0) {
+        close(ans);
+        return infra(j, j->out, strerror(errno));
+    }
+    int rc = rn_check_fds(j->prob->checker, &j->prob->compare, out, ans, chk, why, sizeof why);
+    close(out);
+    close(ans);
     return rc < 0 ? infra(j, "checker", why) : 0;
 }
 
@@ -1086,6 +1157,8 @@ static int run_test(void *ctx, size_t i, struct rn_test_outcome *out)
     tr->pipeline_time = rn_now() - started;
     out->verdict = chk.verdict;
     out->fraction = chk.fraction;
+    if (j->req->test_done)
+        j->req->test_done(j->req->keep_going_arg, i, j->prob->test_count, (int)chk.verdict);
     return 0;
 }
 
@@ -1216,10 +1289,11 @@ static bool package_present(const char *dir)
     return ok;
 }
 
-static int load_problem(const char *dir, struct runner_report *rep, struct rn_problem **out)
+static int load_problem(const struct runner *r, const char *dir, struct runner_report *rep,
+                        struct rn_problem **out)
 {
     struct rn_errors errs = {0};
-    int rc = rn_problem_load(dir, out, &errs);
+    int rc = rn_problem_load(dir, &r->limits, out, &errs);
     if (rc < 0) {
         rep->verdict = RUNNER_IE;
         rep->message = rn_errors_join(&errs);
@@ -1246,7 +1320,7 @@ int runner_judge(struct runner *r, const struct runner_request *req, struct runn
     struct rn_problem *prob = NULL;
     if (!rep)
         return snprintf(err, errlen, "out of memory"), -1;
-    if (load_problem(req->problem_dir, rep, &prob) < 0 || report_skeleton(rep, prob) < 0) {
+    if (load_problem(r, req->problem_dir, rep, &prob) < 0 || report_skeleton(rep, prob) < 0) {
         rn_problem_free(prob);
         *out = rep;
         return 0;
@@ -1275,12 +1349,15 @@ int runner_judge(struct runner *r, const struct runner_request *req, struct runn
 static void add_checker_error(struct rn_errors *errs, const struct rn_problem *p, bool inter,
                               const char *message)
 {
+    char q[RN_QUOTE_CAP];
+    const char *src = inter ? p->interactor.source : p->checker_source;
+    rn_quote(q, sizeof q, src, strlen(src));
     if (inter)
         rn_errors_add(errs, "%s/problem.yaml:%d: interactor: %s: %s", p->dir, p->interactor.line,
-                      p->interactor.source, message);
+                      q, message);
     else
         rn_errors_add(errs, "%s/problem.yaml:%d: checker.source: %s: %s", p->dir,
-                      p->checker_line, p->checker_source, message);
+                      p->checker_line, q, message);
 }
 
 /* compiles the package's checker or interactor, as a judge would */
@@ -1323,26 +1400,32 @@ static void add_warnings(const struct rn_problem *p, struct rn_errors *warns)
 static char *problem_summary(const struct rn_problem *p)
 {
     bool inter = p->type == RN_INTERACTIVE;
+    char qn[RN_QUOTE_CAP], qs[RN_QUOTE_CAP];
+    const char *src = inter && !p->checker_given ? p->interactor.source
+                    : p->checker_source ? p->checker_source : "";
+    rn_quote(qs, sizeof qs, src, strlen(src));
     char *judge = inter && !p->checker_given
-                      ? rn_strdup_printf("interactor %s", p->interactor.source)
+                      ? rn_strdup_printf("interactor %s", qs)
                       : rn_strdup_printf("%schecker %s%s%s", inter ? "interactive, " : "",
-                                         checker_names[p->checker], p->checker_source ? " " : "",
-                                         p->checker_source ? p->checker_source : "");
+                                         checker_names[p->checker], *qs ? " " : "", qs);
     char *s = rn_strdup_printf("%s: %zu tests, %zu subtasks, %s, time %gs, memory %lluM",
-                               p->name, p->test_count, p->subtask_count, judge, p->time_limit,
+                               rn_quote(qn, sizeof qn, p->name, strlen(p->name)), p->test_count,
+                               p->subtask_count, judge, p->time_limit,
                                (unsigned long long)(p->memory_limit >> 20));
     free(judge);
     return s;
 }
 
-int runner_problem_check(struct runner *r, const char *problem_dir, char **errors, char **summary)
+static int check_package(struct runner *r, const struct runner_limits *limits,
+                         const char *problem_dir, char **errors, char **summary)
 {
     struct rn_errors errs = {0}, warns = {0};
     struct rn_problem *p = NULL;
     *errors = NULL;
     if (summary)
         *summary = NULL;
-    if (rn_problem_load(problem_dir, &p, &errs) == 0 && p->checker == RN_CHECK_CUSTOM && r)
+    if (rn_problem_load(problem_dir, limits, &p, &errs) == 0 && p->checker == RN_CHECK_CUSTOM &&
+        r)
         check_checker(r, p, false, &errs);
     if (p && p->type == RN_INTERACTIVE && r)
         check_checker(r, p, true, &errs);
@@ -1350,7 +1433,7 @@ int runner_problem_check(struct runner *r, const char *problem_dir, char **error
         add_warnings(p, &warns);
     if (p && summary)
         *summary = problem_summary(p);
-    int count = (int)errs.count;
+    int count = (int)(errs.count + errs.dropped);
     for (size_t i = 0; i < warns.count; i++)
         rn_errors_add(&errs, "%s", warns.items[i]);
     *errors = rn_errors_join(&errs);
@@ -1358,6 +1441,17 @@ int runner_problem_check(struct runner *r, const char *problem_dir, char **error
     rn_errors_free(&warns);
     rn_problem_free(p);
     return count;
+}
+
+int runner_problem_check(struct runner *r, const char *problem_dir, char **errors, char **summary)
+{
+    return check_package(r, r ? &r->limits : NULL, problem_dir, errors, summary);
+}
+
+int runner_problem_check_limits(const struct runner_limits *limits, const char *problem_dir,
+                                char **errors, char **summary)
+{
+    return check_package(NULL, limits, problem_dir, errors, summary);
 }
 
 /* ---- language self-test --------------------------------------------------- */
@@ -1413,10 +1507,10 @@ static int selftest_version(struct job *j, struct runner_selftest *st)
 
 static int selftest_run(struct job *j, struct runner_selftest *st)
 {
-    /* a problem of one test whose input is /dev/null ("/" + "dev/null") */
-    struct rn_problem p = {.dir = "/", .time_limit = 5, .memory_limit = 256ULL << 20,
+    /* a problem of one test, no package: its input is /dev/null */
+    struct rn_problem p = {.dir = NULL, .time_limit = 5, .memory_limit = 256ULL << 20,
                            .output_limit = 1 << 20};
-    struct rn_test t = {.name = "hello", .input = "dev/null"};
+    struct rn_test t = {.name = "hello", .input = NULL};
     j->prob = &p;
     struct sandbox_result res;
     double started = rn_now();

@@ -23,6 +23,23 @@
 struct runner;
 struct runner_report;
 
+/* What a problem package may hold; 0 = the default (RUNNER_DEFAULT_*). A
+ * package over a limit is refused with the limit named. yaml_size also
+ * bounds language files. */
+struct runner_limits {
+    uint64_t yaml_size;         /* bytes of problem.yaml, of a language file */
+    uint64_t package_files;     /* files, directories and links in a package */
+    uint64_t package_size;      /* bytes of its regular files (sparse ones count whole) */
+    uint64_t tests;             /* tests of a problem */
+};
+#define RUNNER_DEFAULT_YAML_SIZE (1ULL << 20)
+#define RUNNER_DEFAULT_PACKAGE_FILES 50000ULL
+#define RUNNER_DEFAULT_PACKAGE_SIZE (16ULL << 30)
+#define RUNNER_DEFAULT_TESTS 10000ULL
+/* Sets one limit from "KEY=VALUE": yaml_size=2M, package_size=32G (sizes),
+ * package_files=100000, tests=20000 (counts). -1 with err. */
+int runner_limits_set(struct runner_limits *l, const char *setting, char *err, size_t errlen);
+
 struct runner_config {
     const char *languages_dir;  /* directory of languages/NAME.yaml files */
     const char *work_dir;       /* scratch space: box dirs, checker cache */
@@ -40,6 +57,7 @@ struct runner_config {
     /* bytes of successful compiles kept under work_dir/compiled (LRU; a
      * rejudge or identical resubmission skips its compile); 0 = 256 MiB */
     uint64_t compile_cache;
+    struct runner_limits limits; /* problem packages and language files */
 };
 
 struct runner_request {
@@ -51,6 +69,10 @@ struct runner_request {
      * caller lost its lease). May be NULL. */
     bool (*keep_going)(void *arg);
     void *keep_going_arg;
+    /* Called after each test with keep_going_arg, the test's index
+     * (0-based), the number of tests and its verdict (an enum
+     * runner_verdict): progress to show. May be NULL. */
+    void (*test_done)(void *arg, size_t index, size_t count, int verdict);
 };
 
 enum runner_verdict {
@@ -113,6 +135,11 @@ int runner_language_selftest(struct runner *r, const char *id, struct runner_sel
  * summary is not NULL) describes a package that loaded; caller frees. */
 int runner_problem_check(struct runner *r, const char *problem_dir, char **errors,
                          char **summary);
+
+/* The same without a runner (so without the checker's compile), under
+ * limits (NULL: the defaults). */
+int runner_problem_check_limits(const struct runner_limits *limits, const char *problem_dir,
+                                char **errors, char **summary);
 
 double runner_report_max_score(const struct runner_report *rep);
 /* Why the verdict is IE when the problem is at fault; NULL otherwise. */

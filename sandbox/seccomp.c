@@ -164,7 +164,7 @@ static int deny_families(scmp_filter_ctx ctx, const int *fam, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         int rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(socket), 1,
-                                  SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)fam[i]));
+                                  SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)fam[i], 0));
         if (rc < 0)
             return rc;
     }
@@ -177,11 +177,11 @@ static int deny_families(scmp_filter_ctx ctx, const int *fam, size_t n)
 static int allow_only_inet_and_unix(scmp_filter_ctx ctx)
 {
     int rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(socket), 1,
-                              SCMP_A0(SCMP_CMP_GT, (scmp_datum_t)AF_INET6));
+                              SCMP_A0(SCMP_CMP_GT, (scmp_datum_t)AF_INET6, 0));
     for (int family = 0; !rc && family < AF_INET6; family++)
         if (family != AF_UNIX && family != AF_INET && family != AF_VSOCK)
             rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(socket), 1,
-                                  SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)family));
+                                  SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)family, 0));
     return rc;
 }
 
@@ -196,7 +196,7 @@ static int allow_only_inet_and_unix(scmp_filter_ctx ctx)
 static int deny_space_reservation(scmp_filter_ctx ctx)
 {
     int rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(fallocate), 1,
-                              SCMP_A1(SCMP_CMP_NE, 0));
+                              SCMP_A1(SCMP_CMP_NE, 0, 0));
     for (size_t i = 0; !rc && i < sizeof space_ioctls / sizeof *space_ioctls; i++)
         rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(ioctl), 1,
                               LOW32(1, space_ioctls[i]));

@@ -25,7 +25,7 @@ check of their own.
 
 -- Bump on every change of a function's arguments or reply; judged refuses
 -- to replace a NEWER library (another host runs a newer judged).
-local VERSION = 3
+local VERSION = 4
 local GROUP = 'judged'
 
 local function fail(msg)
@@ -133,6 +133,31 @@ end
 
 -- dead-letter an owned entry; the submission (if any) gets the final
 -- verdict IE and its one result event
+-- Counters for metrics (judge-api's GET /metrics), kept in judge:{P}:stats
+-- by the functions that publish a verdict, so they cost judged no round
+-- trip: verdicts by name, and histograms (non-cumulative buckets, upper
+-- bounds in ms) of the queue wait (created -> started) and of judging
+-- (started -> finished), with their sums and counts.
+local BUCKETS = {10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000, 30000, 60000}
+local function observe(stats, name, ms)
+  local b = '+Inf'
+  for _, le in ipairs(BUCKETS) do
+    if ms <= le then b = tostring(le) break end
+  end
+  redis.call('HINCRBY', stats, name .. ':le:' .. b, 1)
+  redis.call('HINCRBY', stats, name .. ':sum', ms)
+  redis.call('HINCRBY', stats, name .. ':count', 1)
+end
+local function count_verdict(pool, sk, verdict, now)
+  local stats = key(pool, 'stats')
+  redis.call('HINCRBY', stats, 'verdict:' .. verdict, 1)
+  -- a rejudge waited from its rejudge, not from the original admission
+  local m = redis.call('HMGET', sk, 'created', 'started', 'rejudged')
+  local created, started = tonumber(m[3] or m[1] or ''), tonumber(m[2] or '')
+  if created and started then observe(stats, 'wait', math.max(0, started - created)) end
+  if started then observe(stats, 'judging', math.max(0, now - started)) end
+end
+
 local function bury(pool, q, eid, sid, host, reason, resmax)
   local stream, sub, now = queue_key(pool, q), key(pool, 'sub:' .. sid), now_ms()
   local attempts = redis.call('HGET', sub, 'attempts') or '0'
@@ -155,6 +180,7 @@ local function bury(pool, q, eid, sid, host, reason, resmax)
     local rep = cjson.encode({verdict = 'IE', score = 0, error = reason})
     redis.call('HSET', sub, 'state', 'done', 'verdict', 'IE', 'score', '0', 'report', rep,
                'finished', now, 'dead', '1')
+    count_verdict(pool, sub, 'IE', now)
     redis.call('XADD', key(pool, 'results'), 'MAXLEN', '~', resmax, '*', 'id', sid, 'verdict', 'IE',
                'score', '0', 'pool', pool, 'time', now,
                'problem_version', redis.call('HGET', sub, 'version') or '')
@@ -185,8 +211,12 @@ redis.register_function{function_name = 'judged_version', flags = {'no-writes'},
 -- recorded (judge:problem:NAME, read here: the one key outside the pool's
 -- hash tag, fine on one Redis; a cluster client passes `version`), or ''
 -- when the store does not hold the problem. The language must be one the
--- pool serves (judge:{P}:config languages, when published).
--- reply: {'result', 'admitted'|'duplicate', 'id', ID} or {'result', 'busy', 'waiting', N}
+-- pool serves (judge:{P}:config languages, when published). Optional owner,
+-- hash, callback, metadata are stored with the submission (judge-api: the
+-- token's name, the request's hash, the webhook URL, the platform's
+-- metadata); with hash, the same key and another hash is a 'conflict'
+-- (nothing written).
+-- reply: {'result', 'admitted'|'duplicate'|'conflict', 'id', ID} or {'result', 'busy', 'waiting', N}
 local function admit(keys, a)
   local t = argmap(a)
   local pool = pool_of(keys, t)
@@ -212,7 +242,14 @@ local function admit(keys, a)
   end
   if t.key then
     local e = redis.call('GET', key(pool, 'idem:' .. t.key))
-    if e then return {'result', 'duplicate', 'id', e} end
+    if e then
+      -- the same key with another request body (hash given by the caller):
+      -- a client bug the caller must hear about, not the old id
+      if t.hash and redis.call('HGET', key(pool, 'sub:' .. e), 'hash') ~= t.hash then
+        return {'result', 'conflict', 'id', e}
+      end
+      return {'result', 'duplicate', 'id', e}
+    end
   end
   local mq = num(t, 'max_queue', tonumber(cfg[2] or '0'))
   if mq > 0 then
@@ -225,6 +262,11 @@ local function admit(keys, a)
   redis.call('HSET', key(pool, 'sub:' .. id), 'id', id, 'pool', pool, 'lang', t.lang,
              'problem', t.problem, 'priority', pr, 'key', t.key or '', 'state', 'queued',
              'attempts', '0', 'created', now, 'source', t.source, 'version', ver)
+  -- optional: who admitted it (an API token's name), the request's hash
+  -- (idempotency), a webhook URL and the platform's opaque metadata
+  for _, f in ipairs({'owner', 'hash', 'callback', 'metadata'}) do
+    if t[f] and t[f] ~= '' then redis.call('HSET', key(pool, 'sub:' .. id), f, t[f]) end
+  end
   if t.key then redis.call('SET', key(pool, 'idem:' .. t.key), id) end
   redis.call('XADD', key(pool, 'q:' .. pr), '*', 'id', id)
   return {'result', 'admitted', 'id', id}
@@ -365,6 +407,7 @@ redis.register_function('judged_finish', function(keys, a)
                           'previous_score', m[4] or ''}) do table.insert(ev, x) end
     end
     redis.call('XADD', key(pool, 'results'), 'MAXLEN', '~', t.results_max or '100000', '*', unpack(ev))
+    count_verdict(pool, sk, t.verdict, now)
     res = 'published'
   end
   redis.call('XACK', k, GROUP, t.entry)
@@ -449,7 +492,7 @@ redis.register_function('judged_rejudge', function(keys, a)
   if st[1] ~= 'done' then return {'result', 'not_done'} end
   redis.call('HDEL', sk, 'verdict', 'score', 'report', 'finished', 'dead')
   redis.call('HSET', sk, 'state', 'queued', 'attempts', '0', 'version', t.version, 'rejudge', t.rejudge_id,
-             'previous_verdict', st[2] or '', 'previous_score', st[3] or '')
+             'previous_verdict', st[2] or '', 'previous_score', st[3] or '', 'rejudged', now_ms())
   redis.call('RPUSH', key(pool, 'rejudge'), t.id)
   return {'result', 'queued'}
 end)
@@ -545,6 +588,22 @@ redis.register_function('judged_set_state', function(keys, a)
   elseif t.state == 'draining' or t.state == 'paused' then redis.call('SET', key(pool, 'state'), t.state)
   else fail('state must be active, draining or paused') end
   return {'state', t.state}
+end)
+
+------------------------------------------------------------------- progress
+-- args: pool, id, stage (compiling|test), test, count, verdict
+-- One entry of a submission's progress stream judge:{P}:progress:ID (read by
+-- judge-api's GET /v1/submissions/ID/events), which expires an hour after
+-- its last entry: one write per test for judged, XADD and PEXPIRE in one call.
+redis.register_function('judged_progress', function(keys, a)
+  local t = argmap(a)
+  local pool = pool_of(keys, t)
+  need(t, 'id', 'stage')
+  local k = key(pool, 'progress:' .. t.id)
+  redis.call('XADD', k, 'MAXLEN', '~', '10000', '*', 'stage', t.stage, 'test', t.test or '0',
+             'count', t.count or '0', 'verdict', t.verdict or '')
+  redis.call('PEXPIRE', k, 3600000)
+  return 'OK'
 end)
 
 ---------------------------------------------------------------- publish_pool

@@ -258,6 +258,14 @@ enum queue_rc queue_admit(struct queue_conn *k, const struct queue_admit_args *i
         add_num(&a, "max_source", in->max_source);
     if (in->version)
         add(&a, "version", in->version);
+    if (in->owner)
+        add(&a, "owner", in->owner);
+    if (in->hash)
+        add(&a, "hash", in->hash);
+    if (in->callback)
+        add(&a, "callback", in->callback);
+    if (in->metadata)
+        add(&a, "metadata", in->metadata);
     redisReply *r = call(k, &a);
     enum queue_rc rc = check(k, r, REDIS_REPLY_ARRAY, "admission", err, errlen);
     if (rc)
@@ -267,8 +275,10 @@ enum queue_rc queue_admit(struct queue_conn *k, const struct queue_admit_args *i
     if (!strcmp(res, "busy")) {
         out->result = QUEUE_BUSY;
         out->waiting = ifield(r, "waiting");
-    } else if (!strcmp(res, "admitted") || !strcmp(res, "duplicate")) {
-        out->result = !strcmp(res, "admitted") ? QUEUE_ADMITTED : QUEUE_DUPLICATE;
+    } else if (!strcmp(res, "admitted") || !strcmp(res, "duplicate") || !strcmp(res, "conflict")) {
+        out->result = !strcmp(res, "admitted")    ? QUEUE_ADMITTED
+                      : !strcmp(res, "duplicate") ? QUEUE_DUPLICATE
+                                                  : QUEUE_CONFLICT;
         snprintf(out->id, sizeof out->id, "%s", sfield(r, "id"));
     } else {
         snprintf(err, errlen, "admission: unexpected reply");
@@ -741,6 +751,24 @@ enum queue_rc queue_rejudge(struct queue_conn *k, const char *pool, const char *
 
 /* --------------------------------------------------------------- reads */
 
+enum queue_rc queue_progress(struct queue_conn *k, const char *pool, const char *id,
+                             const char *stage, int test, int count, const char *verdict,
+                             char *err, size_t errlen)
+{
+    struct args a;
+    args_start(&a, "judged_progress", pool);
+    add(&a, "id", id);
+    add(&a, "stage", stage);
+    add_num(&a, "test", test);
+    add_num(&a, "count", count);
+    add(&a, "verdict", verdict ? verdict : "");
+    redisReply *r = call(k, &a);
+    enum queue_rc rc = check(k, r, -1, "progress", err, errlen);
+    if (rc == QUEUE_OK)
+        freeReplyObject(r);
+    return rc;
+}
+
 enum queue_rc queue_result(struct queue_conn *k, const char *id, struct queue_result *out,
                            bool *found, char *err, size_t errlen)
 {
@@ -753,7 +781,7 @@ enum queue_rc queue_result(struct queue_conn *k, const char *id, struct queue_re
     queue_key(ksub, sizeof ksub, pool, suffix);
     static const char *names[] = {"state", "verdict", "score", "report", "lang", "problem",
                                   "priority", "attempts", "created", "started", "finished", "host",
-                                  "version"};
+                                  "version", "owner", "metadata"};
     enum { NF = sizeof names / sizeof names[0] };
     const char *argv[NF + 2] = {"HMGET", ksub};
     for (int i = 0; i < NF; i++)
@@ -781,6 +809,8 @@ enum queue_rc queue_result(struct queue_conn *k, const char *id, struct queue_re
         out->finished = v[10] ? atoll(v[10]) : 0;
         snprintf(out->host, sizeof out->host, "%s", v[11] ? v[11] : "");
         snprintf(out->version, sizeof out->version, "%s", v[12] ? v[12] : "");
+        snprintf(out->owner, sizeof out->owner, "%s", v[13] ? v[13] : "");
+        out->metadata = v[14] ? strdup(v[14]) : NULL;
     }
     freeReplyObject(r);
     return QUEUE_OK;
@@ -789,7 +819,9 @@ enum queue_rc queue_result(struct queue_conn *k, const char *id, struct queue_re
 void queue_result_free(struct queue_result *r)
 {
     free(r->report);
+    free(r->metadata);
     r->report = NULL;
+    r->metadata = NULL;
 }
 
 static int cmp_event(const void *a, const void *b)

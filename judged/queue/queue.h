@@ -51,7 +51,7 @@ const char *queue_rstr(const redisReply *r);
 /* ---------------------------------------------------------------- library */
 
 extern const char queue_library_lua[];  /* judged.lua, embedded */
-#define QUEUE_LIBRARY_VERSION 3         /* VERSION in judged.lua */
+#define QUEUE_LIBRARY_VERSION 4         /* VERSION in judged.lua */
 
 /* Loads judged.lua into Redis unless the same version is there; refuses
  * (-1, err) when Redis holds a newer version (another host runs a newer
@@ -91,11 +91,17 @@ struct queue_admit_args {
     const char *version;     /* problem version to judge with (64 hex, or "": the
                                 hosts' problems directory); NULL: the store's
                                 current version of the problem, if any */
+    /* optional, stored with the submission (NULL = none): */
+    const char *owner;       /* who admitted it (judge-api: the token's name) */
+    const char *hash;        /* the request's hash: the same key with another
+                                hash is QUEUE_CONFLICT */
+    const char *callback;    /* webhook URL */
+    const char *metadata;    /* the platform's opaque JSON */
 };
-enum queue_admit_result { QUEUE_ADMITTED, QUEUE_DUPLICATE, QUEUE_BUSY };
+enum queue_admit_result { QUEUE_ADMITTED, QUEUE_DUPLICATE, QUEUE_BUSY, QUEUE_CONFLICT };
 struct queue_admit_reply {
     enum queue_admit_result result;
-    char id[192];            /* admitted or duplicate */
+    char id[192];            /* admitted, duplicate or conflict (the key's id) */
     long long waiting;       /* busy: the backlog */
 };
 enum queue_rc queue_admit(struct queue_conn *k, const struct queue_admit_args *a,
@@ -188,6 +194,15 @@ enum queue_rc queue_give_back(struct queue_conn *k, const char *pool, const char
 enum queue_rc queue_reap(struct queue_conn *k, const char *pool, const char *consumer, bool *gone,
                          char *err, size_t errlen);
 
+/* ------------------------------------------------------------ progress */
+
+/* One step of a submission's progress (judged_progress): stage "compiling",
+ * or "test" with the 1-based test number, the number of tests and that
+ * test's verdict. One Redis write; best effort for the caller. */
+enum queue_rc queue_progress(struct queue_conn *k, const char *pool, const char *id,
+                             const char *stage, int test, int count, const char *verdict,
+                             char *err, size_t errlen);
+
 /* ------------------------------------------------------------ outcomes */
 
 struct queue_finish_args {
@@ -268,6 +283,8 @@ struct queue_result {
     char *report;            /* the runner's JSON report, NULL until done */
     char lang[130], problem[130], priority[16], host[256];
     char version[65];        /* problem version recorded at admission ("" = local) */
+    char owner[130];         /* who admitted it ('' = judgectl or FCALL) */
+    char *metadata;          /* the platform's JSON or NULL */
     int attempts;
     long long created, started, finished;   /* ms, 0 = not yet */
 };

@@ -140,14 +140,57 @@ Test(ids, carry_their_pool)
     cr_assert_str_eq(key, "judge:{native}:q:normal");
 }
 
+Test(config, pool_languages_given_twice)
+{
+    /* found by fuzz_config: the second list was appended past the end of an
+     * array sized for it alone (heap overflow) */
+    expect_error("pools:\n  a: {languages: [c], languages: [cpp]}\n",
+                 "key 'pools.a.languages': given twice");
+}
+
 Test(names, one_rule_for_pools_languages_and_problems)
 {
     const char *good[] = {"aplusb", "c", "python3", "A_B-2", "x.y", "_x"};
     const char *bad[] = {"", ".", "..", ".hidden", "-rf", "a/b", "a b", "{x}", "a:b",
-                         "x\n", "0123456789012345678901234567890123456789012345678901234567890123"
-                               "4567890123456789012345678901234567890123456789012345678901234567890"};
+                         "x\n", ("0123456789012345678901234567890123456789012345678901234567890123"
+                                  "4567890123456789012345678901234567890123456789012345678901234567890")};
     for (size_t i = 0; i < sizeof good / sizeof good[0]; i++)
         cr_assert(queue_valid_name(good[i]), "%s", good[i]);
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         cr_assert_not(queue_valid_name(bad[i]), "%s", bad[i]);
+}
+
+Test(config, api_section_for_judge_api)
+{
+    struct jd_config cfg;
+    char err[512];
+    write_cfg("pools:\n  native: {languages: [c]}\n");
+    cr_assert_eq(jd_config_load(&cfg, path, err, sizeof err), 0, "%s", err);
+    cr_assert_str_eq(cfg.api.listen, "127.0.0.1:8080");
+    cr_assert_str_eq(cfg.api.tokens, "/etc/judged/tokens");
+    cr_assert_eq(cfg.api.max_connections, 512);
+    cr_assert_eq(cfg.api.rate, 0);
+    cr_assert_eq(cfg.api.sse_heartbeat_ms, 15000);
+    cr_assert_null(cfg.api.webhook_secret);
+    cr_assert_not(cfg.api.webhook_allow_private);
+    jd_config_free(&cfg);
+    unlink(path);
+    write_cfg("pools:\n  native: {languages: [c]}\n"
+              "api:\n  listen: '[::1]:0'\n  tokens: /t\n  rate: 50\n  burst: 7\n  sse_heartbeat: 2s\n"
+              "  webhook_secret: s\n  webhook_allow_private: true\n  webhook_retry_for: 10m\n");
+    cr_assert_eq(jd_config_load(&cfg, path, err, sizeof err), 0, "%s", err);
+    cr_assert_str_eq(cfg.api.listen, "[::1]:0");
+    cr_assert_eq(cfg.api.rate, 50);
+    cr_assert_eq(cfg.api.burst, 7);
+    cr_assert_eq(cfg.api.sse_heartbeat_ms, 2000);
+    cr_assert(cfg.api.webhook_allow_private);
+    cr_assert_eq(cfg.api.webhook_retry_for_ms, 600000);
+    jd_config_free(&cfg);
+    unlink(path);
+    expect_error("pools:\n  native: {languages: [c]}\napi:\n  listen: 8080\n", "key 'api.listen'");
+    expect_error("pools:\n  native: {languages: [c]}\napi:\n  listen: h:99999\n", "key 'api.listen'");
+    expect_error("pools:\n  native: {languages: [c]}\napi:\n  colour: red\n", "key 'api.colour': unknown key");
+    expect_error("pools:\n  native: {languages: [c]}\napi:\n  webhook_allow_private: maybe\n",
+                 "key 'api.webhook_allow_private'");
+    expect_error("pools:\n  native: {languages: [c]}\napi: [1]\n", "key 'api'");
 }

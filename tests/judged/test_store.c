@@ -1,14 +1,16 @@
 /* test_store.c - the problem store with real parts: a private redis-server,
  * `judgectl problem push` validating through the real runner, two judged
- * hosts with separate state_dirs judging in real sandboxes (slots 900..903
- * for host A, 920..921 for host B, 940..941 for push validation). */
+ * hosts with separate state_dirs judging in real sandboxes (slots 960..963
+ * for host A, 966..967 for host B, 970..971 for push validation: test_api
+ * has 900.., test_queue 860.., test_dispatch 600.., demo.sh and the
+ * benchmarks 700..). */
 #include <dirent.h>
 
 #include "harness.h"
 
-#define SLOT_A 900
-#define SLOT_B 920
-#define SLOT_PUSH "940"
+#define SLOT_A 960
+#define SLOT_B 966
+#define SLOT_PUSH "970"
 
 static void setup(void)
 {

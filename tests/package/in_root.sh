@@ -13,12 +13,13 @@ export DEBIAN_FRONTEND=noninteractive
 step "apt-get install ./$deb (with its Recommends)"
 apt-get update -qq </dev/null
 apt-get install -y -qq "/root/$deb" </dev/null >/tmp/apt.log 2>&1 || { tail -30 /tmp/apt.log; exit 1; }
-for pkg in libseccomp2 libcap2 libhiredis0.14 libyaml-0-2 libjansson4 redis-server gcc g++ python3; do
+for pkg in libseccomp2 libcap2 libhiredis0.14 libyaml-0-2 libjansson4 libmicrohttpd12 libcurl4 redis-server gcc g++ python3; do
     dpkg -s "$pkg" >/dev/null 2>&1 || fail "$pkg was not installed with judged"
 done
 
 step "1. installed files and defaults"
-for f in /usr/bin/judged /usr/bin/judgectl /usr/bin/judge-sandbox /usr/bin/judge-sandbox-core \
+for f in /usr/bin/judged /usr/bin/judgectl /usr/bin/judge-api /usr/bin/judge-sandbox /usr/bin/judge-sandbox-core \
+         /usr/share/judged/www/index.html \
          /usr/share/judged/languages/c.yaml /usr/lib/systemd/system/judged.service \
          /usr/lib/systemd/system/judge-sandbox.service /etc/judged/judged.yaml; do
     [ -e "$f" ] || fail "$f is not installed"

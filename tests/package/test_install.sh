@@ -15,7 +15,7 @@ DESTDIR=$dest cmake --install "$build" --prefix /usr >"$dest.log" 2>&1 || { cat 
 rm -f "$dest.log"
 
 # the files
-for f in usr/bin/judged usr/bin/judgectl usr/bin/judge-sandbox usr/bin/judge-sandbox-core; do
+for f in usr/bin/judged usr/bin/judgectl usr/bin/judge-api usr/bin/judge-sandbox usr/bin/judge-sandbox-core; do
     [ -x "$dest/$f" ] || fail "/$f is not installed (or not executable)"
 done
 want=$(cd "$src/languages" && ls -- *.yaml)

@@ -362,7 +362,7 @@ Test(languages, shipped_languages_load)
     struct rn_errors errs = {0};
     struct rn_language **ls = NULL;
     size_t n = 0;
-    int rc = rn_languages_load_dir(JUDGED_SOURCE_DIR "/languages", &ls, &n, &errs);
+    int rc = rn_languages_load_dir(JUDGED_SOURCE_DIR "/languages", 0, &ls, &n, &errs);
     char *e = rn_errors_join(&errs);
     cr_assert_eq(rc, 0, "%s", e);
     const char *need[] = {"c", "cpp", "python3", "java"};
@@ -386,7 +386,7 @@ Test(languages, an_id_must_equal_its_file_name)
     struct rn_errors errs = {0};
     struct rn_language **ls = NULL;
     size_t n = 0;
-    cr_assert_eq(rn_languages_load_dir(dir, &ls, &n, &errs), -1);
+    cr_assert_eq(rn_languages_load_dir(dir, 0, &ls, &n, &errs), -1);
     char *e = rn_errors_join(&errs);
     cr_assert(strstr(e, "gcc.yaml: id: 'cc' must equal the file name (gcc)"), "%s", e);
     free(e);
@@ -446,7 +446,7 @@ Test(problems, minimal_package_defaults)
     char *dir = package(BASE, 12);
     struct rn_errors errs = {0};
     struct rn_problem *p = NULL;
-    int rc = rn_problem_load(dir, &p, &errs);
+    int rc = rn_problem_load(dir, NULL, &p, &errs);
     cr_assert_eq(rc, 0);
     cr_assert_eq(p->test_count, 12);
     cr_assert_str_eq(p->tests[1].name, "2", "natural order");
@@ -469,7 +469,7 @@ Test(problems, subtasks_ranges_and_dependencies)
                         10);
     struct rn_errors errs = {0};
     struct rn_problem *p = NULL;
-    int rc = rn_problem_load(dir, &p, &errs);
+    int rc = rn_problem_load(dir, NULL, &p, &errs);
     char *e = rn_errors_join(&errs);
     cr_assert_eq(rc, 0, "%s", e);
     cr_assert_eq(p->subtasks[0].test_count, 5);
@@ -749,7 +749,7 @@ Test(problems, comparison_options)
                         "false, space_change_sensitive: true}\n", 1);
     struct rn_errors errs = {0};
     struct rn_problem *p = NULL;
-    cr_assert_eq(rn_problem_load(dir, &p, &errs), 0);
+    cr_assert_eq(rn_problem_load(dir, NULL, &p, &errs), 0);
     cr_assert_float_eq(p->compare.abs_tol, 1e-3, 1e-12);
     cr_assert(p->compare.rel_tol < 0, "a tolerance not given is off");
     cr_assert(p->compare.case_insensitive && p->compare.space_sensitive);
@@ -791,7 +791,7 @@ Test(problems, interactive_grader_and_limits_keys)
     put_file(dir, "Main.java", "\n");
     struct rn_errors errs = {0};
     struct rn_problem *p = NULL;
-    int rc = rn_problem_load(dir, &p, &errs);
+    int rc = rn_problem_load(dir, NULL, &p, &errs);
     char *e = rn_errors_join(&errs);
     cr_assert_eq(rc, 0, "%s", e);
     free(e);

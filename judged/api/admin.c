@@ -1,0 +1,478 @@
+/* admin.c - what an operator sees and does: pools (and drain, pause,
+ * resume), hosts, the dead-letter queues, languages, Prometheus metrics and
+ * the dashboard's files. Reads Redis with plain commands (the key layout of
+ * judged/DESIGN.md); writes go through the queue library. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "api.h"
+#include "common.h"
+
+static long long rcount(struct queue_conn *k, const char *fmt, const char *key)
+{
+    redisReply *x = queue_cmd(k, fmt, key);
+    long long v = x && x->type == REDIS_REPLY_INTEGER ? x->integer : 0;
+    if (x)
+        freeReplyObject(x);
+    return v;
+}
+
+static long long pending(struct queue_conn *k, const char *key)
+{
+    redisReply *x = queue_cmd(k, "XPENDING %s %s", key, QUEUE_GROUP);
+    long long n = 0;
+    if (x && x->type == REDIS_REPLY_ARRAY && x->elements >= 1 && x->element[0]->type == REDIS_REPLY_INTEGER)
+        n = x->element[0]->integer;
+    if (x)
+        freeReplyObject(x);
+    return n;
+}
+
+/* Age (ms) of the oldest entry of a queue not yet delivered to any host. */
+static long long oldest_age(struct queue_conn *k, const char *key, long long now)
+{
+    redisReply *g = queue_cmd(k, "XINFO GROUPS %s", key);
+    char last[64] = "0-0";
+    for (size_t i = 0; g && g->type == REDIS_REPLY_ARRAY && i < g->elements; i++) {
+        redisReply *e = g->element[i];
+        bool ours = false;
+        for (size_t f = 0; f + 1 < e->elements; f += 2) {
+            const char *n = queue_rstr(e->element[f]), *v = queue_rstr(e->element[f + 1]);
+            if (n && v && !strcmp(n, "name"))
+                ours = !strcmp(v, QUEUE_GROUP);
+            if (n && v && ours && !strcmp(n, "last-delivered-id"))
+                snprintf(last, sizeof last, "%s", v);
+        }
+    }
+    if (g)
+        freeReplyObject(g);
+    char from[80];
+    snprintf(from, sizeof from, "(%s", last);
+    redisReply *x = queue_cmd(k, "XRANGE %s %s + COUNT 1", key, from);
+    long long age = 0;
+    if (x && x->type == REDIS_REPLY_ARRAY && x->elements == 1)
+        age = now - atoll(x->element[0]->element[0]->str);
+    if (x)
+        freeReplyObject(x);
+    return age > 0 ? age : 0;
+}
+
+/* {name: {registration..., alive}} from judge:hosts and the liveness keys */
+static json_t *load_hosts(struct queue_conn *k)
+{
+    json_t *hosts = json_object();
+    redisReply *x = queue_cmd(k, "HGETALL judge:hosts");
+    for (size_t i = 0; x && x->type == REDIS_REPLY_ARRAY && i + 1 < x->elements; i += 2) {
+        const char *name = queue_rstr(x->element[i]);
+        json_t *h = json_loads(queue_rstr(x->element[i + 1]) ? x->element[i + 1]->str : "", 0, NULL);
+        if (!name || !json_is_object(h)) {
+            json_decref(h);
+            continue;
+        }
+        char live[400];
+        snprintf(live, sizeof live, "judge:host:%s", name);
+        json_object_set_new(h, "alive", json_boolean(rcount(k, "EXISTS %s", live) == 1));
+        json_object_set_new(hosts, name, h);
+    }
+    if (x)
+        freeReplyObject(x);
+    return hosts;
+}
+
+struct pool_stats {
+    char state[16];
+    long long waiting[2], running, delayed, dlq, slots, busy, oldest_ms;
+    int live_hosts;
+};
+
+static void pool_stats(struct queue_conn *k, const struct jd_pool_cfg *pc, json_t *hosts,
+                       struct pool_stats *s)
+{
+    memset(s, 0, sizeof *s);
+    char key[200];
+    long long now = common_wall_ms();
+    queue_key(key, sizeof key, pc->name, "state");
+    redisReply *x = queue_cmd(k, "GET %s", key);
+    snprintf(s->state, sizeof s->state, "%s", queue_rstr(x) ? x->str : "active");
+    if (x)
+        freeReplyObject(x);
+    for (int q = 0; q < 2; q++) {
+        queue_key(key, sizeof key, pc->name, q == QUEUE_CONTEST ? "q:contest" : "q:normal");
+        long long p = pending(k, key);
+        s->waiting[q] = rcount(k, "XLEN %s", key) - p;
+        s->running += p;
+        long long age = oldest_age(k, key, now);
+        if (age > s->oldest_ms)
+            s->oldest_ms = age;
+    }
+    queue_key(key, sizeof key, pc->name, "delayed");
+    s->delayed = rcount(k, "ZCARD %s", key);
+    queue_key(key, sizeof key, pc->name, "dlq");
+    s->dlq = rcount(k, "XLEN %s", key);
+    if (!strcmp(s->state, "draining") && s->running == 0)
+        snprintf(s->state, sizeof s->state, "drained");
+    const char *hn;
+    json_t *h;
+    json_object_foreach(hosts, hn, h)
+    {
+        if (!json_is_true(json_object_get(h, "alive")))
+            continue;
+        size_t i;
+        json_t *po;
+        json_array_foreach(json_object_get(h, "pools"), i, po)
+        {
+            const char *n = json_string_value(json_object_get(po, "name"));
+            if (n && !strcmp(n, pc->name)) {
+                s->slots += json_integer_value(json_object_get(po, "slots"));
+                s->busy += json_integer_value(json_object_get(po, "busy"));
+                s->live_hosts++;
+            }
+        }
+    }
+}
+
+enum MHD_Result api_pools(struct req *r)
+{
+    struct api *a = r->api;
+    struct queue_conn *k = api_conn_get(a);
+    json_t *hosts = load_hosts(k), *list = json_array();
+    for (int i = 0; i < a->cfg.npools; i++) {
+        const struct jd_pool_cfg *pc = &a->cfg.pools[i];
+        struct pool_stats s;
+        pool_stats(k, pc, hosts, &s);
+        json_t *langs = json_array();
+        for (int j = 0; j < pc->nlanguages; j++)
+            json_array_append_new(langs, json_string(pc->languages[j]));
+        json_t *o = json_pack("{s:s, s:s, s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:i}", "name",
+                              pc->name, "state", s.state, "languages", langs, "depth",
+                              (json_int_t)(s.waiting[0] + s.waiting[1] + s.delayed), "depth_contest",
+                              (json_int_t)s.waiting[0], "depth_normal", (json_int_t)s.waiting[1],
+                              "running", (json_int_t)s.running, "delayed", (json_int_t)s.delayed,
+                              "dlq", (json_int_t)s.dlq, "slots", (json_int_t)s.slots,
+                              "oldest_ms", (json_int_t)s.oldest_ms, "hosts", s.live_hosts);
+        json_object_set_new(o, "max_queue", pc->max_queue ? json_integer(pc->max_queue) : json_null());
+        json_array_append_new(list, o);
+    }
+    json_decref(hosts);
+    api_conn_put(a, k);
+    return api_json(r, 200, json_pack("{s:o}", "pools", list));
+}
+
+enum MHD_Result api_pool_action(struct req *r, const char *pool, const char *action)
+{
+    struct api *a = r->api;
+    if (!jd_pool_by_name(&a->cfg, pool))
+        return api_error(r, 404, NULL, "no pool '%.100s'", pool);
+    const char *state = !strcmp(action, "drain")    ? "draining"
+                        : !strcmp(action, "pause")  ? "paused"
+                        : !strcmp(action, "resume") ? "active"
+                                                    : NULL;
+    if (!state)
+        return api_error(r, 404, NULL, "no action '%.100s' (drain, pause, resume)", action);
+    char err[512];
+    struct queue_conn *k = api_conn_get(a);
+    enum queue_rc rc = queue_set_state(k, pool, state, err, sizeof err);
+    api_conn_put(a, k);
+    if (rc == QUEUE_IO)
+        return api_error_retry(r, 503, 1, "the queue is unavailable: %s", err);
+    if (rc)
+        return api_error(r, 500, NULL, "%s", err);
+    return api_json(r, 200, json_pack("{s:s, s:s}", "pool", pool, "state", state));
+}
+
+enum MHD_Result api_hosts(struct req *r)
+{
+    struct queue_conn *k = api_conn_get(r->api);
+    json_t *hosts = load_hosts(k), *list = json_array();
+    api_conn_put(r->api, k);
+    const char *n;
+    json_t *h;
+    json_object_foreach(hosts, n, h)
+    {
+        json_object_set_new(h, "name", json_string(n));
+        json_array_append(list, h);
+    }
+    json_decref(hosts);
+    return api_json(r, 200, json_pack("{s:o}", "hosts", list));
+}
+
+/* ------------------------------------------------------------------- dlq */
+
+static json_t *entry_json(const char *pool, const redisReply *e)
+{
+    const char *eid = e->element[0]->str;
+    char id[160];
+    snprintf(id, sizeof id, "%s:%s", pool, eid);
+    json_t *o = json_pack("{s:s, s:s, s:s}", "dlq_id", id, "pool", pool, "entry", eid);
+    const redisReply *f = e->element[1];
+    for (size_t i = 0; f && i + 1 < f->elements; i += 2) {
+        const char *n = queue_rstr(f->element[i]), *v = queue_rstr(f->element[i + 1]);
+        if (!n || !v || !strcmp(n, "entry") || !strcmp(n, "fields"))
+            continue;
+        if (!strcmp(n, "attempts") || !strcmp(n, "time"))
+            json_object_set_new(o, n, json_integer(atoll(v)));
+        else if (!strcmp(n, "history")) {
+            json_t *hv = json_loads(v, 0, NULL);
+            json_object_set_new(o, n, hv ? hv : json_string(v));
+        }
+        else
+            json_object_set_new(o, n, json_string(v));
+    }
+    return o;
+}
+
+enum MHD_Result api_dlq(struct req *r)
+{
+    struct api *a = r->api;
+    struct queue_conn *k = api_conn_get(a);
+    json_t *list = json_array();
+    for (int i = 0; i < a->cfg.npools; i++) {
+        char key[200];
+        queue_key(key, sizeof key, a->cfg.pools[i].name, "dlq");
+        redisReply *x = queue_cmd(k, "XRANGE %s - + COUNT 1000", key);
+        for (size_t e = 0; x && x->type == REDIS_REPLY_ARRAY && e < x->elements; e++)
+            json_array_append_new(list, entry_json(a->cfg.pools[i].name, x->element[e]));
+        if (x)
+            freeReplyObject(x);
+    }
+    api_conn_put(a, k);
+    return api_json(r, 200, json_pack("{s:o}", "dead_letters", list));
+}
+
+/* ID is "POOL:ENTRY" (dlq_id in the list). */
+enum MHD_Result api_dlq_action(struct req *r, const char *dlq_id, const char *action)
+{
+    struct api *a = r->api;
+    char pool[80], entry[64];
+    const char *colon = strchr(dlq_id, ':');
+    if (!colon || colon - dlq_id >= (long)sizeof pool || strlen(colon + 1) >= sizeof entry)
+        return api_error(r, 404, NULL, "no dead letter '%.100s' (expected POOL:ENTRY)", dlq_id);
+    snprintf(pool, sizeof pool, "%.*s", (int)(colon - dlq_id), dlq_id);
+    snprintf(entry, sizeof entry, "%s", colon + 1);
+    if (!jd_pool_by_name(&a->cfg, pool))
+        return api_error(r, 404, NULL, "no pool '%.100s'", pool);
+    if (strcmp(action, "requeue") && strcmp(action, "drop"))
+        return api_error(r, 404, NULL, "no action '%.100s' (requeue, drop)", action);
+    struct queue_conn *k = api_conn_get(a);
+    char key[200], err[512], id[200] = "";
+    queue_key(key, sizeof key, pool, "dlq");
+    redisReply *x = queue_cmd(k, "XRANGE %s %s %s", key, entry, entry);
+    bool exists = x && x->type == REDIS_REPLY_ARRAY && x->elements == 1;
+    if (x)
+        freeReplyObject(x);
+    enum queue_rc rc = QUEUE_OK;
+    if (exists && !strcmp(action, "requeue"))
+        rc = queue_requeue(k, pool, entry, id, sizeof id, err, sizeof err);
+    if (exists && !strcmp(action, "drop")) {
+        redisReply *d = queue_cmd(k, "XDEL %s %s", key, entry);
+        if (!d) {
+            rc = QUEUE_IO;
+            snprintf(err, sizeof err, "%s", k->err);
+        } else
+            freeReplyObject(d);
+    }
+    api_conn_put(a, k);
+    if (!exists)
+        return api_error(r, 404, NULL, "no dead letter '%.100s'", dlq_id);
+    if (rc == QUEUE_IO)
+        return api_error_retry(r, 503, 1, "the queue is unavailable: %s", err);
+    if (rc)
+        return api_error(r, 500, NULL, "%s", err);
+    if (!strcmp(action, "drop"))
+        return api_json(r, 200, json_pack("{s:s}", "dropped", dlq_id));
+    return api_json(r, 200, json_pack("{s:s, s:s}", "requeued", dlq_id, "id", id));
+}
+
+/* ------------------------------------------------------------- languages */
+
+/* The languages a pool serves whose file LANGUAGES/ID.yaml exists (a
+ * language's id is its file name; judge-api reads no language file). */
+enum MHD_Result api_languages(struct req *r)
+{
+    const struct jd_config *cfg = &r->api->cfg;
+    json_t *list = json_array();
+    for (int i = 0; i < cfg->npools; i++)
+        for (int j = 0; j < cfg->pools[i].nlanguages; j++) {
+            char path[4400];
+            struct stat st;
+            snprintf(path, sizeof path, "%s/%s.yaml", cfg->languages, cfg->pools[i].languages[j]);
+            if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
+                json_array_append_new(list, json_pack("{s:s, s:s}", "id", cfg->pools[i].languages[j],
+                                                      "pool", cfg->pools[i].name));
+        }
+    return api_json(r, 200, json_pack("{s:o}", "languages", list));
+}
+
+/* --------------------------------------------------------------- metrics */
+
+struct buf {
+    char *s;
+    size_t len, cap;
+};
+
+static void bprintf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void bprintf(struct buf *b, const char *fmt, ...)
+{
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        int n = vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
+        va_end(ap);
+        if (n >= 0 && (size_t)n < b->cap - b->len) {
+            b->len += (size_t)n;
+            return;
+        }
+        b->cap = b->cap * 2 + (size_t)n + 256;
+        b->s = realloc(b->s, b->cap);
+    }
+}
+
+static const char *const BUCKETS[] = {"10", "25", "50", "100", "250", "500", "1000", "2500",
+                                      "5000", "10000", "30000", "60000", "+Inf"};
+
+/* A histogram from judge:{P}:stats (non-cumulative buckets in ms, as the
+ * judged.lua functions count them) in Prometheus' cumulative seconds. */
+static void histogram(struct buf *b, const char *metric, const char *pool, json_t *stats,
+                      const char *name)
+{
+    long long cum = 0;
+    char f[64];
+    for (size_t i = 0; i < sizeof BUCKETS / sizeof *BUCKETS; i++) {
+        snprintf(f, sizeof f, "%s:le:%s", name, BUCKETS[i]);
+        cum += atoll(json_string_value(json_object_get(stats, f)) ?: "0");
+        if (!strcmp(BUCKETS[i], "+Inf"))
+            bprintf(b, "%s_bucket{pool=\"%s\",le=\"+Inf\"} %lld\n", metric, pool, cum);
+        else
+            bprintf(b, "%s_bucket{pool=\"%s\",le=\"%g\"} %lld\n", metric, pool, atof(BUCKETS[i]) / 1000,
+                    cum);
+    }
+    snprintf(f, sizeof f, "%s:sum", name);
+    bprintf(b, "%s_sum{pool=\"%s\"} %g\n", metric, pool,
+            atof(json_string_value(json_object_get(stats, f)) ?: "0") / 1000);
+    snprintf(f, sizeof f, "%s:count", name);
+    bprintf(b, "%s_count{pool=\"%s\"} %s\n", metric, pool, json_string_value(json_object_get(stats, f)) ?: "0");
+}
+
+static json_t *hgetall(struct queue_conn *k, const char *key)
+{
+    json_t *o = json_object();
+    redisReply *x = queue_cmd(k, "HGETALL %s", key);
+    for (size_t i = 0; x && x->type == REDIS_REPLY_ARRAY && i + 1 < x->elements; i += 2)
+        if (queue_rstr(x->element[i]) && queue_rstr(x->element[i + 1]))
+            json_object_set_new(o, x->element[i]->str, json_string(x->element[i + 1]->str));
+    if (x)
+        freeReplyObject(x);
+    return o;
+}
+
+enum MHD_Result api_metrics(struct req *r)
+{
+    struct api *a = r->api;
+    struct queue_conn *k = api_conn_get(a);
+    struct buf b = {0};
+    json_t *hosts = load_hosts(k);
+    int live = 0;
+    const char *hn;
+    json_t *h;
+    json_object_foreach(hosts, hn, h) live += json_is_true(json_object_get(h, "alive"));
+    bprintf(&b, "# HELP judged_queue_depth Submissions waiting (not yet claimed), by pool and priority.\n"
+                "# TYPE judged_queue_depth gauge\n");
+    struct pool_stats *ps = calloc((size_t)a->cfg.npools, sizeof *ps);
+    for (int i = 0; i < a->cfg.npools; i++) {
+        pool_stats(k, &a->cfg.pools[i], hosts, &ps[i]);
+        bprintf(&b, "judged_queue_depth{pool=\"%s\",priority=\"contest\"} %lld\n", a->cfg.pools[i].name, ps[i].waiting[0]);
+        bprintf(&b, "judged_queue_depth{pool=\"%s\",priority=\"normal\"} %lld\n", a->cfg.pools[i].name, ps[i].waiting[1]);
+        bprintf(&b, "judged_queue_depth{pool=\"%s\",priority=\"retry\"} %lld\n", a->cfg.pools[i].name, ps[i].delayed);
+    }
+    const struct {
+        const char *name, *help;
+        int which;
+    } gauges[] = {
+        {"judged_queue_oldest_seconds", "Age of the oldest submission not yet claimed.", 0},
+        {"judged_running", "Submissions being judged.", 1},
+        {"judged_free_slots", "Free slots of the pool's live hosts.", 2},
+        {"judged_dlq_size", "Dead letters of the pool.", 3},
+    };
+    for (size_t g = 0; g < sizeof gauges / sizeof *gauges; g++) {
+        bprintf(&b, "# HELP %s %s\n# TYPE %s gauge\n", gauges[g].name, gauges[g].help, gauges[g].name);
+        for (int i = 0; i < a->cfg.npools; i++) {
+            const char *p = a->cfg.pools[i].name;
+            if (gauges[g].which == 0)
+                bprintf(&b, "%s{pool=\"%s\"} %g\n", gauges[g].name, p, ps[i].oldest_ms / 1000.0);
+            else
+                bprintf(&b, "%s{pool=\"%s\"} %lld\n", gauges[g].name, p,
+                        gauges[g].which == 1   ? ps[i].running
+                        : gauges[g].which == 2 ? (ps[i].slots - ps[i].busy > 0 ? ps[i].slots - ps[i].busy : 0)
+                                               : ps[i].dlq);
+        }
+    }
+    bprintf(&b, "# HELP judged_live_hosts Hosts whose liveness key exists.\n# TYPE judged_live_hosts gauge\n"
+                "judged_live_hosts %d\n", live);
+    static const char *const outcomes[] = {"accepted", "duplicate", "busy", "rejected"};
+    bprintf(&b, "# HELP judged_api_admissions_total Admissions by this judge-api process, by outcome.\n"
+                "# TYPE judged_api_admissions_total counter\n");
+    for (int i = 0; i < ADMIT_NOUTCOMES; i++)
+        bprintf(&b, "judged_api_admissions_total{outcome=\"%s\"} %lu\n", outcomes[i],
+                atomic_load(&a->admissions[i]));
+    static const char *const wh[] = {"delivered", "failed", "dead", "refused"};
+    bprintf(&b, "# HELP judged_api_webhooks_total Webhook delivery attempts by this judge-api process, "
+                "by outcome.\n# TYPE judged_api_webhooks_total counter\n");
+    for (int i = 0; i < WEBHOOK_NOUTCOMES; i++)
+        bprintf(&b, "judged_api_webhooks_total{outcome=\"%s\"} %lu\n", wh[i], atomic_load(&a->webhooks[i]));
+    bprintf(&b, "# HELP judged_verdicts_total Verdicts published, by pool and verdict.\n"
+                "# TYPE judged_verdicts_total counter\n");
+    json_t **stats = calloc((size_t)a->cfg.npools, sizeof *stats);
+    for (int i = 0; i < a->cfg.npools; i++) {
+        char key[200];
+        queue_key(key, sizeof key, a->cfg.pools[i].name, "stats");
+        stats[i] = hgetall(k, key);
+        const char *f;
+        json_t *v;
+        json_object_foreach(stats[i], f, v) if (!strncmp(f, "verdict:", 8)) bprintf(
+            &b, "judged_verdicts_total{pool=\"%s\",verdict=\"%s\"} %s\n", a->cfg.pools[i].name, f + 8,
+            json_string_value(v));
+    }
+    bprintf(&b, "# HELP judged_queue_wait_seconds Time from admission to the start of judging.\n"
+                "# TYPE judged_queue_wait_seconds histogram\n");
+    for (int i = 0; i < a->cfg.npools; i++)
+        histogram(&b, "judged_queue_wait_seconds", a->cfg.pools[i].name, stats[i], "wait");
+    bprintf(&b, "# HELP judged_judging_seconds Time from the start of judging to the verdict.\n"
+                "# TYPE judged_judging_seconds histogram\n");
+    for (int i = 0; i < a->cfg.npools; i++) {
+        histogram(&b, "judged_judging_seconds", a->cfg.pools[i].name, stats[i], "judging");
+        json_decref(stats[i]);
+    }
+    free(stats);
+    free(ps);
+    json_decref(hosts);
+    api_conn_put(a, k);
+    enum MHD_Result ret = api_text(r, 200, "text/plain; version=0.0.4", b.s, b.len);
+    free(b.s);
+    return ret;
+}
+
+/* ------------------------------------------------------------ dashboard */
+
+enum MHD_Result api_static(struct req *r, const char *file)
+{
+    const char *dot = strrchr(file, '.');
+    if (!queue_valid_name(file) || !dot)
+        return api_error(r, 404, NULL, "no such file");
+    const char *type = !strcmp(dot, ".html") ? "text/html; charset=utf-8"
+                       : !strcmp(dot, ".js") ? "text/javascript"
+                       : !strcmp(dot, ".css") ? "text/css"
+                                              : "application/octet-stream";
+    char path[4400];
+    snprintf(path, sizeof path, "%s/%s", r->api->cfg.api.dashboard, file);
+    size_t len;
+    bool more;
+    char *s = common_read_file(path, 1 << 20, &len, &more);
+    if (!s)
+        return api_error(r, 404, NULL, "no such file");
+    enum MHD_Result ret = api_text(r, 200, type, s, len);
+    free(s);
+    return ret;
+}

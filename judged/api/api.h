@@ -1,0 +1,134 @@
+/*
+ * api.h - judge-api, the HTTP front door of judged (the module's one
+ * header, shared by its files; nothing outside judged/api/ includes it).
+ * Knows Redis and the queue protocol (queue/queue.h) and judged's
+ * configuration (jd.h); nothing of runner/ or sandbox/.
+ * Theory of operation: server.c. Endpoints: openapi.yaml.
+ */
+#ifndef JUDGED_API_H
+#define JUDGED_API_H
+
+#include <jansson.h>
+#include <microhttpd.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+
+#include "jd.h"
+
+/* ---------------------------------------------------------------- tokens */
+
+enum { ROLE_SUBMIT = 1, ROLE_READ = 2, ROLE_SETTER = 4, ROLE_ADMIN = 8 };
+
+struct api_token {
+    char name[65];
+    unsigned roles;
+    unsigned char hash[32];  /* SHA-256 of the bearer token */
+    double bucket;           /* rate limit: tokens left */
+    double refilled;         /* monotonic seconds of the last refill */
+};
+
+struct api_tokens {
+    struct api_token *v;
+    int n;
+};
+
+/* Parses a tokens file: "NAME ROLE[,ROLE...] SHA256HEX" per line, '#'
+ * comments. -1 with err naming the file and line. */
+int api_tokens_load(struct api_tokens *t, const char *path, char *err, size_t errlen);
+void api_tokens_free(struct api_tokens *t);
+/* Parses "submit,read" into role bits; 0 if a role is unknown. */
+unsigned api_roles_parse(const char *s);
+/* Lower-case hex SHA-256 of data (65 bytes with the NUL). */
+void api_sha256_hex(const void *data, size_t len, char out[65]);
+/* A new random token "jdt_" + 64 hex digits (256 bits). 0 ok. */
+int api_token_new(char out[80]);
+
+/* ---------------------------------------------------------------- server */
+
+enum { ADMIT_ACCEPTED, ADMIT_DUPLICATE, ADMIT_BUSY, ADMIT_REJECTED, ADMIT_NOUTCOMES };
+enum { WEBHOOK_DELIVERED, WEBHOOK_FAILED, WEBHOOK_DEAD, WEBHOOK_REFUSED, WEBHOOK_NOUTCOMES };
+
+struct api {
+    struct jd_config cfg;
+    char redis_url[4200];
+    long body_limit;
+    pthread_mutex_t lock;    /* guards tokens (buckets) and the connection pool */
+    struct api_tokens tokens;
+    struct queue_conn **idle;    /* connections not in use */
+    int nidle, cap_idle;
+    char *openapi;           /* the OpenAPI document, served as is */
+    size_t openapi_len;
+    struct MHD_Daemon *d;
+    atomic_bool stopping;
+    atomic_ulong admissions[ADMIT_NOUTCOMES];
+    atomic_ulong requests;
+    atomic_ulong webhooks[WEBHOOK_NOUTCOMES];
+    pthread_t webhook_thread;
+    bool webhook_running;
+    char consumer[300];      /* this process in the webhooks consumer group */
+};
+
+/* The request being handled, as the router sees it. */
+struct req {
+    struct api *api;
+    struct MHD_Connection *conn;
+    const char *method, *url;
+    char *body;
+    size_t len;
+    bool too_big;
+    const struct api_token *tok;   /* NULL: no valid bearer token */
+    char tok_name[65];
+    unsigned roles;
+};
+
+/* Connections to Redis come from a small pool (hiredis contexts are not
+ * thread-safe; MHD runs one thread per connection). */
+struct queue_conn *api_conn_get(struct api *a);
+void api_conn_put(struct api *a, struct queue_conn *k);
+
+/* Responses (each queues a response on r->conn and returns MHD's result). */
+enum MHD_Result api_json(struct req *r, unsigned status, json_t *body /* stolen */);
+/* The same with headers: name, value, ..., NULL. */
+enum MHD_Result api_json_h(struct req *r, unsigned status, json_t *body, ...);
+/* An error with Retry-After (seconds, at least 1). */
+enum MHD_Result api_error_retry(struct req *r, unsigned status, long retry_after, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+enum MHD_Result api_error(struct req *r, unsigned status, const char *field, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+enum MHD_Result api_text(struct req *r, unsigned status, const char *type, const char *body, size_t len);
+/* A query argument or NULL. */
+const char *api_arg(struct req *r, const char *name);
+/* 403 unless the request's token has one of the roles (admin has them all). */
+bool api_has_role(const struct req *r, unsigned roles);
+
+/* A submission as the API shows it (GET /v1/submissions/ID, webhooks). */
+json_t *api_result_json(const char *id, const char *pool, const struct queue_result *q);
+
+/* Webhooks (webhook.c): one delivery thread per judge-api process. */
+int api_webhooks_start(struct api *a, char *err, size_t errlen);
+void api_webhooks_stop(struct api *a);
+enum MHD_Result api_webhook_dlq(struct req *r);
+enum MHD_Result api_webhook_replay(struct req *r, const char *dlq_id);
+
+/* Handlers (handlers.c, admin.c, events.c). */
+enum MHD_Result api_submit(struct req *r);
+enum MHD_Result api_get_submission(struct req *r, const char *id);
+enum MHD_Result api_events(struct req *r);
+enum MHD_Result api_submission_events(struct req *r, const char *id);
+enum MHD_Result api_pools(struct req *r);
+enum MHD_Result api_pool_action(struct req *r, const char *pool, const char *action);
+enum MHD_Result api_hosts(struct req *r);
+enum MHD_Result api_dlq(struct req *r);
+enum MHD_Result api_dlq_action(struct req *r, const char *entry, const char *action);
+enum MHD_Result api_languages(struct req *r);
+enum MHD_Result api_metrics(struct req *r);
+enum MHD_Result api_static(struct req *r, const char *file);
+
+/* Server lifecycle (server.c). */
+int api_start(struct api *a, char *err, size_t errlen);
+void api_stop(struct api *a);
+/* The port actually bound (listen with port 0 picks one). */
+int api_port(struct api *a);
+
+#endif

@@ -1,0 +1,480 @@
+/*
+ * server.c - judge-api's HTTP server: routing, authentication, rate limits,
+ * responses.
+ *
+ * Theory of operation
+ * -------------------
+ * judge-api is a stateless front of the Redis queue: everything it knows
+ * lives in Redis (submissions, results streams, pool states, hosts) or in
+ * judged's configuration file (pools, languages, problems, limits), so any
+ * number of replicas can run side by side behind a load balancer. It admits
+ * through the queue library's queue_admit (the same function as `judgectl
+ * submit`, over the judged_admit Redis function), reads results with
+ * queue_result and events with queue_events; it links neither runner/ nor
+ * sandbox/.
+ *
+ * libmicrohttpd runs one thread per connection (bounded by
+ * api.max_connections; more wait in the listen backlog), so a handler may block: a
+ * long-poll (GET /v1/submissions/ID?wait=S) blocks on an XREAD of the pool's
+ * results stream, an event stream (GET /v1/events) keeps its own Redis
+ * connection for its whole life. Other handlers borrow a Redis connection
+ * from a small pool (hiredis contexts are not thread-safe) and give it back.
+ * Connections are HTTP/1.1 keep-alive.
+ *
+ * A request's body is collected up to api's body limit (2 x max_source, a
+ * JSON-escaped source, plus 16 KiB for the other fields); a bigger one gets
+ * 413 at once and is not read further. Then: public routes (/healthz,
+ * /readyz, /metrics, /v1/openapi.yaml, the dashboard's files), else the
+ * bearer token: its SHA-256 is looked up in the tokens file (only hashes
+ * are stored) -> 401; the token's bucket (api.rate per second, api.burst
+ * deep) -> 429 with Retry-After; the route's role -> 403. A submitter's
+ * token name is recorded with each submission (owner), and it reads only
+ * its own submissions.
+ */
+#include <arpa/inet.h>
+#include <math.h>
+#include <netdb.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <openssl/crypto.h>
+#include <openssl/sha.h>
+
+#include "api.h"
+#include "common.h"
+
+/* ---------------------------------------------------------- connections */
+
+struct queue_conn *api_conn_get(struct api *a)
+{
+    struct queue_conn *k = NULL;
+    pthread_mutex_lock(&a->lock);
+    if (a->nidle > 0)
+        k = a->idle[--a->nidle];
+    pthread_mutex_unlock(&a->lock);
+    if (!k) {
+        k = malloc(sizeof *k);
+        /* 5 s: above the 1 s slices that blocking reads use */
+        queue_conn_init(k, a->redis_url, 5000);
+    }
+    return k;
+}
+
+void api_conn_put(struct api *a, struct queue_conn *k)
+{
+    pthread_mutex_lock(&a->lock);
+    if (a->nidle < a->cap_idle) {
+        a->idle[a->nidle++] = k;
+        k = NULL;
+    }
+    pthread_mutex_unlock(&a->lock);
+    if (k) {
+        queue_conn_close(k);
+        free(k);
+    }
+}
+
+/* ------------------------------------------------------------ responses */
+
+static enum MHD_Result respond(struct req *r, unsigned status, const char *type, const char *body,
+                               size_t len, va_list hdrs)
+{
+    struct MHD_Response *resp =
+        MHD_create_response_from_buffer(len, (void *)body, MHD_RESPMEM_MUST_COPY);
+    if (!resp)
+        return MHD_NO;
+    MHD_add_response_header(resp, "Content-Type", type);
+    MHD_add_response_header(resp, "Cache-Control", "no-store");
+    const char *h;
+    while ((h = va_arg(hdrs, const char *))) {
+        const char *v = va_arg(hdrs, const char *);
+        MHD_add_response_header(resp, h, v);
+    }
+    enum MHD_Result ret = MHD_queue_response(r->conn, status, resp);
+    MHD_destroy_response(resp);
+    return ret;
+}
+
+static enum MHD_Result respond_h(struct req *r, unsigned status, const char *type, const char *body,
+                                 size_t len, ...)
+{
+    va_list ap;
+    va_start(ap, len);
+    enum MHD_Result ret = respond(r, status, type, body, len, ap);
+    va_end(ap);
+    return ret;
+}
+
+/* JSON with extra headers: name, value, ..., NULL */
+enum MHD_Result api_json_h(struct req *r, unsigned status, json_t *body, ...)
+{
+    char *s = json_dumps(body, JSON_COMPACT | JSON_REAL_PRECISION(6));
+    json_decref(body);
+    if (!s)
+        return MHD_NO;
+    size_t n = strlen(s);
+    s = realloc(s, n + 2);
+    s[n++] = '\n';
+    va_list ap;
+    va_start(ap, body);
+    enum MHD_Result ret = respond(r, status, "application/json", s, n, ap);
+    va_end(ap);
+    free(s);
+    return ret;
+}
+
+enum MHD_Result api_json(struct req *r, unsigned status, json_t *body)
+{
+    return api_json_h(r, status, body, NULL);
+}
+
+static enum MHD_Result verror(struct req *r, unsigned status, const char *field, const char *fmt,
+                              va_list ap, const char *h, const char *hv)
+{
+    char msg[1024];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    json_t *o = json_pack("{s:s}", "error", msg);
+    if (field)
+        json_object_set_new(o, "field", json_string(field));
+    if (status == 401)
+        return api_json_h(r, status, o, "WWW-Authenticate", "Bearer realm=\"judged\"", NULL);
+    return api_json_h(r, status, o, h, hv, NULL);
+}
+
+enum MHD_Result api_error(struct req *r, unsigned status, const char *field, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    enum MHD_Result ret = verror(r, status, field, fmt, ap, NULL, NULL);
+    va_end(ap);
+    return ret;
+}
+
+enum MHD_Result api_error_retry(struct req *r, unsigned status, long retry_after, const char *fmt, ...)
+{
+    char ra[32];
+    snprintf(ra, sizeof ra, "%ld", retry_after < 1 ? 1 : retry_after);
+    va_list ap;
+    va_start(ap, fmt);
+    enum MHD_Result ret = verror(r, status, NULL, fmt, ap, "Retry-After", ra);
+    va_end(ap);
+    return ret;
+}
+
+enum MHD_Result api_text(struct req *r, unsigned status, const char *type, const char *body, size_t len)
+{
+    return respond_h(r, status, type, body, len, NULL);
+}
+
+const char *api_arg(struct req *r, const char *name)
+{
+    return MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, name);
+}
+
+bool api_has_role(const struct req *r, unsigned roles)
+{
+    return (r->roles & (roles | ROLE_ADMIN)) != 0;
+}
+
+/* --------------------------------------------------------------- access */
+
+/* 0: authenticated (r->tok_name, r->roles set); else a response was queued
+ * (401 or 429) and *ret holds its result. */
+static int authenticate(struct req *r, enum MHD_Result *ret)
+{
+    const char *h = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "Authorization");
+    if (!h || strncasecmp(h, "Bearer ", 7)) {
+        *ret = api_error(r, 401, NULL, "missing bearer token (Authorization: Bearer TOKEN)");
+        return -1;
+    }
+    unsigned char hash[SHA256_DIGEST_LENGTH];
+    SHA256((const unsigned char *)h + 7, strlen(h + 7), hash);
+    struct api *a = r->api;
+    double wait = 0;
+    bool found = false;
+    pthread_mutex_lock(&a->lock);
+    for (int i = 0; i < a->tokens.n; i++) {
+        struct api_token *t = &a->tokens.v[i];
+        if (CRYPTO_memcmp(t->hash, hash, sizeof hash))
+            continue;
+        found = true;
+        snprintf(r->tok_name, sizeof r->tok_name, "%s", t->name);
+        r->roles = t->roles;
+        if (a->cfg.api.rate > 0) {
+            double now = common_monotonic();
+            double burst = (double)a->cfg.api.burst;
+            t->bucket += (now - t->refilled) * a->cfg.api.rate;
+            if (t->bucket > burst)
+                t->bucket = burst;
+            t->refilled = now;
+            if (t->bucket < 1)
+                wait = (1 - t->bucket) / a->cfg.api.rate;
+            else
+                t->bucket -= 1;
+        }
+        break;
+    }
+    pthread_mutex_unlock(&a->lock);
+    if (!found) {
+        *ret = api_error(r, 401, NULL, "unknown token");
+        return -1;
+    }
+    if (wait > 0) {
+        *ret = api_error_retry(r, 429, (long)ceil(wait), "token '%s' is over its rate of %g requests/s",
+                               r->tok_name, a->cfg.api.rate);
+        return -1;
+    }
+    return 0;
+}
+
+static bool is(const char *a, const char *b)
+{
+    return !strcmp(a, b);
+}
+
+/* Splits "/v1/x/y/z" after prefix into up to 3 segments (copied into buf). */
+static int segments(const char *url, const char *prefix, char *buf, size_t len, char *seg[3])
+{
+    size_t pl = strlen(prefix);
+    if (strncmp(url, prefix, pl))
+        return -1;
+    snprintf(buf, len, "%s", url + pl);
+    int n = 0;
+    for (char *save = NULL, *t = strtok_r(buf, "/", &save); t; t = strtok_r(NULL, "/", &save)) {
+        if (n == 3)
+            return -1;
+        seg[n++] = t;
+    }
+    return n;
+}
+
+static enum MHD_Result public_route(struct req *r, bool *handled)
+{
+    *handled = true;
+    const char *u = r->url;
+    bool get = is(r->method, "GET") || is(r->method, "HEAD");
+    if (get && is(u, "/healthz"))
+        return api_json(r, 200, json_pack("{s:s}", "status", "ok"));
+    if (get && is(u, "/readyz")) {
+        struct queue_conn *k = api_conn_get(r->api);
+        redisReply *p = queue_cmd(k, "PING");
+        bool ok = p && p->type == REDIS_REPLY_STATUS;
+        if (p)
+            freeReplyObject(p);
+        char why[300];
+        snprintf(why, sizeof why, "%s", k->err);
+        api_conn_put(r->api, k);
+        if (!ok)
+            return api_json(r, 503, json_pack("{s:s, s:s}", "status", "unavailable", "error", why));
+        return api_json(r, 200, json_pack("{s:s}", "status", "ready"));
+    }
+    if (get && is(u, "/metrics"))
+        return api_metrics(r);
+    if (get && is(u, "/v1/openapi.yaml"))
+        return api_text(r, 200, "application/yaml", r->api->openapi, r->api->openapi_len);
+    if (get && is(u, "/"))
+        return api_static(r, "index.html");
+    if (get && !strncmp(u, "/static/", 8))
+        return api_static(r, u + 8);
+    *handled = false;
+    return MHD_NO;
+}
+
+static enum MHD_Result method_not_allowed(struct req *r)
+{
+    return api_error(r, 405, NULL, "method %s not allowed on %s", r->method, r->url);
+}
+
+static enum MHD_Result need(struct req *r, const char *role, const char *what)
+{
+    return api_error(r, 403, NULL, "token '%s' lacks the role %s for %s", r->tok_name, role, what);
+}
+
+static enum MHD_Result v1_route(struct req *r)
+{
+    char buf[512];
+    char *s[3];
+    int n;
+    bool get = is(r->method, "GET"), post = is(r->method, "POST");
+    if ((n = segments(r->url, "/v1/submissions", buf, sizeof buf, s)) >= 0 &&
+        (n == 0 || r->url[15] == '/')) {
+        if (n == 0) {
+            if (!post)
+                return method_not_allowed(r);
+            return api_has_role(r, ROLE_SUBMIT) ? api_submit(r) : need(r, "submit", "submitting");
+        }
+        if (!get)
+            return method_not_allowed(r);
+        if (!api_has_role(r, ROLE_SUBMIT | ROLE_READ))
+            return need(r, "submit or read", "reading submissions");
+        if (n == 1)
+            return api_get_submission(r, s[0]);
+        if (n == 2 && is(s[1], "events"))
+            return api_submission_events(r, s[0]);
+        return api_error(r, 404, NULL, "no such resource %s", r->url);
+    }
+    if (is(r->url, "/v1/events")) {
+        if (!get)
+            return method_not_allowed(r);
+        return api_has_role(r, ROLE_READ) ? api_events(r) : need(r, "read", "events");
+    }
+    if (is(r->url, "/v1/languages")) {
+        if (!get)
+            return method_not_allowed(r);
+        return api_languages(r);
+    }
+    if (!strncmp(r->url, "/v1/webhooks/dlq", 16)) {
+        if (!api_has_role(r, ROLE_ADMIN))
+            return need(r, "admin", "administration");
+        if (is(r->url, "/v1/webhooks/dlq"))
+            return get ? api_webhook_dlq(r) : method_not_allowed(r);
+        if ((n = segments(r->url, "/v1/webhooks/dlq/", buf, sizeof buf, s)) == 2 && is(s[1], "replay"))
+            return post ? api_webhook_replay(r, s[0]) : method_not_allowed(r);
+        return api_error(r, 404, NULL, "no such resource %s", r->url);
+    }
+    if (is(r->url, "/v1/pools") || !strncmp(r->url, "/v1/pools/", 10) || is(r->url, "/v1/hosts") ||
+        is(r->url, "/v1/dlq") || !strncmp(r->url, "/v1/dlq/", 8)) {
+        if (!api_has_role(r, ROLE_ADMIN))
+            return need(r, "admin", "administration");
+        if (is(r->url, "/v1/pools"))
+            return get ? api_pools(r) : method_not_allowed(r);
+        if (is(r->url, "/v1/hosts"))
+            return get ? api_hosts(r) : method_not_allowed(r);
+        if (is(r->url, "/v1/dlq"))
+            return get ? api_dlq(r) : method_not_allowed(r);
+        if ((n = segments(r->url, "/v1/pools/", buf, sizeof buf, s)) == 2)
+            return post ? api_pool_action(r, s[0], s[1]) : method_not_allowed(r);
+        if ((n = segments(r->url, "/v1/dlq/", buf, sizeof buf, s)) == 2)
+            return post ? api_dlq_action(r, s[0], s[1]) : method_not_allowed(r);
+    }
+    return api_error(r, 404, NULL, "no such resource %s", r->url);
+}
+
+static enum MHD_Result route(struct req *r)
+{
+    bool handled;
+    enum MHD_Result ret = public_route(r, &handled);
+    if (handled)
+        return ret;
+    if (strncmp(r->url, "/v1/", 4))
+        return api_error(r, 404, NULL, "no such resource %s", r->url);
+    if (authenticate(r, &ret))
+        return ret;
+    return v1_route(r);
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
+                                  const char *method, const char *version, const char *upload,
+                                  size_t *upload_size, void **con_cls)
+{
+    (void)version;
+    struct api *a = cls;
+    struct req *r = *con_cls;
+    if (!r) {
+        r = calloc(1, sizeof *r);
+        r->api = a;
+        *con_cls = r;
+        atomic_fetch_add(&a->requests, 1);
+        const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Length");
+        if (cl && strtoll(cl, NULL, 10) > a->body_limit)
+            r->too_big = true;   /* answered now: the body is not read */
+        else
+            return MHD_YES;
+    }
+    if (*upload_size && !r->too_big) {
+        if (r->len + *upload_size > (size_t)a->body_limit) {
+            r->too_big = true;
+        } else {
+            r->body = realloc(r->body, r->len + *upload_size + 1);
+            memcpy(r->body + r->len, upload, *upload_size);
+            r->len += *upload_size;
+            r->body[r->len] = '\0';
+        }
+        *upload_size = 0;
+        return MHD_YES;
+    }
+    *upload_size = 0;
+    r->conn = conn;
+    r->url = url;
+    r->method = method;
+    if (r->too_big)
+        return api_error(r, 413, "body", "the request body is larger than %ld bytes", a->body_limit);
+    return route(r);
+}
+
+static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
+                         enum MHD_RequestTerminationCode why)
+{
+    (void)cls;
+    (void)conn;
+    (void)why;
+    struct req *r = *con_cls;
+    if (r) {
+        free(r->body);
+        free(r);
+    }
+    *con_cls = NULL;
+}
+
+/* ------------------------------------------------------------ lifecycle */
+
+int api_start(struct api *a, char *err, size_t errlen)
+{
+    char host[256];
+    snprintf(host, sizeof host, "%s", a->cfg.api.listen);
+    char *colon = strrchr(host, ':');
+    *colon = '\0';
+    const char *port = colon + 1;
+    if (host[0] == '[' && colon[-1] == ']') {
+        colon[-1] = '\0';
+        memmove(host, host + 1, strlen(host));
+    }
+    struct addrinfo hints = {.ai_socktype = SOCK_STREAM, .ai_flags = AI_PASSIVE}, *ai;
+    int g = getaddrinfo(host, port, &hints, &ai);
+    if (g) {
+        snprintf(err, errlen, "api.listen '%s': %s", a->cfg.api.listen, gai_strerror(g));
+        return -1;
+    }
+    /* poll(), not select(): every connection costs two fds (its socket and,
+     * for an event stream, its Redis connection), past FD_SETSIZE soon */
+    unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL |
+                     MHD_USE_ERROR_LOG | (ai->ai_family == AF_INET6 ? MHD_USE_IPv6 : 0);
+    a->body_limit = 2 * a->cfg.max_source + 16384;
+    a->cap_idle = 64;
+    a->idle = calloc((size_t)a->cap_idle, sizeof *a->idle);
+    pthread_mutex_init(&a->lock, NULL);
+    a->d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, a, MHD_OPTION_SOCK_ADDR, ai->ai_addr,
+                            MHD_OPTION_CONNECTION_LIMIT, (unsigned)a->cfg.api.max_connections,
+                            MHD_OPTION_CONNECTION_TIMEOUT, 120u, MHD_OPTION_NOTIFY_COMPLETED,
+                            on_completed, a, MHD_OPTION_END);
+    freeaddrinfo(ai);
+    if (!a->d) {
+        snprintf(err, errlen, "cannot listen on %s (in use? see the log above)", a->cfg.api.listen);
+        return -1;
+    }
+    return 0;
+}
+
+int api_port(struct api *a)
+{
+    const union MHD_DaemonInfo *i = MHD_get_daemon_info(a->d, MHD_DAEMON_INFO_BIND_PORT);
+    return i ? i->port : -1;
+}
+
+void api_stop(struct api *a)
+{
+    atomic_store(&a->stopping, true);
+    if (a->d)
+        MHD_stop_daemon(a->d);
+    a->d = NULL;
+    for (int i = 0; i < a->nidle; i++) {
+        queue_conn_close(a->idle[i]);
+        free(a->idle[i]);
+    }
+    free(a->idle);
+    a->idle = NULL;
+    a->nidle = 0;
+    pthread_mutex_destroy(&a->lock);
+}

@@ -1,0 +1,539 @@
+/* webhook.c - durable, at-least-once delivery of results to callback_url.
+ *
+ * Every judge-api process runs one delivery thread; all of them share the
+ * consumer group "webhooks" on each pool's results stream, so each event is
+ * read by one process. Reading an event of a submission with a callback
+ * records the delivery in Redis first (hash judge:{P}:webhook:ENTRY with the
+ * submission id, URL, attempts, first try; member ENTRY of the zset
+ * judge:{P}:webhook:retry scored by its due time) and only then XACKs it;
+ * an event read by a process that died before that stays pending and is
+ * taken over by XAUTOCLAIM after a minute. The zset is the durable queue of
+ * deliveries: a process claims a due member by pushing its score a lease
+ * ahead (ZADD XX GT CH; two processes racing may both deliver - the
+ * receiver dedups with X-Judged-Event-Id), delivers, and then removes it
+ * (2xx) or schedules the next attempt (exponential backoff from 1 s, x0.5..1
+ * jitter, at most 5 min apart) until webhook_retry_for has passed since the
+ * first attempt; then the delivery goes to the webhook dead-letter stream
+ * judge:{P}:webhook:dlq, which an admin lists and replays over the API.
+ *
+ * The request: POST of the submission's JSON (as GET /v1/submissions/ID)
+ * with X-Judged-Event-Id (the results entry id), X-Judged-Timestamp (unix
+ * seconds) and X-Judged-Signature: sha256=HEX, the HMAC-SHA256 with
+ * api.webhook_secret of "TIMESTAMP.BODY". The callback's host is resolved
+ * here and refused when any address is loopback, private, link-local,
+ * CGNAT, multicast or unspecified (SSRF), unless webhook_allow_private; the
+ * request then goes to the address checked (no second lookup, no
+ * redirects). */
+#include <arpa/inet.h>
+#include <curl/curl.h>
+#include <netdb.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+
+#include "api.h"
+#include "common.h"
+
+#define WH_GROUP "webhooks"
+#define LEASE_MS 60000
+
+static long long now_ms(void)
+{
+    return common_wall_ms();
+}
+
+static void wkey(char *buf, size_t len, const char *pool, const char *suffix)
+{
+    char s[200];
+    snprintf(s, sizeof s, "webhook:%s", suffix);
+    queue_key(buf, len, pool, s);
+}
+
+static void free_reply(redisReply *r)
+{
+    if (r)
+        freeReplyObject(r);
+}
+
+/* ---------------------------------------------------------------- SSRF */
+
+static bool private_v4(uint32_t a)
+{
+    return (a >> 24) == 127 || (a >> 24) == 10 || (a >> 24) == 0 || (a >> 20) == (172 << 4 | 1) ||
+           (a >> 16) == (192 << 8 | 168) || (a >> 16) == (169 << 8 | 254) ||
+           (a >> 22) == (100 << 2 | 1) || (a >> 28) == 14 || (a >> 28) == 15;
+}
+
+static bool private_addr(const struct sockaddr *sa)
+{
+    if (sa->sa_family == AF_INET)
+        return private_v4(ntohl(((const struct sockaddr_in *)sa)->sin_addr.s_addr));
+    const struct in6_addr *a = &((const struct sockaddr_in6 *)sa)->sin6_addr;
+    if (IN6_IS_ADDR_V4MAPPED(a)) {
+        uint32_t v4;
+        memcpy(&v4, &a->s6_addr[12], 4);
+        return private_v4(ntohl(v4));
+    }
+    return IN6_IS_ADDR_LOOPBACK(a) || IN6_IS_ADDR_UNSPECIFIED(a) || IN6_IS_ADDR_LINKLOCAL(a) ||
+           IN6_IS_ADDR_MULTICAST(a) || (a->s6_addr[0] & 0xfe) == 0xfc;
+}
+
+/* Resolves the URL's host; refuses private addresses unless allowed. On
+ * success *pin is the "HOST:PORT:ADDR" for CURLOPT_RESOLVE. */
+static int check_url(const char *url, bool allow_private, char *pin, size_t pinlen, char *err,
+                     size_t errlen)
+{
+    CURLU *u = curl_url();
+    char *host = NULL, *port = NULL, *scheme = NULL;
+    int rc = -1;
+    if (curl_url_set(u, CURLUPART_URL, url, 0) || curl_url_get(u, CURLUPART_HOST, &host, 0) ||
+        curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) ||
+        curl_url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT)) {
+        snprintf(err, errlen, "refused: not a valid URL");
+        goto out;
+    }
+    if (strcmp(scheme, "http") && strcmp(scheme, "https")) {
+        snprintf(err, errlen, "refused: scheme %s", scheme);
+        goto out;
+    }
+    char h[300];
+    snprintf(h, sizeof h, "%s", host);
+    if (h[0] == '[') {   /* [v6] */
+        memmove(h, h + 1, strlen(h));
+        h[strcspn(h, "]")] = 0;
+    }
+    struct addrinfo hints = {.ai_socktype = SOCK_STREAM}, *ai;
+    int g = getaddrinfo(h, port, &hints, &ai);
+    if (g) {
+        snprintf(err, errlen, "cannot resolve %s: %s", h, gai_strerror(g));
+        goto out;
+    }
+    char addr[INET6_ADDRSTRLEN] = "";
+    bool bad = false;
+    for (struct addrinfo *p = ai; p; p = p->ai_next) {
+        bad |= private_addr(p->ai_addr);
+        if (!addr[0])
+            inet_ntop(p->ai_family,
+                      p->ai_family == AF_INET ? (void *)&((struct sockaddr_in *)p->ai_addr)->sin_addr
+                                              : (void *)&((struct sockaddr_in6 *)p->ai_addr)->sin6_addr,
+                      addr, sizeof addr);
+    }
+    freeaddrinfo(ai);
+    if (bad && !allow_private) {
+        snprintf(err, errlen, "refused: %s resolves to a private or loopback address "
+                              "(api.webhook_allow_private is false)", h);
+        goto out;
+    }
+    snprintf(pin, pinlen, strchr(addr, ':') ? "%s:%s:[%s]" : "%s:%s:%s", host, port, addr);
+    rc = 0;
+out:
+    curl_free(host);
+    curl_free(port);
+    curl_free(scheme);
+    curl_url_cleanup(u);
+    return rc;
+}
+
+/* ------------------------------------------------------------ delivery */
+
+static size_t discard(char *p, size_t sz, size_t n, void *ud)
+{
+    (void)p;
+    (void)ud;
+    return sz * n;
+}
+
+/* POSTs body; 0 on a 2xx answer, else -1 with err. */
+static int post(struct api *a, const char *url, const char *pin, const char *event, const char *body,
+                char *err, size_t errlen)
+{
+    char ts[32], sig[200], h1[200], h2[64], h3[300];
+    snprintf(ts, sizeof ts, "%lld", now_ms() / 1000);
+    size_t tl = strlen(ts), bl = strlen(body);
+    char *msg = malloc(tl + 1 + bl);
+    memcpy(msg, ts, tl);
+    msg[tl] = '.';
+    memcpy(msg + tl + 1, body, bl);
+    unsigned char mac[EVP_MAX_MD_SIZE];
+    unsigned maclen = 0;
+    const char *secret = a->cfg.api.webhook_secret;
+    HMAC(EVP_sha256(), secret, (int)strlen(secret), (unsigned char *)msg, tl + 1 + bl, mac, &maclen);
+    free(msg);
+    int n = snprintf(sig, sizeof sig, "sha256=");
+    for (unsigned i = 0; i < maclen; i++)
+        n += snprintf(sig + n, sizeof sig - (size_t)n, "%02x", mac[i]);
+    snprintf(h1, sizeof h1, "X-Judged-Event-Id: %s", event);
+    snprintf(h2, sizeof h2, "X-Judged-Timestamp: %s", ts);
+    snprintf(h3, sizeof h3, "X-Judged-Signature: %s", sig);
+    struct curl_slist *h = curl_slist_append(NULL, "Content-Type: application/json");
+    h = curl_slist_append(h, h1);
+    h = curl_slist_append(h, h2);
+    h = curl_slist_append(h, h3);
+    struct curl_slist *res = curl_slist_append(NULL, pin);
+    CURL *c = curl_easy_init();
+    curl_easy_setopt(c, CURLOPT_URL, url);
+    curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
+    curl_easy_setopt(c, CURLOPT_RESOLVE, res);
+    curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
+    curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
+    curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, a->cfg.api.webhook_timeout_ms);
+    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, discard);
+    curl_easy_setopt(c, CURLOPT_USERAGENT, "judged-webhook/" JUDGED_VERSION);
+    CURLcode rc = curl_easy_perform(c);
+    long status = 0;
+    curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+    curl_easy_cleanup(c);
+    curl_slist_free_all(h);
+    curl_slist_free_all(res);
+    if (rc != CURLE_OK) {
+        snprintf(err, errlen, "%s", curl_easy_strerror(rc));
+        return -1;
+    }
+    if (status < 200 || status > 299) {
+        snprintf(err, errlen, "HTTP %ld", status);
+        return -1;
+    }
+    return 0;
+}
+
+static long backoff_ms(int attempts)
+{
+    long d = 1000;
+    for (int i = 1; i < attempts && d < 300000; i++)
+        d *= 2;
+    if (d > 300000)
+        d = 300000;
+    unsigned r = 0;
+    if (getrandom(&r, sizeof r, GRND_NONBLOCK) != sizeof r)
+        r = (unsigned)now_ms();
+    return d / 2 + (long)(r % (unsigned)(d / 2 + 1));
+}
+
+static void dead_letter(struct queue_conn *k, const char *pool, const char *entry, const char *id,
+                        const char *url, int attempts, const char *why)
+{
+    char kd[200], kh[200], kr[200], att[16], t[32];
+    wkey(kd, sizeof kd, pool, "dlq");
+    wkey(kh, sizeof kh, pool, entry);
+    wkey(kr, sizeof kr, pool, "retry");
+    snprintf(att, sizeof att, "%d", attempts);
+    snprintf(t, sizeof t, "%lld", now_ms());
+    free_reply(queue_cmd(k, "XADD %s * event %s id %s url %s attempts %s error %s time %s", kd, entry,
+                         id, url, att, why, t));
+    free_reply(queue_cmd(k, "ZREM %s %s", kr, entry));
+    free_reply(queue_cmd(k, "DEL %s", kh));
+}
+
+/* One attempt of the delivery ENTRY of pool (already claimed). */
+static void deliver(struct api *a, struct queue_conn *k, const char *pool, const char *entry)
+{
+    char kh[200], kr[200], err[512] = "", pin[600];
+    wkey(kh, sizeof kh, pool, entry);
+    wkey(kr, sizeof kr, pool, "retry");
+    redisReply *h = queue_cmd(k, "HMGET %s id url attempts first", kh);
+    if (!h || h->type != REDIS_REPLY_ARRAY || h->elements != 4 || !queue_rstr(h->element[0]) ||
+        !queue_rstr(h->element[1])) {
+        free_reply(h);
+        free_reply(queue_cmd(k, "ZREM %s %s", kr, entry));   /* nothing to deliver */
+        return;
+    }
+    char id[200], url[2100];
+    snprintf(id, sizeof id, "%s", h->element[0]->str);
+    snprintf(url, sizeof url, "%s", h->element[1]->str);
+    int attempts = (queue_rstr(h->element[2]) ? atoi(h->element[2]->str) : 0) + 1;
+    long long first = queue_rstr(h->element[3]) ? atoll(h->element[3]->str) : now_ms();
+    freeReplyObject(h);
+    if (check_url(url, a->cfg.api.webhook_allow_private, pin, sizeof pin, err, sizeof err)) {
+        bool refused = !strncmp(err, "refused", 7);
+        atomic_fetch_add(&a->webhooks[refused ? WEBHOOK_REFUSED : WEBHOOK_FAILED], 1);
+        if (refused) {   /* the configuration will not change its mind: no retries */
+            dead_letter(k, pool, entry, id, url, attempts, err);
+            return;
+        }
+    } else {
+        struct queue_result q;
+        bool found;
+        char qerr[256];
+        if (queue_result(k, id, &q, &found, qerr, sizeof qerr) != QUEUE_OK || !found) {
+            snprintf(err, sizeof err, "cannot read the submission: %s", found ? qerr : "gone");
+        } else {
+            json_t *o = api_result_json(id, pool, &q);
+            json_object_set_new(o, "event", json_string(entry));
+            char *body = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(6));
+            json_decref(o);
+            int rc = post(a, url, pin, entry, body, err, sizeof err);
+            free(body);
+            queue_result_free(&q);
+            if (rc == 0) {
+                atomic_fetch_add(&a->webhooks[WEBHOOK_DELIVERED], 1);
+                free_reply(queue_cmd(k, "ZREM %s %s", kr, entry));
+                free_reply(queue_cmd(k, "DEL %s", kh));
+                return;
+            }
+        }
+        atomic_fetch_add(&a->webhooks[WEBHOOK_FAILED], 1);
+    }
+    if (now_ms() - first >= a->cfg.api.webhook_retry_for_ms) {
+        atomic_fetch_add(&a->webhooks[WEBHOOK_DEAD], 1);
+        dead_letter(k, pool, entry, id, url, attempts, err);
+        return;
+    }
+    char due[32], att[16];
+    snprintf(due, sizeof due, "%lld", now_ms() + backoff_ms(attempts));
+    snprintf(att, sizeof att, "%d", attempts);
+    free_reply(queue_cmd(k, "HSET %s attempts %s error %s", kh, att, err));
+    free_reply(queue_cmd(k, "ZADD %s XX %s %s", kr, due, entry));
+}
+
+/* Due deliveries of pool: claim (push the score a lease ahead) and try. */
+static void run_due(struct api *a, struct queue_conn *k, const char *pool)
+{
+    char kr[200], now[32], lease[32];
+    wkey(kr, sizeof kr, pool, "retry");
+    snprintf(now, sizeof now, "%lld", now_ms());
+    redisReply *r = queue_cmd(k, "ZRANGEBYSCORE %s -inf %s LIMIT 0 16", kr, now);
+    for (size_t i = 0; r && r->type == REDIS_REPLY_ARRAY && i < r->elements && !atomic_load(&a->stopping); i++) {
+        const char *entry = queue_rstr(r->element[i]);
+        if (!entry)
+            continue;
+        snprintf(lease, sizeof lease, "%lld", now_ms() + LEASE_MS);
+        redisReply *c = queue_cmd(k, "ZADD %s XX GT CH %s %s", kr, lease, entry);
+        bool mine = c && c->type == REDIS_REPLY_INTEGER && c->integer == 1;
+        free_reply(c);
+        if (mine)
+            deliver(a, k, pool, entry);
+    }
+    free_reply(r);
+}
+
+/* A results entry read from the group: record its delivery, then ack. */
+static void take(struct queue_conn *k, const char *pool, const redisReply *e)
+{
+    const char *entry = e->element[0]->str, *id = NULL;
+    const redisReply *f = e->element[1];
+    for (size_t i = 0; f && f->type == REDIS_REPLY_ARRAY && i + 1 < f->elements; i += 2)
+        if (queue_rstr(f->element[i]) && !strcmp(f->element[i]->str, "id"))
+            id = queue_rstr(f->element[i + 1]);
+    char ks[400], kres[200], kh[200], kr[200], t[32];
+    queue_key(kres, sizeof kres, pool, "results");
+    if (id) {
+        snprintf(t, sizeof t, "sub:%s", id);
+        queue_key(ks, sizeof ks, pool, t);
+        redisReply *cb = queue_cmd(k, "HGET %s callback", ks);
+        if (!cb)
+            return;   /* Redis trouble: stays pending, read again later */
+        if (queue_rstr(cb) && *cb->str) {
+            wkey(kh, sizeof kh, pool, entry);
+            wkey(kr, sizeof kr, pool, "retry");
+            snprintf(t, sizeof t, "%lld", now_ms());
+            free_reply(queue_cmd(k, "HSET %s id %s url %s attempts 0 first %s", kh, id, cb->str, t));
+            free_reply(queue_cmd(k, "ZADD %s NX %s %s", kr, t, entry));
+        }
+        freeReplyObject(cb);
+    }
+    free_reply(queue_cmd(k, "XACK %s %s %s", kres, WH_GROUP, entry));
+}
+
+static void read_new(struct api *a, struct queue_conn *k)
+{
+    size_t np = a->cfg.npools > 0 ? (size_t)a->cfg.npools : 0;
+    const char **argv = calloc(2 * np + 10, sizeof *argv);
+    char(*keys)[200] = calloc(np + 1, sizeof *keys);
+    int n = 0;
+    argv[n++] = "XREADGROUP";
+    argv[n++] = "GROUP";
+    argv[n++] = WH_GROUP;
+    argv[n++] = a->consumer;
+    argv[n++] = "COUNT";
+    argv[n++] = "64";
+    argv[n++] = "BLOCK";
+    argv[n++] = "500";
+    argv[n++] = "STREAMS";
+    for (size_t i = 0; i < np; i++) {
+        queue_key(keys[i], sizeof keys[i], a->cfg.pools[i].name, "results");
+        argv[n++] = keys[i];
+    }
+    for (size_t i = 0; i < np; i++)
+        argv[n++] = ">";
+    redisReply *r = queue_cmdv(k, n, argv, NULL);
+    for (size_t s = 0; r && r->type == REDIS_REPLY_ARRAY && s < r->elements; s++) {
+        const char *stream = r->element[s]->element[0]->str;
+        for (size_t i = 0; i < np; i++)
+            if (!strcmp(stream, keys[i])) {
+                redisReply *ents = r->element[s]->element[1];
+                for (size_t e = 0; e < ents->elements; e++)
+                    take(k, a->cfg.pools[i].name, ents->element[e]);
+            }
+    }
+    if (r && r->type == REDIS_REPLY_ERROR && strstr(r->str, "NOGROUP"))
+        for (size_t i = 0; i < np; i++)
+            free_reply(queue_cmd(k, "XGROUP CREATE %s %s 0 MKSTREAM", keys[i], WH_GROUP));
+    free_reply(r);
+    free(argv);
+    free(keys);
+}
+
+/* Entries another (dead) process read and never recorded. */
+static void take_over(struct api *a, struct queue_conn *k)
+{
+    for (int i = 0; i < a->cfg.npools; i++) {
+        char kres[200];
+        queue_key(kres, sizeof kres, a->cfg.pools[i].name, "results");
+        redisReply *r = queue_cmd(k, "XAUTOCLAIM %s %s %s %d 0-0 COUNT 64", kres, WH_GROUP,
+                                  a->consumer, LEASE_MS);
+        if (r && r->type == REDIS_REPLY_ARRAY && r->elements >= 2 &&
+            r->element[1]->type == REDIS_REPLY_ARRAY)
+            for (size_t e = 0; e < r->element[1]->elements; e++)
+                if (r->element[1]->element[e]->type == REDIS_REPLY_ARRAY &&
+                    r->element[1]->element[e]->elements == 2)
+                    take(k, a->cfg.pools[i].name, r->element[1]->element[e]);
+        free_reply(r);
+    }
+}
+
+static void *webhook_main(void *p)
+{
+    struct api *a = p;
+    struct queue_conn k;
+    queue_conn_init(&k, a->redis_url, 5000);
+    long long next_takeover = 0;
+    while (!atomic_load(&a->stopping)) {
+        if (queue_conn_ensure(&k)) {
+            queue_conn_backoff(&k);
+            continue;
+        }
+        if (now_ms() >= next_takeover) {
+            take_over(a, &k);
+            next_takeover = now_ms() + LEASE_MS / 4;
+        }
+        for (int i = 0; i < a->cfg.npools; i++)
+            run_due(a, &k, a->cfg.pools[i].name);
+        read_new(a, &k);
+    }
+    queue_conn_close(&k);
+    return NULL;
+}
+
+int api_webhooks_start(struct api *a, char *err, size_t errlen)
+{
+    if (!a->cfg.api.webhook_secret)
+        return 0;   /* no secret, no webhooks (callback_url is still stored) */
+    char host[256] = "localhost";
+    gethostname(host, sizeof host - 1);
+    snprintf(a->consumer, sizeof a->consumer, "api-%s-%d", host, (int)getpid());
+    struct queue_conn k;
+    queue_conn_init(&k, a->redis_url, 5000);
+    for (int i = 0; i < a->cfg.npools; i++) {
+        char kres[200];
+        queue_key(kres, sizeof kres, a->cfg.pools[i].name, "results");
+        /* from 0: events published before the first judge-api started count too */
+        redisReply *r = queue_cmd(&k, "XGROUP CREATE %s %s 0 MKSTREAM", kres, WH_GROUP);
+        if (!r) {
+            snprintf(err, errlen, "webhooks: redis: %s", k.err);
+            queue_conn_close(&k);
+            return -1;
+        }
+        freeReplyObject(r);
+    }
+    queue_conn_close(&k);
+    if (pthread_create(&a->webhook_thread, NULL, webhook_main, a)) {
+        snprintf(err, errlen, "webhooks: cannot start the thread");
+        return -1;
+    }
+    a->webhook_running = true;
+    return 0;
+}
+
+void api_webhooks_stop(struct api *a)
+{
+    atomic_store(&a->stopping, true);
+    if (a->webhook_running)
+        pthread_join(a->webhook_thread, NULL);
+    a->webhook_running = false;
+}
+
+/* ------------------------------------------------------------- admin */
+
+enum MHD_Result api_webhook_dlq(struct req *r)
+{
+    struct api *a = r->api;
+    struct queue_conn *k = api_conn_get(a);
+    json_t *list = json_array();
+    for (int i = 0; i < a->cfg.npools; i++) {
+        const char *pool = a->cfg.pools[i].name;
+        char kd[200];
+        wkey(kd, sizeof kd, pool, "dlq");
+        redisReply *x = queue_cmd(k, "XRANGE %s - + COUNT 1000", kd);
+        for (size_t e = 0; x && x->type == REDIS_REPLY_ARRAY && e < x->elements; e++) {
+            redisReply *en = x->element[e];
+            char did[200];
+            snprintf(did, sizeof did, "%s:%s", pool, en->element[0]->str);
+            json_t *o = json_pack("{s:s, s:s}", "dlq_id", did, "pool", pool);
+            redisReply *f = en->element[1];
+            for (size_t j = 0; j + 1 < f->elements; j += 2)
+                if (queue_rstr(f->element[j]) && queue_rstr(f->element[j + 1]))
+                    json_object_set_new(o, f->element[j]->str,
+                                        !strcmp(f->element[j]->str, "attempts") ||
+                                                !strcmp(f->element[j]->str, "time")
+                                            ? json_integer(atoll(f->element[j + 1]->str))
+                                            : json_string(f->element[j + 1]->str));
+            json_array_append_new(list, o);
+        }
+        free_reply(x);
+    }
+    api_conn_put(a, k);
+    return api_json(r, 200, json_pack("{s:o}", "dead_letters", list));
+}
+
+/* POOL:ENTRY of the webhook DLQ: deliver again from now (a fresh retry period). */
+enum MHD_Result api_webhook_replay(struct req *r, const char *dlq_id)
+{
+    struct api *a = r->api;
+    char pool[80], entry[64];
+    const char *colon = strchr(dlq_id, ':');
+    if (!colon || colon - dlq_id >= (long)sizeof pool || strlen(colon + 1) >= sizeof entry)
+        return api_error(r, 404, NULL, "no webhook dead letter '%.100s'", dlq_id);
+    snprintf(pool, sizeof pool, "%.*s", (int)(colon - dlq_id), dlq_id);
+    snprintf(entry, sizeof entry, "%s", colon + 1);
+    if (!jd_pool_by_name(&a->cfg, pool))
+        return api_error(r, 404, NULL, "no pool '%.100s'", pool);
+    struct queue_conn *k = api_conn_get(a);
+    char kd[200], kh[200], kr[200], t[32];
+    wkey(kd, sizeof kd, pool, "dlq");
+    redisReply *x = queue_cmd(k, "XRANGE %s %s %s", kd, entry, entry);
+    const char *ev = NULL, *id = NULL, *url = NULL;
+    if (x && x->type == REDIS_REPLY_ARRAY && x->elements == 1) {
+        redisReply *f = x->element[0]->element[1];
+        for (size_t j = 0; j + 1 < f->elements; j += 2) {
+            const char *n = queue_rstr(f->element[j]), *v = queue_rstr(f->element[j + 1]);
+            if (n && !strcmp(n, "event"))
+                ev = v;
+            else if (n && !strcmp(n, "id"))
+                id = v;
+            else if (n && !strcmp(n, "url"))
+                url = v;
+        }
+    }
+    if (!ev || !id || !url) {
+        free_reply(x);
+        api_conn_put(a, k);
+        return api_error(r, 404, NULL, "no webhook dead letter '%.100s'", dlq_id);
+    }
+    wkey(kh, sizeof kh, pool, ev);
+    wkey(kr, sizeof kr, pool, "retry");
+    snprintf(t, sizeof t, "%lld", now_ms());
+    free_reply(queue_cmd(k, "HSET %s id %s url %s attempts 0 first %s", kh, id, url, t));
+    free_reply(queue_cmd(k, "ZADD %s %s %s", kr, t, ev));
+    free_reply(queue_cmd(k, "XDEL %s %s", kd, entry));
+    json_t *o = json_pack("{s:s, s:s}", "replayed", dlq_id, "id", id);
+    free_reply(x);
+    api_conn_put(a, k);
+    return api_json(r, 200, o);
+}

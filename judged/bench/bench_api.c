@@ -1,0 +1,255 @@
+/* bench_api.c - admission over HTTP: judge-api in front of a private
+ * redis-server (no judged: only admission is measured), POST /v1/submissions
+ * with 1 KiB sources over keep-alive connections from a small C client.
+ *
+ *   bench_api [SECONDS] [CONNECTIONS]
+ *
+ * Prints: the closed-loop rate (every connection sends its next request as
+ * soon as the answer came), the latency p50/p99 at a fixed 1,000
+ * submissions/s (measured from each request's scheduled time, so a stall
+ * is not hidden), and the raw ceiling: redis-benchmark calling FCALL
+ * judged_admit directly. A program, not a test: the figures depend on the
+ * machine and whatever else runs on it. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common.h"
+
+static char dir[] = "/tmp/bench-api-XXXXXX";
+static int port;
+static char request[8192];
+static size_t request_len;
+
+static double now(void)
+{
+    return common_monotonic();
+}
+
+static pid_t spawn(const char *log, char *const argv[])
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        FILE *f = freopen(log, "a", stdout);
+        (void)f;
+        dup2(1, 2);
+        execvp(argv[0], argv);
+        _exit(127);
+    }
+    return pid;
+}
+
+static int connect_api(void)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port),
+                             .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    int one = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    if (connect(fd, (struct sockaddr *)&sa, sizeof sa)) {
+        perror("connect");
+        exit(1);
+    }
+    return fd;
+}
+
+/* One request/response on a keep-alive connection; the HTTP status. */
+static int roundtrip(int fd)
+{
+    if (write(fd, request, request_len) != (ssize_t)request_len)
+        return -1;
+    char buf[4096];
+    size_t got = 0;
+    for (;;) {
+        ssize_t n = read(fd, buf + got, sizeof buf - 1 - got);
+        if (n <= 0)
+            return -1;
+        got += (size_t)n;
+        buf[got] = 0;
+        char *end = strstr(buf, "\r\n\r\n");
+        if (!end)
+            continue;
+        char *cl = strcasestr(buf, "Content-Length:");
+        size_t body = cl ? (size_t)atol(cl + 15) : 0;
+        if (got >= (size_t)(end + 4 - buf) + body)
+            return atoi(buf + 9);
+    }
+}
+
+struct worker {
+    pthread_t t;
+    double until, interval, start;   /* interval > 0: paced */
+    long n, errors;
+    double *lat;
+    long nlat, caplat;
+};
+
+static void *work(void *p)
+{
+    struct worker *w = p;
+    int fd = connect_api();
+    for (long i = 0;; i++) {
+        double sched = w->start + (double)i * w->interval;
+        if (w->interval > 0) {
+            if (sched >= w->until)
+                break;
+            double d = sched - now();
+            if (d > 0) {
+                struct timespec ts = {(time_t)d, (long)((d - (double)(time_t)d) * 1e9)};
+                while (nanosleep(&ts, &ts) && errno == EINTR)
+                    ;
+            }
+        } else if (now() >= w->until) {
+            break;
+        }
+        int st = roundtrip(fd);
+        if (st != 202)
+            w->errors++;
+        w->n++;
+        if (w->interval > 0 && w->nlat < w->caplat)
+            w->lat[w->nlat++] = now() - sched;
+    }
+    close(fd);
+    return NULL;
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void run(int conns, double seconds, double rate)
+{
+    struct worker *w = calloc((size_t)conns, sizeof *w);
+    double start = now() + 0.05;
+    for (int i = 0; i < conns; i++) {
+        w[i].until = start + seconds;
+        w[i].start = start + (rate > 0 ? (double)i / rate : 0);
+        w[i].interval = rate > 0 ? conns / rate : 0;
+        w[i].caplat = rate > 0 ? (long)(seconds * rate / conns) + 10 : 0;
+        w[i].lat = rate > 0 ? calloc((size_t)w[i].caplat, sizeof(double)) : NULL;
+        pthread_create(&w[i].t, NULL, work, &w[i]);
+    }
+    long n = 0, errors = 0, nlat = 0;
+    for (int i = 0; i < conns; i++) {
+        pthread_join(w[i].t, NULL);
+        n += w[i].n;
+        errors += w[i].errors;
+        nlat += w[i].nlat;
+    }
+    double el = now() - start;
+    if (rate <= 0) {
+        printf("closed loop, %d connections: %ld submissions in %.2f s = %.0f/s (%ld not 202)\n", conns, n,
+               el, n / el, errors);
+    } else {
+        double *all = malloc(sizeof(double) * (size_t)(nlat + 1));
+        long k = 0;
+        for (int i = 0; i < conns; i++)
+            for (long j = 0; j < w[i].nlat; j++)
+                all[k++] = w[i].lat[j];
+        qsort(all, (size_t)k, sizeof *all, cmp_d);
+        printf("paced at %.0f/s, %d connections: %ld submissions, latency p50 %.2f ms, p99 %.2f ms, "
+               "max %.2f ms (%ld not 202)\n", rate, conns, n, all[k / 2] * 1000,
+               all[(long)(k * 0.99)] * 1000, all[k - 1] * 1000, errors);
+        free(all);
+    }
+    for (int i = 0; i < conns; i++)
+        free(w[i].lat);
+    free(w);
+}
+
+int main(int argc, char **argv)
+{
+    double seconds = argc > 1 ? atof(argv[1]) : 5;
+    int conns = argc > 2 ? atoi(argv[2]) : 4;
+    if (argc > 1 && (!strcmp(argv[1], "--help") || seconds <= 0 || conns <= 0)) {
+        printf("usage: bench_api [SECONDS] [CONNECTIONS]\n");
+        return 0;
+    }
+    signal(SIGPIPE, SIG_IGN);
+    if (!mkdtemp(dir))
+        return 1;
+    char sock[200], cfg[200], log[200], tokens[200], path[300];
+    snprintf(sock, sizeof sock, "%s/redis.sock", dir);
+    snprintf(log, sizeof log, "%s/redis.log", dir);
+    pid_t redis = spawn(log, (char *[]){"redis-server", "--port", "0", "--unixsocket", sock, "--save", "",
+                                        "--appendonly", "no", NULL});
+    snprintf(path, sizeof path, "%s/problems/aplusb", dir);
+    common_mkdir_p(path, 0755);
+    snprintf(cfg, sizeof cfg, "%s/judged.yaml", dir);
+    snprintf(tokens, sizeof tokens, "%s/tokens", dir);
+    FILE *f = fopen(cfg, "w");
+    fprintf(f, "redis: unix://%s\nproblems: %s/problems\nlanguages: %s/languages\nmax_source: 64K\n"
+               "pools:\n  native: {languages: [c, cpp], slots: 1}\n"
+               "api:\n  listen: 127.0.0.1:0\n  tokens: %s\n  max_connections: 64\n",
+            sock, dir, JUDGED_SOURCE_DIR, tokens);
+    fclose(f);
+    char cmd[4096], tok[200] = "";
+    snprintf(cmd, sizeof cmd, "%s/judgectl --config %s tokens add bench --role submit", JUDGED_BIN_DIR, cfg);
+    FILE *p = popen(cmd, "r");
+    if (!p || !fgets(tok, sizeof tok, p))
+        return 1;
+    pclose(p);
+    tok[strcspn(tok, "\n")] = 0;
+    snprintf(log, sizeof log, "%s/api.log", dir);
+    char bin[300];
+    snprintf(bin, sizeof bin, "%s/judge-api", JUDGED_BIN_DIR);
+    common_sleep_ms(300);   /* redis-server up */
+    pid_t api = spawn(log, (char *[]){bin, "--config", cfg, NULL});
+    for (int i = 0; i < 200 && !port; i++) {
+        common_sleep_ms(25);
+        size_t len;
+        bool more;
+        char *s = common_read_file(log, 65536, &len, &more);
+        char *q = s ? strstr(s, "listening on port ") : NULL;
+        if (q)
+            port = atoi(q + 18);
+        free(s);
+    }
+    if (!port) {
+        fprintf(stderr, "judge-api did not start (%s)\n", log);
+        return 1;
+    }
+    char src[1025];
+    memset(src, 'x', 1024);
+    memcpy(src, "int main(void){return 0;}//", 27);
+    src[1024] = 0;
+    char body[2048];
+    int bl = snprintf(body, sizeof body, "{\"problem\":\"aplusb\",\"language\":\"c\",\"source\":\"%s\"}", src);
+    request_len = (size_t)snprintf(request, sizeof request,
+                                   "POST /v1/submissions HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                                   "Authorization: Bearer %s\r\nContent-Type: application/json\r\n"
+                                   "Content-Length: %d\r\n\r\n%s", tok, bl, body);
+    printf("judge-api + redis-server + this client on one machine; 1 KiB sources; %g s per run\n", seconds);
+    run(conns, seconds, 0);
+    run(conns, seconds, 1000);
+    /* the ceiling: the admission function called directly */
+    snprintf(cmd, sizeof cmd,
+             "redis-benchmark -s %s -n 200000 -c %d -q FCALL judged_admit 1 'judge:{native}:q:normal' "
+             "pool native lang c problem aplusb source '%s' | tr '\\r' '\\n' | grep -a 'per second' | tail -1 | sed 's/.*: //'",
+             sock, conns * 2, src);
+    printf("raw FCALL judged_admit (redis-benchmark, %d clients): ", conns * 2);
+    fflush(stdout);
+    if (system(cmd)) {
+    }
+    kill(api, SIGTERM);
+    waitpid(api, NULL, 0);
+    kill(redis, SIGTERM);
+    waitpid(redis, NULL, 0);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd)) {
+    }
+    return 0;
+}

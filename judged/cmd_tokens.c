@@ -1,0 +1,148 @@
+/* cmd_tokens.c - judgectl tokens: the bearer tokens of judge-api. `add`
+ * makes a random token, appends its name, roles and SHA-256 to the tokens
+ * file (api.tokens; only the hash is stored) and prints the token once;
+ * `list` shows names and roles. judge-api reads the file at start and on
+ * SIGHUP. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "api.h"
+#include "ctl.h"
+
+static const char *USAGE =
+    "usage: judgectl tokens add NAME --role ROLE[,ROLE...] [--config FILE] [--file TOKENS]\n"
+    "       judgectl tokens list [--config FILE] [--file TOKENS] [--json]\n\n"
+    "add: makes a new bearer token for judge-api, appends NAME, its roles and the\n"
+    "token's SHA-256 to the tokens file (the config's api.tokens unless --file) and\n"
+    "prints the token once: it is stored nowhere. Roles: submit (create and read its\n"
+    "own submissions), read (all results and events), setter, admin (everything).\n"
+    "judge-api reads the file at start and on SIGHUP.\n";
+
+static int add(const char *file, const char *name, const char *roles)
+{
+    if (!roles || !api_roles_parse(roles)) {
+        die_usage("tokens", "--role must be submit, read, setter or admin (comma-separated)%s", "");
+        return 2;
+    }
+    struct api_tokens t;
+    char err[1024];
+    if (access(file, F_OK) == 0) {
+        if (api_tokens_load(&t, file, err, sizeof err)) {
+            fprintf(stderr, "judgectl tokens: %s\n", err);
+            return 1;
+        }
+        for (int i = 0; i < t.n; i++)
+            if (!strcmp(t.v[i].name, name)) {
+                fprintf(stderr, "judgectl tokens: %s: a token named '%s' exists\n", file, name);
+                api_tokens_free(&t);
+                return 1;
+            }
+        api_tokens_free(&t);
+    }
+    char tok[80], hash[65], line[512];
+    if (api_token_new(tok)) {
+        fprintf(stderr, "judgectl tokens: no randomness: %s\n", strerror(errno));
+        return 1;
+    }
+    api_sha256_hex(tok, strlen(tok), hash);
+    int n = snprintf(line, sizeof line, "%s %s %s\n", name, roles, hash);
+    int fd = open(file, O_WRONLY | O_CREAT | O_APPEND, 0600);
+    if (fd < 0 || write(fd, line, (size_t)n) != n) {
+        fprintf(stderr, "judgectl tokens: %s: %s\n", file, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return 1;
+    }
+    close(fd);
+    /* the file must still parse: a bad NAME is refused, and the line removed */
+    if (api_tokens_load(&t, file, err, sizeof err)) {
+        fprintf(stderr, "judgectl tokens: %s\n", err);
+        FILE *f = fopen(file, "r+");
+        if (f) {
+            fseek(f, 0, SEEK_END);
+            if (ftruncate(fileno(f), ftell(f) - n)) {
+            }
+            fclose(f);
+        }
+        return 1;
+    }
+    api_tokens_free(&t);
+    printf("%s\n", tok);
+    return 0;
+}
+
+int cmd_tokens(int argc, char **argv)
+{
+    struct common c = {.cmd = "tokens"};
+    const char *file = NULL, *roles = NULL;
+    static const struct option opts[] = {
+        COMMON_OPTS,
+        {"role", required_argument, NULL, 'r'},
+        {"file", required_argument, NULL, 'f'},
+        {NULL, 0, NULL, 0},
+    };
+    int o;
+    optind = 1;
+    while ((o = getopt_long(argc, argv, "c:jhr:f:", opts, NULL)) != -1) {
+        switch (o) {
+        case 'c': c.config = optarg; break;
+        case 'j': c.json = true; break;
+        case 'r': roles = optarg; break;
+        case 'f': file = optarg; break;
+        case 'h': fputs(USAGE, stdout); return 0;
+        default: return 2;
+        }
+    }
+    if (optind >= argc) {
+        die_usage("tokens", "expected add or list%s", "");
+        return 2;
+    }
+    const char *sub = argv[optind];
+    char err[1024];
+    if (!file) {
+        if (!c.config)
+            c.config = jd_default_config();
+        if (jd_config_load(&c.cfg, c.config, err, sizeof err)) {
+            fprintf(stderr, "judgectl tokens: %s\n", err);
+            return 1;
+        }
+        file = c.cfg.api.tokens;
+    }
+    int rc = 2;
+    if (!strcmp(sub, "add") && optind + 2 == argc) {
+        rc = add(file, argv[optind + 1], roles);
+    } else if (!strcmp(sub, "list") && optind + 1 == argc) {
+        struct api_tokens t;
+        rc = 1;
+        if (api_tokens_load(&t, file, err, sizeof err) == 0) {
+            json_t *list = json_array();
+            for (int i = 0; i < t.n; i++) {
+                json_t *r = json_array();
+                static const char *const names[] = {"submit", "read", "setter", "admin"};
+                for (int b = 0; b < 4; b++)
+                    if (t.v[i].roles & (1u << b))
+                        json_array_append_new(r, json_string(names[b]));
+                json_array_append_new(list, json_pack("{s:s, s:o}", "name", t.v[i].name, "roles", r));
+            }
+            if (c.json)
+                print_json(list);
+            else
+                for (int i = 0; i < t.n; i++)
+                    printf("%s\n", t.v[i].name);
+            json_decref(list);
+            api_tokens_free(&t);
+            rc = 0;
+        } else {
+            fprintf(stderr, "judgectl tokens: %s\n", err);
+        }
+    } else {
+        die_usage("tokens", "expected 'add NAME --role R' or 'list'%s", "");
+    }
+    if (c.cfg.path)
+        jd_config_free(&c.cfg);
+    return rc;
+}

@@ -1,0 +1,1082 @@
+/* test_api.c - judge-api over real HTTP (libcurl) in front of a real
+ * redis-server and a real judged: every status code, roles, idempotency,
+ * backpressure, rate limits, long-poll, SSE resume after a dropped
+ * connection, metrics; and every response checked against the OpenAPI
+ * document the server itself serves (status listed, required fields
+ * present). Slots 900.. (test_dispatch 600.., demo.sh 700.., test_queue 860.., test_store
+ * 960..). */
+#pragma GCC diagnostic ignored "-Wunused-function"
+#include "harness.h"
+
+#include <arpa/inet.h>
+#include <curl/curl.h>
+#include <netinet/in.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+#include <sys/socket.h>
+#include <pthread.h>
+#include <jansson.h>
+#include <yaml.h>
+
+#define AC_C SRC "/testdata/aplusb/solutions/ac.c"
+#define SLOT0 900
+
+static char cfg_path[400];
+static int api_port;
+static pid_t api_pid;
+static char tok_submit[100], tok_submit2[100], tok_read[100], tok_admin[100];
+
+/* ------------------------------------------------------------ recording */
+
+struct resp {
+    long status;
+    char *body;
+    size_t len;
+    char headers[4096];
+    size_t hlen;
+    json_t *json;
+};
+
+struct seen {
+    char method[8], tmpl[80];
+    long status;
+    json_t *json;   /* NULL: not JSON */
+};
+static struct seen seen[256];
+static int nseen;
+
+static size_t on_body(char *p, size_t sz, size_t n, void *ud)
+{
+    struct resp *r = ud;
+    r->body = realloc(r->body, r->len + sz * n + 1);
+    memcpy(r->body + r->len, p, sz * n);
+    r->len += sz * n;
+    r->body[r->len] = 0;
+    return sz * n;
+}
+
+static size_t on_header(char *p, size_t sz, size_t n, void *ud)
+{
+    struct resp *r = ud;
+    size_t k = sz * n;
+    if (r->hlen + k < sizeof r->headers - 1) {
+        memcpy(r->headers + r->hlen, p, k);
+        r->hlen += k;
+        r->headers[r->hlen] = 0;
+    }
+    return k;
+}
+
+/* A header's value (case-insensitive name) into out; false if absent. */
+static bool header(const struct resp *r, const char *name, char *out, size_t len)
+{
+    size_t nl = strlen(name);
+    for (const char *l = r->headers; *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : l + strlen(l))
+        if (!strncasecmp(l, name, nl) && l[nl] == ':') {
+            const char *v = l + nl + 1;
+            while (*v == ' ')
+                v++;
+            snprintf(out, len, "%.*s", (int)strcspn(v, "\r\n"), v);
+            return true;
+        }
+    return false;
+}
+
+/* METHOD path (TMPL: its OpenAPI path) with an optional bearer token, body
+ * and one extra header "Name: value". The response is recorded. */
+static struct resp http(const char *method, const char *tmpl, const char *path, const char *token,
+                        const char *body, const char *hdr)
+{
+    struct resp r = {0};
+    CURL *c = curl_easy_init();
+    char url[1024], auth[200];
+    snprintf(url, sizeof url, "http://127.0.0.1:%d%s", api_port, path);
+    struct curl_slist *h = NULL;
+    if (token) {
+        snprintf(auth, sizeof auth, "Authorization: Bearer %s", token);
+        h = curl_slist_append(h, auth);
+    }
+    if (hdr)
+        h = curl_slist_append(h, hdr);
+    h = curl_slist_append(h, "Content-Type: application/json");
+    curl_easy_setopt(c, CURLOPT_URL, url);
+    curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
+    curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
+    if (body)
+        curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
+    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
+    curl_easy_setopt(c, CURLOPT_WRITEDATA, &r);
+    curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
+    curl_easy_setopt(c, CURLOPT_HEADERDATA, &r);
+    curl_easy_setopt(c, CURLOPT_TIMEOUT, 60L);
+    CURLcode rc = curl_easy_perform(c);
+    cr_assert(rc == CURLE_OK, "%s %s: %s", method, path, curl_easy_strerror(rc));
+    curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r.status);
+    curl_slist_free_all(h);
+    curl_easy_cleanup(c);
+    char type[200] = "";
+    header(&r, "Content-Type", type, sizeof type);
+    if (!strcmp(type, "application/json"))
+        r.json = json_loadb(r.body ? r.body : "", r.len, 0, NULL);
+    if (nseen < 256) {
+        struct seen *s = &seen[nseen++];
+        snprintf(s->method, sizeof s->method, "%s", method);
+        snprintf(s->tmpl, sizeof s->tmpl, "%s", tmpl);
+        s->status = r.status;
+        s->json = r.json ? json_incref(r.json) : NULL;
+    }
+    return r;
+}
+
+static void resp_free(struct resp *r)
+{
+    free(r->body);
+    json_decref(r->json);
+}
+
+static const char *jstr(const struct resp *r, const char *k)
+{
+    return json_string_value(json_object_get(r->json, k));
+}
+
+/* ------------------------------------------------------------- OpenAPI */
+
+static yaml_node_t *ymap(yaml_document_t *d, yaml_node_t *m, const char *k)
+{
+    if (!m || m->type != YAML_MAPPING_NODE)
+        return NULL;
+    for (yaml_node_pair_t *p = m->data.mapping.pairs.start; p < m->data.mapping.pairs.top; p++) {
+        yaml_node_t *kn = yaml_document_get_node(d, p->key);
+        if (kn->type == YAML_SCALAR_NODE && !strcmp((char *)kn->data.scalar.value, k))
+            return yaml_document_get_node(d, p->value);
+    }
+    return NULL;
+}
+
+/* '#/components/x/y' -> that node */
+static yaml_node_t *resolve(yaml_document_t *d, yaml_node_t *n)
+{
+    yaml_node_t *ref = ymap(d, n, "$ref");
+    if (!ref)
+        return n;
+    char path[256];
+    snprintf(path, sizeof path, "%s", (char *)ref->data.scalar.value + 2);
+    yaml_node_t *cur = yaml_document_get_root_node(d);
+    for (char *save = NULL, *t = strtok_r(path, "/", &save); t; t = strtok_r(NULL, "/", &save))
+        cur = ymap(d, cur, t);
+    cr_assert(cur, "unresolvable %s", (char *)ref->data.scalar.value);
+    return cur;
+}
+
+/* Every recorded response: its status is documented for its path and
+ * method, and a JSON body has the documented schema's required fields. */
+static void check_openapi(void)
+{
+    struct resp doc = http("GET", "/v1/openapi.yaml", "/v1/openapi.yaml", NULL, NULL, NULL);
+    cr_assert_eq(doc.status, 200);
+    yaml_parser_t p;
+    yaml_document_t d;
+    yaml_parser_initialize(&p);
+    yaml_parser_set_input_string(&p, (unsigned char *)doc.body, doc.len);
+    cr_assert(yaml_parser_load(&p, &d), "the served openapi.yaml does not parse");
+    yaml_node_t *paths = ymap(&d, yaml_document_get_root_node(&d), "paths");
+    cr_assert(paths);
+    int checked = 0;
+    for (int i = 0; i < nseen; i++) {
+        struct seen *s = &seen[i];
+        char m[8];
+        for (int j = 0; s->method[j]; j++)
+            m[j] = (char)(s->method[j] | 0x20), m[j + 1] = 0;
+        yaml_node_t *op = ymap(&d, ymap(&d, paths, s->tmpl), m);
+        cr_assert(op, "%s %s is not in the OpenAPI document", s->method, s->tmpl);
+        char st[8];
+        snprintf(st, sizeof st, "%ld", s->status);
+        yaml_node_t *rs = ymap(&d, ymap(&d, op, "responses"), st);
+        cr_assert(rs, "%s %s answered %ld, which the OpenAPI document does not list", s->method,
+                  s->tmpl, s->status);
+        rs = resolve(&d, rs);
+        yaml_node_t *schema = ymap(&d, ymap(&d, ymap(&d, rs, "content"), "application/json"), "schema");
+        if (schema) {
+            cr_assert(s->json, "%s %s %ld: documented as JSON, body is not", s->method, s->tmpl, s->status);
+            schema = resolve(&d, schema);
+            yaml_node_t *req = ymap(&d, schema, "required");
+            for (yaml_node_item_t *it = req ? req->data.sequence.items.start : NULL;
+                 req && it < req->data.sequence.items.top; it++) {
+                const char *f = (char *)yaml_document_get_node(&d, *it)->data.scalar.value;
+                cr_assert(json_object_get(s->json, f), "%s %s %ld: required field '%s' missing",
+                          s->method, s->tmpl, s->status, f);
+            }
+        }
+        checked++;
+    }
+    yaml_document_delete(&d);
+    yaml_parser_delete(&p);
+    resp_free(&doc);
+    cr_log_info("%d responses checked against openapi.yaml", checked);
+}
+
+/* ------------------------------------------------------------- fixture */
+
+static void token(const char *name, const char *role, char *out)
+{
+    char buf[200];
+    cr_assert_eq(t_ctl(buf, sizeof buf, cfg_path, "tokens", "add", name, "--role", role, NULL), 0);
+    buf[strcspn(buf, "\n")] = 0;
+    cr_assert(!strncmp(buf, "jdt_", 4), "token: %s", buf);
+    snprintf(out, 100, "%.99s", buf);
+}
+
+static void start_api(void)
+{
+    char log[400], buf[8192];
+    snprintf(log, sizeof log, "%s/api.log", T_dir);
+    pid_t pid = fork();
+    cr_assert(pid >= 0);
+    if (pid == 0) {
+        int fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644);
+        dup2(fd, 1);
+        dup2(fd, 2);
+        execl(BIN "/judge-api", "judge-api", "--config", cfg_path, (char *)NULL);
+        _exit(127);
+    }
+    t_track(pid);
+    api_pid = pid;
+    api_port = 0;
+    for (long long end = t_now_ms() + 20000; t_now_ms() < end && !api_port; t_sleep_ms(20)) {
+        FILE *f = fopen(log, "r");
+        if (!f)
+            continue;
+        size_t n = fread(buf, 1, sizeof buf - 1, f);
+        fclose(f);
+        buf[n] = 0;
+        const char *p = strstr(buf, "listening on port ");
+        if (p)
+            api_port = atoi(p + 18);
+    }
+    cr_assert(api_port > 0, "judge-api did not start (see %s)", log);
+}
+
+/* Config with the api: section (EXTRA_API: more api keys), tokens, judge-api. */
+static void start(const char *pools, const char *extra_api, bool with_judged)
+{
+    t_setup(2);
+    nseen = 0;
+    char extra[1024];
+    snprintf(extra, sizeof extra, "max_source: 1K\napi:\n  listen: 127.0.0.1:0\n  tokens: %s/tokens\n%s",
+             T_dir, extra_api ? extra_api : "");
+    t_config("A", SLOT0, extra, pools, cfg_path, sizeof cfg_path);
+    token("platform", "submit", tok_submit);
+    token("other", "submit", tok_submit2);
+    token("viewer", "read", tok_read);
+    token("root", "admin", tok_admin);
+    if (with_judged) {
+        t_judged(cfg_path, "A");
+        cr_assert(t_judged_started("A", 30000), "judged did not start");
+    }
+    start_api();
+}
+
+static void fini(void)
+{
+    for (int i = 0; i < nseen; i++)
+        json_decref(seen[i].json);
+    nseen = 0;
+    t_teardown();
+}
+
+TestSuite(api, .fini = fini, .timeout = 240);
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    cr_assert(f, "%s", path);
+    char *b = calloc(1, 1 << 20);
+    size_t n = fread(b, 1, (1 << 20) - 1, f);
+    b[n] = 0;
+    fclose(f);
+    return b;
+}
+
+/* {"problem":..,"language":..,"source":<file or text>} */
+static char *sub_body(const char *problem, const char *lang, const char *src_file, const char *extra)
+{
+    char *src = src_file ? slurp(src_file) : NULL;
+    json_t *o = json_pack("{s:s, s:s, s:s}", "problem", problem, "language", lang, "source",
+                          src ? src : "int main(void){return 0;}\n");
+    if (extra) {
+        json_t *e = json_loads(extra, 0, NULL);
+        cr_assert(e, "bad extra %s", extra);
+        json_object_update(o, e);
+        json_decref(e);
+    }
+    char *s = json_dumps(o, JSON_COMPACT);
+    json_decref(o);
+    free(src);
+    return s;
+}
+
+static void expect(struct resp r, long status, const char *field, const char *what)
+{
+    cr_assert_eq(r.status, status, "%s: expected %ld, got %ld: %s", what, status, r.status,
+                 r.body ? r.body : "");
+    if (field)
+        cr_assert(jstr(&r, "field") && !strcmp(jstr(&r, "field"), field),
+                  "%s: the error should name '%s': %s", what, field, r.body);
+    resp_free(&r);
+}
+
+#define SUBS "/v1/submissions"
+#define SUB1 "/v1/submissions/{id}"
+
+Test(api, status_codes_roles_and_idempotency)
+{
+    start("  native: {languages: [c, cpp], slots: 1}\n  python: {languages: [python3], slots: 1}\n",
+          NULL, false);
+    char *ok = sub_body("aplusb", "c", AC_C, NULL);
+
+    /* public */
+    expect(http("GET", "/healthz", "/healthz", NULL, NULL, NULL), 200, NULL, "healthz");
+    expect(http("GET", "/readyz", "/readyz", NULL, NULL, NULL), 200, NULL, "readyz");
+    /* 401 */
+    expect(http("POST", SUBS, SUBS, NULL, ok, NULL), 401, NULL, "no token");
+    expect(http("POST", SUBS, SUBS, "jdt_not-a-token", ok, NULL), 401, NULL, "bad token");
+    expect(http("GET", "/v1/languages", "/v1/languages", NULL, NULL, NULL), 401, NULL, "no token");
+    /* 403 */
+    expect(http("POST", SUBS, SUBS, tok_read, ok, NULL), 403, NULL, "read cannot submit");
+    expect(http("GET", "/v1/pools", "/v1/pools", tok_submit, NULL, NULL), 403, NULL, "submit is no admin");
+    expect(http("GET", "/v1/hosts", "/v1/hosts", tok_read, NULL, NULL), 403, NULL, "read is no admin");
+    expect(http("GET", "/v1/events", "/v1/events", tok_submit, NULL, NULL), 403, NULL, "events need read");
+
+    /* 400 naming the field */
+    char *b;
+    expect(http("POST", SUBS, SUBS, tok_submit, "{not json", NULL), 400, "body", "not JSON");
+    b = sub_body("nope", "c", AC_C, NULL);
+    expect(http("POST", SUBS, SUBS, tok_submit, b, NULL), 400, "problem", "unknown problem");
+    free(b);
+    b = sub_body("../aplusb", "c", AC_C, NULL);
+    expect(http("POST", SUBS, SUBS, tok_submit, b, NULL), 400, "problem", "a path as problem");
+    free(b);
+    b = sub_body("aplusb", "cobol", AC_C, NULL);
+    expect(http("POST", SUBS, SUBS, tok_submit, b, NULL), 400, "language", "unknown language");
+    free(b);
+    b = sub_body("aplusb", "java", AC_C, NULL); /* a language file exists, no pool serves it */
+    expect(http("POST", SUBS, SUBS, tok_submit, b, NULL), 400, "language", "unrouted language");
+    free(b);
+    b = sub_body("aplusb", "c", AC_C, "{\"priority\": \"urgent\"}");
+    expect(http("POST", SUBS, SUBS, tok_submit, b, NULL), 400, "priority", "bad priority");
+    free(b);
+    b = sub_body("aplusb", "c", AC_C, "{\"source\": \"\"}");
+    expect(http("POST", SUBS, SUBS, tok_submit, b, NULL), 400, "source", "empty source");
+    free(b);
+    char big[1100];
+    memset(big, 'x', sizeof big - 1);
+    big[sizeof big - 1] = 0;
+    json_t *bo = json_pack("{s:s, s:s, s:s}", "problem", "aplusb", "language", "c", "source", big);
+    b = json_dumps(bo, JSON_COMPACT);
+    json_decref(bo);
+    expect(http("POST", SUBS, SUBS, tok_submit, b, NULL), 400, "source", "source over max_source (1K)");
+    free(b);
+    b = sub_body("aplusb", "c", AC_C, "{\"colour\": \"red\"}");
+    expect(http("POST", SUBS, SUBS, tok_submit, b, NULL), 400, "colour", "unknown field");
+    free(b);
+    expect(http("POST", SUBS, SUBS, tok_submit, ok, "Idempotency-Key: "
+                "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+                "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"),
+           400, "Idempotency-Key", "key too long");
+    /* 413: far beyond 2 x max_source + 16 KiB, refused before it is read */
+    char *huge = malloc(64 * 1024);
+    memset(huge, ' ', 64 * 1024 - 1);
+    huge[64 * 1024 - 1] = 0;
+    expect(http("POST", SUBS, SUBS, tok_submit, huge, NULL), 413, "body", "huge body");
+    free(huge);
+
+    /* 202, then the same key: 200 with the same id, then another body: 422 */
+    struct resp r = http("POST", SUBS, SUBS, tok_submit, ok, "Idempotency-Key: attempt-1");
+    cr_assert_eq(r.status, 202, "%s", r.body);
+    char id[200], loc[400], want[300];
+    snprintf(id, sizeof id, "%s", jstr(&r, "id"));
+    cr_assert_str_eq(jstr(&r, "state"), "queued");
+    cr_assert(header(&r, "Location", loc, sizeof loc));
+    snprintf(want, sizeof want, "/v1/submissions/%s", id);
+    cr_assert_str_eq(loc, want);
+    resp_free(&r);
+    r = http("POST", SUBS, SUBS, tok_submit, ok, "Idempotency-Key: attempt-1");
+    cr_assert_eq(r.status, 200, "%s", r.body);
+    cr_assert_str_eq(jstr(&r, "id"), id);
+    resp_free(&r);
+    b = sub_body("aplusb", "c", NULL, NULL);
+    expect(http("POST", SUBS, SUBS, tok_submit, b, "Idempotency-Key: attempt-1"), 422,
+           "Idempotency-Key", "same key, other body");
+    free(b);
+    /* keys are per token: another platform's "attempt-1" is its own */
+    r = http("POST", SUBS, SUBS, tok_submit2, ok, "Idempotency-Key: attempt-1");
+    cr_assert_eq(r.status, 202, "%s", r.body);
+    char id2[200];
+    snprintf(id2, sizeof id2, "%s", jstr(&r, "id"));
+    cr_assert_str_neq(id2, id);
+    resp_free(&r);
+
+    /* reading: own 200, another's 403, read role all, unknown 404 */
+    r = http("GET", SUB1, want, tok_submit, NULL, NULL);
+    cr_assert_eq(r.status, 200, "%s", r.body);
+    cr_assert_str_eq(jstr(&r, "state"), "queued");
+    cr_assert_str_eq(jstr(&r, "owner"), "platform");
+    /* null: not in the problem store, judged from the problems directory */
+    cr_assert(r.json && json_is_null(json_object_get(r.json, "problem_version")), "%s", r.body);
+    resp_free(&r);
+    expect(http("GET", SUB1, want, tok_submit2, NULL, NULL), 403, NULL, "another token's submission");
+    expect(http("GET", SUB1, want, tok_read, NULL, NULL), 200, NULL, "read reads all");
+    expect(http("GET", SUB1, "/v1/submissions/native-18fc2d3b1a0-0000002a", tok_read, NULL, NULL), 404,
+           NULL, "unknown id");
+    expect(http("GET", SUB1, "/v1/submissions/garbage", tok_read, NULL, NULL), 404, NULL, "bad id");
+    snprintf(loc, sizeof loc, "%s?wait=31", want);
+    expect(http("GET", SUB1, loc, tok_submit, NULL, NULL), 400, "wait", "wait over 30");
+    snprintf(loc, sizeof loc, "%s?wait=0", want);
+    expect(http("GET", SUB1, loc, tok_submit, NULL, NULL), 200, NULL, "wait=0 answers at once");
+
+    /* admin */
+    r = http("GET", "/v1/pools", "/v1/pools", tok_admin, NULL, NULL);
+    cr_assert_eq(r.status, 200);
+    json_t *pools = json_object_get(r.json, "pools");
+    cr_assert_eq(json_array_size(pools), 2);
+    cr_assert_eq(json_integer_value(json_object_get(json_array_get(pools, 0), "depth")), 2, "%s", r.body);
+    resp_free(&r);
+    expect(http("POST", "/v1/pools/{name}/{action}", "/v1/pools/native/pause", tok_admin, "", NULL), 200,
+           NULL, "pause");
+    cr_assert_eq(t_int("EXISTS judge:{native}:state"), 1);
+    expect(http("POST", "/v1/pools/{name}/{action}", "/v1/pools/native/resume", tok_admin, "", NULL), 200,
+           NULL, "resume");
+    expect(http("POST", "/v1/pools/{name}/{action}", "/v1/pools/nosuch/pause", tok_admin, "", NULL), 404,
+           NULL, "unknown pool");
+    expect(http("GET", "/v1/hosts", "/v1/hosts", tok_admin, NULL, NULL), 200, NULL, "hosts");
+    expect(http("GET", "/v1/dlq", "/v1/dlq", tok_admin, NULL, NULL), 200, NULL, "dlq");
+    expect(http("POST", "/v1/dlq/{dlq_id}/requeue", "/v1/dlq/native:1-0/requeue", tok_admin, "", NULL),
+           404, NULL, "no such dead letter");
+    r = http("GET", "/v1/languages", "/v1/languages", tok_submit, NULL, NULL);
+    cr_assert_eq(r.status, 200);
+    cr_assert(strstr(r.body, "\"python3\"") && strstr(r.body, "\"cpp\"") && !strstr(r.body, "java"),
+              "%s", r.body);
+    resp_free(&r);
+
+    /* Redis gone: readyz 503, admission 503 */
+    t_kill_redis(SIGKILL);
+    expect(http("GET", "/readyz", "/readyz", NULL, NULL, NULL), 503, NULL, "readyz without redis");
+    r = http("POST", SUBS, SUBS, tok_submit, ok, NULL);
+    cr_assert_eq(r.status, 503, "%s", r.body);
+    char ra[32];
+    cr_assert(header(&r, "Retry-After", ra, sizeof ra));
+    resp_free(&r);
+    free(ok);
+    check_openapi();
+}
+
+Test(api, backpressure_and_rate_limit)
+{
+    start("  native: {languages: [c, cpp], slots: 1, max_queue: 2}\n", "  rate: 1\n  burst: 4\n", false);
+    char *ok = sub_body("aplusb", "c", AC_C, NULL);
+    struct resp r;
+    for (int i = 0; i < 2; i++)
+        expect(http("POST", SUBS, SUBS, tok_submit, ok, NULL), 202, NULL, "below max_queue");
+    r = http("POST", SUBS, SUBS, tok_submit, ok, NULL);
+    cr_assert_eq(r.status, 503, "a full pool: %s", r.body);
+    char ra[32];
+    cr_assert(header(&r, "Retry-After", ra, sizeof ra) && atoi(ra) >= 1);
+    resp_free(&r);
+    /* a burst of 4 at 1/s: these 20 quick requests cannot all pass (they
+     * would have to take 16 s); another token is not affected */
+    int limited = 0;
+    for (int i = 0; i < 20; i++) {
+        r = http("GET", "/v1/languages", "/v1/languages", tok_submit, NULL, NULL);
+        if (r.status == 429) {
+            cr_assert(header(&r, "Retry-After", ra, sizeof ra) && atoi(ra) >= 1);
+            limited++;
+        } else {
+            cr_assert_eq(r.status, 200);
+        }
+        resp_free(&r);
+    }
+    cr_assert_gt(limited, 0);
+    expect(http("GET", "/v1/languages", "/v1/languages", tok_read, NULL, NULL), 200, NULL, "other token");
+    free(ok);
+    check_openapi();
+}
+
+Test(api, long_poll_result_and_metrics)
+{
+    start("  native: {languages: [c, cpp], slots: 1}\n", NULL, true);
+    char *ok = sub_body("aplusb", "c", AC_C, "{\"metadata\": {\"contest\": 7}}");
+    struct resp r = http("POST", SUBS, SUBS, tok_submit, ok, NULL);
+    cr_assert_eq(r.status, 202, "%s", r.body);
+    char path[300];
+    snprintf(path, sizeof path, "/v1/submissions/%s?wait=30", jstr(&r, "id"));
+    resp_free(&r);
+    r = http("GET", SUB1, path, tok_submit, NULL, NULL);
+    cr_assert_eq(r.status, 200);
+    cr_assert_str_eq(jstr(&r, "state"), "done", "%s", r.body);
+    cr_assert_str_eq(jstr(&r, "verdict"), "AC", "%s", r.body);
+    cr_assert_eq(json_number_value(json_object_get(r.json, "score")), 100.0);
+    cr_assert_gt(json_array_size(json_object_get(r.json, "tests")), 0);
+    cr_assert_str_eq(json_string_value(json_object_get(json_object_get(r.json, "compile"), "status")), "OK");
+    cr_assert(jstr(&r, "created") && jstr(&r, "started") && jstr(&r, "finished"), "%s", r.body);
+    cr_assert(json_is_integer(json_object_get(r.json, "queue_wait_ms")));
+    cr_assert_eq(json_integer_value(json_object_get(json_object_get(r.json, "metadata"), "contest")), 7);
+    resp_free(&r);
+    /* the metrics saw it */
+    r = http("GET", "/metrics", "/metrics", NULL, NULL, NULL);
+    cr_assert_eq(r.status, 200);
+    cr_assert(strstr(r.body, "judged_verdicts_total{pool=\"native\",verdict=\"AC\"} 1"), "%s", r.body);
+    cr_assert(strstr(r.body, "judged_judging_seconds_count{pool=\"native\"} 1"), "%s", r.body);
+    cr_assert(strstr(r.body, "judged_api_admissions_total{outcome=\"accepted\"} 1"), "%s", r.body);
+    cr_assert(strstr(r.body, "judged_live_hosts 1"), "%s", r.body);
+    cr_assert(strstr(r.body, "judged_free_slots{pool=\"native\"} 1"), "%s", r.body);
+    resp_free(&r);
+    free(ok);
+    check_openapi();
+}
+
+/* ------------------------------------------------------------------ SSE */
+
+struct sse {
+    char buf[65536];
+    size_t len;
+    int stop_after;     /* abort (drop the connection) after this many events */
+    bool stop_on_heartbeat;
+    int *stop_flag;     /* abort once *stop_flag (at the next heartbeat) */
+};
+
+static int count_events(const char *s)
+{
+    int n = 0;
+    for (const char *p = s; (p = strstr(p, "\nid: ")) || (p == s && !strncmp(s, "id: ", 4)); p++)
+        n++;
+    return n;
+}
+
+static size_t sse_body(char *p, size_t sz, size_t n, void *ud)
+{
+    struct sse *s = ud;
+    size_t k = sz * n;
+    if (s->len + k < sizeof s->buf) {
+        memcpy(s->buf + s->len, p, k);
+        s->len += k;
+        s->buf[s->len] = 0;
+    }
+    /* whole events only: an event ends with a blank line */
+    if (s->stop_after && count_events(s->buf) >= s->stop_after && strstr(s->buf + s->len - 2, "\n\n"))
+        return 0;
+    if (s->stop_on_heartbeat && strstr(s->buf, ": heartbeat"))
+        return 0;
+    if (s->stop_flag && __atomic_load_n(s->stop_flag, __ATOMIC_SEQ_CST))
+        return 0;
+    return k;
+}
+
+static void sse_read(struct sse *s, const char *last_id, long timeout_s)
+{
+    CURL *c = curl_easy_init();
+    char url[200], auth[200], lei[200];
+    snprintf(url, sizeof url, "http://127.0.0.1:%d/v1/events", api_port);
+    snprintf(auth, sizeof auth, "Authorization: Bearer %s", tok_read);
+    struct curl_slist *h = curl_slist_append(NULL, auth);
+    if (last_id) {
+        snprintf(lei, sizeof lei, "Last-Event-ID: %s", last_id);
+        h = curl_slist_append(h, lei);
+    }
+    curl_easy_setopt(c, CURLOPT_URL, url);
+    curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
+    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, sse_body);
+    curl_easy_setopt(c, CURLOPT_WRITEDATA, s);
+    curl_easy_setopt(c, CURLOPT_TIMEOUT, timeout_s);
+    curl_easy_perform(c);   /* ends by our abort (or the timeout: asserted by the caller) */
+    curl_slist_free_all(h);
+    curl_easy_cleanup(c);
+}
+
+struct sse_thread {
+    pthread_t t;
+    struct sse s;
+};
+
+static void *sse_thread_main(void *p)
+{
+    struct sse_thread *st = p;
+    sse_read(&st->s, NULL, 120);
+    return NULL;
+}
+
+/* The submission ids in the events of s, in order. */
+static int event_ids(const char *s, char ids[][200], int max)
+{
+    int n = 0;
+    for (const char *p = strstr(s, "data: "); p && n < max; p = strstr(p + 1, "data: ")) {
+        json_t *d = json_loadb(p + 6, strcspn(p + 6, "\n"), 0, NULL);
+        cr_assert(d, "bad event data: %s", p);
+        snprintf(ids[n++], 200, "%s", json_string_value(json_object_get(d, "id")));
+        /* aplusb is judged from the problems directory, not the store */
+        json_t *pv = json_object_get(d, "problem_version");
+        cr_assert(pv && json_is_null(pv), "an event without problem_version: %s", p);
+        json_decref(d);
+    }
+    return n;
+}
+
+static void submit_wait_lang(const char *src_file, const char *lang, char *id)
+{
+    char *b = sub_body("aplusb", lang, src_file, NULL);
+    struct resp r = http("POST", SUBS, SUBS, tok_submit, b, NULL);
+    cr_assert_eq(r.status, 202, "%s", r.body);
+    snprintf(id, 200, "%s", jstr(&r, "id"));
+    resp_free(&r);
+    free(b);
+    char path[300];
+    snprintf(path, sizeof path, "/v1/submissions/%s?wait=30", id);
+    for (int i = 0; i < 4; i++) {   /* each wait is capped at 30 s */
+        r = http("GET", SUB1, path, tok_submit, NULL, NULL);
+        bool done = r.json && !strcmp(jstr(&r, "state"), "done");
+        resp_free(&r);
+        if (done)
+            return;
+    }
+    cr_assert_fail("%s never finished", id);
+}
+
+static void submit_wait(const char *src_file, char *id)
+{
+    submit_wait_lang(src_file, "c", id);
+}
+
+Test(api, sse_resume_after_a_dropped_connection_loses_nothing_and_repeats_nothing)
+{
+    start("  native: {languages: [c, cpp], slots: 1}\n  python: {languages: [python3], slots: 1}\n",
+          "  sse_heartbeat: 1s\n", true);
+    /* a stream that drops itself after its first event */
+    struct sse_thread st = {.s = {.stop_after = 1}};
+    pthread_create(&st.t, NULL, sse_thread_main, &st);
+    /* the stream is connected once ": connected" arrived */
+    for (long long end = t_now_ms() + 20000; t_now_ms() < end && !strstr(st.s.buf, ": connected");)
+        t_sleep_ms(20);
+    cr_assert(strstr(st.s.buf, ": connected"), "the event stream did not start");
+    char a[200], b[200], c[200];
+    submit_wait(AC_C, a);
+    pthread_join(st.t, NULL);
+    char ids[8][200];
+    cr_assert_eq(event_ids(st.s.buf, ids, 8), 1, "%s", st.s.buf);
+    cr_assert_str_eq(ids[0], a);
+    char last[64];
+    const char *p = strstr(st.s.buf, "id: ");
+    snprintf(last, sizeof last, "%.*s", (int)strcspn(p + 4, "\n"), p + 4);
+    /* while nobody listens: two more verdicts, in two pools (two streams) */
+    submit_wait_lang(SRC "/testdata/aplusb/solutions/ac.py", "python3", b);
+    submit_wait(AC_C, c);
+    struct sse s2 = {.stop_after = 2};
+    sse_read(&s2, last, 60);
+    int n = event_ids(s2.buf, ids, 8);
+    cr_assert_eq(n, 2, "resumed stream: %s", s2.buf);
+    cr_assert_str_eq(ids[0], b);
+    cr_assert_str_eq(ids[1], c);
+    /* ?since= is the same; and an idle stream gets heartbeats */
+    struct sse s3 = {.stop_on_heartbeat = true};
+    sse_read(&s3, NULL, 60);
+    cr_assert(strstr(s3.buf, ": heartbeat"), "no heartbeat: %s", s3.buf);
+    cr_assert_eq(count_events(s3.buf), 0, "a stream from now replays nothing: %s", s3.buf);
+    check_openapi();
+}
+
+Test(api, help_and_bad_config)
+{
+    t_setup(0);
+    char out[4096];
+    (void)out;
+    char cmd[1400];
+    snprintf(cmd, sizeof cmd, BIN "/judge-api --help | grep -q 'usage: judge-api --config FILE'");
+    cr_assert_eq(system(cmd), 0);
+    snprintf(cfg_path, sizeof cfg_path, "%s/bad.yaml", T_dir);
+    t_write(cfg_path, "redis: unix://%s\npools:\n  native: {languages: [c]}\napi:\n  listen: nowhere\n", T_sock);
+    snprintf(cmd, sizeof cmd, BIN "/judge-api --config %s 2>&1 | grep -q \"bad.yaml:5: key 'api.listen'\"",
+             cfg_path);
+    cr_assert_eq(system(cmd), 0, "a bad api.listen is named with its line");
+    t_write(cfg_path, "redis: unix://%s\npools:\n  native: {languages: [c]}\napi:\n  tokens: %s/t\n",
+            T_sock, T_dir);
+    snprintf(cmd, sizeof cmd, "echo 'x submit nothex' > %s/t; " BIN "/judge-api --config %s 2>&1 | "
+             "grep -q 't:1: the hash must be 64 hex digits'", T_dir, cfg_path);
+    cr_assert_eq(system(cmd), 0, "a bad tokens line is named");
+}
+
+/* ------------------------------------------------------------- webhooks */
+
+struct receiver {
+    int fd, port;
+    int fail_first;         /* answer 500 to this many requests first */
+    int n;                  /* requests received */
+    char event[8][64], ts[8][32], sig[8][100];
+    char *body[8];
+    pthread_t t;
+};
+
+static void hdr_value(const char *req, const char *name, char *out, size_t len)
+{
+    const char *p = strcasestr(req, name);
+    out[0] = 0;
+    if (p) {
+        p += strlen(name);
+        while (*p == ' ' || *p == ':')
+            p++;
+        snprintf(out, len, "%.*s", (int)strcspn(p, "\r\n"), p);
+    }
+}
+
+static void *receiver_main(void *p)
+{
+    struct receiver *rv = p;
+    for (;;) {
+        int c = accept(rv->fd, NULL, NULL);
+        if (c < 0)
+            return NULL;
+        char req[65536];
+        size_t got = 0;
+        ssize_t k;
+        char *end = NULL;
+        while (got < sizeof req - 1 && (k = read(c, req + got, sizeof req - 1 - got)) > 0) {
+            got += (size_t)k;
+            req[got] = 0;
+            if ((end = strstr(req, "\r\n\r\n"))) {
+                char cl[32];
+                hdr_value(req, "Content-Length", cl, sizeof cl);
+                if (got >= (size_t)(end + 4 - req) + (size_t)atoi(cl))
+                    break;
+            }
+        }
+        int i = rv->n < 8 ? rv->n : 7;
+        hdr_value(req, "X-Judged-Event-Id", rv->event[i], sizeof rv->event[i]);
+        hdr_value(req, "X-Judged-Timestamp", rv->ts[i], sizeof rv->ts[i]);
+        hdr_value(req, "X-Judged-Signature", rv->sig[i], sizeof rv->sig[i]);
+        rv->body[i] = end ? strdup(end + 4) : strdup("");
+        const char *ans = rv->n < rv->fail_first ? "HTTP/1.1 500 Nope\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+                                                 : "HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n";
+        if (write(c, ans, strlen(ans)) < 0) {
+        }
+        __atomic_add_fetch(&rv->n, 1, __ATOMIC_SEQ_CST);
+        close(c);
+    }
+}
+
+static void receiver_start(struct receiver *rv, int fail_first)
+{
+    memset(rv, 0, sizeof *rv);
+    rv->fail_first = fail_first;
+    rv->fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    cr_assert(bind(rv->fd, (struct sockaddr *)&sa, sizeof sa) == 0 && listen(rv->fd, 8) == 0);
+    socklen_t sl = sizeof sa;
+    getsockname(rv->fd, (struct sockaddr *)&sa, &sl);
+    rv->port = ntohs(sa.sin_port);
+    pthread_create(&rv->t, NULL, receiver_main, rv);
+}
+
+/* What a receiver does: HMAC-SHA256("TIMESTAMP.BODY") with the secret. */
+static bool signature_ok(const char *secret, const char *ts, const char *body, const char *sig)
+{
+    char *msg;
+    cr_assert(asprintf(&msg, "%s.%s", ts, body) > 0);
+    unsigned char mac[64];
+    unsigned len = 0;
+    HMAC(EVP_sha256(), secret, (int)strlen(secret), (unsigned char *)msg, strlen(msg), mac, &len);
+    free(msg);
+    char hex[200] = "sha256=";
+    for (unsigned i = 0; i < len; i++)
+        sprintf(hex + 7 + 2 * i, "%02x", mac[i]);
+    return !strcmp(hex, sig);
+}
+
+static char *callback_body(int port)
+{
+    char extra[200];
+    snprintf(extra, sizeof extra, "{\"callback_url\": \"http://127.0.0.1:%d/hook\"}", port);
+    return sub_body("aplusb", "c", AC_C, extra);
+}
+
+Test(api, webhook_retried_until_accepted_and_signed)
+{
+    struct receiver rv;
+    receiver_start(&rv, 2);
+    start("  native: {languages: [c, cpp], slots: 1}\n",
+          "  webhook_secret: s3cret\n  webhook_allow_private: true\n", true);
+    char *b = callback_body(rv.port);
+    struct resp r = http("POST", SUBS, SUBS, tok_submit, b, NULL);
+    cr_assert_eq(r.status, 202, "%s", r.body);
+    char id[200];
+    snprintf(id, sizeof id, "%s", jstr(&r, "id"));
+    resp_free(&r);
+    free(b);
+    for (long long end = t_now_ms() + 90000; t_now_ms() < end && __atomic_load_n(&rv.n, __ATOMIC_SEQ_CST) < 3;)
+        t_sleep_ms(50);
+    cr_assert_eq(rv.n, 3, "two failures, then accepted: %d requests", rv.n);
+    t_sleep_ms(300);
+    cr_assert_eq(rv.n, 3, "an accepted delivery is not repeated");
+    for (int i = 0; i < 3; i++) {
+        cr_assert_str_eq(rv.event[i], rv.event[0], "the same event id on every attempt (dedup)");
+        cr_assert(signature_ok("s3cret", rv.ts[i], rv.body[i], rv.sig[i]), "bad signature %s", rv.sig[i]);
+        cr_assert(!signature_ok("other", rv.ts[i], rv.body[i], rv.sig[i]));
+    }
+    json_t *j = json_loads(rv.body[2], 0, NULL);
+    cr_assert(j, "%s", rv.body[2]);
+    cr_assert_str_eq(json_string_value(json_object_get(j, "id")), id);
+    cr_assert_str_eq(json_string_value(json_object_get(j, "verdict")), "AC");
+    cr_assert_str_eq(json_string_value(json_object_get(j, "event")), rv.event[0]);
+    json_decref(j);
+    r = http("GET", "/metrics", "/metrics", NULL, NULL, NULL);
+    cr_assert(strstr(r.body, "judged_api_webhooks_total{outcome=\"delivered\"} 1") &&
+              strstr(r.body, "judged_api_webhooks_total{outcome=\"failed\"} 2"), "%s", r.body);
+    resp_free(&r);
+    check_openapi();
+}
+
+Test(api, webhook_to_loopback_refused_unless_allowed)
+{
+    struct receiver rv;
+    receiver_start(&rv, 0);
+    start("  native: {languages: [c, cpp], slots: 1}\n", "  webhook_secret: s3cret\n", true);
+    char *b = callback_body(rv.port);
+    struct resp r = http("POST", SUBS, SUBS, tok_submit, b, NULL);
+    cr_assert_eq(r.status, 202, "%s", r.body);
+    resp_free(&r);
+    free(b);
+    json_t *dl = NULL;
+    for (long long end = t_now_ms() + 90000; t_now_ms() < end; t_sleep_ms(200)) {
+        r = http("GET", "/v1/webhooks/dlq", "/v1/webhooks/dlq", tok_admin, NULL, NULL);
+        cr_assert_eq(r.status, 200);
+        dl = json_incref(json_object_get(r.json, "dead_letters"));
+        resp_free(&r);
+        if (json_array_size(dl) > 0)
+            break;
+        json_decref(dl);
+        dl = NULL;
+    }
+    cr_assert(dl && json_array_size(dl) == 1, "the refused delivery is a webhook dead letter");
+    const char *err = json_string_value(json_object_get(json_array_get(dl, 0), "error"));
+    cr_assert(err && strstr(err, "refused") && strstr(err, "private or loopback"), "%s", err);
+    cr_assert_eq(rv.n, 0, "nothing was sent to the loopback address");
+    char path[300];
+    snprintf(path, sizeof path, "/v1/webhooks/dlq/%s/replay",
+             json_string_value(json_object_get(json_array_get(dl, 0), "dlq_id")));
+    json_decref(dl);
+    expect(http("POST", "/v1/webhooks/dlq/{dlq_id}/replay", path, tok_admin, "", NULL), 200, NULL, "replay");
+    expect(http("POST", "/v1/webhooks/dlq/{dlq_id}/replay", path, tok_admin, "", NULL), 404, NULL,
+           "replayed once: gone from the list");
+    expect(http("GET", "/v1/webhooks/dlq", "/v1/webhooks/dlq", tok_submit, NULL, NULL), 403, NULL, "admin only");
+    cr_assert_eq(rv.n, 0);
+    check_openapi();
+}
+
+/* ------------------------------------------------------------ dashboard */
+
+/* chromium --headless ... MODE URL > out (MODE: --dump-dom or --screenshot=F) */
+static int chromium(const char *mode, const char *url, const char *out)
+{
+    char udd[400], cmd[2000];
+    snprintf(udd, sizeof udd, "%s/chromium-%d", T_dir, (int)t_now_ms() % 100000);
+    mkdir(udd, 0700);
+    snprintf(cmd, sizeof cmd,
+             "cd '%s' && timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-quic "
+             "--no-first-run --disable-background-networking --disable-component-update --disable-sync "
+             "--user-data-dir='%s' --virtual-time-budget=10000 --window-size=1200,1000 %s '%s' > '%s' 2>/dev/null",
+             T_dir, udd, mode, url, out);
+    return system(cmd);
+}
+
+Test(api, dashboard_in_headless_chromium_shows_pools_and_a_new_verdict)
+{
+    start("  native: {languages: [c, cpp], slots: 1}\n  python: {languages: [python3], slots: 1}\n",
+          NULL, true);
+    char id[200];
+    submit_wait(AC_C, id);
+    char url[400], dom[400], shot[600], png[400];
+    snprintf(url, sizeof url, "http://127.0.0.1:%d/#token=%s", api_port, tok_admin);
+    snprintf(dom, sizeof dom, "%s/dom.html", T_dir);
+    cr_assert_eq(chromium("--dump-dom", url, dom), 0, "chromium failed (is the chromium package installed?)");
+    char *html = slurp(dom);
+    cr_assert(strstr(html, "<tr data-pool=\"native\"><td>native</td><td>active</td>"), "no native pool row: %s", html);
+    cr_assert(strstr(html, "<tr data-pool=\"python\">"), "no python pool row");
+    char row[400];
+    snprintf(row, sizeof row, "<tr data-id=\"%s\">", id);
+    char *v = strstr(html, row);
+    cr_assert(v, "the verdict of %s is not on the page: %s", id, html);
+    cr_assert(strstr(v, "<td class=\"AC\">AC</td>"), "its verdict AC is not shown");
+    free(html);
+    /* a screenshot, kept beside the test binary for a human to look at */
+    snprintf(png, sizeof png, "%s/dashboard.png", T_dir);
+    snprintf(shot, sizeof shot, "--screenshot='%s'", png);
+    cr_assert_eq(chromium(shot, url, "/dev/null"), 0);
+    struct stat st;
+    cr_assert(stat(png, &st) == 0 && st.st_size > 1000, "no screenshot");
+    char cmd[1000];
+    snprintf(cmd, sizeof cmd, "cp '%s' '%s/test_api_dashboard.png'", png, BIN);
+    cr_assert_eq(system(cmd), 0);
+    struct resp r = http("GET", "/", "/", NULL, NULL, NULL);
+    cr_assert_eq(r.status, 200);
+    resp_free(&r);
+    check_openapi();
+}
+
+Test(api, progress_events_of_one_submission_then_its_verdict)
+{
+    start("  native: {languages: [c, cpp], slots: 1}\n", NULL, true);
+    char slow[400];
+    snprintf(slow, sizeof slow, "%s/slow.c", T_dir);
+    char *b = sub_body("slow", "c", slow, NULL);
+    struct resp r = http("POST", SUBS, SUBS, tok_submit, b, NULL);
+    free(b);
+    cr_assert_eq(r.status, 202, "%s", r.body);
+    char path[300];
+    snprintf(path, sizeof path, "/v1/submissions/%s/events", jstr(&r, "id"));
+    resp_free(&r);
+    expect(http("GET", "/v1/submissions/{id}/events", path, tok_submit2, NULL, NULL), 403, NULL,
+           "another token's progress");
+    /* the stream ends by itself after the verdict */
+    r = http("GET", "/v1/submissions/{id}/events", path, tok_submit, NULL, NULL);
+    cr_assert_eq(r.status, 200);
+    const char *c = strstr(r.body, "\"stage\":\"compiling\"");
+    const char *t1 = strstr(r.body, "\"text\":\"test 1 of 2: AC\"");
+    const char *t2 = strstr(r.body, "\"text\":\"test 2 of 2: AC\"");
+    const char *v = strstr(r.body, "event: verdict\ndata: ");
+    cr_assert(c && t1 && t2 && v && c < t1 && t1 < t2 && t2 < v, "progress in order, then the verdict: %s",
+              r.body);
+    cr_assert(strstr(v, "\"verdict\":\"AC\""), "%s", v);
+    resp_free(&r);
+    check_openapi();
+}
+
+Test(api, the_readme_python_client_judges_over_http)
+{
+    start("  native: {languages: [c, cpp], slots: 1}\n", NULL, true);
+    char cmd[2000], out[400];
+    snprintf(out, sizeof out, "%s/client.out", T_dir);
+    snprintf(cmd, sizeof cmd, "python3 %s/judged/api/examples/client.py http://127.0.0.1:%d %s aplusb c %s > %s 2>&1",
+             SRC, api_port, tok_submit, AC_C, out);
+    cr_assert_eq(system(cmd), 0);
+    char *s = slurp(out);
+    cr_assert(strstr(s, " AC 100") && strstr(s, "native-"), "%s", s);
+    free(s);
+}
+
+Test(api, a_token_added_while_running_counts_after_sighup)
+{
+    start("  native: {languages: [c, cpp], slots: 1}\n", NULL, false);
+    char fresh[100];
+    token("late", "read", fresh);
+    expect(http("GET", "/v1/languages", "/v1/languages", fresh, NULL, NULL), 401, NULL, "not loaded yet");
+    kill(api_pid, SIGHUP);
+    long status = 0;
+    for (long long end = t_now_ms() + 20000; t_now_ms() < end && status != 200; t_sleep_ms(50)) {
+        struct resp r = http("GET", "/v1/languages", "/v1/languages", fresh, NULL, NULL);
+        status = r.status;
+        resp_free(&r);
+    }
+    cr_assert_eq(status, 200, "the new token works after SIGHUP");
+    expect(http("GET", "/v1/languages", "/v1/languages", tok_submit, NULL, NULL), 200, NULL, "old tokens stay");
+    check_openapi();
+}
+
+/* The dead-letter queue over HTTP: a problem that vanished after admission
+ * fails as infrastructure (test data missing) until it is dead-lettered. */
+static json_t *wait_dead_letters(size_t n)
+{
+    for (long long end = t_now_ms() + 60000; t_now_ms() < end; t_sleep_ms(100)) {
+        struct resp r = http("GET", "/v1/dlq", "/v1/dlq", tok_admin, NULL, NULL);
+        cr_assert_eq(r.status, 200);
+        json_t *dl = json_incref(json_object_get(r.json, "dead_letters"));
+        resp_free(&r);
+        if (json_array_size(dl) >= n)
+            return dl;
+        json_decref(dl);
+    }
+    cr_assert_fail("no %zu dead letters", n);
+    return NULL;
+}
+
+Test(api, dead_letters_listed_requeued_and_dropped)
+{
+    start("  native: {languages: [c, cpp], slots: 1}\n", NULL, false);
+    char dir[400];
+    snprintf(dir, sizeof dir, "%s/problems/ghost", T_dir);
+    cr_assert(mkdir(dir, 0755) == 0);
+    char *b = sub_body("ghost", "c", AC_C, NULL);
+    struct resp r = http("POST", SUBS, SUBS, tok_submit, b, NULL);
+    free(b);
+    cr_assert_eq(r.status, 202, "%s", r.body);
+    char id[200];
+    snprintf(id, sizeof id, "%s", jstr(&r, "id"));
+    resp_free(&r);
+    rmdir(dir);
+    t_judged(cfg_path, "A");
+    json_t *dl = wait_dead_letters(1);
+    json_t *d = json_array_get(dl, 0);
+    cr_assert_str_eq(json_string_value(json_object_get(d, "id")), id);
+    char path[300];
+    snprintf(path, sizeof path, "/v1/dlq/%s/requeue", json_string_value(json_object_get(d, "dlq_id")));
+    json_decref(dl);
+    r = http("POST", "/v1/dlq/{dlq_id}/requeue", path, tok_admin, "", NULL);
+    cr_assert_eq(r.status, 200, "%s", r.body);
+    cr_assert_str_eq(jstr(&r, "id"), id);
+    resp_free(&r);
+    /* it fails again: a second dead letter, which is dropped */
+    dl = wait_dead_letters(1);
+    snprintf(path, sizeof path, "/v1/dlq/%s/drop",
+             json_string_value(json_object_get(json_array_get(dl, 0), "dlq_id")));
+    json_decref(dl);
+    expect(http("POST", "/v1/dlq/{dlq_id}/drop", path, tok_admin, "", NULL), 200, NULL, "drop");
+    expect(http("POST", "/v1/dlq/{dlq_id}/drop", path, tok_admin, "", NULL), 404, NULL, "dropped already");
+    r = http("GET", "/v1/dlq", "/v1/dlq", tok_admin, NULL, NULL);
+    cr_assert_eq(json_array_size(json_object_get(r.json, "dead_letters")), 0, "%s", r.body);
+    resp_free(&r);
+    snprintf(path, sizeof path, "/v1/submissions/%s", id);
+    r = http("GET", SUB1, path, tok_read, NULL, NULL);
+    cr_assert_str_eq(jstr(&r, "verdict"), "IE", "%s", r.body);
+    resp_free(&r);
+    check_openapi();
+}
+
+/* GET /healthz on a new connection: the status, 0 when the connection failed
+ * or nothing came within timeout_s */
+static long probe_healthz(long timeout_s)
+{
+    CURL *c = curl_easy_init();
+    char url[200];
+    snprintf(url, sizeof url, "http://127.0.0.1:%d/healthz", api_port);
+    curl_easy_setopt(c, CURLOPT_URL, url);
+    curl_easy_setopt(c, CURLOPT_TIMEOUT, timeout_s);
+    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
+    struct resp r = {0};
+    curl_easy_setopt(c, CURLOPT_WRITEDATA, &r);
+    CURLcode rc = curl_easy_perform(c);
+    long status = 0;
+    curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+    curl_easy_cleanup(c);
+    free(r.body);
+    return rc == CURLE_OK ? status : 0;
+}
+
+Test(api, connections_beyond_max_connections_wait_their_turn)
+{
+    start("  native: {languages: [c, cpp], slots: 1}\n", "  max_connections: 2\n  sse_heartbeat: 1s\n",
+          false);
+    int stop = 0;
+    struct sse_thread st[2] = {{.s = {.stop_flag = &stop}}, {.s = {.stop_flag = &stop}}};
+    for (int i = 0; i < 2; i++)
+        pthread_create(&st[i].t, NULL, sse_thread_main, &st[i]);
+    for (long long end = t_now_ms() + 20000; t_now_ms() < end; t_sleep_ms(20))
+        if (strstr(st[0].s.buf, ": connected") && strstr(st[1].s.buf, ": connected"))
+            break;
+    cr_assert(strstr(st[0].s.buf, ": connected") && strstr(st[1].s.buf, ": connected"));
+    /* a third connection is not served while two are open (it waits in the
+     * listen backlog: libmicrohttpd stops accepting at the limit) */
+    cr_assert_neq(probe_healthz(3), 200, "a third connection was served");
+    __atomic_store_n(&stop, 1, __ATOMIC_SEQ_CST);
+    for (int i = 0; i < 2; i++)
+        pthread_join(st[i].t, NULL);
+    /* once they are gone, new connections are served again */
+    long status = 0;
+    for (long long end = t_now_ms() + 20000; t_now_ms() < end && status != 200; t_sleep_ms(50))
+        status = probe_healthz(60);
+    cr_assert_eq(status, 200);
+}
