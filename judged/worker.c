@@ -210,9 +210,7 @@ static struct job *run_job(struct queue_conn *k, struct job *j)
         .keep_going_arg = j,
         .test_done = test_done,
     };
-    char perr[256];
-    j->conn = k;
-    queue_progress(k, p->name, j->q.id, "compiling", 0, 0, NULL, perr, sizeof perr);
+    j->conn = k;   /* test_done's; "compiling" was written by the claim */
     struct runner_report *rep = NULL;
     enum runner_failure failure = RUNNER_FAILURE_NONE;
     int rc = runner_judge(p->runner, &req, &rep, &failure, err, sizeof err);

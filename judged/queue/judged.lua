@@ -25,7 +25,7 @@ check of their own.
 
 -- Bump on every change of a function's arguments or reply; judged refuses
 -- to replace a NEWER library (another host runs a newer judged).
-local VERSION = 4
+local VERSION = 5
 local GROUP = 'judged'
 
 local function fail(msg)
@@ -92,6 +92,15 @@ local function entry_sid(fields, pool)
   return sid
 end
 
+-- one step of a submission's progress, for judge-api's
+-- GET /v1/submissions/ID/events; the stream expires an hour after its last step
+local function progress(pool, sid, stage, test, count, verdict)
+  local k = key(pool, 'progress:' .. sid)
+  redis.call('XADD', k, 'MAXLEN', '~', '10000', '*', 'stage', stage, 'test', test,
+             'count', count, 'verdict', verdict)
+  redis.call('PEXPIRE', k, 3600000)
+end
+
 -- one read or claimed entry -> a job for the caller (or nothing: an entry
 -- deleted while pending, or a submission already done)
 local function job(q, stream, e, out, host, pool, now)
@@ -115,6 +124,9 @@ local function job(q, stream, e, out, host, pool, now)
     redis.call('XACK', stream, GROUP, eid) redis.call('XDEL', stream, eid) return
   end
   redis.call('HSET', sk, 'state', 'running', 'host', host, 'started', now)
+  -- the first progress step is written here, with the claim, so that a job
+  -- still costs judged one round trip when its runner reports no tests
+  progress(pool, sid, 'compiling', 0, 0, '')
   table.insert(out, {'queue', q, 'entry', eid, 'id', sid, 'poison', '', 'lang', v[1],
                      'problem', v[2], 'source', v[3], 'attempts', v[4] or '0',
                      'version', v[6] or ''})
@@ -599,10 +611,7 @@ redis.register_function('judged_progress', function(keys, a)
   local t = argmap(a)
   local pool = pool_of(keys, t)
   need(t, 'id', 'stage')
-  local k = key(pool, 'progress:' .. t.id)
-  redis.call('XADD', k, 'MAXLEN', '~', '10000', '*', 'stage', t.stage, 'test', t.test or '0',
-             'count', t.count or '0', 'verdict', t.verdict or '')
-  redis.call('PEXPIRE', k, 3600000)
+  progress(pool, t.id, t.stage, t.test or '0', t.count or '0', t.verdict or '')
   return 'OK'
 end)
 
