@@ -84,7 +84,11 @@ static int validate(const struct store_opts *o, const char *dir, char **errors, 
 {
     struct runner_config rc = {.languages_dir = o->c.cfg.languages,
                                .work_dir = o->work_dir ? o->work_dir : "/tmp/judgectl",
-                               .first_slot = o->slot, .slots = 1};
+                               .first_slot = o->slot, .slots = 1,
+                               .limits = {.yaml_size = (uint64_t)o->c.cfg.package_limits.yaml_size,
+                                          .package_files = (uint64_t)o->c.cfg.package_limits.package_files,
+                                          .package_size = (uint64_t)o->c.cfg.package_limits.package_size,
+                                          .tests = (uint64_t)o->c.cfg.package_limits.tests}};
     struct runner *r;
     char err[4096];
     if (runner_open(&r, &rc, err, sizeof err)) {

@@ -207,6 +207,33 @@ static int parse_api(struct ctx *c, yaml_node_t *m, struct jd_api_cfg *a)
     return 0;
 }
 
+/* package_limits: {yaml_size: 1M, package_files: 50000, package_size: 16G,
+ * tests: 10000}: the runner's limits on what it reads of a problem package
+ * (runner/README.md); a key left out keeps the runner's default */
+static int parse_package_limits(struct ctx *c, yaml_node_t *m, struct jd_config *cfg)
+{
+    if (m->type != YAML_MAPPING_NODE)
+        return fail(c, m, "package_limits", "expected a mapping like {package_size: 16G, tests: 10000}");
+    for (yaml_node_pair_t *pr = m->data.mapping.pairs.start; pr < m->data.mapping.pairs.top; pr++) {
+        yaml_node_t *k = yaml_document_get_node(c->doc, pr->key);
+        yaml_node_t *v = yaml_document_get_node(c->doc, pr->value);
+        const char *ks = scalar(k);
+        bool size = ks && (!strcmp(ks, "yaml_size") || !strcmp(ks, "package_size"));
+        long *dst = !ks                              ? NULL
+                    : !strcmp(ks, "yaml_size")       ? &cfg->package_limits.yaml_size
+                    : !strcmp(ks, "package_size")    ? &cfg->package_limits.package_size
+                    : !strcmp(ks, "package_files")   ? &cfg->package_limits.package_files
+                    : !strcmp(ks, "tests")           ? &cfg->package_limits.tests
+                                                     : NULL;
+        if (!dst)
+            return fail(c, k, ks ? ks : "?", "unknown package limit (yaml_size, package_files, "
+                                             "package_size, tests)");
+        if (size ? jd_parse_size(scalar(v), dst) || *dst <= 0 : get_int(c, v, ks, 1, 100000000, dst))
+            return size ? fail(c, v, ks, "expected a size like 1M or 16G") : -1;
+    }
+    return 0;
+}
+
 static int parse_root(struct ctx *c, yaml_node_t *root, struct jd_config *cfg)
 {
     if (!root || root->type != YAML_MAPPING_NODE)
@@ -261,7 +288,9 @@ static int parse_root(struct ctx *c, yaml_node_t *root, struct jd_config *cfg)
             if (jd_parse_size(scalar(v), dst) || *dst < 0 || (*dst == 0 && strcmp(ks, "store_quota")))
                 rc = fail(c, v, ks, "expected a size like 2G or 512M%s",
                           strcmp(ks, "store_quota") ? "" : " (0: no quota)");
-        } else if (!strcmp(ks, "sandbox_run_dir"))
+        } else if (!strcmp(ks, "package_limits"))
+            rc = parse_package_limits(c, v, cfg);
+        else if (!strcmp(ks, "sandbox_run_dir"))
             rc = get_str(c, v, ks, &cfg->sandbox_run_dir);
         else if (!strcmp(ks, "cgroup_parent"))
             rc = get_str(c, v, ks, &cfg->cgroup_parent);

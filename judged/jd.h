@@ -58,6 +58,9 @@ struct jd_config {
     long compile_cache;      /* bytes of compiles kept per pool (LRU) */
     long max_package;        /* bytes: the largest package a push accepts */
     long store_quota;        /* bytes: all stored packages together (0 = none) */
+    struct {                 /* package_limits: what the runner reads (0 = its default) */
+        long yaml_size, package_files, package_size, tests;
+    } package_limits;
     char *sandbox_run_dir;
     char *cgroup_parent;
     struct jd_pool_cfg *pools;

@@ -57,6 +57,10 @@ int pool_open_runner(struct pool *p, const struct jd_config *cfg, char *err, siz
         .sandbox_run_dir = cfg->sandbox_run_dir,
         .cgroup_parent = cfg->cgroup_parent,
         .compile_cache = (uint64_t)cfg->compile_cache,
+        .limits = {.yaml_size = (uint64_t)cfg->package_limits.yaml_size,
+                   .package_files = (uint64_t)cfg->package_limits.package_files,
+                   .package_size = (uint64_t)cfg->package_limits.package_size,
+                   .tests = (uint64_t)cfg->package_limits.tests},
     };
     p->runner = NULL;
     if (p->slots <= 0)

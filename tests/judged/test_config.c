@@ -51,6 +51,7 @@ Test(config, full_example)
     cr_assert_eq(cfg.problem_cache, 2L << 30, "the default problem cache is 2G");
     cr_assert_eq(cfg.max_package, 256L << 20);
     cr_assert_eq(cfg.compile_cache, 256L << 20);
+    cr_assert_eq(cfg.package_limits.tests, 0, "no package_limits: the runner's defaults");
     cr_assert_eq(cfg.npools, 3);
     cr_assert_str_eq(cfg.pools[0].name, "native");
     cr_assert_eq(cfg.pools[0].nlanguages, 2);
@@ -193,4 +194,31 @@ Test(config, api_section_for_judge_api)
     expect_error("pools:\n  native: {languages: [c]}\napi:\n  webhook_allow_private: maybe\n",
                  "key 'api.webhook_allow_private'");
     expect_error("pools:\n  native: {languages: [c]}\napi: [1]\n", "key 'api'");
+}
+
+Test(config, package_limits_reach_the_runner_settings)
+{
+    struct jd_config cfg;
+    char err[512];
+    write_cfg("package_limits: {yaml_size: 2M, package_size: 1G, package_files: 200000, tests: 20000}\n"
+              "pools:\n  native: {languages: [c], slots: 1}\n");
+    cr_assert_eq(jd_config_load(&cfg, path, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(cfg.package_limits.yaml_size, 2L << 20);
+    cr_assert_eq(cfg.package_limits.package_size, 1L << 30);
+    cr_assert_eq(cfg.package_limits.package_files, 200000);
+    cr_assert_eq(cfg.package_limits.tests, 20000);
+    jd_config_free(&cfg);
+    unlink(path);
+}
+
+Test(config, bad_package_limits_are_named)
+{
+    expect_error("package_limits: {files: 10}\npools:\n  native: {languages: [c], slots: 1}\n",
+                 "unknown package limit");
+    expect_error("package_limits: {package_size: huge}\npools:\n  native: {languages: [c], slots: 1}\n",
+                 "package_size");
+    expect_error("package_limits: {tests: 0}\npools:\n  native: {languages: [c], slots: 1}\n",
+                 "tests");
+    expect_error("package_limits: 5\npools:\n  native: {languages: [c], slots: 1}\n",
+                 "package_limits");
 }
