@@ -185,20 +185,6 @@ static void verdict(struct rn_check *chk, enum runner_verdict v, double fraction
     snprintf(chk->message, sizeof chk->message, fmt, arg);
 }
 
-static enum runner_verdict submission_verdict(enum sandbox_status s)
-{
-    switch (s) {
-    case SANDBOX_OK: return RUNNER_AC;
-    case SANDBOX_RE: return RUNNER_RE;
-    case SANDBOX_TLE: return RUNNER_TLE;
-    case SANDBOX_MLE: return RUNNER_MLE;
-    case SANDBOX_OLE: return RUNNER_OLE;
-    case SANDBOX_SV: return RUNNER_SV;
-    case SANDBOX_IE: break;
-    }
-    return RUNNER_IE;
-}
-
 /* the interactor's own verdict from its exit status and texts */
 static void interactor_says(const struct sandbox_result *ir, enum rn_protocol proto,
                             const char *out_text, const char *err_text, struct rn_check *chk)
@@ -258,7 +244,7 @@ void rn_interactive_verdict(const struct rn_pair_result *pr, enum rn_protocol pr
     }
     bool sigpipe = sr->status == SANDBOX_RE && sr->signal == SIGPIPE;
     if (sr->status != SANDBOX_OK && !sigpipe) {
-        enum runner_verdict v = submission_verdict(sr->status);
+        enum runner_verdict v = rn_verdict_of(sr->status);
         if (sr->status == SANDBOX_TLE && sr->tle_wall)
             return verdict(chk, v, 0, "idle: %.380s (waiting for the interactor, or it for the "
                            "submission: a deadlock?)", sr->message);

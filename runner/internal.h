@@ -344,6 +344,8 @@ int rn_seal_tree(const char *path);
  * (dirs recreated read-only), removing anything else; fresh: start empty. */
 int rn_reset_box(const char *box, const char *sealed, bool fresh);
 int rn_write_file(const char *path, const char *data, size_t len, int mode);
+/* a run's verdict from the sandbox's status (IE where the box failed) */
+enum runner_verdict rn_verdict_of(enum sandbox_status s);
 /* Reads at most max bytes (a note is appended when cut); caller frees. */
 char *rn_read_file(const char *path, size_t max, size_t *len);
 /* sha256 of the concatenation of parts, as 64 hex digits + NUL. */

@@ -925,7 +925,8 @@ static int run_custom_checker(struct job *j, const struct rn_test *t, struct rn_
 
 /* ---- running one test ---------------------------------------------------- */
 
-static enum runner_verdict verdict_of(enum sandbox_status s)
+/* a run's verdict from the sandbox's status (batch and interactive runs) */
+enum runner_verdict rn_verdict_of(enum sandbox_status s)
 {
     switch (s) {
     case SANDBOX_OK: return RUNNER_AC;
@@ -1137,7 +1138,7 @@ static int run_test(void *ctx, size_t i, struct rn_test_outcome *out)
     } else if (run_program(j, t, &res) < 0) {
         return -1;
     } else {
-        chk = (struct rn_check){.verdict = verdict_of(res.status), .fraction = 0};
+        chk = (struct rn_check){.verdict = rn_verdict_of(res.status), .fraction = 0};
         if (res.status == SANDBOX_OK && check_output(j, t, &chk) < 0)
             return -1;
         /* a run that did not end OK was not checked: say what the sandbox saw */
