@@ -256,8 +256,21 @@ Test(queue, a_reload_that_resizes_a_pool_waits_for_its_slots_to_drain)
 
 /* The catalog needs no sandbox: `judgectl languages` lists as nobody, from
  * copies in a temp dir (the checkout may be readable by root only). */
+/* A user other than root can run nothing on a machine whose root directory
+ * only root may search (a chroot unpacked from a mode-0700 directory, as
+ * some bare-root test tools make): a test that acts as such a user is
+ * skipped there, saying why, rather than failed for a reason that is not
+ * the code's. On every real machine "/" is searchable and the test runs. */
+static void skip_unless_others_can_search_root(void)
+{
+    struct stat st;
+    if (stat("/", &st) == 0 && !(st.st_mode & S_IXOTH))
+        cr_skip_test("'/' is mode %o here: no non-root process can run", (unsigned)(st.st_mode & 07777));
+}
+
 Test(catalog, judgectl_languages_lists_without_root_or_sandbox)
 {
+    skip_unless_others_can_search_root();
     char dir[] = "/tmp/judged-catalog-XXXXXX", cmd[1200];
     cr_assert(mkdtemp(dir));
     snprintf(cmd, sizeof cmd, "cp %s/judgectl %s/ && mkdir %s/languages && cp %s/languages/*.yaml "

@@ -1135,6 +1135,18 @@ Test(cli, server_runs_many_slots_at_once_and_stops_after_them)
 }
 
 /* A non-root peer that reaches the socket is told why it is refused. */
+/* A user other than root can run nothing on a machine whose root directory
+ * only root may search (a chroot unpacked from a mode-0700 directory, as
+ * some bare-root test tools make): a test that acts as such a user is
+ * skipped there, saying why, rather than failed for a reason that is not
+ * the code's. On every real machine "/" is searchable and the test runs. */
+static void skip_unless_others_can_search_root(void)
+{
+    struct stat st;
+    if (stat("/", &st) == 0 && !(st.st_mode & S_IXOTH))
+        cr_skip_test("'/' is mode %o here: no non-root process can run", (unsigned)(st.st_mode & 07777));
+}
+
 static int nonroot_request(const char *dir)
 {
     drop_to(NOBODY);
@@ -1155,6 +1167,7 @@ static int nonroot_request(const char *dir)
 
 Test(cli, non_root_client_is_refused)
 {
+    skip_unless_others_can_search_root();
     char log[128];
     snprintf(log, sizeof log, "%s/serve.log", tmp);
     pid_t serve = start_serve(NONROOT_DIR, log, "auto");
