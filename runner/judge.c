@@ -89,63 +89,73 @@ static int write_submission(struct rn_job *j, const struct runner_request *req, 
     return rc;
 }
 
+/* Compiles the submission written in src/ once, or takes verified copies
+ * of an earlier identical compile from the cache (ccache.c; a CE is never
+ * stored). Consumes opts->sources. 0 with the report's compile set (and
+ * the verdict CE when it failed), -1 infra. */
+static int compile_submission(struct rn_job *j, struct rn_compile_opts *opts)
+{
+    struct runner_report *rep = j->rep;
+    struct rn_compiled c = {0};
+    char key[65], limits[200];
+    struct sandbox_limits cl = rn_compile_limits(j, j->lang);
+    snprintf(limits, sizeof limits, "%.17g %llu %llu %llu %lld", cl.cpu_time, (unsigned long long)cl.memory,
+             (unsigned long long)cl.output, (unsigned long long)cl.tmp_size, (long long)cl.procs);
+    struct rn_ccache_inputs in;
+    bool keyed = rn_ccache_key(j->lang, limits, j->src, opts->sources, opts->flags, &in, key) == 0;
+    int rc = 0;
+    if (keyed && rn_ccache_get(j->r->work_dir, key, j->src, &c.output) == 0) {
+        c.ok = true;   /* compiled before: verified copies of the artefacts */
+        rep->compile_cached = true;
+    } else {
+        rc = rn_compile_program(j, j->lang, j->src, opts, &c);
+        if (rc == 0 && c.ok && keyed)
+            rn_ccache_put(j->r->work_dir, key, j->lang, limits, opts->sources, opts->flags, &in, j->src, c.output,
+                          j->slot, j->r->compile_cache);
+    }
+    rn_ccache_inputs_free(&in);
+    if (rc < 0) {
+        free(c.output);
+        return -1;
+    }
+    set_compile(rep, c.ok ? "OK" : "CE", &c);
+    if (!c.ok)
+        rep->verdict = RUNNER_CE;
+    return 0;
+}
+
+/* The problem's custom checker and interactor, built (helper.c) before the
+ * first test: 0, 1 when the problem is at fault (verdict IE), -1 infra. */
+static int prepare_helpers(struct rn_job *j)
+{
+    char *message = NULL;
+    int rc = 0;
+    if (j->prob->checker == RN_CHECK_CUSTOM)
+        rc = rn_prepare_checker(j, &message);
+    if (rc == 0 && j->prob->type == RN_INTERACTIVE)
+        rc = rn_prepare_interactor(j, &message);
+    if (rc != 0) {
+        j->rep->verdict = RUNNER_IE;
+        j->rep->message = message;
+    }
+    return rc;
+}
+
 /* compile, checker, tests; -1 on infrastructure failure or abort */
 static int judge_in_slot(struct rn_job *j, const struct runner_request *req)
 {
-    struct runner_report *rep = j->rep;
     struct rn_compile_opts opts = {0};
-    int wrote = write_submission(j, req, &opts.sources);
-    if (wrote != 0) {
-        rn_argv_free(opts.sources);
-        return wrote < 0 ? -1 : 0;
-    }
-    if (j->lang->compile_steps) {
-        struct rn_compiled c = {0};
-        char key[65], limits[200];
-        struct sandbox_limits cl = rn_compile_limits(j, j->lang);
-        snprintf(limits, sizeof limits, "%.17g %llu %llu %llu %lld", cl.cpu_time, (unsigned long long)cl.memory,
-                 (unsigned long long)cl.output, (unsigned long long)cl.tmp_size, (long long)cl.procs);
-        struct rn_ccache_inputs in;
-        bool keyed = rn_ccache_key(j->lang, limits, j->src, opts.sources, opts.flags, &in, key) == 0;
-        int rc = 0;
-        if (keyed && rn_ccache_get(j->r->work_dir, key, j->src, &c.output) == 0) {
-            c.ok = true;   /* compiled before: verified copies of the artefacts */
-            rep->compile_cached = true;
-        } else {
-            rc = rn_compile_program(j, j->lang, j->src, &opts, &c);
-            if (rc == 0 && c.ok && keyed)
-                rn_ccache_put(j->r->work_dir, key, j->lang, limits, opts.sources, opts.flags, &in, j->src, c.output,
-                              j->slot, j->r->compile_cache);
-        }
-        rn_ccache_inputs_free(&in);
-        rn_argv_free(opts.sources);
-        if (rc < 0) {
-            free(c.output);
-            return -1;
-        }
-        set_compile(rep, c.ok ? "OK" : "CE", &c);
-        if (!c.ok) {
-            rep->verdict = RUNNER_CE;
-            return 0;
-        }
-    } else {
-        rn_argv_free(opts.sources);
-    }
+    int rc = write_submission(j, req, &opts.sources);
+    if (rc == 0 && j->lang->compile_steps)
+        rc = compile_submission(j, &opts);
+    rn_argv_free(opts.sources);
+    if (rc != 0 || j->rep->verdict == RUNNER_CE)
+        return rc < 0 ? -1 : 0;
     if (rn_seal_tree(j->src) < 0)
         return rn_job_infra(j, j->src, strerror(errno));
-    if (j->prob->checker == RN_CHECK_CUSTOM || j->prob->type == RN_INTERACTIVE) {
-        char *message = NULL;
-        int rc = 0;
-        if (j->prob->checker == RN_CHECK_CUSTOM)
-            rc = rn_prepare_checker(j, &message);
-        if (rc == 0 && j->prob->type == RN_INTERACTIVE)
-            rc = rn_prepare_interactor(j, &message);
-        if (rc != 0) {
-            rep->verdict = RUNNER_IE;
-            rep->message = message;
-            return rc < 0 ? -1 : 0;
-        }
-    }
+    rc = prepare_helpers(j);
+    if (rc != 0)
+        return rc < 0 ? -1 : 0;
     return evaluate(j);
 }
 

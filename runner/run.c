@@ -48,34 +48,50 @@ static char *read_text(const char *path)
     return s ? s : strdup("");
 }
 
+/* The sandbox job of a program the package ships (a checker, an
+ * interactor): the package read-only at /problem, output/ at /output
+ * (writable for an interactor's result file or feedback dir), argv the
+ * language's run command followed by args, the checker's memory and output
+ * limits. The caller sets stdio and frees *argv (rn_argv_free) and *mounts. */
+static void helper_job(struct rn_job *j, const struct rn_language *l, int slot, const char *box,
+                       char *const *args, bool output_writable, double cpu, double wall,
+                       struct sandbox_job *sj, char ***argv, struct sandbox_mount **mounts)
+{
+    *argv = rn_argv_expand(l->run, CHECKER_MEMORY, args);
+    const struct sandbox_mount data[] = {{.host = j->prob_abs, .inside = "/problem"},
+                                         {.host = j->out_dir, .inside = "/output",
+                                          .writable = output_writable}};
+    size_t mount_count;
+    *mounts = rn_mounts_for(l, data, 2, &mount_count);
+    *sj = (struct sandbox_job)SANDBOX_JOB_INIT;
+    sj->slot = slot;
+    sj->argv = (const char *const *)*argv;
+    sj->envp = (const char *const *)l->env;
+    sj->workdir = box;
+    sj->profile = l->profile;     /* a checker in Java needs the JVM's */
+    sj->limits = (struct sandbox_limits){.cpu_time = cpu, .wall_time = wall,
+                                         .memory = CHECKER_MEMORY, .output = 16 << 20,
+                                         .procs = l->processes};
+    sj->mounts = *mounts;
+    sj->mount_count = mount_count;
+}
+
 static int run_custom_checker(struct rn_job *j, const struct rn_test *t, struct rn_check *chk)
 {
-    const struct rn_language *l = j->checker_lang;
     if (rn_reset_box(j->chk, j->checker_dir, !j->chk_ready) < 0)
         return rn_job_infra(j, j->chk, strerror(errno));
     j->chk_ready = true;
     char *in = rn_strdup_printf("/problem/%s", t->input);
     char *ans = rn_strdup_printf("/problem/%s", t->answer);
     char *const extra[] = {in, "/output/out", ans, NULL};
-    char **argv = rn_argv_expand(l->run, CHECKER_MEMORY, extra);
-    const struct sandbox_mount data[] = {{.host = j->prob_abs, .inside = "/problem"},
-                                         {.host = j->out_dir, .inside = "/output"}};
-    size_t mount_count;
-    struct sandbox_mount *mounts = rn_mounts_for(l, data, 2, &mount_count);
+    char **argv;
+    struct sandbox_mount *mounts;
+    struct sandbox_job sj;
+    helper_job(j, j->checker_lang, j->slot, j->chk, extra, false, CHECKER_CPU, CHECKER_CPU * 2,
+               &sj, &argv, &mounts);
     int out_fd = open_out(j->chk_out), err_fd = open_out(j->chk_err);
-    struct sandbox_job sj = SANDBOX_JOB_INIT;
-    sj.slot = j->slot;
-    sj.argv = (const char *const *)argv;
-    sj.envp = (const char *const *)l->env;
-    sj.workdir = j->chk;
-    sj.profile = l->profile;     /* a checker in Java needs the JVM's */
     sj.stdout_fd = out_fd;
     sj.stderr_fd = err_fd;
-    sj.limits = (struct sandbox_limits){.cpu_time = CHECKER_CPU, .wall_time = CHECKER_CPU * 2,
-                                        .memory = CHECKER_MEMORY, .output = 16 << 20,
-                                        .procs = l->processes};
-    sj.mounts = mounts;
-    sj.mount_count = mount_count;
     struct sandbox_result res;
     int rc = out_fd < 0 || err_fd < 0 ? -2 : sandbox_run(j->r->sb, &sj, &res);
     if (out_fd >= 0)
@@ -220,31 +236,14 @@ static int check_output(struct rn_job *j, const struct rn_test *t, struct rn_che
 static void interactor_job(struct rn_job *j, const struct rn_test *t, double sub_wall,
                            struct sandbox_job *sj, char ***argv, struct sandbox_mount **mounts)
 {
-    const struct rn_language *l = j->inter_lang;
     char *in = rn_strdup_printf("/problem/%s", t->input);
     char *ans = rn_strdup_printf("/problem/%s", t->answer);
     char *testlib[] = {in, "/output/out", ans, NULL}, *kattis[] = {in, ans, "/output/", NULL};
-    *argv = rn_argv_expand(l->run, CHECKER_MEMORY,
-                           j->prob->interactor.protocol == RN_PROTO_KATTIS ? kattis : testlib);
+    helper_job(j, j->inter_lang, j->slot + j->r->slots, j->inter,
+               j->prob->interactor.protocol == RN_PROTO_KATTIS ? kattis : testlib, true,
+               sub_wall + CHECKER_CPU, sub_wall + CHECKER_CPU, sj, argv, mounts);
     free(in);
     free(ans);
-    const struct sandbox_mount data[] = {{.host = j->prob_abs, .inside = "/problem"},
-                                         {.host = j->out_dir, .inside = "/output",
-                                          .writable = true}};
-    size_t mount_count;
-    *mounts = rn_mounts_for(l, data, 2, &mount_count);
-    *sj = (struct sandbox_job)SANDBOX_JOB_INIT;
-    sj->slot = j->slot + j->r->slots;
-    sj->argv = (const char *const *)*argv;
-    sj->envp = (const char *const *)l->env;
-    sj->workdir = j->inter;
-    sj->profile = l->profile;
-    sj->limits = (struct sandbox_limits){.cpu_time = sub_wall + CHECKER_CPU,
-                                         .wall_time = sub_wall + CHECKER_CPU,
-                                         .memory = CHECKER_MEMORY, .output = 16 << 20,
-                                         .procs = l->processes};
-    sj->mounts = *mounts;
-    sj->mount_count = mount_count;
 }
 
 /* the interactor's message: stderr (testlib) or judgemessage.txt (Kattis) */
