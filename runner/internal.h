@@ -310,6 +310,8 @@ struct runner_report {
     struct rn_subtask_report *subtasks;
     size_t subtask_count;
     char *message;                 /* why IE, when it is the problem's fault */
+    bool version_given;            /* runner_request.problem_version was set: */
+    char *problem_version;         /* NULL: null */
 };
 
 struct runner_report *rn_report_new(void);

@@ -199,6 +199,9 @@ int runner_judge(struct runner *r, const struct runner_request *req, struct runn
     struct rn_problem *prob = NULL;
     if (!rep)
         return snprintf(err, errlen, "out of memory"), -1;
+    rep->version_given = req->problem_version != NULL;
+    if (req->problem_version && req->problem_version[0])
+        rep->problem_version = strdup(req->problem_version);
     if (load_problem(r, req->problem_dir, rep, &prob) < 0 || report_skeleton(rep, prob) < 0) {
         rn_problem_free(prob);
         *out = rep;
