@@ -341,24 +341,20 @@ Test(dispatch, drain_waits_for_jobs_in_flight)
 
 Test(dispatch, pool_isolation_c_latency_under_a_java_flood)
 {
-    char cfga[400], jid[8][160], id[160], out[65536];
+    char cfga[400], jid[12][160], id[160], out[65536];
     t_config("A", 600, NULL, POOLS_DEFAULT, cfga, sizeof cfga);
     t_judged(cfga, "A");
-    for (int i = 0; i < 8; i++)
+    for (int i = 0; i < 12; i++)
         cr_assert_eq(t_submit(cfga, "aplusb", "java", AC_JAVA, NULL, NULL, jid[i], sizeof jid[i]), 0);
     cr_assert(t_wait_state(jid[0], "running", 10000));
-    long long worst = 0;
+    /* isolation is an order, not a duration (a busy machine slows both
+     * pools alike): every C job is done while the java backlog still waits */
     for (int i = 0; i < 3; i++) {
-        long long t0 = t_now_ms();
         cr_assert_eq(t_submit(cfga, "aplusb", "c", AC_C, NULL, NULL, id, sizeof id), 0);
-        cr_assert(t_wait_state(id, "done", 20000));
-        long long dt = t_now_ms() - t0;
-        if (dt > worst)
-            worst = dt;
+        cr_assert(t_wait_state(id, "done", 60000));
+        cr_assert_eq(t_ctl(out, sizeof out, cfga, "pools", "--json", NULL), 0);
+        cr_assert(t_state_is(jid[11], "queued"), "C job %d waited for the java flood: %s", i, out);
     }
-    cr_assert_eq(t_ctl(out, sizeof out, cfga, "pools", "--json", NULL), 0);
-    cr_assert(t_state_is(jid[7], "queued"), "the java flood is still waiting: %s", out);
-    cr_assert_lt(worst, 5000, "C latency %lld ms despite the java backlog", worst);
 }
 
 Test(dispatch, sighup_adds_a_pool)
