@@ -16,7 +16,8 @@
  * A custom checker's exit status maps as testlib defines it: 0 AC, 1 WA,
  * 2 PE, 3 checker failure, 4 "dirt" (PE), 7 points (a fraction 0..1 on its
  * stdout), 8 unexpected EOF (WA); anything else, or a crash, is IE: the
- * problem's fault, never the contestant's WA.
+ * problem's fault, never the contestant's WA. A checker or an interactor of
+ * the Kattis protocol: 42 AC, 43 WA, anything else IE.
  *
  * Cost. The answer is package data and may be huge (a 2 GiB sparse file)
  * while the output is bounded by the output limit. Every comparison stops
@@ -457,4 +458,21 @@ void rn_check_from_exit(int exit_code, const char *stdout_text, const char *stde
         return;
     }
     copy_message(res, stderr_text, "");
+}
+
+void rn_check_from_kattis(int exit_code, const char *message, const char *what,
+                          struct rn_check *res)
+{
+    copy_message(res, message, "");
+    res->fraction = exit_code == 42;
+    if (exit_code == 42 || exit_code == 43) {
+        res->verdict = exit_code == 42 ? RUNNER_AC : RUNNER_WA;
+        return;
+    }
+    /* not the contestant's WA: the validator failed, or speaks another protocol */
+    char said[sizeof res->message];
+    snprintf(said, sizeof said, "%s", res->message);
+    res->verdict = RUNNER_IE;
+    snprintf(res->message, sizeof res->message, "the %s exited %d (Kattis: 42 accept, 43 reject)%s%.400s",
+             what, exit_code, said[0] ? ": " : "", said);
 }

@@ -212,7 +212,7 @@ static int prepare_helper(struct rn_job *j, const char *what, const char *source
 
 int rn_prepare_checker(struct rn_job *j, char **message)
 {
-    return prepare_helper(j, "checker", j->prob->checker_source, j->prob->checker_flags,
+    return prepare_helper(j, "checker", j->prob->checker_prog.source, j->prob->checker_prog.flags,
                           &j->checker_dir, &j->checker_lang, message);
 }
 

@@ -189,18 +189,8 @@ static void verdict(struct rn_check *chk, enum runner_verdict v, double fraction
 static void interactor_says(const struct sandbox_result *ir, enum rn_protocol proto,
                             const char *out_text, const char *err_text, struct rn_check *chk)
 {
-    if (proto == RN_PROTO_KATTIS) {
-        /* 42 accept, 43 reject; the message is feedback/judgemessage.txt */
-        if (ir->exit_code == 42)
-            return verdict(chk, RUNNER_AC, 1, "%s", err_text);
-        if (ir->exit_code == 43)
-            return verdict(chk, RUNNER_WA, 0, "%s", err_text);
-        chk->verdict = RUNNER_IE;
-        chk->fraction = 0;
-        snprintf(chk->message, sizeof chk->message, "the interactor exited %d (Kattis: 42 "
-                 "accept, 43 reject): %.400s", ir->exit_code, err_text);
-        return;
-    }
+    if (proto == RN_PROTO_KATTIS)   /* the message is feedback/judgemessage.txt */
+        return rn_check_from_kattis(ir->exit_code, err_text, "interactor", chk);
     rn_check_from_exit(ir->exit_code, out_text, err_text, chk);
     if (chk->verdict == RUNNER_IE) {
         char msg[sizeof chk->message];

@@ -127,8 +127,8 @@ enum rn_checker_type { RN_CHECK_EXACT, RN_CHECK_LINES, RN_CHECK_TOKENS, RN_CHECK
                        RN_CHECK_CUSTOM };
 enum rn_stop { RN_STOP_NONE, RN_STOP_SUBTASK, RN_STOP_ALL };
 enum rn_problem_type { RN_BATCH, RN_INTERACTIVE };
-/* how an interactor reports: testlib exit codes, or Kattis's 42/43 with a
- * feedback directory */
+/* how a custom checker or an interactor is called and reports: testlib's
+ * argv and exit codes, or Kattis's (input, answer, feedback dir; 42/43) */
 enum rn_protocol { RN_PROTO_TESTLIB, RN_PROTO_KATTIS };
 
 /* Options of the built-in checkers. A float token is accepted within abs_tol
@@ -145,7 +145,9 @@ struct rn_compare {
 struct rn_helper {
     char *source;                  /* relative to the package dir; NULL: none */
     char **flags;                  /* extra compile arguments; NULL-terminated or NULL */
-    enum rn_protocol protocol;     /* interactors only */
+    char **args;                   /* run arguments after the protocol's (Kattis's
+                                      validator_flags); NULL-terminated or NULL */
+    enum rn_protocol protocol;
     int line;                      /* of its key in problem.yaml */
 };
 
@@ -183,9 +185,8 @@ struct rn_problem {
     enum rn_checker_type checker;
     bool checker_given;            /* `checker:` is in problem.yaml */
     struct rn_compare compare;
-    char *checker_source;          /* relative to dir, custom only */
-    char **checker_flags;          /* extra compile arguments (custom) */
-    int checker_line;              /* line of `checker:` in problem.yaml */
+    struct rn_helper checker_prog; /* custom only (source NULL otherwise); its
+                                      line is that of `checker:` */
     struct rn_helper interactor;   /* interactive problems */
     struct rn_grader *graders;
     size_t grader_count;
@@ -237,6 +238,10 @@ int rn_check_files(enum rn_checker_type type, const struct rn_compare *cmp, cons
  * stderr (quitp). */
 void rn_check_from_exit(int exit_code, const char *stdout_text, const char *stderr_text,
                         struct rn_check *res);
+/* Kattis: 42 AC, 43 WA, any other code IE ("the WHAT exited N ..."); message:
+ * the feedback dir's judgemessage.txt (or what stands in for it). */
+void rn_check_from_kattis(int exit_code, const char *message, const char *what,
+                          struct rn_check *res);
 
 /* ---- interactive.c ----------------------------------------------------- */
 
@@ -401,6 +406,7 @@ struct rn_job {
     struct runner *r;
     int slot;                                 /* sandbox slot */
     char *dir, *src, *out_dir, *out, *log, *chk, *chk_out, *chk_err;
+    char *feedback;                           /* a Kattis checker's feedback dir */
     const struct rn_language *lang;
     const struct rn_problem *prob;
     char *prob_abs;                           /* absolute package dir */

@@ -52,10 +52,12 @@ void rn_problem_free(struct rn_problem *p)
     free(p->dir);
     free(p->name);
     free(p->title);
-    free(p->checker_source);
-    rn_argv_free(p->checker_flags);
-    free(p->interactor.source);
-    rn_argv_free(p->interactor.flags);
+    struct rn_helper *helpers[] = {&p->checker_prog, &p->interactor};
+    for (size_t i = 0; i < 2; i++) {
+        free(helpers[i]->source);
+        rn_argv_free(helpers[i]->flags);
+        rn_argv_free(helpers[i]->args);
+    }
     for (size_t i = 0; i < p->grader_count; i++) {
         free(p->graders[i].lang);
         rn_argv_free(p->graders[i].files);
@@ -152,7 +154,22 @@ static int program_source(struct ydoc *y, yaml_node_t *n, const char *key,
 
 static int checker_source(struct ydoc *y, yaml_node_t *n, struct rn_problem *p)
 {
-    return program_source(y, n, "checker.source", p, &p->checker_source);
+    return program_source(y, n, "checker.source", p, &p->checker_prog.source);
+}
+
+/* how a custom checker or an interactor is called and reports; key names
+ * it in messages ("checker.protocol") */
+static int parse_protocol(struct ydoc *y, yaml_node_t *n, const char *key, struct rn_helper *h)
+{
+    const char *s = ydoc_scalar(y, n, key);
+    if (s && !strcmp(s, "testlib"))
+        return h->protocol = RN_PROTO_TESTLIB, 0;
+    if (s && !strcmp(s, "kattis"))
+        return h->protocol = RN_PROTO_KATTIS, 0;
+    char q[RN_QUOTE_CAP];
+    if (s)
+        ydoc_error(y, n, key, "unknown protocol '%s' (testlib, kattis)", YQ(q, s));
+    return -1;
 }
 
 static int parse_bool(struct ydoc *y, yaml_node_t *n, const char *key, bool *out)
@@ -210,9 +227,35 @@ static int parse_compare(struct ydoc *y, const struct compare_nodes *c, struct r
     return rc;
 }
 
+/* the keys of a custom checker's long form beyond type and source */
+struct custom_nodes {
+    yaml_node_t *flags, *protocol, *args;
+};
+
+static int parse_custom(struct ydoc *y, const struct custom_nodes *c, struct rn_problem *p)
+{
+    struct rn_helper *h = &p->checker_prog;
+    bool custom = p->checker == RN_CHECK_CUSTOM;
+    int rc = 0;
+    if (c->flags && !custom)
+        ydoc_error(y, c->flags, "checker.flags", "only a custom checker is compiled"), rc = -1;
+    else if (c->flags)
+        rc |= ydoc_strings(y, c->flags, "checker.flags", &h->flags);
+    if (c->protocol && !custom)
+        ydoc_error(y, c->protocol, "checker.protocol", "only a custom checker has a protocol"),
+            rc = -1;
+    else if (c->protocol)
+        rc |= parse_protocol(y, c->protocol, "checker.protocol", h);
+    if (c->args && !custom)
+        ydoc_error(y, c->args, "checker.args", "only a custom checker takes arguments"), rc = -1;
+    else if (c->args)
+        rc |= ydoc_strings(y, c->args, "checker.args", &h->args);
+    return rc;
+}
+
 static int parse_checker(struct ydoc *y, yaml_node_t *n, struct rn_problem *p)
 {
-    p->checker_line = ydoc_line(n);
+    p->checker_prog.line = ydoc_line(n);
     if (n->type == YAML_SCALAR_NODE) {
         if (checker_type(y, n, p) < 0)
             return -1;
@@ -225,15 +268,20 @@ static int parse_checker(struct ydoc *y, yaml_node_t *n, struct rn_problem *p)
     if (ydoc_mapping(y, n, "checker") < 0)
         return -1;
     int rc = 0;
-    yaml_node_t *type = NULL, *source = NULL, *flags = NULL;
+    yaml_node_t *type = NULL, *source = NULL;
     struct compare_nodes cmp = {0};
+    struct custom_nodes custom = {0};
     YDOC_FOR_PAIRS(y, n, key, k, v) {
         if (!strcmp(key, "type"))
             type = v;
         else if (!strcmp(key, "source"))
             source = v;
         else if (!strcmp(key, "flags"))
-            flags = v;
+            custom.flags = v;
+        else if (!strcmp(key, "protocol"))
+            custom.protocol = v;
+        else if (!strcmp(key, "args"))
+            custom.args = v;
         else if (!strcmp(key, "epsilon"))
             cmp.eps = v;
         else if (!strcmp(key, "absolute_tolerance"))
@@ -245,8 +293,8 @@ static int parse_checker(struct ydoc *y, yaml_node_t *n, struct rn_problem *p)
         else if (!strcmp(key, "space_change_sensitive"))
             cmp.space = v;
         else
-            ydoc_error(y, k, key, "unknown key in checker (type, source, flags, epsilon, "
-                       "absolute_tolerance, relative_tolerance, case_sensitive, "
+            ydoc_error(y, k, key, "unknown key in checker (type, source, flags, protocol, "
+                       "args, epsilon, absolute_tolerance, relative_tolerance, case_sensitive, "
                        "space_change_sensitive)"), rc = -1;
     }
     if (!type) {
@@ -262,28 +310,11 @@ static int parse_checker(struct ydoc *y, yaml_node_t *n, struct rn_problem *p)
         rc |= checker_source(y, source, p);
     else if (p->checker == RN_CHECK_CUSTOM)
         ydoc_error(y, n, "checker.source", "missing (a custom checker needs one)"), rc = -1;
-    if (flags && p->checker != RN_CHECK_CUSTOM)
-        ydoc_error(y, flags, "checker.flags", "only a custom checker is compiled"), rc = -1;
-    else if (flags)
-        rc |= ydoc_strings(y, flags, "checker.flags", &p->checker_flags);
+    rc |= parse_custom(y, &custom, p);
     return rc;
 }
 
 /* ---- interactor, graders ------------------------------------------------- */
-
-static int parse_protocol(struct ydoc *y, yaml_node_t *n, struct rn_helper *h)
-{
-    const char *s = ydoc_scalar(y, n, "interactor.protocol");
-    if (s && !strcmp(s, "testlib"))
-        return h->protocol = RN_PROTO_TESTLIB, 0;
-    if (s && !strcmp(s, "kattis"))
-        return h->protocol = RN_PROTO_KATTIS, 0;
-    char q[RN_QUOTE_CAP];
-    if (s)
-        ydoc_error(y, n, "interactor.protocol", "unknown protocol '%s' (testlib, kattis)",
-                   YQ(q, s));
-    return -1;
-}
 
 static int parse_interactor(struct ydoc *y, yaml_node_t *n, struct rn_problem *p)
 {
@@ -301,9 +332,12 @@ static int parse_interactor(struct ydoc *y, yaml_node_t *n, struct rn_problem *p
         else if (!strcmp(key, "flags"))
             rc |= ydoc_strings(y, v, "interactor.flags", &h->flags);
         else if (!strcmp(key, "protocol"))
-            rc |= parse_protocol(y, v, h);
+            rc |= parse_protocol(y, v, "interactor.protocol", h);
+        else if (!strcmp(key, "args"))
+            rc |= ydoc_strings(y, v, "interactor.args", &h->args);
         else
-            ydoc_error(y, k, key, "unknown key in interactor (source, flags, protocol)"), rc = -1;
+            ydoc_error(y, k, key, "unknown key in interactor (source, flags, protocol, args)"),
+                rc = -1;
     }
     if (!source)
         ydoc_error(y, n, "interactor.source", "missing (required)"), rc = -1;

@@ -19,14 +19,14 @@ static void add_checker_error(struct rn_errors *errs, const struct rn_problem *p
                               const char *message)
 {
     char q[RN_QUOTE_CAP];
-    const char *src = inter ? p->interactor.source : p->checker_source;
+    const char *src = inter ? p->interactor.source : p->checker_prog.source;
     rn_quote(q, sizeof q, src, strlen(src));
     if (inter)
         rn_errors_add(errs, "%s/problem.yaml:%d: interactor: %s: %s", p->dir, p->interactor.line,
                       q, message);
     else
         rn_errors_add(errs, "%s/problem.yaml:%d: checker.source: %s: %s", p->dir,
-                      p->checker_line, q, message);
+                      p->checker_prog.line, q, message);
 }
 
 /* compiles the package's checker or interactor, as a judge would */
@@ -71,7 +71,7 @@ static char *problem_summary(const struct rn_problem *p)
     bool inter = p->type == RN_INTERACTIVE;
     char qn[RN_QUOTE_CAP], qs[RN_QUOTE_CAP];
     const char *src = inter && !p->checker_given ? p->interactor.source
-                    : p->checker_source ? p->checker_source : "";
+                    : p->checker_prog.source ? p->checker_prog.source : "";
     rn_quote(qs, sizeof qs, src, strlen(src));
     char *judge = inter && !p->checker_given
                       ? rn_strdup_printf("interactor %s", qs)

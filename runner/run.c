@@ -6,7 +6,9 @@
  * input opened beneath the package root, its stdout output/out outside the
  * box; the answer never enters a box. Built-in checkers compare on the host;
  * a custom checker or an interactor runs in a box of its own with the
- * package at /problem and output/ at /output, under the checker's limits.
+ * package at /problem and output/ at /output, under the checker's limits; a
+ * Kattis-protocol checker reads the output on its stdin and writes its
+ * messages in a fresh feedback dir at /feedback.
  * A run that did not end OK is not checked: its verdict is the sandbox's
  * status. Sandbox failures and unreadable test data are infrastructure
  * failures (-1); whatever the program did is a verdict.
@@ -48,56 +50,160 @@ static char *read_text(const char *path)
     return s ? s : strdup("");
 }
 
-/* The sandbox job of a program the package ships (a checker, an
- * interactor): the package read-only at /problem, output/ at /output
- * (writable for an interactor's result file or feedback dir), argv the
- * language's run command followed by args, the checker's memory and output
- * limits. The caller sets stdio and frees *argv (rn_argv_free) and *mounts. */
-static void helper_job(struct rn_job *j, const struct rn_language *l, int slot, const char *box,
-                       char *const *args, bool output_writable, double cpu, double wall,
-                       struct sandbox_job *sj, char ***argv, struct sandbox_mount **mounts)
+/* A program the package ships (a checker, an interactor), as one run:
+ * args are its protocol's, before the package's own (h->args). */
+struct helper_run {
+    const struct rn_language *lang;
+    const struct rn_helper *h;
+    int slot;
+    const char *box;
+    char *const *args;
+    bool output_writable;          /* an interactor's result file or feedback dir */
+    const char *feedback;          /* host dir mounted writable at /feedback; or NULL */
+    double cpu, wall;
+};
+
+/* the protocol's arguments, then the package's (pointers, not copies) */
+static char **join_args(char *const *a, char *const *b)
 {
+    size_t n = 0, m = 0;
+    while (a && a[n])
+        n++;
+    while (b && b[m])
+        m++;
+    char **all = calloc(n + m + 1, sizeof *all);
+    for (size_t i = 0; all && i < n + m; i++)
+        all[i] = i < n ? a[i] : b[i - n];
+    return all;
+}
+
+/* The sandbox job of hr: the package read-only at /problem, output/ at
+ * /output, a feedback dir at /feedback when asked, argv the language's run
+ * command followed by the arguments, the checker's memory and output
+ * limits. The caller sets stdio and frees *argv (rn_argv_free) and
+ * *mounts. */
+static void helper_job(struct rn_job *j, const struct helper_run *hr, struct sandbox_job *sj,
+                       char ***argv, struct sandbox_mount **mounts)
+{
+    const struct rn_language *l = hr->lang;
+    char **args = join_args(hr->args, hr->h->args);
     *argv = rn_argv_expand(l->run, CHECKER_MEMORY, args);
+    free(args);
     const struct sandbox_mount data[] = {{.host = j->prob_abs, .inside = "/problem"},
                                          {.host = j->out_dir, .inside = "/output",
-                                          .writable = output_writable}};
+                                          .writable = hr->output_writable},
+                                         {.host = hr->feedback, .inside = "/feedback",
+                                          .writable = true}};
     size_t mount_count;
-    *mounts = rn_mounts_for(l, data, 2, &mount_count);
+    *mounts = rn_mounts_for(l, data, hr->feedback ? 3 : 2, &mount_count);
     *sj = (struct sandbox_job)SANDBOX_JOB_INIT;
-    sj->slot = slot;
+    sj->slot = hr->slot;
     sj->argv = (const char *const *)*argv;
     sj->envp = (const char *const *)l->env;
-    sj->workdir = box;
+    sj->workdir = hr->box;
     sj->profile = l->profile;     /* a checker in Java needs the JVM's */
-    sj->limits = (struct sandbox_limits){.cpu_time = cpu, .wall_time = wall,
+    sj->limits = (struct sandbox_limits){.cpu_time = hr->cpu, .wall_time = hr->wall,
                                          .memory = CHECKER_MEMORY, .output = 16 << 20,
                                          .procs = l->processes};
     sj->mounts = *mounts;
     sj->mount_count = mount_count;
 }
 
+/* A file the program wrote in its feedback dir, read without following a
+ * link out of it nor blocking on a FIFO (it is the problem's code, and this
+ * runs as root): at most CHECKER_TEXT_MAX bytes; "" when there is none. */
+static char *read_feedback(const char *dir, const char *name)
+{
+    char why[128];
+    int root = rn_pkg_root(dir, why, sizeof why);
+    int fd = root < 0 ? -1 : rn_pkg_open(root, name, false, NULL, why, sizeof why);
+    if (root >= 0)
+        close(root);
+    char *text = calloc(1, CHECKER_TEXT_MAX + 1);
+    size_t used = 0;
+    while (fd >= 0 && text && used < CHECKER_TEXT_MAX) {
+        ssize_t n = read(fd, text + used, CHECKER_TEXT_MAX - used);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        used += (size_t)n;
+    }
+    if (fd >= 0)
+        close(fd);
+    return text ? text : strdup("");
+}
+
+/* Kattis's message: judgemessage.txt, else teammessage.txt, else stderr */
+static char *kattis_message(const char *feedback_dir, const char *stderr_path)
+{
+    const char *names[] = {"judgemessage.txt", "teammessage.txt"};
+    for (size_t i = 0; i < 2; i++) {
+        char *text = read_feedback(feedback_dir, names[i]);
+        if (text[strspn(text, " \t\r\n")])
+            return text;
+        free(text);
+    }
+    return stderr_path ? read_text(stderr_path) : strdup("");
+}
+
+/* the check's verdict from how the checker ended */
+static void checker_verdict(const struct rn_job *j, const struct sandbox_result *res,
+                            struct rn_check *chk)
+{
+    bool exited = res->status == SANDBOX_OK || (res->status == SANDBOX_RE && res->signal == 0);
+    if (exited && j->prob->checker_prog.protocol == RN_PROTO_KATTIS) {
+        char *m = kattis_message(j->feedback, j->chk_err);
+        rn_check_from_kattis(res->exit_code, m, "checker", chk);
+        free(m);
+    } else if (exited) {
+        char *o = read_text(j->chk_out), *e = read_text(j->chk_err);
+        rn_check_from_exit(res->exit_code, o, e, chk);
+        free(o);
+        free(e);
+    } else {
+        chk->verdict = RUNNER_IE;
+        chk->fraction = 0;
+        snprintf(chk->message, sizeof chk->message, "the checker ended with %s: %.400s",
+                 sandbox_status_name(res->status), res->message);
+    }
+}
+
+/* testlib: checker IN OUT ANS; Kattis: checker IN ANS FEEDBACK_DIR < OUT,
+ * with a feedback dir fresh for each test */
 static int run_custom_checker(struct rn_job *j, const struct rn_test *t, struct rn_check *chk)
 {
     if (rn_reset_box(j->chk, j->checker_dir, !j->chk_ready) < 0)
         return rn_job_infra(j, j->chk, strerror(errno));
     j->chk_ready = true;
+    bool kattis = j->prob->checker_prog.protocol == RN_PROTO_KATTIS;
+    if (kattis && rn_fresh_dir(j->feedback, 01777) < 0)
+        return rn_job_infra(j, j->feedback, strerror(errno));
+    int in_fd = kattis ? open(j->out, O_RDONLY | O_CLOEXEC) : -1;
+    if (kattis && in_fd < 0)
+        return rn_job_infra(j, j->out, strerror(errno));
     char *in = rn_strdup_printf("/problem/%s", t->input);
     char *ans = rn_strdup_printf("/problem/%s", t->answer);
-    char *const extra[] = {in, "/output/out", ans, NULL};
+    char *testlib[] = {in, "/output/out", ans, NULL}, *kattis_args[] = {in, ans, "/feedback/", NULL};
+    struct helper_run hr = {.lang = j->checker_lang, .h = &j->prob->checker_prog,
+                            .slot = j->slot, .box = j->chk,
+                            .args = kattis ? kattis_args : testlib,
+                            .feedback = kattis ? j->feedback : NULL,
+                            .cpu = CHECKER_CPU, .wall = CHECKER_CPU * 2};
     char **argv;
     struct sandbox_mount *mounts;
     struct sandbox_job sj;
-    helper_job(j, j->checker_lang, j->slot, j->chk, extra, false, CHECKER_CPU, CHECKER_CPU * 2,
-               &sj, &argv, &mounts);
+    helper_job(j, &hr, &sj, &argv, &mounts);
     int out_fd = open_out(j->chk_out), err_fd = open_out(j->chk_err);
+    sj.stdin_fd = in_fd;
     sj.stdout_fd = out_fd;
     sj.stderr_fd = err_fd;
     struct sandbox_result res;
     int rc = out_fd < 0 || err_fd < 0 ? -2 : sandbox_run(j->r->sb, &sj, &res);
-    if (out_fd >= 0)
-        close(out_fd);
-    if (err_fd >= 0)
-        close(err_fd);
+    int fds[] = {in_fd, out_fd, err_fd};
+    for (size_t i = 0; i < 3; i++)
+        if (fds[i] >= 0)
+            close(fds[i]);
     rn_argv_free(argv);
     free(mounts);
     free(in);
@@ -106,17 +212,7 @@ static int run_custom_checker(struct rn_job *j, const struct rn_test *t, struct 
         return rn_job_infra(j, j->chk_out, strerror(errno));
     if (rc < 0)
         return rn_job_infra(j, "sandbox (checker)", res.message);
-    if (res.status == SANDBOX_OK || (res.status == SANDBOX_RE && res.signal == 0)) {
-        char *o = read_text(j->chk_out), *e = read_text(j->chk_err);
-        rn_check_from_exit(res.exit_code, o, e, chk);
-        free(o);
-        free(e);
-    } else {
-        chk->verdict = RUNNER_IE;
-        chk->fraction = 0;
-        snprintf(chk->message, sizeof chk->message, "the checker ended with %s: %.400s",
-                 sandbox_status_name(res.status), res.message);
-    }
+    checker_verdict(j, &res, chk);
     return 0;
 }
 
@@ -239,9 +335,13 @@ static void interactor_job(struct rn_job *j, const struct rn_test *t, double sub
     char *in = rn_strdup_printf("/problem/%s", t->input);
     char *ans = rn_strdup_printf("/problem/%s", t->answer);
     char *testlib[] = {in, "/output/out", ans, NULL}, *kattis[] = {in, ans, "/output/", NULL};
-    helper_job(j, j->inter_lang, j->slot + j->r->slots, j->inter,
-               j->prob->interactor.protocol == RN_PROTO_KATTIS ? kattis : testlib, true,
-               sub_wall + CHECKER_CPU, sub_wall + CHECKER_CPU, sj, argv, mounts);
+    struct helper_run hr = {.lang = j->inter_lang, .h = &j->prob->interactor,
+                            .slot = j->slot + j->r->slots, .box = j->inter,
+                            .args = j->prob->interactor.protocol == RN_PROTO_KATTIS ? kattis
+                                                                                     : testlib,
+                            .output_writable = true, .cpu = sub_wall + CHECKER_CPU,
+                            .wall = sub_wall + CHECKER_CPU};
+    helper_job(j, &hr, sj, argv, mounts);
     free(in);
     free(ans);
 }
@@ -251,10 +351,7 @@ static char *interactor_message(const struct rn_job *j)
 {
     if (j->prob->interactor.protocol != RN_PROTO_KATTIS)
         return read_text(j->inter_err);
-    char *path = rn_strdup_printf("%s/judgemessage.txt", j->out_dir);
-    char *text = read_text(path);
-    free(path);
-    return text;
+    return read_feedback(j->out_dir, "judgemessage.txt");
 }
 
 static int run_interactive(struct rn_job *j, const struct rn_test *t, struct sandbox_result *res,

@@ -16,6 +16,8 @@
  *   output/   the program's stdout ("out"), outside every box; mounted
  *             read-only at /output for a custom checker
  *   chk/      a custom checker's box; chk.out / chk.err its stdout, stderr
+ *   feedback/ a Kattis-protocol checker's feedback directory, fresh for each
+ *             test, writable at /feedback (judgemessage.txt: its message)
  *   inter/    an interactor's box; inter.err its stderr
  *   compile.log  compiler stdout+stderr (cut to 64 KiB for the report)
  *
@@ -233,6 +235,7 @@ int rn_job_begin(struct rn_job *j, struct runner *r)
     j->chk_err = rn_strdup_printf("%s/chk.err", j->dir);
     j->inter = rn_strdup_printf("%s/inter", j->dir);
     j->inter_err = rn_strdup_printf("%s/inter.err", j->dir);
+    j->feedback = rn_strdup_printf("%s/feedback", j->dir);
     if (rn_mkdir_p(j->dir, 0755) < 0 || chmod(j->dir, 0755) < 0 ||
         rn_fresh_dir(j->out_dir, 0755) < 0) {
         snprintf(j->err, sizeof j->err, "%s: %s", j->dir, strerror(errno));
@@ -248,6 +251,7 @@ void rn_job_end(struct rn_job *j)
         rn_remove_tree(j->src);
         rn_remove_tree(j->chk);
         rn_remove_tree(j->inter);
+        rn_remove_tree(j->feedback);
     }
     if (j->slot >= 0 && j->r)
         release_slot(j->r, j->slot);
@@ -261,6 +265,7 @@ void rn_job_end(struct rn_job *j)
     free(j->chk_err);
     free(j->inter);
     free(j->inter_err);
+    free(j->feedback);
     free(j->inter_dir);
     free(j->checker_dir);
     free(j->prob_abs);

@@ -170,6 +170,7 @@ Test(solutions, sumarray, .timeout = 600) { judge_all_solutions_of("sumarray"); 
 Test(solutions, divisors, .timeout = 600) { judge_all_solutions_of("divisors"); }
 Test(solutions, yesno, .timeout = 600) { judge_all_solutions_of("yesno"); }
 Test(solutions, ratio, .timeout = 600) { judge_all_solutions_of("ratio"); }
+Test(solutions, pairsum, .timeout = 600) { judge_all_solutions_of("pairsum"); }
 
 /* ---- compile-time attacks ---- */
 
@@ -344,6 +345,127 @@ Test(checkers, checker_that_does_not_compile, .timeout = 60)
     runner_close(r);
     remove_dir(pkg);
     free(pkg);
+}
+
+/* ---- a checker in the Kattis protocol (an ICPC output validator) ---- */
+
+/* A package whose checker is validator.c in the Kattis protocol, with the
+ * run arguments args (a YAML list, or NULL) and two tests of A+B. */
+static char *kattis_package(const char *validator, const char *args)
+{
+    char *pkg = scratch_dir("kattis");
+    put_file(pkg, "problem.yaml", "name: kat\ntime_limit: 1s\nmemory_limit: 64M\n"
+             "checker: {type: custom, source: validator.c, protocol: kattis%s%s}\n",
+             args ? ", args: " : "", args ? args : "");
+    put_file(pkg, "validator.c", "%s", validator);
+    put_file(pkg, "tests/1.in", "1 2\n");
+    put_file(pkg, "tests/1.out", "3\n");
+    put_file(pkg, "tests/2.in", "20 22\n");
+    put_file(pkg, "tests/2.out", "42\n");
+    return pkg;
+}
+
+static struct judged judge_kattis(const char *validator, const char *args, const char *source)
+{
+    char *pkg = kattis_package(validator, args);
+    struct runner *r = open_runner(1);
+    struct judged j = judge_source(r, pkg, "c", source, strlen(source));
+    runner_close(r);
+    remove_dir(pkg);
+    free(pkg);
+    return j;
+}
+
+/* Several answers are right: any output the validator accepts is AC; the
+ * one it rejects is WA with its judgemessage.txt as the test's message. */
+Test(kattis_checker, accepts_any_right_answer_and_shows_the_judgemessage, .timeout = 120)
+{
+    struct runner *r = open_runner(1);
+    const char *pkg = SRC "/testdata/pairsum";
+    const char *other = "#include <stdio.h>\nint main(void){long long n; scanf(\"%lld\", &n);"
+                        " printf(\"%lld 1\\n\", n - 1); return 0; }\n";
+    struct judged j = judge_source(r, pkg, "c", other, strlen(other));
+    cr_assert_eq(j.verdict, RUNNER_AC, "n-1 and 1, not the jury's 1 and n-1: %s", j.json);
+    free(j.json);
+    const char *equal = "#include <stdio.h>\nint main(void){long long n; scanf(\"%lld\", &n);"
+                        " printf(\"%lld %lld\\n\", n / 2, n - n / 2); return 0; }\n";
+    j = judge_source(r, pkg, "c", equal, strlen(equal));
+    cr_assert_eq(j.verdict, RUNNER_WA, "%s", j.json);
+    cr_assert(strstr(j.json, "a and b must be different: 2 + 2 for n = 4"),
+              "the judgemessage, and the flag reached the validator: %s", j.json);
+    free(j.json);
+    runner_close(r);
+}
+
+/* The validator's argv, stdin and feedback dir as Kattis defines them: it
+ * fails (exit 1: IE) unless argv is IN ANS FEEDBACK_DIR then the package's
+ * args, its stdin is the output, the feedback dir is empty at each test
+ * (fresh) and writable, and the package is read-only. */
+Test(kattis_checker, sees_kattis_argv_stdin_and_a_fresh_feedback_dir, .timeout = 120)
+{
+    const char *validator =
+        "#include <dirent.h>\n#include <stdio.h>\n#include <string.h>\n"
+        "int main(int argc, char **argv) {\n"
+        " if (argc != 6 || strcmp(argv[4], \"--flag\") || strcmp(argv[5], \"two words\"))"
+        " { fprintf(stderr, \"argv\"); return 1; }\n"
+        " DIR *d = opendir(argv[3]); struct dirent *e; int n = 0;\n"
+        " while (d && (e = readdir(d))) n += e->d_name[0] != '.';\n"
+        " if (!d || n) { fprintf(stderr, \"feedback dir not fresh\"); return 1; }\n"
+        " char p[4096]; snprintf(p, sizeof p, \"%s/judgemessage.txt\", argv[3]);\n"
+        " FILE *m = fopen(p, \"w\"); if (!m) return 1;\n"
+        " if (fopen(argv[1], \"a\")) { fprintf(stderr, \"package writable\"); return 1; }\n"
+        " long a, b, ans, out; FILE *in = fopen(argv[1], \"r\"), *x = fopen(argv[2], \"r\");\n"
+        " if (!in || !x || fscanf(in, \"%ld %ld\", &a, &b) != 2 || fscanf(x, \"%ld\", &ans) != 1)"
+        " return 1;\n"
+        " if (scanf(\"%ld\", &out) != 1 || out != ans) { fprintf(m, \"expected %ld\", ans);"
+        " return 43; }\n"
+        " fprintf(m, \"ok %ld\", out); return 42; }\n";
+    struct judged j = judge_kattis(validator, "[--flag, two words]", aplusb_c);
+    cr_assert_eq(j.verdict, RUNNER_AC, "%s", j.json);
+    cr_assert(strstr(j.json, "ok 42"), "%s", j.json);
+    free(j.json);
+    j = judge_kattis(validator, "[--flag, two words]", "int main(void){return !puts(\"3\");}\n");
+    cr_assert_eq(j.verdict, RUNNER_WA, "test 2: %s", j.json);
+    cr_assert(strstr(j.json, "expected 42"), "%s", j.json);
+    free(j.json);
+}
+
+/* A validator that fails (exit 1, a crash, any code but 42/43) is the
+ * problem's fault: IE, never the contestant's WA. */
+Test(kattis_checker, failing_or_crashing_validator_is_ie, .timeout = 120)
+{
+    struct judged j = judge_kattis("#include <stdio.h>\nint main(void){ fputs(\"cannot parse the "
+                                   "answer\", stderr); return 1; }\n", NULL, aplusb_c);
+    cr_assert_eq(j.verdict, RUNNER_IE, "%s", j.json);
+    cr_assert(strstr(j.json, "the checker exited 1 (Kattis: 42 accept, 43 reject): cannot parse "
+                     "the answer"), "%s", j.json);
+    free(j.json);
+    j = judge_kattis("#include <stdlib.h>\nint main(void){ abort(); }\n", NULL, aplusb_c);
+    cr_assert_eq(j.verdict, RUNNER_IE, "%s", j.json);
+    free(j.json);
+    j = judge_kattis("int main(void){ return 0; }\n", NULL, aplusb_c);
+    cr_assert_eq(j.verdict, RUNNER_IE, "testlib's AC is not Kattis's: %s", j.json);
+    free(j.json);
+}
+
+/* The validator is the problem's code but the host reads its feedback as
+ * root: a judgemessage.txt linking to a host file is not read through, a
+ * FIFO does not block the judge; the message falls back to stderr. */
+Test(kattis_checker, feedback_links_and_fifos_are_not_read, .timeout = 120)
+{
+    const char *validator =
+        "#include <stdio.h>\n#include <unistd.h>\n#include <sys/stat.h>\n"
+        "int main(int argc, char **argv) { if (argc < 4) return 1; char p[4096];\n"
+        " snprintf(p, sizeof p, \"%s/judgemessage.txt\", argv[3]);\n"
+        " if (symlink(\"/etc/passwd\", p)) return 1;\n"
+        " snprintf(p, sizeof p, \"%s/teammessage.txt\", argv[3]);\n"
+        " if (mkfifo(p, 0666)) return 1;\n"
+        " fputs(\"rejected, said on stderr\", stderr); return 43; }\n";
+    struct judged j = judge_kattis(validator, NULL, aplusb_c);
+    cr_assert_eq(j.verdict, RUNNER_WA, "%s", j.json);
+    cr_assert(strstr(j.json, "rejected, said on stderr"), "%s", j.json);
+    cr_assert(!strstr(j.json, "root:"), "a host file leaked: %s", j.json);
+    free(j.json);
 }
 
 /* ---- runner behaviour ---- */

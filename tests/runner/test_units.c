@@ -778,6 +778,79 @@ Test(problems, comparison_options)
     free(dir);
 }
 
+/* A custom checker of the Kattis protocol (what an ICPC package's
+ * `validation: custom` becomes): protocol and run arguments parsed, bad
+ * values named by file, line and key. */
+Test(problems, checker_protocol_and_args)
+{
+    char *dir = package(BASE "checker: {type: custom, source: v.c, protocol: kattis, "
+                        "args: [case_sensitive, float_tolerance, '1e-6']}\n", 1);
+    put_file(dir, "v.c", "int main(void) { return 42; }\n");
+    struct rn_errors errs = {0};
+    struct rn_problem *p = NULL;
+    int rc = rn_problem_load(dir, NULL, &p, &errs);
+    char *e = rn_errors_join(&errs);
+    cr_assert_eq(rc, 0, "%s", e);
+    free(e);
+    cr_assert_eq(p->checker, RN_CHECK_CUSTOM);
+    cr_assert_str_eq(p->checker_prog.source, "v.c");
+    cr_assert_eq(p->checker_prog.protocol, RN_PROTO_KATTIS);
+    cr_assert_str_eq(p->checker_prog.args[0], "case_sensitive");
+    cr_assert_str_eq(p->checker_prog.args[2], "1e-6");
+    cr_assert_null(p->checker_prog.args[3]);
+    cr_assert_eq(p->checker_prog.line, 4);
+    rn_problem_free(p);
+    rn_errors_free(&errs);
+    int count;
+    put_file(dir, "problem.yaml", BASE "checker: {type: custom, source: v.c, protocol: icpc}\n");
+    e = check_errors(dir, &count);
+    cr_assert_eq(count, 1, "%s", e);
+    cr_assert(strstr(e, "problem.yaml:4: checker.protocol: unknown protocol 'icpc' (testlib, kattis)"),
+              "%s", e);
+    free(e);
+    put_file(dir, "problem.yaml", BASE "checker: {type: tokens, protocol: kattis, args: [x]}\n");
+    e = check_errors(dir, &count);
+    cr_assert_eq(count, 2, "%s", e);
+    cr_assert(strstr(e, "problem.yaml:4: checker.protocol: only a custom checker has a protocol"),
+              "%s", e);
+    cr_assert(strstr(e, "problem.yaml:4: checker.args: only a custom checker takes arguments"),
+              "%s", e);
+    free(e);
+    put_file(dir, "problem.yaml", BASE "checker: {type: custom, source: v.c, args: -x}\n");
+    e = check_errors(dir, &count);
+    cr_assert(strstr(e, "problem.yaml:4: checker.args: expected a list"), "%s", e);
+    free(e);
+    put_file(dir, "problem.yaml", BASE "type: interactive\ninteractor: {source: v.c, "
+             "protocol: kattis, args: [a, b]}\n");
+    cr_assert_eq(rn_problem_load(dir, NULL, &p, &errs), 0);
+    cr_assert_str_eq(p->interactor.args[1], "b");
+    rn_problem_free(p);
+    rn_errors_free(&errs);
+    remove_dir(dir);
+    free(dir);
+}
+
+/* Kattis: 42 AC, 43 WA, anything else the problem's fault (IE), never WA */
+Test(checkers, kattis_exit_codes)
+{
+    struct rn_check r;
+    rn_check_from_kattis(42, "  fine\n", "checker", &r);
+    cr_assert_eq(r.verdict, RUNNER_AC);
+    cr_assert_float_eq(r.fraction, 1, 1e-9);
+    cr_assert_str_eq(r.message, "fine");
+    rn_check_from_kattis(43, "3 + 4 != 8\n", "checker", &r);
+    cr_assert_eq(r.verdict, RUNNER_WA);
+    cr_assert_float_eq(r.fraction, 0, 1e-9);
+    cr_assert_str_eq(r.message, "3 + 4 != 8");
+    int others[] = {0, 1, 2, 3, 7, 41, 44};
+    for (size_t i = 0; i < sizeof others / sizeof *others; i++) {
+        rn_check_from_kattis(others[i], "assertion failed", "checker", &r);
+        cr_assert_eq(r.verdict, RUNNER_IE, "exit %d", others[i]);
+        cr_assert(strstr(r.message, "the checker exited") && strstr(r.message, "assertion failed"),
+                  "%s", r.message);
+    }
+}
+
 Test(problems, interactive_grader_and_limits_keys)
 {
     char *dir = package(BASE "type: interactive\ninteractor: {source: i.cpp, flags: [-O2], "

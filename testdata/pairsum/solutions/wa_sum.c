@@ -1,0 +1,9 @@
+#include <stdio.h>
+int main(void)
+{
+    long long n;
+    if (scanf("%lld", &n) != 1)
+        return 1;
+    printf("1 %lld\n", n);   /* off by one */
+    return 0;
+}
