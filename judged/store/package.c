@@ -15,6 +15,8 @@
  *    + data/sample and data/secret (any depth; *.in with *.ans) +
  *    output_validators/ become a problem.yaml in the runner's format that
  *    lists the tests where they are; the original stays as problem.icpc.yaml.
+ *    A custom output validator keeps its Kattis protocol (the runner's
+ *    `protocol: kattis`), validator_flags becoming its arguments.
  */
 #include <archive.h>
 #include <archive_entry.h>
@@ -538,13 +540,13 @@ static int list_tests(const char *dir, const char *rel, FILE *out, struct errs *
 }
 
 /* The one source file of output_validators/ (or of its one subdirectory). */
-static int find_validator(const char *dir, char *rel, size_t len, struct errs *e)
+static int find_validator(const char *dir, size_t line, char *rel, size_t len, struct errs *e)
 {
     char base[4400];
     snprintf(base, sizeof base, "%s/output_validators", dir);
     DIR *d = opendir(base);
     if (!d) {
-        add_err(e, "problem.yaml:1: validation: custom validation needs output_validators/");
+        add_err(e, "problem.yaml:%zu: validation: custom validation needs output_validators/", line);
         return -1;
     }
     char found[2][600];
@@ -616,6 +618,25 @@ static void yaml_string(FILE *out, const char *s)
     fputc('"', out);
 }
 
+/* A custom output validator keeps the Kattis protocol: the runner's checker
+ * (or interactor) with protocol kattis, validator_flags passed to it as its
+ * arguments after IN ANS FEEDBACK_DIR, as Kattis and DOMjudge call it. */
+static void validator_yaml(const char *key, const char *source, const char *flags, FILE *out)
+{
+    fprintf(out, "%s: {%ssource: ", key, strcmp(key, "checker") ? "" : "type: custom, ");
+    yaml_string(out, source);
+    fprintf(out, ", protocol: kattis, args: [");
+    char copy[1024];
+    snprintf(copy, sizeof copy, "%s", flags);
+    char *save = NULL;
+    int n = 0;
+    for (char *t = strtok_r(copy, " \t", &save); t; t = strtok_r(NULL, " \t", &save)) {
+        fprintf(out, "%s", n++ ? ", " : "");
+        yaml_string(out, t);
+    }
+    fprintf(out, "]}\n");
+}
+
 int store_convert_icpc(const char *dir, const char *name, char **errors)
 {
     struct errs e = {0};
@@ -629,12 +650,9 @@ int store_convert_icpc(const char *dir, const char *name, char **errors)
         tl = y.time_limit > 0 ? y.time_limit : (y.time_multiplier > 0 ? y.time_multiplier : 5) * 1.0;
     char validator[700] = "";
     bool interactive = !strcmp(y.validation, "custom interactive");
-    if (!strcmp(y.validation, "custom") && !interactive)
-        add_err(&e, "problem.yaml:%zu: validation: a custom output validator of a batch problem is not supported "
-                    "(the runner's checkers speak testlib's protocol; only interactive problems take a Kattis "
-                    "validator)", y.validation_line ? y.validation_line : 1);
-    else if (interactive)
-        find_validator(dir, validator, sizeof validator, &e);
+    bool custom = interactive || !strcmp(y.validation, "custom");
+    if (custom)
+        find_validator(dir, y.validation_line ? y.validation_line : 1, validator, sizeof validator, &e);
     char out_path[4400], tmp[4400], orig[4400];
     snprintf(out_path, sizeof out_path, "%s/problem.yaml", dir);
     snprintf(orig, sizeof orig, "%s/problem.icpc.yaml", dir);
@@ -658,9 +676,9 @@ int store_convert_icpc(const char *dir, const char *name, char **errors)
             y.memory_mb > 0 ? y.memory_mb : 2048);
     if (y.output_mb > 0)
         fprintf(out, "output_limit: %.0fM\n", y.output_mb);
-    if (interactive && validator[0])
-        fprintf(out, "interactor: {source: \"%s\", protocol: kattis}\n", validator);
-    else if (!interactive)
+    if (custom && validator[0])
+        validator_yaml(interactive ? "interactor" : "checker", validator, y.flags, out);
+    else if (!custom)
         checker_yaml(y.flags, y.flags_line ? y.flags_line : 1, out, &e);
     fprintf(out, "stop_on_failure: all\ntests:\n");
     int n = list_tests(dir, "data/sample", out, &e);

@@ -550,6 +550,60 @@ Test(store, an_icpc_archive_is_converted_and_judged_as_its_flags_say)
     cr_assert(!exists(p), "nothing written outside");
 }
 
+/* validation: custom, as a Kattis/DOMjudge archive has it: an output
+ * validator in output_validators/ (with a header beside it), called as
+ * `validator IN ANS FEEDBACK_DIR tolerance 1e-3 < OUT` (validator_flags).
+ * It accepts any number within the tolerance of n/3, computed from the
+ * input (not the .ans: many answers are right), and writes why it rejects
+ * to judgemessage.txt. Pushed unchanged, it judges AC and WA, with the
+ * message in the report. */
+Test(store, an_icpc_archive_with_a_custom_output_validator_is_judged_by_it)
+{
+    char cfg[400], out[8192], v[65], id[160], p[800];
+    t_config("A", SLOT_A, NULL, "  native: {languages: [c], slots: 1}\n", cfg, sizeof cfg);
+    make_icpc("thirdv", "name: One Third\nvalidation: custom\nvalidator_flags: tolerance 1e-3\n"
+                        "limits:\n  memory: 256\n", true);
+    snprintf(p, sizeof p, "%s/thirdv/output_validators", T_dir);
+    mkdir(p, 0755);
+    snprintf(p, sizeof p, "%s/thirdv/output_validators/third", T_dir);
+    mkdir(p, 0755);
+    snprintf(p, sizeof p, "%s/thirdv/output_validators/third/verdict.h", T_dir);
+    t_write(p, "#include <stdio.h>\n#include <stdlib.h>\n"
+               "static void verdict(const char *dir, int code, const char *msg, double x) {\n"
+               "  char path[4096]; snprintf(path, sizeof path, \"%%s/judgemessage.txt\", dir);\n"
+               "  FILE *f = fopen(path, \"w\"); if (f) { fprintf(f, msg, x); fclose(f); }\n"
+               "  exit(code); }\n");
+    snprintf(p, sizeof p, "%s/thirdv/output_validators/third/validate.c", T_dir);
+    t_write(p, "#include <math.h>\n#include <string.h>\n#include \"verdict.h\"\n"
+               "int main(int argc, char **argv) {\n"
+               "  if (argc != 6 || strcmp(argv[4], \"tolerance\")) return 1;\n"
+               "  double tol = atof(argv[5]), n, x; FILE *in = fopen(argv[1], \"r\");\n"
+               "  if (!in || fscanf(in, \"%%lf\", &n) != 1) return 1;\n"
+               "  if (scanf(\"%%lf\", &x) != 1) verdict(argv[3], 43, \"no number%%.0f\", 0);\n"
+               "  if (fabs(x - n / 3) > tol) verdict(argv[3], 43, \"%%g is not within the tolerance of n/3\", x);\n"
+               "  verdict(argv[3], 42, \"fine: %%g\", x); }\n");
+    tar("thirdv", "thirdv.tar.gz");
+    snprintf(p, sizeof p, "%s/thirdv.tar.gz", T_dir);
+    cr_assert_eq(t_ctl(out, sizeof out, cfg, "problem", "push", p, "--json", "--slot", SLOT_PUSH, NULL), 0, "%s", out);
+    const char *vv = strstr(out, "\"version\":\"");
+    cr_assert(vv, "%s", out);
+    snprintf(v, sizeof v, "%.64s", vv + 11);
+
+    snprintf(p, sizeof p, "%s/third4.c", T_dir);   /* within 1e-3, not the .ans's digits */
+    t_write(p, "#include <stdio.h>\nint main(void){double n;scanf(\"%%lf\",&n);printf(\"%%.4f\\n\",n/3);}\n");
+    snprintf(p, sizeof p, "%s/third1.c", T_dir);   /* 0.3 for 1/3 */
+    t_write(p, "#include <stdio.h>\nint main(void){double n;scanf(\"%%lf\",&n);printf(\"%%.1f\\n\",n/3);}\n");
+    t_judged(cfg, "A");
+    cr_assert(t_judged_started("A", 10000));
+    submit_ok(cfg, "thirdv", "c", "third4.c", id);
+    expect(id, "AC", v, "A");
+    submit_ok(cfg, "thirdv", "c", "third1.c", id);
+    expect(id, "WA", v, "A");
+    char rep[8192];
+    field(id, "report", rep, sizeof rep);
+    cr_assert(contains(rep, "0.3 is not within the tolerance of n/3"), "the judgemessage: %s", rep);
+}
+
 static long long ms_field(const char *id, const char *name)
 {
     char b[64];

@@ -200,18 +200,25 @@ Test(store_unit, archives_cannot_leave_the_package)
 Test(store_unit, icpc_conversion_lists_every_error)
 {
     char p[200];
-    put("k/problem.yaml", "name: K\nvalidation: custom\nvalidator_flags: bogus_flag\nlimits:\n  time_multiplier: x\n");
+    put("k/problem.yaml", "name: K\nvalidation: default\nvalidator_flags: bogus_flag\nlimits:\n  time_multiplier: x\n");
     put("k/data/secret/1.in", "1\n");
     snprintf(p, sizeof p, "%s/k", dir);
     cr_assert(store_is_icpc(p));
     char *errors = NULL;
     int n = store_convert_icpc(p, "k", &errors);
-    cr_assert_eq(n, 5, "%s", errors);
+    cr_assert_eq(n, 4, "%s", errors);
     cr_assert(strstr(errors, "problem.yaml:3: validator_flags: unknown flag 'bogus_flag'"), "%s", errors);
     cr_assert(strstr(errors, "data/secret:0: data: no tests"), "%s", errors);
-    cr_assert(strstr(errors, "problem.yaml:2: validation: a custom output validator"), "%s", errors);
     cr_assert(strstr(errors, "problem.yaml:5: limits.time_multiplier"), "%s", errors);
     cr_assert(strstr(errors, "data/secret/1.in:0: data: no matching .ans"), "%s", errors);
+    free(errors);
+    /* custom validation without a validator; its flags are its own (any) */
+    put("k2/problem.yaml", "name: K\nvalidation: custom\nvalidator_flags: bogus_flag\n");
+    put("k2/data/secret/1.in", "1\n");
+    put("k2/data/secret/1.ans", "1\n");
+    snprintf(p, sizeof p, "%s/k2", dir);
+    cr_assert_eq(store_convert_icpc(p, "k2", &errors), 1, "%s", errors);
+    cr_assert(strstr(errors, "problem.yaml:2: validation: custom validation needs output_validators/"), "%s", errors);
     free(errors);
 
     put("g/problem.yaml", "name: G\nvalidator_flags: case_sensitive space_change_sensitive float_tolerance 1e-4\n");
@@ -233,4 +240,51 @@ Test(store_unit, icpc_conversion_lists_every_error)
                           "0.0001, relative_tolerance: 0.0001"), "%s", buf);
     cr_assert(strstr(buf, "sample-1") < strstr(buf, "secret-1"), "samples first: %s", buf);
     cr_assert(strstr(buf, "time_limit: 5.000s"), "no .timelimit: the multiplier's default 5 x 1s: %s", buf);
+}
+
+static char *converted(const char *name)
+{
+    char y[300];
+    snprintf(y, sizeof y, "%s/%s/problem.yaml", dir, name);
+    FILE *f = fopen(y, "r");
+    cr_assert_not_null(f, "%s", y);
+    static char buf[4096];
+    size_t len = fread(buf, 1, sizeof buf - 1, f);
+    buf[len] = 0;
+    fclose(f);
+    return buf;
+}
+
+/* validation: custom (batch) keeps the Kattis protocol: the runner's checker
+ * with protocol kattis, the output_validators/ source (headers beside it are
+ * the runner's to pick up), validator_flags as its arguments, quoted; the
+ * same for an interactive problem's validator. */
+Test(store_unit, icpc_custom_validator_becomes_a_kattis_checker)
+{
+    char p[200], *errors = NULL;
+    put("v/problem.yaml", "name: V\nvalidation: custom\nvalidator_flags: float_tolerance 1e-6 \"odd\"\n");
+    put("v/output_validators/check/check.cpp", "#include \"validate.h\"\nint main() { return 42; }\n");
+    put("v/output_validators/check/validate.h", "\n");
+    put("v/data/secret/1.in", "1\n");
+    put("v/data/secret/1.ans", "1\n");
+    snprintf(p, sizeof p, "%s/v", dir);
+    cr_assert_eq(store_convert_icpc(p, "v", &errors), 0, "%s", errors);
+    free(errors);
+    const char *y = converted("v");
+    cr_assert(strstr(y, "type: batch\n"), "%s", y);
+    cr_assert(strstr(y, "checker: {type: custom, source: \"output_validators/check/check.cpp\", protocol: kattis, "
+                        "args: [\"float_tolerance\", \"1e-6\", \"\\\"odd\\\"\"]}\n"), "%s", y);
+
+    put("w/problem.yaml", "name: W\nvalidation: custom interactive\nvalidator_flags: slow\n");
+    put("w/output_validators/w.c", "int main(void) { return 42; }\n");
+    put("w/data/secret/1.in", "1\n");
+    put("w/data/secret/1.ans", "1\n");
+    snprintf(p, sizeof p, "%s/w", dir);
+    cr_assert_eq(store_convert_icpc(p, "w", &errors), 0, "%s", errors);
+    free(errors);
+    y = converted("w");
+    cr_assert(strstr(y, "type: interactive\n"), "%s", y);
+    cr_assert(strstr(y, "interactor: {source: \"output_validators/w.c\", protocol: kattis, args: [\"slow\"]}\n"),
+              "%s", y);
+    cr_assert(!strstr(y, "checker:"), "%s", y);
 }
