@@ -388,7 +388,7 @@ double rn_now(void);
  * when one is released. */
 struct runner {
     struct sandbox *sb;                       /* NULL: catalog_only */
-    char *work_dir;                           /* canonical, root's, 0700 */
+    char *work_dir;                           /* canonical, root's, 0700 (unless catalog_only) */
     uint64_t compile_cache;                   /* bytes kept under compiled/ */
     struct rn_language **langs;               /* sorted by file name */
     size_t lang_count;
