@@ -388,11 +388,14 @@ double rn_now(void);
 
 /* ---- the pipeline ------------------------------------------------------- */
 
+/* What runner_open makes (runner.c); read-only afterwards but for the slot
+ * allocator: busy[i] (slot first_slot + i taken) under mu, freed signalled
+ * when one is released. */
 struct runner {
-    struct sandbox *sb;
-    char *work_dir;
-    uint64_t compile_cache;
-    struct rn_language **langs;
+    struct sandbox *sb;                       /* NULL: catalog_only */
+    char *work_dir;                           /* canonical, root's, 0700 (unless catalog_only) */
+    uint64_t compile_cache;                   /* bytes kept under compiled/ */
+    struct rn_language **langs;               /* sorted by file name */
     size_t lang_count;
     struct runner_limits limits;
     int first_slot, slots;
