@@ -591,7 +591,7 @@ Test(store, an_icpc_archive_with_a_custom_output_validator_is_judged_by_it)
 
     snprintf(p, sizeof p, "%s/third4.c", T_dir);   /* within 1e-3, not the .ans's digits */
     t_write(p, "#include <stdio.h>\nint main(void){double n;scanf(\"%%lf\",&n);printf(\"%%.4f\\n\",n/3);}\n");
-    snprintf(p, sizeof p, "%s/third1.c", T_dir);   /* 0.3 for 1/3 */
+    snprintf(p, sizeof p, "%s/third1.c", T_dir);   /* 33.3 for 100/3: off by 0.033 */
     t_write(p, "#include <stdio.h>\nint main(void){double n;scanf(\"%%lf\",&n);printf(\"%%.1f\\n\",n/3);}\n");
     t_judged(cfg, "A");
     cr_assert(t_judged_started("A", 10000));
@@ -601,7 +601,7 @@ Test(store, an_icpc_archive_with_a_custom_output_validator_is_judged_by_it)
     expect(id, "WA", v, "A");
     char rep[8192];
     field(id, "report", rep, sizeof rep);
-    cr_assert(contains(rep, "0.3 is not within the tolerance of n/3"), "the judgemessage: %s", rep);
+    cr_assert(contains(rep, "33.3 is not within the tolerance of n/3"), "the judgemessage: %s", rep);
 }
 
 static long long ms_field(const char *id, const char *name)
