@@ -455,7 +455,10 @@ redis.register_function('judged_finish', function(keys, a)
     end
     redis.call('XADD', key(pool, 'results'), 'MAXLEN', '~', t.results_max or '100000', '*', unpack(ev))
     count_verdict(pool, sk, t.verdict, now)
-    expire_after(sk, num(t, 'retention', 0))
+    local keep = num(t, 'retention', 0)
+    expire_after(sk, keep)
+    -- its progress stream (an hour) never outlives the submission
+    if keep > 0 and keep < 3600000 then expire_after(key(pool, 'progress:' .. t.id), keep) end
     res = 'published'
   end
   redis.call('XACK', k, GROUP, t.entry)
