@@ -72,7 +72,7 @@ struct url_parts {
     int port;
     char path[1024];         /* unix:// */
     char user[256];          /* '' = the default user */
-    char pass[512];          /* '' = no AUTH */
+    char pass[1024];         /* '' = no AUTH */
     int db;
 };
 
@@ -254,7 +254,9 @@ int queue_url_check(const char *url, char *err, size_t errlen)
 {
     struct url_parts u;
     char why[512];
-    if (!parse_url(url, &u, why, sizeof why))
+    int rc = parse_url(url, &u, why, sizeof why);
+    explicit_bzero(&u, sizeof u);
+    if (!rc)
         return 0;
     char shown[1200];
     queue_url_redact(url, shown, sizeof shown);
@@ -266,16 +268,20 @@ bool queue_url_has_password(const char *url)
 {
     struct url_parts u;
     char why[512];
-    return !parse_url(url, &u, why, sizeof why) && u.pass[0];
+    bool has = !parse_url(url, &u, why, sizeof why) && u.pass[0];
+    explicit_bzero(&u, sizeof u);
+    return has;
 }
 
 int queue_url_with_password(const char *url, const char *password, char *buf, size_t len)
 {
     struct url_parts u;
     char why[512];
-    if (parse_url(url, &u, why, sizeof why) || u.pass[0] || !*password)
+    bool bad = parse_url(url, &u, why, sizeof why) || u.pass[0] || !*password, is_unix = u.is_unix;
+    explicit_bzero(&u, sizeof u);
+    if (bad)
         return -1;
-    char enc[3 * 512 + 1];
+    char enc[3 * 1024 + 1];
     size_t o = 0;
     for (const unsigned char *p = (const unsigned char *)password; *p; p++) {
         if (o + 4 > sizeof enc)
@@ -286,8 +292,8 @@ int queue_url_with_password(const char *url, const char *password, char *buf, si
             o += (size_t)snprintf(enc + o, 4, "%%%02X", *p);
     }
     enc[o] = 0;
-    const char *rest = url + (u.is_unix ? 7 : 8);
-    size_t alen = strcspn(rest, u.is_unix ? "/" : "/?");
+    const char *rest = url + (is_unix ? 7 : 8);
+    size_t alen = strcspn(rest, is_unix ? "/" : "/?");
     const char *at = NULL;
     for (const char *p = rest; p < rest + alen; p++)
         if (*p == '@')
@@ -295,6 +301,7 @@ int queue_url_with_password(const char *url, const char *password, char *buf, si
     /* scheme, the user as given (if any), ':' the password, '@', the rest */
     int n = at ? snprintf(buf, len, "%.*s:%s%s", (int)(at - url), url, enc, at)
                : snprintf(buf, len, "%.*s:%s@%s", (int)(rest - url), url, enc, rest);
+    explicit_bzero(enc, sizeof enc);
     return n < 0 || (size_t)n >= len ? -1 : 0;
 }
 

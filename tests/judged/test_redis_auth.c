@@ -11,6 +11,8 @@
 #include "harness.h"
 #include "common.h"
 
+#include <curl/curl.h>
+
 #define AC_C SRC "/testdata/aplusb/solutions/ac.c"
 #define SLOT0 640
 #define SLOT_PUSH "650"
@@ -429,4 +431,142 @@ Test(redis_auth, finished_submissions_keys_and_dead_letters_expire)
         t_sleep_ms(100);
     cr_assert_eq(a_int("EXISTS %s", "judge:{native}:dlq"), 0, "dead letters gone");
     cr_assert_eq(t_stop(j, SIGTERM, 30000) >= 0, true);
+}
+
+/* ------------------------------------------------------------ judge-api */
+
+struct body {
+    char buf[16384];
+    size_t n;
+};
+
+static size_t collect(char *p, size_t sz, size_t nm, void *u)
+{
+    struct body *b = u;
+    size_t k = sz * nm;
+    size_t room = sizeof b->buf - 1 - b->n;
+    memcpy(b->buf + b->n, p, k < room ? k : room);
+    b->n += k < room ? k : room;
+    b->buf[b->n] = 0;
+    return k;
+}
+
+/* METHOD http://127.0.0.1:PORT/PATH with the bearer token; the status */
+static long http(int port, const char *method, const char *path, const char *token, const char *json,
+                 struct body *out)
+{
+    CURL *c = curl_easy_init();
+    char url[300], auth[200];
+    snprintf(url, sizeof url, "http://127.0.0.1:%d%s", port, path);
+    snprintf(auth, sizeof auth, "Authorization: Bearer %s", token);
+    struct curl_slist *h = curl_slist_append(NULL, auth);
+    h = curl_slist_append(h, "Content-Type: application/json");
+    out->n = 0;
+    out->buf[0] = 0;
+    curl_easy_setopt(c, CURLOPT_URL, url);
+    curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
+    curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
+    if (json)
+        curl_easy_setopt(c, CURLOPT_POSTFIELDS, json);
+    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, collect);
+    curl_easy_setopt(c, CURLOPT_WRITEDATA, out);
+    curl_easy_setopt(c, CURLOPT_TIMEOUT, 90L);
+    long status = 0;
+    cr_assert_eq(curl_easy_perform(c), CURLE_OK, "%s %s", method, path);
+    curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+    curl_slist_free_all(h);
+    curl_easy_cleanup(c);
+    return status;
+}
+
+static void api_token(const char *cfg, const char *name, const char *role, char *tok, size_t len)
+{
+    char out[512];
+    cr_assert_eq(CTL(out, NULL, "--config", cfg, "tokens", "add", name, "--role", role), 0, "%s", out);
+    snprintf(tok, len, "%.*s", (int)strcspn(out, "\n"), out);
+    cr_assert(!strncmp(tok, "jdt_", 4), "%s", out);
+}
+
+Test(redis_auth, judge_api_serves_the_platform_as_the_platform_user)
+{
+    char cj[400], cp[400], pwfile[400], extra[1200], log[400], tok[128], atok[128], path[300];
+    a_config("A", "judged:" JUDGED_PW "@", NULL, cj, sizeof cj);
+    snprintf(pwfile, sizeof pwfile, "%s/platform.pass", T_dir);
+    t_write(pwfile, "%s\n", PLATFORM_PW);
+    snprintf(extra, sizeof extra,
+             "redis_password_file: %s\napi:\n  listen: 127.0.0.1:0\n  tokens: %s/tokens\n"
+             "  webhook_secret: s\n  webhook_allow_private: true\n",
+             pwfile, T_dir);
+    a_config("api", "judge-platform@", extra, cp, sizeof cp);
+    api_token(cp, "platform", "submit", tok, sizeof tok);
+    api_token(cp, "ops", "admin", atok, sizeof atok);
+    t_judged(cj, "A");
+    cr_assert(t_judged_started("A", 30000));
+    snprintf(log, sizeof log, "%s/api.log", T_dir);
+    pid_t pid = fork();
+    if (pid == 0) {
+        int fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644);
+        dup2(fd, 1);
+        dup2(fd, 2);
+        unsetenv("JUDGED_REDIS_PASSWORD");
+        execl(BIN "/judge-api", "judge-api", "--config", cp, (char *)NULL);
+        _exit(127);
+    }
+    t_track(pid);
+    int port = 0;
+    char *text = NULL;
+    for (long long end = t_now_ms() + 30000; t_now_ms() < end && !port; t_sleep_ms(50)) {
+        size_t len;
+        bool more;
+        free(text);
+        text = common_read_file(log, 1 << 20, &len, &more);
+        const char *p = text ? strstr(text, "listening on port ") : NULL;
+        if (p)
+            port = atoi(p + 18);
+    }
+    cr_assert(port > 0, "judge-api did not start: %s", text ? text : "");
+    cr_assert(contains(text, "redis unix://judge-platform:***@"), "%s", text);
+    assert_no_password("judge-api's log", text);
+    free(text);
+    /* admission with a webhook, the result by long-poll */
+    size_t srclen;
+    bool more;
+    char *src = common_read_file(AC_C, 65536, &srclen, &more);
+    char *esc = calloc(1, 4 * srclen + 1), *q = esc;
+    for (const char *p = src; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            *q++ = '\\';
+        if (*p == '\n') {
+            *q++ = '\\';
+            *q++ = 'n';
+        } else
+            *q++ = *p;
+    }
+    char *json = malloc(strlen(esc) + 256);
+    sprintf(json, "{\"problem\":\"aplusb\",\"language\":\"c\",\"callback_url\":"
+                  "\"http://127.0.0.1:9/hook\",\"source\":\"%s\"}", esc);
+    struct body b;
+    long st = http(port, "POST", "/v1/submissions", tok, json, &b);
+    cr_assert_eq(st, 202, "%ld %s", st, b.buf);
+    char id[160] = "";
+    const char *p = strstr(b.buf, "\"id\":\"");
+    cr_assert(p, "%s", b.buf);
+    sscanf(p + 6, "%159[^\"]", id);
+    snprintf(path, sizeof path, "/v1/submissions/%s?wait=60", id);
+    for (int i = 0; i < 3 && !contains(b.buf, "\"state\":\"done\""); i++)
+        cr_assert_eq(http(port, "GET", path, tok, NULL, &b), 200, "%s", b.buf);
+    cr_assert(contains(b.buf, "\"verdict\":\"AC\""), "%s", b.buf);
+    /* its webhook delivery (to a closed port) is scheduled: judge-api wrote it */
+    long long end = t_now_ms() + 30000;
+    while (t_now_ms() < end && a_int("EXISTS %s", "judge:{native}:webhook:retry") != 1)
+        t_sleep_ms(100);
+    cr_assert_eq(a_int("EXISTS %s", "judge:{native}:webhook:retry"), 1, "the webhook retry is recorded");
+    /* an admin token cannot make the platform user an admin */
+    st = http(port, "POST", "/v1/pools/native/pause", atok, NULL, &b);
+    cr_assert(st >= 500, "pause through the platform user: %ld %s", st, b.buf);
+    assert_no_password("judge-api's answer", b.buf);
+    cr_assert_eq(a_int("EXISTS %s", "judge:{native}:state"), 0, "nothing written");
+    free(src);
+    free(esc);
+    free(json);
 }

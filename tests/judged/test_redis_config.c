@@ -234,3 +234,22 @@ Test(redis_config, retention_keys)
     expect_refused("dlq_retention: -1d\n", "dlq_retention", NULL);
     expect_refused("idempotency_ttl: 1y\n", "idempotency_ttl", NULL);
 }
+
+Test(redis_config, a_long_password_with_every_kind_of_byte_survives_the_url)
+{
+    struct jd_config cfg;
+    char err[1024], url[4200], pw[901], text[512];
+    for (int i = 0; i < 900; i++)
+        pw[i] = (char)(33 + i % 94);   /* every printable but space: '@', ':', '/', '%', '?' ... */
+    pw[900] = 0;
+    write_file(pwpath, pw);
+    snprintf(text, sizeof text, "redis: redis://judged@h/1\nredis_password_file: %s\n", pwpath);
+    cr_assert_eq(load(&cfg, text, err, sizeof err), 0, "%s", err);
+    cr_assert_str_eq(cfg.redis_password, pw);
+    jd_redis_url(&cfg, url, sizeof url);
+    cr_assert(queue_url_has_password(url), "%s", url);
+    cr_assert_eq(queue_url_check(url, err, sizeof err), 0, "%s", err);
+    queue_url_redact(url, err, sizeof err);
+    cr_assert_str_eq(err, "redis://judged:***@h/1");
+    jd_config_free(&cfg);
+}
