@@ -552,8 +552,8 @@ Test(redis_auth, judge_api_serves_the_platform_as_the_platform_user)
     const char *p = strstr(b.buf, "\"id\":\"");
     cr_assert(p, "%s", b.buf);
     sscanf(p + 6, "%159[^\"]", id);
-    snprintf(path, sizeof path, "/v1/submissions/%s?wait=60", id);
-    for (int i = 0; i < 3 && !contains(b.buf, "\"state\":\"done\""); i++)
+    snprintf(path, sizeof path, "/v1/submissions/%s?wait=30", id);
+    for (int i = 0; i < 4 && !contains(b.buf, "\"state\":\"done\""); i++)
         cr_assert_eq(http(port, "GET", path, tok, NULL, &b), 200, "%s", b.buf);
     cr_assert(contains(b.buf, "\"verdict\":\"AC\""), "%s", b.buf);
     /* its webhook delivery (to a closed port) is scheduled: judge-api wrote it */
