@@ -2,11 +2,13 @@
  * the file, the line and the key. */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <yaml.h>
@@ -115,11 +117,18 @@ static int get_password_file(struct ctx *c, const yaml_node_t *v, const char *ke
     char *path = NULL;
     if (get_str(c, v, key, &path))
         return -1;
-    size_t len;
+    size_t len = 0;
     bool more = false;
-    char *pw = common_read_file(path, 1024, &len, &more);
+    /* a regular file only: not stdin ("-"), a FIFO or a device to block on */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    struct stat st;
+    char *pw = NULL;
     int rc = 0;
-    if (!pw)
+    if (fd < 0 || fstat(fd, &st))
+        rc = fail(c, v, key, "%s: %s", path, strerror(errno));
+    else if (!S_ISREG(st.st_mode))
+        rc = fail(c, v, key, "%s: not a regular file", path);
+    else if (!(pw = common_read_fd(fd, 1024, &len, &more)))
         rc = fail(c, v, key, "%s: %s", path, strerror(errno));
     else {
         if (len && pw[len - 1] == '\n')
@@ -130,6 +139,8 @@ static int get_password_file(struct ctx *c, const yaml_node_t *v, const char *ke
             rc = fail(c, v, key, "%s: expected the password alone on one line (1 to 1023 bytes)",
                       path);
     }
+    if (fd >= 0)
+        close(fd);
     if (rc && pw) {
         explicit_bzero(pw, len);
         free(pw);

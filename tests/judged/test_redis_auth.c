@@ -274,8 +274,8 @@ Test(redis_auth, judged_and_judgectl_work_under_the_readme_acls)
     redisContext *c = a_redis("judge-platform", PLATFORM_PW);
     static const char *refused[] = {
         "FCALL judged_set_state 1 judge:{native}:q:normal pool native state paused",
-        "FCALL judged_publish_pool 1 judge:{native}:q:normal pool native languages x max_queue 1 "
-        "max_source 1",
+        ("FCALL judged_publish_pool 1 judge:{native}:q:normal pool native languages x max_queue 1 "
+         "max_source 1"),
         "FCALL judged_claim 1 judge:{native}:q:normal pool native host evil count 1",
         "FCALL judged_progress 1 judge:{native}:q:normal pool native id x stage test",
         "XADD judge:{native}:results * id forged verdict AC",

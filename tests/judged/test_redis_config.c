@@ -193,6 +193,15 @@ Test(redis_config, password_file_errors_name_the_file_and_key)
     expect_refused(text, "in one place", "s3cret");
     snprintf(text, sizeof text, "redis_password_file: %s\n", pwpath);
     expect_refused(text, "needs 'redis:'", "s3cret");
+    /* never stdin, a FIFO or a device (nothing to block on) */
+    expect_refused("redis: redis://judged@h\nredis_password_file: /dev/null\n", "not a regular file", NULL);
+    expect_refused("redis: redis://judged@h\nredis_password_file: \"-\"\n", "-: No such file", NULL);
+    snprintf(text, sizeof text, "%s/fifo", dir);
+    cr_assert_eq(mkfifo(text, 0600), 0);
+    char t2[512];
+    snprintf(t2, sizeof t2, "redis: redis://judged@h\nredis_password_file: %s\n", text);
+    expect_refused(t2, "not a regular file", NULL);
+    unlink(text);
 }
 
 Test(redis_config, environment_password_is_used_when_the_config_has_none)
