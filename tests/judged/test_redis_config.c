@@ -198,7 +198,7 @@ Test(redis_config, password_file_errors_name_the_file_and_key)
     expect_refused("redis: redis://judged@h\nredis_password_file: \"-\"\n", "-: No such file", NULL);
     snprintf(text, sizeof text, "%s/fifo", dir);
     cr_assert_eq(mkfifo(text, 0600), 0);
-    char t2[512];
+    char t2[1024];
     snprintf(t2, sizeof t2, "redis: redis://judged@h\nredis_password_file: %s\n", text);
     expect_refused(t2, "not a regular file", NULL);
     unlink(text);
