@@ -523,8 +523,10 @@ redis.register_function('judged_promote', function(keys, a)
                          num(t, 'limit', 100))
   for _, id in ipairs(ids) do
     local pr = redis.call('HGET', key(pool, 'sub:' .. id), 'priority')
-    redis.call('XADD', key(pool, pr == 'contest' and 'q:contest' or 'q:normal'), '*', 'id', id)
+    -- ZREM first: a caller whose ACL allows XADD to the queues (the platform
+    -- user) but not this fails before writing anything
     redis.call('ZREM', key(pool, 'delayed'), id)
+    redis.call('XADD', key(pool, pr == 'contest' and 'q:contest' or 'q:normal'), '*', 'id', id)
   end
   return #ids
 end)
