@@ -62,7 +62,12 @@ int cmd_result(int argc, char **argv)
         bool found;
         json_t *o = load_result(&c, id, &found);
         if (!o) {
-            fprintf(stderr, "judgectl result: %s\n", found ? "redis error" : "no such submission");
+            if (found)
+                fprintf(stderr, "judgectl result: redis error\n");
+            else   /* finished submissions expire: say so rather than "never was" */
+                fprintf(stderr, "judgectl result: no such submission %s: unknown, or expired (a "
+                                "finished submission is kept for 'retention', %lds here)\n",
+                        id, c.cfg.retention_ms / 1000);
             break;
         }
         const char *state = json_string_value(json_object_get(o, "state"));

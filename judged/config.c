@@ -2,11 +2,13 @@
  * the file, the line and the key. */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <yaml.h>
@@ -19,7 +21,18 @@
 int jd_parse_duration(const char *s, long *ms)
 {
     double v;
-    if (common_parse_seconds(s, true, &v) || v * 1000 > 1e12)
+    size_t n = s ? strlen(s) : 0;
+    if (n > 1 && n < 32 && s[n - 1] == 'd' && isdigit((unsigned char)s[n - 2])) {
+        /* days: retention periods (14d); the common grammar stops at hours */
+        char num[32];
+        snprintf(num, sizeof num, "%.*s", (int)(n - 1), s);
+        if (common_parse_seconds(num, false, &v))
+            return -1;
+        v *= 86400;
+    } else if (common_parse_seconds(s, true, &v)) {
+        return -1;
+    }
+    if (v * 1000 > 1e12)
         return -1;
     *ms = (long)llround(v * 1000);
     return 0;
@@ -85,6 +98,58 @@ static int get_duration(struct ctx *c, const yaml_node_t *v, const char *key, lo
     if (jd_parse_duration(scalar(v), out) || *out <= 0)
         return fail(c, v, key, "expected a positive duration like 30s or 500ms");
     return 0;
+}
+
+/* A retention period: a duration, or 0 for "keep forever". */
+static int get_retention(struct ctx *c, const yaml_node_t *v, const char *key, long *out)
+{
+    if (jd_parse_duration(scalar(v), out))
+        return fail(c, v, key, "expected a duration like 14d, 24h or 30m (0: keep forever)");
+    return 0;
+}
+
+/* redis_password_file: the password alone (one line; a final newline is
+ * not part of it). Read at load, so a missing or unreadable file stops
+ * judged at start, naming the file; the password itself is never shown. */
+static int get_password_file(struct ctx *c, const yaml_node_t *v, const char *key,
+                             struct jd_config *cfg)
+{
+    char *path = NULL;
+    if (get_str(c, v, key, &path))
+        return -1;
+    size_t len = 0;
+    bool more = false;
+    /* a regular file only: not stdin ("-"), a FIFO or a device to block on */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    struct stat st;
+    char *pw = NULL;
+    int rc = 0;
+    if (fd < 0 || fstat(fd, &st))
+        rc = fail(c, v, key, "%s: %s", path, strerror(errno));
+    else if (!S_ISREG(st.st_mode))
+        rc = fail(c, v, key, "%s: not a regular file", path);
+    else if (!(pw = common_read_fd(fd, 1024, &len, &more)))
+        rc = fail(c, v, key, "%s: %s", path, strerror(errno));
+    else {
+        if (len && pw[len - 1] == '\n')
+            pw[--len] = 0;
+        if (len && pw[len - 1] == '\r')
+            pw[--len] = 0;
+        if (more || !len || memchr(pw, '\n', len) || strlen(pw) != len)
+            rc = fail(c, v, key, "%s: expected the password alone on one line (1 to 1023 bytes)",
+                      path);
+    }
+    if (fd >= 0)
+        close(fd);
+    if (rc && pw) {
+        explicit_bzero(pw, len);
+        free(pw);
+        pw = NULL;
+    }
+    free(cfg->redis_password);
+    cfg->redis_password = pw;
+    free(path);
+    return rc;
 }
 
 static bool valid_name(const char *s)
@@ -238,7 +303,7 @@ static int parse_root(struct ctx *c, yaml_node_t *root, struct jd_config *cfg)
 {
     if (!root || root->type != YAML_MAPPING_NODE)
         return fail(c, root, "(top level)", "expected a mapping of settings");
-    const yaml_node_t *pools_node = NULL;
+    const yaml_node_t *pools_node = NULL, *redis_node = NULL, *password_node = NULL;
     for (yaml_node_pair_t *pr = root->data.mapping.pairs.start; pr < root->data.mapping.pairs.top; pr++) {
         yaml_node_t *k = yaml_document_get_node(c->doc, pr->key);
         yaml_node_t *v = yaml_document_get_node(c->doc, pr->value);
@@ -248,10 +313,21 @@ static int parse_root(struct ctx *c, yaml_node_t *root, struct jd_config *cfg)
         long x;
         int rc = 0;
         if (!strcmp(ks, "redis")) {
+            char why[1024];
             rc = get_str(c, v, ks, &cfg->redis);
-            if (!rc && strncmp(cfg->redis, "unix://", 7) && strncmp(cfg->redis, "redis://", 8))
-                rc = fail(c, v, ks, "expected unix:///path or redis://host:port");
-        } else if (!strcmp(ks, "state_dir"))
+            if (!rc && queue_url_check(cfg->redis, why, sizeof why))
+                rc = fail(c, v, ks, "%s", why);
+            redis_node = v;
+        } else if (!strcmp(ks, "redis_password_file")) {
+            rc = get_password_file(c, v, ks, cfg);
+            password_node = v;
+        } else if (!strcmp(ks, "retention"))
+            rc = get_retention(c, v, ks, &cfg->retention_ms);
+        else if (!strcmp(ks, "idempotency_ttl"))
+            rc = get_retention(c, v, ks, &cfg->idempotency_ttl_ms);
+        else if (!strcmp(ks, "dlq_retention"))
+            rc = get_retention(c, v, ks, &cfg->dlq_retention_ms);
+        else if (!strcmp(ks, "state_dir"))
             rc = get_str(c, v, ks, &cfg->state_dir);
         else if (!strcmp(ks, "problems"))
             rc = get_str(c, v, ks, &cfg->problems);
@@ -305,6 +381,12 @@ static int parse_root(struct ctx *c, yaml_node_t *root, struct jd_config *cfg)
         if (rc)
             return -1;
     }
+    if (password_node && !redis_node)
+        return fail(c, password_node, "redis_password_file",
+                    "needs 'redis:' (the embedded redis-server has no password)");
+    if (password_node && queue_url_has_password(cfg->redis))
+        return fail(c, password_node, "redis_password_file",
+                    "the 'redis' URL holds a password already: give it in one place");
     if (!pools_node)
         return fail(c, root, "pools", "missing: at least one pool is needed");
     int n = (int)(pools_node->data.mapping.pairs.top - pools_node->data.mapping.pairs.start);
@@ -356,6 +438,9 @@ int jd_config_load(struct jd_config *cfg, const char *path, char *err, size_t er
     cfg->compile_cache = 256L << 20;
     cfg->max_package = 256L << 20;
     cfg->store_quota = 16L << 30;
+    cfg->retention_ms = 14L * 86400 * 1000;
+    cfg->idempotency_ttl_ms = 24L * 3600 * 1000;
+    cfg->dlq_retention_ms = 30L * 86400 * 1000;
     FILE *f = fopen(path, "r");
     if (!f) {
         snprintf(err, errlen, "%s: %s", path, strerror(errno));
@@ -406,6 +491,11 @@ int jd_config_load(struct jd_config *cfg, const char *path, char *err, size_t er
         cfg->api.webhook_timeout_ms = 10000;
     if (!cfg->api.sse_heartbeat_ms)
         cfg->api.sse_heartbeat_ms = 15000;
+    /* the environment's password, for a URL that has none (a platform's
+     * script or a systemd unit's Environment=), never for the embedded redis */
+    const char *envpw = getenv("JUDGED_REDIS_PASSWORD");
+    if (cfg->redis && !cfg->redis_password && envpw && *envpw && !queue_url_has_password(cfg->redis))
+        cfg->redis_password = strdup(envpw);
     if (!cfg->host) {
         char h[256] = "localhost";
         gethostname(h, sizeof h - 1);
@@ -418,6 +508,9 @@ void jd_config_free(struct jd_config *cfg)
 {
     free(cfg->path);
     free(cfg->redis);
+    if (cfg->redis_password)
+        explicit_bzero(cfg->redis_password, strlen(cfg->redis_password));
+    free(cfg->redis_password);
     free(cfg->state_dir);
     free(cfg->problems);
     free(cfg->languages);
@@ -462,6 +555,11 @@ void jd_embedded_socket(const struct jd_config *cfg, char *buf, size_t len)
 
 void jd_redis_url(const struct jd_config *cfg, char *buf, size_t len)
 {
+    /* the password from a file or the environment joins the URL (percent-
+     * encoded), so every connection of every thread authenticates alike */
+    if (cfg->redis && cfg->redis_password &&
+        !queue_url_with_password(cfg->redis, cfg->redis_password, buf, len))
+        return;
     if (cfg->redis) {
         snprintf(buf, len, "%s", cfg->redis);
         return;

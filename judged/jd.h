@@ -44,6 +44,8 @@ struct jd_api_cfg {
 struct jd_config {
     char *path;
     char *redis;             /* URL; NULL = embedded redis under state_dir */
+    char *redis_password;    /* from redis_password_file or $JUDGED_REDIS_PASSWORD
+                                (NULL: none, or in the URL); never printed */
     char *state_dir;
     char *problems;
     char *languages;
@@ -55,6 +57,9 @@ struct jd_config {
     long grace_ms;           /* SIGTERM: how long running jobs may finish */
     long max_source;         /* bytes */
     long results_max;        /* approximate length kept in results streams */
+    long retention_ms;       /* a finished submission expires after (0 = keep) */
+    long idempotency_ttl_ms; /* an idempotency key expires after (0 = keep) */
+    long dlq_retention_ms;   /* a dead letter is kept this long (0 = keep) */
     int first_slot;          /* sandbox slots of this host start here */
     long problem_cache;      /* bytes of fetched problem versions kept (LRU) */
     long compile_cache;      /* bytes of compiles kept per pool (LRU) */
@@ -79,7 +84,9 @@ int jd_parse_duration(const char *s, long *ms);
 int jd_parse_size(const char *s, long *bytes);
 const struct jd_pool_cfg *jd_pool_for_language(const struct jd_config *cfg, const char *lang);
 const struct jd_pool_cfg *jd_pool_by_name(const struct jd_config *cfg, const char *name);
-/* The Redis URL judged and judgectl use: cfg->redis or the embedded socket. */
+/* The Redis URL judged and judgectl use: cfg->redis (with the password of
+ * redis_password_file or $JUDGED_REDIS_PASSWORD added) or the embedded
+ * socket. It may hold a password: show it only through queue_url_redact. */
 void jd_redis_url(const struct jd_config *cfg, char *buf, size_t len);
 void jd_embedded_socket(const struct jd_config *cfg, char *buf, size_t len);
 

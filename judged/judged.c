@@ -80,7 +80,7 @@ static int library_ready(char *err, size_t errlen)
     int rc = -1;
     for (int tries = 0; tries < 50; tries++) {
         rc = queue_library_ensure(&k, err, errlen);
-        if (rc == 0 || k.c) /* answered: loaded, or refused for a reason */
+        if (rc == 0 || k.c || k.refused) /* answered, or refused us (bad URL, password) */
             break;
         queue_conn_backoff(&k);
     }
@@ -178,8 +178,10 @@ int main(int argc, char **argv)
     }
     pthread_t hb;
     pthread_create(&hb, NULL, heartbeat, NULL);
+    char shown[sizeof jd.redis_url];
+    queue_url_redact(jd.redis_url, shown, sizeof shown);   /* never the password */
     logmsg("started (pid %d, redis %s, %d pool(s), lease %ldms, heartbeat %ldms)", getpid(),
-           jd.redis_url, s->cfg.npools, s->cfg.lease_ms, s->cfg.heartbeat_ms);
+           shown, s->cfg.npools, s->cfg.lease_ms, s->cfg.heartbeat_ms);
     snapshot_put(s);
 
     for (;;) {

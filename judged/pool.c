@@ -106,7 +106,8 @@ void pools_publish(const struct jd_config *cfg)
     for (int i = 0; i < cfg->npools; i++) {
         const struct jd_pool_cfg *pc = &cfg->pools[i];
         if (queue_publish_pool(&k, pc->name, (const char *const *)pc->languages, pc->nlanguages,
-                               pc->max_queue, cfg->max_source, err, sizeof err))
+                               pc->max_queue, cfg->max_source, cfg->idempotency_ttl_ms, err,
+                               sizeof err))
             logmsg("pool %s: cannot publish its settings: %s", pc->name, err);
     }
     queue_conn_close(&k);

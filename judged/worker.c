@@ -61,7 +61,7 @@ static struct job *publish(struct queue_conn *k, struct job *j)
     struct queue_finish_args a = {
         .pool = p->name, .host = jd.host, .queue = j->q.queue, .entry = j->q.entry,
         .id = j->q.id, .verdict = j->verdict, .score = j->score, .report = j->report,
-        .results_max = j->snap->cfg.results_max};
+        .results_max = j->snap->cfg.results_max, .retention_ms = j->snap->cfg.retention_ms};
     struct queue_claim_args ca;
     bool refill = dispatch_refill_claim(p, &ca);
     struct queue_finish_reply r;
@@ -115,7 +115,9 @@ static void dead_letter(struct queue_conn *k, struct job *j, const char *reason)
 {
     struct queue_dead_args a = {.pool = j->pool->name, .host = jd.host, .queue = j->q.queue,
                                 .entry = j->q.entry, .id = j->q.id, .reason = reason,
-                                .results_max = j->snap->cfg.results_max};
+                                .results_max = j->snap->cfg.results_max,
+                                .retention_ms = j->snap->cfg.retention_ms,
+                                .dlq_retention_ms = j->snap->cfg.dlq_retention_ms};
     bool dead = false;
     char err[512];
     enum queue_rc rc;
@@ -137,7 +139,8 @@ void job_infra_failure(struct queue_conn *k, struct job *j, const char *reason)
     struct queue_retry_args a = {.pool = j->pool->name, .host = jd.host, .queue = j->q.queue,
                                  .entry = j->q.entry, .id = j->q.id, .reason = reason,
                                  .max_attempts = cfg->max_attempts, .delay_ms = delay,
-                                 .results_max = cfg->results_max};
+                                 .results_max = cfg->results_max, .retention_ms = cfg->retention_ms,
+                                 .dlq_retention_ms = cfg->dlq_retention_ms};
     struct queue_retry_reply r;
     char err[512];
     enum queue_rc rc;

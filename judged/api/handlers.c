@@ -246,7 +246,8 @@ enum MHD_Result api_get_submission(struct req *r, const char *id)
     struct api *a = r->api;
     char pool[80];
     if (!queue_id_pool(id, pool, sizeof pool) || !jd_pool_by_name(&a->cfg, pool))
-        return api_error(r, 404, NULL, "no submission '%.200s'", id);
+        return api_error(r, 404, NULL, "no submission '%.200s' (unknown, or expired: finished "
+                                       "submissions are kept for %lds)", id, a->cfg.retention_ms / 1000);
     double wait = 0;
     const char *w = api_arg(r, "wait");
     if (w) {
@@ -282,7 +283,8 @@ enum MHD_Result api_get_submission(struct req *r, const char *id)
     if (rc != QUEUE_OK)
         return api_error(r, 500, NULL, "%s", err);
     if (!found)
-        return api_error(r, 404, NULL, "no submission '%.200s'", id);
+        return api_error(r, 404, NULL, "no submission '%.200s' (unknown, or expired: finished "
+                                       "submissions are kept for %lds)", id, a->cfg.retention_ms / 1000);
     /* a submitter reads only what it submitted (read and admin read all) */
     if (!api_has_role(r, ROLE_READ) && strcmp(q.owner, r->tok_name)) {
         queue_result_free(&q);

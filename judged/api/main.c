@@ -123,8 +123,10 @@ int main(int argc, char **argv)
         jd_config_free(&a.cfg);
         return 1;
     }
+    char shown[sizeof a.redis_url];
+    queue_url_redact(a.redis_url, shown, sizeof shown);   /* never the password */
     fprintf(stderr, "judge-api: listening on port %d (%s), redis %s, %d tokens (pid %d)\n",
-            api_port(&a), a.cfg.api.listen, a.redis_url, a.tokens.n, (int)getpid());
+            api_port(&a), a.cfg.api.listen, shown, a.tokens.n, (int)getpid());
     sigdelset(&set, SIGPIPE);
     int sig;
     while (sigwait(&set, &sig) || (sig != SIGTERM && sig != SIGINT)) {

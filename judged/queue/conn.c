@@ -1,7 +1,18 @@
 /* conn.c - hiredis connections that survive Redis going away: every command
  * has a socket timeout; after an I/O error or a timeout the context is freed
  * (its reply stream would be out of step) and reconnected on the next call,
- * with exponential backoff and jitter between attempts. */
+ * with exponential backoff and jitter between attempts.
+ *
+ * It also owns the grammar of Redis URLs (one parser for every program):
+ *   redis://[USER[:PASSWORD]@]HOST[:PORT][/DB]      (HOST may be [v6 address])
+ *   unix://[USER[:PASSWORD]@]/PATH/TO/SOCKET[?db=N]
+ * USER and PASSWORD are percent-encoded (RFC 3986: '%40' for '@'). With a
+ * password a new connection sends AUTH [USER] PASSWORD (Redis 6 ACL users;
+ * AUTH PASSWORD is the default user / requirepass), then SELECT DB. TLS
+ * (rediss://) is refused with an explanation: hiredis 0.14 has none.
+ * A password never appears in a message: every message shows the URL through
+ * queue_url_redact, and nothing quotes the user-info part of a bad URL. */
+#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -38,6 +49,8 @@ void queue_conn_close(struct queue_conn *k)
     if (k->c)
         redisFree(k->c);
     k->c = NULL;
+    if (k->url)
+        explicit_bzero(k->url, strlen(k->url));   /* it may hold a password */
     free(k->url);
     k->url = NULL;
 }
@@ -51,40 +64,325 @@ void queue_conn_drop(struct queue_conn *k)
     k->c = NULL;
 }
 
+/* ------------------------------------------------------------ URLs */
+
+struct url_parts {
+    bool is_unix;
+    char host[256];          /* redis:// */
+    int port;
+    char path[1024];         /* unix:// */
+    char user[256];          /* '' = the default user */
+    char pass[1024];         /* '' = no AUTH */
+    int db;
+};
+
+static const char TLS_REFUSAL[] =
+    "rediss:// (TLS) is not supported: hiredis 0.14 has no TLS; keep Redis on a private network "
+    "or reach it through a tunnel (stunnel, WireGuard) at redis://USER@127.0.0.1:PORT "
+    "(README.md, \"Redis across hosts\")";
+
+static int hexval(int c)
+{
+    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                                          : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+/* Percent-decodes s[0..n) into out; -1 on a bad escape, a NUL or no room. */
+static int pct_decode(const char *s, size_t n, char *out, size_t outlen)
+{
+    size_t o = 0;
+    for (size_t i = 0; i < n; i++) {
+        int c = (unsigned char)s[i];
+        if (c == '%') {
+            if (i + 2 >= n || hexval(s[i + 1]) < 0 || hexval(s[i + 2]) < 0)
+                return -1;
+            c = hexval(s[i + 1]) * 16 + hexval(s[i + 2]);
+            i += 2;
+        }
+        if (c == 0 || o + 1 >= outlen)
+            return -1;
+        out[o++] = (char)c;
+    }
+    out[o] = 0;
+    return 0;
+}
+
+static int parse_db(const char *s, int *db)
+{
+    char *end;
+    long v = strtol(s, &end, 10);
+    if (!*s || *end || v < 0 || v > 1000000)
+        return -1;
+    *db = (int)v;
+    return 0;
+}
+
+/* USER[:PASSWORD] (percent-encoded) of s[0..n) */
+static int parse_userinfo(const char *s, size_t n, struct url_parts *u, char *why, size_t whylen)
+{
+    const char *colon = memchr(s, ':', n);
+    size_t ulen = colon ? (size_t)(colon - s) : n;
+    if (pct_decode(s, ulen, u->user, sizeof u->user) ||
+        (colon && pct_decode(colon + 1, n - ulen - 1, u->pass, sizeof u->pass))) {
+        snprintf(why, whylen, "the user or password is not valid percent-encoding (or is too long)");
+        return -1;
+    }
+    if (colon && !u->pass[0]) {
+        snprintf(why, whylen, "an empty password after ':'");
+        return -1;
+    }
+    return 0;
+}
+
+/* HOST[:PORT] or [V6]:PORT of s[0..n) */
+static int parse_hostport(const char *s, size_t n, struct url_parts *u, char *why, size_t whylen)
+{
+    const char *end = s + n, *host = s, *hend = end, *port = NULL;
+    if (n && s[0] == '[') {
+        const char *rb = memchr(s, ']', n);
+        if (!rb || (rb + 1 < end && rb[1] != ':')) {
+            snprintf(why, whylen, "expected [IPv6 address]:PORT");
+            return -1;
+        }
+        host = s + 1;
+        hend = rb;
+        port = rb + 1 < end ? rb + 2 : NULL;
+    } else if ((port = memchr(s, ':', n))) {
+        hend = port++;
+    }
+    size_t hl = (size_t)(hend - host);
+    if (hl == 0 || hl >= sizeof u->host) {
+        snprintf(why, whylen, "no host (expected redis://HOST:PORT)");
+        return -1;
+    }
+    memcpy(u->host, host, hl);
+    u->host[hl] = 0;
+    u->port = 6379;
+    if (port) {
+        char buf[16], *e;
+        size_t pl = (size_t)(end - port);
+        snprintf(buf, sizeof buf, "%.*s", (int)(pl < sizeof buf ? pl : 0), port);
+        long v = strtol(buf, &e, 10);
+        if (!pl || pl >= sizeof buf || *e || v < 1 || v > 65535) {
+            snprintf(why, whylen, "the port must be a number from 1 to 65535");
+            return -1;
+        }
+        u->port = (int)v;
+    }
+    return 0;
+}
+
+/* Splits a URL; -1 with why (never quoting the user-info part). */
+static int parse_url(const char *url, struct url_parts *u, char *why, size_t whylen)
+{
+    memset(u, 0, sizeof *u);
+    if (!strncmp(url, "rediss://", 9)) {
+        snprintf(why, whylen, "%s", TLS_REFUSAL);
+        return -1;
+    }
+    u->is_unix = !strncmp(url, "unix://", 7);
+    if (!u->is_unix && strncmp(url, "redis://", 8)) {
+        snprintf(why, whylen, "expected redis://[USER[:PASSWORD]@]HOST[:PORT][/DB] or "
+                              "unix://[USER[:PASSWORD]@]/PATH[?db=N]");
+        return -1;
+    }
+    const char *rest = url + (u->is_unix ? 7 : 8);
+    /* the authority ends at the first '/' (unix: where the path starts) or '?' */
+    size_t alen = strcspn(rest, u->is_unix ? "/" : "/?");
+    const char *at = NULL;
+    for (const char *p = rest; p < rest + alen; p++)
+        if (*p == '@')
+            at = p;
+    if (at && parse_userinfo(rest, (size_t)(at - rest), u, why, whylen))
+        return -1;
+    const char *hp = at ? at + 1 : rest, *tail = rest + alen;
+    if (u->is_unix) {
+        if (hp != tail || *tail != '/') {
+            snprintf(why, whylen, "expected unix://[USER[:PASSWORD]@]/ABSOLUTE/PATH");
+            return -1;
+        }
+        size_t pl = strcspn(tail, "?");
+        if (pl >= sizeof u->path) {
+            snprintf(why, whylen, "the socket path is too long");
+            return -1;
+        }
+        memcpy(u->path, tail, pl);
+        u->path[pl] = 0;
+        tail += pl;
+    } else {
+        if (parse_hostport(hp, (size_t)(tail - hp), u, why, whylen))
+            return -1;
+        if (*tail == '/') {
+            size_t dl = strcspn(tail + 1, "?");
+            char db[16];
+            snprintf(db, sizeof db, "%.*s", (int)(dl < sizeof db ? dl : sizeof db - 1), tail + 1);
+            if (dl && (dl >= sizeof db || parse_db(db, &u->db))) {
+                snprintf(why, whylen, "the database after '/' must be a number");
+                return -1;
+            }
+            tail += 1 + dl;
+        }
+    }
+    if (*tail == '?') {
+        if (strncmp(tail, "?db=", 4) || parse_db(tail + 4, &u->db)) {
+            snprintf(why, whylen, "the only parameter is ?db=N (a number)");
+            return -1;
+        }
+    } else if (*tail) {
+        snprintf(why, whylen, "unexpected text after the address");
+        return -1;
+    }
+    return 0;
+}
+
+void queue_url_redact(const char *url, char *buf, size_t len)
+{
+    /* whatever the URL's shape (even a malformed one): between the first ':'
+     * after the scheme and the last '@' lies a password */
+    const char *scheme = strstr(url, "://");
+    const char *from = scheme ? scheme + 3 : url;
+    const char *at = strrchr(from, '@');
+    const char *colon = at ? memchr(from, ':', (size_t)(at - from)) : NULL;
+    if (!colon) {
+        snprintf(buf, len, "%s", url);
+        return;
+    }
+    snprintf(buf, len, "%.*s***%s", (int)(colon + 1 - url), url, at);
+}
+
+int queue_url_check(const char *url, char *err, size_t errlen)
+{
+    struct url_parts u;
+    char why[512];
+    int rc = parse_url(url, &u, why, sizeof why);
+    explicit_bzero(&u, sizeof u);
+    if (!rc)
+        return 0;
+    char shown[1200];
+    queue_url_redact(url, shown, sizeof shown);
+    snprintf(err, errlen, strncmp(url, "rediss://", 9) ? "bad redis URL '%s': %s" : "%.0s%s", shown, why);
+    return -1;
+}
+
+bool queue_url_has_password(const char *url)
+{
+    struct url_parts u;
+    char why[512];
+    bool has = !parse_url(url, &u, why, sizeof why) && u.pass[0];
+    explicit_bzero(&u, sizeof u);
+    return has;
+}
+
+int queue_url_with_password(const char *url, const char *password, char *buf, size_t len)
+{
+    struct url_parts u;
+    char why[512];
+    bool bad = parse_url(url, &u, why, sizeof why) || u.pass[0] || !*password, is_unix = u.is_unix;
+    explicit_bzero(&u, sizeof u);
+    if (bad)
+        return -1;
+    char enc[3 * 1024 + 1];
+    size_t o = 0;
+    for (const unsigned char *p = (const unsigned char *)password; *p; p++) {
+        if (o + 4 > sizeof enc)
+            return -1;
+        if (isalnum(*p) || strchr("-._~", *p))
+            enc[o++] = (char)*p;
+        else
+            o += (size_t)snprintf(enc + o, 4, "%%%02X", *p);
+    }
+    enc[o] = 0;
+    const char *rest = url + (is_unix ? 7 : 8);
+    size_t alen = strcspn(rest, is_unix ? "/" : "/?");
+    const char *at = NULL;
+    for (const char *p = rest; p < rest + alen; p++)
+        if (*p == '@')
+            at = p;
+    /* scheme, the user as given (if any), ':' the password, '@', the rest */
+    int n = at ? snprintf(buf, len, "%.*s:%s%s", (int)(at - url), url, enc, at)
+               : snprintf(buf, len, "%.*s:%s@%s", (int)(rest - url), url, enc, rest);
+    explicit_bzero(enc, sizeof enc);
+    return n < 0 || (size_t)n >= len ? -1 : 0;
+}
+
+/* ------------------------------------------------------------ connect */
+
+/* k->err = the message (vsnprintf: a long URL is cut, never overflows) */
+static void set_err(struct queue_conn *k, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void set_err(struct queue_conn *k, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(k->err, sizeof k->err, fmt, ap);
+    va_end(ap);
+}
+
+/* AUTH and SELECT on a new context; -1 with k->err (the server refused). */
+static int conn_prepare(struct queue_conn *k, redisContext *c, const struct url_parts *u,
+                        const char *shown)
+{
+    redisReply *r = NULL;
+    if (u->pass[0]) {
+        r = u->user[0] ? redisCommand(c, "AUTH %s %s", u->user, u->pass)
+                       : redisCommand(c, "AUTH %s", u->pass);
+        if (!r || r->type == REDIS_REPLY_ERROR) {
+            set_err(k, "redis at %s refused the password%s%s: %s", shown,
+                     u->user[0] ? " of user " : "", u->user,
+                     r ? r->str : c->errstr[0] ? c->errstr : "connection lost");
+            k->refused = r != NULL;
+            if (r)
+                freeReplyObject(r);
+            return -1;
+        }
+        freeReplyObject(r);
+    }
+    if (u->db) {
+        r = redisCommand(c, "SELECT %d", u->db);
+        if (!r || r->type == REDIS_REPLY_ERROR) {
+            set_err(k, "redis at %s: SELECT %d: %s", shown, u->db,
+                     r ? r->str : c->errstr[0] ? c->errstr : "connection lost");
+            k->refused = r != NULL;
+            if (r)
+                freeReplyObject(r);
+            return -1;
+        }
+        freeReplyObject(r);
+    }
+    return 0;
+}
+
 int queue_conn_ensure(struct queue_conn *k)
 {
     if (k->c && !k->c->err)
         return 0;
     queue_conn_drop(k);
+    k->refused = false;
     struct timeval tv = {k->timeout_ms / 1000, (k->timeout_ms % 1000) * 1000};
-    redisContext *c;
-    if (!strncmp(k->url, "unix://", 7)) {
-        c = redisConnectUnixWithTimeout(k->url + 7, tv);
-    } else if (!strncmp(k->url, "redis://", 8)) {
-        char host[256];
-        snprintf(host, sizeof host, "%s", k->url + 8);
-        char *slash = strchr(host, '/');
-        if (slash)
-            *slash = 0;
-        char *colon = strrchr(host, ':');
-        int port = 6379;
-        if (colon) {
-            *colon = 0;
-            port = atoi(colon + 1);
-        }
-        c = redisConnectWithTimeout(host, port, tv);
-    } else {
-        snprintf(k->err, sizeof k->err, "bad redis URL '%s'", k->url);
+    char shown[1200];
+    queue_url_redact(k->url, shown, sizeof shown);
+    struct url_parts u;
+    if (queue_url_check(k->url, k->err, sizeof k->err) ||
+        parse_url(k->url, &u, k->err, sizeof k->err)) {
+        k->refused = true;   /* a bad URL does not get better by retrying */
         return -1;
     }
+    redisContext *c = u.is_unix ? redisConnectUnixWithTimeout(u.path, tv)
+                                : redisConnectWithTimeout(u.host, u.port, tv);
+    int rc = 0;
     if (!c || c->err) {
-        snprintf(k->err, sizeof k->err, "cannot connect to %s: %s", k->url,
+        set_err(k, "cannot connect to %s: %s", shown,
                  c ? c->errstr : "out of memory");
+        rc = -1;
+    } else {
+        redisSetTimeout(c, tv);
+        rc = conn_prepare(k, c, &u, shown);
+    }
+    explicit_bzero(u.pass, sizeof u.pass);
+    if (rc) {
         if (c)
             redisFree(c);
         return -1;
     }
-    redisSetTimeout(c, tv);
     k->c = c;
     k->backoff_ms = 50;
     return 0;

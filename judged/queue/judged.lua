@@ -25,7 +25,7 @@ check of their own.
 
 -- Bump on every change of a function's arguments or reply; judged refuses
 -- to replace a NEWER library (another host runs a newer judged).
-local VERSION = 5
+local VERSION = 6
 local GROUP = 'judged'
 
 local function fail(msg)
@@ -170,7 +170,8 @@ local function count_verdict(pool, sk, verdict, now)
   if started then observe(stats, 'judging', math.max(0, now - started)) end
 end
 
-local function bury(pool, q, eid, sid, host, reason, resmax)
+-- ret: {results_max, retention, dlq_retention} (named arguments of the caller)
+local function bury(pool, q, eid, sid, host, reason, ret)
   local stream, sub, now = queue_key(pool, q), key(pool, 'sub:' .. sid), now_ms()
   local attempts = redis.call('HGET', sub, 'attempts') or '0'
   local history = redis.call('HGET', sub, 'history') or '[]'
@@ -187,7 +188,15 @@ local function bury(pool, q, eid, sid, host, reason, resmax)
     if m[2] then table.insert(f, 'problem') table.insert(f, m[2]) end
     if m[3] then table.insert(f, 'priority') table.insert(f, m[3]) end
   end
-  redis.call('XADD', key(pool, 'dlq'), '*', unpack(f))
+  -- dead letters are kept dlq_retention: older ones are trimmed by each new
+  -- one, and the stream itself expires dlq_retention after its newest
+  local dlq = key(pool, 'dlq')
+  if ret.dlq > 0 then
+    redis.call('XADD', dlq, 'MINID', tostring(math.max(0, now - ret.dlq)), '*', unpack(f))
+    redis.call('PEXPIRE', dlq, ret.dlq)
+  else
+    redis.call('XADD', dlq, '*', unpack(f))
+  end
   if sid ~= '' and redis.call('EXISTS', sub) == 1 and redis.call('HGET', sub, 'state') ~= 'done' then
     -- the runner's report shape (DESIGN.md, "The stored report"); written as
     -- text because cjson would encode the empty tests list as an object
@@ -198,11 +207,20 @@ local function bury(pool, q, eid, sid, host, reason, resmax)
     redis.call('HSET', sub, 'state', 'done', 'verdict', 'IE', 'score', '0', 'report', rep,
                'finished', now, 'dead', '1')
     count_verdict(pool, sub, 'IE', now)
-    redis.call('XADD', key(pool, 'results'), 'MAXLEN', '~', resmax, '*', 'id', sid, 'verdict', 'IE',
+    redis.call('XADD', key(pool, 'results'), 'MAXLEN', '~', ret.max, '*', 'id', sid, 'verdict', 'IE',
                'score', '0', 'pool', pool, 'time', now, 'problem_version', pv)
+    -- requeue needs the submission while its dead letter lives: the longer
+    -- of the two periods, or kept when either keeps
+    if ret.keep > 0 and ret.dlq > 0 then expire_after(sub, math.max(ret.keep, ret.dlq)) end
   end
   redis.call('XACK', stream, GROUP, eid)
   redis.call('XDEL', stream, eid)
+end
+
+-- retention (ms, 0 = keep): a finished submission's hash expires that long
+-- after its verdict; a rejudge or a requeue makes it live again (PERSIST)
+local function expire_after(k, ms)
+  if ms and ms > 0 then redis.call('PEXPIRE', k, ms) end
 end
 
 local function num(t, name, default)
@@ -211,6 +229,12 @@ local function num(t, name, default)
   local n = tonumber(v)
   if not n then fail('argument \'' .. name .. '\' must be a number, not \'' .. v .. '\'') end
   return n
+end
+
+-- the retention arguments of finish, retry and dead_letter (ms, 0 = keep)
+local function retention_args(t)
+  return {max = t.results_max or '100000', keep = num(t, 'retention', 0),
+          dlq = num(t, 'dlq_retention', 0)}
 end
 
 -------------------------------------------------------------------- version
@@ -231,7 +255,9 @@ redis.register_function{function_name = 'judged_version', flags = {'no-writes'},
 -- hash, callback, metadata are stored with the submission (judge-api: the
 -- token's name, the request's hash, the webhook URL, the platform's
 -- metadata); with hash, the same key and another hash is a 'conflict'
--- (nothing written).
+-- (nothing written). The idempotency key expires after idempotency_ttl ms
+-- (default: what judged published; 0 = kept); a key whose submission has
+-- expired (retention) admits anew.
 -- reply: {'result', 'admitted'|'duplicate'|'conflict', 'id', ID} or {'result', 'busy', 'waiting', N}
 local function admit(keys, a)
   local t = argmap(a)
@@ -248,7 +274,8 @@ local function admit(keys, a)
   if ver ~= '' and not string.find(ver, '^' .. string.rep('[0-9a-f]', 64) .. '$') then
     fail('version must be 64 lowercase hex digits or empty')
   end
-  local cfg = redis.call('HMGET', key(pool, 'config'), 'languages', 'max_queue', 'max_source')
+  local cfg = redis.call('HMGET', key(pool, 'config'), 'languages', 'max_queue', 'max_source',
+                         'idempotency_ttl')
   if cfg[1] and not string.find(cfg[1], ' ' .. t.lang .. ' ', 1, true) then
     fail('pool ' .. pool .. ' does not serve language \'' .. t.lang .. '\'')
   end
@@ -258,6 +285,8 @@ local function admit(keys, a)
   end
   if t.key then
     local e = redis.call('GET', key(pool, 'idem:' .. t.key))
+    -- a key whose submission expired (retention) is free again
+    if e and redis.call('EXISTS', key(pool, 'sub:' .. e)) == 0 then e = nil end
     if e then
       -- the same key with another request body (hash given by the caller):
       -- a client bug the caller must hear about, not the old id
@@ -283,7 +312,11 @@ local function admit(keys, a)
   for _, f in ipairs({'owner', 'hash', 'callback', 'metadata'}) do
     if t[f] and t[f] ~= '' then redis.call('HSET', key(pool, 'sub:' .. id), f, t[f]) end
   end
-  if t.key then redis.call('SET', key(pool, 'idem:' .. t.key), id) end
+  if t.key then
+    local ttl = num(t, 'idempotency_ttl', tonumber(cfg[4] or '0'))
+    if ttl > 0 then redis.call('SET', key(pool, 'idem:' .. t.key), id, 'PX', ttl)
+    else redis.call('SET', key(pool, 'idem:' .. t.key), id) end
+  end
   redis.call('XADD', key(pool, 'q:' .. pr), '*', 'id', id)
   return {'result', 'admitted', 'id', id}
 end
@@ -399,9 +432,11 @@ redis.register_function('judged_renew', function(keys, a)
 end)
 
 --------------------------------------------------------------------- finish
--- args: pool, host, queue, entry, id, verdict, score, report (JSON), results_max
+-- args: pool, host, queue, entry, id, verdict, score, report (JSON), results_max;
+-- optional retention (ms, 0 = keep)
 -- Owner check; the first finish stores the verdict and publishes the one
--- event (a job that ran twice after a crash publishes once); then XACK+XDEL.
+-- event (a job that ran twice after a crash publishes once), and the
+-- submission expires `retention` ms later; then XACK+XDEL.
 -- Claiming the next job is the dispatcher's business (judged_claim).
 -- reply: {'result', 'lost'|'published'|'already_done'}
 redis.register_function('judged_finish', function(keys, a)
@@ -424,6 +459,10 @@ redis.register_function('judged_finish', function(keys, a)
     end
     redis.call('XADD', key(pool, 'results'), 'MAXLEN', '~', t.results_max or '100000', '*', unpack(ev))
     count_verdict(pool, sk, t.verdict, now)
+    local keep = num(t, 'retention', 0)
+    expire_after(sk, keep)
+    -- its progress stream (an hour) never outlives the submission
+    if keep > 0 and keep < 3600000 then expire_after(key(pool, 'progress:' .. t.id), keep) end
     res = 'published'
   end
   redis.call('XACK', k, GROUP, t.entry)
@@ -432,7 +471,8 @@ redis.register_function('judged_finish', function(keys, a)
 end)
 
 ---------------------------------------------------------------------- retry
--- args: pool, host, queue, entry, id, reason, max_attempts, delay (ms), results_max
+-- args: pool, host, queue, entry, id, reason, max_attempts, delay (ms), results_max;
+-- optional retention, dlq_retention (ms, 0 = keep: see bury)
 -- An infrastructure failure: attempts += 1, history appended; below
 -- max_attempts the id waits in the delayed zset for `delay` ms, else it is
 -- dead-lettered with the final verdict IE.
@@ -450,7 +490,7 @@ redis.register_function('judged_retry', function(keys, a)
   redis.call('HSET', sk, 'history', cjson.encode(h))
   if n >= num(t, 'max_attempts', 3) then
     bury(pool, t.queue, t.entry, t.id, t.host,
-         'infrastructure failure ' .. n .. ' times; last: ' .. t.reason, t.results_max or '100000')
+         'infrastructure failure ' .. n .. ' times; last: ' .. t.reason, retention_args(t))
     return {'result', 'dead', 'attempts', n}
   end
   redis.call('HSET', sk, 'state', 'queued')
@@ -461,14 +501,15 @@ redis.register_function('judged_retry', function(keys, a)
 end)
 
 --------------------------------------------------------------- dead_letter
--- args: pool, host, queue, entry, id ('' for a poison entry), reason, results_max
+-- args: pool, host, queue, entry, id ('' for a poison entry), reason, results_max;
+-- optional retention, dlq_retention (ms, 0 = keep: see bury)
 -- reply: {'result', 'lost'|'dead'}
 redis.register_function('judged_dead_letter', function(keys, a)
   local t = argmap(a)
   local pool = pool_of(keys, t)
   need(t, 'host', 'queue', 'entry', 'id', 'reason')
   if not owned(queue_key(pool, t.queue), t.host, t.entry) then return {'result', 'lost'} end
-  bury(pool, t.queue, t.entry, t.id, t.host, t.reason, t.results_max or '100000')
+  bury(pool, t.queue, t.entry, t.id, t.host, t.reason, retention_args(t))
   return {'result', 'dead'}
 end)
 
@@ -482,8 +523,10 @@ redis.register_function('judged_promote', function(keys, a)
                          num(t, 'limit', 100))
   for _, id in ipairs(ids) do
     local pr = redis.call('HGET', key(pool, 'sub:' .. id), 'priority')
-    redis.call('XADD', key(pool, pr == 'contest' and 'q:contest' or 'q:normal'), '*', 'id', id)
+    -- ZREM first: a caller whose ACL allows XADD to the queues (the platform
+    -- user) but not this fails before writing anything
     redis.call('ZREM', key(pool, 'delayed'), id)
+    redis.call('XADD', key(pool, pr == 'contest' and 'q:contest' or 'q:normal'), '*', 'id', id)
   end
   return #ids
 end)
@@ -507,6 +550,7 @@ redis.register_function('judged_rejudge', function(keys, a)
   if not st[1] then return {'result', 'missing'} end
   if st[1] ~= 'done' then return {'result', 'not_done'} end
   redis.call('HDEL', sk, 'verdict', 'score', 'report', 'finished', 'dead')
+  redis.call('PERSIST', sk)
   redis.call('HSET', sk, 'state', 'queued', 'attempts', '0', 'version', t.version, 'rejudge', t.rejudge_id,
              'previous_verdict', st[2] or '', 'previous_score', st[3] or '', 'rejudged', now_ms())
   redis.call('RPUSH', key(pool, 'rejudge'), t.id)
@@ -557,6 +601,7 @@ redis.register_function('judged_requeue', function(keys, a)
   local sk = key(pool, 'sub:' .. sid)
   if redis.call('EXISTS', sk) == 0 then fail('submission ' .. sid .. ' no longer exists') end
   redis.call('HDEL', sk, 'verdict', 'score', 'report', 'finished', 'dead')
+  redis.call('PERSIST', sk)
   redis.call('HSET', sk, 'state', 'queued', 'attempts', '0')
   local pr = redis.call('HGET', sk, 'priority')
   redis.call('XADD', key(pool, pr == 'contest' and 'q:contest' or 'q:normal'), '*', 'id', sid)
@@ -620,14 +665,16 @@ redis.register_function('judged_progress', function(keys, a)
 end)
 
 ---------------------------------------------------------------- publish_pool
--- args: pool, languages (space-separated), max_queue, max_source. judged
--- publishes its pool settings at start and on reload, so an admission by
--- FCALL applies the same checks as judgectl. reply: 'OK'
+-- args: pool, languages (space-separated), max_queue, max_source; optional
+-- idempotency_ttl (ms, 0 = keep). judged publishes its pool settings at
+-- start and on reload, so an admission by FCALL applies the same checks
+-- (and key expiry) as judgectl. reply: 'OK'
 redis.register_function('judged_publish_pool', function(keys, a)
   local t = argmap(a)
   local pool = pool_of(keys, t)
   need(t, 'languages', 'max_queue', 'max_source')
   redis.call('HSET', key(pool, 'config'), 'languages', ' ' .. t.languages .. ' ',
-             'max_queue', num(t, 'max_queue', 0), 'max_source', num(t, 'max_source', 0))
+             'max_queue', num(t, 'max_queue', 0), 'max_source', num(t, 'max_source', 0),
+             'idempotency_ttl', num(t, 'idempotency_ttl', 0))
   return redis.status_reply('OK')
 end)

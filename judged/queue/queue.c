@@ -198,6 +198,14 @@ int queue_library_ensure(struct queue_conn *k, char *err, size_t errlen)
         snprintf(err, errlen, "redis: %s", k->err);
         return -1;
     }
+    if (r->type == REDIS_REPLY_ERROR && !is_missing_library(r)) {
+        /* NOAUTH, WRONGPASS, NOPERM: say so, not "cannot load the library" */
+        snprintf(err, errlen, "redis: %s%s", r->str,
+                 strstr(r->str, "NOAUTH") ? " (give the password in the redis URL, in "
+                                            "redis_password_file or in $JUDGED_REDIS_PASSWORD)" : "");
+        freeReplyObject(r);
+        return -1;
+    }
     long long have = r->type == REDIS_REPLY_INTEGER ? r->integer : 0;
     freeReplyObject(r);
     if (have == QUEUE_LIBRARY_VERSION)
@@ -289,8 +297,8 @@ enum queue_rc queue_admit(struct queue_conn *k, const struct queue_admit_args *i
 }
 
 enum queue_rc queue_publish_pool(struct queue_conn *k, const char *pool, const char *const *languages,
-                                 int nlanguages, long max_queue, long max_source, char *err,
-                                 size_t errlen)
+                                 int nlanguages, long max_queue, long max_source,
+                                 long idempotency_ttl_ms, char *err, size_t errlen)
 {
     char langs[2048] = "";
     for (int i = 0; i < nlanguages; i++) {
@@ -303,6 +311,7 @@ enum queue_rc queue_publish_pool(struct queue_conn *k, const char *pool, const c
     add(&a, "languages", langs);
     add_num(&a, "max_queue", max_queue);
     add_num(&a, "max_source", max_source);
+    add_num(&a, "idempotency_ttl", idempotency_ttl_ms);
     redisReply *r = call(k, &a);
     enum queue_rc rc = check(k, r, -1, "publish pool", err, errlen);
     if (rc == QUEUE_OK)
@@ -578,6 +587,8 @@ static void finish_args(struct args *a, const struct queue_finish_args *in)
     add(a, "score", s);
     add(a, "report", in->report ? in->report : "{}");
     add_num(a, "results_max", in->results_max);
+    if (in->retention_ms > 0)
+        add_num(a, "retention", in->retention_ms);
 }
 
 static void finish_parse(struct queue_conn *k, redisReply *r, struct queue_finish_reply *out)
@@ -669,6 +680,8 @@ enum queue_rc queue_retry(struct queue_conn *k, const struct queue_retry_args *i
     add_num(&a, "max_attempts", in->max_attempts);
     add_num(&a, "delay", in->delay_ms);
     add_num(&a, "results_max", in->results_max);
+    add_num(&a, "retention", in->retention_ms);
+    add_num(&a, "dlq_retention", in->dlq_retention_ms);
     redisReply *r = call(k, &a);
     enum queue_rc rc = check(k, r, REDIS_REPLY_ARRAY, "retry", err, errlen);
     if (rc)
@@ -693,6 +706,8 @@ enum queue_rc queue_dead_letter(struct queue_conn *k, const struct queue_dead_ar
     add(&a, "id", in->id ? in->id : "");
     add(&a, "reason", in->reason);
     add_num(&a, "results_max", in->results_max);
+    add_num(&a, "retention", in->retention_ms);
+    add_num(&a, "dlq_retention", in->dlq_retention_ms);
     redisReply *r = call(k, &a);
     enum queue_rc rc = check(k, r, REDIS_REPLY_ARRAY, "dead letter", err, errlen);
     if (rc)

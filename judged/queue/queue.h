@@ -27,16 +27,30 @@
 
 struct queue_conn {
     redisContext *c;
-    char *url;               /* unix:///path or redis://host:port */
+    char *url;               /* see conn.c for the grammar; may hold a password:
+                                never print it, print queue_url_redact's copy */
     long timeout_ms;         /* socket timeout for every command */
     long backoff_ms;         /* current reconnect delay */
-    char err[256];           /* last error, for logs */
+    bool refused;            /* the last connect failed for good: a bad URL, or
+                                Redis refused the password (retrying won't help) */
+    char err[256];           /* last error, for logs (never holds a password) */
 };
 
 void queue_conn_init(struct queue_conn *k, const char *url, long timeout_ms);
 void queue_conn_close(struct queue_conn *k);
-/* Connects if needed. 0 ok, -1 with k->err. */
+/* Connects if needed (and authenticates, selects the database). 0 ok, -1
+ * with k->err. */
 int queue_conn_ensure(struct queue_conn *k);
+/* Checks a Redis URL's form (rediss:// is refused, saying why); 0 or -1
+ * with err (which shows the URL redacted). */
+int queue_url_check(const char *url, char *err, size_t errlen);
+/* The URL with its password replaced by "***": the only form of a Redis URL
+ * any message or log may show. */
+void queue_url_redact(const char *url, char *buf, size_t len);
+bool queue_url_has_password(const char *url);
+/* URL (valid, without a password) with PASSWORD added, percent-encoded, to
+ * its user-info (the user, if any, stays); -1 if it does not fit. */
+int queue_url_with_password(const char *url, const char *password, char *buf, size_t len);
 /* Sleeps the current backoff (exponential, with jitter, 50 ms .. 2 s). */
 void queue_conn_backoff(struct queue_conn *k);
 /* One raw command (for reads the library has no operation for). NULL on
@@ -51,7 +65,7 @@ const char *queue_rstr(const redisReply *r);
 /* ---------------------------------------------------------------- library */
 
 extern const char queue_library_lua[];  /* judged.lua, embedded */
-#define QUEUE_LIBRARY_VERSION 5         /* VERSION in judged.lua */
+#define QUEUE_LIBRARY_VERSION 6         /* VERSION in judged.lua */
 
 /* Loads judged.lua into Redis unless the same version is there; refuses
  * (-1, err) when Redis holds a newer version (another host runs a newer
@@ -108,10 +122,11 @@ enum queue_rc queue_admit(struct queue_conn *k, const struct queue_admit_args *a
                           struct queue_admit_reply *out, char *err, size_t errlen);
 
 /* Publishes a pool's routing and limits (judge:{P}:config) so admissions by
- * FCALL check what judgectl checks. */
+ * FCALL check what judgectl checks; every admission's idempotency key then
+ * expires after idempotency_ttl_ms (0 = kept). */
 enum queue_rc queue_publish_pool(struct queue_conn *k, const char *pool, const char *const *languages,
-                                 int nlanguages, long max_queue, long max_source, char *err,
-                                 size_t errlen);
+                                 int nlanguages, long max_queue, long max_source,
+                                 long idempotency_ttl_ms, char *err, size_t errlen);
 
 /* ------------------------------------------------------------- claim side */
 
@@ -213,6 +228,7 @@ struct queue_finish_args {
     double score;
     const char *report;      /* the runner's report, JSON */
     long results_max;
+    long retention_ms;       /* the submission expires this long after (0 = kept) */
 };
 enum queue_finish_result { QUEUE_FINISH_LOST, QUEUE_FINISH_PUBLISHED, QUEUE_FINISH_ALREADY_DONE };
 struct queue_finish_reply {
@@ -239,6 +255,7 @@ struct queue_retry_args {
     int max_attempts;
     long delay_ms;
     long results_max;
+    long retention_ms, dlq_retention_ms;   /* when dead-lettered; 0 = kept */
 };
 enum queue_retry_result { QUEUE_RETRY_LOST, QUEUE_RETRY_SCHEDULED, QUEUE_RETRY_DEAD };
 struct queue_retry_reply {
@@ -253,6 +270,8 @@ struct queue_dead_args {
     int queue;
     const char *entry, *id, *reason;
     long results_max;
+    long retention_ms;       /* the submission: the longer of the two */
+    long dlq_retention_ms;   /* the dead letter (and older ones are trimmed); 0 = kept */
 };
 /* *dead is false when the entry was no longer ours. */
 enum queue_rc queue_dead_letter(struct queue_conn *k, const struct queue_dead_args *a, bool *dead,

@@ -1,0 +1,572 @@
+/* test_redis_auth.c - judged, judgectl and Redis with passwords and ACL
+ * users, and retention. A real redis-server with requirepass, then the
+ * README's ACL SETUSER block applied as it stands (placeholders replaced):
+ * judged as `judged`, submissions and results as `judge-platform`,
+ * administration and problem push as `judge-admin`; the platform user's
+ * writes beyond admission refused; a wrong or missing password, rediss://
+ * and a bad password file refused with a clear message that never holds
+ * the password; retention, idempotency and dead-letter TTLs set, and an
+ * expired submission gone with `result` saying so. Sandbox slots 640..659. */
+#pragma GCC diagnostic ignored "-Wunused-function"
+#include "harness.h"
+#include "common.h"
+
+#include <curl/curl.h>
+
+#define AC_C SRC "/testdata/aplusb/solutions/ac.c"
+#define SLOT0 640
+#define SLOT_PUSH "650"
+
+/* distinctive, so that finding one in a log or a message is no accident */
+#define ROOT_PW "root-Zq93kVw"
+#define JUDGED_PW "jd-Hk27pWm4"
+#define PLATFORM_PW "pl+3Vx/8@Qn:"   /* needs percent-encoding in a URL */
+#define ADMIN_PW "adm-5Rt1LcY"
+
+static bool contains(const char *hay, const char *needle)
+{
+    return hay && strstr(hay, needle);
+}
+
+/* an authenticated connection (retried: a busy machine) */
+static redisContext *a_redis(const char *user, const char *pass)
+{
+    redisContext *c = t_redis();
+    redisReply *r = redisCommand(c, "AUTH %s %s", user, pass);
+    cr_assert(r && r->type == REDIS_REPLY_STATUS, "AUTH %s: %s", user, r ? r->str : c->errstr);
+    freeReplyObject(r);
+    return c;
+}
+
+/* the test's own administrator ("default" is switched off by the README) */
+static redisContext *a_root(void)
+{
+    return a_redis("testroot", ROOT_PW);
+}
+
+static long long a_int(const char *fmt, const char *arg)
+{
+    redisContext *c = a_root();
+    redisReply *r = redisCommand(c, fmt, arg);
+    long long v = r && r->type == REDIS_REPLY_INTEGER ? r->integer : -99;
+    if (r)
+        freeReplyObject(r);
+    redisFree(c);
+    return v;
+}
+
+static bool a_ping_auth(void)
+{
+    struct timeval tv = {0, 300000};
+    redisContext *c = redisConnectUnixWithTimeout(T_sock, tv);
+    bool ok = false;
+    if (c && !c->err) {
+        redisReply *r = redisCommand(c, "AUTH %s", ROOT_PW);
+        ok = r && r->type == REDIS_REPLY_STATUS;
+        if (r)
+            freeReplyObject(r);
+    }
+    if (c)
+        redisFree(c);
+    return ok;
+}
+
+/* Runs argv (NULL-terminated) with $JUDGED_REDIS_PASSWORD = envpw (NULL:
+ * unset); stdout and stderr together into out; the exit status. */
+static int a_run(char *out, size_t outlen, const char *envpw, const char *const *argv)
+{
+    int pfd[2];
+    cr_assert(pipe(pfd) == 0);
+    pid_t pid = fork();
+    cr_assert(pid >= 0);
+    if (pid == 0) {
+        dup2(pfd[1], 1);
+        dup2(pfd[1], 2);
+        close(pfd[0]);
+        close(pfd[1]);
+        if (envpw)
+            setenv("JUDGED_REDIS_PASSWORD", envpw, 1);
+        else
+            unsetenv("JUDGED_REDIS_PASSWORD");
+        execv(argv[0], (char **)argv);
+        _exit(127);
+    }
+    close(pfd[1]);
+    size_t got = 0;
+    ssize_t r;
+    char buf[4096];
+    while ((r = read(pfd[0], buf, sizeof buf)) > 0)
+        if (got + 1 < outlen) {
+            size_t k = (size_t)r < outlen - 1 - got ? (size_t)r : outlen - 1 - got;
+            memcpy(out + got, buf, k);
+            got += k;
+        }
+    out[got] = 0;
+    close(pfd[0]);
+    int st;
+    waitpid(pid, &st, 0);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+#define CTL(out, envpw, ...) \
+    a_run(out, sizeof out, envpw, (const char *const[]){BIN "/judgectl", __VA_ARGS__, NULL})
+
+/* The README's ACL block: every line starting "ACL SETUSER" in its code
+ * blocks, placeholders replaced, fed to redis-cli as the test's root. */
+static void apply_readme_acls(void)
+{
+    size_t len;
+    bool more;
+    char *md = common_read_file(SRC "/README.md", 1 << 20, &len, &more);
+    cr_assert(md, "README.md");
+    char path[400], out[8192];
+    snprintf(path, sizeof path, "%s/acl.txt", T_dir);
+    FILE *f = fopen(path, "w");
+    cr_assert(f);
+    int n = 0;
+    for (char *line = strtok(md, "\n"); line; line = strtok(NULL, "\n")) {
+        if (strncmp(line, "ACL SETUSER ", 12))
+            continue;
+        char buf[1024] = "";
+        const char *ph[][2] = {{"JUDGED_PASSWORD", JUDGED_PW}, {"ADMIN_PASSWORD", ADMIN_PW},
+                               {"PLATFORM_PASSWORD", PLATFORM_PW}};
+        for (const char *p = line; *p;) {
+            bool hit = false;
+            for (size_t i = 0; i < 3 && !hit; i++)
+                if (!strncmp(p, ph[i][0], strlen(ph[i][0]))) {
+                    strcat(buf, ph[i][1]);
+                    p += strlen(ph[i][0]);
+                    hit = true;
+                }
+            if (!hit)
+                strncat(buf, p++, 1);
+        }
+        fprintf(f, "%s\n", buf);
+        n++;
+    }
+    fclose(f);
+    free(md);
+    cr_assert_geq(n, 10, "the README's ACL block (%d lines)", n);
+    const char *argv[] = {"/usr/bin/redis-cli", "-s", T_sock, "--user", "testroot", "--pass", ROOT_PW,
+                          "--no-auth-warning", NULL};
+    pid_t pid = fork();
+    if (pid == 0) {
+        int in = open(path, O_RDONLY), o = open("/dev/null", O_WRONLY);
+        snprintf(path, sizeof path, "%s/acl.out", T_dir);
+        o = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        dup2(in, 0);
+        dup2(o, 1);
+        dup2(o, 2);
+        execvp("redis-cli", (char **)argv);
+        _exit(127);
+    }
+    int st;
+    waitpid(pid, &st, 0);
+    snprintf(path, sizeof path, "%s/acl.out", T_dir);
+    char *res = common_read_file(path, sizeof out, &len, &more);
+    cr_assert(res && WIFEXITED(st) && WEXITSTATUS(st) == 0, "redis-cli: %s", res ? res : "?");
+    cr_assert(!contains(res, "ERR"), "the README's ACL lines: %s", res);
+    free(res);
+}
+
+static void a_setup(void)
+{
+    snprintf(T_dir, sizeof T_dir, "/tmp/judged-test-XXXXXX");
+    cr_assert(mkdtemp(T_dir));
+    snprintf(T_sock, sizeof T_sock, "%s/redis.sock", T_dir);
+    T_npids = 0;
+    char log[300];
+    snprintf(log, sizeof log, "%s/redis.log", T_dir);
+    pid_t pid = fork();
+    cr_assert(pid >= 0);
+    if (pid == 0) {
+        int fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644);
+        dup2(fd, 1);
+        dup2(fd, 2);
+        execlp("redis-server", "redis-server", "--port", "0", "--unixsocket", T_sock, "--dir", T_dir,
+               "--save", "", "--requirepass", ROOT_PW, (char *)NULL);
+        _exit(127);
+    }
+    T_redis = pid;
+    t_track(pid);
+    for (int i = 0; i < 200 && !a_ping_auth(); i++)
+        t_sleep_ms(30);
+    cr_assert(a_ping_auth(), "redis-server did not start (see %s)", log);
+    /* before any ACL: requirepass refuses a client without the password */
+    redisContext *c = t_redis();
+    redisReply *r = redisCommand(c, "GET x");
+    cr_assert(r && r->type == REDIS_REPLY_ERROR && contains(r->str, "NOAUTH"), "requirepass");
+    freeReplyObject(r);
+    r = redisCommand(c, "AUTH %s", ROOT_PW);
+    freeReplyObject(r);
+    r = redisCommand(c, "ACL SETUSER testroot on >%s ~* &* +@all", ROOT_PW);
+    cr_assert(r && r->type == REDIS_REPLY_STATUS);
+    freeReplyObject(r);
+    redisFree(c);
+    apply_readme_acls();
+    t_make_problems(1);
+}
+
+TestSuite(redis_auth, .init = a_setup, .fini = t_teardown, .timeout = 240);
+
+/* NAME.yaml whose redis: is unix://USERINFO/SOCKET, with EXTRA lines */
+static void a_config(const char *name, const char *userinfo, const char *extra, char *path, size_t len)
+{
+    char url[600];
+    snprintf(url, sizeof url, "unix://%s%s", userinfo, T_sock);
+    snprintf(path, len, "%s/%s.yaml", T_dir, name);
+    t_write(path,
+            "redis: %s\nstate_dir: %s/state-%s\nproblems: %s/problems\nlanguages: %s/languages\n"
+            "host: %s\nfirst_slot: %d\nlease: 2s\nheartbeat: 500ms\nretry_backoff: 200ms\n%s"
+            "pools:\n  native: {languages: [c], slots: 1}\n",
+            url, T_dir, name, T_dir, SRC, name, SLOT0, extra ? extra : "");
+}
+
+static char *a_log(const char *name)
+{
+    char path[400];
+    size_t len;
+    bool more;
+    snprintf(path, sizeof path, "%s/judged-%s.log", T_dir, name);
+    char *s = common_read_file(path, 1 << 20, &len, &more);
+    return s ? s : strdup("");
+}
+
+static void assert_no_password(const char *what, const char *text)
+{
+    static const char *pws[] = {ROOT_PW, JUDGED_PW, PLATFORM_PW, ADMIN_PW, "pl%2B3Vx", "WRONG-pw-9x"};
+    for (size_t i = 0; i < sizeof pws / sizeof pws[0]; i++)
+        cr_assert(!contains(text, pws[i]), "%s shows a password: %s", what, text);
+}
+
+/* judged as `judged` (password in the URL), a push as `judge-admin`
+ * (password in the environment), submissions and results as
+ * `judge-platform` (password file): judged fetches the pushed version and
+ * judges; the platform user cannot do more than admit and read. */
+Test(redis_auth, judged_and_judgectl_work_under_the_readme_acls)
+{
+    char cj[400], cp[400], ca[400], pwfile[400], id[160], out[65536];
+    a_config("A", "judged:" JUDGED_PW "@", NULL, cj, sizeof cj);
+    snprintf(pwfile, sizeof pwfile, "%s/platform.pass", T_dir);
+    t_write(pwfile, "%s\n", PLATFORM_PW);
+    char extra[500];
+    snprintf(extra, sizeof extra, "redis_password_file: %s\n", pwfile);
+    a_config("platform", "judge-platform@", extra, cp, sizeof cp);
+    a_config("admin", "judge-admin@", NULL, ca, sizeof ca);
+    pid_t j = t_judged(cj, "A");
+    cr_assert(t_judged_started("A", 30000), "judged started as user judged");
+    cr_assert_eq(CTL(out, ADMIN_PW, "--config", ca, "problem", "push", SRC "/testdata/aplusb", "--name",
+                     "aplusb", "--slot", SLOT_PUSH, "--json"), 0, "push as judge-admin: %s", out);
+    /* the platform: admit, read the result and the events */
+    cr_assert_eq(CTL(out, NULL, "--config", cp, "submit", "--problem", "aplusb", "--lang", "c", "--key",
+                     "k1", AC_C), 0, "%s", out);
+    snprintf(id, sizeof id, "%.*s", (int)strcspn(out, "\n"), out);
+    cr_assert(!strncmp(id, "native-", 7), "%s", out);
+    cr_assert_eq(CTL(out, NULL, "--config", cp, "result", id, "--wait", "90", "--json"), 0, "%s", out);
+    cr_assert(contains(out, "\"verdict\":\"AC\""), "%s", out);
+    cr_assert(!contains(out, "\"problem_version\":null"), "judged fetched the pushed version: %s", out);
+    cr_assert_eq(CTL(out, NULL, "--config", cp, "events"), 0, "%s", out);
+    cr_assert(contains(out, id), "%s", out);
+    /* ... and nothing more: drain is refused, nothing written */
+    cr_assert_neq(CTL(out, NULL, "--config", cp, "drain", "native"), 0, "the platform cannot drain");
+    cr_assert(contains(out, "can't") || contains(out, "NOPERM"), "%s", out);
+    cr_assert_eq(a_int("EXISTS %s", "judge:{native}:state"), 0, "nothing written");
+    redisContext *c = a_redis("judge-platform", PLATFORM_PW);
+    static const char *refused[] = {
+        "FCALL judged_set_state 1 judge:{native}:q:normal pool native state paused",
+        ("FCALL judged_publish_pool 1 judge:{native}:q:normal pool native languages x max_queue 1 "
+         "max_source 1"),
+        "FCALL judged_claim 1 judge:{native}:q:normal pool native host evil count 1",
+        "FCALL judged_progress 1 judge:{native}:q:normal pool native id x stage test",
+        "XADD judge:{native}:results * id forged verdict AC",
+        "HSET judge:{native}:stats verdict:AC 1000",
+        "DEL judge:hosts",
+        "FUNCTION FLUSH",
+        "FLUSHALL",
+    };
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        redisReply *r = redisCommand(c, refused[i]);
+        cr_assert(r && r->type == REDIS_REPLY_ERROR, "the platform user may not: %s", refused[i]);
+        freeReplyObject(r);
+    }
+    redisFree(c);
+    cr_assert_eq(a_int("EXISTS %s", "judge:{native}:state"), 0);
+    cr_assert_eq(a_int("XLEN %s", "judge:{native}:results"), 1, "one event, none forged");
+    /* the admin: pools, drain and resume, hosts, dlq */
+    cr_assert_eq(CTL(out, ADMIN_PW, "--config", ca, "drain", "native"), 0, "%s", out);
+    cr_assert_eq(CTL(out, ADMIN_PW, "--config", ca, "resume", "native"), 0, "%s", out);
+    cr_assert_eq(CTL(out, ADMIN_PW, "--config", ca, "pools", "--json"), 0, "%s", out);
+    cr_assert_eq(CTL(out, ADMIN_PW, "--config", ca, "dlq", "list", "--json"), 0, "%s", out);
+    cr_assert_eq(CTL(out, ADMIN_PW, "--config", ca, "hosts", "--json"), 0, "%s", out);
+    cr_assert(contains(out, "\"alive\":true"), "%s", out);
+    assert_no_password("judgectl hosts", out);
+    /* judged still judges after the admin's drain/resume; its log: no password */
+    cr_assert_eq(CTL(out, NULL, "--config", cp, "submit", "--problem", "aplusb", "--lang", "c", AC_C), 0);
+    snprintf(id, sizeof id, "%.*s", (int)strcspn(out, "\n"), out);
+    cr_assert_eq(CTL(out, NULL, "--config", cp, "result", id, "--wait", "90"), 0, "%s", out);
+    cr_assert_eq(t_stop(j, SIGTERM, 30000) >= 0, true);
+    char *log = a_log("A");
+    cr_assert(contains(log, "redis unix://judged:***@"), "the URL shown redacted: %s", log);
+    assert_no_password("judged's log", log);
+    free(log);
+}
+
+/* A wrong password, none at all, a bad password file: clear errors, fast,
+ * without the password. */
+Test(redis_auth, a_wrong_or_missing_password_is_refused_without_showing_it)
+{
+    char cfg[400], out[16384];
+    a_config("wrong", "judged:WRONG-pw-9x@", NULL, cfg, sizeof cfg);
+    pid_t j = t_judged(cfg, "wrong");
+    int st = t_stop(j, 0, 60000);   /* signal 0: only wait for it to give up */
+    cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 1, "judged exits 1 (status %d)", st);
+    char *log = a_log("wrong");
+    cr_assert(contains(log, "refused the password of user judged") && contains(log, "WRONGPASS"), "%s", log);
+    cr_assert(contains(log, "judged:***@"), "%s", log);
+    assert_no_password("judged's error", log);
+    free(log);
+    cr_assert_eq(CTL(out, NULL, "--config", cfg, "pools"), 1, "%s", out);
+    cr_assert(contains(out, "refused the password") && contains(out, "judged:***@"), "%s", out);
+    assert_no_password("judgectl's error", out);
+    /* the wrong one in the environment: the same */
+    a_config("envwrong", "judge-platform@", NULL, cfg, sizeof cfg);
+    cr_assert_eq(CTL(out, "WRONG-pw-9x", "--config", cfg, "result", "native-1-1"), 1, "%s", out);
+    cr_assert(contains(out, "refused the password of user judge-platform"), "%s", out);
+    assert_no_password("judgectl's error", out);
+    /* none at all: Redis says NOAUTH, judged says where a password goes */
+    a_config("none", "", NULL, cfg, sizeof cfg);
+    j = t_judged(cfg, "none");
+    st = t_stop(j, 0, 60000);
+    cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 1, "judged exits 1 (status %d)", st);
+    log = a_log("none");
+    cr_assert(contains(log, "NOAUTH") && contains(log, "redis_password_file"), "%s", log);
+    free(log);
+    /* a password file judged cannot use: named, with its key */
+    char extra[500];
+    snprintf(extra, sizeof extra, "redis_password_file: %s/no-such.pass\n", T_dir);
+    a_config("nofile", "judged@", extra, cfg, sizeof cfg);
+    cr_assert_eq(CTL(out, NULL, "--config", cfg, "pools"), 1, "%s", out);
+    cr_assert(contains(out, "redis_password_file") && contains(out, "no-such.pass"), "%s", out);
+}
+
+Test(redis_auth, rediss_is_refused_with_the_explanation)
+{
+    char cfg[400], out[16384];
+    snprintf(cfg, sizeof cfg, "%s/tls.yaml", T_dir);
+    t_write(cfg, "redis: rediss://judged:%s@redis.example:6380/0\nproblems: %s/problems\n"
+                 "pools:\n  native: {languages: [c]}\n", JUDGED_PW, T_dir);
+    pid_t j = t_judged(cfg, "tls");
+    int st = t_stop(j, 0, 30000);
+    cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 1, "judged refuses (status %d)", st);
+    char *log = a_log("tls");
+    cr_assert(contains(log, "tls.yaml:1: key 'redis'") && contains(log, "TLS"), "%s", log);
+    cr_assert(contains(log, "stunnel") && contains(log, "WireGuard") && contains(log, "private network"),
+              "%s", log);
+    assert_no_password("judged's refusal", log);
+    free(log);
+    cr_assert_eq(CTL(out, NULL, "--config", cfg, "pools"), 1, "%s", out);
+    cr_assert(contains(out, "hiredis 0.14 has no TLS"), "%s", out);
+    assert_no_password("judgectl's refusal", out);
+}
+
+/* Retention: the TTLs are set (defaults, then tiny ones), an expired
+ * submission is gone and `result` says it may have expired, its key admits
+ * anew, dead letters go after dlq_retention. */
+Test(redis_auth, finished_submissions_keys_and_dead_letters_expire)
+{
+    char cfg[400], cp[400], out[16384], id[160], id2[160];
+    a_config("A", "judged:" JUDGED_PW "@", NULL, cfg, sizeof cfg);
+    a_config("platform", "judge-platform:" "pl%2B3Vx%2F8%40Qn%3A" "@", NULL, cp, sizeof cp);
+    pid_t j = t_judged(cfg, "A");
+    cr_assert(t_judged_started("A", 30000));
+    cr_assert_eq(CTL(out, NULL, "--config", cp, "submit", "--problem", "aplusb", "--lang", "c", "--key",
+                     "r1", AC_C), 0, "%s", out);
+    snprintf(id, sizeof id, "%.*s", (int)strcspn(out, "\n"), out);
+    cr_assert_eq(CTL(out, NULL, "--config", cp, "result", id, "--wait", "90"), 0, "%s", out);
+    char sub[300];
+    snprintf(sub, sizeof sub, "judge:{native}:sub:%s", id);
+    long long ttl = a_int("PTTL %s", sub);
+    cr_assert(ttl > 13LL * 86400 * 1000 && ttl <= 14LL * 86400 * 1000, "retention 14d: PTTL %lld", ttl);
+    ttl = a_int("PTTL %s", "judge:{native}:idem:r1");
+    cr_assert(ttl > 23LL * 3600 * 1000 && ttl <= 24LL * 3600 * 1000, "idempotency 24h: PTTL %lld", ttl);
+    cr_assert_eq(t_stop(j, SIGTERM, 30000) >= 0, true);
+
+    /* tiny periods */
+    a_config("B", "judged:" JUDGED_PW "@", "retention: 2s\nidempotency_ttl: 1h\ndlq_retention: 3s\n", cfg,
+             sizeof cfg);
+    j = t_judged(cfg, "B");
+    cr_assert(t_judged_started("B", 30000));
+    cr_assert_eq(CTL(out, NULL, "--config", cp, "submit", "--problem", "aplusb", "--lang", "c", "--key",
+                     "r2", AC_C), 0, "%s", out);
+    snprintf(id, sizeof id, "%.*s", (int)strcspn(out, "\n"), out);
+    cr_assert_eq(CTL(out, NULL, "--config", cp, "result", id, "--wait", "90"), 0, "%s", out);
+    snprintf(sub, sizeof sub, "judge:{native}:sub:%s", id);
+    ttl = a_int("PTTL %s", sub);
+    cr_assert(ttl == -2 || (ttl > 0 && ttl <= 2000), "retention 2s: PTTL %lld", ttl);
+    ttl = a_int("PTTL %s", "judge:{native}:idem:r2");
+    cr_assert(ttl > 3000000 && ttl <= 3600000, "idempotency_ttl 1h: PTTL %lld", ttl);
+    long long end = t_now_ms() + 30000;
+    while (t_now_ms() < end && a_int("EXISTS %s", sub) != 0)
+        t_sleep_ms(100);
+    cr_assert_eq(a_int("EXISTS %s", sub), 0, "expired");
+    cr_assert_eq(CTL(out, NULL, "--config", cp, "result", id), 1, "%s", out);
+    cr_assert(contains(out, "no such submission") && contains(out, "expired"), "%s", out);
+    /* its idempotency key outlived it: a new admission, not the dead id */
+    cr_assert_eq(CTL(out, NULL, "--config", cp, "submit", "--problem", "aplusb", "--lang", "c", "--key",
+                     "r2", AC_C), 0, "%s", out);
+    snprintf(id2, sizeof id2, "%.*s", (int)strcspn(out, "\n"), out);
+    cr_assert_str_neq(id2, id, "the key admits anew");
+    cr_assert_eq(CTL(out, NULL, "--config", cp, "result", id2, "--wait", "90"), 0, "%s", out);
+    /* a dead letter: the DLQ expires dlq_retention after its newest entry */
+    redisContext *c = a_root();
+    freeReplyObject(redisCommand(c, "XADD judge:{native}:q:normal * foo bar"));
+    redisFree(c);
+    end = t_now_ms() + 30000;
+    while (t_now_ms() < end && a_int("XLEN %s", "judge:{native}:dlq") < 1)
+        t_sleep_ms(50);
+    ttl = a_int("PTTL %s", "judge:{native}:dlq");
+    cr_assert(ttl == -2 || (ttl > 0 && ttl <= 3000), "dlq_retention 3s: PTTL %lld", ttl);
+    end = t_now_ms() + 30000;
+    while (t_now_ms() < end && a_int("EXISTS %s", "judge:{native}:dlq") != 0)
+        t_sleep_ms(100);
+    cr_assert_eq(a_int("EXISTS %s", "judge:{native}:dlq"), 0, "dead letters gone");
+    cr_assert_eq(t_stop(j, SIGTERM, 30000) >= 0, true);
+}
+
+/* ------------------------------------------------------------ judge-api */
+
+struct body {
+    char buf[16384];
+    size_t n;
+};
+
+static size_t collect(char *p, size_t sz, size_t nm, void *u)
+{
+    struct body *b = u;
+    size_t k = sz * nm;
+    size_t room = sizeof b->buf - 1 - b->n;
+    memcpy(b->buf + b->n, p, k < room ? k : room);
+    b->n += k < room ? k : room;
+    b->buf[b->n] = 0;
+    return k;
+}
+
+/* METHOD http://127.0.0.1:PORT/PATH with the bearer token; the status */
+static long http(int port, const char *method, const char *path, const char *token, const char *json,
+                 struct body *out)
+{
+    CURL *c = curl_easy_init();
+    char url[300], auth[200];
+    snprintf(url, sizeof url, "http://127.0.0.1:%d%s", port, path);
+    snprintf(auth, sizeof auth, "Authorization: Bearer %s", token);
+    struct curl_slist *h = curl_slist_append(NULL, auth);
+    h = curl_slist_append(h, "Content-Type: application/json");
+    out->n = 0;
+    out->buf[0] = 0;
+    curl_easy_setopt(c, CURLOPT_URL, url);
+    curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
+    curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
+    if (json)
+        curl_easy_setopt(c, CURLOPT_POSTFIELDS, json);
+    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, collect);
+    curl_easy_setopt(c, CURLOPT_WRITEDATA, out);
+    curl_easy_setopt(c, CURLOPT_TIMEOUT, 90L);
+    long status = 0;
+    cr_assert_eq(curl_easy_perform(c), CURLE_OK, "%s %s", method, path);
+    curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+    curl_slist_free_all(h);
+    curl_easy_cleanup(c);
+    return status;
+}
+
+static void api_token(const char *cfg, const char *name, const char *role, char *tok, size_t len)
+{
+    char out[512];
+    cr_assert_eq(CTL(out, NULL, "--config", cfg, "tokens", "add", name, "--role", role), 0, "%s", out);
+    snprintf(tok, len, "%.*s", (int)strcspn(out, "\n"), out);
+    cr_assert(!strncmp(tok, "jdt_", 4), "%s", out);
+}
+
+Test(redis_auth, judge_api_serves_the_platform_as_the_platform_user)
+{
+    char cj[400], cp[400], pwfile[400], extra[1200], log[400], tok[128], atok[128], path[300];
+    a_config("A", "judged:" JUDGED_PW "@", NULL, cj, sizeof cj);
+    snprintf(pwfile, sizeof pwfile, "%s/platform.pass", T_dir);
+    t_write(pwfile, "%s\n", PLATFORM_PW);
+    snprintf(extra, sizeof extra,
+             "redis_password_file: %s\napi:\n  listen: 127.0.0.1:0\n  tokens: %s/tokens\n"
+             "  webhook_secret: s\n  webhook_allow_private: true\n",
+             pwfile, T_dir);
+    a_config("api", "judge-platform@", extra, cp, sizeof cp);
+    api_token(cp, "platform", "submit", tok, sizeof tok);
+    api_token(cp, "ops", "admin", atok, sizeof atok);
+    t_judged(cj, "A");
+    cr_assert(t_judged_started("A", 30000));
+    snprintf(log, sizeof log, "%s/api.log", T_dir);
+    pid_t pid = fork();
+    if (pid == 0) {
+        int fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644);
+        dup2(fd, 1);
+        dup2(fd, 2);
+        unsetenv("JUDGED_REDIS_PASSWORD");
+        execl(BIN "/judge-api", "judge-api", "--config", cp, (char *)NULL);
+        _exit(127);
+    }
+    t_track(pid);
+    int port = 0;
+    char *text = NULL;
+    for (long long end = t_now_ms() + 30000; t_now_ms() < end && !port; t_sleep_ms(50)) {
+        size_t len;
+        bool more;
+        free(text);
+        text = common_read_file(log, 1 << 20, &len, &more);
+        const char *p = text ? strstr(text, "listening on port ") : NULL;
+        if (p)
+            port = atoi(p + 18);
+    }
+    cr_assert(port > 0, "judge-api did not start: %s", text ? text : "");
+    cr_assert(contains(text, "redis unix://judge-platform:***@"), "%s", text);
+    assert_no_password("judge-api's log", text);
+    free(text);
+    /* admission with a webhook, the result by long-poll */
+    size_t srclen;
+    bool more;
+    char *src = common_read_file(AC_C, 65536, &srclen, &more);
+    char *esc = calloc(1, 4 * srclen + 1), *q = esc;
+    for (const char *p = src; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            *q++ = '\\';
+        if (*p == '\n') {
+            *q++ = '\\';
+            *q++ = 'n';
+        } else
+            *q++ = *p;
+    }
+    char *json = malloc(strlen(esc) + 256);
+    sprintf(json, "{\"problem\":\"aplusb\",\"language\":\"c\",\"callback_url\":"
+                  "\"http://127.0.0.1:9/hook\",\"source\":\"%s\"}", esc);
+    struct body b;
+    long st = http(port, "POST", "/v1/submissions", tok, json, &b);
+    cr_assert_eq(st, 202, "%ld %s", st, b.buf);
+    char id[160] = "";
+    const char *p = strstr(b.buf, "\"id\":\"");
+    cr_assert(p, "%s", b.buf);
+    sscanf(p + 6, "%159[^\"]", id);
+    snprintf(path, sizeof path, "/v1/submissions/%s?wait=30", id);
+    for (int i = 0; i < 4 && !contains(b.buf, "\"state\":\"done\""); i++)
+        cr_assert_eq(http(port, "GET", path, tok, NULL, &b), 200, "%s", b.buf);
+    cr_assert(contains(b.buf, "\"verdict\":\"AC\""), "%s", b.buf);
+    /* its webhook delivery (to a closed port) is scheduled: judge-api wrote it */
+    long long end = t_now_ms() + 30000;
+    while (t_now_ms() < end && a_int("EXISTS %s", "judge:{native}:webhook:retry") != 1)
+        t_sleep_ms(100);
+    cr_assert_eq(a_int("EXISTS %s", "judge:{native}:webhook:retry"), 1, "the webhook retry is recorded");
+    /* an admin token cannot make the platform user an admin */
+    st = http(port, "POST", "/v1/pools/native/pause", atok, NULL, &b);
+    cr_assert(st >= 500, "pause through the platform user: %ld %s", st, b.buf);
+    assert_no_password("judge-api's answer", b.buf);
+    cr_assert_eq(a_int("EXISTS %s", "judge:{native}:state"), 0, "nothing written");
+    free(src);
+    free(esc);
+    free(json);
+}
