@@ -22,6 +22,7 @@ struct jd_pool_cfg {
     int nlanguages;
     int slots;
     long max_queue;          /* 0 = unlimited */
+    int languages_line;      /* of `languages:` in the file, for judged's refusals */
 };
 
 /* The api: section, read only by judge-api (judged ignores it). */
@@ -44,6 +45,7 @@ struct jd_config {
     char *redis;             /* URL; NULL = embedded redis under state_dir */
     char *state_dir;
     char *problems;
+    int problems_line;       /* of `problems:`; 0: not given (the default) */
     char *languages;
     char *host;              /* consumer name; default: hostname */
     long lease_ms;
@@ -54,6 +56,7 @@ struct jd_config {
     long max_source;         /* bytes */
     long results_max;        /* approximate length kept in results streams */
     int first_slot;          /* sandbox slots of this host start here */
+    bool log_json;           /* log_format: json (one object per line) or text */
     long problem_cache;      /* bytes of fetched problem versions kept (LRU) */
     long compile_cache;      /* bytes of compiles kept per pool (LRU) */
     long max_package;        /* bytes: the largest package a push accepts */

@@ -76,11 +76,15 @@ static struct job *publish(struct queue_conn *k, struct job *j)
                                          sizeof err)) == QUEUE_IO &&
            retry_io(k, j, &tries))
         ;
+    j->outcome = "published";
     if (rc == QUEUE_OK && r.rc == QUEUE_OK && r.result == QUEUE_FINISH_LOST) {
         logmsg("job %s: lease lost before finishing; published nothing", j->q.id);
+        j->outcome = "lost";
     } else if (rc == QUEUE_ERROR || (rc == QUEUE_OK && r.rc != QUEUE_OK)) {
-        logmsg("job %s: %s", j->q.id, rc == QUEUE_OK ? r.err : err);
+        logwarn("job %s: %s", j->q.id, rc == QUEUE_OK ? r.err : err);
         job_infra_failure(k, j, "redis write failed while storing the verdict");
+    } else if (rc == QUEUE_IO) {
+        j->outcome = "error"; /* Redis did not answer before the lease or grace ran out */
     }
     struct job *next = NULL;
     if (rc == QUEUE_OK && refill && crc == QUEUE_OK) {
@@ -125,8 +129,9 @@ static void dead_letter(struct queue_conn *k, struct job *j, const char *reason)
     while ((rc = queue_dead_letter(k, &a, &dead, err, sizeof err)) == QUEUE_IO && retry_io(k, j, &tries))
         ;
     if (rc == QUEUE_ERROR)
-        logmsg("job %s: %s", j->q.id, err);
-    logmsg("job %s (entry %s): dead-lettered: %s", j->q.id[0] ? j->q.id : "?", j->q.entry, reason);
+        logwarn("job %s: %s", j->q.id, err);
+    j->outcome = dead ? "dead" : rc == QUEUE_OK ? "lost" : "error";
+    logwarn("job %s (entry %s): dead-lettered: %s", j->q.id[0] ? j->q.id : "?", j->q.entry, reason);
 }
 
 void job_infra_failure(struct queue_conn *k, struct job *j, const char *reason)
@@ -146,27 +151,56 @@ void job_infra_failure(struct queue_conn *k, struct job *j, const char *reason)
     int tries = 0;
     while ((rc = queue_retry(k, &a, &r, err, sizeof err)) == QUEUE_IO && retry_io(k, j, &tries))
         ;
+    j->outcome = "error";
     if (rc != QUEUE_OK) {
         if (rc != QUEUE_IO)
-            logmsg("job %s: retry: %s", j->q.id, err);
+            logwarn("job %s: retry: %s", j->q.id, err);
     } else if (r.result == QUEUE_RETRY_SCHEDULED) {
-        logmsg("job %s: infrastructure failure (attempt %d): %s; retry in %ldms", j->q.id, r.attempts,
-               reason, delay);
+        j->outcome = "retry";
+        logwarn("job %s: infrastructure failure (attempt %d): %s; retry in %ldms", j->q.id, r.attempts,
+                reason, delay);
     } else if (r.result == QUEUE_RETRY_DEAD) {
-        logmsg("job %s: infrastructure failure, attempts exhausted: dead-lettered, verdict IE", j->q.id);
+        j->outcome = "dead";
+        logwarn("job %s: infrastructure failure, attempts exhausted: dead-lettered, verdict IE", j->q.id);
     } else {
+        j->outcome = "lost";
         logmsg("job %s: lease lost before the retry was recorded", j->q.id);
     }
 }
 
-/* The runner's report with "problem_version" (null: a local directory). */
-static char *with_version(char *report, const char *version)
+/* seconds (a JSON number) -> ms; -1 when absent */
+static long json_ms(json_t *v)
+{
+    return json_is_number(v) ? (long)(json_number_value(v) * 1000 + 0.5) : -1;
+}
+
+/* The job's compile time (the compiler's CPU time; 0 when the compile
+ * cache answered) and run time (the tests' program wall time, summed), for
+ * its log line. */
+static void report_times(struct job *j, json_t *o)
+{
+    json_t *compile = json_object_get(o, "compile");
+    bool cached = json_is_true(json_object_get(compile, "cached"));
+    j->compile_ms = cached ? 0 : json_ms(json_object_get(compile, "cpu_time"));
+    size_t i;
+    json_t *t;
+    j->run_ms = 0;
+    json_array_foreach(json_object_get(o, "tests"), i, t) {
+        long ms = json_ms(json_object_get(t, "wall_time"));
+        j->run_ms += ms > 0 ? ms : 0;
+    }
+}
+
+/* The runner's report with "problem_version" (null: a local directory);
+ * takes the job's times from it. */
+static char *with_version(struct job *j, char *report, const char *version)
 {
     json_t *o = json_loads(report, 0, NULL);
     if (!json_is_object(o)) {
         json_decref(o);
         return report;
     }
+    report_times(j, o);
     json_object_set_new(o, "problem_version", version[0] ? json_string(version) : json_null());
     char *s = json_dumps(o, JSON_COMPACT);
     json_decref(o);
@@ -182,6 +216,7 @@ static struct job *run_job(struct queue_conn *k, struct job *j)
 {
     struct pool *p = j->pool;
     const struct jd_config *cfg = &j->snap->cfg;
+    j->compile_ms = j->run_ms = j->judge_ms = -1;
     if (j->q.poison) {
         dead_letter(k, j, j->q.poison);
         return NULL;
@@ -213,16 +248,19 @@ static struct job *run_job(struct queue_conn *k, struct job *j)
     j->conn = k;   /* test_done's; "compiling" was written by the claim */
     struct runner_report *rep = NULL;
     enum runner_failure failure = RUNNER_FAILURE_NONE;
+    int64_t t0 = jd_now_ms();
     int rc = runner_judge(p->runner, &req, &rep, &failure, err, sizeof err);
+    j->judge_ms = (long)(jd_now_ms() - t0);
     if (version[0])
         pcache_release(cfg, version);
     if (atomic_load(&j->lost)) {
         logmsg("job %s: lease lost; result discarded", j->q.id);
+        j->outcome = "lost";
         runner_report_free(rep);
         return NULL;
     }
     if (rc == 0 && rep) {
-        j->report = with_version(runner_report_json(rep), version);
+        j->report = with_version(j, runner_report_json(rep), version);
         j->score = runner_report_score(rep);
         snprintf(j->verdict, sizeof j->verdict, "%s", runner_verdict_name(runner_report_verdict(rep)));
         runner_report_free(rep);
@@ -230,7 +268,9 @@ static struct job *run_job(struct queue_conn *k, struct job *j)
     }
     runner_report_free(rep);
     if (failure == RUNNER_FAILURE_ABORTED || atomic_load(&j->abort)) {
+        j->outcome = "aborted";
         if (atomic_load(&j->abort)) {
+            j->outcome = "given_back";
             struct job *one[1] = {j};
             jobs_give_back(k, p, one, 1, cfg->lease_ms);
             logmsg("job %s: stopped by shutdown; given back", j->q.id);
@@ -267,6 +307,7 @@ void *worker(void *arg)
         while (j) {
             j->snap = snapshot_get(); /* the job keeps this configuration to the end */
             struct job *next = run_job(&k, j);
+            log_job(j); /* the job's one line, whatever its outcome */
             pthread_mutex_lock(&p->mu);
             p->running--;
             pool_unhold(p, j);
