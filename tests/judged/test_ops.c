@@ -314,3 +314,62 @@ Test(ops, overlapping_sandbox_slots_the_second_judged_refuses, .timeout = 240)
     cr_assert(t_judged_started("C2", 30000), "a killed judged's slots stayed locked");
     submit_and_wait(cfa, AC_C, id, sizeof id);
 }
+
+/* runs judgectl with stdout into out; its exit status */
+static int ctl_json(char *out, size_t len, const char *cfg, const char *cmd, const char *a, const char *b)
+{
+    return t_ctl(out, len, cfg, "problem", cmd, "--json", a, b, NULL);
+}
+
+Test(ops, problem_check_and_push_warn_without_failing)
+{
+    char dir[400], p[500], cfg[400], out[8192];
+    snprintf(dir, sizeof dir, "%s/warned", T_dir);
+    mkdir(dir, 0755);
+    snprintf(p, sizeof p, "%s/tests", dir);
+    mkdir(p, 0755);
+    for (int i = 1; i <= 3; i++) {
+        snprintf(p, sizeof p, "%s/tests/%d.in", dir, i);
+        t_write(p, "%d %d\n", i, i);
+        snprintf(p, sizeof p, "%s/tests/%d.out", dir, i);
+        t_write(p, "%d\n", 2 * i);
+    }
+    snprintf(p, sizeof p, "%s/problem.yaml", dir);
+    t_write(p, "name: warned\ntime_limit: 2000\nmemory_limit: 256M\n"
+               "subtasks:\n  - {points: 30, tests: [1]}\n  - {points: 40, tests: [2]}\n");
+    write_config("W", SLOT, NULL, ONE_C, cfg, sizeof cfg);
+    const char *want[] = {
+        "problem.yaml:4: subtasks: warning: the subtasks' points add up to 70, not 100",
+        "problem.yaml:4: subtasks: warning: 1 test is in no subtask ('3')",
+        "problem.yaml:2: time_limit: warning: 2000 has no unit, so it means 2000 seconds",
+    };
+    /* problem check and push: exit 0, the warnings in the JSON */
+    const char *cmds[] = {"check", "push"};
+    for (int c = 0; c < 2; c++) {
+        cr_assert_eq(t_ctl(out, sizeof out, cfg, "problem", cmds[c], "--json", dir, NULL), 0, "%s: %s",
+                     cmds[c], out);
+        json_error_t e;
+        json_t *o = json_loads(out, 0, &e);
+        cr_assert(json_is_true(json_object_get(o, "ok")), "%s: %s", cmds[c], out);
+        json_t *w = json_object_get(o, "warnings");
+        cr_assert_eq(json_array_size(w), 3, "%s: %s", cmds[c], out);
+        for (size_t i = 0; i < 3; i++)
+            cr_assert(contains(json_string_value(json_array_get(w, i)), want[i]), "%s: %s", cmds[c], out);
+        json_decref(o);
+    }
+    /* text: the warnings, then OK */
+    cr_assert_eq(t_ctl(out, sizeof out, cfg, "problem", "check", dir, NULL), 0, "%s", out);
+    cr_assert(contains(out, want[2]) && contains(out, "\nOK warned:"), "%s", out);
+    /* an error: refused, listed under errors */
+    t_write(p, "name: warned\ntime_limit: 2000\nmemory_limit: 256M\nbogus: 1\n");
+    cr_assert_eq(ctl_json(out, sizeof out, cfg, "check", dir, NULL), 1, "%s", out);
+    json_error_t e;
+    json_t *o = json_loads(out, 0, &e);
+    cr_assert(json_is_false(json_object_get(o, "ok")), "%s", out);
+    cr_assert_eq(json_array_size(json_object_get(o, "errors")), 1, "%s", out);
+    cr_assert(contains(json_string_value(json_array_get(json_object_get(o, "errors"), 0)),
+                       "problem.yaml:4: bogus: unknown key"), "%s", out);
+    /* a package that does not load has no subtasks or limits to warn about */
+    cr_assert(json_is_array(json_object_get(o, "warnings")), "%s", out);
+    json_decref(o);
+}
