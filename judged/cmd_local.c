@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "ctl.h"
 #include "paths.h"
 #include "common.h"
 #include "runner.h"
@@ -302,14 +303,17 @@ int cmd_languages(int argc, char **argv)
 
 static const char problem_usage[] =
     "usage: judgectl problem check [--languages DIR] [--work-dir DIR] [--slot N]\n"
-    "                              [--limit KEY=VALUE] DIR\n"
+    "                              [--limit KEY=VALUE] [--json] DIR\n"
     "       judgectl problem push|list|show|versions|rm ...  (the problem store: --help there)\n"
     "Validates a problem package: every error names file, line and key. A custom\n"
     "checker is compiled through the sandbox (when the sandbox is available).\n"
     "--limit KEY=VALUE (repeatable) raises or lowers a package limit: yaml_size,\n"
     "package_files, package_size, tests (runner/README.md).\n"
-    "Warnings (\"FILE:LINE: KEY: warning: ...\", e.g. a memory limit too small\n"
-    "for any program to start) are printed too but do not fail the check.\n"
+    "Warnings (\"FILE:LINE: KEY: warning: ...\": a memory limit too small for any\n"
+    "program to start, subtask points that do not add up to 100, a test in no\n"
+    "subtask, a time limit above 60 without a unit) are printed too but do not\n"
+    "fail the check. --json prints {\"ok\", \"package\", \"summary\", \"errors\",\n"
+    "\"warnings\"}.\n"
     "Exit status 0 without errors, 1 with errors, 2 on bad usage.\n";
 
 /* The store's subcommands (cmd_store.c) share the name "problem": the
@@ -332,14 +336,21 @@ int cmd_problem(int argc, char **argv)
 {
     if (is_store_command(argc, argv))
         return cmd_store(argc, argv);
-    struct option opts[sizeof common_options / sizeof *common_options + 1] = {0};
+    struct option opts[sizeof common_options / sizeof *common_options + 2] = {0};
     memcpy(opts, common_options, sizeof common_options);
+    opts[sizeof common_options / sizeof *common_options] =
+        (struct option){"json", no_argument, NULL, OPT_JSON};
     struct local_opts o = default_opts();
+    bool json = false;
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         if (common_option(c, &o))
             continue;
+        if (c == OPT_JSON) {
+            json = true;
+            continue;
+        }
         if (c == 'h')
             return fputs(problem_usage, stdout), 0;
         return fputs(problem_usage, stderr), 2;
@@ -355,7 +366,15 @@ int cmd_problem(int argc, char **argv)
     int count = r ? runner_problem_check(r, dir, &errors, &summary)
                   : runner_problem_check_limits(&o.limits, dir, &errors, &summary);
     runner_close(r);
-    if (count > 0)
+    if (json) {
+        json_t *errs, *warnings;
+        check_lines_json(errors, &errs, &warnings);
+        json_t *j = json_pack("{s:b, s:s, s:s?, s:o, s:o}", "ok", count == 0, "package", dir,
+                              "summary", count == 0 ? summary : NULL, "errors", errs, "warnings",
+                              warnings);
+        print_json(j);
+        json_decref(j);
+    } else if (count > 0)
         fprintf(stdout, "%s%d error%s in %s\n", errors, count, count == 1 ? "" : "s", dir);
     else
         printf("%sOK %s\n", errors ? errors : "", summary ? summary : dir);  /* warnings first */

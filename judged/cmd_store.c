@@ -103,15 +103,10 @@ static int validate(const struct store_opts *o, const char *dir, char **errors, 
 static void print_refusal(const struct store_opts *o, const char *dir, const char *errors, int n)
 {
     if (o->c.json) {
-        json_t *arr = json_array();
-        for (const char *p = errors; p && *p;) {
-            const char *nl = strchr(p, '\n');
-            size_t len = nl ? (size_t)(nl - p) : strlen(p);
-            if (len)
-                json_array_append_new(arr, json_stringn(p, len));
-            p += len + (nl ? 1 : 0);
-        }
-        json_t *j = json_pack("{s:b, s:s, s:o}", "ok", 0, "package", dir, "errors", arr);
+        json_t *arr, *warnings;
+        check_lines_json(errors, &arr, &warnings);
+        json_t *j = json_pack("{s:b, s:s, s:o, s:o}", "ok", 0, "package", dir, "errors", arr,
+                              "warnings", warnings);
         print_json(j);
         json_decref(j);
     } else {
@@ -222,6 +217,12 @@ static int push_dir(struct store_opts *o, const char *dir, const char *name, con
         store_manifest_free(&m);
         return 1;
     }
+    /* what is left are warnings: shown, never refused */
+    json_t *no_errors, *warnings;
+    check_lines_json(errors, &no_errors, &warnings);
+    json_decref(no_errors);
+    if (!o->c.json && errors && *errors)
+        fputs(errors, stderr);
     free(errors);
     int rc = 1;
     if (setup(&o->c) != 0) {
@@ -249,6 +250,7 @@ static int push_dir(struct store_opts *o, const char *dir, const char *name, con
                                       r.previous[0] ? r.previous : NULL, "size", (json_int_t)m.total,
                                       "files", (json_int_t)m.n, "new_blobs", r.new_blobs, "uploaded",
                                       (json_int_t)r.uploaded);
+                json_object_set(j, "warnings", warnings);
                 print_json(j);
                 json_decref(j);
             } else {
@@ -258,6 +260,7 @@ static int push_dir(struct store_opts *o, const char *dir, const char *name, con
             rc = 0;
         }
     }
+    json_decref(warnings);
     free(summary);
     store_manifest_free(&m);
     return rc;

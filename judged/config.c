@@ -182,6 +182,7 @@ static int parse_pool(struct ctx *c, const char *name, yaml_node_t *m, struct jd
         if (!strcmp(ks, "languages")) {
             if (have_langs)   /* a second list would overflow the first's array */
                 return fail(c, k, key, "given twice");
+            p->languages_line = (int)k->start_mark.line + 1;
             if (v->type != YAML_SEQUENCE_NODE)
                 return fail(c, v, key, "expected a list of language ids");
             int n = (int)(v->data.sequence.items.top - v->data.sequence.items.start);
@@ -329,8 +330,16 @@ static int parse_root(struct ctx *c, yaml_node_t *root, struct jd_config *cfg)
             rc = get_retention(c, v, ks, &cfg->dlq_retention_ms);
         else if (!strcmp(ks, "state_dir"))
             rc = get_str(c, v, ks, &cfg->state_dir);
-        else if (!strcmp(ks, "problems"))
+        else if (!strcmp(ks, "problems")) {
             rc = get_str(c, v, ks, &cfg->problems);
+            cfg->problems_line = (int)k->start_mark.line + 1;
+        } else if (!strcmp(ks, "log_format")) {
+            const char *f = scalar(v);
+            if (!f || (strcmp(f, "text") && strcmp(f, "json")))
+                rc = fail(c, v, ks, "expected text or json");
+            else
+                cfg->log_json = !strcmp(f, "json");
+        }
         else if (!strcmp(ks, "languages"))
             rc = get_str(c, v, ks, &cfg->languages);
         else if (!strcmp(ks, "host")) {

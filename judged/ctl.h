@@ -41,5 +41,8 @@ int simple_opts(struct common *c, int argc, char **argv, const char *usage_text,
                 bool *has_wait);
 /* {name: {host fields..., alive}} */
 json_t *load_hosts(struct common *c);
+/* runner_problem_check's lines as two JSON arrays: errors, and warnings
+ * ("FILE:LINE: KEY: warning: message", which do not fail a check) */
+void check_lines_json(const char *lines, json_t **errors, json_t **warnings);
 
 #endif

@@ -146,3 +146,19 @@ int simple_opts(struct common *c, int argc, char **argv, const char *usage_text,
     return -1;
 }
 
+
+void check_lines_json(const char *lines, json_t **errors, json_t **warnings)
+{
+    *errors = json_array();
+    *warnings = json_array();
+    for (const char *p = lines; p && *p;) {
+        const char *nl = strchr(p, '\n');
+        size_t len = nl ? (size_t)(nl - p) : strlen(p);
+        char *line = strndup(p, len);
+        if (len && line)
+            json_array_append_new(strstr(line, ": warning: ") ? *warnings : *errors,
+                                  json_stringn(line, len));
+        free(line);
+        p += len + (nl ? 1 : 0);
+    }
+}

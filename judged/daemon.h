@@ -34,6 +34,9 @@ struct snapshot *snapshot_get(void);
 void snapshot_put(struct snapshot *s);
 /* Makes s current (the installer's reference moves to the daemon). */
 void snapshot_install(struct snapshot *s);
+/* The current configuration's log_format is json (false before one is
+ * installed). */
+bool snapshot_log_json(void);
 
 /* ---------------------------------------------------------------- jobs */
 
@@ -52,6 +55,11 @@ struct job {
     double score;
     char *report;
     struct queue_conn *conn; /* the worker's, while the job runs (progress) */
+    /* for the job's log line (log_job): how it ended on this host
+     * (published, lost, retry, dead, given_back, aborted, error) and its
+     * times in ms (-1: none) */
+    const char *outcome;
+    long compile_ms, run_ms, judge_ms;
 };
 
 void job_free(struct job *j);
@@ -89,10 +97,17 @@ struct daemon {
     atomic_bool hb_stop;
     atomic_long grace_deadline;
     struct pcache *pcache;   /* fetched problem versions (pcache.c) */
+    int slot_fd;             /* slotlock.c's lock file (-1: none), main thread only */
+    int slot_lo, slot_hi;    /* the sandbox slots locked for the configuration */
 };
 extern struct daemon jd;
 
+/* log.c: one line on stderr, text or JSON (log_format) */
 void logmsg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void logwarn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The line of a job a worker ran: id, pool, language, problem, verdict,
+ * outcome, attempt, queue wait, compile, run and judging times. */
+void log_job(const struct job *j);
 
 /* pool.c: lifecycle */
 struct pool *pool_new(const char *name, int first_slot, int slots);
@@ -134,6 +149,19 @@ void pcache_release(const struct jd_config *cfg, const char *version);
 
 /* heartbeat.c */
 void *heartbeat(void *arg);
+
+/* slotlock.c: machine-wide locks on this host's sandbox slots */
+/* Locks cfg's slots [first_slot, + 2 x all pools' slots) besides any held;
+ * -1 with err naming the config, the key and the judged holding them. */
+int slotlock_acquire(const struct jd_config *cfg, char *err, size_t errlen);
+/* Keeps only cfg's slots (after a start or a reload). */
+void slotlock_keep(const struct jd_config *cfg);
+void slotlock_release(void);
+
+/* judged.c: what the configuration file alone cannot tell (judgectl and
+ * judge-api share config.c): a language of a pool without a language file,
+ * no usable source of problems. -1 with err naming the file and the key. */
+int config_usable(const struct jd_config *cfg, char *err, size_t errlen);
 
 /* reload.c: reload returns true when a stop signal arrived during it */
 void reload_init(const char *languages_dir);

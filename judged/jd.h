@@ -24,6 +24,7 @@ struct jd_pool_cfg {
     int nlanguages;
     int slots;
     long max_queue;          /* 0 = unlimited */
+    int languages_line;      /* of `languages:` in the file, for judged's refusals */
 };
 
 /* The api: section, read only by judge-api (judged ignores it). */
@@ -48,6 +49,7 @@ struct jd_config {
                                 (NULL: none, or in the URL); never printed */
     char *state_dir;
     char *problems;
+    int problems_line;       /* of `problems:`; 0: not given (the default) */
     char *languages;
     char *host;              /* consumer name; default: hostname */
     long lease_ms;
@@ -61,6 +63,7 @@ struct jd_config {
     long idempotency_ttl_ms; /* an idempotency key expires after (0 = keep) */
     long dlq_retention_ms;   /* a dead letter is kept this long (0 = keep) */
     int first_slot;          /* sandbox slots of this host start here */
+    bool log_json;           /* log_format: json (one object per line) or text */
     long problem_cache;      /* bytes of fetched problem versions kept (LRU) */
     long compile_cache;      /* bytes of compiles kept per pool (LRU) */
     long max_package;        /* bytes: the largest package a push accepts */

@@ -31,6 +31,7 @@
  * first_slot and the pool's position, so a pool keeps its sandbox slots
  * across reloads. The host name and Redis URL never change after start.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -38,22 +39,90 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "common.h"
 #include "daemon.h"
 #include "paths.h"
 
-struct daemon jd = {.pools_mu = PTHREAD_MUTEX_INITIALIZER};
+struct daemon jd = {.pools_mu = PTHREAD_MUTEX_INITIALIZER, .slot_fd = -1};
 
-void logmsg(const char *fmt, ...)
+/* Every language of every pool has a language file, by the runner's own
+ * rule (its catalog: LANGUAGES/ID.yaml whose id: is ID), which judgectl
+ * submit applies too; otherwise every job of that language would fail. */
+static int languages_usable(const struct jd_config *cfg, char *err, size_t errlen)
 {
-    char who[300];
-    snprintf(who, sizeof who, "judged[%s]", jd.host ? jd.host : "?");
-    va_list ap;
-    va_start(ap, fmt);
-    common_vlog(who, fmt, ap);
-    va_end(ap);
+    struct runner_config rc = {.languages_dir = cfg->languages, .catalog_only = true,
+                               .limits = {.yaml_size = (uint64_t)cfg->package_limits.yaml_size}};
+    struct runner *r;
+    char why[4096];
+    if (runner_open(&r, &rc, why, sizeof why)) {
+        snprintf(err, errlen, "%s: key 'languages': %s", cfg->path, why);
+        return -1;
+    }
+    int bad = 0;
+    for (int i = 0; i < cfg->npools && !bad; i++)
+        for (int j = 0; j < cfg->pools[i].nlanguages && !bad; j++) {
+            const char *id = cfg->pools[i].languages[j];
+            if (runner_language_exists(r, id))
+                continue;
+            snprintf(err, errlen, "%s:%d: key 'pools.%s.languages': language '%s' has no language "
+                     "file in %s (a file %s.yaml with 'id: %s')", cfg->path,
+                     cfg->pools[i].languages_line, cfg->pools[i].name, id, cfg->languages, id, id);
+            bad = 1;
+        }
+    runner_close(r);
+    return bad ? -1 : 0;
+}
+
+/* Problems come from the store (fetched into STATE_DIR/problems) or, for a
+ * submission admitted without a stored version, from the `problems`
+ * directory. A `problems:` that names no directory is a mistake; without
+ * the key (and without the default directory) the store alone serves, so
+ * only a cache that cannot be made leaves nothing to judge with. */
+static int problems_usable(const struct jd_config *cfg, char *err, size_t errlen)
+{
+    struct stat st;
+    int e = stat(cfg->problems, &st) ? errno : S_ISDIR(st.st_mode) ? 0 : ENOTDIR;
+    if (!e)
+        return 0;
+    if (cfg->problems_line) {
+        snprintf(err, errlen, "%s:%d: key 'problems': %s: %s (the directory of problems judged "
+                 "without the store; leave the key out to judge only stored problems)", cfg->path,
+                 cfg->problems_line, cfg->problems, strerror(e));
+        return -1;
+    }
+    char cache[4200];
+    snprintf(cache, sizeof cache, "%s/problems", cfg->state_dir);
+    if (common_mkdir_p(cache, 0755) && errno != EEXIST) {
+        snprintf(err, errlen, "%s: key 'problems': missing, the default %s does not exist, and the "
+                 "problem store's cache %s cannot be made (%s; key 'state_dir'): no problem could "
+                 "be judged", cfg->path, cfg->problems, cache, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+int config_usable(const struct jd_config *cfg, char *err, size_t errlen)
+{
+    return languages_usable(cfg, err, errlen) || problems_usable(cfg, err, errlen) ? -1 : 0;
+}
+
+/* The slots of a judged that was just stopped or killed are free once it is
+ * gone; a restart (systemd's, a test's) may be that quick: wait a little
+ * before refusing. */
+static int lock_slots(const struct jd_config *cfg, char *err, size_t errlen)
+{
+    for (int tries = 0;; tries++) {
+        if (slotlock_acquire(cfg, err, errlen) == 0) {
+            slotlock_keep(cfg);
+            return 0;
+        }
+        if (tries >= 30 || jd.slot_fd < 0)
+            return -1;
+        jd_sleep_ms(100);
+    }
 }
 
 static void usage(FILE *out)
@@ -152,6 +221,10 @@ int main(int argc, char **argv)
         cfg.host = strdup(host_opt);
     }
     jd.host = strdup(cfg.host);
+    if (config_usable(&cfg, err, sizeof err) || lock_slots(&cfg, err, sizeof err)) {
+        fprintf(stderr, "judged: %s\n", err);
+        return 1;
+    }
     jd.pcache = pcache_new();
     int redis_pid = 0;
     if (!cfg.redis) {
@@ -199,6 +272,7 @@ int main(int argc, char **argv)
         if (p->runner)
             runner_close(p->runner);
     jd_embedded_stop(redis_pid);
+    slotlock_release();
     logmsg("stopped (%lu redis round trips)", (unsigned long)atomic_load(&queue_round_trips));
     return 0;
 }

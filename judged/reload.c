@@ -90,8 +90,12 @@ bool reload(const char *path, const sigset_t *stopset)
 {
     struct jd_config nc;
     char err[1024];
-    if (jd_config_load(&nc, path, err, sizeof err)) {
-        logmsg("SIGHUP: configuration not reloaded: %s", err);
+    /* refused like a start would be (languages, problems, another judged's
+     * slots): the old configuration stays, and so do its slots */
+    if (jd_config_load(&nc, path, err, sizeof err) || config_usable(&nc, err, sizeof err) ||
+        slotlock_acquire(&nc, err, sizeof err)) {
+        logwarn("SIGHUP: configuration not reloaded: %s", err);
+        jd_config_free(&nc);
         return false;
     }
     struct snapshot *old = snapshot_get();
@@ -192,6 +196,8 @@ bool reload(const char *path, const sigset_t *stopset)
         }
     }
     free(marked);
+    if (!stopped)
+        slotlock_keep(cfg); /* every pool is on its new slots: the old ones go */
     snapshot_put(s);
     logmsg("SIGHUP: configuration reloaded");
     return stopped;

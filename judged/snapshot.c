@@ -47,3 +47,11 @@ void snapshot_install(struct snapshot *s)
     pthread_mutex_unlock(&snap_mu);
     snapshot_put(old);
 }
+
+bool snapshot_log_json(void)
+{
+    pthread_mutex_lock(&snap_mu);
+    bool json = current && current->cfg.log_json;
+    pthread_mutex_unlock(&snap_mu);
+    return json;
+}

@@ -74,11 +74,15 @@ static struct job *publish(struct queue_conn *k, struct job *j)
                                          sizeof err)) == QUEUE_IO &&
            retry_io(k, j, &tries))
         ;
+    j->outcome = "published";
     if (rc == QUEUE_OK && r.rc == QUEUE_OK && r.result == QUEUE_FINISH_LOST) {
         logmsg("job %s: lease lost before finishing; published nothing", j->q.id);
+        j->outcome = "lost";
     } else if (rc == QUEUE_ERROR || (rc == QUEUE_OK && r.rc != QUEUE_OK)) {
-        logmsg("job %s: %s", j->q.id, rc == QUEUE_OK ? r.err : err);
+        logwarn("job %s: %s", j->q.id, rc == QUEUE_OK ? r.err : err);
         job_infra_failure(k, j, "redis write failed while storing the verdict");
+    } else if (rc == QUEUE_IO) {
+        j->outcome = "error"; /* Redis did not answer before the lease or grace ran out */
     }
     struct job *next = NULL;
     if (rc == QUEUE_OK && refill && crc == QUEUE_OK) {
@@ -125,8 +129,9 @@ static void dead_letter(struct queue_conn *k, struct job *j, const char *reason)
     while ((rc = queue_dead_letter(k, &a, &dead, err, sizeof err)) == QUEUE_IO && retry_io(k, j, &tries))
         ;
     if (rc == QUEUE_ERROR)
-        logmsg("job %s: %s", j->q.id, err);
-    logmsg("job %s (entry %s): dead-lettered: %s", j->q.id[0] ? j->q.id : "?", j->q.entry, reason);
+        logwarn("job %s: %s", j->q.id, err);
+    j->outcome = dead ? "dead" : rc == QUEUE_OK ? "lost" : "error";
+    logwarn("job %s (entry %s): dead-lettered: %s", j->q.id[0] ? j->q.id : "?", j->q.entry, reason);
 }
 
 void job_infra_failure(struct queue_conn *k, struct job *j, const char *reason)
@@ -147,16 +152,35 @@ void job_infra_failure(struct queue_conn *k, struct job *j, const char *reason)
     int tries = 0;
     while ((rc = queue_retry(k, &a, &r, err, sizeof err)) == QUEUE_IO && retry_io(k, j, &tries))
         ;
+    j->outcome = "error";
     if (rc != QUEUE_OK) {
         if (rc != QUEUE_IO)
-            logmsg("job %s: retry: %s", j->q.id, err);
+            logwarn("job %s: retry: %s", j->q.id, err);
     } else if (r.result == QUEUE_RETRY_SCHEDULED) {
-        logmsg("job %s: infrastructure failure (attempt %d): %s; retry in %ldms", j->q.id, r.attempts,
-               reason, delay);
+        j->outcome = "retry";
+        logwarn("job %s: infrastructure failure (attempt %d): %s; retry in %ldms", j->q.id, r.attempts,
+                reason, delay);
     } else if (r.result == QUEUE_RETRY_DEAD) {
-        logmsg("job %s: infrastructure failure, attempts exhausted: dead-lettered, verdict IE", j->q.id);
+        j->outcome = "dead";
+        logwarn("job %s: infrastructure failure, attempts exhausted: dead-lettered, verdict IE", j->q.id);
     } else {
+        j->outcome = "lost";
         logmsg("job %s: lease lost before the retry was recorded", j->q.id);
+    }
+}
+
+/* The job's compile time (the compiler's CPU time; 0 when the compile
+ * cache answered) and run time (the tests' program wall time, summed), for
+ * its log line: read from the report itself, never from its JSON. */
+static void report_times(struct job *j, const struct runner_report *rep)
+{
+    double compile = runner_report_compile_time(rep);
+    j->compile_ms = compile < 0 ? -1 : (long)(compile * 1000 + 0.5);
+    j->run_ms = 0;
+    for (size_t i = 0; i < runner_report_test_count(rep); i++) {
+        double pipeline, program;
+        if (runner_report_test_times(rep, i, &pipeline, &program) == 0 && program > 0)
+            j->run_ms += (long)(program * 1000 + 0.5);
     }
 }
 
@@ -166,6 +190,7 @@ static struct job *run_job(struct queue_conn *k, struct job *j)
 {
     struct pool *p = j->pool;
     const struct jd_config *cfg = &j->snap->cfg;
+    j->compile_ms = j->run_ms = j->judge_ms = -1;
     if (j->q.poison) {
         dead_letter(k, j, j->q.poison);
         return NULL;
@@ -198,11 +223,14 @@ static struct job *run_job(struct queue_conn *k, struct job *j)
     j->conn = k;   /* test_done's; "compiling" was written by the claim */
     struct runner_report *rep = NULL;
     enum runner_failure failure = RUNNER_FAILURE_NONE;
+    int64_t t0 = jd_now_ms();
     int rc = runner_judge(p->runner, &req, &rep, &failure, err, sizeof err);
+    j->judge_ms = (long)(jd_now_ms() - t0);
     if (version[0])
         pcache_release(cfg, version);
     if (atomic_load(&j->lost)) {
         logmsg("job %s: lease lost; result discarded", j->q.id);
+        j->outcome = "lost";
         runner_report_free(rep);
         return NULL;
     }
@@ -210,6 +238,7 @@ static struct job *run_job(struct queue_conn *k, struct job *j)
         /* stored as the runner wrote it: the result's readers compose
          * around it (jd_result_json) and never rewrite it */
         j->report = runner_report_json(rep);
+        report_times(j, rep);
         j->score = runner_report_score(rep);
         snprintf(j->verdict, sizeof j->verdict, "%s", runner_verdict_name(runner_report_verdict(rep)));
         runner_report_free(rep);
@@ -217,7 +246,9 @@ static struct job *run_job(struct queue_conn *k, struct job *j)
     }
     runner_report_free(rep);
     if (failure == RUNNER_FAILURE_ABORTED || atomic_load(&j->abort)) {
+        j->outcome = "aborted";
         if (atomic_load(&j->abort)) {
+            j->outcome = "given_back";
             struct job *one[1] = {j};
             jobs_give_back(k, p, one, 1, cfg->lease_ms);
             logmsg("job %s: stopped by shutdown; given back", j->q.id);
@@ -254,6 +285,7 @@ void *worker(void *arg)
         while (j) {
             j->snap = snapshot_get(); /* the job keeps this configuration to the end */
             struct job *next = run_job(&k, j);
+            log_job(j); /* the job's one line, whatever its outcome */
             pthread_mutex_lock(&p->mu);
             p->running--;
             pool_unhold(p, j);

@@ -177,6 +177,9 @@ struct rn_problem {
     char *dir, *name, *title;
     enum rn_problem_type type;
     double time_limit;
+    int time_line;                 /* line of `time_limit:` in problem.yaml */
+    bool time_unitless;            /* given as a bare number (seconds) */
+    int subtasks_line;             /* of `subtasks:`; 0: none (one subtask of all tests) */
     double wall_time_limit;        /* 0: 2 x CPU limit + 1 s */
     uint64_t memory_limit, output_limit;
     int memory_line;               /* line of `memory_limit:` in problem.yaml */
@@ -215,6 +218,10 @@ int rn_problem_parse(int root, const char *dir, const char *yaml, size_t len,
                      const struct runner_limits *lim, struct rn_problem **out,
                      struct rn_errors *errs);
 void rn_problem_free(struct rn_problem *p);
+/* Legal but probably not what the setter meant (points that do not add up
+ * to 100, a test in no subtask, a bare time limit above 60 s): one
+ * "FILE:LINE: KEY: warning: message" each, which does not fail a check. */
+void rn_problem_warnings(const struct rn_problem *p, struct rn_errors *warns);
 
 /* ---- checker.c --------------------------------------------------------- */
 

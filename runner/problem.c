@@ -836,8 +836,12 @@ static int parse_top(struct ydoc *y, const char *key, yaml_node_t *k, yaml_node_
         return ydoc_string(y, v, key, &p->name);
     if (!strcmp(key, "title"))
         return ydoc_string(y, v, key, &p->title);
-    if (!strcmp(key, "time_limit"))
+    if (!strcmp(key, "time_limit")) {
+        const char *t = v && v->type == YAML_SCALAR_NODE ? (const char *)v->data.scalar.value : "";
+        p->time_line = ydoc_line(k);
+        p->time_unitless = *t && strspn(t, "0123456789.") == strlen(t);
         return ydoc_duration(y, v, key, &p->time_limit);
+    }
     if (!strcmp(key, "wall_time_limit"))
         return ydoc_duration(y, v, key, &p->wall_time_limit);
     if (!strcmp(key, "compile_limits"))
@@ -859,7 +863,7 @@ static int parse_top(struct ydoc *y, const char *key, yaml_node_t *k, yaml_node_
     if (!strcmp(key, "tests"))
         return later->tests = v, 0;
     if (!strcmp(key, "subtasks"))
-        return later->subtasks = v, 0;
+        return later->subtasks = v, p->subtasks_line = ydoc_line(k), 0;
     ydoc_error(y, k, key, "unknown key (name, title, type, time_limit, wall_time_limit, "
                "memory_limit, output_limit, compile_limits, checker, interactor, grader, tests, "
                "subtasks, stop_on_failure)");
@@ -992,4 +996,57 @@ int rn_problem_load(const char *dir, const struct runner_limits *lim, struct rn_
         rc = -1;
     }
     return rc;
+}
+
+/* ---- warnings ---------------------------------------------------------- */
+
+static void points_warning(const struct rn_problem *p, struct rn_errors *warns)
+{
+    double sum = 0;
+    for (size_t i = 0; i < p->subtask_count; i++)
+        sum += p->subtasks[i].points;
+    if (sum < 100 - 1e-9 || sum > 100 + 1e-9)
+        rn_errors_add(warns, "%s/problem.yaml:%d: subtasks: warning: the subtasks' points add up "
+                      "to %g, not 100 (a full solution scores %g)", p->dir, p->subtasks_line, sum,
+                      sum);
+}
+
+/* one line for all of them (a package may have thousands), naming a few */
+static void orphan_tests_warning(const struct rn_problem *p, struct rn_errors *warns)
+{
+    bool *in = calloc(p->test_count, sizeof *in);
+    if (!in)
+        return;
+    for (size_t i = 0; i < p->subtask_count; i++)
+        for (size_t j = 0; j < p->subtasks[i].test_count; j++)
+            in[p->subtasks[i].tests[j]] = true;
+    char names[256] = "";
+    size_t count = 0, used = 0;
+    for (size_t i = 0; i < p->test_count; i++) {
+        if (in[i])
+            continue;
+        char q[RN_QUOTE_CAP];
+        if (count++ < 5 && used < sizeof names)
+            used += (size_t)snprintf(names + used, sizeof names - used, "%s'%s'", used ? ", " : "",
+                                     rn_quote(q, sizeof q, p->tests[i].name, strlen(p->tests[i].name)));
+    }
+    free(in);
+    if (count)
+        rn_errors_add(warns, "%s/problem.yaml:%d: subtasks: warning: %zu test%s in no subtask (%s%s): "
+                      "%s run and can fail the verdict but score no points", p->dir,
+                      p->subtasks_line, count, count == 1 ? " is" : "s are", names,
+                      count > 5 ? ", ..." : "", count == 1 ? "it is" : "they are");
+}
+
+void rn_problem_warnings(const struct rn_problem *p, struct rn_errors *warns)
+{
+    /* the default subtask (no `subtasks:`) holds every test and 100 points */
+    if (p->subtask_count > 0 && p->subtasks_line > 0) {
+        points_warning(p, warns);
+        orphan_tests_warning(p, warns);
+    }
+    if (p->time_unitless && p->time_limit > 60)
+        rn_errors_add(warns, "%s/problem.yaml:%d: time_limit: warning: %g has no unit, so it means "
+                      "%g seconds; write %gms if milliseconds were meant (or %gs to keep it)", p->dir,
+                      p->time_line, p->time_limit, p->time_limit, p->time_limit, p->time_limit);
 }

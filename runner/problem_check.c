@@ -64,6 +64,7 @@ static void add_warnings(const struct rn_problem *p, struct rn_errors *warns)
                       "small for a program to start (a minimal C program has ~1M resident, "
                       "Python ~10M, Java ~40M): runs will end MLE", p->dir, p->memory_line,
                       (unsigned long long)p->memory_limit);
+    rn_problem_warnings(p, warns);
 }
 
 static char *problem_summary(const struct rn_problem *p)

@@ -81,6 +81,13 @@ size_t runner_report_test_count(const struct runner_report *rep)
     return rep->test_count;
 }
 
+double runner_report_compile_time(const struct runner_report *rep)
+{
+    if (!rep->compile_status || !strcmp(rep->compile_status, "none"))
+        return -1;
+    return rep->compile_cached ? 0 : rep->compile_cpu_time;
+}
+
 int runner_report_test_times(const struct runner_report *rep, size_t i, double *pipeline_wall,
                              double *program_wall)
 {

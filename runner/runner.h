@@ -150,6 +150,9 @@ double runner_report_max_score(const struct runner_report *rep);
 /* Why the verdict is IE when the problem is at fault; NULL otherwise. */
 const char *runner_report_message(const struct runner_report *rep);
 size_t runner_report_test_count(const struct runner_report *rep);
+/* The compiler's CPU time in seconds: 0 when the compile cache answered,
+ * -1 when nothing was compiled. */
+double runner_report_compile_time(const struct runner_report *rep);
 /* Host wall time the pipeline spent on test i (sandbox, copying, checking)
  * and the program's own wall time; -1 for a skipped test. */
 int runner_report_test_times(const struct runner_report *rep, size_t i, double *pipeline_wall,

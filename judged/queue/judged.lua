@@ -114,7 +114,8 @@ local function job(q, stream, e, out, host, pool, now)
     return
   end
   local sk = key(pool, 'sub:' .. sid)
-  local v = redis.call('HMGET', sk, 'lang', 'problem', 'source', 'attempts', 'state', 'version')
+  local v = redis.call('HMGET', sk, 'lang', 'problem', 'source', 'attempts', 'state', 'version',
+                      'created', 'rejudged')
   if not v[1] or not v[2] or not v[3] then
     table.insert(out, {'queue', q, 'entry', eid, 'id', sid,
                        'poison', 'poison: submission ' .. sid .. ' is missing or incomplete'})
@@ -127,9 +128,12 @@ local function job(q, stream, e, out, host, pool, now)
   -- the first progress step is written here, with the claim, so that a job
   -- still costs judged one round trip when its runner reports no tests
   progress(pool, sid, 'compiling', 0, 0, '')
+  -- the queue wait (admission or rejudge to now, Redis' clock: the metrics'
+  -- definition) for judged's per-job log line; -1 when unknown
+  local since = tonumber(v[8] or v[7] or '')
   table.insert(out, {'queue', q, 'entry', eid, 'id', sid, 'poison', '', 'lang', v[1],
                      'problem', v[2], 'source', v[3], 'attempts', v[4] or '0',
-                     'version', v[6] or ''})
+                     'version', v[6] or '', 'wait', since and math.max(0, now - since) or -1})
 end
 
 local function lastdelivered(k)

@@ -333,6 +333,7 @@ void queue_job_clear(struct queue_job *j)
 static void parse_job(const redisReply *e, struct queue_job *j)
 {
     memset(j, 0, sizeof *j);
+    j->wait_ms = -1;
     j->queue = queue_index(sfield(e, "queue"));
     snprintf(j->entry, sizeof j->entry, "%s", sfield(e, "entry"));
     snprintf(j->id, sizeof j->id, "%s", sfield(e, "id"));
@@ -354,6 +355,7 @@ static void parse_job(const redisReply *e, struct queue_job *j)
     j->source[s->len] = 0;
     j->attempts = (int)ifield(e, "attempts");
     snprintf(j->version, sizeof j->version, "%s", sfield(e, "version"));
+    j->wait_ms = field(e, "wait") ? (long)ifield(e, "wait") : -1; /* an older library: unknown */
     /* the admission checked these names; an entry written by hand may not be */
     if (!queue_valid_name(j->problem))
         j->poison = strdup("poison: bad problem name");

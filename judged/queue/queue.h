@@ -139,6 +139,7 @@ struct queue_job {
     size_t source_len;
     int attempts;
     char version[65];        /* the problem version recorded at admission, or "" */
+    long wait_ms;            /* admission (or rejudge) to this claim; -1 unknown */
 };
 void queue_job_clear(struct queue_job *j);
 

@@ -222,3 +222,21 @@ Test(config, bad_package_limits_are_named)
     expect_error("package_limits: 5\npools:\n  native: {languages: [c], slots: 1}\n",
                  "package_limits");
 }
+
+Test(config, log_format_and_the_lines_judged_names_in_its_refusals)
+{
+    expect_error("log_format: yaml\npools:\n  n: {languages: [c]}\n", ":1: key 'log_format': expected text or json");
+    write_cfg("problems: /srv/p\nlog_format: json\npools:\n  n: {slots: 1,\n      languages: [c]}\n");
+    struct jd_config c;
+    char err[512];
+    cr_assert_eq(jd_config_load(&c, path, err, sizeof err), 0, "%s", err);
+    cr_assert(c.log_json);
+    cr_assert_eq(c.problems_line, 1);
+    cr_assert_eq(c.pools[0].languages_line, 5);
+    jd_config_free(&c);
+    write_cfg("pools:\n  n: {languages: [c]}\n");
+    cr_assert_eq(jd_config_load(&c, path, err, sizeof err), 0, "%s", err);
+    cr_assert(!c.log_json, "text by default");
+    cr_assert_eq(c.problems_line, 0, "problems: not given");
+    jd_config_free(&c);
+}

@@ -69,14 +69,15 @@ ExecStart=$(sed -n 's/^ExecStart=//p' /usr/lib/systemd/system/judged.service)
 [ "$ExecStart" = "/usr/bin/judged --config /etc/judged/judged.yaml" ] || fail "ExecStart=$ExecStart"
 # judged.service's confinement, rebuilt with mount(8) since no systemd runs
 # here: in a mount namespace of its own (ProtectSystem=strict) the root and
-# /run are read-only but for StateDirectory= and RuntimeDirectory=,
+# /run are read-only but for StateDirectory= and RuntimeDirectory= (both),
 # (ProtectHome=) /root and /home are empty, (PrivateTmp=) /tmp is a fresh
 # tmpfs, and (NoNewPrivileges=, CapabilityBoundingSet=) judged runs under
 # no_new_privs with the unit's capabilities only.
-mkdir -p /var/lib/judged /run/judge-sandbox /home
+mkdir -p /var/lib/judged /run/judge-sandbox /run/judged /home
 unshare --mount --propagation private sh -euc '
     mount --bind /var/lib/judged /var/lib/judged
     mount --bind /run/judge-sandbox /run/judge-sandbox
+    mount --bind /run/judged /run/judged
     mount -o remount,bind,ro /
     mount -o remount,bind,ro /run
     mount -t tmpfs -o ro,mode=0755 tmpfs /root

@@ -441,6 +441,63 @@ Test(problems, tiny_memory_limit_is_a_warning)
     free(dir);
 }
 
+/* legal, probably not meant: warnings naming file, line and key; the
+ * check still passes */
+static void expect_warnings(const char *yaml, int tests, const char *const *want, size_t nwant)
+{
+    char *dir = package(yaml, tests);
+    int count;
+    char *errors = check_errors(dir, &count);
+    cr_assert_eq(count, 0, "a warning is not an error: %s", errors);
+    size_t lines = 0;
+    for (const char *p = errors; p && *p; p++)
+        lines += *p == '\n';
+    cr_assert_eq(lines, nwant, "%s", errors);
+    for (size_t i = 0; i < nwant; i++)
+        cr_assert(strstr(errors, want[i]), "want '%s' in:\n%s", want[i], errors);
+    free(errors);
+    remove_dir(dir);
+    free(dir);
+}
+
+Test(problems, subtask_points_not_adding_to_100_is_a_warning)
+{
+    const char *want[] = {"/problem.yaml:4: subtasks: warning: the subtasks' points add up to 70, not 100"};
+    expect_warnings(BASE "subtasks:\n  - {points: 30, tests: [1]}\n  - {points: 40, tests: [2]}\n", 2,
+                    want, 1);
+    expect_warnings(BASE "subtasks:\n  - {points: 40, tests: [1]}\n  - {points: 60, tests: [2]}\n", 2,
+                    want, 0);
+    const char *more[] = {"the subtasks' points add up to 120, not 100"};
+    expect_warnings(BASE "subtasks:\n  - {points: 60, tests: [1]}\n  - {points: 60, tests: [2]}\n", 2,
+                    more, 1);
+}
+
+Test(problems, a_test_in_no_subtask_is_a_warning)
+{
+    const char *want[] = {"/problem.yaml:4: subtasks: warning: 2 tests are in no subtask ('3', '4')"};
+    expect_warnings(BASE "subtasks:\n  - {points: 50, tests: [1]}\n  - {points: 50, tests: [2]}\n", 4,
+                    want, 1);
+    const char *one[] = {"1 test is in no subtask ('4')"};
+    expect_warnings(BASE "subtasks:\n  - {points: 50, tests: [1-2]}\n  - {points: 50, tests: [2-3]}\n", 4,
+                    one, 1);
+    /* no subtasks: one subtask holds every test */
+    expect_warnings(BASE, 4, NULL, 0);
+    /* many: one line, a few named */
+    const char *many[] = {"9 tests are in no subtask ('2', '3', '4', '5', '6', ...)"};
+    expect_warnings(BASE "subtasks:\n  - {points: 100, tests: [1]}\n", 10, many, 1);
+}
+
+Test(problems, a_time_limit_above_60_without_a_unit_is_a_warning)
+{
+    const char *want[] = {"/problem.yaml:2: time_limit: warning: 1000 has no unit, so it means 1000 "
+                          "seconds; write 1000ms if milliseconds were meant"};
+    expect_warnings("name: t\ntime_limit: 1000\nmemory_limit: 256M\n", 1, want, 1);
+    expect_warnings("name: t\ntime_limit: 1000ms\nmemory_limit: 256M\n", 1, NULL, 0);
+    expect_warnings("name: t\ntime_limit: 90s\nmemory_limit: 256M\n", 1, NULL, 0);
+    expect_warnings("name: t\ntime_limit: 60\nmemory_limit: 256M\n", 1, NULL, 0);
+    expect_warnings("name: t\ntime_limit: 2.5\nmemory_limit: 256M\n", 1, NULL, 0);
+}
+
 Test(problems, minimal_package_defaults)
 {
     char *dir = package(BASE, 12);

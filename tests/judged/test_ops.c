@@ -1,0 +1,375 @@
+/* test_ops.c - judged as an admin runs it: the log line of every job (text
+ * and log_format: json), the refusals at start (a pool's language without
+ * a language file, a `problems:` that names no directory), and two judged
+ * on one machine whose sandbox slots overlap (the second refuses, naming the
+ * first; a reload onto another's slots is refused; a killed judged's slots
+ * are free again). Real redis-server, judged, judgectl and sandboxes; slots
+ * 672..691 (no other suite uses 670..699). */
+#include <jansson.h>
+
+#pragma GCC diagnostic ignored "-Wunused-function" /* harness.h has more than this suite uses */
+
+#include "harness.h"
+
+#define AC_C SRC "/testdata/aplusb/solutions/ac.c"
+#define SLOT 672
+
+static void setup(void)
+{
+    t_setup(1);
+}
+
+TestSuite(ops, .init = setup, .fini = t_teardown, .timeout = 120);
+
+static bool contains(const char *hay, const char *needle)
+{
+    return hay && strstr(hay, needle);
+}
+
+/* the whole log of host NAME (caller frees) */
+static char *judged_log(const char *name)
+{
+    char path[400];
+    snprintf(path, sizeof path, "%s/judged-%s.log", T_dir, name);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return strdup("");
+    char *buf = calloc(1, 1 << 20);
+    size_t n = fread(buf, 1, (1 << 20) - 1, f);
+    buf[n] = 0;
+    fclose(f);
+    return buf;
+}
+
+/* waits up to ms for pid to exit; its exit status, or -1 if it still runs */
+static int exit_status(pid_t pid, long ms)
+{
+    int st;
+    for (long long end = t_now_ms() + ms; t_now_ms() < end; t_sleep_ms(20))
+        if (waitpid(pid, &st, WNOHANG) == pid) {
+            t_untrack(pid);
+            return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+        }
+    return -1;
+}
+
+static void write_config(const char *name, int first_slot, const char *extra, const char *pools,
+                         char *path, size_t len)
+{
+    t_config(name, first_slot, extra, pools, path, len);
+}
+
+#define ONE_C "  native: {languages: [c], slots: 1}\n"
+#define TWO_C "  native: {languages: [c], slots: 2}\n"
+
+static void submit_and_wait(const char *cfg, const char *src, char *id, size_t idlen)
+{
+    cr_assert_eq(t_submit(cfg, "aplusb", "c", src, NULL, NULL, id, idlen), 0, "submit: %s", id);
+    cr_assert(t_wait_state(id, "done", 60000), "%s not judged", id);
+}
+
+/* the text line of job id: "job ID: pool=... judge_ms=N" */
+static void check_text_line(const char *log, const char *id, const char *verdict)
+{
+    char head[256];
+    snprintf(head, sizeof head, "job %s: pool=native lang=c problem=aplusb version=- verdict=%s ", id,
+             verdict);
+    const char *l = strstr(log, head);
+    cr_assert(l, "no job line for %s in:\n%s", id, log);
+    char line[1024];
+    snprintf(line, sizeof line, "%.*s", (int)strcspn(l, "\n"), l);
+    long wait, compile, run, judge;
+    int attempt;
+    const char *fields = strstr(line, "outcome=");
+    cr_assert(fields, "%s", line);
+    cr_assert_eq(sscanf(fields, "outcome=published attempt=%d wait_ms=%ld compile_ms=%ld run_ms=%ld "
+                                "judge_ms=%ld", &attempt, &wait, &compile, &run, &judge), 5, "%s", line);
+    cr_assert_eq(attempt, 1, "%s", line);
+    cr_assert(wait >= 0 && compile >= 0 && run >= 0 && judge > 0, "%s", line);
+    /* a judgment takes at least as long as its compile and its runs */
+    cr_assert(judge >= run, "%s", line);
+}
+
+Test(ops, one_log_line_per_job_in_text_and_in_json)
+{
+    char cfg[400], id[160], wa[400];
+    write_config("T", SLOT, NULL, ONE_C, cfg, sizeof cfg);
+    pid_t t = t_judged(cfg, "T");
+    cr_assert(t_judged_started("T", 30000));
+    submit_and_wait(cfg, AC_C, id, sizeof id);
+    snprintf(wa, sizeof wa, "%s/wa.c", T_dir);
+    t_write(wa, "#include <stdio.h>\nint main(void){puts(\"0\");return 0;}\n");
+    char wid[160];
+    submit_and_wait(cfg, wa, wid, sizeof wid);
+    cr_assert_eq(t_stop(t, SIGTERM, 30000) >> 8, 0);
+    char *log = judged_log("T");
+    check_text_line(log, id, "AC");
+    check_text_line(log, wid, "WA");
+    free(log);
+
+    /* log_format: json: every line one object with time, level, what */
+    write_config("J", SLOT, "log_format: json\n", ONE_C, cfg, sizeof cfg);
+    pid_t j = t_judged(cfg, "J");
+    cr_assert(t_judged_started("J", 30000));
+    submit_and_wait(cfg, AC_C, id, sizeof id);
+    cr_assert_eq(t_stop(j, SIGTERM, 30000) >> 8, 0);
+    log = judged_log("J");
+    int lines = 0, jobs = 0;
+    for (char *l = strtok(log, "\n"); l; l = strtok(NULL, "\n"), lines++) {
+        json_error_t e;
+        json_t *o = json_loads(l, 0, &e);
+        cr_assert(json_is_object(o), "not a JSON object: %s", l);
+        cr_assert(json_is_string(json_object_get(o, "time")), "%s", l);
+        cr_assert(json_is_string(json_object_get(o, "level")), "%s", l);
+        const char *what = json_string_value(json_object_get(o, "what"));
+        cr_assert(what, "%s", l);
+        cr_assert_str_eq(json_string_value(json_object_get(o, "host")), "J", "%s", l);
+        if (!strcmp(what, "job")) {
+            jobs++;
+            cr_assert_str_eq(json_string_value(json_object_get(o, "id")), id, "%s", l);
+            cr_assert_str_eq(json_string_value(json_object_get(o, "pool")), "native");
+            cr_assert_str_eq(json_string_value(json_object_get(o, "lang")), "c");
+            cr_assert_str_eq(json_string_value(json_object_get(o, "problem")), "aplusb");
+            cr_assert_str_eq(json_string_value(json_object_get(o, "verdict")), "AC");
+            cr_assert_str_eq(json_string_value(json_object_get(o, "outcome")), "published");
+            cr_assert_eq(json_integer_value(json_object_get(o, "attempt")), 1);
+            const char *ms[] = {"wait_ms", "compile_ms", "run_ms", "judge_ms"};
+            for (int i = 0; i < 4; i++)
+                cr_assert(json_is_integer(json_object_get(o, ms[i])) &&
+                              json_integer_value(json_object_get(o, ms[i])) >= 0, "%s: %s", ms[i], l);
+        } else {
+            cr_assert_str_eq(what, "message", "%s", l);
+            cr_assert(json_is_string(json_object_get(o, "msg")), "%s", l);
+        }
+        json_decref(o);
+    }
+    cr_assert(lines >= 3 && jobs == 1, "%d lines, %d job lines", lines, jobs);
+    free(log);
+}
+
+Test(ops, a_pool_language_without_a_language_file_is_refused)
+{
+    char cfg[400];
+    write_config("L", SLOT, NULL, "  native: {languages: [c, cobol], slots: 1}\n", cfg, sizeof cfg);
+    pid_t l = t_judged(cfg, "L");
+    cr_assert_eq(exit_status(l, 30000), 1, "judged did not refuse");
+    char *log = judged_log("L");
+    char want[600];
+    snprintf(want, sizeof want, "%s:", cfg);
+    cr_assert(contains(log, want), "names the file: %s", log);
+    cr_assert(contains(log, "key 'pools.native.languages': language 'cobol' has no language file"), "%s",
+              log);
+    cr_assert(!contains(log, "started (pid"), "%s", log);
+    free(log);
+
+    /* the runner's rule: a file's id: must be its name; judged agrees */
+    char dir[400], path[500];
+    snprintf(dir, sizeof dir, "%s/langs", T_dir);
+    mkdir(dir, 0755);
+    snprintf(path, sizeof path, "%s/cobol.yaml", dir);
+    t_write(path, "id: c\nname: C\nversion: [gcc, --version]\nsource: main.c\n"
+                  "compile: [gcc, main.c, -o, main]\nrun: [./main]\n");
+    snprintf(path, sizeof path, "%s/M.yaml", T_dir);
+    t_write(path, "redis: unix://%s\nstate_dir: %s/state-M\nproblems: %s/problems\nlanguages: %s\n"
+                  "host: M\nfirst_slot: %d\npools:\n  native: {languages: [cobol], slots: 1}\n",
+            T_sock, T_dir, T_dir, dir, SLOT);
+    pid_t m = t_judged(path, "M");
+    cr_assert_eq(exit_status(m, 30000), 1);
+    log = judged_log("M");
+    cr_assert(contains(log, "key 'languages'") && contains(log, "must equal the file name"), "%s", log);
+    free(log);
+}
+
+Test(ops, a_problems_key_naming_no_directory_is_refused_and_no_key_means_the_store)
+{
+    char cfg[400];
+    write_config("P", SLOT, NULL, ONE_C, cfg, sizeof cfg);
+    /* t_config wrote problems: T_dir/problems; point it elsewhere */
+    char path[400];
+    snprintf(path, sizeof path, "%s/P.yaml", T_dir);
+    t_write(path, "redis: unix://%s\nstate_dir: %s/state-P\nproblems: %s/no-such-dir\n"
+                  "languages: %s/languages\nhost: P\nfirst_slot: %d\npools:\n" ONE_C,
+            T_sock, T_dir, T_dir, SRC, SLOT);
+    pid_t p = t_judged(path, "P");
+    cr_assert_eq(exit_status(p, 30000), 1);
+    char *log = judged_log("P");
+    cr_assert(contains(log, ":3: key 'problems': ") && contains(log, "no-such-dir: No such file"), "%s",
+              log);
+    free(log);
+
+    /* without the key (and no /srv/problems) the store alone serves */
+    struct stat st;
+    if (stat("/srv/problems", &st) == 0)
+        cr_skip_test("/srv/problems exists on this machine");
+    t_write(path, "redis: unix://%s\nstate_dir: %s/state-Q\nlanguages: %s/languages\nhost: Q\n"
+                  "first_slot: %d\npools:\n" ONE_C,
+            T_sock, T_dir, SRC, SLOT);
+    pid_t q = t_judged(path, "Q");
+    cr_assert(t_judged_started("Q", 30000), "judged refused a store-only configuration");
+    cr_assert_eq(t_stop(q, SIGTERM, 30000) >> 8, 0);
+
+    /* ... unless the store's cache cannot be made either */
+    snprintf(path, sizeof path, "%s/afile", T_dir);
+    t_write(path, "not a directory\n");
+    snprintf(path, sizeof path, "%s/R.yaml", T_dir);
+    t_write(path, "redis: unix://%s\nstate_dir: %s/afile/state\nlanguages: %s/languages\nhost: R\n"
+                  "first_slot: %d\npools:\n" ONE_C,
+            T_sock, T_dir, SRC, SLOT);
+    pid_t r = t_judged(path, "R");
+    cr_assert_eq(exit_status(r, 30000), 1);
+    log = judged_log("R");
+    cr_assert(contains(log, "key 'problems': missing") && contains(log, "no problem could be judged"),
+              "%s", log);
+    free(log);
+}
+
+/* the holder file of pid: what a refused judged reads */
+static char *holder(pid_t pid)
+{
+    char path[100];
+    snprintf(path, sizeof path, "/run/judged/judged-%d.slots", (int)pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return strdup("");
+    char *buf = calloc(1, 8192);
+    size_t n = fread(buf, 1, 8191, f);
+    buf[n] = 0;
+    fclose(f);
+    return buf;
+}
+
+static bool wait_log(const char *name, const char *what, long ms)
+{
+    for (long long end = t_now_ms() + ms; t_now_ms() < end; t_sleep_ms(50)) {
+        char *log = judged_log(name);
+        bool ok = contains(log, what);
+        free(log);
+        if (ok)
+            return true;
+    }
+    return false;
+}
+
+Test(ops, overlapping_sandbox_slots_the_second_judged_refuses, .timeout = 240)
+{
+    char cfa[400], cfb[400], cfc[400], want[600];
+    write_config("A", SLOT, NULL, TWO_C, cfa, sizeof cfa);          /* 672..675 */
+    pid_t a = t_judged(cfa, "A");
+    cr_assert(t_judged_started("A", 30000));
+    char *h = holder(a);
+    cr_assert(contains(h, "host: A") && contains(h, "slots: 672..675"), "%s", h);
+    free(h);
+
+    /* B overlaps A by two slots: refused, naming A, its config and slots */
+    write_config("B", SLOT + 2, NULL, ONE_C, cfb, sizeof cfb);      /* 674..675 */
+    pid_t b = t_judged(cfb, "B");
+    cr_assert_eq(exit_status(b, 60000), 1, "the second judged did not refuse");
+    char *log = judged_log("B");
+    snprintf(want, sizeof want, "slots 674..675 are held by judged pid %d (host A, config %s, slots "
+             "672..675)", (int)a, cfa);
+    cr_assert(contains(log, want), "want '%s' in:\n%s", want, log);
+    snprintf(want, sizeof want, "%s: key 'first_slot': this judged's sandbox slots are 674..675", cfb);
+    cr_assert(contains(log, want), "want '%s' in:\n%s", want, log);
+    cr_assert(!contains(log, "started (pid"), "%s", log);
+    free(log);
+
+    /* beside A it starts, and both judge */
+    write_config("B", SLOT + 4, NULL, ONE_C, cfb, sizeof cfb);      /* 676..677 */
+    b = t_judged(cfb, "B2");
+    cr_assert(t_judged_started("B2", 30000));
+    char id[160];
+    submit_and_wait(cfa, AC_C, id, sizeof id);
+
+    /* a reload of A onto B's slots is refused; A keeps its own */
+    write_config("A", SLOT + 4, NULL, TWO_C, cfa, sizeof cfa);
+    kill(a, SIGHUP);
+    cr_assert(wait_log("A", "SIGHUP: configuration not reloaded", 30000));
+    log = judged_log("A");
+    snprintf(want, sizeof want, "slots 676..677 are held by judged pid %d (host B, config %s, slots "
+             "676..677)", (int)b, cfb);
+    cr_assert(contains(log, want), "want '%s' in:\n%s", want, log);
+    free(log);
+    h = holder(a);
+    cr_assert(contains(h, "slots: 672..675\n"), "%s", h);
+    free(h);
+
+    /* a reload that moves A frees its old slots once done */
+    write_config("A", SLOT + 8, NULL, TWO_C, cfa, sizeof cfa);      /* 680..683 */
+    kill(a, SIGHUP);
+    cr_assert(wait_log("A", "SIGHUP: configuration reloaded", 60000));
+    h = holder(a);
+    cr_assert(contains(h, "slots: 680..683\n"), "%s", h);
+    free(h);
+    write_config("C", SLOT, NULL, TWO_C, cfc, sizeof cfc);          /* 672..675 */
+    pid_t c = t_judged(cfc, "C");
+    cr_assert(t_judged_started("C", 30000), "A's old slots were not released");
+    cr_assert_eq(t_stop(c, SIGTERM, 30000) >> 8, 0);
+
+    /* a SIGKILLed judged holds nothing: the kernel dropped its locks */
+    kill(b, SIGKILL);
+    waitpid(b, NULL, 0);
+    t_untrack(b);
+    write_config("C", SLOT + 4, NULL, ONE_C, cfc, sizeof cfc);      /* B's 676..677 */
+    c = t_judged(cfc, "C2");
+    cr_assert(t_judged_started("C2", 30000), "a killed judged's slots stayed locked");
+    submit_and_wait(cfa, AC_C, id, sizeof id);
+}
+
+/* runs judgectl with stdout into out; its exit status */
+static int ctl_json(char *out, size_t len, const char *cfg, const char *cmd, const char *a, const char *b)
+{
+    return t_ctl(out, len, cfg, "problem", cmd, "--json", a, b, NULL);
+}
+
+Test(ops, problem_check_and_push_warn_without_failing)
+{
+    char dir[400], p[500], cfg[400], out[8192];
+    snprintf(dir, sizeof dir, "%s/warned", T_dir);
+    mkdir(dir, 0755);
+    snprintf(p, sizeof p, "%s/tests", dir);
+    mkdir(p, 0755);
+    for (int i = 1; i <= 3; i++) {
+        snprintf(p, sizeof p, "%s/tests/%d.in", dir, i);
+        t_write(p, "%d %d\n", i, i);
+        snprintf(p, sizeof p, "%s/tests/%d.out", dir, i);
+        t_write(p, "%d\n", 2 * i);
+    }
+    snprintf(p, sizeof p, "%s/problem.yaml", dir);
+    t_write(p, "name: warned\ntime_limit: 2000\nmemory_limit: 256M\n"
+               "subtasks:\n  - {points: 30, tests: [1]}\n  - {points: 40, tests: [2]}\n");
+    write_config("W", SLOT, NULL, ONE_C, cfg, sizeof cfg);
+    const char *want[] = {
+        "problem.yaml:4: subtasks: warning: the subtasks' points add up to 70, not 100",
+        "problem.yaml:4: subtasks: warning: 1 test is in no subtask ('3')",
+        "problem.yaml:2: time_limit: warning: 2000 has no unit, so it means 2000 seconds",
+    };
+    /* problem check and push: exit 0, the warnings in the JSON */
+    const char *cmds[] = {"check", "push"};
+    for (int c = 0; c < 2; c++) {
+        cr_assert_eq(t_ctl(out, sizeof out, cfg, "problem", cmds[c], "--json", dir, NULL), 0, "%s: %s",
+                     cmds[c], out);
+        json_error_t e;
+        json_t *o = json_loads(out, 0, &e);
+        cr_assert(json_is_true(json_object_get(o, "ok")), "%s: %s", cmds[c], out);
+        json_t *w = json_object_get(o, "warnings");
+        cr_assert_eq(json_array_size(w), 3, "%s: %s", cmds[c], out);
+        for (size_t i = 0; i < 3; i++)
+            cr_assert(contains(json_string_value(json_array_get(w, i)), want[i]), "%s: %s", cmds[c], out);
+        json_decref(o);
+    }
+    /* text: the warnings, then OK */
+    cr_assert_eq(t_ctl(out, sizeof out, cfg, "problem", "check", dir, NULL), 0, "%s", out);
+    cr_assert(contains(out, want[2]) && contains(out, "\nOK warned:"), "%s", out);
+    /* an error: refused, listed under errors */
+    t_write(p, "name: warned\ntime_limit: 2000\nmemory_limit: 256M\nbogus: 1\n");
+    cr_assert_eq(ctl_json(out, sizeof out, cfg, "check", dir, NULL), 1, "%s", out);
+    json_error_t e;
+    json_t *o = json_loads(out, 0, &e);
+    cr_assert(json_is_false(json_object_get(o, "ok")), "%s", out);
+    cr_assert_eq(json_array_size(json_object_get(o, "errors")), 1, "%s", out);
+    cr_assert(contains(json_string_value(json_array_get(json_object_get(o, "errors"), 0)),
+                       "problem.yaml:4: bogus: unknown key"), "%s", out);
+    /* a package that does not load has no subtasks or limits to warn about */
+    cr_assert(json_is_array(json_object_get(o, "warnings")), "%s", out);
+    json_decref(o);
+}
