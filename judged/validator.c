@@ -131,10 +131,11 @@ static void validate(struct queue_conn *k, const struct store_upload *u)
         if (store_fetch_manifest(k, &m, tmp, dir, NULL, err, sizeof err))
             errors = one_error(err);
         else if (!check_and_push(k, u, dir, &m, &state, &pr, &errors)) {
-            redisReply *r = queue_cmd(k, "RPUSH judge:uploads %s", u->id);   /* first out for the next host */
-            if (r)
-                freeReplyObject(r);
-            logmsg("upload %s (%s): stopping; given back", u->id, u->name);
+            if (store_upload_release(k, jd.host, u->id, err, sizeof err))
+                logmsg("upload %s (%s): stopping; cannot give it back (%s): it goes back when this host "
+                       "starts again", u->id, u->name, err);
+            else
+                logmsg("upload %s (%s): stopping; given back", u->id, u->name);
             store_manifest_free(&m);
             store_remove_tree(dir);
             return;
@@ -146,7 +147,7 @@ static void validate(struct queue_conn *k, const struct store_upload *u)
                          : pr.result == STORE_PUSH_NEW      ? "new"
                          : pr.result == STORE_PUSH_CURRENT ? "unchanged"
                                                             : "current again";
-    if (store_upload_settle(k, u->id, state, result, pr.previous, errors, err, sizeof err))
+    if (store_upload_settle(k, jd.host, u->id, state, result, pr.previous, errors, err, sizeof err))
         logmsg("upload %s (%s): cannot record the outcome: %s", u->id, u->name, err);
     else
         logmsg("upload %s (%s): %s%s%s", u->id, u->name, state, result ? " " : "", result ? result : "");
@@ -159,6 +160,12 @@ void *validator(void *arg)
     struct queue_conn k;
     queue_conn_init(&k, jd.redis_url, 5000);
     char err[512];
+    int n = 0;
+    /* what this host took before it died goes back to the queue */
+    while (!atomic_load(&jd.stopping) && store_upload_recover(&k, jd.host, &n, err, sizeof err))
+        queue_conn_backoff(&k);
+    if (n > 0)
+        logmsg("%d upload(s) this host was validating when it stopped: queued again", n);
     while (!atomic_load(&jd.stopping)) {
         struct store_upload u;
         bool got;

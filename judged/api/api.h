@@ -77,6 +77,7 @@ struct req {
     char *body;
     size_t len;
     bool too_big;
+    bool authed;             /* the token was checked before the body (uploads) */
     long limit;              /* body bytes accepted: api's body limit, or max_package for an upload */
     const struct api_token *tok;   /* NULL: no valid bearer token */
     char tok_name[65];

@@ -394,7 +394,7 @@ static enum MHD_Result route(struct req *r)
         return ret;
     if (strncmp(r->url, "/v1/", 4))
         return api_error(r, 404, NULL, "no such resource %s", r->url);
-    if (authenticate(r, &ret))
+    if (!r->authed && authenticate(r, &ret))
         return ret;
     return v1_route(r);
 }
@@ -412,7 +412,21 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         *con_cls = r;
         atomic_fetch_add(&a->requests, 1);
         /* a package upload may be as big as max_package; anything else is JSON */
-        r->limit = is(method, "PUT") && !strncmp(url, "/v1/problems/", 13) ? a->cfg.max_package : a->body_limit;
+        bool upload = is(method, "PUT") && !strncmp(url, "/v1/problems/", 13);
+        r->limit = upload ? a->cfg.max_package : a->body_limit;
+        if (upload) {
+            /* the token and role first: an anonymous client must not make a
+             * root process buffer max_package bytes */
+            r->conn = conn;
+            r->url = url;
+            r->method = method;
+            enum MHD_Result ret;
+            if (authenticate(r, &ret))
+                return ret;
+            r->authed = true;
+            if (!api_has_role(r, ROLE_SETTER))
+                return need(r, "setter", "uploading problems");
+        }
         const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Length");
         if (cl && strtoll(cl, NULL, 10) > r->limit)
             r->too_big = true;   /* answered now: the body is not read */

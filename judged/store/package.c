@@ -138,6 +138,7 @@ int store_unpack(const char *archive, const char *dst, uint64_t max_bytes, char 
     if (archive_read_open_filename(a, archive, 65536) != ARCHIVE_OK) {
         snprintf(err, errlen, "%s: not a tar or zip archive (%s)", archive, archive_error_string(a));
         archive_read_free(a);
+        rmdir(dst);   /* as every other failure: dst does not stay */
         return -1;
     }
     uint64_t total = 0;

@@ -154,7 +154,8 @@ int store_fetch_manifest(struct queue_conn *k, const struct store_manifest *m, c
  *                          state (pending|validating|stored|refused|failed),
  *                          host, finished, result (new|unchanged|current
  *                          again), previous, errors (JSON array of lines)
- *   judge:uploads          list of pending IDs (LPUSH, BRPOP)
+ *   judge:uploads          list of pending IDs (LPUSH; taken from the right)
+ *   judge:uploads:host:H   list: the IDs host H took and has not settled
  *   judge:upload:ID:done   list: one element once settled (a waiter's BLPOP)
  * Records expire STORE_UPLOAD_TTL seconds after they are settled. */
 #define STORE_UPLOAD_TTL (7 * 24 * 3600)
@@ -178,14 +179,18 @@ void store_upload_free(struct store_upload *u);
  * 32-hex-digit name. */
 int store_stage(struct queue_conn *k, const char *name, const char *dir, const struct store_manifest *m,
                 const char *owner, char id[33], char *err, size_t errlen);
-/* Takes the oldest pending upload, waiting up to timeout_s (>= 1): *got
- * false when none came. Marks it validating by host. */
+/* Takes the oldest pending upload into host's list, waiting up to
+ * timeout_s (>= 1): *got false when none came. Marks it validating by host. */
 int store_upload_take(struct queue_conn *k, int timeout_s, const char *host, struct store_upload *u, bool *got,
                       char *err, size_t errlen);
-/* Settles an upload: state stored (result, previous), refused (errors: a
- * JSON array text) or failed (errors: why); wakes its waiter. */
-int store_upload_settle(struct queue_conn *k, const char *id, const char *state, const char *result,
-                        const char *previous, const char *errors, char *err, size_t errlen);
+/* Settles an upload host took: state stored (result, previous), refused
+ * (errors: a JSON array text) or failed (errors: why); wakes its waiter. */
+int store_upload_settle(struct queue_conn *k, const char *host, const char *id, const char *state,
+                        const char *result, const char *previous, const char *errors, char *err, size_t errlen);
+/* Gives an upload host took back to the queue, first in line. */
+int store_upload_release(struct queue_conn *k, const char *host, const char *id, char *err, size_t errlen);
+/* Gives back every upload host took and did not settle (it died); *n of them. */
+int store_upload_recover(struct queue_conn *k, const char *host, int *n, char *err, size_t errlen);
 /* Reads an upload (*found false if unknown or expired). */
 int store_upload_get(struct queue_conn *k, const char *id, struct store_upload *u, bool *found, char *err,
                      size_t errlen);

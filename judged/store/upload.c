@@ -154,12 +154,15 @@ int store_upload_take(struct queue_conn *k, int timeout_s, const char *host, str
 {
     memset(u, 0, sizeof *u);
     *got = false;
-    redisReply *r = queue_cmd(k, "BRPOP judge:uploads %d", timeout_s < 1 ? 1 : timeout_s);
+    /* moved, not popped: a host that dies while validating leaves the id in
+     * its own list, and gives it back when it starts again */
+    redisReply *r = queue_cmd(k, "BLMOVE judge:uploads judge:uploads:host:%s RIGHT LEFT %d", host,
+                              timeout_s < 1 ? 1 : timeout_s);
     if (!r)
         return io(k, err, errlen);
     char id[64] = "";
-    if (r->type == REDIS_REPLY_ARRAY && r->elements == 2 && queue_rstr(r->element[1]))
-        snprintf(id, sizeof id, "%s", r->element[1]->str);
+    if (queue_rstr(r))
+        snprintf(id, sizeof id, "%s", r->str);
     freeReplyObject(r);
     if (!id[0])
         return 0;
@@ -168,16 +171,18 @@ int store_upload_take(struct queue_conn *k, int timeout_s, const char *host, str
     if (rc == 0 && *got && !u->manifest) {
         store_upload_free(u);
         *got = false;   /* expired meanwhile: nothing to validate */
+        discard(queue_cmd(k, "LREM judge:uploads:host:%s 0 %s", host, id));
     }
     return rc;
 }
 
-int store_upload_settle(struct queue_conn *k, const char *id, const char *state, const char *result,
-                        const char *previous, const char *errors, char *err, size_t errlen)
+int store_upload_settle(struct queue_conn *k, const char *host, const char *id, const char *state,
+                        const char *result, const char *previous, const char *errors, char *err, size_t errlen)
 {
     char finished[24];
     snprintf(finished, sizeof finished, "%" PRId64, common_wall_ms());
     discard(queue_cmd(k, "MULTI"));
+    discard(queue_cmd(k, "LREM judge:uploads:host:%s 0 %s", host, id));
     discard(queue_cmd(k, "HSET judge:upload:%s state %s finished %s result %s previous %s errors %s", id, state,
                       finished, result ? result : "", previous ? previous : "", errors ? errors : "[]"));
     discard(queue_cmd(k, "HDEL judge:upload:%s manifest", id));   /* the store has it now, or nobody needs it */
@@ -185,6 +190,29 @@ int store_upload_settle(struct queue_conn *k, const char *id, const char *state,
     discard(queue_cmd(k, "LPUSH judge:upload:%s:done 1", id));
     discard(queue_cmd(k, "EXPIRE judge:upload:%s:done 600", id));
     return exec_ok(k, queue_cmd(k, "EXEC"), err, errlen);
+}
+
+int store_upload_release(struct queue_conn *k, const char *host, const char *id, char *err, size_t errlen)
+{
+    discard(queue_cmd(k, "MULTI"));
+    discard(queue_cmd(k, "LREM judge:uploads:host:%s 0 %s", host, id));
+    discard(queue_cmd(k, "HSET judge:upload:%s state pending", id));
+    discard(queue_cmd(k, "RPUSH judge:uploads %s", id));   /* the next one taken */
+    return exec_ok(k, queue_cmd(k, "EXEC"), err, errlen);
+}
+
+int store_upload_recover(struct queue_conn *k, const char *host, int *n, char *err, size_t errlen)
+{
+    *n = 0;
+    redisReply *r = queue_cmd(k, "LRANGE judge:uploads:host:%s 0 -1", host);
+    if (!r)
+        return io(k, err, errlen);
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && r->type == REDIS_REPLY_ARRAY && i < r->elements; i++)
+        if (queue_rstr(r->element[i]) && (rc = store_upload_release(k, host, r->element[i]->str, err, errlen)) == 0)
+            (*n)++;
+    freeReplyObject(r);
+    return rc;
 }
 
 static bool settled_state(const char *s)
@@ -205,7 +233,7 @@ int store_upload_wait(struct queue_conn *k, const char *id, long timeout_ms, boo
         freeReplyObject(r);
         if (*settled || common_wall_ms() >= deadline)
             return 0;
-        /* the element stays (LPUSH'd once): the next read of the state ends the loop */
+        /* woken (or a second passed): the state read next tells */
         r = queue_cmd(k, "BLPOP judge:upload:%s:done 1", id);
         if (!r)
             return io(k, err, errlen);
