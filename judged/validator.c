@@ -19,9 +19,9 @@
 #include "daemon.h"
 #include "store.h"
 
-/* A pool with a runner and a free slot, now counted held; NULL while none
- * is free (or when stopping). */
-static struct pool *borrow_slot(void)
+/* A pool with a runner and a free slot, now counted held (*runner: its
+ * runner, read under the pool's lock); NULL when stopping. */
+static struct pool *borrow_slot(struct runner **runner)
 {
     while (!atomic_load(&jd.stopping)) {
         pthread_mutex_lock(&jd.pools_mu);
@@ -30,6 +30,7 @@ static struct pool *borrow_slot(void)
             pthread_mutex_lock(&p->mu);
             if (p->runner && !p->hold && !atomic_load(&p->stop) && p->nheld < p->slots) {
                 p->nheld++;
+                *runner = p->runner;
                 got = p;
             }
             pthread_mutex_unlock(&p->mu);
@@ -86,11 +87,12 @@ static bool check_and_push(struct queue_conn *k, const struct store_upload *u, c
                            const struct store_manifest *m, const char **state, struct store_push_reply *pr,
                            char **errors)
 {
-    struct pool *p = borrow_slot();
+    struct runner *runner = NULL;
+    struct pool *p = borrow_slot(&runner);
     if (!p)
         return false;
     char *lines = NULL, *summary = NULL;
-    int n = runner_problem_check(p->runner, dir, &lines, &summary);
+    int n = runner_problem_check(runner, dir, &lines, &summary);
     return_slot(p);
     free(summary);
     if (n > 0) {

@@ -1158,6 +1158,26 @@ static bool error_line(const struct resp *r, const char *a, const char *b)
     return false;
 }
 
+/* An ICPC/Kattis package (as test_store's make_icpc): the default
+ * validator's flags, .timelimit, data/sample and data/secret with a group. */
+static void make_icpc(const char *dir, const char *yaml)
+{
+    sh("mkdir -p %s/%s/data/sample %s/%s/data/secret/small", T_dir, dir, T_dir, dir);
+    char p[800];
+    snprintf(p, sizeof p, "%s/%s/problem.yaml", T_dir, dir);
+    t_write(p, "%s", yaml);
+    snprintf(p, sizeof p, "%s/%s/.timelimit", T_dir, dir);
+    t_write(p, "2\n");
+    const char *tests[][3] = {{"sample/1", "3", "1.0"}, {"secret/small/01", "1", "0.333333"}};
+    for (size_t i = 0; i < 2; i++) {
+        snprintf(p, sizeof p, "%s/%s/data/%s.in", T_dir, dir, tests[i][0]);
+        t_write(p, "%s\n", tests[i][1]);
+        snprintf(p, sizeof p, "%s/%s/data/%s.ans", T_dir, dir, tests[i][0]);
+        t_write(p, "%s\n", tests[i][2]);
+    }
+    sh("tar czf %s/%s.tgz -C %s %s", T_dir, dir, T_dir, dir);
+}
+
 Test(api, problem_upload_validated_by_a_judged_host_then_judged_and_rejudged)
 {
     /* max_package 1M (a top-level key after api:'s) for the size limits
@@ -1189,7 +1209,19 @@ Test(api, problem_upload_validated_by_a_judged_host_then_judged_and_rejudged)
     cr_assert_str_eq(jstr(&r, "result"), "new");
     cr_assert_str_eq(jstr(&r, "state"), "stored");
     snprintf(v1, sizeof v1, "%s", jstr(&r, "version"));
+    char loc[200];
+    cr_assert(header(&r, "Location", loc, sizeof loc), "an upload has a Location");
     resp_free(&r);
+    /* its record: validated by judged host A */
+    r = http("GET", "/v1/uploads/{id}", loc, tok_setter, NULL, NULL);
+    cr_assert_eq(r.status, 200, "%s", r.body);
+    cr_assert_str_eq(jstr(&r, "state"), "stored");
+    cr_assert_str_eq(jstr(&r, "host"), "A");
+    cr_assert_str_eq(jstr(&r, "owner"), "setter");
+    resp_free(&r);
+    expect(http("GET", "/v1/uploads/{id}", loc, tok_read, NULL, NULL), 403, NULL, "uploads need setter");
+    expect(http("GET", "/v1/uploads/{id}", "/v1/uploads/0123456789abcdef0123456789abcdef", tok_setter, NULL, NULL),
+           404, NULL, "unknown upload");
     /* the same content as a zip (no top-level directory): the same version, nothing new */
     char zip[400];
     snprintf(zip, sizeof zip, "%s/up.zip", T_dir);
@@ -1228,6 +1260,24 @@ Test(api, problem_upload_validated_by_a_judged_host_then_judged_and_rejudged)
     r = put_file(PROBS "/badchk", tok_setter, tgz, "application/gzip");
     cr_assert_eq(r.status, 422, "%s", r.body);
     cr_assert(error_line(&r, "problem.yaml:4: checker", NULL), "%s", r.body);
+    resp_free(&r);
+    /* ICPC/Kattis archives are converted as judgectl problem push does */
+    make_icpc("third", "name: One Third\nvalidation: default\n"
+                       "validator_flags: float_absolute_tolerance 1e-3\nlimits:\n  memory: 256\n");
+    snprintf(tgz, sizeof tgz, "%s/third.tgz", T_dir);
+    r = put_file(PROBS "/third", tok_setter, tgz, "application/gzip");
+    cr_assert_eq(r.status, 201, "%s", r.body);
+    resp_free(&r);
+    r = http("GET", PROB1, PROBS "/third", tok_setter, NULL, NULL);
+    cr_assert(r.body && strstr(r.body, "problem.icpc.yaml") && strstr(r.body, "data/secret/small/01.ans"), "%s",
+              r.body);
+    resp_free(&r);
+    make_icpc("broken", "name: Broken\nvalidation: bogus\n");
+    snprintf(tgz, sizeof tgz, "%s/broken.tgz", T_dir);
+    r = put_file(PROBS "/broken", tok_setter, tgz, "application/gzip");
+    cr_assert_eq(r.status, 422, "%s", r.body);
+    cr_assert(error_line(&r, "problem.yaml:2: validation", NULL), "%s", r.body);
+    cr_assert(!strstr(r.body, T_dir), "temporary paths leak into errors: %s", r.body);
     resp_free(&r);
     /* hostile archives: '..', absolute paths, links - refused naming the entry */
     sh("cd %s && python3 -c \"import tarfile,io\n"
@@ -1268,8 +1318,9 @@ Test(api, problem_upload_validated_by_a_judged_host_then_judged_and_rejudged)
     r = http("GET", PROBS, PROBS, tok_read, NULL, NULL);
     cr_assert_eq(r.status, 200, "%s", r.body);
     json_t *ps = json_object_get(r.json, "problems");
-    cr_assert_eq(json_array_size(ps), 1, "only 'up' was stored: %s", r.body);
-    cr_assert_str_eq(json_string_value(json_object_get(json_array_get(ps, 0), "current")), v2);
+    cr_assert_eq(json_array_size(ps), 2, "only 'third' and 'up' were stored: %s", r.body);
+    cr_assert_str_eq(json_string_value(json_object_get(json_array_get(ps, 1), "name")), "up");
+    cr_assert_str_eq(json_string_value(json_object_get(json_array_get(ps, 1), "current")), v2);
     resp_free(&r);
     r = http("GET", PROB1, PROBS "/up", tok_setter, NULL, NULL);
     cr_assert_eq(r.status, 200, "%s", r.body);
