@@ -28,7 +28,7 @@ static int io(struct queue_conn *k, char *err, size_t errlen)
     return STORE_IO;
 }
 
-/* Runs a MULTI ... EXEC block given as argv lists; 0 when EXEC answered. */
+/* EXEC's reply: 0 when the transaction ran. */
 static int exec_ok(struct queue_conn *k, redisReply *r, char *err, size_t errlen)
 {
     if (!r)
@@ -44,6 +44,26 @@ static void discard(redisReply *r)
 {
     if (r)
         freeReplyObject(r);
+}
+
+/* One command of a MULTI block: once the connection drops, nothing more is
+ * sent (a reconnected context would run the rest outside the transaction,
+ * which Redis discarded with the old connection). */
+#define TX(k, ok, ...)                                  \
+    do {                                                \
+        if (ok) {                                       \
+            redisReply *r_ = queue_cmd((k), __VA_ARGS__); \
+            (ok) = r_ != NULL;                          \
+            discard(r_);                                \
+        }                                               \
+    } while (0)
+
+/* EXEC of a block whose commands were all sent. */
+static int commit_tx(struct queue_conn *k, bool ok, char *err, size_t errlen)
+{
+    if (!ok)
+        return io(k, err, errlen);
+    return exec_ok(k, queue_cmd(k, "EXEC"), err, errlen);
 }
 
 void store_upload_free(struct store_upload *u)
@@ -76,12 +96,13 @@ int store_stage(struct queue_conn *k, const char *name, const char *dir, const s
     char *man = store_manifest_text(m, &mlen);
     char created[24];
     snprintf(created, sizeof created, "%" PRId64, common_wall_ms());
-    discard(queue_cmd(k, "MULTI"));
-    discard(queue_cmd(k, "HSET judge:upload:%s id %s name %s version %s manifest %b owner %s created %s state pending",
-                      id, id, name, m->version, man, mlen, owner ? owner : "", created));
-    discard(queue_cmd(k, "EXPIRE judge:upload:%s %d", id, STORE_UPLOAD_TTL));
-    discard(queue_cmd(k, "LPUSH judge:uploads %s", id));
-    rc = exec_ok(k, queue_cmd(k, "EXEC"), err, errlen);
+    bool ok = true;
+    TX(k, ok, "MULTI");
+    TX(k, ok, "HSET judge:upload:%s id %s name %s version %s manifest %b owner %s created %s state pending", id, id,
+       name, m->version, man, mlen, owner ? owner : "", created);
+    TX(k, ok, "EXPIRE judge:upload:%s %d", id, STORE_UPLOAD_TTL);
+    TX(k, ok, "LPUSH judge:uploads %s", id);
+    rc = commit_tx(k, ok, err, errlen);
     free(man);
     return rc;
 }
@@ -181,24 +202,26 @@ int store_upload_settle(struct queue_conn *k, const char *host, const char *id, 
 {
     char finished[24];
     snprintf(finished, sizeof finished, "%" PRId64, common_wall_ms());
-    discard(queue_cmd(k, "MULTI"));
-    discard(queue_cmd(k, "LREM judge:uploads:host:%s 0 %s", host, id));
-    discard(queue_cmd(k, "HSET judge:upload:%s state %s finished %s result %s previous %s errors %s", id, state,
-                      finished, result ? result : "", previous ? previous : "", errors ? errors : "[]"));
-    discard(queue_cmd(k, "HDEL judge:upload:%s manifest", id));   /* the store has it now, or nobody needs it */
-    discard(queue_cmd(k, "EXPIRE judge:upload:%s %d", id, STORE_UPLOAD_TTL));
-    discard(queue_cmd(k, "LPUSH judge:upload:%s:done 1", id));
-    discard(queue_cmd(k, "EXPIRE judge:upload:%s:done 600", id));
-    return exec_ok(k, queue_cmd(k, "EXEC"), err, errlen);
+    bool ok = true;
+    TX(k, ok, "MULTI");
+    TX(k, ok, "LREM judge:uploads:host:%s 0 %s", host, id);
+    TX(k, ok, "HSET judge:upload:%s state %s finished %s result %s previous %s errors %s", id, state, finished,
+       result ? result : "", previous ? previous : "", errors ? errors : "[]");
+    TX(k, ok, "HDEL judge:upload:%s manifest", id);   /* the store has it now, or nobody needs it */
+    TX(k, ok, "EXPIRE judge:upload:%s %d", id, STORE_UPLOAD_TTL);
+    TX(k, ok, "LPUSH judge:upload:%s:done 1", id);
+    TX(k, ok, "EXPIRE judge:upload:%s:done 600", id);
+    return commit_tx(k, ok, err, errlen);
 }
 
 int store_upload_release(struct queue_conn *k, const char *host, const char *id, char *err, size_t errlen)
 {
-    discard(queue_cmd(k, "MULTI"));
-    discard(queue_cmd(k, "LREM judge:uploads:host:%s 0 %s", host, id));
-    discard(queue_cmd(k, "HSET judge:upload:%s state pending", id));
-    discard(queue_cmd(k, "RPUSH judge:uploads %s", id));   /* the next one taken */
-    return exec_ok(k, queue_cmd(k, "EXEC"), err, errlen);
+    bool ok = true;
+    TX(k, ok, "MULTI");
+    TX(k, ok, "LREM judge:uploads:host:%s 0 %s", host, id);
+    TX(k, ok, "HSET judge:upload:%s state pending", id);
+    TX(k, ok, "RPUSH judge:uploads %s", id);   /* the next one taken */
+    return commit_tx(k, ok, err, errlen);
 }
 
 int store_upload_recover(struct queue_conn *k, const char *host, int *n, char *err, size_t errlen)
