@@ -6,7 +6,9 @@
  * is recorded as judge:rejudge:ID (problem, version, filters, time, count)
  * with its submissions in judge:rejudge:ID:ids; `rejudge status` reads the
  * submissions back. Each result is a new event with rejudge true, the
- * previous verdict and score and the version used. */
+ * previous verdict and score and the version used. The finding and
+ * queueing is store_rejudge (store/rejudge.c), shared with judge-api's
+ * POST /v1/rejudges. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,70 +44,6 @@ static long long parse_since(const char *s)
     if (jd_parse_duration(s, &ms) == 0)
         return jd_now_ms() - ms;
     return -1;
-}
-
-static bool verdict_listed(const char *list, const char *v)
-{
-    if (!list)
-        return true;
-    size_t n = strlen(v);
-    for (const char *p = list; *p;) {
-        const char *c = strchr(p, ',');
-        size_t l = c ? (size_t)(c - p) : strlen(p);
-        if (l == n && !strncasecmp(p, v, n))
-            return true;
-        p += l + (c ? 1 : 0);
-    }
-    return false;
-}
-
-struct match {
-    char id[192];
-    char verdict[16];
-};
-
-/* Every done submission of problem in pool matching the filters. */
-static int find(struct common *c, const char *pool, const char *problem, const char *verdicts, long long since,
-                struct match **out, size_t *n, size_t *cap)
-{
-    char pattern[300], cursor[64] = "0";
-    snprintf(pattern, sizeof pattern, "judge:{%s}:sub:*", pool);
-    do {
-        redisReply *r = queue_cmd(&c->conn, "SCAN %s MATCH %s COUNT 1000", cursor, pattern);
-        if (bad_reply(c, r, "SCAN"))
-            return -1;
-        snprintf(cursor, sizeof cursor, "%s", r->element[0]->str);
-        redisReply *keys = r->element[1];
-        for (size_t i = 0; i < keys->elements; i++) {
-            redisReply *h = queue_cmd(&c->conn, "HMGET %s id problem state verdict created", keys->element[i]->str);
-            if (bad_reply(c, h, "HMGET")) {
-                freeReplyObject(r);
-                return -1;
-            }
-            const char *v[5];
-            for (int j = 0; j < 5; j++)
-                v[j] = queue_rstr(h->element[j]);
-            bool ok = v[0] && v[1] && v[2] && v[3] && !strcmp(v[1], problem) && !strcmp(v[2], "done") &&
-                      verdict_listed(verdicts, v[3]) && (since < 0 || (v[4] && atoll(v[4]) >= since));
-            if (ok) {
-                if (*n == *cap) {
-                    *cap = *cap ? 2 * *cap : 64;
-                    *out = realloc(*out, *cap * sizeof **out);
-                }
-                snprintf((*out)[*n].id, sizeof (*out)[*n].id, "%s", v[0]);
-                snprintf((*out)[*n].verdict, sizeof (*out)[*n].verdict, "%s", v[3]);
-                (*n)++;
-            }
-            freeReplyObject(h);
-        }
-        freeReplyObject(r);
-    } while (strcmp(cursor, "0"));
-    return 0;
-}
-
-static int cmp_match(const void *a, const void *b)
-{
-    return strcmp(((const struct match *)a)->id, ((const struct match *)b)->id);
 }
 
 static int status(struct common *c, const char *only)
@@ -227,85 +165,48 @@ int cmd_rejudge(int argc, char **argv)
     }
     if (setup(&c))
         return 1;
-    char err[1024], ver[65] = "";
-    int rc = 1;
-    bool stored = false;
-    if (version && strcmp(version, "local")) {
-        struct store_manifest m;
-        if (store_get_manifest(&c.conn, version, &m, err, sizeof err)) {
-            fprintf(stderr, "judgectl rejudge: %s\n", err);
-            teardown(&c);
-            return 1;
-        }
-        store_manifest_free(&m);
-        snprintf(ver, sizeof ver, "%s", version);
-    } else if (!version && store_current(&c.conn, problem, ver, &stored, err, sizeof err)) {
+    char err[1024];
+    const char **pools = calloc((size_t)c.cfg.npools + 1, sizeof *pools);
+    for (int i = 0; i < c.cfg.npools; i++)
+        pools[i] = c.cfg.pools[i].name;
+    struct store_rejudge_args a = {.problem = problem, .version = version, .verdicts = verdicts, .since = since,
+                                   .pools = pools, .npools = (size_t)c.cfg.npools, .dry = dry};
+    struct store_rejudge_reply rp;
+    int rc = store_rejudge(&c.conn, &a, &rp, err, sizeof err);
+    free(pools);
+    if (rc) {
         fprintf(stderr, "judgectl rejudge: %s\n", err);
+        store_rejudge_free(&rp);
         teardown(&c);
         return 1;
     }
-    struct match *ms = NULL;
-    size_t n = 0, cap = 0;
-    for (int i = 0; i < c.cfg.npools; i++)
-        if (find(&c, c.cfg.pools[i].name, problem, verdicts, since, &ms, &n, &cap)) {
-            free(ms);
-            teardown(&c);
-            return 1;
-        }
-    qsort(ms, n, sizeof *ms, cmp_match);
-    char rid[64];
-    snprintf(rid, sizeof rid, "rj-%llx", (unsigned long long)jd_now_ms());
-    if (!dry && n) {
-        redisReply *r = queue_cmd(&c.conn, "HSET judge:rejudge:%s problem %s version %s created %lld count %lld "
-                                           "verdicts %s since %lld", rid, problem, ver, (long long)jd_now_ms(), (long long)n,
-                                  verdicts ? verdicts : "", since);
-        if (bad_reply(&c, r, "HSET"))
-            goto out;
-        freeReplyObject(r);
-        r = queue_cmd(&c.conn, "ZADD judge:rejudges %lld %s", (long long)jd_now_ms(), rid);
-        if (bad_reply(&c, r, "ZADD"))
-            goto out;
-        freeReplyObject(r);
-    }
-    size_t queued = 0;
     json_t *arr = json_array();
-    for (size_t i = 0; i < n; i++) {
-        char pool[80], result[32] = "dry-run";
-        if (!dry && queue_id_pool(ms[i].id, pool, sizeof pool)) {
-            redisReply *r = queue_cmd(&c.conn, "RPUSH judge:rejudge:%s:ids %s", rid, ms[i].id);
-            if (r)
-                freeReplyObject(r);
-            if (queue_rejudge(&c.conn, pool, ms[i].id, ver, rid, result, sizeof result, err, sizeof err)) {
-                fprintf(stderr, "judgectl rejudge: %s: %s\n", ms[i].id, err);
-                json_decref(arr);
-                goto out;
-            }
-            queued += !strcmp(result, "queued");
-        }
+    for (size_t i = 0; i < rp.n; i++) {
+        const struct store_rejudge_item *it = &rp.items[i];
+        const char *result = dry ? "dry-run" : it->result;
         if (c.json)
-            json_array_append_new(arr, json_pack("{s:s, s:s, s:s}", "id", ms[i].id, "verdict", ms[i].verdict,
-                                                 "result", result));
+            json_array_append_new(arr, json_pack("{s:s, s:s, s:s}", "id", it->id, "verdict", it->verdict, "result",
+                                                 result));
         else
-            printf("%s %s %s\n", ms[i].id, ms[i].verdict, result);
+            printf("%s %s %s\n", it->id, it->verdict, result);
     }
     if (c.json) {
-        json_t *j = json_pack("{s:s?, s:s, s:s?, s:b, s:I, s:I, s:o}", "id", dry || !n ? NULL : rid, "problem", problem,
-                              "version", ver[0] ? ver : NULL, "dry_run", dry, "matched", (json_int_t)n, "queued",
-                              (json_int_t)queued, "submissions", arr);
+        json_t *j = json_pack("{s:s?, s:s, s:s?, s:b, s:I, s:I, s:o}", "id", rp.id[0] ? rp.id : NULL, "problem",
+                              problem, "version", rp.version[0] ? rp.version : NULL, "dry_run", dry, "matched",
+                              (json_int_t)rp.matched, "queued", (json_int_t)rp.queued, "submissions", arr);
         print_json(j);
         json_decref(j);
     } else {
         json_decref(arr);
         if (dry)
-            printf("%zu submission%s would be rejudged\n", n, n == 1 ? "" : "s");
-        else if (n)
-            printf("rejudge %s: %zu of %zu queued with version %s\n", rid, queued, n, ver[0] ? ver : "(local)");
+            printf("%zu submission%s would be rejudged\n", rp.matched, rp.matched == 1 ? "" : "s");
+        else if (rp.matched)
+            printf("rejudge %s: %zu of %zu queued with version %s\n", rp.id, rp.queued, rp.matched,
+                   rp.version[0] ? rp.version : "(local)");
         else
             printf("no submission matched\n");
     }
-    rc = 0;
-out:
-    free(ms);
+    store_rejudge_free(&rp);
     teardown(&c);
-    return rc;
+    return 0;
 }

@@ -147,6 +147,9 @@ int pcache_acquire(struct queue_conn *k, const struct jd_config *cfg, const char
                    size_t pathlen, char *err, size_t errlen);
 void pcache_release(const struct jd_config *cfg, const char *version);
 
+/* validator.c: validates and pushes judge-api's staged uploads */
+void *validator(void *arg);
+
 /* heartbeat.c */
 void *heartbeat(void *arg);
 

@@ -249,8 +249,9 @@ int main(int argc, char **argv)
         jd_embedded_stop(redis_pid);
         return 1;
     }
-    pthread_t hb;
+    pthread_t hb, val;
     pthread_create(&hb, NULL, heartbeat, NULL);
+    pthread_create(&val, NULL, validator, NULL);   /* judge-api's staged uploads */
     char shown[sizeof jd.redis_url];
     queue_url_redact(jd.redis_url, shown, sizeof shown);   /* never the password */
     logmsg("started (pid %d, redis %s, %d pool(s), lease %ldms, heartbeat %ldms)", getpid(),
@@ -266,6 +267,7 @@ int main(int argc, char **argv)
         break;
     }
     pools_shutdown();
+    pthread_join(val, NULL);
     atomic_store(&jd.hb_stop, true);
     pthread_join(hb, NULL);
     for (struct pool *p = jd.pools; p; p = p->next)

@@ -77,6 +77,8 @@ struct req {
     char *body;
     size_t len;
     bool too_big;
+    bool authed;             /* the token was checked before the body (uploads) */
+    long limit;              /* body bytes accepted: api's body limit, or max_package for an upload */
     const struct api_token *tok;   /* NULL: no valid bearer token */
     char tok_name[65];
     unsigned roles;
@@ -121,6 +123,13 @@ enum MHD_Result api_dlq_action(struct req *r, const char *entry, const char *act
 enum MHD_Result api_languages(struct req *r);
 enum MHD_Result api_metrics(struct req *r);
 enum MHD_Result api_static(struct req *r, const char *file);
+/* The problem store (problems.c) and rejudges (rejudge.c). */
+enum MHD_Result api_problem_put(struct req *r, const char *name);
+enum MHD_Result api_problems_list(struct req *r);
+enum MHD_Result api_problem_get(struct req *r, const char *name, bool only_versions);
+enum MHD_Result api_problem_delete(struct req *r, const char *name);
+enum MHD_Result api_upload_get(struct req *r, const char *id);
+enum MHD_Result api_rejudge(struct req *r);
 
 /* Server lifecycle (server.c). */
 int api_start(struct api *a, char *err, size_t errlen);

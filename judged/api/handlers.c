@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "api.h"
+#include "store.h"
 #include "common.h"
 
 #define MAX_WAIT_S 30
@@ -21,6 +22,18 @@ static bool is_dir(const char *dir, const char *name)
     struct stat st;
     snprintf(path, sizeof path, "%s/%s", dir, name);
     return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* A problem the store holds (it is judged with the current version,
+ * recorded at admission), as judgectl submit accepts it. */
+static bool in_store(struct api *a, const char *name)
+{
+    struct queue_conn *k = api_conn_get(a);
+    char v[65], err[256];
+    bool found = false;
+    store_current(k, name, v, &found, err, sizeof err);
+    api_conn_put(a, k);
+    return found;
 }
 
 /* What judgectl submit checks too: a pool serves the language and its file
@@ -78,7 +91,7 @@ static enum MHD_Result check_body(struct req *r, json_t *b, const struct jd_pool
     json_t *cb = json_object_get(b, "callback_url");
     if (!problem)
         return reject(r, "problem", "missing or not a string%s", "");
-    if (!queue_valid_name(problem) || !is_dir(cfg->problems, problem))
+    if (!queue_valid_name(problem) || (!is_dir(cfg->problems, problem) && !in_store(r->api, problem)))
         return reject(r, "problem", "unknown problem '%.200s'", problem);
     if (!lang)
         return reject(r, "language", "missing or not a string%s", "");

@@ -292,6 +292,33 @@ static enum MHD_Result need(struct req *r, const char *role, const char *what)
     return api_error(r, 403, NULL, "token '%s' lacks the role %s for %s", r->tok_name, role, what);
 }
 
+/* The problem store: reading needs setter or read, changing needs setter. */
+static enum MHD_Result problems_route(struct req *r)
+{
+    char buf[512];
+    char *s[3];
+    int n;
+    bool get = is(r->method, "GET"), put = is(r->method, "PUT"), del = is(r->method, "DELETE");
+    if ((n = segments(r->url, "/v1/uploads/", buf, sizeof buf, s)) == 1) {
+        if (!get)
+            return method_not_allowed(r);
+        return api_has_role(r, ROLE_SETTER) ? api_upload_get(r, s[0]) : need(r, "setter", "uploads");
+    }
+    n = segments(r->url, "/v1/problems", buf, sizeof buf, s);
+    if (n < 0 || (n > 0 && r->url[12] != '/') || n > 2 || (n == 2 && !is(s[1], "versions")))
+        return api_error(r, 404, NULL, "no such resource %s", r->url);
+    if (get) {
+        if (!api_has_role(r, ROLE_SETTER | ROLE_READ))
+            return need(r, "setter or read", "reading the problem store");
+        return n == 0 ? api_problems_list(r) : api_problem_get(r, s[0], n == 2);
+    }
+    if (n != 1 || !(put || del))
+        return method_not_allowed(r);
+    if (!api_has_role(r, ROLE_SETTER))
+        return need(r, "setter", put ? "uploading problems" : "removing versions");
+    return put ? api_problem_put(r, s[0]) : api_problem_delete(r, s[0]);
+}
+
 static enum MHD_Result v1_route(struct req *r)
 {
     char buf[512];
@@ -319,6 +346,13 @@ static enum MHD_Result v1_route(struct req *r)
         if (!get)
             return method_not_allowed(r);
         return api_has_role(r, ROLE_READ) ? api_events(r) : need(r, "read", "events");
+    }
+    if (is(r->url, "/v1/problems") || !strncmp(r->url, "/v1/problems/", 13) || !strncmp(r->url, "/v1/uploads/", 12))
+        return problems_route(r);
+    if (is(r->url, "/v1/rejudges")) {
+        if (!post)
+            return method_not_allowed(r);
+        return api_has_role(r, ROLE_SETTER) ? api_rejudge(r) : need(r, "setter", "rejudges");
     }
     if (is(r->url, "/v1/languages")) {
         if (!get)
@@ -360,7 +394,7 @@ static enum MHD_Result route(struct req *r)
         return ret;
     if (strncmp(r->url, "/v1/", 4))
         return api_error(r, 404, NULL, "no such resource %s", r->url);
-    if (authenticate(r, &ret))
+    if (!r->authed && authenticate(r, &ret))
         return ret;
     return v1_route(r);
 }
@@ -377,14 +411,30 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         r->api = a;
         *con_cls = r;
         atomic_fetch_add(&a->requests, 1);
+        /* a package upload may be as big as max_package; anything else is JSON */
+        bool upload = is(method, "PUT") && !strncmp(url, "/v1/problems/", 13);
+        r->limit = upload ? a->cfg.max_package : a->body_limit;
+        if (upload) {
+            /* the token and role first: an anonymous client must not make a
+             * root process buffer max_package bytes */
+            r->conn = conn;
+            r->url = url;
+            r->method = method;
+            enum MHD_Result ret;
+            if (authenticate(r, &ret))
+                return ret;
+            r->authed = true;
+            if (!api_has_role(r, ROLE_SETTER))
+                return need(r, "setter", "uploading problems");
+        }
         const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Length");
-        if (cl && strtoll(cl, NULL, 10) > a->body_limit)
+        if (cl && strtoll(cl, NULL, 10) > r->limit)
             r->too_big = true;   /* answered now: the body is not read */
         else
             return MHD_YES;
     }
     if (*upload_size && !r->too_big) {
-        if (r->len + *upload_size > (size_t)a->body_limit) {
+        if (r->len + *upload_size > (size_t)r->limit) {
             r->too_big = true;
         } else {
             r->body = realloc(r->body, r->len + *upload_size + 1);
@@ -400,7 +450,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     r->url = url;
     r->method = method;
     if (r->too_big)
-        return api_error(r, 413, "body", "the request body is larger than %ld bytes", a->body_limit);
+        return api_error(r, 413, "body", "the request body is larger than %ld bytes", r->limit);
     return route(r);
 }
 

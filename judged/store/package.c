@@ -140,6 +140,7 @@ int store_unpack(const char *archive, const char *dst, uint64_t max_bytes, char 
     if (archive_read_open_filename(a, archive, 65536) != ARCHIVE_OK) {
         snprintf(err, errlen, "%s: not a tar or zip archive (%s)", archive, archive_error_string(a));
         archive_read_free(a);
+        rmdir(dst);   /* as every other failure: dst does not stay */
         return -1;
     }
     uint64_t total = 0;
@@ -157,7 +158,9 @@ int store_unpack(const char *archive, const char *dst, uint64_t max_bytes, char 
         const char *rel = name;
         while (rel[0] == '.' && rel[1] == '/')
             rel += 2;
-        if (!safe_rel(rel)) {   /* before anything is stripped */
+        if (!strcmp(rel, "."))
+            rel += 1;   /* "./" or ".": the archive's root (tar -C DIR .) */
+        if (*rel && !safe_rel(rel)) {   /* before anything is stripped */
             snprintf(err, errlen, "%s: entry '%s': absolute paths and '..' are refused", archive, name);
             rc = -1;
             break;
@@ -175,7 +178,10 @@ int store_unpack(const char *archive, const char *dst, uint64_t max_bytes, char 
         int type = archive_entry_filetype(e);
         if (!*clean && type == AE_IFDIR)
             continue;   /* the stripped top-level directory, or "./" */
-        if (!safe_rel(clean) || name[0] == '/') {
+        if (++files > STORE_MAX_FILES) {   /* directories too: each costs an inode */
+            snprintf(err, errlen, "%s: more than %d entries", archive, STORE_MAX_FILES);
+            rc = -1;
+        } else if (!safe_rel(clean) || name[0] == '/') {
             snprintf(err, errlen, "%s: entry '%s': absolute paths and '..' are refused", archive, name);
             rc = -1;
         } else if (archive_entry_hardlink(e) || type == AE_IFLNK) {
@@ -193,9 +199,6 @@ int store_unpack(const char *archive, const char *dst, uint64_t max_bytes, char 
             }
         } else if (type != AE_IFREG) {
             snprintf(err, errlen, "%s: entry '%s': not a regular file (a device, FIFO or socket)", archive, name);
-            rc = -1;
-        } else if (++files > STORE_MAX_FILES) {
-            snprintf(err, errlen, "%s: more than %d files", archive, STORE_MAX_FILES);
             rc = -1;
         } else {
             char path[4400];

@@ -673,6 +673,25 @@ static int commit(struct queue_conn *k, const char *name, const struct store_man
     return rc;
 }
 
+int store_send_blobs(struct queue_conn *k, const char *dir, const struct store_manifest *m, uint64_t *uploaded,
+                     int *new_blobs, char *err, size_t errlen)
+{
+    size_t *idx = calloc(m->n + 1, sizeof *idx);
+    size_t n = distinct_blobs(m, idx);
+    bool *need = calloc(n + 1, sizeof *need);
+    int rc = missing_blobs(k, m, idx, n, need, err, errlen);
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        if (!need[i])
+            continue;
+        rc = upload_blob(k, dir, &m->files[idx[i]], err, errlen);
+        *uploaded += m->files[idx[i]].size;
+        (*new_blobs)++;
+    }
+    free(idx);
+    free(need);
+    return rc;
+}
+
 int store_push(struct queue_conn *k, const char *name, const char *dir, const struct store_manifest *m,
                uint64_t quota, struct store_push_reply *out, char *err, size_t errlen)
 {
@@ -682,21 +701,13 @@ int store_push(struct queue_conn *k, const char *name, const char *dir, const st
         snprintf(err, errlen, "bad problem name '%s' (1-128 of A-Za-z0-9_.-, not starting with . or -)", name);
         return STORE_ERR;
     }
-    size_t *idx = calloc(m->n + 1, sizeof *idx);
-    size_t n = distinct_blobs(m, idx);
-    bool *need = calloc(n + 1, sizeof *need);
-    int rc = missing_blobs(k, m, idx, n, need, err, errlen);
-    for (size_t i = 0; rc == 0 && i < n; i++) {
-        if (!need[i])
-            continue;
-        rc = upload_blob(k, dir, &m->files[idx[i]], err, errlen);
-        out->uploaded += m->files[idx[i]].size;
-        out->new_blobs++;
-    }
-    if (rc == 0)
+    int rc = store_send_blobs(k, dir, m, &out->uploaded, &out->new_blobs, err, errlen);
+    if (rc == 0) {
+        size_t *idx = calloc(m->n + 1, sizeof *idx);
+        size_t n = distinct_blobs(m, idx);
         rc = commit(k, name, m, idx, n, quota, out, err, errlen);
-    free(idx);
-    free(need);
+        free(idx);
+    }
     return rc;
 }
 
@@ -968,9 +979,18 @@ int store_fetch(struct queue_conn *k, const char *version, const char *tmp_dir, 
     int rc = store_get_manifest(k, version, &m, err, errlen);
     if (rc)
         return rc;
+    rc = store_fetch_manifest(k, &m, tmp_dir, final_dir, bytes, err, errlen);
+    store_manifest_free(&m);
+    return rc;
+}
+
+int store_fetch_manifest(struct queue_conn *k, const struct store_manifest *mp, const char *tmp_dir,
+                         const char *final_dir, uint64_t *bytes, char *err, size_t errlen)
+{
+    const struct store_manifest m = *mp;
+    int rc = 0;
     if (mkdir(tmp_dir, 0755)) {
         snprintf(err, errlen, "%s: %s", tmp_dir, strerror(errno));
-        store_manifest_free(&m);
         return STORE_ERR;
     }
     for (size_t i = 0; rc == 0 && i < m.n; i++) {
@@ -991,6 +1011,5 @@ int store_fetch(struct queue_conn *k, const char *version, const char *tmp_dir, 
         store_remove_tree(tmp_dir);
     else if (bytes)
         *bytes = m.total;
-    store_manifest_free(&m);
     return rc;
 }

@@ -90,6 +90,11 @@ struct store_push_reply {
 int store_push(struct queue_conn *k, const char *name, const char *dir, const struct store_manifest *m,
                uint64_t quota, struct store_push_reply *out, char *err, size_t errlen);
 
+/* Sends the blobs of m that Redis lacks (read from dir, hashed again while
+ * sent), committing nothing: the first half of store_push. */
+int store_send_blobs(struct queue_conn *k, const char *dir, const struct store_manifest *m, uint64_t *uploaded,
+                     int *new_blobs, char *err, size_t errlen);
+
 /* ----------------------------------------------------------------- reads */
 
 /* NAME's current version ('' and *found false when NAME is not stored). */
@@ -134,6 +139,98 @@ int store_remove(struct queue_conn *k, const char *name, const char *version, ch
  * removed and final_dir untouched. *bytes (may be NULL) gets the size. */
 int store_fetch(struct queue_conn *k, const char *version, const char *tmp_dir, const char *final_dir,
                 uint64_t *bytes, char *err, size_t errlen);
+
+/* store_fetch of a manifest the caller holds (a staged upload's). */
+int store_fetch_manifest(struct queue_conn *k, const struct store_manifest *m, const char *tmp_dir,
+                         const char *final_dir, uint64_t *bytes, char *err, size_t errlen);
+
+/* ------------------------------------------------ upload.c: staged uploads */
+
+/* A front that cannot validate a package (judge-api links no runner) stages
+ * it: its blobs are sent, and an upload record waits in judge:uploads until
+ * a judged host validates it as `problem check` does (with the sandbox) and
+ * pushes it, or refuses it with every error. Keys:
+ *   judge:upload:ID        hash: name, version, manifest, owner, created,
+ *                          state (pending|validating|stored|refused|failed),
+ *                          host, finished, result (new|unchanged|current
+ *                          again), previous, errors (JSON array of lines)
+ *   judge:uploads          list of pending IDs (LPUSH; taken from the right)
+ *   judge:uploads:host:H   list: the IDs host H took and has not settled
+ *   judge:upload:ID:done   list: one element once settled (a waiter's BLPOP)
+ * Records expire STORE_UPLOAD_TTL seconds after they are settled. */
+#define STORE_UPLOAD_TTL (7 * 24 * 3600)
+
+struct store_upload {
+    char id[33];
+    char name[130];
+    char version[65];
+    char state[16];
+    char owner[65];
+    char host[256];
+    char result[24];
+    char previous[65];
+    long long created, finished;
+    char *manifest;          /* text (caller frees) */
+    char *errors;            /* JSON array text or NULL (caller frees) */
+};
+void store_upload_free(struct store_upload *u);
+
+/* Sends dir's blobs (manifest m) and queues an upload of NAME; id gets its
+ * 32-hex-digit name. */
+int store_stage(struct queue_conn *k, const char *name, const char *dir, const struct store_manifest *m,
+                const char *owner, char id[33], char *err, size_t errlen);
+/* Takes the oldest pending upload into host's list, waiting up to
+ * timeout_s (>= 1): *got false when none came. Marks it validating by host. */
+int store_upload_take(struct queue_conn *k, int timeout_s, const char *host, struct store_upload *u, bool *got,
+                      char *err, size_t errlen);
+/* Settles an upload host took: state stored (result, previous), refused
+ * (errors: a JSON array text) or failed (errors: why); wakes its waiter. */
+int store_upload_settle(struct queue_conn *k, const char *host, const char *id, const char *state,
+                        const char *result, const char *previous, const char *errors, char *err, size_t errlen);
+/* Gives an upload host took back to the queue, first in line. */
+int store_upload_release(struct queue_conn *k, const char *host, const char *id, char *err, size_t errlen);
+/* Gives back every upload host took and did not settle (it died); *n of them. */
+int store_upload_recover(struct queue_conn *k, const char *host, int *n, char *err, size_t errlen);
+/* Reads an upload (*found false if unknown or expired). */
+int store_upload_get(struct queue_conn *k, const char *id, struct store_upload *u, bool *found, char *err,
+                     size_t errlen);
+/* Waits up to timeout_ms for the upload to be settled (1 s blocking
+ * slices); *settled tells. */
+int store_upload_wait(struct queue_conn *k, const char *id, long timeout_ms, bool *settled, char *err,
+                      size_t errlen);
+
+/* ------------------------------------------------------ rejudge.c: rejudges */
+
+/* Which submissions to judge again: those of problem (NULL: any) in pools,
+ * judged (state done), optionally by verdict ("WA,TLE", NULL: any) and
+ * admission time (ms, -1: any); or, with nids, just the listed ids (still
+ * filtered by problem, verdicts and since). version: NULL = each problem's
+ * current one, "local" = the hosts' problems directory. */
+struct store_rejudge_args {
+    const char *problem, *version, *verdicts;
+    long long since;
+    const char *const *pools;
+    size_t npools;
+    const char *const *ids;
+    size_t nids;
+    bool dry;                /* find them, queue nothing */
+};
+struct store_rejudge_item {
+    char id[192];
+    char problem[130];
+    char verdict[16];        /* before the rejudge */
+    char result[32];         /* queued, or why not (queue_rejudge's answer, "not judged yet", "unknown", ...) */
+};
+struct store_rejudge_reply {
+    char id[64];             /* judge:rejudge:ID; '' when nothing was queued (or dry) */
+    char version[65];        /* the problem's version used ('' local or several problems) */
+    struct store_rejudge_item *items;   /* sorted by id */
+    size_t n, matched, queued;
+};
+/* Finds, records and queues a rejudge (store.h's header comment, rejudge.c). */
+int store_rejudge(struct queue_conn *k, const struct store_rejudge_args *a, struct store_rejudge_reply *out,
+                  char *err, size_t errlen);
+void store_rejudge_free(struct store_rejudge_reply *r);
 
 /* --------------------------------------------------- package.c: before a push */
 

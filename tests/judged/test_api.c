@@ -1095,3 +1095,319 @@ Test(api, connections_beyond_max_connections_wait_their_turn)
         status = probe_healthz(60);
     cr_assert_eq(status, 200);
 }
+
+/* ------------------------------------------------------- problem store */
+
+#define PROBS "/v1/problems"
+#define PROB1 "/v1/problems/{name}"
+
+/* PUT of a file's bytes with a Content-Type; recorded like http(). */
+static struct resp put_file(const char *path, const char *token, const char *file, const char *type)
+{
+    char *data = NULL;
+    size_t len = 0;
+    if (file) {
+        FILE *f = fopen(file, "rb");
+        cr_assert(f, "%s", file);
+        fseek(f, 0, SEEK_END);
+        len = (size_t)ftell(f);
+        fseek(f, 0, SEEK_SET);
+        data = malloc(len + 1);
+        cr_assert_eq(fread(data, 1, len, f), len);
+        fclose(f);
+    }
+    struct resp r = {0};
+    CURL *c = curl_easy_init();
+    char url[1024], auth[200], ct[200];
+    snprintf(url, sizeof url, "http://127.0.0.1:%d%s", api_port, path);
+    snprintf(auth, sizeof auth, "Authorization: Bearer %s", token);
+    snprintf(ct, sizeof ct, "Content-Type: %s", type);
+    struct curl_slist *h = curl_slist_append(NULL, auth);
+    h = curl_slist_append(h, ct);
+    curl_easy_setopt(c, CURLOPT_URL, url);
+    curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, "PUT");
+    curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
+    curl_easy_setopt(c, CURLOPT_POSTFIELDS, data ? data : "");
+    curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE, (long)len);
+    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
+    curl_easy_setopt(c, CURLOPT_WRITEDATA, &r);
+    curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
+    curl_easy_setopt(c, CURLOPT_HEADERDATA, &r);
+    curl_easy_setopt(c, CURLOPT_TIMEOUT, 120L);
+    CURLcode rc = curl_easy_perform(c);
+    /* a body refused before it is read may end the upload early */
+    cr_assert(rc == CURLE_OK || rc == CURLE_SEND_ERROR, "PUT %s: %s", path, curl_easy_strerror(rc));
+    curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r.status);
+    curl_slist_free_all(h);
+    curl_easy_cleanup(c);
+    free(data);
+    r.json = json_loadb(r.body ? r.body : "", r.len, 0, NULL);
+    if (nseen < 256) {
+        struct seen *s = &seen[nseen++];
+        snprintf(s->method, sizeof s->method, "PUT");
+        snprintf(s->tmpl, sizeof s->tmpl, "%s", PROB1);
+        s->status = r.status;
+        s->json = r.json ? json_incref(r.json) : NULL;
+    }
+    return r;
+}
+
+static void sh(const char *fmt, ...)
+{
+    char cmd[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cmd, sizeof cmd, fmt, ap);
+    va_end(ap);
+    cr_assert_eq(system(cmd), 0, "%s", cmd);
+}
+
+/* Does some line of the response's "errors" contain all of the words? */
+static bool error_line(const struct resp *r, const char *a, const char *b)
+{
+    json_t *e;
+    size_t i;
+    json_array_foreach(json_object_get(r->json, "errors"), i, e)
+        if (strstr(json_string_value(e), a) && (!b || strstr(json_string_value(e), b)))
+            return true;
+    return false;
+}
+
+/* An ICPC/Kattis package (as test_store's make_icpc): the default
+ * validator's flags, .timelimit, data/sample and data/secret with a group. */
+static void make_icpc(const char *dir, const char *yaml)
+{
+    sh("mkdir -p %s/%s/data/sample %s/%s/data/secret/small", T_dir, dir, T_dir, dir);
+    char p[800];
+    snprintf(p, sizeof p, "%s/%s/problem.yaml", T_dir, dir);
+    t_write(p, "%s", yaml);
+    snprintf(p, sizeof p, "%s/%s/.timelimit", T_dir, dir);
+    t_write(p, "2\n");
+    const char *tests[][3] = {{"sample/1", "3", "1.0"}, {"secret/small/01", "1", "0.333333"}};
+    for (size_t i = 0; i < 2; i++) {
+        snprintf(p, sizeof p, "%s/%s/data/%s.in", T_dir, dir, tests[i][0]);
+        t_write(p, "%s\n", tests[i][1]);
+        snprintf(p, sizeof p, "%s/%s/data/%s.ans", T_dir, dir, tests[i][0]);
+        t_write(p, "%s\n", tests[i][2]);
+    }
+    sh("tar czf %s/%s.tgz -C %s %s", T_dir, dir, T_dir, dir);
+}
+
+Test(api, problem_upload_validated_by_a_judged_host_then_judged_and_rejudged)
+{
+    /* max_package 1M (a top-level key after api:'s) for the size limits
+     * below; aplusb is ~300K */
+    start("  native: {languages: [c, cpp], slots: 1}\n", "max_package: 1M\n", true);
+    char tok_setter[100];
+    token("setter", "setter", tok_setter);
+    kill(api_pid, SIGHUP);   /* the tokens file is read again */
+    for (long long end = t_now_ms() + 20000; t_now_ms() < end; t_sleep_ms(100)) {
+        struct resp r = http("GET", PROBS, PROBS, tok_setter, NULL, NULL);
+        long st = r.status;
+        resp_free(&r);
+        if (st == 200)
+            break;
+    }
+
+    /* tar.gz with a top-level directory: stored, a new version (201) */
+    sh("tar czf %s/up.tgz -C %s/testdata aplusb", T_dir, SRC);
+    struct resp r = put_file(PROBS "/up", tok_setter, NULL, "application/gzip");
+    cr_assert_eq(r.status, 400, "empty body: %s", r.body);
+    resp_free(&r);
+    r = put_file(PROBS "/up", tok_setter, NULL, "text/plain");
+    cr_assert_eq(r.status, 415, "%s", r.body);
+    resp_free(&r);
+    char tgz[400], v1[65], v2[65];
+    snprintf(tgz, sizeof tgz, "%s/up.tgz", T_dir);
+    r = put_file(PROBS "/up", tok_setter, tgz, "application/gzip");
+    cr_assert_eq(r.status, 201, "%s", r.body);
+    cr_assert_str_eq(jstr(&r, "result"), "new");
+    cr_assert_str_eq(jstr(&r, "state"), "stored");
+    snprintf(v1, sizeof v1, "%s", jstr(&r, "version"));
+    char loc[200];
+    cr_assert(header(&r, "Location", loc, sizeof loc), "an upload has a Location");
+    resp_free(&r);
+    /* its record: validated by judged host A */
+    r = http("GET", "/v1/uploads/{id}", loc, tok_setter, NULL, NULL);
+    cr_assert_eq(r.status, 200, "%s", r.body);
+    cr_assert_str_eq(jstr(&r, "state"), "stored");
+    cr_assert_str_eq(jstr(&r, "host"), "A");
+    cr_assert_str_eq(jstr(&r, "owner"), "setter");
+    resp_free(&r);
+    expect(http("GET", "/v1/uploads/{id}", loc, tok_read, NULL, NULL), 403, NULL, "uploads need setter");
+    expect(http("GET", "/v1/uploads/{id}", "/v1/uploads/0123456789abcdef0123456789abcdef", tok_setter, NULL, NULL),
+           404, NULL, "unknown upload");
+    /* the same content as a zip (no top-level directory): the same version, nothing new */
+    char zip[400];
+    snprintf(zip, sizeof zip, "%s/up.zip", T_dir);
+    sh("cd %s/testdata/aplusb && zip -qr %s .", SRC, zip);
+    r = put_file(PROBS "/up", tok_setter, zip, "application/zip");
+    cr_assert_eq(r.status, 200, "%s", r.body);
+    cr_assert_str_eq(jstr(&r, "version"), v1);
+    cr_assert_str_eq(jstr(&r, "result"), "unchanged");
+    resp_free(&r);
+    /* changed content as a zip: a second version, current */
+    sh("cp -r %s/testdata/aplusb %s/up2 && echo note > %s/up2/NOTES && cd %s/up2 && zip -qr %s/up2.zip .",
+       SRC, T_dir, T_dir, T_dir, T_dir);
+    snprintf(zip, sizeof zip, "%s/up2.zip", T_dir);
+    r = put_file(PROBS "/up", tok_setter, zip, "application/zip");
+    cr_assert_eq(r.status, 201, "%s", r.body);
+    snprintf(v2, sizeof v2, "%s", jstr(&r, "version"));
+    cr_assert_str_neq(v1, v2);
+    resp_free(&r);
+
+    /* refused: every error as FILE:LINE: KEY: message, nothing stored */
+    sh("mkdir -p %s/bad/tests && printf 'name: bad\\ntime_limit: forever\\nmemory_limit: lots\\n' > %s/bad/problem.yaml"
+       " && echo 1 > %s/bad/tests/1.in && tar czf %s/bad.tgz -C %s/bad .", T_dir, T_dir, T_dir, T_dir, T_dir);
+    snprintf(tgz, sizeof tgz, "%s/bad.tgz", T_dir);
+    r = put_file(PROBS "/bad", tok_setter, tgz, "application/gzip");
+    cr_assert_eq(r.status, 422, "%s", r.body);
+    cr_assert(error_line(&r, "problem.yaml:2: time_limit", NULL), "%s", r.body);
+    cr_assert(error_line(&r, "problem.yaml:3: memory_limit", NULL), "%s", r.body);
+    cr_assert(!strstr(r.body, T_dir), "temporary paths leak into errors: %s", r.body);
+    resp_free(&r);
+    /* a custom checker that does not compile (only a judged host can tell) */
+    sh("cp -r %s/testdata/aplusb %s/badchk && chmod -R u+w %s/badchk && "
+       "printf 'name: badchk\\ntime_limit: 1s\\nmemory_limit: 256M\\nchecker: {type: custom, source: chk.cpp}\\n'"
+       " > %s/badchk/problem.yaml && echo 'this is not C++' > %s/badchk/chk.cpp && tar czf %s/badchk.tgz -C %s badchk",
+       SRC, T_dir, T_dir, T_dir, T_dir, T_dir, T_dir);
+    snprintf(tgz, sizeof tgz, "%s/badchk.tgz", T_dir);
+    r = put_file(PROBS "/badchk", tok_setter, tgz, "application/gzip");
+    cr_assert_eq(r.status, 422, "%s", r.body);
+    cr_assert(error_line(&r, "problem.yaml:4: checker", NULL), "%s", r.body);
+    resp_free(&r);
+    /* ICPC/Kattis archives are converted as judgectl problem push does */
+    make_icpc("third", "name: One Third\nvalidation: default\n"
+                       "validator_flags: float_absolute_tolerance 1e-3\nlimits:\n  memory: 256\n");
+    snprintf(tgz, sizeof tgz, "%s/third.tgz", T_dir);
+    r = put_file(PROBS "/third", tok_setter, tgz, "application/gzip");
+    cr_assert_eq(r.status, 201, "%s", r.body);
+    resp_free(&r);
+    r = http("GET", PROB1, PROBS "/third", tok_setter, NULL, NULL);
+    cr_assert(r.body && strstr(r.body, "problem.icpc.yaml") && strstr(r.body, "data/secret/small/01.ans"), "%s",
+              r.body);
+    resp_free(&r);
+    make_icpc("broken", "name: Broken\nvalidation: bogus\n");
+    snprintf(tgz, sizeof tgz, "%s/broken.tgz", T_dir);
+    r = put_file(PROBS "/broken", tok_setter, tgz, "application/gzip");
+    cr_assert_eq(r.status, 422, "%s", r.body);
+    cr_assert(error_line(&r, "problem.yaml:2: validation", NULL), "%s", r.body);
+    cr_assert(!strstr(r.body, T_dir), "temporary paths leak into errors: %s", r.body);
+    resp_free(&r);
+    /* hostile archives: '..', absolute paths, links - refused naming the entry */
+    sh("cd %s && python3 -c \"import tarfile,io\n"
+       "for n,k in (('dots.tgz','../evil'),('abs.tgz','/tmp/evil'),('link.tgz','l')):\n"
+       "  t=tarfile.open(n,'w:gz'); i=tarfile.TarInfo(k)\n"
+       "  if k=='l': i.type=tarfile.SYMTYPE; i.linkname='/etc/passwd'; t.addfile(i)\n"
+       "  else: i.size=1; t.addfile(i, io.BytesIO(b'x'))\n"
+       "  t.close()\"", T_dir);
+    const char *hostile[] = {"dots.tgz", "abs.tgz", "link.tgz"};
+    for (int i = 0; i < 3; i++) {
+        snprintf(tgz, sizeof tgz, "%s/%s", T_dir, hostile[i]);
+        r = put_file(PROBS "/evil", tok_setter, tgz, "application/gzip");
+        cr_assert_eq(r.status, 400, "%s: %s", hostile[i], r.body);
+        cr_assert(error_line(&r, "entry", NULL), "%s: %s", hostile[i], r.body);
+        resp_free(&r);
+    }
+    /* a zip bomb: 8 MiB of zeros in a few KiB expands past max_package */
+    sh("cd %s && head -c 8388608 /dev/zero > zeros && zip -q bomb.zip zeros && rm zeros", T_dir);
+    snprintf(zip, sizeof zip, "%s/bomb.zip", T_dir);
+    r = put_file(PROBS "/bomb", tok_setter, zip, "application/zip");
+    cr_assert_eq(r.status, 413, "%s", r.body);
+    resp_free(&r);
+    /* a body over max_package: 413 before it is read */
+    sh("head -c 2000000 /dev/urandom > %s/big.bin", T_dir);
+    snprintf(zip, sizeof zip, "%s/big.bin", T_dir);
+    r = put_file(PROBS "/big", tok_setter, zip, "application/zip");
+    cr_assert_eq(r.status, 413, "%s", r.body);
+    resp_free(&r);
+    /* roles */
+    snprintf(tgz, sizeof tgz, "%s/up.tgz", T_dir);
+    r = put_file(PROBS "/up", tok_submit, tgz, "application/gzip");
+    cr_assert_eq(r.status, 403, "%s", r.body);
+    resp_free(&r);
+    expect(http("GET", PROBS, PROBS, tok_submit, NULL, NULL), 403, NULL, "submit cannot list problems");
+    expect(http("DELETE", PROB1, PROBS "/up?version=0", tok_read, NULL, NULL), 403, NULL, "read cannot remove");
+
+    /* list, show, versions */
+    r = http("GET", PROBS, PROBS, tok_read, NULL, NULL);
+    cr_assert_eq(r.status, 200, "%s", r.body);
+    json_t *ps = json_object_get(r.json, "problems");
+    cr_assert_eq(json_array_size(ps), 2, "only 'third' and 'up' were stored: %s", r.body);
+    cr_assert_str_eq(json_string_value(json_object_get(json_array_get(ps, 1), "name")), "up");
+    cr_assert_str_eq(json_string_value(json_object_get(json_array_get(ps, 1), "current")), v2);
+    resp_free(&r);
+    r = http("GET", PROB1, PROBS "/up", tok_setter, NULL, NULL);
+    cr_assert_eq(r.status, 200, "%s", r.body);
+    cr_assert_str_eq(jstr(&r, "current"), v2);
+    cr_assert_eq(json_array_size(json_object_get(r.json, "versions")), 2);
+    cr_assert(json_array_size(json_object_get(r.json, "files")) > 40, "%s", r.body);
+    resp_free(&r);
+    r = http("GET", PROB1 "/versions", PROBS "/up/versions", tok_setter, NULL, NULL);
+    cr_assert_eq(r.status, 200, "%s", r.body);
+    cr_assert_str_eq(json_string_value(json_object_get(json_array_get(json_object_get(r.json, "versions"), 1),
+                                                       "version")), v1);
+    resp_free(&r);
+    expect(http("GET", PROB1, PROBS "/nope", tok_setter, NULL, NULL), 404, NULL, "unknown problem");
+
+    /* a submission is judged with the uploaded version, and says so */
+    char *b = sub_body("up", "c", AC_C, NULL);
+    r = http("POST", SUBS, SUBS, tok_submit, b, NULL);
+    free(b);
+    cr_assert_eq(r.status, 202, "%s", r.body);
+    char id[200], path[300];
+    snprintf(id, sizeof id, "%s", jstr(&r, "id"));
+    resp_free(&r);
+    snprintf(path, sizeof path, "/v1/submissions/%s?wait=30", id);
+    for (int i = 0; i < 8; i++) {
+        r = http("GET", SUB1, path, tok_submit, NULL, NULL);
+        if (jstr(&r, "state") && !strcmp(jstr(&r, "state"), "done"))
+            break;
+        resp_free(&r);
+        r.json = NULL;
+    }
+    cr_assert(r.json && !strcmp(jstr(&r, "state"), "done"), "not judged");
+    cr_assert_str_eq(jstr(&r, "verdict"), "AC", "%s", r.body);
+    cr_assert_str_eq(jstr(&r, "problem_version"), v2, "%s", r.body);
+    resp_free(&r);
+
+    /* remove: the current version cannot go, v1 can */
+    expect(http("DELETE", PROB1, PROBS "/up", tok_setter, NULL, NULL), 400, "version", "no version");
+    snprintf(path, sizeof path, PROBS "/up?version=%s", v2);
+    expect(http("DELETE", PROB1, path, tok_setter, NULL, NULL), 409, "version", "the current version");
+    snprintf(path, sizeof path, PROBS "/up?version=%s", v1);
+    expect(http("DELETE", PROB1, path, tok_setter, NULL, NULL), 200, NULL, "remove v1");
+    expect(http("DELETE", PROB1, path, tok_setter, NULL, NULL), 404, "version", "v1 is gone");
+
+    /* rejudge over HTTP: the same function as judgectl rejudge */
+    expect(http("POST", "/v1/rejudges", "/v1/rejudges", tok_submit, "{\"problem\":\"up\"}", NULL), 403, NULL,
+           "submit cannot rejudge");
+    expect(http("POST", "/v1/rejudges", "/v1/rejudges", tok_setter, "{}", NULL), 400, "problem", "nothing named");
+    expect(http("POST", "/v1/rejudges", "/v1/rejudges", tok_setter, "{\"problem\":\"up\",\"verdicts\":7}", NULL),
+           400, "verdicts", "bad verdicts");
+    r = http("POST", "/v1/rejudges", "/v1/rejudges", tok_setter, "{\"problem\":\"up\",\"dry_run\":true}", NULL);
+    cr_assert_eq(r.status, 200, "%s", r.body);
+    cr_assert_eq(json_integer_value(json_object_get(r.json, "matched")), 1, "%s", r.body);
+    cr_assert_eq(json_integer_value(json_object_get(r.json, "queued")), 0, "%s", r.body);
+    resp_free(&r);
+    char rb[400];
+    snprintf(rb, sizeof rb, "{\"submissions\":[\"%s\"]}", id);
+    r = http("POST", "/v1/rejudges", "/v1/rejudges", tok_setter, rb, NULL);
+    cr_assert_eq(r.status, 202, "%s", r.body);
+    cr_assert_eq(json_integer_value(json_object_get(r.json, "queued")), 1, "%s", r.body);
+    char rid[64];
+    snprintf(rid, sizeof rid, "%s", jstr(&r, "id"));
+    resp_free(&r);
+    bool again = false;
+    for (long long end = t_now_ms() + 60000; t_now_ms() < end && !again; t_sleep_ms(100)) {
+        char *st = t_hget(id, "state"), *rj = t_hget(id, "rejudge");
+        again = st && rj && !strcmp(st, "done") && !strcmp(rj, rid);
+        free(st);
+        free(rj);
+    }
+    cr_assert(again, "the rejudge %s of %s did not finish", rid, id);
+    char *pv = t_hget(id, "verdict");
+    cr_assert_str_eq(pv, "AC");
+    free(pv);
+    check_openapi();
+}

@@ -197,6 +197,26 @@ Test(store_unit, archives_cannot_leave_the_package)
     cr_assert_neq(store_unpack(arc, out, 0, err, sizeof err), 0);
 }
 
+Test(store_unit, an_archive_of_dot_unpacks_and_an_empty_one_leaves_nothing)
+{
+    char arc[200], out[200], err[512], p[300];
+    struct stat st;
+    pkg("a", "3\n");
+    tar("czf dot.tgz -C a .");   /* entries "./", "./problem.yaml", ... */
+    snprintf(arc, sizeof arc, "%s/dot.tgz", dir);
+    snprintf(out, sizeof out, "%s/dot", dir);
+    cr_assert_eq(store_unpack(arc, out, 0, err, sizeof err), 0, "%s", err);
+    snprintf(p, sizeof p, "%s/dot/tests/1.out", dir);
+    cr_assert_eq(stat(p, &st), 0);
+
+    /* fuzz_archive's first find (tests/fuzz/regressions/archive/) */
+    put("empty", "");
+    snprintf(arc, sizeof arc, "%s/empty", dir);
+    snprintf(out, sizeof out, "%s/em", dir);
+    cr_assert_neq(store_unpack(arc, out, 0, err, sizeof err), 0);
+    cr_assert_neq(stat(out, &st), 0, "a failed unpack leaves no output directory");
+}
+
 Test(store_unit, icpc_conversion_lists_every_error)
 {
     char p[200];

@@ -1,0 +1,214 @@
+/*
+ * rejudge.c - queue judged submissions again with a problem version
+ * (store.h, "rejudge"): the one implementation behind `judgectl rejudge`
+ * and judge-api's POST /v1/rejudges. The submissions are those of a problem
+ * in the given pools (optionally by verdict and admission time), or a list
+ * of ids; each is queued with queue_rejudge (the rejudge priority: only
+ * what contest and normal work leave over). A rejudge is recorded as
+ * judge:rejudge:ID (problem, version, filters, time, count), its
+ * submissions in judge:rejudge:ID:ids, its id in the zset judge:rejudges.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "common.h"
+#include "store.h"
+
+static int io(struct queue_conn *k, char *err, size_t errlen)
+{
+    snprintf(err, errlen, "rejudge: redis: %s", k->err[0] ? k->err : "connection lost");
+    return STORE_IO;
+}
+
+static bool verdict_listed(const char *list, const char *v)
+{
+    if (!list || !*list)
+        return true;
+    size_t n = strlen(v);
+    for (const char *p = list; *p;) {
+        const char *c = strchr(p, ',');
+        size_t l = c ? (size_t)(c - p) : strlen(p);
+        if (l == n && !strncasecmp(p, v, n))
+            return true;
+        p += l + (c ? 1 : 0);
+    }
+    return false;
+}
+
+static void add(struct store_rejudge_reply *out, size_t *cap, const char *id, const char *problem,
+                const char *verdict, const char *result)
+{
+    if (out->n == *cap) {
+        *cap = *cap ? 2 * *cap : 64;
+        out->items = realloc(out->items, *cap * sizeof *out->items);
+    }
+    struct store_rejudge_item *it = &out->items[out->n++];
+    memset(it, 0, sizeof *it);
+    snprintf(it->id, sizeof it->id, "%s", id);
+    snprintf(it->problem, sizeof it->problem, "%s", problem ? problem : "");
+    snprintf(it->verdict, sizeof it->verdict, "%s", verdict ? verdict : "");
+    snprintf(it->result, sizeof it->result, "%s", result);
+}
+
+/* Does the submission hash reply (id problem state verdict created) match? */
+static bool matches(const struct store_rejudge_args *a, const redisReply *h)
+{
+    const char *v[5];
+    for (int j = 0; j < 5; j++)
+        v[j] = queue_rstr(h->element[j]);
+    return v[0] && v[1] && v[2] && v[3] && (!a->problem || !strcmp(v[1], a->problem)) && !strcmp(v[2], "done") &&
+           verdict_listed(a->verdicts, v[3]) && (a->since < 0 || (v[4] && atoll(v[4]) >= a->since));
+}
+
+static int scan_pool(struct queue_conn *k, const struct store_rejudge_args *a, const char *pool,
+                     struct store_rejudge_reply *out, size_t *cap, char *err, size_t errlen)
+{
+    char pattern[300], cursor[64] = "0";
+    snprintf(pattern, sizeof pattern, "judge:{%s}:sub:*", pool);
+    do {
+        redisReply *r = queue_cmd(k, "SCAN %s MATCH %s COUNT 1000", cursor, pattern);
+        if (!r || r->type != REDIS_REPLY_ARRAY || r->elements != 2) {
+            if (r)
+                freeReplyObject(r);
+            return io(k, err, errlen);
+        }
+        snprintf(cursor, sizeof cursor, "%s", r->element[0]->str);
+        redisReply *keys = r->element[1];
+        for (size_t i = 0; i < keys->elements; i++) {
+            redisReply *h = queue_cmd(k, "HMGET %s id problem state verdict created", keys->element[i]->str);
+            if (!h || h->type != REDIS_REPLY_ARRAY || h->elements != 5) {
+                if (h)
+                    freeReplyObject(h);
+                freeReplyObject(r);
+                return io(k, err, errlen);
+            }
+            if (matches(a, h))
+                add(out, cap, h->element[0]->str, h->element[1]->str, h->element[3]->str, "matched");
+            freeReplyObject(h);
+        }
+        freeReplyObject(r);
+    } while (strcmp(cursor, "0"));
+    return 0;
+}
+
+/* The listed ids: each must exist and be done (and be of a->problem). */
+static int pick_ids(struct queue_conn *k, const struct store_rejudge_args *a, struct store_rejudge_reply *out,
+                    size_t *cap, char *err, size_t errlen)
+{
+    for (size_t i = 0; i < a->nids; i++) {
+        char pool[80];
+        if (!queue_id_pool(a->ids[i], pool, sizeof pool)) {
+            add(out, cap, a->ids[i], NULL, NULL, "unknown");
+            continue;
+        }
+        redisReply *h = queue_cmd(k, "HMGET judge:{%s}:sub:%s id problem state verdict created", pool, a->ids[i]);
+        if (!h || h->type != REDIS_REPLY_ARRAY || h->elements != 5) {
+            if (h)
+                freeReplyObject(h);
+            return io(k, err, errlen);
+        }
+        const char *p = queue_rstr(h->element[1]), *st = queue_rstr(h->element[2]);
+        if (!queue_rstr(h->element[0]))
+            add(out, cap, a->ids[i], NULL, NULL, "unknown");
+        else if (matches(a, h))
+            add(out, cap, a->ids[i], p, h->element[3]->str, "matched");
+        else
+            add(out, cap, a->ids[i], p, queue_rstr(h->element[3]),
+                st && strcmp(st, "done") ? "not judged yet" : "not matched");
+        freeReplyObject(h);
+    }
+    return 0;
+}
+
+static int cmp_item(const void *a, const void *b)
+{
+    return strcmp(((const struct store_rejudge_item *)a)->id, ((const struct store_rejudge_item *)b)->id);
+}
+
+/* The version an item is judged with: a->version, else its problem's
+ * current one ('' = the hosts' problems directory). */
+static int version_for(struct queue_conn *k, const struct store_rejudge_args *a, const char *problem,
+                       char ver[65], char *err, size_t errlen)
+{
+    bool found;
+    if (a->version) {
+        snprintf(ver, 65, "%s", strcmp(a->version, "local") ? a->version : "");
+        return 0;
+    }
+    return store_current(k, problem, ver, &found, err, errlen);
+}
+
+static int record(struct queue_conn *k, const struct store_rejudge_args *a, struct store_rejudge_reply *out,
+                  size_t matched)
+{
+    long long now = (long long)common_wall_ms();
+    redisReply *r = queue_cmd(k, "HSET judge:rejudge:%s problem %s version %s created %lld count %lld verdicts %s "
+                                 "since %lld",
+                              out->id, a->problem ? a->problem : "", out->version, now, (long long)matched,
+                              a->verdicts ? a->verdicts : "", a->since);
+    if (!r)
+        return -1;
+    freeReplyObject(r);
+    r = queue_cmd(k, "ZADD judge:rejudges %lld %s", now, out->id);
+    if (!r)
+        return -1;
+    freeReplyObject(r);
+    return 0;
+}
+
+int store_rejudge(struct queue_conn *k, const struct store_rejudge_args *a, struct store_rejudge_reply *out,
+                  char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    size_t cap = 0;
+    int rc = 0;
+    if (a->version && strcmp(a->version, "local")) {
+        struct store_manifest m;
+        if ((rc = store_get_manifest(k, a->version, &m, err, errlen)))
+            return rc;
+        store_manifest_free(&m);
+    }
+    if (a->nids)
+        rc = pick_ids(k, a, out, &cap, err, errlen);
+    for (size_t i = 0; rc == 0 && !a->nids && i < a->npools; i++)
+        rc = scan_pool(k, a, a->pools[i], out, &cap, err, errlen);
+    if (rc)
+        return rc;
+    qsort(out->items, out->n, sizeof *out->items, cmp_item);
+    size_t matched = 0;
+    for (size_t i = 0; i < out->n; i++)
+        matched += !strcmp(out->items[i].result, "matched");
+    out->matched = matched;
+    if (a->problem && (rc = version_for(k, a, a->problem, out->version, err, errlen)))
+        return rc;
+    if (a->dry || !matched)
+        return 0;
+    snprintf(out->id, sizeof out->id, "rj-%llx", (unsigned long long)common_wall_ms());
+    if (record(k, a, out, matched))
+        return io(k, err, errlen);
+    for (size_t i = 0; i < out->n; i++) {
+        struct store_rejudge_item *it = &out->items[i];
+        char pool[80], ver[65];
+        if (strcmp(it->result, "matched") || !queue_id_pool(it->id, pool, sizeof pool))
+            continue;
+        if ((rc = version_for(k, a, it->problem, ver, err, errlen)))
+            return rc;
+        redisReply *r = queue_cmd(k, "RPUSH judge:rejudge:%s:ids %s", out->id, it->id);
+        if (r)
+            freeReplyObject(r);
+        enum queue_rc q = queue_rejudge(k, pool, it->id, ver, out->id, it->result, sizeof it->result, err, errlen);
+        if (q != QUEUE_OK)
+            return q == QUEUE_IO ? STORE_IO : STORE_ERR;
+        out->queued += !strcmp(it->result, "queued");
+    }
+    return 0;
+}
+
+void store_rejudge_free(struct store_rejudge_reply *r)
+{
+    free(r->items);
+    r->items = NULL;
+    r->n = 0;
+}

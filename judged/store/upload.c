@@ -1,0 +1,265 @@
+/*
+ * upload.c - staged uploads (store.h, "upload.c"): how a front that links no
+ * runner (judge-api) gets a package validated exactly as `judgectl problem
+ * check` does. The front unpacks and reads the package, sends its blobs
+ * (nothing is committed: an unreferenced blob is what a push that died
+ * leaves too, and the next push of the same file finds it complete) and
+ * queues an upload record; a judged host, which has the sandbox to compile
+ * a custom checker, takes it, fetches the files from the manifest it
+ * carries (hash-verified), validates and pushes them (store_push: the same
+ * atomic commit as judgectl's), or records every error. The front's
+ * request waits on judge:upload:ID:done.
+ *
+ * Plain commands, no Functions: one MULTI per state change, and the record
+ * is the only thing a settled upload leaves (expiring after a week).
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+
+#include "common.h"
+#include "store.h"
+
+static int io(struct queue_conn *k, char *err, size_t errlen)
+{
+    snprintf(err, errlen, "upload: redis: %s", k->err[0] ? k->err : "connection lost");
+    return STORE_IO;
+}
+
+/* EXEC's reply: 0 when the transaction ran. */
+static int exec_ok(struct queue_conn *k, redisReply *r, char *err, size_t errlen)
+{
+    if (!r)
+        return io(k, err, errlen);
+    int rc = r->type == REDIS_REPLY_ARRAY ? 0 : STORE_ERR;
+    if (rc)
+        snprintf(err, errlen, "upload: %s", r->type == REDIS_REPLY_ERROR ? r->str : "transaction aborted");
+    freeReplyObject(r);
+    return rc;
+}
+
+static void discard(redisReply *r)
+{
+    if (r)
+        freeReplyObject(r);
+}
+
+/* One command of a MULTI block: once the connection drops, nothing more is
+ * sent (a reconnected context would run the rest outside the transaction,
+ * which Redis discarded with the old connection). */
+#define TX(k, ok, ...)                                  \
+    do {                                                \
+        if (ok) {                                       \
+            redisReply *r_ = queue_cmd((k), __VA_ARGS__); \
+            (ok) = r_ != NULL;                          \
+            discard(r_);                                \
+        }                                               \
+    } while (0)
+
+/* EXEC of a block whose commands were all sent. */
+static int commit_tx(struct queue_conn *k, bool ok, char *err, size_t errlen)
+{
+    if (!ok)
+        return io(k, err, errlen);
+    return exec_ok(k, queue_cmd(k, "EXEC"), err, errlen);
+}
+
+void store_upload_free(struct store_upload *u)
+{
+    free(u->manifest);
+    free(u->errors);
+    u->manifest = u->errors = NULL;
+}
+
+int store_stage(struct queue_conn *k, const char *name, const char *dir, const struct store_manifest *m,
+                const char *owner, char id[33], char *err, size_t errlen)
+{
+    if (!queue_valid_name(name)) {
+        snprintf(err, errlen, "bad problem name '%s' (1-128 of A-Za-z0-9_.-, not starting with . or -)", name);
+        return STORE_ERR;
+    }
+    unsigned char rnd[16];
+    if (getrandom(rnd, sizeof rnd, 0) != sizeof rnd) {
+        snprintf(err, errlen, "upload: no randomness for an id");
+        return STORE_ERR;
+    }
+    for (int i = 0; i < 16; i++)
+        snprintf(id + 2 * i, 3, "%02x", rnd[i]);
+    uint64_t sent = 0;
+    int blobs = 0;
+    int rc = store_send_blobs(k, dir, m, &sent, &blobs, err, errlen);
+    if (rc)
+        return rc;
+    size_t mlen;
+    char *man = store_manifest_text(m, &mlen);
+    char created[24];
+    snprintf(created, sizeof created, "%" PRId64, common_wall_ms());
+    bool ok = true;
+    TX(k, ok, "MULTI");
+    TX(k, ok, "HSET judge:upload:%s id %s name %s version %s manifest %b owner %s created %s state pending", id, id,
+       name, m->version, man, mlen, owner ? owner : "", created);
+    TX(k, ok, "EXPIRE judge:upload:%s %d", id, STORE_UPLOAD_TTL);
+    TX(k, ok, "LPUSH judge:uploads %s", id);
+    rc = commit_tx(k, ok, err, errlen);
+    free(man);
+    return rc;
+}
+
+static void copy_field(char *dst, size_t len, const redisReply *v)
+{
+    snprintf(dst, len, "%s", queue_rstr(v) ? v->str : "");
+}
+
+static void fill(struct store_upload *u, const redisReply *r)
+{
+    for (size_t i = 0; i + 1 < r->elements; i += 2) {
+        const char *f = queue_rstr(r->element[i]);
+        const redisReply *v = r->element[i + 1];
+        if (!f || !queue_rstr(v))
+            continue;
+        if (!strcmp(f, "id"))
+            copy_field(u->id, sizeof u->id, v);
+        else if (!strcmp(f, "name"))
+            copy_field(u->name, sizeof u->name, v);
+        else if (!strcmp(f, "version"))
+            copy_field(u->version, sizeof u->version, v);
+        else if (!strcmp(f, "state"))
+            copy_field(u->state, sizeof u->state, v);
+        else if (!strcmp(f, "owner"))
+            copy_field(u->owner, sizeof u->owner, v);
+        else if (!strcmp(f, "host"))
+            copy_field(u->host, sizeof u->host, v);
+        else if (!strcmp(f, "result"))
+            copy_field(u->result, sizeof u->result, v);
+        else if (!strcmp(f, "previous"))
+            copy_field(u->previous, sizeof u->previous, v);
+        else if (!strcmp(f, "created"))
+            u->created = atoll(v->str);
+        else if (!strcmp(f, "finished"))
+            u->finished = atoll(v->str);
+        else if (!strcmp(f, "manifest") && !u->manifest)
+            u->manifest = strndup(v->str, v->len);
+        else if (!strcmp(f, "errors") && !u->errors)
+            u->errors = strndup(v->str, v->len);
+    }
+}
+
+static bool valid_id(const char *id)
+{
+    size_t n = strspn(id, "0123456789abcdef");
+    return n == 32 && !id[n];
+}
+
+int store_upload_get(struct queue_conn *k, const char *id, struct store_upload *u, bool *found, char *err,
+                     size_t errlen)
+{
+    memset(u, 0, sizeof *u);
+    *found = false;
+    if (!valid_id(id))
+        return 0;
+    redisReply *r = queue_cmd(k, "HGETALL judge:upload:%s", id);
+    if (!r)
+        return io(k, err, errlen);
+    if (r->type == REDIS_REPLY_ARRAY && r->elements >= 2) {
+        fill(u, r);
+        *found = u->state[0] != 0;
+    }
+    freeReplyObject(r);
+    return 0;
+}
+
+int store_upload_take(struct queue_conn *k, int timeout_s, const char *host, struct store_upload *u, bool *got,
+                      char *err, size_t errlen)
+{
+    memset(u, 0, sizeof *u);
+    *got = false;
+    /* moved, not popped: a host that dies while validating leaves the id in
+     * its own list, and gives it back when it starts again */
+    redisReply *r = queue_cmd(k, "BLMOVE judge:uploads judge:uploads:host:%s RIGHT LEFT %d", host,
+                              timeout_s < 1 ? 1 : timeout_s);
+    if (!r)
+        return io(k, err, errlen);
+    char id[64] = "";
+    if (queue_rstr(r))
+        snprintf(id, sizeof id, "%s", r->str);
+    freeReplyObject(r);
+    if (!id[0])
+        return 0;
+    discard(queue_cmd(k, "HSET judge:upload:%s state validating host %s", id, host));
+    int rc = store_upload_get(k, id, u, got, err, errlen);
+    if (rc == 0 && *got && !u->manifest) {
+        store_upload_free(u);
+        *got = false;   /* expired meanwhile: nothing to validate */
+        discard(queue_cmd(k, "LREM judge:uploads:host:%s 0 %s", host, id));
+    }
+    return rc;
+}
+
+int store_upload_settle(struct queue_conn *k, const char *host, const char *id, const char *state,
+                        const char *result, const char *previous, const char *errors, char *err, size_t errlen)
+{
+    char finished[24];
+    snprintf(finished, sizeof finished, "%" PRId64, common_wall_ms());
+    bool ok = true;
+    TX(k, ok, "MULTI");
+    TX(k, ok, "LREM judge:uploads:host:%s 0 %s", host, id);
+    TX(k, ok, "HSET judge:upload:%s state %s finished %s result %s previous %s errors %s", id, state, finished,
+       result ? result : "", previous ? previous : "", errors ? errors : "[]");
+    TX(k, ok, "HDEL judge:upload:%s manifest", id);   /* the store has it now, or nobody needs it */
+    TX(k, ok, "EXPIRE judge:upload:%s %d", id, STORE_UPLOAD_TTL);
+    TX(k, ok, "LPUSH judge:upload:%s:done 1", id);
+    TX(k, ok, "EXPIRE judge:upload:%s:done 600", id);
+    return commit_tx(k, ok, err, errlen);
+}
+
+int store_upload_release(struct queue_conn *k, const char *host, const char *id, char *err, size_t errlen)
+{
+    bool ok = true;
+    TX(k, ok, "MULTI");
+    TX(k, ok, "LREM judge:uploads:host:%s 0 %s", host, id);
+    TX(k, ok, "HSET judge:upload:%s state pending", id);
+    TX(k, ok, "RPUSH judge:uploads %s", id);   /* the next one taken */
+    return commit_tx(k, ok, err, errlen);
+}
+
+int store_upload_recover(struct queue_conn *k, const char *host, int *n, char *err, size_t errlen)
+{
+    *n = 0;
+    redisReply *r = queue_cmd(k, "LRANGE judge:uploads:host:%s 0 -1", host);
+    if (!r)
+        return io(k, err, errlen);
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && r->type == REDIS_REPLY_ARRAY && i < r->elements; i++)
+        if (queue_rstr(r->element[i]) && (rc = store_upload_release(k, host, r->element[i]->str, err, errlen)) == 0)
+            (*n)++;
+    freeReplyObject(r);
+    return rc;
+}
+
+static bool settled_state(const char *s)
+{
+    return !strcmp(s, "stored") || !strcmp(s, "refused") || !strcmp(s, "failed");
+}
+
+int store_upload_wait(struct queue_conn *k, const char *id, long timeout_ms, bool *settled, char *err,
+                      size_t errlen)
+{
+    *settled = false;
+    int64_t deadline = common_wall_ms() + timeout_ms;
+    for (;;) {
+        redisReply *r = queue_cmd(k, "HGET judge:upload:%s state", id);
+        if (!r)
+            return io(k, err, errlen);
+        *settled = queue_rstr(r) && settled_state(r->str);
+        freeReplyObject(r);
+        if (*settled || common_wall_ms() >= deadline)
+            return 0;
+        /* woken (or a second passed): the state read next tells */
+        r = queue_cmd(k, "BLPOP judge:upload:%s:done 1", id);
+        if (!r)
+            return io(k, err, errlen);
+        freeReplyObject(r);
+    }
+}
