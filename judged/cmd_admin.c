@@ -516,8 +516,9 @@ int cmd_hosts(int argc, char **argv)
                          "usage: judgectl hosts [--config FILE] [--json]\n\n"
                          "Lists the judged hosts that registered: pid, pools, busy slots, version,\n"
                          "last heartbeat, and whether the heartbeat is still alive. Exit status 1\n"
-                         "when a registered host is not alive (a host that stopped cleanly or was\n"
-                         "forgotten after its jobs were reclaimed is no longer registered).\n",
+                         "when a registered host is not alive: one that stopped or died stays\n"
+                         "listed until a live host forgets it (within a lease, once no job is\n"
+                         "pending for it).\n",
                          NULL, NULL);
     if (rc >= 0)
         return rc;

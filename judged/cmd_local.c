@@ -130,9 +130,9 @@ static int problem_by_name(struct common *c, const struct local_opts *o, const c
     c->loaded = true;
     jd_redis_url(&c->cfg, url, sizeof url);
     queue_conn_init(&c->conn, url, 5000);
-    bool stored = false;
+    bool stored = false, reachable = queue_conn_ensure(&c->conn) == 0;
     /* a Redis that does not answer leaves the problems directory */
-    if (queue_conn_ensure(&c->conn) == 0 && store_current(&c->conn, name, version, &stored, err, sizeof err))
+    if (reachable && store_current(&c->conn, name, version, &stored, err, sizeof err))
         return ctl_fail(c, "unavailable", "%s", err);
     if (stored) {
         char t[4200], pkg[4300];
@@ -149,8 +149,8 @@ static int problem_by_name(struct common *c, const struct local_opts *o, const c
     snprintf(dir, len, "%s/%s", c->cfg.problems, name);
     if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode))
         return 0;
-    return ctl_fail(c, "not_found", "unknown problem '%s' (no such directory, not in the problem store, no %s)",
-                    name, dir);
+    return ctl_fail(c, "not_found", "unknown problem '%s' (no such directory, %s, no %s)", name,
+                    reachable ? "not in the problem store" : "the problem store's Redis does not answer", dir);
 }
 
 static int run_judge(struct common *c, struct runner *r, const char *problem, const char *lang,

@@ -453,7 +453,7 @@ Test(store, a_problem_only_in_the_problems_directory_is_judged_from_there)
     cr_assert_str_eq(v, "AC");
     cr_assert(contains(rep, "\"problem_version\":null"), "%s", rep);
     char out[512];
-    cr_assert_eq(t_submit(cfg, "nosuch", "c", SRC "/testdata/aplusb/solutions/ac.c", NULL, NULL, out, sizeof out), 1);
+    cr_assert_eq(t_submit(cfg, "nosuch", "c", SRC "/testdata/aplusb/solutions/ac.c", NULL, NULL, out, sizeof out), 66);
 }
 
 /* An ICPC/Kattis package as a setter exports it: problem.yaml with the
