@@ -125,8 +125,10 @@ static int problem_by_name(struct common *c, const struct local_opts *o, const c
 {
     char err[1024], url[4200], version[65];
     struct stat st;
-    if (jd_config_load(&c->cfg, c->config ? c->config : jd_default_config(), err, sizeof err))
+    if (jd_config_load(&c->cfg, c->config ? c->config : jd_default_config(), err, sizeof err)) {
+        jd_config_free(&c->cfg);
         return ctl_fail(c, "not_found", "no directory '%s', and no configuration to look it up: %s", name, err);
+    }
     c->loaded = true;
     jd_redis_url(&c->cfg, url, sizeof url);
     queue_conn_init(&c->conn, url, 5000);

@@ -61,7 +61,7 @@ int ctl_wait_opt(struct common *c, int argc, char **argv, double *wait);
 int ctl_seconds(struct common *c, const char *opt, const char *s, double *out);
 
 /* Loads the configuration (unless loaded) and connects. 0 ok, else the
- * failure's status (reported). */
+ * failure's status (reported; nothing is left to tear down). */
 int setup(struct common *c);
 /* Loads the configuration only. 0 ok, else EX_CONFIG (reported). */
 int load_config(struct common *c);

@@ -157,8 +157,10 @@ int load_config(struct common *c)
         return 0;
     if (!c->config)
         c->config = jd_default_config();
-    if (jd_config_load(&c->cfg, c->config, err, sizeof err))
+    if (jd_config_load(&c->cfg, c->config, err, sizeof err)) {
+        jd_config_free(&c->cfg);   /* what the load kept before it failed */
         return ctl_fail(c, "config", "%s", err);
+    }
     c->loaded = true;
     return 0;
 }
@@ -171,10 +173,12 @@ int setup(struct common *c)
         return rc;
     jd_redis_url(&c->cfg, url, sizeof url);
     queue_conn_init(&c->conn, url, 5000);
-    if (queue_conn_ensure(&c->conn))
-        return ctl_fail(c, "unavailable", "%s%s", c->conn.err,
-                        c->cfg.redis ? "" : " (is judged running? it starts the embedded redis)");
-    return 0;
+    if (queue_conn_ensure(&c->conn)) {
+        rc = ctl_fail(c, "unavailable", "%s%s", c->conn.err,
+                      c->cfg.redis ? "" : " (is judged running? it starts the embedded redis)");
+        teardown(c);   /* the caller has nothing to undo */
+    }
+    return rc;
 }
 
 void teardown(struct common *c)
