@@ -6,8 +6,8 @@
 
 #include "ctl.h"
 
-/* The result object: the runner's report merged with id, state and times.
- * NULL when it failed (reported; c->status) or the id is unknown (not reported). */
+/* The result document (jd_result_json: the object judge-api serves). NULL
+ * when it failed (reported; c->status) or the id is unknown (not reported). */
 static json_t *load_result(struct common *c, const char *id, bool *found)
 {
     struct queue_result r;
@@ -20,38 +20,7 @@ static json_t *load_result(struct common *c, const char *id, bool *found)
     }
     if (!*found)
         return NULL;
-    bool done = !strcmp(r.state, "done");
-    json_t *o = r.report ? json_loads(r.report, 0, NULL) : NULL;
-    if (!json_is_object(o)) {
-        json_decref(o);
-        o = json_object();
-    }
-    json_object_set_new(o, "id", json_string(id));
-    json_object_set_new(o, "state", json_string(r.state));
-    json_object_set_new(o, "verdict", done && r.verdict[0] ? json_string(r.verdict) : json_null());
-    if (!done)
-        json_object_set_new(o, "score", json_null());
-    else if (!json_is_number(json_object_get(o, "score")))
-        json_object_set_new(o, "score", json_real(r.score));
-    if (!json_is_array(json_object_get(o, "tests")))
-        json_object_set_new(o, "tests", json_array());
-    const char *copy[][2] = {{"lang", r.lang}, {"problem", r.problem}, {"priority", r.priority},
-                             {"host", r.host}};
-    for (size_t i = 0; i < sizeof copy / sizeof copy[0]; i++)
-        if (copy[i][1][0] && !json_object_get(o, copy[i][0]))
-            json_object_set_new(o, copy[i][0], json_string(copy[i][1]));
-    json_object_set_new(o, "attempts", json_integer(r.attempts));
-    /* the version recorded at admission; null: the hosts' problems directory */
-    json_object_set_new(o, "problem_version", r.version[0] ? json_string(r.version) : json_null());
-    /* times in ms since the epoch (null: not yet); the queue wait is
-     * admission to the (last) claim */
-    const long long *times[] = {&r.created, &r.started, &r.finished};
-    const char *names[] = {"created", "started", "finished"};
-    for (int i = 0; i < 3; i++)
-        json_object_set_new(o, names[i], *times[i] ? json_integer(*times[i]) : json_null());
-    json_object_set_new(o, "queue_wait_ms", r.created && r.started && r.started >= r.created
-                                                ? json_integer(r.started - r.created)
-                                                : json_null());
+    json_t *o = jd_result_json(id, &r);
     queue_result_free(&r);
     return o;
 }
@@ -61,10 +30,10 @@ static const char result_usage[] =
     "Shows a submission's state (queued, running, done) and verdict. --wait waits\n"
     "for it to be done: --wait SECONDS or --wait=SECONDS up to SECONDS (then exit\n"
     "75, timeout), a bare --wait without limit. An unknown ID is exit 66.\n"
-    "--json prints {\"id\", \"state\", \"verdict\", \"score\", \"tests\": [...], \"lang\",\n"
-    "\"problem\", \"priority\", \"attempts\", \"problem_version\", \"created\", \"started\",\n"
-    "\"finished\" (ms since the epoch, null until then), \"queue_wait_ms\" (admission\n"
-    "to the last claim), ...}.\n";
+    "--json prints the object GET /v1/submissions/ID serves (judged/api/openapi.yaml's\n"
+    "Submission): {\"id\", \"state\", \"verdict\", \"score\", \"tests\": [...], \"created\",\n"
+    "\"started\", \"finished\" (ISO 8601 UTC, null until then), \"queue_wait_ms\"\n"
+    "(admission to the last claim), \"judging_ms\", ...}.\n";
 
 static void print_result(struct common *c, json_t *o)
 {
