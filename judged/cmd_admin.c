@@ -1,5 +1,7 @@
-/* cmd_admin.c - judgectl's administration: pools, drain, pause, resume,
- * dlq (list, requeue, drop) and hosts. */
+/* cmd_admin.c - judgectl's administration: pools, health, drain, pause,
+ * resume, dlq (list, requeue, drop) and hosts. A pool's counts and state
+ * come from the queue library (queue_pool_status, shared with judge-api);
+ * its slots from the hosts' registrations (judge:hosts, heartbeat.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,62 +10,39 @@
 
 /* ----------------------------------------------------------------- pools */
 
-static long long pending_count(struct common *c, const char *key)
+/* The consumers of both queues' group, by name. */
+static json_t *consumers(struct common *c, const char *pool)
 {
-    redisReply *r = queue_cmd(&c->conn, "XPENDING %s %s", key, QUEUE_GROUP);
-    long long n = 0;
-    if (r && r->type == REDIS_REPLY_ARRAY && r->elements >= 1 && r->element[0]->type == REDIS_REPLY_INTEGER)
-        n = r->element[0]->integer;
-    if (r)
-        freeReplyObject(r);
-    return n;
-}
-
-static json_t *pool_obj(struct common *c, const struct jd_pool_cfg *pc, json_t *hosts)
-{
-    char kq[2][160], kst[160], kdel[160];
-    queue_key(kq[0], sizeof kq[0], pc->name, "q:contest");
-    queue_key(kq[1], sizeof kq[1], pc->name, "q:normal");
-    queue_key(kst, sizeof kst, pc->name, "state");
-    queue_key(kdel, sizeof kdel, pc->name, "delayed");
-    redisReply *r = queue_cmd(&c->conn, "GET %s", kst);
-    char state[32] = "active";
-    if (r && r->type == REDIS_REPLY_STRING)
-        snprintf(state, sizeof state, "%s", r->str);
-    if (r)
-        freeReplyObject(r);
-    long long len = 0, pend = 0;
-    json_t *consumers = json_array();
-    for (int i = 0; i < 2; i++) {
-        len += rint_cmd(c, "XLEN %s", kq[i]);
-        pend += pending_count(c, kq[i]);
-        r = queue_cmd(&c->conn, "XINFO CONSUMERS %s %s", kq[i], QUEUE_GROUP);
-        if (r && r->type == REDIS_REPLY_ARRAY)
-            for (size_t e = 0; e < r->elements; e++) {
-                redisReply *ci = r->element[e];
-                for (size_t f = 0; f + 1 < ci->elements; f += 2)
-                    if (!strcmp(ci->element[f]->str, "name")) {
-                        const char *nm = ci->element[f + 1]->str;
-                        bool seen = false;
-                        size_t x;
-                        json_t *v;
-                        json_array_foreach(consumers, x, v) if (!strcmp(json_string_value(v), nm)) seen = true;
-                        if (!seen)
-                            json_array_append_new(consumers, json_string(nm));
-                    }
+    json_t *names = json_array();
+    for (int q = 0; q < 2; q++) {
+        char k[160];
+        queue_key(k, sizeof k, pool, q == QUEUE_CONTEST ? "q:contest" : "q:normal");
+        redisReply *r = queue_cmd(&c->conn, "XINFO CONSUMERS %s %s", k, QUEUE_GROUP);
+        for (size_t e = 0; r && r->type == REDIS_REPLY_ARRAY && e < r->elements; e++) {
+            redisReply *ci = r->element[e];
+            for (size_t f = 0; f + 1 < ci->elements; f += 2) {
+                const char *n = queue_rstr(ci->element[f]), *v = queue_rstr(ci->element[f + 1]);
+                if (!n || !v || strcmp(n, "name"))
+                    continue;
+                bool seen = false;
+                size_t x;
+                json_t *s;
+                json_array_foreach(names, x, s) seen |= !strcmp(json_string_value(s), v);
+                if (!seen)
+                    json_array_append_new(names, json_string(v));
             }
+        }
         if (r)
             freeReplyObject(r);
     }
-    long long delayed = rint_cmd(c, "ZCARD %s", kdel);
-    if (!strcmp(state, "draining") && pend == 0)
-        snprintf(state, sizeof state, "drained");
-    json_t *langs = json_array();
-    for (int i = 0; i < pc->nlanguages; i++)
-        json_array_append_new(langs, json_string(pc->languages[i]));
-    /* slots: what live hosts registered for this pool, else the configured per-host value */
-    long long slots = 0;
-    int nh = 0;
+    return names;
+}
+
+/* Slots and busy slots of POOL on its live hosts; how many such hosts. */
+static int pool_capacity(json_t *hosts, const char *pool, long long *slots, long long *busy)
+{
+    int n = 0;
+    *slots = *busy = 0;
     const char *hn;
     json_t *h;
     json_object_foreach(hosts, hn, h)
@@ -72,138 +51,281 @@ static json_t *pool_obj(struct common *c, const struct jd_pool_cfg *pc, json_t *
             continue;
         size_t x;
         json_t *po;
-        json_array_foreach(json_object_get(h, "pools"), x, po) if (!strcmp(
-            json_string_value(json_object_get(po, "name")) ? json_string_value(json_object_get(po, "name")) : "",
-            pc->name))
+        json_array_foreach(json_object_get(h, "pools"), x, po)
         {
-            slots += json_integer_value(json_object_get(po, "slots"));
-            nh++;
+            const char *name = json_string_value(json_object_get(po, "name"));
+            if (name && !strcmp(name, pool)) {
+                *slots += json_integer_value(json_object_get(po, "slots"));
+                *busy += json_integer_value(json_object_get(po, "busy"));
+                n++;
+            }
         }
     }
-    if (!nh)
-        slots = pc->slots;
+    return n;
+}
+
+/* The pool as JSON; NULL when Redis failed (reported). */
+static json_t *pool_obj(struct common *c, const struct jd_pool_cfg *pc, json_t *hosts)
+{
+    struct queue_pool_status s;
+    char err[512];
+    enum queue_rc rc = queue_pool_status(&c->conn, pc->name, &s, err, sizeof err);
+    if (rc) {
+        ctl_queue_fail(c, rc, err);
+        return NULL;
+    }
+    json_t *langs = json_array();
+    for (int i = 0; i < pc->nlanguages; i++)
+        json_array_append_new(langs, json_string(pc->languages[i]));
+    long long slots, busy;
+    int nh = pool_capacity(hosts, pc->name, &slots, &busy);
+    char kq[2][160];
+    queue_key(kq[0], sizeof kq[0], pc->name, "q:contest");
+    queue_key(kq[1], sizeof kq[1], pc->name, "q:normal");
     json_t *o = json_object();
     json_object_set_new(o, "name", json_string(pc->name));
-    json_object_set_new(o, "state", json_string(state));
+    json_object_set_new(o, "state", json_string(s.state));
     json_object_set_new(o, "languages", langs);
-    json_object_set_new(o, "slots", json_integer(slots));
-    json_object_set_new(o, "depth", json_integer(len - pend + delayed));
-    json_object_set_new(o, "running", json_integer(pend));
-    json_object_set_new(o, "delayed", json_integer(delayed));
-    json_object_set_new(o, "consumers", consumers);
+    /* slots: what live hosts registered, else the configured per-host value */
+    json_object_set_new(o, "slots", json_integer(nh ? slots : pc->slots));
+    json_object_set_new(o, "busy", json_integer(busy));
+    json_object_set_new(o, "hosts", json_integer(nh));
+    json_object_set_new(o, "depth", json_integer(s.waiting[0] + s.waiting[1] + s.delayed));
+    json_object_set_new(o, "depth_contest", json_integer(s.waiting[0]));
+    json_object_set_new(o, "depth_normal", json_integer(s.waiting[1]));
+    json_object_set_new(o, "running", json_integer(s.running));
+    json_object_set_new(o, "delayed", json_integer(s.delayed));
+    json_object_set_new(o, "rejudge", json_integer(s.rejudge));
+    json_object_set_new(o, "dlq", json_integer(s.dlq));
+    json_object_set_new(o, "oldest_ms", json_integer(s.oldest_ms));
+    json_object_set_new(o, "consumers", consumers(c, pc->name));
     json_object_set_new(o, "stream", json_string(kq[1]));
     json_object_set_new(o, "contest_stream", json_string(kq[0]));
     json_object_set_new(o, "max_queue", pc->max_queue ? json_integer(pc->max_queue) : json_null());
     return o;
 }
 
+/* 850ms, 12s, 3m05s, 2h10m: the age of the oldest waiting job */
+static void human_age(long long ms, char *buf, size_t len)
+{
+    if (ms <= 0)
+        snprintf(buf, len, "-");
+    else if (ms < 1000)
+        snprintf(buf, len, "%lldms", ms);
+    else if (ms < 60000)
+        snprintf(buf, len, "%llds", ms / 1000);
+    else if (ms < 3600000)
+        snprintf(buf, len, "%lldm%02llds", ms / 60000, ms / 1000 % 60);
+    else
+        snprintf(buf, len, "%lldh%02lldm", ms / 3600000, ms / 60000 % 60);
+}
+
+static void print_pools(json_t *list)
+{
+    printf("%-12s %-9s %5s %7s %7s %7s %9s  %s\n", "POOL", "STATE", "SLOTS", "DEPTH", "RUNNING", "OLDEST",
+           "CONSUMERS", "LANGUAGES");
+    size_t i;
+    json_t *p;
+    json_array_foreach(list, i, p)
+    {
+        char langs[512] = "", age[32];
+        size_t j;
+        json_t *l;
+        json_array_foreach(json_object_get(p, "languages"), j, l)
+        {
+            if (j)
+                strncat(langs, ",", sizeof langs - strlen(langs) - 1);
+            strncat(langs, json_string_value(l), sizeof langs - strlen(langs) - 1);
+        }
+        human_age(json_integer_value(json_object_get(p, "oldest_ms")), age, sizeof age);
+        printf("%-12s %-9s %5lld %7lld %7lld %7s %9zu  %s\n", json_string_value(json_object_get(p, "name")),
+               json_string_value(json_object_get(p, "state")), json_integer_value(json_object_get(p, "slots")),
+               json_integer_value(json_object_get(p, "depth")),
+               json_integer_value(json_object_get(p, "running")), age,
+               json_array_size(json_object_get(p, "consumers")), langs);
+    }
+}
+
+/* Every pool of the configuration as JSON; NULL when Redis failed. */
+static json_t *all_pools(struct common *c)
+{
+    json_t *hosts = load_hosts(c);
+    if (!hosts)
+        return NULL;
+    json_t *list = json_array();
+    for (int i = 0; i < c->cfg.npools && list; i++) {
+        json_t *o = pool_obj(c, &c->cfg.pools[i], hosts);
+        if (o) {
+            json_array_append_new(list, o);
+        } else {
+            json_decref(list);
+            list = NULL;
+        }
+    }
+    json_decref(hosts);
+    return list;
+}
+
 int cmd_pools(int argc, char **argv)
 {
-    struct common c = {.cmd = "pools"};
+    struct common c = {0};
+    ctl_begin(&c, "pools", argc, argv);
     int rc = simple_opts(&c, argc, argv,
                          "usage: judgectl pools [--config FILE] [--json]\n\n"
-                         "Lists the pools: state (active, draining, drained, paused), languages,\n"
-                         "slots, depth (waiting), running, consumers and stream.\n",
+                         "Lists the pools: state, slots (of live hosts), depth (waiting, and waiting\n"
+                         "to retry), running, the age of the oldest job no host has claimed yet\n"
+                         "(OLDEST; \"oldest_ms\" in JSON), consumers and languages. --json adds\n"
+                         "depth_contest, depth_normal, delayed (waiting to retry), rejudge, dlq,\n"
+                         "busy and hosts (live hosts serving the pool).\n"
+                         "States: active; paused; draining (claims stopped, jobs still running);\n"
+                         "drained (claims stopped, nothing running, waiting or waiting to retry);\n"
+                         "held (claims stopped, nothing running, but jobs wait for 'resume').\n",
                          NULL, NULL);
     if (rc >= 0)
         return rc;
-    if (optind != argc) {
-        die_usage("pools", "unexpected argument '%s'", argv[optind]);
-        return 2;
-    }
-    if (setup(&c))
-        return 1;
-    json_t *hosts = load_hosts(&c);
-    json_t *list = json_array();
-    for (int i = 0; i < c.cfg.npools; i++)
-        json_array_append_new(list, pool_obj(&c, &c.cfg.pools[i], hosts));
-    if (c.json) {
+    if (optind != argc)
+        return ctl_usage(&c, "unexpected argument '%s'", argv[optind]);
+    if ((rc = setup(&c)))
+        return rc;
+    json_t *list = all_pools(&c);
+    if (list && c.json)
         print_json(list);
+    else if (list)
+        print_pools(list);
+    rc = list ? 0 : c.status;
+    json_decref(list);
+    teardown(&c);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- health */
+
+static const char health_usage[] =
+    "usage: judgectl health [--config FILE] [--json]\n\n"
+    "Exit 0 when Redis answers and every pool of the configuration has a live\n"
+    "host (a heartbeat within 3 heartbeats) registering more than 0 slots for it\n"
+    "(free or busy); exit 1 when some pool has none (it lists which), 69 when\n"
+    "Redis does not answer, 78 when the configuration is invalid.\n"
+    "--json prints {\"ok\", \"redis\": true, \"pools\": [{\"name\", \"ok\", \"hosts\",\n"
+    "\"slots\", \"busy\", \"state\", \"depth\", \"oldest_ms\"}]}.\n";
+
+int cmd_health(int argc, char **argv)
+{
+    struct common c = {0};
+    ctl_begin(&c, "health", argc, argv);
+    int rc = simple_opts(&c, argc, argv, health_usage, NULL, NULL);
+    if (rc >= 0)
+        return rc;
+    if (optind != argc)
+        return ctl_usage(&c, "unexpected argument '%s'", argv[optind]);
+    if ((rc = setup(&c)))
+        return rc;
+    redisReply *p = queue_cmd(&c.conn, "PING");
+    if (bad_reply(&c, p, "PING")) {
+        teardown(&c);
+        return c.status;
+    }
+    freeReplyObject(p);
+    json_t *list = all_pools(&c);
+    if (!list) {
+        teardown(&c);
+        return c.status;
+    }
+    bool ok = true;
+    json_t *out = json_array();
+    size_t i;
+    json_t *po;
+    json_array_foreach(list, i, po)
+    {
+        bool pok = json_integer_value(json_object_get(po, "hosts")) > 0 &&
+                   json_integer_value(json_object_get(po, "slots")) > 0;
+        ok &= pok;
+        json_array_append_new(out, json_pack("{s:O, s:b, s:O, s:O, s:O, s:O, s:O, s:O}", "name",
+                                             json_object_get(po, "name"), "ok", pok, "hosts",
+                                             json_object_get(po, "hosts"), "slots", json_object_get(po, "slots"),
+                                             "busy", json_object_get(po, "busy"), "state",
+                                             json_object_get(po, "state"), "depth", json_object_get(po, "depth"),
+                                             "oldest_ms", json_object_get(po, "oldest_ms")));
+    }
+    if (c.json) {
+        json_t *j = json_pack("{s:b, s:b, s:o}", "ok", ok, "redis", 1, "pools", out);
+        print_json(j);
+        json_decref(j);
     } else {
-        printf("%-12s %-9s %5s %7s %7s %9s  %s\n", "POOL", "STATE", "SLOTS", "DEPTH", "RUNNING",
-               "CONSUMERS", "LANGUAGES");
-        size_t i;
-        json_t *p;
-        json_array_foreach(list, i, p)
+        printf("redis: ok\n");
+        json_array_foreach(out, i, po)
         {
-            char langs[512] = "";
-            size_t j;
-            json_t *l;
-            json_array_foreach(json_object_get(p, "languages"), j, l)
-            {
-                if (j)
-                    strncat(langs, ",", sizeof langs - strlen(langs) - 1);
-                strncat(langs, json_string_value(l), sizeof langs - strlen(langs) - 1);
-            }
-            printf("%-12s %-9s %5lld %7lld %7lld %9zu  %s\n",
-                   json_string_value(json_object_get(p, "name")),
-                   json_string_value(json_object_get(p, "state")),
-                   json_integer_value(json_object_get(p, "slots")),
-                   json_integer_value(json_object_get(p, "depth")),
-                   json_integer_value(json_object_get(p, "running")),
-                   json_array_size(json_object_get(p, "consumers")), langs);
+            if (json_is_true(json_object_get(po, "ok")))
+                printf("pool %s: ok (%lld slots on %lld host(s), %lld busy)\n",
+                       json_string_value(json_object_get(po, "name")),
+                       json_integer_value(json_object_get(po, "slots")),
+                       json_integer_value(json_object_get(po, "hosts")),
+                       json_integer_value(json_object_get(po, "busy")));
+            else
+                printf("pool %s: NO live host with slots serves it\n", json_string_value(json_object_get(po, "name")));
         }
+        printf("%s\n", ok ? "healthy" : "unhealthy");
+        json_decref(out);
     }
     json_decref(list);
-    json_decref(hosts);
     teardown(&c);
-    return 0;
+    return ok ? 0 : EXIT_NO;
 }
 
 /* ------------------------------------------------- drain, pause, resume */
 
+/* drain --wait: until nothing of the pool runs (state drained or held);
+ * a limit of < 0 is none. 0, or the timeout's status. */
+static int wait_idle(struct common *c, const char *pool, double wait)
+{
+    int64_t deadline = wait >= 0 ? jd_now_ms() + (int64_t)(wait * 1000) : INT64_MAX;
+    /* hosts stop claiming within a claim's time; then only running jobs remain */
+    jd_sleep_ms(300);
+    for (;;) {
+        struct queue_pool_status s;
+        char err[512];
+        enum queue_rc rc = queue_pool_status(&c->conn, pool, &s, err, sizeof err);
+        if (rc)
+            return ctl_queue_fail(c, rc, err);
+        if (s.running == 0)
+            return 0;
+        if (jd_now_ms() >= deadline)
+            return ctl_fail(c, "timeout", "%lld job(s) still running in pool '%s' after %gs", s.running, pool,
+                            wait);
+        jd_sleep_ms(100);
+    }
+}
+
 static int set_state(int argc, char **argv, const char *cmd, const char *state, const char *help)
 {
-    struct common c = {.cmd = cmd};
+    struct common c = {0};
+    ctl_begin(&c, cmd, argc, argv);
     double wait = -1;
     bool has_wait = false;
     int rc = simple_opts(&c, argc, argv, help, !strcmp(cmd, "drain") ? &wait : NULL, &has_wait);
     if (rc >= 0)
         return rc;
-    if (optind != argc - 1) {
-        die_usage(cmd, "expected one POOL%s", "");
-        return 2;
-    }
+    if (optind != argc - 1)
+        return ctl_usage(&c, "expected one POOL");
     const char *name = argv[optind];
-    if (setup(&c))
-        return 1;
+    if ((rc = setup(&c)))
+        return rc;
     const struct jd_pool_cfg *pc = jd_pool_by_name(&c.cfg, name);
-    if (!pc) {
-        fprintf(stderr, "judgectl %s: unknown pool '%s'\n", cmd, name);
-        teardown(&c);
-        return 1;
-    }
     char err[1024];
-    if (queue_set_state(&c.conn, name, state ? state : "active", err, sizeof err)) {
-        fprintf(stderr, "judgectl %s: cannot change the pool state: %s\n", cmd, err);
-        teardown(&c);
-        return 1;
-    }
-    rc = 0;
-    if (has_wait) {
-        char kq[2][160];
-        queue_key(kq[0], sizeof kq[0], name, "q:contest");
-        queue_key(kq[1], sizeof kq[1], name, "q:normal");
-        int64_t deadline = wait > 0 ? jd_now_ms() + (int64_t)(wait * 1000) : INT64_MAX;
-        /* hosts stop claiming within a second; then only running jobs remain */
-        jd_sleep_ms(300);
-        for (;;) {
-            long long n = pending_count(&c, kq[0]) + pending_count(&c, kq[1]);
-            if (n == 0)
-                break;
-            if (jd_now_ms() >= deadline) {
-                fprintf(stderr, "judgectl drain: %lld job(s) still running after %gs\n", n, wait);
-                rc = 1;
-                break;
-            }
-            jd_sleep_ms(100);
-        }
-    }
-    json_t *hosts = load_hosts(&c);
-    json_t *o = pool_obj(&c, pc, hosts);
-    if (c.json)
+    enum queue_rc qrc;
+    if (!pc)
+        rc = ctl_fail(&c, "not_found", "unknown pool '%s'", name);
+    else if ((qrc = queue_set_state(&c.conn, name, state ? state : "active", err, sizeof err)))
+        rc = ctl_queue_fail(&c, qrc, err);
+    else if (has_wait)
+        rc = wait_idle(&c, name, wait);
+    json_t *hosts = rc ? NULL : load_hosts(&c);
+    json_t *o = hosts ? pool_obj(&c, pc, hosts) : NULL;
+    if (!rc && !o)
+        rc = c.status;
+    if (!rc && c.json)
         print_json(o);
-    else
+    else if (!rc)
         printf("%s %s\n", name, json_string_value(json_object_get(o, "state")));
     json_decref(o);
     json_decref(hosts);
@@ -214,10 +336,13 @@ static int set_state(int argc, char **argv, const char *cmd, const char *state, 
 int cmd_drain(int argc, char **argv)
 {
     return set_state(argc, argv, "drain", "draining",
-                     "usage: judgectl drain POOL [--wait[=SECONDS]] [--config FILE] [--json]\n\n"
+                     "usage: judgectl drain POOL [--wait [SECONDS]] [--config FILE] [--json]\n\n"
                      "Stops new claims in POOL on every host (within a second); running jobs\n"
-                     "finish. --wait returns once none is running (the pool is 'drained').\n"
-                     "'judgectl resume POOL' starts claiming again.\n");
+                     "finish, queued ones wait for 'judgectl resume POOL'. Prints the pool's\n"
+                     "state: draining (jobs still run), drained (nothing runs, waits or waits to\n"
+                     "retry) or held (nothing runs, but jobs wait). --wait (no limit),\n"
+                     "--wait SECONDS or --wait=SECONDS returns once nothing runs (drained or\n"
+                     "held); past SECONDS it fails with status 75 (timeout).\n");
 }
 
 int cmd_pause(int argc, char **argv)
@@ -236,129 +361,147 @@ int cmd_resume(int argc, char **argv)
 
 /* ------------------------------------------------------------------- dlq */
 
-static const struct jd_pool_cfg *find_dead(struct common *c, const char *eid)
+/* The dead letter ARG names: a dead-letter entry id, or a submission id
+ * (its newest entry). Sets *pool and eid; 0, or the failure's status. */
+static int find_dead(struct common *c, const char *arg, const struct jd_pool_cfg **pool, char *eid, size_t len)
 {
+    char sp[80];
+    bool by_sub = queue_id_pool(arg, sp, sizeof sp);
     for (int i = 0; i < c->cfg.npools; i++) {
+        if (by_sub && strcmp(sp, c->cfg.pools[i].name))
+            continue;
         char k[160];
         queue_key(k, sizeof k, c->cfg.pools[i].name, "dlq");
-        redisReply *r = queue_cmd(&c->conn, "XRANGE %s %s %s", k, eid, eid);
-        bool hit = r && r->type == REDIS_REPLY_ARRAY && r->elements > 0;
-        if (r)
-            freeReplyObject(r);
-        if (hit)
-            return &c->cfg.pools[i];
+        redisReply *r = by_sub ? queue_cmd(&c->conn, "XREVRANGE %s + -", k)
+                               : queue_cmd(&c->conn, "XRANGE %s %s %s", k, arg, arg);
+        if (r && r->type == REDIS_REPLY_ERROR && !by_sub) {
+            freeReplyObject(r);   /* not an entry id at all */
+            continue;
+        }
+        if (bad_reply(c, r, "XRANGE"))
+            return c->status;
+        for (size_t e = 0; e < r->elements; e++) {
+            json_t *o = entry_obj(r->element[e]);
+            const char *id = json_string_value(json_object_get(o, "id"));
+            if (!by_sub || (id && !strcmp(id, arg))) {
+                snprintf(eid, len, "%s", json_string_value(json_object_get(o, "event")));
+                *pool = &c->cfg.pools[i];
+                json_decref(o);
+                freeReplyObject(r);
+                return 0;
+            }
+            json_decref(o);
+        }
+        freeReplyObject(r);
     }
-    return NULL;
+    return ctl_fail(c, "not_found", "no dead letter '%s' (an entry id or a submission id)", arg);
+}
+
+static int dlq_list(struct common *c, const char *only)
+{
+    if (only && !jd_pool_by_name(&c->cfg, only))
+        return ctl_fail(c, "not_found", "unknown pool '%s'", only);
+    json_t *arr = json_array();
+    for (int i = 0; i < c->cfg.npools; i++) {
+        if (only && strcmp(only, c->cfg.pools[i].name))
+            continue;
+        char k[160];
+        queue_key(k, sizeof k, c->cfg.pools[i].name, "dlq");
+        redisReply *r = queue_cmd(&c->conn, "XRANGE %s - +", k);
+        if (bad_reply(c, r, "XRANGE")) {
+            json_decref(arr);
+            return c->status;
+        }
+        for (size_t e = 0; e < r->elements; e++) {
+            json_t *o = entry_obj(r->element[e]);
+            json_object_set_new(o, "pool", json_string(c->cfg.pools[i].name));
+            json_object_set(o, "entry", json_object_get(o, "event"));
+            json_object_del(o, "event");
+            json_array_append_new(arr, o);
+        }
+        freeReplyObject(r);
+    }
+    if (c->json) {
+        print_json(arr);
+    } else {
+        size_t i;
+        json_t *o;
+        json_array_foreach(arr, i, o)
+        {
+            const char *id = json_string_value(json_object_get(o, "id"));
+            printf("%s %s %s attempts=%lld %s\n", json_string_value(json_object_get(o, "entry")),
+                   json_string_value(json_object_get(o, "pool")), id && *id ? id : "-",
+                   json_integer_value(json_object_get(o, "attempts")),
+                   json_string_value(json_object_get(o, "reason")));
+        }
+    }
+    json_decref(arr);
+    return 0;
+}
+
+static int dlq_act(struct common *c, const char *sub, const char *arg)
+{
+    const struct jd_pool_cfg *pc = NULL;
+    char eid[64], kd[160], err[1024];
+    int rc = find_dead(c, arg, &pc, eid, sizeof eid);
+    if (rc)
+        return rc;
+    queue_key(kd, sizeof kd, pc->name, "dlq");
+    json_t *o = NULL;
+    if (!strcmp(sub, "drop")) {
+        redisReply *r = queue_cmd(&c->conn, "XDEL %s %s", kd, eid);
+        if (bad_reply(c, r, "drop"))
+            return c->status;
+        freeReplyObject(r);
+        o = json_pack("{s:s, s:s}", "entry", eid, "dropped", pc->name);
+        if (!c->json)
+            printf("dropped %s\n", eid);
+    } else {
+        char id[200];
+        enum queue_rc qrc = queue_requeue(&c->conn, pc->name, eid, id, sizeof id, err, sizeof err);
+        if (qrc == QUEUE_ERROR && strstr(err, "no longer exists"))
+            return ctl_fail(c, "not_found", "%s", err);
+        if (qrc == QUEUE_ERROR && strstr(err, "poison"))
+            return ctl_fail(c, "bad_input", "%s", err);
+        if (qrc)
+            return ctl_queue_fail(c, qrc, err);
+        o = json_pack("{s:s, s:s}", "entry", eid, "id", id);
+        if (!c->json)
+            printf("%s\n", id);
+    }
+    if (c->json)
+        print_json(o);
+    json_decref(o);
+    return 0;
 }
 
 int cmd_dlq(int argc, char **argv)
 {
-    struct common c = {.cmd = "dlq"};
+    struct common c = {0};
+    ctl_begin(&c, "dlq", argc, argv);
     int rc = simple_opts(&c, argc, argv,
-                         "usage: judgectl dlq list [POOL] | requeue ENTRY | drop ENTRY\n"
+                         "usage: judgectl dlq list [POOL] | requeue ID | drop ID\n"
                          "                    [--config FILE] [--json]\n\n"
                          "The dead-letter streams: jobs that failed max_attempts times for\n"
                          "infrastructure reasons, and poison entries. list shows each entry's\n"
                          "original fields, reason, attempts and history; requeue admits the\n"
-                         "submission again (attempts reset); drop deletes the entry.\n",
+                         "submission again (attempts reset); drop deletes the entry. ID is the\n"
+                         "dead-letter entry's id (as list shows it) or the submission's id (its\n"
+                         "newest dead letter). Not found: status 66.\n",
                          NULL, NULL);
     if (rc >= 0)
         return rc;
-    if (optind >= argc) {
-        die_usage("dlq", "expected list, requeue ENTRY or drop ENTRY%s", "");
-        return 2;
-    }
+    if (optind >= argc)
+        return ctl_usage(&c, "expected list, requeue ID or drop ID");
     const char *sub = argv[optind];
     bool list = !strcmp(sub, "list");
-    if (!list && strcmp(sub, "requeue") && strcmp(sub, "drop")) {
-        die_usage("dlq", "unknown subcommand '%s'", sub);
-        return 2;
-    }
-    if ((list && optind + 2 < argc) || (!list && optind + 2 != argc)) {
-        die_usage("dlq", "wrong number of arguments for '%s'", sub);
-        return 2;
-    }
-    if (setup(&c))
-        return 1;
-    rc = 0;
-    if (list) {
-        const char *only = optind + 1 < argc ? argv[optind + 1] : NULL;
-        if (only && !jd_pool_by_name(&c.cfg, only)) {
-            fprintf(stderr, "judgectl dlq: unknown pool '%s'\n", only);
-            teardown(&c);
-            return 1;
-        }
-        json_t *arr = json_array();
-        for (int i = 0; i < c.cfg.npools; i++) {
-            if (only && strcmp(only, c.cfg.pools[i].name))
-                continue;
-            char k[160];
-            queue_key(k, sizeof k, c.cfg.pools[i].name, "dlq");
-            redisReply *r = queue_cmd(&c.conn, "XRANGE %s - +", k);
-            if (bad_reply(&c, r, "XRANGE")) {
-                rc = 1;
-                break;
-            }
-            for (size_t e = 0; e < r->elements; e++) {
-                json_t *o = entry_obj(r->element[e]);
-                json_object_set_new(o, "pool", json_string(c.cfg.pools[i].name));
-                json_object_set(o, "entry", json_object_get(o, "event"));
-                json_object_del(o, "event");
-                json_array_append_new(arr, o);
-            }
-            freeReplyObject(r);
-        }
-        if (c.json) {
-            print_json(arr);
-        } else {
-            size_t i;
-            json_t *o;
-            json_array_foreach(arr, i, o)
-                printf("%s %s %s attempts=%lld %s\n", json_string_value(json_object_get(o, "entry")),
-                       json_string_value(json_object_get(o, "pool")),
-                       *json_string_value(json_object_get(o, "id")) ? json_string_value(json_object_get(o, "id")) : "-",
-                       json_integer_value(json_object_get(o, "attempts")),
-                       json_string_value(json_object_get(o, "reason")));
-        }
-        json_decref(arr);
-    } else {
-        const char *eid = argv[optind + 1];
-        const struct jd_pool_cfg *pc = find_dead(&c, eid);
-        if (!pc) {
-            fprintf(stderr, "judgectl dlq: no dead-letter entry '%s'\n", eid);
-            teardown(&c);
-            return 1;
-        }
-        char kd[160];
-        queue_key(kd, sizeof kd, pc->name, "dlq");
-        if (!strcmp(sub, "drop")) {
-            redisReply *r = queue_cmd(&c.conn, "XDEL %s %s", kd, eid);
-            if (bad_reply(&c, r, "drop"))
-                rc = 1;
-            else {
-                freeReplyObject(r);
-                if (c.json) {
-                    json_t *o = json_pack("{s:s, s:s}", "entry", eid, "dropped", pc->name);
-                    print_json(o);
-                    json_decref(o);
-                } else {
-                    printf("dropped %s\n", eid);
-                }
-            }
-        } else {
-            char id[200], err[1024];
-            if (queue_requeue(&c.conn, pc->name, eid, id, sizeof id, err, sizeof err)) {
-                fprintf(stderr, "judgectl dlq: %s\n", err);
-                rc = 1;
-            } else if (c.json) {
-                json_t *o = json_pack("{s:s, s:s}", "entry", eid, "id", id);
-                print_json(o);
-                json_decref(o);
-            } else {
-                printf("%s\n", id);
-            }
-        }
-    }
+    if (!list && strcmp(sub, "requeue") && strcmp(sub, "drop"))
+        return ctl_usage(&c, "unknown subcommand '%s'", sub);
+    if ((list && optind + 2 < argc) || (!list && optind + 2 != argc))
+        return ctl_usage(&c, "wrong number of arguments for '%s'", sub);
+    if ((rc = setup(&c)))
+        return rc;
+    rc = list ? dlq_list(&c, optind + 1 < argc ? argv[optind + 1] : NULL) : dlq_act(&c, sub, argv[optind + 1]);
     teardown(&c);
     return rc;
 }
@@ -367,25 +510,36 @@ int cmd_dlq(int argc, char **argv)
 
 int cmd_hosts(int argc, char **argv)
 {
-    struct common c = {.cmd = "hosts"};
+    struct common c = {0};
+    ctl_begin(&c, "hosts", argc, argv);
     int rc = simple_opts(&c, argc, argv,
                          "usage: judgectl hosts [--config FILE] [--json]\n\n"
                          "Lists the judged hosts that registered: pid, pools, busy slots, version,\n"
-                         "last heartbeat, and whether the heartbeat is still alive.\n",
+                         "last heartbeat, and whether the heartbeat is still alive. Exit status 1\n"
+                         "when a registered host is not alive: one that stopped or died stays\n"
+                         "listed until a live host forgets it (within a lease, once no job is\n"
+                         "pending for it).\n",
                          NULL, NULL);
     if (rc >= 0)
         return rc;
-    if (optind != argc) {
-        die_usage("hosts", "unexpected argument '%s'", argv[optind]);
-        return 2;
-    }
-    if (setup(&c))
-        return 1;
+    if (optind != argc)
+        return ctl_usage(&c, "unexpected argument '%s'", argv[optind]);
+    if ((rc = setup(&c)))
+        return rc;
     json_t *hosts = load_hosts(&c);
+    if (!hosts) {
+        teardown(&c);
+        return c.status;
+    }
     json_t *arr = json_array();
     const char *name;
     json_t *h;
-    json_object_foreach(hosts, name, h) json_array_append(arr, h);
+    bool dead = false;
+    json_object_foreach(hosts, name, h)
+    {
+        json_array_append(arr, h);
+        dead |= !json_is_true(json_object_get(h, "alive"));
+    }
     if (c.json) {
         print_json(arr);
     } else {
@@ -393,8 +547,7 @@ int cmd_hosts(int argc, char **argv)
         size_t i;
         json_array_foreach(arr, i, h)
             printf("%-20s %8lld %6lld %6lld %-6s %s\n", json_string_value(json_object_get(h, "host")),
-                   json_integer_value(json_object_get(h, "pid")),
-                   json_integer_value(json_object_get(h, "busy")),
+                   json_integer_value(json_object_get(h, "pid")), json_integer_value(json_object_get(h, "busy")),
                    json_integer_value(json_object_get(h, "slots")),
                    json_is_true(json_object_get(h, "alive")) ? "yes" : "no",
                    json_string_value(json_object_get(h, "version")));
@@ -402,5 +555,5 @@ int cmd_hosts(int argc, char **argv)
     json_decref(arr);
     json_decref(hosts);
     teardown(&c);
-    return 0;
+    return dead ? EXIT_NO : 0;
 }

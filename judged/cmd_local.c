@@ -1,6 +1,7 @@
 /*
  * cmd_local.c - judgectl judge | languages | problem: runner/ on this
- * machine, no Redis.
+ * machine, no queue. Only `judge --problem NAME` reads Redis: the problem
+ * store's current version of NAME, as `submit` would record it.
  *
  * Each command opens its own runner with one sandbox slot, N, and its
  * companion N+1 (an interactive problem's interactor runs there). Slots are
@@ -17,13 +18,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "commands.h"
-#include "ctl.h"
 #include "paths.h"
 #include "common.h"
+#include "ctl.h"
 #include "runner.h"
+#include "store.h"
 
 #define DEFAULT_WORK_DIR "/tmp/judgectl"
 
@@ -34,33 +37,35 @@ struct local_opts {
     struct runner_limits limits;    /* --limit KEY=VALUE (problem packages) */
 };
 
-enum { OPT_LANGUAGES = 1000, OPT_WORK_DIR, OPT_SLOT, OPT_JSON, OPT_CHECK, OPT_CONFIG,
-       OPT_LIMIT };
+enum { OPT_LANGUAGES = 1000, OPT_WORK_DIR, OPT_SLOT, OPT_CHECK, OPT_LIMIT };
 
-static const struct option common_options[] = {
-    {"languages", required_argument, NULL, OPT_LANGUAGES},
-    {"work-dir", required_argument, NULL, OPT_WORK_DIR},
-    {"slot", required_argument, NULL, OPT_SLOT},
-    {"limit", required_argument, NULL, OPT_LIMIT},
-    {"config", required_argument, NULL, OPT_CONFIG},   /* global; unused here */
-    {"help", no_argument, NULL, 'h'},
-};
+/* --config and --json are judgectl's global options (ctl_getopt);
+ * --work-dir is the old spelling of --workdir, kept working but no longer
+ * documented: judge-sandbox and judgectl say --workdir and --slot. */
+#define LOCAL_OPTS \
+    COMMON_OPTS, {"languages", required_argument, NULL, OPT_LANGUAGES}, \
+    {"workdir", required_argument, NULL, OPT_WORK_DIR}, {"work-dir", required_argument, NULL, OPT_WORK_DIR}, \
+    {"slot", required_argument, NULL, OPT_SLOT}, {"limit", required_argument, NULL, OPT_LIMIT}
 
-/* handles the options every local command shares; 1 if it was one */
-static int common_option(int c, struct local_opts *o)
+/* handles the options every local command shares: 1 if it was one, 0 if
+ * not, -1 on a bad value (reported; c->status) */
+static int common_option(struct common *c, int opt, struct local_opts *o)
 {
-    switch (c) {
+    char err[256], *end;
+    long v;
+    switch (opt) {
     case OPT_LANGUAGES: snprintf(o->languages, sizeof o->languages, "%s", optarg); return 1;
     case OPT_WORK_DIR: o->work_dir = optarg; return 1;
-    case OPT_SLOT: o->slot = atoi(optarg); return 1;
-    case OPT_CONFIG: return 1;
-    case OPT_LIMIT: {
-        char err[256];
+    case OPT_SLOT:
+        v = strtol(optarg, &end, 10);
+        if (!*optarg || *end || v < 0 || v > 100000)
+            return ctl_usage(c, "--slot: '%s' is not a sandbox slot number", optarg), -1;
+        o->slot = (int)v;
+        return 1;
+    case OPT_LIMIT:
         if (runner_limits_set(&o->limits, optarg, err, sizeof err) == 0)
             return 1;
-        fprintf(stderr, "judgectl: --limit %s\n", err);
-        exit(2);
-    }
+        return ctl_usage(c, "--limit %s", err), -1;
     default: return 0;
     }
 }
@@ -72,7 +77,8 @@ static struct local_opts default_opts(void)
     return o;
 }
 
-static struct runner *open_runner(const struct local_opts *o, const char *cmd, bool quiet)
+/* A runner with one slot; NULL when there is no sandbox (reported unless quiet). */
+static struct runner *open_runner(struct common *c, const struct local_opts *o, bool quiet)
 {
     struct runner_config cfg = {.languages_dir = o->languages, .work_dir = o->work_dir,
                                 .first_slot = o->slot, .slots = 1, .limits = o->limits};
@@ -81,92 +87,148 @@ static struct runner *open_runner(const struct local_opts *o, const char *cmd, b
     if (runner_open(&r, &cfg, err, sizeof err) == 0)
         return r;
     if (!quiet)
-        fprintf(stderr, "judgectl %s: %s\n", cmd, err);
+        ctl_fail(c, "unavailable", "%s", err);
     return NULL;
 }
 
-static struct runner *open_catalog(const struct local_opts *o)
+static struct runner *open_catalog(struct common *c, const struct local_opts *o)
 {
     struct runner_config cfg = {.languages_dir = o->languages, .catalog_only = true};
     struct runner *r;
     char err[4096];
     if (runner_open(&r, &cfg, err, sizeof err) == 0)
         return r;
-    fprintf(stderr, "judgectl languages: %s\n", err);
+    ctl_fail(c, "config", "%s", err);
     return NULL;
 }
 
 /* ---- judge ---------------------------------------------------------------- */
 
 static const char judge_usage[] =
-    "usage: judgectl judge --problem DIR --lang ID [--json] [--languages DIR]\n"
-    "                      [--work-dir DIR] [--slot N] [--limit KEY=VALUE] SOURCE\n"
-    "Compiles SOURCE and judges it against the problem package in DIR.\n"
+    "usage: judgectl judge --problem NAME|DIR --lang ID [--json] [--languages DIR]\n"
+    "                      [--workdir DIR] [--slot N] [--limit KEY=VALUE] [--config FILE] SOURCE\n"
+    "Compiles SOURCE and judges it on this machine (no queue) against a problem:\n"
+    "DIR when it names a directory; else NAME as 'submit' takes it: the problem\n"
+    "store's current version (fetched into the work directory; needs the Redis of\n"
+    "--config), else the configuration's problems/NAME.\n"
     "Exit status: 0 a verdict was reached (AC, WA, CE, TLE...: whatever the\n"
     "submission earned); 3 the verdict is IE (the problem package or its\n"
-    "checker is broken; the report says why); 1 no verdict (unreadable source,\n"
-    "no sandbox, an infrastructure failure: worth a retry); 2 bad usage.\n";
+    "checker is broken; the report says why); 75 no verdict for an infrastructure\n"
+    "reason (worth a retry); 69 no sandbox; 66 no such problem or SOURCE; 65 an\n"
+    "unknown language; 64 bad usage. With --json a failure is\n"
+    "{\"error\": {\"code\", \"message\", \"status\"}} on stdout ('judgectl --help').\n";
 
 static void print_report(const struct runner_report *rep, bool json);
 
-int cmd_judge(int argc, char **argv)
+/* What NAME is in the store or the configuration's problems: sets dir (a
+ * fetched copy under tmp when from the store: the caller removes tmp). */
+static int problem_by_name(struct common *c, const struct local_opts *o, const char *name, char *dir,
+                           size_t len, char *tmp, size_t tmplen)
 {
-    static const struct option extra[] = {
-        {"problem", required_argument, NULL, 'p'}, {"lang", required_argument, NULL, 'l'},
-        {"json", no_argument, NULL, OPT_JSON},
-    };
-    struct option opts[sizeof common_options / sizeof *common_options + 4] = {0};
-    memcpy(opts, common_options, sizeof common_options);
-    memcpy(opts + sizeof common_options / sizeof *common_options, extra, sizeof extra);
-    struct local_opts o = default_opts();
-    const char *problem = NULL, *lang = NULL;
-    bool json = false;
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "p:l:h", opts, NULL)) != -1) {
-        if (common_option(c, &o))
-            continue;
-        switch (c) {
-        case 'p': problem = optarg; break;
-        case 'l': lang = optarg; break;
-        case OPT_JSON: json = true; break;
-        case 'h': fputs(judge_usage, stdout); return 0;
-        default: fputs(judge_usage, stderr); return 2;
-        }
+    char err[1024], url[4200], version[65];
+    struct stat st;
+    if (jd_config_load(&c->cfg, c->config ? c->config : jd_default_config(), err, sizeof err)) {
+        jd_config_free(&c->cfg);
+        return ctl_fail(c, "not_found", "no directory '%s', and no configuration to look it up: %s", name, err);
     }
-    if (!problem || !lang || optind != argc - 1) {
-        fputs(judge_usage, stderr);
-        return 2;
+    c->loaded = true;
+    jd_redis_url(&c->cfg, url, sizeof url);
+    queue_conn_init(&c->conn, url, 5000);
+    bool stored = false, reachable = queue_conn_ensure(&c->conn) == 0;
+    /* a Redis that does not answer leaves the problems directory */
+    if (reachable && store_current(&c->conn, name, version, &stored, err, sizeof err))
+        return ctl_fail(c, "unavailable", "%s", err);
+    if (stored) {
+        char t[4200], pkg[4300];
+        snprintf(t, sizeof t, "%s/problem-XXXXXX", o->work_dir);
+        if (!mkdtemp(t))
+            return ctl_fail(c, "internal", "%s: %s", t, strerror(errno));
+        snprintf(tmp, tmplen, "%s", t);
+        snprintf(pkg, sizeof pkg, "%s/tmp", t);
+        snprintf(dir, len, "%s/%s", t, name);
+        if (store_fetch(&c->conn, version, pkg, dir, NULL, err, sizeof err))
+            return ctl_fail(c, "unavailable", "problem %s version %s: %s", name, version, err);
+        return 0;
     }
-    size_t len;
-    char *source = common_read_file(argv[optind], 64u << 20, &len, NULL);
-    if (!source) {
-        fprintf(stderr, "judgectl judge: %s: %s\n", argv[optind], strerror(errno));
-        return 1;
-    }
-    struct runner *r = open_runner(&o, "judge", false);
-    if (!r) {
-        free(source);
-        return 1;
-    }
+    snprintf(dir, len, "%s/%s", c->cfg.problems, name);
+    if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode))
+        return 0;
+    return ctl_fail(c, "not_found", "unknown problem '%s' (no such directory, %s, no %s)", name,
+                    reachable ? "not in the problem store" : "the problem store's Redis does not answer", dir);
+}
+
+static int run_judge(struct common *c, struct runner *r, const char *problem, const char *lang,
+                     const char *source, size_t len)
+{
     struct runner_request req = {.problem_dir = problem, .language = lang, .source = source,
                                  .source_len = len};
     struct runner_report *rep;
     enum runner_failure failure;
     char err[1024];
-    int rc = runner_judge(r, &req, &rep, &failure, err, sizeof err), status = 1;
-    if (rc == 0) {
-        print_report(rep, json);
+    if (runner_judge(r, &req, &rep, &failure, err, sizeof err) == 0) {
+        print_report(rep, c->json);
         /* scripts must tell a judge fault from a verdict the source earned */
-        status = runner_report_verdict(rep) == RUNNER_IE ? 3 : 0;
+        int status = runner_report_verdict(rep) == RUNNER_IE ? EXIT_IE : 0;
         runner_report_free(rep);
-    } else {
-        fprintf(stderr, "judgectl judge: %s%s\n", err,
-                failure == RUNNER_FAILURE_INFRA ? " (infrastructure failure)" : "");
+        return status;
     }
+    if (failure == RUNNER_FAILURE_INFRA)
+        return ctl_fail(c, "busy", "%s (infrastructure failure: try again)", err);
+    return ctl_fail(c, "bad_input", "%s", err);
+}
+
+int cmd_judge(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        LOCAL_OPTS, {"problem", required_argument, NULL, 'p'}, {"lang", required_argument, NULL, 'l'},
+        {NULL, 0, NULL, 0},
+    };
+    struct common c = {0};
+    ctl_begin(&c, "judge", argc, argv);
+    struct local_opts o = default_opts();
+    const char *problem = NULL, *lang = NULL;
+    int opt;
+    while ((opt = ctl_getopt(&c, argc, argv, "p:l:h", opts)) != -1) {
+        int k = common_option(&c, opt, &o);
+        if (k < 0)
+            return c.status;
+        if (k)
+            continue;
+        switch (opt) {
+        case 'p': problem = optarg; break;
+        case 'l': lang = optarg; break;
+        case 'h': fputs(judge_usage, stdout); return 0;
+        default: return c.status;
+        }
+    }
+    if (!problem || !lang)
+        return ctl_usage(&c, "--problem and --lang are required");
+    if (optind != argc - 1)
+        return ctl_usage(&c, "expected exactly one SOURCE");
+    size_t len;
+    char *source = common_read_file(argv[optind], 64u << 20, &len, NULL);
+    if (!source)
+        return ctl_fail(&c, errno == ENOENT ? "not_found" : "bad_input", "%s: %s", argv[optind], strerror(errno));
+    struct runner *r = open_runner(&c, &o, false);
+    char dir[4400], tmp[4300] = "";
+    struct stat st;
+    int rc = r ? 0 : c.status;
+    if (rc == 0) {
+        if (stat(problem, &st) == 0 && S_ISDIR(st.st_mode))
+            snprintf(dir, sizeof dir, "%s", problem);
+        else if (!queue_valid_name(problem))
+            rc = ctl_fail(&c, "not_found", "no problem directory '%s'", problem);
+        else
+            rc = problem_by_name(&c, &o, problem, dir, sizeof dir, tmp, sizeof tmp);
+    }
+    if (rc == 0)
+        rc = run_judge(&c, r, dir, lang, source, len);
+    if (tmp[0])
+        store_remove_tree(tmp);
     runner_close(r);
+    teardown(&c);
     free(source);
-    return status;
+    return rc;
 }
 
 static const char *str(json_t *o, const char *key)
@@ -239,71 +301,98 @@ static void print_report(const struct runner_report *rep, bool as_json)
 /* ---- languages ------------------------------------------------------------ */
 
 static const char languages_usage[] =
-    "usage: judgectl languages [--check] [--languages DIR] [--work-dir DIR] [--slot N]\n"
+    "usage: judgectl languages [--check] [--json] [--languages DIR] [--workdir DIR] [--slot N]\n"
     "Lists the languages (the catalog alone: no sandbox, no root needed); --check\n"
     "compiles and runs a hello-world in each through the sandbox and reports its\n"
-    "version and status (exit 1 if any fails).\n";
+    "version and status (exit 1 if any fails). --json prints [{\"id\", \"name\"}]\n"
+    "(with --check also \"ok\", \"version\", \"status\", \"compile_time\", \"run_time\").\n";
 
-static bool check_language(struct runner *r, const char *id)
+/* one language's self-test as JSON (or its error) */
+static json_t *check_language(struct runner *r, const char *id)
 {
     struct runner_selftest st;
     char err[1024];
+    json_t *o = json_pack("{s:s, s:s}", "id", id, "name", runner_language_name(r, id));
     if (runner_language_selftest(r, id, &st, err, sizeof err) < 0) {
-        printf("%-12s %-40s %s\n", id, "-", err);
-        return false;
+        json_object_set_new(o, "ok", json_false());
+        json_object_set_new(o, "status", json_string(err));
+        return o;
     }
-    printf("%-12s %-40.40s %s (compile %.2fs, run %.2fs)\n", id, st.version, st.status,
-           st.compile_time, st.run_time);
-    return st.ok;
+    json_object_set_new(o, "ok", json_boolean(st.ok));
+    json_object_set_new(o, "version", json_string(st.version));
+    json_object_set_new(o, "status", json_string(st.status));
+    json_object_set_new(o, "compile_time", json_real(st.compile_time));
+    json_object_set_new(o, "run_time", json_real(st.run_time));
+    return o;
+}
+
+static void print_language(json_t *o, bool check)
+{
+    const char *id = json_string_value(json_object_get(o, "id"));
+    if (!check)
+        printf("%-12s %s\n", id, json_string_value(json_object_get(o, "name")));
+    else if (!json_object_get(o, "version"))
+        printf("%-12s %-40s %s\n", id, "-", json_string_value(json_object_get(o, "status")));
+    else
+        printf("%-12s %-40.40s %s (compile %.2fs, run %.2fs)\n", id,
+               json_string_value(json_object_get(o, "version")), json_string_value(json_object_get(o, "status")),
+               json_number_value(json_object_get(o, "compile_time")),
+               json_number_value(json_object_get(o, "run_time")));
 }
 
 int cmd_languages(int argc, char **argv)
 {
-    struct option opts[sizeof common_options / sizeof *common_options + 2] = {0};
-    memcpy(opts, common_options, sizeof common_options);
-    opts[sizeof common_options / sizeof *common_options] =
-        (struct option){"check", no_argument, NULL, OPT_CHECK};
+    static const struct option opts[] = {LOCAL_OPTS, {"check", no_argument, NULL, OPT_CHECK}, {NULL, 0, NULL, 0}};
+    struct common c = {0};
+    ctl_begin(&c, "languages", argc, argv);
     struct local_opts o = default_opts();
     bool check = false;
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-        if (common_option(c, &o))
+    int opt;
+    while ((opt = ctl_getopt(&c, argc, argv, "h", opts)) != -1) {
+        int k = common_option(&c, opt, &o);
+        if (k < 0)
+            return c.status;
+        if (k)
             continue;
-        if (c == OPT_CHECK)
+        if (opt == OPT_CHECK)
             check = true;
-        else if (c == 'h')
+        else if (opt == 'h')
             return fputs(languages_usage, stdout), 0;
         else
-            return fputs(languages_usage, stderr), 2;
+            return c.status;
     }
     if (optind != argc)
-        return fputs(languages_usage, stderr), 2;
+        return ctl_usage(&c, "unexpected argument '%s'", argv[optind]);
     /* the list is the catalog alone: no sandbox, no root */
-    struct runner *r = check ? open_runner(&o, "languages", false) : open_catalog(&o);
+    struct runner *r = check ? open_runner(&c, &o, false) : open_catalog(&c, &o);
     if (!r)
-        return 1;
+        return c.status;
     bool ok = true;
-    if (check)
-        printf("%-12s %-40s %s\n", "id", "version", "status");
-    else
-        printf("%-12s %s\n", "id", "name");
+    json_t *list = json_array();
+    if (!c.json)
+        printf(check ? "%-12s %-40s status\n" : "%-12s %s\n", "id", check ? "version" : "name");
     for (size_t i = 0; i < runner_language_count(r); i++) {
         const char *id = runner_language_id(r, i);
-        if (check)
-            ok &= check_language(r, id);
-        else
-            printf("%-12s %s\n", id, runner_language_name(r, id));
+        json_t *l = check ? check_language(r, id) : json_pack("{s:s, s:s}", "id", id, "name",
+                                                                runner_language_name(r, id));
+        ok &= !check || json_is_true(json_object_get(l, "ok"));
+        if (!c.json)
+            print_language(l, check);
+        fflush(stdout);
+        json_array_append_new(list, l);
     }
+    if (c.json)
+        print_json(list);
+    json_decref(list);
     runner_close(r);
-    return ok ? 0 : 1;
+    return ok ? 0 : EXIT_NO;
 }
 
 /* ---- problem check ----------------------------------------------------------- */
 
 static const char problem_usage[] =
-    "usage: judgectl problem check [--languages DIR] [--work-dir DIR] [--slot N]\n"
-    "                              [--limit KEY=VALUE] [--json] DIR\n"
+    "usage: judgectl problem check [--json] [--languages DIR] [--workdir DIR] [--slot N]\n"
+    "                              [--limit KEY=VALUE] DIR\n"
     "       judgectl problem push|list|show|versions|rm ...  (the problem store: --help there)\n"
     "Validates a problem package: every error names file, line and key. A custom\n"
     "checker is compiled through the sandbox (when the sandbox is available).\n"
@@ -314,13 +403,13 @@ static const char problem_usage[] =
     "subtask, a time limit above 60 without a unit) are printed too but do not\n"
     "fail the check. --json prints {\"ok\", \"package\", \"summary\", \"errors\",\n"
     "\"warnings\"}.\n"
-    "Exit status 0 without errors, 1 with errors, 2 on bad usage.\n";
+    "Exit status 0 without errors, 1 with errors, 66 no such DIR, 64 bad usage.\n";
 
 /* The store's subcommands (cmd_store.c) share the name "problem": the
  * first word that is not an option (or an option's value) decides. */
 static bool is_store_command(int argc, char **argv)
 {
-    static const char *with_value[] = {"--config", "--languages", "--work-dir", "--slot", "--name",
+    static const char *with_value[] = {"--config", "--languages", "--workdir", "--work-dir", "--slot", "--name",
                                        "--version", "--limit", "-c", "-n", "-v"};
     for (int i = 1; i < argc; i++) {
         if (argv[i][0] != '-')
@@ -336,29 +425,28 @@ int cmd_problem(int argc, char **argv)
 {
     if (is_store_command(argc, argv))
         return cmd_store(argc, argv);
-    struct option opts[sizeof common_options / sizeof *common_options + 2] = {0};
-    memcpy(opts, common_options, sizeof common_options);
-    opts[sizeof common_options / sizeof *common_options] =
-        (struct option){"json", no_argument, NULL, OPT_JSON};
+    static const struct option opts[] = {LOCAL_OPTS, {NULL, 0, NULL, 0}};
+    struct common c = {0};
+    ctl_begin(&c, "problem", argc, argv);
     struct local_opts o = default_opts();
-    bool json = false;
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-        if (common_option(c, &o))
+    int opt;
+    while ((opt = ctl_getopt(&c, argc, argv, "h", opts)) != -1) {
+        int k = common_option(&c, opt, &o);
+        if (k < 0)
+            return c.status;
+        if (k)
             continue;
-        if (c == OPT_JSON) {
-            json = true;
-            continue;
-        }
-        if (c == 'h')
+        if (opt == 'h')
             return fputs(problem_usage, stdout), 0;
-        return fputs(problem_usage, stderr), 2;
+        return c.status;
     }
     if (optind + 2 != argc || strcmp(argv[optind], "check"))
-        return fputs(problem_usage, stderr), 2;
+        return ctl_usage(&c, "expected 'check DIR'");
     const char *dir = argv[optind + 1];
-    struct runner *r = open_runner(&o, "problem", true);
+    struct stat st;
+    if (stat(dir, &st) || !S_ISDIR(st.st_mode))
+        return ctl_fail(&c, "not_found", "no problem directory '%s'", dir);
+    struct runner *r = open_runner(&c, &o, true);
     if (!r)
         fprintf(stderr, "judgectl problem: no sandbox or languages: a custom checker is not "
                         "compiled\n");
@@ -366,7 +454,7 @@ int cmd_problem(int argc, char **argv)
     int count = r ? runner_problem_check(r, dir, &errors, &summary)
                   : runner_problem_check_limits(&o.limits, dir, &errors, &summary);
     runner_close(r);
-    if (json) {
+    if (c.json) {
         json_t *errs, *warnings;
         check_lines_json(errors, &errs, &warnings);
         json_t *j = json_pack("{s:b, s:s, s:s?, s:o, s:o}", "ok", count == 0, "package", dir,
@@ -374,11 +462,12 @@ int cmd_problem(int argc, char **argv)
                               warnings);
         print_json(j);
         json_decref(j);
-    } else if (count > 0)
+    } else if (count > 0) {
         fprintf(stdout, "%s%d error%s in %s\n", errors, count, count == 1 ? "" : "s", dir);
-    else
+    } else {
         printf("%sOK %s\n", errors ? errors : "", summary ? summary : dir);  /* warnings first */
+    }
     free(errors);
     free(summary);
-    return count > 0 ? 1 : 0;
+    return count > 0 ? EXIT_NO : 0;
 }

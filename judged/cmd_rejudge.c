@@ -50,19 +50,20 @@ static int status(struct common *c, const char *only)
 {
     redisReply *ids = only ? NULL : queue_cmd(&c->conn, "ZREVRANGE judge:rejudges 0 9");
     if (!only && bad_reply(c, ids, "ZREVRANGE"))
-        return 1;
+        return c->status;
     json_t *arr = json_array();
     size_t count = only ? 1 : ids->elements;
     int rc = 0;
     for (size_t i = 0; i < count; i++) {
         const char *rid = only ? only : ids->element[i]->str;
         redisReply *h = queue_cmd(&c->conn, "HMGET judge:rejudge:%s problem version created count", rid);
-        if (bad_reply(c, h, "HMGET"))
+        if (bad_reply(c, h, "HMGET")) {
+            rc = c->status;
             break;
+        }
         if (!queue_rstr(h->element[0])) {
-            fprintf(stderr, "judgectl rejudge status: no rejudge '%s'\n", rid);
+            rc = ctl_fail(c, "not_found", "no rejudge '%s'", rid);
             freeReplyObject(h);
-            rc = 1;
             break;
         }
         redisReply *l = queue_cmd(&c->conn, "LRANGE judge:rejudge:%s:ids 0 -1", rid);
@@ -112,7 +113,8 @@ static int status(struct common *c, const char *only)
 
 int cmd_rejudge(int argc, char **argv)
 {
-    struct common c = {.cmd = "rejudge"};
+    struct common c = {0};
+    ctl_begin(&c, "rejudge", argc, argv);
     const char *problem = NULL, *version = NULL, *verdicts = NULL, *since_s = NULL;
     bool dry = false;
     static const struct option opts[] = {
@@ -125,46 +127,39 @@ int cmd_rejudge(int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
     int o;
-    optind = 1;
-    while ((o = getopt_long(argc, argv, "c:jhp:v:V:s:n", opts, NULL)) != -1) {
+    while ((o = ctl_getopt(&c, argc, argv, "hp:v:V:s:n", opts)) != -1) {
         switch (o) {
-        case 'c': c.config = optarg; break;
-        case 'j': c.json = true; break;
         case 'p': problem = optarg; break;
         case 'v': version = optarg; break;
         case 'V': verdicts = optarg; break;
         case 's': since_s = optarg; break;
         case 'n': dry = true; break;
         case 'h': fputs(rejudge_usage, stdout); return 0;
-        default: fputs(rejudge_usage, stderr); return 2;
+        default: return c.status;
         }
     }
     if (optind < argc && !strcmp(argv[optind], "status")) {
-        if (argc - optind > 2) {
-            fputs(rejudge_usage, stderr);
-            return 2;
-        }
-        if (setup(&c))
-            return 1;
-        int rc = status(&c, argc - optind == 2 ? argv[optind + 1] : NULL);
+        if (argc - optind > 2)
+            return ctl_usage(&c, "expected 'status [ID]'");
+        int rc = setup(&c);
+        if (rc)
+            return rc;
+        rc = status(&c, argc - optind == 2 ? argv[optind + 1] : NULL);
         teardown(&c);
         return rc;
     }
-    if (optind != argc || !problem) {
-        die_usage("rejudge", "--problem NAME is required%s", "");
-        return 2;
-    }
+    if (optind != argc)
+        return ctl_usage(&c, "unexpected argument '%s'", argv[optind]);
+    if (!problem)
+        return ctl_usage(&c, "--problem NAME is required");
     long long since = since_s ? parse_since(since_s) : -1;
-    if (since_s && since < 0) {
-        die_usage("rejudge", "--since: '%s' is not a time (2026-01-31T12:00:00Z, epoch seconds, or 2h)", since_s);
-        return 2;
-    }
-    if (version && !store_valid_version(version) && strcmp(version, "local")) {
-        die_usage("rejudge", "--version: '%s' is not a version (64 hex digits)", version);
-        return 2;
-    }
-    if (setup(&c))
-        return 1;
+    if (since_s && since < 0)
+        return ctl_usage(&c, "--since: '%s' is not a time (2026-01-31T12:00:00Z, epoch seconds, or 2h)", since_s);
+    if (version && !store_valid_version(version) && strcmp(version, "local"))
+        return ctl_usage(&c, "--version: '%s' is not a version (64 hex digits)", version);
+    int rc = setup(&c);
+    if (rc)
+        return rc;
     char err[1024];
     const char **pools = calloc((size_t)c.cfg.npools + 1, sizeof *pools);
     for (int i = 0; i < c.cfg.npools; i++)
@@ -172,13 +167,13 @@ int cmd_rejudge(int argc, char **argv)
     struct store_rejudge_args a = {.problem = problem, .version = version, .verdicts = verdicts, .since = since,
                                    .pools = pools, .npools = (size_t)c.cfg.npools, .dry = dry};
     struct store_rejudge_reply rp;
-    int rc = store_rejudge(&c.conn, &a, &rp, err, sizeof err);
+    rc = store_rejudge(&c.conn, &a, &rp, err, sizeof err);
     free(pools);
     if (rc) {
-        fprintf(stderr, "judgectl rejudge: %s\n", err);
+        rc = ctl_fail(&c, rc == STORE_IO ? "unavailable" : "bad_input", "%s", err);
         store_rejudge_free(&rp);
         teardown(&c);
-        return 1;
+        return rc;
     }
     json_t *arr = json_array();
     for (size_t i = 0; i < rp.n; i++) {

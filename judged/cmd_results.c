@@ -7,12 +7,14 @@
 #include "ctl.h"
 
 /* The result document (jd_result_json: the object judge-api serves). NULL
- * with *found false for an unknown id, with *found true on a Redis error. */
+ * when it failed (reported; c->status) or the id is unknown (not reported). */
 static json_t *load_result(struct common *c, const char *id, bool *found)
 {
     struct queue_result r;
     char err[512];
-    if (queue_result(&c->conn, id, &r, found, err, sizeof err)) {
+    enum queue_rc rc = queue_result(&c->conn, id, &r, found, err, sizeof err);
+    if (rc) {
+        ctl_queue_fail(c, rc, err);
         *found = true;
         return NULL;
     }
@@ -23,73 +25,85 @@ static json_t *load_result(struct common *c, const char *id, bool *found)
     return o;
 }
 
+static const char result_usage[] =
+    "usage: judgectl result ID [--wait [SECONDS]] [--config FILE] [--json]\n\n"
+    "Shows a submission's state (queued, running, done) and verdict. --wait waits\n"
+    "for it to be done: --wait SECONDS or --wait=SECONDS up to SECONDS (then exit\n"
+    "75, timeout), a bare --wait without limit. An unknown ID is exit 66.\n"
+    "--json prints the object GET /v1/submissions/ID serves (judged/api/openapi.yaml's\n"
+    "Submission): {\"id\", \"state\", \"verdict\", \"score\", \"tests\": [...], \"created\",\n"
+    "\"started\", \"finished\" (ISO 8601 UTC, null until then), \"queue_wait_ms\"\n"
+    "(admission to the last claim), \"judging_ms\", ...}.\n";
+
+static void print_result(struct common *c, json_t *o)
+{
+    if (c->json) {
+        print_json(o);
+        return;
+    }
+    const char *id = json_string_value(json_object_get(o, "id"));
+    const char *state = json_string_value(json_object_get(o, "state"));
+    const char *v = json_string_value(json_object_get(o, "verdict"));
+    if (!strcmp(state, "done"))
+        printf("%s %s %s %g\n", id, state, v ? v : "-", json_number_value(json_object_get(o, "score")));
+    else
+        printf("%s %s\n", id, state);
+}
+
 int cmd_result(int argc, char **argv)
 {
-    struct common c = {.cmd = "result"};
+    struct common c = {0};
+    ctl_begin(&c, "result", argc, argv);
     double wait = 0;
     static const struct option opts[] = {
         COMMON_OPTS,
-        {"wait", required_argument, NULL, 'w'},
+        {"wait", optional_argument, NULL, 'w'},
         {NULL, 0, NULL, 0},
     };
     int o;
-    optind = 1;
-    while ((o = getopt_long(argc, argv, "c:jhw:", opts, NULL)) != -1) {
+    while ((o = ctl_getopt(&c, argc, argv, "h", opts)) != -1) {
         switch (o) {
-        case 'c': c.config = optarg; break;
-        case 'j': c.json = true; break;
-        case 'w': wait = atof(optarg); break;
-        case 'h':
-            printf("usage: judgectl result ID [--wait SECONDS] [--config FILE] [--json]\n\n"
-                   "Shows a submission's state (queued, running, done) and verdict. With --wait,\n"
-                   "waits up to SECONDS for it to be done (exit 1 if it is not by then).\n"
-                   "--json prints the object GET /v1/submissions/ID serves (judged/api/openapi.yaml's\n"
-                   "Submission): {\"id\", \"state\", \"verdict\", \"score\", \"tests\": [...], ...}.\n");
-            return 0;
-        default: return 2;
+        case 'w':
+            if (ctl_wait_opt(&c, argc, argv, &wait))
+                return c.status;
+            break;
+        case 'h': fputs(result_usage, stdout); return 0;
+        default: return c.status;
         }
     }
-    if (optind != argc - 1) {
-        die_usage("result", "expected one submission ID%s", "");
-        return 2;
-    }
+    if (optind != argc - 1)
+        return ctl_usage(&c, "expected one submission ID");
     const char *id = argv[optind];
-    if (setup(&c))
-        return 1;
-    int64_t deadline = jd_now_ms() + (int64_t)(wait * 1000);
-    int rc = 1;
+    int rc = setup(&c);
+    if (rc)
+        return rc;
+    int64_t deadline = wait < 0 ? INT64_MAX : jd_now_ms() + (int64_t)(wait * 1000);
     for (;;) {
         bool found;
-        json_t *o = load_result(&c, id, &found);
-        if (!o) {
-            if (found)
-                fprintf(stderr, "judgectl result: redis error\n");
-            else   /* finished submissions expire: say so rather than "never was" */
-                fprintf(stderr, "judgectl result: no such submission %s: unknown, or expired (a "
-                                "finished submission is kept for 'retention', %lds here)\n",
-                        id, c.cfg.retention_ms / 1000);
+        json_t *r = load_result(&c, id, &found);
+        if (!r) {
+            /* finished submissions expire: say so rather than "never was" */
+            rc = found ? c.status
+                       : ctl_fail(&c, "not_found", "no such submission '%s': unknown, or expired (a finished "
+                                  "submission is kept for 'retention', %lds here)", id, c.cfg.retention_ms / 1000);
             break;
         }
-        const char *state = json_string_value(json_object_get(o, "state"));
+        const char *state = json_string_value(json_object_get(r, "state"));
         bool done = !strcmp(state, "done");
-        if (done || jd_now_ms() >= deadline) {
-            if (c.json) {
-                print_json(o);
-            } else {
-                const char *v = json_string_value(json_object_get(o, "verdict"));
-                json_t *sc = json_object_get(o, "score");
-                if (done)
-                    printf("%s %s %s %g\n", id, state, v ? v : "-", json_number_value(sc));
-                else
-                    printf("%s %s\n", id, state);
-            }
-            if (!done && wait > 0)
-                fprintf(stderr, "judgectl result: not done after %gs\n", wait);
-            rc = done || wait <= 0 ? 0 : 1;
-            json_decref(o);
+        if (done || wait == 0) {
+            print_result(&c, r);
+            json_decref(r);
+            rc = 0;
             break;
         }
-        json_decref(o);
+        if (jd_now_ms() >= deadline) {
+            if (!c.json)
+                print_result(&c, r);
+            rc = ctl_fail(&c, "timeout", "%s is still %s after %gs", id, state, wait);
+            json_decref(r);
+            break;
+        }
+        json_decref(r);
         jd_sleep_ms(50);
     }
     teardown(&c);
@@ -113,47 +127,83 @@ static json_t *event_obj(const struct queue_event *e)
     return o;
 }
 
+static const char events_usage[] =
+    "usage: judgectl events [--since EVENT] [--follow] [--config FILE] [--json]\n\n"
+    "Prints the results streams of all pools as JSON lines, oldest first, each\n"
+    "{\"event\", \"id\", \"verdict\", \"score\", \"pool\", \"time\", \"problem_version\"}\n"
+    "(+ \"rejudge\", \"rejudge_id\", \"previous_verdict\", \"previous_score\" for a\n"
+    "rejudge). Without options: every event kept, then exit. --since EVENT: only\n"
+    "those after EVENT (an \"event\" value, e.g. the last one a consumer saw, or a\n"
+    "time in ms since the epoch). --follow: only events published from now on\n"
+    "(nothing is replayed), until killed; with --since, those after EVENT first.\n";
+
+/* EVENT: MS or MS-SEQ (a stream entry id) */
+static bool valid_event_id(const char *s)
+{
+    size_t n = strspn(s, "0123456789");
+    if (n == 0 || n > 20)
+        return false;
+    if (!s[n])
+        return true;
+    return s[n] == '-' && strspn(s + n + 1, "0123456789") == strlen(s + n + 1) && s[n + 1];
+}
+
+/* The id of the newest event of each pool ("0-0" for an empty stream): a
+ * cursor from which only new events are read. */
+static int newest_events(struct common *c, char (*last)[64])
+{
+    for (int i = 0; i < c->cfg.npools; i++) {
+        char key[200];
+        queue_key(key, sizeof key, c->cfg.pools[i].name, "results");
+        redisReply *r = queue_cmd(&c->conn, "XREVRANGE %s + - COUNT 1", key);
+        if (bad_reply(c, r, "XREVRANGE"))
+            return c->status;
+        snprintf(last[i], 64, "%s",
+                 r->type == REDIS_REPLY_ARRAY && r->elements == 1 ? r->element[0]->element[0]->str : "0-0");
+        freeReplyObject(r);
+    }
+    return 0;
+}
+
 int cmd_events(int argc, char **argv)
 {
-    struct common c = {.cmd = "events"};
+    struct common c = {0};
+    ctl_begin(&c, "events", argc, argv);
     bool follow = false;
+    const char *since = NULL;
     static const struct option opts[] = {
         COMMON_OPTS,
         {"follow", no_argument, NULL, 'f'},
+        {"since", required_argument, NULL, 's'},
         {NULL, 0, NULL, 0},
     };
     int o;
-    optind = 1;
-    while ((o = getopt_long(argc, argv, "c:jhf", opts, NULL)) != -1) {
+    while ((o = ctl_getopt(&c, argc, argv, "hfs:", opts)) != -1) {
         switch (o) {
-        case 'c': c.config = optarg; break;
-        case 'j': c.json = true; break;
         case 'f': follow = true; break;
-        case 'h':
-            printf("usage: judgectl events [--follow] [--config FILE] [--json]\n\n"
-                   "Prints the results streams of all pools as JSON lines, oldest first, each\n"
-                   "{\"id\", \"verdict\", \"score\", \"pool\", \"time\", \"event\"}. --follow keeps\n"
-                   "printing new events as they are published.\n");
-            return 0;
-        default: return 2;
+        case 's': since = optarg; break;
+        case 'h': fputs(events_usage, stdout); return 0;
+        default: return c.status;
         }
     }
-    if (optind != argc) {
-        die_usage("events", "unexpected argument '%s'", argv[optind]);
-        return 2;
-    }
-    if (setup(&c))
-        return 1;
+    if (optind != argc)
+        return ctl_usage(&c, "unexpected argument '%s'", argv[optind]);
+    if (since && !valid_event_id(since))
+        return ctl_usage(&c, "--since: '%s' is not an event id (MS or MS-SEQ)", since);
+    int rc = setup(&c);
+    if (rc)
+        return rc;
     int np = c.cfg.npools;
     const char **pools = calloc((size_t)np + 1, sizeof *pools);
     char(*last)[64] = calloc((size_t)np + 1, sizeof *last);
     for (int i = 0; i < np; i++) {
         pools[i] = c.cfg.pools[i].name;
-        snprintf(last[i], sizeof last[i], "0-0");
+        snprintf(last[i], sizeof last[i], "%s", since ? since : "0-0");
     }
-    int rc = 0;
+    if (follow && !since)
+        rc = newest_events(&c, last);
     bool more = false;
-    for (;;) {
+    while (rc == 0) {
         struct queue_event *ev;
         int n;
         char err[512];
@@ -166,14 +216,13 @@ int cmd_events(int argc, char **argv)
             continue;
         }
         if (qrc) {
-            fprintf(stderr, "judgectl events: %s\n", err);
-            rc = 1;
+            rc = ctl_queue_fail(&c, qrc, err);
             break;
         }
         for (int i = 0; i < n; i++) {
-            json_t *o = event_obj(&ev[i]);
-            print_json(o);
-            json_decref(o);
+            json_t *e = event_obj(&ev[i]);
+            print_json(e);
+            json_decref(e);
         }
         free(ev);
         fflush(stdout);
@@ -185,4 +234,3 @@ int cmd_events(int argc, char **argv)
     teardown(&c);
     return rc;
 }
-

@@ -18,7 +18,7 @@
 
 static const char store_usage[] =
     "usage: judgectl problem push DIR|ARCHIVE [--name NAME] [--config FILE] [--json]\n"
-    "                             [--work-dir DIR] [--slot N]\n"
+    "                             [--workdir DIR] [--slot N]\n"
     "       judgectl problem list [--config FILE] [--json]\n"
     "       judgectl problem show NAME [--config FILE] [--json]\n"
     "       judgectl problem versions NAME [--config FILE] [--json]\n"
@@ -32,7 +32,10 @@ static const char store_usage[] =
     "again changes nothing. Submissions record the version current at admission.\n"
     "An archive (tar, tar.gz, zip) is unpacked first; an ICPC/Kattis package\n"
     "(problem.yaml, data/sample, data/secret, output_validators/) is converted.\n"
-    "rm removes a version that is not current; files no other version lists go.\n";
+    "rm removes a version that is not current; files no other version lists go.\n"
+    "Exit status: 65 a package refused (with --json {\"ok\": false, \"errors\": [...],\n"
+    "\"error\": {...}}) or a current version to rm, 66 no such problem, version or\n"
+    "file, 69 Redis unavailable, 64 bad usage ('judgectl --help' has the table).\n";
 
 struct store_opts {
     struct common c;
@@ -49,38 +52,48 @@ static int parse(int argc, char **argv, struct store_opts *o)
         COMMON_OPTS,
         {"name", required_argument, NULL, 'n'},
         {"version", required_argument, NULL, 'v'},
-        {"work-dir", required_argument, NULL, OPT_WORK_DIR},
+        {"workdir", required_argument, NULL, OPT_WORK_DIR},
+        {"work-dir", required_argument, NULL, OPT_WORK_DIR},   /* the old spelling */
         {"slot", required_argument, NULL, OPT_SLOT},
         {NULL, 0, NULL, 0},
     };
     int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "c:jhn:v:", opts, NULL)) != -1) {
+    char *end;
+    while ((c = ctl_getopt(&o->c, argc, argv, "hn:v:", opts)) != -1) {
         switch (c) {
-        case 'c': o->c.config = optarg; break;
-        case 'j': o->c.json = true; break;
         case 'n': o->name = optarg; break;
         case 'v': o->version = optarg; break;
         case OPT_WORK_DIR: o->work_dir = optarg; break;
-        case OPT_SLOT: o->slot = atoi(optarg); break;
+        case OPT_SLOT:
+            o->slot = (int)strtol(optarg, &end, 10);
+            if (!*optarg || *end || o->slot < 0)
+                return ctl_usage(&o->c, "--slot: '%s' is not a sandbox slot number", optarg);
+            break;
         case 'h': fputs(store_usage, stdout); return 0;
-        default: fputs(store_usage, stderr); return 2;
+        default: return o->c.status;
         }
     }
     return -1;
 }
 
-static void say_store_error(const char *what, int rc, const char *err)
+/* A store failure: Redis unreachable, a missing problem or version, a
+ * refusal (the current version, the quota), else internal. */
+static int store_fail(struct store_opts *o, int rc, const char *err)
 {
-    fprintf(stderr, "judgectl problem %s: %s%s\n", what, err,
-            rc == STORE_IO ? " (Redis unreachable; nothing was changed unless it said so)" : "");
+    if (rc == STORE_IO)
+        return ctl_fail(&o->c, "unavailable", "%s (Redis unreachable; nothing was changed unless it said so)", err);
+    if (strstr(err, "has no version") || strstr(err, "no such") || strstr(err, "not found") || strstr(err, "unknown"))
+        return ctl_fail(&o->c, "not_found", "%s", err);
+    if (strstr(err, "ERR store:"))
+        return ctl_fail(&o->c, "bad_input", "%s", err);
+    return ctl_fail(&o->c, "internal", "%s", err);
 }
 
 /* ------------------------------------------------------------------ push */
 
 /* runner_problem_check with a sandbox (a custom checker must compile). The
  * error lines go to *errors. Returns the number of errors, -1 if no runner. */
-static int validate(const struct store_opts *o, const char *dir, char **errors, char **summary)
+static int validate(struct store_opts *o, const char *dir, char **errors, char **summary)
 {
     struct runner_config rc = {.languages_dir = o->c.cfg.languages,
                                .work_dir = o->work_dir ? o->work_dir : "/tmp/judgectl",
@@ -92,7 +105,7 @@ static int validate(const struct store_opts *o, const char *dir, char **errors, 
     struct runner *r;
     char err[4096];
     if (runner_open(&r, &rc, err, sizeof err)) {
-        fprintf(stderr, "judgectl problem push: cannot validate without the sandbox: %s\n", err);
+        ctl_fail(&o->c, "unavailable", "cannot validate without the sandbox: %s", err);
         return -1;
     }
     int n = runner_problem_check(r, dir, errors, summary);
@@ -100,13 +113,18 @@ static int validate(const struct store_opts *o, const char *dir, char **errors, 
     return n;
 }
 
-static void print_refusal(const struct store_opts *o, const char *dir, const char *errors, int n)
+/* A refused package: every error; EX_DATAERR. */
+static int print_refusal(struct store_opts *o, const char *dir, const char *errors, int n)
 {
+    o->c.status = EX_DATAERR;
     if (o->c.json) {
         json_t *arr, *warnings;
         check_lines_json(errors, &arr, &warnings);
-        json_t *j = json_pack("{s:b, s:s, s:o, s:o}", "ok", 0, "package", dir, "errors", arr,
-                              "warnings", warnings);
+        char msg[4400];
+        snprintf(msg, sizeof msg, "%d error%s in %s: not pushed", n, n == 1 ? "" : "s", dir);
+        json_t *j = json_pack("{s:b, s:s, s:o, s:o, s:{s:s, s:s, s:i}}", "ok", 0, "package", dir, "errors", arr,
+                              "warnings", warnings, "error", "code", "bad_input", "message", msg, "status",
+                              EX_DATAERR);
         print_json(j);
         json_decref(j);
     } else {
@@ -114,6 +132,7 @@ static void print_refusal(const struct store_opts *o, const char *dir, const cha
         fprintf(stderr, "%s%s%d error%s in %s: not pushed\n", errors ? errors : "",
                 len && errors[len - 1] != '\n' ? "\n" : "", n, n == 1 ? "" : "s", dir);
     }
+    return EX_DATAERR;
 }
 
 /* Removes every "PREFIX/" from text (temporary paths in error lines). */
@@ -155,67 +174,56 @@ static int push(struct store_opts *o, const char *arg)
         snprintf(name, sizeof name, "%s", o->name);
     else
         default_name(arg, name, sizeof name);
-    if (!queue_valid_name(name)) {
-        fprintf(stderr, "judgectl problem push: bad problem name '%s' (1-128 of A-Za-z0-9_.-, not "
-                        "starting with . or -; use --name)\n", name);
-        return 1;
-    }
+    if (!queue_valid_name(name))
+        return ctl_fail(&o->c, "bad_input", "bad problem name '%s' (1-128 of A-Za-z0-9_.-, not "
+                                            "starting with . or -; use --name)", name);
     struct stat st;
-    if (stat(arg, &st)) {
-        fprintf(stderr, "judgectl problem push: %s: %s\n", arg, strerror(errno));
-        return 1;
-    }
+    if (stat(arg, &st))
+        return ctl_fail(&o->c, errno == ENOENT ? "not_found" : "bad_input", "%s: %s", arg, strerror(errno));
     const char *dir = arg;
     bool temp = false;
     int rc = 0;
     if (S_ISREG(st.st_mode) || store_is_icpc(arg)) {
-        if (!mkdtemp(work)) {
-            fprintf(stderr, "judgectl problem push: %s: %s\n", work, strerror(errno));
-            return 1;
-        }
+        if (!mkdtemp(work))
+            return ctl_fail(&o->c, "internal", "%s: %s", work, strerror(errno));
         temp = true;
         snprintf(pkg, sizeof pkg, "%s/pkg", work);
         dir = pkg;
         rc = S_ISREG(st.st_mode) ? store_unpack(arg, pkg, (uint64_t)o->c.cfg.max_package, err, sizeof err)
                                  : store_copy_tree(arg, pkg, (uint64_t)o->c.cfg.max_package, err, sizeof err);
         if (rc)
-            print_refusal(o, arg, err, 1);
+            rc = print_refusal(o, arg, err, 1);
     }
     if (rc == 0 && temp && store_is_icpc(pkg)) {
         char *errors = NULL;
         int n = store_convert_icpc(pkg, name, &errors);
-        if (n) {
-            print_refusal(o, arg, errors, n);
-            rc = 1;
-        }
+        if (n)
+            rc = print_refusal(o, arg, errors, n);
         free(errors);
     }
     if (rc == 0)
         rc = push_dir(o, dir, name, arg);
     if (temp)
         store_remove_tree(work);
-    return rc ? 1 : 0;
+    return rc;
 }
 
 static int push_dir(struct store_opts *o, const char *dir, const char *name, const char *shown)
 {
     char err[2048];
     struct store_manifest m;
-    if (store_manifest_from_dir(dir, (uint64_t)o->c.cfg.max_package, &m, err, sizeof err)) {
-        print_refusal(o, shown, err, 1);
-        return 1;
-    }
+    if (store_manifest_from_dir(dir, (uint64_t)o->c.cfg.max_package, &m, err, sizeof err))
+        return print_refusal(o, shown, err, 1);
     char *errors = NULL, *summary = NULL;
     int n = validate(o, dir, &errors, &summary);
     if (!strncmp(dir, "/tmp/judgectl-push-", 19))
         strip_prefix(errors, dir);   /* name files as they are in the package */
     if (n != 0) {
-        if (n > 0)
-            print_refusal(o, shown, errors, n);
+        int rc = n > 0 ? print_refusal(o, shown, errors, n) : o->c.status;
         free(errors);
         free(summary);
         store_manifest_free(&m);
-        return 1;
+        return rc;
     }
     /* what is left are warnings: shown, never refused */
     json_t *no_errors, *warnings;
@@ -224,22 +232,12 @@ static int push_dir(struct store_opts *o, const char *dir, const char *name, con
     if (!o->c.json && errors && *errors)
         fputs(errors, stderr);
     free(errors);
-    int rc = 1;
-    if (setup(&o->c) != 0) {
-        if (o->c.json) {
-            json_t *j = json_pack("{s:b, s:s, s:s}", "ok", 0, "name", name, "error", o->c.conn.err);
-            print_json(j);
-            json_decref(j);
-        }
-    } else {
+    int rc = setup(&o->c);
+    if (rc == 0) {
         struct store_push_reply r;
         int src = store_push(&o->c.conn, name, dir, &m, (uint64_t)o->c.cfg.store_quota, &r, err, sizeof err);
-        if (src && o->c.json) {
-            json_t *j = json_pack("{s:b, s:s, s:s}", "ok", 0, "name", name, "error", err);
-            print_json(j);
-            json_decref(j);
-        } else if (src) {
-            say_store_error("push", src, err);
+        if (src) {
+            rc = store_fail(o, src, err);
         } else {
             const char *what = r.result == STORE_PUSH_NEW       ? "new"
                                : r.result == STORE_PUSH_CURRENT ? "unchanged"
@@ -257,7 +255,6 @@ static int push_dir(struct store_opts *o, const char *dir, const char *name, con
                 printf("%s %s %s (%zu files, %llu bytes, %llu bytes sent)\n", name, r.version, what, m.n,
                        (unsigned long long)m.total, (unsigned long long)r.uploaded);
             }
-            rc = 0;
         }
     }
     json_decref(warnings);
@@ -296,10 +293,8 @@ static int list(struct store_opts *o)
     size_t n;
     char err[1024];
     int rc = store_list(&o->c.conn, &names, &n, err, sizeof err);
-    if (rc) {
-        say_store_error("list", rc, err);
-        return 1;
-    }
+    if (rc)
+        return store_fail(o, rc, err);
     json_t *arr = json_array();
     for (size_t i = 0; i < n; i++) {
         struct store_problem_info p;
@@ -328,15 +323,10 @@ static int show(struct store_opts *o, const char *name, bool only_versions)
     bool found;
     char err[1024];
     int rc = store_info(&o->c.conn, name, &p, &found, err, sizeof err);
-    if (rc) {
-        say_store_error(only_versions ? "versions" : "show", rc, err);
-        return 1;
-    }
-    if (!found) {
-        fprintf(stderr, "judgectl problem %s: no problem '%s' in the store\n", only_versions ? "versions" : "show",
-                name);
-        return 1;
-    }
+    if (rc)
+        return store_fail(o, rc, err);
+    if (!found)
+        return ctl_fail(&o->c, "not_found", "no problem '%s' in the store", name);
     if (o->c.json) {
         json_t *j = only_versions ? versions_json(&p)
                                   : json_pack("{s:s, s:s, s:I, s:o}", "name", p.name, "current", p.current,
@@ -370,16 +360,10 @@ static int show(struct store_opts *o, const char *name, bool only_versions)
 
 static int rm(struct store_opts *o, const char *name)
 {
-    if (!o->version) {
-        fprintf(stderr, "judgectl problem rm: --version V is required (judgectl problem versions %s)\n", name);
-        return 2;
-    }
     char err[1024];
     int rc = store_remove(&o->c.conn, name, o->version, err, sizeof err);
-    if (rc) {
-        say_store_error("rm", rc, err);
-        return 1;
-    }
+    if (rc)
+        return store_fail(o, rc, err);
     if (o->c.json) {
         json_t *j = json_pack("{s:b, s:s, s:s}", "ok", 1, "name", name, "removed", o->version);
         print_json(j);
@@ -392,34 +376,27 @@ static int rm(struct store_opts *o, const char *name)
 
 int cmd_store(int argc, char **argv)
 {
-    struct store_opts o = {.c = {.cmd = "problem"}, .slot = 500 + 2 * (int)(getpid() % 50)};
+    struct store_opts o = {.slot = 500 + 2 * (int)(getpid() % 50)};
+    ctl_begin(&o.c, "problem", argc, argv);
     int rc = parse(argc, argv, &o);
     if (rc >= 0)
         return rc;
-    if (optind >= argc) {
-        fputs(store_usage, stderr);
-        return 2;
-    }
+    if (optind >= argc)
+        return ctl_usage(&o.c, "expected push, list, show, versions, rm or check");
     const char *sub = argv[optind];
     int nargs = argc - optind - 1;
     bool wants_one = strcmp(sub, "list") != 0;
-    if ((wants_one && nargs != 1) || (!wants_one && nargs != 0)) {
-        fputs(store_usage, stderr);
-        return 2;
-    }
+    if ((wants_one && nargs != 1) || (!wants_one && nargs != 0))
+        return ctl_usage(&o.c, "wrong number of arguments for '%s'", sub);
+    if (!strcmp(sub, "rm") && !o.version)
+        return ctl_usage(&o.c, "rm: --version V is required (judgectl problem versions %s)", argv[optind + 1]);
     const char *arg = wants_one ? argv[optind + 1] : NULL;
-    if (!o.c.config)
-        o.c.config = jd_default_config();
-    char err[1024];
-    if (jd_config_load(&o.c.cfg, o.c.config, err, sizeof err)) {
-        fprintf(stderr, "judgectl problem: %s\n", err);
-        return 1;
-    }
-    o.c.loaded = true;
+    if ((rc = load_config(&o.c)))
+        return rc;
     if (!strcmp(sub, "push")) {
         rc = push(&o, arg);
-    } else if (setup(&o.c)) {
-        rc = 1;
+    } else if ((rc = setup(&o.c))) {
+        /* reported */
     } else if (!strcmp(sub, "list")) {
         rc = list(&o);
     } else if (!strcmp(sub, "show") || !strcmp(sub, "versions")) {
@@ -427,8 +404,7 @@ int cmd_store(int argc, char **argv)
     } else if (!strcmp(sub, "rm")) {
         rc = rm(&o, arg);
     } else {
-        fputs(store_usage, stderr);
-        rc = 2;
+        rc = ctl_usage(&o.c, "unknown subcommand '%s'", sub);
     }
     teardown(&o.c);
     return rc;

@@ -8,31 +8,70 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "ctl.h"
 #include "runner.h"
 #include "store.h"
 
-/* The runner's own rule (its catalog, no sandbox): what judged will judge. */
-static bool language_known(const char *dir, const char *lang)
+/* The runner's own rule (its catalog, no sandbox): what judged will judge.
+ * 0, or the failure's status (reported). */
+static int language_known(struct common *c, const char *dir, const char *lang)
 {
     struct runner_config rc = {.languages_dir = dir, .catalog_only = true};
     struct runner *r;
     char err[4096];
-    if (runner_open(&r, &rc, err, sizeof err)) {
-        fprintf(stderr, "judgectl submit: languages: %s\n", err);
-        return false;
-    }
+    if (runner_open(&r, &rc, err, sizeof err))
+        return ctl_fail(c, "config", "languages: %s", err);
     bool ok = runner_language_exists(r, lang);
     runner_close(r);
-    if (!ok)
-        fprintf(stderr, "judgectl submit: unknown language '%s' (no %s/%s.yaml)\n", lang, dir, lang);
-    return ok;
+    return ok ? 0 : ctl_fail(c, "bad_input", "unknown language '%s' (no %s/%s.yaml)", lang, dir, lang);
+}
+
+static const char submit_usage[] =
+    "usage: judgectl submit --problem P --lang L [--key K] [--priority contest|normal]\n"
+    "                        [--config FILE] [--json] SOURCE\n\n"
+    "Admits SOURCE ('-' for stdin) to the queue of the language's pool and prints\n"
+    "the new submission's id ({\"id\", \"pool\", \"duplicate\", \"problem_version\"} with\n"
+    "--json). P is a problem of the store (its current version is recorded) or a\n"
+    "directory under the configuration's problems. The same --key returns the\n"
+    "existing id and admits nothing. A pool whose backlog reached max_queue refuses\n"
+    "with 'busy' (exit 75: try again later); an unknown language or a bad or empty\n"
+    "source is exit 65, an unknown problem or a missing SOURCE 66.\n";
+
+/* Checks what Redis cannot know; 0, or the failure's status. */
+static int check_args(struct common *c, const char *problem, const char *lang, const struct jd_pool_cfg **pool)
+{
+    *pool = jd_pool_for_language(&c->cfg, lang);
+    if (!*pool)
+        return ctl_fail(c, "bad_input", "unknown language '%s' (no pool serves it)", lang);
+    int rc = language_known(c, c->cfg.languages, lang);
+    if (rc)
+        return rc;
+    if (!queue_valid_name(problem))
+        return ctl_fail(c, "bad_input", "bad problem name '%s'", problem);
+    return 0;
+}
+
+/* The version judged is the store's current one now; a problem the store
+ * does not hold is judged from the hosts' problems directory. */
+static int problem_version(struct common *c, const char *problem, char version[65], bool *stored)
+{
+    char err[1024], path[4300];
+    struct stat st;
+    int src_rc = store_current(&c->conn, problem, version, stored, err, sizeof err);
+    if (src_rc)
+        return ctl_fail(c, src_rc == STORE_IO ? "unavailable" : "internal", "%s", err);
+    snprintf(path, sizeof path, "%s/%s", c->cfg.problems, problem);
+    if (!*stored && (stat(path, &st) || !S_ISDIR(st.st_mode)))
+        return ctl_fail(c, "not_found", "unknown problem '%s' (not in the problem store, no %s)", problem, path);
+    return 0;
 }
 
 int cmd_submit(int argc, char **argv)
 {
-    struct common c = {.cmd = "submit"};
+    struct common c = {0};
+    ctl_begin(&c, "submit", argc, argv);
     const char *problem = NULL, *lang = NULL, *key = NULL, *priority = "normal";
     static const struct option opts[] = {
         COMMON_OPTS,
@@ -43,126 +82,74 @@ int cmd_submit(int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
     int o;
-    optind = 1;
-    while ((o = getopt_long(argc, argv, "c:jhp:l:k:P:", opts, NULL)) != -1) {
+    while ((o = ctl_getopt(&c, argc, argv, "hp:l:k:P:", opts)) != -1) {
         switch (o) {
-        case 'c': c.config = optarg; break;
-        case 'j': c.json = true; break;
         case 'p': problem = optarg; break;
         case 'l': lang = optarg; break;
         case 'k': key = optarg; break;
         case 'P': priority = optarg; break;
-        case 'h':
-            printf("usage: judgectl submit --problem P --lang L [--key K] [--priority contest|normal]\n"
-                   "                        [--config FILE] [--json] SOURCE\n\n"
-                   "Admits SOURCE ('-' for stdin) to the queue of the language's pool and prints\n"
-                   "the new submission's id. The same --key returns the existing id and admits\n"
-                   "nothing. A pool whose backlog reached max_queue refuses with 'busy' (exit 1).\n");
-            return 0;
-        default: return 2;
+        case 'h': fputs(submit_usage, stdout); return 0;
+        default: return c.status;
         }
     }
-    if (optind != argc - 1) {
-        die_usage("submit", "expected exactly one SOURCE%s", "");
-        return 2;
-    }
-    if (!problem || !lang) {
-        die_usage("submit", "--problem and --lang are required%s", "");
-        return 2;
-    }
-    if (strcmp(priority, "contest") && strcmp(priority, "normal")) {
-        die_usage("submit", "--priority must be contest or normal, not '%s'", priority);
-        return 2;
-    }
-    if (key && (!*key || strlen(key) > 200)) {
-        die_usage("submit", "--key must be 1 to 200 characters%s", "");
-        return 2;
-    }
-    char err[1024];
-    if (!c.config)
-        c.config = jd_default_config();
-    if (jd_config_load(&c.cfg, c.config, err, sizeof err)) {
-        fprintf(stderr, "judgectl submit: %s\n", err);
-        return 1;
-    }
-    int rc = 1;
-    const struct jd_pool_cfg *pool = jd_pool_for_language(&c.cfg, lang);
-    char path[4300];
-    struct stat st;
-    if (!pool) {
-        fprintf(stderr, "judgectl submit: unknown language '%s' (no pool serves it)\n", lang);
-        jd_config_free(&c.cfg);
-        return 1;
-    }
-    if (!language_known(c.cfg.languages, lang)) {
-        jd_config_free(&c.cfg);
-        return 1;
-    }
-    if (!queue_valid_name(problem)) {
-        fprintf(stderr, "judgectl submit: bad problem name '%s'\n", problem);
-        jd_config_free(&c.cfg);
-        return 1;
+    if (optind != argc - 1)
+        return ctl_usage(&c, "expected exactly one SOURCE");
+    if (!problem || !lang)
+        return ctl_usage(&c, "--problem and --lang are required");
+    if (strcmp(priority, "contest") && strcmp(priority, "normal"))
+        return ctl_usage(&c, "--priority must be contest or normal, not '%s'", priority);
+    if (key && (!*key || strlen(key) > 200))
+        return ctl_usage(&c, "--key must be 1 to 200 characters");
+    const struct jd_pool_cfg *pool;
+    int rc = load_config(&c);
+    if (rc || (rc = check_args(&c, problem, lang, &pool))) {
+        teardown(&c);
+        return rc;
     }
     size_t srclen;
+    char err[1024];
     char *src = jd_read_file(argv[optind], (size_t)c.cfg.max_source, &srclen, err, sizeof err);
     if (!src) {
-        fprintf(stderr, "judgectl submit: %s\n", err);
-        jd_config_free(&c.cfg);
-        return 1;
+        rc = ctl_fail(&c, access(argv[optind], F_OK) && strcmp(argv[optind], "-") ? "not_found" : "bad_input",
+                      "%s", err);
+        teardown(&c);
+        return rc;
     }
     if (srclen == 0) {
-        fprintf(stderr, "judgectl submit: %s: empty source\n", argv[optind]);
         free(src);
-        jd_config_free(&c.cfg);
-        return 1;
+        rc = ctl_fail(&c, "bad_input", "%s: empty source", argv[optind]);
+        teardown(&c);
+        return rc;
     }
-    c.loaded = true;
-    if (setup(&c)) {
-        free(src);
-        jd_config_free(&c.cfg);
-        return 1;
-    }
-    /* The version judged is the store's current one now; a problem the
-     * store does not hold is judged from the hosts' problems directory. */
     char version[65];
     bool stored;
-    int src_rc = store_current(&c.conn, problem, version, &stored, err, sizeof err);
-    snprintf(path, sizeof path, "%s/%s", c.cfg.problems, problem);
-    if (src_rc || (!stored && (stat(path, &st) || !S_ISDIR(st.st_mode)))) {
-        if (src_rc)
-            fprintf(stderr, "judgectl submit: %s\n", err);
-        else
-            fprintf(stderr, "judgectl submit: unknown problem '%s' (not in the problem store, no %s)\n",
-                    problem, path);
+    if ((rc = setup(&c)) || (rc = problem_version(&c, problem, version, &stored))) {
         free(src);
         teardown(&c);
-        return 1;
+        return rc;
     }
     struct queue_admit_args a = {.pool = pool->name, .lang = lang, .problem = problem,
                                  .source = src, .source_len = srclen, .key = key,
                                  .priority = priority, .max_queue = pool->max_queue,
                                  .max_source = c.cfg.max_source, .version = version};
     struct queue_admit_reply r;
-    char qerr[1024];
-    enum queue_rc qrc = queue_admit(&c.conn, &a, &r, qerr, sizeof qerr);
+    enum queue_rc qrc = queue_admit(&c.conn, &a, &r, err, sizeof err);
     free(src);
     if (qrc != QUEUE_OK) {
-        fprintf(stderr, "judgectl submit: %s\n", qerr);
+        /* the function refuses bad arguments with "ERR judged: ..." */
+        rc = qrc == QUEUE_ERROR && strstr(err, "judged:") ? ctl_fail(&c, "bad_input", "%s", err)
+                                                          : ctl_queue_fail(&c, qrc, err);
     } else if (r.result == QUEUE_BUSY) {
-        fprintf(stderr, "judgectl submit: busy: pool '%s' has %lld submissions waiting (max_queue %ld); "
-                        "try again later\n", pool->name, r.waiting, pool->max_queue);
+        rc = ctl_fail(&c, "busy", "pool '%s' has %lld submissions waiting (max_queue %ld); try again later",
+                      pool->name, r.waiting, pool->max_queue);
+    } else if (c.json) {
+        json_t *j = json_pack("{s:s, s:s, s:b, s:s?}", "id", r.id, "pool", pool->name, "duplicate",
+                              r.result == QUEUE_DUPLICATE, "problem_version", stored ? version : NULL);
+        print_json(j);
+        json_decref(j);
     } else {
-        if (c.json) {
-            json_t *j = json_pack("{s:s, s:s, s:b, s:s?}", "id", r.id, "pool", pool->name, "duplicate",
-                                  r.result == QUEUE_DUPLICATE, "problem_version", stored ? version : NULL);
-            print_json(j);
-            json_decref(j);
-        } else {
-            printf("%s\n", r.id);
-        }
-        rc = 0;
+        printf("%s\n", r.id);
     }
     teardown(&c);
     return rc;
 }
-

@@ -22,45 +22,38 @@ static const char *USAGE =
     "own submissions), read (all results and events), setter, admin (everything).\n"
     "judge-api reads the file at start and on SIGHUP.\n";
 
-static int add(const char *file, const char *name, const char *roles)
+static int add(struct common *c, const char *file, const char *name, const char *roles)
 {
-    if (!roles || !api_roles_parse(roles)) {
-        die_usage("tokens", "--role must be submit, read, setter or admin (comma-separated)%s", "");
-        return 2;
-    }
+    if (!roles || !api_roles_parse(roles))
+        return ctl_usage(c, "--role must be submit, read, setter or admin (comma-separated)");
     struct api_tokens t;
     char err[1024];
     if (access(file, F_OK) == 0) {
-        if (api_tokens_load(&t, file, err, sizeof err)) {
-            fprintf(stderr, "judgectl tokens: %s\n", err);
-            return 1;
-        }
+        if (api_tokens_load(&t, file, err, sizeof err))
+            return ctl_fail(c, "config", "%s", err);
         for (int i = 0; i < t.n; i++)
             if (!strcmp(t.v[i].name, name)) {
-                fprintf(stderr, "judgectl tokens: %s: a token named '%s' exists\n", file, name);
                 api_tokens_free(&t);
-                return 1;
+                return ctl_fail(c, "bad_input", "%s: a token named '%s' exists", file, name);
             }
         api_tokens_free(&t);
     }
     char tok[80], hash[65], line[512];
-    if (api_token_new(tok)) {
-        fprintf(stderr, "judgectl tokens: no randomness: %s\n", strerror(errno));
-        return 1;
-    }
+    if (api_token_new(tok))
+        return ctl_fail(c, "internal", "no randomness: %s", strerror(errno));
     api_sha256_hex(tok, strlen(tok), hash);
     int n = snprintf(line, sizeof line, "%s %s %s\n", name, roles, hash);
     int fd = open(file, O_WRONLY | O_CREAT | O_APPEND, 0600);
     if (fd < 0 || write(fd, line, (size_t)n) != n) {
-        fprintf(stderr, "judgectl tokens: %s: %s\n", file, strerror(errno));
+        int rc = ctl_fail(c, "internal", "%s: %s", file, strerror(errno));
         if (fd >= 0)
             close(fd);
-        return 1;
+        return rc;
     }
     close(fd);
     /* the file must still parse: a bad NAME is refused, and the line removed */
     if (api_tokens_load(&t, file, err, sizeof err)) {
-        fprintf(stderr, "judgectl tokens: %s\n", err);
+        int rc = ctl_fail(c, "bad_input", "%s", err);
         FILE *f = fopen(file, "r+");
         if (f) {
             fseek(f, 0, SEEK_END);
@@ -68,7 +61,7 @@ static int add(const char *file, const char *name, const char *roles)
             }
             fclose(f);
         }
-        return 1;
+        return rc;
     }
     api_tokens_free(&t);
     printf("%s\n", tok);
@@ -77,7 +70,8 @@ static int add(const char *file, const char *name, const char *roles)
 
 int cmd_tokens(int argc, char **argv)
 {
-    struct common c = {.cmd = "tokens"};
+    struct common c = {0};
+    ctl_begin(&c, "tokens", argc, argv);
     const char *file = NULL, *roles = NULL;
     static const struct option opts[] = {
         COMMON_OPTS,
@@ -86,38 +80,31 @@ int cmd_tokens(int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
     int o;
-    optind = 1;
-    while ((o = getopt_long(argc, argv, "c:jhr:f:", opts, NULL)) != -1) {
+    while ((o = ctl_getopt(&c, argc, argv, "hr:f:", opts)) != -1) {
         switch (o) {
-        case 'c': c.config = optarg; break;
-        case 'j': c.json = true; break;
         case 'r': roles = optarg; break;
         case 'f': file = optarg; break;
         case 'h': fputs(USAGE, stdout); return 0;
-        default: return 2;
+        default: return c.status;
         }
     }
-    if (optind >= argc) {
-        die_usage("tokens", "expected add or list%s", "");
-        return 2;
-    }
+    if (optind >= argc)
+        return ctl_usage(&c, "expected add or list");
     const char *sub = argv[optind];
+    bool add_ok = !strcmp(sub, "add") && optind + 2 == argc, list_ok = !strcmp(sub, "list") && optind + 1 == argc;
+    if (!add_ok && !list_ok)
+        return ctl_usage(&c, "expected 'add NAME --role R' or 'list'");
     char err[1024];
+    int rc;
     if (!file) {
-        if (!c.config)
-            c.config = jd_default_config();
-        if (jd_config_load(&c.cfg, c.config, err, sizeof err)) {
-            fprintf(stderr, "judgectl tokens: %s\n", err);
-            return 1;
-        }
+        if ((rc = load_config(&c)))
+            return rc;
         file = c.cfg.api.tokens;
     }
-    int rc = 2;
-    if (!strcmp(sub, "add") && optind + 2 == argc) {
-        rc = add(file, argv[optind + 1], roles);
-    } else if (!strcmp(sub, "list") && optind + 1 == argc) {
+    if (add_ok) {
+        rc = add(&c, file, argv[optind + 1], roles);
+    } else {
         struct api_tokens t;
-        rc = 1;
         if (api_tokens_load(&t, file, err, sizeof err) == 0) {
             json_t *list = json_array();
             for (int i = 0; i < t.n; i++) {
@@ -137,12 +124,9 @@ int cmd_tokens(int argc, char **argv)
             api_tokens_free(&t);
             rc = 0;
         } else {
-            fprintf(stderr, "judgectl tokens: %s\n", err);
+            rc = ctl_fail(&c, access(file, F_OK) ? "not_found" : "config", "%s", err);
         }
-    } else {
-        die_usage("tokens", "expected 'add NAME --role R' or 'list'%s", "");
     }
-    if (c.cfg.path)
-        jd_config_free(&c.cfg);
+    teardown(&c);
     return rc;
 }

@@ -21,6 +21,7 @@ int cmd_pause(int argc, char **argv);
 int cmd_resume(int argc, char **argv);
 int cmd_dlq(int argc, char **argv);
 int cmd_hosts(int argc, char **argv);
+int cmd_health(int argc, char **argv);
 int cmd_rejudge(int argc, char **argv);   /* cmd_rejudge.c */
 
 /* judge-api's bearer tokens: cmd_tokens.c */

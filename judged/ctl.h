@@ -1,21 +1,33 @@
-/* ctl.h - what judgectl's Redis-side commands share (internal to judged/):
- * option parsing, the connection, output helpers. */
+/* ctl.h - what judgectl's commands share (internal to judged/): option
+ * parsing, the connection, failures and their exit statuses, output. */
 #ifndef JUDGED_CTL_H
 #define JUDGED_CTL_H
 
 #include <getopt.h>
 #include <jansson.h>
 #include <stdbool.h>
+#include <sysexits.h>
 
 #include "commands.h"
 #include "jd.h"
 #include "paths.h"
+
+/* judgectl's exit statuses (README "judgectl: exit statuses", and
+ * `judgectl --help`): sysexits.h where one fits, so that a script tells a
+ * failure to retry from one to fix. */
+#define EXIT_NO 1             /* the command worked and the answer is no (health, hosts, a check) */
+#define EXIT_IE 3             /* judge: the verdict is IE */
+/* EX_USAGE 64 bad usage, EX_DATAERR 65 bad input, EX_NOINPUT 66 not found,
+ * EX_UNAVAILABLE 69 Redis (or the sandbox) unavailable, EX_SOFTWARE 70
+ * internal, EX_TEMPFAIL 75 busy or timed out: try again, EX_CONFIG 78 the
+ * configuration file is missing or invalid */
 
 struct common {
     const char *cmd;
     const char *config;
     bool json;
     bool loaded;
+    int status;               /* the exit status of the last failure reported */
     struct jd_config cfg;
     struct queue_conn conn;
 };
@@ -25,11 +37,37 @@ struct common {
     {"config", required_argument, NULL, 'c'}, {"json", no_argument, NULL, 'j'}, \
     {"help", no_argument, NULL, 'h'}
 
-void die_usage(const char *cmd, const char *fmt, const char *arg);
-/* Loads the configuration (unless loaded) and connects. 0 ok, 1 failed (said so). */
+/* Starts a command: names it, notes --json anywhere on its command line (so
+ * that even a usage error is JSON), resets getopt. */
+void ctl_begin(struct common *c, const char *cmd, int argc, char **argv);
+/* getopt_long over opts (which include COMMON_OPTS): handles --config and
+ * --json itself, reports an unknown option or a missing value (returns '?':
+ * the caller returns c->status). shortopts lists the rest ("h" at least). */
+int ctl_getopt(struct common *c, int argc, char **argv, const char *shortopts, const struct option *opts);
+/* Reports a failure and returns its exit status: with --json one line
+ * {"error": {"code": CODE, "message": ..., "status": N}} on stdout, else
+ * "judgectl CMD: message" on stderr. CODE: usage, bad_input, not_found,
+ * unavailable, internal, busy, timeout, config (the status follows). */
+int ctl_fail(struct common *c, const char *code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* A usage error ("... (try judgectl CMD --help)"): EX_USAGE. */
+int ctl_usage(struct common *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A queue library failure: QUEUE_IO is "unavailable", the rest "internal". */
+int ctl_queue_fail(struct common *c, enum queue_rc rc, const char *err);
+/* --wait, --wait SECONDS, --wait=SECONDS (optional_argument): a bare --wait
+ * is *wait = -1 (no limit); a number right after it is its value. 0 ok,
+ * else the usage error's status. */
+int ctl_wait_opt(struct common *c, int argc, char **argv, double *wait);
+/* A number of seconds >= 0 (--wait, ...); 0 ok, else the usage status. */
+int ctl_seconds(struct common *c, const char *opt, const char *s, double *out);
+
+/* Loads the configuration (unless loaded) and connects. 0 ok, else the
+ * failure's status (reported; nothing is left to tear down). */
 int setup(struct common *c);
+/* Loads the configuration only. 0 ok, else EX_CONFIG (reported). */
+int load_config(struct common *c);
 void teardown(struct common *c);
-/* A raw command failed on the Redis side: says so, frees r. */
+/* A raw command failed (NULL: Redis unavailable; an error reply: internal):
+ * reports it, sets c->status, frees r. */
 bool bad_reply(struct common *c, redisReply *r, const char *what);
 long long rint_cmd(struct common *c, const char *fmt, const char *key);
 void print_json(json_t *o);
@@ -39,10 +77,13 @@ json_t *entry_obj(const redisReply *e);
  * returns an exit status to return now, or -1 to go on. */
 int simple_opts(struct common *c, int argc, char **argv, const char *usage_text, double *wait,
                 bool *has_wait);
-/* {name: {host fields..., alive}} */
+/* {name: {host fields..., alive}}; NULL when Redis failed (reported). */
 json_t *load_hosts(struct common *c);
 /* runner_problem_check's lines as two JSON arrays: errors, and warnings
  * ("FILE:LINE: KEY: warning: message", which do not fail a check) */
 void check_lines_json(const char *lines, json_t **errors, json_t **warnings);
+/* The text of `judgectl --help`'s exit status table (also printed by
+ * commands that fail in several ways). */
+extern const char ctl_exit_table[];
 
 #endif

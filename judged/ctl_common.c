@@ -1,51 +1,202 @@
-/* ctl_common.c - judgectl's shared plumbing for the Redis-side commands. */
+/* ctl_common.c - judgectl's shared plumbing: options, failures and their
+ * exit statuses, the connection, output helpers. */
+#include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ctl.h"
 
-void die_usage(const char *cmd, const char *fmt, const char *arg)
+const char ctl_exit_table[] =
+    "exit status:\n"
+    "   0  success\n"
+    "   1  the command worked and the answer is no (health: unhealthy; hosts: a\n"
+    "      host is not alive; languages --check: a language failed; problem check:\n"
+    "      the package has errors)\n"
+    "   3  judge: the verdict is IE (the problem package or its checker is broken)\n"
+    "  64  bad usage (unknown option, missing or malformed argument)\n"
+    "  65  bad input (unknown language, bad problem name, empty source, a package\n"
+    "      that fails validation)\n"
+    "  66  not found (no such submission, pool, dead letter, problem or file)\n"
+    "  69  unavailable: Redis does not answer (or, for local commands, no sandbox)\n"
+    "  70  internal error (an unexpected reply, an error from Redis)\n"
+    "  75  busy or timed out: try again later (max_queue reached, --wait expired,\n"
+    "      a judge that failed for an infrastructure reason)\n"
+    "  78  the configuration file is missing or invalid\n"
+    "With --json a failure is one line on stdout:\n"
+    "  {\"error\": {\"code\": CODE, \"message\": TEXT, \"status\": N}}\n"
+    "CODE is usage, bad_input, not_found, unavailable, internal, busy, timeout or\n"
+    "config; without --json the message is one line on stderr.\n";
+
+static const struct {
+    const char *code;
+    int status;
+} codes[] = {
+    {"usage", EX_USAGE},          {"bad_input", EX_DATAERR}, {"not_found", EX_NOINPUT},
+    {"unavailable", EX_UNAVAILABLE}, {"internal", EX_SOFTWARE}, {"busy", EX_TEMPFAIL},
+    {"timeout", EX_TEMPFAIL},     {"config", EX_CONFIG},
+};
+
+void ctl_begin(struct common *c, const char *cmd, int argc, char **argv)
 {
-    fprintf(stderr, "judgectl %s: ", cmd);
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, " (try judgectl %s --help)\n", cmd);
+    c->cmd = cmd;
+    for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+        if (!strcmp(argv[i], "--json"))
+            c->json = true;
+    optind = 1;
+    opterr = 0;
+}
+
+static int vfail(struct common *c, const char *code, const char *suffix, const char *fmt, va_list ap)
+{
+    char msg[4096];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    int status = EX_SOFTWARE;
+    for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++)
+        if (!strcmp(code, codes[i].code))
+            status = codes[i].status;
+    if (c->json) {
+        json_t *o = json_pack("{s:{s:s, s:s, s:i}}", "error", "code", code, "message", msg, "status", status);
+        print_json(o);
+        json_decref(o);
+        fflush(stdout);
+    } else {
+        fprintf(stderr, "judgectl%s%s: %s%s\n", *c->cmd ? " " : "", c->cmd, msg, suffix);
+    }
+    c->status = status;
+    return status;
+}
+
+int ctl_fail(struct common *c, const char *code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int st = vfail(c, code, "", fmt, ap);
+    va_end(ap);
+    return st;
+}
+
+int ctl_usage(struct common *c, const char *fmt, ...)
+{
+    char hint[200];
+    snprintf(hint, sizeof hint, " (try judgectl %s --help)", c->cmd);
+    va_list ap;
+    va_start(ap, fmt);
+    int st = vfail(c, "usage", hint, fmt, ap);
+    va_end(ap);
+    return st;
+}
+
+int ctl_queue_fail(struct common *c, enum queue_rc rc, const char *err)
+{
+    return ctl_fail(c, rc == QUEUE_IO ? "unavailable" : "internal", "%s", err);
+}
+
+int ctl_getopt(struct common *c, int argc, char **argv, const char *shortopts, const struct option *opts)
+{
+    char spec[64];
+    snprintf(spec, sizeof spec, ":%s", shortopts);   /* ':' tells a missing value apart */
+    for (;;) {
+        int prev = optind;
+        int o = getopt_long(argc, argv, spec, opts, NULL);
+        if (o == 'c') {
+            c->config = optarg;
+        } else if (o == 'j') {
+            c->json = true;
+        } else if (o == ':') {
+            ctl_usage(c, "option '%s' needs a value", argv[optind - 1]);
+            return '?';
+        } else if (o == '?') {
+            const char *bad = optind > prev ? argv[optind - 1] : argv[prev];
+            if (optopt && bad[0] == '-' && bad[1] == '-' && strchr(bad, '='))
+                ctl_usage(c, "option '%.*s' takes no value", (int)(strchr(bad, '=') - bad), bad);
+            else if (optopt && !(bad[0] == '-' && bad[1] == '-'))
+                ctl_usage(c, "unknown option '-%c'", optopt);
+            else
+                ctl_usage(c, "unknown option '%s'", bad);
+            return '?';
+        } else {
+            return o;
+        }
+    }
+}
+
+int ctl_seconds(struct common *c, const char *opt, const char *s, double *out)
+{
+    char *end;
+    double v = strtod(s, &end);
+    if (!*s || *end || !isfinite(v) || v < 0)
+        return ctl_usage(c, "%s: '%s' is not a number of seconds", opt, s);
+    *out = v;
+    return 0;
+}
+
+/* "5", "0.5": what may follow a bare --wait as its value */
+static bool is_number(const char *s)
+{
+    char *end;
+    strtod(s, &end);
+    return *s && !*end && (*s == '.' || (*s >= '0' && *s <= '9'));
+}
+
+int ctl_wait_opt(struct common *c, int argc, char **argv, double *wait)
+{
+    if (optarg)
+        return ctl_seconds(c, "--wait", optarg, wait);
+    if (optind < argc && is_number(argv[optind]))
+        return ctl_seconds(c, "--wait", argv[optind++], wait);
+    *wait = -1;
+    return 0;
+}
+
+int load_config(struct common *c)
+{
+    char err[1024];
+    if (c->loaded)
+        return 0;
+    if (!c->config)
+        c->config = jd_default_config();
+    if (jd_config_load(&c->cfg, c->config, err, sizeof err)) {
+        jd_config_free(&c->cfg);   /* what the load kept before it failed */
+        return ctl_fail(c, "config", "%s", err);
+    }
+    c->loaded = true;
+    return 0;
 }
 
 int setup(struct common *c)
 {
-    char err[1024], url[4200];
-    if (!c->config)
-        c->config = jd_default_config();
-    if (!c->loaded && jd_config_load(&c->cfg, c->config, err, sizeof err)) {
-        fprintf(stderr, "judgectl %s: %s\n", c->cmd, err);
-        return 1;
-    }
-    c->loaded = true;
+    char url[4200];
+    int rc = load_config(c);
+    if (rc)
+        return rc;
     jd_redis_url(&c->cfg, url, sizeof url);
     queue_conn_init(&c->conn, url, 5000);
     if (queue_conn_ensure(&c->conn)) {
-        fprintf(stderr, "judgectl %s: %s%s\n", c->cmd, c->conn.err,
-                c->cfg.redis ? "" : " (is judged running? it starts the embedded redis)");
-        return 1;
+        rc = ctl_fail(c, "unavailable", "%s%s", c->conn.err,
+                      c->cfg.redis ? "" : " (is judged running? it starts the embedded redis)");
+        teardown(c);   /* the caller has nothing to undo */
     }
-    return 0;
+    return rc;
 }
 
 void teardown(struct common *c)
 {
     queue_conn_close(&c->conn);
-    jd_config_free(&c->cfg);
+    if (c->loaded)
+        jd_config_free(&c->cfg);
+    c->loaded = false;
 }
 
 bool bad_reply(struct common *c, redisReply *r, const char *what)
 {
     if (!r) {
-        fprintf(stderr, "judgectl %s: %s: redis: %s\n", c->cmd, what, c->conn.err);
+        ctl_fail(c, "unavailable", "%s: redis: %s", what, c->conn.err);
         return true;
     }
     if (r->type == REDIS_REPLY_ERROR) {
-        fprintf(stderr, "judgectl %s: %s: %s\n", c->cmd, what, r->str);
+        ctl_fail(c, "internal", "%s: %s", what, r->str);
         freeReplyObject(r);
         return true;
     }
@@ -93,32 +244,31 @@ json_t *entry_obj(const redisReply *e)
     return o;
 }
 
-/* {name: {host fields..., alive}} */
 json_t *load_hosts(struct common *c)
 {
-    json_t *out = json_object();
     redisReply *r = queue_cmd(&c->conn, "HGETALL judge:hosts");
-    if (r && r->type == REDIS_REPLY_ARRAY)
-        for (size_t i = 0; i + 1 < r->elements; i += 2) {
-            json_t *h = json_loads(r->element[i + 1]->str, 0, NULL);
-            if (!json_is_object(h)) {
-                json_decref(h);
-                continue;
-            }
-            redisReply *ex = queue_cmd(&c->conn, "PTTL judge:host:%s", r->element[i]->str);
-            bool alive = ex && ex->type == REDIS_REPLY_INTEGER && ex->integer > 0;
-            if (ex)
-                freeReplyObject(ex);
-            json_object_set_new(h, "alive", json_boolean(alive));
-            json_object_set_new(out, r->element[i]->str, h);
+    if (bad_reply(c, r, "HGETALL judge:hosts"))
+        return NULL;
+    json_t *out = json_object();
+    for (size_t i = 0; r->type == REDIS_REPLY_ARRAY && i + 1 < r->elements; i += 2) {
+        json_t *h = json_loads(r->element[i + 1]->str, 0, NULL);
+        if (!json_is_object(h)) {
+            json_decref(h);
+            continue;
         }
-    if (r)
-        freeReplyObject(r);
+        redisReply *ex = queue_cmd(&c->conn, "PTTL judge:host:%s", r->element[i]->str);
+        bool alive = ex && ex->type == REDIS_REPLY_INTEGER && ex->integer > 0;
+        if (ex)
+            freeReplyObject(ex);
+        json_object_set_new(h, "alive", json_boolean(alive));
+        json_object_set_new(out, r->element[i]->str, h);
+    }
+    freeReplyObject(r);
     return out;
 }
 
-int simple_opts(struct common *c, int argc, char **argv, const char *usage_text,
-                       double *wait, bool *has_wait)
+int simple_opts(struct common *c, int argc, char **argv, const char *usage_text, double *wait,
+                bool *has_wait)
 {
     static const struct option opts[] = {
         COMMON_OPTS,
@@ -126,21 +276,17 @@ int simple_opts(struct common *c, int argc, char **argv, const char *usage_text,
         {NULL, 0, NULL, 0},
     };
     int o;
-    optind = 1;
-    while ((o = getopt_long(argc, argv, "c:jh", opts, NULL)) != -1) {
+    while ((o = ctl_getopt(c, argc, argv, "h", opts)) != -1) {
         switch (o) {
-        case 'c': c->config = optarg; break;
-        case 'j': c->json = true; break;
         case 'w':
-            if (!wait) {
-                die_usage(c->cmd, "unknown option --wait%s", "");
-                return 2;
-            }
+            if (!wait)
+                return ctl_usage(c, "unknown option '--wait'");
             *has_wait = true;
-            *wait = optarg ? atof(optarg) : 0;
+            if (ctl_wait_opt(c, argc, argv, wait))
+                return c->status;
             break;
         case 'h': fputs(usage_text, stdout); return 0;
-        default: return 2;
+        default: return c->status;
         }
     }
     return -1;

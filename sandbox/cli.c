@@ -78,8 +78,9 @@ void cli_usage(FILE *out)
         "                     only PATH=/usr/local/bin:/usr/bin:/bin (repeatable)\n"
         "  --profile NAME     seccomp profile: default, jvm, compile\n"
         "box:\n"
-        "  --box N            box slot 0..%d: uid/gid 60000+N, own cgroup and\n"
-        "                     network namespace; one run per slot at a time\n"
+        "  --slot N           sandbox slot 0..%d: uid/gid 60000+N, own cgroup and\n"
+        "                     network namespace; one run per slot at a time (the\n"
+        "                     slots of judged's first_slot and judgectl's --slot)\n"
         "  --cgroup MODE      auto (default), v1, v2 or none (rlimits only)\n"
         "  --cgroup-root DIR  cgroup mount to use instead of the detected one\n"
         "  --cgroup-parent P  our subtree in each hierarchy (default judge-sandbox)\n"
@@ -156,7 +157,8 @@ static const struct option long_options[] = {
     {"stack", 1, 0, OPT_STACK}, {"tmp", 1, 0, OPT_TMP}, {"stdin", 1, 0, OPT_STDIN},
     {"stdout", 1, 0, OPT_STDOUT}, {"stderr", 1, 0, OPT_STDERR}, {"workdir", 1, 0, OPT_WORKDIR},
     {"ro", 1, 0, OPT_RO}, {"rw", 1, 0, OPT_RW}, {"env", 1, 0, OPT_ENV},
-    {"profile", 1, 0, OPT_PROFILE}, {"box", 1, 0, OPT_BOX}, {"cgroup", 1, 0, OPT_CGROUP},
+    {"profile", 1, 0, OPT_PROFILE}, {"slot", 1, 0, OPT_BOX},
+    {"box", 1, 0, OPT_BOX},   /* the old name of --slot, kept working */ {"cgroup", 1, 0, OPT_CGROUP},
     {"cgroup-root", 1, 0, OPT_CGROUP_ROOT}, {"cgroup-parent", 1, 0, OPT_CGROUP_PARENT},
     {"run-dir", 1, 0, OPT_RUN_DIR}, {"json", 0, 0, OPT_JSON}, {"help", 0, 0, OPT_HELP},
     {"no-server", 0, 0, OPT_NO_SERVER}, {"serve", 0, 0, OPT_SERVE},
@@ -193,7 +195,7 @@ static int parse_option(struct cli_args *o, int c, const char *arg, FILE *err)
     case OPT_PROCS: return parse_int(arg, 1, 1 << 20, &l->procs) ? bad(err, "bad --procs: %s", arg) : 0;
     case OPT_FILES: return parse_int(arg, 4, 1 << 20, &l->open_files) ? bad(err, "bad --files: %s", arg) : 0;
     case OPT_BOX:
-        return parse_int(arg, 0, SANDBOX_MAX_SLOTS - 1, &o->job.slot) ? bad(err, "bad --box: %s", arg) : 0;
+        return parse_int(arg, 0, SANDBOX_MAX_SLOTS - 1, &o->job.slot) ? bad(err, "bad --slot: %s", arg) : 0;
     case OPT_STDIN: o->stdio_path[0] = arg; return 0;
     case OPT_STDOUT: o->stdio_path[1] = arg; return 0;
     case OPT_STDERR: o->stdio_path[2] = arg; return 0;

@@ -20,46 +20,6 @@ static long long rcount(struct queue_conn *k, const char *fmt, const char *key)
     return v;
 }
 
-static long long pending(struct queue_conn *k, const char *key)
-{
-    redisReply *x = queue_cmd(k, "XPENDING %s %s", key, QUEUE_GROUP);
-    long long n = 0;
-    if (x && x->type == REDIS_REPLY_ARRAY && x->elements >= 1 && x->element[0]->type == REDIS_REPLY_INTEGER)
-        n = x->element[0]->integer;
-    if (x)
-        freeReplyObject(x);
-    return n;
-}
-
-/* Age (ms) of the oldest entry of a queue not yet delivered to any host. */
-static long long oldest_age(struct queue_conn *k, const char *key, long long now)
-{
-    redisReply *g = queue_cmd(k, "XINFO GROUPS %s", key);
-    char last[64] = "0-0";
-    for (size_t i = 0; g && g->type == REDIS_REPLY_ARRAY && i < g->elements; i++) {
-        redisReply *e = g->element[i];
-        bool ours = false;
-        for (size_t f = 0; f + 1 < e->elements; f += 2) {
-            const char *n = queue_rstr(e->element[f]), *v = queue_rstr(e->element[f + 1]);
-            if (n && v && !strcmp(n, "name"))
-                ours = !strcmp(v, QUEUE_GROUP);
-            if (n && v && ours && !strcmp(n, "last-delivered-id"))
-                snprintf(last, sizeof last, "%s", v);
-        }
-    }
-    if (g)
-        freeReplyObject(g);
-    char from[80];
-    snprintf(from, sizeof from, "(%s", last);
-    redisReply *x = queue_cmd(k, "XRANGE %s %s + COUNT 1", key, from);
-    long long age = 0;
-    if (x && x->type == REDIS_REPLY_ARRAY && x->elements == 1)
-        age = now - atoll(x->element[0]->element[0]->str);
-    if (x)
-        freeReplyObject(x);
-    return age > 0 ? age : 0;
-}
-
 /* {name: {registration..., alive}} from judge:hosts and the liveness keys */
 static json_t *load_hosts(struct queue_conn *k)
 {
@@ -88,32 +48,25 @@ struct pool_stats {
     int live_hosts;
 };
 
+/* The pool's counts and state from the queue library (the same as
+ * judgectl pools and health), its slots from the live hosts. */
 static void pool_stats(struct queue_conn *k, const struct jd_pool_cfg *pc, json_t *hosts,
                        struct pool_stats *s)
 {
     memset(s, 0, sizeof *s);
-    char key[200];
-    long long now = common_wall_ms();
-    queue_key(key, sizeof key, pc->name, "state");
-    redisReply *x = queue_cmd(k, "GET %s", key);
-    snprintf(s->state, sizeof s->state, "%s", queue_rstr(x) ? x->str : "active");
-    if (x)
-        freeReplyObject(x);
-    for (int q = 0; q < 2; q++) {
-        queue_key(key, sizeof key, pc->name, q == QUEUE_CONTEST ? "q:contest" : "q:normal");
-        long long p = pending(k, key);
-        s->waiting[q] = rcount(k, "XLEN %s", key) - p;
-        s->running += p;
-        long long age = oldest_age(k, key, now);
-        if (age > s->oldest_ms)
-            s->oldest_ms = age;
+    struct queue_pool_status q;
+    char err[512];
+    if (queue_pool_status(k, pc->name, &q, err, sizeof err) == QUEUE_OK) {
+        snprintf(s->state, sizeof s->state, "%s", q.state);
+        s->waiting[0] = q.waiting[0];
+        s->waiting[1] = q.waiting[1];
+        s->running = q.running;
+        s->delayed = q.delayed;
+        s->dlq = q.dlq;
+        s->oldest_ms = q.oldest_ms;
+    } else {
+        snprintf(s->state, sizeof s->state, "unknown");   /* Redis failed: the counts are 0 */
     }
-    queue_key(key, sizeof key, pc->name, "delayed");
-    s->delayed = rcount(k, "ZCARD %s", key);
-    queue_key(key, sizeof key, pc->name, "dlq");
-    s->dlq = rcount(k, "XLEN %s", key);
-    if (!strcmp(s->state, "draining") && s->running == 0)
-        snprintf(s->state, sizeof s->state, "drained");
     const char *hn;
     json_t *h;
     json_object_foreach(hosts, hn, h)

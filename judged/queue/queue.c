@@ -841,6 +841,111 @@ void queue_result_free(struct queue_result *r)
     r->metadata = NULL;
 }
 
+/* One integer reply (XLEN, ZCARD, LLEN...) into *v. */
+static enum queue_rc count_of(struct queue_conn *k, const char *cmd, const char *key, long long *v,
+                              char *err, size_t errlen)
+{
+    redisReply *r = queue_cmd(k, "%s %s", cmd, key);
+    enum queue_rc rc = check(k, r, REDIS_REPLY_INTEGER, cmd, err, errlen);
+    if (rc == QUEUE_OK) {
+        *v = r->integer;
+        freeReplyObject(r);
+    }
+    return rc;
+}
+
+/* Entries of a queue delivered and not yet acknowledged (running) into *v. */
+static enum queue_rc pending_of(struct queue_conn *k, const char *key, long long *v, char *err, size_t errlen)
+{
+    redisReply *r = queue_cmd(k, "XPENDING %s %s", key, QUEUE_GROUP);
+    if (!r) {
+        snprintf(err, errlen, "XPENDING: redis: %s", k->err);
+        return QUEUE_IO;
+    }
+    *v = 0;   /* no group yet (judged never ran): nothing pending */
+    if (r->type == REDIS_REPLY_ARRAY && r->elements >= 1 && r->element[0]->type == REDIS_REPLY_INTEGER)
+        *v = r->element[0]->integer;
+    freeReplyObject(r);
+    return QUEUE_OK;
+}
+
+/* The stream id time (ms) of the oldest entry after the group's
+ * last-delivered id: the oldest job no host has claimed; 0 if none. */
+static long long oldest_unclaimed(struct queue_conn *k, const char *key)
+{
+    redisReply *g = queue_cmd(k, "XINFO GROUPS %s", key);
+    char last[64] = "0-0";
+    for (size_t i = 0; g && g->type == REDIS_REPLY_ARRAY && i < g->elements; i++) {
+        const redisReply *e = g->element[i];
+        if (!strcmp(sfield(e, "name"), QUEUE_GROUP) && *sfield(e, "last-delivered-id"))
+            snprintf(last, sizeof last, "%s", sfield(e, "last-delivered-id"));
+    }
+    if (g)
+        freeReplyObject(g);
+    redisReply *x = queue_cmd(k, "XRANGE %s (%s + COUNT 1", key, last);
+    long long t = 0;
+    if (x && x->type == REDIS_REPLY_ARRAY && x->elements == 1 && queue_rstr(x->element[0]->element[0]))
+        t = atoll(x->element[0]->element[0]->str);
+    if (x)
+        freeReplyObject(x);
+    return t;
+}
+
+/* Redis' clock in ms (stream ids are in its time). */
+static long long redis_now(struct queue_conn *k)
+{
+    redisReply *r = queue_cmd(k, "TIME");
+    long long t = 0;
+    if (r && r->type == REDIS_REPLY_ARRAY && r->elements == 2)
+        t = atoll(queue_rstr(r->element[0]) ? r->element[0]->str : "0") * 1000 +
+            atoll(queue_rstr(r->element[1]) ? r->element[1]->str : "0") / 1000;
+    if (r)
+        freeReplyObject(r);
+    return t;
+}
+
+enum queue_rc queue_pool_status(struct queue_conn *k, const char *pool, struct queue_pool_status *out,
+                                char *err, size_t errlen)
+{
+    char key[200];
+    memset(out, 0, sizeof *out);
+    queue_key(key, sizeof key, pool, "state");
+    redisReply *r = queue_cmd(k, "GET %s", key);
+    enum queue_rc rc = check(k, r, -1, "GET", err, errlen);
+    if (rc)
+        return rc;
+    snprintf(out->state, sizeof out->state, "%s", queue_rstr(r) ? r->str : "active");
+    freeReplyObject(r);
+    long long oldest = 0;
+    for (int q = 0; q < 2; q++) {
+        queue_key(key, sizeof key, pool, q == QUEUE_CONTEST ? "q:contest" : "q:normal");
+        long long len, pend;
+        if ((rc = count_of(k, "XLEN", key, &len, err, errlen)) || (rc = pending_of(k, key, &pend, err, errlen)))
+            return rc;
+        out->waiting[q] = len - pend > 0 ? len - pend : 0;
+        out->running += pend;
+        long long t = out->waiting[q] ? oldest_unclaimed(k, key) : 0;
+        if (t && (!oldest || t < oldest))
+            oldest = t;
+    }
+    const char *more[][2] = {{"ZCARD", "delayed"}, {"LLEN", "rejudge"}, {"XLEN", "dlq"}};
+    long long *dst[] = {&out->delayed, &out->rejudge, &out->dlq};
+    for (int i = 0; i < 3; i++) {
+        queue_key(key, sizeof key, pool, more[i][1]);
+        if ((rc = count_of(k, more[i][0], key, dst[i], err, errlen)))
+            return rc;
+    }
+    if (oldest) {
+        long long now = redis_now(k);
+        out->oldest_ms = now > oldest ? now - oldest : 0;
+    }
+    if (!strcmp(out->state, "draining") && out->running == 0) {
+        bool backlog = out->waiting[0] || out->waiting[1] || out->delayed || out->rejudge;
+        snprintf(out->state, sizeof out->state, "%s", backlog ? "held" : "drained");
+    }
+    return QUEUE_OK;
+}
+
 static int cmp_event(const void *a, const void *b)
 {
     const struct queue_event *x = a, *y = b;

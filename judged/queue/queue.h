@@ -296,6 +296,25 @@ enum queue_rc queue_set_state(struct queue_conn *k, const char *pool, const char
 
 /* ------------------------------------------------------------- reads */
 
+/* What a pool holds, read with plain commands (one Redis; a few round trips).
+ * state is the stored one (active, draining, paused) refined for a
+ * draining pool: "draining" while jobs run, "drained" once nothing runs,
+ * waits or waits to retry, "held" when nothing runs but jobs wait (a
+ * draining pool claims nothing: they wait for `resume`). judgectl pools and
+ * judge-api's /v1/pools, /metrics and /readyz share it. */
+struct queue_pool_status {
+    char state[16];          /* active | draining | drained | held | paused */
+    long long waiting[2];    /* per queue (QUEUE_CONTEST, QUEUE_NORMAL): not yet claimed */
+    long long running;       /* claimed (pending in the group), both queues */
+    long long delayed;       /* waiting to retry (judge:{P}:delayed) */
+    long long rejudge;       /* rejudges waiting (judge:{P}:rejudge) */
+    long long dlq;           /* dead letters */
+    long long oldest_ms;     /* age of the oldest unclaimed entry (0: none), by Redis' clock */
+};
+enum queue_rc queue_pool_status(struct queue_conn *k, const char *pool, struct queue_pool_status *out,
+                                char *err, size_t errlen);
+
+
 struct queue_result {
     char state[16];          /* queued | running | done */
     char verdict[16];        /* '' until done */

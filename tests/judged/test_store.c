@@ -254,7 +254,8 @@ Test(store, same_content_is_one_version_and_rm_frees_what_nothing_else_lists)
     cr_assert(contains(out, "\"path\":\"tests/1.out\""), "%s", out);
 
     /* rm: not the current version; v1 is still listed by adder2 */
-    cr_assert_eq(t_ctl(out, sizeof out, cfg, "problem", "rm", "adder", "--version", v2, NULL), 1);
+    cr_assert_eq(t_ctl(out, sizeof out, cfg, "problem", "rm", "adder", "--version", v2, NULL), 65,
+                 "the current version is refused: bad input");
     cr_assert_eq(t_ctl(out, sizeof out, cfg, "problem", "rm", "adder", "--version", v1, NULL), 0, "%s", out);
     r = redisCommand(c, "EXISTS judge:manifest:%s", v1);
     cr_assert_eq(r->integer, 1, "adder2 still lists v1");
@@ -290,7 +291,7 @@ Test(store, a_bad_package_is_refused_with_every_error)
     t_write(p, "name: bad\ntime_limit: 2s\nmemory_limit: lots\nchecker: {type: custom, source: check.c}\ncolour: red\n");
     snprintf(p, sizeof p, "%s/bad/check.c", T_dir);
     t_write(p, "int main(void) { this is not C }\n");
-    cr_assert_eq(push(cfg, "bad", "bad", out, sizeof out, NULL), 1, "%s", out);
+    cr_assert_eq(push(cfg, "bad", "bad", out, sizeof out, NULL), 65, "%s", out);
     cr_assert(contains(out, "\"ok\":false"), "%s", out);
     cr_assert(contains(out, "problem.yaml:3: memory_limit"), "%s", out);
     cr_assert(contains(out, "problem.yaml:5: colour"), "every error listed: %s", out);
@@ -300,33 +301,33 @@ Test(store, a_bad_package_is_refused_with_every_error)
     /* a checker that does not compile refuses the push */
     snprintf(p, sizeof p, "%s/bad/problem.yaml", T_dir);
     t_write(p, "name: bad\ntime_limit: 2s\nmemory_limit: 64M\nchecker: {type: custom, source: check.c}\n");
-    cr_assert_eq(push(cfg, "bad", "bad", out, sizeof out, NULL), 1, "%s", out);
+    cr_assert_eq(push(cfg, "bad", "bad", out, sizeof out, NULL), 65, "%s", out);
     cr_assert(contains(out, "check"), "the checker's compile error: %s", out);
 
     /* a link in the package (it could point anywhere) */
     make_adder("linked", "linked", 0, 0);
     snprintf(p, sizeof p, "%s/linked/tests/4.in", T_dir);
     cr_assert_eq(symlink("/etc/passwd", p), 0);
-    cr_assert_eq(push(cfg, "linked", "linked", out, sizeof out, NULL), 1, "%s", out);
+    cr_assert_eq(push(cfg, "linked", "linked", out, sizeof out, NULL), 65, "%s", out);
     cr_assert(contains(out, "tests/4.in: a symbolic link"), "%s", out);
 
     /* max_package */
     make_adder("big", "big", 0, 70000);
-    cr_assert_eq(push(cfg, "big", "big", out, sizeof out, NULL), 1, "%s", out);
+    cr_assert_eq(push(cfg, "big", "big", out, sizeof out, NULL), 65, "%s", out);
     cr_assert(contains(out, "max_package"), "%s", out);
 
     /* the quota counts every stored version */
     make_adder("q1", "q", 0, 60000);
     make_adder("q2", "q", 1, 60000);
     cr_assert_eq(push(cfg, "q1", "q", out, sizeof out, NULL), 0, "%s", out);
-    cr_assert_eq(push(cfg, "q2", "q", out, sizeof out, NULL), 1, "%s", out);
+    cr_assert_eq(push(cfg, "q2", "q", out, sizeof out, NULL), 65, "%s", out);
     cr_assert(contains(out, "quota exceeded"), "%s", out);
     cr_assert_eq(t_int("ZCARD judge:problem:q:versions"), 1, "the refused version is not stored");
 
     /* Redis down: the push says so and fails */
     t_kill_redis(SIGKILL);
-    cr_assert_eq(push(cfg, "q1", "q", out, sizeof out, NULL), 1, "%s", out);
-    cr_assert(contains(out, "\"ok\":false"), "%s", out);
+    cr_assert_eq(push(cfg, "q1", "q", out, sizeof out, NULL), 69, "Redis unavailable: %s", out);
+    cr_assert(contains(out, "\"error\":{\"code\":\"unavailable\""), "%s", out);
 }
 
 /* The manifest line of PATH in version V: its sha256 into sha. */
@@ -452,7 +453,7 @@ Test(store, a_problem_only_in_the_problems_directory_is_judged_from_there)
     cr_assert_str_eq(v, "AC");
     cr_assert(contains(rep, "\"problem_version\":null"), "%s", rep);
     char out[512];
-    cr_assert_eq(t_submit(cfg, "nosuch", "c", SRC "/testdata/aplusb/solutions/ac.c", NULL, NULL, out, sizeof out), 1);
+    cr_assert_eq(t_submit(cfg, "nosuch", "c", SRC "/testdata/aplusb/solutions/ac.c", NULL, NULL, out, sizeof out), 66);
 }
 
 /* An ICPC/Kattis package as a setter exports it: problem.yaml with the
@@ -525,7 +526,7 @@ Test(store, an_icpc_archive_is_converted_and_judged_as_its_flags_say)
                         "limits:\n  memory: -5\n", false);
     tar("broken", "broken.tar.gz");
     snprintf(p, sizeof p, "%s/broken.tar.gz", T_dir);
-    cr_assert_eq(t_ctl(out, sizeof out, cfg, "problem", "push", p, "--json", "--slot", SLOT_PUSH, NULL), 1, "%s", out);
+    cr_assert_eq(t_ctl(out, sizeof out, cfg, "problem", "push", p, "--json", "--slot", SLOT_PUSH, NULL), 65, "%s", out);
     cr_assert(contains(out, "problem.yaml:2: validation"), "%s", out);
     cr_assert(contains(out, "problem.yaml:3: validator_flags: float_absolute_tolerance needs a number"), "%s", out);
     cr_assert(contains(out, "problem.yaml:5: limits.memory"), "%s", out);
@@ -537,14 +538,14 @@ Test(store, an_icpc_archive_is_converted_and_judged_as_its_flags_say)
     cr_assert_eq(symlink("/etc/shadow", p), 0);
     tar("third", "linked.tar.gz");
     snprintf(p, sizeof p, "%s/linked.tar.gz", T_dir);
-    cr_assert_eq(t_ctl(out, sizeof out, cfg, "problem", "push", p, "--json", "--slot", SLOT_PUSH, NULL), 1, "%s", out);
+    cr_assert_eq(t_ctl(out, sizeof out, cfg, "problem", "push", p, "--json", "--slot", SLOT_PUSH, NULL), 65, "%s", out);
     cr_assert(contains(out, "a link"), "%s", out);
     char cmd[1200];
     snprintf(cmd, sizeof cmd, "tar czf '%s/evil.tgz' -C '%s' --transform 's,^third,../escape,' third 2>/dev/null",
              T_dir, T_dir);
     cr_assert_eq(system(cmd), 0);
     snprintf(p, sizeof p, "%s/evil.tgz", T_dir);
-    cr_assert_eq(t_ctl(out, sizeof out, cfg, "problem", "push", p, "--json", "--slot", SLOT_PUSH, NULL), 1, "%s", out);
+    cr_assert_eq(t_ctl(out, sizeof out, cfg, "problem", "push", p, "--json", "--slot", SLOT_PUSH, NULL), 65, "%s", out);
     cr_assert(contains(out, "'..' are refused"), "%s", out);
     snprintf(p, sizeof p, "%s/../escape", T_dir);
     cr_assert(!exists(p), "nothing written outside");

@@ -318,7 +318,7 @@ static void cli_run(struct cli *c, const char *const *args)
 #define CLI(c, ...) cli_run((c), (const char *const[]){__VA_ARGS__, NULL})
 /* The options every boxed run here shares: our own slots and state, and a
  * server that goes away soon should the POST_ALL hook not stop it. */
-#define BOX(slot) "--json", "--box", #slot, "--run-dir", RUN_DIR, "--cgroup-parent", \
+#define BOX(slot) "--json", "--slot", #slot, "--run-dir", RUN_DIR, "--cgroup-parent", \
                   CGROUP_PARENT, "--ro", HOSTILE_DIR ":/hostile", "--server-idle", "10"
 
 static void cli_free(struct cli *c)
@@ -402,8 +402,8 @@ Test(cli, bad_memory_size)
 
 Test(cli, bad_box)
 {
-    expect_bad((const char *const[]){"--box", "100000", "--", "/bin/true", NULL}, "100000");
-    expect_bad((const char *const[]){"--box", "-1", "--", "/bin/true", NULL}, "--box");
+    expect_bad((const char *const[]){"--slot", "100000", "--", "/bin/true", NULL}, "100000");
+    expect_bad((const char *const[]){"--slot", "-1", "--", "/bin/true", NULL}, "--slot");
 }
 
 Test(cli, unknown_option)
@@ -636,6 +636,7 @@ static void expect_cli_no_reservation(const char *slot, const char *mode)
     char out[128];
     snprintf(out, sizeof out, "%s/reserved.out", tmp);
     struct cli c;
+    /* --box: the old name of --slot, still accepted */
     CLI(&c, "--json", "--box", slot, "--run-dir", RUN_DIR, "--cgroup-parent", CGROUP_PARENT,
         "--ro", HOSTILE_DIR ":/hostile", "--server-idle", "10", "--time", "1", "--output", "1M",
         "--stdout", out, "--", "/hostile/disk_reserve", mode, "256");
