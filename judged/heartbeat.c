@@ -2,8 +2,9 @@
  * the lease of every entry the host holds (an entry another host took over
  * marks its job lost: the runner stops before the next test and nothing is
  * published), registers the host (judge:hosts and the liveness key
- * judge:host:NAME with a TTL of 3 heartbeats), and every `lease` it reaps
- * the consumers of hosts whose liveness key expired. */
+ * judge:host:NAME with a TTL of 3 heartbeats), and every `lease`, when it
+ * is the one host whose turn it is (judge:reaper), it reaps the consumers
+ * of hosts whose liveness key expired. */
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -108,6 +109,21 @@ static void register_host(struct queue_conn *k, const struct jd_config *cfg)
     free(s);
 }
 
+/* Whether this host reaps in this lease period: the first host to set
+ * judge:reaper (NX, expiring after a lease) does, the others skip. Every
+ * host reading every other host's liveness key each lease would cost
+ * hosts^2 round trips per lease (bench_fleet, 50 hosts: ~830 EXISTS/s). A
+ * reaper that dies just lets its key expire: another host reaps a lease
+ * later. */
+static bool reaper_turn(struct queue_conn *k, const struct jd_config *cfg)
+{
+    redisReply *r = queue_cmd(k, "SET judge:reaper %s NX PX %ld", jd.host, cfg->lease_ms);
+    bool mine = r && r->type == REDIS_REPLY_STATUS;
+    if (r)
+        freeReplyObject(r);
+    return mine;
+}
+
 /* Consumers of hosts whose heartbeat key expired are removed, but only
  * when nothing is pending for them (their entries get reclaimed first). */
 static void reap_dead(struct queue_conn *k)
@@ -165,7 +181,8 @@ void *heartbeat(void *arg)
             pthread_mutex_unlock(&jd.pools_mu);
             register_host(&k, &s->cfg);
             if (jd_now_ms() >= next_reap) {
-                reap_dead(&k);
+                if (reaper_turn(&k, &s->cfg))
+                    reap_dead(&k);
                 next_reap = jd_now_ms() + s->cfg.lease_ms;
             }
         }

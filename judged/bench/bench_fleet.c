@@ -28,7 +28,7 @@
  * usage: bench_fleet [--hosts N] [--slots S] [--jobs N] [--rounds R] [--kill K]
  *                    [--lease SEC] [--heartbeat SEC]
  */
-#include <errno.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include "bench_common.h"
@@ -42,6 +42,7 @@ struct opts {
 };
 
 static pid_t hostpid[MAXHOSTS];
+static double hosts_cpu;   /* CPU seconds of the hosts stop_fleet waited for */
 
 /* ------------------------------------------------------------ Redis INFO */
 
@@ -211,7 +212,9 @@ static unsigned long stop_fleet(const struct opts *o)
     for (int i = 0; i < o->hosts; i++) {
         if (hostpid[i] <= 0)
             continue;
-        waitpid(hostpid[i], NULL, 0);
+        struct rusage ru;
+        wait4(hostpid[i], NULL, 0, &ru);
+        hosts_cpu += ru.ru_utime.tv_sec + ru.ru_stime.tv_sec + (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
         hostpid[i] = 0;
         char log[400], line[512];
         snprintf(log, sizeof log, "%s/h%03d.log", B_dir, i);
@@ -277,6 +280,7 @@ static void throughput(struct queue_conn *k, const struct opts *o)
             mid_b = b;
         }
     }
+    hosts_cpu = 0;
     unsigned long rtt = stop_fleet(o);
     qsort(rate, (size_t)o->rounds, sizeof *rate, cmp_double);
     qsort(cpu, (size_t)o->rounds, sizeof *cpu, cmp_double);
@@ -287,6 +291,8 @@ static void throughput(struct queue_conn *k, const struct opts *o)
     printf("redis commands per job: %.2f FCALLs, %.1f commands in all (median)\n", fcalls[mid], cmds[mid]);
     printf("redis round trips per job, counted by the hosts (heartbeats and idle waits included): %.2f\n",
            (double)rtt / ((double)o->jobs * o->rounds));
+    printf("judged cpu per job, all hosts (their whole run: start, idle waits, heartbeats): %.1f us\n",
+           hosts_cpu / ((double)o->jobs * o->rounds) * 1e6);
     printf("  commandstats of round %d, per job:\n", mid + 1);
     cstats_print(&mid_a, &mid_b, o->jobs, "job");
     set_state(k, "active");

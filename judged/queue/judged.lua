@@ -25,7 +25,7 @@ check of their own.
 
 -- Bump on every change of a function's arguments or reply; judged refuses
 -- to replace a NEWER library (another host runs a newer judged).
-local VERSION = 5
+local VERSION = 6
 local GROUP = 'judged'
 
 local function fail(msg)
@@ -149,7 +149,9 @@ end
 -- by the functions that publish a verdict, so they cost judged no round
 -- trip: verdicts by name, and histograms (non-cumulative buckets, upper
 -- bounds in ms) of the queue wait (created -> started) and of judging
--- (started -> finished), with their sums and counts.
+-- (started -> finished), with their sums. A histogram's count is the sum
+-- of its buckets (the reader adds them up): no ':count' field, two
+-- HINCRBYs fewer per job (library version 6).
 local BUCKETS = {10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000, 30000, 60000}
 local function observe(stats, name, ms)
   local b = '+Inf'
@@ -158,14 +160,15 @@ local function observe(stats, name, ms)
   end
   redis.call('HINCRBY', stats, name .. ':le:' .. b, 1)
   redis.call('HINCRBY', stats, name .. ':sum', ms)
-  redis.call('HINCRBY', stats, name .. ':count', 1)
 end
-local function count_verdict(pool, sk, verdict, now)
+-- created, started, rejudged: the submission's fields, which the caller
+-- has read already (judged_finish reads them with everything else it needs
+-- in ONE HMGET: every HMGET/HSET scans the submission's small hash)
+local function count_verdict(pool, verdict, now, created, started, rejudged)
   local stats = key(pool, 'stats')
   redis.call('HINCRBY', stats, 'verdict:' .. verdict, 1)
   -- a rejudge waited from its rejudge, not from the original admission
-  local m = redis.call('HMGET', sk, 'created', 'started', 'rejudged')
-  local created, started = tonumber(m[3] or m[1] or ''), tonumber(m[2] or '')
+  created, started = tonumber(rejudged or created or ''), tonumber(started or '')
   if created and started then observe(stats, 'wait', math.max(0, started - created)) end
   if started then observe(stats, 'judging', math.max(0, now - started)) end
 end
@@ -192,7 +195,8 @@ local function bury(pool, q, eid, sid, host, reason, resmax)
     local rep = cjson.encode({verdict = 'IE', score = 0, error = reason})
     redis.call('HSET', sub, 'state', 'done', 'verdict', 'IE', 'score', '0', 'report', rep,
                'finished', now, 'dead', '1')
-    count_verdict(pool, sub, 'IE', now)
+    local m = redis.call('HMGET', sub, 'created', 'started', 'rejudged')
+    count_verdict(pool, 'IE', now, m[1], m[2], m[3])
     redis.call('XADD', key(pool, 'results'), 'MAXLEN', '~', resmax, '*', 'id', sid, 'verdict', 'IE',
                'score', '0', 'pool', pool, 'time', now,
                'problem_version', redis.call('HGET', sub, 'version') or '')
@@ -407,19 +411,21 @@ redis.register_function('judged_finish', function(keys, a)
   local k, sk = queue_key(pool, t.queue), key(pool, 'sub:' .. t.id)
   if not owned(k, t.host, t.entry) then return {'result', 'lost'} end
   local res = 'already_done'
-  if redis.call('HGET', sk, 'state') ~= 'done' then
+  -- everything this function reads of the submission, in one HMGET
+  local m = redis.call('HMGET', sk, 'state', 'version', 'rejudge', 'previous_verdict', 'previous_score',
+                       'created', 'started', 'rejudged')
+  if m[1] ~= 'done' then
     local now = now_ms()
     redis.call('HSET', sk, 'state', 'done', 'verdict', t.verdict, 'score', t.score,
                'report', t.report, 'finished', now)
-    local m = redis.call('HMGET', sk, 'version', 'rejudge', 'previous_verdict', 'previous_score')
     local ev = {'id', t.id, 'verdict', t.verdict, 'score', t.score, 'pool', pool, 'time', now,
-                'problem_version', m[1] or ''}
-    if m[2] and m[2] ~= '' then
-      for _, x in ipairs({'rejudge', 'true', 'rejudge_id', m[2], 'previous_verdict', m[3] or '',
-                          'previous_score', m[4] or ''}) do table.insert(ev, x) end
+                'problem_version', m[2] or ''}
+    if m[3] and m[3] ~= '' then
+      for _, x in ipairs({'rejudge', 'true', 'rejudge_id', m[3], 'previous_verdict', m[4] or '',
+                          'previous_score', m[5] or ''}) do table.insert(ev, x) end
     end
     redis.call('XADD', key(pool, 'results'), 'MAXLEN', '~', t.results_max or '100000', '*', unpack(ev))
-    count_verdict(pool, sk, t.verdict, now)
+    count_verdict(pool, t.verdict, now, m[6], m[7], m[8])
     res = 'published'
   end
   redis.call('XACK', k, GROUP, t.entry)
