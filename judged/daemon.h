@@ -52,6 +52,7 @@ struct job {
     double score;
     char *report;
     struct queue_conn *conn; /* the worker's, while the job runs (progress) */
+    int64_t claimed_ms;      /* when this host got it (judging time for metrics) */
 };
 
 void job_free(struct job *j);
@@ -76,6 +77,8 @@ struct pool {
     pthread_t workers[MAX_WORKERS];
     int nworkers;
     struct runner *runner;   /* replaced only while the pool holds no job */
+    struct queue_stats stats;   /* published verdicts not yet in judge:{P}:stats
+                                   (written by the heartbeat thread) */
     struct pool *next;
 };
 

@@ -114,7 +114,8 @@ local function job(q, stream, e, out, host, pool, now)
     return
   end
   local sk = key(pool, 'sub:' .. sid)
-  local v = redis.call('HMGET', sk, 'lang', 'problem', 'source', 'attempts', 'state', 'version')
+  local v = redis.call('HMGET', sk, 'lang', 'problem', 'source', 'attempts', 'state', 'version',
+                       'created', 'rejudged')
   if not v[1] or not v[2] or not v[3] then
     table.insert(out, {'queue', q, 'entry', eid, 'id', sid,
                        'poison', 'poison: submission ' .. sid .. ' is missing or incomplete'})
@@ -127,9 +128,12 @@ local function job(q, stream, e, out, host, pool, now)
   -- the first progress step is written here, with the claim, so that a job
   -- still costs judged one round trip when its runner reports no tests
   progress(pool, sid, 'compiling', 0, 0, '')
+  -- wait: admission (or the rejudge) to now, for the host's metrics
+  -- (queue_stats: hosts count published verdicts, see judged_finish)
+  local since = tonumber(v[8] or v[7] or '')
   table.insert(out, {'queue', q, 'entry', eid, 'id', sid, 'poison', '', 'lang', v[1],
                      'problem', v[2], 'source', v[3], 'attempts', v[4] or '0',
-                     'version', v[6] or ''})
+                     'version', v[6] or '', 'wait', since and math.max(0, now - since) or -1})
 end
 
 local function lastdelivered(k)
@@ -145,9 +149,10 @@ end
 
 -- dead-letter an owned entry; the submission (if any) gets the final
 -- verdict IE and its one result event
--- Counters for metrics (judge-api's GET /metrics), kept in judge:{P}:stats
--- by the functions that publish a verdict, so they cost judged no round
--- trip: verdicts by name, and histograms (non-cumulative buckets, upper
+-- Counters for metrics (judge-api's GET /metrics) in judge:{P}:stats. A
+-- verdict judged_finish publishes is counted by its host (queue_stats in
+-- queue.c, written once per heartbeat); a dead letter's IE is counted here,
+-- by bury: verdicts by name, and histograms (non-cumulative buckets, upper
 -- bounds in ms) of the queue wait (created -> started) and of judging
 -- (started -> finished), with their sums. A histogram's count is the sum
 -- of its buckets (the reader adds them up): no ':count' field, two
@@ -161,9 +166,7 @@ local function observe(stats, name, ms)
   redis.call('HINCRBY', stats, name .. ':le:' .. b, 1)
   redis.call('HINCRBY', stats, name .. ':sum', ms)
 end
--- created, started, rejudged: the submission's fields, which the caller
--- has read already (judged_finish reads them with everything else it needs
--- in ONE HMGET: every HMGET/HSET scans the submission's small hash)
+-- created, started, rejudged: the submission's fields
 local function count_verdict(pool, verdict, now, created, started, rejudged)
   local stats = key(pool, 'stats')
   redis.call('HINCRBY', stats, 'verdict:' .. verdict, 1)
@@ -362,7 +365,20 @@ redis.register_function('judged_reclaim', function(keys, a)
   local k = queue_key(pool, t.queue)
   local st = redis.call('GET', key(pool, 'state')) or 'active'
   if st == 'paused' then return {'state', st, 'cursor', '0-0', 'jobs', {}} end
-  local r = redis.call('XAUTOCLAIM', k, GROUP, t.host, t.min_idle, t.cursor, 'COUNT', t.count)
+  -- A scan's first step: when no pending entry has been idle for
+  -- min_idle, XAUTOCLAIM would walk the whole PEL (count*10 entries per
+  -- step, one FCALL round trip of the caller per step) to claim nothing.
+  -- With a fleet the PEL holds every host's jobs and every host with a free
+  -- slot looks (bench_fleet, 50 hosts: ~18 steps per reclaimed job), so one
+  -- XPENDING IDLE (a loop in C, no reply but the first hit) answers "none",
+  -- or tells where the first idle entry is, to start there.
+  local cursor = t.cursor
+  if cursor == '0-0' then
+    local idle = redis.call('XPENDING', k, GROUP, 'IDLE', num(t, 'min_idle', 0), '-', '+', 1)
+    if #idle == 0 then return {'state', st, 'cursor', '0-0', 'jobs', {}} end
+    cursor = idle[1][1]
+  end
+  local r = redis.call('XAUTOCLAIM', k, GROUP, t.host, t.min_idle, cursor, 'COUNT', t.count)
   local out, maxd, now = {}, num(t, 'max_deliveries', 0), now_ms()
   for _, e in ipairs(r[2]) do
     local p = e and redis.call('XPENDING', k, GROUP, e[1], e[1], 1) or {}
@@ -411,9 +427,9 @@ redis.register_function('judged_finish', function(keys, a)
   local k, sk = queue_key(pool, t.queue), key(pool, 'sub:' .. t.id)
   if not owned(k, t.host, t.entry) then return {'result', 'lost'} end
   local res = 'already_done'
-  -- everything this function reads of the submission, in one HMGET
-  local m = redis.call('HMGET', sk, 'state', 'version', 'rejudge', 'previous_verdict', 'previous_score',
-                       'created', 'started', 'rejudged')
+  -- everything this function reads of the submission, in one HMGET (every
+  -- HMGET/HSET scans the submission's small hash)
+  local m = redis.call('HMGET', sk, 'state', 'version', 'rejudge', 'previous_verdict', 'previous_score')
   if m[1] ~= 'done' then
     local now = now_ms()
     redis.call('HSET', sk, 'state', 'done', 'verdict', t.verdict, 'score', t.score,
@@ -425,7 +441,9 @@ redis.register_function('judged_finish', function(keys, a)
                           'previous_score', m[5] or ''}) do table.insert(ev, x) end
     end
     redis.call('XADD', key(pool, 'results'), 'MAXLEN', '~', t.results_max or '100000', '*', unpack(ev))
-    count_verdict(pool, t.verdict, now, m[6], m[7], m[8])
+    -- no count_verdict here: the host adds up what it published and writes
+    -- judge:{P}:stats once per heartbeat (queue_stats_flush): five HINCRBYs
+    -- per job were a quarter of a job's Redis commands (library version 6)
     res = 'published'
   end
   redis.call('XACK', k, GROUP, t.entry)
