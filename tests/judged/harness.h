@@ -249,7 +249,20 @@ static bool t_judged_started(const char *name, long ms)
     return false;
 }
 
-/* Sends sig and waits up to ms for the exit; returns the wait status or -1. */
+/* Copies the last lines of every judged log of this test to stderr: a
+ * failure on a CI machine can then be read without the test's directory. */
+static void t_dump_logs(void)
+{
+    char cmd[600];
+    snprintf(cmd, sizeof cmd,
+             "for f in '%s'/judged-*.log; do [ -f \"$f\" ] && { echo \"== $f\"; tail -n 40 \"$f\"; }; done >&2",
+             T_dir);
+    if (system(cmd)) {
+    }
+}
+
+/* Sends sig and waits up to ms for the exit; returns the wait status or -1
+ * (and shows the judged logs, since the test is about to fail). */
 static int t_stop(pid_t pid, int sig, long ms)
 {
     kill(pid, sig);
@@ -262,6 +275,8 @@ static int t_stop(pid_t pid, int sig, long ms)
         }
         t_sleep_ms(20);
     }
+    fprintf(stderr, "pid %d did not exit within %ld ms of signal %d\n", (int)pid, ms, sig);
+    t_dump_logs();
     return -1;
 }
 
@@ -361,7 +376,11 @@ static bool t_wait_state(const char *id, const char *state, long ms)
             return true;
         t_sleep_ms(50);
     }
-    return t_state_is(id, state);
+    if (t_state_is(id, state))
+        return true;
+    fprintf(stderr, "%s did not reach state %s within %ld ms\n", id, state, ms);
+    t_dump_logs();
+    return false;
 }
 
 /* How many result events of pool mention id (all ids if id is NULL). */

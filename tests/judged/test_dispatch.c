@@ -242,11 +242,14 @@ Test(dispatch, two_hosts_share_the_work_and_long_jobs_keep_their_lease)
 Test(dispatch, sigterm_lets_running_jobs_finish)
 {
     char cfga[400], id[160];
-    t_config("A", 600, "grace: 20s\n", POOLS_DEFAULT, cfga, sizeof cfga);
+    /* a grace far beyond the job's 2.4 s, and a wait beyond the grace: on a
+     * loaded machine (CI under ThreadSanitizer) the compile and the run may
+     * take many seconds, and that must not read as an unclean stop */
+    t_config("A", 600, "grace: 120s\n", POOLS_DEFAULT, cfga, sizeof cfga);
     pid_t a = t_judged(cfga, "A");
     cr_assert_eq(t_submit(cfga, "slow", "c", slow_src, NULL, NULL, id, sizeof id), 0);
     cr_assert(t_wait_state(id, "running", 10000));
-    int st = t_stop(a, SIGTERM, 20000);
+    int st = t_stop(a, SIGTERM, 180000);
     cr_assert(st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0, "clean exit");
     cr_assert(t_state_is(id, "done"), "the running job finished before exit");
     cr_assert_eq(t_events("native", id), 1);
@@ -261,13 +264,11 @@ Test(dispatch, sigterm_past_grace_gives_jobs_back_without_an_attempt)
     cr_assert_eq(t_submit(cfga, "slow", "c", slow_src, NULL, NULL, id, sizeof id), 0);
     cr_assert(t_wait_state(id, "running", 10000));
     t_sleep_ms(300);
-    long long t0 = t_now_ms();
-    int st = t_stop(a, SIGTERM, 10000);
+    int st = t_stop(a, SIGTERM, 60000);
     cr_assert(st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0);
     cr_assert(t_state_is(id, "queued"), "given back");
     t_judged(cfgb, "B");
     cr_assert(t_wait_state(id, "done", 30000));
-    cr_assert_lt(t_now_ms() - t0, 15000);
     char *att = t_hget(id, "attempts"), *h = t_hget(id, "host");
     cr_assert_str_eq(att, "0", "no attempt spent");
     cr_assert_str_eq(h, "B");
@@ -340,24 +341,20 @@ Test(dispatch, drain_waits_for_jobs_in_flight)
 
 Test(dispatch, pool_isolation_c_latency_under_a_java_flood)
 {
-    char cfga[400], jid[8][160], id[160], out[65536];
+    char cfga[400], jid[12][160], id[160], out[65536];
     t_config("A", 600, NULL, POOLS_DEFAULT, cfga, sizeof cfga);
     t_judged(cfga, "A");
-    for (int i = 0; i < 8; i++)
+    for (int i = 0; i < 12; i++)
         cr_assert_eq(t_submit(cfga, "aplusb", "java", AC_JAVA, NULL, NULL, jid[i], sizeof jid[i]), 0);
     cr_assert(t_wait_state(jid[0], "running", 10000));
-    long long worst = 0;
+    /* isolation is an order, not a duration (a busy machine slows both
+     * pools alike): every C job is done while the java backlog still waits */
     for (int i = 0; i < 3; i++) {
-        long long t0 = t_now_ms();
         cr_assert_eq(t_submit(cfga, "aplusb", "c", AC_C, NULL, NULL, id, sizeof id), 0);
-        cr_assert(t_wait_state(id, "done", 20000));
-        long long dt = t_now_ms() - t0;
-        if (dt > worst)
-            worst = dt;
+        cr_assert(t_wait_state(id, "done", 60000));
+        cr_assert_eq(t_ctl(out, sizeof out, cfga, "pools", "--json", NULL), 0);
+        cr_assert(t_state_is(jid[11], "queued"), "C job %d waited for the java flood: %s", i, out);
     }
-    cr_assert_eq(t_ctl(out, sizeof out, cfga, "pools", "--json", NULL), 0);
-    cr_assert(t_state_is(jid[7], "queued"), "the java flood is still waiting: %s", out);
-    cr_assert_lt(worst, 5000, "C latency %lld ms despite the java backlog", worst);
 }
 
 Test(dispatch, sighup_adds_a_pool)
@@ -497,7 +494,7 @@ Test(dispatch, embedded_redis_when_none_is_configured)
     if (f)
         fclose(f);
     cr_assert(appendonly);
-    int rc = t_stop(e, SIGTERM, 15000);
+    int rc = t_stop(e, SIGTERM, 60000);
     cr_assert(rc != -1 && WIFEXITED(rc) && WEXITSTATUS(rc) == 0);
     cr_assert_neq(t_ctl(out, sizeof out, cfg, "pools", NULL), 0, "its redis stopped with it");
 }
