@@ -443,7 +443,7 @@ int main(int argc, char **argv)
 {
     struct opts o = {.hosts = 50, .slots = 2, .jobs = 100000, .rounds = 3, .kill = 10, .lease = 3,
                      .heartbeat = 1};
-    for (int i = 1; i < argc; i++) {
+    for (int i = 1; i < argc; i += 2) {
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
             return usage(stdout, 0);
@@ -465,7 +465,6 @@ int main(int argc, char **argv)
             o.heartbeat = atof(v);
         else
             return usage(stderr, 2);
-        i++;
     }
     if (o.hosts < 1 || o.hosts > MAXHOSTS || o.slots < 1 || o.slots > 64 || o.jobs < 2 || o.rounds < 1 ||
         o.rounds > 15 || o.kill < 0 || o.kill >= o.hosts || o.heartbeat <= 0 || o.lease <= o.heartbeat) {
