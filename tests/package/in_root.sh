@@ -2,8 +2,9 @@
 # tests/package/in_root.sh DEB FIRST_SLOT CGROUP_PARENT - test_package.sh's
 # steps inside the bare Debian 12 root (see there): install DEB with apt,
 # check the installed files and defaults, run the demo against them, run
-# judged as judged.service would on the shipped /etc/judged/judged.yaml, and
-# the judge-sandbox server as judge-sandbox.service would.
+# judged as judged.service would on the shipped /etc/judged/judged.yaml,
+# judge-api beside it as judge-api.service would, and the judge-sandbox
+# server as judge-sandbox.service would.
 set -euo pipefail
 deb=$1 first_slot=$2 cgroup_parent=$3
 step() { printf '== %s (%ds)\n' "$*" "$SECONDS"; }
@@ -95,15 +96,62 @@ result=$(judgectl result --wait 300 --json "$id")
 verdict=$(python3 -c 'import json,sys; print(json.load(sys.stdin).get("verdict"))' <<<"$result")
 [ "$verdict" = AC ] || { cat /tmp/judged.log; fail "ac.c under the shipped config: $result"; }
 echo "aplusb/ac.c under /etc/judged/judged.yaml: AC"
+
+step "3b. judge-api as judge-api.service starts it (confined alike): a submission over HTTP"
+ExecStart=$(sed -n 's/^ExecStart=//p' /usr/lib/systemd/system/judge-api.service)
+[ "$ExecStart" = "/usr/bin/judge-api --config /etc/judged/judged.yaml" ] || fail "judge-api.service: ExecStart=$ExecStart"
+grep -qx 'CapabilityBoundingSet=' /usr/lib/systemd/system/judge-api.service || fail "judge-api.service keeps capabilities"
+# any free port (the host's network: 8080 may be taken), the default tokens file
+printf 'api:\n  listen: 127.0.0.1:0\n' >>/etc/judged/judged.yaml
+token=$(judgectl tokens add platform --role submit)
+[ "$(stat -c %a /etc/judged/tokens)" = 600 ] || fail "the tokens file is not 0600"
+# CapabilityBoundingSet= (empty), NoNewPrivileges=, ProtectSystem=strict
+# (all read-only), ProtectHome=, PrivateTmp=
+unshare --mount --propagation private sh -euc '
+    mount -o remount,bind,ro /
+    mount -o remount,bind,ro /run
+    mount -t tmpfs -o ro,mode=0755 tmpfs /root
+    mount -t tmpfs -o ro,mode=0755 tmpfs /home
+    mount -t tmpfs -o mode=1777 tmpfs /tmp
+    exec setpriv --no-new-privs --inh-caps=-all --bounding-set=-all "$@"
+' judge-api $ExecStart >/var/log/judge-api.log 2>&1 &
+api_pid=$!
+port=
+for _ in $(seq 300); do
+    port=$(sed -n 's/^judge-api: listening on port \([0-9]*\).*/\1/p' /var/log/judge-api.log)
+    [ -n "$port" ] && break
+    kill -0 "$api_pid" 2>/dev/null || { cat /var/log/judge-api.log; fail "judge-api exited"; }
+    sleep 0.1
+done
+[ -n "$port" ] || { cat /var/log/judge-api.log; fail "judge-api did not listen"; }
+verdict=$(PORT=$port TOKEN=$token python3 - <<'PY'
+import json, os, urllib.request
+base = "http://127.0.0.1:%s" % os.environ["PORT"]
+auth = {"Authorization": "Bearer " + os.environ["TOKEN"], "Content-Type": "application/json"}
+src = open("/srv/problems/aplusb/solutions/ac.c").read()
+body = json.dumps({"problem": "aplusb", "language": "c", "source": src}).encode()
+with urllib.request.urlopen(urllib.request.Request(base + "/v1/submissions", body, auth)) as r:
+    assert r.status == 202, r.status
+    sid = json.load(r)["id"]
+with urllib.request.urlopen(urllib.request.Request(base + "/v1/submissions/%s?wait=30" % sid, None, auth), timeout=60) as r:
+    print(json.load(r).get("verdict"))
+PY
+) || { cat /var/log/judge-api.log; fail "the submission over HTTP failed"; }
+[ "$verdict" = AC ] || { cat /var/log/judge-api.log; fail "ac.c over HTTP: $verdict"; }
+echo "aplusb/ac.c over HTTP through the confined judge-api: AC"
+kill -TERM "$api_pid"
+wait "$api_pid" || { cat /var/log/judge-api.log; fail "judge-api did not stop cleanly on SIGTERM"; }
 kill -TERM "$judged_pid"
 wait "$judged_pid" || { cat /tmp/judged.log; fail "judged did not stop cleanly on SIGTERM"; }
 
 step "4. judge-sandbox --serve as judge-sandbox.service starts it (confined alike)"
 # step 1's client started a server on demand in /run/judge-sandbox, in the
-# slot used here: stop it (SIGTERM: it exits once idle)
-old=$(cat /run/judge-sandbox/server.pid)
-kill -TERM "$old"
-while kill -0 "$old" 2>/dev/null; do sleep 0.1; done
+# slot used here: stop it if it has not yet exited on its own (it does once
+# idle for a while, and steps 2-3 may have taken longer than that)
+old=$(cat /run/judge-sandbox/server.pid 2>/dev/null || true)
+if [ -n "$old" ] && kill -TERM "$old" 2>/dev/null; then
+    while kill -0 "$old" 2>/dev/null; do sleep 0.1; done
+fi
 ExecStart=$(sed -n 's/^ExecStart=//p' /usr/lib/systemd/system/judge-sandbox.service)
 [ "$ExecStart" = "/usr/bin/judge-sandbox --serve --run-dir /run/judge-sandbox --server-idle 0" ] ||
     fail "judge-sandbox.service: ExecStart=$ExecStart"

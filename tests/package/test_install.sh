@@ -22,7 +22,7 @@ want=$(cd "$src/languages" && ls -- *.yaml)
 have=$(cd "$dest/usr/share/judged/languages" && ls)
 [ "$want" = "$have" ] || fail "share/judged/languages has: $have; languages/ has: $want"
 cmp -s "$src/packaging/judged.yaml" "$dest/etc/judged/judged.yaml" || fail "/etc/judged/judged.yaml is not the example"
-for unit in judged judge-sandbox; do
+for unit in judged judge-sandbox judge-api; do
     [ -f "$dest/usr/lib/systemd/system/$unit.service" ] || fail "$unit.service is not installed"
 done
 
@@ -45,14 +45,19 @@ grep -qx 'ExecStart=/usr/bin/judged --config /etc/judged/judged.yaml' \
     "$dest/usr/lib/systemd/system/judged.service" || fail "judged.service: wrong ExecStart"
 grep -q '^ExecStart=/usr/bin/judge-sandbox --serve' \
     "$dest/usr/lib/systemd/system/judge-sandbox.service" || fail "judge-sandbox.service: wrong ExecStart"
+grep -qx 'ExecStart=/usr/bin/judge-api --config /etc/judged/judged.yaml' \
+    "$dest/usr/lib/systemd/system/judge-api.service" || fail "judge-api.service: wrong ExecStart"
+grep -qx 'CapabilityBoundingSet=' "$dest/usr/lib/systemd/system/judge-api.service" ||
+    fail "judge-api.service keeps capabilities"
 command -v systemd-analyze >/dev/null || fail "systemd-analyze is missing (package systemd, .ci/install-deps)"
 mkdir "$dest/verify"
-for unit in judged judge-sandbox; do
+for unit in judged judge-sandbox judge-api; do
     # verify checks that ExecStart's program exists: point it into DESTDIR
     sed "s|=/usr/bin/|=$dest/usr/bin/|" "$dest/usr/lib/systemd/system/$unit.service" \
         >"$dest/verify/$unit.service"
 done
-out=$(systemd-analyze verify "$dest/verify/judged.service" "$dest/verify/judge-sandbox.service" 2>&1) ||
+out=$(systemd-analyze verify "$dest/verify/judged.service" "$dest/verify/judge-sandbox.service" \
+      "$dest/verify/judge-api.service" 2>&1) ||
     fail "systemd-analyze verify: $out"
 [ -z "$out" ] || fail "systemd-analyze verify warns: $out"
 

@@ -15,6 +15,9 @@
 #      /run/judge-sandbox, empty /root and /home, private /tmp,
 #      no_new_privs), on the shipped /etc/judged/judged.yaml, and judges one
 #      submission made by `judgectl submit` with no --config;
+#   3b. starts judge-api beside it, confined as judge-api.service confines it
+#      (no capabilities, read-only root, no_new_privs), and judges a
+#      submission made over HTTP with a token from `judgectl tokens add`;
 #   4. starts judge-sandbox.service's ExecStart confined as that unit does
 #      (read-only /usr and /etc, no_new_privs) and runs a client through it
 #      with --workdir in /tmp and --stdout in /root.
