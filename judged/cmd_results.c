@@ -6,7 +6,7 @@
 
 #include "ctl.h"
 
-/* The result object: the runner's report merged with id and state. NULL
+/* The result document (jd_result_json: the object judge-api serves). NULL
  * with *found false for an unknown id, with *found true on a Redis error. */
 static json_t *load_result(struct common *c, const char *id, bool *found)
 {
@@ -18,29 +18,7 @@ static json_t *load_result(struct common *c, const char *id, bool *found)
     }
     if (!*found)
         return NULL;
-    bool done = !strcmp(r.state, "done");
-    json_t *o = r.report ? json_loads(r.report, 0, NULL) : NULL;
-    if (!json_is_object(o)) {
-        json_decref(o);
-        o = json_object();
-    }
-    json_object_set_new(o, "id", json_string(id));
-    json_object_set_new(o, "state", json_string(r.state));
-    json_object_set_new(o, "verdict", done && r.verdict[0] ? json_string(r.verdict) : json_null());
-    if (!done)
-        json_object_set_new(o, "score", json_null());
-    else if (!json_is_number(json_object_get(o, "score")))
-        json_object_set_new(o, "score", json_real(r.score));
-    if (!json_is_array(json_object_get(o, "tests")))
-        json_object_set_new(o, "tests", json_array());
-    const char *copy[][2] = {{"lang", r.lang}, {"problem", r.problem}, {"priority", r.priority},
-                             {"host", r.host}};
-    for (size_t i = 0; i < sizeof copy / sizeof copy[0]; i++)
-        if (copy[i][1][0] && !json_object_get(o, copy[i][0]))
-            json_object_set_new(o, copy[i][0], json_string(copy[i][1]));
-    json_object_set_new(o, "attempts", json_integer(r.attempts));
-    /* the version recorded at admission; null: the hosts' problems directory */
-    json_object_set_new(o, "problem_version", r.version[0] ? json_string(r.version) : json_null());
+    json_t *o = jd_result_json(id, &r);
     queue_result_free(&r);
     return o;
 }
@@ -65,7 +43,8 @@ int cmd_result(int argc, char **argv)
             printf("usage: judgectl result ID [--wait SECONDS] [--config FILE] [--json]\n\n"
                    "Shows a submission's state (queued, running, done) and verdict. With --wait,\n"
                    "waits up to SECONDS for it to be done (exit 1 if it is not by then).\n"
-                   "--json prints {\"id\", \"state\", \"verdict\", \"score\", \"tests\": [...], ...}.\n");
+                   "--json prints the object GET /v1/submissions/ID serves (judged/api/openapi.yaml's\n"
+                   "Submission): {\"id\", \"state\", \"verdict\", \"score\", \"tests\": [...], ...}.\n");
             return 0;
         default: return 2;
         }

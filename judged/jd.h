@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <jansson.h>
+
 #include "queue/queue.h"
 
 /* ---------------------------------------------------------------- config */
@@ -80,6 +82,14 @@ const struct jd_pool_cfg *jd_pool_by_name(const struct jd_config *cfg, const cha
 /* The Redis URL judged and judgectl use: cfg->redis or the embedded socket. */
 void jd_redis_url(const struct jd_config *cfg, char *buf, size_t len);
 void jd_embedded_socket(const struct jd_config *cfg, char *buf, size_t len);
+
+/* ---------------------------------------------------------------- result */
+
+/* A submission's result document (result.c; openapi.yaml's Submission):
+ * the hash's fields read by queue_result and the parts of its stored
+ * report, always in the same shape. What `judgectl result --json` prints
+ * and judge-api serves. NULL when out of memory; caller json_decrefs. */
+json_t *jd_result_json(const char *id, const struct queue_result *q);
 
 /* ------------------------------------------------------------------ misc */
 

@@ -10,8 +10,6 @@
 #include <string.h>
 #include <sys/random.h>
 
-#include <jansson.h>
-
 #include "daemon.h"
 
 static long rand_below(long n)
@@ -165,23 +163,6 @@ void job_infra_failure(struct queue_conn *k, struct job *j, const char *reason)
     }
 }
 
-/* The runner's report with "problem_version" (null: a local directory). */
-static char *with_version(char *report, const char *version)
-{
-    json_t *o = json_loads(report, 0, NULL);
-    if (!json_is_object(o)) {
-        json_decref(o);
-        return report;
-    }
-    json_object_set_new(o, "problem_version", version[0] ? json_string(version) : json_null());
-    char *s = json_dumps(o, JSON_COMPACT);
-    json_decref(o);
-    if (!s)
-        return report;
-    free(report);
-    return s;
-}
-
 /* Runs one job; returns the next one for this worker, if the refill
  * claimed one. */
 static struct job *run_job(struct queue_conn *k, struct job *j)
@@ -215,6 +196,7 @@ static struct job *run_job(struct queue_conn *k, struct job *j)
         .keep_going = keep_going,
         .keep_going_arg = j,
         .test_done = test_done,
+        .problem_version = version,   /* in the stored report; "": null */
     };
     j->conn = k;   /* test_done's; "compiling" was written by the claim */
     struct runner_report *rep = NULL;
@@ -228,7 +210,9 @@ static struct job *run_job(struct queue_conn *k, struct job *j)
         return NULL;
     }
     if (rc == 0 && rep) {
-        j->report = with_version(runner_report_json(rep), version);
+        /* stored as the runner wrote it: the result's readers compose
+         * around it (jd_result_json) and never rewrite it */
+        j->report = runner_report_json(rep);
         j->score = runner_report_score(rep);
         snprintf(j->verdict, sizeof j->verdict, "%s", runner_verdict_name(runner_report_verdict(rep)));
         runner_report_free(rep);

@@ -11,12 +11,24 @@
  *   report.c    struct runner_report and its JSON
  *   package.c   safe opens beneath a package's root, the package walk, limits
  *   files.c     directory/file helpers and sha256
- *   runner.c    the pipeline: slots, compile, run, check
+ *   ccache.c    the compile cache under WORK/compiled/
  *   interactive.c  an interactive test: two boxes, pipes, the verdict order
+ * and the pipeline, one file per concern, sharing struct runner and struct
+ * rn_job (the last section below):
+ *   runner.c    the runner handle: its language catalog, its slots, a job's
+ *               scratch directory (and the theory of the whole pipeline)
+ *   judge.c     runner_judge: compile once, run every test, score, verdict
+ *   compile.c   compiling in the sandbox: limits, steps, notes, "no program"
+ *   grader.c    a problem's grader files beside the submission
+ *   helper.c    a package's checker or interactor: compiled once, cached
+ *   run.c       one test: the program's box, the check, an interactive pair
+ *   problem_check.c  runner_problem_check (`judgectl problem check`)
+ *   selftest.c  runner_language_selftest (`judgectl languages --check`)
  */
 #ifndef JUDGED_RUNNER_INTERNAL_H
 #define JUDGED_RUNNER_INTERNAL_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -298,6 +310,8 @@ struct runner_report {
     struct rn_subtask_report *subtasks;
     size_t subtask_count;
     char *message;                 /* why IE, when it is the problem's fault */
+    bool version_given;            /* runner_request.problem_version was set: */
+    char *problem_version;         /* NULL: null */
 };
 
 struct runner_report *rn_report_new(void);
@@ -344,8 +358,6 @@ int rn_seal_tree(const char *path);
  * (dirs recreated read-only), removing anything else; fresh: start empty. */
 int rn_reset_box(const char *box, const char *sealed, bool fresh);
 int rn_write_file(const char *path, const char *data, size_t len, int mode);
-/* a run's verdict from the sandbox's status (IE where the box failed) */
-enum runner_verdict rn_verdict_of(enum sandbox_status s);
 /* Reads at most max bytes (a note is appended when cut); caller frees. */
 char *rn_read_file(const char *path, size_t max, size_t *len);
 /* sha256 of the concatenation of parts, as 64 hex digits + NUL. */
@@ -368,5 +380,112 @@ void rn_ccache_put(const char *work, const char *key, const struct rn_language *
                    uint64_t max);
 char *rn_strdup_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 double rn_now(void);
+
+/* ---- the pipeline ------------------------------------------------------- */
+
+/* What runner_open makes (runner.c); read-only afterwards but for the slot
+ * allocator: busy[i] (slot first_slot + i taken) under mu, freed signalled
+ * when one is released. */
+struct runner {
+    struct sandbox *sb;                       /* NULL: catalog_only */
+    char *work_dir;                           /* canonical, root's, 0700 (unless catalog_only) */
+    uint64_t compile_cache;                   /* bytes kept under compiled/ */
+    struct rn_language **langs;               /* sorted by file name */
+    size_t lang_count;
+    struct runner_limits limits;
+    int first_slot, slots;
+    pthread_mutex_t mu;
+    pthread_cond_t freed;
+    bool *busy;
+};
+
+/* one submission (or self-test) in one slot */
+struct rn_job {
+    struct runner *r;
+    int slot;                                 /* sandbox slot */
+    char *dir, *src, *out_dir, *out, *log, *chk, *chk_out, *chk_err;
+    const struct rn_language *lang;
+    const struct rn_problem *prob;
+    char *prob_abs;                           /* absolute package dir */
+    const struct runner_request *req;
+    struct runner_report *rep;
+    bool chk_ready;                           /* chk/ holds links already */
+    char *checker_dir;                        /* compiled custom checker */
+    const struct rn_language *checker_lang;
+    char *inter, *inter_err;                  /* the interactor's box, stderr */
+    bool inter_ready;
+    char *inter_dir;                          /* compiled interactor */
+    const struct rn_language *inter_lang;
+    enum runner_failure failure;
+    char err[512];
+};
+
+/* a compile's outcome: ok, the compiler's output (with notes), CPU seconds */
+struct rn_compiled {
+    bool ok;
+    char *output;
+    double cpu_time;
+};
+
+/* what a compile adds to the language's commands */
+struct rn_compile_opts {
+    char **sources;     /* replace the language's source file name in argvs */
+    char **flags;       /* appended to every step */
+};
+
+/* runner.c: the catalog (a language by id; by a package file's extension,
+ * .cc and .cxx being C++), a job's slot and directories, the error that
+ * makes runner_judge an infrastructure failure */
+const struct rn_language *rn_find_language(const struct runner *r, const char *id);
+const struct rn_language *rn_language_for_file(const struct runner *r, const char *file);
+/* "unknown language 'x' (known: c cpp ...)" */
+void rn_unknown_language(const struct runner *r, const char *id, char *err, size_t errlen);
+/* Takes a slot (waiting for one) and makes its directories; -1 with j->err. */
+int rn_job_begin(struct rn_job *j, struct runner *r);
+void rn_job_end(struct rn_job *j);
+/* Sets j->err to "what: why" and the failure to INFRA; returns -1. */
+int rn_job_infra(struct rn_job *j, const char *what, const char *why);
+/* The language's mounts (optional), then extra; caller frees. */
+struct sandbox_mount *rn_mounts_for(const struct rn_language *l, const struct sandbox_mount *extra,
+                                    size_t extra_n, size_t *count);
+
+/* compile.c (each -1 only on an infrastructure failure, with j->err) */
+/* The language's compile limits, raised where j's problem asks for more. */
+struct sandbox_limits rn_compile_limits(const struct rn_job *j, const struct rn_language *l);
+/* Runs the language's compile steps in dir (opts may be NULL). */
+int rn_compile_in(struct rn_job *j, const struct rn_language *l, const char *dir,
+                  const struct rn_compile_opts *opts, struct rn_compiled *c);
+/* rn_compile_in, and not ok when it left nothing to run. */
+int rn_compile_program(struct rn_job *j, const struct rn_language *l, const char *dir,
+                       const struct rn_compile_opts *opts, struct rn_compiled *c);
+/* A fresh dir holding src as name (rn_write_source: the language's name). */
+int rn_write_named(struct rn_job *j, const char *dir, const char *name, const char *src,
+                   size_t len);
+int rn_write_source(struct rn_job *j, const struct rn_language *l, const char *dir,
+                    const char *src, size_t len);
+
+/* grader.c */
+const struct rn_grader *rn_grader_for(const struct rn_problem *p, const char *lang);
+/* The CE message of a language without a grader, listing those with one. */
+char *rn_grader_missing(const struct rn_problem *p, const char *lang);
+/* Copies g's files beside the submission (saved as name); *sources: what the
+ * compile names instead of the language's source file. 0, 1 when the
+ * package is at fault (*message), -1 infra. */
+int rn_grader_install(struct rn_job *j, const struct rn_grader *g, const char *name,
+                      char ***sources, char **message);
+
+/* helper.c: compile (or find cached) the problem's checker or interactor
+ * into j->checker_dir / j->inter_dir; 0 ready, 1 the problem's fault
+ * (*message), -1 infra */
+int rn_prepare_checker(struct rn_job *j, char **message);
+int rn_prepare_interactor(struct rn_job *j, char **message);
+
+/* run.c */
+/* a run's verdict from the sandbox's status (IE where the box failed) */
+enum runner_verdict rn_verdict_of(enum sandbox_status s);
+/* Runs the program on test t (no package: stdin /dev/null) into j->out. */
+int rn_run_program(struct rn_job *j, const struct rn_test *t, struct sandbox_result *res);
+/* rn_evaluate's rn_run_test_fn: runs, checks and reports test i of j (ctx). */
+int rn_run_test(void *ctx, size_t i, struct rn_test_outcome *out);
 
 #endif

@@ -3,7 +3,9 @@
  *
  * The JSON object is the contract of `judgectl judge --json` (and what
  * judged publishes): verdict, score, max_score, compile, tests, subtasks;
- * "message" is added when the verdict is IE because of the problem.
+ * "message" is added when the verdict is IE because of the problem, and
+ * "problem_version" when the caller named one (runner_request): judged
+ * stores this object as it is, with nothing to patch afterwards.
  */
 #include <jansson.h>
 #include <stdlib.h>
@@ -50,6 +52,7 @@ void runner_report_free(struct runner_report *rep)
     free(rep->compile_status);
     free(rep->compile_output);
     free(rep->message);
+    free(rep->problem_version);
     free(rep);
 }
 
@@ -148,6 +151,9 @@ char *runner_report_json(const struct runner_report *rep)
         return NULL;
     if (rep->message)
         json_object_set_new(obj, "message", text(rep->message));
+    if (rep->version_given)
+        json_object_set_new(obj, "problem_version",
+                            rep->problem_version ? text(rep->problem_version) : json_null());
     char *s = json_dumps(obj, JSON_COMPACT | JSON_REAL_PRECISION(6));
     json_decref(obj);
     return s;

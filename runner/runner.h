@@ -73,6 +73,11 @@ struct runner_request {
      * (0-based), the number of tests and its verdict (an enum
      * runner_verdict): progress to show. May be NULL. */
     void (*test_done)(void *arg, size_t index, size_t count, int verdict);
+    /* For a caller that stores the report: the package's version as the
+     * caller names it, echoed as the report's "problem_version" ("" gives
+     * null: a package without a version). NULL: the report has no such
+     * field (judgectl judge). */
+    const char *problem_version;
 };
 
 enum runner_verdict {

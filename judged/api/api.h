@@ -102,9 +102,6 @@ const char *api_arg(struct req *r, const char *name);
 /* 403 unless the request's token has one of the roles (admin has them all). */
 bool api_has_role(const struct req *r, unsigned roles);
 
-/* A submission as the API shows it (GET /v1/submissions/ID, webhooks). */
-json_t *api_result_json(const char *id, const char *pool, const struct queue_result *q);
-
 /* Webhooks (webhook.c): one delivery thread per judge-api process. */
 int api_webhooks_start(struct api *a, char *err, size_t errlen);
 void api_webhooks_stop(struct api *a);

@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 
 #include "api.h"
 #include "common.h"
@@ -197,61 +196,6 @@ enum MHD_Result api_submit(struct req *r)
 
 /* ----------------------------------------------------------------- results */
 
-static json_t *iso_time(long long ms)
-{
-    if (ms <= 0)
-        return json_null();
-    time_t s = (time_t)(ms / 1000);
-    struct tm tm;
-    gmtime_r(&s, &tm);
-    char buf[64];
-    snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03lldZ", tm.tm_year + 1900,
-             tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, ms % 1000);
-    return json_string(buf);
-}
-
-json_t *api_result_json(const char *id, const char *pool, const struct queue_result *q)
-{
-    bool done = !strcmp(q->state, "done");
-    json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:i}", "id", id, "pool", pool, "state",
-                          q->state, "language", q->lang, "problem", q->problem, "priority",
-                          q->priority, "attempts", q->attempts);
-    json_object_set_new(o, "verdict", done ? json_string(q->verdict) : json_null());
-    json_object_set_new(o, "score", done ? json_real(q->score) : json_null());
-    json_object_set_new(o, "owner", q->owner[0] ? json_string(q->owner) : json_null());
-    /* the problem store's version it is (or was) judged with; null: the
-     * hosts' problems directory */
-    json_object_set_new(o, "problem_version", q->version[0] ? json_string(q->version) : json_null());
-    json_object_set_new(o, "created", iso_time(q->created));
-    json_object_set_new(o, "started", iso_time(q->started));
-    json_object_set_new(o, "finished", iso_time(q->finished));
-    json_object_set_new(o, "queue_wait_ms", q->started && q->created
-                                                ? json_integer(q->started - q->created)
-                                                : json_null());
-    json_object_set_new(o, "judging_ms", q->finished && q->started
-                                             ? json_integer(q->finished - q->started)
-                                             : json_null());
-    json_t *rep = q->report ? json_loads(q->report, 0, NULL) : NULL;
-    json_t *tests = rep ? json_object_get(rep, "tests") : NULL;
-    json_object_set_new(o, "tests", json_is_array(tests) ? json_incref(tests) : json_array());
-    json_t *sub = rep ? json_object_get(rep, "subtasks") : NULL;
-    if (json_is_array(sub))
-        json_object_set(o, "subtasks", sub);
-    json_t *comp = rep ? json_object_get(rep, "compile") : NULL;
-    json_object_set_new(o, "compile", json_is_object(comp) ? json_incref(comp) : json_null());
-    json_t *ms = rep ? json_object_get(rep, "max_score") : NULL;
-    if (ms)
-        json_object_set(o, "max_score", ms);
-    json_t *msg = rep ? json_object_get(rep, "message") : NULL;
-    if (json_is_string(msg))
-        json_object_set(o, "message", msg);
-    json_decref(rep);
-    json_t *md = q->metadata ? json_loads(q->metadata, JSON_DECODE_ANY, NULL) : NULL;
-    if (md)
-        json_object_set_new(o, "metadata", md);
-    return o;
-}
-
 /* The results stream's last entry id ("0-0" when empty): a long-poll waits
  * for events after it, so a verdict published between this read and the
  * state check is not missed. */
@@ -344,7 +288,7 @@ enum MHD_Result api_get_submission(struct req *r, const char *id)
         queue_result_free(&q);
         return api_error(r, 403, NULL, "submission %s belongs to another token", id);
     }
-    json_t *o = api_result_json(id, pool, &q);
+    json_t *o = jd_result_json(id, &q);   /* result.c: judgectl prints the same */
     queue_result_free(&q);
     return api_json(r, 200, o);
 }

@@ -264,7 +264,7 @@ static void deliver(struct api *a, struct queue_conn *k, const char *pool, const
         if (queue_result(k, id, &q, &found, qerr, sizeof qerr) != QUEUE_OK || !found) {
             snprintf(err, sizeof err, "cannot read the submission: %s", found ? qerr : "gone");
         } else {
-            json_t *o = api_result_json(id, pool, &q);
+            json_t *o = jd_result_json(id, &q);
             json_object_set_new(o, "event", json_string(entry));
             char *body = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(6));
             json_decref(o);

@@ -195,14 +195,18 @@ local function bury(pool, q, eid, sid, host, reason, resmax)
   end
   redis.call('XADD', key(pool, 'dlq'), '*', unpack(f))
   if sid ~= '' and redis.call('EXISTS', sub) == 1 and redis.call('HGET', sub, 'state') ~= 'done' then
-    local rep = cjson.encode({verdict = 'IE', score = 0, error = reason})
+    -- the runner's report shape (DESIGN.md, "The stored report"); written as
+    -- text because cjson would encode the empty tests list as an object
+    local pv = redis.call('HGET', sub, 'version') or ''
+    local rep = '{"verdict":"IE","score":0,"compile":null,"tests":[],"subtasks":[],"message":' ..
+                cjson.encode(reason) .. ',"problem_version":' ..
+                (pv ~= '' and cjson.encode(pv) or 'null') .. '}'
     redis.call('HSET', sub, 'state', 'done', 'verdict', 'IE', 'score', '0', 'report', rep,
                'finished', now, 'dead', '1')
     local m = redis.call('HMGET', sub, 'created', 'started', 'rejudged')
     count_verdict(pool, 'IE', now, m[1], m[2], m[3])
     redis.call('XADD', key(pool, 'results'), 'MAXLEN', '~', resmax, '*', 'id', sid, 'verdict', 'IE',
-               'score', '0', 'pool', pool, 'time', now,
-               'problem_version', redis.call('HGET', sub, 'version') or '')
+               'score', '0', 'pool', pool, 'time', now, 'problem_version', pv)
   end
   redis.call('XACK', stream, GROUP, eid)
   redis.call('XDEL', stream, eid)

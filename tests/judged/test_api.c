@@ -520,6 +520,21 @@ Test(api, long_poll_result_and_metrics)
     cr_assert(jstr(&r, "created") && jstr(&r, "started") && jstr(&r, "finished"), "%s", r.body);
     cr_assert(json_is_integer(json_object_get(r.json, "queue_wait_ms")));
     cr_assert_eq(json_integer_value(json_object_get(json_object_get(r.json, "metadata"), "contest")), 7);
+    /* judgectl result --json is the same document, key for key */
+    static char out[1 << 16];
+    cr_assert_eq(t_ctl(out, sizeof out, cfg_path, "result", jstr(&r, "id"), "--json", NULL), 0, "%s", out);
+    json_t *ctl = json_loads(out, 0, NULL);
+    cr_assert(json_is_object(ctl), "%s", out);
+    const char *k;
+    json_t *v;
+    json_object_foreach(r.json, k, v)
+        cr_assert(json_object_get(ctl, k), "judgectl lacks '%s': %s", k, out);
+    json_object_foreach(ctl, k, v)
+        cr_assert(json_object_get(r.json, k), "the API lacks '%s': %s", k, r.body);
+    cr_assert_str_eq(json_string_value(json_object_get(ctl, "verdict")), "AC");
+    cr_assert_eq(json_array_size(json_object_get(ctl, "tests")),
+                 json_array_size(json_object_get(r.json, "tests")));
+    json_decref(ctl);
     resp_free(&r);
     /* the metrics saw it (judged writes its counters once per heartbeat) */
     long long until = t_now_ms() + 20000;

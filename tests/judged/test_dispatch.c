@@ -156,6 +156,16 @@ Test(dispatch, infrastructure_failures_retry_then_dead_letter_with_IE)
     cr_assert(contains(out, id) && contains(out, "\"attempts\":3") && contains(out, "problem.yaml"),
               "%s", out);
     cr_assert(contains(out, "\"history\":[{"), "%s", out);
+    /* its result says why, in the shape of any other result */
+    char res[8192];
+    cr_assert_eq(t_ctl(res, sizeof res, cfg, "result", id, "--json", NULL), 0);
+    cr_assert(contains(res, "\"verdict\":\"IE\"") && contains(res, "\"tests\":[]") &&
+              contains(res, "\"compile\":null"), "%s", res);
+    cr_assert(contains(res, "\"message\":\"") && contains(res, "problem.yaml"), "%s", res);
+    char *rep = t_hget(id, "report");
+    cr_assert(rep && contains(rep, "\"tests\":[]") && contains(rep, "\"message\":"),
+              "a dead letter's stored report has the runner's shape: %s", rep);
+    free(rep);
     /* requeue after fixing the package: judged again */
     t_write(p, "name: vanish\ntime_limit: 1s\nmemory_limit: 64M\nchecker: tokens\n");
     snprintf(p, sizeof p, "%s/problems/vanish/tests", T_dir);

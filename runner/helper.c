@@ -1,0 +1,223 @@
+/*
+ * helper.c - building a program the package ships: a custom checker or an
+ * interactor.
+ *
+ * It may be in any language (the first whose source file has its
+ * extension), with extra compile flags. It is compiled once per host into
+ * WORK/checkers/SHA256/, content-addressed by the language, its compile
+ * commands, the flags, the source and the headers (.h, .hpp)
+ * beside it (so testlib.h counts), then sealed and published by rename(): concurrent
+ * judges never see half a checker, and a later job finds it ready. Every
+ * file is read beneath the package root, so a link leaving the package is
+ * refused, never compiled. A helper that does not compile is the problem's
+ * fault (IE with the compiler's output), not an infrastructure failure.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+struct checker_src {
+    char *text;
+    size_t len;
+    char **headers;          /* file names beside the source: *.h, *.hpp */
+    char **header_text;
+    size_t *header_len;
+    size_t header_count;
+};
+
+static void checker_src_free(struct checker_src *cs)
+{
+    free(cs->text);
+    for (size_t i = 0; i < cs->header_count; i++) {
+        free(cs->headers[i]);
+        free(cs->header_text[i]);
+    }
+    free(cs->headers);
+    free(cs->header_text);
+    free(cs->header_len);
+}
+
+static bool is_header(const char *name)
+{
+    const char *dot = strrchr(name, '.');
+    return dot && (!strcmp(dot, ".h") || !strcmp(dot, ".hpp"));
+}
+
+static int add_header(struct checker_src *cs, int root, const char *dir, const char *name,
+                      char *why, size_t whylen)
+{
+    size_t k = cs->header_count;
+    char **h = realloc(cs->headers, (k + 1) * sizeof *h);
+    char **t = h ? realloc(cs->header_text, (k + 1) * sizeof *t) : NULL;
+    size_t *l = t ? realloc(cs->header_len, (k + 1) * sizeof *l) : NULL;
+    if (h)
+        cs->headers = h;
+    if (t)
+        cs->header_text = t;
+    if (l)
+        cs->header_len = l;
+    if (!l)
+        return snprintf(why, whylen, "out of memory"), -1;
+    char *rel = *dir ? rn_strdup_printf("%s/%s", dir, name) : strdup(name);
+    char inner[128];
+    cs->header_text[k] = rel ? rn_pkg_read(root, rel, 16 << 20, &cs->header_len[k], inner,
+                                           sizeof inner) : NULL;
+    cs->headers[k] = strdup(name);
+    cs->header_count++;
+    if (!cs->header_text[k]) {
+        char q[RN_QUOTE_CAP];
+        snprintf(why, whylen, "%s: %s", rn_quote(q, sizeof q, rel ? rel : name,
+                                                 strlen(rel ? rel : name)), inner);
+    }
+    free(rel);
+    return cs->header_text[k] ? 0 : -1;
+}
+
+/* The source and the *.h, *.hpp beside it, each opened beneath the package
+ * root: a link leaving the package is refused, never read (and so never
+ * compiled nor quoted by a compile error). -1 with why. */
+static int read_checker_src(const struct rn_problem *p, const char *source,
+                            struct checker_src *cs, char *why, size_t whylen)
+{
+    *cs = (struct checker_src){0};
+    int root = rn_pkg_root(p->dir, why, whylen);
+    if (root < 0)
+        return -1;
+    char inner[128], q[RN_QUOTE_CAP];
+    cs->text = rn_pkg_read(root, source, 16 << 20, &cs->len, inner, sizeof inner);
+    if (!cs->text) {
+        snprintf(why, whylen, "%s: %s", rn_quote(q, sizeof q, source, strlen(source)), inner);
+        close(root);
+        return -1;
+    }
+    char *dir = strdup(source);
+    char *slash = dir ? strrchr(dir, '/') : NULL;
+    if (dir)
+        *(slash ? slash : dir) = '\0';
+    int dfd = dir ? rn_pkg_open(root, *dir ? dir : ".", true, NULL, inner, sizeof inner) : -1;
+    struct dirent **names = NULL;
+    int n = dfd < 0 ? -1 : scandirat(dfd, ".", &names, NULL, alphasort);
+    int rc = n < 0 ? (snprintf(why, whylen, "its directory: %s", inner), -1) : 0;
+    for (int i = 0; i < n; i++) {
+        if (rc == 0 && is_header(names[i]->d_name))
+            rc = add_header(cs, root, dir, names[i]->d_name, why, whylen);
+        free(names[i]);
+    }
+    free(names);
+    free(dir);
+    if (dfd >= 0)
+        close(dfd);
+    close(root);
+    return rc;
+}
+
+static int checker_hash(const struct rn_language *l, const struct checker_src *cs,
+                        char *const *flags, char out[65])
+{
+    size_t n = 0, cap = 8 + 2 * cs->header_count;
+    for (size_t s = 0; s < l->compile_steps; s++)
+        for (char **a = l->compile[s]; *a; a++)
+            cap++;
+    for (char *const *f = flags; f && *f; f++)
+        cap++;
+    const void **parts = calloc(cap, sizeof *parts);
+    size_t *lens = calloc(cap, sizeof *lens);
+    parts[n] = l->id, lens[n++] = strlen(l->id) + 1;
+    for (size_t s = 0; s < l->compile_steps; s++)
+        for (char **a = l->compile[s]; *a; a++)
+            parts[n] = *a, lens[n++] = strlen(*a) + 1;
+    for (char *const *f = flags; f && *f; f++)
+        parts[n] = *f, lens[n++] = strlen(*f) + 1;
+    parts[n] = cs->text, lens[n++] = cs->len;
+    for (size_t i = 0; i < cs->header_count; i++) {
+        parts[n] = cs->headers[i], lens[n++] = strlen(cs->headers[i]) + 1;
+        parts[n] = cs->header_text[i], lens[n++] = cs->header_len[i];
+    }
+    int rc = rn_sha256_hex(parts, lens, n, out);
+    free(parts);
+    free(lens);
+    return rc;
+}
+
+/* compiles into a private dir and publishes it as cache; 1 on CE */
+static int build_checker(struct rn_job *j, const struct rn_language *l, const struct checker_src *cs,
+                         char **flags, const char *what, const char *cache, char **message)
+{
+    char *tmp = rn_strdup_printf("%s.tmp-%d-%d", cache, (int)getpid(), j->slot);
+    int rc = rn_write_source(j, l, tmp, cs->text, cs->len);
+    for (size_t i = 0; rc == 0 && i < cs->header_count; i++) {
+        char *hp = rn_strdup_printf("%s/%s", tmp, cs->headers[i]);
+        rc = rn_write_file(hp, cs->header_text[i], cs->header_len[i], 0644);
+        free(hp);
+    }
+    struct rn_compiled c = {0};
+    struct rn_compile_opts opts = {.flags = flags};
+    if (rc == 0)
+        rc = rn_compile_program(j, l, tmp, &opts, &c);
+    if (rc == 0 && !c.ok) {
+        *message = rn_strdup_printf("the %s does not compile:\n%s", what, c.output);
+        rc = 1;
+    } else if (rc == 0 && rn_seal_tree(tmp) < 0) {
+        rc = rn_job_infra(j, tmp, strerror(errno));
+    } else if (rc == 0 && rename(tmp, cache) < 0 && errno != EEXIST && errno != ENOTEMPTY) {
+        rc = rn_job_infra(j, cache, strerror(errno));
+    }
+    free(c.output);
+    rn_remove_tree(tmp);   /* no-op after a successful rename */
+    free(tmp);
+    return rc;
+}
+
+/* Compiles (or finds cached) a program the package ships, a checker or an
+ * interactor: sets *dir and *lang. 0 ready, 1 problem error (*message),
+ * -1 infra. */
+static int prepare_helper(struct rn_job *j, const char *what, const char *source, char **flags,
+                          char **dir, const struct rn_language **lang, char **message)
+{
+    const struct rn_problem *p = j->prob;
+    *lang = rn_language_for_file(j->r, source);
+    if (!*lang) {
+        *message = rn_strdup_printf("no language compiles '%s' (the %s): none has a source "
+                                    "file with its extension", source, what);
+        return 1;
+    }
+    struct checker_src cs;
+    char hex[65], why[512] = "cannot hash it";
+    if (read_checker_src(p, source, &cs, why, sizeof why) < 0 ||
+        checker_hash(*lang, &cs, flags, hex) < 0) {
+        *message = rn_strdup_printf("cannot read the %s: %s", what, why);
+        checker_src_free(&cs);
+        return 1;
+    }
+    char *root = rn_strdup_printf("%s/checkers", j->r->work_dir);
+    free(*dir);
+    *dir = rn_strdup_printf("%s/%s", root, hex);
+    struct stat st;
+    int rc = 0;
+    if (stat(*dir, &st) < 0) {
+        rc = rn_mkdir_p(root, 0755) < 0 ? rn_job_infra(j, root, strerror(errno))
+                                          : build_checker(j, *lang, &cs, flags, what, *dir,
+                                                          message);
+    }
+    free(root);
+    checker_src_free(&cs);
+    return rc;
+}
+
+int rn_prepare_checker(struct rn_job *j, char **message)
+{
+    return prepare_helper(j, "checker", j->prob->checker_source, j->prob->checker_flags,
+                          &j->checker_dir, &j->checker_lang, message);
+}
+
+int rn_prepare_interactor(struct rn_job *j, char **message)
+{
+    return prepare_helper(j, "interactor", j->prob->interactor.source, j->prob->interactor.flags,
+                          &j->inter_dir, &j->inter_lang, message);
+}

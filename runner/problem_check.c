@@ -1,0 +1,124 @@
+/*
+ * problem_check.c - runner_problem_check: `judgectl problem check DIR` and
+ * the check of `problem push`.
+ *
+ * The package is loaded as a judge would load it (problem.c collects every
+ * error as FILE:LINE: KEY: message); with a runner, a custom checker and an
+ * interactor are also compiled (and so cached) the way a judge would, their
+ * failures reported against their line in problem.yaml. Warnings (legal but
+ * surely unmeant, such as a memory limit no program can start under) follow
+ * the errors and do not count.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+static void add_checker_error(struct rn_errors *errs, const struct rn_problem *p, bool inter,
+                              const char *message)
+{
+    char q[RN_QUOTE_CAP];
+    const char *src = inter ? p->interactor.source : p->checker_source;
+    rn_quote(q, sizeof q, src, strlen(src));
+    if (inter)
+        rn_errors_add(errs, "%s/problem.yaml:%d: interactor: %s: %s", p->dir, p->interactor.line,
+                      q, message);
+    else
+        rn_errors_add(errs, "%s/problem.yaml:%d: checker.source: %s: %s", p->dir,
+                      p->checker_line, q, message);
+}
+
+/* compiles the package's checker or interactor, as a judge would */
+static int check_checker(struct runner *r, const struct rn_problem *p, bool inter,
+                         struct rn_errors *errs)
+{
+    struct runner_request req = {0};
+    struct rn_job j = {.slot = -1, .prob = p, .req = &req};
+    char *message = NULL;
+    int rc = rn_job_begin(&j, r);
+    if (rc == 0)
+        rc = inter ? rn_prepare_interactor(&j, &message) : rn_prepare_checker(&j, &message);
+    if (rc < 0)
+        add_checker_error(errs, p, inter, j.err);
+    else if (rc > 0)
+        add_checker_error(errs, p, inter, message);
+    free(message);
+    rn_job_end(&j);
+    return rc;
+}
+
+static const char *const checker_names[] = {"exact", "lines", "tokens", "float", "custom"};
+
+/* About what a minimal C program has resident. Below it a run may not even
+ * start (measured: 64k never, 256k only while libc's pages are charged to
+ * another cgroup): MLE before the program's first line. */
+#define MEMORY_LIMIT_FLOOR (1ULL << 20)
+
+/* Legal but surely not what the setter meant: lines that do not count as
+ * errors. */
+static void add_warnings(const struct rn_problem *p, struct rn_errors *warns)
+{
+    if (p->memory_limit && p->memory_limit < MEMORY_LIMIT_FLOOR)
+        rn_errors_add(warns, "%s/problem.yaml:%d: memory_limit: warning: %llu bytes is too "
+                      "small for a program to start (a minimal C program has ~1M resident, "
+                      "Python ~10M, Java ~40M): runs will end MLE", p->dir, p->memory_line,
+                      (unsigned long long)p->memory_limit);
+}
+
+static char *problem_summary(const struct rn_problem *p)
+{
+    bool inter = p->type == RN_INTERACTIVE;
+    char qn[RN_QUOTE_CAP], qs[RN_QUOTE_CAP];
+    const char *src = inter && !p->checker_given ? p->interactor.source
+                    : p->checker_source ? p->checker_source : "";
+    rn_quote(qs, sizeof qs, src, strlen(src));
+    char *judge = inter && !p->checker_given
+                      ? rn_strdup_printf("interactor %s", qs)
+                      : rn_strdup_printf("%schecker %s%s%s", inter ? "interactive, " : "",
+                                         checker_names[p->checker], *qs ? " " : "", qs);
+    char *s = rn_strdup_printf("%s: %zu tests, %zu subtasks, %s, time %gs, memory %lluM",
+                               rn_quote(qn, sizeof qn, p->name, strlen(p->name)), p->test_count,
+                               p->subtask_count, judge, p->time_limit,
+                               (unsigned long long)(p->memory_limit >> 20));
+    free(judge);
+    return s;
+}
+
+static int check_package(struct runner *r, const struct runner_limits *limits,
+                         const char *problem_dir, char **errors, char **summary)
+{
+    struct rn_errors errs = {0}, warns = {0};
+    struct rn_problem *p = NULL;
+    *errors = NULL;
+    if (summary)
+        *summary = NULL;
+    if (rn_problem_load(problem_dir, limits, &p, &errs) == 0 && p->checker == RN_CHECK_CUSTOM &&
+        r)
+        check_checker(r, p, false, &errs);
+    if (p && p->type == RN_INTERACTIVE && r)
+        check_checker(r, p, true, &errs);
+    if (p)
+        add_warnings(p, &warns);
+    if (p && summary)
+        *summary = problem_summary(p);
+    int count = (int)(errs.count + errs.dropped);
+    for (size_t i = 0; i < warns.count; i++)
+        rn_errors_add(&errs, "%s", warns.items[i]);
+    *errors = rn_errors_join(&errs);
+    rn_errors_free(&errs);
+    rn_errors_free(&warns);
+    rn_problem_free(p);
+    return count;
+}
+
+int runner_problem_check(struct runner *r, const char *problem_dir, char **errors, char **summary)
+{
+    return check_package(r, r ? &r->limits : NULL, problem_dir, errors, summary);
+}
+
+int runner_problem_check_limits(const struct runner_limits *limits, const char *problem_dir,
+                                char **errors, char **summary)
+{
+    return check_package(NULL, limits, problem_dir, errors, summary);
+}

@@ -1,0 +1,342 @@
+/*
+ * run.c - one test: the program in its box, the check, and for an
+ * interactive problem the program and the interactor joined by pipes.
+ *
+ * The program's /box is the sealed src/ (read-only), its stdin the test's
+ * input opened beneath the package root, its stdout output/out outside the
+ * box; the answer never enters a box. Built-in checkers compare on the host;
+ * a custom checker or an interactor runs in a box of its own with the
+ * package at /problem and output/ at /output, under the checker's limits.
+ * A run that did not end OK is not checked: its verdict is the sandbox's
+ * status. Sandbox failures and unreadable test data are infrastructure
+ * failures (-1); whatever the program did is a verdict.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+#define CHECKER_TEXT_MAX (4 * 1024)
+#define CHECKER_CPU 10.0
+#define CHECKER_MEMORY (1024ULL << 20)
+
+static int open_out(const char *path)
+{
+    return open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+}
+
+/* A file of the package, opened beneath its root (package.c): -1 with why
+ * ("a FIFO (named pipe), not a regular file", "a symbolic link on its path
+ * leads out of the package", ...). */
+static int open_package_file(const struct rn_problem *p, const char *rel, char *why, size_t whylen)
+{
+    int root = rn_pkg_root(p->dir, why, whylen);
+    int fd = root < 0 ? -1 : rn_pkg_open(root, rel, false, NULL, why, whylen);
+    if (root >= 0)
+        close(root);
+    return fd;
+}
+
+static char *read_text(const char *path)
+{
+    char *s = rn_read_file(path, CHECKER_TEXT_MAX, NULL);
+    return s ? s : strdup("");
+}
+
+/* The sandbox job of a program the package ships (a checker, an
+ * interactor): the package read-only at /problem, output/ at /output
+ * (writable for an interactor's result file or feedback dir), argv the
+ * language's run command followed by args, the checker's memory and output
+ * limits. The caller sets stdio and frees *argv (rn_argv_free) and *mounts. */
+static void helper_job(struct rn_job *j, const struct rn_language *l, int slot, const char *box,
+                       char *const *args, bool output_writable, double cpu, double wall,
+                       struct sandbox_job *sj, char ***argv, struct sandbox_mount **mounts)
+{
+    *argv = rn_argv_expand(l->run, CHECKER_MEMORY, args);
+    const struct sandbox_mount data[] = {{.host = j->prob_abs, .inside = "/problem"},
+                                         {.host = j->out_dir, .inside = "/output",
+                                          .writable = output_writable}};
+    size_t mount_count;
+    *mounts = rn_mounts_for(l, data, 2, &mount_count);
+    *sj = (struct sandbox_job)SANDBOX_JOB_INIT;
+    sj->slot = slot;
+    sj->argv = (const char *const *)*argv;
+    sj->envp = (const char *const *)l->env;
+    sj->workdir = box;
+    sj->profile = l->profile;     /* a checker in Java needs the JVM's */
+    sj->limits = (struct sandbox_limits){.cpu_time = cpu, .wall_time = wall,
+                                         .memory = CHECKER_MEMORY, .output = 16 << 20,
+                                         .procs = l->processes};
+    sj->mounts = *mounts;
+    sj->mount_count = mount_count;
+}
+
+static int run_custom_checker(struct rn_job *j, const struct rn_test *t, struct rn_check *chk)
+{
+    if (rn_reset_box(j->chk, j->checker_dir, !j->chk_ready) < 0)
+        return rn_job_infra(j, j->chk, strerror(errno));
+    j->chk_ready = true;
+    char *in = rn_strdup_printf("/problem/%s", t->input);
+    char *ans = rn_strdup_printf("/problem/%s", t->answer);
+    char *const extra[] = {in, "/output/out", ans, NULL};
+    char **argv;
+    struct sandbox_mount *mounts;
+    struct sandbox_job sj;
+    helper_job(j, j->checker_lang, j->slot, j->chk, extra, false, CHECKER_CPU, CHECKER_CPU * 2,
+               &sj, &argv, &mounts);
+    int out_fd = open_out(j->chk_out), err_fd = open_out(j->chk_err);
+    sj.stdout_fd = out_fd;
+    sj.stderr_fd = err_fd;
+    struct sandbox_result res;
+    int rc = out_fd < 0 || err_fd < 0 ? -2 : sandbox_run(j->r->sb, &sj, &res);
+    if (out_fd >= 0)
+        close(out_fd);
+    if (err_fd >= 0)
+        close(err_fd);
+    rn_argv_free(argv);
+    free(mounts);
+    free(in);
+    free(ans);
+    if (rc == -2)
+        return rn_job_infra(j, j->chk_out, strerror(errno));
+    if (rc < 0)
+        return rn_job_infra(j, "sandbox (checker)", res.message);
+    if (res.status == SANDBOX_OK || (res.status == SANDBOX_RE && res.signal == 0)) {
+        char *o = read_text(j->chk_out), *e = read_text(j->chk_err);
+        rn_check_from_exit(res.exit_code, o, e, chk);
+        free(o);
+        free(e);
+    } else {
+        chk->verdict = RUNNER_IE;
+        chk->fraction = 0;
+        snprintf(chk->message, sizeof chk->message, "the checker ended with %s: %.400s",
+                 sandbox_status_name(res.status), res.message);
+    }
+    return 0;
+}
+
+/* a run's verdict from the sandbox's status (batch and interactive runs) */
+enum runner_verdict rn_verdict_of(enum sandbox_status s)
+{
+    switch (s) {
+    case SANDBOX_OK: return RUNNER_AC;
+    case SANDBOX_RE: return RUNNER_RE;
+    case SANDBOX_TLE: return RUNNER_TLE;
+    case SANDBOX_MLE: return RUNNER_MLE;
+    case SANDBOX_OLE: return RUNNER_OLE;
+    case SANDBOX_SV: return RUNNER_SV;
+    case SANDBOX_IE: break;
+    }
+    return RUNNER_IE;
+}
+
+static uint64_t run_memory(const struct rn_job *j)
+{
+    return j->prob->memory_limit + j->lang->extra_memory;
+}
+
+/* CPU limit x time_factor; the wall limit is the problem's (x time_factor
+ * too), else 2 x CPU + 1 s */
+static double wall_limit(const struct rn_job *j, double cpu)
+{
+    if (j->prob->wall_time_limit > 0)
+        return j->prob->wall_time_limit * j->lang->time_factor;
+    return cpu * 2 + 1;
+}
+
+/* the submission's sandbox job for one test; the caller sets its stdio and
+ * frees *argv (rn_argv_free) and *mounts */
+static void program_job(struct rn_job *j, struct sandbox_job *sj, char ***argv,
+                        struct sandbox_mount **mounts)
+{
+    const struct rn_language *l = j->lang;
+    *argv = rn_argv_expand(l->run, run_memory(j), NULL);
+    /* The sealed compile directory, read-only, is the program's /box: it
+     * starts every test the same and nothing it writes reaches the host's
+     * disk. Its scratch space is the private /tmp, counted as memory. */
+    struct sandbox_mount program_files = {.host = j->src, .inside = "/box"};
+    size_t mount_count;
+    *mounts = rn_mounts_for(l, &program_files, 1, &mount_count);
+    double cpu = j->prob->time_limit * l->time_factor;
+    *sj = (struct sandbox_job)SANDBOX_JOB_INIT;
+    sj->slot = j->slot;
+    sj->argv = (const char *const *)*argv;
+    sj->envp = (const char *const *)l->env;
+    sj->workdir = NULL;
+    sj->profile = l->profile;
+    sj->limits = (struct sandbox_limits){.cpu_time = cpu, .wall_time = wall_limit(j, cpu),
+                                         .memory = run_memory(j),
+                                         .output = j->prob->output_limit,
+                                         .procs = l->processes};
+    sj->mounts = *mounts;
+    sj->mount_count = mount_count;
+}
+
+int rn_run_program(struct rn_job *j, const struct rn_test *t, struct sandbox_result *res)
+{
+    char why[128] = "";
+    /* the self-test's problem has no package: its input is /dev/null */
+    int in_fd = j->prob->dir ? open_package_file(j->prob, t->input, why, sizeof why)
+                             : open("/dev/null", O_RDONLY | O_CLOEXEC);
+    char q[RN_QUOTE_CAP];
+    if (in_fd < 0)
+        return rn_job_infra(j, t->input ? rn_quote(q, sizeof q, t->input, strlen(t->input)) : "/dev/null",
+                     *why ? why : strerror(errno));
+    int out_fd = open_out(j->out);
+    if (out_fd < 0) {
+        close(in_fd);
+        return rn_job_infra(j, j->out, strerror(errno));
+    }
+    char **argv;
+    struct sandbox_mount *mounts;
+    struct sandbox_job sj;
+    program_job(j, &sj, &argv, &mounts);
+    sj.stdin_fd = in_fd;
+    sj.stdout_fd = out_fd;
+    int rc = sandbox_run(j->r->sb, &sj, res);
+    close(in_fd);
+    close(out_fd);
+    rn_argv_free(argv);
+    free(mounts);
+    return rc < 0 ? rn_job_infra(j, "sandbox", res->message) : 0;
+}
+
+static int check_output(struct rn_job *j, const struct rn_test *t, struct rn_check *chk)
+{
+    if (j->prob->checker == RN_CHECK_CUSTOM)
+        return run_custom_checker(j, t, chk);
+    char why[256];
+    int ans = open_package_file(j->prob, t->answer, why, sizeof why);
+    char q[RN_QUOTE_CAP];
+    if (ans < 0)
+        return rn_job_infra(j, rn_quote(q, sizeof q, t->answer, strlen(t->answer)), why);
+    int out = open(j->out, O_RDONLY | O_CLOEXEC);
+    if (out < 0) {
+        close(ans);
+        return rn_job_infra(j, j->out, strerror(errno));
+    }
+    int rc = rn_check_fds(j->prob->checker, &j->prob->compare, out, ans, chk, why, sizeof why);
+    close(out);
+    close(ans);
+    return rc < 0 ? rn_job_infra(j, "checker", why) : 0;
+}
+
+/* ---- an interactive test (the pipes and the verdict: interactive.c) ------ */
+
+/* The interactor's job: its own slot (the companion of the job's), the
+ * package read-only at /problem, output/ writable at /output (testlib's
+ * result file, Kattis's feedback dir). Its limits are the checker's, its
+ * wall clock the submission's plus CHECKER_CPU: the submission always ends
+ * first when both wait. */
+static void interactor_job(struct rn_job *j, const struct rn_test *t, double sub_wall,
+                           struct sandbox_job *sj, char ***argv, struct sandbox_mount **mounts)
+{
+    char *in = rn_strdup_printf("/problem/%s", t->input);
+    char *ans = rn_strdup_printf("/problem/%s", t->answer);
+    char *testlib[] = {in, "/output/out", ans, NULL}, *kattis[] = {in, ans, "/output/", NULL};
+    helper_job(j, j->inter_lang, j->slot + j->r->slots, j->inter,
+               j->prob->interactor.protocol == RN_PROTO_KATTIS ? kattis : testlib, true,
+               sub_wall + CHECKER_CPU, sub_wall + CHECKER_CPU, sj, argv, mounts);
+    free(in);
+    free(ans);
+}
+
+/* the interactor's message: stderr (testlib) or judgemessage.txt (Kattis) */
+static char *interactor_message(const struct rn_job *j)
+{
+    if (j->prob->interactor.protocol != RN_PROTO_KATTIS)
+        return read_text(j->inter_err);
+    char *path = rn_strdup_printf("%s/judgemessage.txt", j->out_dir);
+    char *text = read_text(path);
+    free(path);
+    return text;
+}
+
+static int run_interactive(struct rn_job *j, const struct rn_test *t, struct sandbox_result *res,
+                           struct rn_check *chk)
+{
+    if (rn_reset_box(j->inter, j->inter_dir, !j->inter_ready) < 0)
+        return rn_job_infra(j, j->inter, strerror(errno));
+    j->inter_ready = true;
+    /* a fresh output/ per test, writable by the interactor's slot uid, with
+     * an empty result file: a checker after it always finds one */
+    if (rn_fresh_dir(j->out_dir, 01777) < 0 || rn_write_file(j->out, "", 0, 0666) < 0 ||
+        chmod(j->out, 0666) < 0)
+        return rn_job_infra(j, j->out_dir, strerror(errno));
+    int err_fd = open_out(j->inter_err);
+    if (err_fd < 0)
+        return rn_job_infra(j, j->inter_err, strerror(errno));
+    char **sub_argv, **inter_argv;
+    struct sandbox_mount *sub_mounts, *inter_mounts;
+    struct sandbox_job sub, inter;
+    program_job(j, &sub, &sub_argv, &sub_mounts);
+    interactor_job(j, t, sub.limits.wall_time, &inter, &inter_argv, &inter_mounts);
+    inter.stderr_fd = err_fd;
+    struct rn_pair_result pr;
+    char why[512];
+    int rc = rn_interact(j->r->sb, &sub, &inter, j->prob->output_limit, &pr, why, sizeof why);
+    close(err_fd);
+    rn_argv_free(sub_argv);
+    rn_argv_free(inter_argv);
+    free(sub_mounts);
+    free(inter_mounts);
+    if (rc < 0)
+        return rn_job_infra(j, "sandbox (interactive)", why);
+    *res = pr.submission;
+    char *message = interactor_message(j);
+    rn_interactive_verdict(&pr, j->prob->interactor.protocol, NULL, message, chk);
+    free(message);
+    /* Polygon's form: a checker, when the problem names one, judges the
+     * interactor's result file once the interactor accepted */
+    if (j->prob->checker_given && chk->verdict == RUNNER_AC)
+        return check_output(j, t, chk);
+    return 0;
+}
+
+int rn_run_test(void *ctx, size_t i, struct rn_test_outcome *out)
+{
+    struct rn_job *j = ctx;
+    if (j->req->keep_going && !j->req->keep_going(j->req->keep_going_arg)) {
+        snprintf(j->err, sizeof j->err, "abandoned before test %zu", i + 1);
+        j->failure = RUNNER_FAILURE_ABORTED;
+        return -1;
+    }
+    double started = rn_now();
+    const struct rn_test *t = &j->prob->tests[i];
+    struct sandbox_result res;
+    struct rn_check chk = {0};
+    if (j->prob->type == RN_INTERACTIVE) {
+        if (run_interactive(j, t, &res, &chk) < 0)
+            return -1;
+    } else if (rn_run_program(j, t, &res) < 0) {
+        return -1;
+    } else {
+        chk = (struct rn_check){.verdict = rn_verdict_of(res.status), .fraction = 0};
+        if (res.status == SANDBOX_OK && check_output(j, t, &chk) < 0)
+            return -1;
+        /* a run that did not end OK was not checked: say what the sandbox saw */
+        if (res.status != SANDBOX_OK)
+            snprintf(chk.message, sizeof chk.message, "%s",
+                     res.message[0] ? res.message : res.syscall_name);
+    }
+    struct rn_test_report *tr = &j->rep->tests[i];
+    tr->verdict = chk.verdict;
+    tr->cpu_time = res.cpu_time;
+    tr->wall_time = res.wall_time;
+    tr->memory = res.memory;
+    tr->exit_code = res.signal ? 0 : res.exit_code;
+    tr->signal = res.signal;
+    free(tr->checker_message);
+    tr->checker_message = strdup(chk.message);
+    tr->pipeline_time = rn_now() - started;
+    out->verdict = chk.verdict;
+    out->fraction = chk.fraction;
+    if (j->req->test_done)
+        j->req->test_done(j->req->keep_going_arg, i, j->prob->test_count, (int)chk.verdict);
+    return 0;
+}
