@@ -60,6 +60,7 @@ struct job {
      * times in ms (-1: none) */
     const char *outcome;
     long compile_ms, run_ms, judge_ms;
+    int64_t claimed_ms;      /* when this host got it (judging time for metrics) */
 };
 
 void job_free(struct job *j);
@@ -84,6 +85,8 @@ struct pool {
     pthread_t workers[MAX_WORKERS];
     int nworkers;
     struct runner *runner;   /* replaced only while the pool holds no job */
+    struct queue_stats stats;   /* published verdicts not yet in judge:{P}:stats
+                                   (written by the heartbeat thread) */
     struct pool *next;
 };
 

@@ -1,9 +1,11 @@
 /* heartbeat.c - the host's heartbeat thread: every `heartbeat` it renews
  * the lease of every entry the host holds (an entry another host took over
  * marks its job lost: the runner stops before the next test and nothing is
- * published), registers the host (judge:hosts and the liveness key
- * judge:host:NAME with a TTL of 3 heartbeats), and every `lease` it reaps
- * the consumers of hosts whose liveness key expired. */
+ * published), writes the pools' metrics counters (queue_stats), registers
+ * the host (judge:hosts and the liveness key
+ * judge:host:NAME with a TTL of 3 heartbeats), and every `lease`, when it
+ * is the one host whose turn it is (judge:reaper), it reaps the consumers
+ * of hosts whose liveness key expired. */
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,6 +70,27 @@ static void renew(struct queue_conn *k, struct pool *p)
     free(ids);
 }
 
+/* Writes the pool's metrics counters (published verdicts, queue wait and
+ * judging histograms) to judge:{P}:stats: once per heartbeat, not once per
+ * job. What Redis did not take is kept for the next heartbeat; a host
+ * killed with SIGKILL loses at most one heartbeat's counts. */
+static void flush_stats(struct queue_conn *k, struct pool *p)
+{
+    pthread_mutex_lock(&p->mu);
+    struct queue_stats s = p->stats;
+    memset(&p->stats, 0, sizeof p->stats);
+    pthread_mutex_unlock(&p->mu);
+    char err[512];
+    enum queue_rc rc = queue_stats_flush(k, p->name, &s, err, sizeof err);
+    if (rc == QUEUE_OK)
+        return;
+    if (rc == QUEUE_ERROR)
+        logmsg("pool %s: metrics: %s", p->name, err);
+    pthread_mutex_lock(&p->mu);
+    queue_stats_merge(&p->stats, &s);
+    pthread_mutex_unlock(&p->mu);
+}
+
 static void register_host(struct queue_conn *k, const struct jd_config *cfg)
 {
     json_t *o = json_object();
@@ -106,6 +129,21 @@ static void register_host(struct queue_conn *k, const struct jd_config *cfg)
     if (r)
         freeReplyObject(r);
     free(s);
+}
+
+/* Whether this host reaps in this lease period: the first host to set
+ * judge:reaper (NX, expiring after a lease) does, the others skip. Every
+ * host reading every other host's liveness key each lease would cost
+ * hosts^2 round trips per lease (bench_fleet, 50 hosts: ~830 EXISTS/s). A
+ * reaper that dies just lets its key expire: another host reaps a lease
+ * later. */
+static bool reaper_turn(struct queue_conn *k, const struct jd_config *cfg)
+{
+    redisReply *r = queue_cmd(k, "SET judge:reaper %s NX PX %ld", jd.host, cfg->lease_ms);
+    bool mine = r && r->type == REDIS_REPLY_STATUS;
+    if (r)
+        freeReplyObject(r);
+    return mine;
 }
 
 /* Consumers of hosts whose heartbeat key expired are removed, but only
@@ -160,12 +198,15 @@ void *heartbeat(void *arg)
         int64_t t0 = jd_now_ms();
         if (queue_conn_ensure(&k) == 0) {
             pthread_mutex_lock(&jd.pools_mu);
-            for (struct pool *p = jd.pools; p; p = p->next)
+            for (struct pool *p = jd.pools; p; p = p->next) {
                 renew(&k, p);
+                flush_stats(&k, p);
+            }
             pthread_mutex_unlock(&jd.pools_mu);
             register_host(&k, &s->cfg);
             if (jd_now_ms() >= next_reap) {
-                reap_dead(&k);
+                if (reaper_turn(&k, &s->cfg))
+                    reap_dead(&k);
                 next_reap = jd_now_ms() + s->cfg.lease_ms;
             }
         }
@@ -174,6 +215,11 @@ void *heartbeat(void *arg)
         for (long w = 0; w < wait && !atomic_load(&jd.hb_stop); w += 20)
             jd_sleep_ms(wait - w < 20 ? wait - w : 20);
     }
+    /* the workers are done (pools_shutdown came first): their last counts */
+    pthread_mutex_lock(&jd.pools_mu);
+    for (struct pool *p = jd.pools; p; p = p->next)
+        flush_stats(&k, p);
+    pthread_mutex_unlock(&jd.pools_mu);
     redisReply *r = queue_cmd(&k, "DEL judge:host:%s", jd.host);
     if (r)
         freeReplyObject(r);

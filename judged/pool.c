@@ -150,6 +150,7 @@ int pool_enqueue(struct pool *p, struct queue_job *jobs, int n, struct job **min
         struct job *j = calloc(1, sizeof *j);
         j->pool = p;
         j->q = jobs[i];
+        j->claimed_ms = jd_now_ms();
         memset(&jobs[i], 0, sizeof jobs[i]); /* the job owns the strings now */
         j->hnext = p->held;
         p->held = j;

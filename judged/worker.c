@@ -75,6 +75,12 @@ static struct job *publish(struct queue_conn *k, struct job *j)
            retry_io(k, j, &tries))
         ;
     j->outcome = "published";
+    if (rc == QUEUE_OK && r.rc == QUEUE_OK && r.result == QUEUE_FINISH_PUBLISHED) {
+        /* metrics: counted here, written by the heartbeat (queue_stats) */
+        pthread_mutex_lock(&p->mu);
+        queue_stats_observe(&p->stats, j->verdict, j->q.wait_ms, jd_now_ms() - j->claimed_ms);
+        pthread_mutex_unlock(&p->mu);
+    }
     if (rc == QUEUE_OK && r.rc == QUEUE_OK && r.result == QUEUE_FINISH_LOST) {
         logmsg("job %s: lease lost before finishing; published nothing", j->q.id);
         j->outcome = "lost";

@@ -305,8 +305,8 @@ static void histogram(struct buf *b, const char *metric, const char *pool, json_
     snprintf(f, sizeof f, "%s:sum", name);
     bprintf(b, "%s_sum{pool=\"%s\"} %g\n", metric, pool,
             atof(json_string_value(json_object_get(stats, f)) ?: "0") / 1000);
-    snprintf(f, sizeof f, "%s:count", name);
-    bprintf(b, "%s_count{pool=\"%s\"} %s\n", metric, pool, json_string_value(json_object_get(stats, f)) ?: "0");
+    /* the count is the +Inf bucket: judged.lua keeps no ':count' field */
+    bprintf(b, "%s_count{pool=\"%s\"} %lld\n", metric, pool, cum);
 }
 
 static json_t *hgetall(struct queue_conn *k, const char *key)

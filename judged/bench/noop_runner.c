@@ -1,8 +1,16 @@
 /* noop_runner.c - a runner whose every judgment is an instant AC. Linked only
- * into judged-noop, the daemon used by bench_dispatch to measure what the
- * dispatcher itself costs per job. Never used by tests. */
+ * into judged-noop, the daemon used by bench_dispatch and bench_fleet to
+ * measure what the dispatcher itself costs per job. Never used by tests.
+ *
+ * One exception, for bench_fleet's lease and reclaim phase: a source that
+ * reads "hold-while:PATH" is held (not judged) while PATH exists, checking
+ * keep_going every 10 ms like a real runner between tests, so a bench can
+ * make hosts hold jobs, measure heartbeats, kill some hosts and release the
+ * rest by removing one file. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "runner.h"
 
@@ -27,6 +35,23 @@ void runner_close(struct runner *r)
     free(r);
 }
 
+/* "hold-while:PATH": wait while PATH exists; false when told to stop */
+static bool hold(const struct runner_request *req)
+{
+    static const char tag[] = "hold-while:";
+    size_t n = sizeof tag - 1;
+    char path[512];
+    if (req->source_len <= n || req->source_len - n >= sizeof path || memcmp(req->source, tag, n))
+        return true;
+    snprintf(path, sizeof path, "%.*s", (int)(req->source_len - n), req->source + n);
+    while (access(path, F_OK) == 0) {
+        if (req->keep_going && !req->keep_going(req->keep_going_arg))
+            return false;
+        usleep(10000);
+    }
+    return true;
+}
+
 int runner_judge(struct runner *r, const struct runner_request *req, struct runner_report **out,
                  enum runner_failure *failure, char *err, size_t errlen)
 {
@@ -34,6 +59,10 @@ int runner_judge(struct runner *r, const struct runner_request *req, struct runn
     (void)err;
     (void)errlen;
     *failure = RUNNER_FAILURE_NONE;
+    if (!hold(req)) {
+        *failure = RUNNER_FAILURE_ABORTED;
+        return -1;
+    }
     if (req->keep_going && !req->keep_going(req->keep_going_arg)) {
         *failure = RUNNER_FAILURE_ABORTED;
         return -1;

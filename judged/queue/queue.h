@@ -65,7 +65,7 @@ const char *queue_rstr(const redisReply *r);
 /* ---------------------------------------------------------------- library */
 
 extern const char queue_library_lua[];  /* judged.lua, embedded */
-#define QUEUE_LIBRARY_VERSION 6         /* VERSION in judged.lua */
+#define QUEUE_LIBRARY_VERSION 7         /* VERSION in judged.lua */
 
 /* Loads judged.lua into Redis unless the same version is there; refuses
  * (-1, err) when Redis holds a newer version (another host runs a newer
@@ -139,9 +139,33 @@ struct queue_job {
     size_t source_len;
     int attempts;
     char version[65];        /* the problem version recorded at admission, or "" */
-    long wait_ms;            /* admission (or rejudge) to this claim; -1 unknown */
+    long long wait_ms;       /* admission (or rejudge) to this claim; -1: unknown */
 };
 void queue_job_clear(struct queue_job *j);
+
+/* Metrics counters of judge:{P}:stats (judge-api's GET /metrics): verdicts
+ * by name and the histograms of queue wait and judging time. A host adds
+ * up its published verdicts here and writes them once per heartbeat
+ * (queue_stats_flush) instead of every finish writing five counters: that
+ * was a quarter of the Redis commands of a job (bench_fleet). Dead letters
+ * (judged_dead_letter, judged_retry) still count in the function. */
+#define QUEUE_STATS_BUCKETS 13   /* 10 25 50 100 250 500 1000 2500 5000 10000 30000 60000 +Inf ms */
+#define QUEUE_STATS_VERDICTS 16
+struct queue_stats {
+    int nverdicts;
+    char verdict[QUEUE_STATS_VERDICTS][16];
+    long long vcount[QUEUE_STATS_VERDICTS];
+    long long wait[QUEUE_STATS_BUCKETS], judging[QUEUE_STATS_BUCKETS];
+    long long wait_sum, judging_sum;
+};
+/* One published verdict; wait_ms < 0: no wait observation. */
+void queue_stats_observe(struct queue_stats *s, const char *verdict, long long wait_ms, long long judging_ms);
+/* Adds `from` to `into` (a failed flush's counts go back). */
+void queue_stats_merge(struct queue_stats *into, const struct queue_stats *from);
+/* HINCRBYs of every non-zero counter into judge:{POOL}:stats, one pipelined
+ * write; QUEUE_OK: written (the caller zeroes its copy). */
+enum queue_rc queue_stats_flush(struct queue_conn *k, const char *pool, const struct queue_stats *s, char *err,
+                                size_t errlen);
 
 struct queue_claim_args {
     const char *pool, *host;

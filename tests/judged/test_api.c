@@ -536,9 +536,16 @@ Test(api, long_poll_result_and_metrics)
                  json_array_size(json_object_get(r.json, "tests")));
     json_decref(ctl);
     resp_free(&r);
-    /* the metrics saw it */
-    r = http("GET", "/metrics", "/metrics", NULL, NULL, NULL);
-    cr_assert_eq(r.status, 200);
+    /* the metrics saw it (judged writes its counters once per heartbeat) */
+    long long until = t_now_ms() + 20000;
+    for (;;) {
+        r = http("GET", "/metrics", "/metrics", NULL, NULL, NULL);
+        cr_assert_eq(r.status, 200);
+        if (strstr(r.body, "judged_verdicts_total{pool=\"native\",verdict=\"AC\"} 1") || t_now_ms() > until)
+            break;
+        resp_free(&r);
+        t_sleep_ms(100);
+    }
     cr_assert(strstr(r.body, "judged_verdicts_total{pool=\"native\",verdict=\"AC\"} 1"), "%s", r.body);
     cr_assert(strstr(r.body, "judged_judging_seconds_count{pool=\"native\"} 1"), "%s", r.body);
     cr_assert(strstr(r.body, "judged_api_admissions_total{outcome=\"accepted\"} 1"), "%s", r.body);

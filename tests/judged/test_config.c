@@ -240,3 +240,30 @@ Test(config, log_format_and_the_lines_judged_names_in_its_refusals)
     cr_assert_eq(c.problems_line, 0, "problems: not given");
     jd_config_free(&c);
 }
+
+/* What a host adds up before its heartbeat writes judge:{P}:stats: the same
+ * buckets judge-api reads (10 ms .. 60 s, +Inf), sums, verdicts by name; a
+ * failed write merged back loses nothing. */
+Test(stats, buckets_sums_and_merge)
+{
+    struct queue_stats a = {0}, b = {0};
+    queue_stats_observe(&a, "AC", 5, 30);
+    queue_stats_observe(&a, "WA", -1, 70000);
+    queue_stats_observe(&b, "AC", 10, 10);
+    queue_stats_merge(&b, &a);
+    cr_assert_eq(b.nverdicts, 2);
+    cr_assert_str_eq(b.verdict[0], "AC");
+    cr_assert_eq(b.vcount[0], 2);
+    cr_assert_str_eq(b.verdict[1], "WA");
+    cr_assert_eq(b.vcount[1], 1);
+    cr_assert_eq(b.wait[0], 2, "5 ms and 10 ms fall in le=10");
+    cr_assert_eq(b.wait_sum, 15);
+    long long waits = 0;
+    for (int i = 0; i < QUEUE_STATS_BUCKETS; i++)
+        waits += b.wait[i];
+    cr_assert_eq(waits, 2, "a job without a known wait adds no wait observation");
+    cr_assert_eq(b.judging[0], 1);
+    cr_assert_eq(b.judging[2], 1, "30 ms falls in le=50");
+    cr_assert_eq(b.judging[QUEUE_STATS_BUCKETS - 1], 1, "70 s falls in +Inf");
+    cr_assert_eq(b.judging_sum, 70040);
+}
