@@ -23,7 +23,7 @@ const char ctl_exit_table[] =
     "  70  internal error (an unexpected reply, an error from Redis)\n"
     "  75  busy or timed out: try again later (max_queue reached, --wait expired,\n"
     "      a judge that failed for an infrastructure reason)\n"
-    "  78  the configuration file is missing or invalid\n"
+    "  78  the configuration file is missing or invalid, or Redis refuses its password\n"
     "With --json a failure is one line on stdout:\n"
     "  {\"error\": {\"code\": CODE, \"message\": TEXT, \"status\": N}}\n"
     "CODE is usage, bad_input, not_found, unavailable, internal, busy, timeout or\n"
@@ -174,7 +174,9 @@ int setup(struct common *c)
     jd_redis_url(&c->cfg, url, sizeof url);
     queue_conn_init(&c->conn, url, 5000);
     if (queue_conn_ensure(&c->conn)) {
-        rc = ctl_fail(c, "unavailable", "%s%s", c->conn.err,
+        /* a refused password or a bad URL is the configuration's fault:
+         * retrying (69) would not help */
+        rc = ctl_fail(c, c->conn.refused ? "config" : "unavailable", "%s%s", c->conn.err,
                       c->cfg.redis ? "" : " (is judged running? it starts the embedded redis)");
         teardown(c);   /* the caller has nothing to undo */
     }

@@ -325,12 +325,12 @@ Test(redis_auth, a_wrong_or_missing_password_is_refused_without_showing_it)
     cr_assert(contains(log, "judged:***@"), "%s", log);
     assert_no_password("judged's error", log);
     free(log);
-    cr_assert_eq(CTL(out, NULL, "--config", cfg, "pools"), 1, "%s", out);
+    cr_assert_eq(CTL(out, NULL, "--config", cfg, "pools"), 78, "78: the configuration's password: %s", out);
     cr_assert(contains(out, "refused the password") && contains(out, "judged:***@"), "%s", out);
     assert_no_password("judgectl's error", out);
     /* the wrong one in the environment: the same */
     a_config("envwrong", "judge-platform@", NULL, cfg, sizeof cfg);
-    cr_assert_eq(CTL(out, "WRONG-pw-9x", "--config", cfg, "result", "native-1-1"), 1, "%s", out);
+    cr_assert_eq(CTL(out, "WRONG-pw-9x", "--config", cfg, "result", "native-1-1"), 78, "%s", out);
     cr_assert(contains(out, "refused the password of user judge-platform"), "%s", out);
     assert_no_password("judgectl's error", out);
     /* none at all: Redis says NOAUTH, judged says where a password goes */
@@ -345,7 +345,7 @@ Test(redis_auth, a_wrong_or_missing_password_is_refused_without_showing_it)
     char extra[500];
     snprintf(extra, sizeof extra, "redis_password_file: %s/no-such.pass\n", T_dir);
     a_config("nofile", "judged@", extra, cfg, sizeof cfg);
-    cr_assert_eq(CTL(out, NULL, "--config", cfg, "pools"), 1, "%s", out);
+    cr_assert_eq(CTL(out, NULL, "--config", cfg, "pools"), 78, "%s", out);
     cr_assert(contains(out, "redis_password_file") && contains(out, "no-such.pass"), "%s", out);
 }
 
@@ -364,7 +364,7 @@ Test(redis_auth, rediss_is_refused_with_the_explanation)
               "%s", log);
     assert_no_password("judged's refusal", log);
     free(log);
-    cr_assert_eq(CTL(out, NULL, "--config", cfg, "pools"), 1, "%s", out);
+    cr_assert_eq(CTL(out, NULL, "--config", cfg, "pools"), 78, "%s", out);
     cr_assert(contains(out, "hiredis 0.14 has no TLS"), "%s", out);
     assert_no_password("judgectl's refusal", out);
 }
@@ -409,7 +409,7 @@ Test(redis_auth, finished_submissions_keys_and_dead_letters_expire)
     while (t_now_ms() < end && a_int("EXISTS %s", sub) != 0)
         t_sleep_ms(100);
     cr_assert_eq(a_int("EXISTS %s", sub), 0, "expired");
-    cr_assert_eq(CTL(out, NULL, "--config", cp, "result", id), 1, "%s", out);
+    cr_assert_eq(CTL(out, NULL, "--config", cp, "result", id), 66, "%s", out);
     cr_assert(contains(out, "no such submission") && contains(out, "expired"), "%s", out);
     /* its idempotency key outlived it: a new admission, not the dead id */
     cr_assert_eq(CTL(out, NULL, "--config", cp, "submit", "--problem", "aplusb", "--lang", "c", "--key",
