@@ -63,7 +63,7 @@ setpriv --inh-caps=-all --bounding-set="$judged_caps" bash /opt/judged-demo/judg
 step "3. judged as judged.service starts it (confined alike), on /etc/judged/judged.yaml"
 mkdir -p /srv/problems
 cp -r /opt/judged-demo/testdata/aplusb /srv/problems/
-sed -i "s/^first_slot: [0-9]*\$/first_slot: $first_slot\ncgroup_parent: $cgroup_parent/" /etc/judged/judged.yaml
+sed -i "s/^first_slot: [0-9]*.*\$/first_slot: $first_slot\ncgroup_parent: $cgroup_parent/" /etc/judged/judged.yaml
 grep -q "^first_slot: $first_slot" /etc/judged/judged.yaml || fail "the example config has no first_slot: line"
 ExecStart=$(sed -n 's/^ExecStart=//p' /usr/lib/systemd/system/judged.service)
 [ "$ExecStart" = "/usr/bin/judged --config /etc/judged/judged.yaml" ] || fail "ExecStart=$ExecStart"
