@@ -11,8 +11,8 @@
  * every verdict to this thread and of every claimed job back would cost
  * two thread wake-ups per job (measured: ~45% of the throughput on a busy
  * 2-core host). So a worker that finishes a job sends its finish and, when
- * dispatch_refill_claim says so, a claim of one entry for itself, as two
- * functions in one pipelined write: the claim is the same judged_claim the
+ * dispatch_refill_claim says so, a claim of one entry for itself, in one
+ * call (judged_finish_claim): the claim is the same judged_claim body the
  * dispatcher uses, and the policy (only when nothing waits in the run
  * queue, the pool is active here and the slot is certain) lives here. */
 #include <stdio.h>

@@ -341,9 +341,7 @@ redis.register_function('judged_admit', admit)
 -- nothing was found, *_last the last ids read (a re-read's cursor); a job is
 -- {'queue', Q, 'entry', E, 'id', SID, 'poison', WHY or '', 'lang', .., 'problem', ..,
 --  'source', .., 'attempts', N, 'version', V or ''}
-redis.register_function('judged_claim', function(keys, a)
-  local t = argmap(a)
-  local pool = pool_of(keys, t)
+local function claim(pool, t)
   need(t, 'host', 'count')
   local from = {t.contest_from or '>', t.normal_from or '>'}
   local names = {'contest', 'normal'}
@@ -388,6 +386,10 @@ redis.register_function('judged_claim', function(keys, a)
   end
   return {'state', st, 'jobs', out, 'contest_delivered', ld[1], 'normal_delivered', ld[2],
           'contest_last', last[1], 'normal_last', last[2]}
+end
+redis.register_function('judged_claim', function(keys, a)
+  local t = argmap(a)
+  return claim(pool_of(keys, t), t)
 end)
 
 -------------------------------------------------------------------- reclaim
@@ -460,9 +462,7 @@ end)
 -- submission expires `retention` ms later; then XACK+XDEL.
 -- Claiming the next job is the dispatcher's business (judged_claim).
 -- reply: {'result', 'lost'|'published'|'already_done'}
-redis.register_function('judged_finish', function(keys, a)
-  local t = argmap(a)
-  local pool = pool_of(keys, t)
+local function finish(pool, t)
   need(t, 'host', 'queue', 'entry', 'id', 'verdict', 'score', 'report')
   local k, sk = queue_key(pool, t.queue), key(pool, 'sub:' .. t.id)
   if not owned(k, t.host, t.entry) then return {'result', 'lost'} end
@@ -493,6 +493,25 @@ redis.register_function('judged_finish', function(keys, a)
   redis.call('XACK', k, GROUP, t.entry)
   redis.call('XDEL', k, t.entry)
   return {'result', res}
+end
+redis.register_function('judged_finish', function(keys, a)
+  local t = argmap(a)
+  return finish(pool_of(keys, t), t)
+end)
+
+--------------------------------------------------------------- finish_claim
+-- args: those of judged_finish, and count (plus optional contest_from,
+-- normal_from) of judged_claim: a worker's finish and the claim of its
+-- slot's next job (the dispatch policy decides when, dispatch.c) in ONE
+-- call: two calls cost the server two function dispatches and argument
+-- maps per job (library version 8). The two steps stay the functions
+-- above, in that order; the claim runs whatever the finish answered.
+-- reply: {'finish', <judged_finish's reply>, 'claim', <judged_claim's reply>}
+redis.register_function('judged_finish_claim', function(keys, a)
+  local t = argmap(a)
+  local pool = pool_of(keys, t)
+  local f = finish(pool, t)
+  return {'finish', f, 'claim', claim(pool, t)}
 end)
 
 ---------------------------------------------------------------------- retry

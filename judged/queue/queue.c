@@ -738,12 +738,49 @@ static enum queue_rc pipeline(struct queue_conn *k, struct args *cmds, int n, re
     return QUEUE_OK;
 }
 
+/* One finish and the claim after it: judged_finish_claim, one function
+ * call. Its reply holds the two replies; each is taken out of it and parsed
+ * as if it had come alone. */
+static enum queue_rc finish_claim(struct queue_conn *k, const struct queue_finish_args *fin,
+                                  struct queue_finish_reply *fout, const struct queue_claim_args *claim,
+                                  struct queue_claim_reply *cout, enum queue_rc *claim_rc, char *err,
+                                  size_t errlen)
+{
+    struct args a;
+    finish_args(&a, fin);
+    a.v[1] = "judged_finish_claim";
+    a.len[1] = strlen(a.v[1]);
+    add_num(&a, "count", claim->count);
+    add(&a, "contest_from", claim->from[0] ? claim->from[0] : ">");
+    add(&a, "normal_from", claim->from[1] ? claim->from[1] : ">");
+    redisReply *r = call(k, &a);
+    if (!r) {
+        snprintf(err, errlen, "redis: %s", k->err);
+        return QUEUE_IO;
+    }
+    if (r->type != REDIS_REPLY_ARRAY || r->elements != 4) {   /* an error: it is both answers */
+        memset(cout, 0, sizeof *cout);
+        finish_parse(k, r, fout);   /* frees r */
+        snprintf(err, errlen, "%s", fout->err);
+        *claim_rc = fout->rc ? fout->rc : QUEUE_ERROR;
+        return QUEUE_OK;
+    }
+    redisReply *f = r->element[1], *c = r->element[3];
+    r->element[1] = r->element[3] = NULL;
+    freeReplyObject(r);
+    finish_parse(k, f, fout);
+    *claim_rc = claim_parse(k, c, cout, err, errlen);
+    return QUEUE_OK;
+}
+
 enum queue_rc queue_finish_then_claim(struct queue_conn *k, const struct queue_finish_args *fin,
                                       int n, struct queue_finish_reply *fout,
                                       const struct queue_claim_args *claim,
                                       struct queue_claim_reply *cout, enum queue_rc *claim_rc,
                                       char *err, size_t errlen)
 {
+    if (n == 1 && claim)
+        return finish_claim(k, fin, fout, claim, cout, claim_rc, err, errlen);
     int total = n + (claim ? 1 : 0);
     struct args *cmds = calloc((size_t)total + 1, sizeof *cmds);
     redisReply **rep = calloc((size_t)total + 1, sizeof *rep);

@@ -263,8 +263,9 @@ struct queue_finish_reply {
 };
 enum queue_rc queue_finish(struct queue_conn *k, const struct queue_finish_args *a,
                            struct queue_finish_reply *out, char *err, size_t errlen);
-/* n finishes, then (if claim != NULL) a claim, pipelined: ONE round trip.
- * The dispatcher uses it so that a loaded pool costs one round trip per job.
+/* n finishes, then (if claim != NULL) a claim, pipelined: ONE round trip
+ * (one finish and a claim: one call of judged_finish_claim). The
+ * dispatcher uses it so that a loaded pool costs one round trip per job.
  * Returns QUEUE_IO if the connection failed (nothing is known: retry all;
  * finishing twice is harmless), else QUEUE_OK with each reply's own rc. */
 enum queue_rc queue_finish_then_claim(struct queue_conn *k, const struct queue_finish_args *fin,
