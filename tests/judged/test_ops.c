@@ -556,6 +556,24 @@ Test(ops, metrics_listen_serves_this_hosts_metrics, .timeout = 240)
     cr_assert_eq(sample(metrics_text, "judged_slots{pool=\"native\"}"), 2, "%s", metrics_text);
     cr_assert_eq(sample(metrics_text, "judged_redis_up"), 1, "%s", metrics_text);
 
+    /* test data gone after admission: an infrastructure failure per attempt
+     * (max_attempts 3), then the dead letter's IE; no report, no times */
+    char p[400], vid[160];
+    snprintf(p, sizeof p, "%s/problems/vanish", T_dir);
+    mkdir(p, 0755);
+    snprintf(p, sizeof p, "%s/problems/vanish/problem.yaml", T_dir);
+    t_write(p, "name: vanish\ntime_limit: 1s\nmemory_limit: 64M\nchecker: tokens\n");
+    cr_assert_eq(t_submit(cfg, "vanish", "c", AC_C, NULL, NULL, vid, sizeof vid), 0, "%s", vid);
+    unlink(p);
+    cr_assert(t_wait_state(vid, "done", 60000));
+    cr_assert(wait_sample(port, "judged_jobs_total{pool=\"native\",verdict=\"IE\"}", 1, 30000));
+    cr_assert_eq(sample(metrics_text, "judged_infrastructure_failures_total{pool=\"native\"}"), 3, "%s",
+                 metrics_text);
+    cr_assert_eq(sample(metrics_text, "judged_jobs_total{pool=\"native\",verdict=\"AC\"}"), 1, "%s",
+                 metrics_text);
+    cr_assert_eq(sample(metrics_text, "judged_compile_seconds_count{pool=\"native\",language=\"c\"}"), 1,
+                 "%s", metrics_text);
+
     /* a reload that removes python, adds py3 and resizes native: the
      * gauges follow, the counters stay, the server stays where it was */
     write_config("M", SLOT, "metrics_listen: 127.0.0.1:1\n",
