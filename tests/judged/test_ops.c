@@ -557,14 +557,18 @@ Test(ops, metrics_listen_serves_this_hosts_metrics, .timeout = 240)
     cr_assert_eq(sample(metrics_text, "judged_redis_up"), 1, "%s", metrics_text);
 
     /* test data gone after admission: an infrastructure failure per attempt
-     * (max_attempts 3), then the dead letter's IE; no report, no times */
-    char p[400], vid[160];
+     * (max_attempts 3), then the dead letter's IE; no report, no times. The
+     * pool is paused meanwhile, or judged could take the job before the
+     * unlink (a package without tests: a published IE, no failure). */
+    char p[400], vid[160], out[1024];
     snprintf(p, sizeof p, "%s/problems/vanish", T_dir);
     mkdir(p, 0755);
     snprintf(p, sizeof p, "%s/problems/vanish/problem.yaml", T_dir);
     t_write(p, "name: vanish\ntime_limit: 1s\nmemory_limit: 64M\nchecker: tokens\n");
+    cr_assert_eq(t_ctl(out, sizeof out, cfg, "pause", "native", NULL), 0, "%s", out);
     cr_assert_eq(t_submit(cfg, "vanish", "c", AC_C, NULL, NULL, vid, sizeof vid), 0, "%s", vid);
     unlink(p);
+    cr_assert_eq(t_ctl(out, sizeof out, cfg, "resume", "native", NULL), 0, "%s", out);
     cr_assert(t_wait_state(vid, "done", 60000));
     cr_assert(wait_sample(port, "judged_jobs_total{pool=\"native\",verdict=\"IE\"}", 1, 30000));
     cr_assert_eq(sample(metrics_text, "judged_infrastructure_failures_total{pool=\"native\"}"), 3, "%s",
