@@ -458,9 +458,13 @@ enum MHD_Result api_events(struct req *r)
 
 /* ---------------------------------------- GET /v1/submissions/ID/events */
 
-/* The progress of one submission: its progress stream from the start
- * ("compiling", then one event per test), then one "verdict" event once the
- * submission is done, and the end of the stream. */
+/* The progress of one submission: "compiling" once a host has claimed it,
+ * then its progress stream from the start (one event per test, written by
+ * the host's worker), then one "verdict" event once the submission is
+ * done, and the end of the stream. "compiling" is not in the stream: it is
+ * the submission's state (no longer queued), so a claim writes nothing
+ * for it; it is sent with the id 0-1, before every entry of any stream, so
+ * that a resume from it reads the whole stream. */
 struct progress {
     struct api *a;
     struct queue_conn k;
@@ -494,19 +498,33 @@ static void p_event(struct progress *s, const char *type, const char *eid, json_
     free(js);
 }
 
+/* "compiling", once: the first event of a claimed submission */
+static void p_compiling(struct progress *s)
+{
+    if (strcmp(s->last, "0-0"))
+        return;
+    snprintf(s->last, sizeof s->last, "0-1");
+    p_event(s, "progress", s->last,
+            json_pack("{s:s, s:i, s:i, s:s}", "stage", "compiling", "test", 0, "tests", 0, "text", "compiling"));
+}
+
 static void p_fill(struct progress *s)
 {
     /* the state first: progress written before "done" is then read below */
     redisReply *st = queue_cmd(&s->k, "HMGET %s state verdict score", s->sub);
-    bool done = st && st->type == REDIS_REPLY_ARRAY && st->elements == 3 && queue_rstr(st->element[0]) &&
-                !strcmp(st->element[0]->str, "done");
-    redisReply *x = queue_cmd(&s->k, "XREAD COUNT 100 BLOCK %s STREAMS %s %s", done ? "1" : "1000",
-                              s->key, s->last);
+    const char *state = st && st->type == REDIS_REPLY_ARRAY && st->elements == 3 ? queue_rstr(st->element[0]) : NULL;
+    bool done = state && !strcmp(state, "done");
+    if (state && strcmp(state, "queued"))
+        p_compiling(s);
+    /* no wait when there is something to send already */
+    redisReply *x = queue_cmd(&s->k, "XREAD COUNT 100 BLOCK %s STREAMS %s %s",
+                              done || s->len > s->off ? "1" : "1000", s->key, s->last);
     size_t got = 0;
     if (x && x->type == REDIS_REPLY_ARRAY && x->elements == 1) {
         redisReply *ents = x->element[0]->element[1];
         for (size_t e = 0; e < ents->elements; e++) {
             redisReply *en = ents->element[e], *f = en->element[1];
+            p_compiling(s);   /* claimed since the state was read */
             json_t *d = json_object();
             for (size_t i = 0; i + 1 < f->elements; i += 2) {
                 const char *n = queue_rstr(f->element[i]), *v = queue_rstr(f->element[i + 1]);

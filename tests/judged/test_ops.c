@@ -5,7 +5,11 @@
  * first; a reload onto another's slots is refused; a killed judged's slots
  * are free again). Real redis-server, judged, judgectl and sandboxes; slots
  * 672..691 (no other suite uses 670..699). */
+#include <arpa/inet.h>
 #include <jansson.h>
+#include <netinet/in.h>
+#include <regex.h>
+#include <sys/socket.h>
 
 #pragma GCC diagnostic ignored "-Wunused-function" /* harness.h has more than this suite uses */
 
@@ -376,11 +380,6 @@ Test(ops, problem_check_and_push_warn_without_failing)
 
 /* ------------------------------------------- judged's own metrics server */
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <regex.h>
-#include <sys/socket.h>
-
 /* GET path from 127.0.0.1:port over HTTP/1.0 (the server closes after
  * the answer); the status (-1: no answer) and the body in body. */
 static int http_get(int port, const char *path, char *body, size_t len)
@@ -636,4 +635,23 @@ Test(ops, a_bad_or_busy_metrics_listen_is_refused_at_start)
     pid_t z = t_judged(cfg, "Z");
     cr_assert(t_judged_started("Z", 30000), "judged refused a free port");
     cr_assert_eq(t_stop(z, SIGTERM, 30000) >> 8, 0);
+}
+
+/* A judged stopped with SIGTERM leaves judge:hosts (a crashed one stays
+ * listed, as not alive, until reaped: test_ctl), so `hosts` stays 0. */
+Test(ops, a_cleanly_stopped_judged_leaves_the_hosts_list)
+{
+    char cfg[400], out[8192], id[200];
+    write_config("A", SLOT, NULL, ONE_C, cfg, sizeof cfg);
+    pid_t a = t_judged(cfg, "A");
+    cr_assert(t_judged_started("A", 30000));
+    submit_and_wait(cfg, AC_C, id, sizeof id);
+    for (long long end = t_now_ms() + 20000; t_now_ms() < end && !contains(out, "\"A\""); t_sleep_ms(50))
+        t_ctl(out, sizeof out, cfg, "hosts", "--json", NULL);
+    cr_assert(contains(out, "\"A\""), "host A registered: %s", out);
+    int st = t_stop(a, SIGTERM, 120000);
+    cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0, "a clean stop");
+    cr_assert_eq(t_ctl(out, sizeof out, cfg, "hosts", "--json", NULL), 0, "no host is dead: %s", out);
+    cr_assert(!contains(out, "\"A\""), "host A left the list: %s", out);
+    cr_assert_eq(t_int("HEXISTS judge:hosts A"), 0);
 }
