@@ -11,6 +11,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <sys/socket.h>
 #include <yaml.h>
 
 #include "common.h"
@@ -44,6 +47,75 @@ int jd_parse_size(const char *s, long *bytes)
     if (common_parse_size(s, &v) || v > (1ULL << 40))
         return -1;
     *bytes = (long)v;
+    return 0;
+}
+
+/* The one grammar of a listening address (api.listen, metrics_listen):
+ * HOST:PORT, HOST a name, an IPv4 address or [IPv6], PORT 0..65535 (0: any
+ * free port). judge-api and judged both bind through jd_listen_addr. */
+int jd_listen_parse(const char *s, char *host, size_t hostlen, char *port, size_t portlen,
+                    char *why, size_t whylen)
+{
+    const char *colon = s ? strrchr(s, ':') : NULL;
+    if (!colon || colon == s || !colon[1] || strspn(colon + 1, "0123456789") != strlen(colon + 1) ||
+        strlen(colon + 1) > 5 || atol(colon + 1) > 65535) {
+        snprintf(why, whylen, "expected HOST:PORT with a port in [0, 65535], like 127.0.0.1:8080");
+        return -1;
+    }
+    size_t hl = (size_t)(colon - s);
+    const char *h = s;
+    bool v6 = s[0] == '[';
+    if (v6) {
+        if (hl < 3 || colon[-1] != ']') {
+            snprintf(why, whylen, "an IPv6 address goes in brackets before the port, like [::1]:8080");
+            return -1;
+        }
+        h++;
+        hl -= 2;
+    }
+    if (hl + 1 > hostlen || strlen(colon + 1) + 1 > portlen) {
+        snprintf(why, whylen, "the address is too long");
+        return -1;
+    }
+    memcpy(host, h, hl);
+    host[hl] = '\0';
+    snprintf(port, portlen, "%s", colon + 1);
+    unsigned char addr[sizeof(struct in6_addr)];
+    if (v6 && inet_pton(AF_INET6, host, addr) != 1) {
+        snprintf(why, whylen, "'%s' is not an IPv6 address", host);
+        return -1;
+    }
+    if (!v6 && strchr(host, ':')) {
+        snprintf(why, whylen, "an IPv6 address goes in brackets before the port, like [::1]:8080");
+        return -1;
+    }
+    /* only digits and dots: meant as an IPv4 address (getaddrinfo would
+     * take "10.1" or "300.1.1.1" as something else, or ask DNS) */
+    if (!v6 && strspn(host, "0123456789.") == hl && inet_pton(AF_INET, host, addr) != 1) {
+        snprintf(why, whylen, "'%s' is not an IPv4 address", host);
+        return -1;
+    }
+    for (const char *c = host; !v6 && *c; c++)
+        if (!isalnum((unsigned char)*c) && *c != '.' && *c != '-' && *c != '_') {
+            snprintf(why, whylen, "'%s' is not a host name or an address", host);
+            return -1;
+        }
+    return 0;
+}
+
+int jd_listen_addr(const char *s, struct addrinfo **ai, char *err, size_t errlen)
+{
+    char host[256], port[8], why[256];
+    if (jd_listen_parse(s, host, sizeof host, port, sizeof port, why, sizeof why)) {
+        snprintf(err, errlen, "%s", why);
+        return -1;
+    }
+    struct addrinfo hints = {.ai_socktype = SOCK_STREAM, .ai_flags = AI_PASSIVE};
+    int g = getaddrinfo(host, port, &hints, ai);
+    if (g) {
+        snprintf(err, errlen, "%s: %s", host, gai_strerror(g));
+        return -1;
+    }
     return 0;
 }
 
@@ -105,6 +177,16 @@ static int get_retention(struct ctx *c, const yaml_node_t *v, const char *key, l
 {
     if (jd_parse_duration(scalar(v), out))
         return fail(c, v, key, "expected a duration like 14d, 24h or 30m (0: keep forever)");
+    return 0;
+}
+
+/* A listening address (jd_listen_parse's grammar), checked at load so that
+ * a typo stops judged or judge-api naming the key. */
+static int get_listen(struct ctx *c, const yaml_node_t *v, const char *key, const char *s)
+{
+    char host[256], port[8], why[256];
+    if (jd_listen_parse(s, host, sizeof host, port, sizeof port, why, sizeof why))
+        return fail(c, v, key, "'%s': %s", s, why);
     return 0;
 }
 
@@ -231,12 +313,7 @@ static int parse_api(struct ctx *c, yaml_node_t *m, struct jd_api_cfg *a)
         if (!ks)
             return fail(c, k, key, "expected a scalar key");
         if (!strcmp(ks, "listen")) {
-            rc = get_str(c, v, key, &a->listen);
-            const char *colon = rc ? NULL : strrchr(a->listen, ':');
-            char *end;
-            if (!rc && (!colon || colon == a->listen || strtol(colon + 1, &end, 10) > 65535 ||
-                        *end || end == colon + 1))
-                rc = fail(c, v, key, "expected HOST:PORT like 127.0.0.1:8080");
+            rc = get_str(c, v, key, &a->listen) || get_listen(c, v, key, a->listen);
         } else if (!strcmp(ks, "tokens"))
             rc = get_str(c, v, key, &a->tokens);
         else if (!strcmp(ks, "dashboard"))
@@ -383,6 +460,17 @@ static int parse_root(struct ctx *c, yaml_node_t *root, struct jd_config *cfg)
             rc = get_str(c, v, ks, &cfg->cgroup_parent);
         else if (!strcmp(ks, "api"))
             rc = parse_api(c, v, &cfg->api);
+        else if (!strcmp(ks, "metrics_listen")) {
+            /* empty (or just the key): no metrics server */
+            const char *s = scalar(v);
+            free(cfg->metrics_listen);
+            cfg->metrics_listen = NULL;
+            cfg->metrics_listen_line = (int)k->start_mark.line + 1;
+            if (!s)
+                rc = fail(c, v, ks, "expected HOST:PORT like 127.0.0.1:9464 (empty: off)");
+            else if (*s && !(rc = get_listen(c, v, ks, s)))
+                cfg->metrics_listen = strdup(s);
+        }
         else if (!strcmp(ks, "pools")) {
             if (v->type != YAML_MAPPING_NODE)
                 return fail(c, v, ks, "expected a mapping of pool name to settings");
@@ -530,6 +618,7 @@ void jd_config_free(struct jd_config *cfg)
     free(cfg->host);
     free(cfg->sandbox_run_dir);
     free(cfg->cgroup_parent);
+    free(cfg->metrics_listen);
     free(cfg->api.listen);
     free(cfg->api.tokens);
     free(cfg->api.dashboard);

@@ -90,6 +90,28 @@ struct pool {
     struct pool *next;
 };
 
+/* ----------------------------------------------------------- metrics.c */
+
+/* judged's own metrics (metrics_listen:), served by metrics.c. */
+struct metrics_pool;
+struct MHD_Daemon;
+struct metrics {
+    pthread_mutex_t mu;         /* guards pools: the list and every counter in it */
+    struct metrics_pool *pools; /* counters by pool name (kept when a reload removes one) */
+    atomic_int redis_up;        /* 1: Redis answered the last heartbeat round */
+    bool on;                    /* set at start, before any thread: count at all */
+    struct MHD_Daemon *d;       /* the HTTP server (NULL: metrics_listen is off) */
+};
+/* Binds cfg->metrics_listen (nothing when it is off) and serves GET /metrics
+ * and /healthz; -1 with err naming the file, line and key. */
+int metrics_start(struct metrics *m, const struct jd_config *cfg, char *err, size_t errlen);
+void metrics_stop(struct metrics *m);
+/* A job a worker ran (after its outcome is known): verdict, compile and
+ * run times. */
+void metrics_job(struct metrics *m, const struct job *j);
+void metrics_infra_failure(struct metrics *m, const char *pool);
+void metrics_redis(struct metrics *m, bool up);
+
 /* The daemon's state besides the configuration: fixed at start, or guarded. */
 struct daemon {
     const char *host;        /* consumer name (restart to change) */
@@ -102,6 +124,7 @@ struct daemon {
     struct pcache *pcache;   /* fetched problem versions (pcache.c) */
     int slot_fd;             /* slotlock.c's lock file (-1: none), main thread only */
     int slot_lo, slot_hi;    /* the sandbox slots locked for the configuration */
+    struct metrics metrics;  /* metrics.c: counters and the metrics_listen server */
 };
 extern struct daemon jd;
 

@@ -220,7 +220,8 @@ void *heartbeat(void *arg)
     while (!atomic_load(&jd.hb_stop)) {
         s = snapshot_get();
         int64_t t0 = jd_now_ms();
-        if (queue_conn_ensure(&k) == 0) {
+        bool up = queue_conn_ensure(&k) == 0;
+        if (up) {
             pthread_mutex_lock(&jd.pools_mu);
             for (struct pool *p = jd.pools; p; p = p->next) {
                 renew(&k, p);
@@ -233,7 +234,9 @@ void *heartbeat(void *arg)
                     reap_dead(&k);
                 next_reap = jd_now_ms() + s->cfg.lease_ms;
             }
+            up = k.c != NULL;   /* an I/O error or timeout in the round dropped it */
         }
+        metrics_redis(&jd.metrics, up);
         long wait = s->cfg.heartbeat_ms - (long)(jd_now_ms() - t0);
         snapshot_put(s);
         for (long w = 0; w < wait && !atomic_load(&jd.hb_stop); w += 20)

@@ -74,6 +74,8 @@ struct jd_config {
     } package_limits;
     char *sandbox_run_dir;
     char *cgroup_parent;
+    char *metrics_listen;    /* HOST:PORT of judged's own GET /metrics (NULL: off) */
+    int metrics_listen_line; /* of `metrics_listen:` in the file, for judged's refusals */
     struct jd_pool_cfg *pools;
     int npools;
     struct jd_api_cfg api;
@@ -84,6 +86,15 @@ int jd_config_load(struct jd_config *cfg, const char *path, char *err, size_t er
 void jd_config_free(struct jd_config *cfg);
 /* Parses "30s", "500ms", "2m", "1h"; a bare number is seconds. */
 int jd_parse_duration(const char *s, long *ms);
+/* A listening address (api.listen, metrics_listen): HOST:PORT, HOST a name,
+ * an IPv4 address or [IPv6], PORT 0..65535 (0: any free port). Splits it
+ * (host without brackets); -1 with why. */
+int jd_listen_parse(const char *s, char *host, size_t hostlen, char *port, size_t portlen,
+                    char *why, size_t whylen);
+/* The address to bind for it (getaddrinfo, AI_PASSIVE); the caller
+ * freeaddrinfo()s it. -1 with err. */
+struct addrinfo;
+int jd_listen_addr(const char *s, struct addrinfo **ai, char *err, size_t errlen);
 /* Parses "65536", "64K", "1M". */
 int jd_parse_size(const char *s, long *bytes);
 const struct jd_pool_cfg *jd_pool_for_language(const struct jd_config *cfg, const char *lang);

@@ -46,7 +46,8 @@
 #include "daemon.h"
 #include "paths.h"
 
-struct daemon jd = {.pools_mu = PTHREAD_MUTEX_INITIALIZER, .slot_fd = -1};
+struct daemon jd = {.pools_mu = PTHREAD_MUTEX_INITIALIZER, .slot_fd = -1,
+                    .metrics = {.mu = PTHREAD_MUTEX_INITIALIZER}};
 
 /* Every language of every pool has a language file, by the runner's own
  * rule (its catalog: LANGUAGES/ID.yaml whose id: is ID), which judgectl
@@ -221,7 +222,10 @@ int main(int argc, char **argv)
         cfg.host = strdup(host_opt);
     }
     jd.host = strdup(cfg.host);
-    if (config_usable(&cfg, err, sizeof err) || lock_slots(&cfg, err, sizeof err)) {
+    /* the metrics server binds before anything else starts: a port in use
+     * is refused like the rest, with nothing to undo */
+    if (config_usable(&cfg, err, sizeof err) || lock_slots(&cfg, err, sizeof err) ||
+        metrics_start(&jd.metrics, &cfg, err, sizeof err)) {
         fprintf(stderr, "judged: %s\n", err);
         return 1;
     }
@@ -243,6 +247,7 @@ int main(int argc, char **argv)
         jd_embedded_stop(redis_pid);
         return 1;
     }
+    metrics_redis(&jd.metrics, true);   /* it answered; the heartbeat keeps this current */
     pools_publish(&s->cfg);
     reload_init(s->cfg.languages);
     if (start_pools(&s->cfg)) {
@@ -270,6 +275,7 @@ int main(int argc, char **argv)
     pthread_join(val, NULL);
     atomic_store(&jd.hb_stop, true);
     pthread_join(hb, NULL);
+    metrics_stop(&jd.metrics);
     for (struct pool *p = jd.pools; p; p = p->next)
         if (p->runner)
             runner_close(p->runner);

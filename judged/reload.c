@@ -9,8 +9,8 @@
  * only when all of them are idle are their runners closed and reopened on
  * the new ranges, and new pools started - so two runners never share a
  * sandbox slot. A stop signal during the wait ends the reload. `redis`,
- * `state_dir` and `host` need a restart; an invalid file is reported and the
- * old configuration kept. */
+ * `state_dir`, `host` and `metrics_listen` need a restart; an invalid file
+ * is reported and the old configuration kept. */
 #include <dirent.h>
 #include <signal.h>
 #include <stdio.h>
@@ -106,6 +106,14 @@ bool reload(const char *path, const sigset_t *stopset)
     nc.state_dir = strdup(old->cfg.state_dir);
     free(nc.host);
     nc.host = strdup(old->cfg.host);
+    /* the metrics server stays on the address it bound at start */
+    const char *was = old->cfg.metrics_listen ? old->cfg.metrics_listen : "off";
+    if (strcmp(was, nc.metrics_listen ? nc.metrics_listen : "off"))
+        logwarn("SIGHUP: metrics_listen %s needs a restart; metrics stay %s%s",
+                nc.metrics_listen ? nc.metrics_listen : "off", old->cfg.metrics_listen ? "on " : "", was);
+    free(nc.metrics_listen);
+    nc.metrics_listen = old->cfg.metrics_listen ? strdup(old->cfg.metrics_listen) : NULL;
+    nc.metrics_listen_line = old->cfg.metrics_listen_line;
     snapshot_put(old);
     struct snapshot *s = snapshot_new(&nc);
     const struct jd_config *cfg = &s->cfg;

@@ -143,6 +143,7 @@ static void dead_letter(struct queue_conn *k, struct job *j, const char *reason)
 void job_infra_failure(struct queue_conn *k, struct job *j, const char *reason)
 {
     const struct jd_config *cfg = &j->snap->cfg;
+    metrics_infra_failure(&jd.metrics, j->pool->name);
     long delay = cfg->retry_backoff_ms;
     for (int i = 0; i < j->q.attempts && delay < 600000; i++)
         delay *= 2;
@@ -292,6 +293,7 @@ void *worker(void *arg)
             j->snap = snapshot_get(); /* the job keeps this configuration to the end */
             struct job *next = run_job(&k, j);
             log_job(j); /* the job's one line, whatever its outcome */
+            metrics_job(&jd.metrics, j);
             pthread_mutex_lock(&p->mu);
             p->running--;
             pool_unhold(p, j);

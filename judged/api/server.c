@@ -488,19 +488,10 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 
 int api_start(struct api *a, char *err, size_t errlen)
 {
-    char host[256];
-    snprintf(host, sizeof host, "%s", a->cfg.api.listen);
-    char *colon = strrchr(host, ':');
-    *colon = '\0';
-    const char *port = colon + 1;
-    if (host[0] == '[' && colon[-1] == ']') {
-        colon[-1] = '\0';
-        memmove(host, host + 1, strlen(host));
-    }
-    struct addrinfo hints = {.ai_socktype = SOCK_STREAM, .ai_flags = AI_PASSIVE}, *ai;
-    int g = getaddrinfo(host, port, &hints, &ai);
-    if (g) {
-        snprintf(err, errlen, "api.listen '%s': %s", a->cfg.api.listen, gai_strerror(g));
+    struct addrinfo *ai;
+    char why[512];
+    if (jd_listen_addr(a->cfg.api.listen, &ai, why, sizeof why)) {   /* config.c: the one grammar */
+        snprintf(err, errlen, "api.listen '%s': %s", a->cfg.api.listen, why);
         return -1;
     }
     /* poll(), not select(): every connection costs two fds (its socket and,

@@ -196,6 +196,56 @@ Test(config, api_section_for_judge_api)
     expect_error("pools:\n  native: {languages: [c]}\napi: [1]\n", "key 'api'");
 }
 
+/* judged's own metrics server: absent or empty is off; every bad address
+ * is refused at load naming the key and what is wrong with it. */
+Test(config, metrics_listen_is_off_by_default_and_checked)
+{
+    struct jd_config cfg;
+    char err[512];
+    const char *off[] = {"", "metrics_listen:\n", "metrics_listen: ''\n"};
+    for (size_t i = 0; i < sizeof off / sizeof *off; i++) {
+        char text[256];
+        snprintf(text, sizeof text, "%spools:\n  native: {languages: [c]}\n", off[i]);
+        write_cfg(text);
+        cr_assert_eq(jd_config_load(&cfg, path, err, sizeof err), 0, "%s", err);
+        cr_assert_null(cfg.metrics_listen, "'%s' turns the metrics server off", off[i]);
+        jd_config_free(&cfg);
+        unlink(path);
+    }
+    const char *good[] = {"127.0.0.1:9464", "0.0.0.0:9464", "'[::1]:0'", "localhost:9464", "judge-1.lan:80"};
+    for (size_t i = 0; i < sizeof good / sizeof *good; i++) {
+        char text[256];
+        snprintf(text, sizeof text, "metrics_listen: %s\npools:\n  native: {languages: [c]}\n", good[i]);
+        write_cfg(text);
+        cr_assert_eq(jd_config_load(&cfg, path, err, sizeof err), 0, "%s: %s", good[i], err);
+        cr_assert_not_null(cfg.metrics_listen);
+        cr_assert_eq(cfg.metrics_listen_line, 1);
+        jd_config_free(&cfg);
+        unlink(path);
+    }
+    const struct {
+        const char *value, *why;
+    } bad[] = {
+        {"9464", "expected HOST:PORT"},
+        {"127.0.0.1:99999", "[0, 65535]"},
+        {"'127.0.0.1:'", "expected HOST:PORT"},
+        {"':9464'", "expected HOST:PORT"},
+        {"127.0.0.1:94x", "expected HOST:PORT"},
+        {"300.1.1.1:9464", "'300.1.1.1' is not an IPv4 address"},
+        {"'::1:9464'", "brackets"},
+        {"'[::g]:9464'", "not an IPv6 address"},
+        {"'host name:9464'", "not a host name"},
+        {"[1, 2]", "expected HOST:PORT"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char text[256], want[128];
+        snprintf(text, sizeof text, "pools:\n  native: {languages: [c]}\nmetrics_listen: %s\n", bad[i].value);
+        snprintf(want, sizeof want, ":3: key 'metrics_listen': ");
+        expect_error(text, want);
+        expect_error(text, bad[i].why);
+    }
+}
+
 Test(config, package_limits_reach_the_runner_settings)
 {
     struct jd_config cfg;

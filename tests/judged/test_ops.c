@@ -5,7 +5,11 @@
  * first; a reload onto another's slots is refused; a killed judged's slots
  * are free again). Real redis-server, judged, judgectl and sandboxes; slots
  * 672..691 (no other suite uses 670..699). */
+#include <arpa/inet.h>
 #include <jansson.h>
+#include <netinet/in.h>
+#include <regex.h>
+#include <sys/socket.h>
 
 #pragma GCC diagnostic ignored "-Wunused-function" /* harness.h has more than this suite uses */
 
@@ -372,6 +376,265 @@ Test(ops, problem_check_and_push_warn_without_failing)
     /* a package that does not load has no subtasks or limits to warn about */
     cr_assert(json_is_array(json_object_get(o, "warnings")), "%s", out);
     json_decref(o);
+}
+
+/* ------------------------------------------- judged's own metrics server */
+
+/* GET path from 127.0.0.1:port over HTTP/1.0 (the server closes after
+ * the answer); the status (-1: no answer) and the body in body. */
+static int http_get(int port, const char *path, char *body, size_t len)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    struct timeval tv = {30, 0};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    if (connect(fd, (struct sockaddr *)&sa, sizeof sa)) {
+        close(fd);
+        return -1;
+    }
+    char req[512];
+    int n = snprintf(req, sizeof req, "GET %s HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n", path);
+    if (write(fd, req, (size_t)n) != n) {
+        close(fd);
+        return -1;
+    }
+    static char resp[1 << 20];
+    size_t got = 0;
+    ssize_t r;
+    while (got + 1 < sizeof resp && (r = read(fd, resp + got, sizeof resp - 1 - got)) > 0)
+        got += (size_t)r;
+    resp[got] = '\0';
+    close(fd);
+    int status = -1;
+    if (sscanf(resp, "HTTP/1.%*d %d", &status) != 1)
+        return -1;
+    const char *b = strstr(resp, "\r\n\r\n");
+    snprintf(body, len, "%s", b ? b + 4 : "");
+    return status;
+}
+
+/* the port judged's log says its metrics server listens on (-1: none yet) */
+static int metrics_port(const char *name)
+{
+    char *log = judged_log(name);
+    const char *p = strstr(log, "metrics: GET /metrics on ");
+    int port = -1;
+    if (p && (p = strstr(p, "(port ")))
+        port = atoi(p + 6);
+    free(log);
+    return port;
+}
+
+/* The value of the sample whose line starts with `series ` (name and
+ * labels, exactly as served); -1 when absent. */
+static double sample(const char *text, const char *series)
+{
+    size_t n = strlen(series);
+    for (const char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+        if (!strncmp(l, series, n) && l[n] == ' ')
+            return atof(l + n + 1);
+    return -1;
+}
+
+/* What a Prometheus scraper checks: every line a comment (# HELP / # TYPE
+ * NAME ...) or `name{label="value",...} number`, every sample's family
+ * declared by a # TYPE before it, a histogram's buckets cumulative and its
+ * +Inf bucket equal to its _count. */
+static void check_exposition(const char *text)
+{
+    regex_t re;
+    cr_assert_eq(regcomp(&re, "^([a-zA-Z_:][a-zA-Z0-9_:]*)(\\{[a-zA-Z_][a-zA-Z0-9_]*=\"([^\"\\\\]|\\\\.)*\""
+                              "(,[a-zA-Z_][a-zA-Z0-9_]*=\"([^\"\\\\]|\\\\.)*\")*\\})? "
+                              "(-?[0-9.e+-]+|\\+Inf|NaN)$", REG_EXTENDED), 0);
+    char *copy = strdup(text), *save = NULL, types[64][80];
+    int ntypes = 0, samples = 0;
+    cr_assert(text[0] && text[strlen(text) - 1] == '\n', "the text ends with a newline");
+    for (char *l = strtok_r(copy, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+        if (!strncmp(l, "# TYPE ", 7)) {
+            char name[80], type[32];
+            cr_assert_eq(sscanf(l, "# TYPE %79s %31s", name, type), 2, "%s", l);
+            cr_assert(!strcmp(type, "counter") || !strcmp(type, "gauge") || !strcmp(type, "histogram"), "%s", l);
+            cr_assert(ntypes < 64);
+            snprintf(types[ntypes++], sizeof types[0], "%s", name);
+            continue;
+        }
+        if (!strncmp(l, "# HELP ", 7))
+            continue;
+        cr_assert_neq(l[0], '#', "an unknown comment: %s", l);
+        regmatch_t m[2];
+        cr_assert_eq(regexec(&re, l, 2, m, 0), 0, "not a sample line: '%s'", l);
+        char name[128];
+        snprintf(name, sizeof name, "%.*s", (int)(m[1].rm_eo - m[1].rm_so), l);
+        bool declared = false;
+        for (int i = 0; i < ntypes && !declared; i++) {
+            size_t tl = strlen(types[i]);
+            declared = !strncmp(name, types[i], tl) &&
+                       (!name[tl] || !strcmp(name + tl, "_bucket") || !strcmp(name + tl, "_sum") ||
+                        !strcmp(name + tl, "_count"));
+        }
+        cr_assert(declared, "no # TYPE before %s", l);
+        samples++;
+    }
+    cr_assert(samples > 0);
+    free(copy);
+    regfree(&re);
+}
+
+/* a histogram of one pool and language: cumulative buckets, +Inf = count */
+static void check_histogram(const char *text, const char *name, const char *labels, double count)
+{
+    char series[256];
+    static const char *const le[] = {"0.01", "0.025", "0.05", "0.1", "0.25", "0.5", "1",
+                                     "2.5",  "5",     "10",   "30",  "60",  "+Inf"};
+    double prev = 0;
+    for (size_t i = 0; i < sizeof le / sizeof *le; i++) {
+        snprintf(series, sizeof series, "%s_bucket{%s,le=\"%s\"}", name, labels, le[i]);
+        double v = sample(text, series);
+        cr_assert(v >= prev, "%s: %g after %g (buckets are cumulative)\n%s", series, v, prev, text);
+        prev = v;
+    }
+    cr_assert_eq(prev, count, "%s{%s}: +Inf bucket %g, want %g\n%s", name, labels, prev, count, text);
+    snprintf(series, sizeof series, "%s_count{%s}", name, labels);
+    cr_assert_eq(sample(text, series), count, "%s\n%s", series, text);
+    snprintf(series, sizeof series, "%s_sum{%s}", name, labels);
+    cr_assert(sample(text, series) >= 0, "%s\n%s", series, text);
+}
+
+static char metrics_text[1 << 20];
+
+/* scrapes until the sample `series` has value want (the counters follow the
+ * job's publish by a moment); false after ms */
+static bool wait_sample(int port, const char *series, double want, long ms)
+{
+    for (long long end = t_now_ms() + ms; t_now_ms() < end; t_sleep_ms(50))
+        if (http_get(port, "/metrics", metrics_text, sizeof metrics_text) == 200 &&
+            sample(metrics_text, series) == want)
+            return true;
+    fprintf(stderr, "%s never reached %g; last scrape:\n%s\n", series, want, metrics_text);
+    return false;
+}
+
+#define TWO_POOLS "  native: {languages: [c], slots: 2}\n  python: {languages: [python3], slots: 1}\n"
+
+Test(ops, metrics_listen_serves_this_hosts_metrics, .timeout = 240)
+{
+    char cfg[400], id[160], body[4096];
+    write_config("M", SLOT, "metrics_listen: 127.0.0.1:0\n", TWO_POOLS, cfg, sizeof cfg);
+    pid_t m = t_judged(cfg, "M");
+    cr_assert(t_judged_started("M", 30000));
+    int port = metrics_port("M");
+    cr_assert(port > 0, "no metrics port in the log");
+    cr_assert_eq(http_get(port, "/healthz", body, sizeof body), 200);
+    cr_assert_str_eq(body, "ok\n");
+    cr_assert_eq(http_get(port, "/nothing", body, sizeof body), 404);
+    cr_assert_eq(http_get(port, "/metrics/x", body, sizeof body), 404);
+
+    /* before any job: the configured slots, none busy, Redis up */
+    cr_assert_eq(http_get(port, "/metrics", metrics_text, sizeof metrics_text), 200);
+    check_exposition(metrics_text);
+    cr_assert_eq(sample(metrics_text, "judged_slots{pool=\"native\"}"), 2, "%s", metrics_text);
+    cr_assert_eq(sample(metrics_text, "judged_slots{pool=\"python\"}"), 1, "%s", metrics_text);
+    cr_assert_eq(sample(metrics_text, "judged_slots_busy{pool=\"native\"}"), 0, "%s", metrics_text);
+    cr_assert_eq(sample(metrics_text, "judged_redis_up"), 1, "%s", metrics_text);
+    char info[200];
+    snprintf(info, sizeof info, "judged_info{host=\"M\",version=\"%s\"}", JUDGED_VERSION);
+    cr_assert_eq(sample(metrics_text, info), 1, "%s\n%s", info, metrics_text);
+    cr_assert_eq(sample(metrics_text, "judged_jobs_total{pool=\"native\",verdict=\"AC\"}"), -1,
+                 "no job yet: %s", metrics_text);
+
+    /* one real submission: counted once, under its pool and language */
+    submit_and_wait(cfg, AC_C, id, sizeof id);
+    cr_assert(wait_sample(port, "judged_jobs_total{pool=\"native\",verdict=\"AC\"}", 1, 30000));
+    cr_assert(wait_sample(port, "judged_slots_busy{pool=\"native\"}", 0, 30000), "the slot stayed busy");
+    check_exposition(metrics_text);
+    check_histogram(metrics_text, "judged_compile_seconds", "pool=\"native\",language=\"c\"", 1);
+    check_histogram(metrics_text, "judged_run_seconds", "pool=\"native\",language=\"c\"", 1);
+    cr_assert_eq(sample(metrics_text, "judged_infrastructure_failures_total{pool=\"native\"}"), 0, "%s",
+                 metrics_text);
+    cr_assert_eq(sample(metrics_text, "judged_slots{pool=\"native\"}"), 2, "%s", metrics_text);
+    cr_assert_eq(sample(metrics_text, "judged_redis_up"), 1, "%s", metrics_text);
+
+    /* test data gone after admission: an infrastructure failure per attempt
+     * (max_attempts 3), then the dead letter's IE; no report, no times. The
+     * pool is paused meanwhile, or judged could take the job before the
+     * unlink (a package without tests: a published IE, no failure). */
+    char p[400], vid[160], out[1024];
+    snprintf(p, sizeof p, "%s/problems/vanish", T_dir);
+    mkdir(p, 0755);
+    snprintf(p, sizeof p, "%s/problems/vanish/problem.yaml", T_dir);
+    t_write(p, "name: vanish\ntime_limit: 1s\nmemory_limit: 64M\nchecker: tokens\n");
+    cr_assert_eq(t_ctl(out, sizeof out, cfg, "pause", "native", NULL), 0, "%s", out);
+    cr_assert_eq(t_submit(cfg, "vanish", "c", AC_C, NULL, NULL, vid, sizeof vid), 0, "%s", vid);
+    unlink(p);
+    cr_assert_eq(t_ctl(out, sizeof out, cfg, "resume", "native", NULL), 0, "%s", out);
+    cr_assert(t_wait_state(vid, "done", 60000));
+    cr_assert(wait_sample(port, "judged_jobs_total{pool=\"native\",verdict=\"IE\"}", 1, 30000));
+    cr_assert_eq(sample(metrics_text, "judged_infrastructure_failures_total{pool=\"native\"}"), 3, "%s",
+                 metrics_text);
+    cr_assert_eq(sample(metrics_text, "judged_jobs_total{pool=\"native\",verdict=\"AC\"}"), 1, "%s",
+                 metrics_text);
+    cr_assert_eq(sample(metrics_text, "judged_compile_seconds_count{pool=\"native\",language=\"c\"}"), 1,
+                 "%s", metrics_text);
+
+    /* a reload that removes python, adds py3 and resizes native: the
+     * gauges follow, the counters stay, the server stays where it was */
+    write_config("M", SLOT, "metrics_listen: 127.0.0.1:1\n",
+                 "  native: {languages: [c], slots: 1}\n  py3: {languages: [python3], slots: 1}\n", cfg,
+                 sizeof cfg);
+    kill(m, SIGHUP);
+    cr_assert(wait_log("M", "SIGHUP: configuration reloaded", 60000));
+    cr_assert(wait_log("M", "metrics_listen 127.0.0.1:1 needs a restart", 1000));
+    cr_assert(wait_sample(port, "judged_slots{pool=\"py3\"}", 1, 30000));
+    check_exposition(metrics_text);
+    cr_assert_eq(sample(metrics_text, "judged_slots{pool=\"native\"}"), 1, "%s", metrics_text);
+    cr_assert_eq(sample(metrics_text, "judged_slots{pool=\"python\"}"), -1, "a removed pool has no slots: %s",
+                 metrics_text);
+    cr_assert_eq(sample(metrics_text, "judged_jobs_total{pool=\"native\",verdict=\"AC\"}"), 1, "%s",
+                 metrics_text);
+    submit_and_wait(cfg, AC_C, id, sizeof id);
+    cr_assert(wait_sample(port, "judged_compile_seconds_count{pool=\"native\",language=\"c\"}", 2, 30000));
+
+    /* Redis gone: the next heartbeat says so (the fini kills judged) */
+    t_kill_redis(SIGKILL);
+    cr_assert(wait_sample(port, "judged_redis_up", 0, 30000));
+}
+
+Test(ops, a_bad_or_busy_metrics_listen_is_refused_at_start)
+{
+    char cfg[400];
+    write_config("X", SLOT, "metrics_listen: 127.0.0.1:70000\n", ONE_C, cfg, sizeof cfg);
+    pid_t x = t_judged(cfg, "X");
+    cr_assert_eq(exit_status(x, 30000), 1, "judged accepted a port past 65535");
+    char *log = judged_log("X"), want[600];
+    snprintf(want, sizeof want, "%s:11: key 'metrics_listen': '127.0.0.1:70000': expected HOST:PORT", cfg);
+    cr_assert(contains(log, want), "want '%s' in:\n%s", want, log);
+    free(log);
+
+    /* a port another program listens on */
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in sa = {.sin_family = AF_INET};
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t sl = sizeof sa;
+    cr_assert(bind(fd, (struct sockaddr *)&sa, sizeof sa) == 0 && listen(fd, 1) == 0 &&
+              getsockname(fd, (struct sockaddr *)&sa, &sl) == 0);
+    char extra[100];
+    snprintf(extra, sizeof extra, "metrics_listen: 127.0.0.1:%d\n", ntohs(sa.sin_port));
+    write_config("Y", SLOT, extra, ONE_C, cfg, sizeof cfg);
+    pid_t y = t_judged(cfg, "Y");
+    cr_assert_eq(exit_status(y, 30000), 1, "judged started on a port in use");
+    log = judged_log("Y");
+    snprintf(want, sizeof want, "%s:11: key 'metrics_listen': cannot listen on 127.0.0.1:%d: Address already in use",
+             cfg, ntohs(sa.sin_port));
+    cr_assert(contains(log, want), "want '%s' in:\n%s", want, log);
+    cr_assert(!contains(log, "started (pid"), "%s", log);
+    free(log);
+    close(fd);
+
+    /* the port free again: it starts (and its slots were not kept by the refusal) */
+    pid_t z = t_judged(cfg, "Z");
+    cr_assert(t_judged_started("Z", 30000), "judged refused a free port");
+    cr_assert_eq(t_stop(z, SIGTERM, 30000) >> 8, 0);
 }
 
 /* A judged stopped with SIGTERM leaves judge:hosts (a crashed one stays
