@@ -323,11 +323,7 @@ static int show(struct store_opts *o, const char *name, bool only_versions)
         if (!only_versions) {
             struct store_manifest m;
             if (store_get_manifest(&o->c.conn, p.current, &m, err, sizeof err) == 0) {
-                json_t *files = json_array();
-                for (size_t i = 0; i < m.n; i++)
-                    json_array_append_new(files, json_pack("{s:s, s:I, s:s}", "path", m.files[i].path, "size",
-                                                           (json_int_t)m.files[i].size, "sha256", m.files[i].sha));
-                json_object_set_new(j, "files", files);
+                json_object_set_new(j, "files", store_files_json(&m));
                 store_manifest_free(&m);
             }
         }

@@ -269,11 +269,7 @@ enum MHD_Result api_problem_get(struct req *r, const char *name, bool only_versi
             json_object_set_new(j, "updated", json_integer(p.updated));
             struct store_manifest m;
             if ((rc = store_get_manifest(k, p.current, &m, err, sizeof err)) == 0) {
-                json_t *files = json_array();
-                for (size_t i = 0; i < m.n; i++)
-                    json_array_append_new(files, json_pack("{s:s, s:I, s:s}", "path", m.files[i].path, "size",
-                                                           (json_int_t)m.files[i].size, "sha256", m.files[i].sha));
-                json_object_set_new(j, "files", files);
+                json_object_set_new(j, "files", store_files_json(&m));
                 store_manifest_free(&m);
             }
         }

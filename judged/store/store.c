@@ -800,6 +800,15 @@ json_t *store_versions_json(const struct store_problem_info *p)
     return arr;
 }
 
+json_t *store_files_json(const struct store_manifest *m)
+{
+    json_t *files = json_array();
+    for (size_t i = 0; files && i < m->n; i++)
+        json_array_append_new(files, json_pack("{s:s, s:I, s:s}", "path", m->files[i].path, "size",
+                                               (json_int_t)m->files[i].size, "sha256", m->files[i].sha));
+    return files;
+}
+
 int store_info(struct queue_conn *k, const char *name, struct store_problem_info *out, bool *found,
                char *err, size_t errlen)
 {
