@@ -251,6 +251,8 @@ static int parse_api(struct ctx *c, yaml_node_t *m, struct jd_api_cfg *a)
             rc = get_int(c, v, key, 1, 10000000, &a->burst);
         else if (!strcmp(ks, "sse_heartbeat"))
             rc = get_duration(c, v, key, &a->sse_heartbeat_ms);
+        else if (!strcmp(ks, "sse_buffer"))
+            rc = get_int(c, v, key, 1, 1000000, &a->sse_buffer);
         else if (!strcmp(ks, "webhook_secret"))
             rc = get_str(c, v, key, &a->webhook_secret);
         else if (!strcmp(ks, "webhook_retry_for"))
@@ -265,7 +267,7 @@ static int parse_api(struct ctx *c, yaml_node_t *m, struct jd_api_cfg *a)
                 a->webhook_allow_private = !strcmp(b, "true");
         } else
             return fail(c, k, key, "unknown key (expected listen, tokens, max_connections, rate, "
-                                   "burst, sse_heartbeat, dashboard, webhook_secret, "
+                                   "burst, sse_heartbeat, sse_buffer, dashboard, webhook_secret, "
                                    "webhook_retry_for, webhook_timeout, webhook_allow_private)");
         if (rc)
             return -1;
@@ -500,6 +502,8 @@ int jd_config_load(struct jd_config *cfg, const char *path, char *err, size_t er
         cfg->api.webhook_timeout_ms = 10000;
     if (!cfg->api.sse_heartbeat_ms)
         cfg->api.sse_heartbeat_ms = 15000;
+    if (!cfg->api.sse_buffer)
+        cfg->api.sse_buffer = 10000;
     /* the environment's password, for a URL that has none (a platform's
      * script or a systemd unit's Environment=), never for the embedded redis */
     const char *envpw = getenv("JUDGED_REDIS_PASSWORD");

@@ -5,7 +5,7 @@
  * the host (judge:hosts and the liveness key
  * judge:host:NAME with a TTL of 3 heartbeats), and every `lease`, when it
  * is the one host whose turn it is (judge:reaper), it reaps the consumers
- * of hosts whose liveness key expired. */
+ * of hosts whose liveness key expired. A clean stop deregisters the host. */
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -185,6 +185,30 @@ static void reap_dead(struct queue_conn *k)
     freeReplyObject(hs);
 }
 
+/* A clean stop: the host leaves judge:hosts at once (`judgectl hosts`
+ * would call it dead until another host reaps it), unless entries are
+ * still pending for it (a give-back that did not reach Redis): then it
+ * stays listed, and the reaper takes over as for a crashed host. */
+static void deregister(struct queue_conn *k)
+{
+    bool all = true;
+    pthread_mutex_lock(&jd.pools_mu);
+    for (struct pool *p = jd.pools; p; p = p->next) {
+        bool gone = false;
+        char err[512];
+        if (queue_reap(k, p->name, jd.host, &gone, err, sizeof err) || !gone)
+            all = false;
+    }
+    pthread_mutex_unlock(&jd.pools_mu);
+    if (!all) {
+        logmsg("entries are still pending for this host: it stays in judge:hosts until reaped");
+        return;
+    }
+    redisReply *r = queue_cmd(k, "HDEL judge:hosts %s", jd.host);
+    if (r)
+        freeReplyObject(r);
+}
+
 void *heartbeat(void *arg)
 {
     (void)arg;
@@ -223,6 +247,7 @@ void *heartbeat(void *arg)
     redisReply *r = queue_cmd(&k, "DEL judge:host:%s", jd.host);
     if (r)
         freeReplyObject(r);
+    deregister(&k);
     queue_conn_close(&k);
     return NULL;
 }

@@ -35,6 +35,7 @@ struct jd_api_cfg {
     double rate;             /* requests per second per token (0 = unlimited) */
     long burst;              /* token bucket size */
     long sse_heartbeat_ms;   /* comment line on an idle event stream */
+    long sse_buffer;         /* verdict events kept in memory for GET /v1/events */
     char *dashboard;         /* directory of the dashboard's files */
     char *webhook_secret;    /* HMAC-SHA256 key of webhook signatures (NULL: no webhooks) */
     bool webhook_allow_private;  /* allow callbacks to loopback/private addresses */

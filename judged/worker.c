@@ -226,7 +226,7 @@ static struct job *run_job(struct queue_conn *k, struct job *j)
         .test_done = test_done,
         .problem_version = version,   /* in the stored report; "": null */
     };
-    j->conn = k;   /* test_done's; "compiling" was written by the claim */
+    j->conn = k;   /* test_done's ("compiling" is the claim's state: judge-api shows it) */
     struct runner_report *rep = NULL;
     enum runner_failure failure = RUNNER_FAILURE_NONE;
     int64_t t0 = jd_now_ms();

@@ -64,6 +64,7 @@ struct api {
     atomic_ulong admissions[ADMIT_NOUTCOMES];
     atomic_ulong requests;
     atomic_ulong webhooks[WEBHOOK_NOUTCOMES];
+    struct sse_hub *hub;     /* the verdict events every GET /v1/events reads (events.c) */
     pthread_t webhook_thread;
     bool webhook_running;
     char consumer[300];      /* this process in the webhooks consumer group */
@@ -109,6 +110,13 @@ int api_webhooks_start(struct api *a, char *err, size_t errlen);
 void api_webhooks_stop(struct api *a);
 enum MHD_Result api_webhook_dlq(struct req *r);
 enum MHD_Result api_webhook_replay(struct req *r, const char *dlq_id);
+
+/* The events hub (events.c): one thread reads every pool's results stream
+ * for all event streams. Started before the server accepts; woken (after
+ * a->stopping is set) so that waiting streams end, stopped after it. */
+int api_hub_start(struct api *a, char *err, size_t errlen);
+void api_hub_wake(struct api *a);
+void api_hub_stop(struct api *a);
 
 /* Handlers (handlers.c, admin.c, events.c). */
 enum MHD_Result api_submit(struct req *r);

@@ -2,64 +2,93 @@
  * submission of any pool, `id:` = the results stream entry id; and GET
  * /v1/submissions/ID/events, one submission's progress.
  *
- * Resuming with one id over several streams (one results stream per pool)
- * loses nothing only if every event sent before has a smaller id than every
- * event not sent yet. So all pools are read by ONE XREAD (on a single Redis
- * one command is one instant: an entry added later has a later id than
- * everything it returned), never by one read per pool; events are sent in id
- * order, and only up to the last id read from any pool whose read was cut
- * short by COUNT (the rest waits for the next read). Per pool the cursor
- * advances only over what was sent, so nothing is repeated either. With
- * nothing new, a blocking XREAD (1 s slices) waits, and its answer only
- * triggers the next snapshot read: per event a stream costs two round
- * trips. (A Redis Cluster, pools on several nodes, would need a time bound
- * instead: send only ids below the TIME taken before the reads.) */
+ * Theory of operation (GET /v1/events)
+ * ------------------------------------
+ * One thread per judge-api process, the hub, reads the results streams of
+ * every pool (queue_events: one XREAD BLOCK of them all, events in id
+ * order, none sent while an older one may be unread) and keeps the newest
+ * api.sse_buffer events in a ring, each already formatted as its SSE
+ * frame. Every open event stream is a connection thread (libmicrohttpd,
+ * one thread per connection) that sleeps on the hub's futex word and
+ * copies the frames after its position: one Redis read per event for
+ * the whole process, however many clients listen (a read per client made
+ * 1,000 clients wait ~180 ms at p99 here; see bench_sse).
+ *
+ * A stream's position is one entry id T: it has been sent every event
+ * with an id <= T and none after (the property queue_events keeps). The
+ * hub holds every event after its floor (the tails of the streams when it
+ * started, later the last event it dropped from the ring). A stream that
+ * resumes (Last-Event-ID or ?since=) from T >= floor starts in the ring at
+ * the first event after T; one from further back, or one too slow to keep
+ * up with the ring, reads Redis itself (its own connection, queue_events
+ * from T) until it has caught up, then joins the ring again. A stream
+ * without a position starts at the ring's end: from now on.
+ */
+#include <limits.h>
+#include <linux/futex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "api.h"
 #include "common.h"
 
 #define SSE_COUNT 500
 
-struct sse {
-    struct api *a;
-    struct queue_conn k;
-    const char **pools;
-    int np;
-    char (*last)[64];
-    char *out;
-    size_t len, off, cap;
-    double next_heartbeat;   /* monotonic seconds */
+struct event_id {
+    unsigned long long ms, seq;
 };
 
-static int cmp_id(const char *x, const char *y)
-{
-    unsigned long long xm = 0, xs = 0, ym = 0, ys = 0;
-    sscanf(x, "%llu-%llu", &xm, &xs);
-    sscanf(y, "%llu-%llu", &ym, &ys);
-    return xm != ym ? (xm < ym ? -1 : 1) : xs != ys ? (xs < ys ? -1 : 1) : 0;
-}
+struct hub_frame {
+    struct event_id id;   /* the results stream entry id */
+    char *text;                 /* "id: ...\nevent: verdict\ndata: {...}\n\n" */
+    size_t len;
+};
 
-static bool valid_id(const char *s)
+struct sse_hub {
+    struct api *a;
+    /* Readers share the ring (a read lock never waits for another reader)
+     * and sleep on `bell`, a futex word the hub bumps after each batch: a
+     * condition variable would wake 1,000 streams into one mutex, to take
+     * it one after another (that convoy was most of bench_sse's p99). */
+    pthread_rwlock_t mu;
+    _Atomic unsigned bell;
+    struct hub_frame *ring;
+    long cap;
+    unsigned long long start, end;  /* the frames held: sequence numbers [start, end) */
+    struct event_id floor;    /* every event after it is in the ring or still to come */
+    bool ready;                     /* floor known (Redis answered once) */
+    pthread_t thread;
+};
+
+/* ------------------------------------------------------------- event ids */
+
+static bool parse_id(const char *s, struct event_id *out)
 {
-    unsigned long long m, q;
+    unsigned long long m, q = 0;
     char end;
-    return sscanf(s, "%llu-%llu%c", &m, &q, &end) == 2 || sscanf(s, "%llu%c", &m, &end) == 1;
+    if (sscanf(s, "%llu-%llu%c", &m, &q, &end) != 2 && (q = 0, sscanf(s, "%llu%c", &m, &end) != 1))
+        return false;
+    out->ms = m;
+    out->seq = q;
+    return true;
 }
 
-static void append(struct sse *s, const char *data, size_t n)
+static int cmp_id(struct event_id x, struct event_id y)
 {
-    if (s->len + n > s->cap) {
-        s->cap = (s->len + n) * 2;
-        s->out = realloc(s->out, s->cap);
-    }
-    memcpy(s->out + s->len, data, n);
-    s->len += n;
+    return x.ms != y.ms ? (x.ms < y.ms ? -1 : 1) : x.seq != y.seq ? (x.seq < y.seq ? -1 : 1) : 0;
 }
 
-static void send_event(struct sse *s, const struct queue_event *e)
+static void id_str(struct event_id id, char out[64])
+{
+    snprintf(out, 64, "%llu-%llu", id.ms, id.seq);
+}
+
+/* the SSE frame of one verdict event */
+static char *frame_of(const struct queue_event *e, size_t *len)
 {
     json_t *d = json_pack("{s:s, s:s, s:s, s:f, s:s, s:I}", "event", e->event, "id", e->id,
                           "verdict", e->verdict, "score", e->score, "pool", e->pool,
@@ -74,136 +103,287 @@ static void send_event(struct sse *s, const struct queue_event *e)
     }
     char *js = json_dumps(d, JSON_COMPACT | JSON_REAL_PRECISION(6));
     json_decref(d);
-    char head[128];
-    int n = snprintf(head, sizeof head, "id: %s\nevent: verdict\ndata: ", e->event);
-    append(s, head, (size_t)n);
-    append(s, js, strlen(js));
-    append(s, "\n\n", 2);
+    char *text = NULL;
+    int n = asprintf(&text, "id: %s\nevent: verdict\ndata: %s\n\n", e->event, js ? js : "{}");
     free(js);
+    if (n < 0)
+        return NULL;
+    *len = (size_t)n;
+    return text;
 }
 
-static int cmp_event(const void *a, const void *b)
-{
-    return cmp_id(((const struct queue_event *)a)->event, ((const struct queue_event *)b)->event);
-}
+/* ------------------------------------------------------------------- hub */
 
-/* XREAD [BLOCK ms] COUNT n STREAMS results-of-every-pool last...; NULL on I/O trouble. */
-static redisReply *xread(struct sse *s, long block_ms)
+/* The tails of every pool's results stream: where "from now on" starts. */
+static int read_tails(struct sse_hub *h, struct queue_conn *k, char (*last)[64])
 {
-    const char **argv = calloc((size_t)(2 * s->np + 8), sizeof *argv);
-    char(*keys)[200] = calloc((size_t)s->np + 1, sizeof *keys);
-    char blk[32], cnt[32];
-    int a = 0;
-    argv[a++] = "XREAD";
-    if (block_ms > 0) {
-        snprintf(blk, sizeof blk, "%ld", block_ms);
-        argv[a++] = "BLOCK";
-        argv[a++] = blk;
+    struct event_id max = {0, 0};
+    for (int i = 0; i < h->a->cfg.npools; i++) {
+        char key[200];
+        queue_key(key, sizeof key, h->a->cfg.pools[i].name, "results");
+        redisReply *x = queue_cmd(k, "XREVRANGE %s + - COUNT 1", key);
+        if (!x)
+            return -1;
+        snprintf(last[i], 64, "%s",
+                 x->type == REDIS_REPLY_ARRAY && x->elements == 1 ? x->element[0]->element[0]->str : "0-0");
+        freeReplyObject(x);
+        struct event_id t;
+        if (parse_id(last[i], &t) && cmp_id(t, max) > 0)
+            max = t;
     }
-    snprintf(cnt, sizeof cnt, "%d", SSE_COUNT);
-    argv[a++] = "COUNT";
-    argv[a++] = cnt;
-    argv[a++] = "STREAMS";
-    for (int i = 0; i < s->np; i++) {
-        queue_key(keys[i], sizeof keys[i], s->pools[i], "results");
-        argv[a++] = keys[i];
-    }
-    for (int i = 0; i < s->np; i++)
-        argv[a++] = s->last[i];
-    redisReply *r = queue_cmdv(&s->k, a, argv, NULL);
-    free(argv);
-    free(keys);
-    return r;
+    pthread_rwlock_wrlock(&h->mu);
+    h->floor = max;
+    h->ready = true;
+    pthread_rwlock_unlock(&h->mu);
+    return 0;
 }
 
-static int pool_index(struct sse *s, const char *stream)
+static void ring_bell(struct sse_hub *h)
 {
-    char key[200];
-    for (int i = 0; i < s->np; i++) {
-        queue_key(key, sizeof key, s->pools[i], "results");
-        if (!strcmp(key, stream))
-            return i;
-    }
-    return -1;
+    atomic_fetch_add(&h->bell, 1);
+    syscall(SYS_futex, &h->bell, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
 }
 
-/* One snapshot read of every pool: sends what it may; how many it sent. */
-static int snapshot(struct sse *s, bool *io)
+/* Sleeps until the bell moves from `seen`, or for at most `secs`. */
+static void wait_bell(struct sse_hub *h, unsigned seen, double secs)
 {
-    redisReply *r = xread(s, 0);
-    *io = !r;
-    if (!r || r->type != REDIS_REPLY_ARRAY) {
-        if (r)
-            freeReplyObject(r);
-        return 0;
+    struct timespec ts = {.tv_sec = (time_t)secs, .tv_nsec = (long)((secs - (double)(time_t)secs) * 1e9)};
+    syscall(SYS_futex, &h->bell, FUTEX_WAIT_PRIVATE, seen, &ts, NULL, 0);
+}
+
+static void hub_append(struct sse_hub *h, const struct queue_event *ev, int n)
+{
+    pthread_rwlock_wrlock(&h->mu);
+    for (int i = 0; i < n; i++) {
+        struct hub_frame f = {0};
+        if (!parse_id(ev[i].event, &f.id) || !(f.text = frame_of(&ev[i], &f.len)))
+            continue;
+        if (h->end - h->start == (unsigned long long)h->cap) {   /* full: drop the oldest */
+            struct hub_frame *old = &h->ring[h->start % (unsigned long long)h->cap];
+            h->floor = old->id;
+            free(old->text);
+            h->start++;
+        }
+        h->ring[h->end % (unsigned long long)h->cap] = f;
+        h->end++;
+    }
+    pthread_rwlock_unlock(&h->mu);
+    ring_bell(h);
+}
+
+static void *hub_main(void *p)
+{
+    struct sse_hub *h = p;
+    struct api *a = h->a;
+    int np = a->cfg.npools;
+    const char **pools = calloc((size_t)np + 1, sizeof *pools);
+    char(*last)[64] = calloc((size_t)np + 1, 64);
+    for (int i = 0; i < np; i++)
+        pools[i] = a->cfg.pools[i].name;
+    struct queue_conn k;
+    queue_conn_init(&k, a->redis_url, 5000);
+    bool started = false, more = false;
+    while (!atomic_load(&a->stopping)) {
+        if (!started && !(started = read_tails(h, &k, last) == 0)) {
+            queue_conn_backoff(&k);
+            continue;
+        }
+        struct queue_event *ev = NULL;
+        int n = 0;
+        char err[512];
+        /* 1 s slices: a stop is noticed within one */
+        if (queue_events(&k, pools, np, last, SSE_COUNT, more ? 0 : 1000, &ev, &n, &more, err, sizeof err)) {
+            free(ev);
+            more = false;
+            queue_conn_backoff(&k);
+            continue;
+        }
+        if (n)
+            hub_append(h, ev, n);
+        free(ev);
+    }
+    queue_conn_close(&k);
+    free(pools);
+    free(last);
+    return NULL;
+}
+
+int api_hub_start(struct api *a, char *err, size_t errlen)
+{
+    struct sse_hub *h = calloc(1, sizeof *h);
+    h->a = a;
+    h->cap = a->cfg.api.sse_buffer > 0 ? a->cfg.api.sse_buffer : 10000;
+    h->ring = calloc((size_t)h->cap, sizeof *h->ring);
+    pthread_rwlock_init(&h->mu, NULL);
+    int e = pthread_create(&h->thread, NULL, hub_main, h);
+    if (e) {
+        snprintf(err, errlen, "cannot start the events thread: %s", strerror(e));
+        free(h->ring);
+        free(h);
+        return -1;
+    }
+    a->hub = h;
+    return 0;
+}
+
+/* Wakes every waiting stream (a->stopping is set): before MHD_stop_daemon,
+ * which waits for the connection threads. */
+void api_hub_wake(struct api *a)
+{
+    if (a->hub)
+        ring_bell(a->hub);
+}
+
+void api_hub_stop(struct api *a)
+{
+    struct sse_hub *h = a->hub;
+    if (!h)
+        return;
+    pthread_join(h->thread, NULL);
+    for (unsigned long long i = h->start; i < h->end; i++)
+        free(h->ring[i % (unsigned long long)h->cap].text);
+    free(h->ring);
+    pthread_rwlock_destroy(&h->mu);
+    free(h);
+    a->hub = NULL;
+}
+
+/* ---------------------------------------------------------- one stream */
+
+struct sse {
+    struct api *a;
+    struct sse_hub *h;
+    bool in_ring;                   /* else catching up from Redis */
+    bool from_now;                  /* no position yet: starts at the ring's end */
+    unsigned long long next;        /* in the ring: the next frame to send */
+    struct event_id pos;      /* every event <= pos has been sent, none after */
+    struct queue_conn k;            /* catching up only (connected on first use) */
+    char *out;
+    size_t len, off, cap;
+    double next_heartbeat;          /* monotonic seconds */
+};
+
+static void append(struct sse *s, const char *data, size_t n)
+{
+    if (s->len + n > s->cap) {
+        s->cap = (s->len + n) * 2;
+        s->out = realloc(s->out, s->cap);
+    }
+    memcpy(s->out + s->len, data, n);
+    s->len += n;
+}
+
+/* The first frame after pos, or h->end; h->mu held. The ring is in id order. */
+static unsigned long long ring_after(struct sse_hub *h, struct event_id pos)
+{
+    unsigned long long lo = h->start, hi = h->end;
+    while (lo < hi) {
+        unsigned long long mid = lo + (hi - lo) / 2;
+        if (cmp_id(h->ring[mid % (unsigned long long)h->cap].id, pos) <= 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* One batch from Redis after pos (catching up); joins the ring once Redis
+ * has nothing after pos that the ring does not hold. */
+static void catch_up(struct sse *s)
+{
+    struct api *a = s->a;
+    int np = a->cfg.npools;
+    const char **pools = calloc((size_t)np + 1, sizeof *pools);
+    char(*last)[64] = calloc((size_t)np + 1, 64);
+    for (int i = 0; i < np; i++) {
+        pools[i] = a->cfg.pools[i].name;
+        id_str(s->pos, last[i]);
     }
     struct queue_event *ev = NULL;
     int n = 0;
-    char bound[64] = "";
-    for (size_t i = 0; i < r->elements; i++) {
-        int p = pool_index(s, r->element[i]->element[0]->str);
-        redisReply *ents = r->element[i]->element[1];
-        if (p < 0 || ents->elements == 0)
-            continue;
-        ev = realloc(ev, sizeof *ev * ((size_t)n + ents->elements));
-        for (size_t e = 0; e < ents->elements; e++) {
-            redisReply *en = ents->element[e], *f = en->element[1];
-            struct queue_event *q = &ev[n++];
-            memset(q, 0, sizeof *q);
-            snprintf(q->event, sizeof q->event, "%s", en->element[0]->str);
-            snprintf(q->pool, sizeof q->pool, "%s", s->pools[p]);
-            for (size_t j = 0; j + 1 < f->elements; j += 2) {
-                const char *k = queue_rstr(f->element[j]), *v = queue_rstr(f->element[j + 1]);
-                if (!k || !v)
-                    continue;
-                if (!strcmp(k, "id"))
-                    snprintf(q->id, sizeof q->id, "%s", v);
-                else if (!strcmp(k, "verdict"))
-                    snprintf(q->verdict, sizeof q->verdict, "%s", v);
-                else if (!strcmp(k, "score"))
-                    q->score = atof(v);
-                else if (!strcmp(k, "time"))
-                    q->time = atoll(v);
+    bool more = false;
+    char err[512];
+    if (queue_events(&s->k, pools, np, last, SSE_COUNT, 0, &ev, &n, &more, err, sizeof err)) {
+        queue_conn_backoff(&s->k);   /* Redis away: the ring waits, heartbeats go on */
+    } else {
+        for (int i = 0; i < n; i++) {
+            size_t len;
+            char *f = frame_of(&ev[i], &len);
+            struct event_id id;
+            if (f && parse_id(ev[i].event, &id)) {
+                append(s, f, len);
+                s->pos = id;
             }
+            free(f);
         }
-        /* cut short by COUNT: nothing of any pool after its last entry yet */
-        const char *lastread = ents->element[ents->elements - 1]->element[0]->str;
-        if ((int)ents->elements == SSE_COUNT && (!bound[0] || cmp_id(lastread, bound) < 0))
-            snprintf(bound, sizeof bound, "%s", lastread);
-    }
-    freeReplyObject(r);
-    if (n > 1)
-        qsort(ev, (size_t)n, sizeof *ev, cmp_event);
-    int sent = 0;
-    for (int i = 0; i < n; i++) {
-        if (bound[0] && cmp_id(ev[i].event, bound) > 0)
-            break;
-        send_event(s, &ev[i]);
-        for (int p = 0; p < s->np; p++)
-            if (!strcmp(ev[i].pool, s->pools[p]))
-                snprintf(s->last[p], 64, "%s", ev[i].event);
-        sent++;
+        pthread_rwlock_rdlock(&s->h->mu);
+        /* caught up: at or past the ring's floor, or Redis had nothing more
+         * (what the ring holds after pos is then all there is) */
+        if (s->h->ready && (cmp_id(s->pos, s->h->floor) >= 0 || (n == 0 && !more))) {
+            s->in_ring = true;
+            s->next = ring_after(s->h, s->pos);
+        }
+        pthread_rwlock_unlock(&s->h->mu);
     }
     free(ev);
-    return sent;
+    free(pools);
+    free(last);
 }
 
-/* One round: events, or a wait of up to 1 s and then events or a heartbeat. */
-static void fill(struct sse *s)
+/* A stream without a position takes the ring's end once the hub knows it. */
+static void start_now(struct sse *s)
 {
-    bool io;
-    if (snapshot(s, &io) == 0 && !io) {
-        redisReply *r = xread(s, 1000);   /* its answer only says: read again */
-        io = !r;
-        if (r) {
-            bool got = r->type == REDIS_REPLY_ARRAY;
-            freeReplyObject(r);
-            if (got)
-                snapshot(s, &io);
+    struct sse_hub *h = s->h;
+    if (s->from_now && h->ready) {
+        s->from_now = false;
+        s->next = h->end;
+        s->pos = h->end > h->start ? h->ring[(h->end - 1) % (unsigned long long)h->cap].id : h->floor;
+    }
+}
+
+/* Copies what the ring holds after the stream's position; false: nothing
+ * new (true also when the stream fell behind the ring: back to Redis). */
+static bool copy_frames(struct sse *s)
+{
+    struct sse_hub *h = s->h;
+    bool got = false;
+    pthread_rwlock_rdlock(&h->mu);
+    start_now(s);
+    if (!s->from_now && s->next < h->start) {
+        s->in_ring = false;   /* too slow: the ring dropped frames it had not sent */
+        got = true;
+    } else {
+        for (; !s->from_now && s->next < h->end && s->len < 65536; s->next++) {   /* ~64 KiB a round */
+            const struct hub_frame *f = &h->ring[s->next % (unsigned long long)h->cap];
+            append(s, f->text, f->len);
+            s->pos = f->id;
+            got = true;
         }
     }
-    if (io)
-        queue_conn_backoff(&s->k);
+    pthread_rwlock_unlock(&h->mu);
+    return got;
+}
+
+/* Frames from the ring, waiting up to the next heartbeat for one. */
+static void from_ring(struct sse *s)
+{
+    for (;;) {
+        unsigned seen = atomic_load(&s->h->bell);   /* before looking: no ring is missed */
+        if (copy_frames(s) || atomic_load(&s->a->stopping))
+            return;
+        double wait = s->next_heartbeat - common_monotonic();
+        if (wait <= 0)
+            return;
+        wait_bell(s->h, seen, wait);
+    }
+}
+
+static void fill(struct sse *s)
+{
+    if (s->in_ring)
+        from_ring(s);
+    else
+        catch_up(s);
     double now = common_monotonic();
     if (s->len > s->off)
         s->next_heartbeat = now + s->a->cfg.api.sse_heartbeat_ms / 1000.0;
@@ -233,8 +413,6 @@ static void sse_free(void *cls)
 {
     struct sse *s = cls;
     queue_conn_close(&s->k);
-    free(s->pools);
-    free(s->last);
     free(s->out);
     free(s);
 }
@@ -245,31 +423,23 @@ enum MHD_Result api_events(struct req *r)
     const char *since = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "Last-Event-ID");
     if (!since)
         since = api_arg(r, "since");
-    if (since && !valid_id(since))
+    struct event_id pos = {0, 0};
+    if (since && !parse_id(since, &pos))
         return api_error(r, 400, "since", "expected a stream entry id like 1700000000000-0");
     struct sse *s = calloc(1, sizeof *s);
     s->a = a;
+    s->h = a->hub;
     queue_conn_init(&s->k, a->redis_url, 5000);
-    s->np = a->cfg.npools;
-    s->pools = calloc((size_t)s->np, sizeof *s->pools);
-    s->last = calloc((size_t)s->np, 64);
-    for (int i = 0; i < s->np; i++) {
-        s->pools[i] = a->cfg.pools[i].name;
-        if (since) {
-            snprintf(s->last[i], 64, "%s", since);
-            continue;
+    if (since) {
+        s->pos = pos;
+        pthread_rwlock_rdlock(&s->h->mu);
+        if (s->h->ready && cmp_id(pos, s->h->floor) >= 0) {
+            s->in_ring = true;
+            s->next = ring_after(s->h, pos);
         }
-        /* from now on: each pool's current tail */
-        char key[200];
-        queue_key(key, sizeof key, s->pools[i], "results");
-        redisReply *x = queue_cmd(&s->k, "XREVRANGE %s + - COUNT 1", key);
-        if (!x) {
-            sse_free(s);
-            return api_error_retry(r, 503, 1, "the queue is unavailable");
-        }
-        snprintf(s->last[i], 64, "%s",
-                 x->type == REDIS_REPLY_ARRAY && x->elements == 1 ? x->element[0]->element[0]->str : "0-0");
-        freeReplyObject(x);
+        pthread_rwlock_unlock(&s->h->mu);
+    } else {
+        s->in_ring = s->from_now = true;
     }
     append(s, ": connected\n\n", 13);
     s->next_heartbeat = common_monotonic() + a->cfg.api.sse_heartbeat_ms / 1000.0;
@@ -288,9 +458,13 @@ enum MHD_Result api_events(struct req *r)
 
 /* ---------------------------------------- GET /v1/submissions/ID/events */
 
-/* The progress of one submission: its progress stream from the start
- * ("compiling", then one event per test), then one "verdict" event once the
- * submission is done, and the end of the stream. */
+/* The progress of one submission: "compiling" once a host has claimed it,
+ * then its progress stream from the start (one event per test, written by
+ * the host's worker), then one "verdict" event once the submission is
+ * done, and the end of the stream. "compiling" is not in the stream: it is
+ * the submission's state (no longer queued), so a claim writes nothing
+ * for it; it is sent with the id 0-1, before every entry of any stream, so
+ * that a resume from it reads the whole stream. */
 struct progress {
     struct api *a;
     struct queue_conn k;
@@ -324,19 +498,33 @@ static void p_event(struct progress *s, const char *type, const char *eid, json_
     free(js);
 }
 
+/* "compiling", once: the first event of a claimed submission */
+static void p_compiling(struct progress *s)
+{
+    if (strcmp(s->last, "0-0"))
+        return;
+    snprintf(s->last, sizeof s->last, "0-1");
+    p_event(s, "progress", s->last,
+            json_pack("{s:s, s:i, s:i, s:s}", "stage", "compiling", "test", 0, "tests", 0, "text", "compiling"));
+}
+
 static void p_fill(struct progress *s)
 {
     /* the state first: progress written before "done" is then read below */
     redisReply *st = queue_cmd(&s->k, "HMGET %s state verdict score", s->sub);
-    bool done = st && st->type == REDIS_REPLY_ARRAY && st->elements == 3 && queue_rstr(st->element[0]) &&
-                !strcmp(st->element[0]->str, "done");
-    redisReply *x = queue_cmd(&s->k, "XREAD COUNT 100 BLOCK %s STREAMS %s %s", done ? "1" : "1000",
-                              s->key, s->last);
+    const char *state = st && st->type == REDIS_REPLY_ARRAY && st->elements == 3 ? queue_rstr(st->element[0]) : NULL;
+    bool done = state && !strcmp(state, "done");
+    if (state && strcmp(state, "queued"))
+        p_compiling(s);
+    /* no wait when there is something to send already */
+    redisReply *x = queue_cmd(&s->k, "XREAD COUNT 100 BLOCK %s STREAMS %s %s",
+                              done || s->len > s->off ? "1" : "1000", s->key, s->last);
     size_t got = 0;
     if (x && x->type == REDIS_REPLY_ARRAY && x->elements == 1) {
         redisReply *ents = x->element[0]->element[1];
         for (size_t e = 0; e < ents->elements; e++) {
             redisReply *en = ents->element[e], *f = en->element[1];
+            p_compiling(s);   /* claimed since the state was read */
             json_t *d = json_object();
             for (size_t i = 0; i + 1 < f->elements; i += 2) {
                 const char *n = queue_rstr(f->element[i]), *v = queue_rstr(f->element[i + 1]);
@@ -425,7 +613,8 @@ enum MHD_Result api_submission_events(struct req *r, const char *id)
     queue_key(s->sub, sizeof s->sub, pool, suffix);
     snprintf(s->last, sizeof s->last, "0-0");
     const char *since = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "Last-Event-ID");
-    if (since && valid_id(since))
+    struct event_id sid;
+    if (since && parse_id(since, &sid))
         snprintf(s->last, sizeof s->last, "%s", since);
     redisReply *o = queue_cmd(&s->k, "HGET %s owner", s->sub);
     redisReply *e = o ? queue_cmd(&s->k, "EXISTS %s", s->sub) : NULL;

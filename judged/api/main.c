@@ -28,6 +28,7 @@ static void usage(void)
            "    rate: 50                 # requests/s per token (0 = unlimited)\n"
            "    burst: 100\n"
            "    sse_heartbeat: 15s\n"
+           "    sse_buffer: 10000        # verdict events kept in memory for /v1/events\n"
            "    dashboard: DIR           # the dashboard's files (GET /)\n"
            "    webhook_secret: S        # signs callbacks (HMAC-SHA256); none: no webhooks\n"
            "    webhook_retry_for: 1h    # then the webhook dead-letter list\n"

@@ -16,8 +16,8 @@
  * libmicrohttpd runs one thread per connection (bounded by
  * api.max_connections; more wait in the listen backlog), so a handler may block: a
  * long-poll (GET /v1/submissions/ID?wait=S) blocks on an XREAD of the pool's
- * results stream, an event stream (GET /v1/events) keeps its own Redis
- * connection for its whole life. Other handlers borrow a Redis connection
+ * results stream, an event stream (GET /v1/events) waits for the events
+ * hub (events.c: one reader of every results stream for all streams). Other handlers borrow a Redis connection
  * from a small pool (hiredis contexts are not thread-safe) and give it back.
  * Connections are HTTP/1.1 keep-alive.
  *
@@ -34,6 +34,7 @@
 #include <arpa/inet.h>
 #include <math.h>
 #include <netdb.h>
+#include <netinet/tcp.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -454,6 +455,21 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     return route(r);
 }
 
+/* A new connection: no Nagle delay on what it is sent (an event stream's
+ * small frames would otherwise wait for the client's delayed ACK). */
+static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_ctx,
+                          enum MHD_ConnectionNotificationCode code)
+{
+    (void)cls;
+    (void)socket_ctx;
+    if (code != MHD_CONNECTION_NOTIFY_STARTED)
+        return;
+    const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+    int one = 1;
+    if (ci)
+        setsockopt(ci->connect_fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+}
+
 static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
                          enum MHD_RequestTerminationCode why)
 {
@@ -495,13 +511,20 @@ int api_start(struct api *a, char *err, size_t errlen)
     a->cap_idle = 64;
     a->idle = calloc((size_t)a->cap_idle, sizeof *a->idle);
     pthread_mutex_init(&a->lock, NULL);
+    if (api_hub_start(a, err, errlen)) {
+        freeaddrinfo(ai);
+        return -1;
+    }
     a->d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, a, MHD_OPTION_SOCK_ADDR, ai->ai_addr,
                             MHD_OPTION_CONNECTION_LIMIT, (unsigned)a->cfg.api.max_connections,
                             MHD_OPTION_CONNECTION_TIMEOUT, 120u, MHD_OPTION_NOTIFY_COMPLETED,
-                            on_completed, a, MHD_OPTION_END);
+                            on_completed, a, MHD_OPTION_NOTIFY_CONNECTION, on_connection, a,
+                            MHD_OPTION_END);
     freeaddrinfo(ai);
     if (!a->d) {
         snprintf(err, errlen, "cannot listen on %s (in use? see the log above)", a->cfg.api.listen);
+        atomic_store(&a->stopping, true);
+        api_hub_stop(a);
         return -1;
     }
     return 0;
@@ -516,9 +539,11 @@ int api_port(struct api *a)
 void api_stop(struct api *a)
 {
     atomic_store(&a->stopping, true);
+    api_hub_wake(a);   /* event streams waiting for the next event end now */
     if (a->d)
         MHD_stop_daemon(a->d);
     a->d = NULL;
+    api_hub_stop(a);
     for (int i = 0; i < a->nidle; i++) {
         queue_conn_close(a->idle[i]);
         free(a->idle[i]);

@@ -149,6 +149,13 @@ int main(int argc, char **argv)
             rtt = this_rtt;
         }
     }
+    if (getenv("BENCH_STATS")) {   /* where Redis's time went, per command */
+        redisReply *r = queue_cmd(&k, "INFO commandstats");
+        if (r && r->type == REDIS_REPLY_STRING)
+            fprintf(stderr, "%s", r->str);
+        if (r)
+            freeReplyObject(r);
+    }
     printf("jobs: %d, slots: %d, redis: %s\n", n, slots, getenv("BENCH_TCP") ? "tcp loopback" : "unix socket");
     printf("raw XREADGROUP+XACK loop: %8.0f jobs/s (2 round trips/job)\n", raw);
     printf("judged dispatcher:        %8.0f jobs/s (%.2f round trips/job incl. heartbeats; best of 3 rounds each)\n",

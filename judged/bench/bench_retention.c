@@ -4,15 +4,16 @@
  * No judged and no sandbox: the queue library alone, as judged and the
  * platform call it, on a private redis-server (appendonly off: memory is
  * what is measured). Each job is admitted with an idempotency key and a
- * 1 KiB source, claimed (the claim writes its first progress step) and
- * finished with a 10-test report shaped like the runner's, ~1.6 KiB.
+ * 1 KiB source, claimed, given the ten progress steps a worker writes
+ * while it judges (one per test), and finished with a 10-test report
+ * shaped like the runner's, ~1.6 KiB.
  *
  * (1) kept: N finished submissions with retention 0; INFO memory
  *     used_memory before and after -> bytes per 1,000, with MEMORY USAGE
  *     of each kind of key a submission leaves.
  *     Twice: with Redis' default stream-node-max-bytes (4096: Redis 7.0
- *     allocates that much for a new stream's first node, so a one-step
- *     progress stream costs 4.7 KiB) and with 1024.
+ *     allocates that much for a new stream's first node, which a
+ *     progress stream of ten steps does not fill) and with 1024.
  * (2) steady: ROUNDS x 1,000 jobs with retention, idempotency_ttl and the
  *     progress streams at SECONDS, results_max RESULTS; used_memory sampled
  *     every 10,000 jobs. Expiry is lazy and sampled, so the samples swing
@@ -97,8 +98,14 @@ static void jobs(struct queue_conn *k, int count, long retention_ms, long result
         char err[512];
         if (queue_claim(k, &ca, &cr, err, sizeof err) || cr.njobs == 0)
             b_die(cr.njobs ? err : "claim found nothing");
-        struct queue_finish_args *fa = calloc((size_t)cr.njobs, sizeof *fa);
-        struct queue_finish_reply *fr = calloc((size_t)cr.njobs, sizeof *fr);
+        /* what a worker writes while it judges: one progress step per test */
+        for (int i = 0; i < cr.njobs; i++)
+            for (int t = 1; t <= 10; t++)
+                if (queue_progress(k, "native", cr.jobs[i].id, "test", t, 10, "AC", err, sizeof err))
+                    b_die(err);
+        size_t nj = cr.njobs > 0 ? (size_t)cr.njobs : 0;
+        struct queue_finish_args *fa = calloc(nj, sizeof *fa);
+        struct queue_finish_reply *fr = calloc(nj, sizeof *fr);
         for (int i = 0; i < cr.njobs; i++)
             fa[i] = (struct queue_finish_args){.pool = "native", .host = "bench", .queue = cr.jobs[i].queue,
                                                .entry = cr.jobs[i].entry, .id = cr.jobs[i].id,
@@ -140,7 +147,7 @@ static void breakdown(struct queue_conn *k)
     snprintf(key, sizeof key, "judge:{native}:sub:%s", id);
     printf("  one submission hash (1 KiB source, 10-test report): %lld bytes\n", mem_usage(k, key));
     snprintf(key, sizeof key, "judge:{native}:progress:%s", id);
-    printf("  its progress stream (1 step; kept an hour, or retention if shorter): %lld bytes\n",
+    printf("  its progress stream (10 steps; kept an hour, or retention if shorter): %lld bytes\n",
            mem_usage(k, key));
     snprintf(key, sizeof key, "judge:{native}:idem:platform-%ld", seq - 1);
     printf("  one idempotency key: %lld bytes\n", mem_usage(k, key));

@@ -25,7 +25,7 @@ check of their own.
 
 -- Bump on every change of a function's arguments or reply; judged refuses
 -- to replace a NEWER library (another host runs a newer judged).
-local VERSION = 7
+local VERSION = 8
 local GROUP = 'judged'
 
 local function fail(msg)
@@ -124,10 +124,10 @@ local function job(q, stream, e, out, host, pool, now)
   if v[5] == 'done' then
     redis.call('XACK', stream, GROUP, eid) redis.call('XDEL', stream, eid) return
   end
+  -- no "compiling" progress entry: judge-api derives that first step from
+  -- the state (an XADD to a new key and its PEXPIRE were ~a quarter of a
+  -- claim's time in Redis; library version 8)
   redis.call('HSET', sk, 'state', 'running', 'host', host, 'started', now)
-  -- the first progress step is written here, with the claim, so that a job
-  -- still costs judged one round trip when its runner reports no tests
-  progress(pool, sid, 'compiling', 0, 0, '')
   -- wait: admission (or the rejudge) to now on Redis' clock (the metrics'
   -- definition), for judged's per-job log line and the host's metrics
   -- (queue_stats: hosts count published verdicts, see judged_finish)

@@ -1078,30 +1078,105 @@ static void parse_event(const redisReply *e, struct queue_event *ev)
     ev->previous_score = atof(sfield(f, "previous_score"));
 }
 
-/* one XREAD per pool (a cluster would hold the pools on different nodes) */
+/* XREAD [BLOCK ms] [COUNT n] STREAMS results-of-every-pool last...; NULL on I/O trouble. */
+static redisReply *xread_pools(struct queue_conn *k, const char *const *pools, int np, char (*last)[64],
+                               int count, long block_ms)
+{
+    const char **argv = calloc((size_t)(2 * np + 8), sizeof *argv);
+    char(*keys)[200] = calloc((size_t)np + 1, sizeof *keys);
+    char blk[32], cnt[32];
+    int a = 0;
+    argv[a++] = "XREAD";
+    if (block_ms > 0) {
+        snprintf(blk, sizeof blk, "%ld", block_ms);
+        argv[a++] = "BLOCK";
+        argv[a++] = blk;
+    }
+    if (count > 0) {
+        snprintf(cnt, sizeof cnt, "%d", count);
+        argv[a++] = "COUNT";
+        argv[a++] = cnt;
+    }
+    argv[a++] = "STREAMS";
+    for (int i = 0; i < np; i++) {
+        queue_key(keys[i], sizeof keys[i], pools[i], "results");
+        argv[a++] = keys[i];
+    }
+    for (int i = 0; i < np; i++)
+        argv[a++] = last[i];
+    redisReply *r = queue_cmdv(k, a, argv, NULL);
+    free(argv);
+    free(keys);
+    return r;
+}
+
+static int pool_of_stream(const char *const *pools, int np, const redisReply *name)
+{
+    char key[200];
+    for (int i = 0; i < np && queue_rstr(name); i++) {
+        queue_key(key, sizeof key, pools[i], "results");
+        if (!strcmp(key, name->str))
+            return i;
+    }
+    return -1;
+}
+
+/*
+ * One snapshot of every pool, in ONE XREAD: on a single Redis one command
+ * is one instant, so an event added later has a later id than everything
+ * it returned. Events are kept in id order, and only up to the smallest
+ * "last id read" of the pools whose read COUNT cut short (what follows in
+ * such a pool may be older than what another pool returned); the cursor
+ * of each pool advances over what is kept. So a caller that resumes from
+ * the last event it got, with that one id for every pool, loses nothing
+ * and repeats nothing. (A Redis Cluster, pools on several nodes, would need
+ * one read per node and a time bound instead.)
+ */
 static enum queue_rc read_pools(struct queue_conn *k, const char *const *pools, int np, char (*last)[64],
                                 int count, struct queue_event **out, int *nout, bool *more, char *err,
                                 size_t errlen)
 {
-    for (int i = 0; i < np; i++) {
-        char key[200];
-        queue_key(key, sizeof key, pools[i], "results");
-        redisReply *r = queue_cmd(k, "XREAD COUNT %d STREAMS %s %s", count, key, last[i]);
-        enum queue_rc rc = check(k, r, -1, "XREAD", err, errlen);
-        if (rc)
-            return rc;
-        if (r->type == REDIS_REPLY_ARRAY && r->elements > 0) {
-            redisReply *ents = r->element[0]->element[1];
-            *out = realloc(*out, sizeof **out * ((size_t)*nout + ents->elements + 1));
-            for (size_t e = 0; e < ents->elements; e++)
-                parse_event(ents->element[e], &(*out)[(*nout)++]);
-            if (ents->elements > 0)
-                snprintf(last[i], 64, "%s", ents->element[ents->elements - 1]->element[0]->str);
-            if ((int)ents->elements == count)
-                *more = true;
+    redisReply *r = xread_pools(k, pools, np, last, count, 0);
+    enum queue_rc rc = check(k, r, -1, "XREAD", err, errlen);
+    if (rc)
+        return rc;
+    char bound[64] = "";
+    struct queue_event cut = {0};
+    for (size_t i = 0; r->type == REDIS_REPLY_ARRAY && i < r->elements; i++) {
+        const redisReply *ents = r->element[i]->element[1];
+        if (ents->elements == 0)
+            continue;
+        *out = realloc(*out, sizeof **out * ((size_t)*nout + ents->elements + 1));
+        int p = pool_of_stream(pools, np, r->element[i]->element[0]);
+        for (size_t e = 0; e < ents->elements; e++) {
+            struct queue_event *ev = &(*out)[(*nout)++];
+            parse_event(ents->element[e], ev);
+            if (p >= 0)   /* the stream says which pool, whatever the entry holds */
+                snprintf(ev->pool, sizeof ev->pool, "%s", pools[p]);
         }
-        freeReplyObject(r);
+        snprintf(cut.event, sizeof cut.event, "%s", ents->element[ents->elements - 1]->element[0]->str);
+        if ((int)ents->elements == count) {
+            struct queue_event b = {0};
+            snprintf(b.event, sizeof b.event, "%s", bound);
+            if (!bound[0] || cmp_event(&cut, &b) < 0)
+                snprintf(bound, sizeof bound, "%s", cut.event);
+            *more = true;
+        }
     }
+    freeReplyObject(r);
+    if (*nout > 1)
+        qsort(*out, (size_t)*nout, sizeof **out, cmp_event);
+    if (bound[0]) {
+        struct queue_event b = {0};
+        snprintf(b.event, sizeof b.event, "%s", bound);
+        while (*nout > 0 && cmp_event(&(*out)[*nout - 1], &b) > 0)
+            (*nout)--;
+    }
+    /* each pool's cursor: its last event kept (the event's pool field names it) */
+    for (int e = 0; e < *nout; e++)
+        for (int i = 0; i < np; i++)
+            if (!strcmp((*out)[e].pool, pools[i]))
+                snprintf(last[i], 64, "%s", (*out)[e].event);
     return QUEUE_OK;
 }
 
@@ -1115,24 +1190,7 @@ enum queue_rc queue_events(struct queue_conn *k, const char *const *pools, int n
     enum queue_rc rc = read_pools(k, pools, np, last, count, out, nout, more, err, errlen);
     if (rc == QUEUE_OK && *nout == 0 && block_ms > 0 && np > 0) {
         /* block until any pool has something new (one XREAD on a single Redis) */
-        const char **argv = calloc((size_t)(2 * np + 6), sizeof *argv);
-        char(*keys)[200] = calloc((size_t)np, sizeof *keys);
-        char blk[32];
-        snprintf(blk, sizeof blk, "%ld", block_ms);
-        int a = 0;
-        argv[a++] = "XREAD";
-        argv[a++] = "BLOCK";
-        argv[a++] = blk;
-        argv[a++] = "STREAMS";
-        for (int i = 0; i < np; i++) {
-            queue_key(keys[i], sizeof keys[i], pools[i], "results");
-            argv[a++] = keys[i];
-        }
-        for (int i = 0; i < np; i++)
-            argv[a++] = last[i];
-        redisReply *r = queue_cmdv(k, a, argv, NULL);
-        free(argv);
-        free(keys);
+        redisReply *r = xread_pools(k, pools, np, last, 0, block_ms);
         if (!r) {
             snprintf(err, errlen, "XREAD: redis: %s", k->err);
             return QUEUE_IO;
@@ -1140,7 +1198,5 @@ enum queue_rc queue_events(struct queue_conn *k, const char *const *pools, int n
         freeReplyObject(r);
         rc = read_pools(k, pools, np, last, count, out, nout, more, err, errlen);
     }
-    if (*nout > 1)
-        qsort(*out, (size_t)*nout, sizeof **out, cmp_event);
     return rc;
 }

@@ -66,7 +66,7 @@ const char *queue_rstr(const redisReply *r);
 /* ---------------------------------------------------------------- library */
 
 extern const char queue_library_lua[];  /* judged.lua, embedded */
-#define QUEUE_LIBRARY_VERSION 7         /* VERSION in judged.lua */
+#define QUEUE_LIBRARY_VERSION 8         /* VERSION in judged.lua */
 
 /* Loads judged.lua into Redis unless the same version is there; refuses
  * (-1, err) when Redis holds a newer version (another host runs a newer
@@ -398,9 +398,13 @@ struct queue_event {
     char previous_verdict[16];
     double previous_score;
 };
-/* Reads up to count events after last[i] of each pool's results stream,
- * blocking up to block_ms (0 = do not block) when there are none; advances
- * last[]. Events come sorted by entry id (time) across pools. */
+/* Reads up to count events per pool after last[i] of each pool's results
+ * stream (one XREAD of them all), blocking up to block_ms (0 = do not block)
+ * when there are none; advances last[]. Events come sorted by entry id
+ * (time) across pools, and none is returned while an older one may still
+ * be unread: a reader that resumes from the last id it got (that one id
+ * for every pool) loses nothing and repeats nothing. *more: call again
+ * without blocking, COUNT left some unread. */
 enum queue_rc queue_events(struct queue_conn *k, const char *const *pools, int npools,
                            char (*last)[64], int count, long block_ms, struct queue_event **out,
                            int *nout, bool *more, char *err, size_t errlen);

@@ -259,6 +259,10 @@ static pid_t t_judged(const char *config, const char *name)
 
 /* Waits up to ms until host NAME's log says it has started (its signal
  * handling is in place from then on); false on timeout. */
+static void t_dump_logs(void);
+
+/* false (after printing the logs: why did it not start?) if judged NAME did
+ * not log its start within ms */
 static bool t_judged_started(const char *name, long ms)
 {
     char log[400], buf[8192];
@@ -273,6 +277,7 @@ static bool t_judged_started(const char *name, long ms)
         if (strstr(buf, "started (pid"))
             return true;
     }
+    t_dump_logs();
     return false;
 }
 

@@ -635,12 +635,13 @@ static void sse_read(struct sse *s, const char *last_id, long timeout_s)
 struct sse_thread {
     pthread_t t;
     struct sse s;
+    const char *since;  /* Last-Event-ID, or NULL: from now on */
 };
 
 static void *sse_thread_main(void *p)
 {
     struct sse_thread *st = p;
-    sse_read(&st->s, NULL, 120);
+    sse_read(&st->s, st->since, 120);
     return NULL;
 }
 
@@ -720,6 +721,41 @@ Test(api, sse_resume_after_a_dropped_connection_loses_nothing_and_repeats_nothin
     cr_assert(strstr(s3.buf, ": heartbeat"), "no heartbeat: %s", s3.buf);
     cr_assert_eq(count_events(s3.buf), 0, "a stream from now replays nothing: %s", s3.buf);
     check_openapi();
+}
+
+/* judge-api keeps the newest api.sse_buffer events in memory (one is kept
+ * here): a stream resumed from further back reads them from Redis, then
+ * goes on with the live ones, still in order, none lost or repeated. */
+Test(api, sse_resume_from_before_the_memory_buffer_reads_redis_then_goes_live)
+{
+    start("  native: {languages: [c, cpp], slots: 1}\n  python: {languages: [python3], slots: 1}\n",
+          "  sse_buffer: 1\n", true);
+    struct sse_thread st = {.s = {.stop_after = 1}};
+    pthread_create(&st.t, NULL, sse_thread_main, &st);
+    for (long long end = t_now_ms() + 20000; t_now_ms() < end && !strstr(st.s.buf, ": connected");)
+        t_sleep_ms(20);
+    cr_assert(strstr(st.s.buf, ": connected"), "the event stream did not start");
+    char a[200], b[200], c[200], d[200];
+    submit_wait(AC_C, a);
+    pthread_join(st.t, NULL);
+    char ids[8][200], last[64];
+    cr_assert_eq(event_ids(st.s.buf, ids, 8), 1, "%s", st.s.buf);
+    const char *p = strstr(st.s.buf, "id: ");
+    snprintf(last, sizeof last, "%.*s", (int)strcspn(p + 4, "\n"), p + 4);
+    /* two verdicts while nobody listens: memory now holds only the second */
+    submit_wait_lang(SRC "/testdata/aplusb/solutions/ac.py", "python3", b);
+    submit_wait(AC_C, c);
+    struct sse_thread st2 = {.s = {.stop_after = 3}, .since = last};
+    pthread_create(&st2.t, NULL, sse_thread_main, &st2);
+    for (long long end = t_now_ms() + 30000; t_now_ms() < end && count_events(st2.s.buf) < 2;)
+        t_sleep_ms(20);
+    cr_assert_eq(count_events(st2.s.buf), 2, "the resumed stream: %s", st2.s.buf);
+    submit_wait(AC_C, d);   /* a live one */
+    pthread_join(st2.t, NULL);
+    cr_assert_eq(event_ids(st2.s.buf, ids, 8), 3, "%s", st2.s.buf);
+    cr_assert_str_eq(ids[0], b);
+    cr_assert_str_eq(ids[1], c);
+    cr_assert_str_eq(ids[2], d);
 }
 
 Test(api, help_and_bad_config)

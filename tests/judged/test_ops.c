@@ -373,3 +373,22 @@ Test(ops, problem_check_and_push_warn_without_failing)
     cr_assert(json_is_array(json_object_get(o, "warnings")), "%s", out);
     json_decref(o);
 }
+
+/* A judged stopped with SIGTERM leaves judge:hosts (a crashed one stays
+ * listed, as not alive, until reaped: test_ctl), so `hosts` stays 0. */
+Test(ops, a_cleanly_stopped_judged_leaves_the_hosts_list)
+{
+    char cfg[400], out[8192], id[200];
+    write_config("A", SLOT, NULL, ONE_C, cfg, sizeof cfg);
+    pid_t a = t_judged(cfg, "A");
+    cr_assert(t_judged_started("A", 30000));
+    submit_and_wait(cfg, AC_C, id, sizeof id);
+    for (long long end = t_now_ms() + 20000; t_now_ms() < end && !contains(out, "\"A\""); t_sleep_ms(50))
+        t_ctl(out, sizeof out, cfg, "hosts", "--json", NULL);
+    cr_assert(contains(out, "\"A\""), "host A registered: %s", out);
+    int st = t_stop(a, SIGTERM, 120000);
+    cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0, "a clean stop");
+    cr_assert_eq(t_ctl(out, sizeof out, cfg, "hosts", "--json", NULL), 0, "no host is dead: %s", out);
+    cr_assert(!contains(out, "\"A\""), "host A left the list: %s", out);
+    cr_assert_eq(t_int("HEXISTS judge:hosts A"), 0);
+}
