@@ -4,9 +4,9 @@
  * judge-api (/v1/hosts, /v1/pools, /metrics) share.
  *
  * Every heartbeat a host writes its registration, a JSON object, twice
- * (heartbeat.c): into the hash judge:hosts (kept until a live host's
- * reaper forgets the host) and as its liveness key judge:host:NAME, which
- * expires after 3 heartbeats. A host is alive while that key exists: the
+ * (heartbeat.c): into the hash judge:hosts (kept until the host stops
+ * cleanly, or a live host's reaper forgets it) and as its liveness key
+ * judge:host:NAME, which expires after 3 heartbeats. A host is alive while that key exists: the
  * rule the reaper applies before it forgets a host, so `hosts` never calls
  * a host dead that the reaper still counts alive, or the reverse.
  * Registrations that are not JSON objects are skipped.

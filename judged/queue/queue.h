@@ -341,9 +341,10 @@ enum queue_rc queue_pool_status(struct queue_conn *k, const char *pool, struct q
 
 /* The judged hosts that registered (judge:hosts, written every heartbeat)
  * and whether each is alive: its liveness key judge:host:NAME (TTL 3
- * heartbeats) exists, the reaper's rule (hosts.c). A host that stopped or
- * died stays listed until a live host forgets it. judgectl hosts, pools and
- * health and judge-api's /v1/hosts, /v1/pools and /metrics share it. */
+ * heartbeats) exists, the reaper's rule (hosts.c). A clean stop removes
+ * the host; a dead one stays listed until a live host forgets it. judgectl
+ * hosts, pools and health and judge-api's /v1/hosts, /v1/pools and
+ * /metrics share it. */
 struct queue_host_pool {
     char name[130];
     long long slots, busy;   /* as the host registered them */
