@@ -218,6 +218,48 @@ int common_recv_fds(int sock, char *byte, int *fds, int max, int *nfds, int flag
     return 1;
 }
 
+size_t common_utf8_len(const char *s, size_t n)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    if (n == 0)
+        return 0;
+    if (u[0] < 0x80)
+        return 1;
+    /* 0x80..0xc1 start nothing (a continuation byte, or an overlong 2-byte form) */
+    size_t len = u[0] >= 0xf0 && u[0] <= 0xf4 ? 4 : u[0] >= 0xe0 ? 3 : u[0] >= 0xc2 ? 2 : 0;
+    if (!len || u[0] > 0xf4 || len > n)
+        return 0;
+    for (size_t i = 1; i < len; i++)
+        if ((u[i] & 0xc0) != 0x80)
+            return 0;
+    /* overlong 3/4-byte forms, surrogates and code points past U+10FFFF */
+    if ((u[0] == 0xe0 && u[1] < 0xa0) || (u[0] == 0xed && u[1] >= 0xa0) || (u[0] == 0xf0 && u[1] < 0x90) ||
+        (u[0] == 0xf4 && u[1] >= 0x90))
+        return 0;
+    return len;
+}
+
+char *common_utf8_dup(const char *s)
+{
+    if (!s)
+        s = "";
+    size_t n = strlen(s);
+    char *out = malloc(n + 1);
+    if (!out)
+        return NULL;
+    for (size_t i = 0; i < n;) {
+        size_t len = common_utf8_len(s + i, n - i);
+        if (len) {
+            memcpy(out + i, s + i, len);
+            i += len;
+        } else {
+            out[i++] = '?';
+        }
+    }
+    out[n] = '\0';
+    return out;
+}
+
 void common_vlog(const char *who, const char *fmt, va_list ap)
 {
     char ts[32];

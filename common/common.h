@@ -1,7 +1,7 @@
 /*
  * common.h - the small library beneath sandbox/, runner/ and judged/: what
  * every layer needs and used to write for itself (reading a file, mkdir -p,
- * clocks, size and duration parsing, fd passing, log lines). It knows
+ * clocks, size and duration parsing, fd passing, UTF-8 checks, log lines). It knows
  * nothing of sandboxes, judging or Redis, allocates only where it says so,
  * and never prints except common_log. Errors: -1 (or NULL) with errno.
  */
@@ -47,6 +47,20 @@ int common_parse_seconds(const char *s, bool hours, double *out);
 #define COMMON_MAX_PASS_FDS 64
 int common_send_fds(int sock, char byte, const int *fds, int n);
 int common_recv_fds(int sock, char *byte, int *fds, int max, int *nfds, int flags);
+
+/* ---- text ---- */
+
+/* Length (1 to 4) of the valid UTF-8 sequence at s, reading at most n
+ * bytes; 0 when s starts none: a lone continuation byte, an overlong form,
+ * a surrogate, a code point past U+10FFFF, or a sequence cut short. A byte
+ * below 0x80 is a sequence of its own. */
+size_t common_utf8_len(const char *s, size_t n);
+/* A copy of s (NULL: "") that is valid UTF-8: every byte that is not part
+ * of a valid sequence becomes '?', valid sequences are kept. For text that
+ * need not be UTF-8 (a compiler's message, a file name) headed where only
+ * UTF-8 may go (jansson refuses anything else): the line is kept, not
+ * lost. Allocates (caller frees); NULL with errno ENOMEM. */
+char *common_utf8_dup(const char *s);
 
 /* ---- logging ---- */
 

@@ -265,18 +265,6 @@ static int push_dir(struct store_opts *o, const char *dir, const char *name, con
 
 /* ----------------------------------------------------------------- reads */
 
-static json_t *versions_json(const struct store_problem_info *p)
-{
-    json_t *arr = json_array();
-    for (size_t i = 0; i < p->nversions; i++) {
-        const struct store_version_info *v = &p->versions[i];
-        json_array_append_new(arr, json_pack("{s:s, s:I, s:b, s:I, s:I}", "version", v->version, "time",
-                                             (json_int_t)v->time, "current", v->current, "size",
-                                             (json_int_t)v->size, "files", (json_int_t)v->files));
-    }
-    return arr;
-}
-
 static void print_time(long long ms)
 {
     time_t t = (time_t)(ms / 1000);
@@ -328,17 +316,14 @@ static int show(struct store_opts *o, const char *name, bool only_versions)
     if (!found)
         return ctl_fail(&o->c, "not_found", "no problem '%s' in the store", name);
     if (o->c.json) {
-        json_t *j = only_versions ? versions_json(&p)
+        json_t *j = only_versions ? store_versions_json(&p)
                                   : json_pack("{s:s, s:s, s:I, s:o}", "name", p.name, "current", p.current,
-                                              "updated", (json_int_t)p.updated, "versions", versions_json(&p));
+                                              "updated", (json_int_t)p.updated, "versions",
+                                              store_versions_json(&p));
         if (!only_versions) {
             struct store_manifest m;
             if (store_get_manifest(&o->c.conn, p.current, &m, err, sizeof err) == 0) {
-                json_t *files = json_array();
-                for (size_t i = 0; i < m.n; i++)
-                    json_array_append_new(files, json_pack("{s:s, s:I, s:s}", "path", m.files[i].path, "size",
-                                                           (json_int_t)m.files[i].size, "sha256", m.files[i].sha));
-                json_object_set_new(j, "files", files);
+                json_object_set_new(j, "files", store_files_json(&m));
                 store_manifest_free(&m);
             }
         }

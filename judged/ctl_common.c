@@ -248,24 +248,15 @@ json_t *entry_obj(const redisReply *e)
 
 json_t *load_hosts(struct common *c)
 {
-    redisReply *r = queue_cmd(&c->conn, "HGETALL judge:hosts");
-    if (bad_reply(c, r, "HGETALL judge:hosts"))
+    struct queue_hosts hs;
+    char err[512];
+    enum queue_rc rc = queue_hosts(&c->conn, &hs, err, sizeof err);
+    if (rc) {
+        ctl_queue_fail(c, rc, err);
         return NULL;
-    json_t *out = json_object();
-    for (size_t i = 0; r->type == REDIS_REPLY_ARRAY && i + 1 < r->elements; i += 2) {
-        json_t *h = json_loads(r->element[i + 1]->str, 0, NULL);
-        if (!json_is_object(h)) {
-            json_decref(h);
-            continue;
-        }
-        redisReply *ex = queue_cmd(&c->conn, "PTTL judge:host:%s", r->element[i]->str);
-        bool alive = ex && ex->type == REDIS_REPLY_INTEGER && ex->integer > 0;
-        if (ex)
-            freeReplyObject(ex);
-        json_object_set_new(h, "alive", json_boolean(alive));
-        json_object_set_new(out, r->element[i]->str, h);
     }
-    freeReplyObject(r);
+    json_t *out = queue_hosts_json(&hs);
+    queue_hosts_free(&hs);
     return out;
 }
 

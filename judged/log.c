@@ -16,18 +16,13 @@
 #include "daemon.h"
 
 /* jansson refuses strings that are not UTF-8 (a file name, a compiler's
- * message): such bytes become '?' rather than losing the line */
+ * message): such bytes become '?' (common_utf8_dup) rather than losing the
+ * line */
 static json_t *text(const char *s)
 {
-    json_t *j = json_string(s ? s : "");
-    if (j)
-        return j;
-    char *copy = strdup(s);
-    for (char *p = copy; p && *p; p++)
-        if ((unsigned char)*p >= 0x80)
-            *p = '?';
-    j = json_string(copy ? copy : "");
-    free(copy);
+    char *clean = common_utf8_dup(s);
+    json_t *j = json_string(clean ? clean : "");
+    free(clean);
     return j;
 }
 

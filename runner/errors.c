@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common.h"
 #include "internal.h"
 
 void rn_errors_add(struct rn_errors *e, const char *fmt, ...)
@@ -69,22 +70,6 @@ void rn_errors_free(struct rn_errors *e)
     *e = (struct rn_errors){0};
 }
 
-/* length of the valid UTF-8 sequence at s (at most n bytes), 0 if none */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-    size_t len = s[0] >= 0xf0 && s[0] <= 0xf4 ? 4 : s[0] >= 0xe0 ? 3 : s[0] >= 0xc2 ? 2 : 0;
-    if (!len || s[0] > 0xf4 || len > n)
-        return 0;
-    for (size_t i = 1; i < len; i++)
-        if ((s[i] & 0xc0) != 0x80)
-            return 0;
-    /* overlong 3/4-byte forms, surrogates and code points past U+10FFFF */
-    if ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] >= 0xa0) ||
-        (s[0] == 0xf0 && s[1] < 0x90) || (s[0] == 0xf4 && s[1] >= 0x90))
-        return 0;
-    return len;
-}
-
 char *rn_quote(char *out, size_t cap, const char *s, size_t n)
 {
     static const char dots[] = "...";
@@ -97,7 +82,7 @@ char *rn_quote(char *out, size_t cap, const char *s, size_t n)
     }
     size_t room = cap - sizeof dots;          /* always leave space for "..." + NUL */
     while (i < n) {
-        size_t len = u[i] >= 0x20 && u[i] < 0x7f ? 1 : u[i] >= 0x80 ? utf8_len(u + i, n - i) : 0;
+        size_t len = u[i] >= 0x20 && u[i] < 0x7f ? 1 : u[i] >= 0x80 ? common_utf8_len(s + i, n - i) : 0;
         size_t need = len ? len : 4;
         if (used + need > room)
             break;

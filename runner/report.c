@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common.h"
 #include "internal.h"
 
 static const char *const verdict_names[] = {
@@ -103,18 +104,13 @@ static json_t *number(double v)
     return json_real(v);
 }
 
-/* compiler and checker messages may not be UTF-8: jansson would refuse them */
+/* compiler and checker messages may not be UTF-8: jansson would refuse them
+ * (common_utf8_dup turns the bad bytes into '?') */
 static json_t *text(const char *s)
 {
-    json_t *j = json_string(s ? s : "");
-    if (j)
-        return j;
-    char *copy = strdup(s);
-    for (char *p = copy; p && *p; p++)
-        if ((unsigned char)*p >= 0x80)
-            *p = '?';
-    j = json_string(copy ? copy : "");
-    free(copy);
+    char *clean = common_utf8_dup(s);
+    json_t *j = json_string(clean ? clean : "");
+    free(clean);
     return j;
 }
 

@@ -11,34 +11,16 @@
 #include "api.h"
 #include "common.h"
 
-static long long rcount(struct queue_conn *k, const char *fmt, const char *key)
-{
-    redisReply *x = queue_cmd(k, fmt, key);
-    long long v = x && x->type == REDIS_REPLY_INTEGER ? x->integer : 0;
-    if (x)
-        freeReplyObject(x);
-    return v;
-}
-
-/* {name: {registration..., alive}} from judge:hosts and the liveness keys */
+/* {name: {registration..., alive}}: queue_hosts as JSON (empty when Redis
+ * failed: the pools then count no live host) */
 static json_t *load_hosts(struct queue_conn *k)
 {
-    json_t *hosts = json_object();
-    redisReply *x = queue_cmd(k, "HGETALL judge:hosts");
-    for (size_t i = 0; x && x->type == REDIS_REPLY_ARRAY && i + 1 < x->elements; i += 2) {
-        const char *name = queue_rstr(x->element[i]);
-        json_t *h = json_loads(queue_rstr(x->element[i + 1]) ? x->element[i + 1]->str : "", 0, NULL);
-        if (!name || !json_is_object(h)) {
-            json_decref(h);
-            continue;
-        }
-        char live[400];
-        snprintf(live, sizeof live, "judge:host:%s", name);
-        json_object_set_new(h, "alive", json_boolean(rcount(k, "EXISTS %s", live) == 1));
-        json_object_set_new(hosts, name, h);
-    }
-    if (x)
-        freeReplyObject(x);
+    struct queue_hosts hs;
+    char err[512];
+    if (queue_hosts(k, &hs, err, sizeof err) != QUEUE_OK)
+        return json_object();
+    json_t *hosts = queue_hosts_json(&hs);
+    queue_hosts_free(&hs);
     return hosts;
 }
 

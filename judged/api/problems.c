@@ -224,18 +224,6 @@ enum MHD_Result api_problem_put(struct req *r, const char *name)
 
 /* ----------------------------------------------------------------- reads */
 
-static json_t *versions_json(const struct store_problem_info *p)
-{
-    json_t *arr = json_array();
-    for (size_t i = 0; i < p->nversions; i++) {
-        const struct store_version_info *v = &p->versions[i];
-        json_array_append_new(arr, json_pack("{s:s, s:I, s:b, s:I, s:I}", "version", v->version, "time",
-                                             (json_int_t)v->time, "current", v->current, "size",
-                                             (json_int_t)v->size, "files", (json_int_t)v->files));
-    }
-    return arr;
-}
-
 enum MHD_Result api_problems_list(struct req *r)
 {
     struct queue_conn *k = api_conn_get(r->api);
@@ -275,16 +263,13 @@ enum MHD_Result api_problem_get(struct req *r, const char *name, bool only_versi
     int rc = store_info(k, name, &p, &found, err, sizeof err);
     json_t *j = NULL;
     if (rc == 0 && found) {
-        j = json_pack("{s:s, s:s, s:o}", "name", p.name, "current", p.current, "versions", versions_json(&p));
+        j = json_pack("{s:s, s:s, s:o}", "name", p.name, "current", p.current, "versions",
+                      store_versions_json(&p));
         if (!only_versions) {
             json_object_set_new(j, "updated", json_integer(p.updated));
             struct store_manifest m;
             if ((rc = store_get_manifest(k, p.current, &m, err, sizeof err)) == 0) {
-                json_t *files = json_array();
-                for (size_t i = 0; i < m.n; i++)
-                    json_array_append_new(files, json_pack("{s:s, s:I, s:s}", "path", m.files[i].path, "size",
-                                                           (json_int_t)m.files[i].size, "sha256", m.files[i].sha));
-                json_object_set_new(j, "files", files);
+                json_object_set_new(j, "files", store_files_json(&m));
                 store_manifest_free(&m);
             }
         }

@@ -3,7 +3,8 @@
  * struct per operation of the queue protocol, over the Redis Functions
  * library judged/queue/judged.lua (embedded at build time). Used by judged
  * (the daemon), judgectl and any other front (an HTTP API). Knows nothing of
- * the runner or the sandbox; needs only hiredis.
+ * the runner or the sandbox; needs hiredis, and jansson only to read the
+ * hosts' JSON registrations (hosts.c).
  *
  * Conventions: every operation takes a connection (one per thread: hiredis
  * contexts are not thread-safe) and returns an enum queue_rc. QUEUE_IO means
@@ -339,6 +340,35 @@ struct queue_pool_status {
 enum queue_rc queue_pool_status(struct queue_conn *k, const char *pool, struct queue_pool_status *out,
                                 char *err, size_t errlen);
 
+/* The judged hosts that registered (judge:hosts, written every heartbeat)
+ * and whether each is alive: its liveness key judge:host:NAME (TTL 3
+ * heartbeats) exists, the reaper's rule (hosts.c). A clean stop removes
+ * the host; a dead one stays listed until a live host forgets it. judgectl
+ * hosts, pools and health and judge-api's /v1/hosts, /v1/pools and
+ * /metrics share it. */
+struct queue_host_pool {
+    char name[130];
+    long long slots, busy;   /* as the host registered them */
+};
+struct queue_host {
+    char *name;              /* its field in judge:hosts */
+    char *registration;      /* the JSON object as the host stored it (host,
+                                pid, pools, busy, slots, version, state, time) */
+    long long heartbeat_ms;  /* its last registration ("time"), ms since the epoch */
+    long long slots, busy;   /* of all its pools */
+    struct queue_host_pool *pools;
+    size_t npools;
+    bool alive;
+};
+struct queue_hosts {
+    struct queue_host *hosts;   /* in judge:hosts' order */
+    size_t n;
+};
+enum queue_rc queue_hosts(struct queue_conn *k, struct queue_hosts *out, char *err, size_t errlen);
+void queue_hosts_free(struct queue_hosts *hs);
+/* {NAME: {registration..., "alive": bool}, ...}: the hosts as judgectl hosts
+ * --json and GET /v1/hosts print them (a new jansson json_t reference). */
+struct json_t *queue_hosts_json(const struct queue_hosts *hs);
 
 struct queue_result {
     char state[16];          /* queued | running | done */

@@ -35,6 +35,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <jansson.h>
 #include <openssl/evp.h>
 
 #include "store.h"
@@ -785,6 +786,27 @@ void store_problem_info_free(struct store_problem_info *p)
 {
     free(p->versions);
     memset(p, 0, sizeof *p);
+}
+
+json_t *store_versions_json(const struct store_problem_info *p)
+{
+    json_t *arr = json_array();
+    for (size_t i = 0; arr && i < p->nversions; i++) {
+        const struct store_version_info *v = &p->versions[i];
+        json_array_append_new(arr, json_pack("{s:s, s:I, s:b, s:I, s:I}", "version", v->version, "time",
+                                             (json_int_t)v->time, "current", v->current, "size",
+                                             (json_int_t)v->size, "files", (json_int_t)v->files));
+    }
+    return arr;
+}
+
+json_t *store_files_json(const struct store_manifest *m)
+{
+    json_t *files = json_array();
+    for (size_t i = 0; files && i < m->n; i++)
+        json_array_append_new(files, json_pack("{s:s, s:I, s:s}", "path", m->files[i].path, "size",
+                                               (json_int_t)m->files[i].size, "sha256", m->files[i].sha));
+    return files;
 }
 
 int store_info(struct queue_conn *k, const char *name, struct store_problem_info *out, bool *found,

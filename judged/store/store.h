@@ -121,6 +121,13 @@ int store_list(struct queue_conn *k, char ***names, size_t *n, char *err, size_t
 int store_info(struct queue_conn *k, const char *name, struct store_problem_info *out, bool *found,
                char *err, size_t errlen);
 void store_problem_info_free(struct store_problem_info *p);
+/* p's versions as the JSON array `judgectl store versions --json` prints
+ * and GET /v1/problems/NAME/versions answers (one shape for every front):
+ * [{"version", "time", "current", "size", "files"}, ...], newest first.
+ * A new reference (a jansson json_t; NULL when out of memory). */
+struct json_t *store_versions_json(const struct store_problem_info *p);
+/* m's files as both fronts show them: [{"path", "size", "sha256"}, ...]. */
+struct json_t *store_files_json(const struct store_manifest *m);
 /* The manifest of version V, verified against V. */
 int store_get_manifest(struct queue_conn *k, const char *version, struct store_manifest *m, char *err,
                        size_t errlen);

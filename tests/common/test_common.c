@@ -1,5 +1,6 @@
 /* test_common.c - the helpers beneath every layer: reading files (whole,
- * bounded, truncated), mkdir -p, parsing sizes and durations, fd passing. */
+ * bounded, truncated), mkdir -p, parsing sizes and durations, fd passing,
+ * UTF-8 checks. */
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -99,4 +100,53 @@ Test(common, fds_pass_through_a_socket)
     cr_assert(read(p[0], &c, 1) == 1 && c == 'y', "the passed fd is the pipe");
     close(sv[0]);
     cr_assert_eq(common_recv_fds(sv[1], &byte, got, 2, &n, 0), 0, "hang-up");
+}
+
+/* common_utf8_dup's copy must be what jansson accepts, keeping every valid
+ * character: each byte outside a valid sequence becomes one '?' */
+static void clean_is(const char *in, const char *want)
+{
+    char *got = common_utf8_dup(in);
+    cr_assert_not_null(got);
+    cr_assert_str_eq(got, want, "cleaning \"%s\"", in ? in : "(null)");
+    free(got);
+}
+
+Test(common, utf8_dup_replaces_only_bad_bytes)
+{
+    clean_is(NULL, "");
+    clean_is("", "");
+    clean_is("plain ASCII, tabs\tand\nlines", "plain ASCII, tabs\tand\nlines");
+    /* valid 2-, 3- and 4-byte characters, the edges included, are kept */
+    clean_is("h\xc3\xa9llo \xe2\x82\xac \xf0\x9d\x84\x9e", "h\xc3\xa9llo \xe2\x82\xac \xf0\x9d\x84\x9e");
+    clean_is("\xc2\x80\xdf\xbf\xe0\xa0\x80\xef\xbf\xbf\xf0\x90\x80\x80\xf4\x8f\xbf\xbf",
+             "\xc2\x80\xdf\xbf\xe0\xa0\x80\xef\xbf\xbf\xf0\x90\x80\x80\xf4\x8f\xbf\xbf");
+    /* lone continuation bytes */
+    clean_is("\x80" "a\xbf\xbf", "?a??");
+    /* overlong forms of '/' (2, 3 and 4 bytes) */
+    clean_is("\xc0\xaf|\xc1\xbf|\xe0\x80\xaf|\xf0\x80\x80\xaf", "??|??|???|????");
+    /* sequences cut short, at the end and before another character */
+    clean_is("ab\xe2\x82", "ab??");
+    clean_is("\xe2\x82" "A\xf0\x9f\x98", "??A???");
+    clean_is("\xc3 \xc3\xa9", "? \xc3\xa9");
+    /* UTF-16 surrogates, past U+10FFFF, bytes that start nothing */
+    clean_is("\xed\xa0\x80\xed\xbf\xbf", "??????");
+    clean_is("\xf4\x90\x80\x80", "????");
+    clean_is("\xf5\x80\x80\x80\xfe\xff", "??????");
+    /* a valid character beside bad bytes is kept (a Latin-1 name in a UTF-8 message) */
+    clean_is("caf\xe9 \xe2\x80\x94 na\xc3\xafve\xff", "caf? \xe2\x80\x94 na\xc3\xafve?");
+}
+
+Test(common, utf8_len_measures_one_sequence)
+{
+    cr_assert_eq(common_utf8_len("a", 1), 1);
+    cr_assert_eq(common_utf8_len("\xc3\xa9", 2), 2);
+    cr_assert_eq(common_utf8_len("\xe2\x82\xac", 3), 3);
+    cr_assert_eq(common_utf8_len("\xf0\x9d\x84\x9e", 4), 4);
+    cr_assert_eq(common_utf8_len("\xf0\x9d\x84\x9e", 3), 0, "n cuts it short");
+    cr_assert_eq(common_utf8_len("\xe2\x82\xac", 0), 0);
+    cr_assert_eq(common_utf8_len("\x80", 1), 0);
+    cr_assert_eq(common_utf8_len("\xe2\x82" "A", 3), 0);
+    cr_assert_eq(common_utf8_len("\xe0\x9f\xbf", 3), 0, "overlong U+07FF");
+    cr_assert_eq(common_utf8_len("\xed\xa0\x80", 3), 0, "surrogate U+D800");
 }

@@ -26,6 +26,7 @@
 static char T_dir[256];
 static char T_sock[320];
 static pid_t T_redis;
+static const char *T_redis_pass;   /* the test redis' requirepass (NULL: none) */
 static pid_t T_pids[16];
 static int T_npids;
 
@@ -85,13 +86,18 @@ static redisContext *t_redis(void)
     return NULL;
 }
 
+/* Does the test redis answer (authenticated with T_redis_pass, if any)? */
 static bool t_ping(void)
 {
     struct timeval tv = {0, 200000};
     redisContext *c = redisConnectUnixWithTimeout(T_sock, tv);
     bool ok = false;
     if (c && !c->err) {
-        redisReply *r = redisCommand(c, "PING");
+        redisReply *r = T_redis_pass ? redisCommand(c, "AUTH %s", T_redis_pass) : NULL;
+        ok = !T_redis_pass || (r && r->type == REDIS_REPLY_STATUS);
+        if (r)
+            freeReplyObject(r);
+        r = ok ? redisCommand(c, "PING") : NULL;
         ok = r && r->type == REDIS_REPLY_STATUS;
         if (r)
             freeReplyObject(r);
@@ -101,26 +107,41 @@ static bool t_ping(void)
     return ok;
 }
 
-static void t_start_redis(void)
+/* redis-server on T_sock, with `requirepass` when requirepass is not NULL
+ * (a client must AUTH first; test_redis_auth then adds ACL users). */
+static void t_start_redis_with(const char *requirepass)
 {
     char log[300];
     snprintf(log, sizeof log, "%s/redis.log", T_dir);
+    const char *argv[24] = {"redis-server", "--port", "0", "--unixsocket", T_sock, "--dir", T_dir,
+                            "--appendonly", "yes", "--appendfsync", "everysec", "--save", "",
+                            "--maxmemory-policy", "noeviction"};
+    int n = 15;
+    if (requirepass) {
+        argv[n++] = "--requirepass";
+        argv[n++] = requirepass;
+    }
+    argv[n] = NULL;
+    T_redis_pass = requirepass;
     pid_t pid = fork();
     cr_assert(pid >= 0);
     if (pid == 0) {
         int fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644);
         dup2(fd, 1);
         dup2(fd, 2);
-        execlp("redis-server", "redis-server", "--port", "0", "--unixsocket", T_sock, "--dir", T_dir,
-               "--appendonly", "yes", "--appendfsync", "everysec", "--save", "",
-               "--maxmemory-policy", "noeviction", (char *)NULL);
+        execvp("redis-server", (char **)argv);
         _exit(127);
     }
     T_redis = pid;
     t_track(pid);
-    for (int i = 0; i < 100 && !t_ping(); i++)
+    for (int i = 0; i < 200 && !t_ping(); i++)
         t_sleep_ms(30);
     cr_assert(t_ping(), "redis-server did not start (see %s)", log);
+}
+
+static void t_start_redis(void)
+{
+    t_start_redis_with(NULL);
 }
 
 static void t_kill_redis(int sig)
@@ -158,13 +179,19 @@ static void t_make_problems(int slow_tests)
                "printf(\"%%lld\\n\",a+b);return 0;}\n");
 }
 
-/* Sets up the temp dir, redis and problems. */
-static void t_setup(int slow_tests)
+/* The test's temp dir (T_dir; T_sock in it), no process yet. */
+static void t_setup_dir(void)
 {
     snprintf(T_dir, sizeof T_dir, "/tmp/judged-test-XXXXXX");
     cr_assert(mkdtemp(T_dir));
     snprintf(T_sock, sizeof T_sock, "%s/redis.sock", T_dir);
     T_npids = 0;
+}
+
+/* Sets up the temp dir, redis and problems. */
+static void t_setup(int slow_tests)
+{
+    t_setup_dir();
     t_start_redis();
     t_make_problems(slow_tests);
 }
@@ -285,29 +312,45 @@ static int t_stop(pid_t pid, int sig, long ms)
     return -1;
 }
 
-/* Runs judgectl with the NULL-terminated args; stdout into out. */
-static int t_ctl(char *out, size_t outlen, const char *config, ...)
+/* How t_run starts its program; {0} (or NULL): stdin and stderr inherited,
+ * the environment as it is. */
+struct t_run_opts {
+    const char *in;          /* stdin from this file */
+    bool err_to_out;         /* stderr into out too */
+    bool err_null;           /* stderr to /dev/null */
+    const char *env[4];      /* "NAME=value" set, "NAME" unset, in the child */
+};
+
+/* Runs PROG (a path, or a name looked up in $PATH) with argv; its stdout
+ * (all of it is read; out, if not NULL, keeps what fits) into out. Returns
+ * the exit status (128: killed by a signal). */
+static int t_run(char *out, size_t outlen, const struct t_run_opts *o, const char *prog, const char *const *argv)
 {
-    const char *argv[32];
-    int n = 0;
-    argv[n++] = "judgectl";
-    argv[n++] = "--config";
-    argv[n++] = config;
-    va_list ap;
-    va_start(ap, config);
-    const char *a;
-    while ((a = va_arg(ap, const char *)) && n < 31)
-        argv[n++] = a;
-    va_end(ap);
-    argv[n] = NULL;
+    static const struct t_run_opts none = {0};
+    if (!o)
+        o = &none;
     int pfd[2];
     cr_assert(pipe(pfd) == 0);
     pid_t pid = fork();
+    cr_assert(pid >= 0);
     if (pid == 0) {
+        if (o->in) {
+            int fd = open(o->in, O_RDONLY);
+            dup2(fd, 0);
+        }
         dup2(pfd[1], 1);
+        if (o->err_to_out)
+            dup2(pfd[1], 2);
+        else if (o->err_null)
+            dup2(open("/dev/null", O_WRONLY), 2);
         close(pfd[0]);
         close(pfd[1]);
-        execv(BIN "/judgectl", (char **)argv);
+        for (size_t i = 0; i < sizeof o->env / sizeof o->env[0] && o->env[i]; i++)
+            if (strchr(o->env[i], '='))
+                putenv((char *)o->env[i]);
+            else
+                unsetenv(o->env[i]);
+        execvp(prog, (char **)argv);
         _exit(127);
     }
     close(pfd[1]);
@@ -327,6 +370,35 @@ static int t_ctl(char *out, size_t outlen, const char *config, ...)
     int st;
     waitpid(pid, &st, 0);
     return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+/* Runs judgectl with exactly the NULL-terminated args (nothing added). */
+static int t_ctlv(char *out, size_t outlen, const struct t_run_opts *o, const char *const *args)
+{
+    const char *argv[40];
+    int n = 0;
+    argv[n++] = "judgectl";
+    for (; *args && n < 39; args++)
+        argv[n++] = *args;
+    argv[n] = NULL;
+    return t_run(out, outlen, o, BIN "/judgectl", argv);
+}
+
+/* Runs judgectl --config CONFIG with the NULL-terminated args; stdout into out. */
+static int t_ctl(char *out, size_t outlen, const char *config, ...)
+{
+    const char *args[32];
+    int n = 0;
+    args[n++] = "--config";
+    args[n++] = config;
+    va_list ap;
+    va_start(ap, config);
+    const char *a;
+    while ((a = va_arg(ap, const char *)) && n < 31)
+        args[n++] = a;
+    va_end(ap);
+    args[n] = NULL;
+    return t_ctlv(out, outlen, NULL, args);
 }
 
 /* submit; returns the id (static buffer per call site is the caller's) */

@@ -449,6 +449,24 @@ Test(api, status_codes_roles_and_idempotency)
     expect(http("POST", "/v1/pools/{name}/{action}", "/v1/pools/nosuch/pause", tok_admin, "", NULL), 404,
            NULL, "unknown pool");
     expect(http("GET", "/v1/hosts", "/v1/hosts", tok_admin, NULL, NULL), 200, NULL, "hosts");
+    /* a host's registration as it stored it, with its name and whether its
+     * liveness key still exists (queue_hosts, the same as judgectl hosts) */
+    t_int("HSET judge:hosts %s %s", "h1", "{\"host\":\"h1\",\"pid\":7,\"pools\":[],\"time\":5}");
+    t_int("HSET judge:hosts %s %s", "h2", "{\"host\":\"h2\",\"pid\":8,\"pools\":[],\"time\":6}");
+    t_int("SET judge:host:h1 x PX 600000");
+    r = http("GET", "/v1/hosts", "/v1/hosts", tok_admin, NULL, NULL);
+    cr_assert_eq(r.status, 200, "%s", r.body);
+    json_t *hl = json_object_get(r.json, "hosts");
+    cr_assert_eq(json_array_size(hl), 2, "%s", r.body);
+    for (size_t i = 0; i < 2; i++) {
+        json_t *h = json_array_get(hl, i);
+        bool h1 = !strcmp(json_string_value(json_object_get(h, "name")), "h1");
+        cr_assert_eq(json_is_true(json_object_get(h, "alive")), h1, "only h1 is alive: %s", r.body);
+        cr_assert_eq(json_integer_value(json_object_get(h, "pid")), h1 ? 7 : 8, "%s", r.body);
+        cr_assert_str_eq(json_string_value(json_object_get(h, "host")), h1 ? "h1" : "h2");
+    }
+    resp_free(&r);
+    t_int("DEL judge:hosts judge:host:h1");
     expect(http("GET", "/v1/dlq", "/v1/dlq", tok_admin, NULL, NULL), 200, NULL, "dlq");
     expect(http("POST", "/v1/dlq/{dlq_id}/requeue", "/v1/dlq/native:1-0/requeue", tok_admin, "", NULL),
            404, NULL, "no such dead letter");

@@ -28,40 +28,10 @@ static void setup_ctl(void)
 
 TestSuite(ctl, .init = setup_ctl, .fini = t_teardown, .timeout = 240);
 
-/* judgectl ARGS... exactly as given (no --config added); stdout into out */
-static int ctl_raw(char *out, size_t outlen, const char *const *args)
-{
-    const char *argv[40];
-    int n = 0;
-    argv[n++] = "judgectl";
-    for (; *args && n < 39; args++)
-        argv[n++] = *args;
-    argv[n] = NULL;
-    int pfd[2];
-    cr_assert(pipe(pfd) == 0);
-    pid_t pid = fork();
-    if (pid == 0) {
-        dup2(pfd[1], 1);
-        int null = open("/dev/null", O_WRONLY);
-        dup2(null, 2);
-        close(pfd[0]);
-        close(pfd[1]);
-        execv(BIN "/judgectl", (char **)argv);
-        _exit(127);
-    }
-    close(pfd[1]);
-    size_t got = 0;
-    ssize_t r;
-    while (got + 1 < outlen && (r = read(pfd[0], out + got, outlen - 1 - got)) > 0)
-        got += (size_t)r;
-    out[got] = 0;
-    close(pfd[0]);
-    int st;
-    waitpid(pid, &st, 0);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
-}
-
-#define CTL(out, ...) ctl_raw(out, sizeof out, (const char *const[]){__VA_ARGS__, NULL})
+/* judgectl ARGS... exactly as given (no --config added); stdout into out,
+ * stderr dropped (the JSON error object is on stdout) */
+static const struct t_run_opts quiet = {.err_null = true};
+#define CTL(out, ...) t_ctlv(out, sizeof out, &quiet, (const char *const[]){__VA_ARGS__, NULL})
 
 /* The one JSON document of out (the caller decrefs); fails the test if none. */
 static json_t *parse(const char *out)
@@ -110,7 +80,7 @@ static json_t *pool_json(const char *cfg, const char *name)
 static bool health_becomes(const char *cfg, int want, long ms, char *out, size_t outlen)
 {
     for (long long end = t_now_ms() + ms; t_now_ms() < end; t_sleep_ms(100))
-        if (ctl_raw(out, outlen, (const char *const[]){"health", "--config", cfg, "--json", NULL}) == want)
+        if (t_ctlv(out, outlen, &quiet, (const char *const[]){"health", "--config", cfg, "--json", NULL}) == want)
             return true;
     return false;
 }

@@ -55,61 +55,18 @@ static long long a_int(const char *fmt, const char *arg)
     return v;
 }
 
-static bool a_ping_auth(void)
+/* judgectl ARGS... with $JUDGED_REDIS_PASSWORD = envpw (NULL: unset);
+ * stdout and stderr together into out (the messages that must not show a
+ * password); the exit status. */
+static int a_ctl(char *out, size_t outlen, const char *envpw, const char *const *args)
 {
-    struct timeval tv = {0, 300000};
-    redisContext *c = redisConnectUnixWithTimeout(T_sock, tv);
-    bool ok = false;
-    if (c && !c->err) {
-        redisReply *r = redisCommand(c, "AUTH %s", ROOT_PW);
-        ok = r && r->type == REDIS_REPLY_STATUS;
-        if (r)
-            freeReplyObject(r);
-    }
-    if (c)
-        redisFree(c);
-    return ok;
+    char env[200];
+    snprintf(env, sizeof env, "JUDGED_REDIS_PASSWORD=%s", envpw ? envpw : "");
+    struct t_run_opts o = {.err_to_out = true, .env = {envpw ? env : "JUDGED_REDIS_PASSWORD"}};
+    return t_ctlv(out, outlen, &o, args);
 }
 
-/* Runs argv (NULL-terminated) with $JUDGED_REDIS_PASSWORD = envpw (NULL:
- * unset); stdout and stderr together into out; the exit status. */
-static int a_run(char *out, size_t outlen, const char *envpw, const char *const *argv)
-{
-    int pfd[2];
-    cr_assert(pipe(pfd) == 0);
-    pid_t pid = fork();
-    cr_assert(pid >= 0);
-    if (pid == 0) {
-        dup2(pfd[1], 1);
-        dup2(pfd[1], 2);
-        close(pfd[0]);
-        close(pfd[1]);
-        if (envpw)
-            setenv("JUDGED_REDIS_PASSWORD", envpw, 1);
-        else
-            unsetenv("JUDGED_REDIS_PASSWORD");
-        execv(argv[0], (char **)argv);
-        _exit(127);
-    }
-    close(pfd[1]);
-    size_t got = 0;
-    ssize_t r;
-    char buf[4096];
-    while ((r = read(pfd[0], buf, sizeof buf)) > 0)
-        if (got + 1 < outlen) {
-            size_t k = (size_t)r < outlen - 1 - got ? (size_t)r : outlen - 1 - got;
-            memcpy(out + got, buf, k);
-            got += k;
-        }
-    out[got] = 0;
-    close(pfd[0]);
-    int st;
-    waitpid(pid, &st, 0);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
-}
-
-#define CTL(out, envpw, ...) \
-    a_run(out, sizeof out, envpw, (const char *const[]){BIN "/judgectl", __VA_ARGS__, NULL})
+#define CTL(out, envpw, ...) a_ctl(out, sizeof out, envpw, (const char *const[]){__VA_ARGS__, NULL})
 
 /* The README's ACL block: every line starting "ACL SETUSER" in its code
  * blocks, placeholders replaced, fed to redis-cli as the test's root. */
@@ -147,51 +104,18 @@ static void apply_readme_acls(void)
     fclose(f);
     free(md);
     cr_assert_geq(n, 10, "the README's ACL block (%d lines)", n);
-    const char *argv[] = {"/usr/bin/redis-cli", "-s", T_sock, "--user", "testroot", "--pass", ROOT_PW,
+    const char *argv[] = {"redis-cli", "-s", T_sock, "--user", "testroot", "--pass", ROOT_PW,
                           "--no-auth-warning", NULL};
-    pid_t pid = fork();
-    if (pid == 0) {
-        int in = open(path, O_RDONLY), o = open("/dev/null", O_WRONLY);
-        snprintf(path, sizeof path, "%s/acl.out", T_dir);
-        o = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        dup2(in, 0);
-        dup2(o, 1);
-        dup2(o, 2);
-        execvp("redis-cli", (char **)argv);
-        _exit(127);
-    }
-    int st;
-    waitpid(pid, &st, 0);
-    snprintf(path, sizeof path, "%s/acl.out", T_dir);
-    char *res = common_read_file(path, sizeof out, &len, &more);
-    cr_assert(res && WIFEXITED(st) && WEXITSTATUS(st) == 0, "redis-cli: %s", res ? res : "?");
-    cr_assert(!contains(res, "ERR"), "the README's ACL lines: %s", res);
-    free(res);
+    struct t_run_opts o = {.in = path, .err_to_out = true};
+    int st = t_run(out, sizeof out, &o, "redis-cli", argv);
+    cr_assert(st == 0, "redis-cli: %s", out);
+    cr_assert(!contains(out, "ERR"), "the README's ACL lines: %s", out);
 }
 
 static void a_setup(void)
 {
-    snprintf(T_dir, sizeof T_dir, "/tmp/judged-test-XXXXXX");
-    cr_assert(mkdtemp(T_dir));
-    snprintf(T_sock, sizeof T_sock, "%s/redis.sock", T_dir);
-    T_npids = 0;
-    char log[300];
-    snprintf(log, sizeof log, "%s/redis.log", T_dir);
-    pid_t pid = fork();
-    cr_assert(pid >= 0);
-    if (pid == 0) {
-        int fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644);
-        dup2(fd, 1);
-        dup2(fd, 2);
-        execlp("redis-server", "redis-server", "--port", "0", "--unixsocket", T_sock, "--dir", T_dir,
-               "--save", "", "--requirepass", ROOT_PW, (char *)NULL);
-        _exit(127);
-    }
-    T_redis = pid;
-    t_track(pid);
-    for (int i = 0; i < 200 && !a_ping_auth(); i++)
-        t_sleep_ms(30);
-    cr_assert(a_ping_auth(), "redis-server did not start (see %s)", log);
+    t_setup_dir();
+    t_start_redis_with(ROOT_PW);
     /* before any ACL: requirepass refuses a client without the password */
     redisContext *c = t_redis();
     redisReply *r = redisCommand(c, "GET x");

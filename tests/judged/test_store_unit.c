@@ -1,8 +1,10 @@
 /* test_store_unit.c - the problem store's file side without Redis (label
  * unit, also under ASan + UBSan): manifests and versions, parsing a
  * manifest from Redis (untrusted), verifying a copy, unpacking archives
- * that try to leave the package, the ICPC conversion's errors. */
+ * that try to leave the package, the ICPC conversion's errors, the JSON
+ * shapes judgectl and judge-api both print. */
 #include <criterion/criterion.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,6 +95,46 @@ Test(store_unit, a_version_is_the_hash_of_the_sorted_manifest)
     store_manifest_free(&mb);
     store_manifest_free(&mp);
     store_manifest_free(&mc);
+}
+
+/* judgectl problem show/versions --json and GET /v1/problems/NAME print
+ * these two arrays; their fields are what scripts read */
+Test(store_unit, versions_and_files_json_name_every_field)
+{
+    char a[200], err[512];
+    pkg("a", "3\n");
+    snprintf(a, sizeof a, "%s/a", dir);
+    struct store_manifest m;
+    cr_assert_eq(store_manifest_from_dir(a, 0, &m, err, sizeof err), 0, "%s", err);
+    json_t *files = store_files_json(&m);
+    cr_assert_eq(json_array_size(files), 3);
+    json_t *f = json_array_get(files, 2);
+    cr_assert_str_eq(json_string_value(json_object_get(f, "path")), "tests/1.out");
+    cr_assert_eq(json_integer_value(json_object_get(f, "size")), 2);
+    cr_assert_str_eq(json_string_value(json_object_get(f, "sha256")), m.files[2].sha);
+    json_decref(files);
+
+    struct store_version_info v[2] = {{.time = 2000, .current = true, .size = 9, .files = 3},
+                                      {.time = 1000, .current = false, .size = 7, .files = 2}};
+    snprintf(v[0].version, sizeof v[0].version, "%s", m.version);
+    memset(v[1].version, 'a', 64);
+    struct store_problem_info p = {.versions = v, .nversions = 2};
+    json_t *vs = store_versions_json(&p);
+    cr_assert_eq(json_array_size(vs), 2);
+    json_t *first = json_array_get(vs, 0), *second = json_array_get(vs, 1);
+    cr_assert_str_eq(json_string_value(json_object_get(first, "version")), m.version);
+    cr_assert_eq(json_integer_value(json_object_get(first, "time")), 2000);
+    cr_assert(json_is_true(json_object_get(first, "current")));
+    cr_assert_eq(json_integer_value(json_object_get(first, "size")), 9);
+    cr_assert_eq(json_integer_value(json_object_get(first, "files")), 3);
+    cr_assert(json_is_false(json_object_get(second, "current")));
+    cr_assert_eq(json_object_size(second), 5, "version, time, current, size, files: nothing else");
+    json_decref(vs);
+    p.nversions = 0;
+    vs = store_versions_json(&p);
+    cr_assert(json_is_array(vs) && json_array_size(vs) == 0, "no versions: an empty array, not null");
+    json_decref(vs);
+    store_manifest_free(&m);
 }
 
 Test(store_unit, a_manifest_from_redis_is_not_trusted)

@@ -667,6 +667,8 @@ Test(report, json_shape)
                           "signal", "checker_message"};
     for (size_t i = 0; i < 8; i++)
         cr_assert_not_null(json_object_get(t, keys[i]), "tests[0].%s", keys[i]);
+    cr_assert_str_eq(json_string_value(json_object_get(t, "checker_message")), "bad? byte",
+                     "the byte that is not UTF-8 becomes '?', the rest is kept");
     cr_assert_str_eq(json_string_value(json_object_get(json_object_get(j, "compile"), "status")),
                      "none");
     json_decref(j);

@@ -1,0 +1,121 @@
+/*
+ * hosts.c - the registered judged hosts and whether each is alive
+ * (queue_hosts), read the one way that judgectl (hosts, pools, health) and
+ * judge-api (/v1/hosts, /v1/pools, /metrics) share.
+ *
+ * Every heartbeat a host writes its registration, a JSON object, twice
+ * (heartbeat.c): into the hash judge:hosts (kept until the host stops
+ * cleanly, or a live host's reaper forgets it) and as its liveness key
+ * judge:host:NAME, which expires after 3 heartbeats. A host is alive while that key exists: the
+ * rule the reaper applies before it forgets a host, so `hosts` never calls
+ * a host dead that the reaper still counts alive, or the reverse.
+ * Registrations that are not JSON objects are skipped.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "queue.h"
+
+static void host_clear(struct queue_host *h)
+{
+    free(h->name);
+    free(h->registration);
+    free(h->pools);
+    memset(h, 0, sizeof *h);
+}
+
+static long long int_field(json_t *o, const char *key)
+{
+    return json_integer_value(json_object_get(o, key));
+}
+
+/* The typed fields of one registration; -1 when it is not a JSON object. */
+static int parse_host(const char *name, const char *text, struct queue_host *h)
+{
+    json_t *o = json_loads(text, 0, NULL);
+    if (!json_is_object(o)) {
+        json_decref(o);
+        return -1;
+    }
+    h->name = strdup(name);
+    h->registration = strdup(text);
+    h->heartbeat_ms = int_field(o, "time");
+    h->slots = int_field(o, "slots");
+    h->busy = int_field(o, "busy");
+    json_t *pools = json_object_get(o, "pools");
+    h->pools = calloc(json_array_size(pools) + 1, sizeof *h->pools);
+    size_t i;
+    json_t *po;
+    json_array_foreach(pools, i, po)
+    {
+        const char *pn = json_string_value(json_object_get(po, "name"));
+        if (!pn || !h->pools)
+            continue;
+        struct queue_host_pool *p = &h->pools[h->npools++];
+        snprintf(p->name, sizeof p->name, "%s", pn);
+        p->slots = int_field(po, "slots");
+        p->busy = int_field(po, "busy");
+    }
+    json_decref(o);
+    return h->name && h->registration && h->pools ? 0 : -1;
+}
+
+enum queue_rc queue_hosts(struct queue_conn *k, struct queue_hosts *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    redisReply *r = queue_cmd(k, "HGETALL judge:hosts");
+    if (!r) {
+        snprintf(err, errlen, "HGETALL judge:hosts: redis: %s", k->err);
+        return QUEUE_IO;
+    }
+    if (r->type == REDIS_REPLY_ERROR) {
+        snprintf(err, errlen, "HGETALL judge:hosts: %s", r->str);
+        freeReplyObject(r);
+        return QUEUE_ERROR;
+    }
+    size_t n = r->type == REDIS_REPLY_ARRAY ? r->elements / 2 : 0;
+    out->hosts = calloc(n + 1, sizeof *out->hosts);
+    if (!out->hosts) {
+        freeReplyObject(r);
+        snprintf(err, errlen, "HGETALL judge:hosts: out of memory");
+        return QUEUE_ERROR;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const char *name = queue_rstr(r->element[2 * i]), *text = queue_rstr(r->element[2 * i + 1]);
+        struct queue_host *h = &out->hosts[out->n];
+        if (!name || !text || parse_host(name, text, h)) {
+            host_clear(h);
+            continue;
+        }
+        /* a failed EXISTS (Redis went away meanwhile) reads as not alive */
+        redisReply *ex = queue_cmd(k, "EXISTS judge:host:%s", name);
+        h->alive = ex && ex->type == REDIS_REPLY_INTEGER && ex->integer == 1;
+        if (ex)
+            freeReplyObject(ex);
+        out->n++;
+    }
+    freeReplyObject(r);
+    return QUEUE_OK;
+}
+
+void queue_hosts_free(struct queue_hosts *hs)
+{
+    for (size_t i = 0; i < hs->n; i++)
+        host_clear(&hs->hosts[i]);
+    free(hs->hosts);
+    memset(hs, 0, sizeof *hs);
+}
+
+json_t *queue_hosts_json(const struct queue_hosts *hs)
+{
+    json_t *out = json_object();
+    for (size_t i = 0; out && i < hs->n; i++) {
+        json_t *h = json_loads(hs->hosts[i].registration, 0, NULL);
+        json_object_set_new(h, "alive", json_boolean(hs->hosts[i].alive));
+        json_object_set_new(out, hs->hosts[i].name, h);
+    }
+    return out;
+}
