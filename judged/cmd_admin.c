@@ -515,10 +515,10 @@ int cmd_hosts(int argc, char **argv)
     int rc = simple_opts(&c, argc, argv,
                          "usage: judgectl hosts [--config FILE] [--json]\n\n"
                          "Lists the judged hosts that registered: pid, pools, busy slots, version,\n"
-                         "last heartbeat, and whether the heartbeat is still alive. Exit status 1\n"
-                         "when a registered host is not alive: one that stopped or died stays\n"
-                         "listed until a live host forgets it (within a lease, once no job is\n"
-                         "pending for it).\n",
+                         "last heartbeat, and whether the heartbeat is still alive, by name.\n"
+                         "Exit status 1 when a registered host is not alive: a judged stopped\n"
+                         "cleanly removes itself; one that died stays listed until a live host\n"
+                         "forgets it (within a lease, once no job is pending for it).\n",
                          NULL, NULL);
     if (rc >= 0)
         return rc;
