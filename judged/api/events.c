@@ -184,9 +184,13 @@ static void *hub_main(void *p)
     queue_conn_init(&k, a->redis_url, 5000);
     bool started = false, more = false;
     while (!atomic_load(&a->stopping)) {
-        if (!started && !(started = read_tails(h, &k, last) == 0)) {
-            queue_conn_backoff(&k);
-            continue;
+        if (!started) {
+            if (read_tails(h, &k, last)) {
+                queue_conn_backoff(&k);
+                continue;
+            }
+            started = true;
+            ring_bell(h);   /* streams from now on waited for the hub to know where now is */
         }
         struct queue_event *ev = NULL;
         int n = 0;

@@ -17,8 +17,9 @@
  * api.max_connections; more wait in the listen backlog), so a handler may block: a
  * long-poll (GET /v1/submissions/ID?wait=S) blocks on an XREAD of the pool's
  * results stream, an event stream (GET /v1/events) waits for the events
- * hub (events.c: one reader of every results stream for all streams). Other handlers borrow a Redis connection
- * from a small pool (hiredis contexts are not thread-safe) and give it back.
+ * hub (events.c: one reader of every results stream for all streams).
+ * Other handlers borrow a Redis connection from a small pool (hiredis
+ * contexts are not thread-safe) and give it back.
  * Connections are HTTP/1.1 keep-alive.
  *
  * A request's body is collected up to api's body limit (2 x max_source, a
@@ -494,8 +495,8 @@ int api_start(struct api *a, char *err, size_t errlen)
         snprintf(err, errlen, "api.listen '%s': %s", a->cfg.api.listen, why);
         return -1;
     }
-    /* poll(), not select(): every connection costs two fds (its socket and,
-     * for an event stream, its Redis connection), past FD_SETSIZE soon */
+    /* poll(), not select(): every connection costs a fd, and an event
+     * stream catching up from Redis a second one: past FD_SETSIZE soon */
     unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL |
                      MHD_USE_ERROR_LOG | (ai->ai_family == AF_INET6 ? MHD_USE_IPv6 : 0);
     a->body_limit = 2 * a->cfg.max_source + 16384;
