@@ -63,6 +63,11 @@ static int parse_host(const char *name, const char *text, struct queue_host *h)
     return h->name && h->registration && h->pools ? 0 : -1;
 }
 
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(((const struct queue_host *)a)->name, ((const struct queue_host *)b)->name);
+}
+
 enum queue_rc queue_hosts(struct queue_conn *k, struct queue_hosts *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
@@ -98,6 +103,10 @@ enum queue_rc queue_hosts(struct queue_conn *k, struct queue_hosts *out, char *e
         out->n++;
     }
     freeReplyObject(r);
+    /* by name: an admin comparing two listings finds each host in its place
+     * (HGETALL's order moves as the hash grows) */
+    if (out->n > 1)
+        qsort(out->hosts, out->n, sizeof *out->hosts, by_name);
     return QUEUE_OK;
 }
 

@@ -361,7 +361,7 @@ struct queue_host {
     bool alive;
 };
 struct queue_hosts {
-    struct queue_host *hosts;   /* in judge:hosts' order */
+    struct queue_host *hosts;   /* by name */
     size_t n;
 };
 enum queue_rc queue_hosts(struct queue_conn *k, struct queue_hosts *out, char *err, size_t errlen);

@@ -268,6 +268,27 @@ static void skip_unless_others_can_search_root(void)
         cr_skip_test("'/' is mode %o here: no non-root process can run", (unsigned)(st.st_mode & 07777));
 }
 
+/* hosts come by name, whatever order judge:hosts hands them out in */
+Test(queue, hosts_are_listed_by_name)
+{
+    char cfg[400], out[8192];
+    t_config("A", SLOT0, NULL, "  native: {languages: [c], slots: 1}\n", cfg, sizeof cfg);
+    const char *names[] = {"charlie", "alpha", "delta", "bravo"};
+    for (int i = 0; i < 4; i++) {   /* registrations as heartbeat.c writes them */
+        char reg[300];
+        snprintf(reg, sizeof reg, "{\"host\":\"%s\",\"pid\":1,\"pools\":[{\"name\":\"native\",\"slots\":1,"
+                 "\"busy\":0}],\"slots\":1,\"busy\":0,\"time\":1}", names[i]);
+        t_int("HSET judge:hosts %s %s", names[i], reg);
+    }
+    cr_assert_eq(t_ctl(out, sizeof out, cfg, "hosts", "--json", NULL), 1, "none is alive: %s", out);
+    const char *a = strstr(out, "\"alpha\""), *b = strstr(out, "\"bravo\""), *c = strstr(out, "\"charlie\""),
+               *d = strstr(out, "\"delta\"");
+    cr_assert(a && b && c && d && a < b && b < c && c < d, "by name: %s", out);
+    cr_assert_eq(t_ctl(out, sizeof out, cfg, "hosts", NULL), 1, "%s", out);
+    a = strstr(out, "alpha"), b = strstr(out, "bravo"), c = strstr(out, "charlie"), d = strstr(out, "delta");
+    cr_assert(a && b && c && d && a < b && b < c && c < d, "by name: %s", out);
+}
+
 Test(catalog, judgectl_languages_lists_without_root_or_sandbox)
 {
     skip_unless_others_can_search_root();
