@@ -38,33 +38,6 @@ static json_t *consumers(struct common *c, const char *pool)
     return names;
 }
 
-/* Slots and busy slots of POOL on its live hosts; how many such hosts. */
-static int pool_capacity(json_t *hosts, const char *pool, long long *slots, long long *busy)
-{
-    int n = 0;
-    *slots = *busy = 0;
-    const char *hn;
-    json_t *h;
-    json_object_foreach(hosts, hn, h)
-    {
-        if (!json_is_true(json_object_get(h, "alive")))
-            continue;
-        size_t x;
-        json_t *po;
-        json_array_foreach(json_object_get(h, "pools"), x, po)
-        {
-            const char *name = json_string_value(json_object_get(po, "name"));
-            if (name && !strcmp(name, pool)) {
-                *slots += json_integer_value(json_object_get(po, "slots"));
-                *busy += json_integer_value(json_object_get(po, "busy"));
-                n++;
-            }
-        }
-    }
-    return n;
-}
-
-/* The pool as JSON; NULL when Redis failed (reported). */
 static json_t *pool_obj(struct common *c, const struct jd_pool_cfg *pc, json_t *hosts)
 {
     struct queue_pool_status s;
@@ -78,7 +51,7 @@ static json_t *pool_obj(struct common *c, const struct jd_pool_cfg *pc, json_t *
     for (int i = 0; i < pc->nlanguages; i++)
         json_array_append_new(langs, json_string(pc->languages[i]));
     long long slots, busy;
-    int nh = pool_capacity(hosts, pc->name, &slots, &busy);
+    int nh = queue_hosts_capacity(hosts, pc->name, &slots, &busy);
     char kq[2][160];
     queue_key(kq[0], sizeof kq[0], pc->name, "q:contest");
     queue_key(kq[1], sizeof kq[1], pc->name, "q:normal");

@@ -49,24 +49,7 @@ static void pool_stats(struct queue_conn *k, const struct jd_pool_cfg *pc, json_
     } else {
         snprintf(s->state, sizeof s->state, "unknown");   /* Redis failed: the counts are 0 */
     }
-    const char *hn;
-    json_t *h;
-    json_object_foreach(hosts, hn, h)
-    {
-        if (!json_is_true(json_object_get(h, "alive")))
-            continue;
-        size_t i;
-        json_t *po;
-        json_array_foreach(json_object_get(h, "pools"), i, po)
-        {
-            const char *n = json_string_value(json_object_get(po, "name"));
-            if (n && !strcmp(n, pc->name)) {
-                s->slots += json_integer_value(json_object_get(po, "slots"));
-                s->busy += json_integer_value(json_object_get(po, "busy"));
-                s->live_hosts++;
-            }
-        }
-    }
+    s->live_hosts = queue_hosts_capacity(hosts, pc->name, &s->slots, &s->busy);
 }
 
 enum MHD_Result api_pools(struct req *r)

@@ -128,3 +128,28 @@ json_t *queue_hosts_json(const struct queue_hosts *hs)
     }
     return out;
 }
+
+int queue_hosts_capacity(json_t *hosts, const char *pool, long long *slots, long long *busy)
+{
+    int n = 0;
+    *slots = *busy = 0;
+    const char *hn;
+    json_t *h;
+    json_object_foreach(hosts, hn, h)
+    {
+        if (!json_is_true(json_object_get(h, "alive")))
+            continue;
+        size_t i;
+        json_t *po;
+        json_array_foreach(json_object_get(h, "pools"), i, po)
+        {
+            const char *name = json_string_value(json_object_get(po, "name"));
+            if (name && !strcmp(name, pool)) {
+                *slots += json_integer_value(json_object_get(po, "slots"));
+                *busy += json_integer_value(json_object_get(po, "busy"));
+                n++;
+            }
+        }
+    }
+    return n;
+}

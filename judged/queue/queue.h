@@ -369,6 +369,9 @@ void queue_hosts_free(struct queue_hosts *hs);
 /* {NAME: {registration..., "alive": bool}, ...}: the hosts as judgectl hosts
  * --json and GET /v1/hosts print them (a new jansson json_t reference). */
 struct json_t *queue_hosts_json(const struct queue_hosts *hs);
+/* Of hosts as queue_hosts_json makes them: the slots and busy slots that
+ * the live ones registered for pool; how many live hosts serve it. */
+int queue_hosts_capacity(struct json_t *hosts, const char *pool, long long *slots, long long *busy);
 
 struct queue_result {
     char state[16];          /* queued | running | done */
