@@ -42,6 +42,55 @@ struct event_id {
     unsigned long long ms, seq;
 };
 
+/* What a stream has to send and has not yet handed to libmicrohttpd. */
+struct outbuf {
+    char *data;
+    size_t len, off, cap;
+};
+
+static void out_append(struct outbuf *b, const char *d, size_t n)
+{
+    if (b->len + n > b->cap) {
+        b->cap = (b->len + n) * 2;
+        b->data = realloc(b->data, b->cap);
+    }
+    memcpy(b->data + b->len, d, n);
+    b->len += n;
+}
+
+static bool out_pending(const struct outbuf *b)
+{
+    return b->len > b->off;
+}
+
+/* After a fill: something to send pushes the next heartbeat back; an idle
+ * stream past its time gets the comment line (proxies and clients see it
+ * alive). */
+static void heartbeat(struct outbuf *b, double *next, long every_ms)
+{
+    double now = common_monotonic();
+    if (out_pending(b))
+        *next = now + every_ms / 1000.0;
+    else if (now >= *next) {
+        out_append(b, ": heartbeat\n\n", 13);
+        *next = now + every_ms / 1000.0;
+    }
+}
+
+/* Hands up to max bytes to libmicrohttpd; 0 when there is nothing left
+ * (the buffer is then emptied for the next fill). */
+static size_t out_take(struct outbuf *b, char *buf, size_t max)
+{
+    if (b->off == b->len) {
+        b->off = b->len = 0;
+        return 0;
+    }
+    size_t n = b->len - b->off < max ? b->len - b->off : max;
+    memcpy(buf, b->data + b->off, n);
+    b->off += n;
+    return n;
+}
+
 struct hub_frame {
     struct event_id id;   /* the results stream entry id */
     char *text;                 /* "id: ...\nevent: verdict\ndata: {...}\n\n" */
@@ -262,20 +311,10 @@ struct sse {
     unsigned long long next;        /* in the ring: the next frame to send */
     struct event_id pos;      /* every event <= pos has been sent, none after */
     struct queue_conn k;            /* catching up only (connected on first use) */
-    char *out;
-    size_t len, off, cap;
+    struct outbuf o;
     double next_heartbeat;          /* monotonic seconds */
 };
 
-static void append(struct sse *s, const char *data, size_t n)
-{
-    if (s->len + n > s->cap) {
-        s->cap = (s->len + n) * 2;
-        s->out = realloc(s->out, s->cap);
-    }
-    memcpy(s->out + s->len, data, n);
-    s->len += n;
-}
 
 /* The first frame after pos, or h->end; h->mu held. The ring is in id order. */
 static unsigned long long ring_after(struct sse_hub *h, struct event_id pos)
@@ -315,7 +354,7 @@ static void catch_up(struct sse *s)
             char *f = frame_of(&ev[i], &len);
             struct event_id id;
             if (f && parse_id(ev[i].event, &id)) {
-                append(s, f, len);
+                out_append(&s->o, f, len);
                 s->pos = id;
             }
             free(f);
@@ -357,9 +396,9 @@ static bool copy_frames(struct sse *s)
         s->in_ring = false;   /* too slow: the ring dropped frames it had not sent */
         got = true;
     } else {
-        for (; !s->from_now && s->next < h->end && s->len < 65536; s->next++) {   /* ~64 KiB a round */
+        for (; !s->from_now && s->next < h->end && s->o.len < 65536; s->next++) {   /* ~64 KiB a round */
             const struct hub_frame *f = &h->ring[s->next % (unsigned long long)h->cap];
-            append(s, f->text, f->len);
+            out_append(&s->o, f->text, f->len);
             s->pos = f->id;
             got = true;
         }
@@ -388,28 +427,19 @@ static void fill(struct sse *s)
         from_ring(s);
     else
         catch_up(s);
-    double now = common_monotonic();
-    if (s->len > s->off)
-        s->next_heartbeat = now + s->a->cfg.api.sse_heartbeat_ms / 1000.0;
-    else if (now >= s->next_heartbeat) {
-        append(s, ": heartbeat\n\n", 13);
-        s->next_heartbeat = now + s->a->cfg.api.sse_heartbeat_ms / 1000.0;
-    }
+    heartbeat(&s->o, &s->next_heartbeat, s->a->cfg.api.sse_heartbeat_ms);
 }
 
 static ssize_t sse_read(void *cls, uint64_t pos, char *buf, size_t max)
 {
     (void)pos;
     struct sse *s = cls;
-    while (s->off == s->len) {
+    size_t n;
+    while (!(n = out_take(&s->o, buf, max))) {
         if (atomic_load(&s->a->stopping))
             return MHD_CONTENT_READER_END_OF_STREAM;
-        s->off = s->len = 0;
         fill(s);
     }
-    size_t n = s->len - s->off < max ? s->len - s->off : max;
-    memcpy(buf, s->out + s->off, n);
-    s->off += n;
     return (ssize_t)n;
 }
 
@@ -417,7 +447,7 @@ static void sse_free(void *cls)
 {
     struct sse *s = cls;
     queue_conn_close(&s->k);
-    free(s->out);
+    free(s->o.data);
     free(s);
 }
 
@@ -445,7 +475,7 @@ enum MHD_Result api_events(struct req *r)
     } else {
         s->in_ring = s->from_now = true;
     }
-    append(s, ": connected\n\n", 13);
+    out_append(&s->o, ": connected\n\n", 13);
     s->next_heartbeat = common_monotonic() + a->cfg.api.sse_heartbeat_ms / 1000.0;
     struct MHD_Response *resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 4096, sse_read, s, sse_free);
     if (!resp) {
@@ -473,21 +503,10 @@ struct progress {
     struct api *a;
     struct queue_conn k;
     char id[200], pool[80], key[300], sub[300], last[64];
-    char *out;
-    size_t len, off, cap;
+    struct outbuf o;
     bool finished;
     double next_heartbeat;
 };
-
-static void p_append(struct progress *s, const char *d, size_t n)
-{
-    if (s->len + n > s->cap) {
-        s->cap = (s->len + n) * 2;
-        s->out = realloc(s->out, s->cap);
-    }
-    memcpy(s->out + s->len, d, n);
-    s->len += n;
-}
 
 static void p_event(struct progress *s, const char *type, const char *eid, json_t *d)
 {
@@ -496,9 +515,9 @@ static void p_event(struct progress *s, const char *type, const char *eid, json_
     char head[160];
     int n = eid ? snprintf(head, sizeof head, "id: %s\nevent: %s\ndata: ", eid, type)
                 : snprintf(head, sizeof head, "event: %s\ndata: ", type);
-    p_append(s, head, (size_t)n);
-    p_append(s, js, strlen(js));
-    p_append(s, "\n\n", 2);
+    out_append(&s->o, head, (size_t)n);
+    out_append(&s->o, js, strlen(js));
+    out_append(&s->o, "\n\n", 2);
     free(js);
 }
 
@@ -522,7 +541,7 @@ static void p_fill(struct progress *s)
         p_compiling(s);
     /* no wait when there is something to send already */
     redisReply *x = queue_cmd(&s->k, "XREAD COUNT 100 BLOCK %s STREAMS %s %s",
-                              done || s->len > s->off ? "1" : "1000", s->key, s->last);
+                              done || out_pending(&s->o) ? "1" : "1000", s->key, s->last);
     size_t got = 0;
     if (x && x->type == REDIS_REPLY_ARRAY && x->elements == 1) {
         redisReply *ents = x->element[0]->element[1];
@@ -566,28 +585,19 @@ static void p_fill(struct progress *s)
         freeReplyObject(x);
     if (st)
         freeReplyObject(st);
-    double now = common_monotonic();
-    if (s->len > s->off)
-        s->next_heartbeat = now + s->a->cfg.api.sse_heartbeat_ms / 1000.0;
-    else if (now >= s->next_heartbeat) {
-        p_append(s, ": heartbeat\n\n", 13);
-        s->next_heartbeat = now + s->a->cfg.api.sse_heartbeat_ms / 1000.0;
-    }
+    heartbeat(&s->o, &s->next_heartbeat, s->a->cfg.api.sse_heartbeat_ms);
 }
 
 static ssize_t progress_read(void *cls, uint64_t pos, char *buf, size_t max)
 {
     (void)pos;
     struct progress *s = cls;
-    while (s->off == s->len) {
+    size_t n;
+    while (!(n = out_take(&s->o, buf, max))) {
         if (s->finished || atomic_load(&s->a->stopping))
             return MHD_CONTENT_READER_END_OF_STREAM;
-        s->off = s->len = 0;
         p_fill(s);
     }
-    size_t n = s->len - s->off < max ? s->len - s->off : max;
-    memcpy(buf, s->out + s->off, n);
-    s->off += n;
     return (ssize_t)n;
 }
 
@@ -595,7 +605,7 @@ static void progress_free(void *cls)
 {
     struct progress *s = cls;
     queue_conn_close(&s->k);
-    free(s->out);
+    free(s->o.data);
     free(s);
 }
 
