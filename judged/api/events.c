@@ -309,12 +309,11 @@ struct sse {
     bool in_ring;                   /* else catching up from Redis */
     bool from_now;                  /* no position yet: starts at the ring's end */
     unsigned long long next;        /* in the ring: the next frame to send */
-    struct event_id pos;      /* every event <= pos has been sent, none after */
+    struct event_id pos;            /* every event <= pos has been sent, none after */
     struct queue_conn k;            /* catching up only (connected on first use) */
     struct outbuf o;
     double next_heartbeat;          /* monotonic seconds */
 };
-
 
 /* The first frame after pos, or h->end; h->mu held. The ring is in id order. */
 static unsigned long long ring_after(struct sse_hub *h, struct event_id pos)
@@ -346,7 +345,9 @@ static void catch_up(struct sse *s)
     int n = 0;
     bool more = false;
     char err[512];
-    if (queue_events(&s->k, pools, np, last, SSE_COUNT, 0, &ev, &n, &more, err, sizeof err)) {
+    /* blocking (1 s slices) when Redis has nothing after pos: a stream that
+     * cannot join the ring yet (the hub not started) must not spin */
+    if (queue_events(&s->k, pools, np, last, SSE_COUNT, 1000, &ev, &n, &more, err, sizeof err)) {
         queue_conn_backoff(&s->k);   /* Redis away: the ring waits, heartbeats go on */
     } else {
         for (int i = 0; i < n; i++) {
