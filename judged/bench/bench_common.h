@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -81,6 +82,27 @@ static inline pid_t b_judged(const char *bin, const char *config, const char *lo
         _exit(127);
     }
     return pid;
+}
+
+/* Waits for a judged that was told to stop: the CPU seconds (user + sys)
+ * it used, and (*round_trips) the Redis round trips it counted, from the
+ * "stopped (N round trips" line of its log. */
+static inline double b_reap(pid_t pid, const char *log, unsigned long *round_trips)
+{
+    struct rusage ru;
+    if (wait4(pid, NULL, 0, &ru) < 0)
+        memset(&ru, 0, sizeof ru);
+    *round_trips = 0;
+    FILE *f = fopen(log, "r");
+    char line[512];
+    while (f && fgets(line, sizeof line, f)) {
+        char *p = strstr(line, "stopped (");
+        if (p)
+            *round_trips = strtoul(p + 9, NULL, 10);
+    }
+    if (f)
+        fclose(f);
+    return ru.ru_utime.tv_sec + ru.ru_stime.tv_sec + (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
 }
 
 /* Admits one submission through the queue library (judged_admit). */

@@ -122,28 +122,16 @@ int main(int argc, char **argv)
         long long span = b_span(&k, "judge:{native}:results", NULL);
         rate = (n - 1) / (span / 1000.0);
         kill(jd, SIGTERM);
-        struct rusage ru;
-        wait4(jd, NULL, 0, &ru);
+        unsigned long this_rtt;
+        double jcpu = b_reap(jd, log, &this_rtt) / n * 1e6;
         double rcpu = (redis_cpu(k.c) - rcpu0) / n * 1e6;
         /* xlen (the bench's polling, the claim's contest check) is left out of
          * both counts; the judged figure includes heartbeats and the start */
         disp_cmds = (redis_commands(k.c) - cmds0) / n;
-        double jcpu = (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec +
-                       (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6) / n * 1e6;
         if (rcpu < best_rcpu)
             best_rcpu = rcpu;
         if (jcpu < best_jcpu)
             best_jcpu = jcpu;
-        f = fopen(log, "r");
-        char line[512];
-        unsigned long this_rtt = 0;
-        while (f && fgets(line, sizeof line, f)) {
-            char *p = strstr(line, "stopped (");
-            if (p)
-                this_rtt = strtoul(p + 9, NULL, 10);
-        }
-        if (f)
-            fclose(f);
         if (rate > disp) {
             disp = rate;
             rtt = this_rtt;

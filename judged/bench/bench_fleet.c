@@ -212,21 +212,11 @@ static unsigned long stop_fleet(const struct opts *o)
     for (int i = 0; i < o->hosts; i++) {
         if (hostpid[i] <= 0)
             continue;
-        struct rusage ru;
-        wait4(hostpid[i], NULL, 0, &ru);
-        hosts_cpu += ru.ru_utime.tv_sec + ru.ru_stime.tv_sec + (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
-        hostpid[i] = 0;
-        char log[400], line[512];
+        char log[400];
         snprintf(log, sizeof log, "%s/h%03d.log", B_dir, i);
-        FILE *f = fopen(log, "r");
-        unsigned long this = 0;
-        while (f && fgets(line, sizeof line, f)) {
-            char *p = strstr(line, "stopped (");
-            if (p)
-                this = strtoul(p + 9, NULL, 10);
-        }
-        if (f)
-            fclose(f);
+        unsigned long this;
+        hosts_cpu += b_reap(hostpid[i], log, &this);
+        hostpid[i] = 0;
         rtt += this;
     }
     return rtt;
