@@ -205,6 +205,17 @@ Test(ctl, health_and_hosts_follow_judged_up_and_killed)
     cr_assert_eq(CTL(out, "hosts", "--config", cfg), 69);
 }
 
+/* Admits a submission for problem "gone" (a link to aplusb), then removes
+ * the link: judging it fails for an infrastructure reason (the problem
+ * directory is missing), not for anything the submission did. */
+static void submit_then_remove_its_problem(const char *cfg, char *gone, size_t gonelen, char *id, size_t idlen)
+{
+    snprintf(gone, gonelen, "%s/problems/gone", T_dir);
+    cr_assert_eq(symlink(SRC "/testdata/aplusb", gone), 0);
+    cr_assert_eq(t_submit(cfg, "gone", "c", AC_C, NULL, NULL, id, idlen), 0);
+    cr_assert_eq(unlink(gone), 0);
+}
+
 /* A job that fails for an infrastructure reason (its problem directory is
  * gone) waits in the retry zset for retry_backoff (1h here): a draining
  * pool with it is "held", never "drained"; once nothing waits, "drained". */
@@ -213,10 +224,7 @@ Test(ctl, drain_with_a_job_waiting_to_retry_is_held_not_drained)
     char cfg[400], out[8192], id[160], gone[400];
     t_config("A", SLOT0, "retry_backoff: 1h\nmax_attempts: 3\n", "  native: {languages: [c], slots: 1}\n", cfg,
              sizeof cfg);
-    snprintf(gone, sizeof gone, "%s/problems/gone", T_dir);
-    cr_assert_eq(symlink(SRC "/testdata/aplusb", gone), 0);
-    cr_assert_eq(t_submit(cfg, "gone", "c", AC_C, NULL, NULL, id, sizeof id), 0);
-    cr_assert_eq(unlink(gone), 0);
+    submit_then_remove_its_problem(cfg, gone, sizeof gone, id, sizeof id);
     t_judged(cfg, "A");
     cr_assert(t_judged_started("A", 10000));
     long long end = t_now_ms() + 30000;
@@ -264,10 +272,7 @@ Test(ctl, dlq_requeue_by_submission_id)
 {
     char cfg[400], out[8192], id[160], gone[400];
     t_config("A", SLOT0, "max_attempts: 1\n", "  native: {languages: [c], slots: 1}\n", cfg, sizeof cfg);
-    snprintf(gone, sizeof gone, "%s/problems/gone", T_dir);
-    cr_assert_eq(symlink(SRC "/testdata/aplusb", gone), 0);
-    cr_assert_eq(t_submit(cfg, "gone", "c", AC_C, NULL, NULL, id, sizeof id), 0);
-    cr_assert_eq(unlink(gone), 0);
+    submit_then_remove_its_problem(cfg, gone, sizeof gone, id, sizeof id);
     t_judged(cfg, "A");
     cr_assert(t_judged_started("A", 10000));
     long long end = t_now_ms() + 30000;
