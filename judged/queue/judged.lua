@@ -25,7 +25,7 @@ check of their own.
 
 -- Bump on every change of a function's arguments or reply; judged refuses
 -- to replace a NEWER library (another host runs a newer judged).
-local VERSION = 8
+local VERSION = 9
 local GROUP = 'judged'
 
 local function fail(msg)
@@ -52,25 +52,48 @@ local function argmap(a)
   return t
 end
 
-local function need(t, ...)
-  for _, n in ipairs({...}) do
-    if t[n] == nil then fail('missing argument \'' .. n .. '\'') end
+local function need_all(t, names)
+  for i = 1, #names do
+    if t[names[i]] == nil then fail('missing argument \'' .. names[i] .. '\'') end
   end
 end
+
+local function need(t, ...)
+  need_all(t, {...})
+end
+
+-- Pool names already found valid: the name check is a pattern match, ~2%
+-- of a job's instructions in Redis (callgrind), and a host sends the same
+-- few names all day. Bounded, so that callers inventing names cannot grow
+-- it; a pure cache of a pure check (nothing in it is replicated or kept).
+local valid_pools, nvalid_pools = {}, 0
 
 -- the pool, checked, and the queue key the caller passed must be its own
 local function pool_of(keys, t)
   need(t, 'pool')
-  if not valid_name(t.pool) then fail('bad pool name \'' .. t.pool .. '\'') end
+  if not valid_pools[t.pool] then
+    if not valid_name(t.pool) then fail('bad pool name \'' .. t.pool .. '\'') end
+    if nvalid_pools < 1000 then valid_pools[t.pool], nvalid_pools = true, nvalid_pools + 1 end
+  end
   if keys[1] ~= key(t.pool, 'q:normal') then
     fail('the key must be ' .. key(t.pool, 'q:normal'))
   end
   return t.pool
 end
 
-local function now_ms()
+-- Redis' clock in ms, as the string HSET and XADD write and as a number.
+-- Every Lua number passed to redis.call is formatted with "%.14g" (~4,000
+-- instructions a time, callgrind), so the hot path passes strings.
+local function now_pair()
   local t = redis.call('TIME')
-  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+  local us = t[2]
+  local s = t[1] .. string.sub(string.rep('0', 6 - #us) .. us, 1, 3)
+  return s, tonumber(s)
+end
+
+local function now_ms()
+  local _, n = now_pair()
+  return n
 end
 
 local QUEUES = {contest = 'q:contest', normal = 'q:normal'}
@@ -80,7 +103,7 @@ local function queue_key(pool, q)
 end
 
 local function owned(k, consumer, eid)
-  return #redis.call('XPENDING', k, GROUP, eid, eid, 1, consumer) > 0
+  return #redis.call('XPENDING', k, GROUP, eid, eid, '1', consumer) > 0
 end
 
 local function entry_sid(fields, pool)
@@ -102,8 +125,9 @@ local function progress(pool, sid, stage, test, count, verdict)
 end
 
 -- one read or claimed entry -> a job for the caller (or nothing: an entry
--- deleted while pending, or a submission already done)
-local function job(q, stream, e, out, host, pool, now)
+-- deleted while pending, or a submission already done); now_s, now: the
+-- clock (now_pair)
+local function job(q, stream, e, out, host, pool, now_s, now)
   if not e then return end
   local eid, f = e[1], e[2]
   if not f then redis.call('XACK', stream, GROUP, eid) return end
@@ -127,7 +151,7 @@ local function job(q, stream, e, out, host, pool, now)
   -- no "compiling" progress entry: judge-api derives that first step from
   -- the state (an XADD to a new key and its PEXPIRE were ~a quarter of a
   -- claim's time in Redis; library version 8)
-  redis.call('HSET', sk, 'state', 'running', 'host', host, 'started', now)
+  redis.call('HSET', sk, 'state', 'running', 'host', host, 'started', now_s)
   -- wait: admission (or the rejudge) to now on Redis' clock (the metrics'
   -- definition), for judged's per-job log line and the host's metrics
   -- (queue_stats: hosts count published verdicts, see judged_finish)
@@ -341,26 +365,31 @@ redis.register_function('judged_admit', admit)
 -- nothing was found, *_last the last ids read (a re-read's cursor); a job is
 -- {'queue', Q, 'entry', E, 'id', SID, 'poison', WHY or '', 'lang', .., 'problem', ..,
 --  'source', .., 'attempts', N, 'version', V or ''}
-local function claim(pool, t)
-  need(t, 'host', 'count')
+local CLAIM_ARGS, NAMES = {'host', 'count'}, {'contest', 'normal'}
+-- now_s, now: the caller's clock (now_pair), read here when not given
+local function claim(pool, t, now_s, now)
+  need_all(t, CLAIM_ARGS)
   local from = {t.contest_from or '>', t.normal_from or '>'}
-  local names = {'contest', 'normal'}
   local st = redis.call('GET', key(pool, 'state')) or 'active'
   local fresh = from[1] == '>' or from[2] == '>'
-  local none = {'state', st, 'jobs', {}, 'contest_delivered', '', 'normal_delivered', '',
-                'contest_last', '', 'normal_last', ''}
-  if (fresh and st ~= 'active') or st == 'paused' then return none end
-  local n, now, out, last = num(t, 'count', 0), now_ms(), {}, {'', ''}
+  if (fresh and st ~= 'active') or st == 'paused' then
+    return {'state', st, 'jobs', {}, 'contest_delivered', '', 'normal_delivered', '',
+            'contest_last', '', 'normal_last', ''}
+  end
+  if not now_s then now_s, now = now_pair() end
+  local n, out, last = num(t, 'count', 0), {}, {'', ''}
+  local n0 = n
   for i = 1, 2 do
-    local k = key(pool, QUEUES[names[i]])
+    local k = key(pool, QUEUES[NAMES[i]])
     -- an empty contest queue is skipped cheaply; the normal queue is read anyway
     if n > 0 and from[i] ~= '' and (i == 2 or from[i] ~= '>' or redis.call('XLEN', k) > 0) then
-      local r = redis.call('XREADGROUP', 'GROUP', GROUP, t.host, 'COUNT', n, 'STREAMS', k, from[i])
+      local r = redis.call('XREADGROUP', 'GROUP', GROUP, t.host, 'COUNT',
+                           n == n0 and t.count or string.format('%d', n), 'STREAMS', k, from[i])
       if r and r[1] then
         for _, e in ipairs(r[1][2]) do
           n = n - 1
           if e then last[i] = e[1] end
-          job(names[i], k, e, out, t.host, pool, now)
+          job(NAMES[i], k, e, out, t.host, pool, now_s, now)
         end
       end
     end
@@ -370,21 +399,22 @@ local function claim(pool, t)
   -- at once (atomically: no other host can take it), never ahead of work
   if n > 0 and st == 'active' and from[2] == '>' and redis.call('LLEN', key(pool, 'rejudge')) > 0 then
     local k = key(pool, 'q:normal')
-    local ids = redis.call('LPOP', key(pool, 'rejudge'), n)
+    local ids = redis.call('LPOP', key(pool, 'rejudge'), string.format('%d', n))
     for _, sid in ipairs(ids or {}) do redis.call('XADD', k, '*', 'id', sid) end
-    local r = redis.call('XREADGROUP', 'GROUP', GROUP, t.host, 'COUNT', n, 'STREAMS', k, '>')
+    local r = redis.call('XREADGROUP', 'GROUP', GROUP, t.host, 'COUNT', string.format('%d', n),
+                         'STREAMS', k, '>')
     if r and r[1] then
       for _, e in ipairs(r[1][2]) do
         if e then last[2] = e[1] end
-        job('normal', k, e, out, t.host, pool, now)
+        job('normal', k, e, out, t.host, pool, now_s, now)
       end
     end
   end
-  local ld = {'', ''}
+  local ld1, ld2 = '', ''
   if #out == 0 and fresh then
-    ld[1] = lastdelivered(key(pool, 'q:contest')) ld[2] = lastdelivered(key(pool, 'q:normal'))
+    ld1, ld2 = lastdelivered(key(pool, 'q:contest')), lastdelivered(key(pool, 'q:normal'))
   end
-  return {'state', st, 'jobs', out, 'contest_delivered', ld[1], 'normal_delivered', ld[2],
+  return {'state', st, 'jobs', out, 'contest_delivered', ld1, 'normal_delivered', ld2,
           'contest_last', last[1], 'normal_last', last[2]}
 end
 redis.register_function('judged_claim', function(keys, a)
@@ -419,7 +449,8 @@ redis.register_function('judged_reclaim', function(keys, a)
     cursor = idle[1][1]
   end
   local r = redis.call('XAUTOCLAIM', k, GROUP, t.host, t.min_idle, cursor, 'COUNT', t.count)
-  local out, maxd, now = {}, num(t, 'max_deliveries', 0), now_ms()
+  local out, maxd = {}, num(t, 'max_deliveries', 0)
+  local now_s, now = now_pair()
   for _, e in ipairs(r[2]) do
     local p = e and redis.call('XPENDING', k, GROUP, e[1], e[1], 1) or {}
     if p[1] and maxd > 0 and p[1][4] > maxd then
@@ -427,7 +458,7 @@ redis.register_function('judged_reclaim', function(keys, a)
                          'poison', 'delivered ' .. p[1][4] ..
                          ' times without finishing (does it crash its host?)'})
     else
-      job(t.queue, k, e, out, t.host, pool, now)
+      job(t.queue, k, e, out, t.host, pool, now_s, now)
     end
   end
   return {'state', st, 'cursor', r[1], 'jobs', out}
@@ -462,8 +493,16 @@ end)
 -- submission expires `retention` ms later; then XACK+XDEL.
 -- Claiming the next job is the dispatcher's business (judged_claim).
 -- reply: {'result', 'lost'|'published'|'already_done'}
-local function finish(pool, t)
-  need(t, 'host', 'queue', 'entry', 'id', 'verdict', 'score', 'report')
+local FINISH_ARGS = {'host', 'queue', 'entry', 'id', 'verdict', 'score', 'report'}
+-- a count of ms as redis.call takes it: the caller's digits as they are
+local function ms_arg(t, name, ms)
+  local v = t[name]
+  if v and string.find(v, '^%d+$') then return v end
+  return string.format('%d', ms)
+end
+-- now_s: the caller's clock (now_pair), read here when not given
+local function finish(pool, t, now_s)
+  need_all(t, FINISH_ARGS)
   local k, sk = queue_key(pool, t.queue), key(pool, 'sub:' .. t.id)
   if not owned(k, t.host, t.entry) then return {'result', 'lost'} end
   local res = 'already_done'
@@ -471,23 +510,29 @@ local function finish(pool, t)
   -- HMGET/HSET scans the submission's small hash)
   local m = redis.call('HMGET', sk, 'state', 'version', 'rejudge', 'previous_verdict', 'previous_score')
   if m[1] ~= 'done' then
-    local now = now_ms()
+    if not now_s then now_s = now_pair() end
     redis.call('HSET', sk, 'state', 'done', 'verdict', t.verdict, 'score', t.score,
-               'report', t.report, 'finished', now)
-    local ev = {'id', t.id, 'verdict', t.verdict, 'score', t.score, 'pool', pool, 'time', now,
-                'problem_version', m[2] or ''}
+               'report', t.report, 'finished', now_s)
     if m[3] and m[3] ~= '' then
-      for _, x in ipairs({'rejudge', 'true', 'rejudge_id', m[3], 'previous_verdict', m[4] or '',
-                          'previous_score', m[5] or ''}) do table.insert(ev, x) end
+      redis.call('XADD', key(pool, 'results'), 'MAXLEN', '~', t.results_max or '100000', '*',
+                 'id', t.id, 'verdict', t.verdict, 'score', t.score, 'pool', pool, 'time', now_s,
+                 'problem_version', m[2] or '', 'rejudge', 'true', 'rejudge_id', m[3],
+                 'previous_verdict', m[4] or '', 'previous_score', m[5] or '')
+    else
+      redis.call('XADD', key(pool, 'results'), 'MAXLEN', '~', t.results_max or '100000', '*',
+                 'id', t.id, 'verdict', t.verdict, 'score', t.score, 'pool', pool, 'time', now_s,
+                 'problem_version', m[2] or '')
     end
-    redis.call('XADD', key(pool, 'results'), 'MAXLEN', '~', t.results_max or '100000', '*', unpack(ev))
     -- no count_verdict here: the host adds up what it published and writes
     -- judge:{P}:stats once per heartbeat (queue_stats_flush): five HINCRBYs
     -- per job were a quarter of a job's Redis commands (library version 6)
     local keep = num(t, 'retention', 0)
-    expire_after(sk, keep)
-    -- its progress stream (an hour) never outlives the submission
-    if keep > 0 and keep < 3600000 then expire_after(key(pool, 'progress:' .. t.id), keep) end
+    if keep > 0 then
+      local ms = ms_arg(t, 'retention', keep)
+      redis.call('PEXPIRE', sk, ms)
+      -- its progress stream (an hour) never outlives the submission
+      if keep < 3600000 then redis.call('PEXPIRE', key(pool, 'progress:' .. t.id), ms) end
+    end
     res = 'published'
   end
   redis.call('XACK', k, GROUP, t.entry)
@@ -510,8 +555,10 @@ end)
 redis.register_function('judged_finish_claim', function(keys, a)
   local t = argmap(a)
   local pool = pool_of(keys, t)
-  local f = finish(pool, t)
-  return {'finish', f, 'claim', claim(pool, t)}
+  -- one clock read for both steps
+  local now_s, now = now_pair()
+  local f = finish(pool, t, now_s)
+  return {'finish', f, 'claim', claim(pool, t, now_s, now)}
 end)
 
 ---------------------------------------------------------------------- retry
