@@ -260,18 +260,41 @@ char *common_utf8_dup(const char *s)
     return out;
 }
 
+/* A line is ONE write(2): stderr is unbuffered, so a prefix, the message
+ * and the newline written apart were three system calls per line (judged
+ * logs a line per job: strace showed them on every job), and another
+ * process appending to the same file could land between them. */
 void common_vlog(const char *who, const char *fmt, va_list ap)
 {
-    char ts[32];
+    char ts[32], stack[2048];
     time_t t = time(NULL);
     struct tm tm;
     gmtime_r(&t, &tm);
     strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    flockfile(stderr);
-    fprintf(stderr, "%s %s: ", ts, who);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    funlockfile(stderr);
+    int head = snprintf(stack, sizeof stack, "%s %s: ", ts, who);
+    if (head < 0 || (size_t)head >= sizeof stack)
+        return;
+    va_list again;
+    va_copy(again, ap);
+    int body = vsnprintf(stack + head, sizeof stack - head, fmt, ap);
+    char *line = stack;
+    size_t len = (size_t)head + (body > 0 ? (size_t)body : 0);
+    if (body >= 0 && len + 1 >= sizeof stack) {
+        /* a long line (a compiler's message): on the heap, or cut */
+        char *big = malloc(len + 2);
+        if (big) {
+            memcpy(big, stack, head);
+            vsnprintf(big + head, len + 1 - head, fmt, again);
+            line = big;
+        } else {
+            len = sizeof stack - 2;
+        }
+    }
+    va_end(again);
+    line[len] = '\n';
+    fwrite(line, 1, len + 1, stderr);
+    if (line != stack)
+        free(line);
 }
 
 void common_log(const char *who, const char *fmt, ...)
