@@ -46,8 +46,8 @@ static inline pid_t b_redis(void)
                "--maxmemory-policy", "noeviction",
                /* what the embedded Redis runs and the README asks of
                 * one's own: 1 KiB stream nodes (a queue read or delete
-                * walks its node from the start: ~15% of a job's Redis
-                * instructions with 4 KiB nodes, callgrind) */
+                * walks its node from the start: ~13% more Redis
+                * instructions per job with 4 KiB nodes, callgrind) */
                "--stream-node-max-bytes", "1024", (char *)NULL);
         _exit(127);
     }
