@@ -263,6 +263,14 @@ local function num(t, name, default)
   return n
 end
 
+-- a whole number argument as redis.call takes it: the caller's digits as
+-- they are, else v (its num() value) formatted as an integer
+local function int_arg(t, name, v)
+  local s = t[name]
+  if s and string.find(s, '^%d+$') then return s end
+  return string.format('%d', v)
+end
+
 -- the retention arguments of finish, retry and dead_letter (ms, 0 = keep)
 local function retention_args(t)
   return {max = t.results_max or '100000', keep = num(t, 'retention', 0),
@@ -384,7 +392,8 @@ local function claim(pool, t, now_s, now)
     -- an empty contest queue is skipped cheaply; the normal queue is read anyway
     if n > 0 and from[i] ~= '' and (i == 2 or from[i] ~= '>' or redis.call('XLEN', k) > 0) then
       local r = redis.call('XREADGROUP', 'GROUP', GROUP, t.host, 'COUNT',
-                           n == n0 and t.count or string.format('%d', n), 'STREAMS', k, from[i])
+                           n == n0 and int_arg(t, 'count', n) or string.format('%d', n),
+                           'STREAMS', k, from[i])
       if r and r[1] then
         for _, e in ipairs(r[1][2]) do
           n = n - 1
@@ -494,12 +503,6 @@ end)
 -- Claiming the next job is the dispatcher's business (judged_claim).
 -- reply: {'result', 'lost'|'published'|'already_done'}
 local FINISH_ARGS = {'host', 'queue', 'entry', 'id', 'verdict', 'score', 'report'}
--- a count of ms as redis.call takes it: the caller's digits as they are
-local function ms_arg(t, name, ms)
-  local v = t[name]
-  if v and string.find(v, '^%d+$') then return v end
-  return string.format('%d', ms)
-end
 -- now_s: the caller's clock (now_pair), read here when not given
 local function finish(pool, t, now_s)
   need_all(t, FINISH_ARGS)
@@ -528,7 +531,7 @@ local function finish(pool, t, now_s)
     -- per job were a quarter of a job's Redis commands (library version 6)
     local keep = num(t, 'retention', 0)
     if keep > 0 then
-      local ms = ms_arg(t, 'retention', keep)
+      local ms = int_arg(t, 'retention', keep)
       redis.call('PEXPIRE', sk, ms)
       -- its progress stream (an hour) never outlives the submission
       if keep < 3600000 then redis.call('PEXPIRE', key(pool, 'progress:' .. t.id), ms) end
