@@ -23,8 +23,11 @@ it (XPENDING for that entry and consumer): XCLAIM, XACK and XDEL have no owner
 check of their own.
 ]]
 
--- Bump on every change of a function's arguments or reply; judged refuses
--- to replace a NEWER library (another host runs a newer judged).
+-- Bump on every change, of a function's arguments or reply or only of its
+-- code: judged loads the library only over an OLDER one (and refuses to
+-- replace a NEWER one: another host runs a newer judged), so an unbumped
+-- change never reaches a Redis that holds the previous text. Version 9
+-- changed code alone; hosts of version 8 keep working against it.
 local VERSION = 9
 local GROUP = 'judged'
 
