@@ -23,42 +23,67 @@ static inline void b_die(const char *msg)
     exit(1);
 }
 
-static inline pid_t b_redis(void)
+/* A private directory for the bench (B_dir) and the Redis address in it. */
+static inline void b_dir_make(void)
 {
     snprintf(B_dir, sizeof B_dir, "/tmp/judged-bench-XXXXXX");
     if (!mkdtemp(B_dir))
         b_die("mkdtemp");
     snprintf(B_sock, sizeof B_sock, "%s/redis.sock", B_dir);
     snprintf(B_url, sizeof B_url, "unix://%s", B_sock);
+}
+
+/* Starts the benches' redis-server in B_dir (b_dir_make first), run by the
+ * program and options of wrap when given (bench_instr: valgrind), and waits
+ * up to wait_s seconds until it answers. */
+static inline pid_t b_redis_in_dir(const char *const *wrap, int wait_s)
+{
     /* BENCH_TCP=1: loopback TCP instead of a unix socket (what remote hosts see) */
     char port[16] = "0";
     if (getenv("BENCH_TCP")) {
         snprintf(port, sizeof port, "%d", 20000 + getpid() % 20000);
         snprintf(B_url, sizeof B_url, "redis://127.0.0.1:%s", port);
     }
+    const char *redis[] = {"redis-server", "--port", port, "--bind", "127.0.0.1",
+                           "--unixsocket", B_sock, "--dir", B_dir,
+                           "--appendonly", "yes", "--appendfsync", "everysec", "--save", "",
+                           "--maxmemory-policy", "noeviction",
+                           /* what the embedded Redis runs and the README asks of
+                            * one's own: 1 KiB stream nodes (a queue read or delete
+                            * walks its node from the start: ~13% more Redis
+                            * instructions per job with 4 KiB nodes, callgrind) */
+                           "--stream-node-max-bytes", "1024", NULL};
+    const char *argv[64];
+    int n = 0;
+    for (int i = 0; wrap && wrap[i] && n < 40; i++)
+        argv[n++] = wrap[i];
+    for (int i = 0; redis[i]; i++)
+        argv[n++] = redis[i];
+    argv[n] = NULL;
     pid_t pid = fork();
     if (pid == 0) {
         int fd = open("/dev/null", O_WRONLY);
         dup2(fd, 1);
-        execlp("redis-server", "redis-server", "--port", port, "--bind", "127.0.0.1",
-               "--unixsocket", B_sock, "--dir", B_dir,
-               "--appendonly", "yes", "--appendfsync", "everysec", "--save", "",
-               "--maxmemory-policy", "noeviction",
-               /* what the embedded Redis runs and the README asks of
-                * one's own: 1 KiB stream nodes (a queue read or delete
-                * walks its node from the start: ~13% more Redis
-                * instructions per job with 4 KiB nodes, callgrind) */
-               "--stream-node-max-bytes", "1024", (char *)NULL);
+        if (wrap)
+            dup2(fd, 2);
+        execvp(argv[0], (char *const *)argv);
         _exit(127);
     }
     struct queue_conn k;
     queue_conn_init(&k, B_url, 1000);
-    for (int i = 0; i < 200 && queue_conn_ensure(&k); i++)
+    for (int i = 0; i < wait_s * 50 && queue_conn_ensure(&k); i++)
         jd_sleep_ms(20);
     if (!k.c)
-        b_die("redis-server did not start");
+        b_die(wrap ? "redis-server did not start under valgrind (is valgrind installed?)"
+                   : "redis-server did not start");
     queue_conn_close(&k);
     return pid;
+}
+
+static inline pid_t b_redis(void)
+{
+    b_dir_make();
+    return b_redis_in_dir(NULL, 4);
 }
 
 static inline void b_stop(pid_t pid)

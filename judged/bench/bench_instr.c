@@ -15,8 +15,8 @@
  *
  * Counters are zeroed before and dumped after each phase (callgrind_control),
  * so the setup is not counted; Redis' own timers (serverCron, ~10 Hz) are,
- * and they are a few percent at most. Same Redis settings as the other
- * benches (1 KiB stream nodes, AOF everysec). One client: the figure is
+ * and they are a few percent at most. The other benches' Redis, settings
+ * and all (b_redis_in_dir: 1 KiB stream nodes, AOF everysec). One client: the figure is
  * per job, not per second. Needs valgrind (Debian package valgrind).
  *
  * usage: bench_instr [N]     (default 2000 jobs; BENCH_KEEP=1 keeps the dumps)
@@ -30,35 +30,15 @@
 static char cg_out[400];
 static pid_t cg_pid;
 
-/* redis-server under callgrind, on B_sock */
+/* the benches' redis-server (b_redis_in_dir), under callgrind */
 static void start_redis_under_callgrind(void)
 {
-    snprintf(B_dir, sizeof B_dir, "/tmp/judged-bench-XXXXXX");
-    if (!mkdtemp(B_dir))
-        b_die("mkdtemp");
-    snprintf(B_sock, sizeof B_sock, "%s/redis.sock", B_dir);
-    snprintf(B_url, sizeof B_url, "unix://%s", B_sock);
+    b_dir_make();
     snprintf(cg_out, sizeof cg_out, "%s/callgrind.out", B_dir);
     char outopt[450];
     snprintf(outopt, sizeof outopt, "--callgrind-out-file=%s", cg_out);
-    cg_pid = fork();
-    if (cg_pid == 0) {
-        int fd = open("/dev/null", O_WRONLY);
-        dup2(fd, 1);
-        dup2(fd, 2);
-        execlp("valgrind", "valgrind", "--tool=callgrind", outopt, "redis-server", "--port", "0",
-               "--unixsocket", B_sock, "--dir", B_dir, "--appendonly", "yes", "--appendfsync",
-               "everysec", "--save", "", "--maxmemory-policy", "noeviction",
-               "--stream-node-max-bytes", "1024", (char *)NULL);
-        _exit(127);
-    }
-    struct queue_conn k;
-    queue_conn_init(&k, B_url, 5000);
-    for (int i = 0; i < 600 && queue_conn_ensure(&k); i++)
-        jd_sleep_ms(50);
-    if (!k.c)
-        b_die("redis-server did not start under valgrind (is valgrind installed?)");
-    queue_conn_close(&k);
+    const char *wrap[] = {"valgrind", "--tool=callgrind", outopt, NULL};
+    cg_pid = b_redis_in_dir(wrap, 30);
 }
 
 static void callgrind_control(const char *what)
