@@ -38,6 +38,7 @@ static json_t *consumers(struct common *c, const char *pool)
     return names;
 }
 
+/* The pool as JSON; NULL when Redis failed (reported). */
 static json_t *pool_obj(struct common *c, const struct jd_pool_cfg *pc, json_t *hosts)
 {
     struct queue_pool_status s;

@@ -135,6 +135,34 @@ static inline double b_reap(pid_t pid, const char *log, unsigned long *round_tri
     return ru.ru_utime.tv_sec + ru.ru_stime.tv_sec + (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
 }
 
+/* The raw loop the dispatcher is compared with (bench_dispatch,
+ * bench_instr): n entries on bench:raw (group g, created beforehand) ... */
+static inline void b_raw_fill(struct queue_conn *k, int n)
+{
+    for (int i = 0; i < n; i++)
+        redisAppendCommand(k->c, "XADD bench:raw * id x");
+    for (int i = 0; i < n; i++) {
+        redisReply *r;
+        if (redisGetReply(k->c, (void **)&r) != REDIS_OK)
+            b_die("XADD");
+        freeReplyObject(r);
+    }
+}
+
+/* ... taken one at a time: XREADGROUP COUNT 1, then XACK (2 round trips) */
+static inline void b_raw_loop(struct queue_conn *k, int n)
+{
+    for (int done = 0; done < n; done++) {
+        redisReply *r = queue_cmd(k, "XREADGROUP GROUP g c COUNT 1 STREAMS bench:raw >");
+        if (!r || r->type != REDIS_REPLY_ARRAY)
+            b_die("XREADGROUP");
+        redisReply *e = r->element[0]->element[1]->element[0];
+        redisReply *a = queue_cmd(k, "XACK bench:raw g %s", e->element[0]->str);
+        freeReplyObject(a);
+        freeReplyObject(r);
+    }
+}
+
 /* Admits one submission through the queue library (judged_admit). */
 static inline void b_submit(struct queue_conn *k, const char *pool, const char *lang, const char *problem,
                      const char *src, size_t srclen)

@@ -88,24 +88,9 @@ int main(int argc, char **argv)
     unsigned long rtt = 0;
     for (int round = 0; round < 3; round++) {
         /* (1) raw XREADGROUP COUNT 1 + XACK */
-        for (int i = 0; i < n; i++)
-            redisAppendCommand(k.c, "XADD bench:raw * id x");
-        for (int i = 0; i < n; i++) {
-            redisReply *r;
-            if (redisGetReply(k.c, (void **)&r) != REDIS_OK)
-                b_die("XADD");
-            freeReplyObject(r);
-        }
+        b_raw_fill(&k, n);
         double t0 = secs(), c0 = redis_commands(k.c);
-        for (int done = 0; done < n; done++) {
-            redisReply *r = queue_cmd(&k, "XREADGROUP GROUP g c COUNT 1 STREAMS bench:raw >");
-            if (!r || r->type != REDIS_REPLY_ARRAY)
-                b_die("XREADGROUP");
-            redisReply *e = r->element[0]->element[1]->element[0];
-            redisReply *a = queue_cmd(&k, "XACK bench:raw g %s", e->element[0]->str);
-            freeReplyObject(a);
-            freeReplyObject(r);
-        }
+        b_raw_loop(&k, n);
         double rate = n / (secs() - t0);
         raw_cmds = (redis_commands(k.c) - c0) / n;
         if (rate > raw)

@@ -21,8 +21,6 @@
  *
  * usage: bench_instr [N]     (default 2000 jobs; BENCH_KEEP=1 keeps the dumps)
  */
-#include <time.h>
-
 #include "bench_common.h"
 
 #define POOL "native"
@@ -121,19 +119,6 @@ static int work(struct queue_conn *k, int n)
     return done;
 }
 
-static void raw_loop(struct queue_conn *k, int n)
-{
-    for (int i = 0; i < n; i++) {
-        redisReply *r = queue_cmd(k, "XREADGROUP GROUP g c COUNT 1 STREAMS bench:raw >");
-        if (!r || r->type != REDIS_REPLY_ARRAY)
-            b_die("raw XREADGROUP");
-        redisReply *e = r->element[0]->element[1]->element[0];
-        redisReply *a = queue_cmd(k, "XACK bench:raw g %s", e->element[0]->str);
-        freeReplyObject(a);
-        freeReplyObject(r);
-    }
-}
-
 int main(int argc, char **argv)
 {
     if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
@@ -152,8 +137,7 @@ int main(int argc, char **argv)
         queue_ensure_groups(&k, POOL, err, sizeof err))
         b_die(k.c ? err : "cannot reach redis");
     freeReplyObject(queue_cmd(&k, "XGROUP CREATE bench:raw g $ MKSTREAM"));
-    for (int i = 0; i < n; i++)
-        freeReplyObject(queue_cmd(&k, "XADD bench:raw * id x"));
+    b_raw_fill(&k, n);
 
     printf("redis instructions per job (callgrind, %d jobs, one client; deterministic):\n", n);
     callgrind_control("-z");
@@ -164,7 +148,7 @@ int main(int argc, char **argv)
     double worker = instructions() / done;
     printf("  a worker's finish + next claim (judged_finish_claim): %8.0f\n", worker);
     callgrind_control("-z");
-    raw_loop(&k, n);
+    b_raw_loop(&k, n);
     double raw = instructions() / n;
     printf("  raw XREADGROUP + XACK (bench_dispatch's baseline):   %8.0f\n", raw);
     printf("  ratio: a job costs Redis %.1fx the raw loop's instructions\n", worker / raw);

@@ -506,6 +506,13 @@ end)
 -- Claiming the next job is the dispatcher's business (judged_claim).
 -- reply: {'result', 'lost'|'published'|'already_done'}
 local FINISH_ARGS = {'host', 'queue', 'entry', 'id', 'verdict', 'score', 'report'}
+-- the one result event of a finish; ...: the rejudge fields, if any (as
+-- arguments, not a table to unpack: no table per job)
+local function result_event(pool, t, now_s, version, ...)
+  redis.call('XADD', key(pool, 'results'), 'MAXLEN', '~', t.results_max or '100000', '*',
+             'id', t.id, 'verdict', t.verdict, 'score', t.score, 'pool', pool, 'time', now_s,
+             'problem_version', version, ...)
+end
 -- now_s: the caller's clock (now_pair), read here when not given
 local function finish(pool, t, now_s)
   need_all(t, FINISH_ARGS)
@@ -520,14 +527,10 @@ local function finish(pool, t, now_s)
     redis.call('HSET', sk, 'state', 'done', 'verdict', t.verdict, 'score', t.score,
                'report', t.report, 'finished', now_s)
     if m[3] and m[3] ~= '' then
-      redis.call('XADD', key(pool, 'results'), 'MAXLEN', '~', t.results_max or '100000', '*',
-                 'id', t.id, 'verdict', t.verdict, 'score', t.score, 'pool', pool, 'time', now_s,
-                 'problem_version', m[2] or '', 'rejudge', 'true', 'rejudge_id', m[3],
-                 'previous_verdict', m[4] or '', 'previous_score', m[5] or '')
+      result_event(pool, t, now_s, m[2] or '', 'rejudge', 'true', 'rejudge_id', m[3],
+                   'previous_verdict', m[4] or '', 'previous_score', m[5] or '')
     else
-      redis.call('XADD', key(pool, 'results'), 'MAXLEN', '~', t.results_max or '100000', '*',
-                 'id', t.id, 'verdict', t.verdict, 'score', t.score, 'pool', pool, 'time', now_s,
-                 'problem_version', m[2] or '')
+      result_event(pool, t, now_s, m[2] or '')
     end
     -- no count_verdict here: the host adds up what it published and writes
     -- judge:{P}:stats once per heartbeat (queue_stats_flush): five HINCRBYs
