@@ -30,8 +30,11 @@
  *   fds are closed before the limits are set). A failure before exec goes to
  *   the keeper over a close-on-exec pipe and becomes a setup failure (IE).
  *
- * Both are raw clones of a possibly multi-threaded supervisor, so they never
- * allocate: what they need is in struct box_boot and the shared request.
+ * Both are copies of a possibly multi-threaded supervisor made without its
+ * fork handlers (clone, not fork), so they never allocate: another thread
+ * may have held malloc's lock. What they need is in struct box_boot and the
+ * shared request. The keeper is cloned through glibc (sb_clone), so that
+ * ThreadSanitizer, which intercepts clone, leaves its own locks free in it.
  *
  * Memory. A run's memory figure is the largest peak RSS (wait4's ru_maxrss)
  * of the processes the keeper reaps: the program, whose figure includes the

@@ -39,7 +39,6 @@
 #include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/vfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -71,6 +70,16 @@ static int loopback_up(void)
     return rc;
 }
 
+/* The child: says whether lo came up, then holds the namespace open. */
+static int netns_holder(void *ready_wr)
+{
+    char ok = loopback_up() == 0 ? 'y' : 'n';
+    if (write(*(int *)ready_wr, &ok, 1) != 1)
+        return 1;
+    pause();  /* until the parent has the namespace and kills us */
+    return 0;
+}
+
 /* A short-lived child enters a new network namespace and brings lo up; we
  * open the namespace (and pin it at pin_path, if given) while it lives. */
 static int create_netns(const char *pin_path, char *err, size_t len)
@@ -78,20 +87,12 @@ static int create_netns(const char *pin_path, char *err, size_t len)
     int ready[2];
     if (pipe2(ready, O_CLOEXEC) < 0)
         return -1;
-    pid_t pid = (pid_t)syscall(SYS_clone, CLONE_NEWNET | SIGCHLD, NULL, NULL, NULL, 0);
+    pid_t pid = sb_clone(netns_holder, &ready[1], CLONE_NEWNET | SIGCHLD, NULL);
     if (pid < 0) {
         sb_errf(err, len, "cannot create a network namespace: %s", strerror(errno));
         close(ready[0]);
         close(ready[1]);
         return -1;
-    }
-    if (pid == 0) {
-        close(ready[0]);
-        char ok = loopback_up() == 0 ? 'y' : 'n';
-        if (write(ready[1], &ok, 1) != 1)
-            _exit(1);
-        pause();  /* until the parent has the namespace and kills us */
-        _exit(0);
     }
     close(ready[1]);
     char ok = 'n';

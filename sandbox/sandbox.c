@@ -218,6 +218,11 @@ static int keeper_report(struct keeper *k, struct box_report *r, int timeout_ms)
     return recv(k->ctl, r, sizeof *r, MSG_DONTWAIT) == (ssize_t)sizeof *r ? 0 : -1;
 }
 
+static int keeper_entry(void *boot)
+{
+    box_keeper_main(boot);  /* it never returns: the keeper _exits */
+}
+
 static struct keeper *keeper_start(struct sandbox *sb, const char *slot_dir, int net_fd,
                                    char *err, size_t len)
 {
@@ -240,10 +245,9 @@ static struct keeper *keeper_start(struct sandbox *sb, const char *slot_dir, int
                             .empty_caps = sb->empty_caps};
     snprintf(boot.root, sizeof boot.root, "%s/root", slot_dir);
     k->pidfd = -1;
-    long pid = syscall(SYS_clone, CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS |
-                                      CLONE_PIDFD | SIGCHLD, NULL, &k->pidfd, NULL, 0);
-    if (pid == 0)
-        box_keeper_main(&boot);
+    pid_t pid = sb_clone(keeper_entry, &boot, CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC |
+                                                  CLONE_NEWUTS | CLONE_PIDFD | SIGCHLD,
+                         &k->pidfd);
     if (pid < 0)
         sb_errf(err, len, "cannot start the box: %s", strerror(errno));
     close(sv[1]);

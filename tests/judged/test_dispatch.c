@@ -256,27 +256,14 @@ Test(dispatch, sigterm_lets_running_jobs_finish)
      * loaded machine (CI under ThreadSanitizer) the compile and the run may
      * take many seconds, and that must not read as an unclean stop */
     t_config("A", 600, "grace: 120s\n", POOLS_DEFAULT, cfga, sizeof cfga);
-    /* A job whose sandbox failed (an infrastructure failure: under
-     * ThreadSanitizer a box's keeper, cloned from the instrumented judged,
-     * can die) is retried later by design, so that run says nothing of the
-     * grace: the scenario is played again, up to 3 times. A grace that does
-     * not wait fails every time. */
-    for (int round = 1;; round++) {
-        pid_t a = t_judged(cfga, "A");
-        cr_assert_eq(t_submit(cfga, "slow", "c", slow_src, NULL, NULL, id, sizeof id), 0);
-        cr_assert(t_wait_state(id, "running", 60000));
-        int st = t_stop(a, SIGTERM, 180000);
-        cr_assert(st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0, "clean exit");
-        if (t_state_is(id, "done"))
-            break;
-        char *att = t_hget(id, "attempts");
-        bool infra = att && strcmp(att, "0");
-        free(att);
-        if (!infra || round == 3) {
-            t_dump_logs();
-            cr_assert_fail("the running job %s did not finish before exit (round %d)", id, round);
-        }
-        fprintf(stderr, "round %d: %s hit an infrastructure failure; again\n", round, id);
+    pid_t a = t_judged(cfga, "A");
+    cr_assert_eq(t_submit(cfga, "slow", "c", slow_src, NULL, NULL, id, sizeof id), 0);
+    cr_assert(t_wait_state(id, "running", 60000));
+    int st = t_stop(a, SIGTERM, 180000);
+    cr_assert(st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0, "clean exit");
+    if (!t_state_is(id, "done")) {
+        t_dump_logs();
+        cr_assert_fail("the running job %s did not finish before exit", id);
     }
     cr_assert_eq(t_events("native", id), 1);
 }
@@ -293,8 +280,7 @@ Test(dispatch, sigterm_past_grace_gives_jobs_back_without_an_attempt)
     int st = t_stop(a, SIGTERM, 60000);
     cr_assert(st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0);
     cr_assert(t_state_is(id, "queued"), "given back");
-    /* read before B runs it: B's own attempts are not A's give-back (under
-     * ThreadSanitizer a box's keeper may stall and B retry once) */
+    /* read before B runs it: what B spends is not A's give-back */
     char *att = t_hget(id, "attempts");
     cr_assert_str_eq(att, "0", "no attempt spent");
     free(att);
