@@ -33,8 +33,8 @@
  * Both are copies of a possibly multi-threaded supervisor made without its
  * fork handlers (clone, not fork), so they never allocate: another thread
  * may have held malloc's lock. What they need is in struct box_boot and the
- * shared request. The keeper is cloned through glibc (sb_clone), so that
- * ThreadSanitizer, which intercepts clone, leaves its own locks free in it.
+ * shared request. sb_clone makes the keeper so that ThreadSanitizer's own
+ * locks are free in it (util.c).
  *
  * Memory. A run's memory figure is the largest peak RSS (wait4's ru_maxrss)
  * of the processes the keeper reaps: the program, whose figure includes the

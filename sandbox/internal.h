@@ -25,14 +25,11 @@ void sb_errf(char *err, size_t len, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 double sb_now(void);  /* CLOCK_MONOTONIC seconds */
 
-/* A new process (no CLONE_VM: a copy of this one) that runs fn(arg) and
- * _exits with what it returns; flags as clone(2)'s, plus SIGCHLD. With
- * CLONE_PIDFD the pidfd goes to *pidfd. Through glibc's clone() on a stack
- * of its own, never the raw system call: a sanitizer that intercepts
- * clone (ThreadSanitizer does) then sees the new process and hands it its
- * runtime's locks released, where a raw copy of a multi-threaded process
- * could keep one another thread held and hang on it at its next clone.
- * The pid, or -1 with errno set. */
+/* A new process (no CLONE_VM: a copy of this one, without fork handlers)
+ * that runs fn(arg) and _exits with what it returns; flags as clone(2)'s,
+ * plus SIGCHLD. With CLONE_PIDFD the pidfd goes to *pidfd. Made so that the
+ * sanitizers stay sound in the copy (util.c says how). The pid, or -1 with
+ * errno set. */
 pid_t sb_clone(int (*fn)(void *), void *arg, int flags, int *pidfd);
 
 /* One byte with fds attached (SCM_RIGHTS), as the supervisor, the keeper and
