@@ -32,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -41,7 +42,10 @@
 #include "store.h"
 
 extern const char store_library_lua[];   /* store.lua, embedded */
-#define STORE_LIBRARY_VERSION 1
+#define STORE_LIBRARY_VERSION 2
+/* How long a blob no version references is kept: as long as an upload
+ * record, so that a queued upload still finds its blobs. */
+#define BLOB_TTL_MS ((long long)STORE_UPLOAD_TTL * 1000)
 #define WINDOW 8                         /* chunks in flight */
 
 /* ------------------------------------------------------------- hashing */
@@ -534,13 +538,51 @@ static int drain(struct queue_conn *k, int want, char *err, size_t errlen)
     return rc;
 }
 
-/* Sends one file as blob f->sha, chunk by chunk, hashing what it sends. */
+/* judged_store_blob_put: the staged copy becomes blob `key`. */
+static int blob_put(struct queue_conn *k, const char *part, const char *key, long chunks, uint64_t size,
+                    char *err, size_t errlen)
+{
+    char n[24], sz[24], ttl[24];
+    snprintf(n, sizeof n, "%ld", chunks);
+    snprintf(sz, sizeof sz, "%" PRIu64, size);
+    snprintf(ttl, sizeof ttl, "%lld", BLOB_TTL_MS);
+    const char *argv[] = {"FCALL", "judged_store_blob_put", "2", part, key, n, sz, ttl};
+    size_t lens[8];
+    for (int i = 0; i < 8; i++)
+        lens[i] = strlen(argv[i]);
+    redisReply *r = fcall(k, 8, argv, lens, err, errlen);
+    if (!r)
+        return STORE_IO;
+    int rc = 0;
+    if (r->type == REDIS_REPLY_ERROR) {
+        snprintf(err, errlen, "%s", r->str);
+        rc = STORE_ERR;
+    }
+    freeReplyObject(r);
+    return rc;
+}
+
+/* Sends one file as blob f->sha, chunk by chunk, hashing what it sends.
+ * The chunks go to a staging key of this push's own (judge:blob:SHA:part:
+ * TOKEN, expiring like an unreferenced blob): another push of the same
+ * content, or one that died half-way, never mixes its chunks with ours,
+ * and a blob is whole or absent. */
 static int upload_blob(struct queue_conn *k, const char *dir, const struct store_file *f, char *err,
                        size_t errlen)
 {
-    char path[4400], key[100];
+    char path[4400], key[100], part[140], ttl[24];
+    unsigned char token[8];
+    char token_hex[17];
     snprintf(path, sizeof path, "%s/%s", dir, f->path);
     blob_key(key, sizeof key, f->sha);
+    if (getrandom(token, sizeof token, 0) != (ssize_t)sizeof token) {
+        snprintf(err, errlen, "store: getrandom: %s", strerror(errno));
+        return STORE_ERR;
+    }
+    for (size_t i = 0; i < sizeof token; i++)
+        snprintf(token_hex + 2 * i, 3, "%02x", token[i]);
+    snprintf(part, sizeof part, "%s:part:%s", key, token_hex);
+    snprintf(ttl, sizeof ttl, "%lld", BLOB_TTL_MS);
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
     if (fd < 0) {
         snprintf(err, errlen, "%s: %s", f->path, strerror(errno));
@@ -556,8 +598,6 @@ static int upload_blob(struct queue_conn *k, const char *dir, const struct store
     uint64_t total = 0;
     long chunk = 0;
     int inflight = 0, rc = 0;
-    redisAppendCommand(k->c, "DEL %s", key);   /* a half-sent blob of an earlier push */
-    inflight++;
     for (;;) {
         size_t got = 0;
         ssize_t r = 0;
@@ -574,7 +614,11 @@ static int upload_blob(struct queue_conn *k, const char *dir, const struct store
         total += got;
         char field[32];
         snprintf(field, sizeof field, "c%ld", chunk++);
-        redisAppendCommand(k->c, "HSET %s %s %b", key, field, buf, got);
+        redisAppendCommand(k->c, "HSET %s %s %b", part, field, buf, got);
+        if (chunk == 1) {   /* the key exists now: a push that dies leaves it to expire */
+            redisAppendCommand(k->c, "PEXPIRE %s %s", part, ttl);
+            inflight++;
+        }
         if (++inflight >= WINDOW) {
             if ((rc = drain(k, inflight, err, errlen)))
                 break;
@@ -591,14 +635,13 @@ static int upload_blob(struct queue_conn *k, const char *dir, const struct store
     EVP_DigestFinal_ex(ctx, d, &dn);
     EVP_MD_CTX_free(ctx);
     hex(d, sha);
-    if (rc == 0 && (total != f->size || strcmp(sha, f->sha))) {
+    bool whole = rc == 0 && total == f->size && !strcmp(sha, f->sha);
+    if (rc == 0 && !whole) {
         snprintf(err, errlen, "%s changed while it was being pushed", f->path);
         rc = STORE_ERR;
-        redisAppendCommand(k->c, "DEL %s", key);
-        inflight++;
-    } else if (rc == 0) {
-        /* complete: only now does the blob count as stored */
-        redisAppendCommand(k->c, "HSET %s n %ld size %llu", key, chunk, (unsigned long long)total);
+    }
+    if (!whole && k->c) {
+        redisAppendCommand(k->c, "DEL %s", part);   /* ours alone: nobody else reads it */
         inflight++;
     }
     if (k->c) {
@@ -611,6 +654,9 @@ static int upload_blob(struct queue_conn *k, const char *dir, const struct store
     } else if (!rc) {
         rc = io_err(k, "store", err, errlen);
     }
+    /* complete: only now does the blob count as stored */
+    if (rc == 0)
+        rc = blob_put(k, part, key, chunk, total, err, errlen);
     return rc;
 }
 

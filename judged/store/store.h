@@ -10,7 +10,9 @@
  * caller's business (runner_problem_check) before store_push.
  *
  * Key layout (judged/DESIGN.md, "Problem store"):
- *   judge:blob:SHA            hash: size, n (chunks), refs, c0..c(n-1) (<= 1 MiB each)
+ *   judge:blob:SHA            hash: size, n (chunks), refs, c0..c(n-1) (<= 1 MiB each);
+ *                             expires (STORE_UPLOAD_TTL) while no version references it
+ *   judge:blob:SHA:part:TOKEN the chunks one push is sending (renamed to the blob once whole)
  *   judge:manifest:V          string: the manifest whose sha256 is V
  *   judge:version:V:names     set: the problems that list version V
  *   judge:problem:NAME        hash: current, updated (ms)

@@ -2,19 +2,22 @@
 --[[
 store.lua - the problem store's atomic steps as ONE Redis Functions library
 (judged/store/store.c is the C side; key layout in store.h and
-judged/DESIGN.md, "Problem store"). Blobs are uploaded by plain HSETs
-before a commit; what must happen at once - checking that every blob is
-there, the quota, reference counts, the manifest and the current version -
-happens here.
+judged/DESIGN.md, "Problem store"). Blobs are uploaded by plain HSETs into
+a staging key of their own and made whole by judged_store_blob_put; what
+must happen at once - checking that every blob is there, the quota,
+reference counts, the manifest and the current version - happens in
+judged_store_commit.
 
-Keys of both functions, in this order: judge:problem:NAME,
+Keys of commit and remove, in this order: judge:problem:NAME,
 judge:problem:NAME:versions, judge:manifest:V, judge:version:V:names,
 judge:problems, judge:store:bytes, then the version's distinct blobs
 judge:blob:SHA. Every key is declared: on a Redis Cluster these keys would
 need one hash tag (see DESIGN.md); on one Redis they need nothing.
 ]]
 
-local VERSION = 1
+-- Bump on any change to this file: a program loads the library only over
+-- an older one.
+local VERSION = 2
 
 local function fail(msg)
   error({err = 'ERR store: ' .. msg})
@@ -54,7 +57,11 @@ redis.register_function('judged_store_commit', function(keys, a)
       fail('quota exceeded: the store holds ' .. bytes .. ' bytes, this version adds ' .. added ..
            ', the quota is ' .. quota)
     end
-    for i = 7, #keys do redis.call('HINCRBY', keys[i], 'refs', 1) end
+    -- referenced from now on: no longer the leftover that expires
+    for i = 7, #keys do
+      redis.call('HINCRBY', keys[i], 'refs', 1)
+      redis.call('PERSIST', keys[i])
+    end
     redis.call('INCRBY', keys[6], added)
     redis.call('SET', keys[3], man)
   end
@@ -64,6 +71,27 @@ redis.register_function('judged_store_commit', function(keys, a)
   redis.call('ZADD', keys[2], now, ver)
   redis.call('SADD', keys[5], name)
   return {'result', fresh and 'new' or 'revived', 'previous', cur or ''}
+end)
+
+-- keys: a blob's staging key (judge:blob:SHA:part:TOKEN, private to one
+-- push), the blob judge:blob:SHA. args: n (chunks), size, ttl (ms).
+-- The staged copy becomes the blob, complete, unless the blob is complete
+-- already (another push of the same content finished first: the same
+-- bytes, the copy is dropped). Until a commit references it the blob
+-- expires after ttl: an upload that was refused, or a push that died
+-- before its commit, leaves nothing for good.
+-- reply: 'stored' | 'present'
+redis.register_function('judged_store_blob_put', function(keys, a)
+  if #keys ~= 2 or #a ~= 3 then fail('bad arguments') end
+  if redis.call('HEXISTS', keys[2], 'size') == 1 then
+    redis.call('DEL', keys[1])
+    return 'present'
+  end
+  if redis.call('EXISTS', keys[1]) == 0 then fail(keys[1] .. ' is gone (expired before it was complete)') end
+  redis.call('HSET', keys[1], 'n', a[1], 'size', a[2])
+  redis.call('RENAME', keys[1], keys[2])
+  redis.call('PEXPIRE', keys[2], a[3])
+  return 'stored'
 end)
 
 -- args: name, version. Removes a version that is not NAME's current one;

@@ -2,8 +2,9 @@
  * upload.c - staged uploads (store.h, "upload.c"): how a front that links no
  * runner (judge-api) gets a package validated exactly as `judgectl problem
  * check` does. The front unpacks and reads the package, sends its blobs
- * (nothing is committed: an unreferenced blob is what a push that died
- * leaves too, and the next push of the same file finds it complete) and
+ * (nothing is committed: a blob no version references expires after
+ * STORE_UPLOAD_TTL, as the upload record does, so a refused upload leaves
+ * nothing for good, and a later push of the same file finds it) and
  * queues an upload record; a judged host, which has the sandbox to compile
  * a custom checker, takes it, fetches the files from the manifest it
  * carries (hash-verified), validates and pushes them (store_push: the same

@@ -492,4 +492,47 @@ static long long t_int(const char *fmt, ...)
     return v;
 }
 
+/* What the problem store keeps, by key: blobs some version references
+ * (should never expire), blobs none does (should: a refused upload, a push
+ * that died), and staging keys of pushes in flight. */
+struct t_blobs {
+    int referenced, referenced_expiring;
+    int unreferenced, unreferenced_expiring;
+    int parts;
+    long long max_ttl;   /* seconds, over the expiring ones */
+};
+
+__attribute__((unused)) static struct t_blobs t_blob_census(void)
+{
+    struct t_blobs b = {0};
+    redisContext *c = t_redis();
+    redisReply *keys = redisCommand(c, "KEYS judge:blob:*");
+    for (size_t i = 0; keys && i < keys->elements; i++) {
+        const char *k = keys->element[i]->str;
+        if (strstr(k, ":part:")) {
+            b.parts++;
+            continue;
+        }
+        redisReply *refs = redisCommand(c, "HGET %s refs", k);
+        redisReply *ttl = redisCommand(c, "TTL %s", k);
+        bool referenced = refs->type == REDIS_REPLY_STRING && atoll(refs->str) > 0;
+        bool expiring = ttl->integer > 0;
+        if (expiring && ttl->integer > b.max_ttl)
+            b.max_ttl = ttl->integer;
+        if (referenced) {
+            b.referenced++;
+            b.referenced_expiring += expiring;
+        } else {
+            b.unreferenced++;
+            b.unreferenced_expiring += expiring;
+        }
+        freeReplyObject(refs);
+        freeReplyObject(ttl);
+    }
+    if (keys)
+        freeReplyObject(keys);
+    redisFree(c);
+    return b;
+}
+
 #endif

@@ -1337,6 +1337,15 @@ Test(api, problem_upload_validated_by_a_judged_host_then_judged_and_rejudged)
     cr_assert_eq(r.status, 422, "%s", r.body);
     cr_assert(error_line(&r, "problem.yaml:4: checker", NULL), "%s", r.body);
     resp_free(&r);
+    /* its blobs were sent before a host could refuse it (chk.cpp is in no
+     * version): they expire, within the week an upload record lives; what
+     * stored versions list does not */
+    struct t_blobs blobs = t_blob_census();
+    cr_assert(blobs.unreferenced > 0, "the refused checker's blob was staged");
+    cr_assert_eq(blobs.unreferenced_expiring, blobs.unreferenced, "every unreferenced blob expires");
+    cr_assert(blobs.max_ttl > 0 && blobs.max_ttl <= 7 * 24 * 3600, "within a week: %lld s", blobs.max_ttl);
+    cr_assert(blobs.referenced > 0 && blobs.referenced_expiring == 0, "stored versions' blobs stay");
+    cr_assert_eq(blobs.parts, 0, "no staging keys left");
     /* ICPC/Kattis archives are converted as judgectl problem push does */
     make_icpc("third", "name: One Third\nvalidation: default\n"
                        "validator_flags: float_absolute_tolerance 1e-3\nlimits:\n  memory: 256\n");

@@ -277,6 +277,12 @@ Test(store, same_content_is_one_version_and_rm_frees_what_nothing_else_lists)
     cr_assert(r->integer < keys1 + 10, "no leftovers: %lld keys", r->integer);
     freeReplyObject(r);
     redisFree(c);
+    /* what versions list is kept for good; no push left a staging key */
+    struct t_blobs b = t_blob_census();
+    cr_assert(b.referenced > 0);
+    cr_assert_eq(b.referenced_expiring, 0, "a referenced blob never expires");
+    cr_assert_eq(b.unreferenced, 0, "v1's own blobs were deleted");
+    cr_assert_eq(b.parts, 0, "no staging keys left");
 }
 
 /* A push validates as `problem check` does and refuses with every error;
