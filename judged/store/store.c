@@ -496,7 +496,10 @@ static size_t distinct_blobs(const struct store_manifest *m, size_t *idx)
     return n;
 }
 
-/* Pipelines `HEXISTS blob size` for every blob; need[i] true where missing. */
+/* Pipelines `HEXISTS blob size` for every blob; need[i] true where missing.
+ * A blob found, which this push will not send again, gets a full
+ * BLOB_TTL_MS again if it was expiring (GT leaves a referenced, persistent
+ * blob as it is): it cannot expire between this look and the commit. */
 static int missing_blobs(struct queue_conn *k, const struct store_manifest *m, const size_t *idx, size_t n,
                          bool *need, char *err, size_t errlen)
 {
@@ -506,14 +509,16 @@ static int missing_blobs(struct queue_conn *k, const struct store_manifest *m, c
         char key[100];
         blob_key(key, sizeof key, m->files[idx[i]].sha);
         redisAppendCommand(k->c, "HEXISTS %s size", key);
+        redisAppendCommand(k->c, "PEXPIRE %s %lld GT", key, BLOB_TTL_MS);
     }
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < 2 * n; i++) {
         redisReply *r = NULL;
         if (redisGetReply(k->c, (void **)&r) != REDIS_OK || !r) {
             drop(k);
             return io_err(k, "store", err, errlen);
         }
-        need[i] = !(r->type == REDIS_REPLY_INTEGER && r->integer == 1);
+        if (i % 2 == 0)
+            need[i / 2] = !(r->type == REDIS_REPLY_INTEGER && r->integer == 1);
         freeReplyObject(r);
     }
     return 0;

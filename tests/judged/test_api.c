@@ -1347,6 +1347,20 @@ Test(api, problem_upload_validated_by_a_judged_host_then_judged_and_rejudged)
     cr_assert(blobs.max_ttl > 0 && blobs.max_ttl <= 7 * 24 * 3600, "within a week: %lld s", blobs.max_ttl);
     cr_assert(blobs.referenced > 0 && blobs.referenced_expiring == 0, "stored versions' blobs stay");
     cr_assert_eq(blobs.parts, 0, "no staging keys left");
+    /* sent again, an expiring blob is not re-sent but gets its week back:
+     * it cannot expire between the push's look and its commit */
+    const char chk_cpp[] = "this is not C++\n";
+    unsigned char md[32];
+    unsigned mdlen = 0;
+    EVP_Digest(chk_cpp, strlen(chk_cpp), md, &mdlen, EVP_sha256(), NULL);
+    char chk[120] = "judge:blob:";
+    for (unsigned i = 0; i < mdlen; i++)
+        snprintf(chk + strlen(chk), 3, "%02x", md[i]);
+    cr_assert_eq(t_int("PEXPIRE %s 60000", chk), 1);
+    r = put_file(PROBS "/badchk", tok_setter, tgz, "application/gzip");
+    cr_assert_eq(r.status, 422, "%s", r.body);
+    resp_free(&r);
+    cr_assert(t_int("TTL %s", chk) > 6 * 24 * 3600, "%s: TTL %lld", chk, t_int("TTL %s", chk));
     /* ICPC/Kattis archives are converted as judgectl problem push does */
     make_icpc("third", "name: One Third\nvalidation: default\n"
                        "validator_flags: float_absolute_tolerance 1e-3\nlimits:\n  memory: 256\n");
