@@ -50,10 +50,24 @@ extern const char store_library_lua[];   /* store.lua, embedded */
 
 /* ------------------------------------------------------------- hashing */
 
+static void hex_n(const unsigned char *d, size_t n, char *out)
+{
+    for (size_t i = 0; i < n; i++)
+        snprintf(out + 2 * i, 3, "%02x", d[i]);
+}
+
 static void hex(const unsigned char *d, char out[65])
 {
-    for (int i = 0; i < 32; i++)
-        snprintf(out + 2 * i, 3, "%02x", d[i]);
+    hex_n(d, 32, out);
+}
+
+int store_random_hex(char *out, size_t nbytes)
+{
+    unsigned char r[32];
+    if (nbytes > sizeof r || getrandom(r, nbytes, 0) != (ssize_t)nbytes)
+        return -1;
+    hex_n(r, nbytes, out);
+    return 0;
 }
 
 static int sha_text(const char *s, size_t len, char out[65])
@@ -575,19 +589,14 @@ static int blob_put(struct queue_conn *k, const char *part, const char *key, lon
 static int upload_blob(struct queue_conn *k, const char *dir, const struct store_file *f, char *err,
                        size_t errlen)
 {
-    char path[4400], key[100], part[140], ttl[24];
-    unsigned char token[8];
-    char token_hex[17];
+    char path[4400], key[100], part[140], token[17];
     snprintf(path, sizeof path, "%s/%s", dir, f->path);
     blob_key(key, sizeof key, f->sha);
-    if (getrandom(token, sizeof token, 0) != (ssize_t)sizeof token) {
+    if (store_random_hex(token, 8)) {
         snprintf(err, errlen, "store: getrandom: %s", strerror(errno));
         return STORE_ERR;
     }
-    for (size_t i = 0; i < sizeof token; i++)
-        snprintf(token_hex + 2 * i, 3, "%02x", token[i]);
-    snprintf(part, sizeof part, "%s:part:%s", key, token_hex);
-    snprintf(ttl, sizeof ttl, "%lld", BLOB_TTL_MS);
+    snprintf(part, sizeof part, "%s:part:%s", key, token);
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
     if (fd < 0) {
         snprintf(err, errlen, "%s: %s", f->path, strerror(errno));
@@ -621,7 +630,7 @@ static int upload_blob(struct queue_conn *k, const char *dir, const struct store
         snprintf(field, sizeof field, "c%ld", chunk++);
         redisAppendCommand(k->c, "HSET %s %s %b", part, field, buf, got);
         if (chunk == 1) {   /* the key exists now: a push that dies leaves it to expire */
-            redisAppendCommand(k->c, "PEXPIRE %s %s", part, ttl);
+            redisAppendCommand(k->c, "PEXPIRE %s %lld", part, BLOB_TTL_MS);
             inflight++;
         }
         if (++inflight >= WINDOW) {

@@ -66,6 +66,9 @@ void store_manifest_free(struct store_manifest *m);
 /* sha256 of a file's contents as hex; -1 with errno. */
 int store_sha256_file(const char *path, char out[65], uint64_t *size);
 bool store_valid_version(const char *v);   /* 64 lowercase hex digits */
+/* nbytes (<= 32) random bytes as 2*nbytes lowercase hex digits and a NUL
+ * into out: ids and tokens; -1 with errno set if getrandom failed */
+int store_random_hex(char *out, size_t nbytes);
 
 /* Does `dir` hold exactly the files of m with their hashes? 0 yes; -1 with
  * err naming the first difference. */

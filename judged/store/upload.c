@@ -18,7 +18,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 
 #include "common.h"
 #include "store.h"
@@ -81,13 +80,10 @@ int store_stage(struct queue_conn *k, const char *name, const char *dir, const s
         snprintf(err, errlen, "bad problem name '%s' (1-128 of A-Za-z0-9_.-, not starting with . or -)", name);
         return STORE_ERR;
     }
-    unsigned char rnd[16];
-    if (getrandom(rnd, sizeof rnd, 0) != sizeof rnd) {
+    if (store_random_hex(id, 16)) {
         snprintf(err, errlen, "upload: no randomness for an id");
         return STORE_ERR;
     }
-    for (int i = 0; i < 16; i++)
-        snprintf(id + 2 * i, 3, "%02x", rnd[i]);
     uint64_t sent = 0;
     int blobs = 0;
     int rc = store_send_blobs(k, dir, m, &sent, &blobs, err, errlen);

@@ -56,14 +56,19 @@ static void t_write(const char *path, const char *fmt, ...)
     fclose(f);
 }
 
-/* In a child the test forked: die with the test. A test that crashes or
- * times out never runs its teardown, and a judged left running would hold
- * its sandbox slots against every later test. */
-static void t_die_with(pid_t test)
+/* fork() for a process that must die with the test: a test that crashes
+ * or times out never runs its teardown, and a judged left running would
+ * hold its sandbox slots against every later test. */
+static pid_t t_fork(void)
 {
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (getppid() != test)
-        _exit(127);   /* it died before the line above */
+    pid_t test = getpid(), pid = fork();
+    cr_assert(pid >= 0);
+    if (pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != test)
+            _exit(127);   /* it died before the line above */
+    }
+    return pid;
 }
 
 static void t_track(pid_t pid)
@@ -134,10 +139,8 @@ static void t_start_redis_with(const char *requirepass)
     }
     argv[n] = NULL;
     T_redis_pass = requirepass;
-    pid_t test = getpid(), pid = fork();
-    cr_assert(pid >= 0);
+    pid_t pid = t_fork();
     if (pid == 0) {
-        t_die_with(test);
         int fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644);
         dup2(fd, 1);
         dup2(fd, 2);
@@ -256,10 +259,8 @@ static pid_t t_judged(const char *config, const char *name)
 {
     char log[400];
     snprintf(log, sizeof log, "%s/judged-%s.log", T_dir, name);
-    pid_t test = getpid(), pid = fork();
-    cr_assert(pid >= 0);
+    pid_t pid = t_fork();
     if (pid == 0) {
-        t_die_with(test);
         int fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644);
         dup2(fd, 1);
         dup2(fd, 2);

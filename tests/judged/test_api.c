@@ -230,10 +230,8 @@ static void start_api(void)
 {
     char log[400], buf[8192];
     snprintf(log, sizeof log, "%s/api.log", T_dir);
-    pid_t test = getpid(), pid = fork();
-    cr_assert(pid >= 0);
+    pid_t pid = t_fork();
     if (pid == 0) {
-        t_die_with(test);
         int fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644);
         dup2(fd, 1);
         dup2(fd, 2);

@@ -363,7 +363,7 @@ Test(ctl, events_since_and_follow_without_replay_and_result_times)
     /* --follow: only what is published from now on */
     int pfd[2];
     cr_assert(pipe(pfd) == 0);
-    pid_t f = fork();
+    pid_t f = t_fork();
     if (f == 0) {
         dup2(pfd[1], 1);
         close(pfd[0]);

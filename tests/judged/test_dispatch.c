@@ -549,8 +549,7 @@ Test(dispatch, events_follow_prints_new_results_as_json_lines)
     t_config("A", 600, NULL, POOLS_DEFAULT, cfga, sizeof cfga);
     t_judged(cfga, "A");
     snprintf(evlog, sizeof evlog, "%s/events.out", T_dir);
-    pid_t ev = fork();
-    cr_assert(ev >= 0);
+    pid_t ev = t_fork();
     if (ev == 0) {
         int fd = open(evlog, O_WRONLY | O_CREAT | O_TRUNC, 0644);
         dup2(fd, 1);

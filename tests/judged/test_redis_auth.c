@@ -427,7 +427,7 @@ Test(redis_auth, judge_api_serves_the_platform_as_the_platform_user)
     t_judged(cj, "A");
     cr_assert(t_judged_started("A", 30000));
     snprintf(log, sizeof log, "%s/api.log", T_dir);
-    pid_t pid = fork();
+    pid_t pid = t_fork();
     if (pid == 0) {
         int fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644);
         dup2(fd, 1);
