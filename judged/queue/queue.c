@@ -208,11 +208,11 @@ int queue_library_ensure(struct queue_conn *k, char *err, size_t errlen)
     }
     long long have = r->type == REDIS_REPLY_INTEGER ? r->integer : 0;
     freeReplyObject(r);
-    if (have == QUEUE_LIBRARY_VERSION)
+    if (have == queue_library_version)
         return 0;
-    if (have > QUEUE_LIBRARY_VERSION) {
+    if (have > queue_library_version) {
         snprintf(err, errlen, "redis holds version %lld of the judged function library, this "
-                              "program speaks version %d: upgrade it", have, QUEUE_LIBRARY_VERSION);
+                              "program speaks version %d: upgrade it", have, queue_library_version);
         return -1;
     }
     r = queue_cmd(k, "FUNCTION LOAD REPLACE %s", queue_library_lua);

@@ -66,7 +66,7 @@ const char *queue_rstr(const redisReply *r);
 /* ---------------------------------------------------------------- library */
 
 extern const char queue_library_lua[];  /* judged.lua, embedded */
-#define QUEUE_LIBRARY_VERSION 9         /* VERSION in judged.lua */
+extern const int queue_library_version; /* its VERSION line (embed.cmake) */
 
 /* Loads judged.lua into Redis unless the same version is there; refuses
  * (-1, err) when Redis holds a newer version (another host runs a newer

@@ -42,7 +42,7 @@
 #include "store.h"
 
 extern const char store_library_lua[];   /* store.lua, embedded */
-#define STORE_LIBRARY_VERSION 2
+extern const int store_library_version;   /* its VERSION line (embed.cmake) */
 /* How long a blob no version references is kept: as long as an upload
  * record, so that a queued upload still finds its blobs. */
 #define BLOB_TTL_MS ((long long)STORE_UPLOAD_TTL * 1000)
@@ -441,11 +441,11 @@ static int library_ensure(struct queue_conn *k, char *err, size_t errlen)
         return io_err(k, "store library", err, errlen);
     long long have = r->type == REDIS_REPLY_INTEGER ? r->integer : 0;
     freeReplyObject(r);
-    if (have == STORE_LIBRARY_VERSION)
+    if (have == store_library_version)
         return 0;
-    if (have > STORE_LIBRARY_VERSION) {
+    if (have > store_library_version) {
         snprintf(err, errlen, "redis holds version %lld of the judged_store library, this program "
-                              "speaks version %d: upgrade it", have, STORE_LIBRARY_VERSION);
+                              "speaks version %d: upgrade it", have, store_library_version);
         return STORE_ERR;
     }
     r = queue_cmd(k, "FUNCTION LOAD REPLACE %s", store_library_lua);
