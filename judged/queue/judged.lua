@@ -27,8 +27,10 @@ check of their own.
 -- code: judged loads the library only over an OLDER one (and refuses to
 -- replace a NEWER one: another host runs a newer judged), so an unbumped
 -- change never reaches a Redis that holds the previous text. Version 9
--- changed code alone; hosts of version 8 keep working against it.
-local VERSION = 9
+-- changed code alone; hosts of version 8 keep working against it. Version
+-- 10 leaves empty fields out of claim replies, which hosts of versions 8
+-- and 9 read as empty (a missing field is an empty one to queue.c).
+local VERSION = 10
 local GROUP = 'judged'
 
 local function fail(msg)
@@ -159,9 +161,12 @@ local function job(q, stream, e, out, host, pool, now_s, now)
   -- definition), for judged's per-job log line and the host's metrics
   -- (queue_stats: hosts count published verdicts, see judged_finish)
   local since = tonumber(v[8] or v[7] or '')
-  table.insert(out, {'queue', q, 'entry', eid, 'id', sid, 'poison', '', 'lang', v[1],
-                     'problem', v[2], 'source', v[3], 'attempts', v[4] or '0',
-                     'version', v[6] or '', 'wait', since and math.max(0, now - since) or -1})
+  -- fields that would be empty are left out (the reader takes a missing
+  -- field as empty): every element of the reply is converted twice
+  local j = {'queue', q, 'entry', eid, 'id', sid, 'lang', v[1], 'problem', v[2], 'source', v[3],
+             'attempts', v[4] or '0', 'wait', since and math.max(0, now - since) or -1}
+  if v[6] and v[6] ~= '' then j[17], j[18] = 'version', v[6] end
+  out[#out + 1] = j
 end
 
 local function lastdelivered(k)
@@ -374,8 +379,10 @@ redis.register_function('judged_admit', admit)
 --         'contest_last', ID, 'normal_last', ID}
 -- where *_delivered are the group's last-delivered ids (to block on) when
 -- nothing was found, *_last the last ids read (a re-read's cursor); a job is
--- {'queue', Q, 'entry', E, 'id', SID, 'poison', WHY or '', 'lang', .., 'problem', ..,
---  'source', .., 'attempts', N, 'version', V or ''}
+-- {'queue', Q, 'entry', E, 'id', SID, 'poison', WHY, 'lang', .., 'problem', ..,
+--  'source', .., 'attempts', N, 'version', V, 'wait', MS}
+-- A field whose value would be empty is left out (readers take a missing
+-- field as empty): *_delivered, *_last, a job's poison and version.
 local CLAIM_ARGS, NAMES = {'host', 'count'}, {'contest', 'normal'}
 -- now_s, now: the caller's clock (now_pair), read here when not given
 local function claim(pool, t, now_s, now)
@@ -422,12 +429,15 @@ local function claim(pool, t, now_s, now)
       end
     end
   end
-  local ld1, ld2 = '', ''
+  -- empty ids are left out of the reply (the reader takes them as empty)
+  local r = {'state', st, 'jobs', out}
   if #out == 0 and fresh then
-    ld1, ld2 = lastdelivered(key(pool, 'q:contest')), lastdelivered(key(pool, 'q:normal'))
+    r[5], r[6] = 'contest_delivered', lastdelivered(key(pool, 'q:contest'))
+    r[7], r[8] = 'normal_delivered', lastdelivered(key(pool, 'q:normal'))
   end
-  return {'state', st, 'jobs', out, 'contest_delivered', ld1, 'normal_delivered', ld2,
-          'contest_last', last[1], 'normal_last', last[2]}
+  if last[1] ~= '' then r[#r + 1], r[#r + 2] = 'contest_last', last[1] end
+  if last[2] ~= '' then r[#r + 1], r[#r + 2] = 'normal_last', last[2] end
+  return r
 end
 redis.register_function('judged_claim', function(keys, a)
   local t = argmap(a)

@@ -478,13 +478,22 @@ static void parse_jobs(const redisReply *arr, struct queue_job **jobs, int *n)
 
 /* --------------------------------------------------------------- claim */
 
+/* Where a claim reads each queue from; ">" (new entries), the functions'
+ * default, is not sent: every argument costs Redis a conversion or two. */
+static void claim_from(struct args *a, const char *const from[2])
+{
+    if (from[0] && strcmp(from[0], ">"))
+        add(a, "contest_from", from[0]);
+    if (from[1] && strcmp(from[1], ">"))
+        add(a, "normal_from", from[1]);
+}
+
 static void claim_args(struct args *a, const struct queue_claim_args *in)
 {
     args_start(a, "judged_claim", in->pool);
     add(a, "host", in->host);
     add_num(a, "count", in->count);
-    add(a, "contest_from", in->from[0] ? in->from[0] : ">");
-    add(a, "normal_from", in->from[1] ? in->from[1] : ">");
+    claim_from(a, in->from);
 }
 
 static enum queue_rc claim_parse(struct queue_conn *k, redisReply *r, struct queue_claim_reply *out,
@@ -751,8 +760,7 @@ static enum queue_rc finish_claim(struct queue_conn *k, const struct queue_finis
     a.v[1] = "judged_finish_claim";
     a.len[1] = strlen(a.v[1]);
     add_num(&a, "count", claim->count);
-    add(&a, "contest_from", claim->from[0] ? claim->from[0] : ">");
-    add(&a, "normal_from", claim->from[1] ? claim->from[1] : ">");
+    claim_from(&a, claim->from);
     redisReply *r = call(k, &a);
     if (!r) {
         snprintf(err, errlen, "redis: %s", k->err);
