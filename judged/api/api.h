@@ -118,6 +118,31 @@ int api_hub_start(struct api *a, char *err, size_t errlen);
 void api_hub_wake(struct api *a);
 void api_hub_stop(struct api *a);
 
+/* Replaces each byte of s that is not part of a valid UTF-8 sequence (a
+ * character cut by a length limit, stray bytes) with '?', in place: JSON
+ * strings must be UTF-8. */
+void api_utf8_repair(char *s);
+
+/* A submission body (POST /v1/submissions), parsed and checked as judge-api
+ * admits it (handlers.c). Untrusted input: tests/fuzz/fuzz_submission.c. */
+struct api_submission {
+    json_t *json;                     /* the body; the strings point into it */
+    const char *problem, *language, *source, *priority, *callback;
+    size_t source_len;
+    const struct jd_pool_cfg *pool;   /* the pool that serves the language */
+    char *metadata;                   /* compact JSON or NULL (malloc) */
+};
+/* 0, or -1 with field (the bad field, or "body") and msg (a sentence for
+ * the 400 answer) set, both non-empty UTF-8; api_submission_free either way. A problem must be a
+ * directory under cfg->problems or, when problem_in_store is given, a name
+ * it accepts (the problem store); a language must be served by a pool and
+ * have its LANGUAGES/ID.yaml. */
+int api_submission_parse(struct api_submission *s, const char *body, size_t len,
+                         const struct jd_config *cfg,
+                         bool (*problem_in_store)(void *arg, const char *name), void *arg,
+                         char *field, size_t fieldlen, char *msg, size_t msglen);
+void api_submission_free(struct api_submission *s);
+
 /* Handlers (handlers.c, admin.c, events.c). */
 enum MHD_Result api_submit(struct req *r);
 enum MHD_Result api_get_submission(struct req *r, const char *id);

@@ -2,6 +2,7 @@
  * queue library's queue_admit, the same function as `judgectl submit`) and
  * results (GET /v1/submissions/ID, with an optional long-poll). */
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,8 +27,9 @@ static bool is_dir(const char *dir, const char *name)
 
 /* A problem the store holds (it is judged with the current version,
  * recorded at admission), as judgectl submit accepts it. */
-static bool in_store(struct api *a, const char *name)
+static bool in_store(void *arg, const char *name)
 {
+    struct api *a = arg;
     struct queue_conn *k = api_conn_get(a);
     char v[65], err[256];
     bool found = false;
@@ -58,21 +60,32 @@ static bool valid_key(const char *k)
     return true;
 }
 
-static enum MHD_Result reject(struct req *r, const char *field, const char *fmt, const char *arg)
-{
-    atomic_fetch_add(&r->api->admissions[ADMIT_REJECTED], 1);
-    return api_error(r, 400, field, fmt, arg);
-}
-
 static const char *const known_fields[] = {"problem", "language", "source", "priority",
                                            "callback_url", "metadata", NULL};
 
-/* The body's checks, each error naming its field; NULL when all is well. */
-static enum MHD_Result check_body(struct req *r, json_t *b, const struct jd_pool_cfg **pool,
-                                  bool *bad)
+/* -1 with the field and the message set (the message formatted like
+ * printf); for api_submission_parse's checks */
+static int bad(char *field, size_t fieldlen, const char *name, char *msg, size_t msglen,
+               const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+static int bad(char *field, size_t fieldlen, const char *name, char *msg, size_t msglen,
+               const char *fmt, ...)
 {
-    const struct jd_config *cfg = &r->api->cfg;
-    *bad = true;
+    va_list ap;
+    snprintf(field, fieldlen, "%s", name);
+    va_start(ap, fmt);
+    vsnprintf(msg, msglen, fmt, ap);
+    va_end(ap);
+    api_utf8_repair(field);   /* both may end inside a character the client sent */
+    api_utf8_repair(msg);
+    return -1;
+}
+
+/* The body's checks, in this order, each failure naming its field. */
+static int check_body(struct api_submission *s, const struct jd_config *cfg,
+                      bool (*problem_in_store)(void *, const char *), void *arg, char *field,
+                      size_t fieldlen, char *msg, size_t msglen)
+{
+    json_t *b = s->json;
     const char *k;
     json_t *v;
     json_object_foreach(b, k, v)
@@ -80,72 +93,98 @@ static enum MHD_Result check_body(struct req *r, json_t *b, const struct jd_pool
         bool known = false;
         for (int i = 0; known_fields[i]; i++)
             known |= !strcmp(k, known_fields[i]);
-        if (!known)
-            return reject(r, k, "unknown field '%s' (expected problem, language, source, priority, "
-                                "callback_url, metadata)", k);
+        if (!known)   /* a field named "" cannot be named: the body is at fault */
+            return bad(field, fieldlen, *k ? k : "body", msg, msglen,
+                       "unknown field '%.200s' (expected problem, language, source, priority, "
+                       "callback_url, metadata)", k);
     }
     const char *problem = json_string_value(json_object_get(b, "problem"));
     const char *lang = json_string_value(json_object_get(b, "language"));
     json_t *src = json_object_get(b, "source");
     json_t *pr = json_object_get(b, "priority");
     json_t *cb = json_object_get(b, "callback_url");
+    json_t *md = json_object_get(b, "metadata");
     if (!problem)
-        return reject(r, "problem", "missing or not a string%s", "");
-    if (!queue_valid_name(problem) || (!is_dir(cfg->problems, problem) && !in_store(r->api, problem)))
-        return reject(r, "problem", "unknown problem '%.200s'", problem);
+        return bad(field, fieldlen, "problem", msg, msglen, "missing or not a string");
+    if (!queue_valid_name(problem) ||
+        (!is_dir(cfg->problems, problem) && !(problem_in_store && problem_in_store(arg, problem))))
+        return bad(field, fieldlen, "problem", msg, msglen, "unknown problem '%.200s'", problem);
     if (!lang)
-        return reject(r, "language", "missing or not a string%s", "");
-    if (!(*pool = language_pool(cfg, lang)))
-        return reject(r, "language", "unknown language '%.200s' (GET /v1/languages lists them)", lang);
+        return bad(field, fieldlen, "language", msg, msglen, "missing or not a string");
+    if (!(s->pool = language_pool(cfg, lang)))
+        return bad(field, fieldlen, "language", msg, msglen,
+                   "unknown language '%.200s' (GET /v1/languages lists them)", lang);
     if (!json_is_string(src))
-        return reject(r, "source", "missing or not a string%s", "");
+        return bad(field, fieldlen, "source", msg, msglen, "missing or not a string");
     if (json_string_length(src) == 0)
-        return reject(r, "source", "empty source%s", "");
-    if ((long)json_string_length(src) > cfg->max_source) {
-        char lim[64];
-        snprintf(lim, sizeof lim, "%ld", cfg->max_source);
-        return reject(r, "source", "source is larger than max_source (%s bytes)", lim);
-    }
+        return bad(field, fieldlen, "source", msg, msglen, "empty source");
+    if ((long)json_string_length(src) > cfg->max_source)
+        return bad(field, fieldlen, "source", msg, msglen,
+                   "source is larger than max_source (%ld bytes)", cfg->max_source);
     if (pr && (!json_is_string(pr) ||
                (strcmp(json_string_value(pr), "contest") && strcmp(json_string_value(pr), "normal"))))
-        return reject(r, "priority", "priority must be \"contest\" or \"normal\"%s", "");
+        return bad(field, fieldlen, "priority", msg, msglen,
+                   "priority must be \"contest\" or \"normal\"");
     if (cb && (!json_is_string(cb) || json_string_length(cb) > 2000 ||
                (strncmp(json_string_value(cb), "http://", 7) &&
                 strncmp(json_string_value(cb), "https://", 8))))
-        return reject(r, "callback_url", "callback_url must be an http:// or https:// URL%s", "");
-    *bad = false;
-    return MHD_YES;
+        return bad(field, fieldlen, "callback_url", msg, msglen,
+                   "callback_url must be an http:// or https:// URL");
+    if (md && (!(s->metadata = json_dumps(md, JSON_COMPACT | JSON_ENCODE_ANY)) ||
+               strlen(s->metadata) > MAX_METADATA))
+        return bad(field, fieldlen, "metadata", msg, msglen,
+                   "metadata must be JSON of at most %d bytes", MAX_METADATA);
+    s->problem = problem;
+    s->language = lang;
+    s->source = json_string_value(src);
+    s->source_len = json_string_length(src);
+    s->priority = pr ? json_string_value(pr) : "normal";
+    s->callback = json_string_value(cb);
+    return 0;
+}
+
+int api_submission_parse(struct api_submission *s, const char *body, size_t len,
+                         const struct jd_config *cfg,
+                         bool (*problem_in_store)(void *arg, const char *name), void *arg,
+                         char *field, size_t fieldlen, char *msg, size_t msglen)
+{
+    memset(s, 0, sizeof *s);
+    json_error_t je;
+    s->json = body ? json_loadb(body, len, JSON_ALLOW_NUL, &je) : NULL;
+    if (!json_is_object(s->json))
+        return bad(field, fieldlen, "body", msg, msglen,
+                   "expected a JSON object {problem, language, source, ...}");
+    return check_body(s, cfg, problem_in_store, arg, field, fieldlen, msg, msglen);
+}
+
+void api_submission_free(struct api_submission *s)
+{
+    free(s->metadata);
+    json_decref(s->json);
+    memset(s, 0, sizeof *s);
+}
+
+static enum MHD_Result reject(struct req *r, const char *field, const char *msg)
+{
+    atomic_fetch_add(&r->api->admissions[ADMIT_REJECTED], 1);
+    return api_error(r, 400, field, "%s", msg);
 }
 
 enum MHD_Result api_submit(struct req *r)
 {
     struct api *a = r->api;
-    json_error_t je;
-    json_t *b = r->body ? json_loadb(r->body, r->len, JSON_ALLOW_NUL, &je) : NULL;
-    if (!json_is_object(b)) {
-        json_decref(b);
-        return reject(r, "body", "expected a JSON object {problem, language, source, ...}%s", "");
-    }
-    const struct jd_pool_cfg *pool = NULL;
-    bool bad;
-    enum MHD_Result ret = check_body(r, b, &pool, &bad);
-    if (bad) {
-        json_decref(b);
-        return ret;
+    struct api_submission s;
+    char field[256], msg[512];
+    if (api_submission_parse(&s, r->body, r->len, &a->cfg, in_store, a, field, sizeof field, msg,
+                             sizeof msg)) {
+        api_submission_free(&s);
+        return reject(r, field, msg);
     }
     const char *key = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "Idempotency-Key");
     if (key && !valid_key(key)) {
-        json_decref(b);
-        return reject(r, "Idempotency-Key", "Idempotency-Key must be 1 to 128 printable ASCII "
-                                            "characters%s", "");
-    }
-    char *metadata = NULL;
-    json_t *md = json_object_get(b, "metadata");
-    if (md && (!(metadata = json_dumps(md, JSON_COMPACT | JSON_ENCODE_ANY)) ||
-               strlen(metadata) > MAX_METADATA)) {
-        free(metadata);
-        json_decref(b);
-        return reject(r, "metadata", "metadata must be JSON of at most 4096 bytes%s", "");
+        api_submission_free(&s);
+        return reject(r, "Idempotency-Key",
+                      "Idempotency-Key must be 1 to 128 printable ASCII characters");
     }
     /* keys are per token (two platforms may both use "42"); the request's
      * hash tells a retry from a different request under the same key */
@@ -153,30 +192,28 @@ enum MHD_Result api_submit(struct req *r)
     if (key)
         snprintf(scoped, sizeof scoped, "%s:%s", r->tok_name, key);
     api_sha256_hex(r->body, r->len, hash);
-    json_t *src = json_object_get(b, "source");
-    json_t *pr = json_object_get(b, "priority");
     struct queue_admit_args args = {
-        .pool = pool->name,
-        .lang = json_string_value(json_object_get(b, "language")),
-        .problem = json_string_value(json_object_get(b, "problem")),
-        .source = json_string_value(src),
-        .source_len = json_string_length(src),
+        .pool = s.pool->name,
+        .lang = s.language,
+        .problem = s.problem,
+        .source = s.source,
+        .source_len = s.source_len,
         .key = key ? scoped : NULL,
-        .priority = pr ? json_string_value(pr) : "normal",
-        .max_queue = pool->max_queue,
+        .priority = s.priority,
+        .max_queue = s.pool->max_queue,
         .max_source = a->cfg.max_source,
         .owner = r->tok_name,
         .hash = hash,
-        .callback = json_string_value(json_object_get(b, "callback_url")),
-        .metadata = metadata,
+        .callback = s.callback,
+        .metadata = s.metadata,
     };
     struct queue_admit_reply out;
     char err[512];
     struct queue_conn *k = api_conn_get(a);
     enum queue_rc rc = queue_admit(k, &args, &out, err, sizeof err);
     api_conn_put(a, k);
-    free(metadata);
-    json_decref(b);
+    const struct jd_pool_cfg *pool = s.pool;
+    api_submission_free(&s);
     if (rc == QUEUE_IO)
         return api_error_retry(r, 503, 1, "the queue is unavailable: %s", err);
     if (rc != QUEUE_OK)

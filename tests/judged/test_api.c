@@ -378,6 +378,18 @@ Test(api, status_codes_roles_and_idempotency)
     b = sub_body("aplusb", "c", AC_C, "{\"colour\": \"red\"}");
     expect(http("POST", SUBS, SUBS, tok_submit, b, NULL), 400, "colour", "unknown field");
     free(b);
+    b = sub_body("aplusb", "c", AC_C, "{\"\": 1}");   /* fuzz_submission found it */
+    expect(http("POST", SUBS, SUBS, tok_submit, b, NULL), 400, "body", "a field named \"\"");
+    free(b);
+    /* the error quotes the name cut to 200 bytes, inside a 3-byte character:
+     * the answer is still a 400 (it was no answer at all: jansson refused
+     * the message, fuzz_submission found it) */
+    char euros[301] = "";
+    for (int i = 0; i < 100; i++)
+        strcat(euros, "\xe2\x82\xac");
+    b = sub_body(euros, "c", AC_C, NULL);
+    expect(http("POST", SUBS, SUBS, tok_submit, b, NULL), 400, "problem", "a long non-ASCII problem");
+    free(b);
     expect(http("POST", SUBS, SUBS, tok_submit, ok, "Idempotency-Key: "
                 "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
                 "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"),

@@ -1,0 +1,100 @@
+/*
+ * fuzz_submission.c - libFuzzer target: the body of POST /v1/submissions,
+ * as judge-api parses and checks it (api_submission_parse, handlers.c).
+ *
+ * The body is the one input of the HTTP front door that reaches Redis: a
+ * platform, or anyone holding a submit token, chooses every byte of it.
+ * Once per process a small world is made in a temporary directory: a
+ * configuration with max_source 4 KiB, a pool serving c and python3 (only
+ * c has its language file), the problem "aplusb" on disk and "stored" in a
+ * pretend store. Then each input must either be refused with a field and a
+ * message, or give an admission whose every part holds what admission
+ * promises. Run with ASan + UBSan; see README.md "Fuzzing".
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "api.h"
+
+static struct jd_config cfg;
+static bool ready;
+
+static void put(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    if (!f || fputs(text, f) < 0 || fclose(f))
+        abort();
+}
+
+static void make_world(void)
+{
+    char dir[] = "/tmp/fuzz-submission-XXXXXX", path[256], yaml[1024];
+    if (!mkdtemp(dir))
+        abort();
+    snprintf(path, sizeof path, "%s/problems", dir);
+    mkdir(path, 0700);
+    snprintf(path, sizeof path, "%s/problems/aplusb", dir);
+    mkdir(path, 0700);
+    snprintf(path, sizeof path, "%s/languages", dir);
+    mkdir(path, 0700);
+    snprintf(path, sizeof path, "%s/languages/c.yaml", dir);
+    put(path, "id: c\n");
+    snprintf(yaml, sizeof yaml,
+             "redis: unix:///nonexistent.sock\nstate_dir: %s/state\nproblems: %s/problems\n"
+             "languages: %s/languages\nmax_source: 4K\n"
+             "pools:\n  native: {languages: [c, python3], slots: 1, max_queue: 5}\n",
+             dir, dir, dir);
+    snprintf(path, sizeof path, "%s/judged.yaml", dir);
+    put(path, yaml);
+    char err[512];
+    if (jd_config_load(&cfg, path, err, sizeof err)) {
+        fprintf(stderr, "fuzz_submission: %s\n", err);
+        abort();
+    }
+    ready = true;
+}
+
+static bool in_store(void *arg, const char *name)
+{
+    (void)arg;
+    return !strcmp(name, "stored");
+}
+
+int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
+{
+    if (!ready)
+        make_world();
+    struct api_submission s;
+    char field[256], msg[512];
+    field[0] = msg[0] = 0;
+    int rc = api_submission_parse(&s, (const char *)data, size, &cfg, in_store, NULL, field,
+                                  sizeof field, msg, sizeof msg);
+    if (rc) {
+        /* every refusal names its field and says why, in UTF-8 (or the
+         * error document cannot be built, and the client gets no answer) */
+        json_t *f = json_string(field), *m = json_string(msg);
+        if (!field[0] || !msg[0] || !f || !m)
+            abort();
+        json_decref(f);
+        json_decref(m);
+    } else {
+        /* what admission relies on */
+        if (!s.pool || strcmp(s.pool->name, "native") || strcmp(s.language, "c"))
+            abort();
+        if (strcmp(s.problem, "aplusb") && strcmp(s.problem, "stored"))
+            abort();
+        if (!s.source || s.source_len == 0 || (long)s.source_len > cfg.max_source)
+            abort();
+        if (strcmp(s.priority, "normal") && strcmp(s.priority, "contest"))
+            abort();
+        if (s.callback && strncmp(s.callback, "http://", 7) && strncmp(s.callback, "https://", 8))
+            abort();
+        if (s.metadata && strlen(s.metadata) > 4096)
+            abort();
+    }
+    api_submission_free(&s);
+    return 0;
+}
