@@ -605,22 +605,6 @@ static bool serve_run(struct keeper_state *ks, const int *fds, int nfds)
 
 /* ---- the keeper: its life -------------------------------------------- */
 
-/* Other threads of the supervisor may have had fds open when we were cloned
- * (their boxes' sockets, slot locks): hold on to none of them. */
-static void close_all_but(int a, int b)
-{
-    int lo = a < b ? a : b, hi = a < b ? b : a;
-    if (lo < 0)
-        lo = hi, hi = -1;
-    syscall(SYS_close_range, 0, lo - 1, 0);
-    if (hi >= 0) {
-        syscall(SYS_close_range, lo + 1, hi - 1, 0);
-        syscall(SYS_close_range, hi + 1, ~0U, 0);
-    } else {
-        syscall(SYS_close_range, lo + 1, ~0U, 0);
-    }
-}
-
 __attribute__((noreturn)) static void boot_failed(const struct box_boot *boot, const char *msg)
 {
     struct box_report r;
@@ -633,7 +617,7 @@ __attribute__((noreturn)) static void boot_failed(const struct box_boot *boot, c
 static void boot_keeper(const struct box_boot *boot, struct keeper_state *ks)
 {
     char err[SB_ERR_MAX];
-    close_all_but(boot->ctl_fd, boot->net_fd);
+    sb_close_all_but(boot->ctl_fd, boot->net_fd);
     if (boot->net_fd >= 0) {
         if (setns(boot->net_fd, CLONE_NEWNET) < 0) {
             snprintf(err, sizeof err, "box setup: cannot join the network namespace: %s",

@@ -31,6 +31,10 @@ double sb_now(void);  /* CLOCK_MONOTONIC seconds */
  * sanitizers stay sound in the copy (util.c says how). The pid, or -1 with
  * errno set. */
 pid_t sb_clone(int (*fn)(void *), void *arg, int flags, int *pidfd);
+/* Closes every fd but a and b (-1: none): for an sb_clone child, which
+ * otherwise keeps whatever its creator's other threads had open (their
+ * boxes' control sockets, slot locks) for as long as it lives. */
+void sb_close_all_but(int a, int b);
 
 /* One byte with fds attached (SCM_RIGHTS), as the supervisor, the keeper and
  * the program pass them; no allocation, so clones may call them. recv takes

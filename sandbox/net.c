@@ -37,6 +37,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
@@ -70,13 +71,26 @@ static int loopback_up(void)
     return rc;
 }
 
-/* The child: says whether lo came up, then holds the namespace open. */
-static int netns_holder(void *ready_wr)
+struct holder {
+    int ready_wr;
+    pid_t creator;
+};
+
+/* The child: says whether lo came up, then holds the namespace open until
+ * its creator kills it. It is a copy of its creator without exec: it drops
+ * every other fd at once (a copy of another box's control socket kept the
+ * keeper at its end waiting forever), and dies with the creating thread (a
+ * judged SIGKILLed between the clone and the kill left it pausing forever). */
+static int netns_holder(void *arg)
 {
-    char ok = loopback_up() == 0 ? 'y' : 'n';
-    if (write(*(int *)ready_wr, &ok, 1) != 1)
+    const struct holder *h = arg;
+    sb_close_all_but(h->ready_wr, -1);
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != h->creator)
         return 1;
-    pause();  /* until the parent has the namespace and kills us */
+    char ok = loopback_up() == 0 ? 'y' : 'n';
+    if (write(h->ready_wr, &ok, 1) != 1)
+        return 1;
+    pause();
     return 0;
 }
 
@@ -87,7 +101,8 @@ static int create_netns(const char *pin_path, char *err, size_t len)
     int ready[2];
     if (pipe2(ready, O_CLOEXEC) < 0)
         return -1;
-    pid_t pid = sb_clone(netns_holder, &ready[1], CLONE_NEWNET | SIGCHLD, NULL);
+    struct holder h = {.ready_wr = ready[1], .creator = getpid()};
+    pid_t pid = sb_clone(netns_holder, &h, CLONE_NEWNET | SIGCHLD, NULL);
     if (pid < 0) {
         sb_errf(err, len, "cannot create a network namespace: %s", strerror(errno));
         close(ready[0]);

@@ -121,6 +121,20 @@ int sb_recv_fds(int sock, char *byte, int *fds, int max, int *nfds, int flags)
     return common_recv_fds(sock, byte, fds, max, nfds, flags);
 }
 
+void sb_close_all_but(int a, int b)
+{
+    int lo = a < b ? a : b, hi = a < b ? b : a;
+    if (lo < 0)
+        lo = hi, hi = -1;
+    syscall(SYS_close_range, 0, lo - 1, 0);
+    if (hi >= 0) {
+        syscall(SYS_close_range, lo + 1, hi - 1, 0);
+        syscall(SYS_close_range, hi + 1, ~0U, 0);
+    } else {
+        syscall(SYS_close_range, lo + 1, ~0U, 0);
+    }
+}
+
 /* ThreadSanitizer intercepts glibc's clone() and keeps its runtime's locks
  * consistent across it; a raw copy of a multi-threaded process may keep a
  * lock another thread held, and hang on it at its own next clone (the

@@ -195,8 +195,16 @@ Test(dispatch, sigkill_mid_job_is_reclaimed_after_the_lease)
     cr_assert_str_eq(h, "A");
     free(h);
     t_sleep_ms(500);
+    /* judged and its box's keeper (a copy of it) are seen running */
+    cr_assert_geq(t_leftovers(cfga), 2, "judged A and the keeper of its running box");
     t_stop(a, SIGKILL, 2000);
     long long killed = t_now_ms();
+    /* nothing of A lives on: its box's keeper (and the program, in the
+     * keeper's pid namespace) end when A's end of their socket closes */
+    long long gone_by = t_now_ms() + 10000;
+    while (t_leftovers(cfga) > 0 && t_now_ms() < gone_by)
+        t_sleep_ms(50);
+    cr_assert_eq(t_leftovers(cfga), 0, "processes of the killed judged are still running");
     t_judged(cfgb, "B");
     cr_assert(t_wait_state(id, "done", 30000));
     cr_assert_geq(t_now_ms() - killed, 1500, "taken over only after the lease");
