@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/ptrace.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -60,6 +61,7 @@
 #define NONROOT_DIR RUN_DIR "-nonroot"
 #define POOL_DIR RUN_DIR "-pool"
 #define FALLBACK_DIR RUN_DIR "-fallback"
+#define HOLDER_DIR RUN_DIR "-holder"
 #define FIRST_SLOT 980
 #define LAST_SLOT 999
 #define EXTRA_FIRST_SLOT 850
@@ -166,7 +168,7 @@ ReportHook(POST_ALL)(struct criterion_global_stats *stats)
 {
     (void)stats;
     const char *dirs[] = {RUN_DIR, IDLE_DIR, PIPE_DIR, MISMATCH_DIR, NONROOT_DIR, POOL_DIR,
-                          FALLBACK_DIR};
+                          FALLBACK_DIR, HOLDER_DIR};
     for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++) {
         stop_server(dirs[i]);
         unmount_pins(dirs[i]);
@@ -1483,4 +1485,78 @@ Test(cli, output_limit_holds_on_a_terminal)
     c.exit_status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
     expect_judged(&c, "OLE");
     cli_free(&c);
+}
+
+/* A process that uses the sandbox and dies at the worst moment leaves
+ * nothing behind. The worst moment: right after the clone(2) of the child
+ * that holds a new slot's network namespace open, before the parent has
+ * opened the namespace and killed it. A small tracer stops
+ * judge-sandbox-core at the exit of its first clone(2) (that child's: a
+ * fresh run directory has no namespace yet) and SIGKILLs it there. The
+ * child must not outlive it (it did: a copy of its creator in pause(),
+ * holding every fd its creator had, found orphaned beside a judged killed
+ * by a test). */
+Test(cli, a_run_killed_while_its_netns_is_made_leaves_no_process)
+{
+    const char *args[] = {JUDGE_SANDBOX_CORE, "--no-server", "--slot", "879", "--run-dir", HOLDER_DIR,
+                          "--cgroup-parent", CGROUP_PARENT, "--", "/bin/true", NULL};
+    pid_t pid = fork();
+    cr_assert_geq(pid, 0);
+    if (pid == 0) {
+        ptrace(PTRACE_TRACEME, 0, NULL, NULL);
+        raise(SIGSTOP);
+        execv(args[0], (char *const *)args);
+        _exit(127);
+    }
+    int st;
+    cr_assert_eq(waitpid(pid, &st, 0), pid);
+    cr_assert(WIFSTOPPED(st));
+    cr_assert_eq(ptrace(PTRACE_SETOPTIONS, pid, NULL,
+                        (void *)(long)(PTRACE_O_TRACESYSGOOD | PTRACE_O_EXITKILL)), 0);
+    pid_t holder = 0;
+    int sig = 0;
+    while (!holder) {
+        cr_assert_eq(ptrace(PTRACE_SYSCALL, pid, NULL, (void *)(long)sig), 0);
+        sig = 0;
+        cr_assert_eq(waitpid(pid, &st, 0), pid);
+        cr_assert(WIFSTOPPED(st), "judge-sandbox-core ended before its first clone: %#x", st);
+        if (WSTOPSIG(st) != (SIGTRAP | 0x80)) {
+            sig = WSTOPSIG(st) == SIGTRAP ? 0 : WSTOPSIG(st);   /* execve's trap: ours */
+            continue;
+        }
+        struct __ptrace_syscall_info info;
+        cr_assert_gt(ptrace(PTRACE_GET_SYSCALL_INFO, pid, (void *)sizeof info, &info), 0);
+        static unsigned long long last_nr;
+        if (info.op == PTRACE_SYSCALL_INFO_ENTRY)
+            last_nr = info.entry.nr;
+        else if (info.op == PTRACE_SYSCALL_INFO_EXIT && last_nr == SYS_clone && info.exit.rval > 0)
+            holder = (pid_t)info.exit.rval;
+    }
+    /* the child of that clone is the holder: it lives in a network
+     * namespace of its own (else the test would prove nothing) */
+    char path[64], ns[64] = "", own[64] = "";
+    snprintf(path, sizeof path, "/proc/%d/ns/net", (int)holder);
+    cr_assert_gt(readlink(path, ns, sizeof ns - 1), 0);
+    cr_assert_gt(readlink("/proc/self/ns/net", own, sizeof own - 1), 0);
+    cr_assert_str_neq(ns, own, "the first clone(2) was not the namespace holder's");
+    kill(pid, SIGKILL);
+    cr_assert_eq(waitpid(pid, &st, 0), pid);
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)holder);
+    bool gone = false;
+    for (int i = 0; i < 500 && !gone; i++) {   /* it has no reason to live: 10 s is plenty */
+        char buf[512] = "";
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        ssize_t n = fd < 0 ? 0 : read(fd, buf, sizeof buf - 1);
+        if (fd >= 0)
+            close(fd);
+        buf[n > 0 ? n : 0] = 0;
+        const char *e = strrchr(buf, ')');
+        gone = fd < 0 || (e && e[2] == 'Z');   /* gone, or dead and waiting for init */
+        if (!gone)
+            sleep_ms(20);
+    }
+    if (!gone)
+        kill(holder, SIGKILL);
+    unmount_pins(HOLDER_DIR);
+    cr_assert(gone, "the namespace holder (pid %d) outlived judge-sandbox-core", (int)holder);
 }
