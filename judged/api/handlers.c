@@ -80,6 +80,15 @@ static int bad(char *field, size_t fieldlen, const char *name, char *msg, size_t
     return -1;
 }
 
+/* A string field's value, or NULL when it is not a string or holds a NUL:
+ * bodies are read with JSON_ALLOW_NUL for the sake of sources, and a name
+ * or URL cut at a NUL would silently be another one ("aplusb\u0000x"). */
+static const char *text(json_t *v)
+{
+    const char *s = json_string_value(v);
+    return s && strlen(s) == json_string_length(v) ? s : NULL;
+}
+
 /* The body's checks, in this order, each failure naming its field. */
 static int check_body(struct api_submission *s, const struct jd_config *cfg,
                       bool (*problem_in_store)(void *, const char *), void *arg, char *field,
@@ -98,19 +107,19 @@ static int check_body(struct api_submission *s, const struct jd_config *cfg,
                        "unknown field '%.200s' (expected problem, language, source, priority, "
                        "callback_url, metadata)", k);
     }
-    const char *problem = json_string_value(json_object_get(b, "problem"));
-    const char *lang = json_string_value(json_object_get(b, "language"));
+    const char *problem = text(json_object_get(b, "problem"));
+    const char *lang = text(json_object_get(b, "language"));
     json_t *src = json_object_get(b, "source");
     json_t *pr = json_object_get(b, "priority");
     json_t *cb = json_object_get(b, "callback_url");
     json_t *md = json_object_get(b, "metadata");
     if (!problem)
-        return bad(field, fieldlen, "problem", msg, msglen, "missing or not a string");
+        return bad(field, fieldlen, "problem", msg, msglen, "missing or not a string (without NUL)");
     if (!queue_valid_name(problem) ||
         (!is_dir(cfg->problems, problem) && !(problem_in_store && problem_in_store(arg, problem))))
         return bad(field, fieldlen, "problem", msg, msglen, "unknown problem '%.200s'", problem);
     if (!lang)
-        return bad(field, fieldlen, "language", msg, msglen, "missing or not a string");
+        return bad(field, fieldlen, "language", msg, msglen, "missing or not a string (without NUL)");
     if (!(s->pool = language_pool(cfg, lang)))
         return bad(field, fieldlen, "language", msg, msglen,
                    "unknown language '%.200s' (GET /v1/languages lists them)", lang);
@@ -121,13 +130,11 @@ static int check_body(struct api_submission *s, const struct jd_config *cfg,
     if ((long)json_string_length(src) > cfg->max_source)
         return bad(field, fieldlen, "source", msg, msglen,
                    "source is larger than max_source (%ld bytes)", cfg->max_source);
-    if (pr && (!json_is_string(pr) ||
-               (strcmp(json_string_value(pr), "contest") && strcmp(json_string_value(pr), "normal"))))
+    if (pr && (!text(pr) || (strcmp(text(pr), "contest") && strcmp(text(pr), "normal"))))
         return bad(field, fieldlen, "priority", msg, msglen,
                    "priority must be \"contest\" or \"normal\"");
-    if (cb && (!json_is_string(cb) || json_string_length(cb) > 2000 ||
-               (strncmp(json_string_value(cb), "http://", 7) &&
-                strncmp(json_string_value(cb), "https://", 8))))
+    if (cb && (!text(cb) || json_string_length(cb) > 2000 ||
+               (strncmp(text(cb), "http://", 7) && strncmp(text(cb), "https://", 8))))
         return bad(field, fieldlen, "callback_url", msg, msglen,
                    "callback_url must be an http:// or https:// URL");
     if (md && (!(s->metadata = json_dumps(md, JSON_COMPACT | JSON_ENCODE_ANY)) ||

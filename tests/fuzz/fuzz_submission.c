@@ -94,6 +94,14 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
             abort();
         if (s.metadata && strlen(s.metadata) > 4096)
             abort();
+        /* the names and the URL are what the body says, not a prefix of it
+         * cut at a NUL (only the source may hold NULs) */
+        const char *names[] = {"problem", "language", "priority", "callback_url"};
+        for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+            json_t *v = json_object_get(s.json, names[i]);
+            if (v && strlen(json_string_value(v)) != json_string_length(v))
+                abort();
+        }
     }
     api_submission_free(&s);
     return 0;

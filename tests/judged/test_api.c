@@ -390,6 +390,13 @@ Test(api, status_codes_roles_and_idempotency)
     b = sub_body(euros, "c", AC_C, NULL);
     expect(http("POST", SUBS, SUBS, tok_submit, b, NULL), 400, "problem", "a long non-ASCII problem");
     free(b);
+    /* a name is all of the string, not its part before a NUL */
+    expect(http("POST", SUBS, SUBS, tok_submit,
+                "{\"problem\": \"aplusb\\u0000x\", \"language\": \"c\", \"source\": \"x\"}", NULL),
+           400, "problem", "a problem name with a NUL in it");
+    /* the 404 quotes the id; one that is not UTF-8 still gets its answer */
+    expect(http("GET", SUB1, "/v1/submissions/native-%E2%82", tok_read, NULL, NULL), 404, NULL,
+           "an id that ends inside a character");
     expect(http("POST", SUBS, SUBS, tok_submit, ok, "Idempotency-Key: "
                 "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
                 "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"),
