@@ -126,7 +126,8 @@ void sb_close_all_but(int a, int b)
     int lo = a < b ? a : b, hi = a < b ? b : a;
     if (lo < 0)
         lo = hi, hi = -1;
-    syscall(SYS_close_range, 0, lo - 1, 0);
+    if (lo > 0)   /* lo - 1 of 0 would be ~0U: every fd, the kept one too */
+        syscall(SYS_close_range, 0, lo - 1, 0);
     if (hi >= 0) {
         syscall(SYS_close_range, lo + 1, hi - 1, 0);
         syscall(SYS_close_range, hi + 1, ~0U, 0);

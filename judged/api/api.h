@@ -133,10 +133,10 @@ struct api_submission {
     char *metadata;                   /* compact JSON or NULL (malloc) */
 };
 /* 0, or -1 with field (the bad field, or "body") and msg (a sentence for
- * the 400 answer) set, both non-empty UTF-8; api_submission_free either way. A problem must be a
- * directory under cfg->problems or, when problem_in_store is given, a name
- * it accepts (the problem store); a language must be served by a pool and
- * have its LANGUAGES/ID.yaml. */
+ * the 400 answer) set, both non-empty UTF-8; api_submission_free either
+ * way. A problem must be a directory under cfg->problems or, when
+ * problem_in_store is given, a name it accepts (the problem store); a
+ * language must be served by a pool and have its LANGUAGES/ID.yaml. */
 int api_submission_parse(struct api_submission *s, const char *body, size_t len,
                          const struct jd_config *cfg,
                          bool (*problem_in_store)(void *arg, const char *name), void *arg,
