@@ -21,6 +21,18 @@
 
 static struct jd_config cfg;
 static bool ready;
+static char world[64];   /* the temporary directory, removed at exit */
+
+static void remove_world(void)
+{
+    const char *rel[] = {"problems/aplusb", "problems", "languages/c.yaml", "languages",
+                         "judged.yaml", ""};
+    char path[256];
+    for (size_t i = 0; i < sizeof rel / sizeof *rel; i++) {
+        snprintf(path, sizeof path, "%s/%s", world, rel[i]);
+        remove(path);
+    }
+}
 
 static void put(const char *path, const char *text)
 {
@@ -31,9 +43,11 @@ static void put(const char *path, const char *text)
 
 static void make_world(void)
 {
-    char dir[] = "/tmp/fuzz-submission-XXXXXX", path[256], yaml[1024];
-    if (!mkdtemp(dir))
+    char *dir = world, path[256], yaml[1024];
+    snprintf(world, sizeof world, "/tmp/fuzz-submission-XXXXXX");
+    if (!mkdtemp(world))
         abort();
+    atexit(remove_world);
     snprintf(path, sizeof path, "%s/problems", dir);
     mkdir(path, 0700);
     snprintf(path, sizeof path, "%s/problems/aplusb", dir);
