@@ -239,24 +239,23 @@ size_t common_utf8_len(const char *s, size_t n)
     return len;
 }
 
-char *common_utf8_dup(const char *s)
+void common_utf8_repair(char *s)
 {
-    if (!s)
-        s = "";
     size_t n = strlen(s);
-    char *out = malloc(n + 1);
-    if (!out)
-        return NULL;
     for (size_t i = 0; i < n;) {
         size_t len = common_utf8_len(s + i, n - i);
-        if (len) {
-            memcpy(out + i, s + i, len);
+        if (len)
             i += len;
-        } else {
-            out[i++] = '?';
-        }
+        else
+            s[i++] = '?';
     }
-    out[n] = '\0';
+}
+
+char *common_utf8_dup(const char *s)
+{
+    char *out = strdup(s ? s : "");
+    if (out)
+        common_utf8_repair(out);
     return out;
 }
 

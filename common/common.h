@@ -61,6 +61,9 @@ size_t common_utf8_len(const char *s, size_t n);
  * UTF-8 may go (jansson refuses anything else): the line is kept, not
  * lost. Allocates (caller frees); NULL with errno ENOMEM. */
 char *common_utf8_dup(const char *s);
+/* The same in place: a message cut to a length (inside a character, maybe)
+ * or quoting bytes a client sent, made fit for a JSON string. */
+void common_utf8_repair(char *s);
 
 /* ---- logging ---- */
 

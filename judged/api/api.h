@@ -118,11 +118,6 @@ int api_hub_start(struct api *a, char *err, size_t errlen);
 void api_hub_wake(struct api *a);
 void api_hub_stop(struct api *a);
 
-/* Replaces each byte of s that is not part of a valid UTF-8 sequence (a
- * character cut by a length limit, stray bytes) with '?', in place: JSON
- * strings must be UTF-8. */
-void api_utf8_repair(char *s);
-
 /* A submission body (POST /v1/submissions), parsed and checked as judge-api
  * admits it (handlers.c). Untrusted input: tests/fuzz/fuzz_submission.c. */
 struct api_submission {

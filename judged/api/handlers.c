@@ -75,8 +75,8 @@ static int bad(char *field, size_t fieldlen, const char *name, char *msg, size_t
     va_start(ap, fmt);
     vsnprintf(msg, msglen, fmt, ap);
     va_end(ap);
-    api_utf8_repair(field);   /* both may end inside a character the client sent */
-    api_utf8_repair(msg);
+    common_utf8_repair(field);   /* both may end inside a character the client sent */
+    common_utf8_repair(msg);
     return -1;
 }
 

@@ -132,28 +132,6 @@ enum MHD_Result api_json(struct req *r, unsigned status, json_t *body)
     return api_json_h(r, status, body, NULL);
 }
 
-void api_utf8_repair(char *s)
-{
-    unsigned char *p = (unsigned char *)s;
-    while (*p) {
-        int n = *p < 0x80 ? 1 : (*p & 0xe0) == 0xc0 ? 2 : (*p & 0xf0) == 0xe0 ? 3 : (*p & 0xf8) == 0xf0 ? 4 : 0;
-        bool ok = n > 0;
-        for (int i = 1; ok && i < n; i++)   /* stops at the terminator: 0 is no continuation byte */
-            ok = (p[i] & 0xc0) == 0x80;
-        if (ok && n > 1) {
-            unsigned cp = *p & (0xffu >> (n + 1));
-            for (int i = 1; i < n; i++)
-                cp = cp << 6 | (p[i] & 0x3fu);
-            ok = cp >= (n == 2 ? 0x80u : n == 3 ? 0x800u : 0x10000u) && cp <= 0x10ffff &&
-                 (cp < 0xd800 || cp > 0xdfff);
-        }
-        if (!ok)
-            *p++ = '?';
-        else
-            p += n;
-    }
-}
-
 /* An error document {"error": MSG, "field": F}. The message may quote what
  * the client sent, cut to a length (possibly inside a character): it is
  * repaired to UTF-8 first, or jansson refuses it and the client would get
@@ -163,11 +141,11 @@ static enum MHD_Result verror(struct req *r, unsigned status, const char *field,
 {
     char msg[1024], f[256];
     vsnprintf(msg, sizeof msg, fmt, ap);
-    api_utf8_repair(msg);
+    common_utf8_repair(msg);
     json_t *o = json_pack("{s:s}", "error", msg);
     if (field) {
         snprintf(f, sizeof f, "%s", field);
-        api_utf8_repair(f);
+        common_utf8_repair(f);
         json_object_set_new(o, "field", json_string(f));
     }
     if (status == 401)

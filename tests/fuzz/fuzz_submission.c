@@ -14,10 +14,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "api.h"
+#include "common.h"
 
 static struct jd_config cfg;
 static bool ready;
@@ -48,12 +48,12 @@ static void make_world(void)
     if (!mkdtemp(world))
         abort();
     atexit(remove_world);
-    snprintf(path, sizeof path, "%s/problems", dir);
-    mkdir(path, 0700);
     snprintf(path, sizeof path, "%s/problems/aplusb", dir);
-    mkdir(path, 0700);
+    if (common_mkdir_p(path, 0700))
+        abort();
     snprintf(path, sizeof path, "%s/languages", dir);
-    mkdir(path, 0700);
+    if (common_mkdir_p(path, 0700))
+        abort();
     snprintf(path, sizeof path, "%s/languages/c.yaml", dir);
     put(path, "id: c\n");
     snprintf(yaml, sizeof yaml,
