@@ -1,5 +1,6 @@
 // Expected: MLE. Touches 1 GiB before answering: the submission's own
-// memory limit holds in an interactive problem as in a batch one.
+// memory limit holds in an interactive problem as in a batch one. The 64M
+// limit is reached after 64 MiB of page faults, well inside the time limit.
 #include <cstdio>
 #include <cstdlib>
 int main()
