@@ -40,6 +40,7 @@
 #include <openssl/evp.h>
 
 #include "store.h"
+#include "tree.h"
 
 extern const char store_library_lua[];   /* store.lua, embedded */
 extern const int store_library_version;   /* its VERSION line (embed.cmake) */
@@ -123,7 +124,8 @@ bool store_valid_version(const char *v)
     return true;
 }
 
-/* A relative path with no empty, '.' or '..' part and no control bytes. */
+/* A relative path with no empty, '.' or '..' part, no control bytes and
+ * at most STORE_MAX_DEPTH parts. */
 static bool valid_path(const char *p)
 {
     if (!*p || *p == '/' || strlen(p) > 1024)
@@ -132,7 +134,10 @@ static bool valid_path(const char *p)
         if ((unsigned char)*s < 0x20 || *s == 0x7f)
             return false;
     const char *s = p;
+    int parts = 0;
     while (*s) {
+        if (++parts > STORE_MAX_DEPTH)
+            return false;
         const char *e = strchr(s, '/');
         size_t n = e ? (size_t)(e - s) : strlen(s);
         if (n == 0 || (n == 1 && s[0] == '.') || (n == 2 && s[0] == '.' && s[1] == '.'))
@@ -191,61 +196,64 @@ struct walk {
     size_t errlen;
 };
 
-static int walk_dir(struct walk *w, const char *root, const char *rel)
+static int walk_entry(const struct store_tree_entry *e, void *ctx)
 {
-    char path[4400];
-    snprintf(path, sizeof path, "%s%s%s", root, *rel ? "/" : "", rel);
-    DIR *d = opendir(path);
-    if (!d) {
-        snprintf(w->err, w->errlen, "%s: %s", path, strerror(errno));
+    struct walk *w = ctx;
+    const char *r2 = e->rel;
+    switch (e->kind) {
+    case STORE_TREE_DIR_DONE:
+        return 0;
+    case STORE_TREE_ERROR:
+        snprintf(w->err, w->errlen, "%s: %s", *r2 ? r2 : e->path, strerror(e->err));
+        return -1;
+    case STORE_TREE_DEEP:
+        snprintf(w->err, w->errlen, "%.200s...: more than %d directory levels deep", r2, STORE_MAX_DEPTH);
+        return -1;
+    case STORE_TREE_LINK:
+    case STORE_TREE_OTHER:
+        if (!*r2)
+            break;   /* the root: not a directory */
+        snprintf(w->err, w->errlen, "%s: %s: a package holds only regular files and directories", r2,
+                 e->kind == STORE_TREE_LINK ? "a symbolic link" : "not a regular file");
+        return -1;
+    case STORE_TREE_DIR:
+    case STORE_TREE_FILE:
+        break;
+    }
+    if (!*r2) {
+        if (e->kind == STORE_TREE_DIR)
+            return 0;
+        snprintf(w->err, w->errlen, "%s: not a directory", e->path);
         return -1;
     }
-    struct dirent *e;
-    int rc = 0;
-    while (rc == 0 && (e = readdir(d))) {
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-            continue;
-        char r2[4400], full[9000];
-        snprintf(r2, sizeof r2, "%s%s%s", rel, *rel ? "/" : "", e->d_name);
-        snprintf(full, sizeof full, "%s/%s", root, r2);
-        struct stat st;
-        if (lstat(full, &st)) {
-            snprintf(w->err, w->errlen, "%s: %s", r2, strerror(errno));
-            rc = -1;
-        } else if (!valid_path(r2)) {
-            snprintf(w->err, w->errlen, "%s: a name the store cannot keep (control characters or too long)", r2);
-            rc = -1;
-        } else if (S_ISDIR(st.st_mode)) {
-            rc = walk_dir(w, root, r2);
-        } else if (!S_ISREG(st.st_mode)) {
-            snprintf(w->err, w->errlen, "%s: %s: a package holds only regular files and directories", r2,
-                     S_ISLNK(st.st_mode) ? "a symbolic link" : "not a regular file");
-            rc = -1;
-        } else if (w->m->n >= STORE_MAX_FILES) {
-            snprintf(w->err, w->errlen, "more than %d files", STORE_MAX_FILES);
-            rc = -1;
-        } else {
-            if (w->m->n == w->cap) {
-                w->cap = w->cap ? 2 * w->cap : 64;
-                w->m->files = realloc(w->m->files, w->cap * sizeof *w->m->files);
-            }
-            struct store_file *f = &w->m->files[w->m->n];
-            memset(f, 0, sizeof *f);
-            w->m->total += (uint64_t)st.st_size;
-            if (w->max && w->m->total > w->max) {
-                snprintf(w->err, w->errlen, "the package is larger than max_package (%" PRIu64 " bytes)", w->max);
-                rc = -1;
-            } else if (store_sha256_file(full, f->sha, &f->size)) {
-                snprintf(w->err, w->errlen, "%s: %s", r2, strerror(errno));
-                rc = -1;
-            } else {
-                f->path = strdup(r2);
-                w->m->n++;
-            }
-        }
+    if (!valid_path(r2)) {
+        snprintf(w->err, w->errlen, "%.1100s: a name the store cannot keep (control characters or too long)", r2);
+        return -1;
     }
-    closedir(d);
-    return rc;
+    if (e->kind == STORE_TREE_DIR)
+        return 0;
+    if (w->m->n >= STORE_MAX_FILES) {
+        snprintf(w->err, w->errlen, "more than %d files", STORE_MAX_FILES);
+        return -1;
+    }
+    if (w->m->n == w->cap) {
+        w->cap = w->cap ? 2 * w->cap : 64;
+        w->m->files = realloc(w->m->files, w->cap * sizeof *w->m->files);
+    }
+    struct store_file *f = &w->m->files[w->m->n];
+    memset(f, 0, sizeof *f);
+    w->m->total += (uint64_t)e->st->st_size;
+    if (w->max && w->m->total > w->max) {
+        snprintf(w->err, w->errlen, "the package is larger than max_package (%" PRIu64 " bytes)", w->max);
+        return -1;
+    }
+    if (store_sha256_file(e->path, f->sha, &f->size)) {
+        snprintf(w->err, w->errlen, "%s: %s", r2, strerror(errno));
+        return -1;
+    }
+    f->path = strdup(r2);
+    w->m->n++;
+    return 0;
 }
 
 int store_manifest_from_dir(const char *dir, uint64_t max_bytes, struct store_manifest *m, char *err,
@@ -258,7 +266,11 @@ int store_manifest_from_dir(const char *dir, uint64_t max_bytes, struct store_ma
         return -1;
     }
     struct walk w = {m, 0, max_bytes, err, errlen};
-    if (walk_dir(&w, dir, "")) {
+    err[0] = 0;
+    int rc = store_tree_walk(dir, STORE_MAX_DEPTH, walk_entry, &w);
+    if (rc && !err[0])
+        snprintf(err, errlen, "%s: %s", dir, strerror(errno));
+    if (rc) {
         store_manifest_free(m);
         return -1;
     }
@@ -333,31 +345,13 @@ int store_manifest_parse(const char *text, size_t len, const char *version, stru
 
 /* --------------------------------------------------------------- verify */
 
-static int count_files(const char *root, const char *rel, size_t *n)
+static int count_file(const struct store_tree_entry *e, void *ctx)
 {
-    char path[4400];
-    snprintf(path, sizeof path, "%s%s%s", root, *rel ? "/" : "", rel);
-    DIR *d = opendir(path);
-    if (!d)
+    if (e->kind == STORE_TREE_ERROR || e->kind == STORE_TREE_DEEP)
         return -1;
-    struct dirent *e;
-    int rc = 0;
-    while (rc == 0 && (e = readdir(d))) {
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-            continue;
-        char r2[4400], full[9000];
-        snprintf(r2, sizeof r2, "%s%s%s", rel, *rel ? "/" : "", e->d_name);
-        snprintf(full, sizeof full, "%s/%s", root, r2);
-        struct stat st;
-        if (lstat(full, &st))
-            rc = -1;
-        else if (S_ISDIR(st.st_mode))
-            rc = count_files(root, r2, n);
-        else
-            (*n)++;
-    }
-    closedir(d);
-    return rc;
+    if (e->kind != STORE_TREE_DIR && e->kind != STORE_TREE_DIR_DONE)
+        (*(size_t *)ctx)++;
+    return 0;
 }
 
 int store_verify_dir(const char *dir, const struct store_manifest *m, char *err, size_t errlen)
@@ -382,11 +376,34 @@ int store_verify_dir(const char *dir, const struct store_manifest *m, char *err,
         }
     }
     size_t n = 0;
-    if (count_files(dir, "", &n) || n != m->n) {
+    if (store_tree_walk(dir, STORE_MAX_DEPTH, count_file, &n) || n != m->n) {
         snprintf(err, errlen, "%zu files where the manifest lists %zu", n, m->n);
         return -1;
     }
     return 0;
+}
+
+static int remove_entry(const struct store_tree_entry *e, void *ctx)
+{
+    int *failed = ctx;
+    switch (e->kind) {
+    case STORE_TREE_DIR:
+        chmod(e->path, 0700);   /* so that what it holds can be listed and removed */
+        break;
+    case STORE_TREE_DIR_DONE:
+        if (rmdir(e->path))
+            *failed = 1;
+        break;
+    case STORE_TREE_ERROR:
+        if (e->err != ENOENT)
+            *failed = 1;
+        break;
+    default:
+        if (unlink(e->path))
+            *failed = 1;
+        break;
+    }
+    return 0;   /* remove all that can be removed */
 }
 
 int store_remove_tree(const char *path)
@@ -396,24 +413,10 @@ int store_remove_tree(const char *path)
         return errno == ENOENT ? 0 : -1;
     if (!S_ISDIR(st.st_mode))
         return unlink(path);
-    chmod(path, 0700);
-    DIR *d = opendir(path);
-    if (!d)
+    int failed = 0;
+    if (store_tree_walk(path, 0, remove_entry, &failed))
         return -1;
-    struct dirent *e;
-    int rc = 0;
-    while ((e = readdir(d))) {
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-            continue;
-        char sub[4400];
-        snprintf(sub, sizeof sub, "%s/%s", path, e->d_name);
-        if (store_remove_tree(sub))
-            rc = -1;
-    }
-    closedir(d);
-    if (rmdir(path))
-        rc = -1;
-    return rc;
+    return failed ? -1 : 0;
 }
 
 /* -------------------------------------------------------------- redis */

@@ -33,6 +33,10 @@
 
 #define STORE_CHUNK (1024 * 1024)
 #define STORE_MAX_FILES 100000
+/* Directory levels of a package path ("data/secret/g1/1.in" is 4); deeper
+ * is refused wherever a tree is read. Real packages use a handful; the
+ * runner refuses past the same depth (runner/package.c). */
+#define STORE_MAX_DEPTH 64
 
 enum { STORE_OK = 0, STORE_ERR = -1, STORE_IO = -2 };
 
@@ -246,13 +250,15 @@ void store_rejudge_free(struct store_rejudge_reply *r);
 
 /* --------------------------------------------------- package.c: before a push */
 
-/* Unpacks a tar (optionally gz/bz2/xz) or zip archive into dst (created):
- * regular files and directories only; links, devices, FIFOs, absolute
- * paths and '..' are refused naming the entry; at most max_bytes (0 = no
- * limit) unpacked. One top-level directory holding everything is dropped.
- * On failure dst is removed. */
+/* Unpacks a tar (optionally gz/bz2/xz, once) or zip archive into dst
+ * (created; it must not exist): regular files and directories only; links,
+ * devices, FIFOs, absolute paths, '..' and paths deeper than STORE_MAX_DEPTH
+ * are refused naming the entry; at most max_bytes (0 = no limit) unpacked
+ * and about as much decompressed, in one pass. One top-level directory
+ * holding everything is dropped. On failure nothing is left at dst. */
 int store_unpack(const char *archive, const char *dst, uint64_t max_bytes, char *err, size_t errlen);
-/* Copies a package directory (regular files and directories only). */
+/* Copies a package directory (regular files and directories only, at most
+ * STORE_MAX_DEPTH deep, max_bytes in all); on failure nothing is left at to. */
 int store_copy_tree(const char *from, const char *to, uint64_t max_bytes, char *err, size_t errlen);
 /* An ICPC/Kattis package: data/secret/ and no tests/. */
 bool store_is_icpc(const char *dir);

@@ -1297,6 +1297,20 @@ Test(api, problem_upload_validated_by_a_judged_host_then_judged_and_rejudged)
     cr_assert_eq(r.status, 415, "%s", r.body);
     resp_free(&r);
     char tgz[400], v1[65], v2[65];
+
+    /* a file 500 directories deep (issue 25, item 1): refused naming the
+     * entry, and judge-api lives on (a recursive walk crashed it) */
+    sh("cd %s && mkdir deep && cd deep && p=$(printf 'd/%%.0s' $(seq 499)) && mkdir -p \"$p\" && "
+       "echo x > \"${p}f\" && cd .. && tar czf deep.tgz deep", T_dir);
+    snprintf(tgz, sizeof tgz, "%s/deep.tgz", T_dir);
+    r = put_file(PROBS "/deep", tok_setter, tgz, "application/gzip");
+    cr_assert_eq(r.status, 400, "%s", r.body);
+    cr_assert(r.body && strstr(r.body, "more than 64 directory levels deep"), "%s", r.body);
+    resp_free(&r);
+    r = http("GET", PROBS, PROBS, tok_setter, NULL, NULL);
+    cr_assert_eq(r.status, 200, "judge-api answers after the deep archive: %s", r.body);
+    resp_free(&r);
+
     snprintf(tgz, sizeof tgz, "%s/up.tgz", T_dir);
     r = put_file(PROBS "/up", tok_setter, tgz, "application/gzip");
     cr_assert_eq(r.status, 201, "%s", r.body);

@@ -5,6 +5,7 @@
  * shapes judgectl and judge-api both print. */
 #include <criterion/criterion.h>
 #include <jansson.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,7 +18,7 @@ static char dir[64];
 
 static void put(const char *rel, const char *text)
 {
-    char p[300];
+    char p[2600];
     snprintf(p, sizeof p, "%s/%s", dir, rel);
     for (char *s = p + strlen(dir) + 1; (s = strchr(s, '/')); s++) {
         *s = 0;
@@ -257,6 +258,138 @@ Test(store_unit, an_archive_of_dot_unpacks_and_an_empty_one_leaves_nothing)
     snprintf(out, sizeof out, "%s/em", dir);
     cr_assert_neq(store_unpack(arc, out, 0, err, sizeof err), 0);
     cr_assert_neq(stat(out, &st), 0, "a failed unpack leaves no output directory");
+}
+
+/* ---- trees as deep as a path allows (issue 25, items 1 and 3) ---- */
+
+/* sub/ holding problem.yaml and one file `levels` directory levels deep
+ * ("d/d/.../f": levels parts in all) */
+static void deep_package(const char *sub, int levels)
+{
+    char rel[2400];
+    int n = snprintf(rel, sizeof rel, "%s/", sub);
+    for (int i = 1; i < levels; i++)
+        n += snprintf(rel + n, sizeof rel - (size_t)n, "d/");
+    snprintf(rel + n, sizeof rel - (size_t)n, "f");
+    put(rel, "x\n");
+    char y[200];
+    snprintf(y, sizeof y, "%s/problem.yaml", sub);
+    put(y, "name: x\n");
+}
+
+struct deep_run {
+    char from[200], to[200], arc[200], out[200];
+    int manifest_rc, copy_rc, unpack_rc, remove_rc;
+    char manifest_err[512], copy_err[512], unpack_err[512];
+};
+
+static void *deep_calls(void *arg)
+{
+    struct deep_run *d = arg;
+    struct store_manifest m;
+    d->manifest_rc = store_manifest_from_dir(d->from, 0, &m, d->manifest_err, sizeof d->manifest_err);
+    if (d->manifest_rc == 0)
+        store_manifest_free(&m);
+    d->copy_rc = store_copy_tree(d->from, d->to, 0, d->copy_err, sizeof d->copy_err);
+    d->unpack_rc = store_unpack(d->arc, d->out, 0, d->unpack_err, sizeof d->unpack_err);
+    d->remove_rc = store_remove_tree(d->from);
+    return NULL;
+}
+
+/* Every walk of a package on a thread with a 256 KiB stack, as on one of
+ * judge-api's connection threads but smaller: a recursive walk with path
+ * buffers in its frames (18 KB each) crashed on 500 levels with 8 MiB. */
+static void walk_on_a_small_stack(struct deep_run *d)
+{
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setstacksize(&attr, 256 << 10);
+    pthread_t t;
+    cr_assert_eq(pthread_create(&t, &attr, deep_calls, d), 0);
+    pthread_join(t, NULL);
+    pthread_attr_destroy(&attr);
+}
+
+static void deep_run_of(struct deep_run *d, const char *name, int levels)
+{
+    memset(d, 0, sizeof *d);
+    deep_package(name, levels);
+    snprintf(d->from, sizeof d->from, "%s/%s", dir, name);
+    snprintf(d->to, sizeof d->to, "%s/%s.copy", dir, name);
+    snprintf(d->arc, sizeof d->arc, "%s/%s.tgz", dir, name);
+    snprintf(d->out, sizeof d->out, "%s/%s.out", dir, name);
+    char args[300];
+    snprintf(args, sizeof args, "czf %s.tgz %s", name, name);
+    tar(args);
+    walk_on_a_small_stack(d);
+}
+
+Test(store_unit, a_tree_500_levels_deep_is_refused_without_recursion)
+{
+    struct deep_run d;
+    deep_run_of(&d, "deep", 500);
+    cr_assert_neq(d.manifest_rc, 0);
+    cr_assert(strstr(d.manifest_err, "more than 64 directory levels deep"), "%s", d.manifest_err);
+    cr_assert_neq(d.copy_rc, 0);
+    cr_assert(strstr(d.copy_err, "more than 64 directory levels deep"), "%s", d.copy_err);
+    cr_assert_neq(d.unpack_rc, 0);
+    cr_assert(strstr(d.unpack_err, "more than 64 directory levels deep") && strstr(d.unpack_err, "deep/d/d/"),
+              "names the entry: %s", d.unpack_err);
+    struct stat st;
+    cr_assert_neq(lstat(d.to, &st), 0, "a refused copy leaves nothing");
+    cr_assert_neq(lstat(d.out, &st), 0, "a refused unpack leaves nothing");
+    cr_assert_eq(d.remove_rc, 0);
+    cr_assert_neq(lstat(d.from, &st), 0, "the 500-level tree is removed whole");
+}
+
+Test(store_unit, a_tree_64_levels_deep_is_a_package)
+{
+    struct deep_run d;
+    deep_run_of(&d, "d64", 64);
+    cr_assert_eq(d.manifest_rc, 0, "%s", d.manifest_err);
+    cr_assert_eq(d.copy_rc, 0, "%s", d.copy_err);
+    cr_assert_eq(d.unpack_rc, 0, "%s", d.unpack_err);
+    char p[400];
+    snprintf(p, sizeof p, "%s/problem.yaml", d.out);
+    struct stat st;
+    cr_assert_eq(stat(p, &st), 0, "the top-level directory is dropped");
+    deep_run_of(&d, "d65", 65);
+    cr_assert_neq(d.manifest_rc, 0, "65 levels");
+    cr_assert_neq(d.unpack_rc, 0, "65 levels");
+}
+
+/* gzip inside gzip: refused before a byte is decompressed past the
+ * outer layer's header, whatever the inner one holds (a 659-byte upload
+ * held 8 GiB and cost ~20 CPU-seconds before its refusal). */
+Test(store_unit, an_archive_compressed_twice_is_refused)
+{
+    pkg("a", "3\n");
+    tar("czf once.tgz a");
+    char cmd[300], arc[200], out[200], err[512];
+    snprintf(cmd, sizeof cmd, "gzip -c '%s/once.tgz' > '%s/twice.tgz.gz'", dir, dir);
+    cr_assert_eq(system(cmd), 0);
+    snprintf(arc, sizeof arc, "%s/twice.tgz.gz", dir);
+    snprintf(out, sizeof out, "%s/twice", dir);
+    cr_assert_neq(store_unpack(arc, out, 1 << 20, err, sizeof err), 0);
+    cr_assert(strstr(err, "compressed 2 times (gzip inside gzip)"), "%s", err);
+    struct stat st;
+    cr_assert_neq(lstat(out, &st), 0);
+    tar("cJf once.txz a");   /* compressed once, by xz: a package */
+    snprintf(arc, sizeof arc, "%s/once.txz", dir);
+    snprintf(out, sizeof out, "%s/once", dir);
+    cr_assert_eq(store_unpack(arc, out, 1 << 20, err, sizeof err), 0, "%s", err);
+}
+
+/* An existing target is not overwritten or merged into. */
+Test(store_unit, unpack_never_writes_into_an_existing_directory)
+{
+    pkg("a", "3\n");
+    tar("czf a.tgz a");
+    char arc[200], out[200], err[512];
+    snprintf(arc, sizeof arc, "%s/a.tgz", dir);
+    snprintf(out, sizeof out, "%s/a", dir);
+    cr_assert_neq(store_unpack(arc, out, 0, err, sizeof err), 0);
+    cr_assert(strstr(err, "File exists"), "%s", err);
 }
 
 Test(store_unit, icpc_conversion_lists_every_error)
