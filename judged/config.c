@@ -321,6 +321,12 @@ static int parse_api(struct ctx *c, yaml_node_t *m, struct jd_api_cfg *a)
         else if (!strcmp(ks, "max_connections")) {
             rc = get_int(c, v, key, 1, 100000, &x);
             a->max_connections = (int)x;
+        } else if (!strcmp(ks, "max_connections_per_address")) {
+            rc = get_int(c, v, key, 1, 100000, &x);
+            a->max_connections_per_address = (int)x;
+        } else if (!strcmp(ks, "max_streams_per_token")) {
+            rc = get_int(c, v, key, 1, 100000, &x);
+            a->max_streams_per_token = (int)x;
         } else if (!strcmp(ks, "rate")) {
             rc = get_int(c, v, key, 0, 10000000, &x);
             a->rate = (double)x;
@@ -336,6 +342,13 @@ static int parse_api(struct ctx *c, yaml_node_t *m, struct jd_api_cfg *a)
             rc = get_duration(c, v, key, &a->webhook_retry_for_ms);
         else if (!strcmp(ks, "webhook_timeout"))
             rc = get_duration(c, v, key, &a->webhook_timeout_ms);
+        else if (!strcmp(ks, "webhook_workers")) {
+            rc = get_int(c, v, key, 1, 256, &x);
+            a->webhook_workers = (int)x;
+        } else if (!strcmp(ks, "webhook_per_destination")) {
+            rc = get_int(c, v, key, 1, 256, &x);
+            a->webhook_per_destination = (int)x;
+        }
         else if (!strcmp(ks, "webhook_allow_private")) {
             const char *b = scalar(v);
             if (!b || (strcmp(b, "true") && strcmp(b, "false")))
@@ -343,9 +356,11 @@ static int parse_api(struct ctx *c, yaml_node_t *m, struct jd_api_cfg *a)
             else
                 a->webhook_allow_private = !strcmp(b, "true");
         } else
-            return fail(c, k, key, "unknown key (expected listen, tokens, max_connections, rate, "
-                                   "burst, sse_heartbeat, sse_buffer, dashboard, webhook_secret, "
-                                   "webhook_retry_for, webhook_timeout, webhook_allow_private)");
+            return fail(c, k, key, "unknown key (expected listen, tokens, max_connections, "
+                                   "max_connections_per_address, max_streams_per_token, rate, burst, "
+                                   "sse_heartbeat, sse_buffer, dashboard, webhook_secret, webhook_retry_for, "
+                                   "webhook_timeout, webhook_workers, webhook_per_destination, "
+                                   "webhook_allow_private)");
         if (rc)
             return -1;
     }
@@ -582,12 +597,20 @@ int jd_config_load(struct jd_config *cfg, const char *path, char *err, size_t er
     }
     if (!cfg->api.max_connections)
         cfg->api.max_connections = 512;
+    if (!cfg->api.max_connections_per_address)   /* one client cannot hold them all */
+        cfg->api.max_connections_per_address = cfg->api.max_connections < 64 ? cfg->api.max_connections : 64;
+    if (!cfg->api.max_streams_per_token)
+        cfg->api.max_streams_per_token = 32;
     if (!cfg->api.burst)
         cfg->api.burst = cfg->api.rate > 0 ? (long)cfg->api.rate * 2 + 1 : 1;
     if (!cfg->api.webhook_retry_for_ms)
         cfg->api.webhook_retry_for_ms = 3600 * 1000;
     if (!cfg->api.webhook_timeout_ms)
         cfg->api.webhook_timeout_ms = 10000;
+    if (!cfg->api.webhook_workers)
+        cfg->api.webhook_workers = 8;
+    if (!cfg->api.webhook_per_destination)
+        cfg->api.webhook_per_destination = 2;
     if (!cfg->api.sse_heartbeat_ms)
         cfg->api.sse_heartbeat_ms = 15000;
     if (!cfg->api.sse_buffer)

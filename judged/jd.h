@@ -32,6 +32,8 @@ struct jd_api_cfg {
     char *listen;            /* HOST:PORT (port 0: any free port) */
     char *tokens;            /* the tokens file (name, roles, SHA-256 of the token) */
     int max_connections;     /* concurrent connections; more wait to be accepted */
+    int max_connections_per_address;  /* of those, from one client address (more: closed at once) */
+    int max_streams_per_token;        /* event streams one token may hold open (more: 429) */
     double rate;             /* requests per second per token (0 = unlimited) */
     long burst;              /* token bucket size */
     long sse_heartbeat_ms;   /* comment line on an idle event stream */
@@ -41,6 +43,8 @@ struct jd_api_cfg {
     bool webhook_allow_private;  /* allow callbacks to loopback/private addresses */
     long webhook_retry_for_ms;   /* keep retrying a failing callback this long */
     long webhook_timeout_ms;     /* one delivery attempt */
+    int webhook_workers;         /* deliveries in flight at once, per judge-api process */
+    int webhook_per_destination; /* of those, to one host:port */
 };
 
 struct jd_config {

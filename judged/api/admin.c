@@ -390,7 +390,13 @@ enum MHD_Result api_static(struct req *r, const char *file)
     char *s = common_read_file(path, 1 << 20, &len, &more);
     if (!s)
         return api_error(r, 404, NULL, "no such file");
-    enum MHD_Result ret = api_text(r, 200, type, s, len);
+    /* The dashboard runs with an admin token: nothing but its own files may
+     * run, load or be connected to, and no other site may frame it. */
+    enum MHD_Result ret =
+        api_text_h(r, 200, type, s, len, "Content-Security-Policy",
+                   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
+                   "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+                   "Referrer-Policy", "no-referrer", "X-Frame-Options", "DENY", NULL);
     free(s);
     return ret;
 }

@@ -65,10 +65,41 @@ struct api {
     atomic_ulong requests;
     atomic_ulong webhooks[WEBHOOK_NOUTCOMES];
     struct sse_hub *hub;     /* the verdict events every GET /v1/events reads (events.c) */
-    pthread_t webhook_thread;
-    bool webhook_running;
+    struct stream_count *streams;   /* event streams open per token (a.lock) */
+    int nstreams, cap_streams;
+    pthread_t *webhook_threads;   /* api.webhook_workers of them (webhook.c) */
+    int webhook_nthreads;
+    pthread_mutex_t webhook_lock;    /* guards webhook_flights */
+    struct webhook_flight *webhook_flights;   /* deliveries in flight per destination and tenant */
+    int webhook_nflights, webhook_capflights;
     char consumer[300];      /* this process in the webhooks consumer group */
 };
+
+/* Deliveries in flight to one destination ("d:HOST:PORT") or for one
+ * tenant ("t:OWNER") (webhook.c). */
+struct webhook_flight {
+    char key[300];
+    int n;
+};
+
+/* Event streams a token holds open: at most api.max_streams_per_token, so
+ * that one token cannot hold every connection (events.c). */
+struct stream_count {
+    char token[65];
+    int open;
+};
+bool api_stream_open(struct api *a, const char *token);   /* false: at the cap */
+void api_stream_close(struct api *a, const char *token);
+/* The client of an event stream has hung up (its socket reads EOF): the
+ * stream ends now, not at its next write. fd < 0: unknown, false. */
+bool api_peer_gone(int fd);
+int api_conn_fd(struct MHD_Connection *conn);
+
+/* Callbacks (ssrf.c): a globally routable address, no special-purpose
+ * block of IPv4 or IPv6; deliverable: that, and none of this host's own. */
+struct sockaddr;
+bool api_addr_public(const struct sockaddr *sa);
+bool api_addr_deliverable(const struct sockaddr *sa);
 
 /* The request being handled, as the router sees it. */
 struct req {
@@ -100,6 +131,9 @@ enum MHD_Result api_error_retry(struct req *r, unsigned status, long retry_after
 enum MHD_Result api_error(struct req *r, unsigned status, const char *field, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 enum MHD_Result api_text(struct req *r, unsigned status, const char *type, const char *body, size_t len);
+/* The same with extra headers: name, value, ..., NULL */
+enum MHD_Result api_text_h(struct req *r, unsigned status, const char *type, const char *body, size_t len,
+                           ...);
 /* A query argument or NULL. */
 const char *api_arg(struct req *r, const char *name);
 /* 403 unless the request's token has one of the roles (admin has them all). */

@@ -115,14 +115,32 @@ struct sse_hub {
 
 /* ------------------------------------------------------------- event ids */
 
+/* A stream entry id as Redis takes one: MS or MS-SEQ, decimal digits only,
+ * each part within 64 bits. (sscanf's %llu also took a sign, spaces and
+ * overflow: "+1-0" passed here, Redis refused it, and a stream that read
+ * from it asked again at once, ~31,000 commands a second.) */
 static bool parse_id(const char *s, struct event_id *out)
 {
-    unsigned long long m, q = 0;
-    char end;
-    if (sscanf(s, "%llu-%llu%c", &m, &q, &end) != 2 && (q = 0, sscanf(s, "%llu%c", &m, &end) != 1))
-        return false;
-    out->ms = m;
-    out->seq = q;
+    unsigned long long part[2] = {0, 0};
+    for (int n = 0;; n++) {
+        if (*s < '0' || *s > '9')
+            return false;
+        unsigned long long v = 0;
+        for (; *s >= '0' && *s <= '9'; s++) {
+            unsigned d = (unsigned)(*s - '0');
+            if (v > (ULLONG_MAX - d) / 10)
+                return false;
+            v = v * 10 + d;
+        }
+        part[n] = v;
+        if (!*s)
+            break;
+        if (*s != '-' || n == 1)
+            return false;
+        s++;
+    }
+    out->ms = part[0];
+    out->seq = part[1];
     return true;
 }
 
@@ -313,6 +331,8 @@ struct sse {
     struct queue_conn k;            /* catching up only (connected on first use) */
     struct outbuf o;
     double next_heartbeat;          /* monotonic seconds */
+    int fd;                         /* the client's socket: gone? */
+    char token[65];                 /* counted against api.max_streams_per_token */
 };
 
 /* The first frame after pos, or h->end; h->mu held. The ring is in id order. */
@@ -418,7 +438,10 @@ static void from_ring(struct sse *s)
         double wait = s->next_heartbeat - common_monotonic();
         if (wait <= 0)
             return;
-        wait_bell(s->h, seen, wait);
+        /* a second at most: a client that left is noticed by the next look */
+        wait_bell(s->h, seen, wait < 1 ? wait : 1);
+        if (api_peer_gone(s->fd))
+            return;
     }
 }
 
@@ -439,6 +462,8 @@ static ssize_t sse_read(void *cls, uint64_t pos, char *buf, size_t max)
     while (!(n = out_take(&s->o, buf, max))) {
         if (atomic_load(&s->a->stopping))
             return MHD_CONTENT_READER_END_OF_STREAM;
+        if (api_peer_gone(s->fd))
+            return MHD_CONTENT_READER_END_WITH_ERROR;   /* its slot is free now, not at the next write */
         fill(s);
     }
     return (ssize_t)n;
@@ -447,9 +472,17 @@ static ssize_t sse_read(void *cls, uint64_t pos, char *buf, size_t max)
 static void sse_free(void *cls)
 {
     struct sse *s = cls;
+    if (s->token[0])
+        api_stream_close(s->a, s->token);
     queue_conn_close(&s->k);
     free(s->o.data);
     free(s);
+}
+
+static enum MHD_Result too_many_streams(struct req *r)
+{
+    return api_error_retry(r, 429, 1, "token '%s' has %d event streams open, its limit (api.max_streams_per_token)",
+                           r->tok_name, r->api->cfg.api.max_streams_per_token);
 }
 
 enum MHD_Result api_events(struct req *r)
@@ -461,9 +494,13 @@ enum MHD_Result api_events(struct req *r)
     struct event_id pos = {0, 0};
     if (since && !parse_id(since, &pos))
         return api_error(r, 400, "since", "expected a stream entry id like 1700000000000-0");
+    if (!api_stream_open(a, r->tok_name))
+        return too_many_streams(r);
     struct sse *s = calloc(1, sizeof *s);
     s->a = a;
     s->h = a->hub;
+    s->fd = api_conn_fd(r->conn);
+    snprintf(s->token, sizeof s->token, "%s", r->tok_name);
     queue_conn_init(&s->k, a->redis_url, 5000);
     if (since) {
         s->pos = pos;
@@ -507,6 +544,8 @@ struct progress {
     struct outbuf o;
     bool finished;
     double next_heartbeat;
+    int fd;                  /* the client's socket: gone? */
+    char token[65];          /* counted against api.max_streams_per_token */
 };
 
 static void p_event(struct progress *s, const char *type, const char *eid, json_t *d)
@@ -580,7 +619,8 @@ static void p_fill(struct progress *s)
                           "score", queue_rstr(st->element[2]) ? atof(st->element[2]->str) : 0.0));
         s->finished = true;
     }
-    if (!x || !st)
+    /* an error reply is no answer either: asking again at once would spin */
+    if (!x || !st || x->type == REDIS_REPLY_ERROR || st->type == REDIS_REPLY_ERROR)
         queue_conn_backoff(&s->k);
     if (x)
         freeReplyObject(x);
@@ -597,7 +637,9 @@ static ssize_t progress_read(void *cls, uint64_t pos, char *buf, size_t max)
     while (!(n = out_take(&s->o, buf, max))) {
         if (s->finished || atomic_load(&s->a->stopping))
             return MHD_CONTENT_READER_END_OF_STREAM;
-        p_fill(s);
+        if (api_peer_gone(s->fd))
+            return MHD_CONTENT_READER_END_WITH_ERROR;
+        p_fill(s);   /* waits a second at most */
     }
     return (ssize_t)n;
 }
@@ -605,6 +647,8 @@ static ssize_t progress_read(void *cls, uint64_t pos, char *buf, size_t max)
 static void progress_free(void *cls)
 {
     struct progress *s = cls;
+    if (s->token[0])
+        api_stream_close(s->a, s->token);
     queue_conn_close(&s->k);
     free(s->o.data);
     free(s);
@@ -629,8 +673,12 @@ enum MHD_Result api_submission_events(struct req *r, const char *id)
     snprintf(s->last, sizeof s->last, "0-0");
     const char *since = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "Last-Event-ID");
     struct event_id sid;
-    if (since && parse_id(since, &sid))
-        snprintf(s->last, sizeof s->last, "%s", since);
+    if (since && !parse_id(since, &sid)) {
+        progress_free(s);
+        return api_error(r, 400, "Last-Event-ID", "expected a stream entry id like 1700000000000-0");
+    }
+    if (since)
+        id_str(sid, s->last);   /* Redis's own spelling, never the client's */
     redisReply *o = queue_cmd(&s->k, "HGET %s owner", s->sub);
     redisReply *e = o ? queue_cmd(&s->k, "EXISTS %s", s->sub) : NULL;
     if (!o || !e) {
@@ -643,14 +691,16 @@ enum MHD_Result api_submission_events(struct req *r, const char *id)
     bool mine = queue_rstr(o) && !strcmp(o->str, r->tok_name);
     freeReplyObject(o);
     freeReplyObject(e);
-    if (!exists) {
+    if (!exists || (!mine && !api_has_role(r, ROLE_READ))) {   /* as GET /v1/submissions/ID: no 403 */
         progress_free(s);
         return api_error(r, 404, NULL, "no submission '%.200s'", id);
     }
-    if (!mine && !api_has_role(r, ROLE_READ)) {
+    if (!api_stream_open(a, r->tok_name)) {
         progress_free(s);
-        return api_error(r, 403, NULL, "submission %s belongs to another token", id);
+        return too_many_streams(r);
     }
+    snprintf(s->token, sizeof s->token, "%s", r->tok_name);
+    s->fd = api_conn_fd(r->conn);
     s->next_heartbeat = common_monotonic() + a->cfg.api.sse_heartbeat_ms / 1000.0;
     struct MHD_Response *resp =
         MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 4096, progress_read, s, progress_free);

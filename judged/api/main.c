@@ -25,6 +25,8 @@ static void usage(void)
            "    listen: 127.0.0.1:8080   # HOST:PORT (port 0: any free port, logged)\n"
            "    tokens: /etc/judged/tokens  # made with: judgectl tokens add NAME --role R\n"
            "    max_connections: 512\n"
+           "    max_connections_per_address: 64  # one client cannot hold them all\n"
+           "    max_streams_per_token: 32        # open event streams per token (more: 429)\n"
            "    rate: 50                 # requests/s per token (0 = unlimited)\n"
            "    burst: 100\n"
            "    sse_heartbeat: 15s\n"
@@ -33,6 +35,8 @@ static void usage(void)
            "    webhook_secret: S        # signs callbacks (HMAC-SHA256); none: no webhooks\n"
            "    webhook_retry_for: 1h    # then the webhook dead-letter list\n"
            "    webhook_timeout: 10s\n"
+           "    webhook_workers: 8       # deliveries at once; a tenant gets half at most\n"
+           "    webhook_per_destination: 2  # of those, to one host:port\n"
            "    webhook_allow_private: false  # loopback/private callback addresses (SSRF)\n\n"
            "SIGHUP reads the tokens file again. Stops on SIGTERM or SIGINT.\n");
 }

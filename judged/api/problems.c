@@ -265,8 +265,11 @@ enum MHD_Result api_problem_get(struct req *r, const char *name, bool only_versi
     if (rc == 0 && found) {
         j = json_pack("{s:s, s:s, s:o}", "name", p.name, "current", p.current, "versions",
                       store_versions_json(&p));
-        if (!only_versions) {
+        if (!only_versions)
             json_object_set_new(j, "updated", json_integer(p.updated));
+        /* the files' hashes and sizes only for setters: a hidden answer's
+         * SHA-256 lets a read token recover a small answer by guessing */
+        if (!only_versions && api_has_role(r, ROLE_SETTER)) {
             struct store_manifest m;
             if ((rc = store_get_manifest(k, p.current, &m, err, sizeof err)) == 0) {
                 json_object_set_new(j, "files", store_files_json(&m));

@@ -14,7 +14,9 @@
  * sandbox/.
  *
  * libmicrohttpd runs one thread per connection (bounded by
- * api.max_connections; more wait in the listen backlog), so a handler may block: a
+ * api.max_connections, more wait in the listen backlog; and by
+ * api.max_connections_per_address from one client address, more are closed
+ * at once, so that one client cannot hold them all), so a handler may block: a
  * long-poll (GET /v1/submissions/ID?wait=S) blocks on an XREAD of the pool's
  * results stream, an event stream (GET /v1/events) waits for the events
  * hub (events.c: one reader of every results stream for all streams).
@@ -36,7 +38,9 @@
 #include <math.h>
 #include <netdb.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <stdarg.h>
+#include <strings.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,6 +93,7 @@ static enum MHD_Result respond(struct req *r, unsigned status, const char *type,
         return MHD_NO;
     MHD_add_response_header(resp, "Content-Type", type);
     MHD_add_response_header(resp, "Cache-Control", "no-store");
+    MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
     const char *h;
     while ((h = va_arg(hdrs, const char *))) {
         const char *v = va_arg(hdrs, const char *);
@@ -99,8 +104,8 @@ static enum MHD_Result respond(struct req *r, unsigned status, const char *type,
     return ret;
 }
 
-static enum MHD_Result respond_h(struct req *r, unsigned status, const char *type, const char *body,
-                                 size_t len, ...)
+enum MHD_Result api_text_h(struct req *r, unsigned status, const char *type, const char *body, size_t len,
+                           ...)
 {
     va_list ap;
     va_start(ap, len);
@@ -153,6 +158,13 @@ static enum MHD_Result verror(struct req *r, unsigned status, const char *field,
     return api_json_h(r, status, o, h, hv, NULL);
 }
 
+/* 400 for a request that cannot be framed, with Connection: close. */
+static enum MHD_Result verror_close(struct req *r, const char *why)
+{
+    json_t *o = json_pack("{s:s, s:s}", "error", why, "field", "headers");
+    return api_json_h(r, 400, o, MHD_HTTP_HEADER_CONNECTION, "close", NULL);
+}
+
 enum MHD_Result api_error(struct req *r, unsigned status, const char *field, const char *fmt, ...)
 {
     va_list ap;
@@ -175,7 +187,7 @@ enum MHD_Result api_error_retry(struct req *r, unsigned status, long retry_after
 
 enum MHD_Result api_text(struct req *r, unsigned status, const char *type, const char *body, size_t len)
 {
-    return respond_h(r, status, type, body, len, NULL);
+    return api_text_h(r, status, type, body, len, NULL);
 }
 
 const char *api_arg(struct req *r, const char *name)
@@ -276,8 +288,13 @@ static enum MHD_Result public_route(struct req *r, bool *handled)
         char why[300];
         snprintf(why, sizeof why, "%s", k->err);
         api_conn_put(r->api, k);
-        if (!ok)
-            return api_json(r, 503, json_pack("{s:s, s:s}", "status", "unavailable", "error", why));
+        /* the reason goes to the log: an anonymous answer names no host,
+         * port, database or user of Redis */
+        if (!ok) {
+            fprintf(stderr, "judge-api: /readyz: redis: %s\n", why[0] ? why : "no answer to PING");
+            return api_json(r, 503, json_pack("{s:s, s:s}", "status", "unavailable", "error",
+                                              "the queue (Redis) does not answer; judge-api's log says why"));
+        }
         return api_json(r, 200, json_pack("{s:s}", "status", "ready"));
     }
     if (get && is(u, "/metrics"))
@@ -409,11 +426,54 @@ static enum MHD_Result route(struct req *r)
     return v1_route(r);
 }
 
+/* ------------------------------------------------------------ framing */
+
+struct header_count {
+    const char *name;
+    int n;
+};
+
+static enum MHD_Result count_header(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
+{
+    (void)kind;
+    (void)value;
+    struct header_count *c = cls;
+    c->n += !strcasecmp(key, c->name);
+    return MHD_YES;
+}
+
+static int header_count(struct MHD_Connection *conn, const char *name)
+{
+    struct header_count c = {name, 0};
+    MHD_get_connection_values(conn, MHD_HEADER_KIND, count_header, &c);
+    return c.n;
+}
+
+/* A request whose length or target a proxy in front could read another way
+ * than libmicrohttpd does (RFC 9112 3.2, 6.1, 6.3): two Content-Lengths (the
+ * first won here; a proxy taking the last smuggles a second request into
+ * the body), Content-Length beside Transfer-Encoding, chunked HTTP/1.0,
+ * HTTP/1.1 without exactly one Host. NULL: none of these. */
+static const char *framing_error(struct MHD_Connection *conn, const char *version)
+{
+    int cl = header_count(conn, MHD_HTTP_HEADER_CONTENT_LENGTH);
+    int te = header_count(conn, MHD_HTTP_HEADER_TRANSFER_ENCODING);
+    bool http11 = !strcmp(version, MHD_HTTP_VERSION_1_1);
+    if (cl > 1)
+        return "more than one Content-Length header";
+    if (cl && te)
+        return "both Content-Length and Transfer-Encoding";
+    if (te && !http11)
+        return "Transfer-Encoding in an HTTP/1.0 request";
+    if (http11 && header_count(conn, MHD_HTTP_HEADER_HOST) != 1)
+        return "an HTTP/1.1 request needs exactly one Host header";
+    return NULL;
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
                                   const char *method, const char *version, const char *upload,
                                   size_t *upload_size, void **con_cls)
 {
-    (void)version;
     struct api *a = cls;
     struct req *r = *con_cls;
     if (!r) {
@@ -421,6 +481,15 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         r->api = a;
         *con_cls = r;
         atomic_fetch_add(&a->requests, 1);
+        const char *bad = framing_error(conn, version);
+        if (bad) {
+            /* answered before any body is read, and the connection closed:
+             * what follows on it is not a request */
+            r->conn = conn;
+            r->url = url;
+            r->method = method;
+            return verror_close(r, bad);
+        }
         /* a package upload may be as big as max_package; anything else is JSON */
         bool upload = is(method, "PUT") && !strncmp(url, "/v1/problems/", 13);
         r->limit = upload ? a->cfg.max_package : a->body_limit;
@@ -462,6 +531,66 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     if (r->too_big)
         return api_error(r, 413, "body", "the request body is larger than %ld bytes", r->limit);
     return route(r);
+}
+
+/* ------------------------------------------------------ stream limits */
+
+bool api_stream_open(struct api *a, const char *token)
+{
+    bool ok = true;
+    pthread_mutex_lock(&a->lock);
+    struct stream_count *c = NULL, *free_slot = NULL;
+    for (int i = 0; i < a->nstreams && !c; i++) {
+        if (!strcmp(a->streams[i].token, token))
+            c = &a->streams[i];
+        else if (!a->streams[i].open && !free_slot)
+            free_slot = &a->streams[i];
+    }
+    if (!c && !free_slot) {
+        if (a->nstreams == a->cap_streams) {
+            a->cap_streams = a->cap_streams ? 2 * a->cap_streams : 16;
+            a->streams = realloc(a->streams, (size_t)a->cap_streams * sizeof *a->streams);
+        }
+        free_slot = &a->streams[a->nstreams++];
+        free_slot->open = 0;
+    }
+    if (!c) {
+        c = free_slot;
+        snprintf(c->token, sizeof c->token, "%s", token);
+    }
+    if (c->open >= a->cfg.api.max_streams_per_token)
+        ok = false;
+    else
+        c->open++;
+    pthread_mutex_unlock(&a->lock);
+    return ok;
+}
+
+void api_stream_close(struct api *a, const char *token)
+{
+    pthread_mutex_lock(&a->lock);
+    for (int i = 0; i < a->nstreams; i++)
+        if (!strcmp(a->streams[i].token, token) && a->streams[i].open > 0) {
+            a->streams[i].open--;
+            break;
+        }
+    pthread_mutex_unlock(&a->lock);
+}
+
+int api_conn_fd(struct MHD_Connection *conn)
+{
+    const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+    return ci ? ci->connect_fd : -1;
+}
+
+/* One connection, one thread (libmicrohttpd's mode here): nobody else reads
+ * the socket while its stream waits, so a peek at it is safe. */
+bool api_peer_gone(int fd)
+{
+    if (fd < 0)
+        return false;
+    struct pollfd p = {.fd = fd, .events = POLLRDHUP};
+    return poll(&p, 1, 0) == 1 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR));
 }
 
 /* A new connection: no Nagle delay on what it is sent (an event stream's
@@ -517,6 +646,8 @@ int api_start(struct api *a, char *err, size_t errlen)
     }
     a->d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, a, MHD_OPTION_SOCK_ADDR, ai->ai_addr,
                             MHD_OPTION_CONNECTION_LIMIT, (unsigned)a->cfg.api.max_connections,
+                            MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+                            (unsigned)a->cfg.api.max_connections_per_address,
                             MHD_OPTION_CONNECTION_TIMEOUT, 120u, MHD_OPTION_NOTIFY_COMPLETED,
                             on_completed, a, MHD_OPTION_NOTIFY_CONNECTION, on_connection, a,
                             MHD_OPTION_END);
@@ -551,5 +682,8 @@ void api_stop(struct api *a)
     free(a->idle);
     a->idle = NULL;
     a->nidle = 0;
+    free(a->streams);
+    a->streams = NULL;
+    a->nstreams = a->cap_streams = 0;
     pthread_mutex_destroy(&a->lock);
 }

@@ -1,8 +1,9 @@
 /* webhook.c - durable, at-least-once delivery of results to callback_url.
  *
- * Every judge-api process runs one delivery thread; all of them share the
- * consumer group "webhooks" on each pool's results stream, so each event is
- * read by one process. Reading an event of a submission with a callback
+ * Every judge-api process runs api.webhook_workers delivery threads (8);
+ * the first also reads new events. All processes share the consumer group
+ * "webhooks" on each pool's results stream, so each event is read by one
+ * process. Reading an event of a submission with a callback
  * records the delivery in Redis first (hash judge:{P}:webhook:ENTRY with the
  * submission id, URL, attempts, first try; member ENTRY of the zset
  * judge:{P}:webhook:retry scored by its due time) and only then XACKs it;
@@ -16,12 +17,20 @@
  * first attempt; then the delivery goes to the webhook dead-letter stream
  * judge:{P}:webhook:dlq, which an admin lists and replays over the API.
  *
+ * One tenant's slow receivers must not hold everyone's webhooks (ten
+ * callbacks that never answered delayed another tenant's by 26 s when one
+ * thread delivered in turn): a worker claims a due delivery only while its
+ * destination (host:port) has fewer than api.webhook_per_destination (2)
+ * in flight in this process and its tenant (the submitting token) fewer
+ * than half the workers; otherwise it leaves it due for later.
+ *
  * The request: POST of the submission's JSON (as GET /v1/submissions/ID)
  * with X-Judged-Event-Id (the results entry id), X-Judged-Timestamp (unix
  * seconds) and X-Judged-Signature: sha256=HEX, the HMAC-SHA256 with
  * api.webhook_secret of "TIMESTAMP.BODY". The callback's host is resolved
- * here and refused when any address is loopback, private, link-local,
- * CGNAT, multicast or unspecified (SSRF), unless webhook_allow_private; the
+ * here and refused when any address is not a public address of another
+ * host (ssrf.c: special-purpose blocks of IPv4 and IPv6, this host's own
+ * addresses), unless webhook_allow_private; the
  * request then goes to the address checked (no second lookup, no
  * redirects). */
 #include <arpa/inet.h>
@@ -40,11 +49,19 @@
 #include "common.h"
 
 #define WH_GROUP "webhooks"
-#define LEASE_MS 60000
+#define LEASE_MS 60000         /* at least; longer than a delivery may take (lease_ms) */
+#define IDLE_POLL_MS 200       /* a worker with nothing due looks again after this */
 
 static long long now_ms(void)
 {
     return common_wall_ms();
+}
+
+/* A claim outlives the longest delivery: no second worker takes it meanwhile. */
+static long long lease_ms(const struct api *a)
+{
+    long long l = 2 * a->cfg.api.webhook_timeout_ms + 10000;
+    return l > LEASE_MS ? l : LEASE_MS;
 }
 
 static void wkey(char *buf, size_t len, const char *pool, const char *suffix)
@@ -62,29 +79,11 @@ static void free_reply(redisReply *r)
 
 /* ---------------------------------------------------------------- SSRF */
 
-static bool private_v4(uint32_t a)
-{
-    return (a >> 24) == 127 || (a >> 24) == 10 || (a >> 24) == 0 || (a >> 20) == (172 << 4 | 1) ||
-           (a >> 16) == (192 << 8 | 168) || (a >> 16) == (169 << 8 | 254) ||
-           (a >> 22) == (100 << 2 | 1) || (a >> 28) == 14 || (a >> 28) == 15;
-}
-
-static bool private_addr(const struct sockaddr *sa)
-{
-    if (sa->sa_family == AF_INET)
-        return private_v4(ntohl(((const struct sockaddr_in *)sa)->sin_addr.s_addr));
-    const struct in6_addr *a = &((const struct sockaddr_in6 *)sa)->sin6_addr;
-    if (IN6_IS_ADDR_V4MAPPED(a)) {
-        uint32_t v4;
-        memcpy(&v4, &a->s6_addr[12], 4);
-        return private_v4(ntohl(v4));
-    }
-    return IN6_IS_ADDR_LOOPBACK(a) || IN6_IS_ADDR_UNSPECIFIED(a) || IN6_IS_ADDR_LINKLOCAL(a) ||
-           IN6_IS_ADDR_MULTICAST(a) || (a->s6_addr[0] & 0xfe) == 0xfc;
-}
-
-/* Resolves the URL's host; refuses private addresses unless allowed. On
- * success *pin is the "HOST:PORT:ADDR" for CURLOPT_RESOLVE. */
+/* Resolves the URL's host; refuses any address that is not deliverable
+ * (ssrf.c) unless private ones are allowed. On success *pin is the
+ * "HOST:PORT:ADDR" for CURLOPT_RESOLVE (the checked address is the one
+ * connected to, whatever DNS says next), or "" for an address literal,
+ * which curl connects to as it is. */
 static int check_url(const char *url, bool allow_private, char *pin, size_t pinlen, char *err,
                      size_t errlen)
 {
@@ -113,23 +112,30 @@ static int check_url(const char *url, bool allow_private, char *pin, size_t pinl
         snprintf(err, errlen, "cannot resolve %s: %s", h, gai_strerror(g));
         goto out;
     }
-    char addr[INET6_ADDRSTRLEN] = "";
-    bool bad = false;
+    char addr[INET6_ADDRSTRLEN] = "", badaddr[INET6_ADDRSTRLEN] = "";
     for (struct addrinfo *p = ai; p; p = p->ai_next) {
-        bad |= private_addr(p->ai_addr);
+        char a[INET6_ADDRSTRLEN] = "";
+        inet_ntop(p->ai_family,
+                  p->ai_family == AF_INET ? (void *)&((struct sockaddr_in *)p->ai_addr)->sin_addr
+                                          : (void *)&((struct sockaddr_in6 *)p->ai_addr)->sin6_addr,
+                  a, sizeof a);
+        if (!badaddr[0] && !api_addr_deliverable(p->ai_addr))
+            snprintf(badaddr, sizeof badaddr, "%s", a);
         if (!addr[0])
-            inet_ntop(p->ai_family,
-                      p->ai_family == AF_INET ? (void *)&((struct sockaddr_in *)p->ai_addr)->sin_addr
-                                              : (void *)&((struct sockaddr_in6 *)p->ai_addr)->sin6_addr,
-                      addr, sizeof addr);
+            snprintf(addr, sizeof addr, "%s", a);
     }
     freeaddrinfo(ai);
-    if (bad && !allow_private) {
-        snprintf(err, errlen, "refused: %s resolves to a private or loopback address "
-                              "(api.webhook_allow_private is false)", h);
+    if (badaddr[0] && !allow_private) {
+        snprintf(err, errlen, "refused: %s resolves to %s, not a public address of another host (private or "
+                              "loopback, reserved, or this host's own; api.webhook_allow_private is false)",
+                 h, badaddr);
         goto out;
     }
-    snprintf(pin, pinlen, strchr(addr, ':') ? "%s:%s:[%s]" : "%s:%s:%s", host, port, addr);
+    unsigned char lit[16];
+    if (inet_pton(AF_INET, h, lit) == 1 || inet_pton(AF_INET6, h, lit) == 1)
+        pin[0] = 0;   /* a literal: nothing to pin (an IPv6 one made a resolve entry curl refused) */
+    else
+        snprintf(pin, pinlen, strchr(addr, ':') ? "%s:%s:[%s]" : "%s:%s:%s", host, port, addr);
     rc = 0;
 out:
     curl_free(host);
@@ -174,7 +180,7 @@ static int post(struct api *a, const char *url, const char *pin, const char *eve
     h = curl_slist_append(h, h1);
     h = curl_slist_append(h, h2);
     h = curl_slist_append(h, h3);
-    struct curl_slist *res = curl_slist_append(NULL, pin);
+    struct curl_slist *res = pin[0] ? curl_slist_append(NULL, pin) : NULL;
     CURL *c = curl_easy_init();
     curl_easy_setopt(c, CURLOPT_URL, url);
     curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
@@ -230,6 +236,70 @@ static void dead_letter(struct queue_conn *k, const char *pool, const char *entr
     free_reply(queue_cmd(k, "ZREM %s %s", kr, entry));
     free_reply(queue_cmd(k, "DEL %s", kh));
 }
+
+/* ------------------------------------------------------ fair share */
+
+static struct webhook_flight *flight(struct api *a, const char *key)
+{
+    struct webhook_flight *free_slot = NULL;
+    for (int i = 0; i < a->webhook_nflights; i++) {
+        if (!strcmp(a->webhook_flights[i].key, key))
+            return &a->webhook_flights[i];
+        if (!a->webhook_flights[i].n && !free_slot)
+            free_slot = &a->webhook_flights[i];
+    }
+    if (!free_slot) {
+        if (a->webhook_nflights == a->webhook_capflights) {
+            a->webhook_capflights = a->webhook_capflights ? 2 * a->webhook_capflights : 32;
+            a->webhook_flights = realloc(a->webhook_flights,
+                                         (size_t)a->webhook_capflights * sizeof *a->webhook_flights);
+        }
+        free_slot = &a->webhook_flights[a->webhook_nflights++];
+    }
+    snprintf(free_slot->key, sizeof free_slot->key, "%s", key);
+    free_slot->n = 0;
+    return free_slot;
+}
+
+/* Takes a place for a delivery to dest for tenant; false: either is at its
+ * share now. */
+static bool flight_take(struct api *a, const char *dest, const char *tenant)
+{
+    int tenant_share = (a->cfg.api.webhook_workers + 1) / 2;
+    pthread_mutex_lock(&a->webhook_lock);
+    struct webhook_flight *d = flight(a, dest), *t = flight(a, tenant);
+    bool ok = d->n < a->cfg.api.webhook_per_destination && t->n < tenant_share;
+    if (ok)
+        d->n++, t->n++;
+    pthread_mutex_unlock(&a->webhook_lock);
+    return ok;
+}
+
+static void flight_give(struct api *a, const char *dest, const char *tenant)
+{
+    pthread_mutex_lock(&a->webhook_lock);
+    flight(a, dest)->n--;
+    flight(a, tenant)->n--;
+    pthread_mutex_unlock(&a->webhook_lock);
+}
+
+/* "d:HOST:PORT" of a callback URL ("d:?" when it does not parse: one
+ * destination for all such, refused later anyway). */
+static void destination_of(const char *url, char *out, size_t len)
+{
+    CURLU *u = curl_url();
+    char *host = NULL, *port = NULL;
+    if (!curl_url_set(u, CURLUPART_URL, url, 0) && !curl_url_get(u, CURLUPART_HOST, &host, 0) &&
+        !curl_url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT))
+        snprintf(out, len, "d:%s:%s", host, port);
+    else
+        snprintf(out, len, "d:?");
+    curl_free(host);
+    curl_free(port);
+    curl_url_cleanup(u);
+}
+
+/* ------------------------------------------------------------ delivery */
 
 /* One attempt of the delivery ENTRY of pool (already claimed). */
 static void deliver(struct api *a, struct queue_conn *k, const char *pool, const char *entry)
@@ -292,25 +362,43 @@ static void deliver(struct api *a, struct queue_conn *k, const char *pool, const
     free_reply(queue_cmd(k, "ZADD %s XX %s %s", kr, due, entry));
 }
 
-/* Due deliveries of pool: claim (push the score a lease ahead) and try. */
-static void run_due(struct api *a, struct queue_conn *k, const char *pool)
+/* Due deliveries of pool: one whose destination and tenant have room is
+ * claimed (its score pushed a lease ahead) and tried; the number tried. */
+static int run_due(struct api *a, struct queue_conn *k, const char *pool)
 {
     char kr[200], now[32], lease[32];
     wkey(kr, sizeof kr, pool, "retry");
     snprintf(now, sizeof now, "%lld", now_ms());
-    redisReply *r = queue_cmd(k, "ZRANGEBYSCORE %s -inf %s LIMIT 0 16", kr, now);
+    redisReply *r = queue_cmd(k, "ZRANGEBYSCORE %s -inf %s LIMIT 0 32", kr, now);
+    int tried = 0;
     for (size_t i = 0; r && r->type == REDIS_REPLY_ARRAY && i < r->elements && !atomic_load(&a->stopping); i++) {
         const char *entry = queue_rstr(r->element[i]);
         if (!entry)
             continue;
-        snprintf(lease, sizeof lease, "%lld", now_ms() + LEASE_MS);
+        char kh[200], dest[320] = "d:?", tenant[320] = "t:";
+        wkey(kh, sizeof kh, pool, entry);
+        redisReply *h = queue_cmd(k, "HMGET %s url owner", kh);
+        if (h && h->type == REDIS_REPLY_ARRAY && h->elements == 2) {
+            if (queue_rstr(h->element[0]))
+                destination_of(h->element[0]->str, dest, sizeof dest);
+            if (queue_rstr(h->element[1]))
+                snprintf(tenant, sizeof tenant, "t:%s", h->element[1]->str);
+        }
+        free_reply(h);
+        if (!flight_take(a, dest, tenant))
+            continue;   /* stays due: another worker, or this one later */
+        snprintf(lease, sizeof lease, "%lld", now_ms() + lease_ms(a));
         redisReply *c = queue_cmd(k, "ZADD %s XX GT CH %s %s", kr, lease, entry);
         bool mine = c && c->type == REDIS_REPLY_INTEGER && c->integer == 1;
         free_reply(c);
-        if (mine)
+        if (mine) {
             deliver(a, k, pool, entry);
+            tried++;
+        }
+        flight_give(a, dest, tenant);
     }
     free_reply(r);
+    return tried;
 }
 
 /* A results entry read from the group: record its delivery, then ack. */
@@ -326,14 +414,17 @@ static void take(struct queue_conn *k, const char *pool, const redisReply *e)
     if (id) {
         snprintf(t, sizeof t, "sub:%s", id);
         queue_key(ks, sizeof ks, pool, t);
-        redisReply *cb = queue_cmd(k, "HGET %s callback", ks);
+        redisReply *cb = queue_cmd(k, "HMGET %s callback owner", ks);
         if (!cb)
             return;   /* Redis trouble: stays pending, read again later */
-        if (queue_rstr(cb) && *cb->str) {
+        if (cb->type == REDIS_REPLY_ARRAY && cb->elements == 2 && queue_rstr(cb->element[0]) &&
+            *cb->element[0]->str) {
+            const char *owner = queue_rstr(cb->element[1]) ? cb->element[1]->str : "";
             wkey(kh, sizeof kh, pool, entry);
             wkey(kr, sizeof kr, pool, "retry");
             snprintf(t, sizeof t, "%lld", now_ms());
-            free_reply(queue_cmd(k, "HSET %s id %s url %s attempts 0 first %s", kh, id, cb->str, t));
+            free_reply(queue_cmd(k, "HSET %s id %s url %s owner %s attempts 0 first %s", kh, id,
+                                 cb->element[0]->str, owner, t));
             free_reply(queue_cmd(k, "ZADD %s NX %s %s", kr, t, entry));
         }
         freeReplyObject(cb);
@@ -398,9 +489,17 @@ static void take_over(struct api *a, struct queue_conn *k)
     }
 }
 
+struct worker_arg {
+    struct api *a;
+    bool reader;   /* the first worker also reads new events and takes over */
+};
+
 static void *webhook_main(void *p)
 {
-    struct api *a = p;
+    struct worker_arg *w = p;
+    struct api *a = w->a;
+    bool reader = w->reader;
+    free(w);
     struct queue_conn k;
     queue_conn_init(&k, a->redis_url, 5000);
     long long next_takeover = 0;
@@ -409,13 +508,17 @@ static void *webhook_main(void *p)
             queue_conn_backoff(&k);
             continue;
         }
-        if (now_ms() >= next_takeover) {
+        if (reader && now_ms() >= next_takeover) {
             take_over(a, &k);
             next_takeover = now_ms() + LEASE_MS / 4;
         }
+        int tried = 0;
         for (int i = 0; i < a->cfg.npools; i++)
-            run_due(a, &k, a->cfg.pools[i].name);
-        read_new(a, &k);
+            tried += run_due(a, &k, a->cfg.pools[i].name);
+        if (reader)
+            read_new(a, &k);   /* blocks up to half a second */
+        else if (!tried)
+            common_sleep_ms(IDLE_POLL_MS);
     }
     queue_conn_close(&k);
     return NULL;
@@ -443,20 +546,35 @@ int api_webhooks_start(struct api *a, char *err, size_t errlen)
         freeReplyObject(r);
     }
     queue_conn_close(&k);
-    if (pthread_create(&a->webhook_thread, NULL, webhook_main, a)) {
-        snprintf(err, errlen, "webhooks: cannot start the thread");
-        return -1;
+    pthread_mutex_init(&a->webhook_lock, NULL);
+    a->webhook_threads = calloc((size_t)a->cfg.api.webhook_workers, sizeof *a->webhook_threads);
+    for (int i = 0; i < a->cfg.api.webhook_workers; i++) {
+        struct worker_arg *w = malloc(sizeof *w);
+        *w = (struct worker_arg){a, i == 0};
+        if (pthread_create(&a->webhook_threads[i], NULL, webhook_main, w)) {
+            free(w);
+            snprintf(err, errlen, "webhooks: cannot start delivery thread %d", i + 1);
+            api_webhooks_stop(a);
+            return -1;
+        }
+        a->webhook_nthreads++;
     }
-    a->webhook_running = true;
     return 0;
 }
 
 void api_webhooks_stop(struct api *a)
 {
     atomic_store(&a->stopping, true);
-    if (a->webhook_running)
-        pthread_join(a->webhook_thread, NULL);
-    a->webhook_running = false;
+    for (int i = 0; i < a->webhook_nthreads; i++)
+        pthread_join(a->webhook_threads[i], NULL);
+    if (a->webhook_threads) {
+        pthread_mutex_destroy(&a->webhook_lock);
+        free(a->webhook_threads);
+        free(a->webhook_flights);
+    }
+    a->webhook_threads = NULL;
+    a->webhook_flights = NULL;
+    a->webhook_nthreads = a->webhook_nflights = a->webhook_capflights = 0;
 }
 
 /* ------------------------------------------------------------- admin */

@@ -11,6 +11,7 @@
 #include <arpa/inet.h>
 #include <curl/curl.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
 #include <sys/socket.h>
@@ -434,7 +435,8 @@ Test(api, status_codes_roles_and_idempotency)
     cr_assert_str_neq(id2, id);
     resp_free(&r);
 
-    /* reading: own 200, another's 403, read role all, unknown 404 */
+    /* reading: own 200, another's 404 as an unknown one (issue 25, item 10:
+     * a 403 told sequential ids apart), read role all, unknown 404 */
     r = http("GET", SUB1, want, tok_submit, NULL, NULL);
     cr_assert_eq(r.status, 200, "%s", r.body);
     cr_assert_str_eq(jstr(&r, "state"), "queued");
@@ -442,7 +444,11 @@ Test(api, status_codes_roles_and_idempotency)
     /* null: not in the problem store, judged from the problems directory */
     cr_assert(r.json && json_is_null(json_object_get(r.json, "problem_version")), "%s", r.body);
     resp_free(&r);
-    expect(http("GET", SUB1, want, tok_submit2, NULL, NULL), 403, NULL, "another token's submission");
+    r = http("GET", SUB1, want, tok_submit2, NULL, NULL);
+    cr_assert_eq(r.status, 404, "another token's submission: %s", r.body);
+    cr_assert(strstr(r.body, "no submission"), "the answer to an unknown id: %s", r.body);
+    cr_assert_null(strstr(r.body, "platform"), "the owner is not named: %s", r.body);
+    resp_free(&r);
     expect(http("GET", SUB1, want, tok_read, NULL, NULL), 200, NULL, "read reads all");
     expect(http("GET", SUB1, "/v1/submissions/native-18fc2d3b1a0-0000002a", tok_read, NULL, NULL), 404,
            NULL, "unknown id");
@@ -496,7 +502,13 @@ Test(api, status_codes_roles_and_idempotency)
 
     /* Redis gone: readyz 503, admission 503 */
     t_kill_redis(SIGKILL);
-    expect(http("GET", "/readyz", "/readyz", NULL, NULL, NULL), 503, NULL, "readyz without redis");
+    r = http("GET", "/readyz", "/readyz", NULL, NULL, NULL);
+    cr_assert_eq(r.status, 503, "readyz without redis: %s", r.body);
+    /* anonymous: no word of where Redis is or who judge-api is there
+     * (issue 25, item 10) */
+    cr_assert(!strstr(r.body, T_sock) && !strstr(r.body, "redis.sock") && !strstr(r.body, "127.0.0.1") &&
+                  !strstr(r.body, "unix:"), "%s", r.body);
+    resp_free(&r);
     r = http("POST", SUBS, SUBS, tok_submit, ok, NULL);
     cr_assert_eq(r.status, 503, "%s", r.body);
     char ra[32];
@@ -925,6 +937,60 @@ Test(api, webhook_retried_until_accepted_and_signed)
     check_openapi();
 }
 
+/* A receiver that never answers: it listens and never accepts, so a
+ * delivery connects, sends, and waits for its whole timeout. */
+static int silent_receiver(int *port)
+{
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    cr_assert(bind(fd, (struct sockaddr *)&sa, sizeof sa) == 0 && listen(fd, 64) == 0);
+    socklen_t sl = sizeof sa;
+    getsockname(fd, (struct sockaddr *)&sa, &sl);
+    *port = ntohs(sa.sin_port);
+    return fd;
+}
+
+/* Issue 25, item 5: deliveries went one at a time, so ten callbacks of one
+ * tenant that never answered (a minute each here) held another tenant's
+ * webhook for ten minutes. Now that one arrives at once: its destination
+ * and tenant have room while the silent ones wait. */
+Test(api, one_tenants_silent_receivers_do_not_delay_another_tenants_webhook, .timeout = 400)
+{
+    struct receiver rv;
+    receiver_start(&rv, 0);
+    int silent_port, silent = silent_receiver(&silent_port);
+    start("  native: {languages: [c, cpp], slots: 1}\n",
+          "  webhook_secret: s3cret\n  webhook_allow_private: true\n  webhook_timeout: 60s\n", true);
+    for (int i = 0; i < 10; i++) {
+        char *b = callback_body(silent_port);
+        struct resp r = http("POST", SUBS, SUBS, tok_submit, b, NULL);
+        free(b);
+        cr_assert_eq(r.status, 202, "%s", r.body);
+        resp_free(&r);
+    }
+    char *b = callback_body(rv.port);
+    struct resp r = http("POST", SUBS, SUBS, tok_submit2, b, NULL);
+    free(b);
+    cr_assert_eq(r.status, 202, "%s", r.body);
+    char path[300];
+    snprintf(path, sizeof path, "/v1/submissions/%s?wait=30", jstr(&r, "id"));
+    resp_free(&r);
+    bool done = false;
+    for (long long end = t_now_ms() + 240000; t_now_ms() < end && !done;) {
+        r = http("GET", SUB1, path, tok_submit2, NULL, NULL);
+        done = r.status == 200 && jstr(&r, "state") && !strcmp(jstr(&r, "state"), "done");
+        resp_free(&r);
+    }
+    cr_assert(done, "the other tenant's submission was not judged");
+    long long verdict_at = t_now_ms();
+    while (__atomic_load_n(&rv.n, __ATOMIC_SEQ_CST) == 0 && t_now_ms() - verdict_at < 30000)
+        t_sleep_ms(50);
+    cr_assert_eq(__atomic_load_n(&rv.n, __ATOMIC_SEQ_CST), 1,
+                 "the other tenant's webhook waited behind the silent receivers (%lld ms after its verdict)",
+                 t_now_ms() - verdict_at);
+    close(silent);
+}
+
 Test(api, webhook_to_loopback_refused_unless_allowed)
 {
     struct receiver rv;
@@ -1008,6 +1074,10 @@ Test(api, dashboard_in_headless_chromium_shows_pools_and_a_new_verdict)
     cr_assert_eq(system(cmd), 0);
     struct resp r = http("GET", "/", "/", NULL, NULL, NULL);
     cr_assert_eq(r.status, 200);
+    /* the page above ran under this policy (issue 25, item 11) */
+    char csp[400];
+    cr_assert(header(&r, "Content-Security-Policy", csp, sizeof csp), "the dashboard has no CSP");
+    cr_assert(strstr(csp, "script-src 'self'") && strstr(csp, "frame-ancestors 'none'"), "%s", csp);
     resp_free(&r);
     check_openapi();
 }
@@ -1024,8 +1094,8 @@ Test(api, progress_events_of_one_submission_then_its_verdict)
     char path[300];
     snprintf(path, sizeof path, "/v1/submissions/%s/events", jstr(&r, "id"));
     resp_free(&r);
-    expect(http("GET", "/v1/submissions/{id}/events", path, tok_submit2, NULL, NULL), 403, NULL,
-           "another token's progress");
+    expect(http("GET", "/v1/submissions/{id}/events", path, tok_submit2, NULL, NULL), 404, NULL,
+           "another token's progress, as an unknown submission's");
     /* the stream ends by itself after the verdict */
     r = http("GET", "/v1/submissions/{id}/events", path, tok_submit, NULL, NULL);
     cr_assert_eq(r.status, 200);
@@ -1036,6 +1106,28 @@ Test(api, progress_events_of_one_submission_then_its_verdict)
     cr_assert(c && t1 && t2 && v && c < t1 && t1 < t2 && t2 < v, "progress in order, then the verdict: %s",
               r.body);
     cr_assert(strstr(v, "\"verdict\":\"AC\""), "%s", v);
+    resp_free(&r);
+    /* ids Redis would refuse are refused here (issue 25, item 4: "+1-0"
+     * reached XREAD as it was, and the stream asked again at once, ~31,000
+     * commands a second); Redis's own spelling resumes */
+    const char *bad[] = {"+1-0", "1-2-3", "99999999999999999999-0", "1-", "-1", "1-0x"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char hdr[100];
+        snprintf(hdr, sizeof hdr, "Last-Event-ID: %s", bad[i]);
+        r = http("GET", "/v1/submissions/{id}/events", path, tok_submit, NULL, hdr);
+        cr_assert_eq(r.status, 400, "Last-Event-ID %s: %ld %s", bad[i], r.status, r.body);
+        cr_assert(strstr(r.body, "Last-Event-ID"), "%s", r.body);
+        resp_free(&r);
+        char q[200];
+        snprintf(q, sizeof q, "/v1/events?since=%s", bad[i][0] == '+' ? "%2B1-0" : bad[i]);
+        r = http("GET", "/v1/events", q, tok_read, NULL, NULL);
+        cr_assert_eq(r.status, 400, "since=%s: %ld %s", bad[i], r.status, r.body);
+        resp_free(&r);
+    }
+    r = http("GET", "/v1/submissions/{id}/events", path, tok_submit, NULL, "Last-Event-ID: 0-1");
+    cr_assert_eq(r.status, 200);
+    cr_assert(strstr(r.body, "event: verdict"), "resumed after compiling: %s", r.body);
+    cr_assert_null(strstr(r.body, "\"stage\":\"compiling\""), "not sent twice: %s", r.body);
     resp_free(&r);
     check_openapi();
 }
@@ -1173,6 +1265,172 @@ Test(api, connections_beyond_max_connections_wait_their_turn)
     for (long long end = t_now_ms() + 20000; t_now_ms() < end && status != 200; t_sleep_ms(50))
         status = probe_healthz(60);
     cr_assert_eq(status, 200);
+}
+
+/* Responses in what a connection received: lines starting "HTTP/1." */
+static int status_lines(const char *s)
+{
+    int n = 0;
+    for (const char *p = s; (p = strstr(p, "HTTP/1.")); p++)
+        n += p == s || p[-1] == '\n';
+    return n;
+}
+
+/* A raw TCP connection to judge-api from source address `from` (127.0.0.x:
+ * all loopback), with `request` sent if not NULL; -1 if it failed. */
+static int raw_connect(const char *from, const char *request)
+{
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    cr_assert_geq(fd, 0);
+    struct sockaddr_in src = {.sin_family = AF_INET}, dst = {.sin_family = AF_INET};
+    inet_pton(AF_INET, from, &src.sin_addr);
+    inet_pton(AF_INET, "127.0.0.1", &dst.sin_addr);
+    dst.sin_port = htons((uint16_t)api_port);
+    cr_assert_eq(bind(fd, (struct sockaddr *)&src, sizeof src), 0, "bind %s: %s", from, strerror(errno));
+    if (connect(fd, (struct sockaddr *)&dst, sizeof dst)) {
+        close(fd);
+        return -1;
+    }
+    if (request)
+        cr_assert_eq(write(fd, request, strlen(request)), (ssize_t)strlen(request));
+    return fd;
+}
+
+/* What fd receives within timeout_ms, until `until` appears or it closes;
+ * *closed says whether it did. */
+static void raw_read(int fd, const char *until, long timeout_ms, char *buf, size_t cap, bool *closed)
+{
+    size_t len = 0;
+    buf[0] = 0;
+    *closed = false;
+    for (long long end = t_now_ms() + timeout_ms; t_now_ms() < end && !(until && strstr(buf, until));) {
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        if (poll(&p, 1, 100) != 1)
+            continue;
+        ssize_t n = read(fd, buf + len, cap - 1 - len);
+        if (n <= 0) {
+            *closed = true;
+            return;
+        }
+        len += (size_t)n;
+        buf[len] = 0;
+    }
+}
+
+/* An event stream of `token` on a raw socket, once judge-api said
+ * ": connected"; -1 when it answered otherwise (the answer in buf). */
+static int raw_stream(const char *token, char *buf, size_t cap)
+{
+    char req[400];
+    snprintf(req, sizeof req, "GET /v1/events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\n\r\n",
+             token);
+    int fd = raw_connect("127.0.0.1", req);
+    cr_assert_geq(fd, 0);
+    bool closed;
+    raw_read(fd, "\r\n\r\n", 20000, buf, cap, &closed);
+    if (!strstr(buf, " 200 ")) {
+        close(fd);
+        return -1;
+    }
+    raw_read(fd, ": connected", 20000, buf, cap, &closed);
+    cr_assert(!closed && strstr(buf, ": connected"), "%s", buf);
+    return fd;
+}
+
+/* Issue 25, item 2: 520 connections from one client that each sent one
+ * byte held every connection judge-api had. Now one address holds at most
+ * max_connections_per_address; the rest are closed at once, and another
+ * client is served. */
+Test(api, one_client_address_cannot_hold_every_connection)
+{
+    start("  native: {languages: [c, cpp], slots: 1}\n",
+          "  max_connections: 8\n  max_connections_per_address: 4\n", false);
+    int fds[8], held = 0;
+    for (int i = 0; i < 8; i++)
+        fds[i] = raw_connect("127.0.0.1", "G");   /* one byte of a request, never more */
+    /* those past the cap are closed by judge-api at once */
+    for (int i = 0; i < 8; i++) {
+        char buf[256];
+        bool closed = fds[i] < 0;
+        if (fds[i] >= 0)
+            raw_read(fds[i], NULL, 1000, buf, sizeof buf, &closed);
+        held += !closed;
+    }
+    cr_assert_eq(held, 4, "%d of 8 connections from one address held", held);
+    /* another address is served while they are held */
+    char req[] = "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", buf[4096];
+    int fd = raw_connect("127.0.0.2", req);
+    cr_assert_geq(fd, 0);
+    bool closed;
+    raw_read(fd, "\r\n\r\n", 30000, buf, sizeof buf, &closed);
+    cr_assert(strstr(buf, "HTTP/1.1 200"), "127.0.0.2 while 127.0.0.1 holds its share: %s", buf);
+    close(fd);
+    for (int i = 0; i < 8; i++)
+        if (fds[i] >= 0)
+            close(fds[i]);
+}
+
+/* Issue 25, item 9: requests a proxy in front could frame another way are
+ * refused (400) and their connection closed; two Content-Lengths were
+ * accepted, the first one winning. */
+Test(api, ambiguous_request_framing_is_refused_and_the_connection_closed)
+{
+    start("  native: {languages: [c, cpp], slots: 1}\n", NULL, false);
+    struct {
+        const char *request, *want;
+    } cases[] = {
+        {"POST /v1/submissions HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\nContent-Length: 40\r\n\r\n{}{}"
+         "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n", "HTTP/1.1 400"},
+        {"POST /v1/submissions HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n"
+         "0\r\n\r\n", "HTTP/1.1 400"},
+        {"POST /v1/submissions HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", " 400 "},
+        {"GET /healthz HTTP/1.1\r\n\r\n", "HTTP/1.1 400"},
+        {"GET /healthz HTTP/1.1\r\nHost: x\r\nHost: y\r\n\r\n", "HTTP/1.1 400"},
+        /* well framed: answered */
+        {"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", "HTTP/1.1 200"},
+        {"GET /healthz HTTP/1.0\r\n\r\n", " 200 "},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        int fd = raw_connect("127.0.0.1", cases[i].request);
+        cr_assert_geq(fd, 0);
+        char buf[8192];
+        bool closed;
+        raw_read(fd, NULL, 20000, buf, sizeof buf, &closed);   /* until judge-api closes it */
+        close(fd);
+        cr_assert(closed, "case %zu: the connection stayed open: %s", i, buf);
+        cr_assert(!strncmp(buf, "HTTP/1.", 7) && strstr(buf, cases[i].want), "case %zu: %s\n---\n%s", i,
+                  cases[i].request, buf);
+        if (strstr(cases[i].want, "400"))
+            cr_assert_eq(status_lines(buf), 1, "case %zu: a second request was read from the "
+                         "body: %s", i, buf);
+    }
+}
+
+/* Issue 25, item 2: 512 event streams of one read token held every
+ * connection, and a stream whose client left held its connection until
+ * its next heartbeat. Now a token holds max_streams_per_token (429 past
+ * it), and a stream ends within about a second of its client leaving:
+ * with a 60 s heartbeat, the freed place is taken again well before. */
+Test(api, event_streams_per_token_capped_and_freed_when_the_client_leaves)
+{
+    start("  native: {languages: [c, cpp], slots: 1}\n", "  max_streams_per_token: 2\n  sse_heartbeat: 60s\n",
+          false);
+    char buf[8192];
+    int a = raw_stream(tok_read, buf, sizeof buf), b = raw_stream(tok_read, buf, sizeof buf);
+    cr_assert(a >= 0 && b >= 0, "two streams of one token: %s", buf);
+    cr_assert_eq(raw_stream(tok_read, buf, sizeof buf), -1, "a third stream of the token was opened");
+    cr_assert(strstr(buf, " 429 ") && strstr(buf, "max_streams_per_token"), "%s", buf);
+    /* another token's streams are its own */
+    int other = raw_stream(tok_admin, buf, sizeof buf);
+    cr_assert_geq(other, 0, "another token: %s", buf);
+    close(a);   /* the client leaves: its stream ends, not at the next heartbeat a minute away */
+    int c = -1;
+    for (long long end = t_now_ms() + 20000; t_now_ms() < end && c < 0; t_sleep_ms(200))
+        c = raw_stream(tok_read, buf, sizeof buf);
+    cr_assert_geq(c, 0, "the stream of a client that left still counts: %s", buf);
+    close(b);
+    close(c);
+    close(other);
 }
 
 /* ------------------------------------------------------- problem store */
@@ -1458,6 +1716,14 @@ Test(api, problem_upload_validated_by_a_judged_host_then_judged_and_rejudged)
     cr_assert_str_eq(jstr(&r, "current"), v2);
     cr_assert_eq(json_array_size(json_object_get(r.json, "versions")), 2);
     cr_assert(json_array_size(json_object_get(r.json, "files")) > 40, "%s", r.body);
+    resp_free(&r);
+    /* a read token sees the versions, not the files' hashes (issue 25, item
+     * 10: a small hidden answer was recovered from its SHA-256) */
+    r = http("GET", PROB1, PROBS "/up", tok_read, NULL, NULL);
+    cr_assert_eq(r.status, 200, "%s", r.body);
+    cr_assert_str_eq(jstr(&r, "current"), v2);
+    cr_assert_null(json_object_get(r.json, "files"), "%s", r.body);
+    cr_assert_null(strstr(r.body, "sha256"), "%s", r.body);
     resp_free(&r);
     r = http("GET", PROB1 "/versions", PROBS "/up/versions", tok_setter, NULL, NULL);
     cr_assert_eq(r.status, 200, "%s", r.body);

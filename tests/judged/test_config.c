@@ -170,6 +170,8 @@ Test(config, api_section_for_judge_api)
     cr_assert_str_eq(cfg.api.listen, "127.0.0.1:8080");
     cr_assert_str_eq(cfg.api.tokens, "/etc/judged/tokens");
     cr_assert_eq(cfg.api.max_connections, 512);
+    cr_assert_eq(cfg.api.max_connections_per_address, 64, "one address cannot take them all");
+    cr_assert_eq(cfg.api.max_streams_per_token, 32);
     cr_assert_eq(cfg.api.rate, 0);
     cr_assert_eq(cfg.api.sse_heartbeat_ms, 15000);
     cr_assert_null(cfg.api.webhook_secret);
@@ -178,11 +180,14 @@ Test(config, api_section_for_judge_api)
     unlink(path);
     write_cfg("pools:\n  native: {languages: [c]}\n"
               "api:\n  listen: '[::1]:0'\n  tokens: /t\n  rate: 50\n  burst: 7\n  sse_heartbeat: 2s\n"
+              "  max_connections: 10\n  max_streams_per_token: 3\n"
               "  webhook_secret: s\n  webhook_allow_private: true\n  webhook_retry_for: 10m\n");
     cr_assert_eq(jd_config_load(&cfg, path, err, sizeof err), 0, "%s", err);
     cr_assert_str_eq(cfg.api.listen, "[::1]:0");
     cr_assert_eq(cfg.api.rate, 50);
     cr_assert_eq(cfg.api.burst, 7);
+    cr_assert_eq(cfg.api.max_connections_per_address, 10, "not above max_connections by default");
+    cr_assert_eq(cfg.api.max_streams_per_token, 3);
     cr_assert_eq(cfg.api.sse_heartbeat_ms, 2000);
     cr_assert(cfg.api.webhook_allow_private);
     cr_assert_eq(cfg.api.webhook_retry_for_ms, 600000);

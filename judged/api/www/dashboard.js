@@ -4,12 +4,19 @@
 // depth and throughput of the last 10 minutes. Plain JS, no dependencies.
 "use strict";
 
+// The token lives in this tab's sessionStorage only: gone with the tab,
+// never in localStorage (kept forever) and, once read, not in the address
+// bar or the history either (#token= is taken out at once).
 const params = new URLSearchParams(location.hash.slice(1));
-if (params.get("token")) localStorage.setItem("judged-token", params.get("token"));
-let token = localStorage.getItem("judged-token");
+if (params.get("token")) {
+  sessionStorage.setItem("judged-token", params.get("token"));
+  window.history.replaceState(null, "", location.pathname + location.search);
+}
+localStorage.removeItem("judged-token");   // what earlier versions kept
+let token = sessionStorage.getItem("judged-token");
 if (!token) {
   token = prompt("judge-api admin token") || "";
-  localStorage.setItem("judged-token", token);
+  sessionStorage.setItem("judged-token", token);
 }
 const auth = { headers: { Authorization: "Bearer " + token } };
 const history = [];          // {t, depth, verdicts}
