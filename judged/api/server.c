@@ -27,7 +27,7 @@
  * A request's body is collected up to api's body limit (2 x max_source, a
  * JSON-escaped source, plus 16 KiB for the other fields); a bigger one gets
  * 413 at once and is not read further. Then: public routes (/healthz,
- * /readyz, /metrics, /v1/openapi.yaml, the dashboard's files), else the
+ * /readyz, /v1/openapi.yaml, the dashboard's files), else the
  * bearer token: its SHA-256 is looked up in the tokens file (only hashes
  * are stored) -> 401; the token's bucket (api.rate per second, api.burst
  * deep) -> 429 with Retry-After; the route's role -> 403. A submitter's
@@ -297,8 +297,6 @@ static enum MHD_Result public_route(struct req *r, bool *handled)
         }
         return api_json(r, 200, json_pack("{s:s}", "status", "ready"));
     }
-    if (get && is(u, "/metrics"))
-        return api_metrics(r);
     if (get && is(u, "/v1/openapi.yaml"))
         return api_text(r, 200, "application/yaml", r->api->openapi, r->api->openapi_len);
     if (get && is(u, "/"))
@@ -419,10 +417,19 @@ static enum MHD_Result route(struct req *r)
     enum MHD_Result ret = public_route(r, &handled);
     if (handled)
         return ret;
-    if (strncmp(r->url, "/v1/", 4))
+    bool metrics = is(r->url, "/metrics");
+    if (strncmp(r->url, "/v1/", 4) && !metrics)
         return api_error(r, 404, NULL, "no such resource %s", r->url);
     if (!r->authed && authenticate(r, &ret))
         return ret;
+    if (metrics) {
+        /* the cluster's queues, hosts and verdict counts are not for anyone
+         * who reaches the front door: a token with the read role (Prometheus:
+         * authorization.credentials_file) */
+        if (!is(r->method, "GET") && !is(r->method, "HEAD"))
+            return method_not_allowed(r);
+        return api_has_role(r, ROLE_READ) ? api_metrics(r) : need(r, "read", "metrics");
+    }
     return v1_route(r);
 }
 

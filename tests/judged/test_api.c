@@ -346,6 +346,9 @@ Test(api, status_codes_roles_and_idempotency)
     expect(http("GET", "/v1/pools", "/v1/pools", tok_submit, NULL, NULL), 403, NULL, "submit is no admin");
     expect(http("GET", "/v1/hosts", "/v1/hosts", tok_read, NULL, NULL), 403, NULL, "read is no admin");
     expect(http("GET", "/v1/events", "/v1/events", tok_submit, NULL, NULL), 403, NULL, "events need read");
+    /* the cluster's metrics are not public (issue 25, item 10) */
+    expect(http("GET", "/metrics", "/metrics", NULL, NULL, NULL), 401, NULL, "metrics without a token");
+    expect(http("GET", "/metrics", "/metrics", tok_submit, NULL, NULL), 403, NULL, "metrics need read");
 
     /* 400 naming the field */
     char *b;
@@ -587,7 +590,7 @@ Test(api, long_poll_result_and_metrics)
     /* the metrics saw it (judged writes its counters once per heartbeat) */
     long long until = t_now_ms() + 20000;
     for (;;) {
-        r = http("GET", "/metrics", "/metrics", NULL, NULL, NULL);
+        r = http("GET", "/metrics", "/metrics", tok_read, NULL, NULL);
         cr_assert_eq(r.status, 200);
         if (strstr(r.body, "judged_verdicts_total{pool=\"native\",verdict=\"AC\"} 1") || t_now_ms() > until)
             break;
@@ -930,7 +933,7 @@ Test(api, webhook_retried_until_accepted_and_signed)
     cr_assert_str_eq(json_string_value(json_object_get(j, "verdict")), "AC");
     cr_assert_str_eq(json_string_value(json_object_get(j, "event")), rv.event[0]);
     json_decref(j);
-    r = http("GET", "/metrics", "/metrics", NULL, NULL, NULL);
+    r = http("GET", "/metrics", "/metrics", tok_read, NULL, NULL);
     cr_assert(strstr(r.body, "judged_api_webhooks_total{outcome=\"delivered\"} 1") &&
               strstr(r.body, "judged_api_webhooks_total{outcome=\"failed\"} 2"), "%s", r.body);
     resp_free(&r);
