@@ -36,14 +36,17 @@ static int verdict_list(json_t *v, char *out, size_t len)
     return 0;
 }
 
-static json_t *reply_json(const struct store_rejudge_args *a, const struct store_rejudge_reply *rp)
+/* Each submission's problem and verdict only for a token that may read
+ * submissions: a setter rejudges, it does not read contestants' verdicts
+ * (a dry run of any ids showed them). */
+static json_t *reply_json(const struct store_rejudge_args *a, const struct store_rejudge_reply *rp, bool reader)
 {
     json_t *subs = json_array();
     for (size_t i = 0; i < rp->n; i++) {
         const struct store_rejudge_item *it = &rp->items[i];
         json_array_append_new(subs, json_pack("{s:s, s:s?, s:s?, s:s}", "id", it->id, "problem",
-                                              it->problem[0] ? it->problem : NULL, "verdict",
-                                              it->verdict[0] ? it->verdict : NULL, "result",
+                                              reader && it->problem[0] ? it->problem : NULL, "verdict",
+                                              reader && it->verdict[0] ? it->verdict : NULL, "result",
                                               a->dry && !strcmp(it->result, "matched") ? "dry-run" : it->result));
     }
     return json_pack("{s:s?, s:s?, s:s?, s:b, s:I, s:I, s:o}", "id", rp->id[0] ? rp->id : NULL, "problem",
@@ -120,9 +123,9 @@ enum MHD_Result api_rejudge(struct req *r)
         else if (rc)
             ret = api_error(r, 400, "version", "%s", err);
         else if (rp.id[0])
-            ret = api_json(r, 202, reply_json(&a, &rp));
+            ret = api_json(r, 202, reply_json(&a, &rp, api_has_role(r, ROLE_READ)));
         else
-            ret = api_json(r, 200, reply_json(&a, &rp));
+            ret = api_json(r, 200, reply_json(&a, &rp, api_has_role(r, ROLE_READ)));
         store_rejudge_free(&rp);
     }
     free(ids);

@@ -1776,6 +1776,17 @@ Test(api, problem_upload_validated_by_a_judged_host_then_judged_and_rejudged)
     cr_assert_eq(json_integer_value(json_object_get(r.json, "queued")), 0, "%s", r.body);
     resp_free(&r);
     char rb[400];
+    /* a setter's dry run of any ids does not read their verdicts (issue 25,
+     * item 10); the admin (who reads everything) sees them */
+    snprintf(rb, sizeof rb, "{\"submissions\":[\"%s\"],\"dry_run\":true}", id);
+    r = http("POST", "/v1/rejudges", "/v1/rejudges", tok_setter, rb, NULL);
+    cr_assert_eq(r.status, 200, "%s", r.body);
+    cr_assert(!strstr(r.body, "\"verdict\"") && !strstr(r.body, "\"AC\""), "%s", r.body);
+    resp_free(&r);
+    r = http("POST", "/v1/rejudges", "/v1/rejudges", tok_admin, rb, NULL);
+    cr_assert_eq(r.status, 200, "%s", r.body);
+    cr_assert(strstr(r.body, "\"verdict\":\"AC\""), "%s", r.body);
+    resp_free(&r);
     snprintf(rb, sizeof rb, "{\"submissions\":[\"%s\"]}", id);
     r = http("POST", "/v1/rejudges", "/v1/rejudges", tok_setter, rb, NULL);
     cr_assert_eq(r.status, 202, "%s", r.body);
