@@ -226,8 +226,9 @@ static bool lone_directory(const char *stage, char *name, size_t len)
 int store_unpack(const char *archive, const char *dst, uint64_t max_bytes, char *err, size_t errlen)
 {
     struct stat st;
-    if (lstat(dst, &st) == 0 || errno != ENOENT) {
-        snprintf(err, errlen, "%s: %s", dst, errno == ENOENT ? strerror(EEXIST) : strerror(errno));
+    int there = lstat(dst, &st) == 0 ? EEXIST : errno == ENOENT ? 0 : errno;
+    if (there) {
+        snprintf(err, errlen, "%s: %s", dst, strerror(there));
         return -1;
     }
     /* unpacked beside dst, then renamed: one pass over the archive, and
