@@ -1,7 +1,8 @@
 /* webhook.c - durable, at-least-once delivery of results to callback_url.
  *
- * Every judge-api process runs api.webhook_workers delivery threads (8);
- * the first also reads new events. All processes share the consumer group
+ * Every judge-api process runs a reader thread, which records new events
+ * and takes over what dead processes left, and api.webhook_workers
+ * delivery threads (8). All processes share the consumer group
  * "webhooks" on each pool's results stream, so each event is read by one
  * process. Reading an event of a submission with a callback
  * records the delivery in Redis first (hash judge:{P}:webhook:ENTRY with the
@@ -491,7 +492,7 @@ static void take_over(struct api *a, struct queue_conn *k)
 
 struct worker_arg {
     struct api *a;
-    bool reader;   /* the first worker also reads new events and takes over */
+    bool reader;   /* records new events and takes over; delivers nothing */
 };
 
 static void *webhook_main(void *p)
@@ -512,12 +513,16 @@ static void *webhook_main(void *p)
             take_over(a, &k);
             next_takeover = now_ms() + LEASE_MS / 4;
         }
+        /* the reader only reads: stuck in a slow delivery, it would leave
+         * every new event unrecorded for as long */
+        if (reader) {
+            read_new(a, &k);   /* blocks up to half a second */
+            continue;
+        }
         int tried = 0;
         for (int i = 0; i < a->cfg.npools; i++)
             tried += run_due(a, &k, a->cfg.pools[i].name);
-        if (reader)
-            read_new(a, &k);   /* blocks up to half a second */
-        else if (!tried)
+        if (!tried)
             common_sleep_ms(IDLE_POLL_MS);
     }
     queue_conn_close(&k);
@@ -547,8 +552,9 @@ int api_webhooks_start(struct api *a, char *err, size_t errlen)
     }
     queue_conn_close(&k);
     pthread_mutex_init(&a->webhook_lock, NULL);
-    a->webhook_threads = calloc((size_t)a->cfg.api.webhook_workers, sizeof *a->webhook_threads);
-    for (int i = 0; i < a->cfg.api.webhook_workers; i++) {
+    int threads = a->cfg.api.webhook_workers + 1;   /* the reader, then the workers */
+    a->webhook_threads = calloc((size_t)threads, sizeof *a->webhook_threads);
+    for (int i = 0; i < threads; i++) {
         struct worker_arg *w = malloc(sizeof *w);
         *w = (struct worker_arg){a, i == 0};
         if (pthread_create(&a->webhook_threads[i], NULL, webhook_main, w)) {
