@@ -23,7 +23,10 @@
  * thread delivered in turn): a worker claims a due delivery only while its
  * destination (host:port) has fewer than api.webhook_per_destination (2)
  * in flight in this process and its tenant (the submitting token) fewer
- * than half the workers; otherwise it leaves it due for later.
+ * than half the workers; otherwise it leaves it due for later. Within a
+ * process a delivery is in one worker's hands at a time, and a worker
+ * claims only what is still due (ZSCORE under that hold): between
+ * processes the lease race above remains.
  *
  * The request: POST of the submission's JSON (as GET /v1/submissions/ID)
  * with X-Judged-Event-Id (the results entry id), X-Judged-Timestamp (unix
@@ -240,47 +243,68 @@ static void dead_letter(struct queue_conn *k, const char *pool, const char *entr
 
 /* ------------------------------------------------------ fair share */
 
-static struct webhook_flight *flight(struct api *a, const char *key)
+/* In flight for key (0: not in the table); a->webhook_lock held. */
+static int flight_count(const struct api *a, const char *key)
 {
-    struct webhook_flight *free_slot = NULL;
+    for (int i = 0; i < a->webhook_nflights; i++)
+        if (a->webhook_flights[i].n && !strcmp(a->webhook_flights[i].key, key))
+            return a->webhook_flights[i].n;
+    return 0;
+}
+
+/* Adds delta to key's count, taking a slot whose count is 0 for a new key
+ * (so a slot is reused only once nothing of its key is in flight); lock
+ * held. */
+static void flight_add(struct api *a, const char *key, int delta)
+{
+    struct webhook_flight *slot = NULL;
     for (int i = 0; i < a->webhook_nflights; i++) {
-        if (!strcmp(a->webhook_flights[i].key, key))
-            return &a->webhook_flights[i];
-        if (!a->webhook_flights[i].n && !free_slot)
-            free_slot = &a->webhook_flights[i];
+        struct webhook_flight *f = &a->webhook_flights[i];
+        if (f->n && !strcmp(f->key, key)) {
+            f->n += delta;
+            return;
+        }
+        if (!f->n && !slot)
+            slot = f;
     }
-    if (!free_slot) {
+    if (delta <= 0)
+        return;
+    if (!slot) {
         if (a->webhook_nflights == a->webhook_capflights) {
             a->webhook_capflights = a->webhook_capflights ? 2 * a->webhook_capflights : 32;
             a->webhook_flights = realloc(a->webhook_flights,
                                          (size_t)a->webhook_capflights * sizeof *a->webhook_flights);
         }
-        free_slot = &a->webhook_flights[a->webhook_nflights++];
+        slot = &a->webhook_flights[a->webhook_nflights++];
     }
-    snprintf(free_slot->key, sizeof free_slot->key, "%s", key);
-    free_slot->n = 0;
-    return free_slot;
+    snprintf(slot->key, sizeof slot->key, "%s", key);
+    slot->n = delta;
 }
 
-/* Takes a place for a delivery to dest for tenant; false: either is at its
- * share now. */
-static bool flight_take(struct api *a, const char *dest, const char *tenant)
+/* Takes a place for the delivery `entry` ("e:POOL:ENTRY") to dest for
+ * tenant; false: another worker of this process has the entry, or dest or
+ * the tenant is at its share now. */
+static bool flight_take(struct api *a, const char *entry, const char *dest, const char *tenant)
 {
     int tenant_share = (a->cfg.api.webhook_workers + 1) / 2;
     pthread_mutex_lock(&a->webhook_lock);
-    struct webhook_flight *d = flight(a, dest), *t = flight(a, tenant);
-    bool ok = d->n < a->cfg.api.webhook_per_destination && t->n < tenant_share;
-    if (ok)
-        d->n++, t->n++;
+    bool ok = flight_count(a, entry) == 0 && flight_count(a, dest) < a->cfg.api.webhook_per_destination &&
+              flight_count(a, tenant) < tenant_share;
+    if (ok) {
+        flight_add(a, entry, 1);
+        flight_add(a, dest, 1);
+        flight_add(a, tenant, 1);
+    }
     pthread_mutex_unlock(&a->webhook_lock);
     return ok;
 }
 
-static void flight_give(struct api *a, const char *dest, const char *tenant)
+static void flight_give(struct api *a, const char *entry, const char *dest, const char *tenant)
 {
     pthread_mutex_lock(&a->webhook_lock);
-    flight(a, dest)->n--;
-    flight(a, tenant)->n--;
+    flight_add(a, entry, -1);
+    flight_add(a, dest, -1);
+    flight_add(a, tenant, -1);
     pthread_mutex_unlock(&a->webhook_lock);
 }
 
@@ -376,8 +400,9 @@ static int run_due(struct api *a, struct queue_conn *k, const char *pool)
         const char *entry = queue_rstr(r->element[i]);
         if (!entry)
             continue;
-        char kh[200], dest[320] = "d:?", tenant[320] = "t:";
+        char kh[200], dest[320] = "d:?", tenant[320] = "t:", held[300];
         wkey(kh, sizeof kh, pool, entry);
+        snprintf(held, sizeof held, "e:%s:%s", pool, entry);
         redisReply *h = queue_cmd(k, "HMGET %s url owner", kh);
         if (h && h->type == REDIS_REPLY_ARRAY && h->elements == 2) {
             if (queue_rstr(h->element[0]))
@@ -386,17 +411,25 @@ static int run_due(struct api *a, struct queue_conn *k, const char *pool)
                 snprintf(tenant, sizeof tenant, "t:%s", h->element[1]->str);
         }
         free_reply(h);
-        if (!flight_take(a, dest, tenant))
+        if (!flight_take(a, held, dest, tenant))
             continue;   /* stays due: another worker, or this one later */
-        snprintf(lease, sizeof lease, "%lld", now_ms() + lease_ms(a));
-        redisReply *c = queue_cmd(k, "ZADD %s XX GT CH %s %s", kr, lease, entry);
-        bool mine = c && c->type == REDIS_REPLY_INTEGER && c->integer == 1;
-        free_reply(c);
+        /* still due? The list above may be stale: another worker of this
+         * process may have delivered it meanwhile and set its next try */
+        redisReply *sc = queue_cmd(k, "ZSCORE %s %s", kr, entry);
+        bool due = sc && queue_rstr(sc) && atoll(sc->str) <= atoll(now);
+        free_reply(sc);
+        bool mine = false;
+        if (due) {
+            snprintf(lease, sizeof lease, "%lld", now_ms() + lease_ms(a));
+            redisReply *c = queue_cmd(k, "ZADD %s XX GT CH %s %s", kr, lease, entry);
+            mine = c && c->type == REDIS_REPLY_INTEGER && c->integer == 1;
+            free_reply(c);
+        }
         if (mine) {
             deliver(a, k, pool, entry);
             tried++;
         }
-        flight_give(a, dest, tenant);
+        flight_give(a, held, dest, tenant);
     }
     free_reply(r);
     return tried;
