@@ -211,16 +211,17 @@ static bool lone_directory(const char *stage, char *name, size_t len)
     if (!d)
         return false;
     int n = 0;
-    bool dir = false;
     struct dirent *e;
     while ((e = readdir(d)))
         if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
             n++;
-            dir = e->d_type == DT_DIR;
             snprintf(name, len, "%s", e->d_name);
         }
     closedir(d);
-    return n == 1 && dir;
+    char path[4800];
+    struct stat st;
+    snprintf(path, sizeof path, "%s/%s", stage, name);
+    return n == 1 && lstat(path, &st) == 0 && S_ISDIR(st.st_mode);   /* d_type may be unknown */
 }
 
 int store_unpack(const char *archive, const char *dst, uint64_t max_bytes, char *err, size_t errlen)
@@ -235,8 +236,9 @@ int store_unpack(const char *archive, const char *dst, uint64_t max_bytes, char 
      * dst is the package or nothing */
     char stage[4200];
     snprintf(stage, sizeof stage, "%s.unpack-XXXXXX", dst);
-    if (!mkdtemp(stage)) {
+    if (!mkdtemp(stage) || chmod(stage, 0755)) {   /* as mkdir(dst, 0755) made it before */
         snprintf(err, errlen, "%s: %s", stage, strerror(errno));
+        rmdir(stage);
         return -1;
     }
     struct archive *a = archive_read_new();

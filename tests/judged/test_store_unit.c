@@ -196,6 +196,11 @@ Test(store_unit, archives_cannot_leave_the_package)
     snprintf(p, sizeof p, "%s/ok/tests/1.out", dir);
     struct stat st;
     cr_assert_eq(stat(p, &st), 0, "the top-level directory is dropped");
+    cr_assert_eq(stat(out, &st), 0);
+    mode_t mask = umask(0);
+    umask(mask);
+    cr_assert_eq(st.st_mode & 07777, 0755 & ~mask, "the package directory is readable as before: %o",
+                 (unsigned)(st.st_mode & 07777));
 
     tar("czf dots.tgz --transform 's,^a,../../a,' a");
     snprintf(arc, sizeof arc, "%s/dots.tgz", dir);
@@ -251,6 +256,8 @@ Test(store_unit, an_archive_of_dot_unpacks_and_an_empty_one_leaves_nothing)
     cr_assert_eq(store_unpack(arc, out, 0, err, sizeof err), 0, "%s", err);
     snprintf(p, sizeof p, "%s/dot/tests/1.out", dir);
     cr_assert_eq(stat(p, &st), 0);
+    cr_assert_eq(stat(out, &st), 0);
+    cr_assert_eq(st.st_mode & 0755, 0755, "without a top-level directory too: %o", (unsigned)(st.st_mode & 07777));
 
     /* fuzz_archive's first find (tests/fuzz/regressions/archive/) */
     put("empty", "");
