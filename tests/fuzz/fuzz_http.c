@@ -14,6 +14,7 @@
  * see README.md "Fuzzing".
  */
 #include <arpa/inet.h>
+#include <errno.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
@@ -107,6 +108,15 @@ static void start_server(void)
     atexit(stop_server);
 }
 
+/* Every abort says why first: a finding must be told from a fault of the
+ * harness. */
+static void fail(const char *why, const char *buf, size_t len)
+{
+    fprintf(stderr, "fuzz_http: %s (errno %d); the answer, %zu bytes:\n%.*s\n", why, errno, len,
+            (int)(len > 2000 ? 2000 : len), buf ? buf : "");
+    abort();
+}
+
 /* Responses in what came back: every status line is HTTP/1.x and 3 digits,
  * and nothing follows a framing refusal. */
 static void check_answer(const char *buf, size_t len)
@@ -114,16 +124,16 @@ static void check_answer(const char *buf, size_t len)
     if (!len)
         return;
     if (len < 13 || strncmp(buf, "HTTP/1.", 7))
-        abort();
+        fail("an answer that is not HTTP", buf, len);
     for (const char *p = buf; p && p < buf + len; p = memmem(p + 1, (size_t)(buf + len - p - 1), "\r\nHTTP/1.", 9)) {
         const char *s = *p == '\r' ? p + 2 : p;
         if ((size_t)(buf + len - s) < 13 || s[8] != ' ' || s[9] < '1' || s[9] > '5' || s[10] < '0' ||
             s[10] > '9' || s[11] < '0' || s[11] > '9' || s[12] != ' ')
-            abort();
+            fail("a malformed status line", buf, len);
     }
     const char *refusal = memmem(buf, len, "\"field\":\"headers\"", 17);
     if (refusal && memmem(refusal, (size_t)(buf + len - refusal), "\nHTTP/1.", 8))
-        abort();   /* a request was read after a framing refusal */
+        fail("a request was read after a framing refusal", buf, len);
 }
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
@@ -134,7 +144,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
     struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
     inet_pton(AF_INET, "127.0.0.1", &sa.sin_addr);
     if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof sa))
-        abort();
+        fail("cannot connect to the server", NULL, 0);
     /* what the server takes; it may close early (a refusal), then the rest is not sent */
     for (size_t off = 0; off < size;) {
         ssize_t n = send(fd, data + off, size - off, MSG_NOSIGNAL);
@@ -148,7 +158,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
     double end = common_monotonic() + 10;
     for (;;) {
         if (common_monotonic() > end)
-            abort();   /* a half-closed connection kept open: a slot held for nothing */
+            fail("a half-closed connection kept open 10 s: a slot held for nothing", buf, len);
         struct pollfd p = {.fd = fd, .events = POLLIN};
         if (poll(&p, 1, 100) != 1)
             continue;
