@@ -27,23 +27,12 @@
 
 #include "api.h"
 #include "common.h"
+#include "world.h"
 
 #define FUZZ_TOKEN "jdt_fuzz0000000000000000000000000000000000000000000000000000000000"
 
 static struct api a;
 static int port;
-static char world[64];
-
-static void remove_world(void)
-{
-    const char *rel[] = {"problems/aplusb", "problems", "languages/c.yaml", "languages", "tokens",
-                         "judged.yaml", ""};
-    char path[256];
-    for (size_t i = 0; i < sizeof rel / sizeof *rel; i++) {
-        snprintf(path, sizeof path, "%s/%s", world, rel[i]);
-        remove(path);
-    }
-}
 
 static void stop_server(void)
 {
@@ -52,33 +41,14 @@ static void stop_server(void)
     jd_config_free(&a.cfg);
 }
 
-static void put(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    if (!f || fputs(text, f) < 0 || fclose(f))
-        abort();
-}
-
 static void start_server(void)
 {
     char path[256], text[1024], err[1024];
-    snprintf(world, sizeof world, "/tmp/fuzz-http-XXXXXX");
-    if (!mkdtemp(world))
-        abort();
-    atexit(remove_world);
-    snprintf(path, sizeof path, "%s/problems/aplusb", world);
-    if (common_mkdir_p(path, 0700))
-        abort();
-    snprintf(path, sizeof path, "%s/languages", world);
-    if (common_mkdir_p(path, 0700))
-        abort();
-    snprintf(path, sizeof path, "%s/languages/c.yaml", world);
-    put(path, "id: c\n");
+    world_make("http");
     char hash[65];
     api_sha256_hex(FUZZ_TOKEN, strlen(FUZZ_TOKEN), hash);
-    snprintf(path, sizeof path, "%s/tokens", world);
     snprintf(text, sizeof text, "fuzz submit %s\n", hash);
-    put(path, text);
+    world_put("tokens", text);
     snprintf(text, sizeof text,
              "redis: unix:///nonexistent-fuzz-http.sock\nstate_dir: %s/state\nproblems: %s/problems\n"
              "languages: %s/languages\nmax_source: 4K\n"
@@ -86,8 +56,8 @@ static void start_server(void)
              "api:\n  listen: 127.0.0.1:0\n  tokens: %s/tokens\n  max_connections: 1000\n"
              "  max_connections_per_address: 1000\n",
              world, world, world, world);
+    world_put("judged.yaml", text);
     snprintf(path, sizeof path, "%s/judged.yaml", world);
-    put(path, text);
     if (jd_config_load(&a.cfg, path, err, sizeof err) || api_tokens_load(&a.tokens, a.cfg.api.tokens, err, sizeof err)) {
         fprintf(stderr, "fuzz_http: %s\n", err);
         abort();

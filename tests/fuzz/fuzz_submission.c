@@ -18,51 +18,22 @@
 
 #include "api.h"
 #include "common.h"
+#include "world.h"
 
 static struct jd_config cfg;
 static bool ready;
-static char world[64];   /* the temporary directory, removed at exit */
-
-static void remove_world(void)
-{
-    const char *rel[] = {"problems/aplusb", "problems", "languages/c.yaml", "languages",
-                         "judged.yaml", ""};
-    char path[256];
-    for (size_t i = 0; i < sizeof rel / sizeof *rel; i++) {
-        snprintf(path, sizeof path, "%s/%s", world, rel[i]);
-        remove(path);
-    }
-}
-
-static void put(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    if (!f || fputs(text, f) < 0 || fclose(f))
-        abort();
-}
 
 static void make_world(void)
 {
-    char *dir = world, path[256], yaml[1024];
-    snprintf(world, sizeof world, "/tmp/fuzz-submission-XXXXXX");
-    if (!mkdtemp(world))
-        abort();
-    atexit(remove_world);
-    snprintf(path, sizeof path, "%s/problems/aplusb", dir);
-    if (common_mkdir_p(path, 0700))
-        abort();
-    snprintf(path, sizeof path, "%s/languages", dir);
-    if (common_mkdir_p(path, 0700))
-        abort();
-    snprintf(path, sizeof path, "%s/languages/c.yaml", dir);
-    put(path, "id: c\n");
+    char path[256], yaml[1024];
+    world_make("submission");
     snprintf(yaml, sizeof yaml,
              "redis: unix:///nonexistent.sock\nstate_dir: %s/state\nproblems: %s/problems\n"
              "languages: %s/languages\nmax_source: 4K\n"
              "pools:\n  native: {languages: [c, python3], slots: 1, max_queue: 5}\n",
-             dir, dir, dir);
-    snprintf(path, sizeof path, "%s/judged.yaml", dir);
-    put(path, yaml);
+             world, world, world);
+    world_put("judged.yaml", yaml);
+    snprintf(path, sizeof path, "%s/judged.yaml", world);
     char err[512];
     if (jd_config_load(&cfg, path, err, sizeof err)) {
         fprintf(stderr, "fuzz_submission: %s\n", err);
