@@ -403,6 +403,9 @@ static int run_due(struct api *a, struct queue_conn *k, const char *pool)
         char kh[200], dest[320] = "d:?", tenant[320] = "t:", held[300];
         wkey(kh, sizeof kh, pool, entry);
         snprintf(held, sizeof held, "e:%s:%s", pool, entry);
+        /* read before the claim, for the fair share only; deliver() reads
+         * the hash again once the entry is this worker's, since another
+         * process may have changed it (attempts) until then */
         redisReply *h = queue_cmd(k, "HMGET %s url owner", kh);
         if (h && h->type == REDIS_REPLY_ARRAY && h->elements == 2) {
             if (queue_rstr(h->element[0]))
