@@ -2,7 +2,7 @@
  * api.h - judge-api, the HTTP front door of judged (the module's one
  * header, shared by its files; nothing outside judged/api/ includes it).
  * Knows Redis and the queue protocol (queue/queue.h) and judged's
- * configuration (jd.h); nothing of runner/ or sandbox/.
+ * configuration (core.h); nothing of runner/ or sandbox/.
  * Theory of operation: server.c. Endpoints: openapi.yaml.
  */
 #ifndef JUDGED_API_H
@@ -14,7 +14,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 
-#include "jd.h"
+#include "core.h"
 
 /* ---------------------------------------------------------------- tokens */
 

@@ -10,7 +10,7 @@
 
 #include "api.h"
 #include "common.h"
-#include "paths.h"
+#include "core.h"
 
 extern const char api_openapi_yaml[];   /* openapi.yaml, embedded at build time */
 

@@ -11,7 +11,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "jd.h"
+#include "core.h"
 
 static int fd = -1;
 static char path[64];

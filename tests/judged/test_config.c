@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "jd.h"
+#include "core.h"
 
 static char path[64];
 

@@ -1,4 +1,4 @@
-/* test_paths.c - where judged and judgectl look when not told (judged/paths.c):
+/* test_paths.c - where judged and judgectl look when not told (judged/core/paths.c):
  * the configuration file and the languages directory. Pure; also run under
  * ASan + UBSan. The installed layout itself is checked by tests/package. */
 #include <criterion/criterion.h>
@@ -8,8 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "jd.h"
-#include "paths.h"
+#include "core.h"
 
 Test(paths, config_is_etc_unless_JUDGED_CONFIG_says)
 {

@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "jd.h"
+#include "core.h"
 
 static char dir[64], cfgpath[128], pwpath[128];
 

@@ -44,7 +44,7 @@ static bool retry_io(struct queue_conn *k, struct job *j, int *tries)
 {
     if (atomic_load(&j->lost))
         return false;
-    if (atomic_load(&jd.stopping) && jd_now_ms() > atomic_load(&jd.grace_deadline) + j->snap->cfg.lease_ms)
+    if (atomic_load(&judged.stopping) && jd_now_ms() > atomic_load(&judged.grace_deadline) + j->snap->cfg.lease_ms)
         return false;
     if ((*tries)++ == 0)
         logmsg("job %s: redis: %s; retrying with backoff", j->q.id, k->err);
@@ -59,7 +59,7 @@ static struct job *publish(struct queue_conn *k, struct job *j)
 {
     struct pool *p = j->pool;
     struct queue_finish_args a = {
-        .pool = p->name, .host = jd.host, .queue = j->q.queue, .entry = j->q.entry,
+        .pool = p->name, .host = judged.host, .queue = j->q.queue, .entry = j->q.entry,
         .id = j->q.id, .verdict = j->verdict, .score = j->score, .report = j->report,
         .results_max = j->snap->cfg.results_max, .retention_ms = j->snap->cfg.retention_ms};
     struct queue_claim_args ca;
@@ -109,7 +109,7 @@ void jobs_give_back(struct queue_conn *k, struct pool *p, struct job **jobs, int
         refs[i] = (struct queue_ref){jobs[i]->q.queue, jobs[i]->q.entry};
     char err[512];
     for (int tries = 0; tries < 5; tries++) {
-        enum queue_rc rc = queue_give_back(k, p->name, jd.host, lease_ms * 100, refs, n, NULL, err,
+        enum queue_rc rc = queue_give_back(k, p->name, judged.host, lease_ms * 100, refs, n, NULL, err,
                                            sizeof err);
         if (rc != QUEUE_IO) {
             if (rc)
@@ -123,7 +123,7 @@ void jobs_give_back(struct queue_conn *k, struct pool *p, struct job **jobs, int
 
 static void dead_letter(struct queue_conn *k, struct job *j, const char *reason)
 {
-    struct queue_dead_args a = {.pool = j->pool->name, .host = jd.host, .queue = j->q.queue,
+    struct queue_dead_args a = {.pool = j->pool->name, .host = judged.host, .queue = j->q.queue,
                                 .entry = j->q.entry, .id = j->q.id, .reason = reason,
                                 .results_max = j->snap->cfg.results_max,
                                 .retention_ms = j->snap->cfg.retention_ms,
@@ -143,12 +143,12 @@ static void dead_letter(struct queue_conn *k, struct job *j, const char *reason)
 void job_infra_failure(struct queue_conn *k, struct job *j, const char *reason)
 {
     const struct jd_config *cfg = &j->snap->cfg;
-    metrics_infra_failure(&jd.metrics, j->pool->name);
+    metrics_infra_failure(&judged.metrics, j->pool->name);
     long delay = cfg->retry_backoff_ms;
     for (int i = 0; i < j->q.attempts && delay < 600000; i++)
         delay *= 2;
     delay = delay / 2 + rand_below(delay / 2 + 1); /* jitter */
-    struct queue_retry_args a = {.pool = j->pool->name, .host = jd.host, .queue = j->q.queue,
+    struct queue_retry_args a = {.pool = j->pool->name, .host = judged.host, .queue = j->q.queue,
                                  .entry = j->q.entry, .id = j->q.id, .reason = reason,
                                  .max_attempts = cfg->max_attempts, .delay_ms = delay,
                                  .results_max = cfg->results_max, .retention_ms = cfg->retention_ms,
@@ -271,7 +271,7 @@ void *worker(void *arg)
     struct pool *p = arg;
     struct queue_conn k;
     struct snapshot *s = snapshot_get();
-    queue_conn_init(&k, jd.redis_url, s->cfg.lease_ms + 5000);
+    queue_conn_init(&k, judged.redis_url, s->cfg.lease_ms + 5000);
     snapshot_put(s);
     for (;;) {
         pthread_mutex_lock(&p->mu);
@@ -293,7 +293,7 @@ void *worker(void *arg)
             j->snap = snapshot_get(); /* the job keeps this configuration to the end */
             struct job *next = run_job(&k, j);
             log_job(j); /* the job's one line, whatever its outcome */
-            metrics_job(&jd.metrics, j);
+            metrics_job(&judged.metrics, j);
             pthread_mutex_lock(&p->mu);
             p->running--;
             pool_unhold(p, j);

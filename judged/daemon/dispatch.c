@@ -51,9 +51,9 @@ bool dispatch_refill_claim(struct pool *p, struct queue_claim_args *a)
     pthread_mutex_lock(&p->mu);
     /* nheld counts the finishing job: its slot is the one the claim fills */
     bool more = !p->qhead && !p->hold && p->nheld <= p->slots && !atomic_load(&p->stop) &&
-                !atomic_load(&jd.stopping);
+                !atomic_load(&judged.stopping);
     pthread_mutex_unlock(&p->mu);
-    *a = (struct queue_claim_args){.pool = p->name, .host = jd.host, .count = 1, .from = {">", ">"}};
+    *a = (struct queue_claim_args){.pool = p->name, .host = judged.host, .count = 1, .from = {">", ">"}};
     return more;
 }
 
@@ -69,7 +69,7 @@ static enum queue_rc reclaim(struct disp *d)
             if (free <= 0 || atomic_load(&p->stop))
                 return QUEUE_OK;
             /* first delivery + max_attempts takeovers + slack for give-backs */
-            struct queue_reclaim_args a = {.pool = p->name, .host = jd.host, .queue = q,
+            struct queue_reclaim_args a = {.pool = p->name, .host = judged.host, .queue = q,
                                            .min_idle_ms = cfg->lease_ms, .count = free,
                                            .cursor = cursor, .max_deliveries = cfg->max_attempts + 2};
             struct queue_reclaim_reply r;
@@ -96,7 +96,7 @@ static enum queue_rc reclaim(struct disp *d)
  * from after the last one it saw. */
 static enum queue_rc resume_history(struct disp *d, int free)
 {
-    struct queue_claim_args a = {.pool = d->p->name, .host = jd.host, .count = free, .from = {"", ""}};
+    struct queue_claim_args a = {.pool = d->p->name, .host = judged.host, .count = free, .from = {"", ""}};
     a.from[d->hq] = d->hist[d->hq];
     struct queue_claim_reply r;
     char err[512];
@@ -124,7 +124,7 @@ static enum queue_rc resume_history(struct disp *d, int free)
 static enum queue_rc claim_or_wait(struct disp *d, int free)
 {
     struct pool *p = d->p;
-    struct queue_claim_args a = {.pool = p->name, .host = jd.host, .count = free, .from = {">", ">"}};
+    struct queue_claim_args a = {.pool = p->name, .host = judged.host, .count = free, .from = {">", ">"}};
     struct queue_claim_reply r;
     char err[512];
     enum queue_rc rc = queue_claim(&d->k, &a, &r, err, sizeof err);
@@ -196,7 +196,7 @@ static enum queue_rc round_once(struct disp *d, int64_t *next_promote, int64_t *
 void *dispatcher(void *arg)
 {
     struct disp d = {.p = arg, .hist = {"0", "0"}, .laststate = "active"};
-    queue_conn_init(&d.k, jd.redis_url, 3000);
+    queue_conn_init(&d.k, judged.redis_url, 3000);
     int64_t next_promote = 0, next_reclaim = 0;
     char err[512];
     while (!atomic_load(&d.p->stop)) {

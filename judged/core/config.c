@@ -17,8 +17,7 @@
 #include <yaml.h>
 
 #include "common.h"
-#include "jd.h"
-#include "paths.h"
+#include "core.h"
 
 /* The grammars of every layer (common/common.h), in judged's units. */
 int jd_parse_duration(const char *s, long *ms)

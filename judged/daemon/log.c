@@ -40,7 +40,7 @@ static json_t *head(const char *level, const char *what)
     json_object_set_new(o, "time", json_string(stamp));
     json_object_set_new(o, "level", json_string(level));
     json_object_set_new(o, "what", json_string(what));
-    json_object_set_new(o, "host", text(jd.host ? jd.host : "?"));
+    json_object_set_new(o, "host", text(judged.host ? judged.host : "?"));
     return o;
 }
 
@@ -67,7 +67,7 @@ static void vlog_level(const char *level, const char *fmt, va_list ap)
 {
     if (!snapshot_log_json()) {
         char who[300];
-        snprintf(who, sizeof who, "judged[%s]%s", jd.host ? jd.host : "?",
+        snprintf(who, sizeof who, "judged[%s]%s", judged.host ? judged.host : "?",
                  strcmp(level, "info") ? " warning" : "");
         common_vlog(who, fmt, ap);
         return;
@@ -137,7 +137,7 @@ void log_job(const struct job *j)
         return;
     }
     char who[300], w[24], c[24], r[24], t[24];
-    snprintf(who, sizeof who, "judged[%s]", jd.host ? jd.host : "?");
+    snprintf(who, sizeof who, "judged[%s]", judged.host ? judged.host : "?");
     common_log(who, "job %s: pool=%s lang=%s problem=%s version=%.12s verdict=%s score=%g outcome=%s "
            "attempt=%d wait_ms=%s compile_ms=%s run_ms=%s judge_ms=%s",
            j->q.id[0] ? j->q.id : "?", j->pool->name, j->q.lang ? j->q.lang : "-",

@@ -23,10 +23,10 @@
  * runner, read under the pool's lock); NULL when stopping. */
 static struct pool *borrow_slot(struct runner **runner)
 {
-    while (!atomic_load(&jd.stopping)) {
-        pthread_mutex_lock(&jd.pools_mu);
+    while (!atomic_load(&judged.stopping)) {
+        pthread_mutex_lock(&judged.pools_mu);
         struct pool *got = NULL;
-        for (struct pool *p = jd.pools; p && !got; p = p->next) {
+        for (struct pool *p = judged.pools; p && !got; p = p->next) {
             pthread_mutex_lock(&p->mu);
             if (p->runner && !p->hold && !atomic_load(&p->stop) && p->nheld < p->slots) {
                 p->nheld++;
@@ -35,7 +35,7 @@ static struct pool *borrow_slot(struct runner **runner)
             }
             pthread_mutex_unlock(&p->mu);
         }
-        pthread_mutex_unlock(&jd.pools_mu);
+        pthread_mutex_unlock(&judged.pools_mu);
         if (got)
             return got;
         jd_sleep_ms(100);
@@ -133,7 +133,7 @@ static void validate(struct queue_conn *k, const struct store_upload *u)
         if (store_fetch_manifest(k, &m, tmp, dir, NULL, err, sizeof err))
             errors = one_error(err);
         else if (!check_and_push(k, u, dir, &m, &state, &pr, &errors)) {
-            if (store_upload_release(k, jd.host, u->id, err, sizeof err))
+            if (store_upload_release(k, judged.host, u->id, err, sizeof err))
                 logmsg("upload %s (%s): stopping; cannot give it back (%s): it goes back when this host "
                        "starts again", u->id, u->name, err);
             else
@@ -149,7 +149,7 @@ static void validate(struct queue_conn *k, const struct store_upload *u)
                          : pr.result == STORE_PUSH_NEW      ? "new"
                          : pr.result == STORE_PUSH_CURRENT ? "unchanged"
                                                             : "current again";
-    if (store_upload_settle(k, jd.host, u->id, state, result, pr.previous, errors, err, sizeof err))
+    if (store_upload_settle(k, judged.host, u->id, state, result, pr.previous, errors, err, sizeof err))
         logmsg("upload %s (%s): cannot record the outcome: %s", u->id, u->name, err);
     else
         logmsg("upload %s (%s): %s%s%s", u->id, u->name, state, result ? " " : "", result ? result : "");
@@ -160,18 +160,18 @@ void *validator(void *arg)
 {
     (void)arg;
     struct queue_conn k;
-    queue_conn_init(&k, jd.redis_url, 5000);
+    queue_conn_init(&k, judged.redis_url, 5000);
     char err[512];
     int n = 0;
     /* what this host took before it died goes back to the queue */
-    while (!atomic_load(&jd.stopping) && store_upload_recover(&k, jd.host, &n, err, sizeof err))
+    while (!atomic_load(&judged.stopping) && store_upload_recover(&k, judged.host, &n, err, sizeof err))
         queue_conn_backoff(&k);
     if (n > 0)
         logmsg("%d upload(s) this host was validating when it stopped: queued again", n);
-    while (!atomic_load(&jd.stopping)) {
+    while (!atomic_load(&judged.stopping)) {
         struct store_upload u;
         bool got;
-        if (store_upload_take(&k, 1, jd.host, &u, &got, err, sizeof err)) {
+        if (store_upload_take(&k, 1, judged.host, &u, &got, err, sizeof err)) {
             queue_conn_backoff(&k);
             continue;
         }

@@ -10,7 +10,7 @@
  * embedded redis-server (which outlives a killed judged) holds none. The
  * catch of POSIX locks, that closing ANY descriptor of the file drops them
  * all, is why only this file opens slots.lock, once, and keeps it open
- * (jd.slot_fd) until exit.
+ * (judged.slot_fd) until exit.
  *
  * Who holds a slot: F_GETLK names the pid of a conflicting lock, and each
  * judged writes /run/judged/judged-PID.slots (pid, host, config, slots), so
@@ -82,7 +82,7 @@ static void write_holder(const struct jd_config *cfg, const char *slots)
     FILE *f = fopen(tmp, "w");
     if (!f)
         return; /* the lock is what counts; without the file a refusal names the pid only */
-    fprintf(f, "pid: %d\nhost: %s\nconfig: %s\nslots: %s\n", (int)getpid(), jd.host, conf, slots);
+    fprintf(f, "pid: %d\nhost: %s\nconfig: %s\nslots: %s\n", (int)getpid(), judged.host, conf, slots);
     if (fclose(f) == 0)
         rename(tmp, path);
     else
@@ -124,7 +124,7 @@ static void describe_holder(pid_t pid, char *buf, size_t len)
 
 static int open_lock(char *err, size_t errlen)
 {
-    if (jd.slot_fd >= 0)
+    if (judged.slot_fd >= 0)
         return 0;
     if (common_mkdir_p(LOCK_DIR, 0755) && errno != EEXIST) {
         snprintf(err, errlen, "cannot lock the sandbox slots: %s: %s", LOCK_DIR, strerror(errno));
@@ -135,7 +135,7 @@ static int open_lock(char *err, size_t errlen)
         snprintf(err, errlen, "cannot lock the sandbox slots: %s: %s", LOCK_FILE, strerror(errno));
         return -1;
     }
-    jd.slot_fd = fd;
+    judged.slot_fd = fd;
     remove_stale_holders();
     return 0;
 }
@@ -148,12 +148,12 @@ int slotlock_acquire(const struct jd_config *cfg, char *err, size_t errlen)
         return -1;
     if (hi > lo) {
         struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = lo, .l_len = hi - lo};
-        if (fcntl(jd.slot_fd, F_SETLK, &fl)) {
+        if (fcntl(judged.slot_fd, F_SETLK, &fl)) {
             int e = errno;
             struct flock who = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = lo, .l_len = hi - lo};
             char mine[64], holder[PATH_MAX + 600];
             range_text(lo, hi, mine, sizeof mine);
-            if ((e != EAGAIN && e != EACCES) || fcntl(jd.slot_fd, F_GETLK, &who) || who.l_type == F_UNLCK) {
+            if ((e != EAGAIN && e != EACCES) || fcntl(judged.slot_fd, F_GETLK, &who) || who.l_type == F_UNLCK) {
                 snprintf(err, errlen, "cannot lock sandbox slots %s in %s: %s", mine, LOCK_FILE,
                          strerror(e));
                 return -1;
@@ -172,9 +172,9 @@ int slotlock_acquire(const struct jd_config *cfg, char *err, size_t errlen)
     }
     char slots[160], now[64];
     range_text(lo, hi, now, sizeof now);
-    if (jd.slot_hi > jd.slot_lo && (jd.slot_lo != lo || jd.slot_hi != hi)) {
+    if (judged.slot_hi > judged.slot_lo && (judged.slot_lo != lo || judged.slot_hi != hi)) {
         char old[64];
-        range_text(jd.slot_lo, jd.slot_hi, old, sizeof old);
+        range_text(judged.slot_lo, judged.slot_hi, old, sizeof old);
         snprintf(slots, sizeof slots, "%s (and %s until a reload is done)", hi > lo ? now : "none", old);
     } else {
         snprintf(slots, sizeof slots, "%s", hi > lo ? now : "none");
@@ -187,17 +187,17 @@ void slotlock_keep(const struct jd_config *cfg)
 {
     int lo, hi;
     cfg_range(cfg, &lo, &hi);
-    if (jd.slot_fd < 0)
+    if (judged.slot_fd < 0)
         return;
     /* everything outside [lo, hi): [0, lo) and [hi, end of any range) */
     struct flock below = {.l_type = F_UNLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = lo};
     struct flock above = {.l_type = F_UNLCK, .l_whence = SEEK_SET, .l_start = hi > lo ? hi : 0,
                           .l_len = 0};
     if (lo > 0 && hi > lo)
-        fcntl(jd.slot_fd, F_SETLK, &below);
-    fcntl(jd.slot_fd, F_SETLK, &above);
-    jd.slot_lo = lo;
-    jd.slot_hi = hi;
+        fcntl(judged.slot_fd, F_SETLK, &below);
+    fcntl(judged.slot_fd, F_SETLK, &above);
+    judged.slot_lo = lo;
+    judged.slot_hi = hi;
     char slots[64];
     range_text(lo, hi, slots, sizeof slots);
     write_holder(cfg, hi > lo ? slots : "none");
@@ -205,11 +205,11 @@ void slotlock_keep(const struct jd_config *cfg)
 
 void slotlock_release(void)
 {
-    if (jd.slot_fd < 0)
+    if (judged.slot_fd < 0)
         return;
     char path[300];
     holder_path(getpid(), path, sizeof path);
     unlink(path);
-    close(jd.slot_fd); /* drops the locks */
-    jd.slot_fd = -1;
+    close(judged.slot_fd); /* drops the locks */
+    judged.slot_fd = -1;
 }

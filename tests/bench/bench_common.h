@@ -13,7 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "jd.h"
+#include "core.h"
 
 static char B_dir[256], B_sock[320], B_url[400];
 

@@ -47,7 +47,7 @@ struct pool *pool_new(const char *name, int first_slot, int slots)
 int pool_open_runner(struct pool *p, const struct jd_config *cfg, char *err, size_t errlen)
 {
     char work[4200];
-    snprintf(work, sizeof work, "%s/work/%s-%s", cfg->state_dir, jd.host, p->name);
+    snprintf(work, sizeof work, "%s/work/%s-%s", cfg->state_dir, judged.host, p->name);
     common_mkdir_p(work, 0755); /* the runner says so if it is not there */
     struct runner_config rc = {
         .languages_dir = cfg->languages,
@@ -102,7 +102,7 @@ void pools_publish(const struct jd_config *cfg)
 {
     struct queue_conn k;
     char err[512];
-    queue_conn_init(&k, jd.redis_url, 3000);
+    queue_conn_init(&k, judged.redis_url, 3000);
     for (int i = 0; i < cfg->npools; i++) {
         const struct jd_pool_cfg *pc = &cfg->pools[i];
         if (queue_publish_pool(&k, pc->name, (const char *const *)pc->languages, pc->nlanguages,
@@ -197,12 +197,12 @@ static void give_back_queued(struct queue_conn *k, struct pool *p, long lease_ms
 void pools_shutdown(void)
 {
     struct snapshot *s = snapshot_get();
-    atomic_store(&jd.grace_deadline, jd_now_ms() + s->cfg.grace_ms);
-    atomic_store(&jd.stopping, true);
+    atomic_store(&judged.grace_deadline, jd_now_ms() + s->cfg.grace_ms);
+    atomic_store(&judged.stopping, true);
     logmsg("stopping: no new claims; running jobs have %ldms to finish", s->cfg.grace_ms);
-    pthread_mutex_lock(&jd.pools_mu);
-    struct pool *pools = jd.pools; /* no reload runs any more: the list is final */
-    pthread_mutex_unlock(&jd.pools_mu);
+    pthread_mutex_lock(&judged.pools_mu);
+    struct pool *pools = judged.pools; /* no reload runs any more: the list is final */
+    pthread_mutex_unlock(&judged.pools_mu);
     for (struct pool *p = pools; p; p = p->next) {
         atomic_store(&p->stop, true);
         pthread_mutex_lock(&p->mu);
@@ -214,7 +214,7 @@ void pools_shutdown(void)
         if (p->disp_started)
             pthread_join(p->disp, NULL);
     struct queue_conn k;
-    queue_conn_init(&k, jd.redis_url, 3000);
+    queue_conn_init(&k, judged.redis_url, 3000);
     for (struct pool *p = pools; p; p = p->next)
         give_back_queued(&k, p, s->cfg.lease_ms);
     /* wait for running jobs, then abort the rest (workers give them back) */
@@ -227,7 +227,7 @@ void pools_shutdown(void)
         }
         if (!running)
             break;
-        if (jd_now_ms() >= atomic_load(&jd.grace_deadline)) {
+        if (jd_now_ms() >= atomic_load(&judged.grace_deadline)) {
             logmsg("grace period over: giving back %d running job(s)", running);
             for (struct pool *p = pools; p; p = p->next) {
                 pthread_mutex_lock(&p->mu);

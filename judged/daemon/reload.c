@@ -49,7 +49,7 @@ static unsigned long long lang_fp;
 
 static struct pool *find_live(const char *name)
 {
-    for (struct pool *p = jd.pools; p; p = p->next)
+    for (struct pool *p = judged.pools; p; p = p->next)
         if (!strcmp(p->name, name) && !atomic_load(&p->stop))
             return p;
     return NULL;
@@ -126,12 +126,12 @@ bool reload(const char *path, const sigset_t *stopset)
     lang_fp = fp;
 
     /* which live pools must drain: removed, moved, resized, new languages */
-    pthread_mutex_lock(&jd.pools_mu);
+    pthread_mutex_lock(&judged.pools_mu);
     int nmarked = 0, cap = 1;
-    for (struct pool *p = jd.pools; p; p = p->next)
+    for (struct pool *p = judged.pools; p; p = p->next)
         cap++;
     struct pool **marked = calloc((size_t)cap, sizeof *marked);
-    for (struct pool *p = jd.pools; p; p = p->next) {
+    for (struct pool *p = judged.pools; p; p = p->next) {
         if (atomic_load(&p->stop))
             continue;
         int i;
@@ -150,7 +150,7 @@ bool reload(const char *path, const sigset_t *stopset)
             marked[nmarked++] = p;
         }
     }
-    pthread_mutex_unlock(&jd.pools_mu);
+    pthread_mutex_unlock(&judged.pools_mu);
     bool stopped = false;
     bool need_new = false;
     for (int i = 0; i < cfg->npools; i++)
@@ -188,17 +188,17 @@ bool reload(const char *path, const sigset_t *stopset)
             logmsg("pool %s: reopened", p->name);
         }
         for (int i = 0; i < cfg->npools; i++) {
-            pthread_mutex_lock(&jd.pools_mu);
+            pthread_mutex_lock(&judged.pools_mu);
             struct pool *p = find_live(cfg->pools[i].name);
-            pthread_mutex_unlock(&jd.pools_mu);
+            pthread_mutex_unlock(&judged.pools_mu);
             if (p)
                 continue;
             p = pool_new(cfg->pools[i].name, pool_first_slot(cfg, i), cfg->pools[i].slots);
             int rc = pool_start(p, cfg);
-            pthread_mutex_lock(&jd.pools_mu);
-            p->next = jd.pools;
-            jd.pools = p;
-            pthread_mutex_unlock(&jd.pools_mu);
+            pthread_mutex_lock(&judged.pools_mu);
+            p->next = judged.pools;
+            judged.pools = p;
+            pthread_mutex_unlock(&judged.pools_mu);
             if (rc == 0)
                 logmsg("SIGHUP: pool %s added", p->name);
         }

@@ -6,13 +6,13 @@
  * it ended jobs with, its infrastructure failures, its slots and how many
  * are busy now, and whether it reaches Redis. Prometheus scrapes every host.
  *
- * State. The counters live in the daemon's state (jd.metrics), guarded by
+ * State. The counters live in the daemon's state (judged.metrics), guarded by
  * one mutex that a worker takes once per job (two or three additions; a
  * scrape copies them out under it). They are kept by pool *name*, copied
  * into this module, never pointing at a configuration snapshot, so a
  * SIGHUP that removes a pool frees nothing a scrape reads; a removed pool's
  * counters stay (counters do not go back), its gauges go. The gauges are read at
- * scrape time from the live pools (jd.pools_mu, then each pool's mu: the
+ * scrape time from the live pools (judged.pools_mu, then each pool's mu: the
  * order the heartbeat takes them in); pools are never freed while judged
  * runs. Nothing is counted when metrics_listen is off.
  *
@@ -257,8 +257,8 @@ static void render_gauges(struct metrics *m, struct buf *b)
     char pool[160], host[600];
     struct buf busy = {0};
     head(b, "judged_slots", "gauge", "Job slots of the pool on this host (configured).");
-    pthread_mutex_lock(&jd.pools_mu);
-    for (struct pool *p = jd.pools; p; p = p->next) {
+    pthread_mutex_lock(&judged.pools_mu);
+    for (struct pool *p = judged.pools; p; p = p->next) {
         if (atomic_load(&p->stop))
             continue;
         pthread_mutex_lock(&p->mu);
@@ -267,7 +267,7 @@ static void render_gauges(struct metrics *m, struct buf *b)
         bprintf(b, "judged_slots{pool=\"%s\"} %d\n", esc(p->name, pool, sizeof pool), slots);
         bprintf(&busy, "judged_slots_busy{pool=\"%s\"} %d\n", pool, running);
     }
-    pthread_mutex_unlock(&jd.pools_mu);
+    pthread_mutex_unlock(&judged.pools_mu);
     head(b, "judged_slots_busy", "gauge", "Job slots of the pool judging a job now.");
     if (busy.len)
         bprintf(b, "%s", busy.s);
@@ -276,7 +276,7 @@ static void render_gauges(struct metrics *m, struct buf *b)
     head(b, "judged_redis_up", "gauge", "1 if Redis answered this host's last heartbeat, else 0.");
     bprintf(b, "judged_redis_up %d\n", atomic_load(&m->redis_up));
     head(b, "judged_info", "gauge", "This judged: its host (consumer) name and version.");
-    bprintf(b, "judged_info{host=\"%s\",version=\"%s\"} 1\n", esc(jd.host, host, sizeof host), JUDGED_VERSION);
+    bprintf(b, "judged_info{host=\"%s\",version=\"%s\"} 1\n", esc(judged.host, host, sizeof host), JUDGED_VERSION);
 }
 
 /* ---------------------------------------------------------------- HTTP */

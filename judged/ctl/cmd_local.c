@@ -22,7 +22,7 @@
 #include <unistd.h>
 
 #include "commands.h"
-#include "paths.h"
+#include "core.h"
 #include "common.h"
 #include "ctl.h"
 #include "runner.h"

@@ -1,4 +1,4 @@
-/* pjd.pcache->c - this host's cache of problem versions fetched from the problem
+/* pcache.c - this host's cache of problem versions fetched from the problem
  * store (store/store.h), under STATE_DIR/problems/VERSION/.
  *
  * A worker that needs version V acquires it: if this process has verified
@@ -91,7 +91,7 @@ static uint64_t tree_bytes(const char *path)
 
 static struct pentry *find(const char *version)
 {
-    for (struct pentry *e = jd.pcache->list; e; e = e->next)
+    for (struct pentry *e = judged.pcache->list; e; e = e->next)
         if (!strcmp(e->version, version))
             return e;
     return NULL;
@@ -101,8 +101,8 @@ static struct pentry *add(const char *version)
 {
     struct pentry *e = calloc(1, sizeof *e);
     snprintf(e->version, sizeof e->version, "%.64s", version);
-    e->next = jd.pcache->list;
-    jd.pcache->list = e;
+    e->next = judged.pcache->list;
+    judged.pcache->list = e;
     return e;
 }
 
@@ -113,7 +113,7 @@ static void scan(const struct jd_config *cfg)
     char dir[4200];
     cache_dir(cfg, dir, sizeof dir);
     common_mkdir_p(dir, 0755);
-    jd.pcache->scanned = true;
+    judged.pcache->scanned = true;
     DIR *d = opendir(dir);
     struct dirent *e;
     while (d && (e = readdir(d))) {
@@ -143,7 +143,7 @@ static void evict(const struct jd_config *cfg)
     for (;;) {
         uint64_t total = 0;
         struct pentry *lru = NULL;
-        for (struct pentry *e = jd.pcache->list; e; e = e->next) {
+        for (struct pentry *e = judged.pcache->list; e; e = e->next) {
             total += e->bytes;
             if (!e->users && !e->busy && (!lru || e->last_used < lru->last_used))
                 lru = e;
@@ -156,7 +156,7 @@ static void evict(const struct jd_config *cfg)
                (unsigned long long)(total - (uint64_t)cfg->problem_cache), cfg->problem_cache, lru->version,
                (unsigned long long)lru->bytes);
         store_remove_tree(path);
-        struct pentry **pp = &jd.pcache->list;
+        struct pentry **pp = &judged.pcache->list;
         while (*pp != lru)
             pp = &(*pp)->next;
         *pp = lru->next;
@@ -198,9 +198,9 @@ static int materialize(struct queue_conn *k, const struct jd_config *cfg, const 
     for (int attempt = 0; rc == 1 && attempt < 2; attempt++) {
         char dir[4200], tmp[4400];
         cache_dir(cfg, dir, sizeof dir);
-        pthread_mutex_lock(&jd.pcache->mu);
-        unsigned long seq = ++jd.pcache->seq;
-        pthread_mutex_unlock(&jd.pcache->mu);
+        pthread_mutex_lock(&judged.pcache->mu);
+        unsigned long seq = ++judged.pcache->seq;
+        pthread_mutex_unlock(&judged.pcache->mu);
         snprintf(tmp, sizeof tmp, "%s/.tmp-%.16s-%d-%lu", dir, version, (int)getpid(), seq);
         double t0 = common_monotonic();
         if (store_fetch(k, version, tmp, path, bytes, err, errlen) == 0) {
@@ -221,27 +221,27 @@ int pcache_acquire(struct queue_conn *k, const struct jd_config *cfg, const char
     char dir[4200];
     cache_dir(cfg, dir, sizeof dir);
     snprintf(path, pathlen, "%s/%s", dir, version);
-    pthread_mutex_lock(&jd.pcache->mu);
-    if (!jd.pcache->scanned)
+    pthread_mutex_lock(&judged.pcache->mu);
+    if (!judged.pcache->scanned)
         scan(cfg);
     struct pentry *e = find(version);
     if (!e)
         e = add(version);
     e->users++;
     while (e->busy)
-        pthread_cond_wait(&jd.pcache->cv, &jd.pcache->mu);
+        pthread_cond_wait(&judged.pcache->cv, &judged.pcache->mu);
     int rc = 0;
     if (!e->verified) {
         e->busy = true;
-        pthread_mutex_unlock(&jd.pcache->mu);
+        pthread_mutex_unlock(&judged.pcache->mu);
         uint64_t bytes = 0;
         rc = materialize(k, cfg, version, path, &bytes, err, errlen);
-        pthread_mutex_lock(&jd.pcache->mu);
+        pthread_mutex_lock(&judged.pcache->mu);
         e->busy = false;
         e->verified = rc == 0;
         if (rc == 0)
             e->bytes = bytes;
-        pthread_cond_broadcast(&jd.pcache->cv);
+        pthread_cond_broadcast(&judged.pcache->cv);
     }
     e->last_used = jd_now_ms();
     if (rc) {
@@ -250,18 +250,18 @@ int pcache_acquire(struct queue_conn *k, const struct jd_config *cfg, const char
         utimensat(AT_FDCWD, path, NULL, 0);   /* the LRU order survives a restart */
         evict(cfg);
     }
-    pthread_mutex_unlock(&jd.pcache->mu);
+    pthread_mutex_unlock(&judged.pcache->mu);
     return rc ? -1 : 0;
 }
 
 void pcache_release(const struct jd_config *cfg, const char *version)
 {
-    pthread_mutex_lock(&jd.pcache->mu);
+    pthread_mutex_lock(&judged.pcache->mu);
     struct pentry *e = find(version);
     if (e) {
         e->users--;
         e->last_used = jd_now_ms();
     }
     evict(cfg);
-    pthread_mutex_unlock(&jd.pcache->mu);
+    pthread_mutex_unlock(&judged.pcache->mu);
 }

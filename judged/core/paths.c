@@ -18,7 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "paths.h"
+#include "core.h"
 
 #define DEFAULT_CONFIG "/etc/judged/judged.yaml"
 

@@ -25,7 +25,7 @@
  * SIGHUP swaps in a new one. A claimed job belongs to its pool's held set
  * (renewed by the heartbeat) from claim to publish: a claim creates it (the
  * dispatcher's, or a finishing worker's refill), a worker runs it, publishes
- * it in one round trip with the claim of its next job, and frees it. pool->mu guards a pool's queues and counters; jd.pools_mu the
+ * it in one round trip with the claim of its next job, and frees it. pool->mu guards a pool's queues and counters; judged.pools_mu the
  * list of pools (changed only by a reload). A pool's runner is replaced
  * only while the pool holds no job (reload.c), on slots derived from
  * first_slot and the pool's position, so a pool keeps its sandbox slots
@@ -44,9 +44,9 @@
 
 #include "common.h"
 #include "daemon.h"
-#include "paths.h"
+#include "core.h"
 
-struct daemon jd = {.pools_mu = PTHREAD_MUTEX_INITIALIZER, .slot_fd = -1,
+struct daemon judged = {.pools_mu = PTHREAD_MUTEX_INITIALIZER, .slot_fd = -1,
                     .metrics = {.mu = PTHREAD_MUTEX_INITIALIZER}};
 
 /* Every language of every pool has a language file, by the runner's own
@@ -120,7 +120,7 @@ static int lock_slots(const struct jd_config *cfg, char *err, size_t errlen)
             slotlock_keep(cfg);
             return 0;
         }
-        if (tries >= 30 || jd.slot_fd < 0)
+        if (tries >= 30 || judged.slot_fd < 0)
             return -1;
         jd_sleep_ms(100);
     }
@@ -146,7 +146,7 @@ static void usage(FILE *out)
 static int library_ready(char *err, size_t errlen)
 {
     struct queue_conn k;
-    queue_conn_init(&k, jd.redis_url, 3000);
+    queue_conn_init(&k, judged.redis_url, 3000);
     int rc = -1;
     for (int tries = 0; tries < 50; tries++) {
         rc = queue_library_ensure(&k, err, errlen);
@@ -162,10 +162,10 @@ static int start_pools(const struct jd_config *cfg)
 {
     for (int i = cfg->npools - 1; i >= 0; i--) {
         struct pool *p = pool_new(cfg->pools[i].name, pool_first_slot(cfg, i), cfg->pools[i].slots);
-        p->next = jd.pools;
-        jd.pools = p;
+        p->next = judged.pools;
+        judged.pools = p;
     }
-    for (struct pool *p = jd.pools; p; p = p->next)
+    for (struct pool *p = judged.pools; p; p = p->next)
         if (pool_start(p, cfg)) {
             fprintf(stderr, "judged: pool %s could not start\n", p->name);
             return -1;
@@ -221,15 +221,15 @@ int main(int argc, char **argv)
         free(cfg.host);
         cfg.host = strdup(host_opt);
     }
-    jd.host = strdup(cfg.host);
+    judged.host = strdup(cfg.host);
     /* the metrics server binds before anything else starts: a port in use
      * is refused like the rest, with nothing to undo */
     if (config_usable(&cfg, err, sizeof err) || lock_slots(&cfg, err, sizeof err) ||
-        metrics_start(&jd.metrics, &cfg, err, sizeof err)) {
+        metrics_start(&judged.metrics, &cfg, err, sizeof err)) {
         fprintf(stderr, "judged: %s\n", err);
         return 1;
     }
-    jd.pcache = pcache_new();
+    judged.pcache = pcache_new();
     int redis_pid = 0;
     if (!cfg.redis) {
         redis_pid = jd_embedded_start(&cfg, err, sizeof err);
@@ -238,7 +238,7 @@ int main(int argc, char **argv)
             return 1;
         }
     }
-    jd_redis_url(&cfg, jd.redis_url, sizeof jd.redis_url);
+    jd_redis_url(&cfg, judged.redis_url, sizeof judged.redis_url);
     struct snapshot *s = snapshot_new(&cfg);
     atomic_fetch_add(&s->refs, 1);
     snapshot_install(s);
@@ -247,7 +247,7 @@ int main(int argc, char **argv)
         jd_embedded_stop(redis_pid);
         return 1;
     }
-    metrics_redis(&jd.metrics, true);   /* it answered; the heartbeat keeps this current */
+    metrics_redis(&judged.metrics, true);   /* it answered; the heartbeat keeps this current */
     pools_publish(&s->cfg);
     reload_init(s->cfg.languages);
     if (start_pools(&s->cfg)) {
@@ -257,8 +257,8 @@ int main(int argc, char **argv)
     pthread_t hb, val;
     pthread_create(&hb, NULL, heartbeat, NULL);
     pthread_create(&val, NULL, validator, NULL);   /* judge-api's staged uploads */
-    char shown[sizeof jd.redis_url];
-    queue_url_redact(jd.redis_url, shown, sizeof shown);   /* never the password */
+    char shown[sizeof judged.redis_url];
+    queue_url_redact(judged.redis_url, shown, sizeof shown);   /* never the password */
     logmsg("started (pid %d, redis %s, %d pool(s), lease %ldms, heartbeat %ldms)", getpid(),
            shown, s->cfg.npools, s->cfg.lease_ms, s->cfg.heartbeat_ms);
     snapshot_put(s);
@@ -273,10 +273,10 @@ int main(int argc, char **argv)
     }
     pools_shutdown();
     pthread_join(val, NULL);
-    atomic_store(&jd.hb_stop, true);
+    atomic_store(&judged.hb_stop, true);
     pthread_join(hb, NULL);
-    metrics_stop(&jd.metrics);
-    for (struct pool *p = jd.pools; p; p = p->next)
+    metrics_stop(&judged.metrics);
+    for (struct pool *p = judged.pools; p; p = p->next)
         if (p->runner)
             runner_close(p->runner);
     jd_embedded_stop(redis_pid);

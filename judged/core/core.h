@@ -1,12 +1,12 @@
 /*
- * jd.h - shared internals of judged (the daemon) and judgectl: the
- * configuration and small helpers. The queue protocol itself is the queue
- * library (queue/queue.h). Internal to judged/; knows nothing of the
- * sandbox, only runner.h.
- * Key layout and protocol: judged/DESIGN.md.
+ * core.h - what the daemon, judgectl and judge-api share (judged/core/): the
+ * configuration, the default paths, the result document and small helpers.
+ * The queue protocol itself is the queue library (queue.h), the problem
+ * store the store library (store.h). Knows neither the sandbox nor the
+ * runner. Key layout and protocol: judged/DESIGN.md.
  */
-#ifndef JUDGED_JD_H
-#define JUDGED_JD_H
+#ifndef JUDGED_CORE_H
+#define JUDGED_CORE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -14,7 +14,7 @@
 
 #include <jansson.h>
 
-#include "queue/queue.h"
+#include "queue.h"
 
 /* ---------------------------------------------------------------- config */
 
@@ -116,6 +116,21 @@ void jd_embedded_socket(const struct jd_config *cfg, char *buf, size_t len);
  * report, always in the same shape. What `judgectl result --json` prints
  * and judge-api serves. NULL when out of memory; caller json_decrefs. */
 json_t *jd_result_json(const char *id, const struct queue_result *q);
+
+/* ----------------------------------------------------------------- paths */
+
+/* The configuration read without --config: $JUDGED_CONFIG when it is set and
+ * not empty, else /etc/judged/judged.yaml. */
+const char *jd_default_config(void);
+
+/* The languages directory used when the configuration (or judgectl's
+ * --languages) does not name one: share/judged/languages beside the
+ * executable's bin/ directory. Writes it into buf (len bytes); returns buf. */
+const char *jd_default_languages(char *buf, size_t len);
+
+/* judge-api's dashboard files when api.dashboard is not set: share/judged/www
+ * beside the executable's bin/ (in the build tree a link to judged/api/www). */
+const char *jd_default_dashboard(char *buf, size_t len);
 
 /* ------------------------------------------------------------------ misc */
 

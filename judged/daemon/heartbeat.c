@@ -50,7 +50,7 @@ static void renew(struct queue_conn *k, struct pool *p)
     pthread_mutex_unlock(&p->mu);
     struct queue_renew_reply r;
     char err[512];
-    enum queue_rc rc = queue_renew(k, p->name, jd.host, refs, i, &r, err, sizeof err);
+    enum queue_rc rc = queue_renew(k, p->name, judged.host, refs, i, &r, err, sizeof err);
     if (rc == QUEUE_OK && r.nlost > 0) {
         pthread_mutex_lock(&p->mu);
         for (int e = 0; e < r.nlost; e++)
@@ -96,10 +96,10 @@ static void register_host(struct queue_conn *k, const struct jd_config *cfg)
     json_t *o = json_object();
     json_t *pl = json_array();
     int busy = 0, slots = 0;
-    json_object_set_new(o, "host", json_string(jd.host));
+    json_object_set_new(o, "host", json_string(judged.host));
     json_object_set_new(o, "pid", json_integer(getpid()));
-    pthread_mutex_lock(&jd.pools_mu);
-    for (struct pool *p = jd.pools; p; p = p->next) {
+    pthread_mutex_lock(&judged.pools_mu);
+    for (struct pool *p = judged.pools; p; p = p->next) {
         if (atomic_load(&p->stop))
             continue;
         pthread_mutex_lock(&p->mu);
@@ -113,19 +113,19 @@ static void register_host(struct queue_conn *k, const struct jd_config *cfg)
         slots += p->slots;
         pthread_mutex_unlock(&p->mu);
     }
-    pthread_mutex_unlock(&jd.pools_mu);
+    pthread_mutex_unlock(&judged.pools_mu);
     json_object_set_new(o, "pools", pl);
     json_object_set_new(o, "busy", json_integer(busy));
     json_object_set_new(o, "slots", json_integer(slots));
     json_object_set_new(o, "version", json_string(JUDGED_VERSION));
-    json_object_set_new(o, "state", json_string(atomic_load(&jd.stopping) ? "stopping" : "running"));
+    json_object_set_new(o, "state", json_string(atomic_load(&judged.stopping) ? "stopping" : "running"));
     json_object_set_new(o, "time", json_integer(jd_now_ms()));
     char *s = json_dumps(o, JSON_COMPACT);
     json_decref(o);
-    redisReply *r = queue_cmd(k, "SET judge:host:%s %s PX %ld", jd.host, s, cfg->heartbeat_ms * 3);
+    redisReply *r = queue_cmd(k, "SET judge:host:%s %s PX %ld", judged.host, s, cfg->heartbeat_ms * 3);
     if (r)
         freeReplyObject(r);
-    r = queue_cmd(k, "HSET judge:hosts %s %s", jd.host, s);
+    r = queue_cmd(k, "HSET judge:hosts %s %s", judged.host, s);
     if (r)
         freeReplyObject(r);
     free(s);
@@ -139,7 +139,7 @@ static void register_host(struct queue_conn *k, const struct jd_config *cfg)
  * later. */
 static bool reaper_turn(struct queue_conn *k, const struct jd_config *cfg)
 {
-    redisReply *r = queue_cmd(k, "SET judge:reaper %s NX PX %ld", jd.host, cfg->lease_ms);
+    redisReply *r = queue_cmd(k, "SET judge:reaper %s NX PX %ld", judged.host, cfg->lease_ms);
     bool mine = r && r->type == REDIS_REPLY_STATUS;
     if (r)
         freeReplyObject(r);
@@ -158,7 +158,7 @@ static void reap_dead(struct queue_conn *k)
     }
     for (size_t i = 0; i < hs->elements; i++) {
         const char *name = queue_rstr(hs->element[i]);
-        if (!name || !strcmp(name, jd.host))
+        if (!name || !strcmp(name, judged.host))
             continue;
         redisReply *ex = queue_cmd(k, "EXISTS judge:host:%s", name);
         bool alive = ex && ex->type == REDIS_REPLY_INTEGER && ex->integer == 1;
@@ -167,14 +167,14 @@ static void reap_dead(struct queue_conn *k)
         if (alive || !ex)
             continue;
         bool all = true;
-        pthread_mutex_lock(&jd.pools_mu);
-        for (struct pool *p = jd.pools; p; p = p->next) {
+        pthread_mutex_lock(&judged.pools_mu);
+        for (struct pool *p = judged.pools; p; p = p->next) {
             bool gone = false;
             char err[512];
             if (queue_reap(k, p->name, name, &gone, err, sizeof err) || !gone)
                 all = false;
         }
-        pthread_mutex_unlock(&jd.pools_mu);
+        pthread_mutex_unlock(&judged.pools_mu);
         if (all) {
             logmsg("forgot dead host %s (no entries pending for it)", name);
             redisReply *r = queue_cmd(k, "HDEL judge:hosts %s", name);
@@ -192,19 +192,19 @@ static void reap_dead(struct queue_conn *k)
 static void deregister(struct queue_conn *k)
 {
     bool all = true;
-    pthread_mutex_lock(&jd.pools_mu);
-    for (struct pool *p = jd.pools; p; p = p->next) {
+    pthread_mutex_lock(&judged.pools_mu);
+    for (struct pool *p = judged.pools; p; p = p->next) {
         bool gone = false;
         char err[512];
-        if (queue_reap(k, p->name, jd.host, &gone, err, sizeof err) || !gone)
+        if (queue_reap(k, p->name, judged.host, &gone, err, sizeof err) || !gone)
             all = false;
     }
-    pthread_mutex_unlock(&jd.pools_mu);
+    pthread_mutex_unlock(&judged.pools_mu);
     if (!all) {
         logmsg("entries are still pending for this host: it stays in judge:hosts until reaped");
         return;
     }
-    redisReply *r = queue_cmd(k, "HDEL judge:hosts %s", jd.host);
+    redisReply *r = queue_cmd(k, "HDEL judge:hosts %s", judged.host);
     if (r)
         freeReplyObject(r);
 }
@@ -214,20 +214,20 @@ void *heartbeat(void *arg)
     (void)arg;
     struct snapshot *s = snapshot_get();
     struct queue_conn k;
-    queue_conn_init(&k, jd.redis_url, s->cfg.heartbeat_ms + 2000);
+    queue_conn_init(&k, judged.redis_url, s->cfg.heartbeat_ms + 2000);
     int64_t next_reap = jd_now_ms() + s->cfg.lease_ms;
     snapshot_put(s);
-    while (!atomic_load(&jd.hb_stop)) {
+    while (!atomic_load(&judged.hb_stop)) {
         s = snapshot_get();
         int64_t t0 = jd_now_ms();
         bool up = queue_conn_ensure(&k) == 0;
         if (up) {
-            pthread_mutex_lock(&jd.pools_mu);
-            for (struct pool *p = jd.pools; p; p = p->next) {
+            pthread_mutex_lock(&judged.pools_mu);
+            for (struct pool *p = judged.pools; p; p = p->next) {
                 renew(&k, p);
                 flush_stats(&k, p);
             }
-            pthread_mutex_unlock(&jd.pools_mu);
+            pthread_mutex_unlock(&judged.pools_mu);
             register_host(&k, &s->cfg);
             if (jd_now_ms() >= next_reap) {
                 if (reaper_turn(&k, &s->cfg))
@@ -236,18 +236,18 @@ void *heartbeat(void *arg)
             }
             up = k.c != NULL;   /* an I/O error or timeout in the round dropped it */
         }
-        metrics_redis(&jd.metrics, up);
+        metrics_redis(&judged.metrics, up);
         long wait = s->cfg.heartbeat_ms - (long)(jd_now_ms() - t0);
         snapshot_put(s);
-        for (long w = 0; w < wait && !atomic_load(&jd.hb_stop); w += 20)
+        for (long w = 0; w < wait && !atomic_load(&judged.hb_stop); w += 20)
             jd_sleep_ms(wait - w < 20 ? wait - w : 20);
     }
     /* the workers are done (pools_shutdown came first): their last counts */
-    pthread_mutex_lock(&jd.pools_mu);
-    for (struct pool *p = jd.pools; p; p = p->next)
+    pthread_mutex_lock(&judged.pools_mu);
+    for (struct pool *p = judged.pools; p; p = p->next)
         flush_stats(&k, p);
-    pthread_mutex_unlock(&jd.pools_mu);
-    redisReply *r = queue_cmd(&k, "DEL judge:host:%s", jd.host);
+    pthread_mutex_unlock(&judged.pools_mu);
+    redisReply *r = queue_cmd(&k, "DEL judge:host:%s", judged.host);
     if (r)
         freeReplyObject(r);
     deregister(&k);

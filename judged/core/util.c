@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "common.h"
-#include "jd.h"
+#include "core.h"
 
 int64_t jd_now_ms(void)
 {

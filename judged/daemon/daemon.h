@@ -12,7 +12,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 
-#include "jd.h"
+#include "core.h"
 #include "runner.h"
 
 #define MAX_WORKERS 256
@@ -126,7 +126,7 @@ struct daemon {
     int slot_lo, slot_hi;    /* the sandbox slots locked for the configuration */
     struct metrics metrics;  /* metrics.c: counters and the metrics_listen server */
 };
-extern struct daemon jd;
+extern struct daemon judged;
 
 /* log.c: one line on stderr, text or JSON (log_format) */
 void logmsg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

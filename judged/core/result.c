@@ -18,7 +18,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "jd.h"
+#include "core.h"
 
 static json_t *iso_time(long long ms)
 {

@@ -9,8 +9,7 @@
 #include <sysexits.h>
 
 #include "commands.h"
-#include "jd.h"
-#include "paths.h"
+#include "core.h"
 
 /* judgectl's exit statuses (README "judgectl: exit statuses", and
  * `judgectl --help`): sysexits.h where one fits, so that a script tells a
