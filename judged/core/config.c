@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -118,12 +119,195 @@ int jd_listen_addr(const char *s, struct addrinfo **ai, char *err, size_t errlen
     return 0;
 }
 
+/* ------------------------------------------------------- the key table
+ *
+ * Every key of judged.yaml is one row of a table (nginx's way): its name,
+ * its type (which says how it is parsed and freed), where it lands in
+ * struct jd_config, its range, its default as it would be written in the
+ * file, whether a SIGHUP may change it, and one line of documentation. The
+ * parser, the defaults, jd_config_free, reload's copy rules
+ * (jd_config_keep_restart) and the reference in judged/DESIGN.md
+ * (jd_config_reference, checked by test_config) all read it, so a new key
+ * is one row and one struct field.
+ */
+
+enum key_type {
+    KT_STRING,        /* char *, non-empty */
+    KT_HOST,          /* char *, a consumer name */
+    KT_REDIS_URL,     /* char *, queue_url_check's grammar */
+    KT_PASSWORD_FILE, /* char *redis_password, read from the file named */
+    KT_LOG_FORMAT,    /* bool log_json: text or json */
+    KT_DURATION,      /* long ms, positive */
+    KT_RETENTION,     /* long ms, 0: keep forever */
+    KT_INT,           /* int in [lo, hi] */
+    KT_LONG,          /* long in [lo, hi] */
+    KT_RATE,          /* double, an integer in [lo, hi] */
+    KT_SIZE,          /* long bytes, positive */
+    KT_SIZE_OR_0,     /* long bytes, 0 allowed */
+    KT_BOOL,          /* bool: true or false */
+    KT_LISTEN,        /* char *, HOST:PORT */
+    KT_LISTEN_OR_OFF, /* char *, HOST:PORT; empty: NULL (off) */
+    KT_SECTION,       /* a mapping read with its own table */
+    KT_POOLS,         /* pools: name -> pool table */
+    KT_LANGUAGES,     /* a pool's list of language ids */
+};
+
+struct key_table;
+
+struct key_def {
+    const char *name;
+    enum key_type type;
+    size_t off;                     /* of the value in the section's struct */
+    long lo, hi;                    /* KT_INT, KT_LONG, KT_RATE */
+    const char *dflt;               /* as written in the file; NULL: none or derived */
+    bool restart;                   /* judged keeps its running value on SIGHUP */
+    int line_off;                   /* of an int that records the key's line; -1: none */
+    const struct key_table *section;
+    const char *doc;
+};
+
+struct key_table {
+    const char *prefix;             /* "" or "api." ... */
+    const struct key_def *keys;
+    size_t n;
+};
+
+#define CF(field) offsetof(struct jd_config, field)
+#define AF(field) offsetof(struct jd_api_cfg, field)
+#define PF(field) offsetof(struct jd_pool_cfg, field)
+#define LF(field) (offsetof(struct jd_config, package_limits.field) - offsetof(struct jd_config, package_limits))
+#define TABLE(prefix, keys) {prefix, keys, sizeof keys / sizeof keys[0]}
+
+static const struct key_def api_keys[] = {
+    {"listen", KT_LISTEN, AF(listen), 0, 0, "127.0.0.1:8080", false, -1, NULL,
+     "HOST:PORT judge-api listens on (port 0: any free port)"},
+    {"tokens", KT_STRING, AF(tokens), 0, 0, "/etc/judged/tokens", false, -1, NULL,
+     "the tokens file (judgectl tokens add writes it)"},
+    {"dashboard", KT_STRING, AF(dashboard), 0, 0, NULL, false, -1, NULL,
+     "the dashboard's files (default: share/judged/www beside the binary)"},
+    {"max_connections", KT_INT, AF(max_connections), 1, 100000, "512", false, -1, NULL,
+     "concurrent connections; more wait to be accepted"},
+    {"max_connections_per_address", KT_INT, AF(max_connections_per_address), 1, 100000, NULL, false,
+     -1, NULL, "of those, from one client address (default: 64, at most max_connections)"},
+    {"max_streams_per_token", KT_INT, AF(max_streams_per_token), 1, 100000, "32", false, -1, NULL,
+     "event streams one token may hold open (more: 429)"},
+    {"rate", KT_RATE, AF(rate), 0, 10000000, "0", false, -1, NULL,
+     "requests per second per token (0: unlimited)"},
+    {"burst", KT_LONG, AF(burst), 1, 10000000, NULL, false, -1, NULL,
+     "a token's bucket (default: 2 x rate + 1)"},
+    {"sse_heartbeat", KT_DURATION, AF(sse_heartbeat_ms), 0, 0, "15s", false, -1, NULL,
+     "a comment line on an idle event stream this often"},
+    {"sse_buffer", KT_LONG, AF(sse_buffer), 1, 1000000, "10000", false, -1, NULL,
+     "verdict events kept in memory for GET /v1/events"},
+    {"webhook_secret", KT_STRING, AF(webhook_secret), 0, 0, NULL, false, -1, NULL,
+     "HMAC-SHA256 key of webhook signatures (absent: no webhooks)"},
+    {"webhook_retry_for", KT_DURATION, AF(webhook_retry_for_ms), 0, 0, "1h", false, -1, NULL,
+     "keep retrying a failing callback this long"},
+    {"webhook_timeout", KT_DURATION, AF(webhook_timeout_ms), 0, 0, "10s", false, -1, NULL,
+     "one delivery attempt"},
+    {"webhook_workers", KT_INT, AF(webhook_workers), 1, 256, "8", false, -1, NULL,
+     "deliveries in flight at once, per judge-api process"},
+    {"webhook_per_destination", KT_INT, AF(webhook_per_destination), 1, 256, "2", false, -1, NULL,
+     "of those, to one host:port"},
+    {"webhook_allow_private", KT_BOOL, AF(webhook_allow_private), 0, 0, "false", false, -1, NULL,
+     "allow callbacks to loopback and private addresses"},
+};
+
+static const struct key_def package_limit_keys[] = {
+    {"yaml_size", KT_SIZE, LF(yaml_size), 0, 0, NULL, false, -1, NULL,
+     "the largest YAML file of a package (default: the runner's, 1M)"},
+    {"package_files", KT_LONG, LF(package_files), 1, 100000000, NULL, false, -1, NULL,
+     "files in a package (default: the runner's, 50000)"},
+    {"package_size", KT_SIZE, LF(package_size), 0, 0, NULL, false, -1, NULL,
+     "bytes in a package (default: the runner's, 16G)"},
+    {"tests", KT_LONG, LF(tests), 1, 100000000, NULL, false, -1, NULL,
+     "tests in a problem (default: the runner's, 10000)"},
+};
+
+static const struct key_def pool_keys[] = {
+    {"languages", KT_LANGUAGES, PF(languages), 0, 0, NULL, false, PF(languages_line), NULL,
+     "the language ids this pool judges (required; a language is in one pool)"},
+    {"slots", KT_INT, PF(slots), 0, 256, "1", false, -1, NULL,
+     "submissions judged at once on this host (2 sandbox slots each)"},
+    {"max_queue", KT_LONG, PF(max_queue), 1, 1000000000, NULL, false, -1, NULL,
+     "admission answers busy beyond this many waiting jobs (absent: unlimited)"},
+};
+
+static const struct key_table api_table = TABLE("api.", api_keys);
+static const struct key_table package_limits_table = TABLE("package_limits.", package_limit_keys);
+static const struct key_table pool_table = TABLE("pools.NAME.", pool_keys);
+
+static const struct key_def root_keys[] = {
+    {"redis", KT_REDIS_URL, CF(redis), 0, 0, NULL, true, -1, NULL,
+     "redis://[USER[:PASSWORD]@]HOST[:PORT][/DB] or unix://[USER[:PASSWORD]@]/PATH[?db=N] "
+     "(absent: judged starts its own redis-server under state_dir)"},
+    {"redis_password_file", KT_PASSWORD_FILE, CF(redis_password), 0, 0, NULL, false, -1, NULL,
+     "a file holding the Redis password alone (else $JUDGED_REDIS_PASSWORD)"},
+    {"retention", KT_RETENTION, CF(retention_ms), 0, 0, "14d", false, -1, NULL,
+     "a finished submission expires this long after its verdict (0: kept)"},
+    {"idempotency_ttl", KT_RETENTION, CF(idempotency_ttl_ms), 0, 0, "24h", false, -1, NULL,
+     "an idempotency key expires this long after its admission (0: kept)"},
+    {"dlq_retention", KT_RETENTION, CF(dlq_retention_ms), 0, 0, "30d", false, -1, NULL,
+     "a dead letter is kept this long (0: kept)"},
+    {"state_dir", KT_STRING, CF(state_dir), 0, 0, "/var/lib/judged", true, -1, NULL,
+     "embedded Redis data, box work directories, the problem cache"},
+    {"problems", KT_STRING, CF(problems), 0, 0, "/srv/problems", false, CF(problems_line), NULL,
+     "problem packages by name"},
+    {"languages", KT_STRING, CF(languages), 0, 0, NULL, false, -1, NULL,
+     "the language files (default: share/judged/languages beside the binary)"},
+    {"host", KT_HOST, CF(host), 0, 0, NULL, true, -1, NULL,
+     "consumer name (default: the hostname); keep it stable across restarts"},
+    {"lease", KT_DURATION, CF(lease_ms), 0, 0, "30s", false, -1, NULL,
+     "a held job not heartbeated for this long is taken over by another host"},
+    {"heartbeat", KT_DURATION, CF(heartbeat_ms), 0, 0, "10s", false, -1, NULL,
+     "how often a host renews its leases (shorter than lease)"},
+    {"max_attempts", KT_INT, CF(max_attempts), 1, 100, "3", false, -1, NULL,
+     "infrastructure failures before a job is dead-lettered with verdict IE"},
+    {"retry_backoff", KT_DURATION, CF(retry_backoff_ms), 0, 0, "1s", false, -1, NULL,
+     "first retry delay; doubled per attempt, with jitter (x0.5..1)"},
+    {"grace", KT_DURATION, CF(grace_ms), 0, 0, "30s", false, -1, NULL,
+     "SIGTERM: how long running jobs may finish before they are given back"},
+    {"max_source", KT_SIZE, CF(max_source), 0, 0, "64K", false, -1, NULL,
+     "the largest source admitted"},
+    {"results_max", KT_LONG, CF(results_max), 100, 1000000000, "100000", false, -1, NULL,
+     "approximate length kept in each results stream"},
+    {"first_slot", KT_INT, CF(first_slot), 0, 100000, "0", false, -1, NULL,
+     "this host's sandbox slots start here (several judged on one machine)"},
+    {"log_format", KT_LOG_FORMAT, CF(log_json), 0, 0, "text", false, -1, NULL,
+     "text, or json: every log line one JSON object"},
+    {"metrics_listen", KT_LISTEN_OR_OFF, CF(metrics_listen), 0, 0, NULL, true, CF(metrics_listen_line),
+     NULL, "HOST:PORT of this host's GET /metrics (Prometheus); absent or empty: off"},
+    {"problem_cache", KT_SIZE, CF(problem_cache), 0, 0, "2G", false, -1, NULL,
+     "fetched problem versions kept under state_dir/problems (LRU)"},
+    {"compile_cache", KT_SIZE, CF(compile_cache), 0, 0, "256M", false, -1, NULL,
+     "successful compiles kept per pool (LRU; runner/README.md)"},
+    {"max_package", KT_SIZE, CF(max_package), 0, 0, "256M", false, -1, NULL,
+     "the largest package a push accepts (unpacked)"},
+    {"store_quota", KT_SIZE_OR_0, CF(store_quota), 0, 0, "16G", false, -1, NULL,
+     "all stored blobs together (0: no quota)"},
+    {"package_limits", KT_SECTION, CF(package_limits), 0, 0, NULL, false, -1, &package_limits_table,
+     "what the runner reads of a package (runner/README.md)"},
+    {"sandbox_run_dir", KT_STRING, CF(sandbox_run_dir), 0, 0, NULL, false, -1, NULL,
+     "passed to the runner (optional)"},
+    {"cgroup_parent", KT_STRING, CF(cgroup_parent), 0, 0, NULL, false, -1, NULL,
+     "passed to the runner (optional)"},
+    {"api", KT_SECTION, CF(api), 0, 0, NULL, false, -1, &api_table,
+     "judge-api's settings (judged ignores them; judge-api reads them at start)"},
+    {"pools", KT_POOLS, 0, 0, 0, NULL, false, -1, &pool_table,
+     "pool name -> {languages, slots, max_queue} (required)"},
+};
+
+static const struct key_table root_table = TABLE("", root_keys);
+
 struct ctx {
     const char *path;
     yaml_document_t *doc;
     char *err;
     size_t errlen;
 };
+
+static int fail(struct ctx *c, const yaml_node_t *n, const char *key, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 
 static int fail(struct ctx *c, const yaml_node_t *n, const char *key, const char *fmt, ...)
 {
@@ -142,9 +326,13 @@ static const char *scalar(const yaml_node_t *n)
     return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
 }
 
-static int get_str(struct ctx *c, const yaml_node_t *v, const char *key, char **out)
+static void *at(void *base, size_t off)
 {
-    const char *s = scalar(v);
+    return (char *)base + off;
+}
+
+static int set_str(struct ctx *c, const yaml_node_t *v, const char *key, const char *s, char **out)
+{
     if (!s || !*s)
         return fail(c, v, key, "expected a non-empty string");
     free(*out);
@@ -152,36 +340,21 @@ static int get_str(struct ctx *c, const yaml_node_t *v, const char *key, char **
     return 0;
 }
 
-static int get_int(struct ctx *c, const yaml_node_t *v, const char *key, long lo, long hi, long *out)
+static int set_int(struct ctx *c, const yaml_node_t *v, const char *key, const char *s,
+                   const struct key_def *d, long *out)
 {
-    const char *s = scalar(v);
     char *end;
     errno = 0;
     long x = s ? strtol(s, &end, 10) : 0;
-    if (!s || !*s || errno || *end || x < lo || x > hi)
-        return fail(c, v, key, "expected an integer in [%ld, %ld]", lo, hi);
+    if (!s || !*s || errno || *end || x < d->lo || x > d->hi)
+        return fail(c, v, key, "expected an integer in [%ld, %ld]", d->lo, d->hi);
     *out = x;
-    return 0;
-}
-
-static int get_duration(struct ctx *c, const yaml_node_t *v, const char *key, long *out)
-{
-    if (jd_parse_duration(scalar(v), out) || *out <= 0)
-        return fail(c, v, key, "expected a positive duration like 30s or 500ms");
-    return 0;
-}
-
-/* A retention period: a duration, or 0 for "keep forever". */
-static int get_retention(struct ctx *c, const yaml_node_t *v, const char *key, long *out)
-{
-    if (jd_parse_duration(scalar(v), out))
-        return fail(c, v, key, "expected a duration like 14d, 24h or 30m (0: keep forever)");
     return 0;
 }
 
 /* A listening address (jd_listen_parse's grammar), checked at load so that
  * a typo stops judged or judge-api naming the key. */
-static int get_listen(struct ctx *c, const yaml_node_t *v, const char *key, const char *s)
+static int check_listen(struct ctx *c, const yaml_node_t *v, const char *key, const char *s)
 {
     char host[256], port[8], why[256];
     if (jd_listen_parse(s, host, sizeof host, port, sizeof port, why, sizeof why))
@@ -189,15 +362,24 @@ static int get_listen(struct ctx *c, const yaml_node_t *v, const char *key, cons
     return 0;
 }
 
+static bool valid_name(const char *s)
+{
+    if (!*s || strlen(s) > 48)
+        return false;
+    for (; *s; s++)
+        if (!isalnum((unsigned char)*s) && *s != '_' && *s != '.')
+            return false;
+    return true;
+}
+
 /* redis_password_file: the password alone (one line; a final newline is
  * not part of it). Read at load, so a missing or unreadable file stops
  * judged at start, naming the file; the password itself is never shown. */
-static int get_password_file(struct ctx *c, const yaml_node_t *v, const char *key,
-                             struct jd_config *cfg)
+static int set_password_file(struct ctx *c, const yaml_node_t *v, const char *key, const char *path,
+                             char **out)
 {
-    char *path = NULL;
-    if (get_str(c, v, key, &path))
-        return -1;
+    if (!path || !*path)
+        return fail(c, v, key, "expected a non-empty string");
     size_t len = 0;
     bool more = false;
     /* a regular file only: not stdin ("-"), a FIFO or a device to block on */
@@ -227,169 +409,296 @@ static int get_password_file(struct ctx *c, const yaml_node_t *v, const char *ke
         free(pw);
         pw = NULL;
     }
-    free(cfg->redis_password);
-    cfg->redis_password = pw;
-    free(path);
+    free(*out);
+    *out = pw;
     return rc;
 }
 
-static bool valid_name(const char *s)
+/* Sizes and durations: the grammar and what the key allows, in one message. */
+static int set_measure(struct ctx *c, const yaml_node_t *v, const char *key, const char *s,
+                       enum key_type t, long *out)
 {
-    if (!*s || strlen(s) > 48)
-        return false;
-    for (; *s; s++)
-        if (!isalnum((unsigned char)*s) && *s != '_' && *s != '.')
-            return false;
-    return true;
+    switch (t) {
+    case KT_DURATION:
+        if (jd_parse_duration(s, out) || *out <= 0)
+            return fail(c, v, key, "expected a positive duration like 30s or 500ms");
+        return 0;
+    case KT_RETENTION:
+        if (jd_parse_duration(s, out))
+            return fail(c, v, key, "expected a duration like 14d, 24h or 30m (0: keep forever)");
+        return 0;
+    case KT_SIZE:
+        if (jd_parse_size(s, out) || *out <= 0)
+            return fail(c, v, key, "expected a size like 64K, 512M or 2G");
+        return 0;
+    default: /* KT_SIZE_OR_0 */
+        if (jd_parse_size(s, out) || *out < 0)
+            return fail(c, v, key, "expected a size like 2G or 512M (0: none)");
+        return 0;
+    }
 }
 
-static int parse_pool(struct ctx *c, const char *name, yaml_node_t *m, struct jd_pool_cfg *p)
+static int set_choice(struct ctx *c, const yaml_node_t *v, const char *key, const char *s,
+                      const char *yes, const char *no, bool *out)
 {
-    char key[128];
-    p->name = strdup(name);
-    p->slots = 1;
-    if (m->type != YAML_MAPPING_NODE) {
-        snprintf(key, sizeof key, "pools.%s", name);
-        return fail(c, m, key, "expected a mapping {languages: [...], slots: N}");
+    if (!s || (strcmp(s, yes) && strcmp(s, no)))
+        return fail(c, v, key, "expected %s or %s", no, yes);
+    *out = !strcmp(s, yes);
+    return 0;
+}
+
+/* One scalar value into its field. s is the file's text (or the table's
+ * default, with v NULL). */
+static int set_scalar(struct ctx *c, const struct key_def *d, const yaml_node_t *v, const char *key,
+                      const char *s, void *base)
+{
+    void *f = at(base, d->off);
+    long x;
+    char why[1024];
+    switch (d->type) {
+    case KT_STRING:
+        return set_str(c, v, key, s, f);
+    case KT_HOST:
+        if (set_str(c, v, key, s, f))
+            return -1;
+        if (!valid_name(s) && !strchr(s, '-'))
+            return fail(c, v, key, "expected letters, digits, '_', '.', '-'");
+        return 0;
+    case KT_REDIS_URL:
+        if (set_str(c, v, key, s, f))
+            return -1;
+        return queue_url_check(s, why, sizeof why) ? fail(c, v, key, "%s", why) : 0;
+    case KT_PASSWORD_FILE:
+        return set_password_file(c, v, key, s, f);
+    case KT_LOG_FORMAT:
+        return set_choice(c, v, key, s, "json", "text", f);
+    case KT_BOOL:
+        return set_choice(c, v, key, s, "true", "false", f);
+    case KT_DURATION:
+    case KT_RETENTION:
+    case KT_SIZE:
+    case KT_SIZE_OR_0:
+        return set_measure(c, v, key, s, d->type, f);
+    case KT_INT:
+    case KT_RATE:
+        if (set_int(c, v, key, s, d, &x))
+            return -1;
+        if (d->type == KT_INT)
+            *(int *)f = (int)x;
+        else
+            *(double *)f = (double)x;
+        return 0;
+    case KT_LONG:
+        return set_int(c, v, key, s, d, f);
+    case KT_LISTEN:
+        return set_str(c, v, key, s, f) || check_listen(c, v, key, s) ? -1 : 0;
+    case KT_LISTEN_OR_OFF: /* empty (or just the key): no server */
+        free(*(char **)f);
+        *(char **)f = NULL;
+        if (!s)
+            return fail(c, v, key, "expected HOST:PORT like 127.0.0.1:9464 (empty: off)");
+        if (*s && check_listen(c, v, key, s))
+            return -1;
+        *(char **)f = *s ? strdup(s) : NULL;
+        return 0;
+    default:
+        return fail(c, v, key, "internal error: not a scalar key");
     }
-    bool have_langs = false;
-    for (yaml_node_pair_t *pr = m->data.mapping.pairs.start; pr < m->data.mapping.pairs.top; pr++) {
-        yaml_node_t *k = yaml_document_get_node(c->doc, pr->key);
-        yaml_node_t *v = yaml_document_get_node(c->doc, pr->value);
-        const char *ks = scalar(k);
-        snprintf(key, sizeof key, "pools.%s.%s", name, ks ? ks : "?");
-        if (!ks)
-            return fail(c, k, key, "expected a scalar key");
-        if (!strcmp(ks, "languages")) {
-            if (have_langs)   /* a second list would overflow the first's array */
-                return fail(c, k, key, "given twice");
-            p->languages_line = (int)k->start_mark.line + 1;
-            if (v->type != YAML_SEQUENCE_NODE)
-                return fail(c, v, key, "expected a list of language ids");
-            int n = (int)(v->data.sequence.items.top - v->data.sequence.items.start);
-            if (n == 0)
-                return fail(c, v, key, "expected at least one language");
-            p->languages = calloc((size_t)n, sizeof *p->languages);
-            for (int i = 0; i < n; i++) {
-                yaml_node_t *it = yaml_document_get_node(c->doc, v->data.sequence.items.start[i]);
-                const char *s = scalar(it);
-                if (!s || !valid_name(s))
-                    return fail(c, it, key, "expected a language id");
-                p->languages[p->nlanguages++] = strdup(s);
-            }
-            have_langs = true;
-        } else if (!strcmp(ks, "slots")) {
-            long x;
-            if (get_int(c, v, key, 0, 256, &x))
-                return -1;
-            p->slots = (int)x;
-        } else if (!strcmp(ks, "max_queue")) {
-            if (get_int(c, v, key, 1, 1000000000, &p->max_queue))
-                return -1;
-        } else {
-            return fail(c, k, key, "unknown key (expected languages, slots, max_queue)");
-        }
-    }
-    if (!have_langs) {
-        snprintf(key, sizeof key, "pools.%s.languages", name);
-        return fail(c, m, key, "missing");
+}
+
+static int parse_table(struct ctx *c, const struct key_table *t, yaml_node_t *m, const char *prefix,
+                       void *base);
+static int parse_pools(struct ctx *c, yaml_node_t *v, struct jd_config *cfg);
+
+static int parse_languages(struct ctx *c, yaml_node_t *v, const char *key, struct jd_pool_cfg *p)
+{
+    if (v->type != YAML_SEQUENCE_NODE)
+        return fail(c, v, key, "expected a list of language ids");
+    int n = (int)(v->data.sequence.items.top - v->data.sequence.items.start);
+    if (n == 0)
+        return fail(c, v, key, "expected at least one language");
+    p->languages = calloc((size_t)n, sizeof *p->languages);
+    for (int i = 0; i < n; i++) {
+        yaml_node_t *it = yaml_document_get_node(c->doc, v->data.sequence.items.start[i]);
+        const char *s = scalar(it);
+        if (!s || !valid_name(s))
+            return fail(c, it, key, "expected a language id");
+        p->languages[p->nlanguages++] = strdup(s);
     }
     return 0;
 }
 
-static int parse_api(struct ctx *c, yaml_node_t *m, struct jd_api_cfg *a)
+/* One key of a mapping, found in its table, into base. */
+static int parse_key(struct ctx *c, const struct key_def *d, yaml_node_t *k, yaml_node_t *v,
+                     const char *key, void *base)
 {
-    if (m->type != YAML_MAPPING_NODE)
-        return fail(c, m, "api", "expected a mapping {listen: HOST:PORT, tokens: FILE, ...}");
+    if (d->line_off >= 0)
+        *(int *)at(base, (size_t)d->line_off) = (int)k->start_mark.line + 1;
+    switch (d->type) {
+    case KT_SECTION: {
+        char prefix[300];
+        snprintf(prefix, sizeof prefix, "%s.", key);
+        return parse_table(c, d->section, v, prefix, at(base, d->off));
+    }
+    case KT_POOLS:
+        return parse_pools(c, v, base);
+    case KT_LANGUAGES:
+        return parse_languages(c, v, key, base);
+    default:
+        return set_scalar(c, d, v, key, scalar(v), base);
+    }
+}
+
+static const struct key_def *find_key(const struct key_table *t, const char *name)
+{
+    for (size_t i = 0; i < t->n; i++)
+        if (!strcmp(t->keys[i].name, name))
+            return &t->keys[i];
+    return NULL;
+}
+
+/* "unknown key (expected a, b, c)" from the table. */
+static int fail_unknown(struct ctx *c, const struct key_table *t, yaml_node_t *k, const char *key)
+{
+    char list[1024] = "";
+    size_t used = 0;
+    for (size_t i = 0; i < t->n && used < sizeof list; i++)
+        used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "",
+                                 t->keys[i].name);
+    return fail(c, k, key, "unknown key (expected %s)", list);
+}
+
+/* A key given twice would silently win over the first: refused, naming
+ * both lines (the runner's YAML reader does the same). */
+static int check_twice(struct ctx *c, yaml_node_t *m, yaml_node_pair_t *pr, const char *key)
+{
+    const char *ks = scalar(yaml_document_get_node(c->doc, pr->key));
+    for (yaml_node_pair_t *q = m->data.mapping.pairs.start; q < pr; q++) {
+        yaml_node_t *k = yaml_document_get_node(c->doc, q->key);
+        if (scalar(k) && !strcmp(scalar(k), ks))
+            return fail(c, yaml_document_get_node(c->doc, pr->key), key,
+                        "given twice (first on line %zu)", k->start_mark.line + 1);
+    }
+    return 0;
+}
+
+static int parse_table(struct ctx *c, const struct key_table *t, yaml_node_t *m, const char *prefix,
+                       void *base)
+{
+    if (m->type != YAML_MAPPING_NODE) {
+        char key[128];
+        snprintf(key, sizeof key, "%.*s", (int)strlen(prefix) - 1, prefix);
+        return fail(c, m, key, "expected a mapping of settings");
+    }
     for (yaml_node_pair_t *pr = m->data.mapping.pairs.start; pr < m->data.mapping.pairs.top; pr++) {
         yaml_node_t *k = yaml_document_get_node(c->doc, pr->key);
         yaml_node_t *v = yaml_document_get_node(c->doc, pr->value);
         const char *ks = scalar(k);
-        char key[128];
-        snprintf(key, sizeof key, "api.%s", ks ? ks : "?");
-        long x;
-        int rc = 0;
+        char key[256];
+        snprintf(key, sizeof key, "%s%s", prefix, ks ? ks : "?");
         if (!ks)
             return fail(c, k, key, "expected a scalar key");
-        if (!strcmp(ks, "listen")) {
-            rc = get_str(c, v, key, &a->listen) || get_listen(c, v, key, a->listen);
-        } else if (!strcmp(ks, "tokens"))
-            rc = get_str(c, v, key, &a->tokens);
-        else if (!strcmp(ks, "dashboard"))
-            rc = get_str(c, v, key, &a->dashboard);
-        else if (!strcmp(ks, "max_connections")) {
-            rc = get_int(c, v, key, 1, 100000, &x);
-            a->max_connections = (int)x;
-        } else if (!strcmp(ks, "max_connections_per_address")) {
-            rc = get_int(c, v, key, 1, 100000, &x);
-            a->max_connections_per_address = (int)x;
-        } else if (!strcmp(ks, "max_streams_per_token")) {
-            rc = get_int(c, v, key, 1, 100000, &x);
-            a->max_streams_per_token = (int)x;
-        } else if (!strcmp(ks, "rate")) {
-            rc = get_int(c, v, key, 0, 10000000, &x);
-            a->rate = (double)x;
-        } else if (!strcmp(ks, "burst"))
-            rc = get_int(c, v, key, 1, 10000000, &a->burst);
-        else if (!strcmp(ks, "sse_heartbeat"))
-            rc = get_duration(c, v, key, &a->sse_heartbeat_ms);
-        else if (!strcmp(ks, "sse_buffer"))
-            rc = get_int(c, v, key, 1, 1000000, &a->sse_buffer);
-        else if (!strcmp(ks, "webhook_secret"))
-            rc = get_str(c, v, key, &a->webhook_secret);
-        else if (!strcmp(ks, "webhook_retry_for"))
-            rc = get_duration(c, v, key, &a->webhook_retry_for_ms);
-        else if (!strcmp(ks, "webhook_timeout"))
-            rc = get_duration(c, v, key, &a->webhook_timeout_ms);
-        else if (!strcmp(ks, "webhook_workers")) {
-            rc = get_int(c, v, key, 1, 256, &x);
-            a->webhook_workers = (int)x;
-        } else if (!strcmp(ks, "webhook_per_destination")) {
-            rc = get_int(c, v, key, 1, 256, &x);
-            a->webhook_per_destination = (int)x;
-        }
-        else if (!strcmp(ks, "webhook_allow_private")) {
-            const char *b = scalar(v);
-            if (!b || (strcmp(b, "true") && strcmp(b, "false")))
-                rc = fail(c, v, key, "expected true or false");
-            else
-                a->webhook_allow_private = !strcmp(b, "true");
-        } else
-            return fail(c, k, key, "unknown key (expected listen, tokens, max_connections, "
-                                   "max_connections_per_address, max_streams_per_token, rate, burst, "
-                                   "sse_heartbeat, sse_buffer, dashboard, webhook_secret, webhook_retry_for, "
-                                   "webhook_timeout, webhook_workers, webhook_per_destination, "
-                                   "webhook_allow_private)");
-        if (rc)
+        const struct key_def *d = find_key(t, ks);
+        if (!d)
+            return fail_unknown(c, t, k, key);
+        if (check_twice(c, m, pr, key) || parse_key(c, d, k, v, key, base))
             return -1;
     }
     return 0;
 }
 
-/* package_limits: {yaml_size: 1M, package_files: 50000, package_size: 16G,
- * tests: 10000}: the runner's limits on what it reads of a problem package
- * (runner/README.md); a key left out keeps the runner's default */
-static int parse_package_limits(struct ctx *c, yaml_node_t *m, struct jd_config *cfg)
+/* The table's defaults, parsed like the file's text; derived ones later. */
+static void apply_defaults(const struct key_table *t, void *base)
 {
-    if (m->type != YAML_MAPPING_NODE)
-        return fail(c, m, "package_limits", "expected a mapping like {package_size: 16G, tests: 10000}");
-    for (yaml_node_pair_t *pr = m->data.mapping.pairs.start; pr < m->data.mapping.pairs.top; pr++) {
-        yaml_node_t *k = yaml_document_get_node(c->doc, pr->key);
-        yaml_node_t *v = yaml_document_get_node(c->doc, pr->value);
-        const char *ks = scalar(k);
-        bool size = ks && (!strcmp(ks, "yaml_size") || !strcmp(ks, "package_size"));
-        long *dst = !ks                              ? NULL
-                    : !strcmp(ks, "yaml_size")       ? &cfg->package_limits.yaml_size
-                    : !strcmp(ks, "package_size")    ? &cfg->package_limits.package_size
-                    : !strcmp(ks, "package_files")   ? &cfg->package_limits.package_files
-                    : !strcmp(ks, "tests")           ? &cfg->package_limits.tests
-                                                     : NULL;
-        if (!dst)
-            return fail(c, k, ks ? ks : "?", "unknown package limit (yaml_size, package_files, "
-                                             "package_size, tests)");
-        if (size ? jd_parse_size(scalar(v), dst) || *dst <= 0 : get_int(c, v, ks, 1, 100000000, dst))
-            return size ? fail(c, v, ks, "expected a size like 1M or 16G") : -1;
+    char err[256];
+    struct ctx c = {"(default)", NULL, err, sizeof err};
+    for (size_t i = 0; i < t->n; i++) {
+        const struct key_def *d = &t->keys[i];
+        if (d->type == KT_SECTION)
+            apply_defaults(d->section, at(base, d->off));
+        else if (d->dflt && d->type != KT_POOLS)
+            (void)set_scalar(&c, d, NULL, d->name, d->dflt, base); /* checked by test_config */
     }
+}
+
+static int parse_pool(struct ctx *c, const char *name, yaml_node_t *m, struct jd_pool_cfg *p)
+{
+    char prefix[128];
+    p->name = strdup(name);
+    apply_defaults(&pool_table, p);
+    snprintf(prefix, sizeof prefix, "pools.%s.", name);
+    if (m->type != YAML_MAPPING_NODE) {
+        snprintf(prefix, sizeof prefix, "pools.%s", name);
+        return fail(c, m, prefix, "expected a mapping {languages: [...], slots: N}");
+    }
+    if (parse_table(c, &pool_table, m, prefix, p))
+        return -1;
+    if (!p->languages) {
+        snprintf(prefix, sizeof prefix, "pools.%s.languages", name);
+        return fail(c, m, prefix, "missing");
+    }
+    return 0;
+}
+
+/* A language belongs to exactly one pool. */
+static int check_pool_languages(struct ctx *c, yaml_node_t *pools, const struct jd_config *cfg)
+{
+    for (int i = 0; i < cfg->npools; i++)
+        for (int a = 0; a < cfg->pools[i].nlanguages; a++)
+            for (int j = i; j < cfg->npools; j++)
+                for (int b = (j == i ? a + 1 : 0); b < cfg->pools[j].nlanguages; b++)
+                    if (!strcmp(cfg->pools[i].languages[a], cfg->pools[j].languages[b]))
+                        return fail(c, pools, "pools", "language '%s' is in two pools (%s, %s)",
+                                    cfg->pools[i].languages[a], cfg->pools[i].name,
+                                    cfg->pools[j].name);
+    return 0;
+}
+
+static int parse_pools(struct ctx *c, yaml_node_t *v, struct jd_config *cfg)
+{
+    if (v->type != YAML_MAPPING_NODE)
+        return fail(c, v, "pools", "expected a mapping of pool name to settings");
+    int n = (int)(v->data.mapping.pairs.top - v->data.mapping.pairs.start);
+    if (n == 0)
+        return fail(c, v, "pools", "expected at least one pool");
+    cfg->pools = calloc((size_t)n, sizeof *cfg->pools);
+    for (int i = 0; i < n; i++) {
+        yaml_node_pair_t *pr = &v->data.mapping.pairs.start[i];
+        yaml_node_t *k = yaml_document_get_node(c->doc, pr->key);
+        const char *name = scalar(k);
+        if (!name || !valid_name(name))
+            return fail(c, k, "pools", "pool name '%s' must be letters, digits, '_' or '.'",
+                        name ? name : "?");
+        for (yaml_node_pair_t *q = v->data.mapping.pairs.start; q < pr; q++) {
+            yaml_node_t *qk = yaml_document_get_node(c->doc, q->key);
+            if (!strcmp(scalar(qk), name))
+                return fail(c, k, "pools", "pool '%s' defined twice (first on line %zu)", name,
+                            qk->start_mark.line + 1);
+        }
+        cfg->npools++;
+        if (parse_pool(c, name, yaml_document_get_node(c->doc, pr->value), &cfg->pools[i]))
+            return -1;
+    }
+    return check_pool_languages(c, v, cfg);
+}
+
+/* What no single key can check: keys that depend on one another. */
+static int check_root(struct ctx *c, yaml_node_t *root, struct jd_config *cfg)
+{
+    yaml_node_t *password = NULL;
+    for (yaml_node_pair_t *pr = root->data.mapping.pairs.start; pr < root->data.mapping.pairs.top; pr++)
+        if (!strcmp(scalar(yaml_document_get_node(c->doc, pr->key)), "redis_password_file"))
+            password = yaml_document_get_node(c->doc, pr->value);
+    if (password && !cfg->redis)
+        return fail(c, password, "redis_password_file",
+                    "needs 'redis:' (the embedded redis-server has no password)");
+    if (password && queue_url_has_password(cfg->redis))
+        return fail(c, password, "redis_password_file",
+                    "the 'redis' URL holds a password already: give it in one place");
+    if (!cfg->pools)
+        return fail(c, root, "pools", "missing: at least one pool is needed");
+    if (cfg->heartbeat_ms >= cfg->lease_ms)
+        return fail(c, root, "heartbeat", "must be shorter than lease (%ldms)", cfg->lease_ms);
     return 0;
 }
 
@@ -397,223 +706,23 @@ static int parse_root(struct ctx *c, yaml_node_t *root, struct jd_config *cfg)
 {
     if (!root || root->type != YAML_MAPPING_NODE)
         return fail(c, root, "(top level)", "expected a mapping of settings");
-    const yaml_node_t *pools_node = NULL, *redis_node = NULL, *password_node = NULL;
-    for (yaml_node_pair_t *pr = root->data.mapping.pairs.start; pr < root->data.mapping.pairs.top; pr++) {
-        yaml_node_t *k = yaml_document_get_node(c->doc, pr->key);
-        yaml_node_t *v = yaml_document_get_node(c->doc, pr->value);
-        const char *ks = scalar(k);
-        if (!ks)
-            return fail(c, k, "?", "expected a scalar key");
-        long x;
-        int rc = 0;
-        if (!strcmp(ks, "redis")) {
-            char why[1024];
-            rc = get_str(c, v, ks, &cfg->redis);
-            if (!rc && queue_url_check(cfg->redis, why, sizeof why))
-                rc = fail(c, v, ks, "%s", why);
-            redis_node = v;
-        } else if (!strcmp(ks, "redis_password_file")) {
-            rc = get_password_file(c, v, ks, cfg);
-            password_node = v;
-        } else if (!strcmp(ks, "retention"))
-            rc = get_retention(c, v, ks, &cfg->retention_ms);
-        else if (!strcmp(ks, "idempotency_ttl"))
-            rc = get_retention(c, v, ks, &cfg->idempotency_ttl_ms);
-        else if (!strcmp(ks, "dlq_retention"))
-            rc = get_retention(c, v, ks, &cfg->dlq_retention_ms);
-        else if (!strcmp(ks, "state_dir"))
-            rc = get_str(c, v, ks, &cfg->state_dir);
-        else if (!strcmp(ks, "problems")) {
-            rc = get_str(c, v, ks, &cfg->problems);
-            cfg->problems_line = (int)k->start_mark.line + 1;
-        } else if (!strcmp(ks, "log_format")) {
-            const char *f = scalar(v);
-            if (!f || (strcmp(f, "text") && strcmp(f, "json")))
-                rc = fail(c, v, ks, "expected text or json");
-            else
-                cfg->log_json = !strcmp(f, "json");
-        }
-        else if (!strcmp(ks, "languages"))
-            rc = get_str(c, v, ks, &cfg->languages);
-        else if (!strcmp(ks, "host")) {
-            rc = get_str(c, v, ks, &cfg->host);
-            if (!rc && !valid_name(cfg->host) && !strchr(cfg->host, '-'))
-                rc = fail(c, v, ks, "expected letters, digits, '_', '.', '-'");
-        } else if (!strcmp(ks, "lease"))
-            rc = get_duration(c, v, ks, &cfg->lease_ms);
-        else if (!strcmp(ks, "heartbeat"))
-            rc = get_duration(c, v, ks, &cfg->heartbeat_ms);
-        else if (!strcmp(ks, "retry_backoff"))
-            rc = get_duration(c, v, ks, &cfg->retry_backoff_ms);
-        else if (!strcmp(ks, "grace"))
-            rc = get_duration(c, v, ks, &cfg->grace_ms);
-        else if (!strcmp(ks, "max_attempts")) {
-            rc = get_int(c, v, ks, 1, 100, &x);
-            cfg->max_attempts = (int)x;
-        } else if (!strcmp(ks, "first_slot")) {
-            rc = get_int(c, v, ks, 0, 100000, &x);
-            cfg->first_slot = (int)x;
-        } else if (!strcmp(ks, "results_max"))
-            rc = get_int(c, v, ks, 100, 1000000000, &cfg->results_max);
-        else if (!strcmp(ks, "max_source")) {
-            if (jd_parse_size(scalar(v), &cfg->max_source) || cfg->max_source <= 0)
-                rc = fail(c, v, ks, "expected a size like 65536 or 64K");
-        } else if (!strcmp(ks, "problem_cache") || !strcmp(ks, "max_package") ||
-                   !strcmp(ks, "store_quota") || !strcmp(ks, "compile_cache")) {
-            long *dst = !strcmp(ks, "problem_cache") ? &cfg->problem_cache
-                        : !strcmp(ks, "compile_cache") ? &cfg->compile_cache
-                        : !strcmp(ks, "max_package") ? &cfg->max_package : &cfg->store_quota;
-            if (jd_parse_size(scalar(v), dst) || *dst < 0 || (*dst == 0 && strcmp(ks, "store_quota")))
-                rc = fail(c, v, ks, "expected a size like 2G or 512M%s",
-                          strcmp(ks, "store_quota") ? "" : " (0: no quota)");
-        } else if (!strcmp(ks, "package_limits"))
-            rc = parse_package_limits(c, v, cfg);
-        else if (!strcmp(ks, "sandbox_run_dir"))
-            rc = get_str(c, v, ks, &cfg->sandbox_run_dir);
-        else if (!strcmp(ks, "cgroup_parent"))
-            rc = get_str(c, v, ks, &cfg->cgroup_parent);
-        else if (!strcmp(ks, "api"))
-            rc = parse_api(c, v, &cfg->api);
-        else if (!strcmp(ks, "metrics_listen")) {
-            /* empty (or just the key): no metrics server */
-            const char *s = scalar(v);
-            free(cfg->metrics_listen);
-            cfg->metrics_listen = NULL;
-            cfg->metrics_listen_line = (int)k->start_mark.line + 1;
-            if (!s)
-                rc = fail(c, v, ks, "expected HOST:PORT like 127.0.0.1:9464 (empty: off)");
-            else if (*s && !(rc = get_listen(c, v, ks, s)))
-                cfg->metrics_listen = strdup(s);
-        }
-        else if (!strcmp(ks, "pools")) {
-            if (v->type != YAML_MAPPING_NODE)
-                return fail(c, v, ks, "expected a mapping of pool name to settings");
-            pools_node = v;
-        } else
-            return fail(c, k, ks, "unknown key");
-        if (rc)
-            return -1;
-    }
-    if (password_node && !redis_node)
-        return fail(c, password_node, "redis_password_file",
-                    "needs 'redis:' (the embedded redis-server has no password)");
-    if (password_node && queue_url_has_password(cfg->redis))
-        return fail(c, password_node, "redis_password_file",
-                    "the 'redis' URL holds a password already: give it in one place");
-    if (!pools_node)
-        return fail(c, root, "pools", "missing: at least one pool is needed");
-    int n = (int)(pools_node->data.mapping.pairs.top - pools_node->data.mapping.pairs.start);
-    if (n == 0)
-        return fail(c, pools_node, "pools", "expected at least one pool");
-    cfg->pools = calloc((size_t)n, sizeof *cfg->pools);
-    for (int i = 0; i < n; i++) {
-        yaml_node_pair_t *pr = &pools_node->data.mapping.pairs.start[i];
-        yaml_node_t *k = yaml_document_get_node(c->doc, pr->key);
-        yaml_node_t *v = yaml_document_get_node(c->doc, pr->value);
-        const char *name = scalar(k);
-        if (!name || !valid_name(name))
-            return fail(c, k, "pools", "pool name '%s' must be letters, digits, '_' or '.'",
-                        name ? name : "?");
-        for (int j = 0; j < cfg->npools; j++)
-            if (!strcmp(cfg->pools[j].name, name))
-                return fail(c, k, "pools", "pool '%s' defined twice", name);
-        cfg->npools++;
-        if (parse_pool(c, name, v, &cfg->pools[i]))
-            return -1;
-    }
-    /* a language belongs to exactly one pool */
-    for (int i = 0; i < cfg->npools; i++)
-        for (int a = 0; a < cfg->pools[i].nlanguages; a++)
-            for (int j = i; j < cfg->npools; j++)
-                for (int b = (j == i ? a + 1 : 0); b < cfg->pools[j].nlanguages; b++)
-                    if (!strcmp(cfg->pools[i].languages[a], cfg->pools[j].languages[b]))
-                        return fail(c, pools_node, "pools",
-                                    "language '%s' is in two pools (%s, %s)",
-                                    cfg->pools[i].languages[a], cfg->pools[i].name,
-                                    cfg->pools[j].name);
-    if (cfg->heartbeat_ms >= cfg->lease_ms)
-        return fail(c, root, "heartbeat", "must be shorter than lease (%ldms)", cfg->lease_ms);
-    return 0;
+    if (parse_table(c, &root_table, root, "", cfg))
+        return -1;
+    return check_root(c, root, cfg);
 }
 
-int jd_config_load(struct jd_config *cfg, const char *path, char *err, size_t errlen)
+/* Defaults that depend on the machine or on other keys. */
+static void derive_defaults(struct jd_config *cfg)
 {
-    memset(cfg, 0, sizeof *cfg);
-    cfg->path = strdup(path);
-    cfg->lease_ms = 30000;
-    cfg->heartbeat_ms = 10000;
-    cfg->max_attempts = 3;
-    cfg->retry_backoff_ms = 1000;
-    cfg->grace_ms = 30000;
-    cfg->max_source = 64 * 1024;
-    cfg->results_max = 100000;
-    cfg->problem_cache = 2L << 30;
-    cfg->compile_cache = 256L << 20;
-    cfg->max_package = 256L << 20;
-    cfg->store_quota = 16L << 30;
-    cfg->retention_ms = 14L * 86400 * 1000;
-    cfg->idempotency_ttl_ms = 24L * 3600 * 1000;
-    cfg->dlq_retention_ms = 30L * 86400 * 1000;
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
-        return -1;
-    }
-    yaml_parser_t parser;
-    yaml_document_t doc;
-    yaml_parser_initialize(&parser);
-    yaml_parser_set_input_file(&parser, f);
-    int rc = -1;
-    if (!yaml_parser_load(&parser, &doc)) {
-        snprintf(err, errlen, "%s:%zu: %s", path, parser.problem_mark.line + 1,
-                 parser.problem ? parser.problem : "YAML syntax error");
-        yaml_parser_delete(&parser);
-        fclose(f);
-        return -1;
-    }
-    struct ctx c = {path, &doc, err, errlen};
-    rc = parse_root(&c, yaml_document_get_root_node(&doc), cfg);
-    yaml_document_delete(&doc);
-    yaml_parser_delete(&parser);
-    fclose(f);
-    if (rc)
-        return -1;
-    if (!cfg->state_dir)
-        cfg->state_dir = strdup("/var/lib/judged");
-    if (!cfg->problems)
-        cfg->problems = strdup("/srv/problems");
-    if (!cfg->languages) {
-        char dir[4200];
+    char dir[4200];
+    if (!cfg->languages)
         cfg->languages = strdup(jd_default_languages(dir, sizeof dir));
-    }
-    if (!cfg->api.listen)
-        cfg->api.listen = strdup("127.0.0.1:8080");
-    if (!cfg->api.tokens)
-        cfg->api.tokens = strdup("/etc/judged/tokens");
-    if (!cfg->api.dashboard) {
-        char dir[4200];
+    if (!cfg->api.dashboard)
         cfg->api.dashboard = strdup(jd_default_dashboard(dir, sizeof dir));
-    }
-    if (!cfg->api.max_connections)
-        cfg->api.max_connections = 512;
     if (!cfg->api.max_connections_per_address)   /* one client cannot hold them all */
         cfg->api.max_connections_per_address = cfg->api.max_connections < 64 ? cfg->api.max_connections : 64;
-    if (!cfg->api.max_streams_per_token)
-        cfg->api.max_streams_per_token = 32;
     if (!cfg->api.burst)
         cfg->api.burst = cfg->api.rate > 0 ? (long)cfg->api.rate * 2 + 1 : 1;
-    if (!cfg->api.webhook_retry_for_ms)
-        cfg->api.webhook_retry_for_ms = 3600 * 1000;
-    if (!cfg->api.webhook_timeout_ms)
-        cfg->api.webhook_timeout_ms = 10000;
-    if (!cfg->api.webhook_workers)
-        cfg->api.webhook_workers = 8;
-    if (!cfg->api.webhook_per_destination)
-        cfg->api.webhook_per_destination = 2;
-    if (!cfg->api.sse_heartbeat_ms)
-        cfg->api.sse_heartbeat_ms = 15000;
-    if (!cfg->api.sse_buffer)
-        cfg->api.sse_buffer = 10000;
     /* the environment's password, for a URL that has none (a platform's
      * script or a systemd unit's Environment=), never for the embedded redis */
     const char *envpw = getenv("JUDGED_REDIS_PASSWORD");
@@ -624,27 +733,71 @@ int jd_config_load(struct jd_config *cfg, const char *path, char *err, size_t er
         gethostname(h, sizeof h - 1);
         cfg->host = strdup(h);
     }
+}
+
+static int load_document(struct ctx *c, FILE *f, struct jd_config *cfg)
+{
+    yaml_parser_t parser;
+    yaml_document_t doc;
+    yaml_parser_initialize(&parser);
+    yaml_parser_set_input_file(&parser, f);
+    if (!yaml_parser_load(&parser, &doc)) {
+        snprintf(c->err, c->errlen, "%s:%zu: %s", c->path, parser.problem_mark.line + 1,
+                 parser.problem ? parser.problem : "YAML syntax error");
+        yaml_parser_delete(&parser);
+        return -1;
+    }
+    c->doc = &doc;
+    int rc = parse_root(c, yaml_document_get_root_node(&doc), cfg);
+    yaml_document_delete(&doc);
+    yaml_parser_delete(&parser);
+    return rc;
+}
+
+int jd_config_load(struct jd_config *cfg, const char *path, char *err, size_t errlen)
+{
+    memset(cfg, 0, sizeof *cfg);
+    cfg->path = strdup(path);
+    apply_defaults(&root_table, cfg);
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        return -1;
+    }
+    struct ctx c = {path, NULL, err, errlen};
+    int rc = load_document(&c, f, cfg);
+    fclose(f);
+    if (rc)
+        return -1;
+    derive_defaults(cfg);
     return 0;
+}
+
+static bool is_string(enum key_type t)
+{
+    return t == KT_STRING || t == KT_HOST || t == KT_REDIS_URL || t == KT_PASSWORD_FILE ||
+           t == KT_LISTEN || t == KT_LISTEN_OR_OFF;
+}
+
+static void free_table(const struct key_table *t, void *base)
+{
+    for (size_t i = 0; i < t->n; i++) {
+        const struct key_def *d = &t->keys[i];
+        char **s = at(base, d->off);
+        if (d->type == KT_SECTION)
+            free_table(d->section, at(base, d->off));
+        else if (is_string(d->type) && *s) {
+            if (d->type == KT_PASSWORD_FILE)
+                explicit_bzero(*s, strlen(*s));
+            free(*s);
+        }
+    }
 }
 
 void jd_config_free(struct jd_config *cfg)
 {
     free(cfg->path);
-    free(cfg->redis);
-    if (cfg->redis_password)
-        explicit_bzero(cfg->redis_password, strlen(cfg->redis_password));
-    free(cfg->redis_password);
-    free(cfg->state_dir);
-    free(cfg->problems);
-    free(cfg->languages);
-    free(cfg->host);
-    free(cfg->sandbox_run_dir);
-    free(cfg->cgroup_parent);
-    free(cfg->metrics_listen);
-    free(cfg->api.listen);
-    free(cfg->api.tokens);
-    free(cfg->api.dashboard);
-    free(cfg->api.webhook_secret);
+    free_table(&root_table, cfg);
     for (int i = 0; i < cfg->npools; i++) {
         free(cfg->pools[i].name);
         for (int j = 0; j < cfg->pools[i].nlanguages; j++)
@@ -653,6 +806,89 @@ void jd_config_free(struct jd_config *cfg)
     }
     free(cfg->pools);
     memset(cfg, 0, sizeof *cfg);
+}
+
+static size_t value_size(enum key_type t)
+{
+    return is_string(t) ? sizeof(char *)
+           : t == KT_INT ? sizeof(int)
+           : t == KT_RATE ? sizeof(double)
+           : t == KT_BOOL || t == KT_LOG_FORMAT ? sizeof(bool)
+                                                : sizeof(long);
+}
+
+/* A value as a log line may show it: a Redis URL without its password. */
+static const char *shown(const struct key_def *d, const char *v, char *buf, size_t len)
+{
+    if (!v)
+        return "(not set)";
+    if (d->type != KT_REDIS_URL)
+        return v;
+    queue_url_redact(v, buf, len);
+    return buf;
+}
+
+int jd_config_keep_restart(struct jd_config *next, const struct jd_config *running,
+                           jd_config_changed_fn *changed, void *arg)
+{
+    int kept = 0;
+    for (size_t i = 0; i < root_table.n; i++) {
+        const struct key_def *d = &root_table.keys[i];
+        if (!d->restart)
+            continue;
+        void *to = at(next, d->off);
+        const void *from = at((void *)running, d->off);
+        if (is_string(d->type)) {
+            const char *was = *(char *const *)from, *wanted = *(char **)to;
+            char b1[1024], b2[1024];
+            if (changed && (was ? !wanted || strcmp(was, wanted) : wanted != NULL))
+                changed(d->name, shown(d, was, b1, sizeof b1), shown(d, wanted, b2, sizeof b2), arg);
+            free(*(char **)to);
+            *(char **)to = was ? strdup(was) : NULL;
+        } else {
+            memcpy(to, from, value_size(d->type));
+        }
+        if (d->line_off >= 0)
+            *(int *)at(next, (size_t)d->line_off) = *(const int *)at((void *)running, (size_t)d->line_off);
+        kept++;
+    }
+    return kept;
+}
+
+static const char *type_doc(enum key_type t)
+{
+    static const char *const names[] = {
+        [KT_STRING] = "string", [KT_HOST] = "name", [KT_REDIS_URL] = "Redis URL",
+        [KT_PASSWORD_FILE] = "file", [KT_LOG_FORMAT] = "text or json", [KT_DURATION] = "duration",
+        [KT_RETENTION] = "duration, 0: kept", [KT_INT] = "integer", [KT_LONG] = "integer",
+        [KT_RATE] = "integer", [KT_SIZE] = "size", [KT_SIZE_OR_0] = "size, 0: none",
+        [KT_BOOL] = "true or false", [KT_LISTEN] = "HOST:PORT", [KT_LISTEN_OR_OFF] = "HOST:PORT",
+        [KT_SECTION] = "mapping", [KT_POOLS] = "mapping", [KT_LANGUAGES] = "list of language ids",
+    };
+    return names[t];
+}
+
+static void reference_table(FILE *out, const struct key_table *t)
+{
+    for (size_t i = 0; i < t->n; i++) {
+        const struct key_def *d = &t->keys[i];
+        char type[64];
+        if (d->type == KT_INT || d->type == KT_LONG || d->type == KT_RATE)
+            snprintf(type, sizeof type, "integer in [%ld, %ld]", d->lo, d->hi);
+        else
+            snprintf(type, sizeof type, "%s", type_doc(d->type));
+        fprintf(out, "| `%s%s` | %s | %s | %s | %s |\n", t->prefix, d->name, type,
+                d->dflt ? d->dflt : "-", d->restart ? "restart" : "reload", d->doc);
+    }
+    for (size_t i = 0; i < t->n; i++)
+        if (t->keys[i].section)
+            reference_table(out, t->keys[i].section);
+}
+
+void jd_config_reference(FILE *out)
+{
+    fprintf(out, "| key | type | default | on SIGHUP | what |\n| --- | --- | --- | --- | --- |\n");
+    reference_table(out, &root_table);
 }
 
 const struct jd_pool_cfg *jd_pool_for_language(const struct jd_config *cfg, const char *lang)

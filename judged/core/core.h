@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <jansson.h>
 
@@ -88,6 +89,16 @@ struct jd_config {
 /* Parses FILE. On error returns -1 with err = "FILE:LINE: key 'K': why". */
 int jd_config_load(struct jd_config *cfg, const char *path, char *err, size_t errlen);
 void jd_config_free(struct jd_config *cfg);
+/* SIGHUP: the keys that need a restart (redis, state_dir, host,
+ * metrics_listen) keep their running values in next; changed (may be NULL)
+ * is told of each one the file now sets otherwise (values fit for a log:
+ * no password). Returns how many keys were kept. */
+typedef void jd_config_changed_fn(const char *key, const char *running, const char *wanted, void *arg);
+int jd_config_keep_restart(struct jd_config *next, const struct jd_config *running,
+                           jd_config_changed_fn *changed, void *arg);
+/* Every key of judged.yaml as a Markdown table (type, default, reload or
+ * restart, what): the reference in judged/DESIGN.md, "Configuration". */
+void jd_config_reference(FILE *out);
 /* Parses "30s", "500ms", "2m", "1h"; a bare number is seconds. */
 int jd_parse_duration(const char *s, long *ms);
 /* A listening address (api.listen, metrics_listen): HOST:PORT, HOST a name,

@@ -8,9 +8,10 @@
  * removed from the file, first stop claiming and drain (their jobs finish);
  * only when all of them are idle are their runners closed and reopened on
  * the new ranges, and new pools started - so two runners never share a
- * sandbox slot. A stop signal during the wait ends the reload. `redis`,
- * `state_dir`, `host` and `metrics_listen` need a restart; an invalid file
- * is reported and the old configuration kept. */
+ * sandbox slot. A stop signal during the wait ends the reload. The keys
+ * core's table marks "restart" (redis, state_dir, host, metrics_listen) keep
+ * their running values; an invalid file is reported and the old
+ * configuration kept. */
 #include <dirent.h>
 #include <signal.h>
 #include <stdio.h>
@@ -81,6 +82,12 @@ static bool drain(struct pool **marked, int n, const sigset_t *stopset)
     }
 }
 
+static void restart_needed(const char *key, const char *running, const char *wanted, void *arg)
+{
+    (void)arg;
+    logwarn("SIGHUP: %s %s needs a restart; it stays %s", key, wanted, running);
+}
+
 void reload_init(const char *languages_dir)
 {
     lang_fp = languages_fingerprint(languages_dir);
@@ -99,21 +106,8 @@ bool reload(const char *path, const sigset_t *stopset)
         return false;
     }
     struct snapshot *old = snapshot_get();
-    /* settings that need a restart stay as they are */
-    free(nc.redis);
-    nc.redis = old->cfg.redis ? strdup(old->cfg.redis) : NULL;
-    free(nc.state_dir);
-    nc.state_dir = strdup(old->cfg.state_dir);
-    free(nc.host);
-    nc.host = strdup(old->cfg.host);
-    /* the metrics server stays on the address it bound at start */
-    const char *was = old->cfg.metrics_listen ? old->cfg.metrics_listen : "off";
-    if (strcmp(was, nc.metrics_listen ? nc.metrics_listen : "off"))
-        logwarn("SIGHUP: metrics_listen %s needs a restart; metrics stay %s%s",
-                nc.metrics_listen ? nc.metrics_listen : "off", old->cfg.metrics_listen ? "on " : "", was);
-    free(nc.metrics_listen);
-    nc.metrics_listen = old->cfg.metrics_listen ? strdup(old->cfg.metrics_listen) : NULL;
-    nc.metrics_listen_line = old->cfg.metrics_listen_line;
+    /* settings that need a restart stay as they are (core's key table) */
+    jd_config_keep_restart(&nc, &old->cfg, restart_needed, NULL);
     snapshot_put(old);
     struct snapshot *s = snapshot_new(&nc);
     const struct jd_config *cfg = &s->cfg;

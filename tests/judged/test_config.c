@@ -269,7 +269,7 @@ Test(config, package_limits_reach_the_runner_settings)
 Test(config, bad_package_limits_are_named)
 {
     expect_error("package_limits: {files: 10}\npools:\n  native: {languages: [c], slots: 1}\n",
-                 "unknown package limit");
+                 "key 'package_limits.files': unknown key (expected yaml_size, package_files, ");
     expect_error("package_limits: {package_size: huge}\npools:\n  native: {languages: [c], slots: 1}\n",
                  "package_size");
     expect_error("package_limits: {tests: 0}\npools:\n  native: {languages: [c], slots: 1}\n",
@@ -299,6 +299,133 @@ Test(config, log_format_and_the_lines_judged_names_in_its_refusals)
 /* What a host adds up before its heartbeat writes judge:{P}:stats: the same
  * buckets judge-api reads (10 ms .. 60 s, +Inf), sums, verdicts by name; a
  * failed write merged back loses nothing. */
+/* The key table's defaults are text parsed like the file's: a default
+ * that did not parse would leave its field at zero. Each is checked here
+ * against its figure. */
+Test(config, every_default_of_the_key_table_parses)
+{
+    struct jd_config cfg;
+    char err[512];
+    write_cfg("pools:\n  native: {languages: [c]}\n");
+    cr_assert_eq(jd_config_load(&cfg, path, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(cfg.retention_ms, 14L * 86400 * 1000);
+    cr_assert_eq(cfg.idempotency_ttl_ms, 24L * 3600 * 1000);
+    cr_assert_eq(cfg.dlq_retention_ms, 30L * 86400 * 1000);
+    cr_assert_str_eq(cfg.state_dir, "/var/lib/judged");
+    cr_assert_str_eq(cfg.problems, "/srv/problems");
+    cr_assert_eq(cfg.problems_line, 0, "not given in the file");
+    cr_assert_eq(cfg.lease_ms, 30000);
+    cr_assert_eq(cfg.heartbeat_ms, 10000);
+    cr_assert_eq(cfg.max_attempts, 3);
+    cr_assert_eq(cfg.retry_backoff_ms, 1000);
+    cr_assert_eq(cfg.grace_ms, 30000);
+    cr_assert_eq(cfg.max_source, 64 * 1024);
+    cr_assert_eq(cfg.results_max, 100000);
+    cr_assert_eq(cfg.first_slot, 0);
+    cr_assert_not(cfg.log_json);
+    cr_assert_null(cfg.metrics_listen);
+    cr_assert_eq(cfg.problem_cache, 2L << 30);
+    cr_assert_eq(cfg.compile_cache, 256L << 20);
+    cr_assert_eq(cfg.max_package, 256L << 20);
+    cr_assert_eq(cfg.store_quota, 16L << 30);
+    cr_assert_eq(cfg.package_limits.tests, 0, "the runner's default");
+    cr_assert_eq(cfg.pools[0].slots, 1);
+    cr_assert_eq(cfg.pools[0].max_queue, 0, "unlimited");
+    cr_assert_eq(cfg.api.webhook_retry_for_ms, 3600 * 1000);
+    cr_assert_eq(cfg.api.webhook_timeout_ms, 10000);
+    cr_assert_eq(cfg.api.webhook_workers, 8);
+    cr_assert_eq(cfg.api.webhook_per_destination, 2);
+    cr_assert_eq(cfg.api.sse_buffer, 10000);
+    cr_assert_eq(cfg.api.burst, 1);
+    jd_config_free(&cfg);
+    unlink(path);
+}
+
+/* A key given twice used to win silently over the first; like the
+ * runner's YAML reader, judged refuses it naming both lines, at every
+ * level of the file. */
+Test(config, a_key_given_twice_is_refused_naming_both_lines)
+{
+    expect_error("lease: 30s\npools:\n  n: {languages: [c]}\nlease: 1s\n",
+                 ":4: key 'lease': given twice (first on line 1)");
+    expect_error("pools:\n  n: {languages: [c]}\napi:\n  rate: 5\n  rate: 50\n",
+                 ":5: key 'api.rate': given twice (first on line 4)");
+    expect_error("pools:\n  n:\n    languages: [c]\n    slots: 1\n    slots: 2\n",
+                 ":5: key 'pools.n.slots': given twice (first on line 4)");
+    expect_error("pools:\n  n: {languages: [c]}\n  n: {languages: [cpp]}\n",
+                 ":3: key 'pools': pool 'n' defined twice (first on line 2)");
+    expect_error("package_limits:\n  tests: 5\n  tests: 6\npools:\n  n: {languages: [c]}\n",
+                 ":3: key 'package_limits.tests': given twice (first on line 2)");
+}
+
+static void note_change(const char *key, const char *running, const char *wanted, void *arg)
+{
+    char *log = arg;
+    size_t n = strlen(log);
+    snprintf(log + n, 1024 - n, "%s:%s->%s;", key, running, wanted);
+}
+
+/* SIGHUP's copy rules come from the table: the restart-only keys keep
+ * their running values (a Redis URL shown without its password), every
+ * other key takes the file's. */
+Test(config, restart_only_keys_keep_their_running_values)
+{
+    struct jd_config running, next;
+    char err[512], log[1024] = "";
+    write_cfg("redis: redis://u:secret@127.0.0.1:1\nhost: a\nstate_dir: /s1\nlease: 30s\n"
+              "pools:\n  n: {languages: [c]}\n");
+    cr_assert_eq(jd_config_load(&running, path, err, sizeof err), 0, "%s", err);
+    unlink(path);
+    write_cfg("redis: redis://u:other@127.0.0.1:2\nhost: b\nstate_dir: /s1\nlease: 20s\n"
+              "metrics_listen: 127.0.0.1:9464\npools:\n  n: {languages: [c]}\n");
+    cr_assert_eq(jd_config_load(&next, path, err, sizeof err), 0, "%s", err);
+    unlink(path);
+    cr_assert_eq(jd_config_keep_restart(&next, &running, note_change, log), 4);
+    cr_assert_str_eq(next.redis, "redis://u:secret@127.0.0.1:1");
+    cr_assert_str_eq(next.host, "a");
+    cr_assert_null(next.metrics_listen);
+    cr_assert_eq(next.metrics_listen_line, 0);
+    cr_assert_eq(next.lease_ms, 20000, "a reloadable key takes the file's value");
+    cr_assert_str_eq(log, "redis:redis://u:***@127.0.0.1:1->redis://u:***@127.0.0.1:2;"
+                          "host:a->b;metrics_listen:(not set)->127.0.0.1:9464;");
+    cr_assert_null(strstr(log, "secret"));
+    jd_config_free(&running);
+    jd_config_free(&next);
+}
+
+/* judged/DESIGN.md's reference of every key is the table's own rendering:
+ * a key added, or a default changed, without the document fails here. */
+Test(config, design_md_lists_every_key_of_the_table)
+{
+    const char *begin = "<!-- config-reference: jd_config_reference's output, checked by test_config -->\n";
+    const char *end = "<!-- end of config-reference -->";
+    FILE *f = fopen(JUDGED_SOURCE_DIR "/judged/DESIGN.md", "r");
+    cr_assert(f);
+    static char doc[1 << 20];
+    size_t n = fread(doc, 1, sizeof doc - 1, f);
+    fclose(f);
+    doc[n] = 0;
+    char *b = strstr(doc, begin), *e = b ? strstr(b, end) : NULL;
+    cr_assert(b && e, "judged/DESIGN.md lacks the config-reference markers");
+    b += strlen(begin);
+    *e = 0;
+    char *want = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&want, &len);
+    jd_config_reference(m);
+    fclose(m);
+    if (strcmp(b, want)) {
+        FILE *o = fopen("config-reference.md", "w");
+        if (o) {
+            fputs(want, o);
+            fclose(o);
+        }
+    }
+    cr_assert_str_eq(b, want, "judged/DESIGN.md's key reference differs from the table: the table's "
+                              "rendering is in config-reference.md in the test's directory");
+    free(want);
+}
+
 Test(stats, buckets_sums_and_merge)
 {
     struct queue_stats a = {0}, b = {0};
