@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -114,6 +115,44 @@ void common_sleep_ms(long ms)
     struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
     while (nanosleep(&ts, &ts) && errno == EINTR)
         ;
+}
+
+long common_jitter_ms(long ms)
+{
+    unsigned long r = 0;
+    if (ms <= 0)
+        return 0;
+    /* never blocks: before the pool is seeded, the clock is random enough */
+    if (getrandom(&r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r)
+        r = (unsigned long)common_wall_ms() * 2654435761u;
+    return ms / 2 + (long)(r % (unsigned long)(ms / 2 + 1));
+}
+
+long common_backoff_ms(long first_ms, int doublings, long cap_ms)
+{
+    long d = first_ms;
+    for (int i = 0; i < doublings && d < cap_ms; i++)
+        d *= 2;
+    return common_jitter_ms(d > cap_ms ? cap_ms : d);
+}
+
+int common_write_all(int fd, const void *buf, size_t n)
+{
+    const char *p = buf;
+    while (n) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0)
+            return -1;
+        if (w == 0) {
+            errno = EIO;
+            return -1;
+        }
+        p += w;
+        n -= (size_t)w;
+    }
+    return 0;
 }
 
 int common_parse_size(const char *s, uint64_t *out)

@@ -24,12 +24,24 @@ int common_mkdir_p(const char *path, mode_t mode);
  * with more == NULL, NULL with errno EFBIG. */
 char *common_read_fd(int fd, size_t max, size_t *len, bool *more);
 char *common_read_file(const char *path, size_t max, size_t *len, bool *more);
+/* Writes all n bytes (restarting after signals and short writes): 0, or -1
+ * with errno (a write of 0 bytes counts as EIO). */
+int common_write_all(int fd, const void *buf, size_t n);
 
 /* ---- clocks ---- */
 
 double common_monotonic(void);   /* CLOCK_MONOTONIC, seconds */
 int64_t common_wall_ms(void);    /* CLOCK_REALTIME, ms since the epoch */
 void common_sleep_ms(long ms);   /* restarts after signals */
+
+/* ---- retries ---- */
+
+/* A delay of ms with jitter: uniform in [ms/2, ms], so that many clients
+ * failing at once do not retry in step. */
+long common_jitter_ms(long ms);
+/* Exponential backoff: first_ms doubled `doublings` times, at most cap_ms,
+ * with common_jitter_ms's jitter. */
+long common_backoff_ms(long first_ms, int doublings, long cap_ms);
 
 /* ---- parsing ---- */
 

@@ -40,6 +40,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common.h"
 #include "internal.h"
 
 struct side {
@@ -66,20 +67,6 @@ static void *run_side(void *arg)
     return NULL;
 }
 
-static bool write_all(int fd, const char *p, size_t n)
-{
-    while (n) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return false;
-        p += w;
-        n -= (size_t)w;
-    }
-    return true;
-}
-
 /* copies from -> to until EOF, a dead reader or the limit; true when the
  * submission wrote more than limit bytes (its run is then cancelled) */
 static bool relay(int from, int to, int cancel, uint64_t limit, uint64_t *total)
@@ -96,7 +83,7 @@ static bool relay(int from, int to, int cancel, uint64_t limit, uint64_t *total)
             (void)!write(cancel, "x", 1);
             return true;
         }
-        if (!write_all(to, local, (size_t)n))
+        if (common_write_all(to, local, (size_t)n))
             return false;
     }
 }

@@ -8,19 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 
+#include "common.h"
 #include "daemon.h"
-
-static long rand_below(long n)
-{
-    unsigned x = 0;
-    if (n <= 0)
-        return 0;
-    if (getrandom(&x, sizeof x, GRND_NONBLOCK) != sizeof x)
-        x = (unsigned)jd_now_ms();
-    return (long)(x % (unsigned long)n);
-}
 
 static bool keep_going(void *arg)
 {
@@ -144,10 +134,8 @@ void job_infra_failure(struct queue_conn *k, struct job *j, const char *reason)
 {
     const struct jd_config *cfg = &j->snap->cfg;
     metrics_infra_failure(&judged.metrics, j->pool->name);
-    long delay = cfg->retry_backoff_ms;
-    for (int i = 0; i < j->q.attempts && delay < 600000; i++)
-        delay *= 2;
-    delay = delay / 2 + rand_below(delay / 2 + 1); /* jitter */
+    /* doubled per attempt, at most 10 minutes, with jitter */
+    long delay = common_backoff_ms(cfg->retry_backoff_ms, j->q.attempts, 600000);
     struct queue_retry_args a = {.pool = j->pool->name, .host = judged.host, .queue = j->q.queue,
                                  .entry = j->q.entry, .id = j->q.id, .reason = reason,
                                  .max_attempts = cfg->max_attempts, .delay_ms = delay,

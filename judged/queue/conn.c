@@ -19,7 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <time.h>
 
 #include "common.h"
@@ -27,14 +26,6 @@
 #include "queue_internal.h"
 
 _Atomic unsigned long queue_round_trips;
-
-static unsigned rnd(void)
-{
-    unsigned x = 0;
-    if (getrandom(&x, sizeof x, GRND_NONBLOCK) != sizeof x)
-        x = (unsigned)time(NULL) * 2654435761u;
-    return x;
-}
 
 void queue_conn_init(struct queue_conn *k, const char *url, long timeout_ms)
 {
@@ -390,7 +381,7 @@ int queue_conn_ensure(struct queue_conn *k)
 
 void queue_conn_backoff(struct queue_conn *k)
 {
-    long d = k->backoff_ms / 2 + (long)(rnd() % (unsigned long)(k->backoff_ms / 2 + 1));
+    long d = common_jitter_ms(k->backoff_ms);
     common_sleep_ms(d);
     k->backoff_ms = k->backoff_ms * 2 > 2000 ? 2000 : k->backoff_ms * 2;
 }
