@@ -63,9 +63,10 @@ static void reload_tokens(struct api *a)
     fprintf(stderr, "judge-api: SIGHUP: %d tokens\n", t.n);
 }
 
-int main(int argc, char **argv)
+/* The command line: 0 to go on, else 1 + the exit status (--help,
+ * --version, a usage error). */
+static int parse_args(int argc, char **argv, const char **config)
 {
-    const char *config = jd_default_config();
     static const struct option opts[] = {{"config", required_argument, NULL, 'c'},
                                          {"help", no_argument, NULL, 'h'},
                                          {"version", no_argument, NULL, 'V'},
@@ -73,41 +74,83 @@ int main(int argc, char **argv)
     int o;
     while ((o = getopt_long(argc, argv, "c:hV", opts, NULL)) != -1) {
         switch (o) {
-        case 'c': config = optarg; break;
-        case 'h': usage(); return 0;
-        case 'V': printf("judge-api %s\n", JUDGED_VERSION); return 0;
-        default: fprintf(stderr, "judge-api: try --help\n"); return 2;
+        case 'c': *config = optarg; break;
+        case 'h': usage(); return 1;
+        case 'V': printf("judge-api %s\n", JUDGED_VERSION); return 1;
+        default: fprintf(stderr, "judge-api: try --help\n"); return 1 + 2;
         }
     }
     if (optind != argc) {
         fprintf(stderr, "judge-api: unexpected argument '%s' (try --help)\n", argv[optind]);
-        return 2;
+        return 1 + 2;
     }
-    static struct api a;
+    return 0;
+}
+
+/* The configuration and the tokens, each token's bucket full. */
+static int load(struct api *a, const char *config)
+{
     char err[4096];
-    if (jd_config_load(&a.cfg, config, err, sizeof err)) {
+    if (jd_config_load(&a->cfg, config, err, sizeof err)) {
         fprintf(stderr, "judge-api: %s\n", err);
-        return 1;
+        return -1;
     }
-    if (api_tokens_load(&a.tokens, a.cfg.api.tokens, err, sizeof err)) {
+    if (api_tokens_load(&a->tokens, a->cfg.api.tokens, err, sizeof err)) {
         fprintf(stderr, "judge-api: tokens: %s\n", err);
-        jd_config_free(&a.cfg);
-        return 1;
+        jd_config_free(&a->cfg);
+        return -1;
     }
-    for (int i = 0; i < a.tokens.n; i++) {
-        a.tokens.v[i].bucket = (double)a.cfg.api.burst;
-        a.tokens.v[i].refilled = common_monotonic();
+    for (int i = 0; i < a->tokens.n; i++) {
+        a->tokens.v[i].bucket = (double)a->cfg.api.burst;
+        a->tokens.v[i].refilled = common_monotonic();
     }
-    jd_redis_url(&a.cfg, a.redis_url, sizeof a.redis_url);
-    curl_global_init(CURL_GLOBAL_DEFAULT);   /* before any thread */
-    a.openapi = (char *)api_openapi_yaml;
-    a.openapi_len = strlen(api_openapi_yaml);
-    /* two fds per connection (socket, Redis): the soft limit up to the hard one */
+    jd_redis_url(&a->cfg, a->redis_url, sizeof a->redis_url);
+    return 0;
+}
+
+/* Two fds per connection (socket, Redis): the soft limit up to the hard one. */
+static void raise_nofile(void)
+{
     struct rlimit rl;
     if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
         rl.rlim_cur = rl.rlim_max;
         setrlimit(RLIMIT_NOFILE, &rl);
     }
+}
+
+/* The HTTP server, then the webhook threads; on failure nothing runs. */
+static int start(struct api *a)
+{
+    char err[4096];
+    if (api_start(a, err, sizeof err)) {
+        fprintf(stderr, "judge-api: %s\n", err);
+        return -1;
+    }
+    if (api_webhooks_start(a, err, sizeof err)) {
+        fprintf(stderr, "judge-api: %s\n", err);
+        api_stop(a);
+        return -1;
+    }
+    char shown[sizeof a->redis_url];
+    queue_url_redact(a->redis_url, shown, sizeof shown);   /* never the password */
+    fprintf(stderr, "judge-api: listening on port %d (%s), redis %s, %d tokens (pid %d)\n",
+            api_port(a), a->cfg.api.listen, shown, a->tokens.n, (int)getpid());
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    const char *config = jd_default_config();
+    int rc = parse_args(argc, argv, &config);
+    if (rc)
+        return rc - 1;
+    static struct api a;
+    if (load(&a, config))
+        return 1;
+    curl_global_init(CURL_GLOBAL_DEFAULT);   /* before any thread */
+    a.openapi = (char *)api_openapi_yaml;
+    a.openapi_len = strlen(api_openapi_yaml);
+    raise_nofile();
     sigset_t set;
     sigemptyset(&set);
     sigaddset(&set, SIGTERM);
@@ -115,23 +158,11 @@ int main(int argc, char **argv)
     sigaddset(&set, SIGPIPE);
     sigaddset(&set, SIGHUP);
     pthread_sigmask(SIG_BLOCK, &set, NULL);   /* MHD's threads inherit the mask */
-    if (api_start(&a, err, sizeof err)) {
-        fprintf(stderr, "judge-api: %s\n", err);
+    if (start(&a)) {
         api_tokens_free(&a.tokens);
         jd_config_free(&a.cfg);
         return 1;
     }
-    if (api_webhooks_start(&a, err, sizeof err)) {
-        fprintf(stderr, "judge-api: %s\n", err);
-        api_stop(&a);
-        api_tokens_free(&a.tokens);
-        jd_config_free(&a.cfg);
-        return 1;
-    }
-    char shown[sizeof a.redis_url];
-    queue_url_redact(a.redis_url, shown, sizeof shown);   /* never the password */
-    fprintf(stderr, "judge-api: listening on port %d (%s), redis %s, %d tokens (pid %d)\n",
-            api_port(&a), a.cfg.api.listen, shown, a.tokens.n, (int)getpid());
     sigdelset(&set, SIGPIPE);
     int sig;
     while (sigwait(&set, &sig) || (sig != SIGTERM && sig != SIGINT)) {

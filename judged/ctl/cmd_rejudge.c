@@ -111,6 +111,52 @@ static int status(struct common *c, const char *only)
     return rc;
 }
 
+/* What store_rejudge did: one line per submission and a summary, or one
+ * JSON document. */
+static void print_rejudge(struct common *c, const struct store_rejudge_reply *rp, const char *problem,
+                          bool dry)
+{
+    json_t *arr = json_array();
+    for (size_t i = 0; i < rp->n; i++) {
+        const struct store_rejudge_item *it = &rp->items[i];
+        const char *result = dry ? "dry-run" : it->result;
+        if (c->json)
+            json_array_append_new(arr, json_pack("{s:s, s:s, s:s}", "id", it->id, "verdict", it->verdict, "result",
+                                                 result));
+        else
+            printf("%s %s %s\n", it->id, it->verdict, result);
+    }
+    if (c->json) {
+        json_t *j = json_pack("{s:s?, s:s, s:s?, s:b, s:I, s:I, s:o}", "id", rp->id[0] ? rp->id : NULL, "problem",
+                              problem, "version", rp->version[0] ? rp->version : NULL, "dry_run", dry, "matched",
+                              (json_int_t)rp->matched, "queued", (json_int_t)rp->queued, "submissions", arr);
+        print_json(j);
+        json_decref(j);
+    } else {
+        json_decref(arr);
+        if (dry)
+            printf("%zu submission%s would be rejudged\n", rp->matched, rp->matched == 1 ? "" : "s");
+        else if (rp->matched)
+            printf("rejudge %s: %zu of %zu queued with version %s\n", rp->id, rp->queued, rp->matched,
+                   rp->version[0] ? rp->version : "(local)");
+        else
+            printf("no submission matched\n");
+    }
+}
+
+/* judgectl rejudge status [ID] */
+static int cmd_status(struct common *c, int argc, char **argv)
+{
+    if (argc > 1)
+        return ctl_usage(c, "expected 'status [ID]'");
+    int rc = setup(c);
+    if (rc)
+        return rc;
+    rc = status(c, argc == 1 ? argv[0] : NULL);
+    teardown(c);
+    return rc;
+}
+
 int cmd_rejudge(int argc, char **argv)
 {
     struct common c = {0};
@@ -138,16 +184,8 @@ int cmd_rejudge(int argc, char **argv)
         default: return c.status;
         }
     }
-    if (optind < argc && !strcmp(argv[optind], "status")) {
-        if (argc - optind > 2)
-            return ctl_usage(&c, "expected 'status [ID]'");
-        int rc = setup(&c);
-        if (rc)
-            return rc;
-        rc = status(&c, argc - optind == 2 ? argv[optind + 1] : NULL);
-        teardown(&c);
-        return rc;
-    }
+    if (optind < argc && !strcmp(argv[optind], "status"))
+        return cmd_status(&c, argc - optind - 1, argv + optind + 1);
     if (optind != argc)
         return ctl_usage(&c, "unexpected argument '%s'", argv[optind]);
     if (!problem)
@@ -175,32 +213,7 @@ int cmd_rejudge(int argc, char **argv)
         teardown(&c);
         return rc;
     }
-    json_t *arr = json_array();
-    for (size_t i = 0; i < rp.n; i++) {
-        const struct store_rejudge_item *it = &rp.items[i];
-        const char *result = dry ? "dry-run" : it->result;
-        if (c.json)
-            json_array_append_new(arr, json_pack("{s:s, s:s, s:s}", "id", it->id, "verdict", it->verdict, "result",
-                                                 result));
-        else
-            printf("%s %s %s\n", it->id, it->verdict, result);
-    }
-    if (c.json) {
-        json_t *j = json_pack("{s:s?, s:s, s:s?, s:b, s:I, s:I, s:o}", "id", rp.id[0] ? rp.id : NULL, "problem",
-                              problem, "version", rp.version[0] ? rp.version : NULL, "dry_run", dry, "matched",
-                              (json_int_t)rp.matched, "queued", (json_int_t)rp.queued, "submissions", arr);
-        print_json(j);
-        json_decref(j);
-    } else {
-        json_decref(arr);
-        if (dry)
-            printf("%zu submission%s would be rejudged\n", rp.matched, rp.matched == 1 ? "" : "s");
-        else if (rp.matched)
-            printf("rejudge %s: %zu of %zu queued with version %s\n", rp.id, rp.queued, rp.matched,
-                   rp.version[0] ? rp.version : "(local)");
-        else
-            printf("no submission matched\n");
-    }
+    print_rejudge(&c, &rp, problem, dry);
     store_rejudge_free(&rp);
     teardown(&c);
     return 0;

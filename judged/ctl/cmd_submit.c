@@ -68,6 +68,51 @@ static int problem_version(struct common *c, const char *problem, char version[6
     return 0;
 }
 
+/* Reads SOURCE and admits it into pool: prints the id (or the JSON
+ * document); the exit status. */
+static int read_and_admit(struct common *c, const struct jd_pool_cfg *pool, const char *problem,
+                          const char *lang, const char *key, const char *priority, const char *source)
+{
+    size_t srclen;
+    char err[1024];
+    int rc;
+    char *src = jd_read_file(source, (size_t)c->cfg.max_source, &srclen, err, sizeof err);
+    if (!src)
+        return ctl_fail(c, access(source, F_OK) && strcmp(source, "-") ? "not_found" : "bad_input", "%s", err);
+    if (srclen == 0) {
+        free(src);
+        return ctl_fail(c, "bad_input", "%s: empty source", source);
+    }
+    char version[65];
+    bool stored;
+    if ((rc = setup(c)) || (rc = problem_version(c, problem, version, &stored))) {
+        free(src);
+        return rc;
+    }
+    struct queue_admit_args a = {.pool = pool->name, .lang = lang, .problem = problem,
+                                 .source = src, .source_len = srclen, .key = key,
+                                 .priority = priority, .max_queue = pool->max_queue,
+                                 .max_source = c->cfg.max_source, .version = version};
+    struct queue_admit_reply r;
+    enum queue_rc qrc = queue_admit(&c->conn, &a, &r, err, sizeof err);
+    free(src);
+    if (qrc != QUEUE_OK)   /* the function refuses bad arguments with "ERR judged: ..." */
+        return qrc == QUEUE_ERROR && strstr(err, "judged:") ? ctl_fail(c, "bad_input", "%s", err)
+                                                           : ctl_queue_fail(c, qrc, err);
+    if (r.result == QUEUE_BUSY)
+        return ctl_fail(c, "busy", "pool '%s' has %lld submissions waiting (max_queue %ld); try again later",
+                        pool->name, r.waiting, pool->max_queue);
+    if (c->json) {
+        json_t *j = json_pack("{s:s, s:s, s:b, s:s?}", "id", r.id, "pool", pool->name, "duplicate",
+                              r.result == QUEUE_DUPLICATE, "problem_version", stored ? version : NULL);
+        print_json(j);
+        json_decref(j);
+    } else {
+        printf("%s\n", r.id);
+    }
+    return 0;
+}
+
 int cmd_submit(int argc, char **argv)
 {
     struct common c = {0};
@@ -106,50 +151,7 @@ int cmd_submit(int argc, char **argv)
         teardown(&c);
         return rc;
     }
-    size_t srclen;
-    char err[1024];
-    char *src = jd_read_file(argv[optind], (size_t)c.cfg.max_source, &srclen, err, sizeof err);
-    if (!src) {
-        rc = ctl_fail(&c, access(argv[optind], F_OK) && strcmp(argv[optind], "-") ? "not_found" : "bad_input",
-                      "%s", err);
-        teardown(&c);
-        return rc;
-    }
-    if (srclen == 0) {
-        free(src);
-        rc = ctl_fail(&c, "bad_input", "%s: empty source", argv[optind]);
-        teardown(&c);
-        return rc;
-    }
-    char version[65];
-    bool stored;
-    if ((rc = setup(&c)) || (rc = problem_version(&c, problem, version, &stored))) {
-        free(src);
-        teardown(&c);
-        return rc;
-    }
-    struct queue_admit_args a = {.pool = pool->name, .lang = lang, .problem = problem,
-                                 .source = src, .source_len = srclen, .key = key,
-                                 .priority = priority, .max_queue = pool->max_queue,
-                                 .max_source = c.cfg.max_source, .version = version};
-    struct queue_admit_reply r;
-    enum queue_rc qrc = queue_admit(&c.conn, &a, &r, err, sizeof err);
-    free(src);
-    if (qrc != QUEUE_OK) {
-        /* the function refuses bad arguments with "ERR judged: ..." */
-        rc = qrc == QUEUE_ERROR && strstr(err, "judged:") ? ctl_fail(&c, "bad_input", "%s", err)
-                                                          : ctl_queue_fail(&c, qrc, err);
-    } else if (r.result == QUEUE_BUSY) {
-        rc = ctl_fail(&c, "busy", "pool '%s' has %lld submissions waiting (max_queue %ld); try again later",
-                      pool->name, r.waiting, pool->max_queue);
-    } else if (c.json) {
-        json_t *j = json_pack("{s:s, s:s, s:b, s:s?}", "id", r.id, "pool", pool->name, "duplicate",
-                              r.result == QUEUE_DUPLICATE, "problem_version", stored ? version : NULL);
-        print_json(j);
-        json_decref(j);
-    } else {
-        printf("%s\n", r.id);
-    }
+    rc = read_and_admit(&c, pool, problem, lang, key, priority, argv[optind]);
     teardown(&c);
     return rc;
 }

@@ -173,6 +173,93 @@ static int start_pools(const struct jd_config *cfg)
     return 0;
 }
 
+/* The command line: 0 to go on, else 1 + the exit status (--help, --version,
+ * a usage error). */
+static int parse_args(int argc, char **argv, const char **config, const char **host)
+{
+    static const struct option opts[] = {
+        {"config", required_argument, NULL, 'c'},
+        {"host", required_argument, NULL, 'H'},
+        {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, 'V'},
+        {NULL, 0, NULL, 0},
+    };
+    int c;
+    while ((c = getopt_long(argc, argv, "c:H:h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'c': *config = optarg; break;
+        case 'H': *host = optarg; break;
+        case 'h': usage(stdout); return 1;
+        case 'V': printf("judged %s\n", JUDGED_VERSION); return 1;
+        default: usage(stderr); return 1 + 2;
+        }
+    }
+    if (optind != argc) {
+        usage(stderr);
+        return 1 + 2;
+    }
+    if (!*config)
+        *config = jd_default_config();
+    return 0;
+}
+
+/* Everything that can refuse a start, before any thread runs: the file,
+ * the slots, the metrics address (bound first: a port in use is refused
+ * with nothing to undo), the embedded Redis and the Functions library.
+ * Returns the installed snapshot (with a reference the caller puts), or
+ * NULL after saying why on stderr. */
+static struct snapshot *start_config(const char *config, const char *host_opt, int *redis_pid)
+{
+    char err[1024];
+    struct jd_config cfg;
+    if (jd_config_load(&cfg, config, err, sizeof err)) {
+        fprintf(stderr, "judged: %s\n", err);
+        return NULL;
+    }
+    if (host_opt) {
+        free(cfg.host);
+        cfg.host = strdup(host_opt);
+    }
+    judged.host = strdup(cfg.host);
+    if (config_usable(&cfg, err, sizeof err) || lock_slots(&cfg, err, sizeof err) ||
+        metrics_start(&judged.metrics, &cfg, err, sizeof err)) {
+        fprintf(stderr, "judged: %s\n", err);
+        return NULL;
+    }
+    judged.pcache = pcache_new();
+    if (!cfg.redis && (*redis_pid = jd_embedded_start(&cfg, err, sizeof err)) < 0) {
+        fprintf(stderr, "judged: embedded redis: %s\n", err);
+        return NULL;
+    }
+    jd_redis_url(&cfg, judged.redis_url, sizeof judged.redis_url);
+    struct snapshot *s = snapshot_new(&cfg);
+    atomic_fetch_add(&s->refs, 1);
+    snapshot_install(s);
+    if (library_ready(err, sizeof err)) {
+        fprintf(stderr, "judged: %s\n", err);
+        snapshot_put(s);
+        return NULL;
+    }
+    metrics_redis(&judged.metrics, true);   /* it answered; the heartbeat keeps this current */
+    return s;
+}
+
+/* After the stop signal: jobs finish or are given back, threads end. */
+static void stop_all(pthread_t hb, pthread_t val, int redis_pid)
+{
+    pools_shutdown();
+    pthread_join(val, NULL);
+    atomic_store(&judged.hb_stop, true);
+    pthread_join(hb, NULL);
+    metrics_stop(&judged.metrics);
+    for (struct pool *p = judged.pools; p; p = p->next)
+        if (p->runner)
+            runner_close(p->runner);
+    jd_embedded_stop(redis_pid);
+    slotlock_release();
+    logmsg("stopped (%lu redis round trips)", (unsigned long)atomic_load(&queue_round_trips));
+}
+
 int main(int argc, char **argv)
 {
     /* First of all: a SIGHUP or SIGTERM sent while we start (a reload right
@@ -188,66 +275,15 @@ int main(int argc, char **argv)
     pthread_sigmask(SIG_BLOCK, &set, NULL);
     signal(SIGPIPE, SIG_IGN);
     const char *config = NULL, *host_opt = NULL;
-    static const struct option opts[] = {
-        {"config", required_argument, NULL, 'c'},
-        {"host", required_argument, NULL, 'H'},
-        {"help", no_argument, NULL, 'h'},
-        {"version", no_argument, NULL, 'V'},
-        {NULL, 0, NULL, 0},
-    };
-    int c;
-    while ((c = getopt_long(argc, argv, "c:H:h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'c': config = optarg; break;
-        case 'H': host_opt = optarg; break;
-        case 'h': usage(stdout); return 0;
-        case 'V': printf("judged %s\n", JUDGED_VERSION); return 0;
-        default: usage(stderr); return 2;
-        }
-    }
-    if (optind != argc) {
-        usage(stderr);
-        return 2;
-    }
-    if (!config)
-        config = jd_default_config();
-    char err[1024];
-    struct jd_config cfg;
-    if (jd_config_load(&cfg, config, err, sizeof err)) {
-        fprintf(stderr, "judged: %s\n", err);
-        return 1;
-    }
-    if (host_opt) {
-        free(cfg.host);
-        cfg.host = strdup(host_opt);
-    }
-    judged.host = strdup(cfg.host);
-    /* the metrics server binds before anything else starts: a port in use
-     * is refused like the rest, with nothing to undo */
-    if (config_usable(&cfg, err, sizeof err) || lock_slots(&cfg, err, sizeof err) ||
-        metrics_start(&judged.metrics, &cfg, err, sizeof err)) {
-        fprintf(stderr, "judged: %s\n", err);
-        return 1;
-    }
-    judged.pcache = pcache_new();
+    int rc = parse_args(argc, argv, &config, &host_opt);
+    if (rc)
+        return rc - 1;
     int redis_pid = 0;
-    if (!cfg.redis) {
-        redis_pid = jd_embedded_start(&cfg, err, sizeof err);
-        if (redis_pid < 0) {
-            fprintf(stderr, "judged: embedded redis: %s\n", err);
-            return 1;
-        }
-    }
-    jd_redis_url(&cfg, judged.redis_url, sizeof judged.redis_url);
-    struct snapshot *s = snapshot_new(&cfg);
-    atomic_fetch_add(&s->refs, 1);
-    snapshot_install(s);
-    if (library_ready(err, sizeof err)) {
-        fprintf(stderr, "judged: %s\n", err);
+    struct snapshot *s = start_config(config, host_opt, &redis_pid);
+    if (!s) {
         jd_embedded_stop(redis_pid);
         return 1;
     }
-    metrics_redis(&judged.metrics, true);   /* it answered; the heartbeat keeps this current */
     pools_publish(&s->cfg);
     reload_init(s->cfg.languages);
     if (start_pools(&s->cfg)) {
@@ -271,16 +307,6 @@ int main(int argc, char **argv)
             continue;
         break;
     }
-    pools_shutdown();
-    pthread_join(val, NULL);
-    atomic_store(&judged.hb_stop, true);
-    pthread_join(hb, NULL);
-    metrics_stop(&judged.metrics);
-    for (struct pool *p = judged.pools; p; p = p->next)
-        if (p->runner)
-            runner_close(p->runner);
-    jd_embedded_stop(redis_pid);
-    slotlock_release();
-    logmsg("stopped (%lu redis round trips)", (unsigned long)atomic_load(&queue_round_trips));
+    stop_all(hb, val, redis_pid);
     return 0;
 }

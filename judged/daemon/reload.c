@@ -93,113 +93,154 @@ void reload_init(const char *languages_dir)
     lang_fp = languages_fingerprint(languages_dir);
 }
 
-bool reload(const char *path, const sigset_t *stopset)
+/* Index of pool name in cfg, or -1. */
+static int pool_index(const struct jd_config *cfg, const char *name)
+{
+    for (int i = 0; i < cfg->npools; i++)
+        if (!strcmp(cfg->pools[i].name, name))
+            return i;
+    return -1;
+}
+
+/* Phase 1: the new file, refused like a start would be (languages,
+ * problems, another judged's slots): then the old configuration stays, and
+ * so do its slots. Returns the installed snapshot, with a reference the
+ * caller puts, or NULL. */
+static struct snapshot *install_new_config(const char *path)
 {
     struct jd_config nc;
     char err[1024];
-    /* refused like a start would be (languages, problems, another judged's
-     * slots): the old configuration stays, and so do its slots */
     if (jd_config_load(&nc, path, err, sizeof err) || config_usable(&nc, err, sizeof err) ||
         slotlock_acquire(&nc, err, sizeof err)) {
         logwarn("SIGHUP: configuration not reloaded: %s", err);
         jd_config_free(&nc);
-        return false;
+        return NULL;
     }
     struct snapshot *old = snapshot_get();
     /* settings that need a restart stay as they are (core's key table) */
     jd_config_keep_restart(&nc, &old->cfg, restart_needed, NULL);
     snapshot_put(old);
     struct snapshot *s = snapshot_new(&nc);
-    const struct jd_config *cfg = &s->cfg;
-    atomic_fetch_add(&s->refs, 1); /* ours, until the end of the reload */
+    atomic_fetch_add(&s->refs, 1); /* the caller's, until the end of the reload */
     snapshot_install(s);
-    pools_publish(cfg);
+    pools_publish(&s->cfg);
+    return s;
+}
 
+/* Phase 2: the live pools that must drain (removed, moved, resized, new
+ * languages); removed ones stop claiming, the others hold. Returns how many
+ * went into marked (sized for every pool). */
+static int mark_pools(const struct jd_config *cfg, bool langs_changed, struct pool ***marked)
+{
+    pthread_mutex_lock(&judged.pools_mu);
+    int n = 0, cap = 1;
+    for (struct pool *p = judged.pools; p; p = p->next)
+        cap++;
+    *marked = calloc((size_t)cap, sizeof **marked);
+    for (struct pool *p = judged.pools; p; p = p->next) {
+        if (atomic_load(&p->stop))
+            continue;
+        int i = pool_index(cfg, p->name);
+        if (i < 0) {
+            logmsg("SIGHUP: pool %s removed: it stops claiming here", p->name);
+            atomic_store(&p->stop, true);
+            (*marked)[n++] = p;
+        } else if (langs_changed || p->first_slot != pool_first_slot(cfg, i) ||
+                   p->slots != cfg->pools[i].slots) {
+            pthread_mutex_lock(&p->mu);
+            p->hold = true;
+            pthread_mutex_unlock(&p->mu);
+            (*marked)[n++] = p;
+        }
+    }
+    pthread_mutex_unlock(&judged.pools_mu);
+    return n;
+}
+
+/* Phase 4: every marked pool's runner closed first (two runners never share
+ * a slot), then the pools that stay reopened on their new ranges. */
+static void reopen_pools(struct pool **marked, int n, const struct jd_config *cfg)
+{
+    char err[1024];
+    for (int m = 0; m < n; m++) {
+        if (marked[m]->runner)
+            runner_close(marked[m]->runner);
+        marked[m]->runner = NULL;
+    }
+    for (int m = 0; m < n; m++) {
+        struct pool *p = marked[m];
+        int i = pool_index(cfg, p->name);
+        if (atomic_load(&p->stop) || i < 0)
+            continue;
+        pthread_mutex_lock(&p->mu);
+        p->first_slot = pool_first_slot(cfg, i);
+        p->slots = cfg->pools[i].slots;
+        pthread_mutex_unlock(&p->mu);
+        if (pool_open_runner(p, cfg, err, sizeof err))
+            logmsg("pool %s: cannot open the runner: %s", p->name, err);
+        pool_start_workers(p);
+        pthread_mutex_lock(&p->mu);
+        p->hold = false;
+        pthread_cond_broadcast(&p->cv_slot);
+        pthread_mutex_unlock(&p->mu);
+        logmsg("pool %s: reopened", p->name);
+    }
+}
+
+static bool has_new_pools(const struct jd_config *cfg)
+{
+    bool found = false;
+    pthread_mutex_lock(&judged.pools_mu);
+    for (int i = 0; i < cfg->npools; i++)
+        if (!find_live(cfg->pools[i].name))
+            found = true;
+    pthread_mutex_unlock(&judged.pools_mu);
+    return found;
+}
+
+/* Phase 5: pools new in the file start. */
+static void add_new_pools(const struct jd_config *cfg)
+{
+    for (int i = 0; i < cfg->npools; i++) {
+        pthread_mutex_lock(&judged.pools_mu);
+        struct pool *p = find_live(cfg->pools[i].name);
+        pthread_mutex_unlock(&judged.pools_mu);
+        if (p)
+            continue;
+        p = pool_new(cfg->pools[i].name, pool_first_slot(cfg, i), cfg->pools[i].slots);
+        int rc = pool_start(p, cfg);
+        pthread_mutex_lock(&judged.pools_mu);
+        p->next = judged.pools;
+        judged.pools = p;
+        pthread_mutex_unlock(&judged.pools_mu);
+        if (rc == 0)
+            logmsg("SIGHUP: pool %s added", p->name);
+    }
+}
+
+bool reload(const char *path, const sigset_t *stopset)
+{
+    struct snapshot *s = install_new_config(path);
+    if (!s)
+        return false;
+    const struct jd_config *cfg = &s->cfg;
     unsigned long long fp = languages_fingerprint(cfg->languages);
     bool langs_changed = fp != lang_fp;
     lang_fp = fp;
 
-    /* which live pools must drain: removed, moved, resized, new languages */
-    pthread_mutex_lock(&judged.pools_mu);
-    int nmarked = 0, cap = 1;
-    for (struct pool *p = judged.pools; p; p = p->next)
-        cap++;
-    struct pool **marked = calloc((size_t)cap, sizeof *marked);
-    for (struct pool *p = judged.pools; p; p = p->next) {
-        if (atomic_load(&p->stop))
-            continue;
-        int i;
-        for (i = 0; i < cfg->npools && strcmp(cfg->pools[i].name, p->name); i++)
-            ;
-        if (i == cfg->npools) {
-            logmsg("SIGHUP: pool %s removed: it stops claiming here", p->name);
-            atomic_store(&p->stop, true);
-            marked[nmarked++] = p;
-            continue;
-        }
-        if (langs_changed || p->first_slot != pool_first_slot(cfg, i) || p->slots != cfg->pools[i].slots) {
-            pthread_mutex_lock(&p->mu);
-            p->hold = true;
-            pthread_mutex_unlock(&p->mu);
-            marked[nmarked++] = p;
-        }
-    }
-    pthread_mutex_unlock(&judged.pools_mu);
+    struct pool **marked;
+    int nmarked = mark_pools(cfg, langs_changed, &marked);
     bool stopped = false;
-    bool need_new = false;
-    for (int i = 0; i < cfg->npools; i++)
-        if (!find_live(cfg->pools[i].name))
-            need_new = true;
-    if (nmarked > 0 || need_new) {
+    if (nmarked > 0 || has_new_pools(cfg)) {
         logmsg("SIGHUP: %d pool(s) drain before they reopen", nmarked);
-        stopped = drain(marked, nmarked, stopset);
+        stopped = drain(marked, nmarked, stopset); /* phase 3 */
     }
     if (!stopped) {
-        for (int m = 0; m < nmarked; m++) {
-            struct pool *p = marked[m];
-            if (p->runner)
-                runner_close(p->runner);
-            p->runner = NULL;
-        }
-        for (int m = 0; m < nmarked; m++) {
-            struct pool *p = marked[m];
-            if (atomic_load(&p->stop))
-                continue;
-            int i;
-            for (i = 0; strcmp(cfg->pools[i].name, p->name); i++)
-                ;
-            pthread_mutex_lock(&p->mu);
-            p->first_slot = pool_first_slot(cfg, i);
-            p->slots = cfg->pools[i].slots;
-            pthread_mutex_unlock(&p->mu);
-            if (pool_open_runner(p, cfg, err, sizeof err))
-                logmsg("pool %s: cannot open the runner: %s", p->name, err);
-            pool_start_workers(p);
-            pthread_mutex_lock(&p->mu);
-            p->hold = false;
-            pthread_cond_broadcast(&p->cv_slot);
-            pthread_mutex_unlock(&p->mu);
-            logmsg("pool %s: reopened", p->name);
-        }
-        for (int i = 0; i < cfg->npools; i++) {
-            pthread_mutex_lock(&judged.pools_mu);
-            struct pool *p = find_live(cfg->pools[i].name);
-            pthread_mutex_unlock(&judged.pools_mu);
-            if (p)
-                continue;
-            p = pool_new(cfg->pools[i].name, pool_first_slot(cfg, i), cfg->pools[i].slots);
-            int rc = pool_start(p, cfg);
-            pthread_mutex_lock(&judged.pools_mu);
-            p->next = judged.pools;
-            judged.pools = p;
-            pthread_mutex_unlock(&judged.pools_mu);
-            if (rc == 0)
-                logmsg("SIGHUP: pool %s added", p->name);
-        }
+        reopen_pools(marked, nmarked, cfg);
+        add_new_pools(cfg);
+        slotlock_keep(cfg); /* every pool is on its new slots: the old ones go */
     }
     free(marked);
-    if (!stopped)
-        slotlock_keep(cfg); /* every pool is on its new slots: the old ones go */
     snapshot_put(s);
     logmsg("SIGHUP: configuration reloaded");
     return stopped;
