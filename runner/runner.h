@@ -9,7 +9,8 @@
  *   struct runner_request req = {.problem_dir = "...", .language = "c",
  *                                .source = src, .source_len = n};
  *   struct runner_report *rep;
- *   runner_judge(r, &req, &rep, err, sizeof err);
+ *   enum runner_failure failure;               // on -1: retry or not
+ *   runner_judge(r, &req, &rep, &failure, err, sizeof err);
  *   char *json = runner_report_json(rep);      // the judgectl --json object
  *   runner_report_free(rep);
  */

@@ -1,6 +1,8 @@
-/* commands.h - judgectl's subcommands (internal to judged/). Each returns the
- * process exit status: 0 success, 1 a failure the user should read about,
- * 2 bad usage. argv[0] is the subcommand name. */
+/* commands.h - judgectl's subcommands (private to judged/ctl/). Each returns
+ * the process exit status of ctl_exit_table (ctl_common.c): 0 success, 1 the
+ * answer is no, 3 a judge's IE, sysexits.h's codes for failures (64 bad
+ * usage, 65 bad input, 66 not found, 69 unavailable, ...). argv[0] is the
+ * subcommand name. */
 #ifndef JUDGED_COMMANDS_H
 #define JUDGED_COMMANDS_H
 
