@@ -191,8 +191,8 @@ static const struct key_def api_keys[] = {
      -1, NULL, "of those, from one client address (default: 64, at most max_connections)"},
     {"max_streams_per_token", KT_INT, AF(max_streams_per_token), 1, 100000, "32", false, -1, NULL,
      "event streams one token may hold open (more: 429)"},
-    {"rate", KT_RATE, AF(rate), 0, 10000000, "0", false, -1, NULL,
-     "requests per second per token (0: unlimited)"},
+    {"rate", KT_RATE, AF(rate), 0, 10000000, "100", false, -1, NULL,
+     "requests per second per token, a token bucket (0: unlimited)"},
     {"burst", KT_LONG, AF(burst), 1, 10000000, NULL, false, -1, NULL,
      "a token's bucket (default: 2 x rate + 1)"},
     {"sse_heartbeat", KT_DURATION, AF(sse_heartbeat_ms), 0, 0, "15s", false, -1, NULL,
@@ -229,8 +229,8 @@ static const struct key_def pool_keys[] = {
      "the language ids this pool judges (required; a language is in one pool)"},
     {"slots", KT_INT, PF(slots), 0, 256, "1", false, -1, NULL,
      "submissions judged at once on this host (2 sandbox slots each)"},
-    {"max_queue", KT_LONG, PF(max_queue), 1, 1000000000, NULL, false, -1, NULL,
-     "admission answers busy beyond this many waiting jobs (absent: unlimited)"},
+    {"max_queue", KT_LONG, PF(max_queue), 0, 1000000000, "10000", false, -1, NULL,
+     "admission answers busy beyond this many waiting jobs (0: unlimited)"},
 };
 
 static const struct key_table api_table = TABLE("api.", api_keys);

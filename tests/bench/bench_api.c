@@ -192,8 +192,8 @@ int main(int argc, char **argv)
     snprintf(tokens, sizeof tokens, "%s/tokens", dir);
     FILE *f = fopen(cfg, "w");
     fprintf(f, "redis: unix://%s\nproblems: %s/problems\nlanguages: %s/languages\nmax_source: 64K\n"
-               "pools:\n  native: {languages: [c, cpp], slots: 1}\n"
-               "api:\n  listen: 127.0.0.1:0\n  tokens: %s\n  max_connections: 64\n",
+               "pools:\n  native: {languages: [c, cpp], slots: 1, max_queue: 0}\n"
+               "api:\n  listen: 127.0.0.1:0\n  tokens: %s\n  max_connections: 64\n  rate: 0\n",
             sock, dir, JUDGED_SOURCE_DIR, tokens);
     fclose(f);
     char cmd[4096], tok[200] = "";

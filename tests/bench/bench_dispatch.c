@@ -79,7 +79,7 @@ int main(int argc, char **argv)
     snprintf(log, sizeof log, "%s/judged.log", B_dir);
     FILE *f = fopen(cfg, "w");
     fprintf(f, "redis: %s\nstate_dir: %s/state\nproblems: %s\nlanguages: %s\nhost: bench\n"
-               "lease: 30s\nheartbeat: 1s\npools:\n  native: {languages: [c], slots: %d}\n",
+               "lease: 30s\nheartbeat: 1s\npools:\n  native: {languages: [c], slots: %d, max_queue: 0}\n",
             B_url, B_dir, B_dir, B_dir, slots);
     fclose(f);
     freeReplyObject(queue_cmd(&k, "XGROUP CREATE bench:raw g $ MKSTREAM"));

@@ -177,7 +177,7 @@ static void write_configs(const struct opts *o)
             b_die("cannot write a host config");
         fprintf(f, "redis: %s\nstate_dir: %s/h%03d\nproblems: %s\nlanguages: %s\nhost: fleet-%03d\n"
                    "lease: %gs\nheartbeat: %gs\nfirst_slot: %d\npools:\n"
-                   "  native: {languages: [c], slots: %d}\n",
+                   "  native: {languages: [c], slots: %d, max_queue: 0}\n",
                 B_url, B_dir, i, B_dir, JUDGED_LANG_DIR, i, o->lease, o->heartbeat,
                 i * 2 * o->slots, o->slots);
         fclose(f);

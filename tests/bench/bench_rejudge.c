@@ -63,7 +63,7 @@ int main(int argc, char **argv)
     FILE *f = fopen(cfg, "w");
     fprintf(f, "redis: %s\nstate_dir: %s/state\nproblems: %s/problems\nlanguages: %s/languages\n"
                "host: bench\nfirst_slot: 730\nlease: 30s\nheartbeat: 1s\n"
-               "pools:\n  native: {languages: [c], slots: 2}\n", B_url, B_dir, B_dir, JUDGED_SOURCE_DIR);
+               "pools:\n  native: {languages: [c], slots: 2, max_queue: 0}\n", B_url, B_dir, B_dir, JUDGED_SOURCE_DIR);
     fclose(f);
     pid_t jd = b_judged(JUDGED_BIN_DIR "/judged", cfg, log);
     struct queue_conn k;

@@ -129,7 +129,7 @@ int main(int argc, char **argv)
     fprintf(f, "redis: unix://%s\nproblems: %s\nlanguages: %s/languages\n"
                "pools:\n  native: {languages: [c, cpp], slots: 1}\n"
                "api:\n  listen: 127.0.0.1:0\n  tokens: %s\n  max_connections: %d\n"
-               "  max_connections_per_address: %d\n  max_streams_per_token: %d\n",
+               "  max_connections_per_address: %d\n  max_streams_per_token: %d\n  rate: 0\n",
             sock, dir, JUDGED_SOURCE_DIR, tokens, nclients + 16, nclients + 16, nclients + 16);
     fclose(f);
     snprintf(cmd, sizeof cmd, "%s/judgectl --config %s tokens add bench --role read", JUDGED_BIN_DIR, cfg);

@@ -54,7 +54,7 @@ static void start_server(void)
              "languages: %s/languages\nmax_source: 4K\n"
              "pools:\n  native: {languages: [c], slots: 1}\n"
              "api:\n  listen: 127.0.0.1:0\n  tokens: %s/tokens\n  max_connections: 1000\n"
-             "  max_connections_per_address: 1000\n",
+             "  max_connections_per_address: 1000\n  rate: 0\n",
              world, world, world, world);
     world_put("judged.yaml", text);
     snprintf(path, sizeof path, "%s/judged.yaml", world);

@@ -552,6 +552,39 @@ Test(api, backpressure_and_rate_limit)
     check_openapi();
 }
 
+/* Issue 25: with no rate in the file, one token was unlimited (2,000
+ * admissions of 64 KiB in 7.7 s). The default is a bucket of 201 filled at
+ * 100/s: the first 200 quick requests all pass, and once more requests have
+ * been sent than the bucket could have held in the time they took, one of
+ * them must have been refused. Both are decided from the measured time,
+ * not from a margin: a slow machine only makes the loop longer. */
+Test(api, a_token_has_a_rate_by_default)
+{
+    start("  native: {languages: [c, cpp], slots: 1}\n", NULL, false);
+    long long t0 = t_now_ms();
+    int sent = 0, first_refused = -1;
+    char ra[32];
+    while (sent < 5000 && first_refused < 0) {
+        struct resp r = http("GET", "/v1/languages", "/v1/languages", tok_read, NULL, NULL);
+        if (r.status == 429) {
+            cr_assert(header(&r, "Retry-After", ra, sizeof ra) && atoi(ra) >= 1);
+            first_refused = sent;
+        } else {
+            cr_assert_eq(r.status, 200, "%d: %s", r.status, r.body);
+        }
+        resp_free(&r);
+        sent++;
+    }
+    double allowed = 201 + 100 * (double)(t_now_ms() - t0) / 1000;
+    if (first_refused >= 0)
+        cr_assert_geq(first_refused, 200, "the burst lets 201 requests through, refused at %d",
+                      first_refused);
+    else
+        cr_assert_leq(sent, allowed, "%d requests passed where a bucket of 201 at 100/s allows %.0f",
+                      sent, allowed);
+    check_openapi();
+}
+
 Test(api, long_poll_result_and_metrics)
 {
     start("  native: {languages: [c, cpp], slots: 1}\n", NULL, true);

@@ -56,7 +56,7 @@ Test(config, full_example)
     cr_assert_str_eq(cfg.pools[0].name, "native");
     cr_assert_eq(cfg.pools[0].nlanguages, 2);
     cr_assert_eq(cfg.pools[0].max_queue, 10000);
-    cr_assert_eq(cfg.pools[1].max_queue, 0);
+    cr_assert_eq(cfg.pools[1].max_queue, 10000, "a queue has a bound by default");
     cr_assert_str_eq(jd_pool_for_language(&cfg, "cpp")->name, "native");
     cr_assert_str_eq(jd_pool_for_language(&cfg, "java")->name, "java");
     cr_assert_null(jd_pool_for_language(&cfg, "cobol"));
@@ -172,7 +172,8 @@ Test(config, api_section_for_judge_api)
     cr_assert_eq(cfg.api.max_connections, 512);
     cr_assert_eq(cfg.api.max_connections_per_address, 64, "one address cannot take them all");
     cr_assert_eq(cfg.api.max_streams_per_token, 32);
-    cr_assert_eq(cfg.api.rate, 0);
+    cr_assert_eq(cfg.api.rate, 100, "a token has a rate by default");
+    cr_assert_eq(cfg.api.burst, 201);
     cr_assert_eq(cfg.api.sse_heartbeat_ms, 15000);
     cr_assert_null(cfg.api.webhook_secret);
     cr_assert_not(cfg.api.webhook_allow_private);
@@ -330,13 +331,12 @@ Test(config, every_default_of_the_key_table_parses)
     cr_assert_eq(cfg.store_quota, 16L << 30);
     cr_assert_eq(cfg.package_limits.tests, 0, "the runner's default");
     cr_assert_eq(cfg.pools[0].slots, 1);
-    cr_assert_eq(cfg.pools[0].max_queue, 0, "unlimited");
+    cr_assert_eq(cfg.pools[0].max_queue, 10000);
     cr_assert_eq(cfg.api.webhook_retry_for_ms, 3600 * 1000);
     cr_assert_eq(cfg.api.webhook_timeout_ms, 10000);
     cr_assert_eq(cfg.api.webhook_workers, 8);
     cr_assert_eq(cfg.api.webhook_per_destination, 2);
     cr_assert_eq(cfg.api.sse_buffer, 10000);
-    cr_assert_eq(cfg.api.burst, 1);
     jd_config_free(&cfg);
     unlink(path);
 }
