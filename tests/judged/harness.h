@@ -237,18 +237,31 @@ static void t_teardown(void)
     }
 }
 
-/* Writes the config of host NAME; POOLS is the yaml of the pools mapping. */
+/* Writes the config of host NAME; POOLS is the yaml of the pools mapping.
+ * EXTRA (top-level keys) may set any of the test defaults below again: a
+ * default EXTRA gives is left out, since judged refuses a key given twice. */
 static void t_config(const char *name, int first_slot, const char *extra, const char *pools,
                      char *path, size_t len)
 {
+    static const char *const defaults[][2] = {
+        {"lease", "2s"}, {"heartbeat", "500ms"}, {"retry_backoff", "200ms"}, {"grace", "10s"},
+    };
+    char def[256] = "", key[64];
+    for (size_t i = 0; i < sizeof defaults / sizeof defaults[0]; i++) {
+        snprintf(key, sizeof key, "%s:", defaults[i][0]);
+        const char *at = extra ? strstr(extra, key) : NULL;
+        if (at && (at == extra || at[-1] == '\n'))
+            continue;
+        size_t n = strlen(def);
+        snprintf(def + n, sizeof def - n, "%s: %s\n", defaults[i][0], defaults[i][1]);
+    }
     snprintf(path, len, "%s/%s.yaml", T_dir, name);
     t_write(path,
             "redis: unix://%s\nstate_dir: %s/state-%s\nproblems: %s/problems\n"
-            "languages: %s/languages\nhost: %s\nfirst_slot: %d\n"
-            "lease: 2s\nheartbeat: 500ms\nretry_backoff: 200ms\ngrace: 10s\n"
+            "languages: %s/languages\nhost: %s\nfirst_slot: %d\n%s"
             "%s"
             "pools:\n%s",
-            T_sock, T_dir, name, T_dir, SRC, name, first_slot, extra ? extra : "", pools);
+            T_sock, T_dir, name, T_dir, SRC, name, first_slot, def, extra ? extra : "", pools);
 }
 
 #define POOLS_DEFAULT \
