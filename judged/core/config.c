@@ -311,7 +311,7 @@ static int fail(struct ctx *c, const yaml_node_t *n, const char *key, const char
 
 static int fail(struct ctx *c, const yaml_node_t *n, const char *key, const char *fmt, ...)
 {
-    char msg[256];
+    char msg[512];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
@@ -557,9 +557,12 @@ static const struct key_def *find_key(const struct key_table *t, const char *nam
     return NULL;
 }
 
-/* "unknown key (expected a, b, c)" from the table. */
+/* "unknown key (expected a, b, c)" from the table; the top level has too
+ * many keys for one line, so it points to their reference. */
 static int fail_unknown(struct ctx *c, const struct key_table *t, yaml_node_t *k, const char *key)
 {
+    if (t == &root_table)
+        return fail(c, k, key, "unknown key (judged/DESIGN.md, \"Configuration\", lists every key)");
     char list[1024] = "";
     size_t used = 0;
     for (size_t i = 0; i < t->n && used < sizeof list; i++)
