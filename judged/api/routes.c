@@ -169,7 +169,7 @@ static const struct api_route routes[] = {
     {API_GET, "/v1/submissions/{id}", SUBMIT_OR_READ, "reading submissions", get_submission, 0},
     {API_GET, "/v1/submissions/{id}/events", SUBMIT_OR_READ, "reading submissions", submission_events, 0},
     /* no resources, but their method and role were checked before the 404
-     * (the old router took any path of up to three segments here as its) */
+     * (the old router took any path of up to three segments here as its own) */
     {API_GET, "/v1/submissions/{id}/{x}", SUBMIT_OR_READ, "reading submissions", NULL, 0},
     {API_GET, "/v1/submissions/{id}/{x}/{y}", SUBMIT_OR_READ, "reading submissions", NULL, 0},
     {API_GET, "/v1/events", ROLE_READ, "events", api_events, 0},
@@ -244,12 +244,11 @@ static bool next_segment(const char **s, const char **seg, size_t *len)
 /* Does path match rt's pattern? Binds its {...} values into b. */
 static bool match(const struct api_route *rt, const char *path, struct binding *b)
 {
-    size_t fixed = fixed_len(rt->pattern);
-    const char *s = path + fixed, *p = rt->pattern + fixed, *ps, *vs;
-    size_t pl, vl;
+    size_t fixed = fixed_len(rt->pattern), pl, vl;
     b->n = 0;
     if (strncmp(path, rt->pattern, fixed))
-        return false;
+        return false;   /* before s is set: a shorter path has no byte at fixed */
+    const char *s = path + fixed, *p = rt->pattern + fixed, *ps, *vs;
     if (!*p)
         return !s[(rt->flags & ROUTE_SLASHES) ? strspn(s, "/") : 0];
     if (p[strcspn(p, "}") - 1] == '*') {   /* {rest*}: the rest as it is */
