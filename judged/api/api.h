@@ -3,7 +3,7 @@
  * header, shared by its files; nothing outside judged/api/ includes it).
  * Knows Redis and the queue protocol (queue/queue.h) and judged's
  * configuration (core.h); nothing of runner/ or sandbox/.
- * Theory of operation: server.c. Endpoints: openapi.yaml.
+ * Theory of operation: server.c. Endpoints: openapi.yaml, routes.c.
  */
 #ifndef JUDGED_API_H
 #define JUDGED_API_H
@@ -114,6 +114,7 @@ struct req {
     const struct api_token *tok;   /* NULL: no valid bearer token */
     char tok_name[65];
     unsigned roles;
+    const char *param[3];    /* the route's {...} values, in its pattern's order (routes.c) */
 };
 
 /* Connections to Redis come from a small pool (hiredis contexts are not
@@ -136,8 +137,46 @@ enum MHD_Result api_text_h(struct req *r, unsigned status, const char *type, con
                            ...);
 /* A query argument or NULL. */
 const char *api_arg(struct req *r, const char *name);
-/* 403 unless the request's token has one of the roles (admin has them all). */
+/* Whether the request's token has one of the roles (admin has them all). */
 bool api_has_role(const struct req *r, unsigned roles);
+/* 0: the request's bearer token is known and within its rate (tok_name and
+ * roles set); else a 401 or 429 was queued and *ret is its result. */
+int api_authenticate(struct req *r, enum MHD_Result *ret);
+
+/* ---------------------------------------------------------------- routes */
+
+/* The route table (routes.c, theory at its top): every endpoint once. */
+enum { API_GET = 1, API_HEAD = 2, API_POST = 4, API_PUT = 8, API_DELETE = 16 };
+/* A route's roles are ROLE_* bits, any of which admits (admin has them
+ * all); or no token at all, or any valid token. */
+enum { ROUTE_PUBLIC = 0, ROUTE_ANY_TOKEN = ROLE_SUBMIT | ROLE_READ | ROLE_SETTER | ROLE_ADMIN };
+enum {
+    ROUTE_SLASHES = 1,       /* a pattern without parameters takes trailing slashes too */
+    ROUTE_UPLOAD = 2,        /* the body is a package up to max_package: token and role before it */
+    ROUTE_AREA_PREFIX = 4,   /* admin: its area is every path beginning with its pattern */
+};
+enum { API_MAX_PARAMS = 3 };
+struct api_route {
+    unsigned methods;        /* API_* bits; any other method matches no route */
+    const char *pattern;     /* "/v1/problems/{name}/versions"; "{rest*}": the rest as it is */
+    unsigned roles;
+    const char *what;        /* what the roles are for, in a 403: "uploading problems" */
+    enum MHD_Result (*fn)(struct req *r);   /* NULL: 404, after the method and role checks */
+    unsigned flags;          /* ROUTE_* */
+};
+/* Routes a request whose body is in: public routes, the token (unless
+ * r->authed), the admin area, the route, its role, its handler. */
+enum MHD_Result api_route(struct req *r);
+/* The upload route a request is for, told by its method and the route's
+ * fixed part (before any '{') alone, so that the token and role are checked
+ * before the body even where the route will not match; NULL: none. */
+const struct api_route *api_route_upload(const char *method, const char *url);
+/* 403: the token lacks rt's roles. */
+enum MHD_Result api_forbidden(struct req *r, const struct api_route *rt);
+/* For tests: the table, and the route that method and url reach (a public
+ * one first), NULL if none. */
+const struct api_route *api_routes(size_t *n);
+const struct api_route *api_route_find(const char *method, const char *url);
 
 /* Webhooks (webhook.c): one delivery thread per judge-api process. */
 int api_webhooks_start(struct api *a, char *err, size_t errlen);

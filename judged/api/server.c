@@ -1,6 +1,6 @@
 /*
- * server.c - judge-api's HTTP server: routing, authentication, rate limits,
- * responses.
+ * server.c - judge-api's HTTP server: authentication, rate limits, framing,
+ * responses (the routes: routes.c).
  *
  * Theory of operation
  * -------------------
@@ -26,13 +26,16 @@
  *
  * A request's body is collected up to api's body limit (2 x max_source, a
  * JSON-escaped source, plus 16 KiB for the other fields); a bigger one gets
- * 413 at once and is not read further. Then: public routes (/healthz,
- * /readyz, /v1/openapi.yaml, the dashboard's files), else the
+ * 413 at once and is not read further. Then the route table (routes.c: one
+ * line per endpoint, its method, pattern, role and handler): public routes
+ * (/healthz, /readyz, /v1/openapi.yaml, the dashboard's files), else the
  * bearer token: its SHA-256 is looked up in the tokens file (only hashes
  * are stored) -> 401; the token's bucket (api.rate per second, api.burst
- * deep) -> 429 with Retry-After; the route's role -> 403. A submitter's
- * token name is recorded with each submission (owner), and it reads only
- * its own submissions.
+ * deep) -> 429 with Retry-After; the route -> 404 or 405; its role -> 403.
+ * A package upload (PUT /v1/problems/NAME, up to max_package) has its token
+ * and role checked when its headers arrive, before any of its body. A
+ * submitter's token name is recorded with each submission (owner), and it
+ * reads only its own submissions.
  */
 #include <arpa/inet.h>
 #include <math.h>
@@ -202,9 +205,7 @@ bool api_has_role(const struct req *r, unsigned roles)
 
 /* --------------------------------------------------------------- access */
 
-/* 0: authenticated (r->tok_name, r->roles set); else a response was queued
- * (401 or 429) and *ret holds its result. */
-static int authenticate(struct req *r, enum MHD_Result *ret)
+int api_authenticate(struct req *r, enum MHD_Result *ret)
 {
     const char *h = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "Authorization");
     if (!h || strncasecmp(h, "Bearer ", 7)) {
@@ -249,188 +250,6 @@ static int authenticate(struct req *r, enum MHD_Result *ret)
         return -1;
     }
     return 0;
-}
-
-static bool is(const char *a, const char *b)
-{
-    return !strcmp(a, b);
-}
-
-/* Splits "/v1/x/y/z" after prefix into up to 3 segments (copied into buf). */
-static int segments(const char *url, const char *prefix, char *buf, size_t len, char *seg[3])
-{
-    size_t pl = strlen(prefix);
-    if (strncmp(url, prefix, pl))
-        return -1;
-    snprintf(buf, len, "%s", url + pl);
-    int n = 0;
-    for (char *save = NULL, *t = strtok_r(buf, "/", &save); t; t = strtok_r(NULL, "/", &save)) {
-        if (n == 3)
-            return -1;
-        seg[n++] = t;
-    }
-    return n;
-}
-
-static enum MHD_Result public_route(struct req *r, bool *handled)
-{
-    *handled = true;
-    const char *u = r->url;
-    bool get = is(r->method, "GET") || is(r->method, "HEAD");
-    if (get && is(u, "/healthz"))
-        return api_json(r, 200, json_pack("{s:s}", "status", "ok"));
-    if (get && is(u, "/readyz")) {
-        struct queue_conn *k = api_conn_get(r->api);
-        redisReply *p = queue_cmd(k, "PING");
-        bool ok = p && p->type == REDIS_REPLY_STATUS;
-        if (p)
-            freeReplyObject(p);
-        char why[300];
-        snprintf(why, sizeof why, "%s", k->err);
-        api_conn_put(r->api, k);
-        /* the reason goes to the log: an anonymous answer names no host,
-         * port, database or user of Redis */
-        if (!ok) {
-            fprintf(stderr, "judge-api: /readyz: redis: %s\n", why[0] ? why : "no answer to PING");
-            return api_json(r, 503, json_pack("{s:s, s:s}", "status", "unavailable", "error",
-                                              "the queue (Redis) does not answer; judge-api's log says why"));
-        }
-        return api_json(r, 200, json_pack("{s:s}", "status", "ready"));
-    }
-    if (get && is(u, "/v1/openapi.yaml"))
-        return api_text(r, 200, "application/yaml", r->api->openapi, r->api->openapi_len);
-    if (get && is(u, "/"))
-        return api_static(r, "index.html");
-    if (get && !strncmp(u, "/static/", 8))
-        return api_static(r, u + 8);
-    *handled = false;
-    return MHD_NO;
-}
-
-static enum MHD_Result method_not_allowed(struct req *r)
-{
-    return api_error(r, 405, NULL, "method %s not allowed on %s", r->method, r->url);
-}
-
-static enum MHD_Result need(struct req *r, const char *role, const char *what)
-{
-    return api_error(r, 403, NULL, "token '%s' lacks the role %s for %s", r->tok_name, role, what);
-}
-
-/* The problem store: reading needs setter or read, changing needs setter. */
-static enum MHD_Result problems_route(struct req *r)
-{
-    char buf[512];
-    char *s[3];
-    int n;
-    bool get = is(r->method, "GET"), put = is(r->method, "PUT"), del = is(r->method, "DELETE");
-    if ((n = segments(r->url, "/v1/uploads/", buf, sizeof buf, s)) == 1) {
-        if (!get)
-            return method_not_allowed(r);
-        return api_has_role(r, ROLE_SETTER) ? api_upload_get(r, s[0]) : need(r, "setter", "uploads");
-    }
-    n = segments(r->url, "/v1/problems", buf, sizeof buf, s);
-    if (n < 0 || (n > 0 && r->url[12] != '/') || n > 2 || (n == 2 && !is(s[1], "versions")))
-        return api_error(r, 404, NULL, "no such resource %s", r->url);
-    if (get) {
-        if (!api_has_role(r, ROLE_SETTER | ROLE_READ))
-            return need(r, "setter or read", "reading the problem store");
-        return n == 0 ? api_problems_list(r) : api_problem_get(r, s[0], n == 2);
-    }
-    if (n != 1 || !(put || del))
-        return method_not_allowed(r);
-    if (!api_has_role(r, ROLE_SETTER))
-        return need(r, "setter", put ? "uploading problems" : "removing versions");
-    return put ? api_problem_put(r, s[0]) : api_problem_delete(r, s[0]);
-}
-
-static enum MHD_Result v1_route(struct req *r)
-{
-    char buf[512];
-    char *s[3];
-    int n;
-    bool get = is(r->method, "GET"), post = is(r->method, "POST");
-    if ((n = segments(r->url, "/v1/submissions", buf, sizeof buf, s)) >= 0 &&
-        (n == 0 || r->url[15] == '/')) {
-        if (n == 0) {
-            if (!post)
-                return method_not_allowed(r);
-            return api_has_role(r, ROLE_SUBMIT) ? api_submit(r) : need(r, "submit", "submitting");
-        }
-        if (!get)
-            return method_not_allowed(r);
-        if (!api_has_role(r, ROLE_SUBMIT | ROLE_READ))
-            return need(r, "submit or read", "reading submissions");
-        if (n == 1)
-            return api_get_submission(r, s[0]);
-        if (n == 2 && is(s[1], "events"))
-            return api_submission_events(r, s[0]);
-        return api_error(r, 404, NULL, "no such resource %s", r->url);
-    }
-    if (is(r->url, "/v1/events")) {
-        if (!get)
-            return method_not_allowed(r);
-        return api_has_role(r, ROLE_READ) ? api_events(r) : need(r, "read", "events");
-    }
-    if (is(r->url, "/v1/problems") || !strncmp(r->url, "/v1/problems/", 13) || !strncmp(r->url, "/v1/uploads/", 12))
-        return problems_route(r);
-    if (is(r->url, "/v1/rejudges")) {
-        if (!post)
-            return method_not_allowed(r);
-        return api_has_role(r, ROLE_SETTER) ? api_rejudge(r) : need(r, "setter", "rejudges");
-    }
-    if (is(r->url, "/v1/languages")) {
-        if (!get)
-            return method_not_allowed(r);
-        return api_languages(r);
-    }
-    if (!strncmp(r->url, "/v1/webhooks/dlq", 16)) {
-        if (!api_has_role(r, ROLE_ADMIN))
-            return need(r, "admin", "administration");
-        if (is(r->url, "/v1/webhooks/dlq"))
-            return get ? api_webhook_dlq(r) : method_not_allowed(r);
-        if ((n = segments(r->url, "/v1/webhooks/dlq/", buf, sizeof buf, s)) == 2 && is(s[1], "replay"))
-            return post ? api_webhook_replay(r, s[0]) : method_not_allowed(r);
-        return api_error(r, 404, NULL, "no such resource %s", r->url);
-    }
-    if (is(r->url, "/v1/pools") || !strncmp(r->url, "/v1/pools/", 10) || is(r->url, "/v1/hosts") ||
-        is(r->url, "/v1/dlq") || !strncmp(r->url, "/v1/dlq/", 8)) {
-        if (!api_has_role(r, ROLE_ADMIN))
-            return need(r, "admin", "administration");
-        if (is(r->url, "/v1/pools"))
-            return get ? api_pools(r) : method_not_allowed(r);
-        if (is(r->url, "/v1/hosts"))
-            return get ? api_hosts(r) : method_not_allowed(r);
-        if (is(r->url, "/v1/dlq"))
-            return get ? api_dlq(r) : method_not_allowed(r);
-        if ((n = segments(r->url, "/v1/pools/", buf, sizeof buf, s)) == 2)
-            return post ? api_pool_action(r, s[0], s[1]) : method_not_allowed(r);
-        if ((n = segments(r->url, "/v1/dlq/", buf, sizeof buf, s)) == 2)
-            return post ? api_dlq_action(r, s[0], s[1]) : method_not_allowed(r);
-    }
-    return api_error(r, 404, NULL, "no such resource %s", r->url);
-}
-
-static enum MHD_Result route(struct req *r)
-{
-    bool handled;
-    enum MHD_Result ret = public_route(r, &handled);
-    if (handled)
-        return ret;
-    bool metrics = is(r->url, "/metrics");
-    if (strncmp(r->url, "/v1/", 4) && !metrics)
-        return api_error(r, 404, NULL, "no such resource %s", r->url);
-    if (!r->authed && authenticate(r, &ret))
-        return ret;
-    if (metrics) {
-        /* the cluster's queues, hosts and verdict counts are not for anyone
-         * who reaches the front door: a token with the read role (Prometheus:
-         * authorization.credentials_file) */
-        if (!is(r->method, "GET") && !is(r->method, "HEAD"))
-            return method_not_allowed(r);
-        return api_has_role(r, ROLE_READ) ? api_metrics(r) : need(r, "read", "metrics");
-    }
-    return v1_route(r);
 }
 
 /* ------------------------------------------------------------ framing */
@@ -498,7 +317,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
             return verror_close(r, bad);
         }
         /* a package upload may be as big as max_package; anything else is JSON */
-        bool upload = is(method, "PUT") && !strncmp(url, "/v1/problems/", 13);
+        const struct api_route *upload = api_route_upload(method, url);
         r->limit = upload ? a->cfg.max_package : a->body_limit;
         if (upload) {
             /* the token and role first: an anonymous client must not make a
@@ -507,11 +326,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
             r->url = url;
             r->method = method;
             enum MHD_Result ret;
-            if (authenticate(r, &ret))
+            if (api_authenticate(r, &ret))
                 return ret;
             r->authed = true;
-            if (!api_has_role(r, ROLE_SETTER))
-                return need(r, "setter", "uploading problems");
+            if (!api_has_role(r, upload->roles))
+                return api_forbidden(r, upload);
         }
         const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Length");
         if (cl && strtoll(cl, NULL, 10) > r->limit)
@@ -537,7 +356,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     r->method = method;
     if (r->too_big)
         return api_error(r, 413, "body", "the request body is larger than %ld bytes", r->limit);
-    return route(r);
+    return api_route(r);
 }
 
 /* ------------------------------------------------------ stream limits */

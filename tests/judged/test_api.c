@@ -102,6 +102,8 @@ static struct resp http(const char *method, const char *tmpl, const char *path, 
     h = curl_slist_append(h, "Content-Type: application/json");
     curl_easy_setopt(c, CURLOPT_URL, url);
     curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
+    if (!strcmp(method, "HEAD"))
+        curl_easy_setopt(c, CURLOPT_NOBODY, 1L);   /* no body follows, whatever Content-Length says */
     curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
     if (body)
         curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
@@ -1850,4 +1852,130 @@ Test(api, problem_upload_validated_by_a_judged_host_then_judged_and_rejudged)
     cr_assert_str_eq(pv, "AC");
     free(pv);
     check_openapi();
+}
+
+/* The router's answers no other test pins: each route with a method it does
+ * not take (405; in administration 403 first), paths that are no route (404
+ * before any token outside /v1/ and /metrics, else after it), each route's
+ * role and the words of its 403, slashes and percent-encoding. Written
+ * against the router of character offsets before the route table replaced
+ * it (issue 24): the table keeps every answer, quirks included. */
+Test(api, every_route_refuses_other_methods_unknown_paths_and_other_roles_as_before)
+{
+    start("  native: {languages: [c], slots: 1}\n", NULL, false);
+    char tok_setter[100];
+    token("author", "setter", tok_setter);
+    kill(api_pid, SIGHUP);   /* the tokens file is read again */
+    long st = 0;
+    for (long long end = t_now_ms() + 20000; t_now_ms() < end && st != 200; t_sleep_ms(100)) {
+        struct resp r = http("GET", "/v1/problems", "/v1/problems", tok_setter, NULL, NULL);
+        st = r.status;
+        resp_free(&r);
+    }
+    cr_assert_eq(st, 200, "the setter token added after the start is not read");
+    const char *S = tok_submit, *R = tok_read, *T = tok_setter, *A = tok_admin;
+    const struct {
+        const char *method, *path, *token;
+        long status;
+        const char *says;   /* in the body; NULL: not checked */
+    } c[] = {
+        /* no route: 404 before any token outside /v1/ and /metrics */
+        {"GET", "/nope", NULL, 404, "no such resource /nope"},
+        {"GET", "/v1", NULL, 404, "no such resource"},
+        {"GET", "/metrics/", NULL, 404, "no such resource"},
+        {"POST", "/healthz", NULL, 404, "no such resource"},   /* public routes never answer 405 */
+        {"GET", "/static/a/b", NULL, 404, "no such file"},
+        /* ... under /v1/ after the token (401, then 404) */
+        {"GET", "/v1/nope", NULL, 401, "missing bearer token"},
+        {"GET", "/v1/nope", R, 404, "no such resource /v1/nope"},
+        {"POST", "/v1/openapi.yaml", R, 404, "no such resource"},
+        {"GET", "/v1/events/", R, 404, "no such resource"},
+        {"GET", "/v1/submissionsx", R, 404, "no such resource"},
+        {"GET", "/v1/submissions/a/b/c/d", R, 404, "no such resource"},
+        {"GET", "/v1/problems/a/b", R, 404, "no such resource"},
+        {"PUT", "/v1/problems/a/b/c/d", A, 404, "no such resource"},
+        {"GET", "/v1/uploads", A, 404, "no such resource"},
+        {"GET", "/v1/pools/native", A, 404, "no such resource"},
+        {"GET", "/v1/hosts/", A, 404, "no such resource"},
+        {"GET", "/v1/hostsx", R, 404, "no such resource"},
+        {"GET", "/v1//pools", A, 404, "no such resource"},   /* a route's fixed part is exact */
+        /* 405: each route with a method it does not take; HEAD is GET's only
+         * on the public routes and /metrics; no Allow header */
+        {"GET", "/v1/submissions", S, 405, "method GET not allowed on /v1/submissions"},
+        {"POST", "/v1/submissions/x", R, 405, "method POST not allowed"},
+        {"DELETE", "/v1/submissions/x/events", R, 405, NULL},
+        {"POST", "/v1/events", R, 405, NULL},
+        {"POST", "/v1/problems", R, 405, NULL},
+        {"HEAD", "/v1/problems/x", R, 405, NULL},
+        {"POST", "/v1/problems/x/versions", R, 405, NULL},
+        {"PUT", "/v1/problems", A, 405, NULL},
+        {"PUT", "/v1/problems/", A, 405, NULL},
+        {"PUT", "/v1/problems/x/versions", A, 405, NULL},
+        {"POST", "/v1/uploads/x", A, 405, NULL},
+        {"GET", "/v1/rejudges", A, 405, NULL},
+        {"POST", "/v1/languages", R, 405, NULL},
+        {"HEAD", "/v1/languages", R, 405, NULL},
+        {"POST", "/metrics", R, 405, NULL},
+        {"PUT", "/v1/webhooks/dlq", A, 405, NULL},
+        {"GET", "/v1/webhooks/dlq/x/replay", A, 405, NULL},
+        {"POST", "/v1/pools", A, 405, NULL},
+        {"GET", "/v1/pools/native/pause", A, 405, NULL},
+        {"DELETE", "/v1/hosts", A, 405, NULL},
+        {"POST", "/v1/dlq", A, 405, NULL},
+        {"GET", "/v1/dlq/native:1-0/drop", A, 405, NULL},
+        /* outside administration the method comes before the role */
+        {"POST", "/v1/events", S, 405, NULL},
+        {"POST", "/metrics", S, 405, NULL},
+        {"GET", "/v1/rejudges", S, 405, NULL},
+        {"POST", "/v1/submissions/x/y/z", R, 405, NULL},
+        /* administration: the role before anything else, so that a token
+         * without admin learns no path or method of it */
+        {"GET", "/v1/pools", R, 403, "token 'viewer' lacks the role admin for administration"},
+        {"DELETE", "/v1/pools/native/pause", R, 403, "lacks the role admin for administration"},
+        {"GET", "/v1/pools/native", T, 403, "lacks the role admin for administration"},
+        {"GET", "/v1/dlq/", S, 403, "lacks the role admin for administration"},
+        {"GET", "/v1/webhooks/dlq", R, 403, "lacks the role admin for administration"},
+        {"GET", "/v1/webhooks/dlqx", R, 403, "lacks the role admin"},   /* its area is a raw prefix */
+        {"GET", "/v1/webhooks/dlqx", A, 404, "no such resource"},
+        /* each other route's role, in its own words */
+        {"POST", "/v1/submissions", R, 403, "lacks the role submit for submitting"},
+        {"GET", "/v1/submissions/x", T, 403, "lacks the role submit or read for reading submissions"},
+        {"GET", "/v1/submissions/x/events", T, 403, "lacks the role submit or read for reading submissions"},
+        {"GET", "/v1/submissions/x/y/z", T, 403, "reading submissions"},   /* then 404 */
+        {"GET", "/v1/events", S, 403, "lacks the role read for events"},
+        {"GET", "/v1/problems", S, 403, "lacks the role setter or read for reading the problem store"},
+        {"GET", "/v1/problems/x/versions", S, 403, "reading the problem store"},
+        {"PUT", "/v1/problems/x", R, 403, "lacks the role setter for uploading problems"},
+        /* an upload's token and role are checked before its body, before routing */
+        {"PUT", "/v1/problems/x/versions", R, 403, "uploading problems"},
+        {"PUT", "/v1/problems/x", NULL, 401, "missing bearer token"},
+        {"DELETE", "/v1/problems/x", R, 403, "lacks the role setter for removing versions"},
+        {"GET", "/v1/uploads/x", R, 403, "lacks the role setter for uploads"},
+        {"POST", "/v1/rejudges", R, 403, "lacks the role setter for rejudges"},
+        {"GET", "/metrics", S, 403, "lacks the role read for metrics"},
+        /* slashes: doubled and trailing ones after a route's fixed part are
+         * one; /v1/submissions and /v1/problems take trailing ones too */
+        {"GET", "/v1/problems/", R, 200, "\"problems\""},
+        {"GET", "/v1/submissions//x/", R, 404, "no submission 'x'"},
+        {"GET", "/v1/submissions/x/y", R, 404, "no such resource"},
+        {"POST", "/v1/pools//nosuch//pause/", A, 404, "no pool 'nosuch'"},
+        {"POST", "/v1/dlq/native:1-0/other", A, 404, "no action 'other'"},
+        {"GET", "/v1/%70ools", A, 200, "\"pools\""},   /* decoded before routing */
+        {"GET", "/v1/languages?x=1", S, 200, NULL},
+        /* public: GET and HEAD */
+        {"HEAD", "/healthz", NULL, 200, NULL},
+        {"HEAD", "/v1/openapi.yaml", NULL, 200, NULL},
+        {"HEAD", "/metrics", R, 200, NULL},
+    };
+    for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
+        struct resp r = http(c[i].method, "-", c[i].path, c[i].token, NULL, NULL);
+        cr_expect_eq(r.status, c[i].status, "%s %s: expected %ld, got %ld: %s", c[i].method, c[i].path,
+                     c[i].status, r.status, r.body ? r.body : "");
+        cr_expect(!c[i].says || (r.body && strstr(r.body, c[i].says)), "%s %s: expected '%s' in %s",
+                  c[i].method, c[i].path, c[i].says, r.body ? r.body : "(nothing)");
+        char allow[200];
+        cr_expect(!header(&r, "Allow", allow, sizeof allow), "%s %s: an Allow header (%s)", c[i].method,
+                  c[i].path, allow);
+        resp_free(&r);
+    }
 }
