@@ -191,12 +191,22 @@ static enum queue_rc check(struct queue_conn *k, redisReply *r, int want_type, c
 
 /* ------------------------------------------------------------- library */
 
-int queue_library_ensure(struct queue_conn *k, char *err, size_t errlen)
+const struct queue_library queue_judged_library = {
+    .lua = queue_library_lua,
+    .version = &queue_library_version,
+    .file = "judged.lua",
+    .title = "the judged function library",
+    .version_fn = "judged_version",
+};
+
+/* The loaded version of lib (0: none); QUEUE_OK, or a refusal in err. */
+static enum queue_rc loaded_version(struct queue_conn *k, const struct queue_library *lib, long long *have,
+                                    char *err, size_t errlen)
 {
-    redisReply *r = queue_cmd(k, "FCALL judged_version 0");
+    redisReply *r = queue_cmd(k, "FCALL %s 0", lib->version_fn);
     if (!r) {
         snprintf(err, errlen, "redis: %s", k->err);
-        return -1;
+        return QUEUE_IO;
     }
     if (r->type == REDIS_REPLY_ERROR && !is_missing_library(r)) {
         /* NOAUTH, WRONGPASS, NOPERM: say so, not "cannot load the library" */
@@ -204,27 +214,58 @@ int queue_library_ensure(struct queue_conn *k, char *err, size_t errlen)
                  strstr(r->str, "NOAUTH") ? " (give the password in the redis URL, in "
                                             "redis_password_file or in $JUDGED_REDIS_PASSWORD)" : "");
         freeReplyObject(r);
-        return -1;
+        return QUEUE_ERROR;
     }
-    long long have = r->type == REDIS_REPLY_INTEGER ? r->integer : 0;
+    *have = r->type == REDIS_REPLY_INTEGER ? r->integer : 0;
     freeReplyObject(r);
-    if (have == queue_library_version)
-        return 0;
-    if (have > queue_library_version) {
-        snprintf(err, errlen, "redis holds version %lld of the judged function library, this "
-                              "program speaks version %d: upgrade it", have, queue_library_version);
-        return -1;
+    return QUEUE_OK;
+}
+
+/* The one loader of both Functions libraries (judged.lua here, store.lua in
+ * the store): the same version check and refusal for each, so a host can
+ * never load one library by a rule the other does not follow. */
+enum queue_rc queue_library_load(struct queue_conn *k, const struct queue_library *lib, char *err, size_t errlen)
+{
+    int version = *lib->version;
+    long long have = 0;
+    enum queue_rc rc = loaded_version(k, lib, &have, err, errlen);
+    if (rc || have == version)
+        return rc;
+    if (have > version) {
+        snprintf(err, errlen, "redis holds version %lld of %s, this program speaks version %d: upgrade it",
+                 have, lib->title, version);
+        return QUEUE_ERROR;
     }
-    r = queue_cmd(k, "FUNCTION LOAD REPLACE %s", queue_library_lua);
+    redisReply *r = queue_cmd(k, "FUNCTION LOAD REPLACE %s", lib->lua);
     if (!r) {
         snprintf(err, errlen, "FUNCTION LOAD: redis: %s", k->err);
-        return -1;
+        return QUEUE_IO;
     }
-    int rc = r->type == REDIS_REPLY_ERROR ? -1 : 0;
+    rc = r->type == REDIS_REPLY_ERROR ? QUEUE_ERROR : QUEUE_OK;
     if (rc)
-        snprintf(err, errlen, "FUNCTION LOAD of judged.lua (needs Redis >= 7.0): %s", r->str);
+        snprintf(err, errlen, "FUNCTION LOAD of %s (needs Redis >= 7.0): %s", lib->file, r->str);
     freeReplyObject(r);
     return rc;
+}
+
+enum queue_rc queue_library_ensure(struct queue_conn *k, char *err, size_t errlen)
+{
+    return queue_library_load(k, &queue_judged_library, err, errlen);
+}
+
+redisReply *queue_fcall(struct queue_conn *k, const struct queue_library *lib, int argc, const char **argv,
+                        const size_t *lens, char *err, size_t errlen)
+{
+    redisReply *r = queue_cmdv(k, argc, argv, lens);
+    if (is_missing_library(r)) {
+        freeReplyObject(r);
+        if (queue_library_load(k, lib, err, errlen))
+            return NULL;
+        r = queue_cmdv(k, argc, argv, lens);
+    }
+    if (!r)
+        snprintf(err, errlen, "redis: %s", k->err);
+    return r;
 }
 
 enum queue_rc queue_ensure_groups(struct queue_conn *k, const char *pool, char *err, size_t errlen)

@@ -7,13 +7,22 @@
  * hosts' JSON registrations (hosts.c).
  *
  * Conventions: every operation takes a connection (one per thread: hiredis
- * contexts are not thread-safe) and returns an enum queue_rc. QUEUE_IO means
- * the connection failed (it was dropped and reconnects on the next call;
- * k->err says why): retry with queue_conn_backoff. QUEUE_NOGROUP means the
- * pool's consumer group vanished (queue_ensure_groups repairs it);
- * QUEUE_ERROR is an error reply or an unexpected reply, described in err.
- * A missing library (a restarted or flushed Redis) is loaded again
- * transparently. Key layout and protocol: judged/DESIGN.md.
+ * contexts are not thread-safe) and returns an enum queue_rc, the one
+ * convention of this library and of store.h:
+ *   QUEUE_OK (0)       done;
+ *   QUEUE_ERROR (-1)   an error reply, an unexpected reply or a refusal,
+ *                      described in err: retrying will not help;
+ *   QUEUE_IO (-2)      the connection failed (it was dropped and reconnects
+ *                      on the next call; k->err says why): retry, with
+ *                      queue_conn_backoff;
+ *   QUEUE_NOGROUP (-3) the pool's consumer group vanished
+ *                      (queue_ensure_groups repairs it).
+ * The connection helpers (queue_conn_ensure, the URL functions) return
+ * 0 or -1 and say more in k->err and k->refused. A missing library (a
+ * restarted or flushed Redis) is loaded again transparently. Every Redis
+ * command of judged, judgectl and judge-api is issued here or in the store;
+ * every key name is spelled here (queue_internal.h), in the store or in the
+ * Lua libraries. Key layout and protocol: judged/DESIGN.md.
  */
 #ifndef JUDGED_QUEUE_H
 #define JUDGED_QUEUE_H
@@ -52,6 +61,10 @@ bool queue_url_has_password(const char *url);
 /* URL (valid, without a password) with PASSWORD added, percent-encoded, to
  * its user-info (the user, if any, stays); -1 if it does not fit. */
 int queue_url_with_password(const char *url, const char *password, char *buf, size_t len);
+/* Frees a context whose reply stream is out of step (an I/O error or
+ * timeout inside a pipeline), keeping its errstr in k->err; the next call
+ * reconnects. The store's pipelines use it too. */
+void queue_conn_drop(struct queue_conn *k);
 /* Sleeps the current backoff (exponential, with jitter, 50 ms .. 2 s). */
 void queue_conn_backoff(struct queue_conn *k);
 /* One raw command (for reads the library has no operation for). NULL on
@@ -68,16 +81,40 @@ const char *queue_rstr(const redisReply *r);
 extern const char queue_library_lua[];  /* judged.lua, embedded */
 extern const int queue_library_version; /* its VERSION line (embed.cmake) */
 
-/* Loads judged.lua into Redis unless the same version is there; refuses
- * (-1, err) when Redis holds a newer version (another host runs a newer
- * judged). 0 ok. */
-int queue_library_ensure(struct queue_conn *k, char *err, size_t errlen);
+/* A Redis Functions library a program embeds (embed.cmake): judged.lua
+ * (queue_judged_library) or the store's store.lua. Both are loaded by the
+ * one loader below, so they follow one version rule. */
+struct queue_library {
+    const char *lua;         /* the source, sent with FUNCTION LOAD REPLACE */
+    const int *version;      /* its VERSION line */
+    const char *file;        /* for messages: "judged.lua" */
+    const char *title;       /* for messages: "the judged function library" */
+    const char *version_fn;  /* its no-key function answering the loaded version */
+};
+extern const struct queue_library queue_judged_library;
+
+/* Loads lib into Redis unless the same version is there; refuses
+ * (QUEUE_ERROR, err) when Redis holds a newer version (another host runs
+ * a newer judged) or refuses the command (NOAUTH, NOPERM). */
+enum queue_rc queue_library_load(struct queue_conn *k, const struct queue_library *lib, char *err, size_t errlen);
+/* queue_library_load of judged.lua. */
+enum queue_rc queue_library_ensure(struct queue_conn *k, char *err, size_t errlen);
+/* One FCALL (argv: "FCALL", FUNCTION, NUMKEYS, ...) of lib, loading lib and
+ * calling again when Redis lacks it (restarted without its data, flushed).
+ * NULL with err when it could not be loaded or on I/O trouble (k->err);
+ * error replies are returned. */
+redisReply *queue_fcall(struct queue_conn *k, const struct queue_library *lib, int argc, const char **argv,
+                        const size_t *lens, char *err, size_t errlen);
 
 /* ------------------------------------------------------------------ names */
 
 #define QUEUE_GROUP "judged"
 enum { QUEUE_CONTEST = 0, QUEUE_NORMAL = 1 };
-enum queue_rc { QUEUE_OK = 0, QUEUE_IO = -1, QUEUE_NOGROUP = -2, QUEUE_ERROR = -3 };
+/* The one error convention of the queue and the store libraries (store.h's
+ * STORE_OK, STORE_ERR and STORE_IO are these values): see the top of this
+ * file. -1 is an error retrying will not cure, as for every other -1 of
+ * the two libraries (a file, an argument); -2 alone means "retry". */
+enum queue_rc { QUEUE_OK = 0, QUEUE_ERROR = -1, QUEUE_IO = -2, QUEUE_NOGROUP = -3 };
 
 /* The one naming rule of pools' submissions, languages and problems (the
  * same as valid_name in judged.lua): 1..128 of [A-Za-z0-9_.-], not starting

@@ -4,7 +4,5 @@
 
 #include "queue.h"
 
-/* Frees a broken context (it reconnects on the next call), keeping errstr. */
-void queue_conn_drop(struct queue_conn *k);
 
 #endif

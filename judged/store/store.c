@@ -427,54 +427,22 @@ static int io_err(struct queue_conn *k, const char *what, char *err, size_t errl
     return STORE_IO;
 }
 
-/* Drops a context whose reply stream is out of step (it reconnects later). */
-static void drop(struct queue_conn *k)
-{
-    if (k->c) {
-        snprintf(k->err, sizeof k->err, "%s", k->c->errstr[0] ? k->c->errstr : "connection lost");
-        redisFree(k->c);
-        k->c = NULL;
-    }
-}
+static const struct queue_library store_library = {
+    .lua = store_library_lua,
+    .version = &store_library_version,
+    .file = "store.lua",
+    .title = "the judged_store library",
+    .version_fn = "judged_store_version",
+};
 
-static int library_ensure(struct queue_conn *k, char *err, size_t errlen)
-{
-    redisReply *r = queue_cmd(k, "FCALL judged_store_version 0");
-    if (!r)
-        return io_err(k, "store library", err, errlen);
-    long long have = r->type == REDIS_REPLY_INTEGER ? r->integer : 0;
-    freeReplyObject(r);
-    if (have == store_library_version)
-        return 0;
-    if (have > store_library_version) {
-        snprintf(err, errlen, "redis holds version %lld of the judged_store library, this program "
-                              "speaks version %d: upgrade it", have, store_library_version);
-        return STORE_ERR;
-    }
-    r = queue_cmd(k, "FUNCTION LOAD REPLACE %s", store_library_lua);
-    if (!r)
-        return io_err(k, "FUNCTION LOAD", err, errlen);
-    int rc = r->type == REDIS_REPLY_ERROR ? STORE_ERR : 0;
-    if (rc)
-        snprintf(err, errlen, "FUNCTION LOAD of store.lua (needs Redis >= 7.0): %s", r->str);
-    freeReplyObject(r);
-    return rc;
-}
-
-/* FCALL with the library loaded on demand. */
+/* FCALL with the library loaded on demand (queue.h's one loader). */
 static redisReply *fcall(struct queue_conn *k, int argc, const char **argv, const size_t *lens,
                          char *err, size_t errlen)
 {
-    redisReply *r = queue_cmdv(k, argc, argv, lens);
-    if (r && r->type == REDIS_REPLY_ERROR && strstr(r->str, "Function not found")) {
-        freeReplyObject(r);
-        if (library_ensure(k, err, errlen))
-            return NULL;
-        r = queue_cmdv(k, argc, argv, lens);
-    }
-    if (!r) {
-        io_err(k, "store", err, errlen);
-    } else if (r->type == REDIS_REPLY_ERROR) {
+    redisReply *r = queue_fcall(k, &store_library, argc, argv, lens, err, errlen);
+    if (!r && !k->c) {
+        io_err(k, "store", err, errlen);   /* a refused load keeps its own words */
+    } else if (r && r->type == REDIS_REPLY_ERROR) {
         char *tail = strstr(r->str, " script: ");   /* Redis appends where in the Lua it failed */
         if (tail)
             *tail = 0;
@@ -531,7 +499,7 @@ static int missing_blobs(struct queue_conn *k, const struct store_manifest *m, c
     for (size_t i = 0; i < 2 * n; i++) {
         redisReply *r = NULL;
         if (redisGetReply(k->c, (void **)&r) != REDIS_OK || !r) {
-            drop(k);
+            queue_conn_drop(k);
             return io_err(k, "store", err, errlen);
         }
         if (i % 2 == 0)
@@ -548,7 +516,7 @@ static int drain(struct queue_conn *k, int want, char *err, size_t errlen)
     for (int i = 0; i < want; i++) {
         redisReply *r = NULL;
         if (redisGetReply(k->c, (void **)&r) != REDIS_OK || !r) {
-            drop(k);
+            queue_conn_drop(k);
             return io_err(k, "store", err, errlen);
         }
         if (r->type == REDIS_REPLY_ERROR && !rc) {
@@ -1014,7 +982,7 @@ static int fetch_blob(struct queue_conn *k, const struct store_file *f, const ch
         for (long i = 0; i < w; i++) {
             redisReply *cr = NULL;
             if (redisGetReply(k->c, (void **)&cr) != REDIS_OK || !cr) {
-                drop(k);
+                queue_conn_drop(k);
                 rc = io_err(k, "fetch", err, errlen);
                 break;
             }

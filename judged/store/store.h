@@ -20,7 +20,10 @@
  *   judge:problems            set of problem names
  *   judge:store:bytes         bytes of all referenced blobs (the quota counts these)
  *
- * Errors: -1 with err; STORE_IO when Redis could not be reached (retry).
+ * Errors: the queue library's one convention (queue.h, enum queue_rc):
+ * STORE_OK (0); STORE_ERR (-1, QUEUE_ERROR) with err, retrying will not
+ * help; STORE_IO (-2, QUEUE_IO) when Redis could not be reached: retry.
+ * The functions of files alone (manifests, unpacking) return 0 or -1.
  */
 #ifndef JUDGED_STORE_H
 #define JUDGED_STORE_H
@@ -38,7 +41,7 @@
  * runner refuses past the same depth (runner/package.c). */
 #define STORE_MAX_DEPTH 64
 
-enum { STORE_OK = 0, STORE_ERR = -1, STORE_IO = -2 };
+enum { STORE_OK = QUEUE_OK, STORE_ERR = QUEUE_ERROR, STORE_IO = QUEUE_IO };
 
 struct store_file {
     char *path;              /* relative, '/'-separated, no '.', '..' or empty parts */
