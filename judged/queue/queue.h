@@ -410,6 +410,28 @@ struct json_t *queue_hosts_json(const struct queue_hosts *hs);
  * the live ones registered for pool; how many live hosts serve it. */
 int queue_hosts_capacity(struct json_t *hosts, const char *pool, long long *slots, long long *busy);
 
+/* What a host writes of itself (daemon/heartbeat.c), with plain commands
+ * (the judged user's ACL names these keys). Every heartbeat: its
+ * registration (the JSON object queue_hosts reads) into judge:hosts and as
+ * its liveness key judge:host:NAME, expiring after ttl_ms. */
+enum queue_rc queue_host_register(struct queue_conn *k, const char *host, const char *registration, long ttl_ms,
+                                  char *err, size_t errlen);
+/* A clean stop: the liveness key goes at once (the host is no longer alive). */
+enum queue_rc queue_host_expire(struct queue_conn *k, const char *host, char *err, size_t errlen);
+/* Removes host from judge:hosts (a clean stop, or the reaper forgetting a
+ * dead host whose consumers are gone). */
+enum queue_rc queue_host_forget(struct queue_conn *k, const char *host, char *err, size_t errlen);
+/* Whether host reaps in this lease period: the first to take judge:reaper
+ * (SET NX, expiring after lease_ms) does; *mine false otherwise. */
+enum queue_rc queue_reaper_turn(struct queue_conn *k, const char *host, long lease_ms, bool *mine, char *err,
+                                size_t errlen);
+/* The registered hosts other than self whose liveness key is gone (each
+ * asked alone; one Redis did not answer for is left out). Free the names
+ * with queue_names_free. */
+enum queue_rc queue_hosts_dead(struct queue_conn *k, const char *self, char ***names, size_t *n, char *err,
+                               size_t errlen);
+void queue_names_free(char **names, size_t n);
+
 struct queue_result {
     char state[16];          /* queued | running | done */
     char verdict[16];        /* '' until done */
