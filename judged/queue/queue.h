@@ -432,6 +432,52 @@ enum queue_rc queue_hosts_dead(struct queue_conn *k, const char *self, char ***n
                                size_t errlen);
 void queue_names_free(char **names, size_t n);
 
+/* ------------------------------------------------ admin.c: plain reads */
+
+/* Field/value pairs as Redis holds them (a stream entry, a hash), for the
+ * fronts to render: kv[2i] is a field, kv[2i+1] its value. */
+struct queue_fields {
+    char entry[64];          /* a stream entry's id ('' for a hash) */
+    char **kv;
+    size_t n;                /* pairs */
+};
+void queue_fields_free(struct queue_fields *f);
+/* The value of field name, or NULL. */
+const char *queue_field(const struct queue_fields *f, const char *name);
+struct queue_entries {
+    struct queue_fields *e;
+    size_t n;
+};
+void queue_entries_free(struct queue_entries *es);
+
+/* The pool's dead letters (judge:{P}:dlq, as judged.lua's dead-letter
+ * writes them: id, reason, attempts, time, history, ...), oldest first; at
+ * most count (0: all). */
+enum queue_rc queue_dlq_list(struct queue_conn *k, const char *pool, long count, struct queue_entries *out,
+                             char *err, size_t errlen);
+/* The dead letter of stream entry `entry` (*found false when there is none;
+ * QUEUE_ERROR when `entry` is not an entry id at all). */
+enum queue_rc queue_dlq_entry(struct queue_conn *k, const char *pool, const char *entry, struct queue_fields *out,
+                              bool *found, char *err, size_t errlen);
+/* The newest dead letter of submission id. */
+enum queue_rc queue_dlq_find(struct queue_conn *k, const char *pool, const char *id, struct queue_fields *out,
+                             bool *found, char *err, size_t errlen);
+/* Removes a dead letter without requeueing it (an unknown entry: QUEUE_OK). */
+enum queue_rc queue_dlq_drop(struct queue_conn *k, const char *pool, const char *entry, char *err, size_t errlen);
+/* The consumer names of the pool's two groups, each once (free with
+ * queue_names_free). */
+enum queue_rc queue_consumers(struct queue_conn *k, const char *pool, char ***names, size_t *n, char *err,
+                              size_t errlen);
+/* The name of a pool's job stream (QUEUE_CONTEST or QUEUE_NORMAL), which
+ * judgectl pools shows. */
+void queue_stream_key(char *buf, size_t len, const char *pool, int queue);
+/* The pool's metrics counters (judge:{P}:stats: verdict:NAME, the wait and
+ * judging histograms' buckets and sums), as stored. */
+enum queue_rc queue_stats_read(struct queue_conn *k, const char *pool, struct queue_fields *out, char *err,
+                               size_t errlen);
+/* Does Redis answer (health checks)? */
+enum queue_rc queue_ping(struct queue_conn *k, char *err, size_t errlen);
+
 struct queue_result {
     char state[16];          /* queued | running | done */
     char verdict[16];        /* '' until done */
