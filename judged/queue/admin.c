@@ -92,8 +92,8 @@ void queue_entries_free(struct queue_entries *es)
     memset(es, 0, sizeof *es);
 }
 
-/* The entries of an XRANGE/XREVRANGE reply (r is freed). */
-static enum queue_rc entries_parse(redisReply *r, struct queue_entries *out, const char *what, char *err,
+/* The entries of an XRANGE/XREVRANGE reply. */
+static enum queue_rc entries_parse(const redisReply *r, struct queue_entries *out, const char *what, char *err,
                                    size_t errlen)
 {
     memset(out, 0, sizeof *out);
@@ -101,7 +101,6 @@ static enum queue_rc entries_parse(redisReply *r, struct queue_entries *out, con
     bool oom = !out->e;
     for (size_t i = 0; !oom && i < r->elements; i++)
         oom = entry_parse(r->element[i], &out->e[out->n++]) != 0;
-    freeReplyObject(r);
     if (oom) {
         queue_entries_free(out);
         snprintf(err, errlen, "%s: out of memory", what);
@@ -121,7 +120,11 @@ enum queue_rc queue_dlq_list(struct queue_conn *k, const char *pool, long count,
     redisReply *r = count > 0 ? queue_cmd(k, "XRANGE %s - + COUNT %ld", key, count)
                               : queue_cmd(k, "XRANGE %s - +", key);
     enum queue_rc rc = expect(k, r, REDIS_REPLY_ARRAY, "XRANGE", err, errlen);
-    return rc ? rc : entries_parse(r, out, "XRANGE", err, errlen);
+    if (rc == QUEUE_OK) {
+        rc = entries_parse(r, out, "XRANGE", err, errlen);
+        freeReplyObject(r);
+    }
+    return rc;
 }
 
 /* The entries from, to of the pool's DLQ (one when from = to), or all
@@ -134,7 +137,11 @@ static enum queue_rc dlq_range(struct queue_conn *k, const char *pool, const cha
     queue_key(key, sizeof key, pool, SUFFIX_DLQ);
     redisReply *r = rev ? queue_cmd(k, "XREVRANGE %s + -", key) : queue_cmd(k, "XRANGE %s %s %s", key, entry, entry);
     enum queue_rc rc = expect(k, r, REDIS_REPLY_ARRAY, "XRANGE", err, errlen);
-    return rc ? rc : entries_parse(r, out, "XRANGE", err, errlen);
+    if (rc == QUEUE_OK) {
+        rc = entries_parse(r, out, "XRANGE", err, errlen);
+        freeReplyObject(r);
+    }
+    return rc;
 }
 
 /* Moves es->e[i] into out (the rest is freed). */
@@ -273,4 +280,101 @@ enum queue_rc queue_stats_read(struct queue_conn *k, const char *pool, struct qu
         return QUEUE_ERROR;
     }
     return QUEUE_OK;
+}
+
+/* ------------------------------------------------ results and progress */
+
+enum queue_rc queue_events_tail(struct queue_conn *k, const char *pool, char last[64], char *err, size_t errlen)
+{
+    char key[200];
+    snprintf(last, 64, "0-0");
+    queue_key(key, sizeof key, pool, SUFFIX_RESULTS);
+    redisReply *r = queue_cmd(k, "XREVRANGE %s + - COUNT 1", key);
+    enum queue_rc rc = expect(k, r, REDIS_REPLY_ARRAY, "XREVRANGE", err, errlen);
+    if (rc)
+        return rc;
+    const redisReply *e = r->elements == 1 ? r->element[0] : NULL;
+    if (e && e->type == REDIS_REPLY_ARRAY && e->elements >= 1 && queue_rstr(e->element[0]))
+        snprintf(last, 64, "%s", e->element[0]->str);
+    freeReplyObject(r);
+    return QUEUE_OK;
+}
+
+/* judge:{POOL}:sub:ID, or false when id names no pool. */
+static bool sub_key(char *buf, size_t len, const char *id)
+{
+    char pool[130], suffix[260];
+    if (!queue_id_pool(id, pool, sizeof pool))
+        return false;
+    snprintf(suffix, sizeof suffix, SUFFIX_SUB "%s", id);
+    queue_key(buf, len, pool, suffix);
+    return true;
+}
+
+enum queue_rc queue_submission_owner(struct queue_conn *k, const char *id, char *owner, size_t ownerlen,
+                                     bool *exists, char *err, size_t errlen)
+{
+    char key[400];
+    owner[0] = 0;
+    *exists = false;
+    if (!sub_key(key, sizeof key, id))
+        return QUEUE_OK;
+    redisReply *o = queue_cmd(k, "HGET %s owner", key);
+    redisReply *e = o ? queue_cmd(k, "EXISTS %s", key) : NULL;
+    if (!o || !e) {
+        if (o)
+            freeReplyObject(o);
+        snprintf(err, errlen, "HGET: redis: %s", k->err);
+        return QUEUE_IO;
+    }
+    *exists = e->type == REDIS_REPLY_INTEGER && e->integer == 1;
+    if (queue_rstr(o))
+        snprintf(owner, ownerlen, "%s", o->str);
+    freeReplyObject(o);
+    freeReplyObject(e);
+    return QUEUE_OK;
+}
+
+enum queue_rc queue_submission_state(struct queue_conn *k, const char *id, struct queue_state *out, char *err,
+                                     size_t errlen)
+{
+    char key[400];
+    memset(out, 0, sizeof *out);
+    if (!sub_key(key, sizeof key, id))
+        return QUEUE_OK;
+    redisReply *r = queue_cmd(k, "HMGET %s state verdict score", key);
+    enum queue_rc rc = expect(k, r, REDIS_REPLY_ARRAY, "HMGET", err, errlen);
+    if (rc)
+        return rc;
+    if (r->elements == 3) {
+        snprintf(out->state, sizeof out->state, "%s", queue_rstr(r->element[0]) ?: "");
+        snprintf(out->verdict, sizeof out->verdict, "%s", queue_rstr(r->element[1]) ?: "");
+        out->score = queue_rstr(r->element[2]) ? atof(r->element[2]->str) : 0.0;
+    }
+    freeReplyObject(r);
+    return QUEUE_OK;
+}
+
+enum queue_rc queue_progress_read(struct queue_conn *k, const char *id, const char *after, int count,
+                                  long block_ms, struct queue_entries *out, char *err, size_t errlen)
+{
+    char pool[130], suffix[260], key[400];
+    memset(out, 0, sizeof *out);
+    if (!queue_id_pool(id, pool, sizeof pool))
+        return QUEUE_OK;
+    snprintf(suffix, sizeof suffix, SUFFIX_PROGRESS "%s", id);
+    queue_key(key, sizeof key, pool, suffix);
+    redisReply *r = queue_cmd(k, "XREAD COUNT %d BLOCK %ld STREAMS %s %s", count, block_ms, key, after);
+    if (r && r->type == REDIS_REPLY_NIL) {   /* nothing came within block_ms */
+        freeReplyObject(r);
+        return QUEUE_OK;
+    }
+    enum queue_rc rc = expect(k, r, REDIS_REPLY_ARRAY, "XREAD", err, errlen);
+    if (rc)
+        return rc;
+    const redisReply *s = r->elements == 1 ? r->element[0] : NULL;
+    if (s && s->type == REDIS_REPLY_ARRAY && s->elements >= 2 && s->element[1]->type == REDIS_REPLY_ARRAY)
+        rc = entries_parse(s->element[1], out, "XREAD", err, errlen);
+    freeReplyObject(r);
+    return rc;
 }

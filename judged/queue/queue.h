@@ -475,6 +475,27 @@ void queue_stream_key(char *buf, size_t len, const char *pool, int queue);
  * judging histograms' buckets and sums), as stored. */
 enum queue_rc queue_stats_read(struct queue_conn *k, const char *pool, struct queue_fields *out, char *err,
                                size_t errlen);
+/* The id of the newest event of the pool's results stream ("0-0" when
+ * empty, and on failure): a cursor from which queue_events reads only new
+ * events. */
+enum queue_rc queue_events_tail(struct queue_conn *k, const char *pool, char last[64], char *err, size_t errlen);
+/* Who admitted submission id ('' = judgectl or FCALL) and whether it exists. */
+enum queue_rc queue_submission_owner(struct queue_conn *k, const char *id, char *owner, size_t ownerlen,
+                                     bool *exists, char *err, size_t errlen);
+/* A submission's state, verdict and score alone (queue_result reads all;
+ * a progress stream polls this). All '' for an unknown id. */
+struct queue_state {
+    char state[16];          /* queued | running | done | '' */
+    char verdict[16];
+    double score;
+};
+enum queue_rc queue_submission_state(struct queue_conn *k, const char *id, struct queue_state *out, char *err,
+                                     size_t errlen);
+/* Up to count steps of a submission's progress (queue_progress wrote
+ * them: stage, test, count, verdict) after stream entry `after`, blocking
+ * up to block_ms when there are none (none after that: out->n 0). */
+enum queue_rc queue_progress_read(struct queue_conn *k, const char *id, const char *after, int count,
+                                  long block_ms, struct queue_entries *out, char *err, size_t errlen);
 /* Does Redis answer (health checks)? */
 enum queue_rc queue_ping(struct queue_conn *k, char *err, size_t errlen);
 
