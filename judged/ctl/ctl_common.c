@@ -191,29 +191,6 @@ void teardown(struct common *c)
     c->loaded = false;
 }
 
-bool bad_reply(struct common *c, redisReply *r, const char *what)
-{
-    if (!r) {
-        ctl_fail(c, "unavailable", "%s: redis: %s", what, c->conn.err);
-        return true;
-    }
-    if (r->type == REDIS_REPLY_ERROR) {
-        ctl_fail(c, "internal", "%s: %s", what, r->str);
-        freeReplyObject(r);
-        return true;
-    }
-    return false;
-}
-
-long long rint_cmd(struct common *c, const char *fmt, const char *key)
-{
-    redisReply *r = queue_cmd(&c->conn, fmt, key);
-    long long v = r && r->type == REDIS_REPLY_INTEGER ? r->integer : 0;
-    if (r)
-        freeReplyObject(r);
-    return v;
-}
-
 void print_json(json_t *o)
 {
     char *s = json_dumps(o, JSON_COMPACT);

@@ -498,6 +498,10 @@ enum queue_rc queue_progress_read(struct queue_conn *k, const char *id, const ch
                                   long block_ms, struct queue_entries *out, char *err, size_t errlen);
 /* Does Redis answer (health checks)? */
 enum queue_rc queue_ping(struct queue_conn *k, char *err, size_t errlen);
+/* Does a Redis without a password answer PING on unix socket path within
+ * timeout_ms? A fresh connection, no URL (the embedded redis-server's
+ * start, whose socket path may hold any character). */
+bool queue_ping_unix(const char *path, long timeout_ms);
 
 struct queue_result {
     char state[16];          /* queued | running | done */

@@ -212,3 +212,86 @@ void store_rejudge_free(struct store_rejudge_reply *r)
     r->items = NULL;
     r->n = 0;
 }
+
+/* ------------------------------------------------------------ status */
+
+int store_rejudge_ids(struct queue_conn *k, size_t max, char ***ids, size_t *n, char *err, size_t errlen)
+{
+    *ids = NULL;
+    *n = 0;
+    redisReply *r = queue_cmd(k, "ZREVRANGE judge:rejudges 0 %lld", (long long)max - 1);
+    if (!r)
+        return io(k, err, errlen);
+    if (r->type != REDIS_REPLY_ARRAY) {
+        snprintf(err, errlen, "ZREVRANGE: %s", r->type == REDIS_REPLY_ERROR ? r->str : "unexpected reply");
+        freeReplyObject(r);
+        return STORE_ERR;
+    }
+    *ids = calloc(r->elements + 1, sizeof **ids);
+    for (size_t i = 0; *ids && i < r->elements; i++)
+        if (queue_rstr(r->element[i]) && ((*ids)[*n] = strdup(r->element[i]->str)))
+            (*n)++;
+    freeReplyObject(r);
+    if (!*ids) {
+        snprintf(err, errlen, "ZREVRANGE: out of memory");
+        return STORE_ERR;
+    }
+    return STORE_OK;
+}
+
+/* Counts one submission of rejudge rid: done (and changed) or waiting. */
+static void count_item(struct queue_conn *k, const char *rid, const char *id, struct store_rejudge_status *st)
+{
+    char pool[80];
+    if (!queue_id_pool(id, pool, sizeof pool))
+        return;
+    redisReply *s = queue_cmd(k, "HMGET judge:{%s}:sub:%s state rejudge verdict previous_verdict", pool, id);
+    if (s && s->type == REDIS_REPLY_ARRAY && s->elements == 4 && queue_rstr(s->element[0])) {
+        bool mine = queue_rstr(s->element[1]) && !strcmp(s->element[1]->str, rid);
+        bool isdone = !strcmp(s->element[0]->str, "done");
+        if (mine && isdone) {
+            st->done++;
+            st->changed += queue_rstr(s->element[2]) && queue_rstr(s->element[3]) &&
+                           strcmp(s->element[2]->str, s->element[3]->str);
+        } else if (mine) {
+            st->waiting++;
+        }
+    }
+    if (s)
+        freeReplyObject(s);
+}
+
+int store_rejudge_status(struct queue_conn *k, const char *rid, struct store_rejudge_status *out, bool *found,
+                         char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    *found = false;
+    redisReply *h = queue_cmd(k, "HMGET judge:rejudge:%s problem version created count", rid);
+    if (!h)
+        return io(k, err, errlen);
+    if (h->type != REDIS_REPLY_ARRAY || h->elements != 4) {
+        snprintf(err, errlen, "HMGET: %s", h->type == REDIS_REPLY_ERROR ? h->str : "unexpected reply");
+        freeReplyObject(h);
+        return STORE_ERR;
+    }
+    *found = queue_rstr(h->element[0]) != NULL;
+    if (*found) {
+        snprintf(out->id, sizeof out->id, "%s", rid);
+        snprintf(out->problem, sizeof out->problem, "%s", h->element[0]->str);
+        snprintf(out->version, sizeof out->version, "%s", queue_rstr(h->element[1]) ?: "");
+        out->created = queue_rstr(h->element[2]) ? atoll(h->element[2]->str) : 0;
+        out->total = queue_rstr(h->element[3]) ? atol(h->element[3]->str) : 0;
+    }
+    freeReplyObject(h);
+    if (!*found)
+        return STORE_OK;
+    /* the submissions' own hashes say how far it got: a failed read of one
+     * counts it as neither done nor waiting, as judgectl always did */
+    redisReply *l = queue_cmd(k, "LRANGE judge:rejudge:%s:ids 0 -1", rid);
+    for (size_t j = 0; l && l->type == REDIS_REPLY_ARRAY && j < l->elements; j++)
+        if (queue_rstr(l->element[j]))
+            count_item(k, rid, l->element[j]->str, out);
+    if (l)
+        freeReplyObject(l);
+    return STORE_OK;
+}

@@ -251,6 +251,22 @@ int store_rejudge(struct queue_conn *k, const struct store_rejudge_args *a, stru
                   char *err, size_t errlen);
 void store_rejudge_free(struct store_rejudge_reply *r);
 
+/* The ids of the newest max rejudges, newest first (free each and the array). */
+int store_rejudge_ids(struct queue_conn *k, size_t max, char ***ids, size_t *n, char *err, size_t errlen);
+/* How far rejudge rid got (`judgectl rejudge status`): its record and its
+ * submissions counted by their state (*found false for an unknown id). */
+struct store_rejudge_status {
+    char id[64];
+    char problem[130];
+    char version[65];
+    long long created;       /* ms */
+    long total;              /* submissions queued */
+    long done, waiting;      /* of those still carrying this rejudge */
+    long changed;            /* done with a verdict other than before */
+};
+int store_rejudge_status(struct queue_conn *k, const char *rid, struct store_rejudge_status *out, bool *found,
+                         char *err, size_t errlen);
+
 /* --------------------------------------------------- package.c: before a push */
 
 /* Unpacks a tar (optionally gz/bz2/xz, once) or zip archive into dst
