@@ -92,9 +92,8 @@ void queue_entries_free(struct queue_entries *es)
     memset(es, 0, sizeof *es);
 }
 
-/* The entries of an XRANGE/XREVRANGE reply. */
-static enum queue_rc entries_parse(const redisReply *r, struct queue_entries *out, const char *what, char *err,
-                                   size_t errlen)
+enum queue_rc queue_entries_parse(const redisReply *r, struct queue_entries *out, const char *what, char *err,
+                                  size_t errlen)
 {
     memset(out, 0, sizeof *out);
     out->e = calloc(r->elements + 1, sizeof *out->e);
@@ -121,7 +120,7 @@ enum queue_rc queue_dlq_list(struct queue_conn *k, const char *pool, long count,
                               : queue_cmd(k, "XRANGE %s - +", key);
     enum queue_rc rc = expect(k, r, REDIS_REPLY_ARRAY, "XRANGE", err, errlen);
     if (rc == QUEUE_OK) {
-        rc = entries_parse(r, out, "XRANGE", err, errlen);
+        rc = queue_entries_parse(r, out, "XRANGE", err, errlen);
         freeReplyObject(r);
     }
     return rc;
@@ -138,7 +137,7 @@ static enum queue_rc dlq_range(struct queue_conn *k, const char *pool, const cha
     redisReply *r = rev ? queue_cmd(k, "XREVRANGE %s + -", key) : queue_cmd(k, "XRANGE %s %s %s", key, entry, entry);
     enum queue_rc rc = expect(k, r, REDIS_REPLY_ARRAY, "XRANGE", err, errlen);
     if (rc == QUEUE_OK) {
-        rc = entries_parse(r, out, "XRANGE", err, errlen);
+        rc = queue_entries_parse(r, out, "XRANGE", err, errlen);
         freeReplyObject(r);
     }
     return rc;
@@ -374,7 +373,7 @@ enum queue_rc queue_progress_read(struct queue_conn *k, const char *id, const ch
         return rc;
     const redisReply *s = r->elements == 1 ? r->element[0] : NULL;
     if (s && s->type == REDIS_REPLY_ARRAY && s->elements >= 2 && s->element[1]->type == REDIS_REPLY_ARRAY)
-        rc = entries_parse(s->element[1], out, "XREAD", err, errlen);
+        rc = queue_entries_parse(s->element[1], out, "XREAD", err, errlen);
     freeReplyObject(r);
     return rc;
 }

@@ -503,6 +503,68 @@ enum queue_rc queue_ping(struct queue_conn *k, char *err, size_t errlen);
  * start, whose socket path may hold any character). */
 bool queue_ping_unix(const char *path, long timeout_ms);
 
+/* ---------------------------------------- webhooks.c: judge-api's deliveries */
+
+/* judge-api's durable webhook deliveries (api/webhook.c has the design):
+ * its consumer group "webhooks" on each results stream, a hash and a due
+ * time per delivery, a dead-letter stream of those given up. Plain
+ * commands: the platform user's ACL grants exactly these. */
+struct queue_webhook_event {
+    int pool;                /* index into the pools the caller passed */
+    char entry[64];          /* the results entry */
+    char id[192];            /* its submission ('' when the event has none) */
+};
+/* Creates the group on pool's results stream if missing (QUEUE_IO only
+ * when Redis does not answer). */
+enum queue_rc queue_webhook_group(struct queue_conn *k, const char *pool, char *err, size_t errlen);
+/* New events of the pools for consumer, blocking up to block_ms (free *out).
+ * A lost group is made again. */
+enum queue_rc queue_webhook_read(struct queue_conn *k, const char *consumer, const char *const *pools, int np,
+                                 long block_ms, struct queue_webhook_event **out, size_t *n, char *err,
+                                 size_t errlen);
+/* Events another (dead) consumer read and has not acked for min_idle_ms. */
+enum queue_rc queue_webhook_takeover(struct queue_conn *k, const char *consumer, const char *pool, int pool_index,
+                                     long min_idle_ms, struct queue_webhook_event **out, size_t *n, char *err,
+                                     size_t errlen);
+/* Records ev's delivery when its submission has a callback, then acks it;
+ * not acked when Redis did not answer (read again later). */
+enum queue_rc queue_webhook_record(struct queue_conn *k, const char *pool, const struct queue_webhook_event *ev,
+                                   long long now_ms, char *err, size_t errlen);
+/* Up to limit deliveries of pool due by now_ms (free with queue_names_free). */
+enum queue_rc queue_webhook_due(struct queue_conn *k, const char *pool, long long now_ms, int limit, char ***entries,
+                                size_t *n, char *err, size_t errlen);
+/* A delivery's URL and owner before it is claimed ('' when unknown). */
+void queue_webhook_peek(struct queue_conn *k, const char *pool, const char *entry, char *url, size_t urllen,
+                        char *owner, size_t ownerlen);
+/* Claims a delivery still due by now_ms until lease_until_ms (its due time
+ * pushed ahead); true when this caller got it. */
+bool queue_webhook_claim(struct queue_conn *k, const char *pool, const char *entry, long long now_ms,
+                         long long lease_until_ms);
+struct queue_webhook {
+    char id[192];            /* the submission */
+    char url[2100];
+    int attempts;            /* made so far */
+    long long first;         /* ms of the first attempt; -1: not recorded */
+};
+/* A claimed delivery; false when there is none to make. */
+bool queue_webhook_get(struct queue_conn *k, const char *pool, const char *entry, struct queue_webhook *out);
+/* No more attempts: delivered (its hash goes too) or nothing to deliver. */
+void queue_webhook_done(struct queue_conn *k, const char *pool, const char *entry, bool delivered);
+/* Another attempt at due_ms, after `attempts` that failed with error. */
+void queue_webhook_later(struct queue_conn *k, const char *pool, const char *entry, int attempts, const char *error,
+                         long long due_ms);
+/* Gives a delivery up into the webhook dead-letter stream. */
+void queue_webhook_bury(struct queue_conn *k, const char *pool, const char *entry, const struct queue_webhook *w,
+                        int attempts, const char *why, long long now_ms);
+/* The webhook dead letters of pool (event, id, url, attempts, error, time),
+ * oldest first, at most count. */
+enum queue_rc queue_webhook_dlq(struct queue_conn *k, const char *pool, long count, struct queue_entries *out,
+                                char *err, size_t errlen);
+/* Delivers a webhook dead letter again from now_ms (a fresh retry period);
+ * its submission in id. False when there is no such dead letter. */
+bool queue_webhook_replay(struct queue_conn *k, const char *pool, const char *dlq_entry, long long now_ms,
+                          char *id, size_t idlen);
+
 struct queue_result {
     char state[16];          /* queued | running | done */
     char verdict[16];        /* '' until done */

@@ -16,6 +16,11 @@
 #define SUFFIX_STATS "stats"
 #define SUFFIX_SUB "sub:"                 /* + ID: a submission's hash */
 #define SUFFIX_PROGRESS "progress:"       /* + ID: its progress stream */
+#define SUFFIX_WEBHOOK "webhook:"         /* + ENTRY, retry, dlq: judge-api's deliveries */
+
+/* The entries of an XRANGE/XREVRANGE reply (r stays the caller's). */
+enum queue_rc queue_entries_parse(const redisReply *r, struct queue_entries *out, const char *what, char *err,
+                                  size_t errlen);
 
 
 #endif
