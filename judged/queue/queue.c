@@ -38,6 +38,13 @@ void queue_key(char *buf, size_t len, const char *pool, const char *suffix)
     snprintf(buf, len, "judge:{%s}:%s", pool, suffix);
 }
 
+void queue_submission_key(char *buf, size_t len, const char *pool, const char *id)
+{
+    char suffix[300];
+    snprintf(suffix, sizeof suffix, SUFFIX_SUB "%s", id);
+    queue_key(buf, len, pool, suffix);
+}
+
 bool queue_id_pool(const char *id, char *pool, size_t len)
 {
     if (strchr(id, '{') || strchr(id, '}') || strchr(id, ':'))
@@ -80,7 +87,7 @@ struct args {
 static void args_start(struct args *a, const char *fn, const char *pool)
 {
     a->n = 0;
-    queue_key(a->key, sizeof a->key, pool, "q:normal");
+    queue_key(a->key, sizeof a->key, pool, SUFFIX_QUEUE(QUEUE_NORMAL));
     const char *head[] = {"FCALL", fn, "1", a->key, "pool", pool};
     for (size_t i = 0; i < sizeof head / sizeof head[0]; i++) {
         a->v[a->n] = head[i];
@@ -272,7 +279,7 @@ enum queue_rc queue_ensure_groups(struct queue_conn *k, const char *pool, char *
 {
     for (int i = 0; i < 2; i++) {
         char key[200];
-        queue_key(key, sizeof key, pool, i == QUEUE_CONTEST ? "q:contest" : "q:normal");
+        queue_key(key, sizeof key, pool, SUFFIX_QUEUE(i));
         redisReply *r = queue_cmd(k, "XGROUP CREATE %s %s 0 MKSTREAM", key, QUEUE_GROUP);
         if (!r) {
             snprintf(err, errlen, "XGROUP CREATE: redis: %s", k->err);
@@ -472,7 +479,7 @@ enum queue_rc queue_stats_flush(struct queue_conn *k, const char *pool, const st
         return QUEUE_IO;
     }
     char key[200], f[64];
-    queue_key(key, sizeof key, pool, "stats");
+    queue_key(key, sizeof key, pool, SUFFIX_STATS);
     int n = 0;
     for (int i = 0; i < s->nverdicts; i++) {
         snprintf(f, sizeof f, "verdict:%s", s->verdict[i]);
@@ -575,8 +582,8 @@ enum queue_rc queue_wait_new(struct queue_conn *k, const char *pool, char (*deli
                              long block_ms)
 {
     char kq[2][200];
-    queue_key(kq[0], sizeof kq[0], pool, "q:contest");
-    queue_key(kq[1], sizeof kq[1], pool, "q:normal");
+    queue_key(kq[0], sizeof kq[0], pool, SUFFIX_QUEUE(QUEUE_CONTEST));
+    queue_key(kq[1], sizeof kq[1], pool, SUFFIX_QUEUE(QUEUE_NORMAL));
     redisReply *r = queue_cmd(k, "XREAD COUNT 1 BLOCK %ld STREAMS %s %s %s %s", block_ms, kq[0], kq[1],
                               delivered[0], delivered[1]);
     if (!r)
@@ -642,7 +649,7 @@ static const char **ref_argv(const char *fn, const char *pool, const char *host,
 {
     const char **v = calloc((size_t)(12 + 2 * n), sizeof *v);
     int a = 0;
-    queue_key(key, keylen, pool, "q:normal");
+    queue_key(key, keylen, pool, SUFFIX_QUEUE(QUEUE_NORMAL));
     v[a++] = "FCALL";
     v[a++] = fn;
     v[a++] = "1";
@@ -982,7 +989,7 @@ enum queue_rc queue_result(struct queue_conn *k, const char *id, struct queue_re
     *found = false;
     if (!queue_id_pool(id, pool, sizeof pool))
         return QUEUE_OK;
-    snprintf(suffix, sizeof suffix, "sub:%s", id);
+    snprintf(suffix, sizeof suffix, SUFFIX_SUB "%s", id);
     queue_key(ksub, sizeof ksub, pool, suffix);
     static const char *names[] = {"state", "verdict", "score", "report", "lang", "problem",
                                   "priority", "attempts", "created", "started", "finished", "host",
@@ -1097,7 +1104,7 @@ enum queue_rc queue_pool_status(struct queue_conn *k, const char *pool, struct q
 {
     char key[200];
     memset(out, 0, sizeof *out);
-    queue_key(key, sizeof key, pool, "state");
+    queue_key(key, sizeof key, pool, SUFFIX_STATE);
     redisReply *r = queue_cmd(k, "GET %s", key);
     enum queue_rc rc = check(k, r, -1, "GET", err, errlen);
     if (rc)
@@ -1106,7 +1113,7 @@ enum queue_rc queue_pool_status(struct queue_conn *k, const char *pool, struct q
     freeReplyObject(r);
     long long oldest = 0;
     for (int q = 0; q < 2; q++) {
-        queue_key(key, sizeof key, pool, q == QUEUE_CONTEST ? "q:contest" : "q:normal");
+        queue_key(key, sizeof key, pool, SUFFIX_QUEUE(q));
         long long len, pend;
         if ((rc = count_of(k, "XLEN", key, &len, err, errlen)) || (rc = pending_of(k, key, &pend, err, errlen)))
             return rc;
@@ -1116,7 +1123,7 @@ enum queue_rc queue_pool_status(struct queue_conn *k, const char *pool, struct q
         if (t && (!oldest || t < oldest))
             oldest = t;
     }
-    const char *more[][2] = {{"ZCARD", "delayed"}, {"LLEN", "rejudge"}, {"XLEN", "dlq"}};
+    const char *more[][2] = {{"ZCARD", SUFFIX_DELAYED}, {"LLEN", SUFFIX_REJUDGE}, {"XLEN", SUFFIX_DLQ}};
     long long *dst[] = {&out->delayed, &out->rejudge, &out->dlq};
     for (int i = 0; i < 3; i++) {
         queue_key(key, sizeof key, pool, more[i][1]);
@@ -1185,7 +1192,7 @@ static redisReply *xread_pools(struct queue_conn *k, const char *const *pools, i
     }
     argv[a++] = "STREAMS";
     for (int i = 0; i < np; i++) {
-        queue_key(keys[i], sizeof keys[i], pools[i], "results");
+        queue_key(keys[i], sizeof keys[i], pools[i], SUFFIX_RESULTS);
         argv[a++] = keys[i];
     }
     for (int i = 0; i < np; i++)
@@ -1200,7 +1207,7 @@ static int pool_of_stream(const char *const *pools, int np, const redisReply *na
 {
     char key[200];
     for (int i = 0; i < np && queue_rstr(name); i++) {
-        queue_key(key, sizeof key, pools[i], "results");
+        queue_key(key, sizeof key, pools[i], SUFFIX_RESULTS);
         if (!strcmp(key, name->str))
             return i;
     }

@@ -67,8 +67,10 @@ int queue_url_with_password(const char *url, const char *password, char *buf, si
 void queue_conn_drop(struct queue_conn *k);
 /* Sleeps the current backoff (exponential, with jitter, 50 ms .. 2 s). */
 void queue_conn_backoff(struct queue_conn *k);
-/* One raw command (for reads the library has no operation for). NULL on
- * I/O trouble (k->err set); error replies are returned. */
+/* One raw command, for this library, the store, tests and benchmarks:
+ * judged, judgectl and judge-api call an operation instead (a command
+ * they need is a new function here). NULL on I/O trouble (k->err set);
+ * error replies are returned. */
 redisReply *queue_cmd(struct queue_conn *k, const char *fmt, ...);
 redisReply *queue_cmdv(struct queue_conn *k, int argc, const char **argv, const size_t *lens);
 /* Round trips sent through this library (for the benchmark). */
@@ -120,8 +122,13 @@ enum queue_rc { QUEUE_OK = 0, QUEUE_ERROR = -1, QUEUE_IO = -2, QUEUE_NOGROUP = -
  * same as valid_name in judged.lua): 1..128 of [A-Za-z0-9_.-], not starting
  * with '.' or '-'. */
 bool queue_valid_name(const char *s);
-/* judge:{POOL}:SUFFIX */
+/* judge:{POOL}:SUFFIX: for tests and benchmarks, which read Redis as it
+ * is. judged, judgectl and judge-api name no key: they call a function of
+ * this library or of the store. */
 void queue_key(char *buf, size_t len, const char *pool, const char *suffix);
+/* judge:{POOL}:sub:ID, a submission's hash (ID "*": a SCAN pattern of the
+ * pool's): the store reads submissions by this one name. */
+void queue_submission_key(char *buf, size_t len, const char *pool, const char *id);
 /* The pool of a submission id "POOL-TIME-SEQ"; false if malformed. */
 bool queue_id_pool(const char *id, char *pool, size_t len);
 const char *queue_name(int queue); /* "contest" | "normal" */

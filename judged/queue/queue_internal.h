@@ -12,6 +12,9 @@
 #define KEY_REAPER "judge:reaper"        /* whose turn it is to reap */
 #define SUFFIX_QUEUE(q) ((q) == QUEUE_CONTEST ? "q:contest" : "q:normal")
 #define SUFFIX_DLQ "dlq"
+#define SUFFIX_STATE "state"              /* active | draining | paused */
+#define SUFFIX_DELAYED "delayed"          /* zset: retries by due time */
+#define SUFFIX_REJUDGE "rejudge"          /* list: rejudges waiting */
 #define SUFFIX_RESULTS "results"
 #define SUFFIX_STATS "stats"
 #define SUFFIX_SUB "sub:"                 /* + ID: a submission's hash */

@@ -14,6 +14,7 @@
 #include <strings.h>
 
 #include "common.h"
+#include "keys.h"
 #include "store.h"
 
 static int io(struct queue_conn *k, char *err, size_t errlen)
@@ -66,7 +67,7 @@ static int scan_pool(struct queue_conn *k, const struct store_rejudge_args *a, c
                      struct store_rejudge_reply *out, size_t *cap, char *err, size_t errlen)
 {
     char pattern[300], cursor[64] = "0";
-    snprintf(pattern, sizeof pattern, "judge:{%s}:sub:*", pool);
+    queue_submission_key(pattern, sizeof pattern, pool, "*");
     do {
         redisReply *r = queue_cmd(k, "SCAN %s MATCH %s COUNT 1000", cursor, pattern);
         if (!r || r->type != REDIS_REPLY_ARRAY || r->elements != 2) {
@@ -103,7 +104,9 @@ static int pick_ids(struct queue_conn *k, const struct store_rejudge_args *a, st
             add(out, cap, a->ids[i], NULL, NULL, "unknown");
             continue;
         }
-        redisReply *h = queue_cmd(k, "HMGET judge:{%s}:sub:%s id problem state verdict created", pool, a->ids[i]);
+        char key[400];
+        queue_submission_key(key, sizeof key, pool, a->ids[i]);
+        redisReply *h = queue_cmd(k, "HMGET %s id problem state verdict created", key);
         if (!h || h->type != REDIS_REPLY_ARRAY || h->elements != 5) {
             if (h)
                 freeReplyObject(h);
@@ -144,14 +147,14 @@ static int record(struct queue_conn *k, const struct store_rejudge_args *a, stru
                   size_t matched)
 {
     long long now = (long long)common_wall_ms();
-    redisReply *r = queue_cmd(k, "HSET judge:rejudge:%s problem %s version %s created %lld count %lld verdicts %s "
+    redisReply *r = queue_cmd(k, "HSET " KEY_REJUDGE "%s problem %s version %s created %lld count %lld verdicts %s "
                                  "since %lld",
                               out->id, a->problem ? a->problem : "", out->version, now, (long long)matched,
                               a->verdicts ? a->verdicts : "", a->since);
     if (!r)
         return -1;
     freeReplyObject(r);
-    r = queue_cmd(k, "ZADD judge:rejudges %lld %s", now, out->id);
+    r = queue_cmd(k, "ZADD " KEY_REJUDGES " %lld %s", now, out->id);
     if (!r)
         return -1;
     freeReplyObject(r);
@@ -195,7 +198,7 @@ int store_rejudge(struct queue_conn *k, const struct store_rejudge_args *a, stru
             continue;
         if ((rc = version_for(k, a, it->problem, ver, err, errlen)))
             return rc;
-        redisReply *r = queue_cmd(k, "RPUSH judge:rejudge:%s:ids %s", out->id, it->id);
+        redisReply *r = queue_cmd(k, "RPUSH " KEY_REJUDGE "%s:ids %s", out->id, it->id);
         if (r)
             freeReplyObject(r);
         enum queue_rc q = queue_rejudge(k, pool, it->id, ver, out->id, it->result, sizeof it->result, err, errlen);
@@ -219,7 +222,7 @@ int store_rejudge_ids(struct queue_conn *k, size_t max, char ***ids, size_t *n, 
 {
     *ids = NULL;
     *n = 0;
-    redisReply *r = queue_cmd(k, "ZREVRANGE judge:rejudges 0 %lld", (long long)max - 1);
+    redisReply *r = queue_cmd(k, "ZREVRANGE " KEY_REJUDGES " 0 %lld", (long long)max - 1);
     if (!r)
         return io(k, err, errlen);
     if (r->type != REDIS_REPLY_ARRAY) {
@@ -242,10 +245,11 @@ int store_rejudge_ids(struct queue_conn *k, size_t max, char ***ids, size_t *n, 
 /* Counts one submission of rejudge rid: done (and changed) or waiting. */
 static void count_item(struct queue_conn *k, const char *rid, const char *id, struct store_rejudge_status *st)
 {
-    char pool[80];
+    char pool[80], key[400];
     if (!queue_id_pool(id, pool, sizeof pool))
         return;
-    redisReply *s = queue_cmd(k, "HMGET judge:{%s}:sub:%s state rejudge verdict previous_verdict", pool, id);
+    queue_submission_key(key, sizeof key, pool, id);
+    redisReply *s = queue_cmd(k, "HMGET %s state rejudge verdict previous_verdict", key);
     if (s && s->type == REDIS_REPLY_ARRAY && s->elements == 4 && queue_rstr(s->element[0])) {
         bool mine = queue_rstr(s->element[1]) && !strcmp(s->element[1]->str, rid);
         bool isdone = !strcmp(s->element[0]->str, "done");
@@ -266,7 +270,7 @@ int store_rejudge_status(struct queue_conn *k, const char *rid, struct store_rej
 {
     memset(out, 0, sizeof *out);
     *found = false;
-    redisReply *h = queue_cmd(k, "HMGET judge:rejudge:%s problem version created count", rid);
+    redisReply *h = queue_cmd(k, "HMGET " KEY_REJUDGE "%s problem version created count", rid);
     if (!h)
         return io(k, err, errlen);
     if (h->type != REDIS_REPLY_ARRAY || h->elements != 4) {
@@ -287,7 +291,7 @@ int store_rejudge_status(struct queue_conn *k, const char *rid, struct store_rej
         return STORE_OK;
     /* the submissions' own hashes say how far it got: a failed read of one
      * counts it as neither done nor waiting, as judgectl always did */
-    redisReply *l = queue_cmd(k, "LRANGE judge:rejudge:%s:ids 0 -1", rid);
+    redisReply *l = queue_cmd(k, "LRANGE " KEY_REJUDGE "%s:ids 0 -1", rid);
     for (size_t j = 0; l && l->type == REDIS_REPLY_ARRAY && j < l->elements; j++)
         if (queue_rstr(l->element[j]))
             count_item(k, rid, l->element[j]->str, out);

@@ -39,6 +39,7 @@
 #include <jansson.h>
 #include <openssl/evp.h>
 
+#include "keys.h"
 #include "store.h"
 #include "tree.h"
 
@@ -452,18 +453,18 @@ static redisReply *fcall(struct queue_conn *k, int argc, const char **argv, cons
 
 static void blob_key(char *buf, size_t len, const char *sha)
 {
-    snprintf(buf, len, "judge:blob:%s", sha);
+    snprintf(buf, len, KEY_BLOB "%s", sha);
 }
 
 /* The six fixed keys of a store function, in store.lua's order. */
 static void fixed_keys(char keys[6][300], const char *name, const char *version)
 {
-    snprintf(keys[0], 300, "judge:problem:%s", name);
-    snprintf(keys[1], 300, "judge:problem:%s:versions", name);
-    snprintf(keys[2], 300, "judge:manifest:%s", version);
-    snprintf(keys[3], 300, "judge:version:%s:names", version);
-    snprintf(keys[4], 300, "judge:problems");
-    snprintf(keys[5], 300, "judge:store:bytes");
+    snprintf(keys[0], 300, KEY_PROBLEM "%s", name);
+    snprintf(keys[1], 300, KEY_PROBLEM "%s:versions", name);
+    snprintf(keys[2], 300, KEY_MANIFEST "%s", version);
+    snprintf(keys[3], 300, KEY_VERSION "%s:names", version);
+    snprintf(keys[4], 300, KEY_PROBLEMS);
+    snprintf(keys[5], 300, KEY_STORE_BYTES);
 }
 
 /* The distinct blobs of m (a manifest sorted by path may list one content
@@ -750,7 +751,7 @@ int store_current(struct queue_conn *k, const char *name, char version[65], bool
 {
     version[0] = 0;
     *found = false;
-    redisReply *r = queue_cmd(k, "HGET judge:problem:%s current", name);
+    redisReply *r = queue_cmd(k, "HGET " KEY_PROBLEM "%s current", name);
     if (!r)
         return io_err(k, "store", err, errlen);
     int rc = 0;
@@ -774,7 +775,7 @@ int store_list(struct queue_conn *k, char ***names, size_t *n, char *err, size_t
 {
     *names = NULL;
     *n = 0;
-    redisReply *r = queue_cmd(k, "SMEMBERS judge:problems");
+    redisReply *r = queue_cmd(k, "SMEMBERS " KEY_PROBLEMS);
     if (!r)
         return io_err(k, "store", err, errlen);
     if (r->type != REDIS_REPLY_ARRAY) {
@@ -799,7 +800,7 @@ int store_get_manifest(struct queue_conn *k, const char *version, struct store_m
         snprintf(err, errlen, "'%s' is not a version (64 hex digits)", version);
         return STORE_ERR;
     }
-    redisReply *r = queue_cmd(k, "GET judge:manifest:%s", version);
+    redisReply *r = queue_cmd(k, "GET " KEY_MANIFEST "%s", version);
     if (!r)
         return io_err(k, "store", err, errlen);
     int rc;
@@ -846,7 +847,7 @@ int store_info(struct queue_conn *k, const char *name, struct store_problem_info
     memset(out, 0, sizeof *out);
     *found = false;
     snprintf(out->name, sizeof out->name, "%s", name);
-    redisReply *r = queue_cmd(k, "HMGET judge:problem:%s current updated", name);
+    redisReply *r = queue_cmd(k, "HMGET " KEY_PROBLEM "%s current updated", name);
     if (!r)
         return io_err(k, "store", err, errlen);
     if (r->type != REDIS_REPLY_ARRAY || r->elements != 2 || !queue_rstr(r->element[0])) {
@@ -857,7 +858,7 @@ int store_info(struct queue_conn *k, const char *name, struct store_problem_info
     snprintf(out->current, sizeof out->current, "%s", r->element[0]->str);
     out->updated = queue_rstr(r->element[1]) ? atoll(r->element[1]->str) : 0;
     freeReplyObject(r);
-    r = queue_cmd(k, "ZREVRANGE judge:problem:%s:versions 0 -1 WITHSCORES", name);
+    r = queue_cmd(k, "ZREVRANGE " KEY_PROBLEM "%s:versions 0 -1 WITHSCORES", name);
     if (!r)
         return io_err(k, "store", err, errlen);
     if (r->type == REDIS_REPLY_ARRAY) {
@@ -883,7 +884,7 @@ int store_info(struct queue_conn *k, const char *name, struct store_problem_info
 
 int store_bytes(struct queue_conn *k, uint64_t *bytes, char *err, size_t errlen)
 {
-    redisReply *r = queue_cmd(k, "GET judge:store:bytes");
+    redisReply *r = queue_cmd(k, "GET " KEY_STORE_BYTES);
     if (!r)
         return io_err(k, "store", err, errlen);
     *bytes = queue_rstr(r) ? strtoull(r->str, NULL, 10) : 0;
