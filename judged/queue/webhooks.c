@@ -192,7 +192,7 @@ enum queue_rc queue_webhook_due(struct queue_conn *k, const char *pool, long lon
     wkey(kr, sizeof kr, pool, "retry");
     redisReply *r = queue_cmd(k, "ZRANGEBYSCORE %s -inf %lld LIMIT 0 %d", kr, now_ms, limit);
     if (!r || r->type != REDIS_REPLY_ARRAY)
-        return r && r->type != REDIS_REPLY_ERROR ? (free_reply(r), QUEUE_OK) : sent(k, r, "ZRANGEBYSCORE", err, errlen);
+        return sent(k, r, "ZRANGEBYSCORE", err, errlen);   /* not an array: nothing due */
     *entries = calloc(r->elements + 1, sizeof **entries);
     for (size_t i = 0; *entries && i < r->elements; i++)
         if (queue_rstr(r->element[i]) && ((*entries)[*n] = strdup(r->element[i]->str)))
@@ -296,7 +296,7 @@ enum queue_rc queue_webhook_dlq(struct queue_conn *k, const char *pool, long cou
     wkey(kd, sizeof kd, pool, "dlq");
     redisReply *x = queue_cmd(k, "XRANGE %s - + COUNT %ld", kd, count);
     if (!x || x->type != REDIS_REPLY_ARRAY)
-        return x && x->type != REDIS_REPLY_ERROR ? (free_reply(x), QUEUE_OK) : sent(k, x, "XRANGE", err, errlen);
+        return sent(k, x, "XRANGE", err, errlen);   /* not an array: no dead letters */
     enum queue_rc rc = queue_entries_parse(x, out, "XRANGE", err, errlen);
     freeReplyObject(x);
     return rc;
