@@ -1,15 +1,18 @@
 /*
- * hosts.c - the registered judged hosts and whether each is alive
- * (queue_hosts), read the one way that judgectl (hosts, pools, health) and
- * judge-api (/v1/hosts, /v1/pools, /metrics) share.
+ * hosts.c - the host registry, read and written here alone: the registered
+ * judged hosts and whether each is alive (queue_hosts), read the one way
+ * that judgectl (hosts, pools, health) and judge-api (/v1/hosts,
+ * /v1/pools, /metrics) share, and what a host writes of itself
+ * (daemon/heartbeat.c calls queue_host_register, queue_reaper_turn,
+ * queue_hosts_dead, queue_host_forget and queue_host_expire).
  *
- * Every heartbeat a host writes its registration, a JSON object, twice
- * (heartbeat.c): into the hash judge:hosts (kept until the host stops
- * cleanly, or a live host's reaper forgets it) and as its liveness key
- * judge:host:NAME, which expires after 3 heartbeats. A host is alive while that key exists: the
- * rule the reaper applies before it forgets a host, so `hosts` never calls
- * a host dead that the reaper still counts alive, or the reverse.
- * Registrations that are not JSON objects are skipped.
+ * Every heartbeat a host writes its registration, a JSON object, twice:
+ * into the hash judge:hosts (kept until the host stops cleanly, or a live
+ * host's reaper forgets it) and as its liveness key judge:host:NAME, which
+ * expires after 3 heartbeats. A host is alive while that key exists
+ * (host_alive): the rule the reaper applies before it forgets a host, so
+ * `hosts` never calls a host dead that the reaper still counts alive, or
+ * the reverse. Registrations that are not JSON objects are skipped.
  */
 #include <stdio.h>
 #include <stdlib.h>
