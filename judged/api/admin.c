@@ -119,16 +119,14 @@ enum MHD_Result api_hosts(struct req *r)
 
 /* ------------------------------------------------------------------- dlq */
 
-static json_t *entry_json(const char *pool, const redisReply *e)
+static json_t *entry_json(const char *pool, const struct queue_fields *e)
 {
-    const char *eid = e->element[0]->str;
     char id[160];
-    snprintf(id, sizeof id, "%s:%s", pool, eid);
-    json_t *o = json_pack("{s:s, s:s, s:s}", "dlq_id", id, "pool", pool, "entry", eid);
-    const redisReply *f = e->element[1];
-    for (size_t i = 0; f && i + 1 < f->elements; i += 2) {
-        const char *n = queue_rstr(f->element[i]), *v = queue_rstr(f->element[i + 1]);
-        if (!n || !v || !strcmp(n, "entry") || !strcmp(n, "fields"))
+    snprintf(id, sizeof id, "%s:%s", pool, e->entry);
+    json_t *o = json_pack("{s:s, s:s, s:s}", "dlq_id", id, "pool", pool, "entry", e->entry);
+    for (size_t i = 0; i < e->n; i++) {
+        const char *n = e->kv[2 * i], *v = e->kv[2 * i + 1];
+        if (!strcmp(n, "entry") || !strcmp(n, "fields"))
             continue;
         if (!strcmp(n, "attempts") || !strcmp(n, "time"))
             json_object_set_new(o, n, json_integer(atoll(v)));
@@ -148,13 +146,13 @@ enum MHD_Result api_dlq(struct req *r)
     struct queue_conn *k = api_conn_get(a);
     json_t *list = json_array();
     for (int i = 0; i < a->cfg.npools; i++) {
-        char key[200];
-        queue_key(key, sizeof key, a->cfg.pools[i].name, "dlq");
-        redisReply *x = queue_cmd(k, "XRANGE %s - + COUNT 1000", key);
-        for (size_t e = 0; x && x->type == REDIS_REPLY_ARRAY && e < x->elements; e++)
-            json_array_append_new(list, entry_json(a->cfg.pools[i].name, x->element[e]));
-        if (x)
-            freeReplyObject(x);
+        struct queue_entries es;
+        char err[512];
+        if (queue_dlq_list(k, a->cfg.pools[i].name, 1000, &es, err, sizeof err))
+            continue;   /* a pool Redis did not answer for lists nothing */
+        for (size_t e = 0; e < es.n; e++)
+            json_array_append_new(list, entry_json(a->cfg.pools[i].name, &es.e[e]));
+        queue_entries_free(&es);
     }
     api_conn_put(a, k);
     return api_json(r, 200, json_pack("{s:o}", "dead_letters", list));
@@ -175,23 +173,16 @@ enum MHD_Result api_dlq_action(struct req *r, const char *dlq_id, const char *ac
     if (strcmp(action, "requeue") && strcmp(action, "drop"))
         return api_error(r, 404, NULL, "no action '%.100s' (requeue, drop)", action);
     struct queue_conn *k = api_conn_get(a);
-    char key[200], err[512], id[200] = "";
-    queue_key(key, sizeof key, pool, "dlq");
-    redisReply *x = queue_cmd(k, "XRANGE %s %s %s", key, entry, entry);
-    bool exists = x && x->type == REDIS_REPLY_ARRAY && x->elements == 1;
-    if (x)
-        freeReplyObject(x);
+    char err[512], id[200] = "";
+    struct queue_fields e;
+    bool exists = false;
+    queue_dlq_entry(k, pool, entry, &e, &exists, err, sizeof err);   /* unanswered: 404 as before */
+    queue_fields_free(&e);
     enum queue_rc rc = QUEUE_OK;
     if (exists && !strcmp(action, "requeue"))
         rc = queue_requeue(k, pool, entry, id, sizeof id, err, sizeof err);
-    if (exists && !strcmp(action, "drop")) {
-        redisReply *d = queue_cmd(k, "XDEL %s %s", key, entry);
-        if (!d) {
-            rc = QUEUE_IO;
-            snprintf(err, sizeof err, "%s", k->err);
-        } else
-            freeReplyObject(d);
-    }
+    if (exists && !strcmp(action, "drop"))
+        rc = queue_dlq_drop(k, pool, entry, err, sizeof err);
     api_conn_put(a, k);
     if (!exists)
         return api_error(r, 404, NULL, "no dead letter '%.100s'", dlq_id);
@@ -251,7 +242,7 @@ static void bprintf(struct buf *b, const char *fmt, ...)
 static const char *const BUCKETS[] = {"10", "25", "50", "100", "250", "500", "1000", "2500",
                                       "5000", "10000", "30000", "60000", "+Inf"};
 
-/* A histogram from judge:{P}:stats (non-cumulative buckets in ms, as the
+/* A histogram from the pool's counters (queue_stats_read) (non-cumulative buckets in ms, as the
  * judged.lua functions count them) in Prometheus' cumulative seconds. */
 static void histogram(struct buf *b, const char *metric, const char *pool, json_t *stats,
                       const char *name)
@@ -274,15 +265,17 @@ static void histogram(struct buf *b, const char *metric, const char *pool, json_
     bprintf(b, "%s_count{pool=\"%s\"} %lld\n", metric, pool, cum);
 }
 
-static json_t *hgetall(struct queue_conn *k, const char *key)
+/* The pool's counters as a JSON object of strings ({} when unanswered). */
+static json_t *stats_json(struct queue_conn *k, const char *pool)
 {
     json_t *o = json_object();
-    redisReply *x = queue_cmd(k, "HGETALL %s", key);
-    for (size_t i = 0; x && x->type == REDIS_REPLY_ARRAY && i + 1 < x->elements; i += 2)
-        if (queue_rstr(x->element[i]) && queue_rstr(x->element[i + 1]))
-            json_object_set_new(o, x->element[i]->str, json_string(x->element[i + 1]->str));
-    if (x)
-        freeReplyObject(x);
+    struct queue_fields f;
+    char err[512];
+    if (queue_stats_read(k, pool, &f, err, sizeof err))
+        return o;
+    for (size_t i = 0; i < f.n; i++)
+        json_object_set_new(o, f.kv[2 * i], json_string(f.kv[2 * i + 1]));
+    queue_fields_free(&f);
     return o;
 }
 
@@ -344,9 +337,7 @@ enum MHD_Result api_metrics(struct req *r)
                 "# TYPE judged_verdicts_total counter\n");
     json_t **stats = calloc((size_t)a->cfg.npools, sizeof *stats);
     for (int i = 0; i < a->cfg.npools; i++) {
-        char key[200];
-        queue_key(key, sizeof key, a->cfg.pools[i].name, "stats");
-        stats[i] = hgetall(k, key);
+        stats[i] = stats_json(k, a->cfg.pools[i].name);
         const char *f;
         json_t *v;
         json_object_foreach(stats[i], f, v) if (!strncmp(f, "verdict:", 8)) bprintf(

@@ -186,14 +186,9 @@ static int read_tails(struct sse_hub *h, struct queue_conn *k, char (*last)[64])
 {
     struct event_id max = {0, 0};
     for (int i = 0; i < h->a->cfg.npools; i++) {
-        char key[200];
-        queue_key(key, sizeof key, h->a->cfg.pools[i].name, "results");
-        redisReply *x = queue_cmd(k, "XREVRANGE %s + - COUNT 1", key);
-        if (!x)
-            return -1;
-        snprintf(last[i], 64, "%s",
-                 x->type == REDIS_REPLY_ARRAY && x->elements == 1 ? x->element[0]->element[0]->str : "0-0");
-        freeReplyObject(x);
+        char err[512];
+        if (queue_events_tail(k, h->a->cfg.pools[i].name, last[i], err, sizeof err) == QUEUE_IO)
+            return -1;   /* an error reply reads as an empty stream, "0-0" */
         struct event_id t;
         if (parse_id(last[i], &t) && cmp_id(t, max) > 0)
             max = t;
@@ -540,7 +535,7 @@ enum MHD_Result api_events(struct req *r)
 struct progress {
     struct api *a;
     struct queue_conn k;
-    char id[200], pool[80], key[300], sub[300], last[64];
+    char id[200], pool[80], last[64];
     struct outbuf o;
     bool finished;
     double next_heartbeat;
@@ -571,61 +566,59 @@ static void p_compiling(struct progress *s)
             json_pack("{s:s, s:i, s:i, s:s}", "stage", "compiling", "test", 0, "tests", 0, "text", "compiling"));
 }
 
+/* One step of progress as its event's JSON. */
+static json_t *step_json(const struct queue_fields *f)
+{
+    json_t *d = json_object();
+    for (size_t i = 0; i < f->n; i++) {
+        const char *n = f->kv[2 * i], *v = f->kv[2 * i + 1];
+        if (!strcmp(n, "test") || !strcmp(n, "count"))
+            json_object_set_new(d, !strcmp(n, "count") ? "tests" : n, json_integer(atoi(v)));
+        else if (*v)
+            json_object_set_new(d, n, json_string(v));
+    }
+    const char *stage = json_string_value(json_object_get(d, "stage"));
+    char text[200];
+    if (stage && !strcmp(stage, "test"))
+        snprintf(text, sizeof text, "test %lld of %lld: %s", (long long)json_integer_value(json_object_get(d, "test")),
+                 (long long)json_integer_value(json_object_get(d, "tests")),
+                 json_string_value(json_object_get(d, "verdict")) ?: "?");
+    else
+        snprintf(text, sizeof text, "%s", stage ? stage : "?");
+    json_object_set_new(d, "text", json_string(text));
+    return d;
+}
+
 static void p_fill(struct progress *s)
 {
     /* the state first: progress written before "done" is then read below */
-    redisReply *st = queue_cmd(&s->k, "HMGET %s state verdict score", s->sub);
-    const char *state = st && st->type == REDIS_REPLY_ARRAY && st->elements == 3 ? queue_rstr(st->element[0]) : NULL;
-    bool done = state && !strcmp(state, "done");
-    if (state && strcmp(state, "queued"))
+    struct queue_state st;
+    char err[512];
+    enum queue_rc src = queue_submission_state(&s->k, s->id, &st, err, sizeof err);
+    bool done = src == QUEUE_OK && !strcmp(st.state, "done");
+    if (src == QUEUE_OK && st.state[0] && strcmp(st.state, "queued"))
         p_compiling(s);
     /* no wait when there is something to send already */
-    redisReply *x = queue_cmd(&s->k, "XREAD COUNT 100 BLOCK %s STREAMS %s %s",
-                              done || out_pending(&s->o) ? "1" : "1000", s->key, s->last);
+    struct queue_entries es;
+    enum queue_rc xrc = queue_progress_read(&s->k, s->id, s->last, 100, done || out_pending(&s->o) ? 1 : 1000, &es,
+                                            err, sizeof err);
     size_t got = 0;
-    if (x && x->type == REDIS_REPLY_ARRAY && x->elements == 1) {
-        redisReply *ents = x->element[0]->element[1];
-        for (size_t e = 0; e < ents->elements; e++) {
-            redisReply *en = ents->element[e], *f = en->element[1];
-            p_compiling(s);   /* claimed since the state was read */
-            json_t *d = json_object();
-            for (size_t i = 0; i + 1 < f->elements; i += 2) {
-                const char *n = queue_rstr(f->element[i]), *v = queue_rstr(f->element[i + 1]);
-                if (!n || !v)
-                    continue;
-                if (!strcmp(n, "test") || !strcmp(n, "count"))
-                    json_object_set_new(d, !strcmp(n, "count") ? "tests" : n, json_integer(atoi(v)));
-                else if (*v)
-                    json_object_set_new(d, n, json_string(v));
-            }
-            const char *stage = json_string_value(json_object_get(d, "stage"));
-            char text[200];
-            if (stage && !strcmp(stage, "test"))
-                snprintf(text, sizeof text, "test %lld of %lld: %s",
-                         (long long)json_integer_value(json_object_get(d, "test")),
-                         (long long)json_integer_value(json_object_get(d, "tests")),
-                         json_string_value(json_object_get(d, "verdict")) ?: "?");
-            else
-                snprintf(text, sizeof text, "%s", stage ? stage : "?");
-            json_object_set_new(d, "text", json_string(text));
-            snprintf(s->last, sizeof s->last, "%s", en->element[0]->str);
-            p_event(s, "progress", s->last, d);
-            got++;
-        }
+    for (size_t e = 0; xrc == QUEUE_OK && e < es.n; e++) {
+        p_compiling(s);   /* claimed since the state was read */
+        json_t *d = step_json(&es.e[e]);
+        snprintf(s->last, sizeof s->last, "%s", es.e[e].entry);
+        p_event(s, "progress", s->last, d);
+        got++;
     }
+    if (xrc == QUEUE_OK)
+        queue_entries_free(&es);
     if (done && got == 0) {
-        p_event(s, "verdict", NULL,
-                json_pack("{s:s, s:s, s:f}", "id", s->id, "verdict", queue_rstr(st->element[1]) ?: "",
-                          "score", queue_rstr(st->element[2]) ? atof(st->element[2]->str) : 0.0));
+        p_event(s, "verdict", NULL, json_pack("{s:s, s:s, s:f}", "id", s->id, "verdict", st.verdict, "score", st.score));
         s->finished = true;
     }
     /* an error reply is no answer either: asking again at once would spin */
-    if (!x || !st || x->type == REDIS_REPLY_ERROR || st->type == REDIS_REPLY_ERROR)
+    if (src || xrc)
         queue_conn_backoff(&s->k);
-    if (x)
-        freeReplyObject(x);
-    if (st)
-        freeReplyObject(st);
     heartbeat(&s->o, &s->next_heartbeat, s->a->cfg.api.sse_heartbeat_ms);
 }
 
@@ -665,11 +658,6 @@ enum MHD_Result api_submission_events(struct req *r, const char *id)
     queue_conn_init(&s->k, a->redis_url, 5000);
     snprintf(s->id, sizeof s->id, "%s", id);
     snprintf(s->pool, sizeof s->pool, "%s", pool);
-    char suffix[260];
-    snprintf(suffix, sizeof suffix, "progress:%s", id);
-    queue_key(s->key, sizeof s->key, pool, suffix);
-    snprintf(suffix, sizeof suffix, "sub:%s", id);
-    queue_key(s->sub, sizeof s->sub, pool, suffix);
     snprintf(s->last, sizeof s->last, "0-0");
     const char *since = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "Last-Event-ID");
     struct event_id sid;
@@ -679,18 +667,13 @@ enum MHD_Result api_submission_events(struct req *r, const char *id)
     }
     if (since)
         id_str(sid, s->last);   /* Redis's own spelling, never the client's */
-    redisReply *o = queue_cmd(&s->k, "HGET %s owner", s->sub);
-    redisReply *e = o ? queue_cmd(&s->k, "EXISTS %s", s->sub) : NULL;
-    if (!o || !e) {
-        if (o)
-            freeReplyObject(o);
+    char owner[200], err[512];
+    bool exists;
+    if (queue_submission_owner(&s->k, id, owner, sizeof owner, &exists, err, sizeof err)) {
         progress_free(s);
         return api_error_retry(r, 503, 1, "the queue is unavailable");
     }
-    bool exists = e->type == REDIS_REPLY_INTEGER && e->integer == 1;
-    bool mine = queue_rstr(o) && !strcmp(o->str, r->tok_name);
-    freeReplyObject(o);
-    freeReplyObject(e);
+    bool mine = owner[0] && !strcmp(owner, r->tok_name);
     if (!exists || (!mine && !api_has_role(r, ROLE_READ))) {   /* as GET /v1/submissions/ID: no 403 */
         progress_free(s);
         return api_error(r, 404, NULL, "no submission '%.200s'", id);

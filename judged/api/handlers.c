@@ -258,14 +258,8 @@ enum MHD_Result api_submit(struct req *r)
  * state check is not missed. */
 static void results_tail(struct queue_conn *k, const char *pool, char last[64])
 {
-    char key[200];
-    queue_key(key, sizeof key, pool, "results");
-    snprintf(last, 64, "0-0");
-    redisReply *x = queue_cmd(k, "XREVRANGE %s + - COUNT 1", key);
-    if (x && x->type == REDIS_REPLY_ARRAY && x->elements == 1)
-        snprintf(last, 64, "%s", x->element[0]->element[0]->str);
-    if (x)
-        freeReplyObject(x);
+    char err[512];
+    queue_events_tail(k, pool, last, err, sizeof err);   /* failed: "0-0", all events count */
 }
 
 /* Blocks up to ms for an event of id after last; true when one came. */

@@ -67,10 +67,8 @@ static enum MHD_Result healthz(struct req *r)
 static enum MHD_Result readyz(struct req *r)
 {
     struct queue_conn *k = api_conn_get(r->api);
-    redisReply *p = queue_cmd(k, "PING");
-    bool ok = p && p->type == REDIS_REPLY_STATUS;
-    if (p)
-        freeReplyObject(p);
+    char perr[300];
+    bool ok = queue_ping(k, perr, sizeof perr) == QUEUE_OK;
     char why[300];
     snprintf(why, sizeof why, "%s", k->err);
     api_conn_put(r->api, k);

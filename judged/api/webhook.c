@@ -5,9 +5,9 @@
  * delivery threads (8). All processes share the consumer group
  * "webhooks" on each pool's results stream, so each event is read by one
  * process. Reading an event of a submission with a callback
- * records the delivery in Redis first (hash judge:{P}:webhook:ENTRY with the
- * submission id, URL, attempts, first try; member ENTRY of the zset
- * judge:{P}:webhook:retry scored by its due time) and only then XACKs it;
+ * records the delivery in Redis first (a hash per delivery with the
+ * submission id, URL, attempts, first try; a zset of deliveries scored by
+ * their due time: queue/webhooks.c) and only then XACKs it;
  * an event read by a process that died before that stays pending and is
  * taken over by XAUTOCLAIM after a minute. The zset is the durable queue of
  * deliveries: a process claims a due member by pushing its score a lease
@@ -15,8 +15,9 @@
  * receiver dedups with X-Judged-Event-Id), delivers, and then removes it
  * (2xx) or schedules the next attempt (exponential backoff from 1 s, x0.5..1
  * jitter, at most 5 min apart) until webhook_retry_for has passed since the
- * first attempt; then the delivery goes to the webhook dead-letter stream
- * judge:{P}:webhook:dlq, which an admin lists and replays over the API.
+ * first attempt; then the delivery goes to the pool's webhook dead-letter
+ * stream, which an admin lists and replays over the API. Every Redis
+ * command of it is the queue library's (queue.h, queue/webhooks.c).
  *
  * One tenant's slow receivers must not hold everyone's webhooks (ten
  * callbacks that never answered delayed another tenant's by 26 s when one
@@ -52,7 +53,6 @@
 #include "api.h"
 #include "common.h"
 
-#define WH_GROUP "webhooks"
 #define LEASE_MS 60000         /* at least; longer than a delivery may take (lease_ms) */
 #define IDLE_POLL_MS 200       /* a worker with nothing due looks again after this */
 
@@ -66,19 +66,6 @@ static long long lease_ms(const struct api *a)
 {
     long long l = 2 * a->cfg.api.webhook_timeout_ms + 10000;
     return l > LEASE_MS ? l : LEASE_MS;
-}
-
-static void wkey(char *buf, size_t len, const char *pool, const char *suffix)
-{
-    char s[200];
-    snprintf(s, sizeof s, "webhook:%s", suffix);
-    queue_key(buf, len, pool, s);
-}
-
-static void free_reply(redisReply *r)
-{
-    if (r)
-        freeReplyObject(r);
 }
 
 /* ---------------------------------------------------------------- SSRF */
@@ -226,21 +213,6 @@ static long backoff_ms(int attempts)
     return d / 2 + (long)(r % (unsigned)(d / 2 + 1));
 }
 
-static void dead_letter(struct queue_conn *k, const char *pool, const char *entry, const char *id,
-                        const char *url, int attempts, const char *why)
-{
-    char kd[200], kh[200], kr[200], att[16], t[32];
-    wkey(kd, sizeof kd, pool, "dlq");
-    wkey(kh, sizeof kh, pool, entry);
-    wkey(kr, sizeof kr, pool, "retry");
-    snprintf(att, sizeof att, "%d", attempts);
-    snprintf(t, sizeof t, "%lld", now_ms());
-    free_reply(queue_cmd(k, "XADD %s * event %s id %s url %s attempts %s error %s time %s", kd, entry,
-                         id, url, att, why, t));
-    free_reply(queue_cmd(k, "ZREM %s %s", kr, entry));
-    free_reply(queue_cmd(k, "DEL %s", kh));
-}
-
 /* ------------------------------------------------------ fair share */
 
 /* In flight for key (0: not in the table); a->webhook_lock held. */
@@ -326,203 +298,129 @@ static void destination_of(const char *url, char *out, size_t len)
 
 /* ------------------------------------------------------------ delivery */
 
+/* The body of ENTRY's delivery to id: the submission's JSON as GET
+ * /v1/submissions/ID answers it, plus "event"; NULL with err. */
+static char *body_of(struct queue_conn *k, const char *id, const char *entry, char *err, size_t errlen)
+{
+    struct queue_result q;
+    bool found;
+    char qerr[256];
+    if (queue_result(k, id, &q, &found, qerr, sizeof qerr) != QUEUE_OK || !found) {
+        snprintf(err, errlen, "cannot read the submission: %s", found ? qerr : "gone");
+        return NULL;
+    }
+    json_t *o = jd_result_json(id, &q);
+    json_object_set_new(o, "event", json_string(entry));
+    char *body = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(6));
+    json_decref(o);
+    queue_result_free(&q);
+    return body;
+}
+
 /* One attempt of the delivery ENTRY of pool (already claimed). */
 static void deliver(struct api *a, struct queue_conn *k, const char *pool, const char *entry)
 {
-    char kh[200], kr[200], err[512] = "", pin[600];
-    wkey(kh, sizeof kh, pool, entry);
-    wkey(kr, sizeof kr, pool, "retry");
-    redisReply *h = queue_cmd(k, "HMGET %s id url attempts first", kh);
-    if (!h || h->type != REDIS_REPLY_ARRAY || h->elements != 4 || !queue_rstr(h->element[0]) ||
-        !queue_rstr(h->element[1])) {
-        free_reply(h);
-        free_reply(queue_cmd(k, "ZREM %s %s", kr, entry));   /* nothing to deliver */
+    char err[512] = "", pin[600];
+    struct queue_webhook w;
+    if (!queue_webhook_get(k, pool, entry, &w)) {
+        queue_webhook_done(k, pool, entry, false);   /* nothing to deliver */
         return;
     }
-    char id[200], url[2100];
-    snprintf(id, sizeof id, "%s", h->element[0]->str);
-    snprintf(url, sizeof url, "%s", h->element[1]->str);
-    int attempts = (queue_rstr(h->element[2]) ? atoi(h->element[2]->str) : 0) + 1;
-    long long first = queue_rstr(h->element[3]) ? atoll(h->element[3]->str) : now_ms();
-    freeReplyObject(h);
-    if (check_url(url, a->cfg.api.webhook_allow_private, pin, sizeof pin, err, sizeof err)) {
+    int attempts = w.attempts + 1;
+    long long first = w.first >= 0 ? w.first : now_ms();
+    if (check_url(w.url, a->cfg.api.webhook_allow_private, pin, sizeof pin, err, sizeof err)) {
         bool refused = !strncmp(err, "refused", 7);
         atomic_fetch_add(&a->webhooks[refused ? WEBHOOK_REFUSED : WEBHOOK_FAILED], 1);
         if (refused) {   /* the configuration will not change its mind: no retries */
-            dead_letter(k, pool, entry, id, url, attempts, err);
+            queue_webhook_bury(k, pool, entry, &w, attempts, err, now_ms());
             return;
         }
     } else {
-        struct queue_result q;
-        bool found;
-        char qerr[256];
-        if (queue_result(k, id, &q, &found, qerr, sizeof qerr) != QUEUE_OK || !found) {
-            snprintf(err, sizeof err, "cannot read the submission: %s", found ? qerr : "gone");
-        } else {
-            json_t *o = jd_result_json(id, &q);
-            json_object_set_new(o, "event", json_string(entry));
-            char *body = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(6));
-            json_decref(o);
-            int rc = post(a, url, pin, entry, body, err, sizeof err);
-            free(body);
-            queue_result_free(&q);
-            if (rc == 0) {
-                atomic_fetch_add(&a->webhooks[WEBHOOK_DELIVERED], 1);
-                free_reply(queue_cmd(k, "ZREM %s %s", kr, entry));
-                free_reply(queue_cmd(k, "DEL %s", kh));
-                return;
-            }
+        char *body = body_of(k, w.id, entry, err, sizeof err);
+        int rc = body ? post(a, w.url, pin, entry, body, err, sizeof err) : -1;
+        free(body);
+        if (rc == 0) {
+            atomic_fetch_add(&a->webhooks[WEBHOOK_DELIVERED], 1);
+            queue_webhook_done(k, pool, entry, true);
+            return;
         }
         atomic_fetch_add(&a->webhooks[WEBHOOK_FAILED], 1);
     }
     if (now_ms() - first >= a->cfg.api.webhook_retry_for_ms) {
         atomic_fetch_add(&a->webhooks[WEBHOOK_DEAD], 1);
-        dead_letter(k, pool, entry, id, url, attempts, err);
+        queue_webhook_bury(k, pool, entry, &w, attempts, err, now_ms());
         return;
     }
-    char due[32], att[16];
-    snprintf(due, sizeof due, "%lld", now_ms() + backoff_ms(attempts));
-    snprintf(att, sizeof att, "%d", attempts);
-    free_reply(queue_cmd(k, "HSET %s attempts %s error %s", kh, att, err));
-    free_reply(queue_cmd(k, "ZADD %s XX %s %s", kr, due, entry));
+    queue_webhook_later(k, pool, entry, attempts, err, now_ms() + backoff_ms(attempts));
 }
 
 /* Due deliveries of pool: one whose destination and tenant have room is
- * claimed (its score pushed a lease ahead) and tried; the number tried. */
+ * claimed (its due time pushed a lease ahead) and tried; the number tried. */
 static int run_due(struct api *a, struct queue_conn *k, const char *pool)
 {
-    char kr[200], now[32], lease[32];
-    wkey(kr, sizeof kr, pool, "retry");
-    snprintf(now, sizeof now, "%lld", now_ms());
-    redisReply *r = queue_cmd(k, "ZRANGEBYSCORE %s -inf %s LIMIT 0 32", kr, now);
+    long long now = now_ms();
+    char **due, err[512];
+    size_t n;
+    if (queue_webhook_due(k, pool, now, 32, &due, &n, err, sizeof err))
+        return 0;
     int tried = 0;
-    for (size_t i = 0; r && r->type == REDIS_REPLY_ARRAY && i < r->elements && !atomic_load(&a->stopping); i++) {
-        const char *entry = queue_rstr(r->element[i]);
-        if (!entry)
-            continue;
-        char kh[200], dest[320] = "d:?", tenant[320] = "t:", held[300];
-        wkey(kh, sizeof kh, pool, entry);
-        snprintf(held, sizeof held, "e:%s:%s", pool, entry);
+    for (size_t i = 0; i < n && !atomic_load(&a->stopping); i++) {
+        char url[2100], owner[200], dest[320] = "d:?", tenant[320] = "t:", held[300];
+        snprintf(held, sizeof held, "e:%s:%s", pool, due[i]);
         /* read before the claim, for the fair share only; deliver() reads
-         * the hash again once the entry is this worker's, since another
+         * the delivery again once it is this worker's, since another
          * process may have changed it (attempts) until then */
-        redisReply *h = queue_cmd(k, "HMGET %s url owner", kh);
-        if (h && h->type == REDIS_REPLY_ARRAY && h->elements == 2) {
-            if (queue_rstr(h->element[0]))
-                destination_of(h->element[0]->str, dest, sizeof dest);
-            if (queue_rstr(h->element[1]))
-                snprintf(tenant, sizeof tenant, "t:%s", h->element[1]->str);
-        }
-        free_reply(h);
+        queue_webhook_peek(k, pool, due[i], url, sizeof url, owner, sizeof owner);
+        if (url[0])
+            destination_of(url, dest, sizeof dest);
+        snprintf(tenant, sizeof tenant, "t:%s", owner);
         if (!flight_take(a, held, dest, tenant))
             continue;   /* stays due: another worker, or this one later */
-        /* still due? The list above may be stale: another worker of this
-         * process may have delivered it meanwhile and set its next try */
-        redisReply *sc = queue_cmd(k, "ZSCORE %s %s", kr, entry);
-        bool due = sc && queue_rstr(sc) && atoll(sc->str) <= atoll(now);
-        free_reply(sc);
-        bool mine = false;
-        if (due) {
-            snprintf(lease, sizeof lease, "%lld", now_ms() + lease_ms(a));
-            redisReply *c = queue_cmd(k, "ZADD %s XX GT CH %s %s", kr, lease, entry);
-            mine = c && c->type == REDIS_REPLY_INTEGER && c->integer == 1;
-            free_reply(c);
-        }
-        if (mine) {
-            deliver(a, k, pool, entry);
+        if (queue_webhook_claim(k, pool, due[i], now, now_ms() + lease_ms(a))) {
+            deliver(a, k, pool, due[i]);
             tried++;
         }
         flight_give(a, held, dest, tenant);
     }
-    free_reply(r);
+    queue_names_free(due, n);
     return tried;
 }
 
-/* A results entry read from the group: record its delivery, then ack. */
-static void take(struct queue_conn *k, const char *pool, const redisReply *e)
+/* The pools' names, as the queue library's calls take them. */
+static const char **pool_names(const struct api *a)
 {
-    const char *entry = e->element[0]->str, *id = NULL;
-    const redisReply *f = e->element[1];
-    for (size_t i = 0; f && f->type == REDIS_REPLY_ARRAY && i + 1 < f->elements; i += 2)
-        if (queue_rstr(f->element[i]) && !strcmp(f->element[i]->str, "id"))
-            id = queue_rstr(f->element[i + 1]);
-    char ks[400], kres[200], kh[200], kr[200], t[32];
-    queue_key(kres, sizeof kres, pool, "results");
-    if (id) {
-        snprintf(t, sizeof t, "sub:%s", id);
-        queue_key(ks, sizeof ks, pool, t);
-        redisReply *cb = queue_cmd(k, "HMGET %s callback owner", ks);
-        if (!cb)
-            return;   /* Redis trouble: stays pending, read again later */
-        if (cb->type == REDIS_REPLY_ARRAY && cb->elements == 2 && queue_rstr(cb->element[0]) &&
-            *cb->element[0]->str) {
-            const char *owner = queue_rstr(cb->element[1]) ? cb->element[1]->str : "";
-            wkey(kh, sizeof kh, pool, entry);
-            wkey(kr, sizeof kr, pool, "retry");
-            snprintf(t, sizeof t, "%lld", now_ms());
-            free_reply(queue_cmd(k, "HSET %s id %s url %s owner %s attempts 0 first %s", kh, id,
-                                 cb->element[0]->str, owner, t));
-            free_reply(queue_cmd(k, "ZADD %s NX %s %s", kr, t, entry));
-        }
-        freeReplyObject(cb);
-    }
-    free_reply(queue_cmd(k, "XACK %s %s %s", kres, WH_GROUP, entry));
+    const char **names = calloc((size_t)a->cfg.npools + 1, sizeof *names);
+    for (int i = 0; names && i < a->cfg.npools; i++)
+        names[i] = a->cfg.pools[i].name;
+    return names;
 }
 
+/* New results events: each delivery recorded, then acked. */
 static void read_new(struct api *a, struct queue_conn *k)
 {
-    size_t np = a->cfg.npools > 0 ? (size_t)a->cfg.npools : 0;
-    const char **argv = calloc(2 * np + 10, sizeof *argv);
-    char(*keys)[200] = calloc(np + 1, sizeof *keys);
-    int n = 0;
-    argv[n++] = "XREADGROUP";
-    argv[n++] = "GROUP";
-    argv[n++] = WH_GROUP;
-    argv[n++] = a->consumer;
-    argv[n++] = "COUNT";
-    argv[n++] = "64";
-    argv[n++] = "BLOCK";
-    argv[n++] = "500";
-    argv[n++] = "STREAMS";
-    for (size_t i = 0; i < np; i++) {
-        queue_key(keys[i], sizeof keys[i], a->cfg.pools[i].name, "results");
-        argv[n++] = keys[i];
-    }
-    for (size_t i = 0; i < np; i++)
-        argv[n++] = ">";
-    redisReply *r = queue_cmdv(k, n, argv, NULL);
-    for (size_t s = 0; r && r->type == REDIS_REPLY_ARRAY && s < r->elements; s++) {
-        const char *stream = r->element[s]->element[0]->str;
-        for (size_t i = 0; i < np; i++)
-            if (!strcmp(stream, keys[i])) {
-                redisReply *ents = r->element[s]->element[1];
-                for (size_t e = 0; e < ents->elements; e++)
-                    take(k, a->cfg.pools[i].name, ents->element[e]);
-            }
-    }
-    if (r && r->type == REDIS_REPLY_ERROR && strstr(r->str, "NOGROUP"))
-        for (size_t i = 0; i < np; i++)
-            free_reply(queue_cmd(k, "XGROUP CREATE %s %s 0 MKSTREAM", keys[i], WH_GROUP));
-    free_reply(r);
-    free(argv);
-    free(keys);
+    const char **pools = pool_names(a);
+    struct queue_webhook_event *ev = NULL;
+    size_t n = 0;
+    char err[512];
+    if (pools && !queue_webhook_read(k, a->consumer, pools, a->cfg.npools, 500, &ev, &n, err, sizeof err))
+        for (size_t e = 0; e < n; e++)
+            queue_webhook_record(k, pools[ev[e].pool], &ev[e], now_ms(), err, sizeof err);
+    free(ev);
+    free(pools);
 }
 
 /* Entries another (dead) process read and never recorded. */
 static void take_over(struct api *a, struct queue_conn *k)
 {
     for (int i = 0; i < a->cfg.npools; i++) {
-        char kres[200];
-        queue_key(kres, sizeof kres, a->cfg.pools[i].name, "results");
-        redisReply *r = queue_cmd(k, "XAUTOCLAIM %s %s %s %d 0-0 COUNT 64", kres, WH_GROUP,
-                                  a->consumer, LEASE_MS);
-        if (r && r->type == REDIS_REPLY_ARRAY && r->elements >= 2 &&
-            r->element[1]->type == REDIS_REPLY_ARRAY)
-            for (size_t e = 0; e < r->element[1]->elements; e++)
-                if (r->element[1]->element[e]->type == REDIS_REPLY_ARRAY &&
-                    r->element[1]->element[e]->elements == 2)
-                    take(k, a->cfg.pools[i].name, r->element[1]->element[e]);
-        free_reply(r);
+        const char *pool = a->cfg.pools[i].name;
+        struct queue_webhook_event *ev = NULL;
+        size_t n = 0;
+        char err[512];
+        if (!queue_webhook_takeover(k, a->consumer, pool, i, LEASE_MS, &ev, &n, err, sizeof err))
+            for (size_t e = 0; e < n; e++)
+                queue_webhook_record(k, pool, &ev[e], now_ms(), err, sizeof err);
+        free(ev);
     }
 }
 
@@ -575,16 +473,12 @@ int api_webhooks_start(struct api *a, char *err, size_t errlen)
     struct queue_conn k;
     queue_conn_init(&k, a->redis_url, 5000);
     for (int i = 0; i < a->cfg.npools; i++) {
-        char kres[200];
-        queue_key(kres, sizeof kres, a->cfg.pools[i].name, "results");
-        /* from 0: events published before the first judge-api started count too */
-        redisReply *r = queue_cmd(&k, "XGROUP CREATE %s %s 0 MKSTREAM", kres, WH_GROUP);
-        if (!r) {
-            snprintf(err, errlen, "webhooks: redis: %s", k.err);
+        char gerr[512];
+        if (queue_webhook_group(&k, a->cfg.pools[i].name, gerr, sizeof gerr)) {
+            snprintf(err, errlen, "webhooks: %s", gerr);
             queue_conn_close(&k);
             return -1;
         }
-        freeReplyObject(r);
     }
     queue_conn_close(&k);
     pthread_mutex_init(&a->webhook_lock, NULL);
@@ -628,25 +522,22 @@ enum MHD_Result api_webhook_dlq(struct req *r)
     json_t *list = json_array();
     for (int i = 0; i < a->cfg.npools; i++) {
         const char *pool = a->cfg.pools[i].name;
-        char kd[200];
-        wkey(kd, sizeof kd, pool, "dlq");
-        redisReply *x = queue_cmd(k, "XRANGE %s - + COUNT 1000", kd);
-        for (size_t e = 0; x && x->type == REDIS_REPLY_ARRAY && e < x->elements; e++) {
-            redisReply *en = x->element[e];
+        struct queue_entries es;
+        char err[512];
+        if (queue_webhook_dlq(k, pool, 1000, &es, err, sizeof err))
+            continue;   /* a pool Redis did not answer for lists nothing */
+        for (size_t e = 0; e < es.n; e++) {
             char did[200];
-            snprintf(did, sizeof did, "%s:%s", pool, en->element[0]->str);
+            snprintf(did, sizeof did, "%s:%s", pool, es.e[e].entry);
             json_t *o = json_pack("{s:s, s:s}", "dlq_id", did, "pool", pool);
-            redisReply *f = en->element[1];
-            for (size_t j = 0; j + 1 < f->elements; j += 2)
-                if (queue_rstr(f->element[j]) && queue_rstr(f->element[j + 1]))
-                    json_object_set_new(o, f->element[j]->str,
-                                        !strcmp(f->element[j]->str, "attempts") ||
-                                                !strcmp(f->element[j]->str, "time")
-                                            ? json_integer(atoll(f->element[j + 1]->str))
-                                            : json_string(f->element[j + 1]->str));
+            for (size_t j = 0; j < es.e[e].n; j++) {
+                const char *f = es.e[e].kv[2 * j], *v = es.e[e].kv[2 * j + 1];
+                json_object_set_new(o, f, !strcmp(f, "attempts") || !strcmp(f, "time") ? json_integer(atoll(v))
+                                                                                         : json_string(v));
+            }
             json_array_append_new(list, o);
         }
-        free_reply(x);
+        queue_entries_free(&es);
     }
     api_conn_put(a, k);
     return api_json(r, 200, json_pack("{s:o}", "dead_letters", list));
@@ -665,35 +556,11 @@ enum MHD_Result api_webhook_replay(struct req *r, const char *dlq_id)
     if (!jd_pool_by_name(&a->cfg, pool))
         return api_error(r, 404, NULL, "no pool '%.100s'", pool);
     struct queue_conn *k = api_conn_get(a);
-    char kd[200], kh[200], kr[200], t[32];
-    wkey(kd, sizeof kd, pool, "dlq");
-    redisReply *x = queue_cmd(k, "XRANGE %s %s %s", kd, entry, entry);
-    const char *ev = NULL, *id = NULL, *url = NULL;
-    if (x && x->type == REDIS_REPLY_ARRAY && x->elements == 1) {
-        redisReply *f = x->element[0]->element[1];
-        for (size_t j = 0; j + 1 < f->elements; j += 2) {
-            const char *n = queue_rstr(f->element[j]), *v = queue_rstr(f->element[j + 1]);
-            if (n && !strcmp(n, "event"))
-                ev = v;
-            else if (n && !strcmp(n, "id"))
-                id = v;
-            else if (n && !strcmp(n, "url"))
-                url = v;
-        }
-    }
-    if (!ev || !id || !url) {
-        free_reply(x);
-        api_conn_put(a, k);
-        return api_error(r, 404, NULL, "no webhook dead letter '%.100s'", dlq_id);
-    }
-    wkey(kh, sizeof kh, pool, ev);
-    wkey(kr, sizeof kr, pool, "retry");
-    snprintf(t, sizeof t, "%lld", now_ms());
-    free_reply(queue_cmd(k, "HSET %s id %s url %s attempts 0 first %s", kh, id, url, t));
-    free_reply(queue_cmd(k, "ZADD %s %s %s", kr, t, ev));
-    free_reply(queue_cmd(k, "XDEL %s %s", kd, entry));
-    json_t *o = json_pack("{s:s, s:s}", "replayed", dlq_id, "id", id);
-    free_reply(x);
+    char id[200];
+    bool found = queue_webhook_replay(k, pool, entry, now_ms(), id, sizeof id);
     api_conn_put(a, k);
+    if (!found)
+        return api_error(r, 404, NULL, "no webhook dead letter '%.100s'", dlq_id);
+    json_t *o = json_pack("{s:s, s:s}", "replayed", dlq_id, "id", id);
     return api_json(r, 200, o);
 }

@@ -39,22 +39,6 @@ char *jd_read_file(const char *path, size_t max, size_t *len, char *err, size_t 
 
 /* ------------------------------------------------------- embedded redis */
 
-static bool ping(const char *sock)
-{
-    struct timeval tv = {0, 300000};
-    redisContext *c = redisConnectUnixWithTimeout(sock, tv);
-    bool ok = false;
-    if (c && !c->err) {
-        redisReply *r = redisCommand(c, "PING");
-        ok = r && r->type == REDIS_REPLY_STATUS;
-        if (r)
-            freeReplyObject(r);
-    }
-    if (c)
-        redisFree(c);
-    return ok;
-}
-
 int jd_embedded_start(const struct jd_config *cfg, char *err, size_t errlen)
 {
     char dir[4096], sock[4096], conf[4200];
@@ -69,7 +53,7 @@ int jd_embedded_start(const struct jd_config *cfg, char *err, size_t errlen)
         snprintf(err, errlen, "%s: unix socket path too long (state_dir is too deep)", sock);
         return -1;
     }
-    if (ping(sock))
+    if (queue_ping_unix(sock, 300))
         return 0; /* one is running already (e.g. we were killed): reuse it */
     snprintf(conf, sizeof conf, "%s/redis.conf", dir);
     FILE *f = fopen(conf, "w");
@@ -102,7 +86,7 @@ int jd_embedded_start(const struct jd_config *cfg, char *err, size_t errlen)
         _exit(127);
     }
     for (int i = 0; i < 100; i++) {
-        if (ping(sock))
+        if (queue_ping_unix(sock, 300))
             return pid;
         int st;
         if (waitpid(pid, &st, WNOHANG) == pid) {

@@ -1,7 +1,7 @@
 /* cmd_admin.c - judgectl's administration: pools, health, drain, pause,
  * resume, dlq (list, requeue, drop) and hosts. A pool's counts and state
  * come from the queue library (queue_pool_status, shared with judge-api);
- * its slots from the hosts' registrations (judge:hosts, heartbeat.c). */
+ * its slots from the hosts' registrations (queue_hosts, heartbeat.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,31 +10,17 @@
 
 /* ----------------------------------------------------------------- pools */
 
-/* The consumers of both queues' group, by name. */
+/* The consumers of both queues' group, by name (none when Redis did not say). */
 static json_t *consumers(struct common *c, const char *pool)
 {
     json_t *names = json_array();
-    for (int q = 0; q < 2; q++) {
-        char k[160];
-        queue_key(k, sizeof k, pool, q == QUEUE_CONTEST ? "q:contest" : "q:normal");
-        redisReply *r = queue_cmd(&c->conn, "XINFO CONSUMERS %s %s", k, QUEUE_GROUP);
-        for (size_t e = 0; r && r->type == REDIS_REPLY_ARRAY && e < r->elements; e++) {
-            redisReply *ci = r->element[e];
-            for (size_t f = 0; f + 1 < ci->elements; f += 2) {
-                const char *n = queue_rstr(ci->element[f]), *v = queue_rstr(ci->element[f + 1]);
-                if (!n || !v || strcmp(n, "name"))
-                    continue;
-                bool seen = false;
-                size_t x;
-                json_t *s;
-                json_array_foreach(names, x, s) seen |= !strcmp(json_string_value(s), v);
-                if (!seen)
-                    json_array_append_new(names, json_string(v));
-            }
-        }
-        if (r)
-            freeReplyObject(r);
-    }
+    char **v, err[512];
+    size_t n;
+    if (queue_consumers(&c->conn, pool, &v, &n, err, sizeof err))
+        return names;
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(names, json_string(v[i]));
+    queue_names_free(v, n);
     return names;
 }
 
@@ -54,8 +40,8 @@ static json_t *pool_obj(struct common *c, const struct jd_pool_cfg *pc, json_t *
     long long slots, busy;
     int nh = queue_hosts_capacity(hosts, pc->name, &slots, &busy);
     char kq[2][160];
-    queue_key(kq[0], sizeof kq[0], pc->name, "q:contest");
-    queue_key(kq[1], sizeof kq[1], pc->name, "q:normal");
+    queue_stream_key(kq[0], sizeof kq[0], pc->name, QUEUE_CONTEST);
+    queue_stream_key(kq[1], sizeof kq[1], pc->name, QUEUE_NORMAL);
     json_t *o = json_object();
     json_object_set_new(o, "name", json_string(pc->name));
     json_object_set_new(o, "state", json_string(s.state));
@@ -194,12 +180,13 @@ int cmd_health(int argc, char **argv)
         return ctl_usage(&c, "unexpected argument '%s'", argv[optind]);
     if ((rc = setup(&c)))
         return rc;
-    redisReply *p = queue_cmd(&c.conn, "PING");
-    if (bad_reply(&c, p, "PING")) {
+    char err[512];
+    enum queue_rc prc = queue_ping(&c.conn, err, sizeof err);
+    if (prc) {
+        ctl_queue_fail(&c, prc, err);
         teardown(&c);
         return c.status;
     }
-    freeReplyObject(p);
     json_t *list = all_pools(&c);
     if (!list) {
         teardown(&c);
@@ -339,34 +326,25 @@ int cmd_resume(int argc, char **argv)
  * (its newest entry). Sets *pool and eid; 0, or the failure's status. */
 static int find_dead(struct common *c, const char *arg, const struct jd_pool_cfg **pool, char *eid, size_t len)
 {
-    char sp[80];
+    char sp[80], err[512];
     bool by_sub = queue_id_pool(arg, sp, sizeof sp);
     for (int i = 0; i < c->cfg.npools; i++) {
         if (by_sub && strcmp(sp, c->cfg.pools[i].name))
             continue;
-        char k[160];
-        queue_key(k, sizeof k, c->cfg.pools[i].name, "dlq");
-        redisReply *r = by_sub ? queue_cmd(&c->conn, "XREVRANGE %s + -", k)
-                               : queue_cmd(&c->conn, "XRANGE %s %s %s", k, arg, arg);
-        if (r && r->type == REDIS_REPLY_ERROR && !by_sub) {
-            freeReplyObject(r);   /* not an entry id at all */
-            continue;
+        struct queue_fields e;
+        bool found;
+        enum queue_rc rc = by_sub ? queue_dlq_find(&c->conn, c->cfg.pools[i].name, arg, &e, &found, err, sizeof err)
+                                  : queue_dlq_entry(&c->conn, c->cfg.pools[i].name, arg, &e, &found, err, sizeof err);
+        if (rc == QUEUE_ERROR && !by_sub)
+            continue;   /* not an entry id at all */
+        if (rc)
+            return ctl_queue_fail(c, rc, err);
+        if (found) {
+            snprintf(eid, len, "%s", e.entry);
+            *pool = &c->cfg.pools[i];
+            queue_fields_free(&e);
+            return 0;
         }
-        if (bad_reply(c, r, "XRANGE"))
-            return c->status;
-        for (size_t e = 0; e < r->elements; e++) {
-            json_t *o = entry_obj(r->element[e]);
-            const char *id = json_string_value(json_object_get(o, "id"));
-            if (!by_sub || (id && !strcmp(id, arg))) {
-                snprintf(eid, len, "%s", json_string_value(json_object_get(o, "event")));
-                *pool = &c->cfg.pools[i];
-                json_decref(o);
-                freeReplyObject(r);
-                return 0;
-            }
-            json_decref(o);
-        }
-        freeReplyObject(r);
     }
     return ctl_fail(c, "not_found", "no dead letter '%s' (an entry id or a submission id)", arg);
 }
@@ -379,21 +357,21 @@ static int dlq_list(struct common *c, const char *only)
     for (int i = 0; i < c->cfg.npools; i++) {
         if (only && strcmp(only, c->cfg.pools[i].name))
             continue;
-        char k[160];
-        queue_key(k, sizeof k, c->cfg.pools[i].name, "dlq");
-        redisReply *r = queue_cmd(&c->conn, "XRANGE %s - +", k);
-        if (bad_reply(c, r, "XRANGE")) {
+        struct queue_entries es;
+        char err[512];
+        enum queue_rc rc = queue_dlq_list(&c->conn, c->cfg.pools[i].name, 0, &es, err, sizeof err);
+        if (rc) {
             json_decref(arr);
-            return c->status;
+            return ctl_queue_fail(c, rc, err);
         }
-        for (size_t e = 0; e < r->elements; e++) {
-            json_t *o = entry_obj(r->element[e]);
+        for (size_t e = 0; e < es.n; e++) {
+            json_t *o = entry_obj(&es.e[e]);
             json_object_set_new(o, "pool", json_string(c->cfg.pools[i].name));
             json_object_set(o, "entry", json_object_get(o, "event"));
             json_object_del(o, "event");
             json_array_append_new(arr, o);
         }
-        freeReplyObject(r);
+        queue_entries_free(&es);
     }
     if (c->json) {
         print_json(arr);
@@ -416,17 +394,15 @@ static int dlq_list(struct common *c, const char *only)
 static int dlq_act(struct common *c, const char *sub, const char *arg)
 {
     const struct jd_pool_cfg *pc = NULL;
-    char eid[64], kd[160], err[1024];
+    char eid[64], err[1024];
     int rc = find_dead(c, arg, &pc, eid, sizeof eid);
     if (rc)
         return rc;
-    queue_key(kd, sizeof kd, pc->name, "dlq");
     json_t *o = NULL;
     if (!strcmp(sub, "drop")) {
-        redisReply *r = queue_cmd(&c->conn, "XDEL %s %s", kd, eid);
-        if (bad_reply(c, r, "drop"))
-            return c->status;
-        freeReplyObject(r);
+        enum queue_rc qrc = queue_dlq_drop(&c->conn, pc->name, eid, err, sizeof err);
+        if (qrc)
+            return ctl_queue_fail(c, qrc, err);
         o = json_pack("{s:s, s:s}", "entry", eid, "dropped", pc->name);
         if (!c->json)
             printf("dropped %s\n", eid);

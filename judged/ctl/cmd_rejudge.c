@@ -3,9 +3,8 @@
  * configuration and queue each again at the rejudge priority
  * (queue_rejudge: only what claims leave over after contest and normal work
  * takes them) with the problem's current version or --version V. A rejudge
- * is recorded as judge:rejudge:ID (problem, version, filters, time, count)
- * with its submissions in judge:rejudge:ID:ids; `rejudge status` reads the
- * submissions back. Each result is a new event with rejudge true, the
+ * is recorded in the store with its submissions (store/rejudge.c);
+ * `rejudge status` reads them back (store_rejudge_status). Each result is a new event with rejudge true, the
  * previous verdict and score and the version used. The finding and
  * queueing is store_rejudge (store/rejudge.c), shared with judge-api's
  * POST /v1/rejudges. */
@@ -48,63 +47,36 @@ static long long parse_since(const char *s)
 
 static int status(struct common *c, const char *only)
 {
-    redisReply *ids = only ? NULL : queue_cmd(&c->conn, "ZREVRANGE judge:rejudges 0 9");
-    if (!only && bad_reply(c, ids, "ZREVRANGE"))
-        return c->status;
+    char **ids = NULL, err[512];
+    size_t count = 1;
+    int rc = only ? 0 : store_rejudge_ids(&c->conn, 10, &ids, &count, err, sizeof err);
+    if (rc)
+        return ctl_queue_fail(c, rc, err);
     json_t *arr = json_array();
-    size_t count = only ? 1 : ids->elements;
-    int rc = 0;
     for (size_t i = 0; i < count; i++) {
-        const char *rid = only ? only : ids->element[i]->str;
-        redisReply *h = queue_cmd(&c->conn, "HMGET judge:rejudge:%s problem version created count", rid);
-        if (bad_reply(c, h, "HMGET")) {
-            rc = c->status;
+        const char *rid = only ? only : ids[i];
+        struct store_rejudge_status st;
+        bool found;
+        if ((rc = store_rejudge_status(&c->conn, rid, &st, &found, err, sizeof err))) {
+            rc = ctl_queue_fail(c, rc, err);
             break;
         }
-        if (!queue_rstr(h->element[0])) {
+        if (!found) {
             rc = ctl_fail(c, "not_found", "no rejudge '%s'", rid);
-            freeReplyObject(h);
             break;
         }
-        redisReply *l = queue_cmd(&c->conn, "LRANGE judge:rejudge:%s:ids 0 -1", rid);
-        long done = 0, changed = 0, waiting = 0;
-        for (size_t j = 0; l && l->type == REDIS_REPLY_ARRAY && j < l->elements; j++) {
-            char pool[80];
-            if (!queue_id_pool(l->element[j]->str, pool, sizeof pool))
-                continue;
-            redisReply *s = queue_cmd(&c->conn, "HMGET judge:{%s}:sub:%s state rejudge verdict previous_verdict",
-                                      pool, l->element[j]->str);
-            if (s && s->type == REDIS_REPLY_ARRAY && queue_rstr(s->element[0])) {
-                bool mine = queue_rstr(s->element[1]) && !strcmp(s->element[1]->str, rid);
-                bool isdone = !strcmp(s->element[0]->str, "done");
-                if (mine && isdone) {
-                    done++;
-                    changed += queue_rstr(s->element[2]) && queue_rstr(s->element[3]) &&
-                               strcmp(s->element[2]->str, s->element[3]->str);
-                } else if (mine) {
-                    waiting++;
-                }
-            }
-            if (s)
-                freeReplyObject(s);
-        }
-        long total = queue_rstr(h->element[3]) ? atol(h->element[3]->str) : 0;
         if (c->json)
             json_array_append_new(arr, json_pack("{s:s, s:s, s:s, s:I, s:i, s:i, s:i, s:i}", "id", rid, "problem",
-                                                 h->element[0]->str, "version",
-                                                 queue_rstr(h->element[1]) ? h->element[1]->str : "", "created",
-                                                 (json_int_t)(queue_rstr(h->element[2]) ? atoll(h->element[2]->str) : 0),
-                                                 "total", (int)total, "done", (int)done, "waiting", (int)waiting,
-                                                 "changed", (int)changed));
+                                                 st.problem, "version", st.version, "created",
+                                                 (json_int_t)st.created, "total", (int)st.total, "done", (int)st.done,
+                                                 "waiting", (int)st.waiting, "changed", (int)st.changed));
         else
-            printf("%s %s %ld/%ld done, %ld waiting, %ld verdicts changed\n", rid, h->element[0]->str, done, total,
-                   waiting, changed);
-        if (l)
-            freeReplyObject(l);
-        freeReplyObject(h);
+            printf("%s %s %ld/%ld done, %ld waiting, %ld verdicts changed\n", rid, st.problem, st.done, st.total,
+                   st.waiting, st.changed);
     }
-    if (ids)
-        freeReplyObject(ids);
+    for (size_t i = 0; ids && i < count; i++)
+        free(ids[i]);
+    free(ids);
     if (c->json && rc == 0)
         print_json(arr);
     json_decref(arr);

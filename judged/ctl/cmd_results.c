@@ -153,14 +153,10 @@ static bool valid_event_id(const char *s)
 static int newest_events(struct common *c, char (*last)[64])
 {
     for (int i = 0; i < c->cfg.npools; i++) {
-        char key[200];
-        queue_key(key, sizeof key, c->cfg.pools[i].name, "results");
-        redisReply *r = queue_cmd(&c->conn, "XREVRANGE %s + - COUNT 1", key);
-        if (bad_reply(c, r, "XREVRANGE"))
-            return c->status;
-        snprintf(last[i], 64, "%s",
-                 r->type == REDIS_REPLY_ARRAY && r->elements == 1 ? r->element[0]->element[0]->str : "0-0");
-        freeReplyObject(r);
+        char err[512];
+        enum queue_rc rc = queue_events_tail(&c->conn, c->cfg.pools[i].name, last[i], err, sizeof err);
+        if (rc)
+            return ctl_queue_fail(c, rc, err);
     }
     return 0;
 }

@@ -65,13 +65,9 @@ int setup(struct common *c);
 /* Loads the configuration only. 0 ok, else EX_CONFIG (reported). */
 int load_config(struct common *c);
 void teardown(struct common *c);
-/* A raw command failed (NULL: Redis unavailable; an error reply: internal):
- * reports it, sets c->status, frees r. */
-bool bad_reply(struct common *c, redisReply *r, const char *what);
-long long rint_cmd(struct common *c, const char *fmt, const char *key);
 void print_json(json_t *o);
 /* A stream entry as JSON: "event" (its id) and its fields. */
-json_t *entry_obj(const redisReply *e);
+json_t *entry_obj(const struct queue_fields *e);
 /* Parses --config, --json, --help (and --wait[=S] when wait != NULL);
  * returns an exit status to return now, or -1 to go on. */
 int simple_opts(struct common *c, int argc, char **argv, const char *usage_text, double *wait,

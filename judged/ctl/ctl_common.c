@@ -191,29 +191,6 @@ void teardown(struct common *c)
     c->loaded = false;
 }
 
-bool bad_reply(struct common *c, redisReply *r, const char *what)
-{
-    if (!r) {
-        ctl_fail(c, "unavailable", "%s: redis: %s", what, c->conn.err);
-        return true;
-    }
-    if (r->type == REDIS_REPLY_ERROR) {
-        ctl_fail(c, "internal", "%s: %s", what, r->str);
-        freeReplyObject(r);
-        return true;
-    }
-    return false;
-}
-
-long long rint_cmd(struct common *c, const char *fmt, const char *key)
-{
-    redisReply *r = queue_cmd(&c->conn, fmt, key);
-    long long v = r && r->type == REDIS_REPLY_INTEGER ? r->integer : 0;
-    if (r)
-        freeReplyObject(r);
-    return v;
-}
-
 void print_json(json_t *o)
 {
     char *s = json_dumps(o, JSON_COMPACT);
@@ -221,28 +198,24 @@ void print_json(json_t *o)
     free(s);
 }
 
-json_t *entry_obj(const redisReply *e)
+json_t *entry_obj(const struct queue_fields *e)
 {
     json_t *o = json_object();
-    if (e->type != REDIS_REPLY_ARRAY || e->elements < 2)
+    if (!e->entry[0])
         return o;
-    json_object_set_new(o, "event", json_string(e->element[0]->str));
-    const redisReply *f = e->element[1];
-    if (f->type == REDIS_REPLY_ARRAY)
-        for (size_t i = 0; i + 1 < f->elements; i += 2) {
-            const char *k = queue_rstr(f->element[i]), *v = queue_rstr(f->element[i + 1]);
-            if (!k || !v)
-                continue;
-            if (!strcmp(k, "score"))
-                json_object_set_new(o, k, json_real(atof(v)));
-            else if (!strcmp(k, "time") || !strcmp(k, "attempts"))
-                json_object_set_new(o, k, json_integer(atoll(v)));
-            else if (!strcmp(k, "history") || !strcmp(k, "fields")) {
-                json_t *x = json_loads(v, 0, NULL);
-                json_object_set_new(o, k, x ? x : json_string(v));
-            } else
-                json_object_set_new(o, k, json_string(v));
-        }
+    json_object_set_new(o, "event", json_string(e->entry));
+    for (size_t i = 0; i < e->n; i++) {
+        const char *k = e->kv[2 * i], *v = e->kv[2 * i + 1];
+        if (!strcmp(k, "score"))
+            json_object_set_new(o, k, json_real(atof(v)));
+        else if (!strcmp(k, "time") || !strcmp(k, "attempts"))
+            json_object_set_new(o, k, json_integer(atoll(v)));
+        else if (!strcmp(k, "history") || !strcmp(k, "fields")) {
+            json_t *x = json_loads(v, 0, NULL);
+            json_object_set_new(o, k, x ? x : json_string(v));
+        } else
+            json_object_set_new(o, k, json_string(v));
+    }
     return o;
 }
 

@@ -85,7 +85,7 @@ struct pool {
     pthread_t workers[MAX_WORKERS];
     int nworkers;
     struct runner *runner;   /* replaced only while the pool holds no job */
-    struct queue_stats stats;   /* published verdicts not yet in judge:{P}:stats
+    struct queue_stats stats;   /* published verdicts not yet in the pool's statistics
                                    (written by the heartbeat thread) */
     struct pool *next;
 };

@@ -2,10 +2,11 @@
  * the lease of every entry the host holds (an entry another host took over
  * marks its job lost: the runner stops before the next test and nothing is
  * published), writes the pools' metrics counters (queue_stats), registers
- * the host (judge:hosts and the liveness key
- * judge:host:NAME with a TTL of 3 heartbeats), and every `lease`, when it
- * is the one host whose turn it is (judge:reaper), it reaps the consumers
- * of hosts whose liveness key expired. A clean stop deregisters the host. */
+ * the host (queue_host_register: its registration and a liveness key with
+ * a TTL of 3 heartbeats), and every `lease`, when it is the one host whose
+ * turn it is (queue_reaper_turn), it reaps the consumers of hosts whose
+ * liveness key expired. A clean stop deregisters the host. Every Redis
+ * command is the queue library's (queue.h). */
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,7 +72,7 @@ static void renew(struct queue_conn *k, struct pool *p)
 }
 
 /* Writes the pool's metrics counters (published verdicts, queue wait and
- * judging histograms) to judge:{P}:stats: once per heartbeat, not once per
+ * judging histograms) to the pool's statistics: once per heartbeat, not once per
  * job. What Redis did not take is kept for the next heartbeat; a host
  * killed with SIGKILL loses at most one heartbeat's counts. */
 static void flush_stats(struct queue_conn *k, struct pool *p)
@@ -122,27 +123,22 @@ static void register_host(struct queue_conn *k, const struct jd_config *cfg)
     json_object_set_new(o, "time", json_integer(jd_now_ms()));
     char *s = json_dumps(o, JSON_COMPACT);
     json_decref(o);
-    redisReply *r = queue_cmd(k, "SET judge:host:%s %s PX %ld", judged.host, s, cfg->heartbeat_ms * 3);
-    if (r)
-        freeReplyObject(r);
-    r = queue_cmd(k, "HSET judge:hosts %s %s", judged.host, s);
-    if (r)
-        freeReplyObject(r);
+    char err[512];
+    queue_host_register(k, judged.host, s, cfg->heartbeat_ms * 3, err, sizeof err);   /* next beat retries */
     free(s);
 }
 
-/* Whether this host reaps in this lease period: the first host to set
- * judge:reaper (NX, expiring after a lease) does, the others skip. Every
+/* Whether this host reaps in this lease period: the first host to take
+ * the reaper's key (NX, expiring after a lease) does, the others skip. Every
  * host reading every other host's liveness key each lease would cost
  * hosts^2 round trips per lease (bench_fleet, 50 hosts: ~830 EXISTS/s). A
  * reaper that dies just lets its key expire: another host reaps a lease
  * later. */
 static bool reaper_turn(struct queue_conn *k, const struct jd_config *cfg)
 {
-    redisReply *r = queue_cmd(k, "SET judge:reaper %s NX PX %ld", judged.host, cfg->lease_ms);
-    bool mine = r && r->type == REDIS_REPLY_STATUS;
-    if (r)
-        freeReplyObject(r);
+    bool mine = false;
+    char err[512];
+    queue_reaper_turn(k, judged.host, cfg->lease_ms, &mine, err, sizeof err);
     return mine;
 }
 
@@ -150,42 +146,28 @@ static bool reaper_turn(struct queue_conn *k, const struct jd_config *cfg)
  * when nothing is pending for them (their entries get reclaimed first). */
 static void reap_dead(struct queue_conn *k)
 {
-    redisReply *hs = queue_cmd(k, "HKEYS judge:hosts");
-    if (!hs || hs->type != REDIS_REPLY_ARRAY) {
-        if (hs)
-            freeReplyObject(hs);
+    char **dead, err[512];
+    size_t n;
+    if (queue_hosts_dead(k, judged.host, &dead, &n, err, sizeof err))
         return;
-    }
-    for (size_t i = 0; i < hs->elements; i++) {
-        const char *name = queue_rstr(hs->element[i]);
-        if (!name || !strcmp(name, judged.host))
-            continue;
-        redisReply *ex = queue_cmd(k, "EXISTS judge:host:%s", name);
-        bool alive = ex && ex->type == REDIS_REPLY_INTEGER && ex->integer == 1;
-        if (ex)
-            freeReplyObject(ex);
-        if (alive || !ex)
-            continue;
+    for (size_t i = 0; i < n; i++) {
         bool all = true;
         pthread_mutex_lock(&judged.pools_mu);
         for (struct pool *p = judged.pools; p; p = p->next) {
             bool gone = false;
-            char err[512];
-            if (queue_reap(k, p->name, name, &gone, err, sizeof err) || !gone)
+            if (queue_reap(k, p->name, dead[i], &gone, err, sizeof err) || !gone)
                 all = false;
         }
         pthread_mutex_unlock(&judged.pools_mu);
         if (all) {
-            logmsg("forgot dead host %s (no entries pending for it)", name);
-            redisReply *r = queue_cmd(k, "HDEL judge:hosts %s", name);
-            if (r)
-                freeReplyObject(r);
+            logmsg("forgot dead host %s (no entries pending for it)", dead[i]);
+            queue_host_forget(k, dead[i], err, sizeof err);
         }
     }
-    freeReplyObject(hs);
+    queue_names_free(dead, n);
 }
 
-/* A clean stop: the host leaves judge:hosts at once (`judgectl hosts`
+/* A clean stop: the host leaves the registry at once (`judgectl hosts`
  * would call it dead until another host reaps it), unless entries are
  * still pending for it (a give-back that did not reach Redis): then it
  * stays listed, and the reaper takes over as for a crashed host. */
@@ -201,12 +183,11 @@ static void deregister(struct queue_conn *k)
     }
     pthread_mutex_unlock(&judged.pools_mu);
     if (!all) {
-        logmsg("entries are still pending for this host: it stays in judge:hosts until reaped");
+        logmsg("entries are still pending for this host: it stays registered until reaped");
         return;
     }
-    redisReply *r = queue_cmd(k, "HDEL judge:hosts %s", judged.host);
-    if (r)
-        freeReplyObject(r);
+    char err[512];
+    queue_host_forget(k, judged.host, err, sizeof err);
 }
 
 void *heartbeat(void *arg)
@@ -247,9 +228,8 @@ void *heartbeat(void *arg)
     for (struct pool *p = judged.pools; p; p = p->next)
         flush_stats(&k, p);
     pthread_mutex_unlock(&judged.pools_mu);
-    redisReply *r = queue_cmd(&k, "DEL judge:host:%s", judged.host);
-    if (r)
-        freeReplyObject(r);
+    char err[512];
+    queue_host_expire(&k, judged.host, err, sizeof err);
     deregister(&k);
     queue_conn_close(&k);
     return NULL;

@@ -423,3 +423,19 @@ const char *queue_rstr(const redisReply *r)
         return r->str;
     return NULL;
 }
+
+bool queue_ping_unix(const char *path, long timeout_ms)
+{
+    struct timeval tv = {timeout_ms / 1000, (timeout_ms % 1000) * 1000};
+    redisContext *c = redisConnectUnixWithTimeout(path, tv);
+    bool ok = false;
+    if (c && !c->err) {
+        redisReply *r = redisCommand(c, "PING");
+        ok = r && r->type == REDIS_REPLY_STATUS;
+        if (r)
+            freeReplyObject(r);
+    }
+    if (c)
+        redisFree(c);
+    return ok;
+}

@@ -1,15 +1,18 @@
 /*
- * hosts.c - the registered judged hosts and whether each is alive
- * (queue_hosts), read the one way that judgectl (hosts, pools, health) and
- * judge-api (/v1/hosts, /v1/pools, /metrics) share.
+ * hosts.c - the host registry, read and written here alone: the registered
+ * judged hosts and whether each is alive (queue_hosts), read the one way
+ * that judgectl (hosts, pools, health) and judge-api (/v1/hosts,
+ * /v1/pools, /metrics) share, and what a host writes of itself
+ * (daemon/heartbeat.c calls queue_host_register, queue_reaper_turn,
+ * queue_hosts_dead, queue_host_forget and queue_host_expire).
  *
- * Every heartbeat a host writes its registration, a JSON object, twice
- * (heartbeat.c): into the hash judge:hosts (kept until the host stops
- * cleanly, or a live host's reaper forgets it) and as its liveness key
- * judge:host:NAME, which expires after 3 heartbeats. A host is alive while that key exists: the
- * rule the reaper applies before it forgets a host, so `hosts` never calls
- * a host dead that the reaper still counts alive, or the reverse.
- * Registrations that are not JSON objects are skipped.
+ * Every heartbeat a host writes its registration, a JSON object, twice:
+ * into the hash judge:hosts (kept until the host stops cleanly, or a live
+ * host's reaper forgets it) and as its liveness key judge:host:NAME, which
+ * expires after 3 heartbeats. A host is alive while that key exists
+ * (host_alive): the rule the reaper applies before it forgets a host, so
+ * `hosts` never calls a host dead that the reaper still counts alive, or
+ * the reverse. Registrations that are not JSON objects are skipped.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +21,7 @@
 #include <jansson.h>
 
 #include "queue.h"
+#include "queue_internal.h"
 
 static void host_clear(struct queue_host *h)
 {
@@ -63,6 +67,17 @@ static int parse_host(const char *name, const char *text, struct queue_host *h)
     return h->name && h->registration && h->pools ? 0 : -1;
 }
 
+/* 1 when NAME's liveness key exists, 0 when it does not, -1 when Redis
+ * did not say (I/O trouble or an error reply). */
+static int host_alive(struct queue_conn *k, const char *name)
+{
+    redisReply *ex = queue_cmd(k, "EXISTS " KEY_HOST "%s", name);
+    int alive = ex && ex->type == REDIS_REPLY_INTEGER ? ex->integer == 1 : -1;
+    if (ex)
+        freeReplyObject(ex);
+    return alive;
+}
+
 static int by_name(const void *a, const void *b)
 {
     return strcmp(((const struct queue_host *)a)->name, ((const struct queue_host *)b)->name);
@@ -71,13 +86,13 @@ static int by_name(const void *a, const void *b)
 enum queue_rc queue_hosts(struct queue_conn *k, struct queue_hosts *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
-    redisReply *r = queue_cmd(k, "HGETALL judge:hosts");
+    redisReply *r = queue_cmd(k, "HGETALL " KEY_HOSTS);
     if (!r) {
-        snprintf(err, errlen, "HGETALL judge:hosts: redis: %s", k->err);
+        snprintf(err, errlen, "HGETALL " KEY_HOSTS ": redis: %s", k->err);
         return QUEUE_IO;
     }
     if (r->type == REDIS_REPLY_ERROR) {
-        snprintf(err, errlen, "HGETALL judge:hosts: %s", r->str);
+        snprintf(err, errlen, "HGETALL " KEY_HOSTS ": %s", r->str);
         freeReplyObject(r);
         return QUEUE_ERROR;
     }
@@ -85,7 +100,7 @@ enum queue_rc queue_hosts(struct queue_conn *k, struct queue_hosts *out, char *e
     out->hosts = calloc(n + 1, sizeof *out->hosts);
     if (!out->hosts) {
         freeReplyObject(r);
-        snprintf(err, errlen, "HGETALL judge:hosts: out of memory");
+        snprintf(err, errlen, "HGETALL " KEY_HOSTS ": out of memory");
         return QUEUE_ERROR;
     }
     for (size_t i = 0; i < n; i++) {
@@ -96,10 +111,7 @@ enum queue_rc queue_hosts(struct queue_conn *k, struct queue_hosts *out, char *e
             continue;
         }
         /* a failed EXISTS (Redis went away meanwhile) reads as not alive */
-        redisReply *ex = queue_cmd(k, "EXISTS judge:host:%s", name);
-        h->alive = ex && ex->type == REDIS_REPLY_INTEGER && ex->integer == 1;
-        if (ex)
-            freeReplyObject(ex);
+        h->alive = host_alive(k, name) == 1;
         out->n++;
     }
     freeReplyObject(r);
@@ -152,4 +164,89 @@ int queue_hosts_capacity(json_t *hosts, const char *pool, long long *slots, long
         }
     }
     return n;
+}
+
+/* ------------------------------------------------- the hosts' own writes */
+
+/* A reply that only needs to be there: QUEUE_OK, or what went wrong. */
+static enum queue_rc done(struct queue_conn *k, redisReply *r, const char *what, char *err, size_t errlen)
+{
+    if (!r) {
+        snprintf(err, errlen, "%s: redis: %s", what, k->err);
+        return QUEUE_IO;
+    }
+    enum queue_rc rc = QUEUE_OK;
+    if (r->type == REDIS_REPLY_ERROR) {
+        snprintf(err, errlen, "%s: %s", what, r->str);
+        rc = QUEUE_ERROR;
+    }
+    freeReplyObject(r);
+    return rc;
+}
+
+/* Plain commands, not a function: the judged user's ACL names these keys
+ * (README.md, "Roles"), and a host must register even while its pools'
+ * functions are refused. The liveness key first: a host listed in
+ * judge:hosts without it reads as dead. */
+enum queue_rc queue_host_register(struct queue_conn *k, const char *host, const char *registration, long ttl_ms,
+                                  char *err, size_t errlen)
+{
+    enum queue_rc rc = done(k, queue_cmd(k, "SET " KEY_HOST "%s %s PX %ld", host, registration, ttl_ms),
+                            "SET " KEY_HOST, err, errlen);
+    enum queue_rc rc2 = done(k, queue_cmd(k, "HSET " KEY_HOSTS " %s %s", host, registration), "HSET " KEY_HOSTS,
+                             err, errlen);
+    return rc ? rc : rc2;
+}
+
+enum queue_rc queue_host_expire(struct queue_conn *k, const char *host, char *err, size_t errlen)
+{
+    return done(k, queue_cmd(k, "DEL " KEY_HOST "%s", host), "DEL " KEY_HOST, err, errlen);
+}
+
+enum queue_rc queue_host_forget(struct queue_conn *k, const char *host, char *err, size_t errlen)
+{
+    return done(k, queue_cmd(k, "HDEL " KEY_HOSTS " %s", host), "HDEL " KEY_HOSTS, err, errlen);
+}
+
+enum queue_rc queue_reaper_turn(struct queue_conn *k, const char *host, long lease_ms, bool *mine, char *err,
+                                size_t errlen)
+{
+    redisReply *r = queue_cmd(k, "SET " KEY_REAPER " %s NX PX %ld", host, lease_ms);
+    *mine = r && r->type == REDIS_REPLY_STATUS;   /* nil: another host's turn */
+    return done(k, r, "SET " KEY_REAPER, err, errlen);
+}
+
+enum queue_rc queue_hosts_dead(struct queue_conn *k, const char *self, char ***names, size_t *n, char *err,
+                               size_t errlen)
+{
+    *names = NULL;
+    *n = 0;
+    redisReply *hs = queue_cmd(k, "HKEYS " KEY_HOSTS);
+    if (!hs || hs->type != REDIS_REPLY_ARRAY) {
+        enum queue_rc rc = done(k, hs, "HKEYS " KEY_HOSTS, err, errlen);
+        if (rc == QUEUE_OK)
+            snprintf(err, errlen, "HKEYS " KEY_HOSTS ": unexpected reply");
+        return rc ? rc : QUEUE_ERROR;
+    }
+    *names = calloc(hs->elements + 1, sizeof **names);
+    for (size_t i = 0; *names && i < hs->elements; i++) {
+        const char *name = queue_rstr(hs->element[i]);
+        /* only a host Redis says is gone: one it did not answer for is
+         * asked again at the next turn */
+        if (name && strcmp(name, self) && host_alive(k, name) == 0 && ((*names)[*n] = strdup(name)))
+            (*n)++;
+    }
+    freeReplyObject(hs);
+    if (!*names) {
+        snprintf(err, errlen, "HKEYS " KEY_HOSTS ": out of memory");
+        return QUEUE_ERROR;
+    }
+    return QUEUE_OK;
+}
+
+void queue_names_free(char **names, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
 }

@@ -38,6 +38,13 @@ void queue_key(char *buf, size_t len, const char *pool, const char *suffix)
     snprintf(buf, len, "judge:{%s}:%s", pool, suffix);
 }
 
+void queue_submission_key(char *buf, size_t len, const char *pool, const char *id)
+{
+    char suffix[300];
+    snprintf(suffix, sizeof suffix, SUFFIX_SUB "%s", id);
+    queue_key(buf, len, pool, suffix);
+}
+
 bool queue_id_pool(const char *id, char *pool, size_t len)
 {
     if (strchr(id, '{') || strchr(id, '}') || strchr(id, ':'))
@@ -80,7 +87,7 @@ struct args {
 static void args_start(struct args *a, const char *fn, const char *pool)
 {
     a->n = 0;
-    queue_key(a->key, sizeof a->key, pool, "q:normal");
+    queue_key(a->key, sizeof a->key, pool, SUFFIX_QUEUE(QUEUE_NORMAL));
     const char *head[] = {"FCALL", fn, "1", a->key, "pool", pool};
     for (size_t i = 0; i < sizeof head / sizeof head[0]; i++) {
         a->v[a->n] = head[i];
@@ -191,12 +198,22 @@ static enum queue_rc check(struct queue_conn *k, redisReply *r, int want_type, c
 
 /* ------------------------------------------------------------- library */
 
-int queue_library_ensure(struct queue_conn *k, char *err, size_t errlen)
+const struct queue_library queue_judged_library = {
+    .lua = queue_library_lua,
+    .version = &queue_library_version,
+    .file = "judged.lua",
+    .title = "the judged function library",
+    .version_fn = "judged_version",
+};
+
+/* The loaded version of lib (0: none); QUEUE_OK, or a refusal in err. */
+static enum queue_rc loaded_version(struct queue_conn *k, const struct queue_library *lib, long long *have,
+                                    char *err, size_t errlen)
 {
-    redisReply *r = queue_cmd(k, "FCALL judged_version 0");
+    redisReply *r = queue_cmd(k, "FCALL %s 0", lib->version_fn);
     if (!r) {
         snprintf(err, errlen, "redis: %s", k->err);
-        return -1;
+        return QUEUE_IO;
     }
     if (r->type == REDIS_REPLY_ERROR && !is_missing_library(r)) {
         /* NOAUTH, WRONGPASS, NOPERM: say so, not "cannot load the library" */
@@ -204,34 +221,65 @@ int queue_library_ensure(struct queue_conn *k, char *err, size_t errlen)
                  strstr(r->str, "NOAUTH") ? " (give the password in the redis URL, in "
                                             "redis_password_file or in $JUDGED_REDIS_PASSWORD)" : "");
         freeReplyObject(r);
-        return -1;
+        return QUEUE_ERROR;
     }
-    long long have = r->type == REDIS_REPLY_INTEGER ? r->integer : 0;
+    *have = r->type == REDIS_REPLY_INTEGER ? r->integer : 0;
     freeReplyObject(r);
-    if (have == queue_library_version)
-        return 0;
-    if (have > queue_library_version) {
-        snprintf(err, errlen, "redis holds version %lld of the judged function library, this "
-                              "program speaks version %d: upgrade it", have, queue_library_version);
-        return -1;
+    return QUEUE_OK;
+}
+
+/* The one loader of both Functions libraries (judged.lua here, store.lua in
+ * the store): the same version check and refusal for each, so a host can
+ * never load one library by a rule the other does not follow. */
+enum queue_rc queue_library_load(struct queue_conn *k, const struct queue_library *lib, char *err, size_t errlen)
+{
+    int version = *lib->version;
+    long long have = 0;
+    enum queue_rc rc = loaded_version(k, lib, &have, err, errlen);
+    if (rc || have == version)
+        return rc;
+    if (have > version) {
+        snprintf(err, errlen, "redis holds version %lld of %s, this program speaks version %d: upgrade it",
+                 have, lib->title, version);
+        return QUEUE_ERROR;
     }
-    r = queue_cmd(k, "FUNCTION LOAD REPLACE %s", queue_library_lua);
+    redisReply *r = queue_cmd(k, "FUNCTION LOAD REPLACE %s", lib->lua);
     if (!r) {
         snprintf(err, errlen, "FUNCTION LOAD: redis: %s", k->err);
-        return -1;
+        return QUEUE_IO;
     }
-    int rc = r->type == REDIS_REPLY_ERROR ? -1 : 0;
+    rc = r->type == REDIS_REPLY_ERROR ? QUEUE_ERROR : QUEUE_OK;
     if (rc)
-        snprintf(err, errlen, "FUNCTION LOAD of judged.lua (needs Redis >= 7.0): %s", r->str);
+        snprintf(err, errlen, "FUNCTION LOAD of %s (needs Redis >= 7.0): %s", lib->file, r->str);
     freeReplyObject(r);
     return rc;
+}
+
+enum queue_rc queue_library_ensure(struct queue_conn *k, char *err, size_t errlen)
+{
+    return queue_library_load(k, &queue_judged_library, err, errlen);
+}
+
+redisReply *queue_fcall(struct queue_conn *k, const struct queue_library *lib, int argc, const char **argv,
+                        const size_t *lens, char *err, size_t errlen)
+{
+    redisReply *r = queue_cmdv(k, argc, argv, lens);
+    if (is_missing_library(r)) {
+        freeReplyObject(r);
+        if (queue_library_load(k, lib, err, errlen))
+            return NULL;
+        r = queue_cmdv(k, argc, argv, lens);
+    }
+    if (!r)
+        snprintf(err, errlen, "redis: %s", k->err);
+    return r;
 }
 
 enum queue_rc queue_ensure_groups(struct queue_conn *k, const char *pool, char *err, size_t errlen)
 {
     for (int i = 0; i < 2; i++) {
         char key[200];
-        queue_key(key, sizeof key, pool, i == QUEUE_CONTEST ? "q:contest" : "q:normal");
+        queue_key(key, sizeof key, pool, SUFFIX_QUEUE(i));
         redisReply *r = queue_cmd(k, "XGROUP CREATE %s %s 0 MKSTREAM", key, QUEUE_GROUP);
         if (!r) {
             snprintf(err, errlen, "XGROUP CREATE: redis: %s", k->err);
@@ -431,7 +479,7 @@ enum queue_rc queue_stats_flush(struct queue_conn *k, const char *pool, const st
         return QUEUE_IO;
     }
     char key[200], f[64];
-    queue_key(key, sizeof key, pool, "stats");
+    queue_key(key, sizeof key, pool, SUFFIX_STATS);
     int n = 0;
     for (int i = 0; i < s->nverdicts; i++) {
         snprintf(f, sizeof f, "verdict:%s", s->verdict[i]);
@@ -534,8 +582,8 @@ enum queue_rc queue_wait_new(struct queue_conn *k, const char *pool, char (*deli
                              long block_ms)
 {
     char kq[2][200];
-    queue_key(kq[0], sizeof kq[0], pool, "q:contest");
-    queue_key(kq[1], sizeof kq[1], pool, "q:normal");
+    queue_key(kq[0], sizeof kq[0], pool, SUFFIX_QUEUE(QUEUE_CONTEST));
+    queue_key(kq[1], sizeof kq[1], pool, SUFFIX_QUEUE(QUEUE_NORMAL));
     redisReply *r = queue_cmd(k, "XREAD COUNT 1 BLOCK %ld STREAMS %s %s %s %s", block_ms, kq[0], kq[1],
                               delivered[0], delivered[1]);
     if (!r)
@@ -601,7 +649,7 @@ static const char **ref_argv(const char *fn, const char *pool, const char *host,
 {
     const char **v = calloc((size_t)(12 + 2 * n), sizeof *v);
     int a = 0;
-    queue_key(key, keylen, pool, "q:normal");
+    queue_key(key, keylen, pool, SUFFIX_QUEUE(QUEUE_NORMAL));
     v[a++] = "FCALL";
     v[a++] = fn;
     v[a++] = "1";
@@ -941,7 +989,7 @@ enum queue_rc queue_result(struct queue_conn *k, const char *id, struct queue_re
     *found = false;
     if (!queue_id_pool(id, pool, sizeof pool))
         return QUEUE_OK;
-    snprintf(suffix, sizeof suffix, "sub:%s", id);
+    snprintf(suffix, sizeof suffix, SUFFIX_SUB "%s", id);
     queue_key(ksub, sizeof ksub, pool, suffix);
     static const char *names[] = {"state", "verdict", "score", "report", "lang", "problem",
                                   "priority", "attempts", "created", "started", "finished", "host",
@@ -1056,7 +1104,7 @@ enum queue_rc queue_pool_status(struct queue_conn *k, const char *pool, struct q
 {
     char key[200];
     memset(out, 0, sizeof *out);
-    queue_key(key, sizeof key, pool, "state");
+    queue_key(key, sizeof key, pool, SUFFIX_STATE);
     redisReply *r = queue_cmd(k, "GET %s", key);
     enum queue_rc rc = check(k, r, -1, "GET", err, errlen);
     if (rc)
@@ -1065,7 +1113,7 @@ enum queue_rc queue_pool_status(struct queue_conn *k, const char *pool, struct q
     freeReplyObject(r);
     long long oldest = 0;
     for (int q = 0; q < 2; q++) {
-        queue_key(key, sizeof key, pool, q == QUEUE_CONTEST ? "q:contest" : "q:normal");
+        queue_key(key, sizeof key, pool, SUFFIX_QUEUE(q));
         long long len, pend;
         if ((rc = count_of(k, "XLEN", key, &len, err, errlen)) || (rc = pending_of(k, key, &pend, err, errlen)))
             return rc;
@@ -1075,7 +1123,7 @@ enum queue_rc queue_pool_status(struct queue_conn *k, const char *pool, struct q
         if (t && (!oldest || t < oldest))
             oldest = t;
     }
-    const char *more[][2] = {{"ZCARD", "delayed"}, {"LLEN", "rejudge"}, {"XLEN", "dlq"}};
+    const char *more[][2] = {{"ZCARD", SUFFIX_DELAYED}, {"LLEN", SUFFIX_REJUDGE}, {"XLEN", SUFFIX_DLQ}};
     long long *dst[] = {&out->delayed, &out->rejudge, &out->dlq};
     for (int i = 0; i < 3; i++) {
         queue_key(key, sizeof key, pool, more[i][1]);
@@ -1144,7 +1192,7 @@ static redisReply *xread_pools(struct queue_conn *k, const char *const *pools, i
     }
     argv[a++] = "STREAMS";
     for (int i = 0; i < np; i++) {
-        queue_key(keys[i], sizeof keys[i], pools[i], "results");
+        queue_key(keys[i], sizeof keys[i], pools[i], SUFFIX_RESULTS);
         argv[a++] = keys[i];
     }
     for (int i = 0; i < np; i++)
@@ -1159,7 +1207,7 @@ static int pool_of_stream(const char *const *pools, int np, const redisReply *na
 {
     char key[200];
     for (int i = 0; i < np && queue_rstr(name); i++) {
-        queue_key(key, sizeof key, pools[i], "results");
+        queue_key(key, sizeof key, pools[i], SUFFIX_RESULTS);
         if (!strcmp(key, name->str))
             return i;
     }

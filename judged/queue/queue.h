@@ -7,13 +7,22 @@
  * hosts' JSON registrations (hosts.c).
  *
  * Conventions: every operation takes a connection (one per thread: hiredis
- * contexts are not thread-safe) and returns an enum queue_rc. QUEUE_IO means
- * the connection failed (it was dropped and reconnects on the next call;
- * k->err says why): retry with queue_conn_backoff. QUEUE_NOGROUP means the
- * pool's consumer group vanished (queue_ensure_groups repairs it);
- * QUEUE_ERROR is an error reply or an unexpected reply, described in err.
- * A missing library (a restarted or flushed Redis) is loaded again
- * transparently. Key layout and protocol: judged/DESIGN.md.
+ * contexts are not thread-safe) and returns an enum queue_rc, the one
+ * convention of this library and of store.h:
+ *   QUEUE_OK (0)       done;
+ *   QUEUE_ERROR (-1)   an error reply, an unexpected reply or a refusal,
+ *                      described in err: retrying will not help;
+ *   QUEUE_IO (-2)      the connection failed (it was dropped and reconnects
+ *                      on the next call; k->err says why): retry, with
+ *                      queue_conn_backoff;
+ *   QUEUE_NOGROUP (-3) the pool's consumer group vanished
+ *                      (queue_ensure_groups repairs it).
+ * The connection helpers (queue_conn_ensure, the URL functions) return
+ * 0 or -1 and say more in k->err and k->refused. A missing library (a
+ * restarted or flushed Redis) is loaded again transparently. Every Redis
+ * command of judged, judgectl and judge-api is issued here or in the store;
+ * every key name is spelled here (queue_internal.h), in the store or in the
+ * Lua libraries. Key layout and protocol: judged/DESIGN.md.
  */
 #ifndef JUDGED_QUEUE_H
 #define JUDGED_QUEUE_H
@@ -52,10 +61,16 @@ bool queue_url_has_password(const char *url);
 /* URL (valid, without a password) with PASSWORD added, percent-encoded, to
  * its user-info (the user, if any, stays); -1 if it does not fit. */
 int queue_url_with_password(const char *url, const char *password, char *buf, size_t len);
+/* Frees a context whose reply stream is out of step (an I/O error or
+ * timeout inside a pipeline), keeping its errstr in k->err; the next call
+ * reconnects. The store's pipelines use it too. */
+void queue_conn_drop(struct queue_conn *k);
 /* Sleeps the current backoff (exponential, with jitter, 50 ms .. 2 s). */
 void queue_conn_backoff(struct queue_conn *k);
-/* One raw command (for reads the library has no operation for). NULL on
- * I/O trouble (k->err set); error replies are returned. */
+/* One raw command, for this library, the store, tests and benchmarks:
+ * judged, judgectl and judge-api call an operation instead (a command
+ * they need is a new function here). NULL on I/O trouble (k->err set);
+ * error replies are returned. */
 redisReply *queue_cmd(struct queue_conn *k, const char *fmt, ...);
 redisReply *queue_cmdv(struct queue_conn *k, int argc, const char **argv, const size_t *lens);
 /* Round trips sent through this library (for the benchmark). */
@@ -68,23 +83,52 @@ const char *queue_rstr(const redisReply *r);
 extern const char queue_library_lua[];  /* judged.lua, embedded */
 extern const int queue_library_version; /* its VERSION line (embed.cmake) */
 
-/* Loads judged.lua into Redis unless the same version is there; refuses
- * (-1, err) when Redis holds a newer version (another host runs a newer
- * judged). 0 ok. */
-int queue_library_ensure(struct queue_conn *k, char *err, size_t errlen);
+/* A Redis Functions library a program embeds (embed.cmake): judged.lua
+ * (queue_judged_library) or the store's store.lua. Both are loaded by the
+ * one loader below, so they follow one version rule. */
+struct queue_library {
+    const char *lua;         /* the source, sent with FUNCTION LOAD REPLACE */
+    const int *version;      /* its VERSION line */
+    const char *file;        /* for messages: "judged.lua" */
+    const char *title;       /* for messages: "the judged function library" */
+    const char *version_fn;  /* its no-key function answering the loaded version */
+};
+extern const struct queue_library queue_judged_library;
+
+/* Loads lib into Redis unless the same version is there; refuses
+ * (QUEUE_ERROR, err) when Redis holds a newer version (another host runs
+ * a newer judged) or refuses the command (NOAUTH, NOPERM). */
+enum queue_rc queue_library_load(struct queue_conn *k, const struct queue_library *lib, char *err, size_t errlen);
+/* queue_library_load of judged.lua. */
+enum queue_rc queue_library_ensure(struct queue_conn *k, char *err, size_t errlen);
+/* One FCALL (argv: "FCALL", FUNCTION, NUMKEYS, ...) of lib, loading lib and
+ * calling again when Redis lacks it (restarted without its data, flushed).
+ * NULL with err when it could not be loaded or on I/O trouble (k->err);
+ * error replies are returned. */
+redisReply *queue_fcall(struct queue_conn *k, const struct queue_library *lib, int argc, const char **argv,
+                        const size_t *lens, char *err, size_t errlen);
 
 /* ------------------------------------------------------------------ names */
 
 #define QUEUE_GROUP "judged"
 enum { QUEUE_CONTEST = 0, QUEUE_NORMAL = 1 };
-enum queue_rc { QUEUE_OK = 0, QUEUE_IO = -1, QUEUE_NOGROUP = -2, QUEUE_ERROR = -3 };
+/* The one error convention of the queue and the store libraries (store.h's
+ * STORE_OK, STORE_ERR and STORE_IO are these values): see the top of this
+ * file. -1 is an error retrying will not cure, as for every other -1 of
+ * the two libraries (a file, an argument); -2 alone means "retry". */
+enum queue_rc { QUEUE_OK = 0, QUEUE_ERROR = -1, QUEUE_IO = -2, QUEUE_NOGROUP = -3 };
 
 /* The one naming rule of pools' submissions, languages and problems (the
  * same as valid_name in judged.lua): 1..128 of [A-Za-z0-9_.-], not starting
  * with '.' or '-'. */
 bool queue_valid_name(const char *s);
-/* judge:{POOL}:SUFFIX */
+/* judge:{POOL}:SUFFIX: for tests and benchmarks, which read Redis as it
+ * is. judged, judgectl and judge-api name no key: they call a function of
+ * this library or of the store. */
 void queue_key(char *buf, size_t len, const char *pool, const char *suffix);
+/* judge:{POOL}:sub:ID, a submission's hash (ID "*": a SCAN pattern of the
+ * pool's): the store reads submissions by this one name. */
+void queue_submission_key(char *buf, size_t len, const char *pool, const char *id);
 /* The pool of a submission id "POOL-TIME-SEQ"; false if malformed. */
 bool queue_id_pool(const char *id, char *pool, size_t len);
 const char *queue_name(int queue); /* "contest" | "normal" */
@@ -372,6 +416,161 @@ struct json_t *queue_hosts_json(const struct queue_hosts *hs);
 /* Of hosts as queue_hosts_json makes them: the slots and busy slots that
  * the live ones registered for pool; how many live hosts serve it. */
 int queue_hosts_capacity(struct json_t *hosts, const char *pool, long long *slots, long long *busy);
+
+/* What a host writes of itself (daemon/heartbeat.c), with plain commands
+ * (the judged user's ACL names these keys). Every heartbeat: its
+ * registration (the JSON object queue_hosts reads) into judge:hosts and as
+ * its liveness key judge:host:NAME, expiring after ttl_ms. */
+enum queue_rc queue_host_register(struct queue_conn *k, const char *host, const char *registration, long ttl_ms,
+                                  char *err, size_t errlen);
+/* A clean stop: the liveness key goes at once (the host is no longer alive). */
+enum queue_rc queue_host_expire(struct queue_conn *k, const char *host, char *err, size_t errlen);
+/* Removes host from judge:hosts (a clean stop, or the reaper forgetting a
+ * dead host whose consumers are gone). */
+enum queue_rc queue_host_forget(struct queue_conn *k, const char *host, char *err, size_t errlen);
+/* Whether host reaps in this lease period: the first to take judge:reaper
+ * (SET NX, expiring after lease_ms) does; *mine false otherwise. */
+enum queue_rc queue_reaper_turn(struct queue_conn *k, const char *host, long lease_ms, bool *mine, char *err,
+                                size_t errlen);
+/* The registered hosts other than self whose liveness key is gone (each
+ * asked alone; one Redis did not answer for is left out). Free the names
+ * with queue_names_free. */
+enum queue_rc queue_hosts_dead(struct queue_conn *k, const char *self, char ***names, size_t *n, char *err,
+                               size_t errlen);
+void queue_names_free(char **names, size_t n);
+
+/* ------------------------------------------------ admin.c: plain reads */
+
+/* Field/value pairs as Redis holds them (a stream entry, a hash), for the
+ * fronts to render: kv[2i] is a field, kv[2i+1] its value. */
+struct queue_fields {
+    char entry[64];          /* a stream entry's id ('' for a hash) */
+    char **kv;
+    size_t n;                /* pairs */
+};
+void queue_fields_free(struct queue_fields *f);
+/* The value of field name, or NULL. */
+const char *queue_field(const struct queue_fields *f, const char *name);
+struct queue_entries {
+    struct queue_fields *e;
+    size_t n;
+};
+void queue_entries_free(struct queue_entries *es);
+
+/* The pool's dead letters (judge:{P}:dlq, as judged.lua's dead-letter
+ * writes them: id, reason, attempts, time, history, ...), oldest first; at
+ * most count (0: all). */
+enum queue_rc queue_dlq_list(struct queue_conn *k, const char *pool, long count, struct queue_entries *out,
+                             char *err, size_t errlen);
+/* The dead letter of stream entry `entry` (*found false when there is none;
+ * QUEUE_ERROR when `entry` is not an entry id at all). */
+enum queue_rc queue_dlq_entry(struct queue_conn *k, const char *pool, const char *entry, struct queue_fields *out,
+                              bool *found, char *err, size_t errlen);
+/* The newest dead letter of submission id. */
+enum queue_rc queue_dlq_find(struct queue_conn *k, const char *pool, const char *id, struct queue_fields *out,
+                             bool *found, char *err, size_t errlen);
+/* Removes a dead letter without requeueing it (an unknown entry: QUEUE_OK). */
+enum queue_rc queue_dlq_drop(struct queue_conn *k, const char *pool, const char *entry, char *err, size_t errlen);
+/* The consumer names of the pool's two groups, each once (free with
+ * queue_names_free). */
+enum queue_rc queue_consumers(struct queue_conn *k, const char *pool, char ***names, size_t *n, char *err,
+                              size_t errlen);
+/* The name of a pool's job stream (QUEUE_CONTEST or QUEUE_NORMAL), which
+ * judgectl pools shows. */
+void queue_stream_key(char *buf, size_t len, const char *pool, int queue);
+/* The pool's metrics counters (judge:{P}:stats: verdict:NAME, the wait and
+ * judging histograms' buckets and sums), as stored. */
+enum queue_rc queue_stats_read(struct queue_conn *k, const char *pool, struct queue_fields *out, char *err,
+                               size_t errlen);
+/* The id of the newest event of the pool's results stream ("0-0" when
+ * empty, and on failure): a cursor from which queue_events reads only new
+ * events. */
+enum queue_rc queue_events_tail(struct queue_conn *k, const char *pool, char last[64], char *err, size_t errlen);
+/* Who admitted submission id ('' = judgectl or FCALL) and whether it exists. */
+enum queue_rc queue_submission_owner(struct queue_conn *k, const char *id, char *owner, size_t ownerlen,
+                                     bool *exists, char *err, size_t errlen);
+/* A submission's state, verdict and score alone (queue_result reads all;
+ * a progress stream polls this). All '' for an unknown id. */
+struct queue_state {
+    char state[16];          /* queued | running | done | '' */
+    char verdict[16];
+    double score;
+};
+enum queue_rc queue_submission_state(struct queue_conn *k, const char *id, struct queue_state *out, char *err,
+                                     size_t errlen);
+/* Up to count steps of a submission's progress (queue_progress wrote
+ * them: stage, test, count, verdict) after stream entry `after`, blocking
+ * up to block_ms when there are none (none after that: out->n 0). */
+enum queue_rc queue_progress_read(struct queue_conn *k, const char *id, const char *after, int count,
+                                  long block_ms, struct queue_entries *out, char *err, size_t errlen);
+/* Does Redis answer (health checks)? */
+enum queue_rc queue_ping(struct queue_conn *k, char *err, size_t errlen);
+/* Does a Redis without a password answer PING on unix socket path within
+ * timeout_ms? A fresh connection, no URL (the embedded redis-server's
+ * start, whose socket path may hold any character). */
+bool queue_ping_unix(const char *path, long timeout_ms);
+
+/* ---------------------------------------- webhooks.c: judge-api's deliveries */
+
+/* judge-api's durable webhook deliveries (api/webhook.c has the design):
+ * its consumer group "webhooks" on each results stream, a hash and a due
+ * time per delivery, a dead-letter stream of those given up. Plain
+ * commands: the platform user's ACL grants exactly these. */
+struct queue_webhook_event {
+    int pool;                /* index into the pools the caller passed */
+    char entry[64];          /* the results entry */
+    char id[192];            /* its submission ('' when the event has none) */
+};
+/* Creates the group on pool's results stream if missing (QUEUE_IO only
+ * when Redis does not answer). */
+enum queue_rc queue_webhook_group(struct queue_conn *k, const char *pool, char *err, size_t errlen);
+/* New events of the pools for consumer, blocking up to block_ms (free *out).
+ * A lost group is made again. */
+enum queue_rc queue_webhook_read(struct queue_conn *k, const char *consumer, const char *const *pools, int np,
+                                 long block_ms, struct queue_webhook_event **out, size_t *n, char *err,
+                                 size_t errlen);
+/* Events another (dead) consumer read and has not acked for min_idle_ms. */
+enum queue_rc queue_webhook_takeover(struct queue_conn *k, const char *consumer, const char *pool, int pool_index,
+                                     long min_idle_ms, struct queue_webhook_event **out, size_t *n, char *err,
+                                     size_t errlen);
+/* Records ev's delivery when its submission has a callback, then acks it;
+ * not acked when Redis did not answer (read again later). */
+enum queue_rc queue_webhook_record(struct queue_conn *k, const char *pool, const struct queue_webhook_event *ev,
+                                   long long now_ms, char *err, size_t errlen);
+/* Up to limit deliveries of pool due by now_ms (free with queue_names_free). */
+enum queue_rc queue_webhook_due(struct queue_conn *k, const char *pool, long long now_ms, int limit, char ***entries,
+                                size_t *n, char *err, size_t errlen);
+/* A delivery's URL and owner before it is claimed ('' when unknown). */
+void queue_webhook_peek(struct queue_conn *k, const char *pool, const char *entry, char *url, size_t urllen,
+                        char *owner, size_t ownerlen);
+/* Claims a delivery still due by now_ms until lease_until_ms (its due time
+ * pushed ahead); true when this caller got it. */
+bool queue_webhook_claim(struct queue_conn *k, const char *pool, const char *entry, long long now_ms,
+                         long long lease_until_ms);
+struct queue_webhook {
+    char id[192];            /* the submission */
+    char url[2100];
+    int attempts;            /* made so far */
+    long long first;         /* ms of the first attempt; -1: not recorded */
+};
+/* A claimed delivery; false when there is none to make. */
+bool queue_webhook_get(struct queue_conn *k, const char *pool, const char *entry, struct queue_webhook *out);
+/* No more attempts: delivered (its hash goes too) or nothing to deliver. */
+void queue_webhook_done(struct queue_conn *k, const char *pool, const char *entry, bool delivered);
+/* Another attempt at due_ms, after `attempts` that failed with error. */
+void queue_webhook_later(struct queue_conn *k, const char *pool, const char *entry, int attempts, const char *error,
+                         long long due_ms);
+/* Gives a delivery up into the webhook dead-letter stream. */
+void queue_webhook_bury(struct queue_conn *k, const char *pool, const char *entry, const struct queue_webhook *w,
+                        int attempts, const char *why, long long now_ms);
+/* The webhook dead letters of pool (event, id, url, attempts, error, time),
+ * oldest first, at most count. */
+enum queue_rc queue_webhook_dlq(struct queue_conn *k, const char *pool, long count, struct queue_entries *out,
+                                char *err, size_t errlen);
+/* Delivers a webhook dead letter again from now_ms (a fresh retry period);
+ * its submission in id. False when there is no such dead letter. */
+bool queue_webhook_replay(struct queue_conn *k, const char *pool, const char *dlq_entry, long long now_ms,
+                          char *id, size_t idlen);
 
 struct queue_result {
     char state[16];          /* queued | running | done */

@@ -4,7 +4,26 @@
 
 #include "queue.h"
 
-/* Frees a broken context (it reconnects on the next call), keeping errstr. */
-void queue_conn_drop(struct queue_conn *k);
+/* The key names of the queue library's plain commands, spelled once (the
+ * Lua library spells its own; the store its own, store.h). A pool's keys
+ * are judge:{POOL}:SUFFIX (queue_key), every suffix below. */
+#define KEY_HOSTS "judge:hosts"          /* hash: host -> its registration */
+#define KEY_HOST "judge:host:"           /* + NAME: its liveness key */
+#define KEY_REAPER "judge:reaper"        /* whose turn it is to reap */
+#define SUFFIX_QUEUE(q) ((q) == QUEUE_CONTEST ? "q:contest" : "q:normal")
+#define SUFFIX_DLQ "dlq"
+#define SUFFIX_STATE "state"              /* active | draining | paused */
+#define SUFFIX_DELAYED "delayed"          /* zset: retries by due time */
+#define SUFFIX_REJUDGE "rejudge"          /* list: rejudges waiting */
+#define SUFFIX_RESULTS "results"
+#define SUFFIX_STATS "stats"
+#define SUFFIX_SUB "sub:"                 /* + ID: a submission's hash */
+#define SUFFIX_PROGRESS "progress:"       /* + ID: its progress stream */
+#define SUFFIX_WEBHOOK "webhook:"         /* + ENTRY, retry, dlq: judge-api's deliveries */
+
+/* The entries of an XRANGE/XREVRANGE reply (r stays the caller's). */
+enum queue_rc queue_entries_parse(const redisReply *r, struct queue_entries *out, const char *what, char *err,
+                                  size_t errlen);
+
 
 #endif

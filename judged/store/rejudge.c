@@ -14,6 +14,7 @@
 #include <strings.h>
 
 #include "common.h"
+#include "keys.h"
 #include "store.h"
 
 static int io(struct queue_conn *k, char *err, size_t errlen)
@@ -66,7 +67,7 @@ static int scan_pool(struct queue_conn *k, const struct store_rejudge_args *a, c
                      struct store_rejudge_reply *out, size_t *cap, char *err, size_t errlen)
 {
     char pattern[300], cursor[64] = "0";
-    snprintf(pattern, sizeof pattern, "judge:{%s}:sub:*", pool);
+    queue_submission_key(pattern, sizeof pattern, pool, "*");
     do {
         redisReply *r = queue_cmd(k, "SCAN %s MATCH %s COUNT 1000", cursor, pattern);
         if (!r || r->type != REDIS_REPLY_ARRAY || r->elements != 2) {
@@ -103,7 +104,9 @@ static int pick_ids(struct queue_conn *k, const struct store_rejudge_args *a, st
             add(out, cap, a->ids[i], NULL, NULL, "unknown");
             continue;
         }
-        redisReply *h = queue_cmd(k, "HMGET judge:{%s}:sub:%s id problem state verdict created", pool, a->ids[i]);
+        char key[400];
+        queue_submission_key(key, sizeof key, pool, a->ids[i]);
+        redisReply *h = queue_cmd(k, "HMGET %s id problem state verdict created", key);
         if (!h || h->type != REDIS_REPLY_ARRAY || h->elements != 5) {
             if (h)
                 freeReplyObject(h);
@@ -144,14 +147,14 @@ static int record(struct queue_conn *k, const struct store_rejudge_args *a, stru
                   size_t matched)
 {
     long long now = (long long)common_wall_ms();
-    redisReply *r = queue_cmd(k, "HSET judge:rejudge:%s problem %s version %s created %lld count %lld verdicts %s "
+    redisReply *r = queue_cmd(k, "HSET " KEY_REJUDGE "%s problem %s version %s created %lld count %lld verdicts %s "
                                  "since %lld",
                               out->id, a->problem ? a->problem : "", out->version, now, (long long)matched,
                               a->verdicts ? a->verdicts : "", a->since);
     if (!r)
         return -1;
     freeReplyObject(r);
-    r = queue_cmd(k, "ZADD judge:rejudges %lld %s", now, out->id);
+    r = queue_cmd(k, "ZADD " KEY_REJUDGES " %lld %s", now, out->id);
     if (!r)
         return -1;
     freeReplyObject(r);
@@ -195,7 +198,7 @@ int store_rejudge(struct queue_conn *k, const struct store_rejudge_args *a, stru
             continue;
         if ((rc = version_for(k, a, it->problem, ver, err, errlen)))
             return rc;
-        redisReply *r = queue_cmd(k, "RPUSH judge:rejudge:%s:ids %s", out->id, it->id);
+        redisReply *r = queue_cmd(k, "RPUSH " KEY_REJUDGE "%s:ids %s", out->id, it->id);
         if (r)
             freeReplyObject(r);
         enum queue_rc q = queue_rejudge(k, pool, it->id, ver, out->id, it->result, sizeof it->result, err, errlen);
@@ -211,4 +214,88 @@ void store_rejudge_free(struct store_rejudge_reply *r)
     free(r->items);
     r->items = NULL;
     r->n = 0;
+}
+
+/* ------------------------------------------------------------ status */
+
+int store_rejudge_ids(struct queue_conn *k, size_t max, char ***ids, size_t *n, char *err, size_t errlen)
+{
+    *ids = NULL;
+    *n = 0;
+    redisReply *r = queue_cmd(k, "ZREVRANGE " KEY_REJUDGES " 0 %lld", (long long)max - 1);
+    if (!r)
+        return io(k, err, errlen);
+    if (r->type != REDIS_REPLY_ARRAY) {
+        snprintf(err, errlen, "ZREVRANGE: %s", r->type == REDIS_REPLY_ERROR ? r->str : "unexpected reply");
+        freeReplyObject(r);
+        return STORE_ERR;
+    }
+    *ids = calloc(r->elements + 1, sizeof **ids);
+    for (size_t i = 0; *ids && i < r->elements; i++)
+        if (queue_rstr(r->element[i]) && ((*ids)[*n] = strdup(r->element[i]->str)))
+            (*n)++;
+    freeReplyObject(r);
+    if (!*ids) {
+        snprintf(err, errlen, "ZREVRANGE: out of memory");
+        return STORE_ERR;
+    }
+    return STORE_OK;
+}
+
+/* Counts one submission of rejudge rid: done (and changed) or waiting. */
+static void count_item(struct queue_conn *k, const char *rid, const char *id, struct store_rejudge_status *st)
+{
+    char pool[80], key[400];
+    if (!queue_id_pool(id, pool, sizeof pool))
+        return;
+    queue_submission_key(key, sizeof key, pool, id);
+    redisReply *s = queue_cmd(k, "HMGET %s state rejudge verdict previous_verdict", key);
+    if (s && s->type == REDIS_REPLY_ARRAY && s->elements == 4 && queue_rstr(s->element[0])) {
+        bool mine = queue_rstr(s->element[1]) && !strcmp(s->element[1]->str, rid);
+        bool isdone = !strcmp(s->element[0]->str, "done");
+        if (mine && isdone) {
+            st->done++;
+            st->changed += queue_rstr(s->element[2]) && queue_rstr(s->element[3]) &&
+                           strcmp(s->element[2]->str, s->element[3]->str);
+        } else if (mine) {
+            st->waiting++;
+        }
+    }
+    if (s)
+        freeReplyObject(s);
+}
+
+int store_rejudge_status(struct queue_conn *k, const char *rid, struct store_rejudge_status *out, bool *found,
+                         char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    *found = false;
+    redisReply *h = queue_cmd(k, "HMGET " KEY_REJUDGE "%s problem version created count", rid);
+    if (!h)
+        return io(k, err, errlen);
+    if (h->type != REDIS_REPLY_ARRAY || h->elements != 4) {
+        snprintf(err, errlen, "HMGET: %s", h->type == REDIS_REPLY_ERROR ? h->str : "unexpected reply");
+        freeReplyObject(h);
+        return STORE_ERR;
+    }
+    *found = queue_rstr(h->element[0]) != NULL;
+    if (*found) {
+        snprintf(out->id, sizeof out->id, "%s", rid);
+        snprintf(out->problem, sizeof out->problem, "%s", h->element[0]->str);
+        snprintf(out->version, sizeof out->version, "%s", queue_rstr(h->element[1]) ?: "");
+        out->created = queue_rstr(h->element[2]) ? atoll(h->element[2]->str) : 0;
+        out->total = queue_rstr(h->element[3]) ? atol(h->element[3]->str) : 0;
+    }
+    freeReplyObject(h);
+    if (!*found)
+        return STORE_OK;
+    /* the submissions' own hashes say how far it got: a failed read of one
+     * counts it as neither done nor waiting, as judgectl always did */
+    redisReply *l = queue_cmd(k, "LRANGE " KEY_REJUDGE "%s:ids 0 -1", rid);
+    for (size_t j = 0; l && l->type == REDIS_REPLY_ARRAY && j < l->elements; j++)
+        if (queue_rstr(l->element[j]))
+            count_item(k, rid, l->element[j]->str, out);
+    if (l)
+        freeReplyObject(l);
+    return STORE_OK;
 }

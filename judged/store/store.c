@@ -39,6 +39,7 @@
 #include <jansson.h>
 #include <openssl/evp.h>
 
+#include "keys.h"
 #include "store.h"
 #include "tree.h"
 
@@ -427,54 +428,22 @@ static int io_err(struct queue_conn *k, const char *what, char *err, size_t errl
     return STORE_IO;
 }
 
-/* Drops a context whose reply stream is out of step (it reconnects later). */
-static void drop(struct queue_conn *k)
-{
-    if (k->c) {
-        snprintf(k->err, sizeof k->err, "%s", k->c->errstr[0] ? k->c->errstr : "connection lost");
-        redisFree(k->c);
-        k->c = NULL;
-    }
-}
+static const struct queue_library store_library = {
+    .lua = store_library_lua,
+    .version = &store_library_version,
+    .file = "store.lua",
+    .title = "the judged_store library",
+    .version_fn = "judged_store_version",
+};
 
-static int library_ensure(struct queue_conn *k, char *err, size_t errlen)
-{
-    redisReply *r = queue_cmd(k, "FCALL judged_store_version 0");
-    if (!r)
-        return io_err(k, "store library", err, errlen);
-    long long have = r->type == REDIS_REPLY_INTEGER ? r->integer : 0;
-    freeReplyObject(r);
-    if (have == store_library_version)
-        return 0;
-    if (have > store_library_version) {
-        snprintf(err, errlen, "redis holds version %lld of the judged_store library, this program "
-                              "speaks version %d: upgrade it", have, store_library_version);
-        return STORE_ERR;
-    }
-    r = queue_cmd(k, "FUNCTION LOAD REPLACE %s", store_library_lua);
-    if (!r)
-        return io_err(k, "FUNCTION LOAD", err, errlen);
-    int rc = r->type == REDIS_REPLY_ERROR ? STORE_ERR : 0;
-    if (rc)
-        snprintf(err, errlen, "FUNCTION LOAD of store.lua (needs Redis >= 7.0): %s", r->str);
-    freeReplyObject(r);
-    return rc;
-}
-
-/* FCALL with the library loaded on demand. */
+/* FCALL with the library loaded on demand (queue.h's one loader). */
 static redisReply *fcall(struct queue_conn *k, int argc, const char **argv, const size_t *lens,
                          char *err, size_t errlen)
 {
-    redisReply *r = queue_cmdv(k, argc, argv, lens);
-    if (r && r->type == REDIS_REPLY_ERROR && strstr(r->str, "Function not found")) {
-        freeReplyObject(r);
-        if (library_ensure(k, err, errlen))
-            return NULL;
-        r = queue_cmdv(k, argc, argv, lens);
-    }
-    if (!r) {
-        io_err(k, "store", err, errlen);
-    } else if (r->type == REDIS_REPLY_ERROR) {
+    redisReply *r = queue_fcall(k, &store_library, argc, argv, lens, err, errlen);
+    if (!r && !k->c) {
+        io_err(k, "store", err, errlen);   /* a refused load keeps its own words */
+    } else if (r && r->type == REDIS_REPLY_ERROR) {
         char *tail = strstr(r->str, " script: ");   /* Redis appends where in the Lua it failed */
         if (tail)
             *tail = 0;
@@ -484,18 +453,18 @@ static redisReply *fcall(struct queue_conn *k, int argc, const char **argv, cons
 
 static void blob_key(char *buf, size_t len, const char *sha)
 {
-    snprintf(buf, len, "judge:blob:%s", sha);
+    snprintf(buf, len, KEY_BLOB "%s", sha);
 }
 
 /* The six fixed keys of a store function, in store.lua's order. */
 static void fixed_keys(char keys[6][300], const char *name, const char *version)
 {
-    snprintf(keys[0], 300, "judge:problem:%s", name);
-    snprintf(keys[1], 300, "judge:problem:%s:versions", name);
-    snprintf(keys[2], 300, "judge:manifest:%s", version);
-    snprintf(keys[3], 300, "judge:version:%s:names", version);
-    snprintf(keys[4], 300, "judge:problems");
-    snprintf(keys[5], 300, "judge:store:bytes");
+    snprintf(keys[0], 300, KEY_PROBLEM "%s", name);
+    snprintf(keys[1], 300, KEY_PROBLEM "%s:versions", name);
+    snprintf(keys[2], 300, KEY_MANIFEST "%s", version);
+    snprintf(keys[3], 300, KEY_VERSION "%s:names", version);
+    snprintf(keys[4], 300, KEY_PROBLEMS);
+    snprintf(keys[5], 300, KEY_STORE_BYTES);
 }
 
 /* The distinct blobs of m (a manifest sorted by path may list one content
@@ -531,7 +500,7 @@ static int missing_blobs(struct queue_conn *k, const struct store_manifest *m, c
     for (size_t i = 0; i < 2 * n; i++) {
         redisReply *r = NULL;
         if (redisGetReply(k->c, (void **)&r) != REDIS_OK || !r) {
-            drop(k);
+            queue_conn_drop(k);
             return io_err(k, "store", err, errlen);
         }
         if (i % 2 == 0)
@@ -548,7 +517,7 @@ static int drain(struct queue_conn *k, int want, char *err, size_t errlen)
     for (int i = 0; i < want; i++) {
         redisReply *r = NULL;
         if (redisGetReply(k->c, (void **)&r) != REDIS_OK || !r) {
-            drop(k);
+            queue_conn_drop(k);
             return io_err(k, "store", err, errlen);
         }
         if (r->type == REDIS_REPLY_ERROR && !rc) {
@@ -782,7 +751,7 @@ int store_current(struct queue_conn *k, const char *name, char version[65], bool
 {
     version[0] = 0;
     *found = false;
-    redisReply *r = queue_cmd(k, "HGET judge:problem:%s current", name);
+    redisReply *r = queue_cmd(k, "HGET " KEY_PROBLEM "%s current", name);
     if (!r)
         return io_err(k, "store", err, errlen);
     int rc = 0;
@@ -806,7 +775,7 @@ int store_list(struct queue_conn *k, char ***names, size_t *n, char *err, size_t
 {
     *names = NULL;
     *n = 0;
-    redisReply *r = queue_cmd(k, "SMEMBERS judge:problems");
+    redisReply *r = queue_cmd(k, "SMEMBERS " KEY_PROBLEMS);
     if (!r)
         return io_err(k, "store", err, errlen);
     if (r->type != REDIS_REPLY_ARRAY) {
@@ -831,7 +800,7 @@ int store_get_manifest(struct queue_conn *k, const char *version, struct store_m
         snprintf(err, errlen, "'%s' is not a version (64 hex digits)", version);
         return STORE_ERR;
     }
-    redisReply *r = queue_cmd(k, "GET judge:manifest:%s", version);
+    redisReply *r = queue_cmd(k, "GET " KEY_MANIFEST "%s", version);
     if (!r)
         return io_err(k, "store", err, errlen);
     int rc;
@@ -878,7 +847,7 @@ int store_info(struct queue_conn *k, const char *name, struct store_problem_info
     memset(out, 0, sizeof *out);
     *found = false;
     snprintf(out->name, sizeof out->name, "%s", name);
-    redisReply *r = queue_cmd(k, "HMGET judge:problem:%s current updated", name);
+    redisReply *r = queue_cmd(k, "HMGET " KEY_PROBLEM "%s current updated", name);
     if (!r)
         return io_err(k, "store", err, errlen);
     if (r->type != REDIS_REPLY_ARRAY || r->elements != 2 || !queue_rstr(r->element[0])) {
@@ -889,7 +858,7 @@ int store_info(struct queue_conn *k, const char *name, struct store_problem_info
     snprintf(out->current, sizeof out->current, "%s", r->element[0]->str);
     out->updated = queue_rstr(r->element[1]) ? atoll(r->element[1]->str) : 0;
     freeReplyObject(r);
-    r = queue_cmd(k, "ZREVRANGE judge:problem:%s:versions 0 -1 WITHSCORES", name);
+    r = queue_cmd(k, "ZREVRANGE " KEY_PROBLEM "%s:versions 0 -1 WITHSCORES", name);
     if (!r)
         return io_err(k, "store", err, errlen);
     if (r->type == REDIS_REPLY_ARRAY) {
@@ -915,7 +884,7 @@ int store_info(struct queue_conn *k, const char *name, struct store_problem_info
 
 int store_bytes(struct queue_conn *k, uint64_t *bytes, char *err, size_t errlen)
 {
-    redisReply *r = queue_cmd(k, "GET judge:store:bytes");
+    redisReply *r = queue_cmd(k, "GET " KEY_STORE_BYTES);
     if (!r)
         return io_err(k, "store", err, errlen);
     *bytes = queue_rstr(r) ? strtoull(r->str, NULL, 10) : 0;
@@ -1014,7 +983,7 @@ static int fetch_blob(struct queue_conn *k, const struct store_file *f, const ch
         for (long i = 0; i < w; i++) {
             redisReply *cr = NULL;
             if (redisGetReply(k->c, (void **)&cr) != REDIS_OK || !cr) {
-                drop(k);
+                queue_conn_drop(k);
                 rc = io_err(k, "fetch", err, errlen);
                 break;
             }

@@ -20,7 +20,10 @@
  *   judge:problems            set of problem names
  *   judge:store:bytes         bytes of all referenced blobs (the quota counts these)
  *
- * Errors: -1 with err; STORE_IO when Redis could not be reached (retry).
+ * Errors: the queue library's one convention (queue.h, enum queue_rc):
+ * STORE_OK (0); STORE_ERR (-1, QUEUE_ERROR) with err, retrying will not
+ * help; STORE_IO (-2, QUEUE_IO) when Redis could not be reached: retry.
+ * The functions of files alone (manifests, unpacking) return 0 or -1.
  */
 #ifndef JUDGED_STORE_H
 #define JUDGED_STORE_H
@@ -38,7 +41,7 @@
  * runner refuses past the same depth (runner/package.c). */
 #define STORE_MAX_DEPTH 64
 
-enum { STORE_OK = 0, STORE_ERR = -1, STORE_IO = -2 };
+enum { STORE_OK = QUEUE_OK, STORE_ERR = QUEUE_ERROR, STORE_IO = QUEUE_IO };
 
 struct store_file {
     char *path;              /* relative, '/'-separated, no '.', '..' or empty parts */
@@ -247,6 +250,22 @@ struct store_rejudge_reply {
 int store_rejudge(struct queue_conn *k, const struct store_rejudge_args *a, struct store_rejudge_reply *out,
                   char *err, size_t errlen);
 void store_rejudge_free(struct store_rejudge_reply *r);
+
+/* The ids of the newest max rejudges, newest first (free each and the array). */
+int store_rejudge_ids(struct queue_conn *k, size_t max, char ***ids, size_t *n, char *err, size_t errlen);
+/* How far rejudge rid got (`judgectl rejudge status`): its record and its
+ * submissions counted by their state (*found false for an unknown id). */
+struct store_rejudge_status {
+    char id[64];
+    char problem[130];
+    char version[65];
+    long long created;       /* ms */
+    long total;              /* submissions queued */
+    long done, waiting;      /* of those still carrying this rejudge */
+    long changed;            /* done with a verdict other than before */
+};
+int store_rejudge_status(struct queue_conn *k, const char *rid, struct store_rejudge_status *out, bool *found,
+                         char *err, size_t errlen);
 
 /* --------------------------------------------------- package.c: before a push */
 

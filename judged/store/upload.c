@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "common.h"
+#include "keys.h"
 #include "store.h"
 
 static int io(struct queue_conn *k, char *err, size_t errlen)
@@ -95,10 +96,10 @@ int store_stage(struct queue_conn *k, const char *name, const char *dir, const s
     snprintf(created, sizeof created, "%" PRId64, common_wall_ms());
     bool ok = true;
     TX(k, ok, "MULTI");
-    TX(k, ok, "HSET judge:upload:%s id %s name %s version %s manifest %b owner %s created %s state pending", id, id,
+    TX(k, ok, "HSET " KEY_UPLOAD "%s id %s name %s version %s manifest %b owner %s created %s state pending", id, id,
        name, m->version, man, mlen, owner ? owner : "", created);
-    TX(k, ok, "EXPIRE judge:upload:%s %d", id, STORE_UPLOAD_TTL);
-    TX(k, ok, "LPUSH judge:uploads %s", id);
+    TX(k, ok, "EXPIRE " KEY_UPLOAD "%s %d", id, STORE_UPLOAD_TTL);
+    TX(k, ok, "LPUSH " KEY_UPLOADS " %s", id);
     rc = commit_tx(k, ok, err, errlen);
     free(man);
     return rc;
@@ -156,7 +157,7 @@ int store_upload_get(struct queue_conn *k, const char *id, struct store_upload *
     *found = false;
     if (!valid_id(id))
         return 0;
-    redisReply *r = queue_cmd(k, "HGETALL judge:upload:%s", id);
+    redisReply *r = queue_cmd(k, "HGETALL " KEY_UPLOAD "%s", id);
     if (!r)
         return io(k, err, errlen);
     if (r->type == REDIS_REPLY_ARRAY && r->elements >= 2) {
@@ -174,7 +175,7 @@ int store_upload_take(struct queue_conn *k, int timeout_s, const char *host, str
     *got = false;
     /* moved, not popped: a host that dies while validating leaves the id in
      * its own list, and gives it back when it starts again */
-    redisReply *r = queue_cmd(k, "BLMOVE judge:uploads judge:uploads:host:%s RIGHT LEFT %d", host,
+    redisReply *r = queue_cmd(k, "BLMOVE " KEY_UPLOADS " " KEY_UPLOADS_HOST "%s RIGHT LEFT %d", host,
                               timeout_s < 1 ? 1 : timeout_s);
     if (!r)
         return io(k, err, errlen);
@@ -184,12 +185,12 @@ int store_upload_take(struct queue_conn *k, int timeout_s, const char *host, str
     freeReplyObject(r);
     if (!id[0])
         return 0;
-    discard(queue_cmd(k, "HSET judge:upload:%s state validating host %s", id, host));
+    discard(queue_cmd(k, "HSET " KEY_UPLOAD "%s state validating host %s", id, host));
     int rc = store_upload_get(k, id, u, got, err, errlen);
     if (rc == 0 && *got && !u->manifest) {
         store_upload_free(u);
         *got = false;   /* expired meanwhile: nothing to validate */
-        discard(queue_cmd(k, "LREM judge:uploads:host:%s 0 %s", host, id));
+        discard(queue_cmd(k, "LREM " KEY_UPLOADS_HOST "%s 0 %s", host, id));
     }
     return rc;
 }
@@ -201,13 +202,13 @@ int store_upload_settle(struct queue_conn *k, const char *host, const char *id, 
     snprintf(finished, sizeof finished, "%" PRId64, common_wall_ms());
     bool ok = true;
     TX(k, ok, "MULTI");
-    TX(k, ok, "LREM judge:uploads:host:%s 0 %s", host, id);
-    TX(k, ok, "HSET judge:upload:%s state %s finished %s result %s previous %s errors %s", id, state, finished,
+    TX(k, ok, "LREM " KEY_UPLOADS_HOST "%s 0 %s", host, id);
+    TX(k, ok, "HSET " KEY_UPLOAD "%s state %s finished %s result %s previous %s errors %s", id, state, finished,
        result ? result : "", previous ? previous : "", errors ? errors : "[]");
-    TX(k, ok, "HDEL judge:upload:%s manifest", id);   /* the store has it now, or nobody needs it */
-    TX(k, ok, "EXPIRE judge:upload:%s %d", id, STORE_UPLOAD_TTL);
-    TX(k, ok, "LPUSH judge:upload:%s:done 1", id);
-    TX(k, ok, "EXPIRE judge:upload:%s:done 600", id);
+    TX(k, ok, "HDEL " KEY_UPLOAD "%s manifest", id);   /* the store has it now, or nobody needs it */
+    TX(k, ok, "EXPIRE " KEY_UPLOAD "%s %d", id, STORE_UPLOAD_TTL);
+    TX(k, ok, "LPUSH " KEY_UPLOAD "%s:done 1", id);
+    TX(k, ok, "EXPIRE " KEY_UPLOAD "%s:done 600", id);
     return commit_tx(k, ok, err, errlen);
 }
 
@@ -215,16 +216,16 @@ int store_upload_release(struct queue_conn *k, const char *host, const char *id,
 {
     bool ok = true;
     TX(k, ok, "MULTI");
-    TX(k, ok, "LREM judge:uploads:host:%s 0 %s", host, id);
-    TX(k, ok, "HSET judge:upload:%s state pending", id);
-    TX(k, ok, "RPUSH judge:uploads %s", id);   /* the next one taken */
+    TX(k, ok, "LREM " KEY_UPLOADS_HOST "%s 0 %s", host, id);
+    TX(k, ok, "HSET " KEY_UPLOAD "%s state pending", id);
+    TX(k, ok, "RPUSH " KEY_UPLOADS " %s", id);   /* the next one taken */
     return commit_tx(k, ok, err, errlen);
 }
 
 int store_upload_recover(struct queue_conn *k, const char *host, int *n, char *err, size_t errlen)
 {
     *n = 0;
-    redisReply *r = queue_cmd(k, "LRANGE judge:uploads:host:%s 0 -1", host);
+    redisReply *r = queue_cmd(k, "LRANGE " KEY_UPLOADS_HOST "%s 0 -1", host);
     if (!r)
         return io(k, err, errlen);
     int rc = 0;
@@ -246,7 +247,7 @@ int store_upload_wait(struct queue_conn *k, const char *id, long timeout_ms, boo
     *settled = false;
     int64_t deadline = common_wall_ms() + timeout_ms;
     for (;;) {
-        redisReply *r = queue_cmd(k, "HGET judge:upload:%s state", id);
+        redisReply *r = queue_cmd(k, "HGET " KEY_UPLOAD "%s state", id);
         if (!r)
             return io(k, err, errlen);
         *settled = queue_rstr(r) && settled_state(r->str);
@@ -254,7 +255,7 @@ int store_upload_wait(struct queue_conn *k, const char *id, long timeout_ms, boo
         if (*settled || common_wall_ms() >= deadline)
             return 0;
         /* woken (or a second passed): the state read next tells */
-        r = queue_cmd(k, "BLPOP judge:upload:%s:done 1", id);
+        r = queue_cmd(k, "BLPOP " KEY_UPLOAD "%s:done 1", id);
         if (!r)
             return io(k, err, errlen);
         freeReplyObject(r);
