@@ -279,24 +279,22 @@ static json_t *stats_json(struct queue_conn *k, const char *pool)
     return o;
 }
 
-enum MHD_Result api_metrics(struct req *r)
+/* The queue's gauges by pool, and the live hosts. */
+static void metrics_queues(struct api *a, struct queue_conn *k, struct buf *b)
 {
-    struct api *a = r->api;
-    struct queue_conn *k = api_conn_get(a);
-    struct buf b = {0};
     json_t *hosts = load_hosts(k);
     int live = 0;
     const char *hn;
     json_t *h;
     json_object_foreach(hosts, hn, h) live += json_is_true(json_object_get(h, "alive"));
-    bprintf(&b, "# HELP judged_queue_depth Submissions waiting (not yet claimed), by pool and priority.\n"
-                "# TYPE judged_queue_depth gauge\n");
+    bprintf(b, "# HELP judged_queue_depth Submissions waiting (not yet claimed), by pool and priority.\n"
+               "# TYPE judged_queue_depth gauge\n");
     struct pool_stats *ps = calloc((size_t)a->cfg.npools, sizeof *ps);
     for (int i = 0; i < a->cfg.npools; i++) {
         pool_stats(k, &a->cfg.pools[i], hosts, &ps[i]);
-        bprintf(&b, "judged_queue_depth{pool=\"%s\",priority=\"contest\"} %lld\n", a->cfg.pools[i].name, ps[i].waiting[0]);
-        bprintf(&b, "judged_queue_depth{pool=\"%s\",priority=\"normal\"} %lld\n", a->cfg.pools[i].name, ps[i].waiting[1]);
-        bprintf(&b, "judged_queue_depth{pool=\"%s\",priority=\"retry\"} %lld\n", a->cfg.pools[i].name, ps[i].delayed);
+        bprintf(b, "judged_queue_depth{pool=\"%s\",priority=\"contest\"} %lld\n", a->cfg.pools[i].name, ps[i].waiting[0]);
+        bprintf(b, "judged_queue_depth{pool=\"%s\",priority=\"normal\"} %lld\n", a->cfg.pools[i].name, ps[i].waiting[1]);
+        bprintf(b, "judged_queue_depth{pool=\"%s\",priority=\"retry\"} %lld\n", a->cfg.pools[i].name, ps[i].delayed);
     }
     const struct {
         const char *name, *help;
@@ -308,55 +306,75 @@ enum MHD_Result api_metrics(struct req *r)
         {"judged_dlq_size", "Dead letters of the pool.", 3},
     };
     for (size_t g = 0; g < sizeof gauges / sizeof *gauges; g++) {
-        bprintf(&b, "# HELP %s %s\n# TYPE %s gauge\n", gauges[g].name, gauges[g].help, gauges[g].name);
+        bprintf(b, "# HELP %s %s\n# TYPE %s gauge\n", gauges[g].name, gauges[g].help, gauges[g].name);
         for (int i = 0; i < a->cfg.npools; i++) {
             const char *p = a->cfg.pools[i].name;
             if (gauges[g].which == 0)
-                bprintf(&b, "%s{pool=\"%s\"} %g\n", gauges[g].name, p, ps[i].oldest_ms / 1000.0);
+                bprintf(b, "%s{pool=\"%s\"} %g\n", gauges[g].name, p, ps[i].oldest_ms / 1000.0);
             else
-                bprintf(&b, "%s{pool=\"%s\"} %lld\n", gauges[g].name, p,
+                bprintf(b, "%s{pool=\"%s\"} %lld\n", gauges[g].name, p,
                         gauges[g].which == 1   ? ps[i].running
                         : gauges[g].which == 2 ? (ps[i].slots - ps[i].busy > 0 ? ps[i].slots - ps[i].busy : 0)
                                                : ps[i].dlq);
         }
     }
-    bprintf(&b, "# HELP judged_live_hosts Hosts whose liveness key exists.\n# TYPE judged_live_hosts gauge\n"
-                "judged_live_hosts %d\n", live);
+    bprintf(b, "# HELP judged_live_hosts Hosts whose liveness key exists.\n# TYPE judged_live_hosts gauge\n"
+               "judged_live_hosts %d\n", live);
+    free(ps);
+    json_decref(hosts);
+}
+
+/* This judge-api process's own counters. */
+static void metrics_process(struct api *a, struct buf *b)
+{
     static const char *const outcomes[] = {"accepted", "duplicate", "busy", "rejected"};
-    bprintf(&b, "# HELP judged_api_admissions_total Admissions by this judge-api process, by outcome.\n"
-                "# TYPE judged_api_admissions_total counter\n");
+    bprintf(b, "# HELP judged_api_admissions_total Admissions by this judge-api process, by outcome.\n"
+               "# TYPE judged_api_admissions_total counter\n");
     for (int i = 0; i < ADMIT_NOUTCOMES; i++)
-        bprintf(&b, "judged_api_admissions_total{outcome=\"%s\"} %lu\n", outcomes[i],
+        bprintf(b, "judged_api_admissions_total{outcome=\"%s\"} %lu\n", outcomes[i],
                 atomic_load(&a->admissions[i]));
     static const char *const wh[] = {"delivered", "failed", "dead", "refused"};
-    bprintf(&b, "# HELP judged_api_webhooks_total Webhook delivery attempts by this judge-api process, "
-                "by outcome.\n# TYPE judged_api_webhooks_total counter\n");
+    bprintf(b, "# HELP judged_api_webhooks_total Webhook delivery attempts by this judge-api process, "
+               "by outcome.\n# TYPE judged_api_webhooks_total counter\n");
     for (int i = 0; i < WEBHOOK_NOUTCOMES; i++)
-        bprintf(&b, "judged_api_webhooks_total{outcome=\"%s\"} %lu\n", wh[i], atomic_load(&a->webhooks[i]));
-    bprintf(&b, "# HELP judged_verdicts_total Verdicts published, by pool and verdict.\n"
-                "# TYPE judged_verdicts_total counter\n");
+        bprintf(b, "judged_api_webhooks_total{outcome=\"%s\"} %lu\n", wh[i], atomic_load(&a->webhooks[i]));
+}
+
+/* Verdicts and the two latency histograms, from each pool's counters. */
+static void metrics_verdicts(struct api *a, struct queue_conn *k, struct buf *b)
+{
+    bprintf(b, "# HELP judged_verdicts_total Verdicts published, by pool and verdict.\n"
+               "# TYPE judged_verdicts_total counter\n");
     json_t **stats = calloc((size_t)a->cfg.npools, sizeof *stats);
     for (int i = 0; i < a->cfg.npools; i++) {
         stats[i] = stats_json(k, a->cfg.pools[i].name);
         const char *f;
         json_t *v;
         json_object_foreach(stats[i], f, v) if (!strncmp(f, "verdict:", 8)) bprintf(
-            &b, "judged_verdicts_total{pool=\"%s\",verdict=\"%s\"} %s\n", a->cfg.pools[i].name, f + 8,
+            b, "judged_verdicts_total{pool=\"%s\",verdict=\"%s\"} %s\n", a->cfg.pools[i].name, f + 8,
             json_string_value(v));
     }
-    bprintf(&b, "# HELP judged_queue_wait_seconds Time from admission to the start of judging.\n"
-                "# TYPE judged_queue_wait_seconds histogram\n");
+    bprintf(b, "# HELP judged_queue_wait_seconds Time from admission to the start of judging.\n"
+               "# TYPE judged_queue_wait_seconds histogram\n");
     for (int i = 0; i < a->cfg.npools; i++)
-        histogram(&b, "judged_queue_wait_seconds", a->cfg.pools[i].name, stats[i], "wait");
-    bprintf(&b, "# HELP judged_judging_seconds Time from the start of judging to the verdict.\n"
-                "# TYPE judged_judging_seconds histogram\n");
+        histogram(b, "judged_queue_wait_seconds", a->cfg.pools[i].name, stats[i], "wait");
+    bprintf(b, "# HELP judged_judging_seconds Time from the start of judging to the verdict.\n"
+               "# TYPE judged_judging_seconds histogram\n");
     for (int i = 0; i < a->cfg.npools; i++) {
-        histogram(&b, "judged_judging_seconds", a->cfg.pools[i].name, stats[i], "judging");
+        histogram(b, "judged_judging_seconds", a->cfg.pools[i].name, stats[i], "judging");
         json_decref(stats[i]);
     }
     free(stats);
-    free(ps);
-    json_decref(hosts);
+}
+
+enum MHD_Result api_metrics(struct req *r)
+{
+    struct api *a = r->api;
+    struct queue_conn *k = api_conn_get(a);
+    struct buf b = {0};
+    metrics_queues(a, k, &b);
+    metrics_process(a, &b);
+    metrics_verdicts(a, k, &b);
     api_conn_put(a, k);
     enum MHD_Result ret = api_text(r, 200, "text/plain; version=0.0.4", b.s, b.len);
     free(b.s);

@@ -553,6 +553,88 @@ static int blob_put(struct queue_conn *k, const char *part, const char *key, lon
     return rc;
 }
 
+/* One file on its way into a staging key (upload_blob). */
+struct upload {
+    struct queue_conn *k;
+    const struct store_file *f;
+    const char *part;        /* the staging key */
+    EVP_MD_CTX *md;          /* SHA-256 of what was sent */
+    uint64_t total;          /* bytes sent */
+    long chunk;              /* chunks sent */
+    int inflight;            /* replies not read yet */
+};
+
+/* Reads fd to its end, each chunk an HSET into the staging key, with at
+ * most WINDOW replies outstanding. */
+static int send_chunks(struct upload *u, int fd, char *err, size_t errlen)
+{
+    char *buf = malloc(STORE_CHUNK);
+    int rc = 0;
+    for (;;) {
+        size_t got = 0;
+        ssize_t r = 0;
+        while (got < STORE_CHUNK && (r = read(fd, buf + got, STORE_CHUNK - got)) > 0)
+            got += (size_t)r;
+        if (r < 0) {
+            snprintf(err, errlen, "%s: %s", u->f->path, strerror(errno));
+            rc = STORE_ERR;
+            break;
+        }
+        if (got == 0 && u->chunk > 0)
+            break;
+        EVP_DigestUpdate(u->md, buf, got);
+        u->total += got;
+        char field[32];
+        snprintf(field, sizeof field, "c%ld", u->chunk++);
+        redisAppendCommand(u->k->c, "HSET %s %s %b", u->part, field, buf, got);
+        if (u->chunk == 1) {   /* the key exists now: a push that dies leaves it to expire */
+            redisAppendCommand(u->k->c, "PEXPIRE %s %lld", u->part, BLOB_TTL_MS);
+            u->inflight++;
+        }
+        if (++u->inflight >= WINDOW) {
+            if ((rc = drain(u->k, u->inflight, err, errlen)))
+                break;
+            u->inflight = 0;
+        }
+        if (got < STORE_CHUNK)
+            break;
+    }
+    free(buf);
+    return rc;
+}
+
+/* After send_chunks (rc its result): what was sent must be the file the
+ * manifest names (else the staging key, ours alone, goes), and every reply
+ * is read. */
+static int settle_upload(struct upload *u, int rc, char *err, size_t errlen)
+{
+    unsigned char d[32];
+    unsigned dn = 0;
+    char sha[65] = "";
+    EVP_DigestFinal_ex(u->md, d, &dn);
+    hex(d, sha);
+    bool whole = rc == 0 && u->total == u->f->size && !strcmp(sha, u->f->sha);
+    if (rc == 0 && !whole) {
+        snprintf(err, errlen, "%s changed while it was being pushed", u->f->path);
+        rc = STORE_ERR;
+    }
+    if (!whole && u->k->c) {
+        redisAppendCommand(u->k->c, "DEL %s", u->part);
+        u->inflight++;
+    }
+    if (u->k->c) {
+        char e2[256];
+        int drc = drain(u->k, u->inflight, e2, sizeof e2);
+        if (drc && !rc) {
+            snprintf(err, errlen, "%s", e2);
+            rc = drc;
+        }
+    } else if (!rc) {
+        rc = io_err(u->k, "store", err, errlen);
+    }
+    return rc;
+}
+
 /* Sends one file as blob f->sha, chunk by chunk, hashing what it sends.
  * The chunks go to a staging key of this push's own (judge:blob:SHA:part:
  * TOKEN, expiring like an unreferenced blob): another push of the same
@@ -578,71 +660,15 @@ static int upload_blob(struct queue_conn *k, const char *dir, const struct store
         close(fd);
         return io_err(k, "store", err, errlen);
     }
-    EVP_MD_CTX *ctx = EVP_MD_CTX_new();
-    EVP_DigestInit_ex(ctx, EVP_sha256(), NULL);
-    char *buf = malloc(STORE_CHUNK);
-    uint64_t total = 0;
-    long chunk = 0;
-    int inflight = 0, rc = 0;
-    for (;;) {
-        size_t got = 0;
-        ssize_t r = 0;
-        while (got < STORE_CHUNK && (r = read(fd, buf + got, STORE_CHUNK - got)) > 0)
-            got += (size_t)r;
-        if (r < 0) {
-            snprintf(err, errlen, "%s: %s", f->path, strerror(errno));
-            rc = STORE_ERR;
-            break;
-        }
-        if (got == 0 && chunk > 0)
-            break;
-        EVP_DigestUpdate(ctx, buf, got);
-        total += got;
-        char field[32];
-        snprintf(field, sizeof field, "c%ld", chunk++);
-        redisAppendCommand(k->c, "HSET %s %s %b", part, field, buf, got);
-        if (chunk == 1) {   /* the key exists now: a push that dies leaves it to expire */
-            redisAppendCommand(k->c, "PEXPIRE %s %lld", part, BLOB_TTL_MS);
-            inflight++;
-        }
-        if (++inflight >= WINDOW) {
-            if ((rc = drain(k, inflight, err, errlen)))
-                break;
-            inflight = 0;
-        }
-        if (got < STORE_CHUNK)
-            break;
-    }
-    free(buf);
+    struct upload u = {.k = k, .f = f, .part = part, .md = EVP_MD_CTX_new()};
+    EVP_DigestInit_ex(u.md, EVP_sha256(), NULL);
+    int rc = send_chunks(&u, fd, err, errlen);
     close(fd);
-    unsigned char d[32];
-    unsigned dn = 0;
-    char sha[65] = "";
-    EVP_DigestFinal_ex(ctx, d, &dn);
-    EVP_MD_CTX_free(ctx);
-    hex(d, sha);
-    bool whole = rc == 0 && total == f->size && !strcmp(sha, f->sha);
-    if (rc == 0 && !whole) {
-        snprintf(err, errlen, "%s changed while it was being pushed", f->path);
-        rc = STORE_ERR;
-    }
-    if (!whole && k->c) {
-        redisAppendCommand(k->c, "DEL %s", part);   /* ours alone: nobody else reads it */
-        inflight++;
-    }
-    if (k->c) {
-        char e2[256];
-        int drc = drain(k, inflight, e2, sizeof e2);
-        if (drc && !rc) {
-            snprintf(err, errlen, "%s", e2);
-            rc = drc;
-        }
-    } else if (!rc) {
-        rc = io_err(k, "store", err, errlen);
-    }
+    rc = settle_upload(&u, rc, err, errlen);
+    EVP_MD_CTX_free(u.md);
     /* complete: only now does the blob count as stored */
     if (rc == 0)
-        rc = blob_put(k, part, key, chunk, total, err, errlen);
+        rc = blob_put(k, part, key, u.chunk, u.total, err, errlen);
     return rc;
 }
 
