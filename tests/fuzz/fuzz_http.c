@@ -106,18 +106,45 @@ static void check_answer(const char *buf, size_t len)
         fail("a request was read after a framing refusal", buf, len);
 }
 
+/* A connection to the server. libFuzzer's -timeout runs a SIGALRM every
+ * second: a connect that waits (a full accept queue retransmits its SYN
+ * after a second) returns EINTR and goes on in the kernel, so it is waited
+ * for, not retried. That EINTR was the one unexplained abort seen in CI. */
+static int connect_server(void)
+{
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+    inet_pton(AF_INET, "127.0.0.1", &sa.sin_addr);
+    if (fd < 0)
+        fail("no socket", NULL, 0);
+    if (connect(fd, (struct sockaddr *)&sa, sizeof sa) == 0)
+        return fd;
+    if (errno != EINTR)
+        fail("cannot connect to the server", NULL, 0);
+    struct pollfd p = {.fd = fd, .events = POLLOUT};
+    int err = 0;
+    socklen_t len = sizeof err;
+    double end = common_monotonic() + 10;
+    while (poll(&p, 1, 100) != 1)
+        if (common_monotonic() > end)
+            fail("a connection not accepted in 10 s", NULL, 0);
+    if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) || err) {
+        errno = err;
+        fail("cannot connect to the server", NULL, 0);
+    }
+    return fd;
+}
+
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 {
     if (!port)
         start_server();
-    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
-    inet_pton(AF_INET, "127.0.0.1", &sa.sin_addr);
-    if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof sa))
-        fail("cannot connect to the server", NULL, 0);
+    int fd = connect_server();
     /* what the server takes; it may close early (a refusal), then the rest is not sent */
     for (size_t off = 0; off < size;) {
         ssize_t n = send(fd, data + off, size - off, MSG_NOSIGNAL);
+        if (n < 0 && errno == EINTR)
+            continue;
         if (n <= 0)
             break;
         off += (size_t)n;
@@ -133,6 +160,8 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
         if (poll(&p, 1, 100) != 1)
             continue;
         ssize_t n = recv(fd, buf + len, sizeof buf - 1 - len, 0);
+        if (n < 0 && errno == EINTR)
+            continue;
         if (n <= 0)
             break;
         len += (size_t)n;
