@@ -100,6 +100,14 @@ int api_conn_fd(struct MHD_Connection *conn);
 struct sockaddr;
 bool api_addr_public(const struct sockaddr *sa);
 bool api_addr_deliverable(const struct sockaddr *sa);
+/* Admission's check of a callback_url (webhook.c): 1 with why when no
+ * delivery could ever be made (webhooks off, not http(s), a name that does
+ * not exist, an address api_addr_deliverable refuses), else 0. Delivery
+ * checks again, against DNS changes. */
+/* Whether a pool has submissions waiting and no live judge host serving
+ * it (its name into pool); false too when Redis cannot be read. admin.c */
+bool api_pools_unserved(struct api *a, char *pool, size_t len);
+int api_callback_refused(const struct api *a, const char *url, char *why, size_t whylen);
 
 /* The request being handled, as the router sees it. */
 struct req {

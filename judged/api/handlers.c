@@ -187,6 +187,12 @@ enum MHD_Result api_submit(struct req *r)
         api_submission_free(&s);
         return reject(r, field, msg);
     }
+    /* a callback no delivery could reach is refused now, not dead-lettered
+     * in silence after the verdict */
+    if (s.callback && api_callback_refused(a, s.callback, msg, sizeof msg)) {
+        api_submission_free(&s);
+        return reject(r, "callback_url", msg);
+    }
     const char *key = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "Idempotency-Key");
     if (key && !valid_key(key)) {
         api_submission_free(&s);

@@ -99,8 +99,9 @@ static int check_url(const char *url, bool allow_private, char *pin, size_t pinl
     }
     struct addrinfo hints = {.ai_socktype = SOCK_STREAM}, *ai;
     int g = getaddrinfo(h, port, &hints, &ai);
-    if (g) {
-        snprintf(err, errlen, "cannot resolve %s: %s", h, gai_strerror(g));
+    if (g) {   /* a name that does not exist is refused; a DNS hiccup is retried */
+        snprintf(err, errlen, "%s%s: %s", g == EAI_NONAME ? "refused: cannot resolve " : "cannot resolve ",
+                 h, gai_strerror(g));
         goto out;
     }
     char addr[INET6_ADDRSTRLEN] = "", badaddr[INET6_ADDRSTRLEN] = "";
@@ -134,6 +135,21 @@ out:
     curl_free(scheme);
     curl_url_cleanup(u);
     return rc;
+}
+
+int api_callback_refused(const struct api *a, const char *url, char *why, size_t whylen)
+{
+    char pin[400], err[600];
+    if (!a->cfg.api.webhook_secret) {
+        snprintf(why, whylen, "this judge-api sends no webhooks (api.webhook_secret is not set)");
+        return 1;
+    }
+    if (check_url(url, a->cfg.api.webhook_allow_private, pin, sizeof pin, err, sizeof err) &&
+        !strncmp(err, "refused: ", 9)) {
+        snprintf(why, whylen, "callback_url %s", err + 9);
+        return 1;
+    }
+    return 0;   /* deliverable now, or DNS did not answer: delivery decides */
 }
 
 /* ------------------------------------------------------------ delivery */
@@ -332,6 +348,7 @@ static void deliver(struct api *a, struct queue_conn *k, const char *pool, const
         bool refused = !strncmp(err, "refused", 7);
         atomic_fetch_add(&a->webhooks[refused ? WEBHOOK_REFUSED : WEBHOOK_FAILED], 1);
         if (refused) {   /* the configuration will not change its mind: no retries */
+            fprintf(stderr, "judge-api: webhook of %s to %s refused: %s\n", w.id, w.url, err + 9);
             queue_webhook_bury(k, pool, entry, &w, attempts, err, now_ms());
             return;
         }
