@@ -11,14 +11,14 @@
 #include "api.h"
 #include "common.h"
 
-/* {name: {registration..., alive}}: queue_hosts as JSON (empty when Redis
- * failed: the pools then count no live host) */
+/* {name: {registration..., alive}}: queue_hosts as JSON; NULL when Redis
+ * could not be read (an outage must not read as "no host"). */
 static json_t *load_hosts(struct queue_conn *k)
 {
     struct queue_hosts hs;
     char err[512];
     if (queue_hosts(k, &hs, err, sizeof err) != QUEUE_OK)
-        return json_object();
+        return NULL;
     json_t *hosts = queue_hosts_json(&hs);
     queue_hosts_free(&hs);
     return hosts;
@@ -31,36 +31,69 @@ struct pool_stats {
 };
 
 /* The pool's counts and state from the queue library (the same as
- * judgectl pools and health), its slots from the live hosts. */
-static void pool_stats(struct queue_conn *k, const struct jd_pool_cfg *pc, json_t *hosts,
-                       struct pool_stats *s)
+ * judgectl pools and health), its slots from the live hosts; -1 when Redis
+ * could not be read: then there are no figures, never zeros. */
+static int pool_stats(struct queue_conn *k, const struct jd_pool_cfg *pc, json_t *hosts,
+                      struct pool_stats *s)
 {
     memset(s, 0, sizeof *s);
     struct queue_pool_status q;
     char err[512];
-    if (queue_pool_status(k, pc->name, &q, err, sizeof err) == QUEUE_OK) {
-        snprintf(s->state, sizeof s->state, "%s", q.state);
-        s->waiting[0] = q.waiting[0];
-        s->waiting[1] = q.waiting[1];
-        s->running = q.running;
-        s->delayed = q.delayed;
-        s->dlq = q.dlq;
-        s->oldest_ms = q.oldest_ms;
-    } else {
-        snprintf(s->state, sizeof s->state, "unknown");   /* Redis failed: the counts are 0 */
-    }
+    if (!hosts || queue_pool_status(k, pc->name, &q, err, sizeof err) != QUEUE_OK)
+        return -1;
+    snprintf(s->state, sizeof s->state, "%s", q.state);
+    s->waiting[0] = q.waiting[0];
+    s->waiting[1] = q.waiting[1];
+    s->running = q.running;
+    s->delayed = q.delayed;
+    s->dlq = q.dlq;
+    s->oldest_ms = q.oldest_ms;
     s->live_hosts = queue_hosts_capacity(hosts, pc->name, &s->slots, &s->busy);
+    return 0;
+}
+
+/* Every pool's figures (npools of them, caller frees), or NULL when Redis
+ * could not be read. */
+static struct pool_stats *all_pool_stats(const struct api *a, struct queue_conn *k)
+{
+    json_t *hosts = load_hosts(k);
+    struct pool_stats *ps = hosts ? calloc((size_t)a->cfg.npools + 1, sizeof *ps) : NULL;
+    for (int i = 0; ps && i < a->cfg.npools; i++)
+        if (pool_stats(k, &a->cfg.pools[i], hosts, &ps[i])) {
+            free(ps);
+            ps = NULL;
+        }
+    json_decref(hosts);
+    return ps;
+}
+
+bool api_pools_unserved(struct api *a, char *pool, size_t len)
+{
+    struct queue_conn *k = api_conn_get(a);
+    struct pool_stats *ps = all_pool_stats(a, k);
+    api_conn_put(a, k);
+    bool found = false;
+    for (int i = 0; ps && i < a->cfg.npools && !found; i++)
+        if (ps[i].waiting[0] + ps[i].waiting[1] > 0 && ps[i].live_hosts == 0) {
+            snprintf(pool, len, "%s", a->cfg.pools[i].name);
+            found = true;
+        }
+    free(ps);
+    return found;
 }
 
 enum MHD_Result api_pools(struct req *r)
 {
     struct api *a = r->api;
     struct queue_conn *k = api_conn_get(a);
-    json_t *hosts = load_hosts(k), *list = json_array();
+    struct pool_stats *ps = all_pool_stats(a, k);
+    api_conn_put(a, k);
+    if (!ps)   /* an outage is not a quiet queue */
+        return api_error_retry(r, 503, 1, "the queue (Redis) cannot be read");
+    json_t *list = json_array();
     for (int i = 0; i < a->cfg.npools; i++) {
         const struct jd_pool_cfg *pc = &a->cfg.pools[i];
-        struct pool_stats s;
-        pool_stats(k, pc, hosts, &s);
+        struct pool_stats s = ps[i];
         json_t *langs = json_array();
         for (int j = 0; j < pc->nlanguages; j++)
             json_array_append_new(langs, json_string(pc->languages[j]));
@@ -74,8 +107,7 @@ enum MHD_Result api_pools(struct req *r)
         json_object_set_new(o, "max_queue", pc->max_queue ? json_integer(pc->max_queue) : json_null());
         json_array_append_new(list, o);
     }
-    json_decref(hosts);
-    api_conn_put(a, k);
+    free(ps);
     return api_json(r, 200, json_pack("{s:o}", "pools", list));
 }
 
@@ -106,6 +138,10 @@ enum MHD_Result api_hosts(struct req *r)
     struct queue_conn *k = api_conn_get(r->api);
     json_t *hosts = load_hosts(k), *list = json_array();
     api_conn_put(r->api, k);
+    if (!hosts) {
+        json_decref(list);
+        return api_error_retry(r, 503, 1, "the queue (Redis) cannot be read");
+    }
     const char *n;
     json_t *h;
     json_object_foreach(hosts, n, h)
@@ -279,19 +315,31 @@ static json_t *stats_json(struct queue_conn *k, const char *pool)
     return o;
 }
 
-/* The queue's gauges by pool, and the live hosts. */
-static void metrics_queues(struct api *a, struct queue_conn *k, struct buf *b)
+/* The queue's gauges by pool, and the live hosts: none of them when Redis
+ * cannot be read (judged_redis_up 0), so that an outage never reads as an
+ * empty queue (an autoscaler would scale the judges down). -1 then. */
+static int metrics_queues(struct api *a, struct queue_conn *k, struct buf *b)
 {
     json_t *hosts = load_hosts(k);
+    struct pool_stats *ps = hosts ? calloc((size_t)a->cfg.npools + 1, sizeof *ps) : NULL;
+    for (int i = 0; ps && i < a->cfg.npools; i++)
+        if (pool_stats(k, &a->cfg.pools[i], hosts, &ps[i])) {
+            free(ps);
+            ps = NULL;
+        }
+    bprintf(b, "# HELP judged_redis_up Whether judge-api could read the queue (Redis) for this scrape.\n"
+               "# TYPE judged_redis_up gauge\njudged_redis_up %d\n", ps ? 1 : 0);
+    if (!ps) {
+        json_decref(hosts);
+        return -1;
+    }
     int live = 0;
     const char *hn;
     json_t *h;
     json_object_foreach(hosts, hn, h) live += json_is_true(json_object_get(h, "alive"));
     bprintf(b, "# HELP judged_queue_depth Submissions waiting (not yet claimed), by pool and priority.\n"
                "# TYPE judged_queue_depth gauge\n");
-    struct pool_stats *ps = calloc((size_t)a->cfg.npools, sizeof *ps);
     for (int i = 0; i < a->cfg.npools; i++) {
-        pool_stats(k, &a->cfg.pools[i], hosts, &ps[i]);
         bprintf(b, "judged_queue_depth{pool=\"%s\",priority=\"contest\"} %lld\n", a->cfg.pools[i].name, ps[i].waiting[0]);
         bprintf(b, "judged_queue_depth{pool=\"%s\",priority=\"normal\"} %lld\n", a->cfg.pools[i].name, ps[i].waiting[1]);
         bprintf(b, "judged_queue_depth{pool=\"%s\",priority=\"retry\"} %lld\n", a->cfg.pools[i].name, ps[i].delayed);
@@ -320,8 +368,16 @@ static void metrics_queues(struct api *a, struct queue_conn *k, struct buf *b)
     }
     bprintf(b, "# HELP judged_live_hosts Hosts whose liveness key exists.\n# TYPE judged_live_hosts gauge\n"
                "judged_live_hosts %d\n", live);
+    static const char *const states[] = {"active", "draining", "drained", "held", "paused"};
+    bprintf(b, "# HELP judged_pool_state The pool's admin state (1 for the current one).\n"
+               "# TYPE judged_pool_state gauge\n");
+    for (int i = 0; i < a->cfg.npools; i++)
+        for (size_t s = 0; s < sizeof states / sizeof *states; s++)
+            bprintf(b, "judged_pool_state{pool=\"%s\",state=\"%s\"} %d\n", a->cfg.pools[i].name, states[s],
+                    !strcmp(ps[i].state, states[s]));
     free(ps);
     json_decref(hosts);
+    return 0;
 }
 
 /* This judge-api process's own counters. */
@@ -372,9 +428,10 @@ enum MHD_Result api_metrics(struct req *r)
     struct api *a = r->api;
     struct queue_conn *k = api_conn_get(a);
     struct buf b = {0};
-    metrics_queues(a, k, &b);
+    bool up = metrics_queues(a, k, &b) == 0;
     metrics_process(a, &b);
-    metrics_verdicts(a, k, &b);
+    if (up)
+        metrics_verdicts(a, k, &b);
     api_conn_put(a, k);
     enum MHD_Result ret = api_text(r, 200, "text/plain; version=0.0.4", b.s, b.len);
     free(b.s);

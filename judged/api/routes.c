@@ -79,6 +79,15 @@ static enum MHD_Result readyz(struct req *r)
         return api_json(r, 503, json_pack("{s:s, s:s}", "status", "unavailable", "error",
                                           "the queue (Redis) does not answer; judge-api's log says why"));
     }
+    /* work that nothing judges is not ready either: no live host serves a
+     * pool with submissions waiting (the pool's name to the log only) */
+    char pool[64];
+    if (api_pools_unserved(r->api, pool, sizeof pool)) {
+        fprintf(stderr, "judge-api: /readyz: pool %s has submissions waiting and no live judge host\n", pool);
+        return api_json(r, 503, json_pack("{s:s, s:s}", "status", "unavailable", "error",
+                                          "a pool has submissions waiting and no live judge host; "
+                                          "judge-api's log says which"));
+    }
     return api_json(r, 200, json_pack("{s:s}", "status", "ready"));
 }
 

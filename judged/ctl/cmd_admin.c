@@ -164,10 +164,31 @@ static const char health_usage[] =
     "usage: judgectl health [--config FILE] [--json]\n\n"
     "Exit 0 when Redis answers and every pool of the configuration has a live\n"
     "host (a heartbeat within 3 heartbeats) registering more than 0 slots for it\n"
-    "(free or busy); exit 1 when some pool has none (it lists which), 69 when\n"
-    "Redis does not answer, 78 when the configuration is invalid.\n"
-    "--json prints {\"ok\", \"redis\": true, \"pools\": [{\"name\", \"ok\", \"hosts\",\n"
-    "\"slots\", \"busy\", \"state\", \"depth\", \"oldest_ms\"}]}.\n";
+    "(free or busy), and no pool is paused or held with submissions waiting;\n"
+    "exit 1 when some pool is not so (it says which, and why), 69 when Redis\n"
+    "does not answer, 78 when the configuration is invalid.\n"
+    "--json prints {\"ok\", \"redis\": true, \"pools\": [{\"name\", \"ok\", \"problem\"\n"
+    "(when not ok), \"hosts\", \"slots\", \"busy\", \"state\", \"depth\", \"oldest_ms\"}]}.\n";
+
+/* A pool is healthy when a live host with slots serves it and its work is
+ * not left waiting: a paused or held pool with submissions queued judges
+ * none of them (contest day: someone forgot a resume). why says what. */
+static bool pool_healthy(json_t *po, char *why, size_t len)
+{
+    const char *state = json_string_value(json_object_get(po, "state"));
+    long long depth = json_integer_value(json_object_get(po, "depth"));
+    if (json_integer_value(json_object_get(po, "hosts")) <= 0 ||
+        json_integer_value(json_object_get(po, "slots")) <= 0) {
+        snprintf(why, len, "NO live host with slots serves it");
+        return false;
+    }
+    if (state && (!strcmp(state, "paused") || !strcmp(state, "held")) && depth > 0) {
+        snprintf(why, len, "%s with %lld submission(s) waiting, the oldest for %.0f s", state, depth,
+                 (double)json_integer_value(json_object_get(po, "oldest_ms")) / 1000);
+        return false;
+    }
+    return true;
+}
 
 int cmd_health(int argc, char **argv)
 {
@@ -198,15 +219,16 @@ int cmd_health(int argc, char **argv)
     json_t *po;
     json_array_foreach(list, i, po)
     {
-        bool pok = json_integer_value(json_object_get(po, "hosts")) > 0 &&
-                   json_integer_value(json_object_get(po, "slots")) > 0;
+        char why[200];
+        bool pok = pool_healthy(po, why, sizeof why);
         ok &= pok;
-        json_array_append_new(out, json_pack("{s:O, s:b, s:O, s:O, s:O, s:O, s:O, s:O}", "name",
-                                             json_object_get(po, "name"), "ok", pok, "hosts",
-                                             json_object_get(po, "hosts"), "slots", json_object_get(po, "slots"),
-                                             "busy", json_object_get(po, "busy"), "state",
-                                             json_object_get(po, "state"), "depth", json_object_get(po, "depth"),
-                                             "oldest_ms", json_object_get(po, "oldest_ms")));
+        json_array_append_new(out, json_pack("{s:O, s:b, s:s?, s:O, s:O, s:O, s:O, s:O, s:O}", "name",
+                                             json_object_get(po, "name"), "ok", pok, "problem", pok ? NULL : why,
+                                             "hosts", json_object_get(po, "hosts"), "slots",
+                                             json_object_get(po, "slots"), "busy", json_object_get(po, "busy"),
+                                             "state", json_object_get(po, "state"), "depth",
+                                             json_object_get(po, "depth"), "oldest_ms",
+                                             json_object_get(po, "oldest_ms")));
     }
     if (c.json) {
         json_t *j = json_pack("{s:b, s:b, s:o}", "ok", ok, "redis", 1, "pools", out);
@@ -223,7 +245,8 @@ int cmd_health(int argc, char **argv)
                        json_integer_value(json_object_get(po, "hosts")),
                        json_integer_value(json_object_get(po, "busy")));
             else
-                printf("pool %s: NO live host with slots serves it\n", json_string_value(json_object_get(po, "name")));
+                printf("pool %s: %s\n", json_string_value(json_object_get(po, "name")),
+                       json_string_value(json_object_get(po, "problem")));
         }
         printf("%s\n", ok ? "healthy" : "unhealthy");
         json_decref(out);

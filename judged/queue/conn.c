@@ -308,11 +308,33 @@ static void set_err(struct queue_conn *k, const char *fmt, ...)
     va_end(ap);
 }
 
+/* Without a password, a Redis that wants one answers every command with
+ * NOAUTH: asked once per connection, so that the error says where the
+ * password goes instead of surfacing as "store: NOAUTH ..." deep inside an
+ * operation (and counts as the configuration's fault: judgectl exits 78). */
+static int check_no_password_needed(struct queue_conn *k, redisContext *c, const char *shown)
+{
+    redisReply *r = redisCommand(c, "PING");
+    int rc = 0;
+    if (r && r->type == REDIS_REPLY_ERROR && !strncmp(r->str, "NOAUTH", 6)) {
+        set_err(k, "redis at %s wants a password and none was given: put it in the file "
+                   "redis_password_file names, in $JUDGED_REDIS_PASSWORD, or in the URL (%s)",
+                shown, r->str);
+        k->refused = true;
+        rc = -1;
+    }
+    if (r)
+        freeReplyObject(r);
+    return rc;
+}
+
 /* AUTH and SELECT on a new context; -1 with k->err (the server refused). */
 static int conn_prepare(struct queue_conn *k, redisContext *c, const struct url_parts *u,
                         const char *shown)
 {
     redisReply *r = NULL;
+    if (!u->pass[0] && check_no_password_needed(k, c, shown))
+        return -1;
     if (u->pass[0]) {
         r = u->user[0] ? redisCommand(c, "AUTH %s %s", u->user, u->pass)
                        : redisCommand(c, "AUTH %s", u->pass);

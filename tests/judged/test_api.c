@@ -523,6 +523,46 @@ Test(api, status_codes_roles_and_idempotency)
     check_openapi();
 }
 
+/* Issue 26: an outage looked like calm weather (/metrics 200 with depth
+ * 0, /v1/pools 200 with zeros) and /readyz said ready while no judge host
+ * was alive to judge waiting work. */
+Test(api, trouble_is_visible)
+{
+    start("  native: {languages: [c, cpp], slots: 1}\n", NULL, false);
+    expect(http("GET", "/readyz", "/readyz", NULL, NULL, NULL), 200, NULL, "no work, nothing to serve");
+    struct resp r = http("GET", "/metrics", "/metrics", tok_read, NULL, NULL);
+    cr_assert_eq(r.status, 200);
+    cr_assert(strstr(r.body, "judged_redis_up 1\n"), "%s", r.body);
+    cr_assert(strstr(r.body, "judged_pool_state{pool=\"native\",state=\"active\"} 1\n"), "%s", r.body);
+    resp_free(&r);
+    char *ok = sub_body("aplusb", "c", AC_C, NULL);
+    expect(http("POST", SUBS, SUBS, tok_submit, ok, NULL), 202, NULL, "admitted, no judged runs");
+    free(ok);
+    r = http("GET", "/readyz", "/readyz", NULL, NULL, NULL);
+    cr_assert_eq(r.status, 503, "work waits and no host judges it: %s", r.body);
+    cr_assert(!strstr(r.body, "native"), "anonymous: no pool named: %s", r.body);
+    resp_free(&r);
+    expect(http("POST", "/v1/pools/{name}/{action}", "/v1/pools/native/pause", tok_admin, "", NULL), 200,
+           NULL, "pause");
+    r = http("GET", "/metrics", "/metrics", tok_read, NULL, NULL);
+    cr_assert(strstr(r.body, "judged_pool_state{pool=\"native\",state=\"paused\"} 1\n") &&
+                  strstr(r.body, "judged_pool_state{pool=\"native\",state=\"active\"} 0\n"), "%s", r.body);
+    resp_free(&r);
+
+    t_kill_redis(SIGKILL);
+    r = http("GET", "/metrics", "/metrics", tok_read, NULL, NULL);
+    cr_assert_eq(r.status, 200, "the scrape itself works: %s", r.body);
+    cr_assert(strstr(r.body, "judged_redis_up 0\n"), "%s", r.body);
+    cr_assert(!strstr(r.body, "judged_queue_depth{") && !strstr(r.body, "judged_free_slots{"),
+              "no figures, never zeros, while Redis cannot be read: %s", r.body);
+    cr_assert(strstr(r.body, "judged_api_admissions_total{outcome=\"accepted\"} 1\n"),
+              "the process's own counters stay: %s", r.body);
+    resp_free(&r);
+    expect(http("GET", "/v1/pools", "/v1/pools", tok_admin, NULL, NULL), 503, NULL, "pools while Redis is down");
+    expect(http("GET", "/v1/hosts", "/v1/hosts", tok_admin, NULL, NULL), 503, NULL, "hosts while Redis is down");
+    check_openapi();
+}
+
 Test(api, backpressure_and_rate_limit)
 {
     start("  native: {languages: [c, cpp], slots: 1, max_queue: 2}\n", "  rate: 1\n  burst: 4\n", false);
@@ -1029,6 +1069,10 @@ Test(api, one_tenants_silent_receivers_do_not_delay_another_tenants_webhook, .ti
     close(silent);
 }
 
+/* Issue 28: a callback_url no delivery may reach was admitted with 202 and
+ * dead-lettered in silence after the verdict. Admission refuses it now,
+ * naming the field; delivery still checks (a platform admitting with FCALL
+ * itself, or DNS that changed meanwhile), dead-letters it and logs it. */
 Test(api, webhook_to_loopback_refused_unless_allowed)
 {
     struct receiver rv;
@@ -1036,9 +1080,22 @@ Test(api, webhook_to_loopback_refused_unless_allowed)
     start("  native: {languages: [c, cpp], slots: 1}\n", "  webhook_secret: s3cret\n", true);
     char *b = callback_body(rv.port);
     struct resp r = http("POST", SUBS, SUBS, tok_submit, b, NULL);
-    cr_assert_eq(r.status, 202, "%s", r.body);
+    cr_assert_eq(r.status, 400, "%s", r.body);
+    cr_assert_str_eq(jstr(&r, "field"), "callback_url", "%s", r.body);
+    cr_assert(strstr(r.body, "private or loopback"), "%s", r.body);
     resp_free(&r);
     free(b);
+    expect(http("POST", SUBS, SUBS, tok_submit,
+                "{\"problem\":\"aplusb\",\"language\":\"c\",\"source\":\"x\","
+                "\"callback_url\":\"http://no-such-host.invalid/hook\"}", NULL),
+           400, "callback_url", "a name that does not exist");
+    char *src = slurp(AC_C), url[100];
+    snprintf(url, sizeof url, "http://127.0.0.1:%d/hook", rv.port);
+    redisReply *x = redisCommand(t_redis(), "FCALL judged_admit 1 judge:{native}:q:normal pool native "
+                                            "lang c problem aplusb source %s callback %s", src, url);
+    cr_assert(x && x->type == REDIS_REPLY_ARRAY, "FCALL judged_admit: %s", x && x->str ? x->str : "?");
+    freeReplyObject(x);
+    free(src);
     json_t *dl = NULL;
     for (long long end = t_now_ms() + 90000; t_now_ms() < end; t_sleep_ms(200)) {
         r = http("GET", "/v1/webhooks/dlq", "/v1/webhooks/dlq", tok_admin, NULL, NULL);
@@ -1054,6 +1111,12 @@ Test(api, webhook_to_loopback_refused_unless_allowed)
     const char *err = json_string_value(json_object_get(json_array_get(dl, 0), "error"));
     cr_assert(err && strstr(err, "refused") && strstr(err, "private or loopback"), "%s", err);
     cr_assert_eq(rv.n, 0, "nothing was sent to the loopback address");
+    char logpath[400];
+    snprintf(logpath, sizeof logpath, "%s/api.log", T_dir);
+    char *log = slurp(logpath);
+    cr_assert(strstr(log, "webhook of ") && strstr(log, "refused"), "the refused delivery is not logged:\n%s",
+              log);
+    free(log);
     char path[300];
     snprintf(path, sizeof path, "/v1/webhooks/dlq/%s/replay",
              json_string_value(json_object_get(json_array_get(dl, 0), "dlq_id")));

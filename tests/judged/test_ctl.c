@@ -190,6 +190,16 @@ Test(ctl, health_and_hosts_follow_judged_up_and_killed)
     json_decref(j);
     cr_assert_eq(CTL(out, "--config", cfg, "health"), 0, "%s", out);
     cr_assert(contains(out, "healthy"), "%s", out);
+    /* issue 26: a paused pool with work waiting said healthy; it names the
+     * pool, why and the oldest wait now, and is healthy again on resume */
+    char id[128];
+    cr_assert_eq(CTL(out, "pause", "native", "--config", cfg), 0, "%s", out);
+    cr_assert_eq(t_submit(cfg, "aplusb", "c", AC_C, NULL, NULL, id, sizeof id), 0);
+    cr_assert_eq(CTL(out, "--config", cfg, "health"), 1, "%s", out);
+    cr_assert(contains(out, "pool native: paused with 1 submission(s) waiting, the oldest for "), "%s", out);
+    cr_assert(contains(out, "pool python: ok"), "%s", out);
+    cr_assert_eq(CTL(out, "resume", "native", "--config", cfg), 0, "%s", out);
+    cr_assert(health_becomes(cfg, 0, 60000, out, sizeof out), "healthy once resumed: %s", out);
     cr_assert_eq(CTL(out, "hosts", "--config", cfg), 0, "%s", out);
     /* killed: its heartbeat expires; unhealthy, and hosts names the dead host */
     kill(a, SIGKILL);

@@ -265,6 +265,12 @@ Test(redis_auth, a_wrong_or_missing_password_is_refused_without_showing_it)
     log = a_log("none");
     cr_assert(contains(log, "NOAUTH") && contains(log, "redis_password_file"), "%s", log);
     free(log);
+    /* judgectl too, through the queue and through the store (issue 26: it
+     * read "store: NOAUTH Authentication required.", exit 70) */
+    cr_assert_eq(CTL(out, NULL, "--config", cfg, "pools"), 78, "%s", out);
+    cr_assert(contains(out, "redis_password_file") && contains(out, "JUDGED_REDIS_PASSWORD"), "%s", out);
+    cr_assert_eq(CTL(out, NULL, "--config", cfg, "problem", "list"), 78, "%s", out);
+    cr_assert(contains(out, "redis_password_file") && contains(out, "JUDGED_REDIS_PASSWORD"), "%s", out);
     /* a password file judged cannot use: named, with its key */
     char extra[500];
     snprintf(extra, sizeof extra, "redis_password_file: %s/no-such.pass\n", T_dir);
