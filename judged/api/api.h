@@ -61,6 +61,7 @@ struct api {
     size_t openapi_len;
     struct MHD_Daemon *d;
     atomic_bool stopping;
+    atomic_bool webhook_groups_ready;   /* made at start, or by the reader once Redis answers */
     atomic_ulong admissions[ADMIT_NOUTCOMES];
     atomic_ulong requests;
     atomic_ulong webhooks[WEBHOOK_NOUTCOMES];

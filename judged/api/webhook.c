@@ -446,19 +446,38 @@ struct worker_arg {
     bool reader;   /* records new events and takes over; delivers nothing */
 };
 
+/* Every pool's webhook consumer group; -1 with err (k->refused: Redis
+ * refused us, which waiting will not mend). */
+static int ensure_groups(struct api *a, struct queue_conn *k, char *err, size_t errlen)
+{
+    for (int i = 0; i < a->cfg.npools; i++)
+        if (queue_webhook_group(k, a->cfg.pools[i].name, err, errlen))
+            return -1;
+    return 0;
+}
+
 static void *webhook_main(void *p)
 {
     struct worker_arg *w = p;
     struct api *a = w->a;
-    bool reader = w->reader;
+    bool reader = w->reader, grouped = !reader || atomic_load(&a->webhook_groups_ready);
     free(w);
     struct queue_conn k;
     queue_conn_init(&k, a->redis_url, 5000);
     long long next_takeover = 0;
+    char err[512];
     while (!atomic_load(&a->stopping)) {
         if (queue_conn_ensure(&k)) {
             queue_conn_backoff(&k);
             continue;
+        }
+        if (!grouped) {   /* judge-api started while Redis was away */
+            if (ensure_groups(a, &k, err, sizeof err)) {
+                queue_conn_backoff(&k);
+                continue;
+            }
+            grouped = true;
+            fprintf(stderr, "judge-api: webhooks: Redis answers; delivering\n");
         }
         if (reader && now_ms() >= next_takeover) {
             take_over(a, &k);
@@ -487,16 +506,20 @@ int api_webhooks_start(struct api *a, char *err, size_t errlen)
     char host[256] = "localhost";
     gethostname(host, sizeof host - 1);
     snprintf(a->consumer, sizeof a->consumer, "api-%s-%d", host, (int)getpid());
+    /* Redis away at start is not a reason to stay down (judge-api answers
+     * 503 until it is back; the reader makes the groups then); Redis that
+     * refuses us is a configuration error, said at once */
     struct queue_conn k;
     queue_conn_init(&k, a->redis_url, 5000);
-    for (int i = 0; i < a->cfg.npools; i++) {
-        char gerr[512];
-        if (queue_webhook_group(&k, a->cfg.pools[i].name, gerr, sizeof gerr)) {
-            snprintf(err, errlen, "webhooks: %s", gerr);
-            queue_conn_close(&k);
-            return -1;
-        }
-    }
+    char gerr[512];
+    if (ensure_groups(a, &k, gerr, sizeof gerr) == 0)
+        atomic_store(&a->webhook_groups_ready, true);
+    else if (k.refused || k.c) {
+        snprintf(err, errlen, "webhooks: %s", gerr);
+        queue_conn_close(&k);
+        return -1;
+    } else
+        fprintf(stderr, "judge-api: webhooks: %s; delivering once Redis answers\n", gerr);
     queue_conn_close(&k);
     pthread_mutex_init(&a->webhook_lock, NULL);
     int threads = a->cfg.api.webhook_workers + 1;   /* the reader, then the workers */

@@ -563,6 +563,44 @@ Test(api, trouble_is_visible)
     check_openapi();
 }
 
+/* Issue 26: judge-api refused to start while Redis was down ("webhooks:
+ * redis: cannot connect"); it starts, answers 503 until Redis is back, and
+ * then makes its webhook group and delivers. */
+Test(api, starts_without_redis_and_serves_once_it_is_back)
+{
+    start("  native: {languages: [c, cpp], slots: 1}\n", "  webhook_secret: s3cret\n", false);
+    kill(api_pid, SIGTERM);
+    waitpid(api_pid, NULL, 0);
+    t_untrack(api_pid);
+    t_kill_redis(SIGKILL);
+    char log[400];
+    snprintf(log, sizeof log, "%s/api.log", T_dir);
+    unlink(log);   /* start_api reads the port from the log's first line */
+    start_api();   /* asserts it listens */
+    expect(http("GET", "/readyz", "/readyz", NULL, NULL, NULL), 503, NULL, "Redis away");
+    char *ok = sub_body("aplusb", "c", AC_C, NULL);
+    expect(http("POST", SUBS, SUBS, tok_submit, ok, NULL), 503, NULL, "admission while Redis is away");
+    t_start_redis();
+    struct resp r = {0};
+    for (long long end = t_now_ms() + 30000; t_now_ms() < end; t_sleep_ms(100)) {
+        r = http("GET", "/readyz", "/readyz", NULL, NULL, NULL);
+        if (r.status == 200)
+            break;
+        resp_free(&r);
+    }
+    cr_assert_eq(r.status, 200, "ready once Redis is back: %s", r.body);
+    resp_free(&r);
+    bool grouped = false;
+    for (long long end = t_now_ms() + 30000; t_now_ms() < end && !grouped; t_sleep_ms(100)) {
+        redisReply *x = redisCommand(t_redis(), "XINFO GROUPS judge:{native}:results");
+        grouped = x && x->type == REDIS_REPLY_ARRAY && x->elements == 1;
+        if (x)
+            freeReplyObject(x);
+    }
+    cr_assert(grouped, "the webhook group is made once Redis answers");
+    free(ok);
+}
+
 Test(api, backpressure_and_rate_limit)
 {
     start("  native: {languages: [c, cpp], slots: 1, max_queue: 2}\n", "  rate: 1\n  burst: 4\n", false);
