@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # tests/package/test_hardening.sh BUILD_DIR [--no-fortify] [--no-fortify-in NAME]...
+#                                  [--static NAME]...
 #
 # What a user (or Debian's lintian, or checksec) would check on the installed
 # executables: `cmake --install` into a scratch DESTDIR, then, with readelf,
@@ -12,7 +13,10 @@
 #   - a __*_chk symbol (__memcpy_chk, __snprintf_chk, ...): _FORTIFY_SOURCE's
 #     checked copies, unless --no-fortify (a build that does not optimize, or
 #     a sanitizer build: CMakeLists.txt says why) or --no-fortify-in NAME (the
-#     musl-built judge-sandbox: musl has no _FORTIFY_SOURCE).
+#     musl-built judge-sandbox: musl has no _FORTIFY_SOURCE);
+#   - and with --static NAME, that NAME is a static PIE (no interpreter, no
+#     shared library needed): hardening must not cost judge-sandbox and its
+#     core the start-up time their static linking buys.
 # tests/package/CMakeLists.txt registers it where JUDGED_HARDEN is on. The
 # static executables (judge-sandbox, judge-sandbox-core) are static PIEs; their
 # symbols are in .symtab, which `cmake --install` keeps (the .deb strips it),
@@ -23,10 +27,12 @@ build=$(cd "$1" && pwd)
 shift
 fortify=1
 no_fortify_in=" "
+static=" "
 while [ $# -gt 0 ]; do
     case $1 in
         --no-fortify) fortify=0 ;;
         --no-fortify-in) no_fortify_in+="$2 "; shift ;;
+        --static) static+="$2 "; shift ;;
         *) echo "test_hardening.sh: unknown argument $1" >&2; exit 2 ;;
     esac
     shift
@@ -43,10 +49,13 @@ while IFS= read -r -d '' f; do
     [ "$(head -c4 "$f" | od -An -c | tr -d ' ')" = '177ELF' ] || continue
     name=${f#"$dest"}
     missing=()
-    readelf -hW "$f" | grep -Eq '^ +Type: +DYN ' || missing+=("PIE (ELF type is not DYN)")
-    readelf -dW "$f" | grep -Eq '\(FLAGS\) +.*BIND_NOW|\(FLAGS_1\) +Flags:.* NOW' ||
-        missing+=("BIND_NOW")
-    readelf -lW "$f" | grep -Eq '^ +GNU_RELRO ' || missing+=("GNU_RELRO segment")
+    # read whole, not piped into grep -q (which may close the pipe early)
+    header=$(readelf -hW "$f")
+    dynamic=$(readelf -dW "$f")
+    segments=$(readelf -lW "$f")
+    grep -Eq '^ +Type: +DYN ' <<<"$header" || missing+=("PIE (ELF type is not DYN)")
+    grep -Eq '\(FLAGS\) +.*BIND_NOW|\(FLAGS_1\) +Flags:.* NOW' <<<"$dynamic" || missing+=("BIND_NOW")
+    grep -Eq '^ +GNU_RELRO ' <<<"$segments" || missing+=("GNU_RELRO segment")
     # both symbol tables: .dynsym (what a dynamic executable imports) and
     # .symtab (a static executable's own)
     syms=$(readelf -sW "$f" | awk '{print $8}' | sed 's/@.*//' | sort -u)
@@ -55,6 +64,10 @@ while IFS= read -r -d '' f; do
         grep -Eqx '__[a-z0-9_]+_chk' <<<"$(grep -vx '__stack_chk_fail' <<<"$syms")" ||
             missing+=("a __*_chk symbol (_FORTIFY_SOURCE)")
     fi
+    if [[ $static == *" ${name##*/} "* ]]; then
+        ! grep -Eq '^ +INTERP ' <<<"$segments" && ! grep -q '(NEEDED)' <<<"$dynamic" ||
+            missing+=("static linking (it has an interpreter or needs shared libraries)")
+    fi
     checked=$((checked + 1))
     if [ ${#missing[@]} -gt 0 ]; then
         failed=1
@@ -62,8 +75,10 @@ while IFS= read -r -d '' f; do
         printf ' %s;' "${missing[@]}"
         echo
     else
-        echo "$name: PIE, BIND_NOW, GNU_RELRO, __stack_chk_fail$([ "$fortify" = 1 ] &&
-            [[ $no_fortify_in != *" ${name##*/} "* ]] && echo ', __*_chk')"
+        has="PIE, BIND_NOW, GNU_RELRO, __stack_chk_fail"
+        [ "$fortify" = 1 ] && [[ $no_fortify_in != *" ${name##*/} "* ]] && has+=", __*_chk"
+        [[ $static == *" ${name##*/} "* ]] && has+=", static"
+        echo "$name: $has"
     fi
 done < <(find "$dest" -type f -perm -u+x -print0 | sort -z)
 [ "$checked" -ge 5 ] || { echo "hardening test: only $checked ELF executables installed" >&2; exit 1; }
