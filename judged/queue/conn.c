@@ -437,6 +437,15 @@ redisReply *queue_cmdv(struct queue_conn *k, int argc, const char **argv, const 
     return r;
 }
 
+void queue_io_err(const struct queue_conn *k, const char *what, char *err, size_t errlen)
+{
+    if (!errlen)
+        return;
+    int n = snprintf(err, errlen, "%s: redis: %s", what, k->err[0] ? k->err : "connection lost");
+    if (n >= 0 && (size_t)n >= errlen && errlen >= 4)
+        memcpy(err + errlen - 4, "...", 4);
+}
+
 const char *queue_rstr(const redisReply *r)
 {
     if (!r)

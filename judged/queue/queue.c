@@ -179,7 +179,7 @@ static enum queue_rc check(struct queue_conn *k, redisReply *r, int want_type, c
                            char *err, size_t errlen)
 {
     if (!r) {
-        snprintf(err, errlen, "%s: redis: %s", what, k->err);
+        queue_io_err(k, what, err, errlen);   /* a queue_finish_reply's err is 160 bytes */
         return QUEUE_IO;
     }
     if (r->type == REDIS_REPLY_ERROR) {

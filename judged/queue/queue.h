@@ -77,6 +77,10 @@ redisReply *queue_cmdv(struct queue_conn *k, int argc, const char **argv, const 
 extern _Atomic unsigned long queue_round_trips;
 /* A reply's string value or NULL. */
 const char *queue_rstr(const redisReply *r);
+/* err = "WHAT: redis: " and k->err (the connection's last error, up to 255
+ * bytes, or "connection lost"); a message longer than errlen is cut and
+ * ends in "...". */
+void queue_io_err(const struct queue_conn *k, const char *what, char *err, size_t errlen);
 
 /* ---------------------------------------------------------------- library */
 

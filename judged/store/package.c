@@ -142,7 +142,13 @@ static int unpack_entry(struct archive *a, struct archive_entry *e, const char *
     if (!strcmp(rel, "."))
         rel += 1;   /* "./" or ".": the archive's root (tar -C DIR .) */
     char clean[4096];
-    snprintf(clean, sizeof clean, "%s", rel);
+    /* a longer name would be cut to another one: refused, as the kernel
+     * (PATH_MAX) would */
+    if (snprintf(clean, sizeof clean, "%s", rel) >= (int)sizeof clean) {
+        snprintf(err, errlen, "%s: entry '%.200s...': a name longer than %zu bytes", archive, name,
+                 sizeof clean - 1);
+        return -1;
+    }
     size_t cl = strlen(clean);
     while (cl && clean[cl - 1] == '/')
         clean[--cl] = 0;
@@ -164,7 +170,10 @@ static int unpack_entry(struct archive *a, struct archive_entry *e, const char *
         return -1;
     }
     char path[4400];
-    snprintf(path, sizeof path, "%s/%s", dir, clean);
+    if (snprintf(path, sizeof path, "%s/%s", dir, clean) >= (int)sizeof path) {
+        snprintf(err, errlen, "%s: entry '%.200s...': too long a path under %s", archive, name, dir);
+        return -1;
+    }
     struct stat st;
     if (type == AE_IFDIR) {
         if (make_parents(dir, clean) ||

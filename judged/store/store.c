@@ -424,7 +424,7 @@ int store_remove_tree(const char *path)
 
 static int io_err(struct queue_conn *k, const char *what, char *err, size_t errlen)
 {
-    snprintf(err, errlen, "%s: redis: %s", what, k->err[0] ? k->err : "connection lost");
+    queue_io_err(k, what, err, errlen);
     return STORE_IO;
 }
 

@@ -730,10 +730,13 @@ struct sse {
     int *stop_flag;     /* abort once *stop_flag (at the next heartbeat) */
 };
 
+/* An event's "id: " line starts the buffer or follows a newline. (The old
+ * loop's start-of-buffer test came after strstr had moved p, so it never
+ * counted such an event, and gcc -Os saw a strncmp(NULL) path in it.) */
 static int count_events(const char *s)
 {
-    int n = 0;
-    for (const char *p = s; (p = strstr(p, "\nid: ")) || (p == s && !strncmp(s, "id: ", 4)); p++)
+    int n = !strncmp(s, "id: ", 4);
+    for (const char *p = s; (p = strstr(p, "\nid: ")); p++)
         n++;
     return n;
 }

@@ -154,6 +154,29 @@ Test(redis_config, a_refused_connection_names_the_url_redacted)
     queue_conn_close(&k);
 }
 
+Test(redis_config, a_long_connection_error_is_cut_with_an_ellipsis)
+{
+    /* what a caller's err (a finish reply's is 160 bytes) shows of a
+     * connection error that does not fit it */
+    struct queue_conn k;
+    queue_conn_init(&k, "unix:///nowhere.sock", 200);
+    memset(k.err, 'e', sizeof k.err - 1);
+    k.err[sizeof k.err - 1] = 0;
+    char err[160];
+    queue_io_err(&k, "finish", err, sizeof err);
+    cr_assert_eq(strlen(err), sizeof err - 1);
+    cr_assert(!strncmp(err, "finish: redis: eee", 18), "%s", err);
+    cr_assert_str_eq(err + sizeof err - 4, "...");
+    k.err[0] = 0;
+    queue_io_err(&k, "finish", err, sizeof err);
+    cr_assert_str_eq(err, "finish: redis: connection lost");
+    k.err[0] = 'x';
+    k.err[1] = 0;
+    queue_io_err(&k, "claim", err, sizeof err);
+    cr_assert_str_eq(err, "claim: redis: x", "a message that fits is whole");
+    queue_conn_close(&k);
+}
+
 Test(redis_config, password_file_joins_the_url_percent_encoded)
 {
     struct jd_config cfg;

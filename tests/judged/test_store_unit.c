@@ -245,6 +245,30 @@ Test(store_unit, archives_cannot_leave_the_package)
     cr_assert_neq(store_unpack(arc, out, 0, err, sizeof err), 0);
 }
 
+Test(store_unit, a_name_longer_than_a_path_is_refused_not_cut)
+{
+    /* 21 directories of 200 bytes: deep enough, too long for PATH_MAX (a
+     * name cut short would land on another file) */
+    char longname[4400] = "a";   /* zero-filled: each "/xxx..." ends in a 0 */
+    for (int i = 0; i < 21; i++) {
+        size_t n = strlen(longname);
+        longname[n] = '/';
+        memset(longname + n + 1, 'x', 200);
+    }
+    cr_assert_gt(strlen(longname), 4096);
+    pkg("a", "3\n");
+    char cmd[5000], arc[200], out[200], err[512];
+    snprintf(cmd, sizeof cmd, "cd '%s' && tar czf long.tgz --transform 's,^a/tests/1.in,%s/1.in,' a", dir,
+             longname);
+    cr_assert_eq(system(cmd), 0, "%s", cmd);
+    snprintf(arc, sizeof arc, "%s/long.tgz", dir);
+    snprintf(out, sizeof out, "%s/long", dir);
+    cr_assert_neq(store_unpack(arc, out, 0, err, sizeof err), 0);
+    cr_assert(strstr(err, "a name longer than 4095 bytes"), "%s", err);
+    struct stat st;
+    cr_assert_neq(stat(out, &st), 0, "nothing left behind");
+}
+
 Test(store_unit, an_archive_of_dot_unpacks_and_an_empty_one_leaves_nothing)
 {
     char arc[200], out[200], err[512], p[300];

@@ -49,6 +49,19 @@ grep -qx 'ExecStart=/usr/bin/judge-api --config /etc/judged/judged.yaml' \
     "$dest/usr/lib/systemd/system/judge-api.service" || fail "judge-api.service: wrong ExecStart"
 grep -qx 'CapabilityBoundingSet=' "$dest/usr/lib/systemd/system/judge-api.service" ||
     fail "judge-api.service keeps capabilities"
+# Every other program the units run must be on any Debian 12, however minimal:
+# one from an Essential package (/bin/kill is procps's, which a minbase root
+# lacks, and systemd-analyze verify fails there on a unit naming it).
+for unit in judged judge-sandbox judge-api; do
+    for prog in $(sed -n 's/^Exec[A-Za-z]*=[-@:+!]*\([^ ]*\).*/\1/p' \
+                  "$dest/usr/lib/systemd/system/$unit.service"); do
+        case $prog in /usr/bin/judge*) continue ;; esac
+        pkg=$(dpkg -S "$prog" 2>/dev/null | grep -v '^diversion by' | cut -d: -f1) ||
+            fail "$unit.service runs $prog, which no package owns"
+        [ "$(dpkg-query -W -f='${Essential}' "$pkg")" = yes ] ||
+            fail "$unit.service runs $prog, from $pkg, which is not Essential (a minimal Debian lacks it)"
+    done
+done
 command -v systemd-analyze >/dev/null || fail "systemd-analyze is missing (package systemd, .ci/install-deps)"
 mkdir "$dest/verify"
 for unit in judged judge-sandbox judge-api; do

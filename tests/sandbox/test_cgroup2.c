@@ -81,7 +81,7 @@ static void remove_fake(struct fake *fk)
 {
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf %s", fk->root);
-    system(cmd);
+    cr_expect_eq(system(cmd), 0, "%s failed: the next run finds its fake tree", cmd);
 }
 
 static struct sandbox *open_v2(struct fake *fk)
