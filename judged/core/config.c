@@ -453,7 +453,7 @@ static int set_scalar(struct ctx *c, const struct key_def *d, const yaml_node_t 
                       const char *s, void *base)
 {
     void *f = at(base, d->off);
-    long x;
+    long x = 0;
     char why[1024];
     switch (d->type) {
     case KT_STRING:

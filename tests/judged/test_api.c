@@ -650,7 +650,7 @@ Test(api, a_token_has_a_rate_by_default)
             cr_assert(header(&r, "Retry-After", ra, sizeof ra) && atoi(ra) >= 1);
             first_refused = sent;
         } else {
-            cr_assert_eq(r.status, 200, "%d: %s", r.status, r.body);
+            cr_assert_eq(r.status, 200, "%ld: %s", r.status, r.body);
         }
         resp_free(&r);
         sent++;
