@@ -44,7 +44,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <unistd.h>
 
 #include <openssl/evp.h>
@@ -216,17 +215,10 @@ static int post(struct api *a, const char *url, const char *pin, const char *eve
     return 0;
 }
 
+/* 1 s doubled per attempt, at most 5 minutes apart, with jitter */
 static long backoff_ms(int attempts)
 {
-    long d = 1000;
-    for (int i = 1; i < attempts && d < 300000; i++)
-        d *= 2;
-    if (d > 300000)
-        d = 300000;
-    unsigned r = 0;
-    if (getrandom(&r, sizeof r, GRND_NONBLOCK) != sizeof r)
-        r = (unsigned)now_ms();
-    return d / 2 + (long)(r % (unsigned)(d / 2 + 1));
+    return common_backoff_ms(1000, attempts - 1, 300000);
 }
 
 /* ------------------------------------------------------ fair share */
