@@ -166,7 +166,9 @@ static void default_name(const char *arg, char *name, size_t len)
 static int push_dir(struct store_opts *o, const char *dir, const char *name, const char *shown);
 
 /* push ARG: a directory or an archive, in this project's format or the
- * ICPC/Kattis one (converted in a temporary copy; ARG is never changed). */
+ * ICPC/Kattis one (converted in a temporary copy; ARG is never changed). A
+ * directory with links inside is pushed from a copy too, each link that
+ * stays inside made what it points to (store_copy_tree). */
 static int push(struct store_opts *o, const char *arg)
 {
     char name[256], err[2048], work[] = "/tmp/judgectl-push-XXXXXX", pkg[64];
@@ -183,7 +185,7 @@ static int push(struct store_opts *o, const char *arg)
     const char *dir = arg;
     bool temp = false;
     int rc = 0;
-    if (S_ISREG(st.st_mode) || store_is_icpc(arg)) {
+    if (S_ISREG(st.st_mode) || store_is_icpc(arg) || store_has_links(arg)) {
         if (!mkdtemp(work))
             return ctl_fail(&o->c, "internal", "%s: %s", work, strerror(errno));
         temp = true;

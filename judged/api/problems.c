@@ -6,9 +6,10 @@
  * An upload is untrusted input handled by a process that may run as root:
  * the body (at most max_package bytes, 413 past it) is written to a private
  * temporary directory and unpacked by store_unpack (regular files and
- * directories only; absolute paths, '..', links, devices refused naming the
- * entry; unpacked bytes bounded by max_package, entries by STORE_MAX_FILES,
- * counted as they are written). An ICPC/Kattis package is converted as
+ * directories, links inside the package made copies of what they point to;
+ * absolute paths, '..', links leaving it, loops, devices refused naming the
+ * entry; unpacked bytes, copies counted, bounded by max_package, entries
+ * by STORE_MAX_FILES, counted as they are written). An ICPC/Kattis package is converted as
  * `judgectl problem push` does. Then judge-api, which links no runner,
  * cannot validate the package itself (a custom checker must compile in the
  * sandbox): it stages it (store_stage: blobs sent, nothing committed) and

@@ -4,10 +4,14 @@
  * runner's (runner/README.md). All of it runs as root on untrusted input, so
  * nothing here follows a link or writes outside the target directory:
  *
- *  - archives (tar, tar.gz/bz2/xz, zip, by content): only regular files and
- *    directories; absolute paths, '..' parts, links (hard or symbolic),
- *    devices, FIFOs and paths deeper than STORE_MAX_DEPTH are refused with
- *    the entry's name; sizes are counted as they are written, so a lying
+ *  - archives (tar, tar.gz/bz2/xz, zip, by content): regular files and
+ *    directories; absolute paths, '..' parts, devices, FIFOs and paths
+ *    deeper than STORE_MAX_DEPTH are refused with the entry's name. A hard
+ *    link becomes a copy of the earlier entry it names; symbolic links are
+ *    unpacked as links and, when there are any, the tree is copied once
+ *    more by store_expand_tree (expand.c) with each link that stays inside
+ *    replaced by what it points to (one leaving the package or looping is
+ *    refused); sizes are counted as they are written, so a lying
  *    header cannot pass max_bytes, and so is what the decompressor produces
  *    (headers and skipped data too); an archive compressed twice is
  *    refused before its first entry (a 659-byte gzip-in-gzip held 8 GiB).
@@ -15,7 +19,8 @@
  *    code made, in one pass, in a staging directory renamed at the end.
  *  - an archive whose entries all sit under one top-level directory
  *    ("aplusb/problem.yaml") is unpacked without it.
- *  - directories are walked by tree.c, never recursively.
+ *  - directories are copied by expand.c (links inside become copies),
+ *    walked by tree.c, never recursively.
  *  - ICPC: problem.yaml (name, validation, validator_flags, limits) + .timelimit
  *    + data/sample and data/secret (any depth; *.in with *.ans) +
  *    output_validators/ become a problem.yaml in the runner's format that
@@ -29,11 +34,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <linux/openat2.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #include <yaml.h>
 
@@ -127,75 +134,197 @@ static int one_compression(struct archive *a, const char *archive, char *err, si
     return -1;
 }
 
-/* One entry of the archive into dir; 0, or -1 with err. */
-static int unpack_entry(struct archive *a, struct archive_entry *e, const char *archive, const char *dir,
-                        uint64_t max_bytes, uint64_t *total, size_t entries, char *buf, char *err, size_t errlen)
+/* One archive being unpacked into the staging directory dir. */
+struct unpack {
+    struct archive *a;
+    const char *archive, *dir;
+    uint64_t max_bytes, total;
+    size_t entries;
+    bool links;              /* symbolic links were unpacked: expand them at the end */
+    char *buf, *err;
+    size_t errlen;
+};
+
+/* "./a/b/" -> "a/b": an entry's name, or a hard link's target, as a path
+ * under the staging directory ("" for the archive's root). */
+static void clean_name(const char *name, char *out, size_t len)
+{
+    while (name[0] == '.' && name[1] == '/')
+        name += 2;
+    if (!strcmp(name, "."))
+        name += 1;   /* "./" or ".": the archive's root (tar -C DIR .) */
+    snprintf(out, len, "%s", name);
+    size_t n = strlen(out);
+    while (n && out[n - 1] == '/')
+        out[--n] = 0;
+}
+
+/* rel beneath dirfd, through no link at all. */
+static int beneath_no_links(int dirfd, const char *rel, int flags)
+{
+    struct open_how how = {.flags = (unsigned long long)(flags | O_CLOEXEC),
+                           .resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS};
+    return (int)syscall(SYS_openat2, dirfd, rel, &how, sizeof how);
+}
+
+static bool over_budget(struct unpack *u, uint64_t more)
+{
+    return ((u->total += more) > u->max_bytes && u->max_bytes) || decompressed_too_much(u->a, u->max_bytes, u->entries);
+}
+
+static int too_large(struct unpack *u)
+{
+    snprintf(u->err, u->errlen, "%s: the unpacked package is larger than max_package (%" PRIu64 " bytes)",
+             u->archive, u->max_bytes);
+    return -1;
+}
+
+/* A symbolic link is unpacked as one (make_parents never goes through it,
+ * every file is opened O_NOFOLLOW) and expanded once the archive is read:
+ * its target may come later. One that cannot stay inside is refused now. */
+static int unpack_symlink(struct unpack *u, const char *name, const char *clean, const char *path,
+                          const char *target)
+{
+    if (!target || !*target || target[0] == '/') {
+        snprintf(u->err, u->errlen, "%s: entry '%s': a symbolic link to '%.200s', which leaves the package "
+                 "(a link must stay inside it)", u->archive, name, target ? target : "");
+        return -1;
+    }
+    if (make_parents(u->dir, clean) || symlink(target, path)) {
+        snprintf(u->err, u->errlen, "%s: entry '%s': %s", u->archive, name,
+                 errno == EEXIST ? "appears twice" : strerror(errno));
+        return -1;
+    }
+    u->links = true;
+    return 0;
+}
+
+/* Copies in to a new file at path, counting its bytes against max_package. */
+static int copy_counted(struct unpack *u, int in, const char *name, const char *path)
+{
+    int out = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (out < 0) {
+        snprintf(u->err, u->errlen, "%s: entry '%s': %s", u->archive, name,
+                 errno == EEXIST ? "appears twice" : strerror(errno));
+        return -1;
+    }
+    int rc = 0;
+    ssize_t n;
+    while (rc == 0 && (n = read(in, u->buf, 65536)) != 0) {
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n > 0 && over_budget(u, (uint64_t)n))
+            rc = too_large(u);
+        else if (n < 0 || write_all(out, u->buf, (size_t)n)) {
+            snprintf(u->err, u->errlen, "%s: entry '%s': %s", u->archive, name, strerror(errno));
+            rc = -1;
+        }
+    }
+    close(out);
+    return rc;
+}
+
+/* A hard link names an earlier entry: it becomes a copy of that file (or
+ * a symbolic link like that one), found beneath the staging directory
+ * through no link, so it cannot reach anything the archive did not hold. */
+static int unpack_hardlink(struct unpack *u, const char *name, const char *clean, const char *path,
+                           const char *target_name)
+{
+    char target[4096];
+    clean_name(target_name, target, sizeof target);
+    if (!safe_rel(target) || target_name[0] == '/') {
+        snprintf(u->err, u->errlen, "%s: entry '%s': a hard link to '%.200s', which leaves the package", u->archive,
+                 name, target_name);
+        return -1;
+    }
+    int stage = open(u->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int fd = stage < 0 ? -1 : beneath_no_links(stage, target, O_PATH | O_NOFOLLOW);
+    struct stat st;
+    int rc = fd < 0 || fstat(fd, &st) ? -1 : 0;
+    if (rc)
+        snprintf(u->err, u->errlen, "%s: entry '%s': a hard link to '%.200s', which is not an earlier file of the "
+                 "archive (%s)", u->archive, name, target_name, strerror(errno));
+    char text[4096];
+    ssize_t n;
+    if (rc == 0 && S_ISLNK(st.st_mode) && (n = readlinkat(fd, "", text, sizeof text - 1)) > 0) {
+        text[n] = 0;
+        rc = unpack_symlink(u, name, clean, path, text);
+    } else if (rc == 0 && S_ISREG(st.st_mode)) {
+        int in = beneath_no_links(stage, target, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+        rc = in < 0 || make_parents(u->dir, clean) ? -1 : copy_counted(u, in, name, path);
+        if (rc && in < 0)
+            snprintf(u->err, u->errlen, "%s: entry '%s': %s", u->archive, name, strerror(errno));
+        if (in >= 0)
+            close(in);
+    } else if (rc == 0) {
+        snprintf(u->err, u->errlen, "%s: entry '%s': a hard link to '%.200s', which is not a regular file",
+                 u->archive, name, target_name);
+        rc = -1;
+    }
+    if (fd >= 0)
+        close(fd);
+    if (stage >= 0)
+        close(stage);
+    return rc;
+}
+
+/* One entry of the archive into u->dir; 0, or -1 with err. */
+static int unpack_entry(struct unpack *u, struct archive_entry *e)
 {
     const char *name = archive_entry_pathname(e);
     if (!name) {
-        snprintf(err, errlen, "%s: an entry without a name", archive);
+        snprintf(u->err, u->errlen, "%s: an entry without a name", u->archive);
         return -1;
     }
-    const char *rel = name;
-    while (rel[0] == '.' && rel[1] == '/')
-        rel += 2;
-    if (!strcmp(rel, "."))
-        rel += 1;   /* "./" or ".": the archive's root (tar -C DIR .) */
     char clean[4096];
-    snprintf(clean, sizeof clean, "%s", rel);
-    size_t cl = strlen(clean);
-    while (cl && clean[cl - 1] == '/')
-        clean[--cl] = 0;
+    clean_name(name, clean, sizeof clean);
     int type = archive_entry_filetype(e);
     if (!*clean && type == AE_IFDIR)
         return 0;   /* "./" */
     if (!safe_rel(clean) || name[0] == '/') {
-        snprintf(err, errlen, "%s: entry '%s': absolute paths and '..' are refused", archive, name);
+        snprintf(u->err, u->errlen, "%s: entry '%s': absolute paths and '..' are refused", u->archive, name);
         return -1;
     }
     if (path_depth(clean) > STORE_MAX_DEPTH + 1) {   /* + the top-level directory, dropped below */
-        snprintf(err, errlen, "%s: entry '%.200s...': more than %d directory levels deep", archive, name,
+        snprintf(u->err, u->errlen, "%s: entry '%.200s...': more than %d directory levels deep", u->archive, name,
                  STORE_MAX_DEPTH);
         return -1;
     }
-    if (archive_entry_hardlink(e) || type == AE_IFLNK) {
-        snprintf(err, errlen, "%s: entry '%s': a link; a package holds only regular files and directories",
-                 archive, name);
-        return -1;
-    }
     char path[4400];
-    snprintf(path, sizeof path, "%s/%s", dir, clean);
+    snprintf(path, sizeof path, "%s/%s", u->dir, clean);
+    if (archive_entry_hardlink(e))
+        return unpack_hardlink(u, name, clean, path, archive_entry_hardlink(e));
+    if (type == AE_IFLNK)
+        return unpack_symlink(u, name, clean, path, archive_entry_symlink(e));
     struct stat st;
     if (type == AE_IFDIR) {
-        if (make_parents(dir, clean) ||
+        if (make_parents(u->dir, clean) ||
             (mkdir(path, 0755) && (errno != EEXIST || lstat(path, &st) || !S_ISDIR(st.st_mode)))) {
-            snprintf(err, errlen, "%s: entry '%s': %s", archive, name, strerror(errno));
+            snprintf(u->err, u->errlen, "%s: entry '%s': %s", u->archive, name, strerror(errno));
             return -1;
         }
         return 0;
     }
     if (type != AE_IFREG) {
-        snprintf(err, errlen, "%s: entry '%s': not a regular file (a device, FIFO or socket)", archive, name);
+        snprintf(u->err, u->errlen, "%s: entry '%s': not a regular file (a device, FIFO or socket)", u->archive, name);
         return -1;
     }
-    int fd = make_parents(dir, clean) ? -1 : open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    int fd = make_parents(u->dir, clean) ? -1 : open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (fd < 0) {
-        snprintf(err, errlen, "%s: entry '%s': %s", archive, name, errno == EEXIST ? "appears twice" : strerror(errno));
+        snprintf(u->err, u->errlen, "%s: entry '%s': %s", u->archive, name,
+                 errno == EEXIST ? "appears twice" : strerror(errno));
         return -1;
     }
     int rc = 0;
     la_ssize_t got;
-    while (rc == 0 && (got = archive_read_data(a, buf, 65536)) != 0) {
+    while (rc == 0 && (got = archive_read_data(u->a, u->buf, 65536)) != 0) {
         if (got < 0) {
-            snprintf(err, errlen, "%s: entry '%s': %s", archive, name, archive_error_string(a));
+            snprintf(u->err, u->errlen, "%s: entry '%s': %s", u->archive, name, archive_error_string(u->a));
             rc = -1;
-        } else if (((*total += (uint64_t)got) > max_bytes && max_bytes) ||
-                   decompressed_too_much(a, max_bytes, entries)) {
-            snprintf(err, errlen, "%s: the unpacked package is larger than max_package (%" PRIu64 " bytes)",
-                     archive, max_bytes);
-            rc = -1;
-        } else if (write_all(fd, buf, (size_t)got)) {
-            snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        } else if (over_budget(u, (uint64_t)got)) {
+            rc = too_large(u);
+        } else if (write_all(fd, u->buf, (size_t)got)) {
+            snprintf(u->err, u->errlen, "%s: %s", path, strerror(errno));
             rc = -1;
         }
     }
@@ -252,116 +381,37 @@ int store_unpack(const char *archive, const char *dst, uint64_t max_bytes, char 
     } else {
         rc = one_compression(a, archive, err, errlen);
     }
-    uint64_t total = 0;
-    size_t entries = 0;
+    struct unpack u = {.a = a, .archive = archive, .dir = stage, .max_bytes = max_bytes, .buf = malloc(65536),
+                       .err = err, .errlen = errlen};
     struct archive_entry *e;
-    char *buf = malloc(65536);
     while (rc == 0 && (r = archive_read_next_header(a, &e)) == ARCHIVE_OK) {
-        if (++entries > STORE_MAX_FILES) {   /* directories too: each costs an inode */
+        if (++u.entries > STORE_MAX_FILES) {   /* directories too: each costs an inode */
             snprintf(err, errlen, "%s: more than %d entries", archive, STORE_MAX_FILES);
             rc = -1;
-        } else if (decompressed_too_much(a, max_bytes, entries)) {
-            snprintf(err, errlen, "%s: the unpacked package is larger than max_package (%" PRIu64 " bytes)",
-                     archive, max_bytes);
-            rc = -1;
+        } else if (decompressed_too_much(a, max_bytes, u.entries)) {
+            rc = too_large(&u);
         } else {
-            rc = unpack_entry(a, e, archive, stage, max_bytes, &total, entries, buf, err, errlen);
+            rc = unpack_entry(&u, e);
         }
     }
     if (rc == 0 && r != ARCHIVE_EOF) {
         snprintf(err, errlen, "%s: %s", archive, archive_error_string(a));
         rc = -1;
     }
-    free(buf);
+    free(u.buf);
     archive_read_free(a);
     char top[512], from[4800];
     snprintf(from, sizeof from, "%s", stage);
     if (rc == 0 && lone_directory(stage, top, sizeof top))
         snprintf(from, sizeof from, "%s/%s", stage, top);
-    if (rc == 0 && rename(from, dst)) {
+    if (rc == 0 && u.links)   /* a second pass, only for archives with links: they become copies */
+        rc = store_expand_tree(from, dst, archive, true, max_bytes, err, errlen);
+    else if (rc == 0 && rename(from, dst)) {
         snprintf(err, errlen, "%s: %s", dst, strerror(errno));
         rc = -1;
     }
     store_remove_tree(stage);   /* empty now, or what a failure left */
     return rc;
-}
-
-/* ----------------------------------------------------------------- copy */
-
-static int copy_file(const char *from, const char *to, uint64_t *total, uint64_t max, char *err, size_t errlen)
-{
-    int in = open(from, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-    int out = in < 0 ? -1 : open(to, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-    int rc = in < 0 || out < 0 ? -1 : 0;
-    if (rc)
-        snprintf(err, errlen, "%s: %s", in < 0 ? from : to, strerror(errno));
-    char *buf = rc ? NULL : malloc(65536);
-    ssize_t n;
-    while (rc == 0 && (n = read(in, buf, 65536)) != 0) {
-        if (n < 0 || ((*total += (uint64_t)n) > max && max) || write_all(out, buf, (size_t)n)) {
-            snprintf(err, errlen, n < 0 || !(max && *total > max) ? "%s: %s" : "%s: the package is larger than max_package",
-                     from, strerror(errno));
-            rc = -1;
-        }
-    }
-    free(buf);
-    if (in >= 0)
-        close(in);
-    if (out >= 0)
-        close(out);
-    return rc;
-}
-
-struct copy {
-    const char *to;
-    uint64_t total, max;
-    char *err;
-    size_t errlen;
-};
-
-static int copy_entry(const struct store_tree_entry *e, void *ctx)
-{
-    struct copy *c = ctx;
-    char dst[4400];
-    snprintf(dst, sizeof dst, "%s%s%s", c->to, *e->rel ? "/" : "", e->rel);
-    switch (e->kind) {
-    case STORE_TREE_DIR:
-        if (mkdir(dst, 0755)) {
-            snprintf(c->err, c->errlen, "%s: %s", dst, strerror(errno));
-            return -1;
-        }
-        return 0;
-    case STORE_TREE_DIR_DONE:
-        return 0;
-    case STORE_TREE_FILE:
-        if (*e->rel)
-            return copy_file(e->path, dst, &c->total, c->max, c->err, c->errlen);
-        snprintf(c->err, c->errlen, "%s: not a directory", e->path);
-        return -1;
-    case STORE_TREE_DEEP:
-        snprintf(c->err, c->errlen, "%.200s...: more than %d directory levels deep", e->path, STORE_MAX_DEPTH);
-        return -1;
-    case STORE_TREE_ERROR:
-        snprintf(c->err, c->errlen, "%s: %s", e->path, strerror(e->err));
-        return -1;
-    default:
-        snprintf(c->err, c->errlen, "%s: %s: a package holds only regular files and directories", e->path,
-                 e->kind == STORE_TREE_LINK ? "a symbolic link" : "not a regular file");
-        return -1;
-    }
-}
-
-/* One walk without recursion (tree.h), no link followed but `from` itself. */
-int store_copy_tree(const char *from, const char *to, uint64_t max_bytes, char *err, size_t errlen)
-{
-    struct copy c = {to, 0, max_bytes, err, errlen};
-    err[0] = 0;
-    int rc = store_tree_walk(from, STORE_MAX_DEPTH, copy_entry, &c);
-    if (rc && !err[0])
-        snprintf(err, errlen, "%s: %s", from, strerror(errno));
-    if (rc)
-        store_remove_tree(to);
-    return rc ? -1 : 0;
 }
 
 /* ----------------------------------------------------------------- ICPC */

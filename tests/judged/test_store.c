@@ -699,3 +699,75 @@ Test(store, a_rejudge_skips_the_compile_and_a_changed_binary_is_not_used)
     field(id, "report", rep, sizeof rep);
     cr_assert(contains(rep, "\"cached\":false"), "a changed binary is never run: %s", rep);
 }
+
+/* ---- links inside a package (issue 22, slice 1) ---- */
+
+/* An adder package whose tests/ is a directory link to data/, with a
+ * fourth test made of file links to the first (as real packages link one
+ * group to another's files). */
+static void make_linked_adder(const char *dir, const char *name, int delta)
+{
+    char p[800], q[800];
+    make_adder(dir, name, delta, 0);
+    snprintf(p, sizeof p, "%s/%s/tests", T_dir, dir);
+    snprintf(q, sizeof q, "%s/%s/data", T_dir, dir);
+    cr_assert_eq(rename(p, q), 0);
+    cr_assert_eq(symlink("data", p), 0);
+    snprintf(p, sizeof p, "%s/%s/data/4.in", T_dir, dir);
+    cr_assert_eq(symlink("1.in", p), 0);
+    snprintf(p, sizeof p, "%s/%s/data/4.out", T_dir, dir);
+    cr_assert_eq(symlink("../tests/1.out", p), 0);   /* back in through the directory link */
+}
+
+/* Pushed as a directory and as an archive: stored with the links' content
+ * as ordinary files (the same version both ways), fetched by a host and
+ * judged over 4 tests; a link leaving the package and a loop refused,
+ * each naming the link. */
+Test(store, links_inside_a_package_are_stored_as_what_they_point_to)
+{
+    char cfg[400], out[8192], v[65], v2[65], id[160], p[800];
+    t_config("A", SLOT_A, NULL, "  native: {languages: [c], slots: 1}\n", cfg, sizeof cfg);
+    make_linked_adder("lnk", "lnk", 0);
+    cr_assert_eq(push(cfg, "lnk", "lnk", out, sizeof out, v), 0, "%s", out);
+    cr_assert(contains(out, "\"result\":\"new\"") && contains(out, "\"files\":17"),
+              "problem.yaml, data/ and tests/ with 8 files each: %s", out);
+    cr_assert_eq(t_ctl(out, sizeof out, cfg, "problem", "show", "lnk", "--json", NULL), 0);
+    cr_assert(contains(out, "\"tests/4.in\"") && contains(out, "\"data/4.out\""), "%s", out);
+    tar("lnk", "lnk.tgz");
+    snprintf(p, sizeof p, "%s/lnk.tgz", T_dir);
+    cr_assert_eq(t_ctl(out, sizeof out, cfg, "problem", "push", p, "--name", "lnk", "--json", "--slot", SLOT_PUSH,
+                       NULL), 0, "%s", out);
+    const char *vv = strstr(out, "\"version\":\"");
+    cr_assert(vv, "%s", out);
+    snprintf(v2, sizeof v2, "%.64s", vv + 11);
+    cr_assert_str_eq(v2, v, "the archive is the same package: %s", out);
+    cr_assert(contains(out, "\"result\":\"unchanged\""), "%s", out);
+
+    make_solution("ok.c", 0);
+    make_solution("off.c", 1);
+    t_judged(cfg, "A");
+    cr_assert(t_judged_started("A", 10000));
+    submit_ok(cfg, "lnk", "c", "ok.c", id);
+    expect(id, "AC", v, "A");
+    char rep[16384];
+    field(id, "report", rep, sizeof rep);
+    cr_assert(contains(rep, "\"name\":\"4\""), "the linked test was judged: %s", rep);
+    submit_ok(cfg, "lnk", "c", "off.c", id);
+    expect(id, "WA", v, "A");
+
+    /* out of the package, relative: refused naming the link, nothing stored */
+    make_linked_adder("out", "out", 0);
+    snprintf(p, sizeof p, "%s/out/data/5.in", T_dir);
+    cr_assert_eq(symlink("../../../../../../../../../../etc/passwd", p), 0);
+    cr_assert_eq(push(cfg, "out", "out", out, sizeof out, NULL), 65, "%s", out);
+    cr_assert(contains(out, "data/5.in: a symbolic link to '../../../../../../../../../../etc/passwd', which leaves "
+                            "the package") || contains(out, "tests/5.in: a symbolic link"), "%s", out);
+    cr_assert_eq(t_int("EXISTS judge:problem:out"), 0);
+    /* a loop */
+    make_linked_adder("loop", "loop", 0);
+    snprintf(p, sizeof p, "%s/loop/data/again", T_dir);
+    cr_assert_eq(symlink("../tests", p), 0);
+    cr_assert_eq(push(cfg, "loop", "loop", out, sizeof out, NULL), 65, "%s", out);
+    cr_assert(contains(out, "again: a symbolic link to '../tests', a directory it is inside: a link loop"), "%s", out);
+    cr_assert_eq(t_int("EXISTS judge:problem:loop"), 0);
+}

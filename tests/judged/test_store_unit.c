@@ -178,6 +178,21 @@ Test(store_unit, links_and_special_files_are_refused_and_sizes_bounded)
     cr_assert_eq(store_copy_tree(a, p, 0, err, sizeof err), 0, "%s", err);
 }
 
+/* path is a regular file (not a link) holding exactly text */
+static bool regular_with(const char *path, const char *text)
+{
+    struct stat st;
+    if (lstat(path, &st) || !S_ISREG(st.st_mode))
+        return false;
+    FILE *f = fopen(path, "r");
+    char buf[256];
+    size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+    if (f)
+        fclose(f);
+    buf[n] = 0;
+    return !strcmp(buf, text);
+}
+
 static void tar(const char *args)
 {
     char cmd[800];
@@ -230,7 +245,10 @@ Test(store_unit, archives_cannot_leave_the_package)
     tar("czf hard.tgz a");
     snprintf(arc, sizeof arc, "%s/hard.tgz", dir);
     snprintf(out, sizeof out, "%s/hard", dir);
-    cr_assert_neq(store_unpack(arc, out, 0, err, sizeof err), 0, "a hard link is a link too");
+    cr_assert_eq(store_unpack(arc, out, 0, err, sizeof err), 0, "a hard link inside becomes a copy: %s", err);
+    snprintf(p, sizeof p, "%s/hard/tests/hard", dir);
+    cr_assert(regular_with(p, "1 2\n"), "%s is a copy of tests/1.in", p);
+    snprintf(p, sizeof p, "%s/a/tests/hard", dir);
     unlink(p);
 
     tar("czf big.tgz a");
@@ -489,4 +507,156 @@ Test(store_unit, icpc_custom_validator_becomes_a_kattis_checker)
     cr_assert(strstr(y, "interactor: {source: \"output_validators/w.c\", protocol: kattis, args: [\"slow\"]}\n"),
               "%s", y);
     cr_assert(!strstr(y, "checker:"), "%s", y);
+}
+
+/* ---- links inside a package (issue 22, slice 1) ---- */
+
+static void link_at(const char *target, const char *rel)
+{
+    char p[400];
+    snprintf(p, sizeof p, "%s/%s", dir, rel);
+    cr_assert_eq(symlink(target, p), 0, "%s -> %s", p, target);
+}
+
+/* l/: a package with a file link (tests/2.in -> 1.in), a directory link
+ * (more -> tests) and a link through a directory link (again -> more/1.out) */
+static void linked_package(void)
+{
+    pkg("l", "3\n");
+    link_at("1.in", "l/tests/2.in");
+    link_at("tests", "l/more");
+    link_at("more/1.out", "l/again");
+}
+
+/* the copy at rel holds no link and has the linked content in place */
+static void assert_expanded(const char *rel)
+{
+    char p[400], err[512];
+    snprintf(p, sizeof p, "%s/%s/tests/2.in", dir, rel);
+    cr_assert(regular_with(p, "1 2\n"), "%s: a file link becomes a copy", p);
+    snprintf(p, sizeof p, "%s/%s/more/1.out", dir, rel);
+    cr_assert(regular_with(p, "3\n"), "%s: a directory link becomes a directory", p);
+    snprintf(p, sizeof p, "%s/%s/more/2.in", dir, rel);
+    cr_assert(regular_with(p, "1 2\n"), "%s: a link inside a linked directory too", p);
+    snprintf(p, sizeof p, "%s/%s/again", dir, rel);
+    cr_assert(regular_with(p, "3\n"), "%s: through a directory link", p);
+    struct store_manifest m;
+    snprintf(p, sizeof p, "%s/%s", dir, rel);
+    cr_assert_eq(store_manifest_from_dir(p, 0, &m, err, sizeof err), 0, "no link left: %s", err);
+    cr_assert_eq(m.n, 8, "problem.yaml, tests/{1.in,1.out,2.in}, more/{1.in,1.out,2.in}, again");
+    store_manifest_free(&m);
+}
+
+Test(store_unit, links_inside_a_package_become_ordinary_entries)
+{
+    char from[300], to[300], arc[300], out[300], err[512];
+    linked_package();
+    snprintf(from, sizeof from, "%s/l", dir);
+    cr_assert(store_has_links(from));
+    snprintf(to, sizeof to, "%s/l.copy", dir);
+    cr_assert_eq(store_copy_tree(from, to, 0, err, sizeof err), 0, "%s", err);
+    assert_expanded("l.copy");
+    cr_assert(!store_has_links(to));
+
+    tar("czf l.tgz l");
+    snprintf(arc, sizeof arc, "%s/l.tgz", dir);
+    snprintf(out, sizeof out, "%s/l.out", dir);
+    cr_assert_eq(store_unpack(arc, out, 0, err, sizeof err), 0, "%s", err);
+    assert_expanded("l.out");
+    /* the same archive as a zip, links stored as links (zip -y) */
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "cd '%s/l' && zip -qry ../l.zip .", dir);
+    cr_assert_eq(system(cmd), 0);
+    snprintf(arc, sizeof arc, "%s/l.zip", dir);
+    snprintf(out, sizeof out, "%s/l.zout", dir);
+    cr_assert_eq(store_unpack(arc, out, 0, err, sizeof err), 0, "%s", err);
+    assert_expanded("l.zout");
+}
+
+/* every way out, and every loop, is refused naming the link; nothing left */
+Test(store_unit, links_leaving_the_package_or_looping_are_refused_naming_them)
+{
+    static const struct { const char *target, *rel, *expect; } cases[] = {
+        {"/etc/passwd", "tests/abs", "tests/abs: a symbolic link to '/etc/passwd', which leaves the package"},
+        {"../../etc/passwd", "tests/up", "tests/up: a symbolic link to '../../etc/passwd', which leaves the package"},
+        {"..", "tests/loop", "tests/loop: a symbolic link to '..', a directory it is inside: a link loop"},
+        {"self", "tests/self", "tests/self: a symbolic link to 'self': links that loop"},
+        {"nothing", "tests/dangling", "tests/dangling: a symbolic link to 'nothing', which does not exist"},
+    };
+    char from[300], to[300], arc[300], out[300], err[512], cmd[600], rel[400];
+    struct stat st;
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char sub[16];
+        snprintf(sub, sizeof sub, "p%zu", i);
+        pkg(sub, "3\n");
+        snprintf(rel, sizeof rel, "%s/%s", sub, cases[i].rel);
+        link_at(cases[i].target, rel);
+        snprintf(from, sizeof from, "%s/%s", dir, sub);
+        snprintf(to, sizeof to, "%s/%s.copy", dir, sub);
+        cr_assert_neq(store_copy_tree(from, to, 0, err, sizeof err), 0, "%s", cases[i].rel);
+        cr_assert(strstr(err, cases[i].expect), "copy: %s", err);
+        cr_assert_neq(lstat(to, &st), 0, "a refused copy leaves nothing");
+        /* in an archive: the same refusal, naming the entry (an absolute
+         * link as it is read, with the archive's top directory) */
+        snprintf(cmd, sizeof cmd, "cd '%s' && tar czf %s.tgz %s", dir, sub, sub);
+        cr_assert_eq(system(cmd), 0);
+        snprintf(arc, sizeof arc, "%s/%s.tgz", dir, sub);
+        snprintf(out, sizeof out, "%s/%s.out", dir, sub);
+        cr_assert_neq(store_unpack(arc, out, 0, err, sizeof err), 0, "%s", cases[i].rel);
+        const char *what = strchr(cases[i].expect, ':') + 2;
+        char entry[100];
+        snprintf(entry, sizeof entry, "entry '%s%s'", i == 0 ? "p0/" : "", cases[i].rel);
+        cr_assert(strstr(err, entry) && strstr(err, what), "unpack: %s (expected %s ... %s)", err, entry, what);
+        cr_assert_neq(lstat(out, &st), 0, "a refused unpack leaves nothing");
+    }
+    /* out through another link: refused, whichever of the two is met first */
+    pkg("via", "3\n");
+    link_at("../x/passwd", "via/tests/via");
+    link_at("/etc", "via/x");
+    snprintf(from, sizeof from, "%s/via", dir);
+    snprintf(to, sizeof to, "%s/via.copy", dir);
+    cr_assert_neq(store_copy_tree(from, to, 0, err, sizeof err), 0);
+    cr_assert((strstr(err, "via/tests/via: a symbolic link to '../x/passwd', which leaves the package") ||
+               strstr(err, "via/x: a symbolic link to '/etc', which leaves the package")), "%s", err);
+    /* one that stays inside through a link that leads out is refused by itself */
+    unlink(strcat(strcpy(rel, from), "/x"));
+    unlink(strcat(strcpy(rel, from), "/tests/via"));
+    link_at("tests", "via/x");
+    link_at("../x/1.in", "via/tests/via");
+    cr_assert_eq(store_copy_tree(from, to, 0, err, sizeof err), 0, "%s", err);
+    cr_assert(regular_with(strcat(strcpy(rel, to), "/tests/via"), "1 2\n"), "../x/1.in is tests/1.in");
+}
+
+/* A link bomb: levels of directories each linking the one below many
+ * times. The copy counts what it writes, so the refusal comes at the
+ * limit, not after the whole expansion. */
+Test(store_unit, a_link_bomb_stops_at_the_limits)
+{
+    char from[300], to[300], rel[200], err[512];
+    put("bomb/problem.yaml", "name: x\n");
+    put("bomb/d0/f", "0123456789012345678901234567890123456789012345678901234567890123\n");   /* 65 bytes */
+    for (int level = 1; level <= 5; level++) {
+        snprintf(rel, sizeof rel, "%s/bomb/d%d", dir, level);
+        cr_assert_eq(mkdir(rel, 0755), 0);
+        for (int k = 0; k < 20; k++) {
+            char target[32];
+            snprintf(target, sizeof target, "../d%d", level - 1);
+            snprintf(rel, sizeof rel, "bomb/d%d/l%d", level, k);
+            link_at(target, rel);
+        }
+    }
+    /* d5 alone expands to 20^5 = 3.2 million directories and files */
+    snprintf(from, sizeof from, "%s/bomb", dir);
+    snprintf(to, sizeof to, "%s/bomb.bytes", dir);
+    cr_assert_neq(store_copy_tree(from, to, 100000, err, sizeof err), 0);
+    cr_assert(strstr(err, "larger than max_package (100000 bytes, links counted as copies)"), "%s", err);
+    snprintf(to, sizeof to, "%s/bomb.files", dir);
+    cr_assert_neq(store_copy_tree(from, to, 0, err, sizeof err), 0);
+    cr_assert(strstr(err, "more than 100000 files and directories (links counted as copies)"), "%s", err);
+    tar("czf bomb.tgz bomb");
+    char arc[300], out[300];
+    snprintf(arc, sizeof arc, "%s/bomb.tgz", dir);
+    snprintf(out, sizeof out, "%s/bomb.out", dir);
+    cr_assert_neq(store_unpack(arc, out, 100000, err, sizeof err), 0);
+    cr_assert(strstr(err, "bomb.tgz: entry '") && strstr(err, "max_package"), "%s", err);
 }
