@@ -26,7 +26,11 @@
  *    output_validators/ become a problem.yaml in the runner's format that
  *    lists the tests where they are; the original stays as problem.icpc.yaml.
  *    A custom output validator keeps its Kattis protocol (the runner's
- *    `protocol: kattis`), validator_flags becoming its arguments.
+ *    `protocol: kattis`), validator_flags becoming its arguments. 2023-07
+ *    packages (problem_format_version) have output_validator/ and `type:`;
+ *    a type the runner cannot judge as meant (scoring, multi-pass,
+ *    submit-answer, validation 'score') is refused naming the key: never
+ *    stored as a pass/fail batch problem.
  */
 #include <archive.h>
 #include <archive_entry.h>
@@ -456,7 +460,86 @@ struct icpc {
     char flags[1024];
     size_t flags_line, validation_line;
     double time_multiplier, time_limit, memory_mb, output_mb;
+    char version[64];        /* problem_format_version: "" (legacy) or "2023-07-draft", ... */
+    bool interactive_type;   /* type: interactive (2023-07) */
+    size_t type_line;
 };
+
+/* One word of `type:` (legacy: pass-fail | scoring; 2023-07 also
+ * interactive, multi-pass, submit-answer, combined). Only what the
+ * runner's model judges the same way is converted; the rest is refused
+ * naming the key, never stored as a different (pass/fail batch) problem. */
+static void type_word(struct icpc *y, const char *w, size_t line, struct errs *e)
+{
+    if (!strcmp(w, "pass-fail"))
+        return;
+    if (!strcmp(w, "interactive")) {
+        y->interactive_type = true;
+        return;
+    }
+    if (!strcmp(w, "scoring"))
+        add_err(e, "problem.yaml:%zu: type: 'scoring' is not converted: scores by test group (testdata.yaml "
+                   "grading) are not read, and the problem would be judged pass/fail", line);
+    else if (!strcmp(w, "multi-pass"))
+        add_err(e, "problem.yaml:%zu: type: 'multi-pass' is not converted: the runner runs a submission once per "
+                   "test (no nextpass.in)", line);
+    else if (!strcmp(w, "submit-answer"))
+        add_err(e, "problem.yaml:%zu: type: 'submit-answer' is not converted: a submission here is a program", line);
+    else
+        add_err(e, "problem.yaml:%zu: type: unknown type '%.100s' (pass-fail, scoring, interactive, multi-pass, "
+                   "submit-answer)", line, w);
+}
+
+/* type: a string of words or a sequence of them. */
+static void read_type(yaml_document_t *d, yaml_node_t *v, struct icpc *y, struct errs *e)
+{
+    y->type_line = v->start_mark.line + 1;
+    if (v->type == YAML_SEQUENCE_NODE) {
+        for (yaml_node_item_t *i = v->data.sequence.items.start; i < v->data.sequence.items.top; i++) {
+            yaml_node_t *n = yaml_document_get_node(d, *i);
+            if (n && n->type == YAML_SCALAR_NODE)
+                type_word(y, (const char *)n->data.scalar.value, n->start_mark.line + 1, e);
+            else
+                add_err(e, "problem.yaml:%zu: type: expected a list of words", y->type_line);
+        }
+        return;
+    }
+    if (v->type != YAML_SCALAR_NODE) {
+        add_err(e, "problem.yaml:%zu: type: expected a word or a list of words", y->type_line);
+        return;
+    }
+    char copy[256], *save = NULL;
+    snprintf(copy, sizeof copy, "%s", (const char *)v->data.scalar.value);
+    for (char *t = strtok_r(copy, " \t", &save); t; t = strtok_r(NULL, " \t", &save))
+        type_word(y, t, y->type_line, e);
+}
+
+/* validation: default | custom [interactive] [score] (legacy); 'score' is
+ * a scoring problem's validator and refused as type: scoring is. */
+static void read_validation(const char *s, size_t line, struct icpc *y, struct errs *e)
+{
+    char copy[128], *save = NULL;
+    snprintf(copy, sizeof copy, "%s", s ? s : "");
+    char *first = strtok_r(copy, " \t", &save);
+    bool custom = first && !strcmp(first, "custom"), interactive = false, ok = first && (custom || !strcmp(first, "default"));
+    for (char *t = strtok_r(NULL, " \t", &save); ok && t; t = strtok_r(NULL, " \t", &save)) {
+        if (custom && !strcmp(t, "interactive"))
+            interactive = true;
+        else if (custom && !strcmp(t, "score")) {
+            add_err(e, "problem.yaml:%zu: validation: 'score' is not converted: the validator's score.txt "
+                       "(a scoring problem) is not read, and the problem would be judged pass/fail", line);
+            return;
+        } else
+            ok = false;
+    }
+    if (!ok) {
+        add_err(e, "problem.yaml:%zu: validation: expected default, custom, 'custom interactive' or 'custom score'",
+                line);
+        return;
+    }
+    snprintf(y->validation, sizeof y->validation, "%s", !custom ? "default" : interactive ? "custom interactive"
+                                                                                         : "custom");
+}
 
 static const char *scalar(yaml_document_t *d, yaml_node_t *n)
 {
@@ -509,12 +592,15 @@ static void read_icpc_yaml(const char *dir, struct icpc *y, struct errs *e)
                              scalar(&d, yaml_document_get_node(&d, v->data.mapping.pairs.start->value))
                                  ? scalar(&d, yaml_document_get_node(&d, v->data.mapping.pairs.start->value)) : "");
             } else if (!strcmp(ks, "validation")) {
-                const char *s = scalar(&d, v);
-                if (!s || (strcmp(s, "default") && strcmp(s, "custom") && strcmp(s, "custom interactive")))
-                    add_err(e, "problem.yaml:%zu: validation: expected default, custom or 'custom interactive'", line);
-                else
-                    snprintf(y->validation, sizeof y->validation, "%s", s);
+                read_validation(scalar(&d, v), line, y, e);
                 y->validation_line = line;
+            } else if (!strcmp(ks, "type")) {
+                read_type(&d, v, y, e);
+            } else if (!strcmp(ks, "problem_format_version")) {
+                if (!scalar(&d, v))
+                    add_err(e, "problem.yaml:%zu: problem_format_version: expected a string", line);
+                else
+                    snprintf(y->version, sizeof y->version, "%s", scalar(&d, v));
             } else if (!strcmp(ks, "validator_flags")) {
                 if (!scalar(&d, v))
                     add_err(e, "problem.yaml:%zu: validator_flags: expected a string of flags", line);
@@ -630,6 +716,13 @@ static int list_tests(const char *dir, const char *rel, FILE *out, struct errs *
         size_t len = strlen(names[i]);
         if (!stat(full, &st) && S_ISDIR(st.st_mode)) {
             count += list_tests(dir, sub, out, e);
+        } else if (len > 12 && !strcmp(names[i] + len - 12, ".interaction")) {
+            /* a sample's transcript for the statement; judged only as its .in with .ans */
+            char in[4400];
+            snprintf(in, sizeof in, "%s/%.*s.in", dir, (int)(strlen(sub) - 12), sub);
+            if (stat(in, &st))
+                add_err(e, "%s:0: data: a sample given only as a transcript (.interaction, no .in with .ans) "
+                           "cannot be judged", sub);
         } else if (len > 3 && !strcmp(names[i] + len - 3, ".in")) {
             char ans[4400], tname[4400];
             snprintf(ans, sizeof ans, "%s/%.*s.ans", dir, (int)(strlen(sub) - 3), sub);
@@ -653,14 +746,26 @@ static int list_tests(const char *dir, const char *rel, FILE *out, struct errs *
     return count;
 }
 
-/* The one source file of output_validators/ (or of its one subdirectory). */
-static int find_validator(const char *dir, size_t line, char *rel, size_t len, struct errs *e)
+static bool source_name(const char *name)
+{
+    size_t l = strlen(name);
+    return (l > 2 && !strcmp(name + l - 2, ".c")) ||
+           (l > 4 && (!strcmp(name + l - 4, ".cpp") || !strcmp(name + l - 4, ".cxx"))) ||
+           (l > 3 && (!strcmp(name + l - 3, ".cc") || !strcmp(name + l - 3, ".py")));
+}
+
+/* The one source file of FOLDER (output_validators/ of the legacy format,
+ * output_validator/ of 2023-07) or of its one subdirectory; headers beside
+ * it are the runner's to compile with it. key names the problem.yaml key
+ * that asked for it, in errors. */
+static int find_validator(const char *dir, const char *folder, const char *key, size_t line, char *rel, size_t len,
+                          struct errs *e)
 {
     char base[4400];
-    snprintf(base, sizeof base, "%s/output_validators", dir);
+    snprintf(base, sizeof base, "%s/%s", dir, folder);
     DIR *d = opendir(base);
     if (!d) {
-        add_err(e, "problem.yaml:%zu: validation: custom validation needs output_validators/", line);
+        add_err(e, "problem.yaml:%zu: %s: a custom validator is needed in %s/", line, key, folder);
         return -1;
     }
     char found[2][600];
@@ -677,33 +782,34 @@ static int find_validator(const char *dir, size_t line, char *rel, size_t len, s
         if (S_ISDIR(st.st_mode)) {
             DIR *d2 = opendir(p);
             struct dirent *f;
-            while (d2 && (f = readdir(d2))) {
-                size_t l = strlen(f->d_name);
-                bool src = (l > 2 && !strcmp(f->d_name + l - 2, ".c")) || (l > 4 && (!strcmp(f->d_name + l - 4, ".cpp") ||
-                           !strcmp(f->d_name + l - 4, ".cxx"))) || (l > 3 && (!strcmp(f->d_name + l - 3, ".cc") ||
-                           !strcmp(f->d_name + l - 3, ".py")));
-                if (src) {
+            while (d2 && (f = readdir(d2)))
+                if (source_name(f->d_name)) {
                     if (n < 2)
-                        snprintf(found[n], sizeof found[n], "output_validators/%.200s/%.200s", de->d_name, f->d_name);
+                        snprintf(found[n], sizeof found[n], "%s/%.200s/%.200s", folder, de->d_name, f->d_name);
                     n++;
                 }
-            }
             if (d2)
                 closedir(d2);
-        } else if (S_ISREG(st.st_mode)) {
+        } else if (S_ISREG(st.st_mode) && source_name(de->d_name)) {
             if (n < 2)
-                snprintf(found[n], sizeof found[n], "output_validators/%.200s", de->d_name);
+                snprintf(found[n], sizeof found[n], "%s/%.200s", folder, de->d_name);
             n++;
         }
     }
     closedir(d);
     if (n != 1) {
-        add_err(e, "output_validators:0: validation: expected exactly one validator source (.c, .cc, .cpp, .py), "
-                   "found %d", n);
+        add_err(e, "%s:0: %s: expected exactly one validator source (.c, .cc, .cpp, .py), found %d", folder, key, n);
         return -1;
     }
     snprintf(rel, len, "%s", found[0]);
     return 0;
+}
+
+static int stat_dir(const char *dir, const char *rel, struct stat *st)
+{
+    char p[4400];
+    snprintf(p, sizeof p, "%s/%s", dir, rel);
+    return stat(p, st) || !S_ISDIR(st->st_mode) ? -1 : 0;
 }
 
 static double read_timelimit(const char *dir)
@@ -762,11 +868,20 @@ int store_convert_icpc(const char *dir, const char *name, char **errors)
         add_err(&e, ".timelimit:1: time limit: expected a positive number of seconds");
     if (tl <= 0)
         tl = y.time_limit > 0 ? y.time_limit : (y.time_multiplier > 0 ? y.time_multiplier : 5) * 1.0;
-    char validator[700] = "";
-    bool interactive = !strcmp(y.validation, "custom interactive");
-    bool custom = interactive || !strcmp(y.validation, "custom");
+    char validator[700] = "", folder[64];
+    struct stat st;
+    /* 2023-07 and later: output_validator/ (one program); there is no
+     * validation: key, the folder's presence makes the validation custom */
+    snprintf(folder, sizeof folder, "%s", !stat_dir(dir, "output_validator", &st) ? "output_validator"
+                                                                                 : "output_validators");
+    bool modern = y.version[0] && strcmp(y.version, "legacy");
+    bool interactive = !strcmp(y.validation, "custom interactive") || y.interactive_type;
+    bool custom = interactive || !strcmp(y.validation, "custom") ||
+                  (modern && !strcmp(folder, "output_validator"));
     if (custom)
-        find_validator(dir, y.validation_line ? y.validation_line : 1, validator, sizeof validator, &e);
+        find_validator(dir, folder, y.interactive_type ? "type" : "validation",
+                       y.interactive_type ? y.type_line : y.validation_line ? y.validation_line : 1, validator,
+                       sizeof validator, &e);
     char out_path[4400], tmp[4400], orig[4400];
     snprintf(out_path, sizeof out_path, "%s/problem.yaml", dir);
     snprintf(orig, sizeof orig, "%s/problem.icpc.yaml", dir);
@@ -800,7 +915,6 @@ int store_convert_icpc(const char *dir, const char *name, char **errors)
     fclose(out);
     if (n == 0)
         add_err(&e, "data/secret:0: data: no tests (*.in with *.ans)");
-    struct stat st;
     if (e.n == 0 && !stat(out_path, &st) && rename(out_path, orig))
         add_err(&e, "problem.yaml:0: (package): %s", strerror(errno));
     if (e.n == 0 && rename(tmp, out_path))

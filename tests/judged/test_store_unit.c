@@ -438,7 +438,7 @@ Test(store_unit, icpc_conversion_lists_every_error)
     put("k2/data/secret/1.ans", "1\n");
     snprintf(p, sizeof p, "%s/k2", dir);
     cr_assert_eq(store_convert_icpc(p, "k2", &errors), 1, "%s", errors);
-    cr_assert(strstr(errors, "problem.yaml:2: validation: custom validation needs output_validators/"), "%s", errors);
+    cr_assert(strstr(errors, "problem.yaml:2: validation: a custom validator is needed in output_validators/"), "%s", errors);
     free(errors);
 
     put("g/problem.yaml", "name: G\nvalidator_flags: case_sensitive space_change_sensitive float_tolerance 1e-4\n");
@@ -659,4 +659,92 @@ Test(store_unit, a_link_bomb_stops_at_the_limits)
     snprintf(out, sizeof out, "%s/bomb.out", dir);
     cr_assert_neq(store_unpack(arc, out, 100000, err, sizeof err), 0);
     cr_assert(strstr(err, "bomb.tgz: entry '") && strstr(err, "max_package"), "%s", err);
+}
+
+/* ---- nothing converted into a different problem (issue 22, slice 2) ---- */
+
+/* an ICPC package sub/ with problem.yaml yaml and one secret test; the
+ * conversion's errors (or NULL) */
+static int convert(const char *sub, const char *yaml, char **errors)
+{
+    char p[300];
+    snprintf(p, sizeof p, "%s/problem.yaml", sub);
+    put(p, yaml);
+    snprintf(p, sizeof p, "%s/data/secret/1.in", sub);
+    put(p, "1\n");
+    snprintf(p, sizeof p, "%s/data/secret/1.ans", sub);
+    put(p, "1\n");
+    snprintf(p, sizeof p, "%s/%s", dir, sub);
+    *errors = NULL;
+    return store_convert_icpc(p, sub, errors);
+}
+
+Test(store_unit, icpc_types_the_runner_cannot_judge_are_refused_naming_the_key)
+{
+    static const struct { const char *yaml, *expect; } cases[] = {
+        {"problem_format_version: 2023-07-draft\nname: S\ntype: scoring\n",
+         "problem.yaml:3: type: 'scoring' is not converted"},
+        {"problem_format_version: 2023-07-draft\nname: S\ntype: [pass-fail, multi-pass]\nlimits:\n  validation_passes: 3\n",
+         "problem.yaml:3: type: 'multi-pass' is not converted"},
+        {"problem_format_version: 2023-07-draft\nname: S\ntype: interactive multi-pass\n",
+         "problem.yaml:3: type: 'multi-pass' is not converted"},
+        {"problem_format_version: 2023-07-draft\nname: S\ntype: submit-answer\n",
+         "problem.yaml:3: type: 'submit-answer' is not converted"},
+        {"problem_format_version: 2023-07-draft\nname: S\ntype: batch\n", "problem.yaml:3: type: unknown type 'batch'"},
+        {"name: S\ntype: scoring\n", "problem.yaml:2: type: 'scoring' is not converted"},   /* legacy */
+        {"name: S\nvalidation: custom score\n", "problem.yaml:2: validation: 'score' is not converted"},
+        {"name: S\nvalidation: custom interactive score\n", "problem.yaml:2: validation: 'score' is not converted"},
+        {"name: S\nvalidation: costum\n", "problem.yaml:2: validation: expected default, custom"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char sub[16], *errors;
+        snprintf(sub, sizeof sub, "t%zu", i);
+        put(strcat(strcpy((char[32]){0}, sub), "/output_validators/v.c"), "int main(void){return 42;}\n");
+        cr_assert_geq(convert(sub, cases[i].yaml, &errors), 1, "%s", cases[i].yaml);
+        cr_assert(strstr(errors, cases[i].expect), "%s: %s", cases[i].yaml, errors);
+        free(errors);
+        char p[300];
+        snprintf(p, sizeof p, "%s/%s/problem.icpc.yaml", dir, sub);
+        struct stat st;
+        cr_assert_neq(stat(p, &st), 0, "nothing converted: %s", cases[i].yaml);
+    }
+}
+
+/* 2023-07: type interactive with output_validator/ (one program, headers
+ * beside it) is the runner's interactive problem with a Kattis interactor;
+ * pass-fail with output_validator/ a Kattis checker; neither a batch
+ * problem with a token checker */
+Test(store_unit, icpc_2023_interactive_and_custom_validators_are_converted)
+{
+    char *errors;
+    put("i/output_validator/validator.cpp", "#include \"validator.h\"\nint main() { return 42; }\n");
+    put("i/output_validator/validator.h", "\n");
+    put("i/data/sample/1.interaction", "<1\n>2\n");
+    put("i/data/sample/1.in", "1\n");
+    put("i/data/sample/1.ans", "\n");
+    cr_assert_eq(convert("i", "problem_format_version: 2023-07-draft\nname: I\ntype: interactive\n", &errors), 0,
+                 "%s", errors);
+    const char *y = converted("i");
+    cr_assert(strstr(y, "type: interactive\n"), "%s", y);
+    cr_assert(strstr(y, "interactor: {source: \"output_validator/validator.cpp\", protocol: kattis, args: []}"),
+              "%s", y);
+    cr_assert(strstr(y, "sample-1") && !strstr(y, "checker:"), "%s", y);
+
+    put("c/output_validator/check.py", "print()\n");
+    cr_assert_eq(convert("c", "problem_format_version: 2023-07-draft\nname: C\ntype: pass-fail\n", &errors), 0,
+                 "%s", errors);
+    y = converted("c");
+    cr_assert(strstr(y, "type: batch\n") &&
+              strstr(y, "checker: {type: custom, source: \"output_validator/check.py\", protocol: kattis"), "%s", y);
+
+    cr_assert_eq(convert("n", "problem_format_version: 2023-07-draft\nname: N\ntype: interactive\n", &errors), 1);
+    cr_assert(strstr(errors, "problem.yaml:3: type: a custom validator is needed in output_validators/"), "%s",
+              errors);
+    free(errors);
+    /* a sample only as a transcript cannot be judged: refused, not dropped */
+    put("t/output_validator/v.c", "int main(void){return 42;}\n");
+    put("t/data/sample/2.interaction", "<1\n");
+    cr_assert_eq(convert("t", "problem_format_version: 2023-07-draft\nname: T\ntype: interactive\n", &errors), 1);
+    cr_assert(strstr(errors, "data/sample/2.interaction:0: data: a sample given only as a transcript"), "%s", errors);
+    free(errors);
 }
