@@ -771,3 +771,75 @@ Test(store, links_inside_a_package_are_stored_as_what_they_point_to)
     cr_assert(contains(out, "again: a symbolic link to '../tests', a directory it is inside: a link loop"), "%s", out);
     cr_assert_eq(t_int("EXISTS judge:problem:loop"), 0);
 }
+
+/* ---- a 2023-07 interactive package (issue 22, slices 2 and 4) ---- */
+
+/* A guessing game as the 2023-07 format has it: type interactive, the
+ * output validator in output_validator/ run as the interactor (Kattis:
+ * `validator input answer feedback_dir`, exit 42 or 43, judgemessage.txt),
+ * a sample with its .interaction transcript. */
+static void make_guess(const char *dir)
+{
+    char p[800];
+    const char *dirs[] = {"", "/data", "/data/sample", "/data/secret", "/output_validator"};
+    for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++) {
+        snprintf(p, sizeof p, "%s/%s%s", T_dir, dir, dirs[i]);
+        mkdir(p, 0755);
+    }
+    snprintf(p, sizeof p, "%s/%s/problem.yaml", T_dir, dir);
+    t_write(p, "problem_format_version: 2023-07-draft\nname: Guess the Number\ntype: interactive\n"
+               "limits:\n  time_limit: 2\n  memory: 256\n");
+    snprintf(p, sizeof p, "%s/%s/output_validator/guess.c", T_dir, dir);
+    t_write(p, "#include <stdio.h>\n#include <stdlib.h>\n"
+               "static void done(const char *dir, int code, const char *msg) {\n"
+               "  char p[4096]; snprintf(p, sizeof p, \"%%s/judgemessage.txt\", dir);\n"
+               "  FILE *f = fopen(p, \"w\"); if (f) { fputs(msg, f); fclose(f); } exit(code); }\n"
+               "int main(int argc, char **argv) {\n"
+               "  int n, g; FILE *in = argc < 4 ? NULL : fopen(argv[1], \"r\");\n"
+               "  if (!in || fscanf(in, \"%%d\", &n) != 1) return 1;\n"
+               "  for (int i = 0; i < 10; i++) {\n"
+               "    if (scanf(\"%%d\", &g) != 1) done(argv[3], 43, \"no guess\");\n"
+               "    if (g == n) { puts(\"correct\"); fflush(stdout); done(argv[3], 42, \"found\"); }\n"
+               "    puts(g < n ? \"higher\" : \"lower\"); fflush(stdout); }\n"
+               "  done(argv[3], 43, \"more than 10 guesses\"); }\n");
+    const char *tests[][2] = {{"sample/1", "7"}, {"secret/1", "500"}, {"secret/2", "1"}, {"secret/3", "1000"}};
+    for (size_t i = 0; i < 4; i++) {
+        snprintf(p, sizeof p, "%s/%s/data/%s.in", T_dir, dir, tests[i][0]);
+        t_write(p, "%s\n", tests[i][1]);
+        snprintf(p, sizeof p, "%s/%s/data/%s.ans", T_dir, dir, tests[i][0]);
+        t_write(p, "%s", "");
+    }
+    snprintf(p, sizeof p, "%s/%s/data/sample/1.interaction", T_dir, dir);
+    t_write(p, ">500\n<lower\n>250\n<lower\n>7\n<correct\n");
+}
+
+Test(store, an_icpc_2023_interactive_package_is_judged_by_its_validator_as_interactor)
+{
+    char cfg[400], out[8192], v[65], id[160], p[800];
+    t_config("A", SLOT_A, NULL, "  native: {languages: [c], slots: 1}\n", cfg, sizeof cfg);
+    make_guess("guess");
+    tar("guess", "guess.tgz");
+    snprintf(p, sizeof p, "%s/guess.tgz", T_dir);
+    cr_assert_eq(t_ctl(out, sizeof out, cfg, "problem", "push", p, "--json", "--slot", SLOT_PUSH, NULL), 0, "%s", out);
+    const char *vv = strstr(out, "\"version\":\"");
+    cr_assert(vv, "%s", out);
+    snprintf(v, sizeof v, "%.64s", vv + 11);
+
+    snprintf(p, sizeof p, "%s/bisect.c", T_dir);   /* at most 10 guesses over 1..1000 */
+    t_write(p, "#include <stdio.h>\n#include <string.h>\nint main(void){int lo=1,hi=1000;char r[16];\n"
+               "for(;;){int m=(lo+hi)/2;printf(\"%%d\\n\",m);fflush(stdout);if(scanf(\"%%15s\",r)!=1)return 1;\n"
+               "if(!strcmp(r,\"correct\"))return 0;if(!strcmp(r,\"higher\"))lo=m+1;else hi=m-1;}}\n");
+    snprintf(p, sizeof p, "%s/linear.c", T_dir);   /* 1, 2, 3, ...: too many for 500 */
+    t_write(p, "#include <stdio.h>\n#include <string.h>\nint main(void){char r[16];\n"
+               "for(int g=1;;g++){printf(\"%%d\\n\",g);fflush(stdout);if(scanf(\"%%15s\",r)!=1)return 0;\n"
+               "if(!strcmp(r,\"correct\"))return 0;}}\n");
+    t_judged(cfg, "A");
+    cr_assert(t_judged_started("A", 10000));
+    submit_ok(cfg, "guess", "c", "bisect.c", id);
+    expect(id, "AC", v, "A");
+    submit_ok(cfg, "guess", "c", "linear.c", id);
+    expect(id, "WA", v, "A");
+    char rep[8192];
+    field(id, "report", rep, sizeof rep);
+    cr_assert(contains(rep, "more than 10 guesses"), "the judgemessage: %s", rep);
+}
