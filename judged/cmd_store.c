@@ -163,7 +163,7 @@ static void default_name(const char *arg, char *name, size_t len)
     }
 }
 
-static int push_dir(struct store_opts *o, const char *dir, const char *name, const char *shown);
+static int push_dir(struct store_opts *o, const char *dir, const char *name, const char *shown, const char *notes);
 
 /* push ARG: a directory or an archive, in this project's format or the
  * ICPC/Kattis one (converted in a temporary copy; ARG is never changed). A
@@ -196,21 +196,21 @@ static int push(struct store_opts *o, const char *arg)
         if (rc)
             rc = print_refusal(o, arg, err, 1);
     }
+    char *notes = NULL;   /* the conversion's warnings (a time limit assumed) */
     if (rc == 0 && temp && store_is_icpc(pkg)) {
-        char *errors = NULL;
-        int n = store_convert_icpc(pkg, name, &errors);
+        int n = store_convert_icpc(pkg, name, &notes);
         if (n)
-            rc = print_refusal(o, arg, errors, n);
-        free(errors);
+            rc = print_refusal(o, arg, notes, n);
     }
     if (rc == 0)
-        rc = push_dir(o, dir, name, arg);
+        rc = push_dir(o, dir, name, arg, notes);
+    free(notes);
     if (temp)
         store_remove_tree(work);
     return rc;
 }
 
-static int push_dir(struct store_opts *o, const char *dir, const char *name, const char *shown)
+static int push_dir(struct store_opts *o, const char *dir, const char *name, const char *shown, const char *notes)
 {
     char err[2048];
     struct store_manifest m;
@@ -227,7 +227,14 @@ static int push_dir(struct store_opts *o, const char *dir, const char *name, con
         store_manifest_free(&m);
         return rc;
     }
-    /* what is left are warnings: shown, never refused */
+    /* what is left are warnings: shown, never refused; the conversion's first */
+    if (notes && *notes) {
+        char *all = NULL;
+        if (asprintf(&all, "%s%s", notes, errors ? errors : "") >= 0) {
+            free(errors);
+            errors = all;
+        }
+    }
     json_t *no_errors, *warnings;
     check_lines_json(errors, &no_errors, &warnings);
     json_decref(no_errors);

@@ -420,15 +420,22 @@ int store_unpack(const char *archive, const char *dst, uint64_t max_bytes, char 
 
 /* ----------------------------------------------------------------- ICPC */
 
+/* ICPC by its layout: data/secret/ or data/sample/ (DOMjudge's examples
+ * may have samples only) or DOMjudge's domjudge-problem.ini, and no tests/
+ * (a runner package keeps its tests there). */
 bool store_is_icpc(const char *dir)
 {
     char p[4400];
     struct stat st;
-    snprintf(p, sizeof p, "%s/data/secret", dir);
-    if (stat(p, &st) || !S_ISDIR(st.st_mode))
-        return false;
     snprintf(p, sizeof p, "%s/tests", dir);
-    return stat(p, &st) != 0;   /* a runner package keeps its tests in tests/ */
+    if (lstat(p, &st) == 0)
+        return false;
+    snprintf(p, sizeof p, "%s/data/secret", dir);
+    bool data = stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+    snprintf(p, sizeof p, "%s/data/sample", dir);
+    data = data || (stat(p, &st) == 0 && S_ISDIR(st.st_mode));
+    snprintf(p, sizeof p, "%s/domjudge-problem.ini", dir);
+    return data || (lstat(p, &st) == 0 && S_ISREG(st.st_mode));
 }
 
 struct errs {
@@ -437,6 +444,7 @@ struct errs {
     int n;
 };
 
+static void add_line(struct errs *e, const char *line);
 static void add_err(struct errs *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void add_err(struct errs *e, const char *fmt, ...)
 {
@@ -445,6 +453,25 @@ static void add_err(struct errs *e, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
+    add_line(e, line);
+}
+
+/* A warning goes with the errors (FILE:LINE: KEY: warning: ...) but does
+ * not count as one: the package is converted, and push shows it. */
+static void add_warn(struct errs *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void add_warn(struct errs *e, const char *fmt, ...)
+{
+    char line[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    add_line(e, line);
+    e->n--;
+}
+
+static void add_line(struct errs *e, const char *line)
+{
     size_t n = strlen(line);
     e->buf = realloc(e->buf, e->len + n + 2);
     memcpy(e->buf + e->len, line, n);
@@ -812,6 +839,75 @@ static int stat_dir(const char *dir, const char *rel, struct stat *st)
     return stat(p, st) || !S_ISDIR(st->st_mode) ? -1 : 0;
 }
 
+/* DOMjudge's domjudge-problem.ini: "key = value" lines, values optionally
+ * quoted. What changes judging is read (timelimit, name); what only
+ * DOMjudge's contest uses (ids, colour, points, flags) changes nothing;
+ * special_run and special_compare name programs kept in DOMjudge's own
+ * database, not in the package, and are refused unless the package holds
+ * the validator itself. */
+struct ini {
+    double timelimit;
+    char name[512];
+    size_t special_compare_line;
+};
+
+static void ini_value(char *v)
+{
+    size_t n = strlen(v);
+    while (n && (v[n - 1] == ' ' || v[n - 1] == '\t' || v[n - 1] == '\r'))
+        v[--n] = 0;
+    if (n >= 2 && (v[0] == '"' || v[0] == '\'') && v[n - 1] == v[0]) {
+        memmove(v, v + 1, n - 2);
+        v[n - 2] = 0;
+    }
+}
+
+static void ini_line(char *line, size_t no, struct ini *ini, struct errs *e)
+{
+    char *eq = strchr(line, '=');
+    char *k = line + strspn(line, " \t");
+    if (!*k || *k == ';' || *k == '#' || *k == '\r')
+        return;
+    if (!eq) {
+        add_err(e, "domjudge-problem.ini:%zu: (ini): expected key = value", no);
+        return;
+    }
+    *eq = 0;
+    char *v = eq + 1 + strspn(eq + 1, " \t");
+    ini_value(k);
+    ini_value(v);
+    if (!strcmp(k, "timelimit")) {
+        if (!number(v, &ini->timelimit) || ini->timelimit <= 0)
+            add_err(e, "domjudge-problem.ini:%zu: timelimit: expected a positive number of seconds", no);
+    } else if (!strcmp(k, "name")) {
+        snprintf(ini->name, sizeof ini->name, "%s", v);
+    } else if (!strcmp(k, "special_compare")) {
+        if (*v)
+            ini->special_compare_line = no;
+    } else if (!strcmp(k, "special_run")) {
+        if (*v)
+            add_err(e, "domjudge-problem.ini:%zu: special_run: '%.100s' is a run script of DOMjudge's own database, "
+                       "not in the package: not converted", no, v);
+    } else if (strcmp(k, "probid") && strcmp(k, "externalid") && strcmp(k, "short-name") && strcmp(k, "color") &&
+               strcmp(k, "points") && strcmp(k, "allow_submit") && strcmp(k, "allow_judge")) {
+        add_err(e, "domjudge-problem.ini:%zu: %.60s: unknown key", no, k);
+    }
+}
+
+static void read_ini(const char *dir, struct ini *ini, struct errs *e)
+{
+    char p[4400], line[1024];
+    snprintf(p, sizeof p, "%s/domjudge-problem.ini", dir);
+    FILE *f = fopen(p, "r");
+    if (!f)
+        return;
+    for (size_t no = 1; fgets(line, sizeof line, f); no++) {
+        line[strcspn(line, "\n")] = 0;
+        ini_line(line, no, ini, e);
+    }
+    fclose(f);
+}
+
 static double read_timelimit(const char *dir)
 {
     char p[4400], buf[64] = "";
@@ -863,11 +959,24 @@ int store_convert_icpc(const char *dir, const char *name, char **errors)
     struct icpc y = {.time_multiplier = 0};
     snprintf(y.validation, sizeof y.validation, "default");
     read_icpc_yaml(dir, &y, &e);
+    struct ini ini = {0};
+    read_ini(dir, &ini, &e);
+    if (!y.title[0] && ini.name[0])
+        snprintf(y.title, sizeof y.title, "%s", ini.name);
     double tl = read_timelimit(dir);
     if (tl < 0)
         add_err(&e, ".timelimit:1: time limit: expected a positive number of seconds");
-    if (tl <= 0)
-        tl = y.time_limit > 0 ? y.time_limit : (y.time_multiplier > 0 ? y.time_multiplier : 5) * 1.0;
+    if (ini.timelimit > 0)
+        tl = ini.timelimit;   /* DOMjudge's own key first, as DOMjudge imports it */
+    if (tl <= 0 && y.time_limit > 0)
+        tl = y.time_limit;
+    if (tl <= 0) {
+        /* Kattis derives it from the accepted submissions, which a push does not run: say what is assumed */
+        tl = (y.time_multiplier > 0 ? y.time_multiplier : 5) * 1.0;
+        add_warn(&e, "problem.yaml:0: time_limit: warning: the package gives no time limit (no .timelimit, "
+                     "domjudge-problem.ini timelimit or limits.time_limit); assumed %.3g s (time_multiplier %g x 1 s)",
+                 tl, y.time_multiplier > 0 ? y.time_multiplier : 5);
+    }
     char validator[700] = "", folder[64];
     struct stat st;
     /* 2023-07 and later: output_validator/ (one program); there is no
@@ -878,6 +987,10 @@ int store_convert_icpc(const char *dir, const char *name, char **errors)
     bool interactive = !strcmp(y.validation, "custom interactive") || y.interactive_type;
     bool custom = interactive || !strcmp(y.validation, "custom") ||
                   (modern && !strcmp(folder, "output_validator"));
+    if (ini.special_compare_line && !custom)
+        add_err(&e, "domjudge-problem.ini:%zu: special_compare: names a compare program of DOMjudge's own database, "
+                    "not in the package: give it as output_validators/ with validation: custom",
+                ini.special_compare_line);
     if (custom)
         find_validator(dir, folder, y.interactive_type ? "type" : "validation",
                        y.interactive_type ? y.type_line : y.validation_line ? y.validation_line : 1, validator,
@@ -914,7 +1027,7 @@ int store_convert_icpc(const char *dir, const char *name, char **errors)
     n += list_tests(dir, "data/secret", out, &e);
     fclose(out);
     if (n == 0)
-        add_err(&e, "data/secret:0: data: no tests (*.in with *.ans)");
+        add_err(&e, "data/secret:0: data: no tests (*.in with *.ans in data/sample or data/secret)");
     if (e.n == 0 && !stat(out_path, &st) && rename(out_path, orig))
         add_err(&e, "problem.yaml:0: (package): %s", strerror(errno));
     if (e.n == 0 && rename(tmp, out_path))

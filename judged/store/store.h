@@ -268,12 +268,15 @@ int store_unpack(const char *archive, const char *dst, uint64_t max_bytes, char 
 int store_copy_tree(const char *from, const char *to, uint64_t max_bytes, char *err, size_t errlen);
 /* Whether the tree at dir holds a symbolic link (then push copies it). */
 bool store_has_links(const char *dir);
-/* An ICPC/Kattis package: data/secret/ and no tests/. */
+/* An ICPC/Kattis or DOMjudge package: data/secret/, data/sample/ or
+ * domjudge-problem.ini, and no tests/. */
 bool store_is_icpc(const char *dir);
 /* Converts the ICPC package in dir IN PLACE into the runner's format
  * (problem.yaml written, the original kept as problem.icpc.yaml). Returns
  * the number of errors, listed in *errors as "FILE:LINE: KEY: message"
- * lines (caller frees; NULL when none). */
+ * lines (caller frees; NULL when none); *errors may also hold warnings
+ * ("FILE:LINE: KEY: warning: ...", not counted, such as the time limit
+ * assumed for a package that gives none) for the caller to show. */
 int store_convert_icpc(const char *dir, const char *name, char **errors);
 
 /* rm -rf (no symlinks followed); 0 ok. */

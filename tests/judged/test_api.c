@@ -1673,6 +1673,15 @@ Test(api, problem_upload_validated_by_a_judged_host_then_judged_and_rejudged)
     cr_assert(r.body && strstr(r.body, "problem.icpc.yaml") && strstr(r.body, "data/secret/small/01.ans"), "%s",
               r.body);
     resp_free(&r);
+    /* one that gives no time limit: stored, and the answer says what was assumed */
+    make_icpc("notl", "name: No Limit\n");
+    sh("rm %s/notl/.timelimit && tar czf %s/notl.tgz -C %s notl", T_dir, T_dir, T_dir);
+    snprintf(tgz, sizeof tgz, "%s/notl.tgz", T_dir);
+    r = put_file(PROBS "/notl", tok_setter, tgz, "application/gzip");
+    cr_assert_eq(r.status, 201, "%s", r.body);
+    cr_assert(strstr(r.body, "time_limit: warning: the package gives no time limit") && strstr(r.body, "assumed 5 s"),
+              "%s", r.body);
+    resp_free(&r);
     make_icpc("broken", "name: Broken\nvalidation: bogus\n");
     snprintf(tgz, sizeof tgz, "%s/broken.tgz", T_dir);
     r = put_file(PROBS "/broken", tok_setter, tgz, "application/gzip");
@@ -1742,9 +1751,9 @@ Test(api, problem_upload_validated_by_a_judged_host_then_judged_and_rejudged)
     r = http("GET", PROBS, PROBS, tok_read, NULL, NULL);
     cr_assert_eq(r.status, 200, "%s", r.body);
     json_t *ps = json_object_get(r.json, "problems");
-    cr_assert_eq(json_array_size(ps), 3, "only 'lnk', 'third' and 'up' were stored: %s", r.body);
-    cr_assert_str_eq(json_string_value(json_object_get(json_array_get(ps, 2), "name")), "up");
-    cr_assert_str_eq(json_string_value(json_object_get(json_array_get(ps, 2), "current")), v2);
+    cr_assert_eq(json_array_size(ps), 4, "only 'lnk', 'notl', 'third' and 'up' were stored: %s", r.body);
+    cr_assert_str_eq(json_string_value(json_object_get(json_array_get(ps, 3), "name")), "up");
+    cr_assert_str_eq(json_string_value(json_object_get(json_array_get(ps, 3), "current")), v2);
     resp_free(&r);
     r = http("GET", PROB1, PROBS "/up", tok_setter, NULL, NULL);
     cr_assert_eq(r.status, 200, "%s", r.body);

@@ -843,3 +843,60 @@ Test(store, an_icpc_2023_interactive_package_is_judged_by_its_validator_as_inter
     field(id, "report", rep, sizeof rep);
     cr_assert(contains(rep, "more than 10 guesses"), "the judgemessage: %s", rep);
 }
+
+/* ---- DOMjudge packages (issue 22, slice 3) ---- */
+
+/* Hello World the way DOMjudge's documentation lays out a problem archive:
+ * domjudge-problem.ini (ids, name, timelimit, color), a problem.yaml
+ * without memory limits, samples and secret data in the ICPC layout. */
+Test(store, a_domjudge_package_is_converted_with_its_time_limit_and_judged)
+{
+    char cfg[400], out[8192], v[65], id[160], p[800];
+    t_config("A", SLOT_A, NULL, "  native: {languages: [c], slots: 1}\n", cfg, sizeof cfg);
+    const char *dirs[] = {"hello", "hello/data", "hello/data/sample", "hello/data/secret"};
+    for (size_t i = 0; i < 4; i++) {
+        snprintf(p, sizeof p, "%s/%s", T_dir, dirs[i]);
+        mkdir(p, 0755);
+    }
+    snprintf(p, sizeof p, "%s/hello/domjudge-problem.ini", T_dir);
+    t_write(p, "probid = hello\nexternalid = hello\nname = \"Hello World\"\ntimelimit = 2\ncolor = \"#8b0000\"\n");
+    snprintf(p, sizeof p, "%s/hello/problem.yaml", T_dir);
+    t_write(p, "name: Hello World\nsource: judged tests\nvalidation: default\n");
+    snprintf(p, sizeof p, "%s/hello/data/sample/hello.in", T_dir);
+    t_write(p, "%s", "");
+    snprintf(p, sizeof p, "%s/hello/data/sample/hello.ans", T_dir);
+    t_write(p, "Hello world!\n");
+    snprintf(p, sizeof p, "%s/hello/data/secret/hello.in", T_dir);
+    t_write(p, "%s", "");
+    snprintf(p, sizeof p, "%s/hello/data/secret/hello.ans", T_dir);
+    t_write(p, "hello WORLD!\n");   /* the ICPC default validator ignores case */
+    cr_assert_eq(push(cfg, "hello", "hello", out, sizeof out, v), 0, "%s", out);
+    cr_assert(contains(out, "\"warnings\":[]"), "the ini gives the time limit: %s", out);
+    cr_assert_eq(t_ctl(out, sizeof out, cfg, "problem", "show", "hello", "--json", NULL), 0);
+    cr_assert(contains(out, "domjudge-problem.ini") && contains(out, "problem.icpc.yaml"), "%s", out);
+
+    snprintf(p, sizeof p, "%s/hello.c", T_dir);
+    t_write(p, "#include <stdio.h>\nint main(void){puts(\"Hello world!\");return 0;}\n");
+    snprintf(p, sizeof p, "%s/bye.c", T_dir);
+    t_write(p, "#include <stdio.h>\nint main(void){puts(\"Goodbye world!\");return 0;}\n");
+    t_judged(cfg, "A");
+    cr_assert(t_judged_started("A", 10000));
+    submit_ok(cfg, "hello", "c", "hello.c", id);
+    expect(id, "AC", v, "A");
+    char yaml[4096];
+    snprintf(p, sizeof p, "%s/problem.yaml", path_of("%s/state-%s/problems/%s", "A", v));
+    FILE *f = fopen(p, "r");
+    cr_assert(f, "%s", p);
+    yaml[fread(yaml, 1, sizeof yaml - 1, f)] = 0;
+    fclose(f);
+    cr_assert(contains(yaml, "time_limit: 2.000s") && contains(yaml, "title: \"Hello World\""), "%s", yaml);
+    submit_ok(cfg, "hello", "c", "bye.c", id);
+    expect(id, "WA", v, "A");
+
+    /* no time limit anywhere: pushed, and the push says which it assumed */
+    snprintf(p, sizeof p, "%s/hello/domjudge-problem.ini", T_dir);
+    t_write(p, "probid = hello\nname = Hello World\n");
+    cr_assert_eq(push(cfg, "hello", "hello2", out, sizeof out, NULL), 0, "%s", out);
+    cr_assert(contains(out, "problem.yaml:0: time_limit: warning: the package gives no time limit") &&
+              contains(out, "assumed 5 s"), "%s", out);
+}

@@ -748,3 +748,62 @@ Test(store_unit, icpc_2023_interactive_and_custom_validators_are_converted)
     cr_assert(strstr(errors, "data/sample/2.interaction:0: data: a sample given only as a transcript"), "%s", errors);
     free(errors);
 }
+
+/* ---- DOMjudge packages (issue 22, slice 3) ---- */
+
+/* As DOMjudge documents its problem archive: domjudge-problem.ini, a
+ * problem.yaml without memory limits, samples only in data/sample */
+Test(store_unit, a_domjudge_package_is_detected_and_its_ini_read)
+{
+    char p[300], *errors = NULL;
+    put("dj/domjudge-problem.ini", "probid = hello\nexternalid = hello\nname = \"Hello World\"\ntimelimit = 3\n"
+                                   "color = '#ff0000'\nallow_submit = 1\n");
+    put("dj/problem.yaml", "source: a test\n");
+    put("dj/data/sample/1.in", "\n");
+    put("dj/data/sample/1.ans", "Hello world!\n");
+    snprintf(p, sizeof p, "%s/dj", dir);
+    cr_assert(store_is_icpc(p), "samples only, with domjudge-problem.ini: not read as the native format");
+    cr_assert_eq(store_convert_icpc(p, "dj", &errors), 0, "%s", errors);
+    cr_assert_null(errors, "a time limit was given: nothing to warn about: %s", errors);
+    const char *y = converted("dj");
+    cr_assert(strstr(y, "title: \"Hello World\"") && strstr(y, "time_limit: 3.000s") &&
+              strstr(y, "memory_limit: 2048M"), "%s", y);
+
+    /* .timelimit alone (DOMjudge's other way) */
+    put("tl/.timelimit", "1.5\n");
+    put("tl/data/secret/1.in", "1\n");
+    put("tl/data/secret/1.ans", "1\n");
+    snprintf(p, sizeof p, "%s/tl", dir);
+    cr_assert_eq(store_convert_icpc(p, "tl", &errors), 0, "%s", errors);
+    cr_assert_null(errors);
+    cr_assert(strstr(converted("tl"), "time_limit: 1.500s"), "%s", converted("tl"));
+
+    /* no limit at all: converted, and the limit assumed is said */
+    put("none/data/secret/1.in", "1\n");
+    put("none/data/secret/1.ans", "1\n");
+    snprintf(p, sizeof p, "%s/none", dir);
+    cr_assert_eq(store_convert_icpc(p, "none", &errors), 0, "%s", errors);
+    cr_assert(errors && strstr(errors, "problem.yaml:0: time_limit: warning: the package gives no time limit") &&
+              strstr(errors, "assumed 5 s"), "%s", errors);
+    free(errors);
+
+    /* what DOMjudge keeps in its database cannot come with the package */
+    put("sr/domjudge-problem.ini", "name = SR\ntimelimit = 1\nspecial_run = myrun\nspecial_compare = float\n"
+                                   "colour = red\n");
+    put("sr/data/secret/1.in", "1\n");
+    put("sr/data/secret/1.ans", "1\n");
+    snprintf(p, sizeof p, "%s/sr", dir);
+    cr_assert_eq(store_convert_icpc(p, "sr", &errors), 3, "%s", errors);
+    cr_assert(strstr(errors, "domjudge-problem.ini:3: special_run: 'myrun' is a run script"), "%s", errors);
+    cr_assert(strstr(errors, "domjudge-problem.ini:4: special_compare: names a compare program"), "%s", errors);
+    cr_assert(strstr(errors, "domjudge-problem.ini:5: colour: unknown key"), "%s", errors);
+    free(errors);
+    /* special_compare with the validator in the package is that validator */
+    put("sc/domjudge-problem.ini", "timelimit = 1\nspecial_compare = check\n");
+    put("sc/problem.yaml", "validation: custom\n");
+    put("sc/output_validators/check/check.c", "int main(void){return 42;}\n");
+    put("sc/data/secret/1.in", "1\n");
+    put("sc/data/secret/1.ans", "1\n");
+    snprintf(p, sizeof p, "%s/sc", dir);
+    cr_assert_eq(store_convert_icpc(p, "sc", &errors), 0, "%s", errors);
+}
