@@ -900,3 +900,57 @@ Test(store, a_domjudge_package_is_converted_with_its_time_limit_and_judged)
     cr_assert(contains(out, "problem.yaml:0: time_limit: warning: the package gives no time limit") &&
               contains(out, "assumed 5 s"), "%s", out);
 }
+
+/* The same game as a legacy package (Kattis problemtools, DOMjudge):
+ * validation: custom interactive, the validator in output_validators/NAME/
+ * with a header beside it, validator_flags as its arguments. */
+Test(store, a_legacy_interactive_package_is_judged_by_its_validator_as_interactor)
+{
+    char cfg[400], out[8192], v[65], id[160], p[800], q[800];
+    t_config("A", SLOT_A, NULL, "  native: {languages: [c], slots: 1}\n", cfg, sizeof cfg);
+    make_guess("legacy");
+    snprintf(p, sizeof p, "%s/legacy/problem.yaml", T_dir);
+    t_write(p, "name: Guess the Number\nvalidation: custom interactive\nvalidator_flags: tries 10\n"
+               "limits:\n  memory: 256\n");
+    snprintf(p, sizeof p, "%s/legacy/.timelimit", T_dir);
+    t_write(p, "2\n");
+    snprintf(p, sizeof p, "%s/legacy/output_validator", T_dir);
+    snprintf(q, sizeof q, "%s/legacy/output_validators", T_dir);
+    cr_assert_eq(mkdir(q, 0755), 0);
+    snprintf(q, sizeof q, "%s/legacy/output_validators/guess", T_dir);
+    cr_assert_eq(rename(p, q), 0);
+    snprintf(p, sizeof p, "%s/legacy/output_validators/guess/tries.h", T_dir);
+    t_write(p, "#define TRIES_FLAG \"tries\"\n");
+    snprintf(p, sizeof p, "%s/legacy/output_validators/guess/guess.c", T_dir);
+    t_write(p, "#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n#include \"tries.h\"\n"
+               "static void done(const char *dir, int code, const char *msg) {\n"
+               "  char p[4096]; snprintf(p, sizeof p, \"%%s/judgemessage.txt\", dir);\n"
+               "  FILE *f = fopen(p, \"w\"); if (f) { fputs(msg, f); fclose(f); } exit(code); }\n"
+               "int main(int argc, char **argv) {\n"
+               "  int n, g; FILE *in = argc < 6 || strcmp(argv[4], TRIES_FLAG) ? NULL : fopen(argv[1], \"r\");\n"
+               "  if (!in || fscanf(in, \"%%d\", &n) != 1) return 1;\n"
+               "  for (int i = 0; i < atoi(argv[5]); i++) {\n"
+               "    if (scanf(\"%%d\", &g) != 1) done(argv[3], 43, \"no guess\");\n"
+               "    if (g == n) { puts(\"correct\"); fflush(stdout); done(argv[3], 42, \"found\"); }\n"
+               "    puts(g < n ? \"higher\" : \"lower\"); fflush(stdout); }\n"
+               "  done(argv[3], 43, \"too many guesses\"); }\n");
+    tar("legacy", "legacy.tgz");
+    snprintf(p, sizeof p, "%s/legacy.tgz", T_dir);
+    cr_assert_eq(t_ctl(out, sizeof out, cfg, "problem", "push", p, "--json", "--slot", SLOT_PUSH, NULL), 0, "%s", out);
+    const char *vv = strstr(out, "\"version\":\"");
+    cr_assert(vv, "%s", out);
+    snprintf(v, sizeof v, "%.64s", vv + 11);
+    snprintf(p, sizeof p, "%s/bisect.c", T_dir);
+    t_write(p, "#include <stdio.h>\n#include <string.h>\nint main(void){int lo=1,hi=1000;char r[16];\n"
+               "for(;;){int m=(lo+hi)/2;printf(\"%%d\\n\",m);fflush(stdout);if(scanf(\"%%15s\",r)!=1)return 1;\n"
+               "if(!strcmp(r,\"correct\"))return 0;if(!strcmp(r,\"higher\"))lo=m+1;else hi=m-1;}}\n");
+    snprintf(p, sizeof p, "%s/noflush.c", T_dir);   /* never flushes: both wait, the wall clock ends it */
+    t_write(p, "#include <stdio.h>\nint main(void){char r[16];printf(\"500\\n\");"
+               "if(scanf(\"%%15s\",r)!=1)return 1;return 0;}\n");
+    t_judged(cfg, "A");
+    cr_assert(t_judged_started("A", 10000));
+    submit_ok(cfg, "legacy", "c", "bisect.c", id);
+    expect(id, "AC", v, "A");
+    submit_ok(cfg, "legacy", "c", "noflush.c", id);
+    expect(id, "TLE", v, "A");
+}
