@@ -705,6 +705,50 @@ static void checker_yaml(const char *flags, size_t line, FILE *out, struct errs 
     fprintf(out, "}\n");
 }
 
+/* testdata.yaml of data/ and its groups (legacy, 2023-07) or test_group.yaml (later
+ * drafts): settings per test group. The runner judges every test of an
+ * ICPC problem alike (stop_on_failure: all, one validator call), so a key
+ * that would make one group judged otherwise (validator arguments, grading,
+ * scores) is refused naming file, line and key, never dropped; what only
+ * the package's input validators read changes nothing. */
+static void check_group_yaml(const char *dir, const char *rel, struct errs *e)
+{
+    static const char *harmless[] = {"input_validator_flags", "input_validator_args", "full_feedback", NULL};
+    char path[4400];
+    snprintf(path, sizeof path, "%s/%s", dir, rel);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return;
+    yaml_parser_t p;
+    yaml_document_t d;
+    yaml_parser_initialize(&p);
+    yaml_parser_set_input_file(&p, f);
+    if (!yaml_parser_load(&p, &d)) {
+        add_err(e, "%s:%zu: (yaml): %s", rel, p.problem_mark.line + 1, p.problem ? p.problem : "bad YAML");
+        yaml_parser_delete(&p);
+        fclose(f);
+        return;
+    }
+    yaml_node_t *root = yaml_document_get_root_node(&d);
+    if (root && root->type == YAML_MAPPING_NODE)
+        for (yaml_node_pair_t *pr = root->data.mapping.pairs.start; pr < root->data.mapping.pairs.top; pr++) {
+            yaml_node_t *k = yaml_document_get_node(&d, pr->key);
+            const char *ks = scalar(&d, k);
+            bool ok = false;
+            for (int i = 0; ks && harmless[i]; i++)
+                ok = ok || !strcmp(ks, harmless[i]);
+            if (!ok)
+                add_err(e, "%s:%zu: %.60s: not converted: the runner judges every test of an ICPC problem alike "
+                           "(no validator arguments, grading or scores per group)", rel, k->start_mark.line + 1,
+                        ks ? ks : "?");
+        }
+    else if (root && !(root->type == YAML_SCALAR_NODE && !root->data.scalar.length))
+        add_err(e, "%s:1: (top level): expected a mapping", rel);
+    yaml_document_delete(&d);
+    yaml_parser_delete(&p);
+    fclose(f);
+}
+
 static int cmp_names(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
@@ -743,6 +787,8 @@ static int list_tests(const char *dir, const char *rel, FILE *out, struct errs *
         size_t len = strlen(names[i]);
         if (!stat(full, &st) && S_ISDIR(st.st_mode)) {
             count += list_tests(dir, sub, out, e);
+        } else if (!strcmp(names[i], "testdata.yaml") || !strcmp(names[i], "test_group.yaml")) {
+            check_group_yaml(dir, sub, e);
         } else if (len > 12 && !strcmp(names[i] + len - 12, ".interaction")) {
             /* a sample's transcript for the statement; judged only as its .in with .ans */
             char in[4400];
@@ -1023,6 +1069,8 @@ int store_convert_icpc(const char *dir, const char *name, char **errors)
     else if (!custom)
         checker_yaml(y.flags, y.flags_line ? y.flags_line : 1, out, &e);
     fprintf(out, "stop_on_failure: all\ntests:\n");
+    check_group_yaml(dir, "data/testdata.yaml", &e);   /* the whole data/ group's */
+    check_group_yaml(dir, "data/test_group.yaml", &e);
     int n = list_tests(dir, "data/sample", out, &e);
     n += list_tests(dir, "data/secret", out, &e);
     fclose(out);

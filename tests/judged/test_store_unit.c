@@ -807,3 +807,21 @@ Test(store_unit, a_domjudge_package_is_detected_and_its_ini_read)
     snprintf(p, sizeof p, "%s/sc", dir);
     cr_assert_eq(store_convert_icpc(p, "sc", &errors), 0, "%s", errors);
 }
+
+/* settings per test group are refused, never dropped: the runner judges
+ * every test of an ICPC problem alike */
+Test(store_unit, icpc_group_settings_that_change_judging_are_refused)
+{
+    char *errors;
+    put("g/data/testdata.yaml", "output_validator_flags: float_tolerance 1e-3\n");
+    put("g/data/secret/big/testdata.yaml", "input_validator_flags: n=1000\ngrading: min\n");
+    put("g/data/secret/small/test_group.yaml", "\n");
+    put("g/data/secret/big/1.in", "1\n");
+    put("g/data/secret/big/1.ans", "1\n");
+    cr_assert_eq(convert("g", "name: G\n", &errors), 2, "%s", errors);
+    cr_assert(strstr(errors, "data/testdata.yaml:1: output_validator_flags: not converted"), "%s", errors);
+    cr_assert(strstr(errors, "data/secret/big/testdata.yaml:2: grading: not converted"), "%s", errors);
+    free(errors);
+    put("h/data/secret/testdata.yaml", "input_validator_args: [--n, 5]\n");
+    cr_assert_eq(convert("h", "name: H\n", &errors), 0, "only input validators read it: %s", errors);
+}
