@@ -135,14 +135,6 @@ static int print_refusal(struct store_opts *o, const char *dir, const char *erro
     return EX_DATAERR;
 }
 
-/* Removes every "PREFIX/" from text (temporary paths in error lines). */
-static void strip_prefix(char *text, const char *prefix)
-{
-    size_t n = strlen(prefix);
-    for (char *p; text && (p = strstr(text, prefix)) && p[n] == '/';)
-        memmove(p, p + n + 1, strlen(p + n + 1) + 1);
-}
-
 /* The package name an archive or directory suggests: its base name
  * without .tar.gz, .tgz, .tar, .zip and the like. */
 static void default_name(const char *arg, char *name, size_t len)

@@ -870,6 +870,10 @@ Test(store, a_domjudge_package_is_converted_with_its_time_limit_and_judged)
     t_write(p, "%s", "");
     snprintf(p, sizeof p, "%s/hello/data/secret/hello.ans", T_dir);
     t_write(p, "hello WORLD!\n");   /* the ICPC default validator ignores case */
+    /* problem check reads it as push does (it was: "no tests/ directory") */
+    snprintf(p, sizeof p, "%s/hello", T_dir);
+    cr_assert_eq(t_ctl(out, sizeof out, cfg, "problem", "check", p, "--slot", SLOT_PUSH, NULL), 0, "%s", out);
+    cr_assert(contains(out, "OK hello: 2 tests") && contains(out, "time 2s"), "%s", out);
     cr_assert_eq(push(cfg, "hello", "hello", out, sizeof out, v), 0, "%s", out);
     cr_assert(contains(out, "\"warnings\":[]"), "the ini gives the time limit: %s", out);
     cr_assert_eq(t_ctl(out, sizeof out, cfg, "problem", "show", "hello", "--json", NULL), 0);
@@ -899,6 +903,13 @@ Test(store, a_domjudge_package_is_converted_with_its_time_limit_and_judged)
     cr_assert_eq(push(cfg, "hello", "hello2", out, sizeof out, NULL), 0, "%s", out);
     cr_assert(contains(out, "problem.yaml:0: time_limit: warning: the package gives no time limit") &&
               contains(out, "assumed 5 s"), "%s", out);
+    /* and a check lists conversion errors as FILE:LINE: KEY like its own */
+    snprintf(p, sizeof p, "%s/hello/domjudge-problem.ini", T_dir);
+    t_write(p, "probid = hello\nspecial_run = myrun\n");
+    snprintf(p, sizeof p, "%s/hello", T_dir);
+    cr_assert_eq(t_ctl(out, sizeof out, cfg, "problem", "check", p, "--slot", SLOT_PUSH, NULL), 1, "%s", out);
+    cr_assert(contains(out, "domjudge-problem.ini:2: special_run: 'myrun' is a run script") &&
+              contains(out, "time_limit: warning") && !contains(out, "judgectl-check-"), "%s", out);
 }
 
 /* The same game as a legacy package (Kattis problemtools, DOMjudge):
