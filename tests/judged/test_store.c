@@ -874,6 +874,14 @@ Test(store, a_domjudge_package_is_converted_with_its_time_limit_and_judged)
     snprintf(p, sizeof p, "%s/hello", T_dir);
     cr_assert_eq(t_ctl(out, sizeof out, cfg, "problem", "check", p, "--slot", SLOT_PUSH, NULL), 0, "%s", out);
     cr_assert(contains(out, "OK hello: 2 tests") && contains(out, "time 2s"), "%s", out);
+    /* and judge --problem DIR judges it unchanged */
+    snprintf(p, sizeof p, "%s/hello.c", T_dir);
+    t_write(p, "#include <stdio.h>\nint main(void){puts(\"Hello world!\");return 0;}\n");
+    char dirp[800];
+    snprintf(dirp, sizeof dirp, "%s/hello", T_dir);
+    cr_assert_eq(t_ctl(out, sizeof out, cfg, "judge", "--problem", dirp, "--lang", "c", "--slot", SLOT_PUSH, p, NULL),
+                 0, "%s", out);
+    cr_assert(contains(out, "verdict: AC") && contains(out, "secret-hello"), "%s", out);
     cr_assert_eq(push(cfg, "hello", "hello", out, sizeof out, v), 0, "%s", out);
     cr_assert(contains(out, "\"warnings\":[]"), "the ini gives the time limit: %s", out);
     cr_assert_eq(t_ctl(out, sizeof out, cfg, "problem", "show", "hello", "--json", NULL), 0);
