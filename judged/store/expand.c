@@ -234,7 +234,7 @@ static int push_entry(struct expand *x, const char *rel, const char *name, int d
 }
 
 /* A directory: refused if it is one of those above it (a loop), else made
- * in the copy and what it holds pushed. Depth-first, so above[0..depth-1]
+ * in the copy and what it holds pushed; fd is closed. Depth-first, so above[0..depth-1]
  * are the directories of rel's path when rel comes off the stack. */
 static int copy_dir(struct expand *x, int fd, const struct stat *st, const char *rel, int depth)
 {
@@ -250,11 +250,13 @@ static int copy_dir(struct expand *x, int fd, const struct stat *st, const char 
     x->above[depth].ino = st->st_ino;
     if (*rel && mkdirat(x->out, rel, 0755)) {
         fail(x, rel, "%s", strerror(errno));
+        close(fd);
         return -1;
     }
     DIR *d = fdopendir(fd);
     if (!d) {
         fail(x, rel, "%s", strerror(errno));
+        close(fd);
         return -1;
     }
     int rc = 0;
