@@ -6,9 +6,10 @@
  * An upload is untrusted input handled by a process that may run as root:
  * the body (at most max_package bytes, 413 past it) is written to a private
  * temporary directory and unpacked by store_unpack (regular files and
- * directories only; absolute paths, '..', links, devices refused naming the
- * entry; unpacked bytes bounded by max_package, entries by STORE_MAX_FILES,
- * counted as they are written). An ICPC/Kattis package is converted as
+ * directories, links inside the package made copies of what they point to;
+ * absolute paths, '..', links leaving it, loops, devices refused naming the
+ * entry; unpacked bytes, copies counted, bounded by max_package, entries
+ * by STORE_MAX_FILES, counted as they are written). An ICPC/Kattis package is converted as
  * `judgectl problem push` does. Then judge-api, which links no runner,
  * cannot validate the package itself (a custom checker must compile in the
  * sandbox): it stages it (store_stage: blobs sent, nothing committed) and
@@ -90,11 +91,13 @@ static json_t *upload_json(const struct store_upload *u)
 }
 
 /* The answer for a settled upload, or 202 while it waits. */
-static enum MHD_Result upload_answer(struct req *r, const struct store_upload *u)
+static enum MHD_Result upload_answer(struct req *r, const struct store_upload *u, const char *notes)
 {
     char loc[80];
     snprintf(loc, sizeof loc, "/v1/uploads/%s", u->id);
     json_t *j = upload_json(u);
+    if (notes && *notes)   /* the conversion's warnings (a time limit assumed): said, not stored */
+        json_object_set_new(j, "warnings", lines_json(notes));
     if (!strcmp(u->state, "stored"))
         return api_json_h(r, !strcmp(u->result, "new") ? 201 : 200, j, "Location", loc, NULL);
     if (!strcmp(u->state, "refused")) {
@@ -114,7 +117,7 @@ static enum MHD_Result upload_answer(struct req *r, const struct store_upload *u
 
 /* The body into WORK/upload, unpacked into WORK/pkg (converted if ICPC).
  * 0, or a response was queued into *ret. */
-static int unpack_body(struct req *r, const char *name, const char *work, char *pkg, size_t pkglen,
+static int unpack_body(struct req *r, const char *name, const char *work, char *pkg, size_t pkglen, char **notes,
                        enum MHD_Result *ret)
 {
     char file[4200], err[2048];
@@ -140,10 +143,10 @@ static int unpack_body(struct req *r, const char *name, const char *work, char *
         if (n) {
             strip_prefix(errors, pkg);
             *ret = refusal(r, 422, name, lines_json(errors));
-        }
-        free(errors);
-        if (n)
+            free(errors);
             return -1;
+        }
+        *notes = errors;
     }
     return 0;
 }
@@ -163,7 +166,7 @@ static bool archive_type(const char *ct)
 
 /* Stages pkg (after the unchanged shortcut) and waits for its validation. */
 static enum MHD_Result stage_and_wait(struct req *r, struct queue_conn *k, const char *name, const char *pkg,
-                                      const char *work)
+                                      const char *work, const char *notes)
 {
     char err[2048];
     struct store_manifest m;
@@ -193,7 +196,7 @@ static enum MHD_Result stage_and_wait(struct req *r, struct queue_conn *k, const
         rc = store_upload_get(k, id, &u, &there, err, sizeof err);
     if (rc)
         return store_failure(r, rc, err);
-    enum MHD_Result ret = there ? upload_answer(r, &u) : api_error(r, 500, NULL, "upload %s vanished", id);
+    enum MHD_Result ret = there ? upload_answer(r, &u, notes) : api_error(r, 500, NULL, "upload %s vanished", id);
     store_upload_free(&u);
     return ret;
 }
@@ -213,11 +216,13 @@ enum MHD_Result api_problem_put(struct req *r, const char *name)
     if (!mkdtemp(work))
         return api_error(r, 500, NULL, "cannot make a temporary directory: %s", strerror(errno));
     enum MHD_Result ret;
-    if (unpack_body(r, name, work, pkg, sizeof pkg, &ret) == 0) {
+    char *notes = NULL;
+    if (unpack_body(r, name, work, pkg, sizeof pkg, &notes, &ret) == 0) {
         struct queue_conn *k = api_conn_get(r->api);
-        ret = stage_and_wait(r, k, name, pkg, work);
+        ret = stage_and_wait(r, k, name, pkg, work, notes);
         api_conn_put(r->api, k);
     }
+    free(notes);
     store_remove_tree(work);
     return ret;
 }

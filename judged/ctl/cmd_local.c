@@ -157,6 +157,41 @@ static int problem_by_name(struct common *c, const struct local_opts *o, const c
                     reachable ? "not in the problem store" : "the problem store's Redis does not answer", dir);
 }
 
+/* An ICPC or DOMjudge package is checked and judged as push stores it: copied into
+ * work (made here; pkg is the copy, "" when dir is checked in place) and
+ * converted. The number of conversion errors, listed in *notes with its
+ * warnings (paths as in the package). */
+static int icpc_copy(const char *dir, char *work, char *pkg, size_t len, char **notes)
+{
+    pkg[0] = 0;
+    if (!store_is_icpc(dir))
+        return 0;
+    if (!mkdtemp(work)) {
+        if (asprintf(notes, "%s:0: (package): %s\n", work, strerror(errno)) < 0)
+            *notes = NULL;
+        return 1;
+    }
+    snprintf(pkg, len, "%s/pkg", work);
+    char err[2048], name[256];
+    if (store_copy_tree(dir, pkg, 0, err, sizeof err)) {
+        if (asprintf(notes, "%s\n", err) < 0)
+            *notes = NULL;
+        return 1;
+    }
+    size_t l = strlen(dir);
+    while (l > 1 && dir[l - 1] == '/')
+        l--;
+    const char *base = dir + l;
+    while (base > dir && base[-1] != '/')
+        base--;
+    snprintf(name, sizeof name, "%.*s", (int)(dir + l - base), base);
+    if (!queue_valid_name(name))
+        snprintf(name, sizeof name, "problem");
+    int n = store_convert_icpc(pkg, name, notes);
+    strip_prefix(*notes, pkg);
+    return n;
+}
+
 static int run_judge(struct common *c, struct runner *r, const char *problem, const char *lang,
                      const char *source, size_t len)
 {
@@ -210,12 +245,16 @@ int cmd_judge(int argc, char **argv)
     if (!source)
         return ctl_fail(&c, errno == ENOENT ? "not_found" : "bad_input", "%s: %s", argv[optind], strerror(errno));
     struct runner *r = open_runner(&c, &o, false);
-    char dir[4400], tmp[4300] = "";
+    char dir[4400], tmp[4300] = "", work[] = "/tmp/judgectl-judge-XXXXXX", pkg[64] = "", *notes = NULL;
     struct stat st;
     int rc = r ? 0 : c.status;
     if (rc == 0) {
-        if (stat(problem, &st) == 0 && S_ISDIR(st.st_mode))
-            snprintf(dir, sizeof dir, "%s", problem);
+        int n = 0;
+        if (stat(problem, &st) == 0 && S_ISDIR(st.st_mode) && (n = icpc_copy(problem, work, pkg, sizeof pkg, &notes)))
+            rc = ctl_fail(&c, "bad_input", "%s: %d error%s converting the package:\n%s", problem, n, n == 1 ? "" : "s",
+                          notes ? notes : "");
+        else if (stat(problem, &st) == 0 && S_ISDIR(st.st_mode))
+            snprintf(dir, sizeof dir, "%s", pkg[0] ? pkg : problem);
         else if (!queue_valid_name(problem))
             rc = ctl_fail(&c, "not_found", "no problem directory '%s'", problem);
         else
@@ -225,6 +264,9 @@ int cmd_judge(int argc, char **argv)
         rc = run_judge(&c, r, dir, lang, source, len);
     if (tmp[0])
         store_remove_tree(tmp);
+    if (pkg[0])
+        store_remove_tree(work);
+    free(notes);
     runner_close(r);
     teardown(&c);
     free(source);
@@ -446,14 +488,32 @@ int cmd_problem(int argc, char **argv)
     struct stat st;
     if (stat(dir, &st) || !S_ISDIR(st.st_mode))
         return ctl_fail(&c, "not_found", "no problem directory '%s'", dir);
-    struct runner *r = open_runner(&c, &o, true);
-    if (!r)
-        fprintf(stderr, "judgectl problem: no sandbox or languages: a custom checker is not "
-                        "compiled\n");
+    char work[] = "/tmp/judgectl-check-XXXXXX", pkg[64], *notes = NULL;
+    int converted = icpc_copy(dir, work, pkg, sizeof pkg, &notes);
     char *errors = NULL, *summary = NULL;
-    int count = r ? runner_problem_check(r, dir, &errors, &summary)
-                  : runner_problem_check_limits(&o.limits, dir, &errors, &summary);
-    runner_close(r);
+    int count = converted;
+    if (converted == 0) {
+        struct runner *r = open_runner(&c, &o, true);
+        if (!r)
+            fprintf(stderr, "judgectl problem: no sandbox or languages: a custom checker is not "
+                            "compiled\n");
+        const char *checked = pkg[0] ? pkg : dir;
+        count = r ? runner_problem_check(r, checked, &errors, &summary)
+                  : runner_problem_check_limits(&o.limits, checked, &errors, &summary);
+        runner_close(r);
+        strip_prefix(errors, pkg);
+        strip_prefix(summary, pkg);
+    }
+    if (notes) {   /* the conversion's errors or warnings come first */
+        char *all = NULL;
+        if (asprintf(&all, "%s%s", notes, errors ? errors : "") >= 0) {
+            free(errors);
+            errors = all;
+        }
+        free(notes);
+    }
+    if (pkg[0])
+        store_remove_tree(work);
     if (c.json) {
         json_t *errs, *warnings;
         check_lines_json(errors, &errs, &warnings);

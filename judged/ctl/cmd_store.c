@@ -135,14 +135,6 @@ static int print_refusal(struct store_opts *o, const char *dir, const char *erro
     return EX_DATAERR;
 }
 
-/* Removes every "PREFIX/" from text (temporary paths in error lines). */
-static void strip_prefix(char *text, const char *prefix)
-{
-    size_t n = strlen(prefix);
-    for (char *p; text && (p = strstr(text, prefix)) && p[n] == '/';)
-        memmove(p, p + n + 1, strlen(p + n + 1) + 1);
-}
-
 /* The package name an archive or directory suggests: its base name
  * without .tar.gz, .tgz, .tar, .zip and the like. */
 static void default_name(const char *arg, char *name, size_t len)
@@ -163,10 +155,12 @@ static void default_name(const char *arg, char *name, size_t len)
     }
 }
 
-static int push_dir(struct store_opts *o, const char *dir, const char *name, const char *shown);
+static int push_dir(struct store_opts *o, const char *dir, const char *name, const char *shown, const char *notes);
 
 /* push ARG: a directory or an archive, in this project's format or the
- * ICPC/Kattis one (converted in a temporary copy; ARG is never changed). */
+ * ICPC/Kattis one (converted in a temporary copy; ARG is never changed). A
+ * directory with links inside is pushed from a copy too, each link that
+ * stays inside made what it points to (store_copy_tree). */
 static int push(struct store_opts *o, const char *arg)
 {
     char name[256], err[2048], work[] = "/tmp/judgectl-push-XXXXXX", pkg[64];
@@ -183,7 +177,7 @@ static int push(struct store_opts *o, const char *arg)
     const char *dir = arg;
     bool temp = false;
     int rc = 0;
-    if (S_ISREG(st.st_mode) || store_is_icpc(arg)) {
+    if (S_ISREG(st.st_mode) || store_is_icpc(arg) || store_has_links(arg)) {
         if (!mkdtemp(work))
             return ctl_fail(&o->c, "internal", "%s: %s", work, strerror(errno));
         temp = true;
@@ -194,21 +188,21 @@ static int push(struct store_opts *o, const char *arg)
         if (rc)
             rc = print_refusal(o, arg, err, 1);
     }
+    char *notes = NULL;   /* the conversion's warnings (a time limit assumed) */
     if (rc == 0 && temp && store_is_icpc(pkg)) {
-        char *errors = NULL;
-        int n = store_convert_icpc(pkg, name, &errors);
+        int n = store_convert_icpc(pkg, name, &notes);
         if (n)
-            rc = print_refusal(o, arg, errors, n);
-        free(errors);
+            rc = print_refusal(o, arg, notes, n);
     }
     if (rc == 0)
-        rc = push_dir(o, dir, name, arg);
+        rc = push_dir(o, dir, name, arg, notes);
+    free(notes);
     if (temp)
         store_remove_tree(work);
     return rc;
 }
 
-static int push_dir(struct store_opts *o, const char *dir, const char *name, const char *shown)
+static int push_dir(struct store_opts *o, const char *dir, const char *name, const char *shown, const char *notes)
 {
     char err[2048];
     struct store_manifest m;
@@ -225,7 +219,14 @@ static int push_dir(struct store_opts *o, const char *dir, const char *name, con
         store_manifest_free(&m);
         return rc;
     }
-    /* what is left are warnings: shown, never refused */
+    /* what is left are warnings: shown, never refused; the conversion's first */
+    if (notes && *notes) {
+        char *all = NULL;
+        if (asprintf(&all, "%s%s", notes, errors ? errors : "") >= 0) {
+            free(errors);
+            errors = all;
+        }
+    }
     json_t *no_errors, *warnings;
     check_lines_json(errors, &no_errors, &warnings);
     json_decref(no_errors);

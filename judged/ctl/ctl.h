@@ -77,6 +77,8 @@ json_t *load_hosts(struct common *c);
 /* runner_problem_check's lines as two JSON arrays: errors, and warnings
  * ("FILE:LINE: KEY: warning: message", which do not fail a check) */
 void check_lines_json(const char *lines, json_t **errors, json_t **warnings);
+/* Removes every "PREFIX/" from text (temporary paths in error lines). */
+void strip_prefix(char *text, const char *prefix);
 /* The text of `judgectl --help`'s exit status table (also printed by
  * commands that fail in several ways). */
 extern const char ctl_exit_table[];

@@ -274,3 +274,11 @@ void check_lines_json(const char *lines, json_t **errors, json_t **warnings)
         p += len + (nl ? 1 : 0);
     }
 }
+
+/* Removes every "PREFIX/" from text (temporary paths in error lines). */
+void strip_prefix(char *text, const char *prefix)
+{
+    size_t n = strlen(prefix);
+    for (char *p; text && (p = strstr(text, prefix)) && p[n] == '/';)
+        memmove(p, p + n + 1, strlen(p + n + 1) + 1);
+}

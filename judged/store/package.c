@@ -4,10 +4,14 @@
  * runner's (runner/README.md). All of it runs as root on untrusted input, so
  * nothing here follows a link or writes outside the target directory:
  *
- *  - archives (tar, tar.gz/bz2/xz, zip, by content): only regular files and
- *    directories; absolute paths, '..' parts, links (hard or symbolic),
- *    devices, FIFOs and paths deeper than STORE_MAX_DEPTH are refused with
- *    the entry's name; sizes are counted as they are written, so a lying
+ *  - archives (tar, tar.gz/bz2/xz, zip, by content): regular files and
+ *    directories; absolute paths, '..' parts, devices, FIFOs and paths
+ *    deeper than STORE_MAX_DEPTH are refused with the entry's name. A hard
+ *    link becomes a copy of the earlier entry it names; symbolic links are
+ *    unpacked as links and, when there are any, the tree is copied once
+ *    more by store_expand_tree (expand.c) with each link that stays inside
+ *    replaced by what it points to (one leaving the package or looping is
+ *    refused); sizes are counted as they are written, so a lying
  *    header cannot pass max_bytes, and so is what the decompressor produces
  *    (headers and skipped data too); an archive compressed twice is
  *    refused before its first entry (a 659-byte gzip-in-gzip held 8 GiB).
@@ -15,13 +19,18 @@
  *    code made, in one pass, in a staging directory renamed at the end.
  *  - an archive whose entries all sit under one top-level directory
  *    ("aplusb/problem.yaml") is unpacked without it.
- *  - directories are walked by tree.c, never recursively.
+ *  - directories are copied by expand.c (links inside become copies),
+ *    walked by tree.c, never recursively.
  *  - ICPC: problem.yaml (name, validation, validator_flags, limits) + .timelimit
  *    + data/sample and data/secret (any depth; *.in with *.ans) +
  *    output_validators/ become a problem.yaml in the runner's format that
  *    lists the tests where they are; the original stays as problem.icpc.yaml.
  *    A custom output validator keeps its Kattis protocol (the runner's
- *    `protocol: kattis`), validator_flags becoming its arguments.
+ *    `protocol: kattis`), validator_flags becoming its arguments. 2023-07
+ *    packages (problem_format_version) have output_validator/ and `type:`;
+ *    a type the runner cannot judge as meant (scoring, multi-pass,
+ *    submit-answer, validation 'score') is refused naming the key: never
+ *    stored as a pass/fail batch problem.
  */
 #include <archive.h>
 #include <archive_entry.h>
@@ -29,11 +38,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <linux/openat2.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #include <yaml.h>
 
@@ -127,84 +138,208 @@ static int one_compression(struct archive *a, const char *archive, char *err, si
     return -1;
 }
 
-/* One entry of the archive into dir; 0, or -1 with err. */
-static int unpack_entry(struct archive *a, struct archive_entry *e, const char *archive, const char *dir,
-                        uint64_t max_bytes, uint64_t *total, size_t entries, char *buf, char *err, size_t errlen)
+/* One archive being unpacked into the staging directory dir. */
+struct unpack {
+    struct archive *a;
+    const char *archive, *dir;
+    uint64_t max_bytes, total;
+    size_t entries;
+    bool links;              /* symbolic links were unpacked: expand them at the end */
+    char *buf, *err;
+    size_t errlen;
+};
+
+/* "./a/b/" -> "a/b": an entry's name, or a hard link's target, as a path
+ * under the staging directory ("" for the archive's root). */
+/* name without "./" in front or "/" behind; -1 when it does not fit: a
+ * longer name would be cut to another one, so it is refused, as the kernel
+ * (PATH_MAX) would refuse it. */
+static int clean_name(const char *name, char *out, size_t len)
+{
+    while (name[0] == '.' && name[1] == '/')
+        name += 2;
+    if (!strcmp(name, "."))
+        name += 1;   /* "./" or ".": the archive's root (tar -C DIR .) */
+    if (snprintf(out, len, "%s", name) >= (int)len)
+        return -1;
+    size_t n = strlen(out);
+    while (n && out[n - 1] == '/')
+        out[--n] = 0;
+    return 0;
+}
+
+/* rel beneath dirfd, through no link at all. */
+static int beneath_no_links(int dirfd, const char *rel, int flags)
+{
+    struct open_how how = {.flags = (unsigned long long)(flags | O_CLOEXEC),
+                           .resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS};
+    return (int)syscall(SYS_openat2, dirfd, rel, &how, sizeof how);
+}
+
+static bool over_budget(struct unpack *u, uint64_t more)
+{
+    return ((u->total += more) > u->max_bytes && u->max_bytes) || decompressed_too_much(u->a, u->max_bytes, u->entries);
+}
+
+static int too_large(struct unpack *u)
+{
+    snprintf(u->err, u->errlen, "%s: the unpacked package is larger than max_package (%" PRIu64 " bytes)",
+             u->archive, u->max_bytes);
+    return -1;
+}
+
+/* A symbolic link is unpacked as one (make_parents never goes through it,
+ * every file is opened O_NOFOLLOW) and expanded once the archive is read:
+ * its target may come later. One that cannot stay inside is refused now. */
+static int unpack_symlink(struct unpack *u, const char *name, const char *clean, const char *path,
+                          const char *target)
+{
+    if (!target || !*target || target[0] == '/') {
+        snprintf(u->err, u->errlen, "%s: entry '%s': a symbolic link to '%.200s', which leaves the package "
+                 "(a link must stay inside it)", u->archive, name, target ? target : "");
+        return -1;
+    }
+    if (make_parents(u->dir, clean) || symlink(target, path)) {
+        snprintf(u->err, u->errlen, "%s: entry '%s': %s", u->archive, name,
+                 errno == EEXIST ? "appears twice" : strerror(errno));
+        return -1;
+    }
+    u->links = true;
+    return 0;
+}
+
+/* Copies in to a new file at path, counting its bytes against max_package. */
+static int copy_counted(struct unpack *u, int in, const char *name, const char *path)
+{
+    int out = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (out < 0) {
+        snprintf(u->err, u->errlen, "%s: entry '%s': %s", u->archive, name,
+                 errno == EEXIST ? "appears twice" : strerror(errno));
+        return -1;
+    }
+    int rc = 0;
+    ssize_t n;
+    while (rc == 0 && (n = read(in, u->buf, 65536)) != 0) {
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n > 0 && over_budget(u, (uint64_t)n))
+            rc = too_large(u);
+        else if (n < 0 || write_all(out, u->buf, (size_t)n)) {
+            snprintf(u->err, u->errlen, "%s: entry '%s': %s", u->archive, name, strerror(errno));
+            rc = -1;
+        }
+    }
+    close(out);
+    return rc;
+}
+
+/* A hard link names an earlier entry: it becomes a copy of that file (or
+ * a symbolic link like that one), found beneath the staging directory
+ * through no link, so it cannot reach anything the archive did not hold. */
+static int unpack_hardlink(struct unpack *u, const char *name, const char *clean, const char *path,
+                           const char *target_name)
+{
+    char target[4096];
+    if (clean_name(target_name, target, sizeof target) || !safe_rel(target) || target_name[0] == '/') {
+        snprintf(u->err, u->errlen, "%s: entry '%s': a hard link to '%.200s', which leaves the package", u->archive,
+                 name, target_name);
+        return -1;
+    }
+    int stage = open(u->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int fd = stage < 0 ? -1 : beneath_no_links(stage, target, O_PATH | O_NOFOLLOW);
+    struct stat st;
+    int rc = fd < 0 || fstat(fd, &st) ? -1 : 0;
+    if (rc)
+        snprintf(u->err, u->errlen, "%s: entry '%s': a hard link to '%.200s', which is not an earlier file of the "
+                 "archive (%s)", u->archive, name, target_name, strerror(errno));
+    char text[4096];
+    ssize_t n;
+    if (rc == 0 && S_ISLNK(st.st_mode) && (n = readlinkat(fd, "", text, sizeof text - 1)) > 0) {
+        text[n] = 0;
+        rc = unpack_symlink(u, name, clean, path, text);
+    } else if (rc == 0 && S_ISREG(st.st_mode)) {
+        int in = beneath_no_links(stage, target, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+        rc = in < 0 || make_parents(u->dir, clean) ? -1 : copy_counted(u, in, name, path);
+        if (rc && in < 0)
+            snprintf(u->err, u->errlen, "%s: entry '%s': %s", u->archive, name, strerror(errno));
+        if (in >= 0)
+            close(in);
+    } else if (rc == 0) {
+        snprintf(u->err, u->errlen, "%s: entry '%s': a hard link to '%.200s', which is not a regular file",
+                 u->archive, name, target_name);
+        rc = -1;
+    }
+    if (fd >= 0)
+        close(fd);
+    if (stage >= 0)
+        close(stage);
+    return rc;
+}
+
+/* One entry of the archive into u->dir; 0, or -1 with err. */
+static int unpack_entry(struct unpack *u, struct archive_entry *e)
 {
     const char *name = archive_entry_pathname(e);
     if (!name) {
-        snprintf(err, errlen, "%s: an entry without a name", archive);
+        snprintf(u->err, u->errlen, "%s: an entry without a name", u->archive);
         return -1;
     }
-    const char *rel = name;
-    while (rel[0] == '.' && rel[1] == '/')
-        rel += 2;
-    if (!strcmp(rel, "."))
-        rel += 1;   /* "./" or ".": the archive's root (tar -C DIR .) */
     char clean[4096];
-    /* a longer name would be cut to another one: refused, as the kernel
-     * (PATH_MAX) would */
-    if (snprintf(clean, sizeof clean, "%s", rel) >= (int)sizeof clean) {
-        snprintf(err, errlen, "%s: entry '%.200s...': a name longer than %zu bytes", archive, name,
+    if (clean_name(name, clean, sizeof clean)) {
+        snprintf(u->err, u->errlen, "%s: entry '%.200s...': a name longer than %zu bytes", u->archive, name,
                  sizeof clean - 1);
         return -1;
     }
-    size_t cl = strlen(clean);
-    while (cl && clean[cl - 1] == '/')
-        clean[--cl] = 0;
     int type = archive_entry_filetype(e);
     if (!*clean && type == AE_IFDIR)
         return 0;   /* "./" */
     if (!safe_rel(clean) || name[0] == '/') {
-        snprintf(err, errlen, "%s: entry '%s': absolute paths and '..' are refused", archive, name);
+        snprintf(u->err, u->errlen, "%s: entry '%s': absolute paths and '..' are refused", u->archive, name);
         return -1;
     }
     if (path_depth(clean) > STORE_MAX_DEPTH + 1) {   /* + the top-level directory, dropped below */
-        snprintf(err, errlen, "%s: entry '%.200s...': more than %d directory levels deep", archive, name,
+        snprintf(u->err, u->errlen, "%s: entry '%.200s...': more than %d directory levels deep", u->archive, name,
                  STORE_MAX_DEPTH);
         return -1;
     }
-    if (archive_entry_hardlink(e) || type == AE_IFLNK) {
-        snprintf(err, errlen, "%s: entry '%s': a link; a package holds only regular files and directories",
-                 archive, name);
-        return -1;
-    }
     char path[4400];
-    if (snprintf(path, sizeof path, "%s/%s", dir, clean) >= (int)sizeof path) {
-        snprintf(err, errlen, "%s: entry '%.200s...': too long a path under %s", archive, name, dir);
+    if (snprintf(path, sizeof path, "%s/%s", u->dir, clean) >= (int)sizeof path) {
+        snprintf(u->err, u->errlen, "%s: entry '%.200s...': too long a path under %s", u->archive, name, u->dir);
         return -1;
     }
+    if (archive_entry_hardlink(e))
+        return unpack_hardlink(u, name, clean, path, archive_entry_hardlink(e));
+    if (type == AE_IFLNK)
+        return unpack_symlink(u, name, clean, path, archive_entry_symlink(e));
     struct stat st;
     if (type == AE_IFDIR) {
-        if (make_parents(dir, clean) ||
+        if (make_parents(u->dir, clean) ||
             (mkdir(path, 0755) && (errno != EEXIST || lstat(path, &st) || !S_ISDIR(st.st_mode)))) {
-            snprintf(err, errlen, "%s: entry '%s': %s", archive, name, strerror(errno));
+            snprintf(u->err, u->errlen, "%s: entry '%s': %s", u->archive, name, strerror(errno));
             return -1;
         }
         return 0;
     }
     if (type != AE_IFREG) {
-        snprintf(err, errlen, "%s: entry '%s': not a regular file (a device, FIFO or socket)", archive, name);
+        snprintf(u->err, u->errlen, "%s: entry '%s': not a regular file (a device, FIFO or socket)", u->archive, name);
         return -1;
     }
-    int fd = make_parents(dir, clean) ? -1 : open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    int fd = make_parents(u->dir, clean) ? -1 : open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (fd < 0) {
-        snprintf(err, errlen, "%s: entry '%s': %s", archive, name, errno == EEXIST ? "appears twice" : strerror(errno));
+        snprintf(u->err, u->errlen, "%s: entry '%s': %s", u->archive, name,
+                 errno == EEXIST ? "appears twice" : strerror(errno));
         return -1;
     }
     int rc = 0;
     la_ssize_t got;
-    while (rc == 0 && (got = archive_read_data(a, buf, 65536)) != 0) {
+    while (rc == 0 && (got = archive_read_data(u->a, u->buf, 65536)) != 0) {
         if (got < 0) {
-            snprintf(err, errlen, "%s: entry '%s': %s", archive, name, archive_error_string(a));
+            snprintf(u->err, u->errlen, "%s: entry '%s': %s", u->archive, name, archive_error_string(u->a));
             rc = -1;
-        } else if (((*total += (uint64_t)got) > max_bytes && max_bytes) ||
-                   decompressed_too_much(a, max_bytes, entries)) {
-            snprintf(err, errlen, "%s: the unpacked package is larger than max_package (%" PRIu64 " bytes)",
-                     archive, max_bytes);
-            rc = -1;
-        } else if (write_all(fd, buf, (size_t)got)) {
-            snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        } else if (over_budget(u, (uint64_t)got)) {
+            rc = too_large(u);
+        } else if (write_all(fd, u->buf, (size_t)got)) {
+            snprintf(u->err, u->errlen, "%s: %s", path, strerror(errno));
             rc = -1;
         }
     }
@@ -261,33 +396,32 @@ int store_unpack(const char *archive, const char *dst, uint64_t max_bytes, char 
     } else {
         rc = one_compression(a, archive, err, errlen);
     }
-    uint64_t total = 0;
-    size_t entries = 0;
+    struct unpack u = {.a = a, .archive = archive, .dir = stage, .max_bytes = max_bytes, .buf = malloc(65536),
+                       .err = err, .errlen = errlen};
     struct archive_entry *e;
-    char *buf = malloc(65536);
     while (rc == 0 && (r = archive_read_next_header(a, &e)) == ARCHIVE_OK) {
-        if (++entries > STORE_MAX_FILES) {   /* directories too: each costs an inode */
+        if (++u.entries > STORE_MAX_FILES) {   /* directories too: each costs an inode */
             snprintf(err, errlen, "%s: more than %d entries", archive, STORE_MAX_FILES);
             rc = -1;
-        } else if (decompressed_too_much(a, max_bytes, entries)) {
-            snprintf(err, errlen, "%s: the unpacked package is larger than max_package (%" PRIu64 " bytes)",
-                     archive, max_bytes);
-            rc = -1;
+        } else if (decompressed_too_much(a, max_bytes, u.entries)) {
+            rc = too_large(&u);
         } else {
-            rc = unpack_entry(a, e, archive, stage, max_bytes, &total, entries, buf, err, errlen);
+            rc = unpack_entry(&u, e);
         }
     }
     if (rc == 0 && r != ARCHIVE_EOF) {
         snprintf(err, errlen, "%s: %s", archive, archive_error_string(a));
         rc = -1;
     }
-    free(buf);
+    free(u.buf);
     archive_read_free(a);
     char top[512], from[4800];
     snprintf(from, sizeof from, "%s", stage);
     if (rc == 0 && lone_directory(stage, top, sizeof top))
         snprintf(from, sizeof from, "%s/%s", stage, top);
-    if (rc == 0 && rename(from, dst)) {
+    if (rc == 0 && u.links)   /* a second pass, only for archives with links: they become copies */
+        rc = store_expand_tree(from, dst, archive, true, max_bytes, err, errlen);
+    else if (rc == 0 && rename(from, dst)) {
         snprintf(err, errlen, "%s: %s", dst, strerror(errno));
         rc = -1;
     }
@@ -295,95 +429,24 @@ int store_unpack(const char *archive, const char *dst, uint64_t max_bytes, char 
     return rc;
 }
 
-/* ----------------------------------------------------------------- copy */
-
-static int copy_file(const char *from, const char *to, uint64_t *total, uint64_t max, char *err, size_t errlen)
-{
-    int in = open(from, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-    int out = in < 0 ? -1 : open(to, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-    int rc = in < 0 || out < 0 ? -1 : 0;
-    if (rc)
-        snprintf(err, errlen, "%s: %s", in < 0 ? from : to, strerror(errno));
-    char *buf = rc ? NULL : malloc(65536);
-    ssize_t n;
-    while (rc == 0 && (n = read(in, buf, 65536)) != 0) {
-        if (n < 0 || ((*total += (uint64_t)n) > max && max) || write_all(out, buf, (size_t)n)) {
-            snprintf(err, errlen, n < 0 || !(max && *total > max) ? "%s: %s" : "%s: the package is larger than max_package",
-                     from, strerror(errno));
-            rc = -1;
-        }
-    }
-    free(buf);
-    if (in >= 0)
-        close(in);
-    if (out >= 0)
-        close(out);
-    return rc;
-}
-
-struct copy {
-    const char *to;
-    uint64_t total, max;
-    char *err;
-    size_t errlen;
-};
-
-static int copy_entry(const struct store_tree_entry *e, void *ctx)
-{
-    struct copy *c = ctx;
-    char dst[4400];
-    snprintf(dst, sizeof dst, "%s%s%s", c->to, *e->rel ? "/" : "", e->rel);
-    switch (e->kind) {
-    case STORE_TREE_DIR:
-        if (mkdir(dst, 0755)) {
-            snprintf(c->err, c->errlen, "%s: %s", dst, strerror(errno));
-            return -1;
-        }
-        return 0;
-    case STORE_TREE_DIR_DONE:
-        return 0;
-    case STORE_TREE_FILE:
-        if (*e->rel)
-            return copy_file(e->path, dst, &c->total, c->max, c->err, c->errlen);
-        snprintf(c->err, c->errlen, "%s: not a directory", e->path);
-        return -1;
-    case STORE_TREE_DEEP:
-        snprintf(c->err, c->errlen, "%.200s...: more than %d directory levels deep", e->path, STORE_MAX_DEPTH);
-        return -1;
-    case STORE_TREE_ERROR:
-        snprintf(c->err, c->errlen, "%s: %s", e->path, strerror(e->err));
-        return -1;
-    default:
-        snprintf(c->err, c->errlen, "%s: %s: a package holds only regular files and directories", e->path,
-                 e->kind == STORE_TREE_LINK ? "a symbolic link" : "not a regular file");
-        return -1;
-    }
-}
-
-/* One walk without recursion (tree.h), no link followed but `from` itself. */
-int store_copy_tree(const char *from, const char *to, uint64_t max_bytes, char *err, size_t errlen)
-{
-    struct copy c = {to, 0, max_bytes, err, errlen};
-    err[0] = 0;
-    int rc = store_tree_walk(from, STORE_MAX_DEPTH, copy_entry, &c);
-    if (rc && !err[0])
-        snprintf(err, errlen, "%s: %s", from, strerror(errno));
-    if (rc)
-        store_remove_tree(to);
-    return rc ? -1 : 0;
-}
-
 /* ----------------------------------------------------------------- ICPC */
 
+/* ICPC by its layout: data/secret/ or data/sample/ (DOMjudge's examples
+ * may have samples only) or DOMjudge's domjudge-problem.ini, and no tests/
+ * (a runner package keeps its tests there). */
 bool store_is_icpc(const char *dir)
 {
     char p[4400];
     struct stat st;
-    snprintf(p, sizeof p, "%s/data/secret", dir);
-    if (stat(p, &st) || !S_ISDIR(st.st_mode))
-        return false;
     snprintf(p, sizeof p, "%s/tests", dir);
-    return stat(p, &st) != 0;   /* a runner package keeps its tests in tests/ */
+    if (lstat(p, &st) == 0)
+        return false;
+    snprintf(p, sizeof p, "%s/data/secret", dir);
+    bool data = stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+    snprintf(p, sizeof p, "%s/data/sample", dir);
+    data = data || (stat(p, &st) == 0 && S_ISDIR(st.st_mode));
+    snprintf(p, sizeof p, "%s/domjudge-problem.ini", dir);
+    return data || (lstat(p, &st) == 0 && S_ISREG(st.st_mode));
 }
 
 struct errs {
@@ -392,6 +455,7 @@ struct errs {
     int n;
 };
 
+static void add_line(struct errs *e, const char *line);
 static void add_err(struct errs *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void add_err(struct errs *e, const char *fmt, ...)
 {
@@ -400,6 +464,25 @@ static void add_err(struct errs *e, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
+    add_line(e, line);
+}
+
+/* A warning goes with the errors (FILE:LINE: KEY: warning: ...) but does
+ * not count as one: the package is converted, and push shows it. */
+static void add_warn(struct errs *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void add_warn(struct errs *e, const char *fmt, ...)
+{
+    char line[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    add_line(e, line);
+    e->n--;
+}
+
+static void add_line(struct errs *e, const char *line)
+{
     size_t n = strlen(line);
     e->buf = realloc(e->buf, e->len + n + 2);
     memcpy(e->buf + e->len, line, n);
@@ -415,7 +498,86 @@ struct icpc {
     char flags[1024];
     size_t flags_line, validation_line;
     double time_multiplier, time_limit, memory_mb, output_mb;
+    char version[64];        /* problem_format_version: "" (legacy) or "2023-07-draft", ... */
+    bool interactive_type;   /* type: interactive (2023-07) */
+    size_t type_line;
 };
+
+/* One word of `type:` (legacy: pass-fail | scoring; 2023-07 also
+ * interactive, multi-pass, submit-answer, combined). Only what the
+ * runner's model judges the same way is converted; the rest is refused
+ * naming the key, never stored as a different (pass/fail batch) problem. */
+static void type_word(struct icpc *y, const char *w, size_t line, struct errs *e)
+{
+    if (!strcmp(w, "pass-fail"))
+        return;
+    if (!strcmp(w, "interactive")) {
+        y->interactive_type = true;
+        return;
+    }
+    if (!strcmp(w, "scoring"))
+        add_err(e, "problem.yaml:%zu: type: 'scoring' is not converted: scores by test group (testdata.yaml "
+                   "grading) are not read, and the problem would be judged pass/fail", line);
+    else if (!strcmp(w, "multi-pass"))
+        add_err(e, "problem.yaml:%zu: type: 'multi-pass' is not converted: the runner runs a submission once per "
+                   "test (no nextpass.in)", line);
+    else if (!strcmp(w, "submit-answer"))
+        add_err(e, "problem.yaml:%zu: type: 'submit-answer' is not converted: a submission here is a program", line);
+    else
+        add_err(e, "problem.yaml:%zu: type: unknown type '%.100s' (pass-fail, scoring, interactive, multi-pass, "
+                   "submit-answer)", line, w);
+}
+
+/* type: a string of words or a sequence of them. */
+static void read_type(yaml_document_t *d, yaml_node_t *v, struct icpc *y, struct errs *e)
+{
+    y->type_line = v->start_mark.line + 1;
+    if (v->type == YAML_SEQUENCE_NODE) {
+        for (yaml_node_item_t *i = v->data.sequence.items.start; i < v->data.sequence.items.top; i++) {
+            yaml_node_t *n = yaml_document_get_node(d, *i);
+            if (n && n->type == YAML_SCALAR_NODE)
+                type_word(y, (const char *)n->data.scalar.value, n->start_mark.line + 1, e);
+            else
+                add_err(e, "problem.yaml:%zu: type: expected a list of words", y->type_line);
+        }
+        return;
+    }
+    if (v->type != YAML_SCALAR_NODE) {
+        add_err(e, "problem.yaml:%zu: type: expected a word or a list of words", y->type_line);
+        return;
+    }
+    char copy[256], *save = NULL;
+    snprintf(copy, sizeof copy, "%s", (const char *)v->data.scalar.value);
+    for (char *t = strtok_r(copy, " \t", &save); t; t = strtok_r(NULL, " \t", &save))
+        type_word(y, t, y->type_line, e);
+}
+
+/* validation: default | custom [interactive] [score] (legacy); 'score' is
+ * a scoring problem's validator and refused as type: scoring is. */
+static void read_validation(const char *s, size_t line, struct icpc *y, struct errs *e)
+{
+    char copy[128], *save = NULL;
+    snprintf(copy, sizeof copy, "%s", s ? s : "");
+    char *first = strtok_r(copy, " \t", &save);
+    bool custom = first && !strcmp(first, "custom"), interactive = false, ok = first && (custom || !strcmp(first, "default"));
+    for (char *t = strtok_r(NULL, " \t", &save); ok && t; t = strtok_r(NULL, " \t", &save)) {
+        if (custom && !strcmp(t, "interactive"))
+            interactive = true;
+        else if (custom && !strcmp(t, "score")) {
+            add_err(e, "problem.yaml:%zu: validation: 'score' is not converted: the validator's score.txt "
+                       "(a scoring problem) is not read, and the problem would be judged pass/fail", line);
+            return;
+        } else
+            ok = false;
+    }
+    if (!ok) {
+        add_err(e, "problem.yaml:%zu: validation: expected default, custom, 'custom interactive' or 'custom score'",
+                line);
+        return;
+    }
+    snprintf(y->validation, sizeof y->validation, "%s", !custom ? "default" : interactive ? "custom interactive"
+                                                                                         : "custom");
+}
 
 static const char *scalar(yaml_document_t *d, yaml_node_t *n)
 {
@@ -468,12 +630,15 @@ static void read_icpc_yaml(const char *dir, struct icpc *y, struct errs *e)
                              scalar(&d, yaml_document_get_node(&d, v->data.mapping.pairs.start->value))
                                  ? scalar(&d, yaml_document_get_node(&d, v->data.mapping.pairs.start->value)) : "");
             } else if (!strcmp(ks, "validation")) {
-                const char *s = scalar(&d, v);
-                if (!s || (strcmp(s, "default") && strcmp(s, "custom") && strcmp(s, "custom interactive")))
-                    add_err(e, "problem.yaml:%zu: validation: expected default, custom or 'custom interactive'", line);
-                else
-                    snprintf(y->validation, sizeof y->validation, "%s", s);
+                read_validation(scalar(&d, v), line, y, e);
                 y->validation_line = line;
+            } else if (!strcmp(ks, "type")) {
+                read_type(&d, v, y, e);
+            } else if (!strcmp(ks, "problem_format_version")) {
+                if (!scalar(&d, v))
+                    add_err(e, "problem.yaml:%zu: problem_format_version: expected a string", line);
+                else
+                    snprintf(y->version, sizeof y->version, "%s", scalar(&d, v));
             } else if (!strcmp(ks, "validator_flags")) {
                 if (!scalar(&d, v))
                     add_err(e, "problem.yaml:%zu: validator_flags: expected a string of flags", line);
@@ -551,6 +716,50 @@ static void checker_yaml(const char *flags, size_t line, FILE *out, struct errs 
     fprintf(out, "}\n");
 }
 
+/* testdata.yaml of data/ and its groups (legacy, 2023-07) or test_group.yaml (later
+ * drafts): settings per test group. The runner judges every test of an
+ * ICPC problem alike (stop_on_failure: all, one validator call), so a key
+ * that would make one group judged otherwise (validator arguments, grading,
+ * scores) is refused naming file, line and key, never dropped; what only
+ * the package's input validators read changes nothing. */
+static void check_group_yaml(const char *dir, const char *rel, struct errs *e)
+{
+    static const char *harmless[] = {"input_validator_flags", "input_validator_args", "full_feedback", NULL};
+    char path[4400];
+    snprintf(path, sizeof path, "%s/%s", dir, rel);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return;
+    yaml_parser_t p;
+    yaml_document_t d;
+    yaml_parser_initialize(&p);
+    yaml_parser_set_input_file(&p, f);
+    if (!yaml_parser_load(&p, &d)) {
+        add_err(e, "%s:%zu: (yaml): %s", rel, p.problem_mark.line + 1, p.problem ? p.problem : "bad YAML");
+        yaml_parser_delete(&p);
+        fclose(f);
+        return;
+    }
+    yaml_node_t *root = yaml_document_get_root_node(&d);
+    if (root && root->type == YAML_MAPPING_NODE)
+        for (yaml_node_pair_t *pr = root->data.mapping.pairs.start; pr < root->data.mapping.pairs.top; pr++) {
+            yaml_node_t *k = yaml_document_get_node(&d, pr->key);
+            const char *ks = scalar(&d, k);
+            bool ok = false;
+            for (int i = 0; ks && harmless[i]; i++)
+                ok = ok || !strcmp(ks, harmless[i]);
+            if (!ok)
+                add_err(e, "%s:%zu: %.60s: not converted: the runner judges every test of an ICPC problem alike "
+                           "(no validator arguments, grading or scores per group)", rel, k->start_mark.line + 1,
+                        ks ? ks : "?");
+        }
+    else if (root && !(root->type == YAML_SCALAR_NODE && !root->data.scalar.length))
+        add_err(e, "%s:1: (top level): expected a mapping", rel);
+    yaml_document_delete(&d);
+    yaml_parser_delete(&p);
+    fclose(f);
+}
+
 static int cmp_names(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
@@ -589,6 +798,15 @@ static int list_tests(const char *dir, const char *rel, FILE *out, struct errs *
         size_t len = strlen(names[i]);
         if (!stat(full, &st) && S_ISDIR(st.st_mode)) {
             count += list_tests(dir, sub, out, e);
+        } else if (!strcmp(names[i], "testdata.yaml") || !strcmp(names[i], "test_group.yaml")) {
+            check_group_yaml(dir, sub, e);
+        } else if (len > 12 && !strcmp(names[i] + len - 12, ".interaction")) {
+            /* a sample's transcript for the statement; judged only as its .in with .ans */
+            char in[4400];
+            snprintf(in, sizeof in, "%s/%.*s.in", dir, (int)(strlen(sub) - 12), sub);
+            if (stat(in, &st))
+                add_err(e, "%s:0: data: a sample given only as a transcript (.interaction, no .in with .ans) "
+                           "cannot be judged", sub);
         } else if (len > 3 && !strcmp(names[i] + len - 3, ".in")) {
             char ans[4400], tname[4400];
             snprintf(ans, sizeof ans, "%s/%.*s.ans", dir, (int)(strlen(sub) - 3), sub);
@@ -612,14 +830,26 @@ static int list_tests(const char *dir, const char *rel, FILE *out, struct errs *
     return count;
 }
 
-/* The one source file of output_validators/ (or of its one subdirectory). */
-static int find_validator(const char *dir, size_t line, char *rel, size_t len, struct errs *e)
+static bool source_name(const char *name)
+{
+    size_t l = strlen(name);
+    return (l > 2 && !strcmp(name + l - 2, ".c")) ||
+           (l > 4 && (!strcmp(name + l - 4, ".cpp") || !strcmp(name + l - 4, ".cxx"))) ||
+           (l > 3 && (!strcmp(name + l - 3, ".cc") || !strcmp(name + l - 3, ".py")));
+}
+
+/* The one source file of FOLDER (output_validators/ of the legacy format,
+ * output_validator/ of 2023-07) or of its one subdirectory; headers beside
+ * it are the runner's to compile with it. key names the problem.yaml key
+ * that asked for it, in errors. */
+static int find_validator(const char *dir, const char *folder, const char *key, size_t line, char *rel, size_t len,
+                          struct errs *e)
 {
     char base[4400];
-    snprintf(base, sizeof base, "%s/output_validators", dir);
+    snprintf(base, sizeof base, "%s/%s", dir, folder);
     DIR *d = opendir(base);
     if (!d) {
-        add_err(e, "problem.yaml:%zu: validation: custom validation needs output_validators/", line);
+        add_err(e, "problem.yaml:%zu: %s: a custom validator is needed in %s/", line, key, folder);
         return -1;
     }
     char found[2][600];
@@ -636,33 +866,103 @@ static int find_validator(const char *dir, size_t line, char *rel, size_t len, s
         if (S_ISDIR(st.st_mode)) {
             DIR *d2 = opendir(p);
             struct dirent *f;
-            while (d2 && (f = readdir(d2))) {
-                size_t l = strlen(f->d_name);
-                bool src = (l > 2 && !strcmp(f->d_name + l - 2, ".c")) || (l > 4 && (!strcmp(f->d_name + l - 4, ".cpp") ||
-                           !strcmp(f->d_name + l - 4, ".cxx"))) || (l > 3 && (!strcmp(f->d_name + l - 3, ".cc") ||
-                           !strcmp(f->d_name + l - 3, ".py")));
-                if (src) {
+            while (d2 && (f = readdir(d2)))
+                if (source_name(f->d_name)) {
                     if (n < 2)
-                        snprintf(found[n], sizeof found[n], "output_validators/%.200s/%.200s", de->d_name, f->d_name);
+                        snprintf(found[n], sizeof found[n], "%s/%.200s/%.200s", folder, de->d_name, f->d_name);
                     n++;
                 }
-            }
             if (d2)
                 closedir(d2);
-        } else if (S_ISREG(st.st_mode)) {
+        } else if (S_ISREG(st.st_mode) && source_name(de->d_name)) {
             if (n < 2)
-                snprintf(found[n], sizeof found[n], "output_validators/%.200s", de->d_name);
+                snprintf(found[n], sizeof found[n], "%s/%.200s", folder, de->d_name);
             n++;
         }
     }
     closedir(d);
     if (n != 1) {
-        add_err(e, "output_validators:0: validation: expected exactly one validator source (.c, .cc, .cpp, .py), "
-                   "found %d", n);
+        add_err(e, "%s:0: %s: expected exactly one validator source (.c, .cc, .cpp, .py), found %d", folder, key, n);
         return -1;
     }
     snprintf(rel, len, "%s", found[0]);
     return 0;
+}
+
+static int stat_dir(const char *dir, const char *rel, struct stat *st)
+{
+    char p[4400];
+    snprintf(p, sizeof p, "%s/%s", dir, rel);
+    return stat(p, st) || !S_ISDIR(st->st_mode) ? -1 : 0;
+}
+
+/* DOMjudge's domjudge-problem.ini: "key = value" lines, values optionally
+ * quoted. What changes judging is read (timelimit, name); what only
+ * DOMjudge's contest uses (ids, colour, points, flags) changes nothing;
+ * special_run and special_compare name programs kept in DOMjudge's own
+ * database, not in the package, and are refused unless the package holds
+ * the validator itself. */
+struct ini {
+    double timelimit;
+    char name[512];
+    size_t special_compare_line;
+};
+
+static void ini_value(char *v)
+{
+    size_t n = strlen(v);
+    while (n && (v[n - 1] == ' ' || v[n - 1] == '\t' || v[n - 1] == '\r'))
+        v[--n] = 0;
+    if (n >= 2 && (v[0] == '"' || v[0] == '\'') && v[n - 1] == v[0]) {
+        memmove(v, v + 1, n - 2);
+        v[n - 2] = 0;
+    }
+}
+
+static void ini_line(char *line, size_t no, struct ini *ini, struct errs *e)
+{
+    char *eq = strchr(line, '=');
+    char *k = line + strspn(line, " \t");
+    if (!*k || *k == ';' || *k == '#' || *k == '\r')
+        return;
+    if (!eq) {
+        add_err(e, "domjudge-problem.ini:%zu: (ini): expected key = value", no);
+        return;
+    }
+    *eq = 0;
+    char *v = eq + 1 + strspn(eq + 1, " \t");
+    ini_value(k);
+    ini_value(v);
+    if (!strcmp(k, "timelimit")) {
+        if (!number(v, &ini->timelimit) || ini->timelimit <= 0)
+            add_err(e, "domjudge-problem.ini:%zu: timelimit: expected a positive number of seconds", no);
+    } else if (!strcmp(k, "name")) {
+        snprintf(ini->name, sizeof ini->name, "%s", v);
+    } else if (!strcmp(k, "special_compare")) {
+        if (*v)
+            ini->special_compare_line = no;
+    } else if (!strcmp(k, "special_run")) {
+        if (*v)
+            add_err(e, "domjudge-problem.ini:%zu: special_run: '%.100s' is a run script of DOMjudge's own database, "
+                       "not in the package: not converted", no, v);
+    } else if (strcmp(k, "probid") && strcmp(k, "externalid") && strcmp(k, "short-name") && strcmp(k, "color") &&
+               strcmp(k, "points") && strcmp(k, "allow_submit") && strcmp(k, "allow_judge")) {
+        add_err(e, "domjudge-problem.ini:%zu: %.60s: unknown key", no, k);
+    }
+}
+
+static void read_ini(const char *dir, struct ini *ini, struct errs *e)
+{
+    char p[4400], line[1024];
+    snprintf(p, sizeof p, "%s/domjudge-problem.ini", dir);
+    FILE *f = fopen(p, "r");
+    if (!f)
+        return;
+    for (size_t no = 1; fgets(line, sizeof line, f); no++) {
+        line[strcspn(line, "\n")] = 0;
+        ini_line(line, no, ini, e);
+    }
+    fclose(f);
 }
 
 static double read_timelimit(const char *dir)
@@ -716,16 +1016,42 @@ int store_convert_icpc(const char *dir, const char *name, char **errors)
     struct icpc y = {.time_multiplier = 0};
     snprintf(y.validation, sizeof y.validation, "default");
     read_icpc_yaml(dir, &y, &e);
+    struct ini ini = {0};
+    read_ini(dir, &ini, &e);
+    if (!y.title[0] && ini.name[0])
+        snprintf(y.title, sizeof y.title, "%s", ini.name);
     double tl = read_timelimit(dir);
     if (tl < 0)
         add_err(&e, ".timelimit:1: time limit: expected a positive number of seconds");
-    if (tl <= 0)
-        tl = y.time_limit > 0 ? y.time_limit : (y.time_multiplier > 0 ? y.time_multiplier : 5) * 1.0;
-    char validator[700] = "";
-    bool interactive = !strcmp(y.validation, "custom interactive");
-    bool custom = interactive || !strcmp(y.validation, "custom");
+    if (ini.timelimit > 0)
+        tl = ini.timelimit;   /* DOMjudge's own key first, as DOMjudge imports it */
+    if (tl <= 0 && y.time_limit > 0)
+        tl = y.time_limit;
+    if (tl <= 0) {
+        /* Kattis derives it from the accepted submissions, which a push does not run: say what is assumed */
+        tl = (y.time_multiplier > 0 ? y.time_multiplier : 5) * 1.0;
+        add_warn(&e, "problem.yaml:0: time_limit: warning: the package gives no time limit (no .timelimit, "
+                     "domjudge-problem.ini timelimit or limits.time_limit); assumed %.3g s (time_multiplier %g x 1 s)",
+                 tl, y.time_multiplier > 0 ? y.time_multiplier : 5);
+    }
+    char validator[700] = "", folder[64];
+    struct stat st;
+    /* 2023-07 and later: output_validator/ (one program); there is no
+     * validation: key, the folder's presence makes the validation custom */
+    snprintf(folder, sizeof folder, "%s", !stat_dir(dir, "output_validator", &st) ? "output_validator"
+                                                                                 : "output_validators");
+    bool modern = y.version[0] && strcmp(y.version, "legacy");
+    bool interactive = !strcmp(y.validation, "custom interactive") || y.interactive_type;
+    bool custom = interactive || !strcmp(y.validation, "custom") ||
+                  (modern && !strcmp(folder, "output_validator"));
+    if (ini.special_compare_line && !custom)
+        add_err(&e, "domjudge-problem.ini:%zu: special_compare: names a compare program of DOMjudge's own database, "
+                    "not in the package: give it as output_validators/ with validation: custom",
+                ini.special_compare_line);
     if (custom)
-        find_validator(dir, y.validation_line ? y.validation_line : 1, validator, sizeof validator, &e);
+        find_validator(dir, folder, y.interactive_type ? "type" : "validation",
+                       y.interactive_type ? y.type_line : y.validation_line ? y.validation_line : 1, validator,
+                       sizeof validator, &e);
     char out_path[4400], tmp[4400], orig[4400];
     snprintf(out_path, sizeof out_path, "%s/problem.yaml", dir);
     snprintf(orig, sizeof orig, "%s/problem.icpc.yaml", dir);
@@ -754,12 +1080,13 @@ int store_convert_icpc(const char *dir, const char *name, char **errors)
     else if (!custom)
         checker_yaml(y.flags, y.flags_line ? y.flags_line : 1, out, &e);
     fprintf(out, "stop_on_failure: all\ntests:\n");
+    check_group_yaml(dir, "data/testdata.yaml", &e);   /* the whole data/ group's */
+    check_group_yaml(dir, "data/test_group.yaml", &e);
     int n = list_tests(dir, "data/sample", out, &e);
     n += list_tests(dir, "data/secret", out, &e);
     fclose(out);
     if (n == 0)
-        add_err(&e, "data/secret:0: data: no tests (*.in with *.ans)");
-    struct stat st;
+        add_err(&e, "data/secret:0: data: no tests (*.in with *.ans in data/sample or data/secret)");
     if (e.n == 0 && !stat(out_path, &st) && rename(out_path, orig))
         add_err(&e, "problem.yaml:0: (package): %s", strerror(errno));
     if (e.n == 0 && rename(tmp, out_path))

@@ -58,7 +58,8 @@ struct store_manifest {
 
 /* Reads a package directory: regular files and directories only (a symbolic
  * link, FIFO, socket or device is refused, so nothing outside DIR is ever
- * read), every file hashed; refused past max_bytes (0 = no limit) in total
+ * read: a package with links inside is pushed from store_copy_tree's copy),
+ * every file hashed; refused past max_bytes (0 = no limit) in total
  * or STORE_MAX_FILES files. */
 int store_manifest_from_dir(const char *dir, uint64_t max_bytes, struct store_manifest *m, char *err,
                             size_t errlen);
@@ -270,21 +271,31 @@ int store_rejudge_status(struct queue_conn *k, const char *rid, struct store_rej
 /* --------------------------------------------------- package.c: before a push */
 
 /* Unpacks a tar (optionally gz/bz2/xz, once) or zip archive into dst
- * (created; it must not exist): regular files and directories only; links,
- * devices, FIFOs, absolute paths, '..' and paths deeper than STORE_MAX_DEPTH
- * are refused naming the entry; at most max_bytes (0 = no limit) unpacked
- * and about as much decompressed, in one pass. One top-level directory
- * holding everything is dropped. On failure nothing is left at dst. */
+ * (created; it must not exist) as regular files and directories: a link
+ * (symbolic or hard) to an entry inside the package becomes a copy of it;
+ * a link leaving it or looping, devices, FIFOs, absolute paths, '..' and
+ * paths deeper than STORE_MAX_DEPTH are refused naming the entry; at most
+ * max_bytes (0 = no limit) unpacked, copies of links counted, and about as
+ * much decompressed. One top-level directory holding everything is
+ * dropped. On failure nothing is left at dst. */
 int store_unpack(const char *archive, const char *dst, uint64_t max_bytes, char *err, size_t errlen);
-/* Copies a package directory (regular files and directories only, at most
- * STORE_MAX_DEPTH deep, max_bytes in all); on failure nothing is left at to. */
+/* Copies a package directory as regular files and directories, each
+ * symbolic link that stays inside it replaced by a copy of its target (one
+ * leaving it, a loop, a FIFO, socket or device refused naming it); at most
+ * STORE_MAX_FILES entries, STORE_MAX_DEPTH deep and max_bytes in all,
+ * counted on the copy. On failure nothing is left at to. */
 int store_copy_tree(const char *from, const char *to, uint64_t max_bytes, char *err, size_t errlen);
-/* An ICPC/Kattis package: data/secret/ and no tests/. */
+/* Whether the tree at dir holds a symbolic link (then push copies it). */
+bool store_has_links(const char *dir);
+/* An ICPC/Kattis or DOMjudge package: data/secret/, data/sample/ or
+ * domjudge-problem.ini, and no tests/. */
 bool store_is_icpc(const char *dir);
 /* Converts the ICPC package in dir IN PLACE into the runner's format
  * (problem.yaml written, the original kept as problem.icpc.yaml). Returns
  * the number of errors, listed in *errors as "FILE:LINE: KEY: message"
- * lines (caller frees; NULL when none). */
+ * lines (caller frees; NULL when none); *errors may also hold warnings
+ * ("FILE:LINE: KEY: warning: ...", not counted, such as the time limit
+ * assumed for a package that gives none) for the caller to show. */
 int store_convert_icpc(const char *dir, const char *name, char **errors);
 
 /* rm -rf (no symlinks followed); 0 ok. */

@@ -4,6 +4,7 @@
 #define JUDGED_STORE_TREE_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/stat.h>
 
 enum store_tree_kind {
@@ -33,5 +34,15 @@ struct store_tree_entry {
  * be opened. */
 typedef int (*store_tree_visit)(const struct store_tree_entry *e, void *ctx);
 int store_tree_walk(const char *root, int max_depth, store_tree_visit visit, void *ctx);
+
+/* Copies the package tree at from into to (created; removed again on
+ * failure), each symbolic link that stays beneath from replaced by a copy
+ * of what it points to; a link leaving it, a loop, a FIFO, socket or device
+ * refused naming the entry. Files, directories, depth and bytes of the copy
+ * count against STORE_MAX_FILES, STORE_MAX_DEPTH and max_bytes (0: none).
+ * Errors name entries as "DISPLAY/REL: ..." or, for an archive,
+ * "DISPLAY: entry 'REL': ...". (expand.c) */
+int store_expand_tree(const char *from, const char *to, const char *display, bool archive, uint64_t max_bytes,
+                      char *err, size_t errlen);
 
 #endif

@@ -1812,6 +1812,15 @@ Test(api, problem_upload_validated_by_a_judged_host_then_judged_and_rejudged)
     cr_assert(r.body && strstr(r.body, "problem.icpc.yaml") && strstr(r.body, "data/secret/small/01.ans"), "%s",
               r.body);
     resp_free(&r);
+    /* one that gives no time limit: stored, and the answer says what was assumed */
+    make_icpc("notl", "name: No Limit\n");
+    sh("rm %s/notl/.timelimit && tar czf %s/notl.tgz -C %s notl", T_dir, T_dir, T_dir);
+    snprintf(tgz, sizeof tgz, "%s/notl.tgz", T_dir);
+    r = put_file(PROBS "/notl", tok_setter, tgz, "application/gzip");
+    cr_assert_eq(r.status, 201, "%s", r.body);
+    cr_assert(strstr(r.body, "time_limit: warning: the package gives no time limit") && strstr(r.body, "assumed 5 s"),
+              "%s", r.body);
+    resp_free(&r);
     make_icpc("broken", "name: Broken\nvalidation: bogus\n");
     snprintf(tgz, sizeof tgz, "%s/broken.tgz", T_dir);
     r = put_file(PROBS "/broken", tok_setter, tgz, "application/gzip");
@@ -1834,6 +1843,29 @@ Test(api, problem_upload_validated_by_a_judged_host_then_judged_and_rejudged)
         cr_assert(error_line(&r, "entry", NULL), "%s: %s", hostile[i], r.body);
         resp_free(&r);
     }
+    /* links inside (issue 22): aplusb with tests/ a directory link to data/
+     * and a 21st test of file links; stored as ordinary files, judged below */
+    sh("cp -r %s/testdata/aplusb %s/lnk && chmod -R u+w %s/lnk && cd %s/lnk && rm -rf solutions && mv tests data && "
+       "ln -s data tests && ln -s 1.in data/21.in && ln -s ../tests/1.out data/21.out && cd .. && "
+       "tar czf lnk.tgz lnk", SRC, T_dir, T_dir, T_dir);
+    snprintf(tgz, sizeof tgz, "%s/lnk.tgz", T_dir);
+    r = put_file(PROBS "/lnk", tok_setter, tgz, "application/gzip");
+    cr_assert_eq(r.status, 201, "%s", r.body);
+    resp_free(&r);
+    r = http("GET", PROB1, PROBS "/lnk", tok_setter, NULL, NULL);
+    cr_assert(r.body && strstr(r.body, "\"tests/21.in\"") && strstr(r.body, "\"data/21.out\""), "%s", r.body);
+    resp_free(&r);
+    /* a relative link leaving the package: refused naming it */
+    sh("cd %s && python3 -c \"import tarfile,io\n"
+       "t=tarfile.open('out.tgz','w:gz'); i=tarfile.TarInfo('p/problem.yaml'); i.size=1; t.addfile(i, io.BytesIO(b'x'))\n"
+       "i=tarfile.TarInfo('p/tests/1.in'); i.type=tarfile.SYMTYPE; i.linkname='../../../etc/passwd'; t.addfile(i)\n"
+       "t.close()\"", T_dir);
+    snprintf(tgz, sizeof tgz, "%s/out.tgz", T_dir);
+    r = put_file(PROBS "/out", tok_setter, tgz, "application/gzip");
+    cr_assert_eq(r.status, 400, "%s", r.body);
+    cr_assert(error_line(&r, "entry 'tests/1.in': a symbolic link to '../../../etc/passwd', which leaves the package",
+                         NULL), "%s", r.body);
+    resp_free(&r);
     /* a zip bomb: 8 MiB of zeros in a few KiB expands past max_package */
     sh("cd %s && head -c 8388608 /dev/zero > zeros && zip -q bomb.zip zeros && rm zeros", T_dir);
     snprintf(zip, sizeof zip, "%s/bomb.zip", T_dir);
@@ -1858,9 +1890,9 @@ Test(api, problem_upload_validated_by_a_judged_host_then_judged_and_rejudged)
     r = http("GET", PROBS, PROBS, tok_read, NULL, NULL);
     cr_assert_eq(r.status, 200, "%s", r.body);
     json_t *ps = json_object_get(r.json, "problems");
-    cr_assert_eq(json_array_size(ps), 2, "only 'third' and 'up' were stored: %s", r.body);
-    cr_assert_str_eq(json_string_value(json_object_get(json_array_get(ps, 1), "name")), "up");
-    cr_assert_str_eq(json_string_value(json_object_get(json_array_get(ps, 1), "current")), v2);
+    cr_assert_eq(json_array_size(ps), 4, "only 'lnk', 'notl', 'third' and 'up' were stored: %s", r.body);
+    cr_assert_str_eq(json_string_value(json_object_get(json_array_get(ps, 3), "name")), "up");
+    cr_assert_str_eq(json_string_value(json_object_get(json_array_get(ps, 3), "current")), v2);
     resp_free(&r);
     r = http("GET", PROB1, PROBS "/up", tok_setter, NULL, NULL);
     cr_assert_eq(r.status, 200, "%s", r.body);
@@ -1902,6 +1934,25 @@ Test(api, problem_upload_validated_by_a_judged_host_then_judged_and_rejudged)
     cr_assert(r.json && !strcmp(jstr(&r, "state"), "done"), "not judged");
     cr_assert_str_eq(jstr(&r, "verdict"), "AC", "%s", r.body);
     cr_assert_str_eq(jstr(&r, "problem_version"), v2, "%s", r.body);
+    resp_free(&r);
+    /* and one with the package uploaded with links: 21 tests, the last the linked one */
+    b = sub_body("lnk", "c", AC_C, NULL);
+    r = http("POST", SUBS, SUBS, tok_submit, b, NULL);
+    free(b);
+    cr_assert_eq(r.status, 202, "%s", r.body);
+    snprintf(id, sizeof id, "%s", jstr(&r, "id"));
+    resp_free(&r);
+    snprintf(path, sizeof path, "/v1/submissions/%s?wait=30", id);
+    for (int i = 0; i < 8; i++) {
+        r = http("GET", SUB1, path, tok_submit, NULL, NULL);
+        if (jstr(&r, "state") && !strcmp(jstr(&r, "state"), "done"))
+            break;
+        resp_free(&r);
+        r.json = NULL;
+    }
+    cr_assert(r.json && !strcmp(jstr(&r, "state"), "done"), "not judged");
+    cr_assert_str_eq(jstr(&r, "verdict"), "AC", "%s", r.body);
+    cr_assert(strstr(r.body, "\"name\":\"21\""), "the linked test was judged: %s", r.body);
     resp_free(&r);
 
     /* remove: the current version cannot go, v1 can */

@@ -699,3 +699,277 @@ Test(store, a_rejudge_skips_the_compile_and_a_changed_binary_is_not_used)
     field(id, "report", rep, sizeof rep);
     cr_assert(contains(rep, "\"cached\":false"), "a changed binary is never run: %s", rep);
 }
+
+/* ---- links inside a package (issue 22, slice 1) ---- */
+
+/* An adder package whose tests/ is a directory link to data/, with a
+ * fourth test made of file links to the first (as real packages link one
+ * group to another's files). */
+static void make_linked_adder(const char *dir, const char *name, int delta)
+{
+    char p[800], q[800];
+    make_adder(dir, name, delta, 0);
+    snprintf(p, sizeof p, "%s/%s/tests", T_dir, dir);
+    snprintf(q, sizeof q, "%s/%s/data", T_dir, dir);
+    cr_assert_eq(rename(p, q), 0);
+    cr_assert_eq(symlink("data", p), 0);
+    snprintf(p, sizeof p, "%s/%s/data/4.in", T_dir, dir);
+    cr_assert_eq(symlink("1.in", p), 0);
+    snprintf(p, sizeof p, "%s/%s/data/4.out", T_dir, dir);
+    cr_assert_eq(symlink("../tests/1.out", p), 0);   /* back in through the directory link */
+}
+
+/* Pushed as a directory and as an archive: stored with the links' content
+ * as ordinary files (the same version both ways), fetched by a host and
+ * judged over 4 tests; a link leaving the package and a loop refused,
+ * each naming the link. */
+Test(store, links_inside_a_package_are_stored_as_what_they_point_to)
+{
+    char cfg[400], out[8192], v[65], v2[65], id[160], p[800];
+    t_config("A", SLOT_A, NULL, "  native: {languages: [c], slots: 1}\n", cfg, sizeof cfg);
+    make_linked_adder("lnk", "lnk", 0);
+    cr_assert_eq(push(cfg, "lnk", "lnk", out, sizeof out, v), 0, "%s", out);
+    cr_assert(contains(out, "\"result\":\"new\"") && contains(out, "\"files\":17"),
+              "problem.yaml, data/ and tests/ with 8 files each: %s", out);
+    cr_assert_eq(t_ctl(out, sizeof out, cfg, "problem", "show", "lnk", "--json", NULL), 0);
+    cr_assert(contains(out, "\"tests/4.in\"") && contains(out, "\"data/4.out\""), "%s", out);
+    tar("lnk", "lnk.tgz");
+    snprintf(p, sizeof p, "%s/lnk.tgz", T_dir);
+    cr_assert_eq(t_ctl(out, sizeof out, cfg, "problem", "push", p, "--name", "lnk", "--json", "--slot", SLOT_PUSH,
+                       NULL), 0, "%s", out);
+    const char *vv = strstr(out, "\"version\":\"");
+    cr_assert(vv, "%s", out);
+    snprintf(v2, sizeof v2, "%.64s", vv + 11);
+    cr_assert_str_eq(v2, v, "the archive is the same package: %s", out);
+    cr_assert(contains(out, "\"result\":\"unchanged\""), "%s", out);
+
+    make_solution("ok.c", 0);
+    make_solution("off.c", 1);
+    t_judged(cfg, "A");
+    cr_assert(t_judged_started("A", 10000));
+    submit_ok(cfg, "lnk", "c", "ok.c", id);
+    expect(id, "AC", v, "A");
+    char rep[16384];
+    field(id, "report", rep, sizeof rep);
+    cr_assert(contains(rep, "\"name\":\"4\""), "the linked test was judged: %s", rep);
+    submit_ok(cfg, "lnk", "c", "off.c", id);
+    expect(id, "WA", v, "A");
+
+    /* out of the package, relative: refused naming the link, nothing stored */
+    make_linked_adder("out", "out", 0);
+    snprintf(p, sizeof p, "%s/out/data/5.in", T_dir);
+    cr_assert_eq(symlink("../../../../../../../../../../etc/passwd", p), 0);
+    cr_assert_eq(push(cfg, "out", "out", out, sizeof out, NULL), 65, "%s", out);
+    cr_assert(contains(out, "data/5.in: a symbolic link to '../../../../../../../../../../etc/passwd', which leaves "
+                            "the package") || contains(out, "tests/5.in: a symbolic link"), "%s", out);
+    cr_assert_eq(t_int("EXISTS judge:problem:out"), 0);
+    /* a loop */
+    make_linked_adder("loop", "loop", 0);
+    snprintf(p, sizeof p, "%s/loop/data/again", T_dir);
+    cr_assert_eq(symlink("../tests", p), 0);
+    cr_assert_eq(push(cfg, "loop", "loop", out, sizeof out, NULL), 65, "%s", out);
+    cr_assert(contains(out, "again: a symbolic link to '../tests', a directory it is inside: a link loop"), "%s", out);
+    cr_assert_eq(t_int("EXISTS judge:problem:loop"), 0);
+}
+
+/* ---- a 2023-07 interactive package (issue 22, slices 2 and 4) ---- */
+
+/* A guessing game as the 2023-07 format has it: type interactive, the
+ * output validator in output_validator/ run as the interactor (Kattis:
+ * `validator input answer feedback_dir`, exit 42 or 43, judgemessage.txt),
+ * a sample with its .interaction transcript. */
+static void make_guess(const char *dir)
+{
+    char p[800];
+    const char *dirs[] = {"", "/data", "/data/sample", "/data/secret", "/output_validator"};
+    for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++) {
+        snprintf(p, sizeof p, "%s/%s%s", T_dir, dir, dirs[i]);
+        mkdir(p, 0755);
+    }
+    snprintf(p, sizeof p, "%s/%s/problem.yaml", T_dir, dir);
+    t_write(p, "problem_format_version: 2023-07-draft\nname: Guess the Number\ntype: interactive\n"
+               "limits:\n  time_limit: 2\n  memory: 256\n");
+    snprintf(p, sizeof p, "%s/%s/output_validator/guess.c", T_dir, dir);
+    t_write(p, "#include <stdio.h>\n#include <stdlib.h>\n"
+               "static void done(const char *dir, int code, const char *msg) {\n"
+               "  char p[4096]; snprintf(p, sizeof p, \"%%s/judgemessage.txt\", dir);\n"
+               "  FILE *f = fopen(p, \"w\"); if (f) { fputs(msg, f); fclose(f); } exit(code); }\n"
+               "int main(int argc, char **argv) {\n"
+               "  int n, g; FILE *in = argc < 4 ? NULL : fopen(argv[1], \"r\");\n"
+               "  if (!in || fscanf(in, \"%%d\", &n) != 1) return 1;\n"
+               "  for (int i = 0; i < 10; i++) {\n"
+               "    if (scanf(\"%%d\", &g) != 1) done(argv[3], 43, \"no guess\");\n"
+               "    if (g == n) { puts(\"correct\"); fflush(stdout); done(argv[3], 42, \"found\"); }\n"
+               "    puts(g < n ? \"higher\" : \"lower\"); fflush(stdout); }\n"
+               "  done(argv[3], 43, \"more than 10 guesses\"); }\n");
+    const char *tests[][2] = {{"sample/1", "7"}, {"secret/1", "500"}, {"secret/2", "1"}, {"secret/3", "1000"}};
+    for (size_t i = 0; i < 4; i++) {
+        snprintf(p, sizeof p, "%s/%s/data/%s.in", T_dir, dir, tests[i][0]);
+        t_write(p, "%s\n", tests[i][1]);
+        snprintf(p, sizeof p, "%s/%s/data/%s.ans", T_dir, dir, tests[i][0]);
+        t_write(p, "%s", "");
+    }
+    snprintf(p, sizeof p, "%s/%s/data/sample/1.interaction", T_dir, dir);
+    t_write(p, ">500\n<lower\n>250\n<lower\n>7\n<correct\n");
+}
+
+Test(store, an_icpc_2023_interactive_package_is_judged_by_its_validator_as_interactor)
+{
+    char cfg[400], out[8192], v[65], id[160], p[800];
+    t_config("A", SLOT_A, NULL, "  native: {languages: [c], slots: 1}\n", cfg, sizeof cfg);
+    make_guess("guess");
+    tar("guess", "guess.tgz");
+    snprintf(p, sizeof p, "%s/guess.tgz", T_dir);
+    cr_assert_eq(t_ctl(out, sizeof out, cfg, "problem", "push", p, "--json", "--slot", SLOT_PUSH, NULL), 0, "%s", out);
+    const char *vv = strstr(out, "\"version\":\"");
+    cr_assert(vv, "%s", out);
+    snprintf(v, sizeof v, "%.64s", vv + 11);
+
+    snprintf(p, sizeof p, "%s/bisect.c", T_dir);   /* at most 10 guesses over 1..1000 */
+    t_write(p, "#include <stdio.h>\n#include <string.h>\nint main(void){int lo=1,hi=1000;char r[16];\n"
+               "for(;;){int m=(lo+hi)/2;printf(\"%%d\\n\",m);fflush(stdout);if(scanf(\"%%15s\",r)!=1)return 1;\n"
+               "if(!strcmp(r,\"correct\"))return 0;if(!strcmp(r,\"higher\"))lo=m+1;else hi=m-1;}}\n");
+    snprintf(p, sizeof p, "%s/linear.c", T_dir);   /* 1, 2, 3, ...: too many for 500 */
+    t_write(p, "#include <stdio.h>\n#include <string.h>\nint main(void){char r[16];\n"
+               "for(int g=1;;g++){printf(\"%%d\\n\",g);fflush(stdout);if(scanf(\"%%15s\",r)!=1)return 0;\n"
+               "if(!strcmp(r,\"correct\"))return 0;}}\n");
+    t_judged(cfg, "A");
+    cr_assert(t_judged_started("A", 10000));
+    submit_ok(cfg, "guess", "c", "bisect.c", id);
+    expect(id, "AC", v, "A");
+    submit_ok(cfg, "guess", "c", "linear.c", id);
+    expect(id, "WA", v, "A");
+    char rep[8192];
+    field(id, "report", rep, sizeof rep);
+    cr_assert(contains(rep, "more than 10 guesses"), "the judgemessage: %s", rep);
+}
+
+/* ---- DOMjudge packages (issue 22, slice 3) ---- */
+
+/* Hello World the way DOMjudge's documentation lays out a problem archive:
+ * domjudge-problem.ini (ids, name, timelimit, color), a problem.yaml
+ * without memory limits, samples and secret data in the ICPC layout. */
+Test(store, a_domjudge_package_is_converted_with_its_time_limit_and_judged)
+{
+    char cfg[400], out[8192], v[65], id[160], p[800];
+    t_config("A", SLOT_A, NULL, "  native: {languages: [c], slots: 1}\n", cfg, sizeof cfg);
+    const char *dirs[] = {"hello", "hello/data", "hello/data/sample", "hello/data/secret"};
+    for (size_t i = 0; i < 4; i++) {
+        snprintf(p, sizeof p, "%s/%s", T_dir, dirs[i]);
+        mkdir(p, 0755);
+    }
+    snprintf(p, sizeof p, "%s/hello/domjudge-problem.ini", T_dir);
+    t_write(p, "probid = hello\nexternalid = hello\nname = \"Hello World\"\ntimelimit = 2\ncolor = \"#8b0000\"\n");
+    snprintf(p, sizeof p, "%s/hello/problem.yaml", T_dir);
+    t_write(p, "name: Hello World\nsource: judged tests\nvalidation: default\n");
+    snprintf(p, sizeof p, "%s/hello/data/sample/hello.in", T_dir);
+    t_write(p, "%s", "");
+    snprintf(p, sizeof p, "%s/hello/data/sample/hello.ans", T_dir);
+    t_write(p, "Hello world!\n");
+    snprintf(p, sizeof p, "%s/hello/data/secret/hello.in", T_dir);
+    t_write(p, "%s", "");
+    snprintf(p, sizeof p, "%s/hello/data/secret/hello.ans", T_dir);
+    t_write(p, "hello WORLD!\n");   /* the ICPC default validator ignores case */
+    /* problem check reads it as push does (it was: "no tests/ directory") */
+    snprintf(p, sizeof p, "%s/hello", T_dir);
+    cr_assert_eq(t_ctl(out, sizeof out, cfg, "problem", "check", p, "--slot", SLOT_PUSH, NULL), 0, "%s", out);
+    cr_assert(contains(out, "OK hello: 2 tests") && contains(out, "time 2s"), "%s", out);
+    /* and judge --problem DIR judges it unchanged */
+    snprintf(p, sizeof p, "%s/hello.c", T_dir);
+    t_write(p, "#include <stdio.h>\nint main(void){puts(\"Hello world!\");return 0;}\n");
+    char dirp[800];
+    snprintf(dirp, sizeof dirp, "%s/hello", T_dir);
+    cr_assert_eq(t_ctl(out, sizeof out, cfg, "judge", "--problem", dirp, "--lang", "c", "--slot", SLOT_PUSH, p, NULL),
+                 0, "%s", out);
+    cr_assert(contains(out, "verdict: AC") && contains(out, "secret-hello"), "%s", out);
+    cr_assert_eq(push(cfg, "hello", "hello", out, sizeof out, v), 0, "%s", out);
+    cr_assert(contains(out, "\"warnings\":[]"), "the ini gives the time limit: %s", out);
+    cr_assert_eq(t_ctl(out, sizeof out, cfg, "problem", "show", "hello", "--json", NULL), 0);
+    cr_assert(contains(out, "domjudge-problem.ini") && contains(out, "problem.icpc.yaml"), "%s", out);
+
+    snprintf(p, sizeof p, "%s/hello.c", T_dir);
+    t_write(p, "#include <stdio.h>\nint main(void){puts(\"Hello world!\");return 0;}\n");
+    snprintf(p, sizeof p, "%s/bye.c", T_dir);
+    t_write(p, "#include <stdio.h>\nint main(void){puts(\"Goodbye world!\");return 0;}\n");
+    t_judged(cfg, "A");
+    cr_assert(t_judged_started("A", 10000));
+    submit_ok(cfg, "hello", "c", "hello.c", id);
+    expect(id, "AC", v, "A");
+    char yaml[4096];
+    snprintf(p, sizeof p, "%s/problem.yaml", path_of("%s/state-%s/problems/%s", "A", v));
+    FILE *f = fopen(p, "r");
+    cr_assert(f, "%s", p);
+    yaml[fread(yaml, 1, sizeof yaml - 1, f)] = 0;
+    fclose(f);
+    cr_assert(contains(yaml, "time_limit: 2.000s") && contains(yaml, "title: \"Hello World\""), "%s", yaml);
+    submit_ok(cfg, "hello", "c", "bye.c", id);
+    expect(id, "WA", v, "A");
+
+    /* no time limit anywhere: pushed, and the push says which it assumed */
+    snprintf(p, sizeof p, "%s/hello/domjudge-problem.ini", T_dir);
+    t_write(p, "probid = hello\nname = Hello World\n");
+    cr_assert_eq(push(cfg, "hello", "hello2", out, sizeof out, NULL), 0, "%s", out);
+    cr_assert(contains(out, "problem.yaml:0: time_limit: warning: the package gives no time limit") &&
+              contains(out, "assumed 5 s"), "%s", out);
+    /* and a check lists conversion errors as FILE:LINE: KEY like its own */
+    snprintf(p, sizeof p, "%s/hello/domjudge-problem.ini", T_dir);
+    t_write(p, "probid = hello\nspecial_run = myrun\n");
+    snprintf(p, sizeof p, "%s/hello", T_dir);
+    cr_assert_eq(t_ctl(out, sizeof out, cfg, "problem", "check", p, "--slot", SLOT_PUSH, NULL), 1, "%s", out);
+    cr_assert(contains(out, "domjudge-problem.ini:2: special_run: 'myrun' is a run script") &&
+              contains(out, "time_limit: warning") && !contains(out, "judgectl-check-"), "%s", out);
+}
+
+/* The same game as a legacy package (Kattis problemtools, DOMjudge):
+ * validation: custom interactive, the validator in output_validators/NAME/
+ * with a header beside it, validator_flags as its arguments. */
+Test(store, a_legacy_interactive_package_is_judged_by_its_validator_as_interactor)
+{
+    char cfg[400], out[8192], v[65], id[160], p[800], q[800];
+    t_config("A", SLOT_A, NULL, "  native: {languages: [c], slots: 1}\n", cfg, sizeof cfg);
+    make_guess("legacy");
+    snprintf(p, sizeof p, "%s/legacy/problem.yaml", T_dir);
+    t_write(p, "name: Guess the Number\nvalidation: custom interactive\nvalidator_flags: tries 10\n"
+               "limits:\n  memory: 256\n");
+    snprintf(p, sizeof p, "%s/legacy/.timelimit", T_dir);
+    t_write(p, "2\n");
+    snprintf(p, sizeof p, "%s/legacy/output_validator", T_dir);
+    snprintf(q, sizeof q, "%s/legacy/output_validators", T_dir);
+    cr_assert_eq(mkdir(q, 0755), 0);
+    snprintf(q, sizeof q, "%s/legacy/output_validators/guess", T_dir);
+    cr_assert_eq(rename(p, q), 0);
+    snprintf(p, sizeof p, "%s/legacy/output_validators/guess/tries.h", T_dir);
+    t_write(p, "#define TRIES_FLAG \"tries\"\n");
+    snprintf(p, sizeof p, "%s/legacy/output_validators/guess/guess.c", T_dir);
+    t_write(p, "#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n#include \"tries.h\"\n"
+               "static void done(const char *dir, int code, const char *msg) {\n"
+               "  char p[4096]; snprintf(p, sizeof p, \"%%s/judgemessage.txt\", dir);\n"
+               "  FILE *f = fopen(p, \"w\"); if (f) { fputs(msg, f); fclose(f); } exit(code); }\n"
+               "int main(int argc, char **argv) {\n"
+               "  int n, g; FILE *in = argc < 6 || strcmp(argv[4], TRIES_FLAG) ? NULL : fopen(argv[1], \"r\");\n"
+               "  if (!in || fscanf(in, \"%%d\", &n) != 1) return 1;\n"
+               "  for (int i = 0; i < atoi(argv[5]); i++) {\n"
+               "    if (scanf(\"%%d\", &g) != 1) done(argv[3], 43, \"no guess\");\n"
+               "    if (g == n) { puts(\"correct\"); fflush(stdout); done(argv[3], 42, \"found\"); }\n"
+               "    puts(g < n ? \"higher\" : \"lower\"); fflush(stdout); }\n"
+               "  done(argv[3], 43, \"too many guesses\"); }\n");
+    tar("legacy", "legacy.tgz");
+    snprintf(p, sizeof p, "%s/legacy.tgz", T_dir);
+    cr_assert_eq(t_ctl(out, sizeof out, cfg, "problem", "push", p, "--json", "--slot", SLOT_PUSH, NULL), 0, "%s", out);
+    const char *vv = strstr(out, "\"version\":\"");
+    cr_assert(vv, "%s", out);
+    snprintf(v, sizeof v, "%.64s", vv + 11);
+    snprintf(p, sizeof p, "%s/bisect.c", T_dir);
+    t_write(p, "#include <stdio.h>\n#include <string.h>\nint main(void){int lo=1,hi=1000;char r[16];\n"
+               "for(;;){int m=(lo+hi)/2;printf(\"%%d\\n\",m);fflush(stdout);if(scanf(\"%%15s\",r)!=1)return 1;\n"
+               "if(!strcmp(r,\"correct\"))return 0;if(!strcmp(r,\"higher\"))lo=m+1;else hi=m-1;}}\n");
+    snprintf(p, sizeof p, "%s/noflush.c", T_dir);   /* never flushes: both wait, the wall clock ends it */
+    t_write(p, "#include <stdio.h>\nint main(void){char r[16];printf(\"500\\n\");"
+               "if(scanf(\"%%15s\",r)!=1)return 1;return 0;}\n");
+    t_judged(cfg, "A");
+    cr_assert(t_judged_started("A", 10000));
+    submit_ok(cfg, "legacy", "c", "bisect.c", id);
+    expect(id, "AC", v, "A");
+    submit_ok(cfg, "legacy", "c", "noflush.c", id);
+    expect(id, "TLE", v, "A");
+}

@@ -178,6 +178,21 @@ Test(store_unit, links_and_special_files_are_refused_and_sizes_bounded)
     cr_assert_eq(store_copy_tree(a, p, 0, err, sizeof err), 0, "%s", err);
 }
 
+/* path is a regular file (not a link) holding exactly text */
+static bool regular_with(const char *path, const char *text)
+{
+    struct stat st;
+    if (lstat(path, &st) || !S_ISREG(st.st_mode))
+        return false;
+    FILE *f = fopen(path, "r");
+    char buf[256];
+    size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+    if (f)
+        fclose(f);
+    buf[n] = 0;
+    return !strcmp(buf, text);
+}
+
 static void tar(const char *args)
 {
     char cmd[800];
@@ -230,7 +245,10 @@ Test(store_unit, archives_cannot_leave_the_package)
     tar("czf hard.tgz a");
     snprintf(arc, sizeof arc, "%s/hard.tgz", dir);
     snprintf(out, sizeof out, "%s/hard", dir);
-    cr_assert_neq(store_unpack(arc, out, 0, err, sizeof err), 0, "a hard link is a link too");
+    cr_assert_eq(store_unpack(arc, out, 0, err, sizeof err), 0, "a hard link inside becomes a copy: %s", err);
+    snprintf(p, sizeof p, "%s/hard/tests/hard", dir);
+    cr_assert(regular_with(p, "1 2\n"), "%s is a copy of tests/1.in", p);
+    snprintf(p, sizeof p, "%s/a/tests/hard", dir);
     unlink(p);
 
     tar("czf big.tgz a");
@@ -444,7 +462,7 @@ Test(store_unit, icpc_conversion_lists_every_error)
     put("k2/data/secret/1.ans", "1\n");
     snprintf(p, sizeof p, "%s/k2", dir);
     cr_assert_eq(store_convert_icpc(p, "k2", &errors), 1, "%s", errors);
-    cr_assert(strstr(errors, "problem.yaml:2: validation: custom validation needs output_validators/"), "%s", errors);
+    cr_assert(strstr(errors, "problem.yaml:2: validation: a custom validator is needed in output_validators/"), "%s", errors);
     free(errors);
 
     put("g/problem.yaml", "name: G\nvalidator_flags: case_sensitive space_change_sensitive float_tolerance 1e-4\n");
@@ -513,4 +531,321 @@ Test(store_unit, icpc_custom_validator_becomes_a_kattis_checker)
     cr_assert(strstr(y, "interactor: {source: \"output_validators/w.c\", protocol: kattis, args: [\"slow\"]}\n"),
               "%s", y);
     cr_assert(!strstr(y, "checker:"), "%s", y);
+}
+
+/* ---- links inside a package (issue 22, slice 1) ---- */
+
+static void link_at(const char *target, const char *rel)
+{
+    char p[400];
+    snprintf(p, sizeof p, "%s/%s", dir, rel);
+    cr_assert_eq(symlink(target, p), 0, "%s -> %s", p, target);
+}
+
+/* l/: a package with a file link (tests/2.in -> 1.in), a directory link
+ * (more -> tests) and a link through a directory link (again -> more/1.out) */
+static void linked_package(void)
+{
+    pkg("l", "3\n");
+    link_at("1.in", "l/tests/2.in");
+    link_at("tests", "l/more");
+    link_at("more/1.out", "l/again");
+}
+
+/* the copy at rel holds no link and has the linked content in place */
+static void assert_expanded(const char *rel)
+{
+    char p[400], err[512];
+    snprintf(p, sizeof p, "%s/%s/tests/2.in", dir, rel);
+    cr_assert(regular_with(p, "1 2\n"), "%s: a file link becomes a copy", p);
+    snprintf(p, sizeof p, "%s/%s/more/1.out", dir, rel);
+    cr_assert(regular_with(p, "3\n"), "%s: a directory link becomes a directory", p);
+    snprintf(p, sizeof p, "%s/%s/more/2.in", dir, rel);
+    cr_assert(regular_with(p, "1 2\n"), "%s: a link inside a linked directory too", p);
+    snprintf(p, sizeof p, "%s/%s/again", dir, rel);
+    cr_assert(regular_with(p, "3\n"), "%s: through a directory link", p);
+    struct store_manifest m;
+    snprintf(p, sizeof p, "%s/%s", dir, rel);
+    cr_assert_eq(store_manifest_from_dir(p, 0, &m, err, sizeof err), 0, "no link left: %s", err);
+    cr_assert_eq(m.n, 8, "problem.yaml, tests/{1.in,1.out,2.in}, more/{1.in,1.out,2.in}, again");
+    store_manifest_free(&m);
+}
+
+Test(store_unit, links_inside_a_package_become_ordinary_entries)
+{
+    char from[300], to[300], arc[300], out[300], err[512];
+    linked_package();
+    snprintf(from, sizeof from, "%s/l", dir);
+    cr_assert(store_has_links(from));
+    snprintf(to, sizeof to, "%s/l.copy", dir);
+    cr_assert_eq(store_copy_tree(from, to, 0, err, sizeof err), 0, "%s", err);
+    assert_expanded("l.copy");
+    cr_assert(!store_has_links(to));
+
+    tar("czf l.tgz l");
+    snprintf(arc, sizeof arc, "%s/l.tgz", dir);
+    snprintf(out, sizeof out, "%s/l.out", dir);
+    cr_assert_eq(store_unpack(arc, out, 0, err, sizeof err), 0, "%s", err);
+    assert_expanded("l.out");
+    /* the same archive as a zip, links stored as links (zip -y) */
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "cd '%s/l' && zip -qry ../l.zip .", dir);
+    cr_assert_eq(system(cmd), 0);
+    snprintf(arc, sizeof arc, "%s/l.zip", dir);
+    snprintf(out, sizeof out, "%s/l.zout", dir);
+    cr_assert_eq(store_unpack(arc, out, 0, err, sizeof err), 0, "%s", err);
+    assert_expanded("l.zout");
+}
+
+/* every way out, and every loop, is refused naming the link; nothing left */
+Test(store_unit, links_leaving_the_package_or_looping_are_refused_naming_them)
+{
+    static const struct { const char *target, *rel, *expect; } cases[] = {
+        {"/etc/passwd", "tests/abs", "tests/abs: a symbolic link to '/etc/passwd', which leaves the package"},
+        {"../../etc/passwd", "tests/up", "tests/up: a symbolic link to '../../etc/passwd', which leaves the package"},
+        {"..", "tests/loop", "tests/loop: a symbolic link to '..', a directory it is inside: a link loop"},
+        {"self", "tests/self", "tests/self: a symbolic link to 'self': links that loop"},
+        {"nothing", "tests/dangling", "tests/dangling: a symbolic link to 'nothing', which does not exist"},
+    };
+    char from[300], to[300], arc[300], out[300], err[512], cmd[600], rel[400];
+    struct stat st;
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char sub[16];
+        snprintf(sub, sizeof sub, "p%zu", i);
+        pkg(sub, "3\n");
+        snprintf(rel, sizeof rel, "%s/%s", sub, cases[i].rel);
+        link_at(cases[i].target, rel);
+        snprintf(from, sizeof from, "%s/%s", dir, sub);
+        snprintf(to, sizeof to, "%s/%s.copy", dir, sub);
+        cr_assert_neq(store_copy_tree(from, to, 0, err, sizeof err), 0, "%s", cases[i].rel);
+        cr_assert(strstr(err, cases[i].expect), "copy: %s", err);
+        cr_assert_neq(lstat(to, &st), 0, "a refused copy leaves nothing");
+        /* in an archive: the same refusal, naming the entry (an absolute
+         * link as it is read, with the archive's top directory) */
+        snprintf(cmd, sizeof cmd, "cd '%s' && tar czf %s.tgz %s", dir, sub, sub);
+        cr_assert_eq(system(cmd), 0);
+        snprintf(arc, sizeof arc, "%s/%s.tgz", dir, sub);
+        snprintf(out, sizeof out, "%s/%s.out", dir, sub);
+        cr_assert_neq(store_unpack(arc, out, 0, err, sizeof err), 0, "%s", cases[i].rel);
+        const char *what = strchr(cases[i].expect, ':') + 2;
+        char entry[100];
+        snprintf(entry, sizeof entry, "entry '%s%s'", i == 0 ? "p0/" : "", cases[i].rel);
+        cr_assert(strstr(err, entry) && strstr(err, what), "unpack: %s (expected %s ... %s)", err, entry, what);
+        cr_assert_neq(lstat(out, &st), 0, "a refused unpack leaves nothing");
+    }
+    /* out through another link: refused, whichever of the two is met first */
+    pkg("via", "3\n");
+    link_at("../x/passwd", "via/tests/via");
+    link_at("/etc", "via/x");
+    snprintf(from, sizeof from, "%s/via", dir);
+    snprintf(to, sizeof to, "%s/via.copy", dir);
+    cr_assert_neq(store_copy_tree(from, to, 0, err, sizeof err), 0);
+    cr_assert((strstr(err, "via/tests/via: a symbolic link to '../x/passwd', which leaves the package") ||
+               strstr(err, "via/x: a symbolic link to '/etc', which leaves the package")), "%s", err);
+    /* one that stays inside through a link that leads out is refused by itself */
+    unlink(strcat(strcpy(rel, from), "/x"));
+    unlink(strcat(strcpy(rel, from), "/tests/via"));
+    link_at("tests", "via/x");
+    link_at("../x/1.in", "via/tests/via");
+    cr_assert_eq(store_copy_tree(from, to, 0, err, sizeof err), 0, "%s", err);
+    cr_assert(regular_with(strcat(strcpy(rel, to), "/tests/via"), "1 2\n"), "../x/1.in is tests/1.in");
+}
+
+/* A link bomb: levels of directories each linking the one below many
+ * times. The copy counts what it writes, so the refusal comes at the
+ * limit, not after the whole expansion. */
+Test(store_unit, a_link_bomb_stops_at_the_limits)
+{
+    char from[300], to[300], rel[200], err[512];
+    put("bomb/problem.yaml", "name: x\n");
+    put("bomb/d0/f", "0123456789012345678901234567890123456789012345678901234567890123\n");   /* 65 bytes */
+    for (int level = 1; level <= 5; level++) {
+        snprintf(rel, sizeof rel, "%s/bomb/d%d", dir, level);
+        cr_assert_eq(mkdir(rel, 0755), 0);
+        for (int k = 0; k < 20; k++) {
+            char target[32];
+            snprintf(target, sizeof target, "../d%d", level - 1);
+            snprintf(rel, sizeof rel, "bomb/d%d/l%d", level, k);
+            link_at(target, rel);
+        }
+    }
+    /* d5 alone expands to 20^5 = 3.2 million directories and files */
+    snprintf(from, sizeof from, "%s/bomb", dir);
+    snprintf(to, sizeof to, "%s/bomb.bytes", dir);
+    cr_assert_neq(store_copy_tree(from, to, 100000, err, sizeof err), 0);
+    cr_assert(strstr(err, "larger than max_package (100000 bytes, links counted as copies)"), "%s", err);
+    snprintf(to, sizeof to, "%s/bomb.files", dir);
+    cr_assert_neq(store_copy_tree(from, to, 0, err, sizeof err), 0);
+    cr_assert(strstr(err, "more than 100000 files and directories (links counted as copies)"), "%s", err);
+    tar("czf bomb.tgz bomb");
+    char arc[300], out[300];
+    snprintf(arc, sizeof arc, "%s/bomb.tgz", dir);
+    snprintf(out, sizeof out, "%s/bomb.out", dir);
+    cr_assert_neq(store_unpack(arc, out, 100000, err, sizeof err), 0);
+    cr_assert(strstr(err, "bomb.tgz: entry '") && strstr(err, "max_package"), "%s", err);
+}
+
+/* ---- nothing converted into a different problem (issue 22, slice 2) ---- */
+
+/* an ICPC package sub/ with problem.yaml yaml and one secret test; the
+ * conversion's errors (or NULL) */
+static int convert(const char *sub, const char *yaml, char **errors)
+{
+    char p[300];
+    snprintf(p, sizeof p, "%s/problem.yaml", sub);
+    put(p, yaml);
+    snprintf(p, sizeof p, "%s/data/secret/1.in", sub);
+    put(p, "1\n");
+    snprintf(p, sizeof p, "%s/data/secret/1.ans", sub);
+    put(p, "1\n");
+    snprintf(p, sizeof p, "%s/%s", dir, sub);
+    *errors = NULL;
+    return store_convert_icpc(p, sub, errors);
+}
+
+Test(store_unit, icpc_types_the_runner_cannot_judge_are_refused_naming_the_key)
+{
+    static const struct { const char *yaml, *expect; } cases[] = {
+        {"problem_format_version: 2023-07-draft\nname: S\ntype: scoring\n",
+         "problem.yaml:3: type: 'scoring' is not converted"},
+        {"problem_format_version: 2023-07-draft\nname: S\ntype: [pass-fail, multi-pass]\nlimits:\n  validation_passes: 3\n",
+         "problem.yaml:3: type: 'multi-pass' is not converted"},
+        {"problem_format_version: 2023-07-draft\nname: S\ntype: interactive multi-pass\n",
+         "problem.yaml:3: type: 'multi-pass' is not converted"},
+        {"problem_format_version: 2023-07-draft\nname: S\ntype: submit-answer\n",
+         "problem.yaml:3: type: 'submit-answer' is not converted"},
+        {"problem_format_version: 2023-07-draft\nname: S\ntype: batch\n", "problem.yaml:3: type: unknown type 'batch'"},
+        {"name: S\ntype: scoring\n", "problem.yaml:2: type: 'scoring' is not converted"},   /* legacy */
+        {"name: S\nvalidation: custom score\n", "problem.yaml:2: validation: 'score' is not converted"},
+        {"name: S\nvalidation: custom interactive score\n", "problem.yaml:2: validation: 'score' is not converted"},
+        {"name: S\nvalidation: costum\n", "problem.yaml:2: validation: expected default, custom"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char sub[16], *errors;
+        snprintf(sub, sizeof sub, "t%zu", i);
+        put(strcat(strcpy((char[32]){0}, sub), "/output_validators/v.c"), "int main(void){return 42;}\n");
+        cr_assert_geq(convert(sub, cases[i].yaml, &errors), 1, "%s", cases[i].yaml);
+        cr_assert(strstr(errors, cases[i].expect), "%s: %s", cases[i].yaml, errors);
+        free(errors);
+        char p[300];
+        snprintf(p, sizeof p, "%s/%s/problem.icpc.yaml", dir, sub);
+        struct stat st;
+        cr_assert_neq(stat(p, &st), 0, "nothing converted: %s", cases[i].yaml);
+    }
+}
+
+/* 2023-07: type interactive with output_validator/ (one program, headers
+ * beside it) is the runner's interactive problem with a Kattis interactor;
+ * pass-fail with output_validator/ a Kattis checker; neither a batch
+ * problem with a token checker */
+Test(store_unit, icpc_2023_interactive_and_custom_validators_are_converted)
+{
+    char *errors;
+    put("i/output_validator/validator.cpp", "#include \"validator.h\"\nint main() { return 42; }\n");
+    put("i/output_validator/validator.h", "\n");
+    put("i/data/sample/1.interaction", "<1\n>2\n");
+    put("i/data/sample/1.in", "1\n");
+    put("i/data/sample/1.ans", "\n");
+    cr_assert_eq(convert("i", "problem_format_version: 2023-07-draft\nname: I\ntype: interactive\n", &errors), 0,
+                 "%s", errors);
+    const char *y = converted("i");
+    cr_assert(strstr(y, "type: interactive\n"), "%s", y);
+    cr_assert(strstr(y, "interactor: {source: \"output_validator/validator.cpp\", protocol: kattis, args: []}"),
+              "%s", y);
+    cr_assert(strstr(y, "sample-1") && !strstr(y, "checker:"), "%s", y);
+
+    put("c/output_validator/check.py", "print()\n");
+    cr_assert_eq(convert("c", "problem_format_version: 2023-07-draft\nname: C\ntype: pass-fail\n", &errors), 0,
+                 "%s", errors);
+    y = converted("c");
+    cr_assert(strstr(y, "type: batch\n") &&
+              strstr(y, "checker: {type: custom, source: \"output_validator/check.py\", protocol: kattis"), "%s", y);
+
+    cr_assert_eq(convert("n", "problem_format_version: 2023-07-draft\nname: N\ntype: interactive\n", &errors), 1);
+    cr_assert(strstr(errors, "problem.yaml:3: type: a custom validator is needed in output_validators/"), "%s",
+              errors);
+    free(errors);
+    /* a sample only as a transcript cannot be judged: refused, not dropped */
+    put("t/output_validator/v.c", "int main(void){return 42;}\n");
+    put("t/data/sample/2.interaction", "<1\n");
+    cr_assert_eq(convert("t", "problem_format_version: 2023-07-draft\nname: T\ntype: interactive\n", &errors), 1);
+    cr_assert(strstr(errors, "data/sample/2.interaction:0: data: a sample given only as a transcript"), "%s", errors);
+    free(errors);
+}
+
+/* ---- DOMjudge packages (issue 22, slice 3) ---- */
+
+/* As DOMjudge documents its problem archive: domjudge-problem.ini, a
+ * problem.yaml without memory limits, samples only in data/sample */
+Test(store_unit, a_domjudge_package_is_detected_and_its_ini_read)
+{
+    char p[300], *errors = NULL;
+    put("dj/domjudge-problem.ini", "probid = hello\nexternalid = hello\nname = \"Hello World\"\ntimelimit = 3\n"
+                                   "color = '#ff0000'\nallow_submit = 1\n");
+    put("dj/problem.yaml", "source: a test\n");
+    put("dj/data/sample/1.in", "\n");
+    put("dj/data/sample/1.ans", "Hello world!\n");
+    snprintf(p, sizeof p, "%s/dj", dir);
+    cr_assert(store_is_icpc(p), "samples only, with domjudge-problem.ini: not read as the native format");
+    cr_assert_eq(store_convert_icpc(p, "dj", &errors), 0, "%s", errors);
+    cr_assert_null(errors, "a time limit was given: nothing to warn about: %s", errors);
+    const char *y = converted("dj");
+    cr_assert(strstr(y, "title: \"Hello World\"") && strstr(y, "time_limit: 3.000s") &&
+              strstr(y, "memory_limit: 2048M"), "%s", y);
+
+    /* .timelimit alone (DOMjudge's other way) */
+    put("tl/.timelimit", "1.5\n");
+    put("tl/data/secret/1.in", "1\n");
+    put("tl/data/secret/1.ans", "1\n");
+    snprintf(p, sizeof p, "%s/tl", dir);
+    cr_assert_eq(store_convert_icpc(p, "tl", &errors), 0, "%s", errors);
+    cr_assert_null(errors);
+    cr_assert(strstr(converted("tl"), "time_limit: 1.500s"), "%s", converted("tl"));
+
+    /* no limit at all: converted, and the limit assumed is said */
+    put("none/data/secret/1.in", "1\n");
+    put("none/data/secret/1.ans", "1\n");
+    snprintf(p, sizeof p, "%s/none", dir);
+    cr_assert_eq(store_convert_icpc(p, "none", &errors), 0, "%s", errors);
+    cr_assert(errors && strstr(errors, "problem.yaml:0: time_limit: warning: the package gives no time limit") &&
+              strstr(errors, "assumed 5 s"), "%s", errors);
+    free(errors);
+
+    /* what DOMjudge keeps in its database cannot come with the package */
+    put("sr/domjudge-problem.ini", "name = SR\ntimelimit = 1\nspecial_run = myrun\nspecial_compare = float\n"
+                                   "colour = red\n");
+    put("sr/data/secret/1.in", "1\n");
+    put("sr/data/secret/1.ans", "1\n");
+    snprintf(p, sizeof p, "%s/sr", dir);
+    cr_assert_eq(store_convert_icpc(p, "sr", &errors), 3, "%s", errors);
+    cr_assert(strstr(errors, "domjudge-problem.ini:3: special_run: 'myrun' is a run script"), "%s", errors);
+    cr_assert(strstr(errors, "domjudge-problem.ini:4: special_compare: names a compare program"), "%s", errors);
+    cr_assert(strstr(errors, "domjudge-problem.ini:5: colour: unknown key"), "%s", errors);
+    free(errors);
+    /* special_compare with the validator in the package is that validator */
+    put("sc/domjudge-problem.ini", "timelimit = 1\nspecial_compare = check\n");
+    put("sc/problem.yaml", "validation: custom\n");
+    put("sc/output_validators/check/check.c", "int main(void){return 42;}\n");
+    put("sc/data/secret/1.in", "1\n");
+    put("sc/data/secret/1.ans", "1\n");
+    snprintf(p, sizeof p, "%s/sc", dir);
+    cr_assert_eq(store_convert_icpc(p, "sc", &errors), 0, "%s", errors);
+}
+
+/* settings per test group are refused, never dropped: the runner judges
+ * every test of an ICPC problem alike */
+Test(store_unit, icpc_group_settings_that_change_judging_are_refused)
+{
+    char *errors;
+    put("g/data/testdata.yaml", "output_validator_flags: float_tolerance 1e-3\n");
+    put("g/data/secret/big/testdata.yaml", "input_validator_flags: n=1000\ngrading: min\n");
+    put("g/data/secret/small/test_group.yaml", "\n");
+    put("g/data/secret/big/1.in", "1\n");
+    put("g/data/secret/big/1.ans", "1\n");
+    cr_assert_eq(convert("g", "name: G\n", &errors), 2, "%s", errors);
+    cr_assert(strstr(errors, "data/testdata.yaml:1: output_validator_flags: not converted"), "%s", errors);
+    cr_assert(strstr(errors, "data/secret/big/testdata.yaml:2: grading: not converted"), "%s", errors);
+    free(errors);
+    put("h/data/secret/testdata.yaml", "input_validator_args: [--n, 5]\n");
+    cr_assert_eq(convert("h", "name: H\n", &errors), 0, "only input validators read it: %s", errors);
 }
