@@ -67,25 +67,18 @@ static void cache_dir(const struct jd_config *cfg, char *buf, size_t len)
     snprintf(buf, len, "%s/problems", cfg->state_dir);
 }
 
+static int add_bytes(const struct common_tree_entry *e, void *ctx)
+{
+    if (e->st && e->kind != COMMON_TREE_DIR && e->kind != COMMON_TREE_DIR_DONE)
+        *(uint64_t *)ctx += (uint64_t)e->st->st_size;
+    return 0;
+}
+
+/* Bytes of everything under path but its directories (links not followed). */
 static uint64_t tree_bytes(const char *path)
 {
-    struct stat st;
-    if (lstat(path, &st))
-        return 0;
-    if (!S_ISDIR(st.st_mode))
-        return (uint64_t)st.st_size;
     uint64_t n = 0;
-    DIR *d = opendir(path);
-    struct dirent *e;
-    while (d && (e = readdir(d))) {
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-            continue;
-        char sub[4400];
-        snprintf(sub, sizeof sub, "%s/%s", path, e->d_name);
-        n += tree_bytes(sub);
-    }
-    if (d)
-        closedir(d);
+    common_tree_walk(path, 0, add_bytes, &n);
     return n;
 }
 

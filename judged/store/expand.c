@@ -37,8 +37,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "common.h"
 #include "store.h"
-#include "tree.h"
 
 struct pending {
     char *rel;               /* "" for the root */
@@ -168,20 +168,6 @@ static int open_entry(struct expand *x, const char *rel, struct stat *st)
     return fd;
 }
 
-static int write_all(int fd, const char *p, size_t n)
-{
-    while (n) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return -1;
-        p += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
-
 static int copy_file(struct expand *x, int in, const char *rel)
 {
     int out = openat(x->out, rel, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
@@ -198,7 +184,7 @@ static int copy_file(struct expand *x, int in, const char *rel)
             fail(x, rel, "the package is larger than max_package (%" PRIu64 " bytes, links counted as copies)",
                  x->max);
             rc = -1;
-        } else if (n < 0 || write_all(out, x->buf, (size_t)n)) {
+        } else if (n < 0 || common_write_all(out, x->buf, (size_t)n)) {
             fail(x, rel, "%s", strerror(errno));
             rc = -1;
         }
@@ -329,13 +315,13 @@ int store_copy_tree(const char *from, const char *to, uint64_t max_bytes, char *
     return store_expand_tree(from, to, from, false, max_bytes, err, errlen);
 }
 
-static int find_link(const struct store_tree_entry *e, void *ctx)
+static int find_link(const struct common_tree_entry *e, void *ctx)
 {
     (void)ctx;
-    return e->kind == STORE_TREE_LINK && e->depth > 0 ? 1 : 0;
+    return e->kind == COMMON_TREE_LINK && e->depth > 0 ? 1 : 0;
 }
 
 bool store_has_links(const char *dir)
 {
-    return store_tree_walk(dir, STORE_MAX_DEPTH, find_link, NULL) == 1;
+    return common_tree_walk(dir, STORE_MAX_DEPTH, find_link, NULL) == 1;
 }

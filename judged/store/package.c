@@ -48,8 +48,8 @@
 #include <unistd.h>
 #include <yaml.h>
 
+#include "common.h"
 #include "store.h"
-#include "tree.h"
 
 /* ------------------------------------------------------------- helpers */
 
@@ -80,21 +80,6 @@ static int make_parents(const char *root, const char *rel)
         if (mkdir(path, 0755) && (errno != EEXIST || lstat(path, &st) || !S_ISDIR(st.st_mode)))
             return -1;
         *s = '/';
-    }
-    return 0;
-}
-
-static int write_all(int fd, const void *buf, size_t n)
-{
-    const char *p = buf;
-    while (n) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return -1;
-        p += w;
-        n -= (size_t)w;
     }
     return 0;
 }
@@ -224,7 +209,7 @@ static int copy_counted(struct unpack *u, int in, const char *name, const char *
             continue;
         if (n > 0 && over_budget(u, (uint64_t)n))
             rc = too_large(u);
-        else if (n < 0 || write_all(out, u->buf, (size_t)n)) {
+        else if (n < 0 || common_write_all(out, u->buf, (size_t)n)) {
             snprintf(u->err, u->errlen, "%s: entry '%s': %s", u->archive, name, strerror(errno));
             rc = -1;
         }
@@ -338,7 +323,7 @@ static int unpack_entry(struct unpack *u, struct archive_entry *e)
             rc = -1;
         } else if (over_budget(u, (uint64_t)got)) {
             rc = too_large(u);
-        } else if (write_all(fd, u->buf, (size_t)got)) {
+        } else if (common_write_all(fd, u->buf, (size_t)got)) {
             snprintf(u->err, u->errlen, "%s: %s", path, strerror(errno));
             rc = -1;
         }
@@ -1010,6 +995,56 @@ static void validator_yaml(const char *key, const char *source, const char *flag
     fprintf(out, "]}\n");
 }
 
+/* The time limit, DOMjudge's own first (.timelimit, then the ini's key, as
+ * DOMjudge imports it), then problem.yaml's; with none, what is assumed is
+ * said (Kattis derives it from the accepted submissions, which a push does
+ * not run). */
+static double icpc_time_limit(const char *dir, const struct icpc *y, const struct ini *ini, struct errs *e)
+{
+    double tl = read_timelimit(dir);
+    if (tl < 0)
+        add_err(e, ".timelimit:1: time limit: expected a positive number of seconds");
+    if (ini->timelimit > 0)
+        tl = ini->timelimit;
+    if (tl <= 0 && y->time_limit > 0)
+        tl = y->time_limit;
+    if (tl <= 0) {
+        tl = (y->time_multiplier > 0 ? y->time_multiplier : 5) * 1.0;
+        add_warn(e, "problem.yaml:0: time_limit: warning: the package gives no time limit (no .timelimit, "
+                    "domjudge-problem.ini timelimit or limits.time_limit); assumed %.3g s (time_multiplier %g x 1 s)",
+                 tl, y->time_multiplier > 0 ? y->time_multiplier : 5);
+    }
+    return tl;
+}
+
+/* The converted problem.yaml's body into out; the number of tests. */
+static int write_converted(FILE *out, const char *dir, const char *name, const struct icpc *y, double tl,
+                           bool interactive, bool custom, const char *validator, struct errs *e)
+{
+    fprintf(out, "# converted from the ICPC/Kattis package format on push; the original is problem.icpc.yaml\n");
+    fprintf(out, "name: ");
+    yaml_string(out, name);
+    fprintf(out, "\n");
+    if (y->title[0]) {
+        fprintf(out, "title: ");
+        yaml_string(out, y->title);
+        fprintf(out, "\n");
+    }
+    fprintf(out, "type: %s\ntime_limit: %.3fs\nmemory_limit: %.0fM\n", interactive ? "interactive" : "batch", tl,
+            y->memory_mb > 0 ? y->memory_mb : 2048);
+    if (y->output_mb > 0)
+        fprintf(out, "output_limit: %.0fM\n", y->output_mb);
+    if (custom && validator[0])
+        validator_yaml(interactive ? "interactor" : "checker", validator, y->flags, out);
+    else if (!custom)
+        checker_yaml(y->flags, y->flags_line ? y->flags_line : 1, out, e);
+    fprintf(out, "stop_on_failure: all\ntests:\n");
+    check_group_yaml(dir, "data/testdata.yaml", e);   /* the whole data/ group's */
+    check_group_yaml(dir, "data/test_group.yaml", e);
+    int n = list_tests(dir, "data/sample", out, e);
+    return n + list_tests(dir, "data/secret", out, e);
+}
+
 int store_convert_icpc(const char *dir, const char *name, char **errors)
 {
     struct errs e = {0};
@@ -1020,20 +1055,7 @@ int store_convert_icpc(const char *dir, const char *name, char **errors)
     read_ini(dir, &ini, &e);
     if (!y.title[0] && ini.name[0])
         snprintf(y.title, sizeof y.title, "%s", ini.name);
-    double tl = read_timelimit(dir);
-    if (tl < 0)
-        add_err(&e, ".timelimit:1: time limit: expected a positive number of seconds");
-    if (ini.timelimit > 0)
-        tl = ini.timelimit;   /* DOMjudge's own key first, as DOMjudge imports it */
-    if (tl <= 0 && y.time_limit > 0)
-        tl = y.time_limit;
-    if (tl <= 0) {
-        /* Kattis derives it from the accepted submissions, which a push does not run: say what is assumed */
-        tl = (y.time_multiplier > 0 ? y.time_multiplier : 5) * 1.0;
-        add_warn(&e, "problem.yaml:0: time_limit: warning: the package gives no time limit (no .timelimit, "
-                     "domjudge-problem.ini timelimit or limits.time_limit); assumed %.3g s (time_multiplier %g x 1 s)",
-                 tl, y.time_multiplier > 0 ? y.time_multiplier : 5);
-    }
+    double tl = icpc_time_limit(dir, &y, &ini, &e);
     char validator[700] = "", folder[64];
     struct stat st;
     /* 2023-07 and later: output_validator/ (one program); there is no
@@ -1062,28 +1084,7 @@ int store_convert_icpc(const char *dir, const char *name, char **errors)
         *errors = e.buf;
         return e.n;
     }
-    fprintf(out, "# converted from the ICPC/Kattis package format on push; the original is problem.icpc.yaml\n");
-    fprintf(out, "name: ");
-    yaml_string(out, name);
-    fprintf(out, "\n");
-    if (y.title[0]) {
-        fprintf(out, "title: ");
-        yaml_string(out, y.title);
-        fprintf(out, "\n");
-    }
-    fprintf(out, "type: %s\ntime_limit: %.3fs\nmemory_limit: %.0fM\n", interactive ? "interactive" : "batch", tl,
-            y.memory_mb > 0 ? y.memory_mb : 2048);
-    if (y.output_mb > 0)
-        fprintf(out, "output_limit: %.0fM\n", y.output_mb);
-    if (custom && validator[0])
-        validator_yaml(interactive ? "interactor" : "checker", validator, y.flags, out);
-    else if (!custom)
-        checker_yaml(y.flags, y.flags_line ? y.flags_line : 1, out, &e);
-    fprintf(out, "stop_on_failure: all\ntests:\n");
-    check_group_yaml(dir, "data/testdata.yaml", &e);   /* the whole data/ group's */
-    check_group_yaml(dir, "data/test_group.yaml", &e);
-    int n = list_tests(dir, "data/sample", out, &e);
-    n += list_tests(dir, "data/secret", out, &e);
+    int n = write_converted(out, dir, name, &y, tl, interactive, custom, validator, &e);
     fclose(out);
     if (n == 0)
         add_err(&e, "data/secret:0: data: no tests (*.in with *.ans in data/sample or data/secret)");

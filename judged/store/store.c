@@ -40,8 +40,8 @@
 #include <openssl/evp.h>
 
 #include "keys.h"
+#include "common.h"
 #include "store.h"
-#include "tree.h"
 
 extern const char store_library_lua[];   /* store.lua, embedded */
 extern const int store_library_version;   /* its VERSION line (embed.cmake) */
@@ -197,32 +197,32 @@ struct walk {
     size_t errlen;
 };
 
-static int walk_entry(const struct store_tree_entry *e, void *ctx)
+static int walk_entry(const struct common_tree_entry *e, void *ctx)
 {
     struct walk *w = ctx;
     const char *r2 = e->rel;
     switch (e->kind) {
-    case STORE_TREE_DIR_DONE:
+    case COMMON_TREE_DIR_DONE:
         return 0;
-    case STORE_TREE_ERROR:
+    case COMMON_TREE_ERROR:
         snprintf(w->err, w->errlen, "%s: %s", *r2 ? r2 : e->path, strerror(e->err));
         return -1;
-    case STORE_TREE_DEEP:
+    case COMMON_TREE_DEEP:
         snprintf(w->err, w->errlen, "%.200s...: more than %d directory levels deep", r2, STORE_MAX_DEPTH);
         return -1;
-    case STORE_TREE_LINK:
-    case STORE_TREE_OTHER:
+    case COMMON_TREE_LINK:
+    case COMMON_TREE_OTHER:
         if (!*r2)
             break;   /* the root: not a directory */
         snprintf(w->err, w->errlen, "%s: %s: a package holds only regular files and directories", r2,
-                 e->kind == STORE_TREE_LINK ? "a symbolic link" : "not a regular file");
+                 e->kind == COMMON_TREE_LINK ? "a symbolic link" : "not a regular file");
         return -1;
-    case STORE_TREE_DIR:
-    case STORE_TREE_FILE:
+    case COMMON_TREE_DIR:
+    case COMMON_TREE_FILE:
         break;
     }
     if (!*r2) {
-        if (e->kind == STORE_TREE_DIR)
+        if (e->kind == COMMON_TREE_DIR)
             return 0;
         snprintf(w->err, w->errlen, "%s: not a directory", e->path);
         return -1;
@@ -231,7 +231,7 @@ static int walk_entry(const struct store_tree_entry *e, void *ctx)
         snprintf(w->err, w->errlen, "%.1100s: a name the store cannot keep (control characters or too long)", r2);
         return -1;
     }
-    if (e->kind == STORE_TREE_DIR)
+    if (e->kind == COMMON_TREE_DIR)
         return 0;
     if (w->m->n >= STORE_MAX_FILES) {
         snprintf(w->err, w->errlen, "more than %d files", STORE_MAX_FILES);
@@ -268,7 +268,7 @@ int store_manifest_from_dir(const char *dir, uint64_t max_bytes, struct store_ma
     }
     struct walk w = {m, 0, max_bytes, err, errlen};
     err[0] = 0;
-    int rc = store_tree_walk(dir, STORE_MAX_DEPTH, walk_entry, &w);
+    int rc = common_tree_walk(dir, STORE_MAX_DEPTH, walk_entry, &w);
     if (rc && !err[0])
         snprintf(err, errlen, "%s: %s", dir, strerror(errno));
     if (rc) {
@@ -346,11 +346,11 @@ int store_manifest_parse(const char *text, size_t len, const char *version, stru
 
 /* --------------------------------------------------------------- verify */
 
-static int count_file(const struct store_tree_entry *e, void *ctx)
+static int count_file(const struct common_tree_entry *e, void *ctx)
 {
-    if (e->kind == STORE_TREE_ERROR || e->kind == STORE_TREE_DEEP)
+    if (e->kind == COMMON_TREE_ERROR || e->kind == COMMON_TREE_DEEP)
         return -1;
-    if (e->kind != STORE_TREE_DIR && e->kind != STORE_TREE_DIR_DONE)
+    if (e->kind != COMMON_TREE_DIR && e->kind != COMMON_TREE_DIR_DONE)
         (*(size_t *)ctx)++;
     return 0;
 }
@@ -377,25 +377,25 @@ int store_verify_dir(const char *dir, const struct store_manifest *m, char *err,
         }
     }
     size_t n = 0;
-    if (store_tree_walk(dir, STORE_MAX_DEPTH, count_file, &n) || n != m->n) {
+    if (common_tree_walk(dir, STORE_MAX_DEPTH, count_file, &n) || n != m->n) {
         snprintf(err, errlen, "%zu files where the manifest lists %zu", n, m->n);
         return -1;
     }
     return 0;
 }
 
-static int remove_entry(const struct store_tree_entry *e, void *ctx)
+static int remove_entry(const struct common_tree_entry *e, void *ctx)
 {
     int *failed = ctx;
     switch (e->kind) {
-    case STORE_TREE_DIR:
+    case COMMON_TREE_DIR:
         chmod(e->path, 0700);   /* so that what it holds can be listed and removed */
         break;
-    case STORE_TREE_DIR_DONE:
+    case COMMON_TREE_DIR_DONE:
         if (rmdir(e->path))
             *failed = 1;
         break;
-    case STORE_TREE_ERROR:
+    case COMMON_TREE_ERROR:
         if (e->err != ENOENT)
             *failed = 1;
         break;
@@ -415,7 +415,7 @@ int store_remove_tree(const char *path)
     if (!S_ISDIR(st.st_mode))
         return unlink(path);
     int failed = 0;
-    if (store_tree_walk(path, 0, remove_entry, &failed))
+    if (common_tree_walk(path, 0, remove_entry, &failed))
         return -1;
     return failed ? -1 : 0;
 }

@@ -895,10 +895,10 @@ Test(store, a_domjudge_package_is_converted_with_its_time_limit_and_judged)
     cr_assert(t_judged_started("A", 10000));
     submit_ok(cfg, "hello", "c", "hello.c", id);
     expect(id, "AC", v, "A");
-    char yaml[4096];
-    snprintf(p, sizeof p, "%s/problem.yaml", path_of("%s/state-%s/problems/%s", "A", v));
-    FILE *f = fopen(p, "r");
-    cr_assert(f, "%s", p);
+    char yaml[4096], cached[900];
+    snprintf(cached, sizeof cached, "%s/problem.yaml", path_of("%s/state-%s/problems/%s", "A", v));
+    FILE *f = fopen(cached, "r");
+    cr_assert(f, "%s", cached);
     yaml[fread(yaml, 1, sizeof yaml - 1, f)] = 0;
     fclose(f);
     cr_assert(contains(yaml, "time_limit: 2.000s") && contains(yaml, "title: \"Hello World\""), "%s", yaml);
