@@ -254,7 +254,7 @@ static char *probe_problem(void)
     put_file(dir, "problem.yaml", "name: probe\ntime_limit: 5s\nmemory_limit: 256M\n"
                                   "checker: lines\n");
     put_file(dir, "tests/1.in", "\n");
-    put_file(dir, "tests/1.out", "sharing\n-XX:SharedArchiveFile=/prepared/java.jsa\n");
+    put_file(dir, "tests/1.out", "sharing\n-XX:SharedArchiveFile=/prepared/run.jsa\n");
     return dir;
 }
 
@@ -275,7 +275,7 @@ Test(jvm_archive, corrupted_archive_is_rebuilt_never_used, .timeout = 600)
 {
     char *prob = probe_problem();
     char pattern[1024];
-    snprintf(pattern, sizeof pattern, "%s/java-*/files/java.jsa", PREPARED);
+    snprintf(pattern, sizeof pattern, "%s/java-*/files/run.jsa", PREPARED);
     struct judged a = judge(SRC "/languages", PREPARED, false, prob, "java", java_probe);
     char *jsa = one_match(pattern);
     cr_assert_not_null(jsa);
