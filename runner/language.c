@@ -220,7 +220,7 @@ static int parse_prepare(struct ydoc *y, yaml_node_t *n, struct rn_language *l)
                              .procs = 64};
     int rc = 0;
     YDOC_FOR_PAIRS(y, n, key, k, v) rc |= prepare_key(y, key, k, v, p);
-    if (rc == 0 && !p->build) {
+    if (!p->build) {
         ydoc_error(y, n, "prepare.build", "missing (required)");
         rc = -1;
     }
