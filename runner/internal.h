@@ -12,6 +12,7 @@
  *   package.c   safe opens beneath a package's root, the package walk, limits
  *   files.c     directory/file helpers and sha256
  *   ccache.c    the compile cache under WORK/compiled/
+ *   prepared.c  a language's prepared files (precompiled header, JVM archive)
  *   interactive.c  an interactive test: two boxes, pipes, the verdict order
  * and the pipeline, one file per concern, sharing struct runner and struct
  * rn_job (the last section below):
