@@ -189,13 +189,11 @@ static char *entry_dir(const char *work, const char *key)
     return rn_strdup_printf("%s/compiled/%s", work, key);
 }
 
-/* Reads `sums`; -1 if unreadable or malformed. */
-static int read_sums(const char *entry, struct entry_file **files, size_t *n)
+/* Reads a sums file; -1 if unreadable or malformed. */
+static int read_sums_file(const char *path, struct entry_file **files, size_t *n)
 {
-    char *path = rn_strdup_printf("%s/sums", entry);
     size_t len;
     char *text = rn_read_file(path, 1 << 20, &len);
-    free(path);
     *files = NULL;
     *n = 0;
     if (!text)
@@ -223,6 +221,67 @@ static void free_sums(struct entry_file *f, size_t n)
     for (size_t i = 0; i < n; i++)
         free(f[i].path);
     free(f);
+}
+
+/* an entry's `sums` */
+static int read_sums(const char *entry, struct entry_file **files, size_t *n)
+{
+    char *path = rn_strdup_printf("%s/sums", entry);
+    int rc = read_sums_file(path, files, n);
+    free(path);
+    return rc;
+}
+
+/* 0 when root holds exactly the files of sums, each with its size and
+ * sha256; 1 otherwise (a file changed, missing, added, or an odd tree) */
+static int check_tree(const char *root, struct entry_file *sums, size_t n)
+{
+    char **files = NULL;
+    size_t nf = 0;
+    int rc = list_files(root, "", &files, &nf) || nf != n ? 1 : 0;
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        char *p = rn_strdup_printf("%s/%s", root, sums[i].path);
+        char sha[65];
+        uint64_t size;
+        if (strcmp(files[i], sums[i].path) || hash_file(p, NULL, sha, &size) ||
+            size != sums[i].size || strcmp(sha, sums[i].sha))
+            rc = 1;
+        free(p);
+    }
+    free_list(files, nf);
+    return rc;
+}
+
+int rn_tree_sums_check(const char *root, const char *sums_path)
+{
+    struct entry_file *sums;
+    size_t n;
+    int rc = read_sums_file(sums_path, &sums, &n) ? 1 : check_tree(root, sums, n);
+    free_sums(sums, n);
+    return rc;
+}
+
+int rn_tree_sums_write(const char *root, const char *sums_path)
+{
+    char **files = NULL;
+    size_t n = 0;
+    FILE *f = NULL;
+    int rc = list_files(root, "", &files, &n) < 0 || !(f = fopen(sums_path, "we")) ? -1 : 0;
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        char *p = rn_strdup_printf("%s/%s", root, files[i]);
+        struct stat st;
+        char sha[65];
+        uint64_t size;
+        if (lstat(p, &st) || hash_file(p, NULL, sha, &size))
+            rc = -1;
+        else
+            fprintf(f, "%s %" PRIu64 " %o %s\n", sha, size, (unsigned)(st.st_mode & 0755), files[i]);
+        free(p);
+    }
+    if (f && fclose(f))
+        rc = -1;
+    free_list(files, n);
+    return rc;
 }
 
 static int copy_file(const char *from, const char *to, unsigned mode)
@@ -270,19 +329,8 @@ int rn_ccache_get(const char *work, const char *key, const char *dst, char **log
     }
     struct entry_file *sums;
     size_t n;
-    char **files = NULL;
-    size_t nf = 0;
     char *box = rn_strdup_printf("%s/box", entry);
-    int rc = read_sums(entry, &sums, &n) || list_files(box, "", &files, &nf) || nf != n ? 1 : 0;
-    for (size_t i = 0; rc == 0 && i < n; i++) {   /* verified before use */
-        char *p = rn_strdup_printf("%s/%s", box, sums[i].path);
-        char sha[65];
-        uint64_t size;
-        if (strcmp(files[i], sums[i].path) || hash_file(p, NULL, sha, &size) || size != sums[i].size ||
-            strcmp(sha, sums[i].sha))
-            rc = 1;
-        free(p);
-    }
+    int rc = read_sums(entry, &sums, &n) ? 1 : check_tree(box, sums, n);   /* verified before use */
     if (rc) {
         rn_remove_tree(entry);   /* corrupt or half gone: compile instead */
     } else {
@@ -302,7 +350,6 @@ int rn_ccache_get(const char *work, const char *key, const char *dst, char **log
         if (rc == 0)
             utimensat(AT_FDCWD, entry, NULL, 0);   /* LRU */
     }
-    free_list(files, nf);
     free_sums(sums, n);
     free(box);
     free(entry);

@@ -65,11 +65,14 @@ struct sandbox_limits rn_compile_limits(const struct rn_job *j, const struct rn_
 }
 
 /* a compile step's argv: {memory_mb}, the language's source file name
- * replaced by opts->sources (a grader's files), opts->flags at the end */
+ * replaced by opts->sources (a grader's files), opts->flags at the end,
+ * {prepared} by the prepared files' flags when they are in use */
 static char **compile_argv(const struct rn_language *l, size_t step, uint64_t memory,
-                           const struct rn_compile_opts *opts)
+                           const struct rn_compile_opts *opts, const char *prepared)
 {
-    char **argv = rn_argv_expand(l->compile[step], memory, opts ? opts->flags : NULL);
+    char **argv = rn_argv_expand_prepared(l->compile[step], memory,
+                                          prepared ? l->prepare->compile_flags : NULL,
+                                          opts ? opts->flags : NULL);
     if (!argv || !opts || !opts->sources)
         return argv;
     size_t n = 0, extra = 0;
@@ -100,16 +103,19 @@ static void append_note(struct rn_compiled *c, const char *note)
     }
 }
 
+/* prepared: the host dir of the language's prepared files, or NULL */
 static int compile_step(struct rn_job *j, const struct rn_language *l, const char *dir, size_t step,
-                        const struct rn_compile_opts *opts, struct rn_compiled *c)
+                        const struct rn_compile_opts *opts, const char *prepared,
+                        struct rn_compiled *c)
 {
     int fd = open(j->log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | (step ? 0 : O_TRUNC), 0644);
     if (fd < 0)
         return rn_job_infra(j, j->log, strerror(errno));
     struct sandbox_limits limits = rn_compile_limits(j, l);
-    char **argv = compile_argv(l, step, limits.memory, opts);
+    char **argv = compile_argv(l, step, limits.memory, opts, prepared);
     size_t mount_count;
-    struct sandbox_mount *mounts = rn_mounts_for(l, NULL, 0, &mount_count);
+    struct sandbox_mount pm = {.host = prepared, .inside = RN_PREPARED_MOUNT};
+    struct sandbox_mount *mounts = rn_mounts_for(l, &pm, prepared ? 1 : 0, &mount_count);
     struct sandbox_job sj = SANDBOX_JOB_INIT;
     sj.slot = j->slot;
     sj.argv = (const char *const *)argv;
@@ -184,11 +190,14 @@ static char *not_runnable(const char *dir, const char *program)
 int rn_compile_in(struct rn_job *j, const struct rn_language *l, const char *dir,
                   const struct rn_compile_opts *opts, struct rn_compiled *c)
 {
+    /* before the first step opens the log: a build writes there too */
+    char *prepared = rn_prepared_for(j, l, true);
     *c = (struct rn_compiled){.ok = true, .output = strdup("")};
-    for (size_t s = 0; s < l->compile_steps && c->ok; s++)
-        if (compile_step(j, l, dir, s, opts, c) < 0)
-            return -1;
-    return 0;
+    int rc = 0;
+    for (size_t s = 0; s < l->compile_steps && c->ok && rc == 0; s++)
+        rc = compile_step(j, l, dir, s, opts, prepared, c);
+    free(prepared);
+    return rc;
 }
 
 /* compile_in, and CE when it left nothing to run */

@@ -12,6 +12,7 @@
  *   package.c   safe opens beneath a package's root, the package walk, limits
  *   files.c     directory/file helpers and sha256
  *   ccache.c    the compile cache under WORK/compiled/
+ *   prepared.c  a language's prepared files (precompiled header, JVM archive)
  *   interactive.c  an interactive test: two boxes, pipes, the verdict order
  * and the pipeline, one file per concern, sharing struct runner and struct
  * rn_job (the last section below):
@@ -87,8 +88,26 @@ void rn_strset_free(struct rn_strset *s);
 
 /* ---- language.c -------------------------------------------------------- */
 
+/* prepare: files built once per host for a language definition (a
+ * precompiled header, a JVM class-data archive), prepared.c */
+struct rn_prepare {
+    char ***build;          /* build_steps argvs, run in a box at /box */
+    size_t build_steps;
+    char **inputs;          /* host paths whose identity joins the key; or NULL */
+    char **compile_flags;   /* what {prepared} in compile becomes; or NULL */
+    char **run_flags;       /* what {prepared} in run becomes; or NULL */
+    double time;            /* limits of each build step */
+    uint64_t memory, output;
+    int procs;
+};
+
+/* where a language's prepared files appear in its boxes (read-only) */
+#define RN_PREPARED_MOUNT "/prepared"
+
 struct rn_language {
     char *file;             /* the YAML file it came from */
+    char sha[65];           /* sha256 of its text */
+    struct rn_prepare *prepare;   /* NULL: none */
     char *id, *name, *source, *profile;
     char **version;         /* NULL-terminated argv */
     char ***compile;        /* compile_steps NULL-terminated argvs */
@@ -117,8 +136,12 @@ int rn_languages_load_dir(const char *dir, uint64_t max_size, struct rn_language
                           size_t *count, struct rn_errors *errs);
 void rn_language_free(struct rn_language *l);
 void rn_languages_free(struct rn_language **ls, size_t count);
-/* argv with {memory_mb} replaced; caller frees with rn_argv_free. */
+/* argv with {memory_mb} replaced and {prepared} elements dropped; caller
+ * frees with rn_argv_free. */
 char **rn_argv_expand(char *const *tmpl, uint64_t memory_bytes, char *const *extra);
+/* The same with each {prepared} element replaced by prepared's elements. */
+char **rn_argv_expand_prepared(char *const *tmpl, uint64_t memory_bytes,
+                               char *const *prepared, char *const *extra);
 void rn_argv_free(char **argv);
 
 /* ---- problem.c --------------------------------------------------------- */
@@ -390,6 +413,11 @@ void rn_ccache_put(const char *work, const char *key, const struct rn_language *
                    char *const *sources,
                    char *const *flags, const struct rn_ccache_inputs *in, const char *src, const char *log, int slot,
                    uint64_t max);
+/* A tree's manifest ("SHA256 SIZE MODE PATH" per regular file, sorted):
+ * written (-1 on a link or special file), and checked: 0 when the tree holds
+ * exactly those files with those bytes, 1 otherwise. */
+int rn_tree_sums_write(const char *root, const char *sums_path);
+int rn_tree_sums_check(const char *root, const char *sums_path);
 char *rn_strdup_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 double rn_now(void);
 
@@ -409,6 +437,9 @@ struct runner {
     pthread_mutex_t mu;
     pthread_cond_t freed;
     bool *busy;
+    char *prepared_dir;                       /* canonical, root's, 0700; NULL: catalog_only */
+    bool prepare_off;                         /* runner_config.prepare_off */
+    struct rn_prepared_state *prep;           /* one per language (prepared.c) */
 };
 
 /* one submission (or self-test) in one slot */
@@ -429,6 +460,8 @@ struct rn_job {
     bool inter_ready;
     char *inter_dir;                          /* compiled interactor */
     const struct rn_language *inter_lang;
+    char *run_prepared;                       /* the language's prepared files for runs */
+    bool run_prepared_checked;
     enum runner_failure failure;
     char err[512];
 };
@@ -492,6 +525,16 @@ int rn_grader_install(struct rn_job *j, const struct rn_grader *g, const char *n
  * (*message), -1 infra */
 int rn_prepare_checker(struct rn_job *j, char **message);
 int rn_prepare_interactor(struct rn_job *j, char **message);
+
+/* prepared.c: a language's prepared files (see there) */
+struct rn_prepared_state;
+/* Sets up r's entries under dir (NULL: WORK/prepared); -1 with err. */
+int rn_prepared_init(struct runner *r, const char *dir, bool off, char *err, size_t errlen);
+void rn_prepared_free(struct runner *r);
+/* The host directory of l's verified prepared files (caller frees), built
+ * first in j's slot when missing or damaged and may_build; NULL when l has
+ * none, they are off, or they cannot be had (the job goes on without). */
+char *rn_prepared_for(struct rn_job *j, const struct rn_language *l, bool may_build);
 
 /* run.c */
 /* a run's verdict from the sandbox's status (IE where the box failed) */

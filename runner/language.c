@@ -18,6 +18,10 @@
 #include "yaml_doc.h"
 
 #define DEFAULT_PATH "PATH=/usr/local/bin:/usr/bin:/bin"
+#define PREPARED_ARG "{prepared}"
+
+static void steps_free(char ***steps, size_t count);
+static void prepare_free(struct rn_prepare *p);
 
 void rn_argv_free(char **argv)
 {
@@ -40,21 +44,38 @@ static char *expand_one(const char *t, uint64_t memory_bytes)
     return s;
 }
 
-char **rn_argv_expand(char *const *tmpl, uint64_t memory_bytes, char *const *extra)
+/* An element that is exactly {prepared} becomes the elements of prepared
+ * (none when NULL: the language's prepared files are not in use). */
+char **rn_argv_expand_prepared(char *const *tmpl, uint64_t memory_bytes,
+                               char *const *prepared, char *const *extra)
 {
-    size_t n = 0, m = 0;
+    size_t n = 0, m = 0, p = 0;
     while (tmpl[n])
         n++;
     while (extra && extra[m])
         m++;
-    char **argv = calloc(n + m + 1, sizeof *argv);
+    while (prepared && prepared[p])
+        p++;
+    char **argv = calloc(n + m + p + 1, sizeof *argv);
     if (!argv)
         return NULL;
-    for (size_t i = 0; i < n; i++)
-        argv[i] = expand_one(tmpl[i], memory_bytes);
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (strcmp(tmpl[i], PREPARED_ARG)) {
+            argv[k++] = expand_one(tmpl[i], memory_bytes);
+            continue;
+        }
+        for (size_t e = 0; e < p; e++)
+            argv[k++] = strdup(prepared[e]);
+    }
     for (size_t i = 0; i < m; i++)
-        argv[n + i] = strdup(extra[i]);
+        argv[k++] = strdup(extra[i]);
     return argv;
+}
+
+char **rn_argv_expand(char *const *tmpl, uint64_t memory_bytes, char *const *extra)
+{
+    return rn_argv_expand_prepared(tmpl, memory_bytes, NULL, extra);
 }
 
 void rn_language_free(struct rn_language *l)
@@ -67,9 +88,8 @@ void rn_language_free(struct rn_language *l)
     free(l->source);
     free(l->profile);
     rn_argv_free(l->version);
-    for (size_t i = 0; i < l->compile_steps; i++)
-        rn_argv_free(l->compile[i]);
-    free(l->compile);
+    steps_free(l->compile, l->compile_steps);
+    prepare_free(l->prepare);
     rn_argv_free(l->run);
     rn_argv_free(l->mounts);
     rn_argv_free(l->env);
@@ -94,57 +114,119 @@ static int nonempty_argv(struct ydoc *y, yaml_node_t *n, const char *key, char *
     return 0;
 }
 
-/* compile: [argv...] or [[argv...], [argv...]] */
-static int parse_compile(struct ydoc *y, yaml_node_t *n, struct rn_language *l)
+static void steps_free(char ***steps, size_t count)
+{
+    for (size_t i = 0; i < count; i++)
+        rn_argv_free(steps[i]);
+    free(steps);
+}
+
+/* KEY: [argv...] or [[argv...], [argv...]] (compile, prepare.build) */
+static int parse_steps(struct ydoc *y, yaml_node_t *n, const char *key, char ****steps,
+                       size_t *steps_count)
 {
     if (!n || n->type != YAML_SEQUENCE_NODE) {
-        ydoc_error(y, n, "compile", "expected a command (a list) or a list of commands");
+        ydoc_error(y, n, key, "expected a command (a list) or a list of commands");
         return -1;
     }
     /* given twice: an error already, and the first list must not leak */
-    for (size_t i = 0; i < l->compile_steps; i++)
-        rn_argv_free(l->compile[i]);
-    free(l->compile);
-    l->compile = NULL;
-    l->compile_steps = 0;
+    steps_free(*steps, *steps_count);
+    *steps = NULL;
+    *steps_count = 0;
     yaml_node_item_t *items = n->data.sequence.items.start;
     size_t count = (size_t)(n->data.sequence.items.top - items);
     yaml_node_t *first = count ? ydoc_node(y, items[0]) : NULL;
     if (!first || first->type == YAML_SCALAR_NODE) {
-        l->compile = calloc(1, sizeof *l->compile);
-        l->compile_steps = l->compile ? 1 : 0;
-        return l->compile ? nonempty_argv(y, n, "compile", &l->compile[0]) : -1;
+        *steps = calloc(1, sizeof **steps);
+        *steps_count = *steps ? 1 : 0;
+        return *steps ? nonempty_argv(y, n, key, &(*steps)[0]) : -1;
     }
-    l->compile = calloc(count, sizeof *l->compile);
-    l->compile_steps = l->compile ? count : 0;
+    *steps = calloc(count, sizeof **steps);
+    *steps_count = *steps ? count : 0;
     int rc = 0;
-    for (size_t i = 0; l->compile && i < count; i++)
-        if (nonempty_argv(y, ydoc_node(y, items[i]), "compile", &l->compile[i]) < 0)
+    for (size_t i = 0; *steps && i < count; i++)
+        if (nonempty_argv(y, ydoc_node(y, items[i]), key, &(*steps)[i]) < 0)
             rc = -1;
-    return l->compile ? rc : -1;
+    return *steps ? rc : -1;
 }
 
-static int parse_compile_limits(struct ydoc *y, yaml_node_t *n, struct rn_language *l)
+/* {time, memory, output, procs}: compile_limits, prepare.limits */
+static int parse_limits(struct ydoc *y, yaml_node_t *n, const char *name, double *time,
+                        uint64_t *memory, uint64_t *output, int *procs)
 {
-    if (ydoc_mapping(y, n, "compile_limits") < 0)
+    if (ydoc_mapping(y, n, name) < 0)
         return -1;
     int rc = 0;
+    char full[64];
     YDOC_FOR_PAIRS(y, n, key, k, v) {
         int r;
+        snprintf(full, sizeof full, "%s.%.20s", name, key);
         if (!strcmp(key, "time"))
-            r = ydoc_duration(y, v, "compile_limits.time", &l->compile_time);
+            r = ydoc_duration(y, v, full, time);
         else if (!strcmp(key, "memory"))
-            r = ydoc_size(y, v, "compile_limits.memory", &l->compile_memory);
+            r = ydoc_size(y, v, full, memory);
         else if (!strcmp(key, "output"))
-            r = ydoc_size(y, v, "compile_limits.output", &l->compile_output);
+            r = ydoc_size(y, v, full, output);
         else if (!strcmp(key, "procs"))
-            r = ydoc_int(y, v, "compile_limits.procs", 1, &l->compile_procs);
+            r = ydoc_int(y, v, full, 1, procs);
         else {
-            ydoc_error(y, k, key, "unknown key in compile_limits (time, memory, output, procs)");
+            ydoc_error(y, k, key, "unknown key in %s (time, memory, output, procs)", name);
             r = -1;
         }
         rc |= r;
     }
+    return rc;
+}
+
+static void prepare_free(struct rn_prepare *p)
+{
+    if (!p)
+        return;
+    steps_free(p->build, p->build_steps);
+    rn_argv_free(p->inputs);
+    rn_argv_free(p->compile_flags);
+    rn_argv_free(p->run_flags);
+    free(p);
+}
+
+static int prepare_key(struct ydoc *y, const char *key, yaml_node_t *k, yaml_node_t *v,
+                       struct rn_prepare *p)
+{
+    if (!strcmp(key, "build"))
+        return parse_steps(y, v, "prepare.build", &p->build, &p->build_steps);
+    if (!strcmp(key, "inputs"))
+        return ydoc_strings(y, v, "prepare.inputs", &p->inputs);
+    if (!strcmp(key, "compile_flags"))
+        return ydoc_strings(y, v, "prepare.compile_flags", &p->compile_flags);
+    if (!strcmp(key, "run_flags"))
+        return ydoc_strings(y, v, "prepare.run_flags", &p->run_flags);
+    if (!strcmp(key, "limits"))
+        return parse_limits(y, v, "prepare.limits", &p->time, &p->memory, &p->output, &p->procs);
+    ydoc_error(y, k, key, "unknown key in prepare (build, inputs, compile_flags, run_flags, "
+               "limits)");
+    return -1;
+}
+
+/* prepare: {build, inputs, compile_flags, run_flags, limits} (prepared.c) */
+static int parse_prepare(struct ydoc *y, yaml_node_t *n, struct rn_language *l)
+{
+    if (ydoc_mapping(y, n, "prepare") < 0)
+        return -1;
+    prepare_free(l->prepare);
+    struct rn_prepare *p = l->prepare = calloc(1, sizeof *p);
+    if (!p)
+        return -1;
+    *p = (struct rn_prepare){.time = 120, .memory = 2ULL << 30, .output = 1ULL << 30,
+                             .procs = 64};
+    int rc = 0;
+    YDOC_FOR_PAIRS(y, n, key, k, v) rc |= prepare_key(y, key, k, v, p);
+    if (!p->build) {
+        ydoc_error(y, n, "prepare.build", "missing (required)");
+        rc = -1;
+    }
+    for (char **m = p->inputs; m && *m; m++)
+        if (**m != '/')
+            ydoc_error(y, n, "prepare.inputs", "'%s' is not an absolute path", *m), rc = -1;
     return rc;
 }
 
@@ -187,7 +269,7 @@ static int parse_key(struct ydoc *y, const char *key, yaml_node_t *k, yaml_node_
     if (!strcmp(key, "source"))
         return ydoc_string(y, v, key, &l->source);
     if (!strcmp(key, "compile"))
-        return parse_compile(y, v, l);
+        return parse_steps(y, v, "compile", &l->compile, &l->compile_steps);
     if (!strcmp(key, "run"))
         return nonempty_argv(y, v, key, &l->run);
     if (!strcmp(key, "pool"))
@@ -197,7 +279,10 @@ static int parse_key(struct ydoc *y, const char *key, yaml_node_t *k, yaml_node_
     if (!strcmp(key, "extra_memory"))
         return ydoc_size(y, v, key, &l->extra_memory);
     if (!strcmp(key, "compile_limits"))
-        return parse_compile_limits(y, v, l);
+        return parse_limits(y, v, "compile_limits", &l->compile_time, &l->compile_memory,
+                            &l->compile_output, &l->compile_procs);
+    if (!strcmp(key, "prepare"))
+        return parse_prepare(y, v, l);
     if (!strcmp(key, "processes"))
         return ydoc_int(y, v, key, 1, &l->processes);
     if (!strcmp(key, "profile"))
@@ -271,6 +356,9 @@ int rn_language_parse(const char *text, size_t len, const char *display,
         rn_language_free(l);
         return -1;
     }
+    /* the definition's identity: a prepared file is never used by another */
+    const void *parts[] = {text};
+    rn_sha256_hex(parts, &len, 1, l->sha);
     *out = l;
     return 0;
 }

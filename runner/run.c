@@ -251,13 +251,20 @@ static void program_job(struct rn_job *j, struct sandbox_job *sj, char ***argv,
                         struct sandbox_mount **mounts)
 {
     const struct rn_language *l = j->lang;
-    *argv = rn_argv_expand(l->run, run_memory(j), NULL);
+    /* the language's prepared files (a JVM archive), verified once per job;
+     * a run never waits for a build (the compile, or the next one, builds) */
+    if (!j->run_prepared_checked)
+        j->run_prepared = rn_prepared_for(j, l, false);
+    j->run_prepared_checked = true;
+    *argv = rn_argv_expand_prepared(l->run, run_memory(j),
+                                    j->run_prepared ? l->prepare->run_flags : NULL, NULL);
     /* The sealed compile directory, read-only, is the program's /box: it
      * starts every test the same and nothing it writes reaches the host's
      * disk. Its scratch space is the private /tmp, counted as memory. */
-    struct sandbox_mount program_files = {.host = j->src, .inside = "/box"};
+    struct sandbox_mount files[] = {{.host = j->src, .inside = "/box"},
+                                    {.host = j->run_prepared, .inside = RN_PREPARED_MOUNT}};
     size_t mount_count;
-    *mounts = rn_mounts_for(l, &program_files, 1, &mount_count);
+    *mounts = rn_mounts_for(l, files, j->run_prepared ? 2 : 1, &mount_count);
     double cpu = j->prob->time_limit * l->time_factor;
     *sj = (struct sandbox_job)SANDBOX_JOB_INIT;
     sj->slot = j->slot;

@@ -171,6 +171,8 @@ int runner_open(struct runner **out, const struct runner_config *cfg, char *err,
         goto fail;
     free(r->work_dir);
     r->work_dir = work_dir;  /* canonical: the sandbox follows no symlink in it */
+    if (rn_prepared_init(r, cfg->prepared_dir, cfg->prepare_off, err, errlen) < 0)
+        goto fail;
     if (open_sandbox(r, cfg, err, errlen) < 0)
         goto fail;
 done:
@@ -189,6 +191,7 @@ void runner_close(struct runner *r)
         return;
     if (r->sb)
         sandbox_close(r->sb);
+    rn_prepared_free(r);
     rn_languages_free(r->langs, r->lang_count);
     pthread_mutex_destroy(&r->mu);
     pthread_cond_destroy(&r->freed);
@@ -268,6 +271,7 @@ void rn_job_end(struct rn_job *j)
     free(j->feedback);
     free(j->inter_dir);
     free(j->checker_dir);
+    free(j->run_prepared);
     free(j->prob_abs);
 }
 

@@ -59,6 +59,12 @@ struct runner_config {
      * rejudge or identical resubmission skips its compile); 0 = 256 MiB */
     uint64_t compile_cache;
     struct runner_limits limits; /* problem packages and language files */
+    /* files languages build once and reuse (`prepare` in languages/ID.yaml:
+     * a precompiled header, a JVM archive), under this directory; NULL:
+     * work_dir/prepared. prepare_off: compile and run without them (as
+     * before they existed; for measuring) */
+    const char *prepared_dir;
+    bool prepare_off;
 };
 
 struct runner_request {

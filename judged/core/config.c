@@ -281,6 +281,9 @@ static const struct key_def root_keys[] = {
      "fetched problem versions kept under state_dir/problems (LRU)"},
     {"compile_cache", KT_SIZE, CF(compile_cache), 0, 0, "256M", false, -1, NULL,
      "successful compiles kept per pool (LRU; runner/README.md)"},
+    {"prepare", KT_BOOL, CF(prepare), 0, 0, "true", false, -1, NULL,
+     "languages' prepared files (precompiled headers, JVM archive) under state_dir/prepared; "
+     "false: off"},
     {"max_package", KT_SIZE, CF(max_package), 0, 0, "256M", false, -1, NULL,
      "the largest package a push accepts (unpacked)"},
     {"store_quota", KT_SIZE_OR_0, CF(store_quota), 0, 0, "16G", false, -1, NULL,

@@ -72,6 +72,7 @@ struct jd_config {
     bool log_json;           /* log_format: json (one object per line) or text */
     long problem_cache;      /* bytes of fetched problem versions kept (LRU) */
     long compile_cache;      /* bytes of compiles kept per pool (LRU) */
+    bool prepare;            /* languages' prepared files (languages/README.md) */
     long max_package;        /* bytes: the largest package a push accepts */
     long store_quota;        /* bytes: all stored packages together (0 = none) */
     struct {                 /* package_limits: what the runner reads (0 = its default) */

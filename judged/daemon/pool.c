@@ -46,8 +46,10 @@ struct pool *pool_new(const char *name, int first_slot, int slots)
 
 int pool_open_runner(struct pool *p, const struct jd_config *cfg, char *err, size_t errlen)
 {
-    char work[4200];
+    char work[4200], prepared[4200];
     snprintf(work, sizeof work, "%s/work/%s-%s", cfg->state_dir, judged.host, p->name);
+    /* one per host: every pool's runner finds what another built */
+    snprintf(prepared, sizeof prepared, "%s/prepared", cfg->state_dir);
     common_mkdir_p(work, 0755); /* the runner says so if it is not there */
     struct runner_config rc = {
         .languages_dir = cfg->languages,
@@ -57,6 +59,8 @@ int pool_open_runner(struct pool *p, const struct jd_config *cfg, char *err, siz
         .sandbox_run_dir = cfg->sandbox_run_dir,
         .cgroup_parent = cfg->cgroup_parent,
         .compile_cache = (uint64_t)cfg->compile_cache,
+        .prepared_dir = prepared,
+        .prepare_off = !cfg->prepare,
         .limits = {.yaml_size = (uint64_t)cfg->package_limits.yaml_size,
                    .package_files = (uint64_t)cfg->package_limits.package_files,
                    .package_size = (uint64_t)cfg->package_limits.package_size,

@@ -357,6 +357,44 @@ Test(languages, memory_template)
     rn_argv_free(argv);
 }
 
+/* {prepared} becomes the prepared files' flags while they are in use, and
+ * nothing at all otherwise (the compile is then exactly today's) */
+Test(languages, prepared_template)
+{
+    char *tmpl[] = {"g++", "{prepared}", "-O2", "-Xmx{memory_mb}m", NULL};
+    char *flags[] = {"-I", "/prepared", NULL}, *extra[] = {"x", NULL};
+    char **on = rn_argv_expand_prepared(tmpl, 64ULL << 20, flags, extra);
+    char **off = rn_argv_expand(tmpl, 64ULL << 20, extra);
+    const char *want_on[] = {"g++", "-I", "/prepared", "-O2", "-Xmx64m", "x", NULL};
+    const char *want_off[] = {"g++", "-O2", "-Xmx64m", "x", NULL};
+    for (int i = 0; want_on[i]; i++)
+        cr_assert_str_eq(on[i], want_on[i]);
+    cr_assert_null(on[6]);
+    for (int i = 0; want_off[i]; i++)
+        cr_assert_str_eq(off[i], want_off[i]);
+    cr_assert_null(off[4]);
+    rn_argv_free(on);
+    rn_argv_free(off);
+}
+
+Test(languages, prepare_key_is_read_and_checked)
+{
+    char *e = load_language_errors(GOOD_C "prepare: {build: [[mkdir, bits], [g++, -x, c++-header]],\n"
+                                   "  inputs: [/usr/bin/gcc], compile_flags: [-I, /prepared],\n"
+                                   "  limits: {time: 60s, memory: 1G}}\n");
+    cr_assert_str_eq(e, "");
+    free(e);
+    e = load_language_errors(GOOD_C "prepare: {inputs: [relative], flags: [-x],\n"
+                             "  limits: {tme: 1s}}\n");
+    cr_assert(strstr(e, "flags: unknown key in prepare"), "%s", e);
+    cr_assert(strstr(e, "tme: unknown key in prepare.limits"), "%s", e);
+    cr_assert(strstr(e, "prepare.build: missing"), "%s", e);
+    free(e);
+    e = load_language_errors(GOOD_C "prepare: {build: [true], inputs: [relative]}\n");
+    cr_assert(strstr(e, "prepare.inputs: 'relative' is not an absolute path"), "%s", e);
+    free(e);
+}
+
 Test(languages, shipped_languages_load)
 {
     struct rn_errors errs = {0};
