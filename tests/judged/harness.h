@@ -245,6 +245,10 @@ static void t_config(const char *name, int first_slot, const char *extra, const 
 {
     static const char *const defaults[][2] = {
         {"lease", "2s"}, {"heartbeat", "500ms"}, {"retry_backoff", "200ms"}, {"grace", "10s"},
+        /* no precompiled header or JVM archive to build on a host's first C++
+         * or Java compile (6-15 s here): these suites test the queue, and
+         * tests/runner/test_prepared.c tests prepared files */
+        {"prepare", "false"},
     };
     char def[256] = "", key[64];
     for (size_t i = 0; i < sizeof defaults / sizeof defaults[0]; i++) {
