@@ -53,8 +53,9 @@ static int pool_stats(struct queue_conn *k, const struct jd_pool_cfg *pc, json_t
 }
 
 /* Every pool's figures (npools of them, caller frees), or NULL when Redis
- * could not be read. */
-static struct pool_stats *all_pool_stats(const struct api *a, struct queue_conn *k)
+ * could not be read; with hosts_out, the hosts read for them too (the
+ * caller's, NULL with the figures). */
+static struct pool_stats *all_pool_stats(const struct api *a, struct queue_conn *k, json_t **hosts_out)
 {
     json_t *hosts = load_hosts(k);
     struct pool_stats *ps = hosts ? calloc((size_t)a->cfg.npools + 1, sizeof *ps) : NULL;
@@ -63,14 +64,17 @@ static struct pool_stats *all_pool_stats(const struct api *a, struct queue_conn 
             free(ps);
             ps = NULL;
         }
-    json_decref(hosts);
+    if (hosts_out && ps)
+        *hosts_out = hosts;
+    else
+        json_decref(hosts);
     return ps;
 }
 
 bool api_pools_unserved(struct api *a, char *pool, size_t len)
 {
     struct queue_conn *k = api_conn_get(a);
-    struct pool_stats *ps = all_pool_stats(a, k);
+    struct pool_stats *ps = all_pool_stats(a, k, NULL);
     api_conn_put(a, k);
     bool found = false;
     for (int i = 0; ps && i < a->cfg.npools && !found; i++)
@@ -86,7 +90,7 @@ enum MHD_Result api_pools(struct req *r)
 {
     struct api *a = r->api;
     struct queue_conn *k = api_conn_get(a);
-    struct pool_stats *ps = all_pool_stats(a, k);
+    struct pool_stats *ps = all_pool_stats(a, k, NULL);
     api_conn_put(a, k);
     if (!ps)   /* an outage is not a quiet queue */
         return api_error_retry(r, 503, 1, "the queue (Redis) cannot be read");
@@ -320,19 +324,12 @@ static json_t *stats_json(struct queue_conn *k, const char *pool)
  * empty queue (an autoscaler would scale the judges down). -1 then. */
 static int metrics_queues(struct api *a, struct queue_conn *k, struct buf *b)
 {
-    json_t *hosts = load_hosts(k);
-    struct pool_stats *ps = hosts ? calloc((size_t)a->cfg.npools + 1, sizeof *ps) : NULL;
-    for (int i = 0; ps && i < a->cfg.npools; i++)
-        if (pool_stats(k, &a->cfg.pools[i], hosts, &ps[i])) {
-            free(ps);
-            ps = NULL;
-        }
+    json_t *hosts = NULL;
+    struct pool_stats *ps = all_pool_stats(a, k, &hosts);
     bprintf(b, "# HELP judged_redis_up Whether judge-api could read the queue (Redis) for this scrape.\n"
                "# TYPE judged_redis_up gauge\njudged_redis_up %d\n", ps ? 1 : 0);
-    if (!ps) {
-        json_decref(hosts);
+    if (!ps)
         return -1;
-    }
     int live = 0;
     const char *hn;
     json_t *h;

@@ -168,8 +168,7 @@ int queue_hosts_capacity(json_t *hosts, const char *pool, long long *slots, long
 
 /* ------------------------------------------------- the hosts' own writes */
 
-/* A reply that only needs to be there: QUEUE_OK, or what went wrong. */
-static enum queue_rc done(struct queue_conn *k, redisReply *r, const char *what, char *err, size_t errlen)
+enum queue_rc queue_reply_done(struct queue_conn *k, redisReply *r, const char *what, char *err, size_t errlen)
 {
     if (!r) {
         snprintf(err, errlen, "%s: redis: %s", what, k->err);
@@ -191,21 +190,21 @@ static enum queue_rc done(struct queue_conn *k, redisReply *r, const char *what,
 enum queue_rc queue_host_register(struct queue_conn *k, const char *host, const char *registration, long ttl_ms,
                                   char *err, size_t errlen)
 {
-    enum queue_rc rc = done(k, queue_cmd(k, "SET " KEY_HOST "%s %s PX %ld", host, registration, ttl_ms),
+    enum queue_rc rc = queue_reply_done(k, queue_cmd(k, "SET " KEY_HOST "%s %s PX %ld", host, registration, ttl_ms),
                             "SET " KEY_HOST, err, errlen);
-    enum queue_rc rc2 = done(k, queue_cmd(k, "HSET " KEY_HOSTS " %s %s", host, registration), "HSET " KEY_HOSTS,
+    enum queue_rc rc2 = queue_reply_done(k, queue_cmd(k, "HSET " KEY_HOSTS " %s %s", host, registration), "HSET " KEY_HOSTS,
                              err, errlen);
     return rc ? rc : rc2;
 }
 
 enum queue_rc queue_host_expire(struct queue_conn *k, const char *host, char *err, size_t errlen)
 {
-    return done(k, queue_cmd(k, "DEL " KEY_HOST "%s", host), "DEL " KEY_HOST, err, errlen);
+    return queue_reply_done(k, queue_cmd(k, "DEL " KEY_HOST "%s", host), "DEL " KEY_HOST, err, errlen);
 }
 
 enum queue_rc queue_host_forget(struct queue_conn *k, const char *host, char *err, size_t errlen)
 {
-    return done(k, queue_cmd(k, "HDEL " KEY_HOSTS " %s", host), "HDEL " KEY_HOSTS, err, errlen);
+    return queue_reply_done(k, queue_cmd(k, "HDEL " KEY_HOSTS " %s", host), "HDEL " KEY_HOSTS, err, errlen);
 }
 
 enum queue_rc queue_reaper_turn(struct queue_conn *k, const char *host, long lease_ms, bool *mine, char *err,
@@ -213,7 +212,7 @@ enum queue_rc queue_reaper_turn(struct queue_conn *k, const char *host, long lea
 {
     redisReply *r = queue_cmd(k, "SET " KEY_REAPER " %s NX PX %ld", host, lease_ms);
     *mine = r && r->type == REDIS_REPLY_STATUS;   /* nil: another host's turn */
-    return done(k, r, "SET " KEY_REAPER, err, errlen);
+    return queue_reply_done(k, r, "SET " KEY_REAPER, err, errlen);
 }
 
 enum queue_rc queue_hosts_dead(struct queue_conn *k, const char *self, char ***names, size_t *n, char *err,
@@ -223,7 +222,7 @@ enum queue_rc queue_hosts_dead(struct queue_conn *k, const char *self, char ***n
     *n = 0;
     redisReply *hs = queue_cmd(k, "HKEYS " KEY_HOSTS);
     if (!hs || hs->type != REDIS_REPLY_ARRAY) {
-        enum queue_rc rc = done(k, hs, "HKEYS " KEY_HOSTS, err, errlen);
+        enum queue_rc rc = queue_reply_done(k, hs, "HKEYS " KEY_HOSTS, err, errlen);
         if (rc == QUEUE_OK)
             snprintf(err, errlen, "HKEYS " KEY_HOSTS ": unexpected reply");
         return rc ? rc : QUEUE_ERROR;

@@ -21,6 +21,10 @@
 #define SUFFIX_PROGRESS "progress:"       /* + ID: its progress stream */
 #define SUFFIX_WEBHOOK "webhook:"         /* + ENTRY, retry, dlq: judge-api's deliveries */
 
+/* A reply that only needs to be there, freed: QUEUE_OK; QUEUE_IO (NULL,
+ * err "WHAT: redis: ...") or QUEUE_ERROR (an error reply, err "WHAT: ..."). */
+enum queue_rc queue_reply_done(struct queue_conn *k, redisReply *r, const char *what, char *err, size_t errlen);
+
 /* The entries of an XRANGE/XREVRANGE reply (r stays the caller's). */
 enum queue_rc queue_entries_parse(const redisReply *r, struct queue_entries *out, const char *what, char *err,
                                   size_t errlen);

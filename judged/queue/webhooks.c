@@ -32,23 +32,6 @@ static void free_reply(redisReply *r)
         freeReplyObject(r);
 }
 
-/* NULL: QUEUE_IO with err; an error reply: QUEUE_ERROR; else QUEUE_OK. The
- * reply is freed. */
-static enum queue_rc sent(struct queue_conn *k, redisReply *r, const char *what, char *err, size_t errlen)
-{
-    if (!r) {
-        snprintf(err, errlen, "%s: redis: %s", what, k->err);
-        return QUEUE_IO;
-    }
-    enum queue_rc rc = QUEUE_OK;
-    if (r->type == REDIS_REPLY_ERROR) {
-        snprintf(err, errlen, "%s: %s", what, r->str);
-        rc = QUEUE_ERROR;
-    }
-    freeReplyObject(r);
-    return rc;
-}
-
 /* ---------------------------------------------------- the results group */
 
 enum queue_rc queue_webhook_group(struct queue_conn *k, const char *pool, char *err, size_t errlen)
@@ -128,7 +111,7 @@ enum queue_rc queue_webhook_read(struct queue_conn *k, const char *consumer, con
     if (r && r->type == REDIS_REPLY_ERROR && strstr(r->str, "NOGROUP"))
         for (int i = 0; i < np; i++)
             free_reply(queue_cmd(k, "XGROUP CREATE %s %s 0 MKSTREAM", keys[i], GROUP));
-    enum queue_rc rc = r && r->type != REDIS_REPLY_ERROR ? QUEUE_OK : sent(k, r, "XREADGROUP", err, errlen);
+    enum queue_rc rc = r && r->type != REDIS_REPLY_ERROR ? QUEUE_OK : queue_reply_done(k, r, "XREADGROUP", err, errlen);
     if (rc == QUEUE_OK && r)
         freeReplyObject(r);
     free(argv);
@@ -147,7 +130,7 @@ enum queue_rc queue_webhook_takeover(struct queue_conn *k, const char *consumer,
     redisReply *r = queue_cmd(k, "XAUTOCLAIM %s %s %s %ld 0-0 COUNT 64", key, GROUP, consumer, min_idle_ms);
     if (r && r->type == REDIS_REPLY_ARRAY && r->elements >= 2)
         events_add(r->element[1], pool_index, out, n);   /* deleted entries come as nil: skipped */
-    enum queue_rc rc = r && r->type != REDIS_REPLY_ERROR ? QUEUE_OK : sent(k, r, "XAUTOCLAIM", err, errlen);
+    enum queue_rc rc = r && r->type != REDIS_REPLY_ERROR ? QUEUE_OK : queue_reply_done(k, r, "XAUTOCLAIM", err, errlen);
     if (rc == QUEUE_OK && r)
         freeReplyObject(r);
     return rc;
@@ -165,7 +148,7 @@ enum queue_rc queue_webhook_record(struct queue_conn *k, const char *pool, const
         queue_key(ks, sizeof ks, pool, sub);
         redisReply *cb = queue_cmd(k, "HMGET %s callback owner", ks);
         if (!cb)
-            return sent(k, cb, "HMGET", err, errlen);   /* stays pending, read again later */
+            return queue_reply_done(k, cb, "HMGET", err, errlen);   /* stays pending, read again later */
         if (cb->type == REDIS_REPLY_ARRAY && cb->elements == 2 && queue_rstr(cb->element[0]) &&
             *cb->element[0]->str) {
             const char *owner = queue_rstr(cb->element[1]) ? cb->element[1]->str : "";
@@ -178,7 +161,7 @@ enum queue_rc queue_webhook_record(struct queue_conn *k, const char *pool, const
         }
         freeReplyObject(cb);
     }
-    return sent(k, queue_cmd(k, "XACK %s %s %s", kres, GROUP, ev->entry), "XACK", err, errlen);
+    return queue_reply_done(k, queue_cmd(k, "XACK %s %s %s", kres, GROUP, ev->entry), "XACK", err, errlen);
 }
 
 /* ------------------------------------------------------------ deliveries */
@@ -192,7 +175,7 @@ enum queue_rc queue_webhook_due(struct queue_conn *k, const char *pool, long lon
     wkey(kr, sizeof kr, pool, "retry");
     redisReply *r = queue_cmd(k, "ZRANGEBYSCORE %s -inf %lld LIMIT 0 %d", kr, now_ms, limit);
     if (!r || r->type != REDIS_REPLY_ARRAY)
-        return sent(k, r, "ZRANGEBYSCORE", err, errlen);   /* not an array: nothing due */
+        return queue_reply_done(k, r, "ZRANGEBYSCORE", err, errlen);   /* not an array: nothing due */
     *entries = calloc(r->elements + 1, sizeof **entries);
     for (size_t i = 0; *entries && i < r->elements; i++)
         if (queue_rstr(r->element[i]) && ((*entries)[*n] = strdup(r->element[i]->str)))
@@ -296,7 +279,7 @@ enum queue_rc queue_webhook_dlq(struct queue_conn *k, const char *pool, long cou
     wkey(kd, sizeof kd, pool, "dlq");
     redisReply *x = queue_cmd(k, "XRANGE %s - + COUNT %ld", kd, count);
     if (!x || x->type != REDIS_REPLY_ARRAY)
-        return sent(k, x, "XRANGE", err, errlen);   /* not an array: no dead letters */
+        return queue_reply_done(k, x, "XRANGE", err, errlen);   /* not an array: no dead letters */
     enum queue_rc rc = queue_entries_parse(x, out, "XRANGE", err, errlen);
     freeReplyObject(x);
     return rc;
