@@ -473,6 +473,7 @@ Test(store_unit, icpc_conversion_lists_every_error)
     snprintf(p, sizeof p, "%s/g", dir);
     errors = NULL;
     cr_assert_eq(store_convert_icpc(p, "g", &errors), 0, "%s", errors);
+    free(errors);   /* no error, but the assumed time limit's warning */
     char y[300];
     snprintf(y, sizeof y, "%s/g/problem.yaml", dir);
     FILE *f = fopen(y, "r");
@@ -748,6 +749,7 @@ Test(store_unit, icpc_2023_interactive_and_custom_validators_are_converted)
     put("i/data/sample/1.ans", "\n");
     cr_assert_eq(convert("i", "problem_format_version: 2023-07-draft\nname: I\ntype: interactive\n", &errors), 0,
                  "%s", errors);
+    free(errors);   /* warnings only */
     const char *y = converted("i");
     cr_assert(strstr(y, "type: interactive\n"), "%s", y);
     cr_assert(strstr(y, "interactor: {source: \"output_validator/validator.cpp\", protocol: kattis, args: []}"),
@@ -757,6 +759,7 @@ Test(store_unit, icpc_2023_interactive_and_custom_validators_are_converted)
     put("c/output_validator/check.py", "print()\n");
     cr_assert_eq(convert("c", "problem_format_version: 2023-07-draft\nname: C\ntype: pass-fail\n", &errors), 0,
                  "%s", errors);
+    free(errors);
     y = converted("c");
     cr_assert(strstr(y, "type: batch\n") &&
               strstr(y, "checker: {type: custom, source: \"output_validator/check.py\", protocol: kattis"), "%s", y);
@@ -848,4 +851,5 @@ Test(store_unit, icpc_group_settings_that_change_judging_are_refused)
     free(errors);
     put("h/data/secret/testdata.yaml", "input_validator_args: [--n, 5]\n");
     cr_assert_eq(convert("h", "name: H\n", &errors), 0, "only input validators read it: %s", errors);
+    free(errors);
 }
