@@ -337,20 +337,34 @@ enum queue_rc queue_submission_owner(struct queue_conn *k, const char *id, char 
 enum queue_rc queue_submission_state(struct queue_conn *k, const char *id, struct queue_state *out, char *err,
                                      size_t errlen)
 {
-    char key[400];
+    char key[400], kres[400], pool[130];
     memset(out, 0, sizeof *out);
-    if (!sub_key(key, sizeof key, id))
+    if (!sub_key(key, sizeof key, id) || !queue_id_pool(id, pool, sizeof pool))
         return QUEUE_OK;
-    redisReply *r = queue_cmd(k, "HMGET %s state verdict score", key);
-    enum queue_rc rc = expect(k, r, REDIS_REPLY_ARRAY, "HMGET", err, errlen);
+    queue_result_key(kres, sizeof kres, pool, id);
+    /* the verdict from the result hash, which only judged writes (issue
+     * 25); read first, so that a verdict published between the reads
+     * shows as running, not as done without it */
+    redisReply *v = queue_cmd(k, "HMGET %s verdict score", kres);
+    enum queue_rc rc = expect(k, v, REDIS_REPLY_ARRAY, "HMGET", err, errlen);
     if (rc)
         return rc;
-    if (r->elements == 3) {
-        snprintf(out->state, sizeof out->state, "%s", queue_rstr(r->element[0]) ?: "");
-        snprintf(out->verdict, sizeof out->verdict, "%s", queue_rstr(r->element[1]) ?: "");
-        out->score = queue_rstr(r->element[2]) ? atof(r->element[2]->str) : 0.0;
+    redisReply *r = queue_cmd(k, "HGET %s state", key);
+    rc = expect(k, r, r && r->type == REDIS_REPLY_NIL ? REDIS_REPLY_NIL : REDIS_REPLY_STRING, "HGET", err, errlen);
+    if (rc) {
+        freeReplyObject(v);
+        return rc;
+    }
+    const char *st = queue_rstr(r);
+    if (st && v->elements == 2 && queue_rstr(v->element[0])) {
+        snprintf(out->state, sizeof out->state, "done");
+        snprintf(out->verdict, sizeof out->verdict, "%s", v->element[0]->str);
+        out->score = queue_rstr(v->element[1]) ? atof(v->element[1]->str) : 0.0;
+    } else if (st) {
+        snprintf(out->state, sizeof out->state, "%s", !strcmp(st, "running") ? "running" : "queued");
     }
     freeReplyObject(r);
+    freeReplyObject(v);
     return QUEUE_OK;
 }
 

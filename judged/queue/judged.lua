@@ -30,7 +30,15 @@ check of their own.
 -- changed code alone; hosts of version 8 keep working against it. Version
 -- 10 leaves empty fields out of claim replies, which hosts of versions 8
 -- and 9 read as empty (a missing field is an empty one to queue.c).
-local VERSION = 10
+-- Version 11 keeps a submission's result (verdict, score, report,
+-- finished, dead, and a rejudge's rejudge/previous_verdict/previous_score)
+-- in judge:{P}:res:ID, a key only judged's and the admin's functions
+-- write: the platform's ACL user writes submission hashes (admission) and
+-- could rewrite a verdict kept there (issue 25). Hosts and readers of
+-- version 10 and older read verdicts from the submission hash: upgrade
+-- them together (README, "Roles"); judged copies the results of
+-- submissions finished before (queue_results_migrate, queue.c).
+local VERSION = 11
 local GROUP = 'judged'
 
 local function fail(msg)
@@ -39,6 +47,14 @@ end
 
 local function key(pool, suffix)
   return 'judge:{' .. pool .. '}:' .. suffix
+end
+
+-- a submission's result hash: judge:{P}:res:ID (the submission: sub:ID).
+-- A submission is done when its result has a verdict; the submission
+-- hash's own 'state' (queued, running, done) is informational: the
+-- platform's ACL user may write it, so no decision rests on it.
+local function res_key(pool, sid)
+  return key(pool, 'res:' .. sid)
 end
 
 -- the one naming rule of pools, languages and problems (queue_valid_name in
@@ -150,7 +166,7 @@ local function job(q, stream, e, out, host, pool, now_s, now)
                        'poison', 'poison: submission ' .. sid .. ' is missing or incomplete'})
     return
   end
-  if v[5] == 'done' then
+  if redis.call('HEXISTS', res_key(pool, sid), 'verdict') == 1 then
     redis.call('XACK', stream, GROUP, eid) redis.call('XDEL', stream, eid) return
   end
   -- no "compiling" progress entry: judge-api derives that first step from
@@ -242,22 +258,26 @@ local function bury(pool, q, eid, sid, host, reason, ret)
   else
     redis.call('XADD', dlq, '*', unpack(f))
   end
-  if sid ~= '' and redis.call('EXISTS', sub) == 1 and redis.call('HGET', sub, 'state') ~= 'done' then
+  local rk = sid ~= '' and res_key(pool, sid)
+  if sid ~= '' and redis.call('EXISTS', sub) == 1 and redis.call('HEXISTS', rk, 'verdict') == 0 then
     -- the runner's report shape (DESIGN.md, "The stored report"); written as
     -- text because cjson would encode the empty tests list as an object
     local pv = redis.call('HGET', sub, 'version') or ''
     local rep = '{"verdict":"IE","score":0,"compile":null,"tests":[],"subtasks":[],"message":' ..
                 cjson.encode(reason) .. ',"problem_version":' ..
                 (pv ~= '' and cjson.encode(pv) or 'null') .. '}'
-    redis.call('HSET', sub, 'state', 'done', 'verdict', 'IE', 'score', '0', 'report', rep,
-               'finished', now, 'dead', '1')
+    redis.call('HSET', rk, 'verdict', 'IE', 'score', '0', 'report', rep, 'finished', now, 'dead', '1')
+    redis.call('HSET', sub, 'state', 'done')
     local m = redis.call('HMGET', sub, 'created', 'started', 'rejudged')
     count_verdict(pool, 'IE', now, m[1], m[2], m[3])
     redis.call('XADD', key(pool, 'results'), 'MAXLEN', '~', ret.max, '*', 'id', sid, 'verdict', 'IE',
                'score', '0', 'pool', pool, 'time', now, 'problem_version', pv)
     -- requeue needs the submission while its dead letter lives: the longer
     -- of the two periods, or kept when either keeps
-    if ret.keep > 0 and ret.dlq > 0 then expire_after(sub, math.max(ret.keep, ret.dlq)) end
+    if ret.keep > 0 and ret.dlq > 0 then
+      expire_after(sub, math.max(ret.keep, ret.dlq))
+      expire_after(rk, math.max(ret.keep, ret.dlq))
+    end
   end
   redis.call('XACK', stream, GROUP, eid)
   redis.call('XDEL', stream, eid)
@@ -526,21 +546,24 @@ end
 -- now_s: the caller's clock (now_pair), read here when not given
 local function finish(pool, t, now_s)
   need_all(t, FINISH_ARGS)
-  local k, sk = queue_key(pool, t.queue), key(pool, 'sub:' .. t.id)
+  local k, sk, rk = queue_key(pool, t.queue), key(pool, 'sub:' .. t.id), res_key(pool, t.id)
   if not owned(k, t.host, t.entry) then return {'result', 'lost'} end
   local res = 'already_done'
-  -- everything this function reads of the submission, in one HMGET (every
-  -- HMGET/HSET scans the submission's small hash)
-  local m = redis.call('HMGET', sk, 'state', 'version', 'rejudge', 'previous_verdict', 'previous_score')
-  if m[1] ~= 'done' then
+  -- everything this function reads of the result, in one HMGET (every
+  -- HMGET/HSET scans the small hash)
+  local m = redis.call('HMGET', rk, 'verdict', 'rejudge', 'previous_verdict', 'previous_score')
+  if not m[1] then
     if not now_s then now_s = now_pair() end
-    redis.call('HSET', sk, 'state', 'done', 'verdict', t.verdict, 'score', t.score,
-               'report', t.report, 'finished', now_s)
-    if m[3] and m[3] ~= '' then
-      result_event(pool, t, now_s, m[2] or '', 'rejudge', 'true', 'rejudge_id', m[3],
-                   'previous_verdict', m[4] or '', 'previous_score', m[5] or '')
+    local version = redis.call('HGET', sk, 'version') or ''
+    -- the result first: a caller whose ACL may not write it (the
+    -- platform's user, FCALLing this itself) is refused before any write
+    redis.call('HSET', rk, 'verdict', t.verdict, 'score', t.score, 'report', t.report, 'finished', now_s)
+    redis.call('HSET', sk, 'state', 'done')
+    if m[2] and m[2] ~= '' then
+      result_event(pool, t, now_s, version, 'rejudge', 'true', 'rejudge_id', m[2],
+                   'previous_verdict', m[3] or '', 'previous_score', m[4] or '')
     else
-      result_event(pool, t, now_s, m[2] or '')
+      result_event(pool, t, now_s, version)
     end
     -- no count_verdict here: the host adds up what it published and writes
     -- judge:{P}:stats once per heartbeat (queue_stats_flush): five HINCRBYs
@@ -549,6 +572,7 @@ local function finish(pool, t, now_s)
     if keep > 0 then
       local ms = int_arg(t, 'retention', keep)
       redis.call('PEXPIRE', sk, ms)
+      redis.call('PEXPIRE', rk, ms)
       -- its progress stream (an hour) never outlives the submission
       if keep < 3600000 then redis.call('PEXPIRE', key(pool, 'progress:' .. t.id), ms) end
     end
@@ -655,14 +679,14 @@ redis.register_function('judged_rejudge', function(keys, a)
   if t.version ~= '' and not string.find(t.version, '^' .. string.rep('[0-9a-f]', 64) .. '$') then
     fail('version must be 64 lowercase hex digits or empty')
   end
-  local sk = key(pool, 'sub:' .. t.id)
-  local st = redis.call('HMGET', sk, 'state', 'verdict', 'score')
-  if not st[1] then return {'result', 'missing'} end
-  if st[1] ~= 'done' then return {'result', 'not_done'} end
-  redis.call('HDEL', sk, 'verdict', 'score', 'report', 'finished', 'dead')
+  local sk, rk = key(pool, 'sub:' .. t.id), res_key(pool, t.id)
+  if redis.call('EXISTS', sk) == 0 then return {'result', 'missing'} end
+  local st = redis.call('HMGET', rk, 'verdict', 'score')
+  if not st[1] then return {'result', 'not_done'} end
+  redis.call('DEL', rk)
+  redis.call('HSET', rk, 'rejudge', t.rejudge_id, 'previous_verdict', st[1], 'previous_score', st[2] or '')
   redis.call('PERSIST', sk)
-  redis.call('HSET', sk, 'state', 'queued', 'attempts', '0', 'version', t.version, 'rejudge', t.rejudge_id,
-             'previous_verdict', st[2] or '', 'previous_score', st[3] or '', 'rejudged', now_ms())
+  redis.call('HSET', sk, 'state', 'queued', 'attempts', '0', 'version', t.version, 'rejudged', now_ms())
   redis.call('RPUSH', key(pool, 'rejudge'), t.id)
   return {'result', 'queued'}
 end)
@@ -710,8 +734,10 @@ redis.register_function('judged_requeue', function(keys, a)
   if not sid then fail('a poison entry has no submission to requeue; drop it') end
   local sk = key(pool, 'sub:' .. sid)
   if redis.call('EXISTS', sk) == 0 then fail('submission ' .. sid .. ' no longer exists') end
-  redis.call('HDEL', sk, 'verdict', 'score', 'report', 'finished', 'dead')
+  local rk = res_key(pool, sid)
+  redis.call('HDEL', rk, 'verdict', 'score', 'report', 'finished', 'dead')
   redis.call('PERSIST', sk)
+  redis.call('PERSIST', rk)
   redis.call('HSET', sk, 'state', 'queued', 'attempts', '0')
   local pr = redis.call('HGET', sk, 'priority')
   redis.call('XADD', key(pool, pr == 'contest' and 'q:contest' or 'q:normal'), '*', 'id', sid)
@@ -719,7 +745,40 @@ redis.register_function('judged_requeue', function(keys, a)
   return {'id', sid}
 end)
 
------------------------------------------------------------------------ reap
+------------------------------------------------------------- migrate_result
+-- args: pool, id. Moves the result of a submission judged under library
+-- version 10 or older (verdict, score, report, finished, dead, and a
+-- rejudge's fields) from its hash to judge:{P}:res:ID, with the hash's
+-- expiry. judged calls it for every submission when it loads this version
+-- over an older one (queue_library_ensure): once, so that nothing written
+-- into a submission hash later (the platform's ACL user may) becomes a
+-- verdict. A submission that already has a result is left alone.
+-- reply: 1 moved, 0 nothing to move
+local RESULT_FIELDS = {'verdict', 'score', 'report', 'finished', 'dead', 'rejudge', 'previous_verdict',
+                       'previous_score'}
+redis.register_function('judged_migrate_result', function(keys, a)
+  local t = argmap(a)
+  local pool = pool_of(keys, t)
+  need(t, 'id')
+  local sk, rk = key(pool, 'sub:' .. t.id), res_key(pool, t.id)
+  local v = redis.call('HMGET', sk, 'state', unpack(RESULT_FIELDS))
+  if redis.call('EXISTS', rk) == 1 then return 0 end
+  local out = {}
+  for i = 1, #RESULT_FIELDS do
+    -- a verdict only of a submission version 10 called done
+    if v[i + 1] and (i > 5 or v[1] == 'done') then
+      out[#out + 1], out[#out + 2] = RESULT_FIELDS[i], v[i + 1]
+    end
+  end
+  if #out == 0 then return 0 end
+  redis.call('HSET', rk, unpack(out))
+  redis.call('HDEL', sk, unpack(RESULT_FIELDS))
+  local ttl = redis.call('PTTL', sk)
+  if ttl > 0 then redis.call('PEXPIRE', rk, ttl) end
+  return 1
+end)
+
+---------------------------------------------------------------------- reap
 -- args: pool, consumer. Removes the consumer (a dead host) from both queues'
 -- group, but only where nothing is pending for it (XGROUP DELCONSUMER would
 -- drop its pending entries). reply: {'result', 'gone'|'pending', 'removed', N}

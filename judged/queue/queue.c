@@ -45,6 +45,13 @@ void queue_submission_key(char *buf, size_t len, const char *pool, const char *i
     queue_key(buf, len, pool, suffix);
 }
 
+void queue_result_key(char *buf, size_t len, const char *pool, const char *id)
+{
+    char suffix[300];
+    snprintf(suffix, sizeof suffix, SUFFIX_RES "%s", id);
+    queue_key(buf, len, pool, suffix);
+}
+
 bool queue_id_pool(const char *id, char *pool, size_t len)
 {
     if (strchr(id, '{') || strchr(id, '}') || strchr(id, ':'))
@@ -255,9 +262,58 @@ enum queue_rc queue_library_load(struct queue_conn *k, const struct queue_librar
     return rc;
 }
 
+/* Library version 11 moved results out of the submission hashes into
+ * judge:{P}:res:ID (issue 25). Loaded over an older version, the results
+ * of submissions finished before are moved too, one FCALL per submission
+ * (judged_migrate_result: idempotent, so two hosts upgrading at once or a
+ * second run do no harm). */
+#define RESULTS_KEY_SINCE 11
+static enum queue_rc results_migrate(struct queue_conn *k, char *err, size_t errlen)
+{
+    char cursor[64] = "0";
+    do {
+        redisReply *r = queue_cmd(k, "SCAN %s MATCH judge:{*}:" SUFFIX_SUB "* COUNT 1000", cursor);
+        enum queue_rc rc = check(k, r, REDIS_REPLY_ARRAY, "SCAN", err, errlen);
+        if (rc)
+            return rc;
+        if (r->elements != 2 || !queue_rstr(r->element[0]) || r->element[1]->type != REDIS_REPLY_ARRAY) {
+            snprintf(err, errlen, "SCAN: unexpected reply");
+            freeReplyObject(r);
+            return QUEUE_ERROR;
+        }
+        snprintf(cursor, sizeof cursor, "%s", r->element[0]->str);
+        for (size_t i = 0; i < r->element[1]->elements; i++) {
+            const char *key = queue_rstr(r->element[1]->element[i]);
+            const char *close = key ? strstr(key, "}:" SUFFIX_SUB) : NULL;
+            if (!close || strncmp(key, "judge:{", 7))
+                continue;
+            char pool[160], qkey[400];
+            snprintf(pool, sizeof pool, "%.*s", (int)(close - key - 7), key + 7);
+            queue_key(qkey, sizeof qkey, pool, SUFFIX_QUEUE(QUEUE_NORMAL));
+            const char *argv[] = {"FCALL", "judged_migrate_result", "1", qkey, "pool", pool, "id",
+                                  close + 2 + strlen(SUFFIX_SUB)};
+            redisReply *m = queue_cmdv(k, 8, argv, NULL);
+            rc = check(k, m, -1, "judged_migrate_result", err, errlen);
+            if (rc) {
+                freeReplyObject(r);
+                return rc;
+            }
+            freeReplyObject(m);
+        }
+        freeReplyObject(r);
+    } while (strcmp(cursor, "0"));
+    return QUEUE_OK;
+}
+
 enum queue_rc queue_library_ensure(struct queue_conn *k, char *err, size_t errlen)
 {
-    return queue_library_load(k, &queue_judged_library, err, errlen);
+    long long have = 0;
+    enum queue_rc rc = loaded_version(k, &queue_judged_library, &have, err, errlen);
+    if (rc == QUEUE_OK)
+        rc = queue_library_load(k, &queue_judged_library, err, errlen);
+    if (rc == QUEUE_OK && have > 0 && have < RESULTS_KEY_SINCE)
+        rc = results_migrate(k, err, errlen);
+    return rc;
 }
 
 redisReply *queue_fcall(struct queue_conn *k, const struct queue_library *lib, int argc, const char **argv,
@@ -984,30 +1040,46 @@ enum queue_rc queue_progress(struct queue_conn *k, const char *pool, const char 
 enum queue_rc queue_result(struct queue_conn *k, const char *id, struct queue_result *out,
                            bool *found, char *err, size_t errlen)
 {
-    char pool[80], suffix[300], ksub[400];
+    char pool[80], ksub[400], kres[400];
     memset(out, 0, sizeof *out);
     *found = false;
     if (!queue_id_pool(id, pool, sizeof pool))
         return QUEUE_OK;
-    snprintf(suffix, sizeof suffix, SUFFIX_SUB "%s", id);
-    queue_key(ksub, sizeof ksub, pool, suffix);
+    queue_submission_key(ksub, sizeof ksub, pool, id);
+    queue_result_key(kres, sizeof kres, pool, id);
+    /* the result hash first: a submission finishing between the two reads
+     * is then read as running, never as done without its verdict */
+    redisReply *res = queue_cmd(k, "HMGET %s verdict score report finished", kres);
+    enum queue_rc rc = check(k, res, REDIS_REPLY_ARRAY, "result", err, errlen);
+    if (rc)
+        return rc;
     static const char *names[] = {"state", "verdict", "score", "report", "lang", "problem",
                                   "priority", "attempts", "created", "started", "finished", "host",
                                   "version", "owner", "metadata"};
     enum { NF = sizeof names / sizeof names[0] };
+    /* verdict, score, report and finished come from the result hash alone
+     * (below): fields of those names in a submission hash (one of library
+     * version 10, or planted by the platform's ACL user, which may write
+     * submission hashes) are ignored */
     const char *argv[NF + 2] = {"HMGET", ksub};
     for (int i = 0; i < NF; i++)
         argv[2 + i] = names[i];
     redisReply *r = queue_cmdv(k, NF + 2, argv, NULL);
-    enum queue_rc rc = check(k, r, REDIS_REPLY_ARRAY, "result", err, errlen);
-    if (rc)
+    rc = check(k, r, REDIS_REPLY_ARRAY, "result", err, errlen);
+    if (rc) {
+        freeReplyObject(res);
         return rc;
+    }
     const char *v[NF];
     for (int i = 0; i < NF; i++)
         v[i] = i < (int)r->elements ? queue_rstr(r->element[i]) : NULL;
+    const char *rv[4];
+    for (int i = 0; i < 4; i++)
+        rv[i] = i < (int)res->elements ? queue_rstr(res->element[i]) : NULL;
+    v[1] = rv[0], v[2] = rv[1], v[3] = rv[2], v[10] = rv[3];
     if (v[0]) {
         *found = true;
-        bool done = !strcmp(v[0], "done");
+        bool done = rv[0] != NULL;
         snprintf(out->state, sizeof out->state, "%s", done ? "done" : !strcmp(v[0], "running") ? "running" : "queued");
         snprintf(out->verdict, sizeof out->verdict, "%s", done && v[1] ? v[1] : "");
         out->score = done && v[2] ? atof(v[2]) : 0;
@@ -1025,6 +1097,7 @@ enum queue_rc queue_result(struct queue_conn *k, const char *id, struct queue_re
         out->metadata = v[14] ? strdup(v[14]) : NULL;
     }
     freeReplyObject(r);
+    freeReplyObject(res);
     return QUEUE_OK;
 }
 

@@ -133,6 +133,12 @@ void queue_key(char *buf, size_t len, const char *pool, const char *suffix);
 /* judge:{POOL}:sub:ID, a submission's hash (ID "*": a SCAN pattern of the
  * pool's): the store reads submissions by this one name. */
 void queue_submission_key(char *buf, size_t len, const char *pool, const char *id);
+/* judge:{POOL}:res:ID, its result hash: verdict, score, report, finished,
+ * dead, and a rejudge's rejudge, previous_verdict, previous_score. Only the
+ * library's judging and admin functions write it (the platform's ACL user
+ * writes submission hashes, so no verdict is kept there: issue 25); a
+ * submission is done when its result has a verdict. */
+void queue_result_key(char *buf, size_t len, const char *pool, const char *id);
 /* The pool of a submission id "POOL-TIME-SEQ"; false if malformed. */
 bool queue_id_pool(const char *id, char *pool, size_t len);
 const char *queue_name(int queue); /* "contest" | "normal" */

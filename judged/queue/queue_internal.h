@@ -18,6 +18,7 @@
 #define SUFFIX_RESULTS "results"
 #define SUFFIX_STATS "stats"
 #define SUFFIX_SUB "sub:"                 /* + ID: a submission's hash */
+#define SUFFIX_RES "res:"                 /* + ID: its result (verdict...), judged's to write */
 #define SUFFIX_PROGRESS "progress:"       /* + ID: its progress stream */
 #define SUFFIX_WEBHOOK "webhook:"         /* + ENTRY, retry, dlq: judge-api's deliveries */
 

@@ -53,14 +53,55 @@ static void add(struct store_rejudge_reply *out, size_t *cap, const char *id, co
     snprintf(it->result, sizeof it->result, "%s", result);
 }
 
-/* Does the submission hash reply (id problem state verdict created) match? */
-static bool matches(const struct store_rejudge_args *a, const redisReply *h)
+/* A submission as the rejudge reads it: id problem created from its hash,
+ * its verdict from its result hash (only judged writes a verdict: issue
+ * 25), done when it has one. The replies stay the caller's to free. */
+struct sub_read {
+    redisReply *h, *res;
+    const char *id, *problem, *created, *verdict;
+    bool done;
+};
+
+static bool sub_read(struct queue_conn *k, const char *pool, const char *id_or_key, bool is_key,
+                     struct sub_read *s)
 {
-    const char *v[5];
-    for (int j = 0; j < 5; j++)
-        v[j] = queue_rstr(h->element[j]);
-    return v[0] && v[1] && v[2] && v[3] && (!a->problem || !strcmp(v[1], a->problem)) && !strcmp(v[2], "done") &&
-           verdict_listed(a->verdicts, v[3]) && (a->since < 0 || (v[4] && atoll(v[4]) >= a->since));
+    char key[400], kres[400];
+    memset(s, 0, sizeof *s);
+    const char *id = id_or_key;
+    if (is_key) {   /* judge:{POOL}:sub:ID */
+        const char *p = strstr(id_or_key, "}:sub:");
+        if (!p)
+            return true;   /* not a submission: nothing to read */
+        id = p + 6;
+    }
+    queue_submission_key(key, sizeof key, pool, id);
+    queue_result_key(kres, sizeof kres, pool, id);
+    s->h = queue_cmd(k, "HMGET %s id problem created", key);
+    s->res = queue_cmd(k, "HGET %s verdict", kres);
+    if (!s->h || s->h->type != REDIS_REPLY_ARRAY || s->h->elements != 3 || !s->res ||
+        (s->res->type != REDIS_REPLY_STRING && s->res->type != REDIS_REPLY_NIL))
+        return false;
+    s->id = queue_rstr(s->h->element[0]);
+    s->problem = queue_rstr(s->h->element[1]);
+    s->created = queue_rstr(s->h->element[2]);
+    s->verdict = queue_rstr(s->res);
+    s->done = s->verdict != NULL;
+    return true;
+}
+
+static void sub_read_free(struct sub_read *s)
+{
+    if (s->h)
+        freeReplyObject(s->h);
+    if (s->res)
+        freeReplyObject(s->res);
+}
+
+/* Does the submission match? */
+static bool matches(const struct store_rejudge_args *a, const struct sub_read *s)
+{
+    return s->id && s->problem && s->done && (!a->problem || !strcmp(s->problem, a->problem)) &&
+           verdict_listed(a->verdicts, s->verdict) && (a->since < 0 || (s->created && atoll(s->created) >= a->since));
 }
 
 static int scan_pool(struct queue_conn *k, const struct store_rejudge_args *a, const char *pool,
@@ -78,16 +119,15 @@ static int scan_pool(struct queue_conn *k, const struct store_rejudge_args *a, c
         snprintf(cursor, sizeof cursor, "%s", r->element[0]->str);
         redisReply *keys = r->element[1];
         for (size_t i = 0; i < keys->elements; i++) {
-            redisReply *h = queue_cmd(k, "HMGET %s id problem state verdict created", keys->element[i]->str);
-            if (!h || h->type != REDIS_REPLY_ARRAY || h->elements != 5) {
-                if (h)
-                    freeReplyObject(h);
+            struct sub_read s;
+            if (!sub_read(k, pool, keys->element[i]->str, true, &s)) {
+                sub_read_free(&s);
                 freeReplyObject(r);
                 return io(k, err, errlen);
             }
-            if (matches(a, h))
-                add(out, cap, h->element[0]->str, h->element[1]->str, h->element[3]->str, "matched");
-            freeReplyObject(h);
+            if (matches(a, &s))
+                add(out, cap, s.id, s.problem, s.verdict, "matched");
+            sub_read_free(&s);
         }
         freeReplyObject(r);
     } while (strcmp(cursor, "0"));
@@ -104,23 +144,18 @@ static int pick_ids(struct queue_conn *k, const struct store_rejudge_args *a, st
             add(out, cap, a->ids[i], NULL, NULL, "unknown");
             continue;
         }
-        char key[400];
-        queue_submission_key(key, sizeof key, pool, a->ids[i]);
-        redisReply *h = queue_cmd(k, "HMGET %s id problem state verdict created", key);
-        if (!h || h->type != REDIS_REPLY_ARRAY || h->elements != 5) {
-            if (h)
-                freeReplyObject(h);
+        struct sub_read s;
+        if (!sub_read(k, pool, a->ids[i], false, &s)) {
+            sub_read_free(&s);
             return io(k, err, errlen);
         }
-        const char *p = queue_rstr(h->element[1]), *st = queue_rstr(h->element[2]);
-        if (!queue_rstr(h->element[0]))
+        if (!s.id)
             add(out, cap, a->ids[i], NULL, NULL, "unknown");
-        else if (matches(a, h))
-            add(out, cap, a->ids[i], p, h->element[3]->str, "matched");
+        else if (matches(a, &s))
+            add(out, cap, a->ids[i], s.problem, s.verdict, "matched");
         else
-            add(out, cap, a->ids[i], p, queue_rstr(h->element[3]),
-                st && strcmp(st, "done") ? "not judged yet" : "not matched");
-        freeReplyObject(h);
+            add(out, cap, a->ids[i], s.problem, s.verdict, !s.done ? "not judged yet" : "not matched");
+        sub_read_free(&s);
     }
     return 0;
 }
@@ -248,11 +283,12 @@ static void count_item(struct queue_conn *k, const char *rid, const char *id, st
     char pool[80], key[400];
     if (!queue_id_pool(id, pool, sizeof pool))
         return;
-    queue_submission_key(key, sizeof key, pool, id);
-    redisReply *s = queue_cmd(k, "HMGET %s state rejudge verdict previous_verdict", key);
-    if (s && s->type == REDIS_REPLY_ARRAY && s->elements == 4 && queue_rstr(s->element[0])) {
-        bool mine = queue_rstr(s->element[1]) && !strcmp(s->element[1]->str, rid);
-        bool isdone = !strcmp(s->element[0]->str, "done");
+    /* the result hash holds the rejudge's bookkeeping and the new verdict */
+    queue_result_key(key, sizeof key, pool, id);
+    redisReply *s = queue_cmd(k, "HMGET %s verdict rejudge verdict previous_verdict", key);
+    if (s && s->type == REDIS_REPLY_ARRAY && s->elements == 4 && queue_rstr(s->element[1])) {
+        bool mine = !strcmp(s->element[1]->str, rid);
+        bool isdone = queue_rstr(s->element[0]) != NULL;
         if (mine && isdone) {
             st->done++;
             st->changed += queue_rstr(s->element[2]) && queue_rstr(s->element[3]) &&

@@ -385,13 +385,15 @@ static void leases_and_failover(struct queue_conn *k, const struct opts *o)
         done = 0;
         last = 0;
         for (int i = 0; i < nkilled; i++) {
-            char sk[200];
+            char sk[200], rk[200];
             snprintf(sk, sizeof sk, "judge:{native}:sub:%s", killed[i].id);
+            snprintf(rk, sizeof rk, "judge:{native}:res:%s", killed[i].id);
+            /* the finish time from the result hash (judged's own, issue 25) */
+            redisReply *fr = queue_cmd(k, "HGET %s finished", rk);
             redisReply *r = queue_cmd(k, "HMGET %s state finished host", sk);
-            if (r && r->type == REDIS_REPLY_ARRAY && r->element[0]->str &&
-                !strcmp(r->element[0]->str, "done")) {
+            if (r && r->type == REDIS_REPLY_ARRAY && fr && fr->type == REDIS_REPLY_STRING) {
                 done++;
-                long long fin = atoll(r->element[1]->str);
+                long long fin = atoll(fr->str);
                 if (fin > last)
                     last = fin;
                 int h = atoi(r->element[2]->str + strlen("fleet-"));
@@ -400,6 +402,8 @@ static void leases_and_failover(struct queue_conn *k, const struct opts *o)
             }
             if (r)
                 freeReplyObject(r);
+            if (fr)
+                freeReplyObject(fr);
         }
         if (done < nkilled)
             jd_sleep_ms(20);

@@ -252,7 +252,7 @@ static double verdict_event(struct judge *j, const char *pool, const char *id, c
 /* the compiler's CPU seconds in the stored report */
 static double compile_cpu(struct judge *j, const char *pool, const char *id)
 {
-    redisReply *r = queue_cmd(&j->k, "HGET judge:{%s}:sub:%s report", pool, id);
+    redisReply *r = queue_cmd(&j->k, "HGET judge:{%s}:res:%s report", pool, id);
     json_t *rep = r && r->type == REDIS_REPLY_STRING ? json_loads(r->str, 0, NULL) : NULL;
     double t = json_real_value(json_object_get(json_object_get(rep, "compile"), "cpu_time"));
     json_decref(rep);

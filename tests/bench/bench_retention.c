@@ -145,7 +145,9 @@ static void breakdown(struct queue_conn *k)
             snprintf(id, sizeof id, "%s", f->element[i + 1]->str);
     freeReplyObject(r);
     snprintf(key, sizeof key, "judge:{native}:sub:%s", id);
-    printf("  one submission hash (1 KiB source, 10-test report): %lld bytes\n", mem_usage(k, key));
+    printf("  one submission hash (1 KiB source): %lld bytes\n", mem_usage(k, key));
+    snprintf(key, sizeof key, "judge:{native}:res:%s", id);
+    printf("  its result hash (10-test report): %lld bytes\n", mem_usage(k, key));
     snprintf(key, sizeof key, "judge:{native}:progress:%s", id);
     printf("  its progress stream (10 steps; kept an hour, or retention if shorter): %lld bytes\n",
            mem_usage(k, key));

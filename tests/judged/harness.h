@@ -489,14 +489,23 @@ static int t_submit(const char *config, const char *problem, const char *lang, c
     return rc;
 }
 
+/* A field of a submission: its result's (verdict, score, report, finished,
+ * dead, rejudge, previous_*) from judge:{P}:res:ID, where judged keeps
+ * them (issue 25), the rest from its hash judge:{P}:sub:ID. */
 static char *t_hget(const char *id, const char *field)
 {
+    static const char *const res[] = {"verdict", "score", "report", "finished", "dead",
+                                      "rejudge", "previous_verdict", "previous_score"};
+    const char *kind = "sub";
+    for (size_t i = 0; i < sizeof res / sizeof res[0]; i++)
+        if (!strcmp(field, res[i]))
+            kind = "res";
     char pool[64];
     const char *d = strchr(id, '-');
     cr_assert(d);
     snprintf(pool, sizeof pool, "%.*s", (int)(d - id), id);
     redisContext *c = t_redis();
-    redisReply *r = redisCommand(c, "HGET judge:{%s}:sub:%s %s", pool, id, field);
+    redisReply *r = redisCommand(c, "HGET judge:{%s}:%s:%s %s", pool, kind, id, field);
     char *v = r && r->type == REDIS_REPLY_STRING ? strdup(r->str) : NULL;
     if (r)
         freeReplyObject(r);
@@ -504,11 +513,14 @@ static char *t_hget(const char *id, const char *field)
     return v;
 }
 
+/* done: its result has a verdict (the submission hash's own state says
+ * done too, but judged decides by the result) */
 static bool t_state_is(const char *id, const char *state)
 {
-    char *s = t_hget(id, "state");
-    bool ok = s && !strcmp(s, state);
+    char *s = t_hget(id, "state"), *v = t_hget(id, "verdict");
+    bool ok = !strcmp(state, "done") ? s && v : s && !v && !strcmp(s, state);
     free(s);
+    free(v);
     return ok;
 }
 
