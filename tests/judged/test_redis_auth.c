@@ -22,6 +22,7 @@
 #define JUDGED_PW "jd-Hk27pWm4"
 #define PLATFORM_PW "pl+3Vx/8@Qn:"   /* needs percent-encoding in a URL */
 #define ADMIN_PW "adm-5Rt1LcY"
+#define API_PW "api-Wd84nQe2"
 
 static bool contains(const char *hay, const char *needle)
 {
@@ -86,10 +87,10 @@ static void apply_readme_acls(void)
             continue;
         char buf[1024] = "";
         const char *ph[][2] = {{"JUDGED_PASSWORD", JUDGED_PW}, {"ADMIN_PASSWORD", ADMIN_PW},
-                               {"PLATFORM_PASSWORD", PLATFORM_PW}};
+                               {"PLATFORM_PASSWORD", PLATFORM_PW}, {"API_PASSWORD", API_PW}};
         for (const char *p = line; *p;) {
             bool hit = false;
-            for (size_t i = 0; i < 3 && !hit; i++)
+            for (size_t i = 0; i < sizeof ph / sizeof ph[0] && !hit; i++)
                 if (!strncmp(p, ph[i][0], strlen(ph[i][0]))) {
                     strcat(buf, ph[i][1]);
                     p += strlen(ph[i][0]);
@@ -158,7 +159,7 @@ static char *a_log(const char *name)
 
 static void assert_no_password(const char *what, const char *text)
 {
-    static const char *pws[] = {ROOT_PW, JUDGED_PW, PLATFORM_PW, ADMIN_PW, "pl%2B3Vx", "WRONG-pw-9x"};
+    static const char *pws[] = {ROOT_PW, JUDGED_PW, PLATFORM_PW, ADMIN_PW, API_PW, "pl%2B3Vx", "WRONG-pw-9x"};
     for (size_t i = 0; i < sizeof pws / sizeof pws[0]; i++)
         cr_assert(!contains(text, pws[i]), "%s shows a password: %s", what, text);
 }
@@ -417,21 +418,10 @@ static void api_token(const char *cfg, const char *name, const char *role, char 
     cr_assert(!strncmp(tok, "jdt_", 4), "%s", out);
 }
 
-Test(redis_auth, judge_api_serves_the_platform_as_the_platform_user)
+/* judge-api --config cfg, its log in T_dir/api.log; its port */
+static int start_api(const char *cfg)
 {
-    char cj[400], cp[400], pwfile[400], extra[1200], log[400], tok[128], atok[128], path[300];
-    a_config("A", "judged:" JUDGED_PW "@", NULL, cj, sizeof cj);
-    snprintf(pwfile, sizeof pwfile, "%s/platform.pass", T_dir);
-    t_write(pwfile, "%s\n", PLATFORM_PW);
-    snprintf(extra, sizeof extra,
-             "redis_password_file: %s\napi:\n  listen: 127.0.0.1:0\n  tokens: %s/tokens\n"
-             "  webhook_secret: s\n  webhook_allow_private: true\n",
-             pwfile, T_dir);
-    a_config("api", "judge-platform@", extra, cp, sizeof cp);
-    api_token(cp, "platform", "submit", tok, sizeof tok);
-    api_token(cp, "ops", "admin", atok, sizeof atok);
-    t_judged(cj, "A");
-    cr_assert(t_judged_started("A", 30000));
+    char log[400];
     snprintf(log, sizeof log, "%s/api.log", T_dir);
     pid_t pid = t_fork();
     if (pid == 0) {
@@ -439,7 +429,7 @@ Test(redis_auth, judge_api_serves_the_platform_as_the_platform_user)
         dup2(fd, 1);
         dup2(fd, 2);
         unsetenv("JUDGED_REDIS_PASSWORD");
-        execl(BIN "/judge-api", "judge-api", "--config", cp, (char *)NULL);
+        execl(BIN "/judge-api", "judge-api", "--config", cfg, (char *)NULL);
         _exit(127);
     }
     t_track(pid);
@@ -455,13 +445,34 @@ Test(redis_auth, judge_api_serves_the_platform_as_the_platform_user)
             port = atoi(p + 18);
     }
     cr_assert(port > 0, "judge-api did not start: %s", text ? text : "");
-    cr_assert(contains(text, "redis unix://judge-platform:***@"), "%s", text);
+    cr_assert(contains(text, "redis unix://judge-api:***@"), "%s", text);
     assert_no_password("judge-api's log", text);
     free(text);
-    /* admission with a webhook, the result by long-poll */
+    return port;
+}
+
+/* the configuration of judge-api as the README's `judge-api` user
+ * (password file), with webhooks */
+static void api_config(char *cfg, size_t len)
+{
+    char pwfile[400], extra[1200];
+    snprintf(pwfile, sizeof pwfile, "%s/api.pass", T_dir);
+    t_write(pwfile, "%s\n", API_PW);
+    snprintf(extra, sizeof extra,
+             "redis_password_file: %s\napi:\n  listen: 127.0.0.1:0\n  tokens: %s/tokens\n"
+             "  webhook_secret: s\n  webhook_allow_private: true\n",
+             pwfile, T_dir);
+    a_config("api", "judge-api@", extra, cfg, len);
+}
+
+/* POST /v1/submissions of FILE (aplusb, c) with token tok, callback url cb
+ * (NULL: none); the id into id */
+static void api_submit(int port, const char *tok, const char *file, const char *cb, char *id, size_t idlen)
+{
     size_t srclen;
     bool more;
-    char *src = common_read_file(AC_C, 65536, &srclen, &more);
+    char *src = common_read_file(file, 65536, &srclen, &more);
+    cr_assert(src, "%s", file);
     char *esc = calloc(1, 4 * srclen + 1), *q = esc;
     for (const char *p = src; *p; p++) {
         if (*p == '"' || *p == '\\')
@@ -472,31 +483,167 @@ Test(redis_auth, judge_api_serves_the_platform_as_the_platform_user)
         } else
             *q++ = *p;
     }
-    char *json = malloc(strlen(esc) + 256);
-    sprintf(json, "{\"problem\":\"aplusb\",\"language\":\"c\",\"callback_url\":"
-                  "\"http://127.0.0.1:9/hook\",\"source\":\"%s\"}", esc);
+    char *json = malloc(strlen(esc) + 512);
+    if (cb)
+        sprintf(json, "{\"problem\":\"aplusb\",\"language\":\"c\",\"callback_url\":\"%s\",\"source\":\"%s\"}",
+                cb, esc);
+    else
+        sprintf(json, "{\"problem\":\"aplusb\",\"language\":\"c\",\"source\":\"%s\"}", esc);
     struct body b;
     long st = http(port, "POST", "/v1/submissions", tok, json, &b);
     cr_assert_eq(st, 202, "%ld %s", st, b.buf);
-    char id[160] = "";
     const char *p = strstr(b.buf, "\"id\":\"");
     cr_assert(p, "%s", b.buf);
-    sscanf(p + 6, "%159[^\"]", id);
+    snprintf(id, idlen, "%.*s", (int)strcspn(p + 6, "\""), p + 6);
+    free(src);
+    free(esc);
+    free(json);
+}
+
+/* GET /v1/submissions/ID with tok until it is done; its body into b */
+static void api_wait_done(int port, const char *tok, const char *id, struct body *b)
+{
+    char path[300];
     snprintf(path, sizeof path, "/v1/submissions/%s?wait=30", id);
-    for (int i = 0; i < 4 && !contains(b.buf, "\"state\":\"done\""); i++)
-        cr_assert_eq(http(port, "GET", path, tok, NULL, &b), 200, "%s", b.buf);
+    b->buf[0] = 0;
+    for (int i = 0; i < 4 && !contains(b->buf, "\"state\":\"done\""); i++)
+        cr_assert_eq(http(port, "GET", path, tok, NULL, b), 200, "%s", b->buf);
+    cr_assert(contains(b->buf, "\"state\":\"done\""), "%s", b->buf);
+}
+
+Test(redis_auth, judge_api_serves_the_platform_as_its_own_user)
+{
+    char cj[400], cp[400], tok[128], atok[128], id[160];
+    a_config("A", "judged:" JUDGED_PW "@", NULL, cj, sizeof cj);
+    api_config(cp, sizeof cp);
+    api_token(cp, "platform", "submit", tok, sizeof tok);
+    api_token(cp, "ops", "admin", atok, sizeof atok);
+    t_judged(cj, "A");
+    cr_assert(t_judged_started("A", 30000));
+    int port = start_api(cp);
+    /* admission with a webhook, the result by long-poll */
+    struct body b;
+    api_submit(port, tok, AC_C, "http://127.0.0.1:9/hook", id, sizeof id);
+    api_wait_done(port, tok, id, &b);
     cr_assert(contains(b.buf, "\"verdict\":\"AC\""), "%s", b.buf);
     /* its webhook delivery (to a closed port) is scheduled: judge-api wrote it */
     long long end = t_now_ms() + 30000;
     while (t_now_ms() < end && a_int("EXISTS %s", "judge:{native}:webhook:retry") != 1)
         t_sleep_ms(100);
     cr_assert_eq(a_int("EXISTS %s", "judge:{native}:webhook:retry"), 1, "the webhook retry is recorded");
-    /* an admin token cannot make the platform user an admin */
-    st = http(port, "POST", "/v1/pools/native/pause", atok, NULL, &b);
-    cr_assert(st >= 500, "pause through the platform user: %ld %s", st, b.buf);
+    /* an admin token cannot make judge-api's user an admin */
+    long st = http(port, "POST", "/v1/pools/native/pause", atok, NULL, &b);
+    cr_assert(st >= 500, "pause through the judge-api user: %ld %s", st, b.buf);
     assert_no_password("judge-api's answer", b.buf);
     cr_assert_eq(a_int("EXISTS %s", "judge:{native}:state"), 0, "nothing written");
-    free(src);
-    free(esc);
-    free(json);
+}
+
+/* Issue 25: under the README's ACL the platform's user could rewrite
+ * another owner's finished verdict (HSET of its submission hash: the API
+ * then served it), delete the webhook dead letters and plant deliveries.
+ * Each write refused now, or, where admission needs the key (the
+ * submission hash), without effect: the API serves the true verdict. */
+Test(redis_auth, the_platform_user_cannot_rewrite_verdicts_or_webhooks)
+{
+    char cj[400], cp[400], alice[128], bob[128], id[160], id2[160], out[65536], cmd[1200];
+    a_config("A", "judged:" JUDGED_PW "@", NULL, cj, sizeof cj);
+    api_config(cp, sizeof cp);
+    api_token(cp, "alice", "submit", alice, sizeof alice);
+    api_token(cp, "bob", "submit", bob, sizeof bob);
+    char pc[400];
+    a_config("platform", "judge-platform:" "pl%2B3Vx%2F8%40Qn%3A" "@", NULL, pc, sizeof pc);
+    t_judged(cj, "A");
+    cr_assert(t_judged_started("A", 30000));
+    int port = start_api(cp);
+    /* alice's wrong answer, judged */
+    struct body b;
+    api_submit(port, alice, SRC "/testdata/aplusb/solutions/wa_int32.c", NULL, id, sizeof id);
+    api_wait_done(port, alice, id, &b);
+    cr_assert(contains(b.buf, "\"verdict\":\"WA\""), "%s", b.buf);
+    long long events = a_int("XLEN %s", "judge:{native}:results");
+
+    redisContext *c = a_redis("judge-platform", PLATFORM_PW);
+    /* the old attack: her submission hash rewritten to AC 100 (its fields
+     * are admission's, the platform's to write; accepted or not, ignored) */
+    freeReplyObject(redisCommand(c, "HSET judge:{native}:sub:%s state done verdict AC score 100 "
+                                    "report {\"verdict\":\"AC\",\"score\":100,\"tests\":[]} finished 1",
+                                 id));
+    /* everything else: refused */
+    const char *refused[] = {
+        "HSET judge:{native}:res:%s verdict AC score 100",
+        "HDEL judge:{native}:res:%s verdict",
+        "DEL judge:{native}:res:%s",
+        "XADD judge:{native}:results * id %s verdict AC score 100 pool native",
+        "DEL judge:{native}:webhook:dlq",
+        "XADD judge:{native}:webhook:dlq * event 1-1 id %s url http://203.0.113.7/ attempts 1",
+        "XDEL judge:{native}:webhook:dlq 0-1",
+        "HSET judge:{native}:webhook:1-1 id %s url http://203.0.113.7/hook attempts 0 first 0",
+        "ZADD judge:{native}:webhook:retry 0 1-1",
+        "XGROUP CREATE judge:{native}:results evil 0",
+        "XREADGROUP GROUP webhooks evil COUNT 1 STREAMS judge:{native}:results 0",
+        "XAUTOCLAIM judge:{native}:results webhooks evil 0 0-0",
+        "XREADGROUP GROUP judged evil COUNT 1 STREAMS judge:{native}:q:normal >",
+        ("FCALL judged_rejudge 1 judge:{native}:q:normal pool native id %s version '' "
+         "rejudge_id r1"),
+    };
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        snprintf(cmd, sizeof cmd, refused[i], id);
+        redisReply *r = redisCommand(c, cmd);
+        cr_assert(r && r->type == REDIS_REPLY_ERROR, "the platform user may not: %s (%s)", cmd,
+                  r && r->str ? r->str : "no error");
+        freeReplyObject(r);
+    }
+    /* the API and judgectl still serve the true verdict */
+    api_wait_done(port, alice, id, &b);
+    cr_assert(contains(b.buf, "\"verdict\":\"WA\"") && !contains(b.buf, "\"score\":100"),
+              "the API serves the judged verdict: %s", b.buf);
+    cr_assert_eq(CTL(out, NULL, "--config", pc, "result", id, "--json"), 0, "%s", out);
+    cr_assert(contains(out, "\"verdict\":\"WA\""), "judgectl: %s", out);
+    cr_assert_eq(a_int("XLEN %s", "judge:{native}:results"), events, "no event forged");
+    cr_assert_eq(a_int("EXISTS %s", "judge:{native}:webhook:1-1"), 0, "no delivery planted");
+    cr_assert_eq(a_int("EXISTS %s", "judge:{native}:webhook:retry"), 0, "no delivery planted");
+
+    /* the finishing function called directly, on an entry the platform
+     * user holds (its claim made for it: it may not claim): refused at
+     * its first write, the result */
+    redisContext *root = a_root();
+    freeReplyObject(redisCommand(root, "SET judge:{native}:state paused"));
+    api_submit(port, bob, AC_C, NULL, id2, sizeof id2);
+    redisReply *r = redisCommand(root, "XREADGROUP GROUP judged evil COUNT 1 STREAMS judge:{native}:q:normal >");
+    cr_assert(r && r->type == REDIS_REPLY_ARRAY && r->elements == 1, "the entry held for the platform");
+    char entry[64];
+    snprintf(entry, sizeof entry, "%s", r->element[0]->element[1]->element[0]->element[0]->str);
+    freeReplyObject(r);
+    /* planted into bob's waiting submission, then "migrated" to a result */
+    freeReplyObject(redisCommand(c, "HSET judge:{native}:sub:%s state done verdict WA score 0", id2));
+    snprintf(cmd, sizeof cmd, "FCALL judged_migrate_result 1 judge:{native}:q:normal pool native id %s", id2);
+    r = redisCommand(c, cmd);
+    cr_assert(r && r->type == REDIS_REPLY_ERROR, "the platform user may not: %s", cmd);
+    freeReplyObject(r);
+    const char *fin[] = {
+        ("FCALL judged_finish 1 judge:{native}:q:normal pool native host evil queue normal entry %s "
+         "id %s verdict WA score 0 report {}"),
+        ("FCALL judged_finish_claim 1 judge:{native}:q:normal pool native host evil queue normal "
+         "entry %s id %s verdict WA score 0 report {} count 1"),
+        ("FCALL judged_dead_letter 1 judge:{native}:q:normal pool native host evil queue normal "
+         "entry %s id %s reason forged"),
+        ("FCALL judged_retry 1 judge:{native}:q:normal pool native host evil queue normal "
+         "entry %s id %s reason forged max_attempts 1 delay 0"),
+    };
+    for (size_t i = 0; i < sizeof fin / sizeof fin[0]; i++) {
+        snprintf(cmd, sizeof cmd, fin[i], entry, id2);
+        r = redisCommand(c, cmd);
+        cr_assert(r && r->type == REDIS_REPLY_ERROR, "the platform user may not: %s", cmd);
+        freeReplyObject(r);
+    }
+    redisFree(c);
+    snprintf(cmd, sizeof cmd, "judge:{native}:res:%s", id2);
+    cr_assert_eq(a_int("EXISTS %s", cmd), 0, "no result written for bob's submission");
+    cr_assert_eq(a_int("XLEN %s", "judge:{native}:results"), events, "no event forged");
+    cr_assert_eq(a_int("XLEN %s", "judge:{native}:dlq"), 0, "no dead letter");
+    /* resumed, judged takes the entry over (lease 2 s) and judges it */
+    freeReplyObject(redisCommand(root, "DEL judge:{native}:state"));
+    redisFree(root);
+    api_wait_done(port, bob, id2, &b);
+    cr_assert(contains(b.buf, "\"verdict\":\"AC\""), "bob's true verdict: %s", b.buf);
 }
