@@ -763,16 +763,20 @@ redis.register_function('judged_migrate_result', function(keys, a)
   local sk, rk = key(pool, 'sub:' .. t.id), res_key(pool, t.id)
   local v = redis.call('HMGET', sk, 'state', unpack(RESULT_FIELDS))
   if redis.call('EXISTS', rk) == 1 then return 0 end
-  local out = {}
+  local out, any = {}, false
   for i = 1, #RESULT_FIELDS do
+    any = any or not not v[i + 1]   -- a missing field is false in Lua
     -- a verdict only of a submission version 10 called done
     if v[i + 1] and (i > 5 or v[1] == 'done') then
       out[#out + 1], out[#out + 2] = RESULT_FIELDS[i], v[i + 1]
     end
   end
-  if #out == 0 then return 0 end
-  redis.call('HSET', rk, unpack(out))
+  if not any then return 0 end
+  -- the result first: a caller who may not write it is refused before
+  -- the submission hash is touched
+  if #out > 0 then redis.call('HSET', rk, unpack(out)) end
   redis.call('HDEL', sk, unpack(RESULT_FIELDS))
+  if #out == 0 then return 0 end
   local ttl = redis.call('PTTL', sk)
   if ttl > 0 then redis.call('PEXPIRE', rk, ttl) end
   return 1

@@ -143,6 +143,52 @@ Test(queue, a_flushed_function_library_is_loaded_again)
     cr_assert_eq(t_events("native", id), 1);
 }
 
+/* Library version 11 keeps results in judge:{P}:res:ID (issue 25): judged,
+ * loading it over version 10, moves the verdicts of submissions finished
+ * before, once; a verdict in the hash of one that was not done is dropped,
+ * a waiting rejudge's fields moved. */
+Test(queue, an_older_librarys_results_are_moved_at_the_upgrade)
+{
+    char cfg[400], out[8192];
+    const char *old[] = {"FUNCTION", "LOAD", "REPLACE",
+                         "#!lua name=judged\nredis.register_function{function_name = 'judged_version', "
+                         "flags = {'no-writes'}, callback = function() return 10 end}",
+                         NULL};
+    cr_assert_eq(t_cli(out, sizeof out, NULL, old), 0, "%s", out);
+    const char *done = "native-00000000001-00000001", *planted = "native-00000000001-00000002",
+               *rejudge = "native-00000000001-00000003";
+    cr_assert_eq(t_int("HSET judge:{native}:sub:%s id %s pool native lang c problem aplusb state done "
+                       "attempts 0 created 1 started 2 finished 3 verdict WA score 0 report %s",
+                       done, done, "{\"verdict\":\"WA\",\"score\":0,\"tests\":[]}"), 12);
+    cr_assert_eq(t_int("PEXPIRE judge:{native}:sub:%s 600000", done), 1);
+    cr_assert_eq(t_int("HSET judge:{native}:sub:%s id %s pool native lang c problem aplusb state queued "
+                       "created 1 verdict AC score 100", planted, planted), 8);
+    cr_assert_eq(t_int("HSET judge:{native}:sub:%s id %s pool native lang c problem aplusb state queued "
+                       "created 1 rejudge r1 previous_verdict WA previous_score 0", rejudge, rejudge), 9);
+    t_config("A", SLOT0, NULL, "  native: {languages: [c], slots: 1}\n", cfg, sizeof cfg);
+    t_judged(cfg, "A");
+    cr_assert(t_judged_started("A", 10000));
+    const char *ver[] = {"FCALL", "judged_version", "0", NULL};
+    cr_assert_eq(t_cli(out, sizeof out, NULL, ver), 0);
+    cr_assert_eq(atoi(out), 11, "%s", out);
+    cr_assert_eq(t_ctl(out, sizeof out, cfg, "result", done, "--json", NULL), 0, "%s", out);
+    cr_assert(contains(out, "\"state\":\"done\"") && contains(out, "\"verdict\":\"WA\""), "%s", out);
+    long long ttl = t_int("PTTL judge:{native}:res:%s", done);
+    cr_assert(ttl > 0 && ttl <= 600000, "the result expires with its submission: %lld", ttl);
+    cr_assert_eq(t_int("HEXISTS judge:{native}:sub:%s verdict", done), 0, "moved, not copied");
+    cr_assert_eq(t_ctl(out, sizeof out, cfg, "result", planted, "--json", NULL), 0, "%s", out);
+    cr_assert(contains(out, "\"state\":\"queued\"") && !contains(out, "\"verdict\":\"AC\""), "%s", out);
+    cr_assert_eq(t_int("EXISTS judge:{native}:res:%s", planted), 0, "no verdict made of a waiting one's");
+    char *rj = t_hget(rejudge, "previous_verdict");
+    cr_assert(rj && !strcmp(rj, "WA"), "the waiting rejudge's fields moved: %s", rj ? rj : "(none)");
+    free(rj);
+    cr_assert(!t_state_is(rejudge, "done"));
+    /* once: what is written into a hash later stays there, no verdict */
+    cr_assert_eq(t_int("HSET judge:{native}:sub:%s state done verdict AC score 100", planted), 2);
+    cr_assert_eq(t_ctl(out, sizeof out, cfg, "result", planted, "--json", NULL), 0, "%s", out);
+    cr_assert(!contains(out, "\"verdict\":\"AC\"") && !contains(out, "\"state\":\"done\""), "%s", out);
+}
+
 /* slots of pool NAME as registered by host A: "first_slot:N,slots:M" */
 static void host_slots(const char *cfg, const char *pool, char *buf, size_t len)
 {
