@@ -37,7 +37,7 @@ check of their own.
 -- could rewrite a verdict kept there (issue 25). Hosts and readers of
 -- version 10 and older read verdicts from the submission hash: upgrade
 -- them together (README, "Roles"); judged copies the results of
--- submissions finished before (queue_results_migrate, queue.c).
+-- submissions finished before, once (judged_migrate_result below).
 local VERSION = 11
 local GROUP = 'judged'
 

@@ -265,8 +265,9 @@ enum queue_rc queue_library_load(struct queue_conn *k, const struct queue_librar
 /* Library version 11 moved results out of the submission hashes into
  * judge:{P}:res:ID (issue 25). Loaded over an older version, the results
  * of submissions finished before are moved too, one FCALL per submission
- * (judged_migrate_result: idempotent, so two hosts upgrading at once or a
- * second run do no harm). */
+ * (judged_migrate_result: idempotent, so two hosts upgrading at once do no
+ * harm). Once: a host that loses Redis in the middle leaves the rest
+ * unmoved (they read as not judged; DESIGN.md says how to finish it). */
 #define RESULTS_KEY_SINCE 11
 static enum queue_rc results_migrate(struct queue_conn *k, char *err, size_t errlen)
 {
@@ -294,11 +295,15 @@ static enum queue_rc results_migrate(struct queue_conn *k, char *err, size_t err
                                   close + 2 + strlen(SUFFIX_SUB)};
             redisReply *m = queue_cmdv(k, 8, argv, NULL);
             rc = check(k, m, -1, "judged_migrate_result", err, errlen);
-            if (rc) {
+            if (rc == QUEUE_IO) {
                 freeReplyObject(r);
                 return rc;
             }
-            freeReplyObject(m);
+            /* an error reply (a key of no valid pool name, which the
+             * platform's user could write) skips that key: it must not
+             * stop a host from starting */
+            if (rc == QUEUE_OK)
+                freeReplyObject(m);
         }
         freeReplyObject(r);
     } while (strcmp(cursor, "0"));
