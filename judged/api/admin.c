@@ -380,7 +380,7 @@ static int metrics_queues(struct api *a, struct queue_conn *k, struct buf *b)
 /* This judge-api process's own counters. */
 static void metrics_process(struct api *a, struct buf *b)
 {
-    static const char *const outcomes[] = {"accepted", "duplicate", "busy", "rejected"};
+    static const char *const outcomes[] = {"accepted", "duplicate", "busy", "rejected", "not_durable"};
     bprintf(b, "# HELP judged_api_admissions_total Admissions by this judge-api process, by outcome.\n"
                "# TYPE judged_api_admissions_total counter\n");
     for (int i = 0; i < ADMIT_NOUTCOMES; i++)

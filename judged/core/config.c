@@ -150,6 +150,7 @@ enum key_type {
     KT_SECTION,       /* a mapping read with its own table */
     KT_POOLS,         /* pools: name -> pool table */
     KT_LANGUAGES,     /* a pool's list of language ids */
+    KT_DURABILITY,    /* enum jd_durability: local or replicated */
 };
 
 struct key_table;
@@ -239,10 +240,16 @@ static const struct key_table pool_table = TABLE("pools.NAME.", pool_keys);
 
 static const struct key_def root_keys[] = {
     {"redis", KT_REDIS_URL, CF(redis), 0, 0, NULL, true, -1, NULL,
-     "redis://[USER[:PASSWORD]@]HOST[:PORT][/DB] or unix://[USER[:PASSWORD]@]/PATH[?db=N] "
+     "redis://[USER[:PASSWORD]@]HOST[:PORT][/DB], unix://[USER[:PASSWORD]@]/PATH[?db=N] or "
+     "sentinel://[USER[:PASSWORD]@]HOST:PORT[,HOST:PORT...]/MASTER_NAME[?db=N] "
      "(absent: judged starts its own redis-server under state_dir)"},
     {"redis_password_file", KT_PASSWORD_FILE, CF(redis_password), 0, 0, NULL, false, -1, NULL,
      "a file holding the Redis password alone (else $JUDGED_REDIS_PASSWORD)"},
+    {"admission_durability", KT_DURABILITY, CF(admission_durability), 0, 0, NULL, false, -1, NULL,
+     "replicated: an admission answers only once a replica has it (WAIT 1), else 503 \"not durable, "
+     "retry\"; local: once the primary has it (default: replicated for a sentinel:// URL, else local)"},
+    {"admission_wait", KT_DURATION, CF(admission_wait_ms), 0, 0, "1s", false, -1, NULL,
+     "replicated admissions: how long to wait for a replica's confirmation (WAIT's timeout)"},
     {"retention", KT_RETENTION, CF(retention_ms), 0, 0, "14d", false, -1, NULL,
      "a finished submission expires this long after its verdict (0: kept)"},
     {"idempotency_ttl", KT_RETENTION, CF(idempotency_ttl_ms), 0, 0, "24h", false, -1, NULL,
@@ -475,6 +482,13 @@ static int set_scalar(struct ctx *c, const struct key_def *d, const yaml_node_t 
         return set_password_file(c, v, key, s, f);
     case KT_LOG_FORMAT:
         return set_choice(c, v, key, s, "json", "text", f);
+    case KT_DURABILITY: {
+        bool replicated;
+        if (set_choice(c, v, key, s, "replicated", "local", &replicated))
+            return -1;
+        *(enum jd_durability *)f = replicated ? JD_DURABLE_REPLICATED : JD_DURABLE_LOCAL;
+        return 0;
+    }
     case KT_BOOL:
         return set_choice(c, v, key, s, "true", "false", f);
     case KT_DURATION:
@@ -703,6 +717,9 @@ static int check_root(struct ctx *c, yaml_node_t *root, struct jd_config *cfg)
                     "the 'redis' URL holds a password already: give it in one place");
     if (!cfg->pools)
         return fail(c, root, "pools", "missing: at least one pool is needed");
+    if (!cfg->redis && cfg->admission_durability == JD_DURABLE_REPLICATED)
+        return fail(c, root, "admission_durability",
+                    "replicated needs 'redis:' with a replica (the embedded redis-server has none)");
     if (cfg->heartbeat_ms >= cfg->lease_ms)
         return fail(c, root, "heartbeat", "must be shorter than lease (%ldms)", cfg->lease_ms);
     return 0;
@@ -734,6 +751,9 @@ static void derive_defaults(struct jd_config *cfg)
     const char *envpw = getenv("JUDGED_REDIS_PASSWORD");
     if (cfg->redis && !cfg->redis_password && envpw && *envpw && !queue_url_has_password(cfg->redis))
         cfg->redis_password = strdup(envpw);
+    if (cfg->admission_durability == JD_DURABLE_DEFAULT)
+        cfg->admission_durability =
+            cfg->redis && !strncmp(cfg->redis, "sentinel://", 11) ? JD_DURABLE_REPLICATED : JD_DURABLE_LOCAL;
     if (!cfg->host) {
         char h[256] = "localhost";
         gethostname(h, sizeof h - 1);
@@ -820,6 +840,7 @@ static size_t value_size(enum key_type t)
            : t == KT_INT ? sizeof(int)
            : t == KT_RATE ? sizeof(double)
            : t == KT_BOOL || t == KT_LOG_FORMAT ? sizeof(bool)
+           : t == KT_DURABILITY ? sizeof(enum jd_durability)
                                                 : sizeof(long);
 }
 
@@ -870,6 +891,7 @@ static const char *type_doc(enum key_type t)
         [KT_RATE] = "integer", [KT_SIZE] = "size", [KT_SIZE_OR_0] = "size, 0: none",
         [KT_BOOL] = "true or false", [KT_LISTEN] = "HOST:PORT", [KT_LISTEN_OR_OFF] = "HOST:PORT",
         [KT_SECTION] = "mapping", [KT_POOLS] = "mapping", [KT_LANGUAGES] = "list of language ids",
+        [KT_DURABILITY] = "replicated or local",
     };
     return names[t];
 }

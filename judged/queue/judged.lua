@@ -30,7 +30,7 @@ check of their own.
 -- changed code alone; hosts of version 8 keep working against it. Version
 -- 10 leaves empty fields out of claim replies, which hosts of versions 8
 -- and 9 read as empty (a missing field is an empty one to queue.c).
-local VERSION = 10
+local VERSION = 11
 local GROUP = 'judged'
 
 local function fail(msg)
@@ -341,6 +341,10 @@ local function admit(keys, a)
       if t.hash and redis.call('HGET', key(pool, 'sub:' .. e), 'hash') ~= t.hash then
         return {'result', 'conflict', 'id', e}
       end
+      -- written again as it is: the call then has a replication offset at
+      -- or after the original admission's, so a WAIT after it (admission
+      -- durability) confirms the original reached a replica
+      redis.call('SET', key(pool, 'idem:' .. t.key), e, 'KEEPTTL')
       return {'result', 'duplicate', 'id', e}
     end
   end

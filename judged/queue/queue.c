@@ -263,6 +263,11 @@ enum queue_rc queue_library_ensure(struct queue_conn *k, char *err, size_t errle
 redisReply *queue_fcall(struct queue_conn *k, const struct queue_library *lib, int argc, const char **argv,
                         const size_t *lens, char *err, size_t errlen)
 {
+    bool known = lib == &queue_judged_library;
+    for (int i = 0; i < k->nlibs; i++)
+        known |= k->libs[i] == lib;
+    if (!known && k->nlibs < (int)(sizeof k->libs / sizeof k->libs[0]))
+        k->libs[k->nlibs++] = lib;   /* checked again on a new primary (conn.c) */
     redisReply *r = queue_cmdv(k, argc, argv, lens);
     if (is_missing_library(r)) {
         freeReplyObject(r);
@@ -341,7 +346,21 @@ enum queue_rc queue_admit(struct queue_conn *k, const struct queue_admit_args *i
         rc = QUEUE_ERROR;
     }
     freeReplyObject(r);
-    return rc;
+    if (rc || in->replicas <= 0 || (out->result != QUEUE_ADMITTED && out->result != QUEUE_DUPLICATE))
+        return rc;
+    /* WAIT counts the replicas that acknowledged this connection's last
+     * write: the admission's, or on a duplicate judged_admit's rewrite of
+     * the key, which follows the original admission in the replication
+     * stream, wherever that came from */
+    r = queue_cmd(k, "WAIT %d %ld", in->replicas, in->wait_ms);
+    rc = check(k, r, REDIS_REPLY_INTEGER, "admission: WAIT", err, errlen);
+    if (rc)
+        return rc;
+    out->replicas = (int)r->integer;
+    freeReplyObject(r);
+    if (out->replicas < in->replicas)
+        out->result = QUEUE_NOT_DURABLE;
+    return QUEUE_OK;
 }
 
 enum queue_rc queue_publish_pool(struct queue_conn *k, const char *pool, const char *const *languages,
@@ -504,8 +523,12 @@ enum queue_rc queue_stats_flush(struct queue_conn *k, const char *pool, const st
             queue_conn_drop(k);
             return QUEUE_IO;
         }
+        if (queue_conn_stale(k, r)) {   /* READONLY, LOADING: reconnect, flush again */
+            snprintf(err, errlen, "redis: %s", k->err);
+            freeReplyObject(r);
+            return QUEUE_IO;
+        }
         if (r->type == REDIS_REPLY_ERROR) {
-            snprintf(err, errlen, "%s: %s", key, r->str);
             rc = QUEUE_ERROR;
         }
         freeReplyObject(r);
@@ -792,6 +815,12 @@ static enum queue_rc pipeline(struct queue_conn *k, struct args *cmds, int n, re
             return QUEUE_IO;
         }
     }
+    for (int i = 0; i < n; i++)
+        if (queue_conn_stale(k, replies[i])) {   /* READONLY, LOADING: reconnect */
+            for (int j = 0; j < n; j++)
+                freeReplyObject(replies[j]);
+            return QUEUE_IO;
+        }
     return QUEUE_OK;
 }
 
