@@ -248,7 +248,7 @@ static const struct key_def root_keys[] = {
     {"admission_durability", KT_DURABILITY, CF(admission_durability), 0, 0, NULL, false, -1, NULL,
      "replicated: an admission answers only once a replica has it (WAIT 1), else 503 \"not durable, "
      "retry\"; local: once the primary has it (default: replicated for a sentinel:// URL, else local)"},
-    {"admission_wait", KT_DURATION, CF(admission_wait_ms), 0, 0, "1s", false, -1, NULL,
+    {"admission_wait", KT_DURATION, CF(admission_wait_ms), 0, 0, "2s", false, -1, NULL,
      "replicated admissions: how long to wait for a replica's confirmation (WAIT's timeout)"},
     {"retention", KT_RETENTION, CF(retention_ms), 0, 0, "14d", false, -1, NULL,
      "a finished submission expires this long after its verdict (0: kept)"},

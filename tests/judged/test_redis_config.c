@@ -320,7 +320,7 @@ Test(redis_config, sentinel_urls)
     struct jd_config cfg;
     cr_assert_eq(load(&cfg, "redis: sentinel://127.0.0.1:26379/judged\n", err, sizeof err), 0, "%s", err);
     cr_assert_eq(cfg.admission_durability, JD_DURABLE_REPLICATED, "sentinel://: replicated by default");
-    cr_assert_eq(cfg.admission_wait_ms, 1000);
+    cr_assert_eq(cfg.admission_wait_ms, 2000);
     jd_config_free(&cfg);
     cr_assert_eq(load(&cfg, "redis: redis://127.0.0.1\n", err, sizeof err), 0, "%s", err);
     cr_assert_eq(cfg.admission_durability, JD_DURABLE_LOCAL, "one Redis: local by default");
