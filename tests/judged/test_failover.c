@@ -416,3 +416,61 @@ Test(failover, sentinel_promotes_the_replica_and_no_acknowledged_admission_is_lo
      * is the target; a busy machine may take longer) */
     cr_assert(resumed_ms < 60000, "judging resumed only %lld ms after the primary died", resumed_ms);
 }
+
+static long long count_submissions(int port)
+{
+    redisReply *r = node(port, "EVAL %s 0", "return #redis.call('KEYS', 'judge:{native}:sub:*')");
+    cr_assert(r && r->type == REDIS_REPLY_INTEGER);
+    long long n = r->integer;
+    freeReplyObject(r);
+    return n;
+}
+
+/* judgectl submit under admission_durability: replicated with no replica in
+ * sync: exit 75 "not durable, retry", and the retries with the same key
+ * make no second submission; once a replica has it, the same key answers
+ * with the one submission. */
+Test(failover, a_retry_after_not_durable_makes_no_second_submission)
+{
+    t_setup_dir();
+    t_make_problems(1);
+    p_port = free_port();
+    r_port = free_port();
+    start_node("primary", p_port, 0);
+    snprintf(cfg_a, sizeof cfg_a, "%s/A.yaml", T_dir);
+    t_write(cfg_a,
+            "redis: redis://127.0.0.1:%d\nadmission_durability: replicated\nadmission_wait: 200ms\n"
+            "state_dir: %s/state-A\nproblems: %s/problems\nlanguages: %s/languages\n"
+            "pools:\n  native: {languages: [c], slots: 1}\n",
+            p_port, T_dir, T_dir, SRC);
+    char src[400], out[2048];
+    snprintf(src, sizeof src, "%s/slow.c", T_dir);
+    const char *args[] = {"--config", cfg_a, "submit", "--problem", "slow", "--lang", "c", "--key", "k1", src, NULL};
+    struct t_run_opts o = {.err_to_out = true};
+    for (int i = 0; i < 2; i++) {
+        int rc = t_ctlv(out, sizeof out, &o, args);
+        cr_assert_eq(rc, 75, "try %d: exit %d: %s", i, rc, out);
+        cr_assert(strstr(out, "not durable, retry") && strstr(out, "--key"), "%s", out);
+    }
+    const char *p = strstr(out, "submission ");
+    cr_assert(p, "%s", out);
+    char id[192];
+    snprintf(id, sizeof id, "%.*s", (int)strcspn(p + 11, " "), p + 11);
+    cr_assert_eq(count_submissions(p_port), 1, "two tries, one submission");
+
+    start_node("replica", r_port, p_port);
+    bool synced = false;
+    for (long long end = t_now_ms() + 30000; !synced && t_now_ms() < end; t_sleep_ms(100)) {
+        redisReply *r = node(r_port, "INFO replication");
+        synced = r && r->type == REDIS_REPLY_STRING && strstr(r->str, "master_link_status:up");
+        if (r)
+            freeReplyObject(r);
+    }
+    cr_assert(synced, "the replica did not sync");
+    int rc = t_ctlv(out, sizeof out, &o, args);
+    cr_assert_eq(rc, 0, "exit %d: %s", rc, out);
+    out[strcspn(out, "\n")] = 0;
+    cr_assert_str_eq(out, id, "the retry answers with the first try's submission");
+    cr_assert_eq(count_submissions(p_port), 1);
+    cr_assert_eq(count_submissions(r_port), 1, "and the replica has it");
+}
