@@ -426,7 +426,10 @@ static int check_primary(struct queue_conn *k, redisContext *c, const char *addr
 {
     redisReply *r = redisCommand(c, "ROLE");
     const char *role = r && r->type == REDIS_REPLY_ARRAY && r->elements ? queue_rstr(r->element[0]) : NULL;
-    int rc = role && !strcmp(role, "master") ? 0 : -1;
+    /* an ACL user without +role (README.md's have it): a replica would
+     * answer the first write READONLY, which reconnects as well */
+    bool noperm = r && r->type == REDIS_REPLY_ERROR && !strncmp(r->str, "NOPERM", 6);
+    int rc = noperm || (role && !strcmp(role, "master")) ? 0 : -1;
     if (rc)
         set_err(k, "%s is not a primary (ROLE: %s): a failover is under way", addr,
                  role ? role : r && r->type == REDIS_REPLY_ERROR ? r->str : c->errstr[0] ? c->errstr : "no answer");
