@@ -320,9 +320,13 @@ Test(failover, sentinel_promotes_the_replica_and_no_acknowledged_admission_is_lo
             kill_ms = real_ms();
             kill_mono = t_now_ms();
         }
-        if (kill_ms && !restarted && sentinel_primary(0) == r_port && sentinel_primary(1) == r_port &&
-            sentinel_primary(2) == r_port) {
-            /* promoted: the dead machine comes back and becomes a replica */
+        if (kill_ms && !restarted &&
+            (sentinel_primary(0) == r_port || sentinel_primary(1) == r_port || sentinel_primary(2) == r_port)) {
+            /* promoted (the leader Sentinel says so; here the others took
+             * up to 40 s more to hear of it): the dead machine comes back and
+             * becomes a replica. Until the Sentinels convert it, it answers
+             * as a primary with no replica, so what it takes is not durable
+             * and refused with 503. */
             promoted_mono = t_now_ms();
             p_pid = start_node("primary", p_port, 0);
             restarted = true;
@@ -408,7 +412,7 @@ Test(failover, sentinel_promotes_the_replica_and_no_acknowledged_admission_is_lo
 
     cr_assert(resumed_ms >= 0, "no verdict was written after the primary died");
     fprintf(stderr,
-            "failover: Sentinels agreed on the new primary %lld ms after the SIGKILL; the first verdict "
+            "failover: a Sentinel named the new primary %lld ms after the SIGKILL; the first verdict "
             "after it came %lld ms after the SIGKILL (down-after-milliseconds 1000); %d admissions "
             "answered 503 during the switch (%d first tries), all admitted on retry\n",
             promoted_mono - kill_mono, resumed_ms, refused, refused_first);
