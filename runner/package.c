@@ -265,7 +265,7 @@ struct walk {
     int root;
     const char *display;            /* the package dir, for messages */
     const struct runner_limits *lim;
-    struct rn_errors *errs;
+    struct common_errors *errs;
     uint64_t files, bytes;
     bool over;                      /* a limit was exceeded: stop */
     char path[WALK_PATH_MAX];       /* the entry being visited, relative */
@@ -281,8 +281,8 @@ static void walk_error(struct walk *w, const char *fmt, ...)
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     char shown[256];
-    rn_quote(shown, sizeof shown, w->path, strlen(w->path));
-    rn_errors_add(w->errs, "%s%s%s:0: package: %s", w->display, *shown ? "/" : "", shown, msg);
+    common_quote(shown, sizeof shown, w->path, strlen(w->path));
+    common_errors_add(w->errs, "%s%s%s:0: package: %s", w->display, *shown ? "/" : "", shown, msg);
 }
 
 /* a link must resolve, beneath the root, to a file or a directory */
@@ -290,7 +290,7 @@ static void check_link(struct walk *w, int dir, const char *name)
 {
     char target[256], shown[128], why[128];
     ssize_t n = readlinkat(dir, name, target, sizeof target - 1);
-    rn_quote(shown, sizeof shown, n > 0 ? target : "?", n > 0 ? (size_t)n : 1);
+    common_quote(shown, sizeof shown, n > 0 ? target : "?", n > 0 ? (size_t)n : 1);
     int fd = beneath(w->root, w->path, O_PATH);
     struct stat st;
     if (fd < 0) {
@@ -374,13 +374,13 @@ static void walk_dir(struct walk *w, int dir, size_t len, int depth)
 }
 
 int rn_pkg_walk(int root, const char *display, const struct runner_limits *lim,
-                struct rn_errors *errs)
+                struct common_errors *errs)
 {
     size_t before = errs->count + errs->dropped;
     struct walk w = {.root = root, .display = display, .lim = lim, .errs = errs};
     int dir = openat(root, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dir < 0) {
-        rn_errors_add(errs, "%s:0: package: cannot open: %s", display, strerror(errno));
+        common_errors_add(errs, "%s:0: package: cannot open: %s", display, strerror(errno));
         return -1;
     }
     walk_dir(&w, dir, 0, 0);

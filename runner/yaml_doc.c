@@ -19,7 +19,7 @@
 #include "yaml_doc.h"
 
 int ydoc_parse(struct ydoc *y, const char *text, size_t len, const char *display,
-               struct rn_errors *errs)
+               struct common_errors *errs)
 {
     *y = (struct ydoc){.file = display, .errs = errs};
     yaml_parser_t parser;
@@ -27,9 +27,9 @@ int ydoc_parse(struct ydoc *y, const char *text, size_t len, const char *display
     yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
     int ok = yaml_parser_load(&parser, &y->doc);
     if (!ok) {
-        char why[RN_QUOTE_CAP];
+        char why[COMMON_QUOTE_CAP];
         const char *p = parser.problem ? parser.problem : "invalid YAML";
-        rn_errors_add(errs, "%s:%zu: syntax: %s", y->file, parser.problem_mark.line + 1,
+        common_errors_add(errs, "%s:%zu: syntax: %s", y->file, parser.problem_mark.line + 1,
                       YQ(why, p));
     }
     yaml_parser_delete(&parser);
@@ -38,7 +38,7 @@ int ydoc_parse(struct ydoc *y, const char *text, size_t len, const char *display
     y->loaded = true;
     y->budget = 16 * (size_t)(y->doc.nodes.top - y->doc.nodes.start) + 4096;
     if (!ydoc_root(y)) {
-        rn_errors_add(errs, "%s:1: document: the file is empty", y->file);
+        common_errors_add(errs, "%s:1: document: the file is empty", y->file);
         return -1;
     }
     return 0;
@@ -59,7 +59,7 @@ yaml_node_t *ydoc_root(struct ydoc *y)
 yaml_node_t *ydoc_node(struct ydoc *y, int index)
 {
     if (y->visits++ == y->budget)
-        rn_errors_add(y->errs, "%s:1: document: aliases make it too large to read "
+        common_errors_add(y->errs, "%s:1: document: aliases make it too large to read "
                       "(more than %zu node visits)", y->file, y->budget);
     if (y->visits > y->budget)
         return NULL;
@@ -80,10 +80,10 @@ void ydoc_error(struct ydoc *y, const yaml_node_t *n, const char *key, const cha
         msg = NULL;
     va_end(ap);
     /* key may be a scalar of the file; msg quotes scalars already, bounded */
-    char k[RN_QUOTE_CAP], m[1024];
-    rn_quote(k, sizeof k, key, strlen(key));
-    rn_quote(m, sizeof m, msg ? msg : "?", msg ? strlen(msg) : 1);
-    rn_errors_add(y->errs, "%s:%d: %s: %s", y->file, ydoc_line(n), k, m);
+    char k[COMMON_QUOTE_CAP], m[1024];
+    common_quote(k, sizeof k, key, strlen(key));
+    common_quote(m, sizeof m, msg ? msg : "?", msg ? strlen(msg) : 1);
+    common_errors_add(y->errs, "%s:%d: %s: %s", y->file, ydoc_line(n), k, m);
     free(msg);
 }
 
@@ -91,18 +91,18 @@ void ydoc_error(struct ydoc *y, const yaml_node_t *n, const char *key, const cha
  * hash set keeps this linear in the number of keys. */
 static void duplicate_keys(struct ydoc *y, yaml_node_t *map)
 {
-    struct rn_strset seen = {0};
+    struct common_strset seen = {0};
     for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
         yaml_node_t *k = ydoc_node(y, p->key);
         if (!k || k->type != YAML_SCALAR_NODE)
             continue;
-        const yaml_node_t *earlier = rn_strset_put(&seen, (const char *)k->data.scalar.value, k);
+        const yaml_node_t *earlier = common_strset_put(&seen, (const char *)k->data.scalar.value, k);
         if (earlier)
             ydoc_error(y, k, (const char *)k->data.scalar.value, "given twice (also on line %d)",
                        ydoc_line(earlier));
     }
     y->key_probes += seen.probes;
-    rn_strset_free(&seen);
+    common_strset_free(&seen);
 }
 
 int ydoc_mapping(struct ydoc *y, yaml_node_t *n, const char *key)
@@ -145,7 +145,7 @@ int ydoc_size(struct ydoc *y, yaml_node_t *n, const char *key, uint64_t *out)
         return -1;
     if (sandbox_parse_size(s, out) == 0)
         return 0;
-    char q[RN_QUOTE_CAP];
+    char q[COMMON_QUOTE_CAP];
     ydoc_error(y, n, key, "bad size '%s' (expected e.g. 256M, 64k, 1G or bytes)", YQ(q, s));
     return -1;
 }
@@ -157,7 +157,7 @@ int ydoc_duration(struct ydoc *y, yaml_node_t *n, const char *key, double *out)
         return -1;
     if (sandbox_parse_seconds(s, out) == 0)
         return 0;
-    char q[RN_QUOTE_CAP];
+    char q[COMMON_QUOTE_CAP];
     ydoc_error(y, n, key, "bad duration '%s' (expected e.g. 1s, 500ms or 2.5)", YQ(q, s));
     return -1;
 }
@@ -171,7 +171,7 @@ int ydoc_number(struct ydoc *y, yaml_node_t *n, const char *key, double *out)
     errno = 0;
     double v = strtod(s, &end);
     if (!*s || *end || errno || !isfinite(v) || v < 0) {
-        char q[RN_QUOTE_CAP];
+        char q[COMMON_QUOTE_CAP];
         ydoc_error(y, n, key, "bad number '%s' (expected a non-negative number)", YQ(q, s));
         return -1;
     }
@@ -188,7 +188,7 @@ int ydoc_int(struct ydoc *y, yaml_node_t *n, const char *key, int min, int *out)
     errno = 0;
     long v = strtol(s, &end, 10);
     if (!*s || *end || errno || v < min || v > 1000000) {
-        char q[RN_QUOTE_CAP];
+        char q[COMMON_QUOTE_CAP];
         ydoc_error(y, n, key, "bad integer '%s' (expected %d or more)", YQ(q, s), min);
         return -1;
     }

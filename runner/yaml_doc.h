@@ -15,7 +15,7 @@
 struct ydoc {
     yaml_document_t doc;
     const char *file;          /* name used in messages */
-    struct rn_errors *errs;
+    struct common_errors *errs;
     bool loaded;
     /* Aliases let one node be reached from many places: a small file could
      * make the loaders walk a node millions of times. Every step to a node
@@ -27,7 +27,7 @@ struct ydoc {
 /* Parses text (len bytes, not necessarily NUL-terminated). display names
  * the file in messages. */
 int ydoc_parse(struct ydoc *y, const char *text, size_t len, const char *display,
-               struct rn_errors *errs);
+               struct common_errors *errs);
 void ydoc_free(struct ydoc *y);
 yaml_node_t *ydoc_root(struct ydoc *y);
 yaml_node_t *ydoc_node(struct ydoc *y, int index);
@@ -36,7 +36,7 @@ void ydoc_error(struct ydoc *y, const yaml_node_t *n, const char *key, const cha
     __attribute__((format(printf, 4, 5)));
 
 /* A scalar quoted for a message: bounded, control bytes escaped. */
-#define YQ(buf, s) rn_quote((buf), sizeof(buf), (s), strlen(s))
+#define YQ(buf, s) common_quote((buf), sizeof(buf), (s), strlen(s))
 
 /* Each returns 0, or -1 after recording an error naming key. */
 int ydoc_mapping(struct ydoc *y, yaml_node_t *n, const char *key);
