@@ -2,7 +2,7 @@
  * internal.h - runner/'s private types, shared by its modules and its tests.
  *
  * Modules:
- *   yaml_doc.c  libyaml documents with line marks and typed getters
+ *   (YAML is read by common/yaml/yaml_doc.h, the one reader of every layer)
  *   language.c  languages/NAME.yaml -> struct rn_language
  *   problem.c   problem.yaml + tests/ -> struct rn_problem
  *   checker.c   built-in checkers and testlib exit codes

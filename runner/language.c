@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "internal.h"
 #include "yaml_doc.h"
 
 #define DEFAULT_PATH "PATH=/usr/local/bin:/usr/bin:/bin"

@@ -27,6 +27,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "internal.h"
 #include "yaml_doc.h"
 
 struct pending {                   /* nodes resolved after the top level */
