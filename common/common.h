@@ -28,6 +28,12 @@ char *common_read_file(const char *path, size_t max, size_t *len, bool *more);
 /* Writes all n bytes (restarting after signals and short writes): 0, or -1
  * with errno (a write of 0 bytes counts as EIO). */
 int common_write_all(int fd, const void *buf, size_t n);
+/* Opens rel beneath the directory dirfd and never outside it (openat2,
+ * RESOLVE_BENEATH; no magic link such as /proc/self/fd/N; with no_links,
+ * through no symbolic link at all), close-on-exec; "" is dirfd itself. The
+ * kernel's EAGAIN (a rename ran during the lookup) is retried. The fd, or
+ * -1 with errno (EXDEV: the path leads out; ELOOP: a link, or a loop). */
+int common_open_beneath(int dirfd, const char *rel, int flags, bool no_links);
 
 /* ---- directory trees (tree.c) ---- */
 

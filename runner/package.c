@@ -8,6 +8,7 @@
  * read through. Two layers enforce that:
  *
  *   every open  resolves the path beneath the package's root with openat2
+ *               (common_open_beneath, common.h, the kernel's EAGAIN retried)
  *               and RESOLVE_BENEATH: an absolute link, a ".." above the root
  *               or a link that leads out through another link fails in the
  *               kernel (EXDEV), at the moment of the open, so swapping a file
@@ -28,14 +29,12 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/openat2.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -114,13 +113,6 @@ const char *rn_kind_name(mode_t mode)
     return "a special file";
 }
 
-static int beneath(int root, const char *rel, int flags)
-{
-    struct open_how how = {.flags = (unsigned long long)(flags | O_CLOEXEC),
-                           .resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS};
-    return (int)syscall(SYS_openat2, root, rel, &how, sizeof how);
-}
-
 static void explain_errno(int err, char *why, size_t whylen)
 {
     const char *s = err == EXDEV ? "a symbolic link on its path leads out of the package"
@@ -139,7 +131,7 @@ static void explain_errno(int err, char *why, size_t whylen)
 static int open_path(int root, const char *rel, bool want_dir, struct stat *st, char *why,
                      size_t whylen)
 {
-    int path = beneath(root, rel, O_PATH);
+    int path = common_open_beneath(root, rel, O_PATH, false);
     if (path < 0) {
         int e = errno;
         explain_errno(e, why, whylen);
@@ -176,7 +168,8 @@ int rn_pkg_open(int root, const char *rel, bool want_dir, struct stat *st, char 
     /* reopen for reading (O_NONBLOCK, O_NOCTTY: in case of a swap to a FIFO
      * or a tty; on the regular file reached it changes nothing); a swap
      * between the two opens must not go unseen */
-    int fd = beneath(root, rel, O_RDONLY | O_NONBLOCK | O_NOCTTY | (want_dir ? O_DIRECTORY : 0));
+    int fd = common_open_beneath(root, rel, O_RDONLY | O_NONBLOCK | O_NOCTTY | (want_dir ? O_DIRECTORY : 0),
+                                 false);
     struct stat again;
     if (fd < 0 || fstat(fd, &again) < 0 || again.st_ino != st->st_ino ||
         again.st_dev != st->st_dev) {
@@ -291,7 +284,7 @@ static void check_link(struct walk *w, int dir, const char *name)
     char target[256], shown[128], why[128];
     ssize_t n = readlinkat(dir, name, target, sizeof target - 1);
     common_quote(shown, sizeof shown, n > 0 ? target : "?", n > 0 ? (size_t)n : 1);
-    int fd = beneath(w->root, w->path, O_PATH);
+    int fd = common_open_beneath(w->root, w->path, O_PATH, false);
     struct stat st;
     if (fd < 0) {
         explain_errno(errno, why, sizeof why);

@@ -38,13 +38,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <linux/openat2.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "common.h"
@@ -153,14 +151,6 @@ static int clean_name(const char *name, char *out, size_t len)
     return 0;
 }
 
-/* rel beneath dirfd, through no link at all. */
-static int beneath_no_links(int dirfd, const char *rel, int flags)
-{
-    struct open_how how = {.flags = (unsigned long long)(flags | O_CLOEXEC),
-                           .resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS};
-    return (int)syscall(SYS_openat2, dirfd, rel, &how, sizeof how);
-}
-
 static bool over_budget(struct unpack *u, uint64_t more)
 {
     return ((u->total += more) > u->max_bytes && u->max_bytes) || decompressed_too_much(u->a, u->max_bytes, u->entries);
@@ -231,7 +221,7 @@ static int unpack_hardlink(struct unpack *u, const char *name, const char *clean
         return -1;
     }
     int stage = open(u->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    int fd = stage < 0 ? -1 : beneath_no_links(stage, target, O_PATH | O_NOFOLLOW);
+    int fd = stage < 0 ? -1 : common_open_beneath(stage, target, O_PATH | O_NOFOLLOW, true);
     struct stat st;
     int rc = fd < 0 || fstat(fd, &st) ? -1 : 0;
     if (rc)
@@ -243,7 +233,7 @@ static int unpack_hardlink(struct unpack *u, const char *name, const char *clean
         text[n] = 0;
         rc = unpack_symlink(u, name, clean, path, text);
     } else if (rc == 0 && S_ISREG(st.st_mode)) {
-        int in = beneath_no_links(stage, target, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+        int in = common_open_beneath(stage, target, O_RDONLY | O_NOFOLLOW | O_NONBLOCK, true);
         rc = in < 0 || make_parents(u->dir, clean) ? -1 : copy_counted(u, in, name, path);
         if (rc && in < 0)
             snprintf(u->err, u->errlen, "%s: entry '%s': %s", u->archive, name, strerror(errno));
