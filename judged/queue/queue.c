@@ -1078,34 +1078,44 @@ static enum queue_rc count_of(struct queue_conn *k, const char *cmd, const char 
     return rc;
 }
 
-/* Entries of a queue delivered and not yet acknowledged (running) into *v. */
-static enum queue_rc pending_of(struct queue_conn *k, const char *key, long long *v, char *err, size_t errlen)
+/* What XINFO GROUPS says of judged's group on one work queue. */
+struct group_view {
+    long long pending;       /* delivered, not acknowledged: running */
+    long long lag;           /* entries no host has read; -1: Redis cannot tell */
+    char last[64];           /* last-delivered id */
+};
+
+/* The group's view of queue key: no stream yet, nothing waits (lag 0); no
+ * group on a stream, nothing pending and the lag unknown; last "0-0". */
+static enum queue_rc group_of(struct queue_conn *k, const char *key, struct group_view *g, char *err,
+                              size_t errlen)
 {
-    redisReply *r = queue_cmd(k, "XPENDING %s %s", key, QUEUE_GROUP);
+    *g = (struct group_view){.lag = -1, .last = "0-0"};
+    redisReply *r = queue_cmd(k, "XINFO GROUPS %s", key);
     if (!r) {
-        snprintf(err, errlen, "XPENDING: redis: %s", k->err);
+        snprintf(err, errlen, "XINFO GROUPS: redis: %s", k->err);
         return QUEUE_IO;
     }
-    *v = 0;   /* no group yet (judged never ran): nothing pending */
-    if (r->type == REDIS_REPLY_ARRAY && r->elements >= 1 && r->element[0]->type == REDIS_REPLY_INTEGER)
-        *v = r->element[0]->integer;
+    if (r->type == REDIS_REPLY_ERROR && strstr(r->str, "no such key"))
+        g->lag = 0;
+    for (size_t i = 0; r->type == REDIS_REPLY_ARRAY && i < r->elements; i++) {
+        const redisReply *e = r->element[i];
+        if (strcmp(sfield(e, "name"), QUEUE_GROUP))
+            continue;
+        g->pending = ifield(e, "pending");
+        const redisReply *lag = field(e, "lag");
+        g->lag = lag && lag->type == REDIS_REPLY_INTEGER ? lag->integer : -1;
+        if (*sfield(e, "last-delivered-id"))
+            snprintf(g->last, sizeof g->last, "%s", sfield(e, "last-delivered-id"));
+    }
     freeReplyObject(r);
     return QUEUE_OK;
 }
 
-/* The stream id time (ms) of the oldest entry after the group's
- * last-delivered id: the oldest job no host has claimed; 0 if none. */
-static long long oldest_unclaimed(struct queue_conn *k, const char *key)
+/* The stream id time (ms) of the oldest entry after the last-delivered id:
+ * the oldest job no host has claimed; 0 if none. */
+static long long oldest_unclaimed(struct queue_conn *k, const char *key, const char *last)
 {
-    redisReply *g = queue_cmd(k, "XINFO GROUPS %s", key);
-    char last[64] = "0-0";
-    for (size_t i = 0; g && g->type == REDIS_REPLY_ARRAY && i < g->elements; i++) {
-        const redisReply *e = g->element[i];
-        if (!strcmp(sfield(e, "name"), QUEUE_GROUP) && *sfield(e, "last-delivered-id"))
-            snprintf(last, sizeof last, "%s", sfield(e, "last-delivered-id"));
-    }
-    if (g)
-        freeReplyObject(g);
     redisReply *x = queue_cmd(k, "XRANGE %s (%s + COUNT 1", key, last);
     long long t = 0;
     if (x && x->type == REDIS_REPLY_ARRAY && x->elements == 1 && queue_rstr(x->element[0]->element[0]))
@@ -1143,12 +1153,22 @@ enum queue_rc queue_pool_status(struct queue_conn *k, const char *pool, struct q
     long long oldest = 0;
     for (int q = 0; q < 2; q++) {
         queue_key(key, sizeof key, pool, SUFFIX_QUEUE(q));
-        long long len, pend;
-        if ((rc = count_of(k, "XLEN", key, &len, err, errlen)) || (rc = pending_of(k, key, &pend, err, errlen)))
+        struct group_view g;
+        if ((rc = group_of(k, key, &g, err, errlen)))
             return rc;
-        out->waiting[q] = len - pend > 0 ? len - pend : 0;
-        out->running += pend;
-        long long t = out->waiting[q] ? oldest_unclaimed(k, key) : 0;
+        out->lag[q] = g.lag;
+        out->running += g.pending;
+        if (g.lag >= 0) {
+            out->waiting[q] = g.lag;
+        } else {
+            /* an older library's XDEL left tombstones: finished entries are
+             * gone from the stream, so its length less the pending ones */
+            long long len;
+            if ((rc = count_of(k, "XLEN", key, &len, err, errlen)))
+                return rc;
+            out->waiting[q] = len - g.pending > 0 ? len - g.pending : 0;
+        }
+        long long t = out->waiting[q] ? oldest_unclaimed(k, key, g.last) : 0;
         if (t && (!oldest || t < oldest))
             oldest = t;
     }

@@ -399,6 +399,8 @@ enum queue_rc queue_set_state(struct queue_conn *k, const char *pool, const char
 struct queue_pool_status {
     char state[16];          /* active | draining | drained | held | paused */
     long long waiting[2];    /* per queue (QUEUE_CONTEST, QUEUE_NORMAL): not yet claimed */
+    long long lag[2];        /* per queue: the group's lag as XINFO GROUPS reports it
+                                (what KEDA reads; equals waiting), -1: Redis cannot tell */
     long long running;       /* claimed (pending in the group), both queues */
     long long delayed;       /* waiting to retry (judge:{P}:delayed) */
     long long rejudge;       /* rejudges waiting (judge:{P}:rejudge) */
