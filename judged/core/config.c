@@ -492,7 +492,7 @@ static int set_scalar(struct ctx *c, const struct key_def *d, const yaml_node_t 
     case KT_LOG_FORMAT:
         return set_choice(c, v, key, s, "json", "text", f);
     case KT_DURABILITY: {
-        bool replicated;
+        bool replicated = true; /* set_choice sets it on success; gcc -O2 cannot see that */
         if (set_choice(c, v, key, s, "replicated", "local", &replicated))
             return -1;
         *(enum jd_durability *)f = replicated ? JD_DURABLE_REPLICATED : JD_DURABLE_LOCAL;
