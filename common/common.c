@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/openat2.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 #include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -153,6 +155,22 @@ int common_write_all(int fd, const void *buf, size_t n)
         n -= (size_t)w;
     }
     return 0;
+}
+
+/* openat2 answers EAGAIN when a rename anywhere on the machine ran while
+ * it resolved a '..' (it cannot then vouch that the path stayed beneath):
+ * tried again, as its manual says. A link bomb's thousands of '..' opens
+ * met it on a busy machine (the store's expansion of a pushed package). */
+int common_open_beneath(int dirfd, const char *rel, int flags, bool no_links)
+{
+    struct open_how how = {.flags = (unsigned long long)(flags | O_CLOEXEC),
+                           .resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS |
+                                      (no_links ? RESOLVE_NO_SYMLINKS : 0)};
+    int fd, tries = 0;
+    while ((fd = (int)syscall(SYS_openat2, dirfd, *rel ? rel : ".", &how, sizeof how)) < 0 &&
+           (errno == EAGAIN || errno == EINTR) && ++tries < 100)
+        ;
+    return fd;
 }
 
 int common_parse_size(const char *s, uint64_t *out)

@@ -1,7 +1,8 @@
 /*
  * common.h - the small library beneath sandbox/, runner/ and judged/: what
  * every layer needs and used to write for itself (reading a file, mkdir -p,
- * clocks, size and duration parsing, fd passing, UTF-8 checks, log lines). It knows
+ * clocks, size and duration parsing, fd passing, UTF-8 checks, error lists,
+ * string sets, log lines). It knows
  * nothing of sandboxes, judging or Redis, allocates only where it says so,
  * and never prints except common_log. Errors: -1 (or NULL) with errno.
  */
@@ -27,6 +28,12 @@ char *common_read_file(const char *path, size_t max, size_t *len, bool *more);
 /* Writes all n bytes (restarting after signals and short writes): 0, or -1
  * with errno (a write of 0 bytes counts as EIO). */
 int common_write_all(int fd, const void *buf, size_t n);
+/* Opens rel beneath the directory dirfd and never outside it (openat2,
+ * RESOLVE_BENEATH; no magic link such as /proc/self/fd/N; with no_links,
+ * through no symbolic link at all), close-on-exec; "" is dirfd itself. The
+ * kernel's EAGAIN (a rename ran during the lookup) is retried. The fd, or
+ * -1 with errno (EXDEV: the path leads out; ELOOP: a link, or a loop). */
+int common_open_beneath(int dirfd, const char *rel, int flags, bool no_links);
 
 /* ---- directory trees (tree.c) ---- */
 
@@ -117,6 +124,56 @@ char *common_utf8_dup(const char *s);
 /* The same in place: a message cut to a length (inside a character, maybe)
  * or quoting bytes a client sent, made fit for a JSON string. */
 void common_utf8_repair(char *s);
+
+/* ---- error lists (errors.c) ---- */
+
+/* Validation (languages, problem packages, configuration) keeps going after
+ * the first problem so a user sees every mistake at once. At most
+ * COMMON_ERRORS_MAX messages are kept: a hostile file cannot make a million
+ * of them; the rest are counted in dropped. */
+#define COMMON_ERRORS_MAX 200
+
+struct common_errors {
+    char **items;
+    size_t count, cap;
+    size_t dropped;
+};
+
+void common_errors_add(struct common_errors *e, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* All messages, one per line; caller frees. "" when there are none. */
+char *common_errors_join(const struct common_errors *e);
+void common_errors_free(struct common_errors *e);
+/* Quotes n bytes of untrusted text for a message: control bytes and bytes
+ * that are not UTF-8 become \xNN, and the text is cut (ending in "...") to
+ * fit cap. Returns out. */
+char *common_quote(char *out, size_t cap, const char *s, size_t n);
+#define COMMON_QUOTE_CAP 96          /* a quoted value in a message: ~80 bytes shown */
+
+/* ---- string sets (strset.c) ---- */
+
+/* A set of strings with a value each, for finding duplicates in linear
+ * time (keys of a YAML mapping, test and subtask names). */
+struct common_strset_slot {
+    const char *key;               /* not owned */
+    const void *value;
+    uint64_t hash;
+};
+
+struct common_strset {
+    struct common_strset_slot *slots;
+    size_t cap, count;
+    uint64_t key[2];               /* SipHash key, drawn on first use */
+    bool keyed;
+    size_t probes;                 /* slots looked at by put: the work done */
+};
+
+/* Adds key (kept by pointer) with value; returns NULL when it was new, else
+ * the value stored with the equal key added earlier (which stays). A value
+ * must not be NULL. */
+const void *common_strset_put(struct common_strset *s, const char *key, const void *value);
+const void *common_strset_get(const struct common_strset *s, const char *key);
+void common_strset_free(struct common_strset *s);
 
 /* ---- logging ---- */
 

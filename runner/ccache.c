@@ -41,47 +41,54 @@ struct entry_file {
     unsigned mode;
 };
 
-static int cmp_str(const void *a, const void *b)
+/* Paths in the order of a walk that sorts each directory's names (strcmp)
+ * and lists a directory's files where its name falls among them: a
+ * component ends ('/' or the end) before any byte, so "a/x" comes before
+ * "a-b". The order is part of a cache key and of the sums file. */
+static int cmp_path(const void *a, const void *b)
 {
-    return strcmp(*(char *const *)a, *(char *const *)b);
+    const unsigned char *x = *(const unsigned char *const *)a, *y = *(const unsigned char *const *)b;
+    while (*x && *x == *y)
+        x++, y++;
+    int cx = *x == '/' || !*x ? -1 : *x, cy = *y == '/' || !*y ? -1 : *y;
+    return cx - cy;
 }
 
-/* Regular files under root (recursive, sorted, relative paths); -1 on a
- * link or anything else odd. */
-static int list_files(const char *root, const char *rel, char ***out, size_t *n)
+struct file_list {
+    char ***out;
+    size_t *n;
+};
+
+/* Regular files only: a link or anything else odd ends the walk. */
+static int list_visit(const struct common_tree_entry *e, void *ctx)
 {
-    char *path = rn_strdup_printf("%s%s%s", root, *rel ? "/" : "", rel);
-    DIR *d = path ? opendir(path) : NULL;
-    free(path);
-    if (!d)
+    struct file_list *l = ctx;
+    if (e->kind == COMMON_TREE_DIR || e->kind == COMMON_TREE_DIR_DONE)
+        return 0;
+    if (e->kind != COMMON_TREE_FILE)
         return -1;
-    char **names = NULL;
-    size_t nn = 0;
-    struct dirent *e;
-    while ((e = readdir(d)))
-        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
-            names = realloc(names, (nn + 1) * sizeof *names);
-            names[nn++] = rn_strdup_printf("%s%s%s", rel, *rel ? "/" : "", e->d_name);
-        }
-    closedir(d);
-    qsort(names, nn, sizeof *names, cmp_str);
-    int rc = 0;
-    for (size_t i = 0; i < nn; i++) {
-        char *full = rn_strdup_printf("%s/%s", root, names[i]);
-        struct stat st;
-        if (rc == 0 && (lstat(full, &st) || (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode)))) {
-            rc = -1;
-        } else if (rc == 0 && S_ISDIR(st.st_mode)) {
-            rc = list_files(root, names[i], out, n);
-        } else if (rc == 0) {
-            *out = realloc(*out, (*n + 1) * sizeof **out);
-            (*out)[(*n)++] = names[i];
-            names[i] = NULL;
-        }
-        free(full);
-        free(names[i]);
+    char **grown = realloc(*l->out, (*l->n + 1) * sizeof **l->out);
+    char *rel = strdup(e->rel);
+    if (!grown || !rel) {
+        free(rel);
+        if (grown)
+            *l->out = grown;
+        return -1;
     }
-    free(names);
+    *l->out = grown;
+    (*l->out)[(*l->n)++] = rel;
+    return 0;
+}
+
+/* Regular files under root (sorted, relative paths; common_tree_walk, no
+ * recursion); -1 on a link or anything else odd. */
+static int list_files(const char *root, char ***out, size_t *n)
+{
+    struct file_list l = {out, n};
+    size_t first = *n;
+    int rc = common_tree_walk(root, 0, list_visit, &l) ? -1 : 0;
+    if (*out && *n > first)
+        qsort(*out + first, *n - first, sizeof **out, cmp_path);
     return rc;
 }
 
@@ -170,7 +177,7 @@ int rn_ccache_key(const struct rn_language *l, const char *limits, const char *s
 {
     in->files = NULL;
     in->n = 0;
-    if (list_files(src_dir, "", &in->files, &in->n) < 0)
+    if (list_files(src_dir, &in->files, &in->n) < 0)
         return -1;
     return key_of(l, limits, src_dir, sources, flags, in->files, in->n, out);
 }
@@ -238,7 +245,7 @@ static int check_tree(const char *root, struct entry_file *sums, size_t n)
 {
     char **files = NULL;
     size_t nf = 0;
-    int rc = list_files(root, "", &files, &nf) || nf != n ? 1 : 0;
+    int rc = list_files(root, &files, &nf) || nf != n ? 1 : 0;
     for (size_t i = 0; rc == 0 && i < n; i++) {
         char *p = rn_strdup_printf("%s/%s", root, sums[i].path);
         char sha[65];
@@ -266,7 +273,7 @@ int rn_tree_sums_write(const char *root, const char *sums_path)
     char **files = NULL;
     size_t n = 0;
     FILE *f = NULL;
-    int rc = list_files(root, "", &files, &n) < 0 || !(f = fopen(sums_path, "we")) ? -1 : 0;
+    int rc = list_files(root, &files, &n) < 0 || !(f = fopen(sums_path, "we")) ? -1 : 0;
     for (size_t i = 0; rc == 0 && i < n; i++) {
         char *p = rn_strdup_printf("%s/%s", root, files[i]);
         struct stat st;
@@ -428,7 +435,7 @@ void rn_ccache_put(const char *work, const char *key, const struct rn_language *
     char **files = NULL;
     size_t n = 0;
     FILE *sums = NULL;
-    int rc = rn_mkdir_p(box, 0755) < 0 || list_files(src, "", &files, &n) < 0 ? -1 : 0;
+    int rc = rn_mkdir_p(box, 0755) < 0 || list_files(src, &files, &n) < 0 ? -1 : 0;
     char *sp = rn_strdup_printf("%s/sums", tmp);
     if (rc == 0 && !(sums = fopen(sp, "w")))
         rc = -1;

@@ -117,7 +117,7 @@ struct shown {
 /* an escaped, cut copy of n bytes of output or answer for a message */
 static const char *show(struct shown *sh, const char *s, size_t n)
 {
-    return rn_quote(sh->text, sizeof sh->text, s, n);
+    return common_quote(sh->text, sizeof sh->text, s, n);
 }
 
 static bool parse_number(const char *tok, size_t len, double *out)

@@ -73,7 +73,7 @@ int rn_grader_install(struct rn_job *j, const struct rn_grader *g, const char *n
         }
         /* beneath the package root: a link out of it is never read, so
          * never compiled nor quoted by the compiler */
-        char why[128], q[RN_QUOTE_CAP];
+        char why[128], q[COMMON_QUOTE_CAP];
         size_t len;
         int root = rn_pkg_root(j->prob->dir, why, sizeof why);
         char *text = root < 0 ? NULL : rn_pkg_read(root, g->files[i], 16 << 20, &len, why,
@@ -82,7 +82,7 @@ int rn_grader_install(struct rn_job *j, const struct rn_grader *g, const char *n
             close(root);
         if (!text) {
             *message = rn_strdup_printf("grader %s: %s: %s", g->lang,
-                                        rn_quote(q, sizeof q, g->files[i], strlen(g->files[i])),
+                                        common_quote(q, sizeof q, g->files[i], strlen(g->files[i])),
                                         why);
             return 1;
         }

@@ -71,8 +71,8 @@ static int add_header(struct checker_src *cs, int root, const char *dir, const c
     cs->headers[k] = strdup(name);
     cs->header_count++;
     if (!cs->header_text[k]) {
-        char q[RN_QUOTE_CAP];
-        snprintf(why, whylen, "%s: %s", rn_quote(q, sizeof q, rel ? rel : name,
+        char q[COMMON_QUOTE_CAP];
+        snprintf(why, whylen, "%s: %s", common_quote(q, sizeof q, rel ? rel : name,
                                                  strlen(rel ? rel : name)), inner);
     }
     free(rel);
@@ -89,10 +89,10 @@ static int read_checker_src(const struct rn_problem *p, const char *source,
     int root = rn_pkg_root(p->dir, why, whylen);
     if (root < 0)
         return -1;
-    char inner[128], q[RN_QUOTE_CAP];
+    char inner[128], q[COMMON_QUOTE_CAP];
     cs->text = rn_pkg_read(root, source, 16 << 20, &cs->len, inner, sizeof inner);
     if (!cs->text) {
-        snprintf(why, whylen, "%s: %s", rn_quote(q, sizeof q, source, strlen(source)), inner);
+        snprintf(why, whylen, "%s: %s", common_quote(q, sizeof q, source, strlen(source)), inner);
         close(root);
         return -1;
     }

@@ -2,8 +2,7 @@
  * internal.h - runner/'s private types, shared by its modules and its tests.
  *
  * Modules:
- *   errors.c    a list of "file:line: key: message" strings
- *   yaml_doc.c  libyaml documents with line marks and typed getters
+ *   (YAML is read by common/yaml/yaml_doc.h, the one reader of every layer)
  *   language.c  languages/NAME.yaml -> struct rn_language
  *   problem.c   problem.yaml + tests/ -> struct rn_problem
  *   checker.c   built-in checkers and testlib exit codes
@@ -35,54 +34,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "common.h"
 #include "runner.h"
 #include "sandbox.h"
-
-/* ---- errors.c ---------------------------------------------------------- */
-
-/* At most RN_ERRORS_MAX messages are kept: a hostile file cannot make a
- * million of them; the rest are counted in dropped. */
-#define RN_ERRORS_MAX 200
-
-struct rn_errors {
-    char **items;
-    size_t count, cap;
-    size_t dropped;
-};
-
-void rn_errors_add(struct rn_errors *e, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-/* All messages, one per line; caller frees. "" when there are none. */
-char *rn_errors_join(const struct rn_errors *e);
-void rn_errors_free(struct rn_errors *e);
-/* Quotes n bytes of untrusted text for a message: control bytes and bytes
- * that are not UTF-8 become \xNN, and the text is cut (ending in "...") to
- * fit cap. Returns out. */
-char *rn_quote(char *out, size_t cap, const char *s, size_t n);
-#define RN_QUOTE_CAP 96          /* a quoted value in a message: ~80 bytes shown */
-
-/* ---- strset.c ---------------------------------------------------------- */
-
-struct rn_strset_slot {
-    const char *key;               /* not owned */
-    const void *value;
-    uint64_t hash;
-};
-
-struct rn_strset {
-    struct rn_strset_slot *slots;
-    size_t cap, count;
-    uint64_t key[2];               /* SipHash key, drawn on first use */
-    bool keyed;
-    size_t probes;                 /* slots looked at by put: the work done */
-};
-
-/* Adds key (kept by pointer) with value; returns NULL when it was new, else
- * the value stored with the equal key added earlier (which stays). A value
- * must not be NULL. */
-const void *rn_strset_put(struct rn_strset *s, const char *key, const void *value);
-const void *rn_strset_get(const struct rn_strset *s, const char *key);
-void rn_strset_free(struct rn_strset *s);
 
 /* Sizes and durations are parsed by sandbox_parse_size / _seconds. */
 
@@ -124,16 +78,16 @@ struct rn_language {
 };
 
 /* Parses one file; 0 on success, -1 with messages added to errs. */
-int rn_language_load(const char *path, struct rn_language **out, struct rn_errors *errs);
+int rn_language_load(const char *path, struct rn_language **out, struct common_errors *errs);
 /* The same with a size limit (0: RUNNER_DEFAULT_YAML_SIZE). */
 int rn_language_load_max(const char *path, uint64_t max_size, struct rn_language **out,
-                         struct rn_errors *errs);
+                         struct common_errors *errs);
 /* Parses a language file already read; display names it in messages. */
 int rn_language_parse(const char *text, size_t len, const char *display,
-                      struct rn_language **out, struct rn_errors *errs);
+                      struct rn_language **out, struct common_errors *errs);
 /* Every NAME.yaml in dir, sorted by file name; ids must be unique. */
 int rn_languages_load_dir(const char *dir, uint64_t max_size, struct rn_language ***out,
-                          size_t *count, struct rn_errors *errs);
+                          size_t *count, struct common_errors *errs);
 void rn_language_free(struct rn_language *l);
 void rn_languages_free(struct rn_language **ls, size_t count);
 /* argv with {memory_mb} replaced and {prepared} elements dropped; caller
@@ -224,8 +178,8 @@ struct rn_problem {
     /* while loading only */
     int root;                      /* the package dir (rn_pkg_root) */
     struct runner_limits limits;
-    struct rn_strset test_index;   /* name -> index + 1 */
-    struct rn_strset subtask_index;
+    struct common_strset test_index;   /* name -> index + 1 */
+    struct common_strset subtask_index;
     bool too_many_tests;           /* reported once */
 };
 
@@ -234,17 +188,17 @@ struct rn_problem {
 /* Walks the package (rn_pkg_walk), then reads problem.yaml and the tests;
  * lim NULL: the defaults. */
 int rn_problem_load(const char *dir, const struct runner_limits *lim, struct rn_problem **out,
-                    struct rn_errors *errs);
+                    struct common_errors *errs);
 /* Parses problem.yaml text (already read) of the package whose root is the
  * directory fd root; the fuzz target calls it directly. */
 int rn_problem_parse(int root, const char *dir, const char *yaml, size_t len,
                      const struct runner_limits *lim, struct rn_problem **out,
-                     struct rn_errors *errs);
+                     struct common_errors *errs);
 void rn_problem_free(struct rn_problem *p);
 /* Legal but probably not what the setter meant (points that do not add up
  * to 100, a test in no subtask, a bare time limit above 60 s): one
  * "FILE:LINE: KEY: warning: message" each, which does not fail a check. */
-void rn_problem_warnings(const struct rn_problem *p, struct rn_errors *warns);
+void rn_problem_warnings(const struct rn_problem *p, struct common_errors *warns);
 
 /* ---- checker.c --------------------------------------------------------- */
 
@@ -376,7 +330,7 @@ char *rn_fd_read(int fd, size_t max, size_t *len, bool *too_big);
  * beneath root to one. 0 clean, -1 errors, -2 a limit was exceeded (the walk
  * stopped there). */
 int rn_pkg_walk(int root, const char *display, const struct runner_limits *lim,
-                struct rn_errors *errs);
+                struct common_errors *errs);
 
 /* ---- files.c ----------------------------------------------------------- */
 

@@ -171,13 +171,13 @@ static bool package_present(const char *dir)
 static int load_problem(const struct runner *r, const char *dir, struct runner_report *rep,
                         struct rn_problem **out)
 {
-    struct rn_errors errs = {0};
+    struct common_errors errs = {0};
     int rc = rn_problem_load(dir, &r->limits, out, &errs);
     if (rc < 0) {
         rep->verdict = RUNNER_IE;
-        rep->message = rn_errors_join(&errs);
+        rep->message = common_errors_join(&errs);
     }
-    rn_errors_free(&errs);
+    common_errors_free(&errs);
     return rc;
 }
 

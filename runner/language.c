@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "internal.h"
 #include "yaml_doc.h"
 
 #define DEFAULT_PATH "PATH=/usr/local/bin:/usr/bin:/bin"
@@ -336,7 +337,7 @@ static struct rn_language *language_defaults(const char *path)
 }
 
 int rn_language_parse(const char *text, size_t len, const char *display,
-                      struct rn_language **out, struct rn_errors *errs)
+                      struct rn_language **out, struct common_errors *errs)
 {
     struct ydoc y;
     size_t errors_before = errs->count + errs->dropped;
@@ -365,12 +366,12 @@ int rn_language_parse(const char *text, size_t len, const char *display,
 
 /* a regular file of at most max bytes (not a FIFO, a device, ...) */
 static char *read_language_file(const char *path, uint64_t max, size_t *len,
-                                struct rn_errors *errs)
+                                struct common_errors *errs)
 {
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
     struct stat st;
     if (fd < 0 || fstat(fd, &st) < 0) {
-        rn_errors_add(errs, "%s:0: cannot open: %s", path, strerror(errno));
+        common_errors_add(errs, "%s:0: cannot open: %s", path, strerror(errno));
         if (fd >= 0)
             close(fd);
         return NULL;
@@ -382,18 +383,18 @@ static char *read_language_file(const char *path, uint64_t max, size_t *len,
     int err = errno;
     close(fd);
     if (!S_ISREG(st.st_mode))
-        rn_errors_add(errs, "%s:0: document: %s, not a regular file", path,
+        common_errors_add(errs, "%s:0: document: %s, not a regular file", path,
                       rn_kind_name(st.st_mode));
     else if (too_big)
-        rn_errors_add(errs, "%s:0: document: larger than the limit of %llu bytes (the "
+        common_errors_add(errs, "%s:0: document: larger than the limit of %llu bytes (the "
                       "yaml_size limit)", path, (unsigned long long)max);
     else if (!text)
-        rn_errors_add(errs, "%s:0: cannot read: %s", path, strerror(err));
+        common_errors_add(errs, "%s:0: cannot read: %s", path, strerror(err));
     return text;
 }
 
 int rn_language_load_max(const char *path, uint64_t max_size, struct rn_language **out,
-                         struct rn_errors *errs)
+                         struct common_errors *errs)
 {
     size_t len = 0;
     char *text = read_language_file(path, max_size ? max_size : RUNNER_DEFAULT_YAML_SIZE, &len,
@@ -405,7 +406,7 @@ int rn_language_load_max(const char *path, uint64_t max_size, struct rn_language
     return rc;
 }
 
-int rn_language_load(const char *path, struct rn_language **out, struct rn_errors *errs)
+int rn_language_load(const char *path, struct rn_language **out, struct common_errors *errs)
 {
     return rn_language_load_max(path, 0, out, errs);
 }
@@ -417,12 +418,12 @@ static int yaml_name(const struct dirent *d)
 }
 
 int rn_languages_load_dir(const char *dir, uint64_t max_size, struct rn_language ***out,
-                          size_t *count, struct rn_errors *errs)
+                          size_t *count, struct common_errors *errs)
 {
     struct dirent **names;
     int n = scandir(dir, &names, yaml_name, alphasort);
     if (n < 0) {
-        rn_errors_add(errs, "%s: cannot read the languages directory", dir);
+        common_errors_add(errs, "%s: cannot read the languages directory", dir);
         return -1;
     }
     struct rn_language **ls = calloc((size_t)n + 1, sizeof *ls);
@@ -435,13 +436,13 @@ int rn_languages_load_dir(const char *dir, uint64_t max_size, struct rn_language
             /* one name everywhere: judgectl and judged.yaml name the file */
             int stem = (int)strlen(names[i]->d_name) - 5;
             if ((int)strlen(l->id) != stem || strncmp(l->id, names[i]->d_name, (size_t)stem)) {
-                rn_errors_add(errs, "%s: id: '%s' must equal the file name (%.*s)", path, l->id,
+                common_errors_add(errs, "%s: id: '%s' must equal the file name (%.*s)", path, l->id,
                               stem, names[i]->d_name);
                 rc = -1;
             }
             for (size_t j = 0; j < used; j++)
                 if (!strcmp(ls[j]->id, l->id)) {
-                    rn_errors_add(errs, "%s:1: id: '%s' is already defined by %s", path, l->id,
+                    common_errors_add(errs, "%s:1: id: '%s' is already defined by %s", path, l->id,
                                   ls[j]->file);
                     rc = -1;
                 }
@@ -453,7 +454,7 @@ int rn_languages_load_dir(const char *dir, uint64_t max_size, struct rn_language
     }
     free(names);
     if (n == 0) {
-        rn_errors_add(errs, "%s: no *.yaml language files", dir);
+        common_errors_add(errs, "%s: no *.yaml language files", dir);
         rc = -1;
     }
     if (rc) {

@@ -8,6 +8,7 @@
  * read through. Two layers enforce that:
  *
  *   every open  resolves the path beneath the package's root with openat2
+ *               (common_open_beneath, common.h, the kernel's EAGAIN retried)
  *               and RESOLVE_BENEATH: an absolute link, a ".." above the root
  *               or a link that leads out through another link fails in the
  *               kernel (EXDEV), at the moment of the open, so swapping a file
@@ -28,14 +29,12 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/openat2.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -114,13 +113,6 @@ const char *rn_kind_name(mode_t mode)
     return "a special file";
 }
 
-static int beneath(int root, const char *rel, int flags)
-{
-    struct open_how how = {.flags = (unsigned long long)(flags | O_CLOEXEC),
-                           .resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS};
-    return (int)syscall(SYS_openat2, root, rel, &how, sizeof how);
-}
-
 static void explain_errno(int err, char *why, size_t whylen)
 {
     const char *s = err == EXDEV ? "a symbolic link on its path leads out of the package"
@@ -139,7 +131,7 @@ static void explain_errno(int err, char *why, size_t whylen)
 static int open_path(int root, const char *rel, bool want_dir, struct stat *st, char *why,
                      size_t whylen)
 {
-    int path = beneath(root, rel, O_PATH);
+    int path = common_open_beneath(root, rel, O_PATH, false);
     if (path < 0) {
         int e = errno;
         explain_errno(e, why, whylen);
@@ -176,7 +168,8 @@ int rn_pkg_open(int root, const char *rel, bool want_dir, struct stat *st, char 
     /* reopen for reading (O_NONBLOCK, O_NOCTTY: in case of a swap to a FIFO
      * or a tty; on the regular file reached it changes nothing); a swap
      * between the two opens must not go unseen */
-    int fd = beneath(root, rel, O_RDONLY | O_NONBLOCK | O_NOCTTY | (want_dir ? O_DIRECTORY : 0));
+    int fd = common_open_beneath(root, rel, O_RDONLY | O_NONBLOCK | O_NOCTTY | (want_dir ? O_DIRECTORY : 0),
+                                 false);
     struct stat again;
     if (fd < 0 || fstat(fd, &again) < 0 || again.st_ino != st->st_ino ||
         again.st_dev != st->st_dev) {
@@ -265,7 +258,7 @@ struct walk {
     int root;
     const char *display;            /* the package dir, for messages */
     const struct runner_limits *lim;
-    struct rn_errors *errs;
+    struct common_errors *errs;
     uint64_t files, bytes;
     bool over;                      /* a limit was exceeded: stop */
     char path[WALK_PATH_MAX];       /* the entry being visited, relative */
@@ -281,8 +274,8 @@ static void walk_error(struct walk *w, const char *fmt, ...)
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     char shown[256];
-    rn_quote(shown, sizeof shown, w->path, strlen(w->path));
-    rn_errors_add(w->errs, "%s%s%s:0: package: %s", w->display, *shown ? "/" : "", shown, msg);
+    common_quote(shown, sizeof shown, w->path, strlen(w->path));
+    common_errors_add(w->errs, "%s%s%s:0: package: %s", w->display, *shown ? "/" : "", shown, msg);
 }
 
 /* a link must resolve, beneath the root, to a file or a directory */
@@ -290,8 +283,8 @@ static void check_link(struct walk *w, int dir, const char *name)
 {
     char target[256], shown[128], why[128];
     ssize_t n = readlinkat(dir, name, target, sizeof target - 1);
-    rn_quote(shown, sizeof shown, n > 0 ? target : "?", n > 0 ? (size_t)n : 1);
-    int fd = beneath(w->root, w->path, O_PATH);
+    common_quote(shown, sizeof shown, n > 0 ? target : "?", n > 0 ? (size_t)n : 1);
+    int fd = common_open_beneath(w->root, w->path, O_PATH, false);
     struct stat st;
     if (fd < 0) {
         explain_errno(errno, why, sizeof why);
@@ -374,13 +367,13 @@ static void walk_dir(struct walk *w, int dir, size_t len, int depth)
 }
 
 int rn_pkg_walk(int root, const char *display, const struct runner_limits *lim,
-                struct rn_errors *errs)
+                struct common_errors *errs)
 {
     size_t before = errs->count + errs->dropped;
     struct walk w = {.root = root, .display = display, .lim = lim, .errs = errs};
     int dir = openat(root, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dir < 0) {
-        rn_errors_add(errs, "%s:0: package: cannot open: %s", display, strerror(errno));
+        common_errors_add(errs, "%s:0: package: cannot open: %s", display, strerror(errno));
         return -1;
     }
     walk_dir(&w, dir, 0, 0);

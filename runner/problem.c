@@ -27,6 +27,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "internal.h"
 #include "yaml_doc.h"
 
 struct pending {                   /* nodes resolved after the top level */
@@ -64,8 +65,8 @@ void rn_problem_free(struct rn_problem *p)
         free(p->graders[i].source);
     }
     free(p->graders);
-    rn_strset_free(&p->test_index);
-    rn_strset_free(&p->subtask_index);
+    common_strset_free(&p->test_index);
+    common_strset_free(&p->subtask_index);
     free(p);      /* p->root belongs to whoever opened it */
 }
 
@@ -118,7 +119,7 @@ static int checker_type(struct ydoc *y, yaml_node_t *n, struct rn_problem *p)
             p->checker = (enum rn_checker_type)i;
             return 0;
         }
-    char q[RN_QUOTE_CAP];
+    char q[COMMON_QUOTE_CAP];
     if (s)
         ydoc_error(y, n, "checker", "unknown checker '%s' (exact, lines, tokens, float, custom)",
                    YQ(q, s));
@@ -133,7 +134,7 @@ static int program_source(struct ydoc *y, yaml_node_t *n, const char *key,
     if (ydoc_string(y, n, key, out) < 0)
         return -1;
     const char *s = *out, *dot = strrchr(s, '.');
-    char q[RN_QUOTE_CAP], why[128];
+    char q[COMMON_QUOTE_CAP], why[128];
     YQ(q, s);
     if (!safe_relative(s)) {
         ydoc_error(y, n, key, "'%s' must be a path inside the package", q);
@@ -166,7 +167,7 @@ static int parse_protocol(struct ydoc *y, yaml_node_t *n, const char *key, struc
         return h->protocol = RN_PROTO_TESTLIB, 0;
     if (s && !strcmp(s, "kattis"))
         return h->protocol = RN_PROTO_KATTIS, 0;
-    char q[RN_QUOTE_CAP];
+    char q[COMMON_QUOTE_CAP];
     if (s)
         ydoc_error(y, n, key, "unknown protocol '%s' (testlib, kattis)", YQ(q, s));
     return -1;
@@ -179,7 +180,7 @@ static int parse_bool(struct ydoc *y, yaml_node_t *n, const char *key, bool *out
         *out = !strcmp(s, "true");
         return 0;
     }
-    char q[RN_QUOTE_CAP];
+    char q[COMMON_QUOTE_CAP];
     if (s)
         ydoc_error(y, n, key, "expected true or false, not '%s'", YQ(q, s));
     return -1;
@@ -353,7 +354,7 @@ static int grader_files(struct ydoc *y, yaml_node_t *n, const struct rn_problem 
         return -1;
     int rc = 0;
     for (char **f = g->files; *f; f++) {
-        char q[RN_QUOTE_CAP], why[128];
+        char q[COMMON_QUOTE_CAP], why[128];
         YQ(q, *f);
         enum kind k = safe_relative(*f) ? file_kind(p, *f, why, sizeof why) : K_BAD;
         if (!safe_relative(*f))
@@ -387,7 +388,7 @@ static int parse_grader_entry(struct ydoc *y, yaml_node_t *n, const struct rn_pr
     }
     if (g->source && (strchr(g->source, '/') || g->source[0] == '.'))
         ydoc_error(y, n, "grader.source", "'%s' must be a plain file name",
-                   rn_quote((char[RN_QUOTE_CAP]){0}, RN_QUOTE_CAP, g->source, strlen(g->source))),
+                   common_quote((char[COMMON_QUOTE_CAP]){0}, COMMON_QUOTE_CAP, g->source, strlen(g->source))),
             rc = -1;
     if (!files)
         ydoc_error(y, n, "grader.files", "missing (required)"), rc = -1;
@@ -423,7 +424,7 @@ static int parse_type(struct ydoc *y, yaml_node_t *n, struct rn_problem *p)
         return p->type = RN_BATCH, 0;
     if (s && !strcmp(s, "interactive"))
         return p->type = RN_INTERACTIVE, 0;
-    char q[RN_QUOTE_CAP];
+    char q[COMMON_QUOTE_CAP];
     if (s)
         ydoc_error(y, n, "type", "unknown problem type '%s' (batch, interactive)", YQ(q, s));
     return -1;
@@ -496,7 +497,7 @@ static int explicit_test(struct ydoc *y, yaml_node_t *n, struct rn_problem *p)
             ydoc_error(y, n, "tests", "a test needs name, input and output"), rc = -1;
     }
     for (const char *f = in; !rc && f; f = f == in ? out : NULL) {
-        char q[RN_QUOTE_CAP], qn[RN_QUOTE_CAP], why[128];
+        char q[COMMON_QUOTE_CAP], qn[COMMON_QUOTE_CAP], why[128];
         YQ(q, f);
         YQ(qn, name);
         enum kind k = safe_relative(f) ? file_kind(p, f, why, sizeof why) : K_BAD;
@@ -535,23 +536,23 @@ static int natural_sort(const struct dirent **a, const struct dirent **b)
 /* one tests/ entry: paired with its twin, or an error. A link that leaves
  * the package, a FIFO or a device was named by the package walk already and
  * is only skipped here; a directory the walk accepts is named here. */
-static int discover_one(struct rn_problem *p, const char *f, struct rn_errors *errs)
+static int discover_one(struct rn_problem *p, const char *f, struct common_errors *errs)
 {
     bool in = ends_with(f, ".in");
     char *base = strndup(f, strlen(f) - (in ? 3 : 4));
     char *rin = rn_strdup_printf("tests/%s.in", base), *rout = rn_strdup_printf("tests/%s.out", base);
     const char *mine = in ? rin : rout, *other = in ? rout : rin;
-    char why[128], q[RN_QUOTE_CAP], qo[RN_QUOTE_CAP];
+    char why[128], q[COMMON_QUOTE_CAP], qo[COMMON_QUOTE_CAP];
     enum kind twin = file_kind(p, other, why, sizeof why);
     enum kind self = !in && twin != K_MISSING ? K_FILE : file_kind(p, mine, why, sizeof why);
     int rc = -1;
     if (!in && twin != K_MISSING)
         rc = 0;                          /* the pair is the .in entry's business */
     else if (self == K_DIR || (self == K_FILE && twin == K_DIR))
-        rn_errors_add(errs, "%s/%s:0: tests: a directory, not a test file", p->dir,
+        common_errors_add(errs, "%s/%s:0: tests: a directory, not a test file", p->dir,
                       YQ(q, self == K_DIR ? mine : other));
     else if (self == K_FILE && twin == K_MISSING)
-        rn_errors_add(errs, "%s/%s:0: tests: no matching %s", p->dir, YQ(q, mine), YQ(qo, other));
+        common_errors_add(errs, "%s/%s:0: tests: no matching %s", p->dir, YQ(q, mine), YQ(qo, other));
     else if (self == K_FILE && twin == K_FILE)
         rc = add_test(p, base, rin, rout);
     free(base);
@@ -561,7 +562,7 @@ static int discover_one(struct rn_problem *p, const char *f, struct rn_errors *e
 }
 
 /* tests/NAME.in with their .out, natural order; an unpaired file is an error */
-static int discover_tests(struct rn_problem *p, struct rn_errors *errs)
+static int discover_tests(struct rn_problem *p, struct common_errors *errs)
 {
     char *dir = rn_strdup_printf("%s/tests", p->dir), why[128];
     int dfd = rn_pkg_open(p->root, "tests", true, NULL, why, sizeof why);
@@ -572,9 +573,9 @@ static int discover_tests(struct rn_problem *p, struct rn_errors *errs)
         close(dfd);
     if (n < 0) {
         if (dfd < 0 && errno != ENOENT)
-            rn_errors_add(errs, "%s:0: tests: %s", dir, why);
+            common_errors_add(errs, "%s:0: tests: %s", dir, why);
         else
-            rn_errors_add(errs, "%s:0: tests: no tests/ directory and no tests: list", dir);
+            common_errors_add(errs, "%s:0: tests: no tests/ directory and no tests: list", dir);
         free(dir);
         return -1;
     }
@@ -611,8 +612,8 @@ static int index_tests(struct ydoc *y, yaml_node_t *n, struct rn_problem *p)
 {
     int rc = 0;
     for (size_t i = 0; i < p->test_count; i++)
-        if (rn_strset_put(&p->test_index, p->tests[i].name, (void *)(i + 1))) {
-            char q[RN_QUOTE_CAP];
+        if (common_strset_put(&p->test_index, p->tests[i].name, (void *)(i + 1))) {
+            char q[COMMON_QUOTE_CAP];
             ydoc_error(y, n, "tests", "test '%s' is listed twice", YQ(q, p->tests[i].name));
             rc = -1;
         }
@@ -621,7 +622,7 @@ static int index_tests(struct ydoc *y, yaml_node_t *n, struct rn_problem *p)
 
 static long find_test(const struct rn_problem *p, const char *name)
 {
-    return (long)(uintptr_t)rn_strset_get(&p->test_index, name) - 1;
+    return (long)(uintptr_t)common_strset_get(&p->test_index, name) - 1;
 }
 
 static bool all_digits(const char *s, size_t n)
@@ -681,7 +682,7 @@ static int subtask_item(struct ydoc *y, yaml_node_t *n, const struct rn_problem 
         last = test_ref(p, dash + 1, strlen(dash + 1));
     }
     if (first < 0 || last < 0 || last < first) {
-        char q[RN_QUOTE_CAP];
+        char q[COMMON_QUOTE_CAP];
         ydoc_error(y, n, "subtasks.tests", "'%s' names no test (a name, a position 1..%zu "
                    "or a range a-b)", YQ(q, s), p->test_count);
         return -1;
@@ -724,8 +725,8 @@ static int subtask_deps(struct ydoc *y, yaml_node_t *n, const struct rn_problem 
         return -1;
     int rc = 0;
     for (char **d = names; *d; d++) {
-        size_t j = (size_t)(uintptr_t)rn_strset_get(&p->subtask_index, *d);
-        char q[RN_QUOTE_CAP];
+        size_t j = (size_t)(uintptr_t)common_strset_get(&p->subtask_index, *d);
+        char q[COMMON_QUOTE_CAP];
         if (!j || j - 1 >= self)
             ydoc_error(y, n, "subtasks.depends", "'%s' is not an earlier subtask", YQ(q, *d)),
                 rc = -1;
@@ -758,8 +759,8 @@ static int parse_subtask(struct ydoc *y, yaml_node_t *n, struct rn_problem *p, s
     }
     if (!st->name)
         st->name = rn_strdup_printf("%zu", self + 1);
-    char q[RN_QUOTE_CAP];
-    if (rn_strset_put(&p->subtask_index, st->name, (void *)(self + 1)))
+    char q[COMMON_QUOTE_CAP];
+    if (common_strset_put(&p->subtask_index, st->name, (void *)(self + 1)))
         ydoc_error(y, n, "subtasks.name", "'%s' is used twice", YQ(q, st->name)), rc = -1;
     if (!has_points)
         ydoc_error(y, n, "subtasks.points", "missing (required)"), rc = -1;
@@ -822,7 +823,7 @@ static int parse_stop(struct ydoc *y, yaml_node_t *n, struct rn_problem *p)
     else if (!strcmp(s, "all"))
         p->stop = RN_STOP_ALL;
     else {
-        char q[RN_QUOTE_CAP];
+        char q[COMMON_QUOTE_CAP];
         ydoc_error(y, n, "stop_on_failure", "unknown value '%s' (none, subtask, all)", YQ(q, s));
         return -1;
     }
@@ -937,14 +938,14 @@ static int parse_document(struct ydoc *y, struct rn_problem *p)
 /* the loading-only parts go */
 static void loaded(struct rn_problem *p)
 {
-    rn_strset_free(&p->test_index);
-    rn_strset_free(&p->subtask_index);
+    common_strset_free(&p->test_index);
+    common_strset_free(&p->subtask_index);
     p->root = -1;
 }
 
 int rn_problem_parse(int root, const char *dir, const char *yaml, size_t len,
                      const struct runner_limits *lim, struct rn_problem **out,
-                     struct rn_errors *errs)
+                     struct common_errors *errs)
 {
     size_t errors_before = errs->count + errs->dropped;
     char *display = rn_strdup_printf("%s/problem.yaml", dir);
@@ -967,14 +968,14 @@ int rn_problem_parse(int root, const char *dir, const char *yaml, size_t len,
 }
 
 int rn_problem_load(const char *dir, const struct runner_limits *lim, struct rn_problem **out,
-                    struct rn_errors *errs)
+                    struct common_errors *errs)
 {
     struct runner_limits l;
     rn_limits_fill(&l, lim);
     char why[256];
     int root = rn_pkg_root(dir, why, sizeof why);
     if (root < 0) {
-        rn_errors_add(errs, "%s:0: package: %s", dir, why);
+        common_errors_add(errs, "%s:0: package: %s", dir, why);
         return -1;
     }
     /* a package over a limit is not read further: its size bounds nothing */
@@ -984,7 +985,7 @@ int rn_problem_load(const char *dir, const struct runner_limits *lim, struct rn_
                                                    sizeof why);
     int rc = -1;
     if (walked != -2 && !text)
-        rn_errors_add(errs, "%s/problem.yaml:0: document: %s%s", dir, why,
+        common_errors_add(errs, "%s/problem.yaml:0: document: %s%s", dir, why,
                       strstr(why, "limit") ? " (the yaml_size limit)" : "");
     if (text)
         rc = rn_problem_parse(root, dir, text, len, &l, out, errs);
@@ -1000,19 +1001,19 @@ int rn_problem_load(const char *dir, const struct runner_limits *lim, struct rn_
 
 /* ---- warnings ---------------------------------------------------------- */
 
-static void points_warning(const struct rn_problem *p, struct rn_errors *warns)
+static void points_warning(const struct rn_problem *p, struct common_errors *warns)
 {
     double sum = 0;
     for (size_t i = 0; i < p->subtask_count; i++)
         sum += p->subtasks[i].points;
     if (sum < 100 - 1e-9 || sum > 100 + 1e-9)
-        rn_errors_add(warns, "%s/problem.yaml:%d: subtasks: warning: the subtasks' points add up "
+        common_errors_add(warns, "%s/problem.yaml:%d: subtasks: warning: the subtasks' points add up "
                       "to %g, not 100 (a full solution scores %g)", p->dir, p->subtasks_line, sum,
                       sum);
 }
 
 /* one line for all of them (a package may have thousands), naming a few */
-static void orphan_tests_warning(const struct rn_problem *p, struct rn_errors *warns)
+static void orphan_tests_warning(const struct rn_problem *p, struct common_errors *warns)
 {
     bool *in = calloc(p->test_count, sizeof *in);
     if (!in)
@@ -1025,20 +1026,20 @@ static void orphan_tests_warning(const struct rn_problem *p, struct rn_errors *w
     for (size_t i = 0; i < p->test_count; i++) {
         if (in[i])
             continue;
-        char q[RN_QUOTE_CAP];
+        char q[COMMON_QUOTE_CAP];
         if (count++ < 5 && used < sizeof names)
             used += (size_t)snprintf(names + used, sizeof names - used, "%s'%s'", used ? ", " : "",
-                                     rn_quote(q, sizeof q, p->tests[i].name, strlen(p->tests[i].name)));
+                                     common_quote(q, sizeof q, p->tests[i].name, strlen(p->tests[i].name)));
     }
     free(in);
     if (count)
-        rn_errors_add(warns, "%s/problem.yaml:%d: subtasks: warning: %zu test%s in no subtask (%s%s): "
+        common_errors_add(warns, "%s/problem.yaml:%d: subtasks: warning: %zu test%s in no subtask (%s%s): "
                       "%s run and can fail the verdict but score no points", p->dir,
                       p->subtasks_line, count, count == 1 ? " is" : "s are", names,
                       count > 5 ? ", ..." : "", count == 1 ? "it is" : "they are");
 }
 
-void rn_problem_warnings(const struct rn_problem *p, struct rn_errors *warns)
+void rn_problem_warnings(const struct rn_problem *p, struct common_errors *warns)
 {
     /* the default subtask (no `subtasks:`) holds every test and 100 points */
     if (p->subtask_count > 0 && p->subtasks_line > 0) {
@@ -1046,7 +1047,7 @@ void rn_problem_warnings(const struct rn_problem *p, struct rn_errors *warns)
         orphan_tests_warning(p, warns);
     }
     if (p->time_unitless && p->time_limit > 60)
-        rn_errors_add(warns, "%s/problem.yaml:%d: time_limit: warning: %g has no unit, so it means "
+        common_errors_add(warns, "%s/problem.yaml:%d: time_limit: warning: %g has no unit, so it means "
                       "%g seconds; write %gms if milliseconds were meant (or %gs to keep it)", p->dir,
                       p->time_line, p->time_limit, p->time_limit, p->time_limit, p->time_limit);
 }

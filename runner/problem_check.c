@@ -15,23 +15,23 @@
 
 #include "internal.h"
 
-static void add_checker_error(struct rn_errors *errs, const struct rn_problem *p, bool inter,
+static void add_checker_error(struct common_errors *errs, const struct rn_problem *p, bool inter,
                               const char *message)
 {
-    char q[RN_QUOTE_CAP];
+    char q[COMMON_QUOTE_CAP];
     const char *src = inter ? p->interactor.source : p->checker_prog.source;
-    rn_quote(q, sizeof q, src, strlen(src));
+    common_quote(q, sizeof q, src, strlen(src));
     if (inter)
-        rn_errors_add(errs, "%s/problem.yaml:%d: interactor: %s: %s", p->dir, p->interactor.line,
+        common_errors_add(errs, "%s/problem.yaml:%d: interactor: %s: %s", p->dir, p->interactor.line,
                       q, message);
     else
-        rn_errors_add(errs, "%s/problem.yaml:%d: checker.source: %s: %s", p->dir,
+        common_errors_add(errs, "%s/problem.yaml:%d: checker.source: %s: %s", p->dir,
                       p->checker_prog.line, q, message);
 }
 
 /* compiles the package's checker or interactor, as a judge would */
 static int check_checker(struct runner *r, const struct rn_problem *p, bool inter,
-                         struct rn_errors *errs)
+                         struct common_errors *errs)
 {
     struct runner_request req = {0};
     struct rn_job j = {.slot = -1, .prob = p, .req = &req};
@@ -57,10 +57,10 @@ static const char *const checker_names[] = {"exact", "lines", "tokens", "float",
 
 /* Legal but surely not what the setter meant: lines that do not count as
  * errors. */
-static void add_warnings(const struct rn_problem *p, struct rn_errors *warns)
+static void add_warnings(const struct rn_problem *p, struct common_errors *warns)
 {
     if (p->memory_limit && p->memory_limit < MEMORY_LIMIT_FLOOR)
-        rn_errors_add(warns, "%s/problem.yaml:%d: memory_limit: warning: %llu bytes is too "
+        common_errors_add(warns, "%s/problem.yaml:%d: memory_limit: warning: %llu bytes is too "
                       "small for a program to start (a minimal C program has ~1M resident, "
                       "Python ~10M, Java ~40M): runs will end MLE", p->dir, p->memory_line,
                       (unsigned long long)p->memory_limit);
@@ -70,16 +70,16 @@ static void add_warnings(const struct rn_problem *p, struct rn_errors *warns)
 static char *problem_summary(const struct rn_problem *p)
 {
     bool inter = p->type == RN_INTERACTIVE;
-    char qn[RN_QUOTE_CAP], qs[RN_QUOTE_CAP];
+    char qn[COMMON_QUOTE_CAP], qs[COMMON_QUOTE_CAP];
     const char *src = inter && !p->checker_given ? p->interactor.source
                     : p->checker_prog.source ? p->checker_prog.source : "";
-    rn_quote(qs, sizeof qs, src, strlen(src));
+    common_quote(qs, sizeof qs, src, strlen(src));
     char *judge = inter && !p->checker_given
                       ? rn_strdup_printf("interactor %s", qs)
                       : rn_strdup_printf("%schecker %s%s%s", inter ? "interactive, " : "",
                                          checker_names[p->checker], *qs ? " " : "", qs);
     char *s = rn_strdup_printf("%s: %zu tests, %zu subtasks, %s, time %gs, memory %lluM",
-                               rn_quote(qn, sizeof qn, p->name, strlen(p->name)), p->test_count,
+                               common_quote(qn, sizeof qn, p->name, strlen(p->name)), p->test_count,
                                p->subtask_count, judge, p->time_limit,
                                (unsigned long long)(p->memory_limit >> 20));
     free(judge);
@@ -89,7 +89,7 @@ static char *problem_summary(const struct rn_problem *p)
 static int check_package(struct runner *r, const struct runner_limits *limits,
                          const char *problem_dir, char **errors, char **summary)
 {
-    struct rn_errors errs = {0}, warns = {0};
+    struct common_errors errs = {0}, warns = {0};
     struct rn_problem *p = NULL;
     *errors = NULL;
     if (summary)
@@ -105,10 +105,10 @@ static int check_package(struct runner *r, const struct runner_limits *limits,
         *summary = problem_summary(p);
     int count = (int)(errs.count + errs.dropped);
     for (size_t i = 0; i < warns.count; i++)
-        rn_errors_add(&errs, "%s", warns.items[i]);
-    *errors = rn_errors_join(&errs);
-    rn_errors_free(&errs);
-    rn_errors_free(&warns);
+        common_errors_add(&errs, "%s", warns.items[i]);
+    *errors = common_errors_join(&errs);
+    common_errors_free(&errs);
+    common_errors_free(&warns);
     rn_problem_free(p);
     return count;
 }

@@ -286,9 +286,9 @@ int rn_run_program(struct rn_job *j, const struct rn_test *t, struct sandbox_res
     /* the self-test's problem has no package: its input is /dev/null */
     int in_fd = j->prob->dir ? open_package_file(j->prob, t->input, why, sizeof why)
                              : open("/dev/null", O_RDONLY | O_CLOEXEC);
-    char q[RN_QUOTE_CAP];
+    char q[COMMON_QUOTE_CAP];
     if (in_fd < 0)
-        return rn_job_infra(j, t->input ? rn_quote(q, sizeof q, t->input, strlen(t->input)) : "/dev/null",
+        return rn_job_infra(j, t->input ? common_quote(q, sizeof q, t->input, strlen(t->input)) : "/dev/null",
                      *why ? why : strerror(errno));
     int out_fd = open_out(j->out);
     if (out_fd < 0) {
@@ -315,9 +315,9 @@ static int check_output(struct rn_job *j, const struct rn_test *t, struct rn_che
         return run_custom_checker(j, t, chk);
     char why[256];
     int ans = open_package_file(j->prob, t->answer, why, sizeof why);
-    char q[RN_QUOTE_CAP];
+    char q[COMMON_QUOTE_CAP];
     if (ans < 0)
-        return rn_job_infra(j, rn_quote(q, sizeof q, t->answer, strlen(t->answer)), why);
+        return rn_job_infra(j, common_quote(q, sizeof q, t->answer, strlen(t->answer)), why);
     int out = open(j->out, O_RDONLY | O_CLOEXEC);
     if (out < 0) {
         close(ans);

@@ -139,7 +139,7 @@ static int open_sandbox(struct runner *r, const struct runner_config *cfg, char 
 int runner_open(struct runner **out, const struct runner_config *cfg, char *err, size_t errlen)
 {
     struct runner *r = calloc(1, sizeof *r);
-    struct rn_errors errs = {0};
+    struct common_errors errs = {0};
     if (!r)
         return snprintf(err, errlen, "out of memory"), -1;
     r->first_slot = cfg->first_slot;
@@ -159,7 +159,7 @@ int runner_open(struct runner **out, const struct runner_config *cfg, char *err,
     }
     if (rn_languages_load_dir(cfg->languages_dir ? cfg->languages_dir : "languages",
                               r->limits.yaml_size, &r->langs, &r->lang_count, &errs) < 0) {
-        char *all = rn_errors_join(&errs);
+        char *all = common_errors_join(&errs);
         snprintf(err, errlen, "%s", all ? all : "cannot load languages");
         free(all);
         goto fail;
@@ -176,11 +176,11 @@ int runner_open(struct runner **out, const struct runner_config *cfg, char *err,
     if (open_sandbox(r, cfg, err, errlen) < 0)
         goto fail;
 done:
-    rn_errors_free(&errs);
+    common_errors_free(&errs);
     *out = r;
     return 0;
 fail:
-    rn_errors_free(&errs);
+    common_errors_free(&errs);
     runner_close(r);
     return -1;
 }

@@ -12,11 +12,12 @@ cd "$src" || exit 2
 # folder        public header  folders it may include
 table='
 common          common.h       -
+common/yaml     yaml_doc.h     common
 sandbox         sandbox.h      common
-runner          runner.h       sandbox common
+runner          runner.h       sandbox yaml common
 judged/queue    queue.h        common
-judged/store    store.h        queue common
-judged/core     core.h         queue store common
+judged/store    store.h        queue yaml common
+judged/core     core.h         queue store yaml common
 judged/api      api.h          core store queue common
 judged/daemon   -              core store queue runner common
 judged/ctl      -              core api store queue runner common

@@ -26,7 +26,7 @@ static json_t *load_hosts(struct queue_conn *k)
 
 struct pool_stats {
     char state[16];
-    long long waiting[2], running, delayed, dlq, slots, busy, oldest_ms;
+    long long waiting[2], lag[2], running, delayed, dlq, slots, busy, oldest_ms;
     int live_hosts;
 };
 
@@ -44,6 +44,8 @@ static int pool_stats(struct queue_conn *k, const struct jd_pool_cfg *pc, json_t
     snprintf(s->state, sizeof s->state, "%s", q.state);
     s->waiting[0] = q.waiting[0];
     s->waiting[1] = q.waiting[1];
+    s->lag[0] = q.lag[0];
+    s->lag[1] = q.lag[1];
     s->running = q.running;
     s->delayed = q.delayed;
     s->dlq = q.dlq;
@@ -109,6 +111,9 @@ enum MHD_Result api_pools(struct req *r)
                               "dlq", (json_int_t)s.dlq, "slots", (json_int_t)s.slots,
                               "oldest_ms", (json_int_t)s.oldest_ms, "hosts", s.live_hosts);
         json_object_set_new(o, "max_queue", pc->max_queue ? json_integer(pc->max_queue) : json_null());
+        /* the lag KEDA reads, both queues; null where Redis cannot tell it */
+        json_object_set_new(o, "lag", s.lag[0] >= 0 && s.lag[1] >= 0 ? json_integer(s.lag[0] + s.lag[1])
+                                                                     : json_null());
         json_array_append_new(list, o);
     }
     free(ps);
@@ -341,6 +346,15 @@ static int metrics_queues(struct api *a, struct queue_conn *k, struct buf *b)
         bprintf(b, "judged_queue_depth{pool=\"%s\",priority=\"normal\"} %lld\n", a->cfg.pools[i].name, ps[i].waiting[1]);
         bprintf(b, "judged_queue_depth{pool=\"%s\",priority=\"retry\"} %lld\n", a->cfg.pools[i].name, ps[i].delayed);
     }
+    /* what KEDA's redis-streams scaler reads (XINFO GROUPS lag); no series
+     * where Redis cannot tell it, never a guess */
+    bprintf(b, "# HELP judged_queue_lag The consumer group's lag (entries no host has read), by pool and priority.\n"
+               "# TYPE judged_queue_lag gauge\n");
+    for (int i = 0; i < a->cfg.npools; i++)
+        for (int q = 0; q < 2; q++)
+            if (ps[i].lag[q] >= 0)
+                bprintf(b, "judged_queue_lag{pool=\"%s\",priority=\"%s\"} %lld\n", a->cfg.pools[i].name,
+                        q == QUEUE_CONTEST ? "contest" : "normal", ps[i].lag[q]);
     const struct {
         const char *name, *help;
         int which;
@@ -348,6 +362,7 @@ static int metrics_queues(struct api *a, struct queue_conn *k, struct buf *b)
         {"judged_queue_oldest_seconds", "Age of the oldest submission not yet claimed.", 0},
         {"judged_running", "Submissions being judged.", 1},
         {"judged_free_slots", "Free slots of the pool's live hosts.", 2},
+        {"judged_slots", "Slots of the pool's live hosts.", 4},
         {"judged_dlq_size", "Dead letters of the pool.", 3},
     };
     for (size_t g = 0; g < sizeof gauges / sizeof *gauges; g++) {
@@ -360,6 +375,7 @@ static int metrics_queues(struct api *a, struct queue_conn *k, struct buf *b)
                 bprintf(b, "%s{pool=\"%s\"} %lld\n", gauges[g].name, p,
                         gauges[g].which == 1   ? ps[i].running
                         : gauges[g].which == 2 ? (ps[i].slots - ps[i].busy > 0 ? ps[i].slots - ps[i].busy : 0)
+                        : gauges[g].which == 4 ? ps[i].slots
                                                : ps[i].dlq);
         }
     }
@@ -380,7 +396,7 @@ static int metrics_queues(struct api *a, struct queue_conn *k, struct buf *b)
 /* This judge-api process's own counters. */
 static void metrics_process(struct api *a, struct buf *b)
 {
-    static const char *const outcomes[] = {"accepted", "duplicate", "busy", "rejected"};
+    static const char *const outcomes[] = {"accepted", "duplicate", "busy", "rejected", "not_durable"};
     bprintf(b, "# HELP judged_api_admissions_total Admissions by this judge-api process, by outcome.\n"
                "# TYPE judged_api_admissions_total counter\n");
     for (int i = 0; i < ADMIT_NOUTCOMES; i++)

@@ -46,7 +46,7 @@ int api_token_new(char out[80]);
 
 /* ---------------------------------------------------------------- server */
 
-enum { ADMIT_ACCEPTED, ADMIT_DUPLICATE, ADMIT_BUSY, ADMIT_REJECTED, ADMIT_NOUTCOMES };
+enum { ADMIT_ACCEPTED, ADMIT_DUPLICATE, ADMIT_BUSY, ADMIT_REJECTED, ADMIT_NOT_DURABLE, ADMIT_NOUTCOMES };
 enum { WEBHOOK_DELIVERED, WEBHOOK_FAILED, WEBHOOK_DEAD, WEBHOOK_REFUSED, WEBHOOK_NOUTCOMES };
 
 struct api {

@@ -219,6 +219,8 @@ enum MHD_Result api_submit(struct req *r)
         .hash = hash,
         .callback = s.callback,
         .metadata = s.metadata,
+        .replicas = a->cfg.admission_durability == JD_DURABLE_REPLICATED ? 1 : 0,
+        .wait_ms = a->cfg.admission_wait_ms,
     };
     struct queue_admit_reply out;
     char err[512];
@@ -248,6 +250,17 @@ enum MHD_Result api_submit(struct req *r)
         return api_error(r, 422, "Idempotency-Key",
                          "Idempotency-Key '%s' was already used with a different request body "
                          "(submission %s)", key, out.id);
+    case QUEUE_NOT_DURABLE:
+        /* written on the primary, confirmed by no replica in time: a
+         * failover now could lose it, so it is not acknowledged; the retry
+         * (the same Idempotency-Key) is a duplicate, or admits anew on a
+         * primary that lost it */
+        atomic_fetch_add(&a->admissions[ADMIT_NOT_DURABLE], 1);
+        return api_error_retry(r, 503, 1,
+                               "not durable, retry: submission %s reached the primary but no replica "
+                               "confirmed it within %ld ms (admission_durability: replicated); retry "
+                               "with the same Idempotency-Key",
+                               out.id, a->cfg.admission_wait_ms);
     case QUEUE_BUSY:
     default:
         atomic_fetch_add(&a->admissions[ADMIT_BUSY], 1);

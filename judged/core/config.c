@@ -1,5 +1,6 @@
 /* config.c - judged's YAML configuration. Every key is checked; errors name
- * the file, the line and the key. */
+ * the file, the line and the key. The file is read by the one YAML reader
+ * of every layer (common/yaml/yaml_doc.h); the first error stops the load. */
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -15,10 +16,10 @@
 #include <arpa/inet.h>
 #include <netdb.h>
 #include <sys/socket.h>
-#include <yaml.h>
 
 #include "common.h"
 #include "core.h"
+#include "yaml_doc.h"
 
 /* The grammars of every layer (common/common.h), in judged's units. */
 int jd_parse_duration(const char *s, long *ms)
@@ -150,6 +151,7 @@ enum key_type {
     KT_SECTION,       /* a mapping read with its own table */
     KT_POOLS,         /* pools: name -> pool table */
     KT_LANGUAGES,     /* a pool's list of language ids */
+    KT_DURABILITY,    /* enum jd_durability: local or replicated */
 };
 
 struct key_table;
@@ -239,10 +241,16 @@ static const struct key_table pool_table = TABLE("pools.NAME.", pool_keys);
 
 static const struct key_def root_keys[] = {
     {"redis", KT_REDIS_URL, CF(redis), 0, 0, NULL, true, -1, NULL,
-     "redis://[USER[:PASSWORD]@]HOST[:PORT][/DB] or unix://[USER[:PASSWORD]@]/PATH[?db=N] "
+     "redis://[USER[:PASSWORD]@]HOST[:PORT][/DB], unix://[USER[:PASSWORD]@]/PATH[?db=N] or "
+     "sentinel://[USER[:PASSWORD]@]HOST:PORT[,HOST:PORT...]/MASTER_NAME[?db=N] "
      "(absent: judged starts its own redis-server under state_dir)"},
     {"redis_password_file", KT_PASSWORD_FILE, CF(redis_password), 0, 0, NULL, false, -1, NULL,
      "a file holding the Redis password alone (else $JUDGED_REDIS_PASSWORD)"},
+    {"admission_durability", KT_DURABILITY, CF(admission_durability), 0, 0, NULL, false, -1, NULL,
+     "replicated: an admission answers only once a replica has it (WAIT 1), else 503 \"not durable, "
+     "retry\"; local: once the primary has it (default: replicated for a sentinel:// URL, else local)"},
+    {"admission_wait", KT_DURATION, CF(admission_wait_ms), 0, 0, "2s", false, -1, NULL,
+     "replicated admissions: how long to wait for a replica's confirmation (WAIT's timeout)"},
     {"retention", KT_RETENTION, CF(retention_ms), 0, 0, "14d", false, -1, NULL,
      "a finished submission expires this long after its verdict (0: kept)"},
     {"idempotency_ttl", KT_RETENTION, CF(idempotency_ttl_ms), 0, 0, "24h", false, -1, NULL,
@@ -304,7 +312,7 @@ static const struct key_table root_table = TABLE("", root_keys);
 
 struct ctx {
     const char *path;
-    yaml_document_t *doc;
+    struct ydoc *y;
     char *err;
     size_t errlen;
 };
@@ -319,8 +327,16 @@ static int fail(struct ctx *c, const yaml_node_t *n, const char *key, const char
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    snprintf(c->err, c->errlen, "%s:%zu: key '%s': %s", c->path,
-             n ? n->start_mark.line + 1 : 0, key, msg);
+    snprintf(c->err, c->errlen, "%s:%d: key '%s': %s", c->path, ydoc_line(n), key, msg);
+    return -1;
+}
+
+/* What the reader found before the keys were looked at: a syntax error,
+ * or aliases past its budget (a node it no longer yields). */
+static int reader_error(struct ctx *c)
+{
+    const struct common_errors *e = c->y->errs;
+    snprintf(c->err, c->errlen, "%s", e->count ? e->items[0] : "unreadable YAML");
     return -1;
 }
 
@@ -475,6 +491,13 @@ static int set_scalar(struct ctx *c, const struct key_def *d, const yaml_node_t 
         return set_password_file(c, v, key, s, f);
     case KT_LOG_FORMAT:
         return set_choice(c, v, key, s, "json", "text", f);
+    case KT_DURABILITY: {
+        bool replicated = true; /* set_choice sets it on success; gcc -O2 cannot see that */
+        if (set_choice(c, v, key, s, "replicated", "local", &replicated))
+            return -1;
+        *(enum jd_durability *)f = replicated ? JD_DURABLE_REPLICATED : JD_DURABLE_LOCAL;
+        return 0;
+    }
     case KT_BOOL:
         return set_choice(c, v, key, s, "true", "false", f);
     case KT_DURATION:
@@ -522,7 +545,9 @@ static int parse_languages(struct ctx *c, yaml_node_t *v, const char *key, struc
         return fail(c, v, key, "expected at least one language");
     p->languages = calloc((size_t)n, sizeof *p->languages);
     for (int i = 0; i < n; i++) {
-        yaml_node_t *it = yaml_document_get_node(c->doc, v->data.sequence.items.start[i]);
+        yaml_node_t *it = ydoc_node(c->y, v->data.sequence.items.start[i]);
+        if (!it)
+            return reader_error(c);
         const char *s = scalar(it);
         if (!s || !valid_name(s))
             return fail(c, it, key, "expected a language id");
@@ -536,7 +561,7 @@ static int parse_key(struct ctx *c, const struct key_def *d, yaml_node_t *k, yam
                      const char *key, void *base)
 {
     if (d->line_off >= 0)
-        *(int *)at(base, (size_t)d->line_off) = (int)k->start_mark.line + 1;
+        *(int *)at(base, (size_t)d->line_off) = ydoc_line(k);
     switch (d->type) {
     case KT_SECTION: {
         char prefix[300];
@@ -575,16 +600,31 @@ static int fail_unknown(struct ctx *c, const struct key_table *t, yaml_node_t *k
 }
 
 /* A key given twice would silently win over the first: refused, naming
- * both lines (the runner's YAML reader does the same). */
-static int check_twice(struct ctx *c, yaml_node_t *m, yaml_node_pair_t *pr, const char *key)
+ * both lines (as the runner's files are, by the same reader). */
+static int check_twice(struct ctx *c, struct ydoc_keys *seen, yaml_node_t *k, const char *key)
 {
-    const char *ks = scalar(yaml_document_get_node(c->doc, pr->key));
-    for (yaml_node_pair_t *q = m->data.mapping.pairs.start; q < pr; q++) {
-        yaml_node_t *k = yaml_document_get_node(c->doc, q->key);
-        if (scalar(k) && !strcmp(scalar(k), ks))
-            return fail(c, yaml_document_get_node(c->doc, pr->key), key,
-                        "given twice (first on line %zu)", k->start_mark.line + 1);
-    }
+    const yaml_node_t *first = ydoc_keys_twice(seen, k);
+    return first ? fail(c, k, key, "given twice (first on line %d)", ydoc_line(first)) : 0;
+}
+
+/* One pair of a mapping read by t. */
+static int parse_pair(struct ctx *c, const struct key_table *t, struct ydoc_keys *seen,
+                      const yaml_node_pair_t *pr, const char *prefix, void *base)
+{
+    yaml_node_t *k = ydoc_node(c->y, pr->key);
+    yaml_node_t *v = ydoc_node(c->y, pr->value);
+    if (!k || !v)
+        return reader_error(c);
+    const char *ks = scalar(k);
+    char key[256];
+    snprintf(key, sizeof key, "%s%s", prefix, ks ? ks : "?");
+    if (!ks)
+        return fail(c, k, key, "expected a scalar key");
+    const struct key_def *d = find_key(t, ks);
+    if (!d)
+        return fail_unknown(c, t, k, key);
+    if (check_twice(c, seen, k, key) || parse_key(c, d, k, v, key, base))
+        return -1;
     return 0;
 }
 
@@ -596,21 +636,12 @@ static int parse_table(struct ctx *c, const struct key_table *t, yaml_node_t *m,
         snprintf(key, sizeof key, "%.*s", (int)strlen(prefix) - 1, prefix);
         return fail(c, m, key, "expected a mapping of settings");
     }
-    for (yaml_node_pair_t *pr = m->data.mapping.pairs.start; pr < m->data.mapping.pairs.top; pr++) {
-        yaml_node_t *k = yaml_document_get_node(c->doc, pr->key);
-        yaml_node_t *v = yaml_document_get_node(c->doc, pr->value);
-        const char *ks = scalar(k);
-        char key[256];
-        snprintf(key, sizeof key, "%s%s", prefix, ks ? ks : "?");
-        if (!ks)
-            return fail(c, k, key, "expected a scalar key");
-        const struct key_def *d = find_key(t, ks);
-        if (!d)
-            return fail_unknown(c, t, k, key);
-        if (check_twice(c, m, pr, key) || parse_key(c, d, k, v, key, base))
-            return -1;
-    }
-    return 0;
+    struct ydoc_keys seen = {0};
+    int rc = 0;
+    for (yaml_node_pair_t *pr = m->data.mapping.pairs.start; rc == 0 && pr < m->data.mapping.pairs.top; pr++)
+        rc = parse_pair(c, t, &seen, pr, prefix, base);
+    ydoc_keys_free(c->y, &seen);
+    return rc;
 }
 
 /* The table's defaults, parsed like the file's text; derived ones later. */
@@ -660,6 +691,24 @@ static int check_pool_languages(struct ctx *c, yaml_node_t *pools, const struct 
     return 0;
 }
 
+/* One pool: its name checked and met once, its settings. */
+static int parse_pool_pair(struct ctx *c, struct ydoc_keys *seen, const yaml_node_pair_t *pr,
+                           struct jd_config *cfg)
+{
+    yaml_node_t *k = ydoc_node(c->y, pr->key), *v = ydoc_node(c->y, pr->value);
+    if (!k || !v)
+        return reader_error(c);
+    const char *name = scalar(k);
+    if (!name || !valid_name(name))
+        return fail(c, k, "pools", "pool name '%s' must be letters, digits, '_' or '.'",
+                    name ? name : "?");
+    const yaml_node_t *first = ydoc_keys_twice(seen, k);
+    if (first)
+        return fail(c, k, "pools", "pool '%s' defined twice (first on line %d)", name,
+                    ydoc_line(first));
+    return parse_pool(c, name, v, &cfg->pools[cfg->npools++]);
+}
+
 static int parse_pools(struct ctx *c, yaml_node_t *v, struct jd_config *cfg)
 {
     if (v->type != YAML_MAPPING_NODE)
@@ -668,33 +717,25 @@ static int parse_pools(struct ctx *c, yaml_node_t *v, struct jd_config *cfg)
     if (n == 0)
         return fail(c, v, "pools", "expected at least one pool");
     cfg->pools = calloc((size_t)n, sizeof *cfg->pools);
-    for (int i = 0; i < n; i++) {
-        yaml_node_pair_t *pr = &v->data.mapping.pairs.start[i];
-        yaml_node_t *k = yaml_document_get_node(c->doc, pr->key);
-        const char *name = scalar(k);
-        if (!name || !valid_name(name))
-            return fail(c, k, "pools", "pool name '%s' must be letters, digits, '_' or '.'",
-                        name ? name : "?");
-        for (yaml_node_pair_t *q = v->data.mapping.pairs.start; q < pr; q++) {
-            yaml_node_t *qk = yaml_document_get_node(c->doc, q->key);
-            if (!strcmp(scalar(qk), name))
-                return fail(c, k, "pools", "pool '%s' defined twice (first on line %zu)", name,
-                            qk->start_mark.line + 1);
-        }
-        cfg->npools++;
-        if (parse_pool(c, name, yaml_document_get_node(c->doc, pr->value), &cfg->pools[i]))
-            return -1;
-    }
-    return check_pool_languages(c, v, cfg);
+    struct ydoc_keys seen = {0};
+    int rc = 0;
+    for (int i = 0; rc == 0 && i < n; i++)
+        rc = parse_pool_pair(c, &seen, &v->data.mapping.pairs.start[i], cfg);
+    ydoc_keys_free(c->y, &seen);
+    return rc ? rc : check_pool_languages(c, v, cfg);
 }
 
 /* What no single key can check: keys that depend on one another. */
 static int check_root(struct ctx *c, yaml_node_t *root, struct jd_config *cfg)
 {
     yaml_node_t *password = NULL;
-    for (yaml_node_pair_t *pr = root->data.mapping.pairs.start; pr < root->data.mapping.pairs.top; pr++)
-        if (!strcmp(scalar(yaml_document_get_node(c->doc, pr->key)), "redis_password_file"))
-            password = yaml_document_get_node(c->doc, pr->value);
+    for (yaml_node_pair_t *pr = root->data.mapping.pairs.start; pr < root->data.mapping.pairs.top; pr++) {
+        yaml_node_t *k = ydoc_node(c->y, pr->key);
+        if (!k)
+            return reader_error(c);
+        if (!strcmp(scalar(k), "redis_password_file"))
+            password = ydoc_node(c->y, pr->value);
+    }
     if (password && !cfg->redis)
         return fail(c, password, "redis_password_file",
                     "needs 'redis:' (the embedded redis-server has no password)");
@@ -703,6 +744,9 @@ static int check_root(struct ctx *c, yaml_node_t *root, struct jd_config *cfg)
                     "the 'redis' URL holds a password already: give it in one place");
     if (!cfg->pools)
         return fail(c, root, "pools", "missing: at least one pool is needed");
+    if (!cfg->redis && cfg->admission_durability == JD_DURABLE_REPLICATED)
+        return fail(c, root, "admission_durability",
+                    "replicated needs 'redis:' with a replica (the embedded redis-server has none)");
     if (cfg->heartbeat_ms >= cfg->lease_ms)
         return fail(c, root, "heartbeat", "must be shorter than lease (%ldms)", cfg->lease_ms);
     return 0;
@@ -734,6 +778,9 @@ static void derive_defaults(struct jd_config *cfg)
     const char *envpw = getenv("JUDGED_REDIS_PASSWORD");
     if (cfg->redis && !cfg->redis_password && envpw && *envpw && !queue_url_has_password(cfg->redis))
         cfg->redis_password = strdup(envpw);
+    if (cfg->admission_durability == JD_DURABLE_DEFAULT)
+        cfg->admission_durability =
+            cfg->redis && !strncmp(cfg->redis, "sentinel://", 11) ? JD_DURABLE_REPLICATED : JD_DURABLE_LOCAL;
     if (!cfg->host) {
         char h[256] = "localhost";
         gethostname(h, sizeof h - 1);
@@ -741,22 +788,20 @@ static void derive_defaults(struct jd_config *cfg)
     }
 }
 
+/* judged.yaml's words: a syntax error is "FILE:LINE: why"; an empty file
+ * is refused by parse_root (no pools). */
+static const struct ydoc_how config_words = {.syntax_key = NULL, .empty_ok = true};
+
 static int load_document(struct ctx *c, FILE *f, struct jd_config *cfg)
 {
-    yaml_parser_t parser;
-    yaml_document_t doc;
-    yaml_parser_initialize(&parser);
-    yaml_parser_set_input_file(&parser, f);
-    if (!yaml_parser_load(&parser, &doc)) {
-        snprintf(c->err, c->errlen, "%s:%zu: %s", c->path, parser.problem_mark.line + 1,
-                 parser.problem ? parser.problem : "YAML syntax error");
-        yaml_parser_delete(&parser);
-        return -1;
-    }
-    c->doc = &doc;
-    int rc = parse_root(c, yaml_document_get_root_node(&doc), cfg);
-    yaml_document_delete(&doc);
-    yaml_parser_delete(&parser);
+    struct common_errors errs = {0};
+    struct ydoc y;
+    c->y = &y;
+    int rc = ydoc_read(&y, f, c->path, &config_words, &errs) ? reader_error(c)
+                                                               : parse_root(c, ydoc_root(&y), cfg);
+    ydoc_free(&y);
+    common_errors_free(&errs);
+    c->y = NULL;
     return rc;
 }
 
@@ -820,6 +865,7 @@ static size_t value_size(enum key_type t)
            : t == KT_INT ? sizeof(int)
            : t == KT_RATE ? sizeof(double)
            : t == KT_BOOL || t == KT_LOG_FORMAT ? sizeof(bool)
+           : t == KT_DURABILITY ? sizeof(enum jd_durability)
                                                 : sizeof(long);
 }
 
@@ -870,6 +916,7 @@ static const char *type_doc(enum key_type t)
         [KT_RATE] = "integer", [KT_SIZE] = "size", [KT_SIZE_OR_0] = "size, 0: none",
         [KT_BOOL] = "true or false", [KT_LISTEN] = "HOST:PORT", [KT_LISTEN_OR_OFF] = "HOST:PORT",
         [KT_SECTION] = "mapping", [KT_POOLS] = "mapping", [KT_LANGUAGES] = "list of language ids",
+        [KT_DURABILITY] = "replicated or local",
     };
     return names[t];
 }

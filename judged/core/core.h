@@ -48,11 +48,20 @@ struct jd_api_cfg {
     int webhook_per_destination; /* of those, to one host:port */
 };
 
+/* admission_durability: when an admission may answer "admitted" */
+enum jd_durability {
+    JD_DURABLE_DEFAULT = 0,  /* not given: replicated for sentinel://, else local */
+    JD_DURABLE_LOCAL,        /* once the primary has it */
+    JD_DURABLE_REPLICATED,   /* once a replica has it too (WAIT 1 admission_wait) */
+};
+
 struct jd_config {
     char *path;
     char *redis;             /* URL; NULL = embedded redis under state_dir */
     char *redis_password;    /* from redis_password_file or $JUDGED_REDIS_PASSWORD
                                 (NULL: none, or in the URL); never printed */
+    enum jd_durability admission_durability;
+    long admission_wait_ms;  /* WAIT's timeout under replicated */
     char *state_dir;
     char *problems;
     int problems_line;       /* of `problems:`; 0: not given (the default) */

@@ -62,6 +62,9 @@ static json_t *pool_obj(struct common *c, const struct jd_pool_cfg *pc, json_t *
     json_object_set_new(o, "stream", json_string(kq[1]));
     json_object_set_new(o, "contest_stream", json_string(kq[0]));
     json_object_set_new(o, "max_queue", pc->max_queue ? json_integer(pc->max_queue) : json_null());
+    /* the lag KEDA reads, both queues; null where Redis cannot tell it */
+    json_object_set_new(o, "lag", s.lag[0] >= 0 && s.lag[1] >= 0 ? json_integer(s.lag[0] + s.lag[1])
+                                                                 : json_null());
     return o;
 }
 

@@ -92,13 +92,20 @@ static int read_and_admit(struct common *c, const struct jd_pool_cfg *pool, cons
     struct queue_admit_args a = {.pool = pool->name, .lang = lang, .problem = problem,
                                  .source = src, .source_len = srclen, .key = key,
                                  .priority = priority, .max_queue = pool->max_queue,
-                                 .max_source = c->cfg.max_source, .version = version};
+                                 .max_source = c->cfg.max_source, .version = version,
+                                 .replicas = c->cfg.admission_durability == JD_DURABLE_REPLICATED ? 1 : 0,
+                                 .wait_ms = c->cfg.admission_wait_ms};
     struct queue_admit_reply r;
     enum queue_rc qrc = queue_admit(&c->conn, &a, &r, err, sizeof err);
     free(src);
     if (qrc != QUEUE_OK)   /* the function refuses bad arguments with "ERR judged: ..." */
         return qrc == QUEUE_ERROR && strstr(err, "judged:") ? ctl_fail(c, "bad_input", "%s", err)
                                                            : ctl_queue_fail(c, qrc, err);
+    if (r.result == QUEUE_NOT_DURABLE)
+        return ctl_fail(c, "busy", "not durable, retry: submission %s reached the primary but no replica "
+                                   "confirmed it within %ld ms (admission_durability: replicated)%s",
+                        r.id, c->cfg.admission_wait_ms,
+                        key ? "; retry with the same --key" : "; retry with --key to be sure of one submission");
     if (r.result == QUEUE_BUSY)
         return ctl_fail(c, "busy", "pool '%s' has %lld submissions waiting (max_queue %ld); try again later",
                         pool->name, r.waiting, pool->max_queue);

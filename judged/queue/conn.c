@@ -6,6 +6,17 @@
  * It also owns the grammar of Redis URLs (one parser for every program):
  *   redis://[USER[:PASSWORD]@]HOST[:PORT][/DB]      (HOST may be [v6 address])
  *   unix://[USER[:PASSWORD]@]/PATH/TO/SOCKET[?db=N]
+ *   sentinel://[USER[:PASSWORD]@]HOST[:PORT][,HOST[:PORT]...]/MASTER_NAME[?db=N]
+ * A sentinel:// URL names Redis Sentinels (port 26379 by default), not Redis:
+ * every (re)connect asks them in turn for MASTER_NAME's primary (SENTINEL
+ * get-master-addr-by-name), connects there and checks with ROLE that it is
+ * a primary; the credentials are the primary's (and a Sentinel's too when
+ * it answers NOAUTH). A -READONLY or -LOADING reply (a demoted primary, a
+ * replica, a Redis still loading its data) counts as a lost connection
+ * under every scheme: the caller's retry (queue_conn_backoff) asks the
+ * Sentinels again. No +switch-master subscription: a primary that died
+ * fails the next command, and a demoted one answers READONLY (Sentinel also
+ * drops its clients), so asking again on error finds the new one.
  * USER and PASSWORD are percent-encoded (RFC 3986: '%40' for '@'). With a
  * password a new connection sends AUTH [USER] PASSWORD (Redis 6 ACL users;
  * AUTH PASSWORD is the default user / requirepass), then SELECT DB. TLS
@@ -57,8 +68,16 @@ void queue_conn_drop(struct queue_conn *k)
 
 /* ------------------------------------------------------------ URLs */
 
+#define MAX_SENTINELS 8
+
 struct url_parts {
-    bool is_unix;
+    bool is_unix, is_sentinel;
+    int nsentinels;          /* sentinel:// */
+    struct {
+        char host[256];
+        int port;
+    } sentinel[MAX_SENTINELS];
+    char master[256];
     char host[256];          /* redis:// */
     int port;
     char path[1024];         /* unix:// */
@@ -126,7 +145,8 @@ static int parse_userinfo(const char *s, size_t n, struct url_parts *u, char *wh
 }
 
 /* HOST[:PORT] or [V6]:PORT of s[0..n) */
-static int parse_hostport(const char *s, size_t n, struct url_parts *u, char *why, size_t whylen)
+static int parse_hostport(const char *s, size_t n, struct url_parts *u, int dflt_port, char *why,
+                          size_t whylen)
 {
     const char *end = s + n, *host = s, *hend = end, *port = NULL;
     if (n && s[0] == '[') {
@@ -148,7 +168,7 @@ static int parse_hostport(const char *s, size_t n, struct url_parts *u, char *wh
     }
     memcpy(u->host, host, hl);
     u->host[hl] = 0;
-    u->port = 6379;
+    u->port = dflt_port;
     if (port) {
         char buf[16], *e;
         size_t pl = (size_t)(end - port);
@@ -172,12 +192,14 @@ static int parse_url(const char *url, struct url_parts *u, char *why, size_t why
         return -1;
     }
     u->is_unix = !strncmp(url, "unix://", 7);
-    if (!u->is_unix && strncmp(url, "redis://", 8)) {
-        snprintf(why, whylen, "expected redis://[USER[:PASSWORD]@]HOST[:PORT][/DB] or "
-                              "unix://[USER[:PASSWORD]@]/PATH[?db=N]");
+    u->is_sentinel = !strncmp(url, "sentinel://", 11);
+    if (!u->is_unix && !u->is_sentinel && strncmp(url, "redis://", 8)) {
+        snprintf(why, whylen, "expected redis://[USER[:PASSWORD]@]HOST[:PORT][/DB], "
+                              "unix://[USER[:PASSWORD]@]/PATH[?db=N] or "
+                              "sentinel://[USER[:PASSWORD]@]HOST:PORT[,HOST:PORT...]/MASTER_NAME[?db=N]");
         return -1;
     }
-    const char *rest = url + (u->is_unix ? 7 : 8);
+    const char *rest = strstr(url, "://") + 3;
     /* the authority ends at the first '/' (unix: where the path starts) or '?' */
     size_t alen = strcspn(rest, u->is_unix ? "/" : "/?");
     const char *at = NULL;
@@ -200,8 +222,43 @@ static int parse_url(const char *url, struct url_parts *u, char *why, size_t why
         memcpy(u->path, tail, pl);
         u->path[pl] = 0;
         tail += pl;
+    } else if (u->is_sentinel) {
+        for (const char *p = hp; p < tail;) {
+            size_t l = strcspn(p, ",/?");
+            if (p + l > tail)
+                l = (size_t)(tail - p);
+            if (u->nsentinels == MAX_SENTINELS) {
+                snprintf(why, whylen, "at most %d Sentinels", MAX_SENTINELS);
+                return -1;
+            }
+            if (parse_hostport(p, l, u, 26379, why, whylen))
+                return -1;
+            snprintf(u->sentinel[u->nsentinels].host, sizeof u->sentinel[0].host, "%s", u->host);
+            u->sentinel[u->nsentinels++].port = u->port;
+            p += l;
+            if (p < tail && *p == ',' && ++p == tail) {
+                snprintf(why, whylen, "a ',' with no Sentinel after it");
+                return -1;
+            }
+        }
+        u->host[0] = 0;
+        u->port = 0;
+        size_t ml = *tail == '/' ? strcspn(tail + 1, "?") : 0;
+        if (!ml || ml >= sizeof u->master) {
+            snprintf(why, whylen, "expected /MASTER_NAME after the Sentinels (the name in their "
+                                  "'sentinel monitor' lines)");
+            return -1;
+        }
+        memcpy(u->master, tail + 1, ml);
+        u->master[ml] = 0;
+        for (const char *p = u->master; *p; p++)
+            if (!isalnum((unsigned char)*p) && !strchr("-._", *p)) {
+                snprintf(why, whylen, "the master name may hold letters, digits, '-', '.' and '_'");
+                return -1;
+            }
+        tail += 1 + ml;
     } else {
-        if (parse_hostport(hp, (size_t)(tail - hp), u, why, whylen))
+        if (parse_hostport(hp, (size_t)(tail - hp), u, 6379, why, whylen))
             return -1;
         if (*tail == '/') {
             size_t dl = strcspn(tail + 1, "?");
@@ -283,7 +340,7 @@ int queue_url_with_password(const char *url, const char *password, char *buf, si
             o += (size_t)snprintf(enc + o, 4, "%%%02X", *p);
     }
     enc[o] = 0;
-    const char *rest = url + (is_unix ? 7 : 8);
+    const char *rest = strstr(url, "://") + 3;
     size_t alen = strcspn(rest, is_unix ? "/" : "/?");
     const char *at = NULL;
     for (const char *p = rest; p < rest + alen; p++)
@@ -364,6 +421,102 @@ static int conn_prepare(struct queue_conn *k, redisContext *c, const struct url_
     return 0;
 }
 
+/* Does the server say it is a primary (ROLE)? -1 with k->err if not. */
+static int check_primary(struct queue_conn *k, redisContext *c, const char *addr)
+{
+    redisReply *r = redisCommand(c, "ROLE");
+    const char *role = r && r->type == REDIS_REPLY_ARRAY && r->elements ? queue_rstr(r->element[0]) : NULL;
+    /* an ACL user without +role (README.md's have it): a replica would
+     * answer the first write READONLY, which reconnects as well */
+    bool noperm = r && r->type == REDIS_REPLY_ERROR && !strncmp(r->str, "NOPERM", 6);
+    int rc = noperm || (role && !strcmp(role, "master")) ? 0 : -1;
+    if (rc)
+        set_err(k, "%s is not a primary (ROLE: %s): a failover is under way", addr,
+                 role ? role : r && r->type == REDIS_REPLY_ERROR ? r->str : c->errstr[0] ? c->errstr : "no answer");
+    if (r)
+        freeReplyObject(r);
+    return rc;
+}
+
+/* Asks Sentinel i for the primary's address; -1 with k->err. */
+static int sentinel_ask(struct queue_conn *k, const struct url_parts *u, int i, struct timeval tv, char *host,
+                        size_t hostlen, int *port)
+{
+    redisContext *s = redisConnectWithTimeout(u->sentinel[i].host, u->sentinel[i].port, tv);
+    if (!s || s->err) {
+        set_err(k, "cannot connect to Sentinel %s:%d: %s", u->sentinel[i].host, u->sentinel[i].port,
+                 s ? s->errstr : "out of memory");
+        if (s)
+            redisFree(s);
+        return -1;
+    }
+    redisSetTimeout(s, tv);
+    redisReply *r = redisCommand(s, "SENTINEL get-master-addr-by-name %s", u->master);
+    if (r && r->type == REDIS_REPLY_ERROR && !strncmp(r->str, "NOAUTH", 6) && u->pass[0]) {
+        /* a Sentinel with requirepass: the same credentials as the primary's */
+        freeReplyObject(r);
+        r = u->user[0] ? redisCommand(s, "AUTH %s %s", u->user, u->pass) : redisCommand(s, "AUTH %s", u->pass);
+        if (r && r->type != REDIS_REPLY_ERROR) {
+            freeReplyObject(r);
+            r = redisCommand(s, "SENTINEL get-master-addr-by-name %s", u->master);
+        }
+    }
+    int rc = -1;
+    if (r && r->type == REDIS_REPLY_ARRAY && r->elements == 2 && queue_rstr(r->element[0]) &&
+        queue_rstr(r->element[1])) {
+        snprintf(host, hostlen, "%s", queue_rstr(r->element[0]));
+        *port = atoi(queue_rstr(r->element[1]));
+        rc = 0;
+    } else {
+        set_err(k, "Sentinel %s:%d %s", u->sentinel[i].host, u->sentinel[i].port,
+                 !r ? (s->errstr[0] ? s->errstr : "did not answer")
+                 : r->type == REDIS_REPLY_ERROR ? r->str
+                 : "does not know the master name (its 'sentinel monitor' line names another)");
+    }
+    if (r)
+        freeReplyObject(r);
+    redisFree(s);
+    return rc;
+}
+
+/* Asks the Sentinels in turn (the one that answered last first) for the
+ * primary and connects to it: authenticated, database selected, ROLE
+ * master. NULL with k->err (the last Sentinel's or primary's trouble). */
+static redisContext *sentinel_connect(struct queue_conn *k, const struct url_parts *u, struct timeval tv,
+                                      const char *shown)
+{
+    for (int t = 0; t < u->nsentinels; t++) {
+        int i = (k->sentinel_next + t) % u->nsentinels, port = 0;
+        char host[256], addr[300];
+        if (sentinel_ask(k, u, i, tv, host, sizeof host, &port))
+            continue;
+        snprintf(addr, sizeof addr, "%s:%d", host, port);
+        redisContext *c = redisConnectWithTimeout(host, port, tv);
+        if (!c || c->err) {
+            set_err(k, "cannot connect to the primary %s that Sentinel %s:%d named: %s", addr,
+                     u->sentinel[i].host, u->sentinel[i].port, c ? c->errstr : "out of memory");
+            if (c)
+                redisFree(c);
+            continue;
+        }
+        redisSetTimeout(c, tv);
+        if (conn_prepare(k, c, u, shown) || check_primary(k, c, addr)) {
+            redisFree(c);
+            if (k->refused)
+                return NULL;   /* a wrong password is wrong on every node */
+            continue;
+        }
+        k->sentinel_next = i;
+        k->switched = k->primary[0] && strcmp(k->primary, addr);
+        snprintf(k->primary, sizeof k->primary, "%s", addr);
+        return c;
+    }
+    char last[256];
+    snprintf(last, sizeof last, "%s", k->err);
+    set_err(k, "no Sentinel of %s named a primary that answers (last: %s)", shown, last);
+    return NULL;
+}
+
 int queue_conn_ensure(struct queue_conn *k)
 {
     if (k->c && !k->c->err)
@@ -379,18 +532,23 @@ int queue_conn_ensure(struct queue_conn *k)
         k->refused = true;   /* a bad URL does not get better by retrying */
         return -1;
     }
-    redisContext *c = u.is_unix ? redisConnectUnixWithTimeout(u.path, tv)
-                                : redisConnectWithTimeout(u.host, u.port, tv);
     int rc = 0;
-    if (!c || c->err) {
-        set_err(k, "cannot connect to %s: %s", shown,
-                 c ? c->errstr : "out of memory");
-        rc = -1;
+    redisContext *c = NULL;
+    if (u.is_sentinel) {
+        c = sentinel_connect(k, &u, tv, shown);
+        rc = c ? 0 : -1;
     } else {
-        redisSetTimeout(c, tv);
-        rc = conn_prepare(k, c, &u, shown);
+        c = u.is_unix ? redisConnectUnixWithTimeout(u.path, tv) : redisConnectWithTimeout(u.host, u.port, tv);
+        if (!c || c->err) {
+            set_err(k, "cannot connect to %s: %s", shown,
+                     c ? c->errstr : "out of memory");
+            rc = -1;
+        } else {
+            redisSetTimeout(c, tv);
+            rc = conn_prepare(k, c, &u, shown);
+        }
     }
-    explicit_bzero(u.pass, sizeof u.pass);
+    explicit_bzero(&u, sizeof u);
     if (rc) {
         if (c)
             redisFree(c);
@@ -398,7 +556,36 @@ int queue_conn_ensure(struct queue_conn *k)
     }
     k->c = c;
     k->backoff_ms = 50;
+    if (k->switched) {
+        /* a new primary: its replica copy of the Functions libraries is
+         * checked as at start (loaded if missing, refused if newer) */
+        k->switched = false;
+        char err[256];
+        if (queue_library_ensure(k, err, sizeof err))
+            goto lib_failed;
+        for (int i = 0; i < k->nlibs; i++)
+            if (queue_library_load(k, k->libs[i], err, sizeof err))
+                goto lib_failed;
+        return 0;
+    lib_failed:
+        queue_conn_drop(k);
+        set_err(k, "new primary %s: %s", k->primary, err);
+        k->primary[0] = 0;   /* check it again on the next connect */
+        return -1;
+    }
     return 0;
+}
+
+bool queue_conn_stale(struct queue_conn *k, const redisReply *r)
+{
+    if (!r || r->type != REDIS_REPLY_ERROR ||
+        (strncmp(r->str, "READONLY", 8) && strncmp(r->str, "LOADING", 7)))
+        return false;
+    if (k->c)
+        redisFree(k->c);
+    k->c = NULL;
+    set_err(k, "%.200s", r->str);
+    return true;
 }
 
 void queue_conn_backoff(struct queue_conn *k)
@@ -421,6 +608,10 @@ redisReply *queue_cmd(struct queue_conn *k, const char *fmt, ...)
         queue_conn_drop(k);
         return NULL;
     }
+    if (queue_conn_stale(k, r)) {
+        freeReplyObject(r);
+        return NULL;
+    }
     return r;
 }
 
@@ -432,6 +623,10 @@ redisReply *queue_cmdv(struct queue_conn *k, int argc, const char **argv, const 
     atomic_fetch_add(&queue_round_trips, 1);
     if (!r) {
         queue_conn_drop(k);
+        return NULL;
+    }
+    if (queue_conn_stale(k, r)) {
+        freeReplyObject(r);
         return NULL;
     }
     return r;

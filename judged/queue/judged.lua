@@ -30,15 +30,20 @@ check of their own.
 -- changed code alone; hosts of version 8 keep working against it. Version
 -- 10 leaves empty fields out of claim replies, which hosts of versions 8
 -- and 9 read as empty (a missing field is an empty one to queue.c).
--- Version 11 keeps a submission's result (verdict, score, report,
+-- Version 11 acknowledges and trims from the head instead of XDEL (release
+-- below); older hosts' XDELs still work beside it, only the lag they spoil
+-- stays unknown until the head passes their tombstones. Version 12
+-- rewrites the idempotency key on a duplicate admission (replicated
+-- admission: the retry's WAIT then covers the original write).
+-- Version 13 keeps a submission's result (verdict, score, report,
 -- finished, dead, and a rejudge's rejudge/previous_verdict/previous_score)
 -- in judge:{P}:res:ID, a key only judged's and the admin's functions
 -- write: the platform's ACL user writes submission hashes (admission) and
 -- could rewrite a verdict kept there (issue 25). Hosts and readers of
--- version 10 and older read verdicts from the submission hash: upgrade
+-- version 12 and older read verdicts from the submission hash: upgrade
 -- them together (README, "Roles"); judged copies the results of
 -- submissions finished before, once (judged_migrate_result below).
-local VERSION = 11
+local VERSION = 13
 local GROUP = 'judged'
 
 local function fail(msg)
@@ -127,6 +132,56 @@ local function owned(k, consumer, eid)
   return #redis.call('XPENDING', k, GROUP, eid, eid, '1', consumer) > 0
 end
 
+-- the group's fields of XINFO GROUPS k as a table (nil: no such group)
+local function group_info(k)
+  for _, gi in ipairs(redis.call('XINFO', 'GROUPS', k)) do
+    local g = {}
+    for j = 1, #gi, 2 do g[gi[j]] = gi[j + 1] end
+    if g.name == GROUP then return g end
+  end
+  return nil
+end
+
+local function lastdelivered(k)
+  local g = group_info(k)
+  return g and g['last-delivered-id'] or '0-0'
+end
+
+-- the stream id right after id (an XTRIM MINID that removes id itself)
+local function after(id)
+  local ms, seq = string.match(id, '^(%d+)-(%d+)$')
+  if not ms or #seq > 15 then return id end   -- never with '*' ids: keep that one
+  return ms .. '-' .. string.format('%d', tonumber(seq) + 1)
+end
+
+-- Acknowledges entry eid of work queue k and trims the stream's head: up to
+-- the oldest pending entry, or with none pending past eid itself (every
+-- entry up to eid has then been read and acknowledged). Never XDEL:
+-- deleting an entry the group has read (the last delivered one, while an
+-- older one still runs) leaves a tombstone, and Redis then reports the
+-- group's lag as unknown (nil) in XINFO GROUPS. The lag is what an
+-- autoscaler reads (KEDA's redis-streams scaler, /metrics'
+-- judged_queue_lag); trimming from the head keeps it exact. Entries that
+-- ended behind an older running one stay until a later release passes
+-- them (not XINFO GROUPS for the exact last-delivered id: it cost a job
+-- ~33k Redis instructions, 8%; DESIGN.md, "Lag").
+local function release(k, eid)
+  redis.call('XACK', k, GROUP, eid)
+  local p = redis.call('XPENDING', k, GROUP)
+  redis.call('XTRIM', k, 'MINID', p[1] > 0 and p[2] or after(eid))
+end
+
+-- Jobs of work queue k that wait or run: the group's lag (entries no host
+-- has read) plus its pending entries. XLEN counts finished entries still
+-- behind a running one too; it is the answer only where Redis cannot tell
+-- the lag (tombstones of an older library's XDEL) or no group exists yet.
+local function backlog(k)
+  if redis.call('EXISTS', k) == 0 then return 0 end
+  local g = group_info(k)
+  if g and type(g.lag) == 'number' then return g.lag + g.pending end
+  return redis.call('XLEN', k)
+end
+
 local function entry_sid(fields, pool)
   local sid = ''
   if fields then
@@ -167,7 +222,7 @@ local function job(q, stream, e, out, host, pool, now_s, now)
     return
   end
   if redis.call('HEXISTS', res_key(pool, sid), 'verdict') == 1 then
-    redis.call('XACK', stream, GROUP, eid) redis.call('XDEL', stream, eid) return
+    release(stream, eid) return
   end
   -- no "compiling" progress entry: judge-api derives that first step from
   -- the state (an XADD to a new key and its PEXPIRE were ~a quarter of a
@@ -183,17 +238,6 @@ local function job(q, stream, e, out, host, pool, now_s, now)
              'attempts', v[4] or '0', 'wait', since and math.max(0, now - since) or -1}
   if v[6] and v[6] ~= '' then j[17], j[18] = 'version', v[6] end
   out[#out + 1] = j
-end
-
-local function lastdelivered(k)
-  for _, gi in ipairs(redis.call('XINFO', 'GROUPS', k)) do
-    local name, ld
-    for j = 1, #gi, 2 do
-      if gi[j] == 'name' then name = gi[j + 1] elseif gi[j] == 'last-delivered-id' then ld = gi[j + 1] end
-    end
-    if name == GROUP then return ld end
-  end
-  return '0-0'
 end
 
 -- dead-letter an owned entry; the submission (if any) gets the final
@@ -279,8 +323,7 @@ local function bury(pool, q, eid, sid, host, reason, ret)
       expire_after(rk, math.max(ret.keep, ret.dlq))
     end
   end
-  redis.call('XACK', stream, GROUP, eid)
-  redis.call('XDEL', stream, eid)
+  release(stream, eid)
 end
 
 local function num(t, name, default)
@@ -361,12 +404,16 @@ local function admit(keys, a)
       if t.hash and redis.call('HGET', key(pool, 'sub:' .. e), 'hash') ~= t.hash then
         return {'result', 'conflict', 'id', e}
       end
+      -- written again as it is: the call then has a replication offset at
+      -- or after the original admission's, so a WAIT after it (admission
+      -- durability) confirms the original reached a replica
+      redis.call('SET', key(pool, 'idem:' .. t.key), e, 'KEEPTTL')
       return {'result', 'duplicate', 'id', e}
     end
   end
   local mq = num(t, 'max_queue', tonumber(cfg[2] or '0'))
   if mq > 0 then
-    local n = redis.call('XLEN', key(pool, 'q:contest')) + redis.call('XLEN', key(pool, 'q:normal')) +
+    local n = backlog(key(pool, 'q:contest')) + backlog(key(pool, 'q:normal')) +
               redis.call('ZCARD', key(pool, 'delayed'))
     if n >= mq then return {'result', 'busy', 'waiting', n} end
   end
@@ -385,7 +432,18 @@ local function admit(keys, a)
     if ttl > 0 then redis.call('SET', key(pool, 'idem:' .. t.key), id, 'PX', ttl)
     else redis.call('SET', key(pool, 'idem:' .. t.key), id) end
   end
-  redis.call('XADD', key(pool, 'q:' .. pr), '*', 'id', id)
+  -- a pool's first admission creates both queues with their consumer
+  -- groups (from id 0, as queue_ensure_groups): the lag, what an autoscaler
+  -- reads, is known before any judged host has started (scaling from zero)
+  local qk = key(pool, 'q:' .. pr)
+  if redis.call('EXISTS', qk) == 0 then
+    for _, q in pairs(QUEUES) do
+      if redis.call('EXISTS', key(pool, q)) == 0 then
+        redis.call('XGROUP', 'CREATE', key(pool, q), GROUP, '0', 'MKSTREAM')
+      end
+    end
+  end
+  redis.call('XADD', qk, '*', 'id', id)
   return {'result', 'admitted', 'id', id}
 end
 redis.register_function('judged_admit', admit)
@@ -532,7 +590,7 @@ end)
 -- optional retention (ms, 0 = keep)
 -- Owner check; the first finish stores the verdict and publishes the one
 -- event (a job that ran twice after a crash publishes once), and the
--- submission expires `retention` ms later; then XACK+XDEL.
+-- submission expires `retention` ms later; then the entry is released.
 -- Claiming the next job is the dispatcher's business (judged_claim).
 -- reply: {'result', 'lost'|'published'|'already_done'}
 local FINISH_ARGS = {'host', 'queue', 'entry', 'id', 'verdict', 'score', 'report'}
@@ -578,8 +636,7 @@ local function finish(pool, t, now_s)
     end
     res = 'published'
   end
-  redis.call('XACK', k, GROUP, t.entry)
-  redis.call('XDEL', k, t.entry)
+  release(k, t.entry)
   return {'result', res}
 end
 redis.register_function('judged_finish', function(keys, a)
@@ -629,8 +686,7 @@ redis.register_function('judged_retry', function(keys, a)
   end
   redis.call('HSET', sk, 'state', 'queued')
   redis.call('ZADD', key(pool, 'delayed'), now + num(t, 'delay', 0), t.id)
-  redis.call('XACK', k, GROUP, t.entry)
-  redis.call('XDEL', k, t.entry)
+  release(k, t.entry)
   return {'result', 'scheduled', 'attempts', n}
 end)
 

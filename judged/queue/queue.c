@@ -262,13 +262,13 @@ enum queue_rc queue_library_load(struct queue_conn *k, const struct queue_librar
     return rc;
 }
 
-/* Library version 11 moved results out of the submission hashes into
+/* Library version 13 moved results out of the submission hashes into
  * judge:{P}:res:ID (issue 25). Loaded over an older version, the results
  * of submissions finished before are moved too, one FCALL per submission
  * (judged_migrate_result: idempotent, so two hosts upgrading at once do no
  * harm). Once: a host that loses Redis in the middle leaves the rest
  * unmoved (they read as not judged; DESIGN.md says how to finish it). */
-#define RESULTS_KEY_SINCE 11
+#define RESULTS_KEY_SINCE 13
 static enum queue_rc results_migrate(struct queue_conn *k, char *err, size_t errlen)
 {
     char cursor[64] = "0";
@@ -324,6 +324,11 @@ enum queue_rc queue_library_ensure(struct queue_conn *k, char *err, size_t errle
 redisReply *queue_fcall(struct queue_conn *k, const struct queue_library *lib, int argc, const char **argv,
                         const size_t *lens, char *err, size_t errlen)
 {
+    bool known = lib == &queue_judged_library;
+    for (int i = 0; i < k->nlibs; i++)
+        known |= k->libs[i] == lib;
+    if (!known && k->nlibs < (int)(sizeof k->libs / sizeof k->libs[0]))
+        k->libs[k->nlibs++] = lib;   /* checked again on a new primary (conn.c) */
     redisReply *r = queue_cmdv(k, argc, argv, lens);
     if (is_missing_library(r)) {
         freeReplyObject(r);
@@ -402,7 +407,21 @@ enum queue_rc queue_admit(struct queue_conn *k, const struct queue_admit_args *i
         rc = QUEUE_ERROR;
     }
     freeReplyObject(r);
-    return rc;
+    if (rc || in->replicas <= 0 || (out->result != QUEUE_ADMITTED && out->result != QUEUE_DUPLICATE))
+        return rc;
+    /* WAIT counts the replicas that acknowledged this connection's last
+     * write: the admission's, or on a duplicate judged_admit's rewrite of
+     * the key, which follows the original admission in the replication
+     * stream, wherever that came from */
+    r = queue_cmd(k, "WAIT %d %ld", in->replicas, in->wait_ms);
+    rc = check(k, r, REDIS_REPLY_INTEGER, "admission: WAIT", err, errlen);
+    if (rc)
+        return rc;
+    out->replicas = (int)r->integer;
+    freeReplyObject(r);
+    if (out->replicas < in->replicas)
+        out->result = QUEUE_NOT_DURABLE;
+    return QUEUE_OK;
 }
 
 enum queue_rc queue_publish_pool(struct queue_conn *k, const char *pool, const char *const *languages,
@@ -565,8 +584,12 @@ enum queue_rc queue_stats_flush(struct queue_conn *k, const char *pool, const st
             queue_conn_drop(k);
             return QUEUE_IO;
         }
+        if (queue_conn_stale(k, r)) {   /* READONLY, LOADING: reconnect, flush again */
+            snprintf(err, errlen, "redis: %s", k->err);
+            freeReplyObject(r);
+            return QUEUE_IO;
+        }
         if (r->type == REDIS_REPLY_ERROR) {
-            snprintf(err, errlen, "%s: %s", key, r->str);
             rc = QUEUE_ERROR;
         }
         freeReplyObject(r);
@@ -853,6 +876,12 @@ static enum queue_rc pipeline(struct queue_conn *k, struct args *cmds, int n, re
             return QUEUE_IO;
         }
     }
+    for (int i = 0; i < n; i++)
+        if (queue_conn_stale(k, replies[i])) {   /* READONLY, LOADING: reconnect */
+            for (int j = 0; j < n; j++)
+                freeReplyObject(replies[j]);
+            return QUEUE_IO;
+        }
     return QUEUE_OK;
 }
 
@@ -1064,7 +1093,7 @@ enum queue_rc queue_result(struct queue_conn *k, const char *id, struct queue_re
     enum { NF = sizeof names / sizeof names[0] };
     /* verdict, score, report and finished come from the result hash alone
      * (below): fields of those names in a submission hash (one of library
-     * version 10, or planted by the platform's ACL user, which may write
+     * version 12 or older, or planted by the platform's ACL user, which may write
      * submission hashes) are ignored */
     const char *argv[NF + 2] = {"HMGET", ksub};
     for (int i = 0; i < NF; i++)
@@ -1127,34 +1156,44 @@ static enum queue_rc count_of(struct queue_conn *k, const char *cmd, const char 
     return rc;
 }
 
-/* Entries of a queue delivered and not yet acknowledged (running) into *v. */
-static enum queue_rc pending_of(struct queue_conn *k, const char *key, long long *v, char *err, size_t errlen)
+/* What XINFO GROUPS says of judged's group on one work queue. */
+struct group_view {
+    long long pending;       /* delivered, not acknowledged: running */
+    long long lag;           /* entries no host has read; -1: Redis cannot tell */
+    char last[64];           /* last-delivered id */
+};
+
+/* The group's view of queue key: no stream yet, nothing waits (lag 0); no
+ * group on a stream, nothing pending and the lag unknown; last "0-0". */
+static enum queue_rc group_of(struct queue_conn *k, const char *key, struct group_view *g, char *err,
+                              size_t errlen)
 {
-    redisReply *r = queue_cmd(k, "XPENDING %s %s", key, QUEUE_GROUP);
+    *g = (struct group_view){.lag = -1, .last = "0-0"};
+    redisReply *r = queue_cmd(k, "XINFO GROUPS %s", key);
     if (!r) {
-        snprintf(err, errlen, "XPENDING: redis: %s", k->err);
+        snprintf(err, errlen, "XINFO GROUPS: redis: %s", k->err);
         return QUEUE_IO;
     }
-    *v = 0;   /* no group yet (judged never ran): nothing pending */
-    if (r->type == REDIS_REPLY_ARRAY && r->elements >= 1 && r->element[0]->type == REDIS_REPLY_INTEGER)
-        *v = r->element[0]->integer;
+    if (r->type == REDIS_REPLY_ERROR && strstr(r->str, "no such key"))
+        g->lag = 0;
+    for (size_t i = 0; r->type == REDIS_REPLY_ARRAY && i < r->elements; i++) {
+        const redisReply *e = r->element[i];
+        if (strcmp(sfield(e, "name"), QUEUE_GROUP))
+            continue;
+        g->pending = ifield(e, "pending");
+        const redisReply *lag = field(e, "lag");
+        g->lag = lag && lag->type == REDIS_REPLY_INTEGER ? lag->integer : -1;
+        if (*sfield(e, "last-delivered-id"))
+            snprintf(g->last, sizeof g->last, "%s", sfield(e, "last-delivered-id"));
+    }
     freeReplyObject(r);
     return QUEUE_OK;
 }
 
-/* The stream id time (ms) of the oldest entry after the group's
- * last-delivered id: the oldest job no host has claimed; 0 if none. */
-static long long oldest_unclaimed(struct queue_conn *k, const char *key)
+/* The stream id time (ms) of the oldest entry after the last-delivered id:
+ * the oldest job no host has claimed; 0 if none. */
+static long long oldest_unclaimed(struct queue_conn *k, const char *key, const char *last)
 {
-    redisReply *g = queue_cmd(k, "XINFO GROUPS %s", key);
-    char last[64] = "0-0";
-    for (size_t i = 0; g && g->type == REDIS_REPLY_ARRAY && i < g->elements; i++) {
-        const redisReply *e = g->element[i];
-        if (!strcmp(sfield(e, "name"), QUEUE_GROUP) && *sfield(e, "last-delivered-id"))
-            snprintf(last, sizeof last, "%s", sfield(e, "last-delivered-id"));
-    }
-    if (g)
-        freeReplyObject(g);
     redisReply *x = queue_cmd(k, "XRANGE %s (%s + COUNT 1", key, last);
     long long t = 0;
     if (x && x->type == REDIS_REPLY_ARRAY && x->elements == 1 && queue_rstr(x->element[0]->element[0]))
@@ -1192,12 +1231,22 @@ enum queue_rc queue_pool_status(struct queue_conn *k, const char *pool, struct q
     long long oldest = 0;
     for (int q = 0; q < 2; q++) {
         queue_key(key, sizeof key, pool, SUFFIX_QUEUE(q));
-        long long len, pend;
-        if ((rc = count_of(k, "XLEN", key, &len, err, errlen)) || (rc = pending_of(k, key, &pend, err, errlen)))
+        struct group_view g;
+        if ((rc = group_of(k, key, &g, err, errlen)))
             return rc;
-        out->waiting[q] = len - pend > 0 ? len - pend : 0;
-        out->running += pend;
-        long long t = out->waiting[q] ? oldest_unclaimed(k, key) : 0;
+        out->lag[q] = g.lag;
+        out->running += g.pending;
+        if (g.lag >= 0) {
+            out->waiting[q] = g.lag;
+        } else {
+            /* an older library's XDEL left tombstones: finished entries are
+             * gone from the stream, so its length less the pending ones */
+            long long len;
+            if ((rc = count_of(k, "XLEN", key, &len, err, errlen)))
+                return rc;
+            out->waiting[q] = len - g.pending > 0 ? len - g.pending : 0;
+        }
+        long long t = out->waiting[q] ? oldest_unclaimed(k, key, g.last) : 0;
         if (t && (!oldest || t < oldest))
             oldest = t;
     }

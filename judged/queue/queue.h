@@ -35,6 +35,8 @@
 
 /* ------------------------------------------------------------ connection */
 
+struct queue_library;
+
 struct queue_conn {
     redisContext *c;
     char *url;               /* see conn.c for the grammar; may hold a password:
@@ -44,6 +46,12 @@ struct queue_conn {
     bool refused;            /* the last connect failed for good: a bad URL, or
                                 Redis refused the password (retrying won't help) */
     char err[256];           /* last error, for logs (never holds a password) */
+    /* sentinel:// */
+    int sentinel_next;       /* the Sentinel asked first: the one that answered last */
+    char primary[300];       /* HOST:PORT of the primary last connected to */
+    bool switched;           /* connected to another primary than before */
+    const struct queue_library *libs[4];   /* checked again on a new primary */
+    int nlibs;
 };
 
 void queue_conn_init(struct queue_conn *k, const char *url, long timeout_ms);
@@ -65,6 +73,11 @@ int queue_url_with_password(const char *url, const char *password, char *buf, si
  * timeout inside a pipeline), keeping its errstr in k->err; the next call
  * reconnects. The store's pipelines use it too. */
 void queue_conn_drop(struct queue_conn *k);
+/* A -READONLY or -LOADING reply (a demoted primary, a replica, a Redis
+ * loading its data): drops the connection, keeping the reply's text in
+ * k->err, and says true; the caller frees r and treats it as QUEUE_IO, so
+ * the next call reconnects (under sentinel://, to the new primary). */
+bool queue_conn_stale(struct queue_conn *k, const redisReply *r);
 /* Sleeps the current backoff (exponential, with jitter, 50 ms .. 2 s). */
 void queue_conn_backoff(struct queue_conn *k);
 /* One raw command, for this library, the store, tests and benchmarks:
@@ -166,12 +179,19 @@ struct queue_admit_args {
                                 hash is QUEUE_CONFLICT */
     const char *callback;    /* webhook URL */
     const char *metadata;    /* the platform's opaque JSON */
+    /* durability: > 0: an admitted (or duplicate) answer only once this
+     * many replicas confirm the write (WAIT replicas wait_ms); fewer in
+     * time: QUEUE_NOT_DURABLE (the submission may exist: a retry with the
+     * same key is a duplicate, answered once it is replicated) */
+    int replicas;
+    long wait_ms;
 };
-enum queue_admit_result { QUEUE_ADMITTED, QUEUE_DUPLICATE, QUEUE_BUSY, QUEUE_CONFLICT };
+enum queue_admit_result { QUEUE_ADMITTED, QUEUE_DUPLICATE, QUEUE_BUSY, QUEUE_CONFLICT, QUEUE_NOT_DURABLE };
 struct queue_admit_reply {
     enum queue_admit_result result;
     char id[192];            /* admitted, duplicate or conflict (the key's id) */
     long long waiting;       /* busy: the backlog */
+    int replicas;            /* replicas that confirmed (when args.replicas > 0) */
 };
 enum queue_rc queue_admit(struct queue_conn *k, const struct queue_admit_args *a,
                           struct queue_admit_reply *out, char *err, size_t errlen);
@@ -385,6 +405,8 @@ enum queue_rc queue_set_state(struct queue_conn *k, const char *pool, const char
 struct queue_pool_status {
     char state[16];          /* active | draining | drained | held | paused */
     long long waiting[2];    /* per queue (QUEUE_CONTEST, QUEUE_NORMAL): not yet claimed */
+    long long lag[2];        /* per queue: the group's lag as XINFO GROUPS reports it
+                                (what KEDA reads; equals waiting), -1: Redis cannot tell */
     long long running;       /* claimed (pending in the group), both queues */
     long long delayed;       /* waiting to retry (judge:{P}:delayed) */
     long long rejudge;       /* rejudges waiting (judge:{P}:rejudge) */

@@ -28,13 +28,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <linux/openat2.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "common.h"
@@ -73,21 +71,6 @@ static void fail(struct expand *x, const char *rel, const char *fmt, ...)
         snprintf(x->err, x->errlen, "%s/%.1100s: %s", x->display, rel, msg);
 }
 
-/* openat2 answers EAGAIN when a rename anywhere on the machine ran while
- * it resolved a '..' (it cannot then vouch that the path stayed beneath):
- * tried again, as its manual says. A link bomb's thousands of '..' opens
- * met it on a busy machine. */
-static int beneath(int root, const char *rel, int flags)
-{
-    struct open_how how = {.flags = (unsigned long long)(flags | O_CLOEXEC),
-                           .resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS};
-    int fd, tries = 0;
-    while ((fd = (int)syscall(SYS_openat2, root, *rel ? rel : ".", &how, sizeof how)) < 0 &&
-           (errno == EAGAIN || errno == EINTR) && ++tries < 100)
-        ;
-    return fd;
-}
-
 static const char *kind_name(mode_t m)
 {
     return S_ISLNK(m) ? "a symbolic link" : S_ISFIFO(m) ? "a FIFO (named pipe)" : S_ISSOCK(m) ? "a socket"
@@ -100,7 +83,7 @@ static void link_text(struct expand *x, const char *rel, char *out, size_t len)
     out[0] = 0;
     const char *slash = strrchr(rel, '/');
     char *parent = strndup(rel, slash ? (size_t)(slash - rel) : 0);
-    int dir = beneath(x->root, parent, O_PATH | O_DIRECTORY);
+    int dir = common_open_beneath(x->root, parent, O_PATH | O_DIRECTORY, false);
     char t[512];
     ssize_t n = dir < 0 ? -1 : readlinkat(dir, slash ? slash + 1 : rel, t, sizeof t - 1);
     if (n > 0) {
@@ -114,6 +97,9 @@ static void link_text(struct expand *x, const char *rel, char *out, size_t len)
         close(dir);
     free(parent);
 }
+
+/* Every open is common_open_beneath's (common.h): beneath the root, with
+ * the kernel's EAGAIN retried. */
 
 /* Why rel cannot be opened beneath the root, in the words of runner/README.md. */
 static void open_failed(struct expand *x, const char *rel, int e)
@@ -135,7 +121,7 @@ static void open_failed(struct expand *x, const char *rel, int e)
 /* rel opened for reading, a regular file or a directory as O_PATH found it. */
 static int open_entry(struct expand *x, const char *rel, struct stat *st)
 {
-    int path = beneath(x->root, rel, O_PATH);
+    int path = common_open_beneath(x->root, rel, O_PATH, false);
     if (path < 0) {
         open_failed(x, rel, errno);
         return -1;
@@ -156,7 +142,8 @@ static int open_entry(struct expand *x, const char *rel, struct stat *st)
             fail(x, rel, "%s: a package holds only regular files and directories", kind_name(st->st_mode));
         return -1;
     }
-    int fd = beneath(x->root, rel, O_RDONLY | O_NONBLOCK | O_NOCTTY | (S_ISDIR(st->st_mode) ? O_DIRECTORY : 0));
+    int flags = O_RDONLY | O_NONBLOCK | O_NOCTTY | (S_ISDIR(st->st_mode) ? O_DIRECTORY : 0);
+    int fd = common_open_beneath(x->root, rel, flags, false);
     struct stat again;
     if (fd >= 0 && (fstat(fd, &again) || again.st_ino != st->st_ino || again.st_dev != st->st_dev)) {
         close(fd);

@@ -38,18 +38,16 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <linux/openat2.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
-#include <yaml.h>
 
 #include "common.h"
 #include "store.h"
+#include "yaml_doc.h"
 
 /* ------------------------------------------------------------- helpers */
 
@@ -153,14 +151,6 @@ static int clean_name(const char *name, char *out, size_t len)
     return 0;
 }
 
-/* rel beneath dirfd, through no link at all. */
-static int beneath_no_links(int dirfd, const char *rel, int flags)
-{
-    struct open_how how = {.flags = (unsigned long long)(flags | O_CLOEXEC),
-                           .resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS};
-    return (int)syscall(SYS_openat2, dirfd, rel, &how, sizeof how);
-}
-
 static bool over_budget(struct unpack *u, uint64_t more)
 {
     return ((u->total += more) > u->max_bytes && u->max_bytes) || decompressed_too_much(u->a, u->max_bytes, u->entries);
@@ -231,7 +221,7 @@ static int unpack_hardlink(struct unpack *u, const char *name, const char *clean
         return -1;
     }
     int stage = open(u->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    int fd = stage < 0 ? -1 : beneath_no_links(stage, target, O_PATH | O_NOFOLLOW);
+    int fd = stage < 0 ? -1 : common_open_beneath(stage, target, O_PATH | O_NOFOLLOW, true);
     struct stat st;
     int rc = fd < 0 || fstat(fd, &st) ? -1 : 0;
     if (rc)
@@ -243,7 +233,7 @@ static int unpack_hardlink(struct unpack *u, const char *name, const char *clean
         text[n] = 0;
         rc = unpack_symlink(u, name, clean, path, text);
     } else if (rc == 0 && S_ISREG(st.st_mode)) {
-        int in = beneath_no_links(stage, target, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+        int in = common_open_beneath(stage, target, O_RDONLY | O_NOFOLLOW | O_NONBLOCK, true);
         rc = in < 0 || make_parents(u->dir, clean) ? -1 : copy_counted(u, in, name, path);
         if (rc && in < 0)
             snprintf(u->err, u->errlen, "%s: entry '%s': %s", u->archive, name, strerror(errno));
@@ -514,14 +504,14 @@ static void type_word(struct icpc *y, const char *w, size_t line, struct errs *e
 }
 
 /* type: a string of words or a sequence of them. */
-static void read_type(yaml_document_t *d, yaml_node_t *v, struct icpc *y, struct errs *e)
+static void read_type(struct ydoc *d, yaml_node_t *v, struct icpc *y, struct errs *e)
 {
-    y->type_line = v->start_mark.line + 1;
+    y->type_line = (size_t)ydoc_line(v);
     if (v->type == YAML_SEQUENCE_NODE) {
         for (yaml_node_item_t *i = v->data.sequence.items.start; i < v->data.sequence.items.top; i++) {
-            yaml_node_t *n = yaml_document_get_node(d, *i);
+            yaml_node_t *n = ydoc_node(d, *i);
             if (n && n->type == YAML_SCALAR_NODE)
-                type_word(y, (const char *)n->data.scalar.value, n->start_mark.line + 1, e);
+                type_word(y, (const char *)n->data.scalar.value, (size_t)ydoc_line(n), e);
             else
                 add_err(e, "problem.yaml:%zu: type: expected a list of words", y->type_line);
         }
@@ -564,9 +554,8 @@ static void read_validation(const char *s, size_t line, struct icpc *y, struct e
                                                                                          : "custom");
 }
 
-static const char *scalar(yaml_document_t *d, yaml_node_t *n)
+static const char *scalar(const yaml_node_t *n)
 {
-    (void)d;
     return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
 }
 
@@ -582,6 +571,77 @@ static bool number(const char *s, double *out)
     return true;
 }
 
+/* The ICPC files' words: "FILE:LINE: (yaml): why" for a syntax error; an
+ * empty file sets nothing (problem.yaml is optional in the legacy format). */
+static const struct ydoc_how icpc_words = {.syntax_key = "(yaml)", .empty_ok = true};
+
+/* What the reader recorded (a syntax error, keys given twice, aliases past
+ * its budget) joins the conversion's errors. */
+static void add_reader_errors(struct errs *e, struct common_errors *found)
+{
+    for (size_t i = 0; i < found->count; i++)
+        add_line(e, found->items[i]);
+    common_errors_free(found);
+}
+
+/* name: a string, or a map of languages (the first is taken). */
+static void read_name(struct ydoc *d, yaml_node_t *v, struct icpc *y)
+{
+    const char *s = scalar(v);
+    bool languages = v->type == YAML_MAPPING_NODE && v->data.mapping.pairs.start < v->data.mapping.pairs.top;
+    if (languages)
+        s = scalar(ydoc_node(d, v->data.mapping.pairs.start->value));
+    if (s || languages)
+        snprintf(y->title, sizeof y->title, "%s", s ? s : "");
+}
+
+static void read_limits(struct ydoc *d, yaml_node_t *v, size_t line, struct icpc *y, struct errs *e)
+{
+    if (v->type != YAML_MAPPING_NODE) {
+        add_err(e, "problem.yaml:%zu: limits: expected a mapping", line);
+        return;
+    }
+    ydoc_mapping(d, v, "limits");   /* records keys given twice */
+    YDOC_FOR_PAIRS(d, v, lk, k, lv) {
+        if (!lv)
+            return;
+        double *dst = !strcmp(lk, "time_multiplier") ? &y->time_multiplier
+                    : !strcmp(lk, "time_limit")      ? &y->time_limit
+                    : !strcmp(lk, "memory")          ? &y->memory_mb
+                    : !strcmp(lk, "output")          ? &y->output_mb : NULL;
+        if (k->type == YAML_SCALAR_NODE && dst && (!number(scalar(lv), dst) || *dst <= 0))
+            add_err(e, "problem.yaml:%d: limits.%s: expected a positive number", ydoc_line(lv), lk);
+    }
+}
+
+/* One key of problem.yaml; every other key of the format (author, source,
+ * license, ...) does not change judging. */
+static void read_icpc_key(struct ydoc *d, const char *ks, yaml_node_t *v, struct icpc *y, struct errs *e)
+{
+    size_t line = (size_t)ydoc_line(v);
+    if (!strcmp(ks, "name")) {
+        read_name(d, v, y);
+    } else if (!strcmp(ks, "validation")) {
+        read_validation(scalar(v), line, y, e);
+        y->validation_line = line;
+    } else if (!strcmp(ks, "type")) {
+        read_type(d, v, y, e);
+    } else if (!strcmp(ks, "problem_format_version")) {
+        if (!scalar(v))
+            add_err(e, "problem.yaml:%zu: problem_format_version: expected a string", line);
+        else
+            snprintf(y->version, sizeof y->version, "%s", scalar(v));
+    } else if (!strcmp(ks, "validator_flags")) {
+        if (!scalar(v))
+            add_err(e, "problem.yaml:%zu: validator_flags: expected a string of flags", line);
+        else
+            snprintf(y->flags, sizeof y->flags, "%s", scalar(v));
+        y->flags_line = line;
+    } else if (!strcmp(ks, "limits")) {
+        read_limits(d, v, line, y, e);
+    }
+}
+
 static void read_icpc_yaml(const char *dir, struct icpc *y, struct errs *e)
 {
     char path[4400];
@@ -589,72 +649,23 @@ static void read_icpc_yaml(const char *dir, struct icpc *y, struct errs *e)
     FILE *f = fopen(path, "r");
     if (!f)
         return;   /* problem.yaml is optional in the legacy format */
-    yaml_parser_t p;
-    yaml_document_t d;
-    yaml_parser_initialize(&p);
-    yaml_parser_set_input_file(&p, f);
-    if (!yaml_parser_load(&p, &d)) {
-        add_err(e, "problem.yaml:%zu: (yaml): %s", p.problem_mark.line + 1, p.problem ? p.problem : "bad YAML");
-        yaml_parser_delete(&p);
-        fclose(f);
-        return;
-    }
-    yaml_node_t *root = yaml_document_get_root_node(&d);
+    struct common_errors found = {0};
+    struct ydoc d;
+    yaml_node_t *root = ydoc_read(&d, f, "problem.yaml", &icpc_words, &found) ? NULL : ydoc_root(&d);
     if (root && root->type == YAML_MAPPING_NODE) {
-        for (yaml_node_pair_t *pr = root->data.mapping.pairs.start; pr < root->data.mapping.pairs.top; pr++) {
-            yaml_node_t *k = yaml_document_get_node(&d, pr->key), *v = yaml_document_get_node(&d, pr->value);
-            const char *ks = scalar(&d, k);
-            size_t line = v->start_mark.line + 1;
-            if (!ks)
-                continue;
-            if (!strcmp(ks, "name")) {
-                if (scalar(&d, v))
-                    snprintf(y->title, sizeof y->title, "%s", scalar(&d, v));
-                else if (v->type == YAML_MAPPING_NODE && v->data.mapping.pairs.start < v->data.mapping.pairs.top)
-                    snprintf(y->title, sizeof y->title, "%s",   /* a map of languages: the first */
-                             scalar(&d, yaml_document_get_node(&d, v->data.mapping.pairs.start->value))
-                                 ? scalar(&d, yaml_document_get_node(&d, v->data.mapping.pairs.start->value)) : "");
-            } else if (!strcmp(ks, "validation")) {
-                read_validation(scalar(&d, v), line, y, e);
-                y->validation_line = line;
-            } else if (!strcmp(ks, "type")) {
-                read_type(&d, v, y, e);
-            } else if (!strcmp(ks, "problem_format_version")) {
-                if (!scalar(&d, v))
-                    add_err(e, "problem.yaml:%zu: problem_format_version: expected a string", line);
-                else
-                    snprintf(y->version, sizeof y->version, "%s", scalar(&d, v));
-            } else if (!strcmp(ks, "validator_flags")) {
-                if (!scalar(&d, v))
-                    add_err(e, "problem.yaml:%zu: validator_flags: expected a string of flags", line);
-                else
-                    snprintf(y->flags, sizeof y->flags, "%s", scalar(&d, v));
-                y->flags_line = line;
-            } else if (!strcmp(ks, "limits")) {
-                if (v->type != YAML_MAPPING_NODE) {
-                    add_err(e, "problem.yaml:%zu: limits: expected a mapping", line);
-                    continue;
-                }
-                for (yaml_node_pair_t *q = v->data.mapping.pairs.start; q < v->data.mapping.pairs.top; q++) {
-                    const char *lk = scalar(&d, yaml_document_get_node(&d, q->key));
-                    yaml_node_t *lv = yaml_document_get_node(&d, q->value);
-                    double *dst = !lk ? NULL
-                                  : !strcmp(lk, "time_multiplier") ? &y->time_multiplier
-                                  : !strcmp(lk, "time_limit")      ? &y->time_limit
-                                  : !strcmp(lk, "memory")          ? &y->memory_mb
-                                  : !strcmp(lk, "output")          ? &y->output_mb : NULL;
-                    if (dst && (!number(scalar(&d, lv), dst) || *dst <= 0))
-                        add_err(e, "problem.yaml:%zu: limits.%s: expected a positive number", lv->start_mark.line + 1, lk);
-                }
-            }
-            /* every other key of the format (author, source, license, ...) does not change judging */
+        ydoc_mapping(&d, root, "(top level)");   /* records keys given twice */
+        YDOC_FOR_PAIRS(&d, root, ks, k, v) {
+            if (!v)
+                break;
+            if (k->type == YAML_SCALAR_NODE)
+                read_icpc_key(&d, ks, v, y, e);
         }
     } else if (root) {
         add_err(e, "problem.yaml:1: (top level): expected a mapping");
     }
-    yaml_document_delete(&d);
-    yaml_parser_delete(&p);
+    ydoc_free(&d);
     fclose(f);
+    add_reader_errors(e, &found);
 }
 
 /* validator_flags -> the runner's checker options. */
@@ -715,34 +726,26 @@ static void check_group_yaml(const char *dir, const char *rel, struct errs *e)
     FILE *f = fopen(path, "r");
     if (!f)
         return;
-    yaml_parser_t p;
-    yaml_document_t d;
-    yaml_parser_initialize(&p);
-    yaml_parser_set_input_file(&p, f);
-    if (!yaml_parser_load(&p, &d)) {
-        add_err(e, "%s:%zu: (yaml): %s", rel, p.problem_mark.line + 1, p.problem ? p.problem : "bad YAML");
-        yaml_parser_delete(&p);
-        fclose(f);
-        return;
-    }
-    yaml_node_t *root = yaml_document_get_root_node(&d);
-    if (root && root->type == YAML_MAPPING_NODE)
-        for (yaml_node_pair_t *pr = root->data.mapping.pairs.start; pr < root->data.mapping.pairs.top; pr++) {
-            yaml_node_t *k = yaml_document_get_node(&d, pr->key);
-            const char *ks = scalar(&d, k);
+    struct common_errors found = {0};
+    struct ydoc d;
+    yaml_node_t *root = ydoc_read(&d, f, rel, &icpc_words, &found) ? NULL : ydoc_root(&d);
+    if (root && root->type == YAML_MAPPING_NODE) {
+        ydoc_mapping(&d, root, "(top level)");   /* records keys given twice */
+        YDOC_FOR_PAIRS(&d, root, ks, k, v) {
+            (void)v;   /* the keys alone are judged */
             bool ok = false;
-            for (int i = 0; ks && harmless[i]; i++)
+            for (int i = 0; k->type == YAML_SCALAR_NODE && harmless[i]; i++)
                 ok = ok || !strcmp(ks, harmless[i]);
             if (!ok)
-                add_err(e, "%s:%zu: %.60s: not converted: the runner judges every test of an ICPC problem alike "
-                           "(no validator arguments, grading or scores per group)", rel, k->start_mark.line + 1,
-                        ks ? ks : "?");
+                add_err(e, "%s:%d: %.60s: not converted: the runner judges every test of an ICPC problem alike "
+                           "(no validator arguments, grading or scores per group)", rel, ydoc_line(k), ks);
         }
-    else if (root && !(root->type == YAML_SCALAR_NODE && !root->data.scalar.length))
+    } else if (root && !(root->type == YAML_SCALAR_NODE && !root->data.scalar.length)) {
         add_err(e, "%s:1: (top level): expected a mapping", rel);
-    yaml_document_delete(&d);
-    yaml_parser_delete(&p);
+    }
+    ydoc_free(&d);
     fclose(f);
+    add_reader_errors(e, &found);
 }
 
 static int cmp_names(const void *a, const void *b)

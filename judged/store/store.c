@@ -520,6 +520,10 @@ static int drain(struct queue_conn *k, int want, char *err, size_t errlen)
             queue_conn_drop(k);
             return io_err(k, "store", err, errlen);
         }
+        if (queue_conn_stale(k, r)) {   /* READONLY, LOADING: the rest of the replies went with it */
+            freeReplyObject(r);
+            return io_err(k, "store", err, errlen);
+        }
         if (r->type == REDIS_REPLY_ERROR && !rc) {
             snprintf(err, errlen, "store: %s", r->str);
             rc = STORE_ERR;

@@ -2,7 +2,12 @@
  * redis-server (no judged: only admission is measured), POST /v1/submissions
  * with 1 KiB sources over keep-alive connections from a small C client.
  *
- *   bench_api [SECONDS] [CONNECTIONS]
+ *   bench_api [SECONDS] [CONNECTIONS] [local|replicated]
+ *
+ * With local or replicated (admission_durability), the redis-server has a
+ * replica (another redis-server, over loopback TCP), so the two compare the
+ * same topology: replicated answers each admission only after WAIT 1
+ * confirmed the replica has it. Without the third argument: one Redis.
  *
  * Prints: the closed-loop rate (every connection sends its next request as
  * soon as the answer came), the latency p50/p99 at a fixed 1,000
@@ -82,8 +87,13 @@ static int roundtrip(int fd)
             continue;
         char *cl = strcasestr(buf, "Content-Length:");
         size_t body = cl ? (size_t)atol(cl + 15) : 0;
-        if (got >= (size_t)(end + 4 - buf) + body)
-            return atoi(buf + 9);
+        if (got >= (size_t)(end + 4 - buf) + body) {
+            int st = atoi(buf + 9);
+            static _Atomic int shown;
+            if (st != 202 && !shown++)   /* what a refusal says, once */
+                fprintf(stderr, "first answer not 202: %s\n", end + 4);
+            return st;
+        }
     }
 }
 
@@ -170,12 +180,26 @@ static void run(int conns, double seconds, double rate)
     free(w);
 }
 
+/* a loopback port nobody listens on now */
+static int free_port(void)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t l = sizeof a;
+    if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof a) || getsockname(fd, (struct sockaddr *)&a, &l))
+        exit(1);
+    close(fd);
+    return ntohs(a.sin_port);
+}
+
 int main(int argc, char **argv)
 {
     double seconds = argc > 1 ? atof(argv[1]) : 5;
     int conns = argc > 2 ? atoi(argv[2]) : 4;
-    if (argc > 1 && (!strcmp(argv[1], "--help") || seconds <= 0 || conns <= 0)) {
-        printf("usage: bench_api [SECONDS] [CONNECTIONS]\n");
+    const char *durability = argc > 3 ? argv[3] : NULL;
+    if (argc > 1 && (!strcmp(argv[1], "--help") || seconds <= 0 || conns <= 0 ||
+                     (durability && strcmp(durability, "local") && strcmp(durability, "replicated")))) {
+        printf("usage: bench_api [SECONDS] [CONNECTIONS] [local|replicated]\n");
         return 0;
     }
     signal(SIGPIPE, SIG_IGN);
@@ -184,8 +208,21 @@ int main(int argc, char **argv)
     char sock[200], cfg[200], log[200], tokens[200], path[300];
     snprintf(sock, sizeof sock, "%s/redis.sock", dir);
     snprintf(log, sizeof log, "%s/redis.log", dir);
-    pid_t redis = spawn(log, (char *[]){"redis-server", "--port", "0", "--unixsocket", sock, "--save", "",
-                                        "--appendonly", "no", NULL});
+    char pport[16] = "0", rport[16], of[64], rdir[200];
+    pid_t replica = 0;
+    if (durability)
+        snprintf(pport, sizeof pport, "%d", free_port());
+    pid_t redis = spawn(log, (char *[]){"redis-server", "--port", pport, "--bind", "127.0.0.1", "--unixsocket",
+                                        sock, "--save", "", "--appendonly", "no", NULL});
+    if (durability) {
+        snprintf(rport, sizeof rport, "%d", free_port());
+        snprintf(of, sizeof of, "127.0.0.1 %s", pport);
+        snprintf(rdir, sizeof rdir, "%s/replica", dir);
+        common_mkdir_p(rdir, 0700);
+        snprintf(log, sizeof log, "%s/replica.log", dir);
+        replica = spawn(log, (char *[]){"redis-server", "--port", rport, "--bind", "127.0.0.1", "--dir", rdir,
+                                        "--replicaof", of, "--save", "", "--appendonly", "no", NULL});
+    }
     snprintf(path, sizeof path, "%s/problems/aplusb", dir);
     common_mkdir_p(path, 0755);
     snprintf(cfg, sizeof cfg, "%s/judged.yaml", dir);
@@ -193,8 +230,10 @@ int main(int argc, char **argv)
     FILE *f = fopen(cfg, "w");
     fprintf(f, "redis: unix://%s\nproblems: %s/problems\nlanguages: %s/languages\nmax_source: 64K\n"
                "pools:\n  native: {languages: [c, cpp], slots: 1, max_queue: 0}\n"
-               "api:\n  listen: 127.0.0.1:0\n  tokens: %s\n  max_connections: 64\n  rate: 0\n",
-            sock, dir, JUDGED_SOURCE_DIR, tokens);
+               "api:\n  listen: 127.0.0.1:0\n  tokens: %s\n  max_connections: 64\n  rate: 0\n"
+               "%s%s\n",
+            sock, dir, JUDGED_SOURCE_DIR, tokens, durability ? "admission_durability: " : "",
+            durability ? durability : "");
     fclose(f);
     char cmd[4096], tok[200] = "";
     snprintf(cmd, sizeof cmd, "%s/judgectl --config %s tokens add bench --role submit", JUDGED_BIN_DIR, cfg);
@@ -207,6 +246,12 @@ int main(int argc, char **argv)
     char bin[300];
     snprintf(bin, sizeof bin, "%s/judge-api", JUDGED_BIN_DIR);
     common_sleep_ms(300);   /* redis-server up */
+    for (int i = 0; durability && i < 100; i++) {   /* and its replica in sync: else WAIT times out */
+        snprintf(cmd, sizeof cmd, "redis-cli -p %s INFO replication | grep -q master_link_status:up", rport);
+        if (!system(cmd))
+            break;
+        common_sleep_ms(100);
+    }
     pid_t api = spawn(log, (char *[]){bin, "--config", cfg, NULL});
     for (int i = 0; i < 200 && !port; i++) {
         common_sleep_ms(25);
@@ -232,7 +277,9 @@ int main(int argc, char **argv)
                                    "POST /v1/submissions HTTP/1.1\r\nHost: 127.0.0.1\r\n"
                                    "Authorization: Bearer %s\r\nContent-Type: application/json\r\n"
                                    "Content-Length: %d\r\n\r\n%s", tok, bl, body);
-    printf("judge-api + redis-server + this client on one machine; 1 KiB sources; %g s per run\n", seconds);
+    printf("judge-api + redis-server%s + this client on one machine; 1 KiB sources; %g s per run; "
+           "admission_durability: %s\n", durability ? " + a replica" : "", seconds,
+           durability ? durability : "local (no replica)");
     run(conns, seconds, 0);
     run(conns, seconds, 1000);
     /* the ceiling: the admission function called directly */
@@ -248,6 +295,10 @@ int main(int argc, char **argv)
     waitpid(api, NULL, 0);
     kill(redis, SIGTERM);
     waitpid(redis, NULL, 0);
+    if (replica) {
+        kill(replica, SIGTERM);
+        waitpid(replica, NULL, 0);
+    }
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     if (system(cmd)) {
     }

@@ -1,6 +1,6 @@
 /* test_common.c - the helpers beneath every layer: reading files (whole,
  * bounded, truncated), mkdir -p, parsing sizes and durations, fd passing,
- * UTF-8 checks. */
+ * UTF-8 checks, opens beneath a directory. */
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -149,4 +149,40 @@ Test(common, utf8_len_measures_one_sequence)
     cr_assert_eq(common_utf8_len("\xe2\x82" "A", 3), 0);
     cr_assert_eq(common_utf8_len("\xe0\x9f\xbf", 3), 0, "overlong U+07FF");
     cr_assert_eq(common_utf8_len("\xed\xa0\x80", 3), 0, "surrogate U+D800");
+}
+
+/* The one safe open of package trees (runner/package.c, store/expand.c,
+ * store/package.c): beneath the root or not at all. */
+Test(common, open_beneath_stays_beneath)
+{
+    char p[128];
+    snprintf(p, sizeof p, "%s/pkg", dir);
+    cr_assert_eq(mkdir(p, 0755), 0);
+    snprintf(p, sizeof p, "%s/pkg/f", dir);
+    cr_assert_eq(close(open(p, O_CREAT | O_WRONLY, 0644)), 0);
+    snprintf(p, sizeof p, "%s/pkg/out", dir);
+    cr_assert_eq(symlink("/etc/passwd", p), 0);
+    snprintf(p, sizeof p, "%s/pkg/in", dir);
+    cr_assert_eq(symlink("f", p), 0);
+    snprintf(p, sizeof p, "%s/pkg", dir);
+    int root = open(p, O_RDONLY | O_DIRECTORY);
+    cr_assert_geq(root, 0);
+    int fd = common_open_beneath(root, "f", O_RDONLY, false);
+    cr_assert_geq(fd, 0);
+    cr_assert(fcntl(fd, F_GETFD) & FD_CLOEXEC);
+    close(fd);
+    fd = common_open_beneath(root, "in", O_RDONLY, false);
+    cr_assert_geq(fd, 0, "a link that stays inside is followed");
+    close(fd);
+    fd = common_open_beneath(root, "", O_RDONLY | O_DIRECTORY, false);
+    cr_assert_geq(fd, 0, "\"\" is the root itself");
+    close(fd);
+    errno = 0;
+    cr_assert_eq(common_open_beneath(root, "out", O_RDONLY, false), -1);
+    cr_assert_eq(errno, EXDEV);
+    cr_assert_eq(common_open_beneath(root, "../pkg/f", O_RDONLY, false), -1);
+    cr_assert_eq(errno, EXDEV);
+    cr_assert_eq(common_open_beneath(root, "in", O_RDONLY, true), -1, "no_links: through no link");
+    cr_assert_eq(errno, ELOOP);
+    close(root);
 }

@@ -11,7 +11,7 @@
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 {
-    struct rn_errors errs = {0};
+    struct common_errors errs = {0};
     struct rn_language *l = NULL;
     if (rn_language_parse((const char *)data, size, "fuzz.yaml", &l, &errs) == 0) {
         /* what the runner does with a loaded language */
@@ -24,6 +24,6 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
         for (const unsigned char *c = (const unsigned char *)errs.items[i]; *c; c++)
             if (*c < 0x20 || *c == 0x7f)
                 abort();
-    rn_errors_free(&errs);
+    common_errors_free(&errs);
     return 0;
 }

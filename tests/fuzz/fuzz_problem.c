@@ -77,18 +77,18 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 {
-    struct rn_errors errs = {0};
+    struct common_errors errs = {0};
     struct rn_problem *p = NULL;
     struct runner_limits lim = {.tests = 64};
     if (rn_problem_parse(root, dir, (const char *)data, size, &lim, &p, &errs) == 0)
         rn_problem_free(p);
-    char *all = rn_errors_join(&errs);
+    char *all = common_errors_join(&errs);
     /* every message is one line of printable text */
     for (size_t i = 0; i < errs.count; i++)
         for (const unsigned char *c = (const unsigned char *)errs.items[i]; *c; c++)
             if (*c < 0x20 || *c == 0x7f)
                 abort();
     free(all);
-    rn_errors_free(&errs);
+    common_errors_free(&errs);
     return 0;
 }

@@ -469,6 +469,7 @@ Test(api, status_codes_roles_and_idempotency)
     json_t *pools = json_object_get(r.json, "pools");
     cr_assert_eq(json_array_size(pools), 2);
     cr_assert_eq(json_integer_value(json_object_get(json_array_get(pools, 0), "depth")), 2, "%s", r.body);
+    cr_assert_eq(json_integer_value(json_object_get(json_array_get(pools, 0), "lag")), 2, "%s", r.body);
     resp_free(&r);
     expect(http("POST", "/v1/pools/{name}/{action}", "/v1/pools/native/pause", tok_admin, "", NULL), 200,
            NULL, "pause");
@@ -553,7 +554,8 @@ Test(api, trouble_is_visible)
     r = http("GET", "/metrics", "/metrics", tok_read, NULL, NULL);
     cr_assert_eq(r.status, 200, "the scrape itself works: %s", r.body);
     cr_assert(strstr(r.body, "judged_redis_up 0\n"), "%s", r.body);
-    cr_assert(!strstr(r.body, "judged_queue_depth{") && !strstr(r.body, "judged_free_slots{"),
+    cr_assert(!strstr(r.body, "judged_queue_depth{") && !strstr(r.body, "judged_free_slots{") &&
+                  !strstr(r.body, "judged_queue_lag{"),
               "no figures, never zeros, while Redis cannot be read: %s", r.body);
     cr_assert(strstr(r.body, "judged_api_admissions_total{outcome=\"accepted\"} 1\n"),
               "the process's own counters stay: %s", r.body);
@@ -715,6 +717,8 @@ Test(api, long_poll_result_and_metrics)
     cr_assert(strstr(r.body, "judged_api_admissions_total{outcome=\"accepted\"} 1"), "%s", r.body);
     cr_assert(strstr(r.body, "judged_live_hosts 1"), "%s", r.body);
     cr_assert(strstr(r.body, "judged_free_slots{pool=\"native\"} 1"), "%s", r.body);
+    cr_assert(strstr(r.body, "judged_slots{pool=\"native\"} 1"), "%s", r.body);
+    cr_assert(strstr(r.body, "judged_queue_lag{pool=\"native\",priority=\"normal\"} 0\n"), "%s", r.body);
     resp_free(&r);
     free(ok);
     check_openapi();

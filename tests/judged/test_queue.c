@@ -143,8 +143,8 @@ Test(queue, a_flushed_function_library_is_loaded_again)
     cr_assert_eq(t_events("native", id), 1);
 }
 
-/* Library version 11 keeps results in judge:{P}:res:ID (issue 25): judged,
- * loading it over version 10, moves the verdicts of submissions finished
+/* Library version 13 keeps results in judge:{P}:res:ID (issue 25): judged,
+ * loading it over version 12, moves the verdicts of submissions finished
  * before, once; a verdict in the hash of one that was not done is dropped,
  * a waiting rejudge's fields moved. */
 Test(queue, an_older_librarys_results_are_moved_at_the_upgrade)
@@ -152,7 +152,7 @@ Test(queue, an_older_librarys_results_are_moved_at_the_upgrade)
     char cfg[400], out[8192];
     const char *old[] = {"FUNCTION", "LOAD", "REPLACE",
                          "#!lua name=judged\nredis.register_function{function_name = 'judged_version', "
-                         "flags = {'no-writes'}, callback = function() return 10 end}",
+                         "flags = {'no-writes'}, callback = function() return 12 end}",
                          NULL};
     cr_assert_eq(t_cli(out, sizeof out, NULL, old), 0, "%s", out);
     const char *done = "native-00000000001-00000001", *planted = "native-00000000001-00000002",
@@ -170,7 +170,7 @@ Test(queue, an_older_librarys_results_are_moved_at_the_upgrade)
     cr_assert(t_judged_started("A", 10000));
     const char *ver[] = {"FCALL", "judged_version", "0", NULL};
     cr_assert_eq(t_cli(out, sizeof out, NULL, ver), 0);
-    cr_assert_eq(atoi(out), 11, "%s", out);
+    cr_assert_eq(atoi(out), 13, "%s", out);
     cr_assert_eq(t_ctl(out, sizeof out, cfg, "result", done, "--json", NULL), 0, "%s", out);
     cr_assert(contains(out, "\"state\":\"done\"") && contains(out, "\"verdict\":\"WA\""), "%s", out);
     long long ttl = t_int("PTTL judge:{native}:res:%s", done);

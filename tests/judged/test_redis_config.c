@@ -285,3 +285,64 @@ Test(redis_config, a_long_password_with_every_kind_of_byte_survives_the_url)
     cr_assert_str_eq(err, "redis://judged:***@h/1");
     jd_config_free(&cfg);
 }
+
+/* issue 26: sentinel://, its password and admission_durability's default */
+Test(redis_config, sentinel_urls)
+{
+    static const char *ok[] = {
+        "sentinel://10.0.0.1:26379/judged",
+        "sentinel://10.0.0.1,10.0.0.2:26380,[fd00::3]:26379/judged?db=2",
+        "sentinel://judged:s3cret@a:26379,b:26379,c:26379/mymaster",
+    };
+    char err[512];
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++)
+        cr_assert_eq(queue_url_check(ok[i], err, sizeof err), 0, "%s: %s", ok[i], err);
+    static const char *bad[][2] = {
+        {"sentinel://judged:s3cret@a:26379", "MASTER_NAME"},
+        {"sentinel://judged:s3cret@a:26379/", "MASTER_NAME"},
+        {"sentinel://judged:s3cret@a:26379,/m", "','"},
+        {"sentinel://judged:s3cret@a:99999/m", "port"},
+        {"sentinel://judged:s3cret@a:1/m%20x", "master name"},
+        {"sentinel://judged:s3cret@a:1,b,c,d,e,f,g,h,i/m", "at most"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        cr_assert_eq(queue_url_check(bad[i][0], err, sizeof err), -1, "accepted %s", bad[i][0]);
+        cr_assert(strstr(err, bad[i][1]), "'%s': '%s' lacks '%s'", bad[i][0], err, bad[i][1]);
+        cr_assert(!strstr(err, "s3cr"), "'%s' shows the password", err);
+    }
+    char url[512];
+    cr_assert_eq(queue_url_with_password("sentinel://judged@a:1,b:2/m?db=1", "p@ss", url, sizeof url), 0);
+    cr_assert_str_eq(url, "sentinel://judged:p%40ss@a:1,b:2/m?db=1");
+    cr_assert(queue_url_has_password(url));
+    queue_url_redact(url, err, sizeof err);
+    cr_assert_str_eq(err, "sentinel://judged:***@a:1,b:2/m?db=1");
+
+    struct jd_config cfg;
+    cr_assert_eq(load(&cfg, "redis: sentinel://127.0.0.1:26379/judged\n", err, sizeof err), 0, "%s", err);
+    cr_assert_eq(cfg.admission_durability, JD_DURABLE_REPLICATED, "sentinel://: replicated by default");
+    cr_assert_eq(cfg.admission_wait_ms, 2000);
+    jd_config_free(&cfg);
+    cr_assert_eq(load(&cfg, "redis: redis://127.0.0.1\n", err, sizeof err), 0, "%s", err);
+    cr_assert_eq(cfg.admission_durability, JD_DURABLE_LOCAL, "one Redis: local by default");
+    jd_config_free(&cfg);
+    cr_assert_eq(load(&cfg, "redis: redis://127.0.0.1\nadmission_durability: replicated\nadmission_wait: 250ms\n",
+                      err, sizeof err), 0, "%s", err);
+    cr_assert_eq(cfg.admission_durability, JD_DURABLE_REPLICATED);
+    cr_assert_eq(cfg.admission_wait_ms, 250);
+    jd_config_free(&cfg);
+    expect_refused("redis: sentinel://127.0.0.1:26379/judged\nadmission_durability: quorum\n",
+                   "expected local or replicated", NULL);
+    expect_refused("admission_durability: replicated\n", "embedded", NULL);
+}
+
+/* nobody answers: the error names the Sentinels (redacted), and retrying may help */
+Test(redis_config, no_sentinel_answers)
+{
+    struct queue_conn k;
+    queue_conn_init(&k, "sentinel://judged:s3cret@127.0.0.1:1,127.0.0.1:2/judged", 200);
+    cr_assert_eq(queue_conn_ensure(&k), -1);
+    cr_assert(strstr(k.err, "no Sentinel") && strstr(k.err, "judged:***@") && !strstr(k.err, "s3cret"), "%s",
+              k.err);
+    cr_assert(!k.refused, "Sentinels may come back: retried");
+    queue_conn_close(&k);
+}

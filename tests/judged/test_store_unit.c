@@ -735,6 +735,26 @@ Test(store_unit, icpc_types_the_runner_cannot_judge_are_refused_naming_the_key)
     }
 }
 
+/* problem.yaml and testdata.yaml are read by the common YAML reader, like
+ * the runner's files: a key given twice is refused naming both lines (libyaml
+ * alone lets the last one win), and a syntax error names its line. */
+Test(store_unit, icpc_keys_given_twice_are_refused_naming_both_lines)
+{
+    static const struct { const char *yaml, *expect; } cases[] = {
+        {"name: S\nvalidation: default\nvalidation: custom\n",
+         "problem.yaml:3: validation: given twice (also on line 2)"},
+        {"name: S\nlimits:\n  memory: 256\n  memory: 512\n", "problem.yaml:4: memory: given twice (also on line 3)"},
+        {"name: S\nlimits: {memory: 256\n", "problem.yaml:3: (yaml): "},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char sub[16], *errors;
+        snprintf(sub, sizeof sub, "d%zu", i);
+        cr_assert_geq(convert(sub, cases[i].yaml, &errors), 1, "%s", cases[i].yaml);
+        cr_assert(strstr(errors, cases[i].expect), "%s: %s", cases[i].yaml, errors);
+        free(errors);
+    }
+}
+
 /* 2023-07: type interactive with output_validator/ (one program, headers
  * beside it) is the runner's interactive problem with a Kattis interactor;
  * pass-fail with output_validator/ a Kattis checker; neither a batch

@@ -16,7 +16,7 @@
 
 /* slots 480..499 (a slot and its companion): clear of test_judge's (300..479)
  * and judgectl's default (500..599) */
-#define SLOT (480 + 2 * (int)(getpid() % 10))
+#define SLOT test_slot_group(480, 10, 2)     /* held per test process */
 
 static const char aplusb_c[] = "#include <stdio.h>\nint main(void){long a,b;"
                                "if(scanf(\"%ld %ld\",&a,&b)!=2)return 1;"

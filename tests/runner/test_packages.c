@@ -103,15 +103,15 @@ Test(links, links_inside_the_package_are_fine)
     put_link(dir, "tests/2.out", "../data/x.out");
     put_link(dir, "alias", "tests");
     put_link(dir, "self", ".");
-    struct rn_errors errs = {0};
+    struct common_errors errs = {0};
     struct rn_problem *p = NULL;
     int rc = rn_problem_load(dir, NULL, &p, &errs);
-    char *e = rn_errors_join(&errs);
+    char *e = common_errors_join(&errs);
     cr_assert_eq(rc, 0, "%s", e);
     cr_assert_eq(p->test_count, 2);
     cr_assert_str_eq(p->tests[1].answer, "tests/2.out");
     rn_problem_free(p);
-    rn_errors_free(&errs);
+    common_errors_free(&errs);
     free(e);
     drop(dir);
 }
@@ -160,7 +160,7 @@ Test(links, a_file_swapped_for_a_link_after_the_check_is_refused_at_open)
      * still refused, at the open */
     struct secret s = secret_make();
     char *dir = aplusb_package("");
-    struct rn_errors errs = {0};
+    struct common_errors errs = {0};
     struct rn_problem *p = NULL;
     cr_assert_eq(rn_problem_load(dir, NULL, &p, &errs), 0);
     put_link(dir, "tests/1.out", s.path);
@@ -177,7 +177,7 @@ Test(links, a_file_swapped_for_a_link_after_the_check_is_refused_at_open)
     cr_assert_null(rn_pkg_read(root, "tests/1.out", 1 << 20, &len, why, sizeof why));
     close(root);
     rn_problem_free(p);
-    rn_errors_free(&errs);
+    common_errors_free(&errs);
     drop(dir);
     secret_free(&s);
 }
@@ -332,19 +332,19 @@ static void keys_cost_linear(bool same)
     char *text = malloc(n * 16), *p = text;
     for (size_t i = 0; i < n; i++)
         p += sprintf(p, "k%zu: 1\n", same ? (size_t)7 : i);
-    struct rn_errors errs = {0};
+    struct common_errors errs = {0};
     struct ydoc y;
     cr_assert_eq(ydoc_parse(&y, text, (size_t)(p - text), "x.yaml", &errs), 0);
     ydoc_mapping(&y, ydoc_root(&y), "document");
     cr_assert_lt(y.key_probes, 4 * n, "%zu probes for %zu keys", y.key_probes, n);
     cr_assert_eq(errs.count + errs.dropped, same ? n - 1 : 0);
-    cr_assert_eq(errs.count, same ? RN_ERRORS_MAX : 0, "messages are capped");
-    char *all = rn_errors_join(&errs);
+    cr_assert_eq(errs.count, same ? COMMON_ERRORS_MAX : 0, "messages are capped");
+    char *all = common_errors_join(&errs);
     if (same)
         cr_assert(strstr(all, "... and 59799 more errors"), "%.300s", all);
     free(all);
     ydoc_free(&y);
-    rn_errors_free(&errs);
+    common_errors_free(&errs);
     free(text);
 }
 
@@ -402,24 +402,24 @@ Test(big, tiny_tests_100000, .timeout = 300)
     free(e);
     /* with the limits raised it loads, each test once in the subtask */
     struct runner_limits lim = {.package_files = 300000, .tests = 100000};
-    struct rn_errors errs = {0};
+    struct common_errors errs = {0};
     struct rn_problem *p = NULL;
     int rc = rn_problem_load(dir, &lim, &p, &errs);
-    e = rn_errors_join(&errs);
+    e = common_errors_join(&errs);
     cr_assert_eq(rc, 0, "%s", e);
     cr_assert_eq(p->test_count, 100000);
     cr_assert_str_eq(p->tests[99999].name, "100000", "natural order");
     cr_assert_eq(p->subtasks[0].test_count, 100000, "listed ranges are deduplicated");
     rn_problem_free(p);
-    rn_errors_free(&errs);
+    common_errors_free(&errs);
     free(e);
     /* one test fewer allowed: refused, naming the limit */
     lim.tests = 99999;
     rc = rn_problem_load(dir, &lim, &p, &errs);
-    e = rn_errors_join(&errs);
+    e = common_errors_join(&errs);
     cr_assert_eq(rc, -1);
     cr_assert(strstr(e, "tests: more than 99999 tests (the tests limit)"), "%s", e);
-    rn_errors_free(&errs);
+    common_errors_free(&errs);
     free(e);
     drop(dir);
 }
@@ -430,15 +430,15 @@ Test(big, package_size_limit)
     put_sparse(dir, "tests/2.out", "4\n", 3LL << 30);
     put_file(dir, "tests/2.in", "2 2\n");
     struct runner_limits lim = {.package_size = 2ULL << 30};
-    struct rn_errors errs = {0};
+    struct common_errors errs = {0};
     struct rn_problem *p = NULL;
     int rc = rn_problem_load(dir, &lim, &p, &errs);
-    char *e = rn_errors_join(&errs);
+    char *e = common_errors_join(&errs);
     cr_assert_eq(rc, -1);
     cr_assert(strstr(e, "package: more than 2147483648 bytes of files (the package_size limit)"),
               "%s", e);
     free(e);
-    rn_errors_free(&errs);
+    common_errors_free(&errs);
     drop(dir);
 }
 
@@ -477,13 +477,13 @@ Test(languages, compile_given_twice_is_an_error_and_does_not_leak)
     const char *text = "id: c\nname: C\nversion: [gcc, --version]\nsource: main.c\n"
                        "compile: [gcc, -o, main, main.c]\ncompile: [[gcc, a], [gcc, b]]\n"
                        "run: [./main]\npool: native\n";
-    struct rn_errors errs = {0};
+    struct common_errors errs = {0};
     struct rn_language *l = NULL;
     cr_assert_eq(rn_language_parse(text, strlen(text), "c.yaml", &l, &errs), -1);
-    char *e = rn_errors_join(&errs);
+    char *e = common_errors_join(&errs);
     cr_assert(strstr(e, "c.yaml:6: compile: given twice (also on line 5)"), "%s", e);
     free(e);
-    rn_errors_free(&errs);
+    common_errors_free(&errs);
 }
 
 Test(languages, size_limit_and_not_a_regular_file)
@@ -494,16 +494,16 @@ Test(languages, size_limit_and_not_a_regular_file)
     char big[512], fifo[512];
     snprintf(big, sizeof big, "%s/big.yaml", dir);
     snprintf(fifo, sizeof fifo, "%s/fifo.yaml", dir);
-    struct rn_errors errs = {0};
+    struct common_errors errs = {0};
     struct rn_language *l = NULL;
     cr_assert_eq(rn_language_load(big, &l, &errs), -1);
     cr_assert_eq(rn_language_load(fifo, &l, &errs), -1);
-    char *e = rn_errors_join(&errs);
+    char *e = common_errors_join(&errs);
     cr_assert(strstr(e, "big.yaml:0: document: larger than the limit of 1048576 bytes (the "
                         "yaml_size limit)"), "%s", e);
     cr_assert(strstr(e, "fifo.yaml:0: document: a FIFO (named pipe), not a regular file"), "%s", e);
     free(e);
-    rn_errors_free(&errs);
+    common_errors_free(&errs);
     drop(dir);
 }
 
@@ -511,18 +511,18 @@ Test(languages, size_limit_and_not_a_regular_file)
 
 Test(strset, probes_stay_linear)
 {
-    struct rn_strset s = {0};
+    struct common_strset s = {0};
     size_t n = 200000;
     char **keys = calloc(n, sizeof *keys);
     for (size_t i = 0; i < n; i++) {
         cr_assert(asprintf(&keys[i], "t%zu", i) > 0);
-        cr_assert_null(rn_strset_put(&s, keys[i], keys[i]));
+        cr_assert_null(common_strset_put(&s, keys[i], keys[i]));
     }
-    cr_assert_eq(rn_strset_put(&s, "t42", "x"), keys[42], "the earlier one stays");
-    cr_assert_eq(rn_strset_get(&s, "t199999"), keys[199999]);
-    cr_assert_null(rn_strset_get(&s, "t200000"));
+    cr_assert_eq(common_strset_put(&s, "t42", "x"), keys[42], "the earlier one stays");
+    cr_assert_eq(common_strset_get(&s, "t199999"), keys[199999]);
+    cr_assert_null(common_strset_get(&s, "t200000"));
     cr_assert_lt(s.probes, 3 * n, "%zu probes", s.probes);
-    rn_strset_free(&s);
+    common_strset_free(&s);
     for (size_t i = 0; i < n; i++)
         free(keys[i]);
     free(keys);

@@ -21,8 +21,9 @@
 #include "runner.h"
 
 #define SRC JUDGED_SOURCE_DIR
-/* slots 940..947: clear of the other suites' (see test_judge.c) */
-#define FIRST_SLOT 940
+/* slots 940..947: clear of the other suites' (see test_judge.c); a slot and
+ * its companion held per test process (test_slot_group) */
+#define FIRST_SLOT test_slot_group(940, 4, 2)
 /* one per build tree: a .gch takes ~10-40 s to build here */
 #define PREPARED BIN_DIR "/../runner-test-prepared"
 #define WORK BIN_DIR "/../runner-test-prepared-work"
@@ -295,6 +296,52 @@ Test(jvm_archive, corrupted_archive_is_rebuilt_never_used, .timeout = 600)
     free(jsa);
     free(again);
     free(files);
+    remove_dir(prob);
+    free(prob);
+}
+
+/* java.yaml's choice of the class to run, made by MainFinder inside javac
+ * with the prepared files and by javap without them: the same class either
+ * way. Only the chosen class prints "ok". */
+static const struct {
+    const char *why, *src;
+} java_mains[] = {
+    {"the submission's public type before another class by name",
+     "class Aux { public static void main(String[] a) { System.out.println(\"Aux\"); } }\n"
+     "public class Zed { public static void main(String[] a) { System.out.println(\"ok\"); } }\n"},
+    {"a class named Main before the public type",
+     "public class Zed { public static void main(String[] a) { System.out.println(\"Zed\"); } }\n"
+     "class Main { public static void main(String[] a) { System.out.println(\"ok\"); } }\n"},
+    {"a nested class in a package, String... and its binary name",
+     "package p.q;\npublic class Outer {\n"
+     "  static void main(String[] a) { System.out.println(\"package-private\"); }\n"
+     "  public static class In { public static void main(String... a) { System.out.println(\"ok\"); } }\n"
+     "  public static int main(int a) { return a; } }\n"},
+    {"no eligible main is CE",
+     "public class Q { private static void main(String[] a) {} }\n"
+     "class R { public static int main(String[] a) { return 0; } }\n"
+     "class S { public void main(String[] a) {} }\n"
+     "class T { class String {} public static void main(String[] a) {} }\n"},
+};
+
+Test(jvm_archive, main_class_is_the_same_with_and_without_prepared_files, .timeout = 600)
+{
+    char *prob = scratch_dir("prepared-main");
+    put_file(prob, "problem.yaml", "name: main\ntime_limit: 5s\nmemory_limit: 256M\n");
+    put_file(prob, "tests/1.in", "\n");
+    put_file(prob, "tests/1.out", "ok\n");
+    size_t n = sizeof java_mains / sizeof java_mains[0];
+    for (size_t i = 0; i < n; i++)
+        for (int off = 0; off < 2; off++) {
+            struct judged j = judge(SRC "/languages", PREPARED, off, prob, "java", java_mains[i].src);
+            enum runner_verdict want = i + 1 < n ? RUNNER_AC : RUNNER_CE;
+            cr_expect_eq(j.verdict, want, "%s (%s prepared files): %s", java_mains[i].why,
+                         off ? "without" : "with", j.json);
+            if (want == RUNNER_CE)
+                cr_expect(strstr(j.json, "no class has a method public static void main"), "%s",
+                          j.json);
+            free(j.json);
+        }
     remove_dir(prob);
     free(prob);
 }

@@ -260,12 +260,12 @@ static char *load_language_errors(const char *yaml)
     put_file(dir, "x.yaml", "%s", yaml);
     char *path = NULL;
     cr_assert(asprintf(&path, "%s/x.yaml", dir) > 0);
-    struct rn_errors errs = {0};
+    struct common_errors errs = {0};
     struct rn_language *l = NULL;
     int rc = rn_language_load(path, &l, &errs);
-    char *joined = rn_errors_join(&errs);
+    char *joined = common_errors_join(&errs);
     cr_assert((rc == 0) == (errs.count == 0), "%s", joined);
-    rn_errors_free(&errs);
+    common_errors_free(&errs);
     rn_language_free(l);
     remove_dir(dir);
     free(dir);
@@ -283,7 +283,7 @@ Test(languages, valid_file_loads_with_defaults)
              "env: {LANG: C.UTF-8}\nmounts: [/etc/alternatives]\n");
     char *path = NULL;
     cr_assert(asprintf(&path, "%s/c.yaml", dir) > 0);
-    struct rn_errors errs = {0};
+    struct common_errors errs = {0};
     struct rn_language *l = NULL;
     int rc = rn_language_load(path, &l, &errs);
     cr_assert_eq(rc, 0);
@@ -298,7 +298,7 @@ Test(languages, valid_file_loads_with_defaults)
     cr_assert_str_eq(l->env[1], "PATH=/usr/local/bin:/usr/bin:/bin", "PATH defaults");
     cr_assert_str_eq(l->profile, "default");
     rn_language_free(l);
-    rn_errors_free(&errs);
+    common_errors_free(&errs);
     remove_dir(dir);
     free(dir);
     free(path);
@@ -397,11 +397,11 @@ Test(languages, prepare_key_is_read_and_checked)
 
 Test(languages, shipped_languages_load)
 {
-    struct rn_errors errs = {0};
+    struct common_errors errs = {0};
     struct rn_language **ls = NULL;
     size_t n = 0;
     int rc = rn_languages_load_dir(JUDGED_SOURCE_DIR "/languages", 0, &ls, &n, &errs);
-    char *e = rn_errors_join(&errs);
+    char *e = common_errors_join(&errs);
     cr_assert_eq(rc, 0, "%s", e);
     const char *need[] = {"c", "cpp", "python3", "java"};
     for (size_t k = 0; k < 4; k++) {
@@ -411,7 +411,7 @@ Test(languages, shipped_languages_load)
         cr_assert(found, "languages/ lacks %s", need[k]);
     }
     free(e);
-    rn_errors_free(&errs);
+    common_errors_free(&errs);
     rn_languages_free(ls, n);
 }
 
@@ -421,14 +421,14 @@ Test(languages, an_id_must_equal_its_file_name)
     put_file(dir, "c.yaml", GOOD_C);
     put_file(dir, "gcc.yaml", "%s", "id: cc\nname: C\nversion: [gcc, --version]\nsource: main.c\n"
                                     "run: [./main]\n");
-    struct rn_errors errs = {0};
+    struct common_errors errs = {0};
     struct rn_language **ls = NULL;
     size_t n = 0;
     cr_assert_eq(rn_languages_load_dir(dir, 0, &ls, &n, &errs), -1);
-    char *e = rn_errors_join(&errs);
+    char *e = common_errors_join(&errs);
     cr_assert(strstr(e, "gcc.yaml: id: 'cc' must equal the file name (gcc)"), "%s", e);
     free(e);
-    rn_errors_free(&errs);
+    common_errors_free(&errs);
     free(dir);
 }
 
@@ -539,7 +539,7 @@ Test(problems, a_time_limit_above_60_without_a_unit_is_a_warning)
 Test(problems, minimal_package_defaults)
 {
     char *dir = package(BASE, 12);
-    struct rn_errors errs = {0};
+    struct common_errors errs = {0};
     struct rn_problem *p = NULL;
     int rc = rn_problem_load(dir, NULL, &p, &errs);
     cr_assert_eq(rc, 0);
@@ -551,7 +551,7 @@ Test(problems, minimal_package_defaults)
     cr_assert_eq(p->checker, RN_CHECK_TOKENS);
     cr_assert_eq(p->output_limit, 64ULL << 20);
     rn_problem_free(p);
-    rn_errors_free(&errs);
+    common_errors_free(&errs);
     remove_dir(dir);
     free(dir);
 }
@@ -562,10 +562,10 @@ Test(problems, subtasks_ranges_and_dependencies)
                         "subtasks:\n  - {name: small, points: 30, tests: [1-5]}\n"
                         "  - {name: large, points: 70, tests: [6-8, 10], depends: [small]}\n",
                         10);
-    struct rn_errors errs = {0};
+    struct common_errors errs = {0};
     struct rn_problem *p = NULL;
     int rc = rn_problem_load(dir, NULL, &p, &errs);
-    char *e = rn_errors_join(&errs);
+    char *e = common_errors_join(&errs);
     cr_assert_eq(rc, 0, "%s", e);
     cr_assert_eq(p->subtasks[0].test_count, 5);
     cr_assert_eq(p->subtasks[1].test_count, 4);
@@ -578,7 +578,7 @@ Test(problems, subtasks_ranges_and_dependencies)
     cr_assert_eq(p->stop, RN_STOP_NONE);
     free(e);
     rn_problem_free(p);
-    rn_errors_free(&errs);
+    common_errors_free(&errs);
     remove_dir(dir);
     free(dir);
 }
@@ -844,14 +844,14 @@ Test(problems, comparison_options)
 {
     char *dir = package(BASE "checker: {type: float, absolute_tolerance: 1e-3, case_sensitive: "
                         "false, space_change_sensitive: true}\n", 1);
-    struct rn_errors errs = {0};
+    struct common_errors errs = {0};
     struct rn_problem *p = NULL;
     cr_assert_eq(rn_problem_load(dir, NULL, &p, &errs), 0);
     cr_assert_float_eq(p->compare.abs_tol, 1e-3, 1e-12);
     cr_assert(p->compare.rel_tol < 0, "a tolerance not given is off");
     cr_assert(p->compare.case_insensitive && p->compare.space_sensitive);
     rn_problem_free(p);
-    rn_errors_free(&errs);
+    common_errors_free(&errs);
     remove_dir(dir);
     free(dir);
     int count;
@@ -883,10 +883,10 @@ Test(problems, checker_protocol_and_args)
     char *dir = package(BASE "checker: {type: custom, source: v.c, protocol: kattis, "
                         "args: [case_sensitive, float_tolerance, '1e-6']}\n", 1);
     put_file(dir, "v.c", "int main(void) { return 42; }\n");
-    struct rn_errors errs = {0};
+    struct common_errors errs = {0};
     struct rn_problem *p = NULL;
     int rc = rn_problem_load(dir, NULL, &p, &errs);
-    char *e = rn_errors_join(&errs);
+    char *e = common_errors_join(&errs);
     cr_assert_eq(rc, 0, "%s", e);
     free(e);
     cr_assert_eq(p->checker, RN_CHECK_CUSTOM);
@@ -897,7 +897,7 @@ Test(problems, checker_protocol_and_args)
     cr_assert_null(p->checker_prog.args[3]);
     cr_assert_eq(p->checker_prog.line, 4);
     rn_problem_free(p);
-    rn_errors_free(&errs);
+    common_errors_free(&errs);
     int count;
     put_file(dir, "problem.yaml", BASE "checker: {type: custom, source: v.c, protocol: icpc}\n");
     e = check_errors(dir, &count);
@@ -922,7 +922,7 @@ Test(problems, checker_protocol_and_args)
     cr_assert_eq(rn_problem_load(dir, NULL, &p, &errs), 0);
     cr_assert_str_eq(p->interactor.args[1], "b");
     rn_problem_free(p);
-    rn_errors_free(&errs);
+    common_errors_free(&errs);
     remove_dir(dir);
     free(dir);
 }
@@ -959,10 +959,10 @@ Test(problems, interactive_grader_and_limits_keys)
     put_file(dir, "g.cpp", "\n");
     put_file(dir, "g.h", "\n");
     put_file(dir, "Main.java", "\n");
-    struct rn_errors errs = {0};
+    struct common_errors errs = {0};
     struct rn_problem *p = NULL;
     int rc = rn_problem_load(dir, NULL, &p, &errs);
-    char *e = rn_errors_join(&errs);
+    char *e = common_errors_join(&errs);
     cr_assert_eq(rc, 0, "%s", e);
     free(e);
     cr_assert_eq(p->type, RN_INTERACTIVE);
@@ -977,7 +977,7 @@ Test(problems, interactive_grader_and_limits_keys)
     cr_assert_str_eq(p->graders[1].source, "Solution.java");
     cr_assert_str_eq(p->graders[0].files[1], "g.h");
     rn_problem_free(p);
-    rn_errors_free(&errs);
+    common_errors_free(&errs);
     remove_dir(dir);
     free(dir);
     int count;

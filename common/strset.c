@@ -12,7 +12,7 @@
 #include <string.h>
 #include <sys/random.h>
 
-#include "internal.h"
+#include "common.h"
 
 #define ROTL(x, b) (uint64_t)(((x) << (b)) | ((x) >> (64 - (b))))
 #define SIPROUND                                                                 \
@@ -48,10 +48,10 @@ static uint64_t siphash13(const uint64_t key[2], const unsigned char *m, size_t 
     return v0 ^ v1 ^ v2 ^ v3;
 }
 
-static int grow(struct rn_strset *s)
+static int grow(struct common_strset *s)
 {
     size_t cap = s->cap ? s->cap * 2 : 64;
-    struct rn_strset_slot *slots = calloc(cap, sizeof *slots);
+    struct common_strset_slot *slots = calloc(cap, sizeof *slots);
     if (!slots)
         return -1;
     for (size_t i = 0; i < s->cap; i++) {
@@ -68,7 +68,7 @@ static int grow(struct rn_strset *s)
     return 0;
 }
 
-const void *rn_strset_put(struct rn_strset *s, const char *key, const void *value)
+const void *common_strset_put(struct common_strset *s, const char *key, const void *value)
 {
     if (!s->keyed) {
         if (getrandom(s->key, sizeof s->key, 0) != sizeof s->key) {
@@ -83,9 +83,9 @@ const void *rn_strset_put(struct rn_strset *s, const char *key, const void *valu
     uint64_t h = siphash13(s->key, (const unsigned char *)key, len);
     for (size_t j = h & (s->cap - 1);; j = (j + 1) & (s->cap - 1)) {
         s->probes++;
-        struct rn_strset_slot *slot = &s->slots[j];
+        struct common_strset_slot *slot = &s->slots[j];
         if (!slot->key) {
-            *slot = (struct rn_strset_slot){key, value, h};
+            *slot = (struct common_strset_slot){key, value, h};
             s->count++;
             return NULL;
         }
@@ -94,7 +94,7 @@ const void *rn_strset_put(struct rn_strset *s, const char *key, const void *valu
     }
 }
 
-const void *rn_strset_get(const struct rn_strset *s, const char *key)
+const void *common_strset_get(const struct common_strset *s, const char *key)
 {
     if (!s->count)
         return NULL;
@@ -105,8 +105,8 @@ const void *rn_strset_get(const struct rn_strset *s, const char *key)
     return NULL;
 }
 
-void rn_strset_free(struct rn_strset *s)
+void common_strset_free(struct common_strset *s)
 {
     free(s->slots);
-    *s = (struct rn_strset){0};
+    *s = (struct common_strset){0};
 }

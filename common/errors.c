@@ -11,9 +11,8 @@
 #include <string.h>
 
 #include "common.h"
-#include "internal.h"
 
-void rn_errors_add(struct rn_errors *e, const char *fmt, ...)
+void common_errors_add(struct common_errors *e, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -22,7 +21,7 @@ void rn_errors_add(struct rn_errors *e, const char *fmt, ...)
     va_end(ap);
     if (n < 0)
         return;
-    if (e->count >= RN_ERRORS_MAX) {
+    if (e->count >= COMMON_ERRORS_MAX) {
         e->dropped++;
         free(msg);
         return;
@@ -40,7 +39,7 @@ void rn_errors_add(struct rn_errors *e, const char *fmt, ...)
     e->items[e->count++] = msg;
 }
 
-char *rn_errors_join(const struct rn_errors *e)
+char *common_errors_join(const struct common_errors *e)
 {
     char more[64] = "";
     if (e->dropped)
@@ -62,15 +61,15 @@ char *rn_errors_join(const struct rn_errors *e)
     return s;
 }
 
-void rn_errors_free(struct rn_errors *e)
+void common_errors_free(struct common_errors *e)
 {
     for (size_t i = 0; i < e->count; i++)
         free(e->items[i]);
     free(e->items);
-    *e = (struct rn_errors){0};
+    *e = (struct common_errors){0};
 }
 
-char *rn_quote(char *out, size_t cap, const char *s, size_t n)
+char *common_quote(char *out, size_t cap, const char *s, size_t n)
 {
     static const char dots[] = "...";
     const unsigned char *u = (const unsigned char *)s;
