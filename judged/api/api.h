@@ -115,8 +115,11 @@ struct req {
     struct api *api;
     struct MHD_Connection *conn;
     const char *method, *url;
-    char *body;
-    size_t len;
+    char *body;              /* NULL for an upload: its body goes to upload_fd */
+    size_t len;              /* body bytes received (an upload's too) */
+    int upload_fd;           /* an upload's file, upload_dir/upload; -1 otherwise */
+    char upload_dir[40];     /* an upload's private directory (removed at the end), or "" */
+    int upload_errno;        /* a failed write of the upload's file */
     bool too_big;
     bool authed;             /* the token was checked before the body (uploads) */
     long limit;              /* body bytes accepted: api's body limit, or max_package for an upload */

@@ -115,22 +115,22 @@ static enum MHD_Result upload_answer(struct req *r, const struct store_upload *u
     return api_json_h(r, 202, j, "Location", loc, NULL);
 }
 
-/* The body into WORK/upload, unpacked into WORK/pkg (converted if ICPC).
- * 0, or a response was queued into *ret. */
+/* The body, already in WORK/upload (server.c wrote it as it arrived),
+ * unpacked into WORK/pkg (converted if ICPC). 0, or a response was queued
+ * into *ret. */
 static int unpack_body(struct req *r, const char *name, const char *work, char *pkg, size_t pkglen, char **notes,
                        enum MHD_Result *ret)
 {
     char file[4200], err[2048];
     snprintf(file, sizeof file, "%s/upload", work);
     snprintf(pkg, pkglen, "%s/pkg", work);
-    int fd = open(file, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-    bool ok = fd >= 0 && write(fd, r->body, r->len) == (ssize_t)r->len;
-    if (fd >= 0)
-        close(fd);
-    if (!ok) {
-        *ret = api_error(r, 500, NULL, "cannot keep the upload: %s", strerror(errno));
+    if (r->upload_errno || close(r->upload_fd)) {
+        r->upload_fd = -1;
+        *ret = api_error(r, 500, NULL, "cannot keep the upload: %s", strerror(r->upload_errno ? r->upload_errno
+                                                                                                : errno));
         return -1;
     }
+    r->upload_fd = -1;
     if (store_unpack(file, pkg, (uint64_t)r->api->cfg.max_package, err, sizeof err)) {
         strip_prefix(err, work);
         bool big = strstr(err, "larger than max_package") != NULL;
@@ -212,9 +212,8 @@ enum MHD_Result api_problem_put(struct req *r, const char *name)
                                                  "application/zip, not %s", ct ? ct : "nothing");
     if (!r->len)
         return api_error(r, 400, "body", "empty body: send the package as a tar.gz or zip archive");
-    char work[] = "/tmp/judge-api-upload-XXXXXX", pkg[4200];
-    if (!mkdtemp(work))
-        return api_error(r, 500, NULL, "cannot make a temporary directory: %s", strerror(errno));
+    const char *work = r->upload_dir;   /* made when its headers came (server.c) */
+    char pkg[4200];
     enum MHD_Result ret;
     char *notes = NULL;
     if (unpack_body(r, name, work, pkg, sizeof pkg, &notes, &ret) == 0) {
@@ -223,8 +222,7 @@ enum MHD_Result api_problem_put(struct req *r, const char *name)
         api_conn_put(r->api, k);
     }
     free(notes);
-    store_remove_tree(work);
-    return ret;
+    return ret;   /* work is removed with the request (server.c) */
 }
 
 /* ----------------------------------------------------------------- reads */

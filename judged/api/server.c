@@ -33,11 +33,14 @@
  * are stored) -> 401; the token's bucket (api.rate per second, api.burst
  * deep) -> 429 with Retry-After; the route -> 404 or 405; its role -> 403.
  * A package upload (PUT /v1/problems/NAME, up to max_package) has its token
- * and role checked when its headers arrive, before any of its body. A
+ * and role checked when its headers arrive, before any of its body, which
+ * goes to a private file as it arrives, never into memory. A
  * submitter's token name is recorded with each submission (owner), and it
  * reads only its own submissions.
  */
 #include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <netdb.h>
 #include <netinet/tcp.h>
@@ -47,12 +50,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <openssl/crypto.h>
 #include <openssl/sha.h>
 
 #include "api.h"
 #include "common.h"
+#include "store.h"
 
 /* ---------------------------------------------------------- connections */
 
@@ -296,6 +301,55 @@ static const char *framing_error(struct MHD_Connection *conn, const char *versio
     return NULL;
 }
 
+/* An upload's body goes to a file as it arrives, never into memory: a
+ * package may be max_package bytes (default 256 MiB) and every upload in
+ * flight would hold that much (bench_upload: judge-api's peak RSS was the
+ * body's size plus ~25 MiB). The directory is private to judge-api (0700)
+ * and removed when the request ends, answered or not. */
+static int upload_open(struct req *r)
+{
+    snprintf(r->upload_dir, sizeof r->upload_dir, "/tmp/judge-api-upload-XXXXXX");
+    if (!mkdtemp(r->upload_dir)) {
+        r->upload_errno = errno;
+        r->upload_dir[0] = '\0';
+        return -1;
+    }
+    char file[64];
+    snprintf(file, sizeof file, "%s/upload", r->upload_dir);
+    r->upload_fd = open(file, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (r->upload_fd < 0) {
+        r->upload_errno = errno;
+        return -1;
+    }
+    return 0;
+}
+
+/* One chunk of an upload's body into its file; a failed write (a full
+ * disk) is kept for the handler's answer, and the rest is only counted. */
+static void upload_write(struct req *r, const char *data, size_t n)
+{
+    r->len += n;
+    while (n && !r->upload_errno) {
+        ssize_t w = write(r->upload_fd, data, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            r->upload_errno = w < 0 ? errno : EIO;
+        else
+            data += w, n -= (size_t)w;
+    }
+}
+
+static void upload_close(struct req *r)
+{
+    if (r->upload_fd >= 0)
+        close(r->upload_fd);
+    r->upload_fd = -1;
+    if (r->upload_dir[0])
+        store_remove_tree(r->upload_dir);
+    r->upload_dir[0] = '\0';
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
                                   const char *method, const char *version, const char *upload,
                                   size_t *upload_size, void **con_cls)
@@ -319,9 +373,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         /* a package upload may be as big as max_package; anything else is JSON */
         const struct api_route *upload = api_route_upload(method, url);
         r->limit = upload ? a->cfg.max_package : a->body_limit;
+        r->upload_fd = -1;
         if (upload) {
             /* the token and role first: an anonymous client must not make a
-             * root process buffer max_package bytes */
+             * root process write max_package bytes */
             r->conn = conn;
             r->url = url;
             r->method = method;
@@ -331,6 +386,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
             r->authed = true;
             if (!api_has_role(r, upload->roles))
                 return api_forbidden(r, upload);
+            if (upload_open(r))
+                return api_error(r, 500, NULL, "cannot keep the upload: %s", strerror(r->upload_errno));
         }
         const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Length");
         if (cl && strtoll(cl, NULL, 10) > r->limit)
@@ -339,9 +396,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
             return MHD_YES;
     }
     if (*upload_size && !r->too_big) {
-        if (r->len + *upload_size > (size_t)r->limit) {
+        if (r->len + *upload_size > (size_t)r->limit)
             r->too_big = true;
-        } else {
+        else if (r->upload_fd >= 0)
+            upload_write(r, upload, *upload_size);
+        else {
             r->body = realloc(r->body, r->len + *upload_size + 1);
             memcpy(r->body + r->len, upload, *upload_size);
             r->len += *upload_size;
@@ -442,6 +501,7 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
     (void)why;
     struct req *r = *con_cls;
     if (r) {
+        upload_close(r);
         free(r->body);
         free(r);
     }

@@ -1685,6 +1685,52 @@ static void make_icpc(const char *dir, const char *yaml)
     sh("tar czf %s/%s.tgz -C %s %s", T_dir, dir, T_dir, dir);
 }
 
+/* judge-api's peak resident memory (kB, VmHWM), or -1 */
+static long api_peak_kb(void)
+{
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/%d/status", (int)api_pid);
+    FILE *f = fopen(path, "r");
+    long kb = -1;
+    while (f && fgets(line, sizeof line, f))
+        if (!strncmp(line, "VmHWM:", 6))
+            kb = atol(line + 6);
+    if (f)
+        fclose(f);
+    return kb;
+}
+
+/* An upload's body goes to a file as it arrives (issue 25): a 48 MiB
+ * package raises judge-api's peak RSS by far less than its size (it grew by
+ * the body's size, and more while realloc copied it, when the body was
+ * collected in memory: every upload in flight cost up to max_package). */
+Test(api, a_package_upload_is_not_held_in_memory, .timeout = 300)
+{
+    start("  native: {languages: [c, cpp], slots: 1}\n", "max_package: 64M\n", true);
+    char tok_setter[100], tar[400];
+    token("setter", "setter", tok_setter);
+    kill(api_pid, SIGHUP);   /* the tokens file is read again */
+    for (long long end = t_now_ms() + 20000; t_now_ms() < end; t_sleep_ms(100)) {
+        struct resp r = http("GET", PROBS, PROBS, tok_setter, NULL, NULL);
+        long st = r.status;
+        resp_free(&r);
+        if (st == 200)
+            break;
+    }
+    /* plain tar of random bytes: no compression for the test to wait for */
+    sh("cp -r %s/testdata/aplusb %s/bigpkg && head -c 48M /dev/urandom > %s/bigpkg/NOTES && "
+       "tar cf %s/big.tar -C %s bigpkg", SRC, T_dir, T_dir, T_dir, T_dir);
+    snprintf(tar, sizeof tar, "%s/big.tar", T_dir);
+    long before = api_peak_kb();
+    cr_assert_gt(before, 0);
+    struct resp r = put_file(PROBS "/big", tok_setter, tar, "application/x-tar");
+    cr_assert_eq(r.status, 201, "%s", r.body);
+    resp_free(&r);
+    long after = api_peak_kb();
+    cr_assert_lt(after - before, 16 * 1024, "judge-api's peak RSS grew by %ld kB for a 48 MiB upload "
+                 "(%ld -> %ld kB)", after - before, before, after);
+}
+
 Test(api, problem_upload_validated_by_a_judged_host_then_judged_and_rejudged)
 {
     /* max_package 1M (a top-level key after api:'s) for the size limits
