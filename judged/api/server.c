@@ -359,6 +359,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     if (!r) {
         r = calloc(1, sizeof *r);
         r->api = a;
+        r->upload_fd = -1;   /* before any early answer: on_completed closes it */
         *con_cls = r;
         atomic_fetch_add(&a->requests, 1);
         const char *bad = framing_error(conn, version);
@@ -373,7 +374,6 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         /* a package upload may be as big as max_package; anything else is JSON */
         const struct api_route *upload = api_route_upload(method, url);
         r->limit = upload ? a->cfg.max_package : a->body_limit;
-        r->upload_fd = -1;
         if (upload) {
             /* the token and role first: an anonymous client must not make a
              * root process write max_package bytes */

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -196,8 +197,32 @@ static void t_make_problems(int slow_tests)
 }
 
 /* The test's temp dir (T_dir; T_sock in it), no process yet. */
+/* One test process per suite's slots on this machine: every test of a
+ * suite names fixed sandbox slots (its SLOT0..), and two runs of the suite
+ * at once (two build trees, CI beside a developer) made one judged refuse
+ * the other's slots and the test time out. The lock is the suite's file
+ * name in a root-only directory, held until the test process ends
+ * (criterion forks one per test); suites have disjoint slots, so they
+ * still run side by side. */
+static void t_lock_suite(void)
+{
+    static pid_t holder;   /* once per process: a second flock would wait on the first */
+    if (holder == getpid())
+        return;
+    holder = getpid();
+    const char *base = strrchr(__BASE_FILE__, '/');
+    char path[200];
+    mkdir("/run/judged-tests", 0700);
+    snprintf(path, sizeof path, "/run/judged-tests/suite-%s.lock", base ? base + 1 : __BASE_FILE__);
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    cr_assert(fd >= 0, "%s: %s", path, strerror(errno));
+    while (flock(fd, LOCK_EX) && errno == EINTR)
+        ;   /* fd stays open: the lock lives with the test process */
+}
+
 static void t_setup_dir(void)
 {
+    t_lock_suite();
     snprintf(T_dir, sizeof T_dir, "/tmp/judged-test-XXXXXX");
     cr_assert(mkdtemp(T_dir));
     snprintf(T_sock, sizeof T_sock, "%s/redis.sock", T_dir);
