@@ -177,6 +177,48 @@ static enum MHD_Result reject(struct req *r, const char *field, const char *msg)
     return api_error(r, 400, field, "%s", msg);
 }
 
+/* The answer to an admission queue_admit made (OK); counted per outcome. */
+static enum MHD_Result admit_answer(struct req *r, const struct queue_admit_reply *o, const char *key,
+                                    const struct jd_pool_cfg *pool)
+{
+    struct api *a = r->api;
+    char loc[256];
+    snprintf(loc, sizeof loc, "/v1/submissions/%s", o->id);
+    switch (o->result) {
+    case QUEUE_ADMITTED:
+        atomic_fetch_add(&a->admissions[ADMIT_ACCEPTED], 1);
+        return api_json_h(r, 202, json_pack("{s:s, s:s}", "id", o->id, "state", "queued"),
+                          "Location", loc, NULL);
+    case QUEUE_DUPLICATE:
+        atomic_fetch_add(&a->admissions[ADMIT_DUPLICATE], 1);
+        return api_json_h(r, 200, json_pack("{s:s, s:s, s:b}", "id", o->id, "state", "queued",
+                                             "duplicate", 1),
+                          "Location", loc, NULL);
+    case QUEUE_CONFLICT:
+        atomic_fetch_add(&a->admissions[ADMIT_REJECTED], 1);
+        return api_error(r, 422, "Idempotency-Key",
+                         "Idempotency-Key '%s' was already used with a different request body "
+                         "(submission %s)", key, o->id);
+    case QUEUE_NOT_DURABLE:
+        /* written on the primary, confirmed by no replica in time: a
+         * failover now could lose it, so it is not acknowledged; the retry
+         * (the same Idempotency-Key) is a duplicate, or admits anew on a
+         * primary that lost it */
+        atomic_fetch_add(&a->admissions[ADMIT_NOT_DURABLE], 1);
+        return api_error_retry(r, 503, 1,
+                               "not durable, retry: submission %s reached the primary but no replica "
+                               "confirmed it within %ld ms (admission_durability: replicated); retry "
+                               "with the same Idempotency-Key",
+                               o->id, a->cfg.admission_wait_ms);
+    case QUEUE_BUSY:
+    default:
+        atomic_fetch_add(&a->admissions[ADMIT_BUSY], 1);
+        return api_error_retry(r, 503, o->waiting / 1000 + 1,
+                               "pool '%s' is full: %lld submissions waiting (max_queue %ld)",
+                               pool->name, o->waiting, pool->max_queue);
+    }
+}
+
 enum MHD_Result api_submit(struct req *r)
 {
     struct api *a = r->api;
@@ -233,41 +275,7 @@ enum MHD_Result api_submit(struct req *r)
         return api_error_retry(r, 503, 1, "the queue is unavailable: %s", err);
     if (rc != QUEUE_OK)
         return api_error(r, 500, NULL, "admission failed: %s", err);
-    char loc[256];
-    snprintf(loc, sizeof loc, "/v1/submissions/%s", out.id);
-    switch (out.result) {
-    case QUEUE_ADMITTED:
-        atomic_fetch_add(&a->admissions[ADMIT_ACCEPTED], 1);
-        return api_json_h(r, 202, json_pack("{s:s, s:s}", "id", out.id, "state", "queued"),
-                          "Location", loc, NULL);
-    case QUEUE_DUPLICATE:
-        atomic_fetch_add(&a->admissions[ADMIT_DUPLICATE], 1);
-        return api_json_h(r, 200, json_pack("{s:s, s:s, s:b}", "id", out.id, "state", "queued",
-                                             "duplicate", 1),
-                          "Location", loc, NULL);
-    case QUEUE_CONFLICT:
-        atomic_fetch_add(&a->admissions[ADMIT_REJECTED], 1);
-        return api_error(r, 422, "Idempotency-Key",
-                         "Idempotency-Key '%s' was already used with a different request body "
-                         "(submission %s)", key, out.id);
-    case QUEUE_NOT_DURABLE:
-        /* written on the primary, confirmed by no replica in time: a
-         * failover now could lose it, so it is not acknowledged; the retry
-         * (the same Idempotency-Key) is a duplicate, or admits anew on a
-         * primary that lost it */
-        atomic_fetch_add(&a->admissions[ADMIT_NOT_DURABLE], 1);
-        return api_error_retry(r, 503, 1,
-                               "not durable, retry: submission %s reached the primary but no replica "
-                               "confirmed it within %ld ms (admission_durability: replicated); retry "
-                               "with the same Idempotency-Key",
-                               out.id, a->cfg.admission_wait_ms);
-    case QUEUE_BUSY:
-    default:
-        atomic_fetch_add(&a->admissions[ADMIT_BUSY], 1);
-        return api_error_retry(r, 503, out.waiting / 1000 + 1,
-                               "pool '%s' is full: %lld submissions waiting (max_queue %ld)",
-                               pool->name, out.waiting, pool->max_queue);
-    }
+    return admit_answer(r, &out, key, pool);
 }
 
 /* ----------------------------------------------------------------- results */

@@ -183,6 +183,86 @@ static int parse_hostport(const char *s, size_t n, struct url_parts *u, int dflt
     return 0;
 }
 
+/* unix: /PATH from tail (the authority before it must be empty); *tail
+ * moves past it. */
+static int parse_unix_path(const char *hp, const char **tail, struct url_parts *u, char *why, size_t whylen)
+{
+    if (hp != *tail || **tail != '/') {
+        snprintf(why, whylen, "expected unix://[USER[:PASSWORD]@]/ABSOLUTE/PATH");
+        return -1;
+    }
+    size_t pl = strcspn(*tail, "?");
+    if (pl >= sizeof u->path) {
+        snprintf(why, whylen, "the socket path is too long");
+        return -1;
+    }
+    memcpy(u->path, *tail, pl);
+    u->path[pl] = 0;
+    *tail += pl;
+    return 0;
+}
+
+/* sentinel: HOST:PORT[,HOST:PORT...] in [hp, *tail), then /MASTER_NAME;
+ * *tail moves past the name. */
+static int parse_sentinels(const char *hp, const char **tail, struct url_parts *u, char *why, size_t whylen)
+{
+    const char *end = *tail;
+    for (const char *p = hp; p < end;) {
+        size_t l = strcspn(p, ",/?");
+        if (p + l > end)
+            l = (size_t)(end - p);
+        if (u->nsentinels == MAX_SENTINELS) {
+            snprintf(why, whylen, "at most %d Sentinels", MAX_SENTINELS);
+            return -1;
+        }
+        if (parse_hostport(p, l, u, 26379, why, whylen))
+            return -1;
+        snprintf(u->sentinel[u->nsentinels].host, sizeof u->sentinel[0].host, "%s", u->host);
+        u->sentinel[u->nsentinels++].port = u->port;
+        p += l;
+        if (p < end && *p == ',' && ++p == end) {
+            snprintf(why, whylen, "a ',' with no Sentinel after it");
+            return -1;
+        }
+    }
+    u->host[0] = 0;
+    u->port = 0;
+    size_t ml = *end == '/' ? strcspn(end + 1, "?") : 0;
+    if (!ml || ml >= sizeof u->master) {
+        snprintf(why, whylen, "expected /MASTER_NAME after the Sentinels (the name in their "
+                              "'sentinel monitor' lines)");
+        return -1;
+    }
+    memcpy(u->master, end + 1, ml);
+    u->master[ml] = 0;
+    for (const char *p = u->master; *p; p++)
+        if (!isalnum((unsigned char)*p) && !strchr("-._", *p)) {
+            snprintf(why, whylen, "the master name may hold letters, digits, '-', '.' and '_'");
+            return -1;
+        }
+    *tail = end + 1 + ml;
+    return 0;
+}
+
+/* redis: HOST[:PORT] in [hp, *tail), then an optional /DB; *tail moves
+ * past it. */
+static int parse_redis_address(const char *hp, const char **tail, struct url_parts *u, char *why, size_t whylen)
+{
+    if (parse_hostport(hp, (size_t)(*tail - hp), u, 6379, why, whylen))
+        return -1;
+    if (**tail == '/') {
+        size_t dl = strcspn(*tail + 1, "?");
+        char db[16];
+        snprintf(db, sizeof db, "%.*s", (int)(dl < sizeof db ? dl : sizeof db - 1), *tail + 1);
+        if (dl && (dl >= sizeof db || parse_db(db, &u->db))) {
+            snprintf(why, whylen, "the database after '/' must be a number");
+            return -1;
+        }
+        *tail += 1 + dl;
+    }
+    return 0;
+}
+
 /* Splits a URL; -1 with why (never quoting the user-info part). */
 static int parse_url(const char *url, struct url_parts *u, char *why, size_t whylen)
 {
@@ -209,68 +289,11 @@ static int parse_url(const char *url, struct url_parts *u, char *why, size_t why
     if (at && parse_userinfo(rest, (size_t)(at - rest), u, why, whylen))
         return -1;
     const char *hp = at ? at + 1 : rest, *tail = rest + alen;
-    if (u->is_unix) {
-        if (hp != tail || *tail != '/') {
-            snprintf(why, whylen, "expected unix://[USER[:PASSWORD]@]/ABSOLUTE/PATH");
-            return -1;
-        }
-        size_t pl = strcspn(tail, "?");
-        if (pl >= sizeof u->path) {
-            snprintf(why, whylen, "the socket path is too long");
-            return -1;
-        }
-        memcpy(u->path, tail, pl);
-        u->path[pl] = 0;
-        tail += pl;
-    } else if (u->is_sentinel) {
-        for (const char *p = hp; p < tail;) {
-            size_t l = strcspn(p, ",/?");
-            if (p + l > tail)
-                l = (size_t)(tail - p);
-            if (u->nsentinels == MAX_SENTINELS) {
-                snprintf(why, whylen, "at most %d Sentinels", MAX_SENTINELS);
-                return -1;
-            }
-            if (parse_hostport(p, l, u, 26379, why, whylen))
-                return -1;
-            snprintf(u->sentinel[u->nsentinels].host, sizeof u->sentinel[0].host, "%s", u->host);
-            u->sentinel[u->nsentinels++].port = u->port;
-            p += l;
-            if (p < tail && *p == ',' && ++p == tail) {
-                snprintf(why, whylen, "a ',' with no Sentinel after it");
-                return -1;
-            }
-        }
-        u->host[0] = 0;
-        u->port = 0;
-        size_t ml = *tail == '/' ? strcspn(tail + 1, "?") : 0;
-        if (!ml || ml >= sizeof u->master) {
-            snprintf(why, whylen, "expected /MASTER_NAME after the Sentinels (the name in their "
-                                  "'sentinel monitor' lines)");
-            return -1;
-        }
-        memcpy(u->master, tail + 1, ml);
-        u->master[ml] = 0;
-        for (const char *p = u->master; *p; p++)
-            if (!isalnum((unsigned char)*p) && !strchr("-._", *p)) {
-                snprintf(why, whylen, "the master name may hold letters, digits, '-', '.' and '_'");
-                return -1;
-            }
-        tail += 1 + ml;
-    } else {
-        if (parse_hostport(hp, (size_t)(tail - hp), u, 6379, why, whylen))
-            return -1;
-        if (*tail == '/') {
-            size_t dl = strcspn(tail + 1, "?");
-            char db[16];
-            snprintf(db, sizeof db, "%.*s", (int)(dl < sizeof db ? dl : sizeof db - 1), tail + 1);
-            if (dl && (dl >= sizeof db || parse_db(db, &u->db))) {
-                snprintf(why, whylen, "the database after '/' must be a number");
-                return -1;
-            }
-            tail += 1 + dl;
-        }
-    }
+    int rc = u->is_unix       ? parse_unix_path(hp, &tail, u, why, whylen)
+             : u->is_sentinel ? parse_sentinels(hp, &tail, u, why, whylen)
+                              : parse_redis_address(hp, &tail, u, why, whylen);
+    if (rc)
+        return -1;
     if (*tail == '?') {
         if (strncmp(tail, "?db=", 4) || parse_db(tail + 4, &u->db)) {
             snprintf(why, whylen, "the only parameter is ?db=N (a number)");
@@ -595,14 +618,10 @@ void queue_conn_backoff(struct queue_conn *k)
     k->backoff_ms = k->backoff_ms * 2 > 2000 ? 2000 : k->backoff_ms * 2;
 }
 
-redisReply *queue_cmd(struct queue_conn *k, const char *fmt, ...)
+/* A command's reply as the callers take it: NULL (the connection dropped,
+ * or a reply that says this is no longer the primary) or the reply. */
+static redisReply *counted_reply(struct queue_conn *k, redisReply *r)
 {
-    if (queue_conn_ensure(k))
-        return NULL;
-    va_list ap;
-    va_start(ap, fmt);
-    redisReply *r = redisvCommand(k->c, fmt, ap);
-    va_end(ap);
     atomic_fetch_add(&queue_round_trips, 1);
     if (!r) {
         queue_conn_drop(k);
@@ -615,21 +634,22 @@ redisReply *queue_cmd(struct queue_conn *k, const char *fmt, ...)
     return r;
 }
 
+redisReply *queue_cmd(struct queue_conn *k, const char *fmt, ...)
+{
+    if (queue_conn_ensure(k))
+        return NULL;
+    va_list ap;
+    va_start(ap, fmt);
+    redisReply *r = redisvCommand(k->c, fmt, ap);
+    va_end(ap);
+    return counted_reply(k, r);
+}
+
 redisReply *queue_cmdv(struct queue_conn *k, int argc, const char **argv, const size_t *lens)
 {
     if (queue_conn_ensure(k))
         return NULL;
-    redisReply *r = redisCommandArgv(k->c, argc, argv, lens);
-    atomic_fetch_add(&queue_round_trips, 1);
-    if (!r) {
-        queue_conn_drop(k);
-        return NULL;
-    }
-    if (queue_conn_stale(k, r)) {
-        freeReplyObject(r);
-        return NULL;
-    }
-    return r;
+    return counted_reply(k, redisCommandArgv(k->c, argc, argv, lens));
 }
 
 void queue_io_err(const struct queue_conn *k, const char *what, char *err, size_t errlen)
