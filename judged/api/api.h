@@ -166,6 +166,7 @@ enum {
     ROUTE_SLASHES = 1,       /* a pattern without parameters takes trailing slashes too */
     ROUTE_UPLOAD = 2,        /* the body is a package up to max_package: token and role before it */
     ROUTE_AREA_PREFIX = 4,   /* admin: its area is every path beginning with its pattern */
+    ROUTE_ANY_QUERY = 8,     /* the dashboard's files: a browser or proxy may add a query */
 };
 enum { API_MAX_PARAMS = 3 };
 struct api_route {
@@ -175,6 +176,8 @@ struct api_route {
     const char *what;        /* what the roles are for, in a 403: "uploading problems" */
     enum MHD_Result (*fn)(struct req *r);   /* NULL: 404, after the method and role checks */
     unsigned flags;          /* ROUTE_* */
+    const char *query;       /* the query parameters it reads, space-separated ("wait");
+                              * any other is 400 naming it (NULL: none) */
 };
 /* Routes a request whose body is in: public routes, the token (unless
  * r->authed), the admin area, the route, its role, its handler. */

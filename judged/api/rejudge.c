@@ -61,6 +61,19 @@ static int parse(struct req *r, json_t *body, struct store_rejudge_args *a, char
     json_t *p = json_object_get(body, "problem"), *v = json_object_get(body, "version");
     json_t *s = json_object_get(body, "since"), *d = json_object_get(body, "dry_run");
     json_t *subs = json_object_get(body, "submissions");
+    static const char *known[] = {"problem", "submissions", "version", "verdicts", "since", "dry_run"};
+    const char *key;
+    json_t *value;
+    json_object_foreach(body, key, value) {
+        size_t i = 0;
+        while (i < sizeof known / sizeof *known && strcmp(key, known[i]))
+            i++;
+        if (i == sizeof known / sizeof *known) {   /* a misspelt filter would widen the rejudge */
+            *ret = api_error(r, 400, key, "unknown field '%.200s' (expected problem, submissions, version, "
+                                          "verdicts, since, dry_run)", key);
+            return -1;
+        }
+    }
     const char *bad = NULL, *why = NULL;
     if (p && !json_is_null(p) && (!json_is_string(p) || !queue_valid_name(json_string_value(p))))
         bad = "problem", why = "a problem name";

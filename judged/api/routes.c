@@ -166,41 +166,41 @@ static enum MHD_Result webhook_replay(struct req *r)
 /* Every endpoint of openapi.yaml once (test_routes.c checks both ways). */
 static const struct api_route routes[] = {
     /* public: no token */
-    {API_GET | API_HEAD, "/healthz", ROUTE_PUBLIC, NULL, healthz, 0},
-    {API_GET | API_HEAD, "/readyz", ROUTE_PUBLIC, NULL, readyz, 0},
-    {API_GET | API_HEAD, "/v1/openapi.yaml", ROUTE_PUBLIC, NULL, openapi, 0},
-    {API_GET | API_HEAD, "/", ROUTE_PUBLIC, NULL, dashboard, 0},
-    {API_GET | API_HEAD, "/static/{file*}", ROUTE_PUBLIC, NULL, dashboard_file, 0},
+    {API_GET | API_HEAD, "/healthz", ROUTE_PUBLIC, NULL, healthz, 0, NULL},
+    {API_GET | API_HEAD, "/readyz", ROUTE_PUBLIC, NULL, readyz, 0, NULL},
+    {API_GET | API_HEAD, "/v1/openapi.yaml", ROUTE_PUBLIC, NULL, openapi, 0, NULL},
+    {API_GET | API_HEAD, "/", ROUTE_PUBLIC, NULL, dashboard, ROUTE_ANY_QUERY, NULL},
+    {API_GET | API_HEAD, "/static/{file*}", ROUTE_PUBLIC, NULL, dashboard_file, ROUTE_ANY_QUERY, NULL},
     /* admission and results; a submitter reads only its own (handlers.c) */
-    {API_POST, "/v1/submissions", ROLE_SUBMIT, "submitting", api_submit, ROUTE_SLASHES},
-    {API_GET, "/v1/submissions/{id}", SUBMIT_OR_READ, "reading submissions", get_submission, 0},
-    {API_GET, "/v1/submissions/{id}/events", SUBMIT_OR_READ, "reading submissions", submission_events, 0},
+    {API_POST, "/v1/submissions", ROLE_SUBMIT, "submitting", api_submit, ROUTE_SLASHES, NULL},
+    {API_GET, "/v1/submissions/{id}", SUBMIT_OR_READ, "reading submissions", get_submission, 0, "wait"},
+    {API_GET, "/v1/submissions/{id}/events", SUBMIT_OR_READ, "reading submissions", submission_events, 0, NULL},
     /* no resources, but their method and role were checked before the 404
      * (the old router took any path of up to three segments here as its own) */
-    {API_GET, "/v1/submissions/{id}/{x}", SUBMIT_OR_READ, "reading submissions", NULL, 0},
-    {API_GET, "/v1/submissions/{id}/{x}/{y}", SUBMIT_OR_READ, "reading submissions", NULL, 0},
-    {API_GET, "/v1/events", ROLE_READ, "events", api_events, 0},
+    {API_GET, "/v1/submissions/{id}/{x}", SUBMIT_OR_READ, "reading submissions", NULL, 0, NULL},
+    {API_GET, "/v1/submissions/{id}/{x}/{y}", SUBMIT_OR_READ, "reading submissions", NULL, 0, NULL},
+    {API_GET, "/v1/events", ROLE_READ, "events", api_events, 0, "since"},
     /* the problem store: reading it is no more than reading results */
-    {API_GET, "/v1/problems", SETTER_OR_READ, "reading the problem store", api_problems_list, ROUTE_SLASHES},
-    {API_GET, "/v1/problems/{name}", SETTER_OR_READ, "reading the problem store", problem_get, 0},
-    {API_PUT, "/v1/problems/{name}", ROLE_SETTER, "uploading problems", problem_put, ROUTE_UPLOAD},
-    {API_DELETE, "/v1/problems/{name}", ROLE_SETTER, "removing versions", problem_delete, 0},
-    {API_GET, "/v1/problems/{name}/versions", SETTER_OR_READ, "reading the problem store", problem_versions, 0},
-    {API_GET, "/v1/uploads/{id}", ROLE_SETTER, "uploads", upload_get, 0},
-    {API_POST, "/v1/rejudges", ROLE_SETTER, "rejudges", api_rejudge, 0},
-    {API_GET, "/v1/languages", ROUTE_ANY_TOKEN, "languages", api_languages, 0},
+    {API_GET, "/v1/problems", SETTER_OR_READ, "reading the problem store", api_problems_list, ROUTE_SLASHES, NULL},
+    {API_GET, "/v1/problems/{name}", SETTER_OR_READ, "reading the problem store", problem_get, 0, NULL},
+    {API_PUT, "/v1/problems/{name}", ROLE_SETTER, "uploading problems", problem_put, ROUTE_UPLOAD, NULL},
+    {API_DELETE, "/v1/problems/{name}", ROLE_SETTER, "removing versions", problem_delete, 0, "version"},
+    {API_GET, "/v1/problems/{name}/versions", SETTER_OR_READ, "reading the problem store", problem_versions, 0, NULL},
+    {API_GET, "/v1/uploads/{id}", ROLE_SETTER, "uploads", upload_get, 0, NULL},
+    {API_POST, "/v1/rejudges", ROLE_SETTER, "rejudges", api_rejudge, 0, NULL},
+    {API_GET, "/v1/languages", ROUTE_ANY_TOKEN, "languages", api_languages, 0, NULL},
     /* administration */
-    {API_GET, "/v1/pools", ADMIN, "administration", api_pools, 0},
-    {API_POST, "/v1/pools/{name}/{action}", ADMIN, "administration", pool_action, 0},
-    {API_GET, "/v1/hosts", ADMIN, "administration", api_hosts, 0},
-    {API_GET, "/v1/dlq", ADMIN, "administration", api_dlq, 0},
-    {API_POST, "/v1/dlq/{dlq_id}/{action}", ADMIN, "administration", dlq_action, 0},
-    {API_GET, "/v1/webhooks/dlq", ADMIN, "administration", api_webhook_dlq, ROUTE_AREA_PREFIX},
-    {API_POST, "/v1/webhooks/dlq/{dlq_id}/replay", ADMIN, "administration", webhook_replay, 0},
+    {API_GET, "/v1/pools", ADMIN, "administration", api_pools, 0, NULL},
+    {API_POST, "/v1/pools/{name}/{action}", ADMIN, "administration", pool_action, 0, NULL},
+    {API_GET, "/v1/hosts", ADMIN, "administration", api_hosts, 0, NULL},
+    {API_GET, "/v1/dlq", ADMIN, "administration", api_dlq, 0, NULL},
+    {API_POST, "/v1/dlq/{dlq_id}/{action}", ADMIN, "administration", dlq_action, 0, NULL},
+    {API_GET, "/v1/webhooks/dlq", ADMIN, "administration", api_webhook_dlq, ROUTE_AREA_PREFIX, NULL},
+    {API_POST, "/v1/webhooks/dlq/{dlq_id}/replay", ADMIN, "administration", webhook_replay, 0, NULL},
     /* the cluster's queues, hosts and verdict counts are not for anyone who
      * reaches the front door: a read token (Prometheus:
      * authorization.credentials_file) */
-    {API_GET | API_HEAD, "/metrics", ROLE_READ, "metrics", api_metrics, 0},
+    {API_GET | API_HEAD, "/metrics", ROLE_READ, "metrics", api_metrics, 0, NULL},
 };
 #define NROUTES (sizeof routes / sizeof *routes)
 
@@ -363,10 +363,52 @@ enum MHD_Result api_forbidden(struct req *r, const struct api_route *rt)
 
 /* rt's handler with its {...} values as r->param (NUL-terminated in a copy
  * of the path; handlers copy what they keep). */
+/* Is NAME one of the route's space-separated query parameters? */
+static bool takes_query(const struct api_route *rt, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *q = rt->query; q && *q; q += strcspn(q, " "), q += *q == ' ')
+        if (strcspn(q, " ") == n && !strncmp(q, name, n))
+            return true;
+    return false;
+}
+
+struct unknown_query {
+    const struct api_route *rt;
+    const char *name;   /* the first parameter the route does not read */
+};
+
+static enum MHD_Result find_unknown_query(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
+{
+    (void)kind;
+    (void)value;
+    struct unknown_query *u = cls;
+    if (takes_query(u->rt, key))
+        return MHD_YES;
+    u->name = key;
+    return MHD_NO;
+}
+
+/* The first query parameter the route does not read, or NULL. Such a
+ * parameter is an error, not ignored: a platform that sends
+ * ?base64_encoded=true, or ?wait= where no wait is read, learns it at once
+ * (issue 28). */
+static const char *unknown_query(struct req *r, const struct api_route *rt)
+{
+    struct unknown_query u = {rt, NULL};
+    if (!(rt->flags & ROUTE_ANY_QUERY))
+        MHD_get_connection_values(r->conn, MHD_GET_ARGUMENT_KIND, find_unknown_query, &u);
+    return u.name;
+}
+
 static enum MHD_Result call(struct req *r, const struct api_route *rt, const struct binding *b)
 {
     if (!rt->fn)
         return not_found(r);
+    const char *q = unknown_query(r, rt);
+    if (q)
+        return api_error(r, 400, q, "unknown query parameter '%.100s': %s takes %s", q, rt->pattern,
+                         rt->query ? rt->query : "none");
     char *path = strdup(r->url);
     if (!path)
         return MHD_NO;

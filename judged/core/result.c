@@ -71,9 +71,12 @@ json_t *jd_result_json(const char *id, const struct queue_result *q)
     char pool[80] = "";
     queue_id_pool(id, pool, sizeof pool);
     bool done = !strcmp(q->state, "done");
+    /* attempts: the judgings begun, the failed ones (retried) and the one
+     * that gave the verdict or is running; a dead letter's are all failed */
+    int judgings = q->attempts + (!strcmp(q->state, "running") || (done && !q->dead));
     json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:i}", "id", id, "pool", pool, "state",
                           q->state, "language", q->lang, "problem", q->problem, "priority",
-                          q->priority, "attempts", q->attempts);
+                          q->priority, "attempts", judgings);
     if (!o)
         return NULL;
     json_object_set_new(o, "verdict", done ? json_string(q->verdict) : json_null());

@@ -1083,7 +1083,7 @@ enum queue_rc queue_result(struct queue_conn *k, const char *id, struct queue_re
     queue_result_key(kres, sizeof kres, pool, id);
     /* the result hash first: a submission finishing between the two reads
      * is then read as running, never as done without its verdict */
-    redisReply *res = queue_cmd(k, "HMGET %s verdict score report finished", kres);
+    redisReply *res = queue_cmd(k, "HMGET %s verdict score report finished dead", kres);
     enum queue_rc rc = check(k, res, REDIS_REPLY_ARRAY, "result", err, errlen);
     if (rc)
         return rc;
@@ -1107,8 +1107,8 @@ enum queue_rc queue_result(struct queue_conn *k, const char *id, struct queue_re
     const char *v[NF];
     for (int i = 0; i < NF; i++)
         v[i] = i < (int)r->elements ? queue_rstr(r->element[i]) : NULL;
-    const char *rv[4];
-    for (int i = 0; i < 4; i++)
+    const char *rv[5];
+    for (int i = 0; i < 5; i++)
         rv[i] = i < (int)res->elements ? queue_rstr(res->element[i]) : NULL;
     v[1] = rv[0], v[2] = rv[1], v[3] = rv[2], v[10] = rv[3];
     if (v[0]) {
@@ -1122,6 +1122,7 @@ enum queue_rc queue_result(struct queue_conn *k, const char *id, struct queue_re
         snprintf(out->problem, sizeof out->problem, "%s", v[5] ? v[5] : "");
         snprintf(out->priority, sizeof out->priority, "%s", v[6] ? v[6] : "");
         out->attempts = v[7] ? atoi(v[7]) : 0;
+        out->dead = done && rv[4] && !strcmp(rv[4], "1");
         out->created = v[8] ? atoll(v[8]) : 0;
         out->started = v[9] ? atoll(v[9]) : 0;
         out->finished = v[10] ? atoll(v[10]) : 0;

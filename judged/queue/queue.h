@@ -613,7 +613,8 @@ struct queue_result {
     char version[65];        /* problem version recorded at admission ("" = local) */
     char owner[130];         /* who admitted it ('' = judgectl or FCALL) */
     char *metadata;          /* the platform's JSON or NULL */
-    int attempts;
+    int attempts;            /* judgings that failed (infrastructure) and were retried */
+    bool dead;               /* done as a dead letter: no judging gave its verdict */
     long long created, started, finished;   /* ms, 0 = not yet */
 };
 /* *found is false for an unknown id. */

@@ -2017,6 +2017,9 @@ Test(api, problem_upload_validated_by_a_judged_host_then_judged_and_rejudged)
     expect(http("POST", "/v1/rejudges", "/v1/rejudges", tok_submit, "{\"problem\":\"up\"}", NULL), 403, NULL,
            "submit cannot rejudge");
     expect(http("POST", "/v1/rejudges", "/v1/rejudges", tok_setter, "{}", NULL), 400, "problem", "nothing named");
+    /* a misspelt filter is refused, not dropped (it would widen the rejudge) */
+    expect(http("POST", "/v1/rejudges", "/v1/rejudges", tok_setter, "{\"problem\":\"up\",\"verdict\":[\"WA\"]}",
+                NULL), 400, "verdict", "unknown field");
     expect(http("POST", "/v1/rejudges", "/v1/rejudges", tok_setter, "{\"problem\":\"up\",\"verdicts\":7}", NULL),
            400, "verdicts", "bad verdicts");
     r = http("POST", "/v1/rejudges", "/v1/rejudges", tok_setter, "{\"problem\":\"up\",\"dry_run\":true}", NULL);
@@ -2166,7 +2169,11 @@ Test(api, every_route_refuses_other_methods_unknown_paths_and_other_roles_as_bef
         {"POST", "/v1/pools//nosuch//pause/", A, 404, "no pool 'nosuch'"},
         {"POST", "/v1/dlq/native:1-0/other", A, 404, "no action 'other'"},
         {"GET", "/v1/%70ools", A, 200, "\"pools\""},   /* decoded before routing */
-        {"GET", "/v1/languages?x=1", S, 200, NULL},
+        /* a query parameter the route does not read is refused, named (issue 28) */
+        {"GET", "/v1/languages?x=1", S, 400, "unknown query parameter 'x': /v1/languages takes none"},
+        {"POST", "/v1/submissions?wait=true", S, 400, "unknown query parameter 'wait'"},
+        {"GET", "/v1/submissions/x?base64_encoded=true", R, 400, "'base64_encoded': /v1/submissions/{id} takes wait"},
+        {"GET", "/?v=2", NULL, 200, NULL},   /* the dashboard's files take any */
         /* public: GET and HEAD */
         {"HEAD", "/healthz", NULL, 200, NULL},
         {"HEAD", "/v1/openapi.yaml", NULL, 200, NULL},

@@ -46,7 +46,7 @@ Test(dispatch, submit_result_and_duplicate_keys)
     cr_assert_eq(t_submit(cfg, "aplusb", "c", ce, NULL, NULL, id3, sizeof id3), 0);
     cr_assert_eq(t_ctl(out, sizeof out, cfg, "result", id3, "--wait", "30", "--json", NULL), 0);
     cr_assert(contains(out, "\"verdict\":\"CE\""), "%s", out);
-    cr_assert(contains(out, "\"attempts\":0"), "%s", out);
+    cr_assert(contains(out, "\"attempts\":1"), "judged once: %s", out);
     /* admission checks */
     cr_assert_neq(t_submit(cfg, "aplusb", "brainfuck", AC_C, NULL, NULL, id2, sizeof id2), 0);
     cr_assert_neq(t_submit(cfg, "nosuchproblem", "c", AC_C, NULL, NULL, id2, sizeof id2), 0);
@@ -162,6 +162,7 @@ Test(dispatch, infrastructure_failures_retry_then_dead_letter_with_IE)
     cr_assert(contains(res, "\"verdict\":\"IE\"") && contains(res, "\"tests\":[]") &&
               contains(res, "\"compile\":null"), "%s", res);
     cr_assert(contains(res, "\"message\":\"") && contains(res, "problem.yaml"), "%s", res);
+    cr_assert(contains(res, "\"attempts\":3"), "three failed judgings, none gave the verdict: %s", res);
     char *rep = t_hget(id, "report");
     cr_assert(rep && contains(rep, "\"tests\":[]") && contains(rep, "\"message\":"),
               "a dead letter's stored report has the runner's shape: %s", rep);

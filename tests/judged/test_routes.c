@@ -16,7 +16,38 @@
 struct op {
     char method[8];   /* GET */
     char path[128];   /* /v1/pools/{name}/{action} */
+    char query[128];  /* its query parameters, space-separated, in the document's order */
 };
+
+static const char *scalar_at(yaml_document_t *d, yaml_node_t *map, const char *key)
+{
+    if (!map || map->type != YAML_MAPPING_NODE)
+        return NULL;
+    for (yaml_node_pair_t *i = map->data.mapping.pairs.start; i < map->data.mapping.pairs.top; i++) {
+        yaml_node_t *k = yaml_document_get_node(d, i->key), *v = yaml_document_get_node(d, i->value);
+        if (!strcmp((char *)k->data.scalar.value, key))
+            return v->type == YAML_SCALAR_NODE ? (char *)v->data.scalar.value : NULL;
+    }
+    return NULL;
+}
+
+/* The names of an operation's `in: query` parameters into out. */
+static void query_params(yaml_document_t *d, yaml_node_t *operation, char *out, size_t len)
+{
+    out[0] = 0;
+    for (yaml_node_pair_t *i = operation->data.mapping.pairs.start; i < operation->data.mapping.pairs.top; i++) {
+        yaml_node_t *list = yaml_document_get_node(d, i->value);
+        if (strcmp((char *)yaml_document_get_node(d, i->key)->data.scalar.value, "parameters") ||
+            list->type != YAML_SEQUENCE_NODE)
+            continue;
+        for (yaml_node_item_t *p = list->data.sequence.items.start; p < list->data.sequence.items.top; p++) {
+            yaml_node_t *param = yaml_document_get_node(d, *p);
+            const char *in = scalar_at(d, param, "in"), *name = scalar_at(d, param, "name");
+            if (in && name && !strcmp(in, "query"))
+                snprintf(out + strlen(out), len - strlen(out), "%s%s", out[0] ? " " : "", name);
+        }
+    }
+}
 
 /* The documented operations: every method under every path. */
 static int load_ops(struct op *ops, int cap)
@@ -46,6 +77,7 @@ static int load_ops(struct op *ops, int cap)
             for (int k = 0; m[k] && k < 7; k++)
                 ops[n].method[k] = (char)(m[k] & ~0x20), ops[n].method[k + 1] = 0;
             snprintf(ops[n].path, sizeof ops[n].path, "%s", path);
+            query_params(&d, yaml_document_get_node(&d, j->value), ops[n].query, sizeof ops[n].query);
             n++;
         }
     }
@@ -124,6 +156,26 @@ Test(routes, every_route_of_the_table_is_documented)
             cr_expect(found, "the route %s %s is not in openapi.yaml", method_name(bit), routes[i].pattern);
         }
     }
+}
+
+/* The query parameters a route reads (any other is a 400) are the ones its
+ * documented operation lists, in the same order (issue 28). */
+Test(routes, each_route_takes_the_query_parameters_it_documents)
+{
+    struct op ops[64];
+    int n = load_ops(ops, 64);
+    int with_query = 0;
+    for (int i = 0; i < n; i++) {
+        char path[256];
+        instance(ops[i].path, path, sizeof path);
+        const struct api_route *rt = api_route_find(ops[i].method, path);
+        if (!rt || (rt->flags & ROUTE_ANY_QUERY))
+            continue;
+        with_query += ops[i].query[0] != 0;
+        cr_expect_str_eq(rt->query ? rt->query : "", ops[i].query, "%s %s: the route reads '%s', openapi.yaml "
+                         "documents '%s'", ops[i].method, ops[i].path, rt->query ? rt->query : "", ops[i].query);
+    }
+    cr_expect_geq(with_query, 3, "the document's query parameters were read");
 }
 
 /* Each route is spelled once: no two take the same method on the same
