@@ -95,6 +95,7 @@ struct hub_frame {
     struct event_id id;   /* the results stream entry id */
     char *text;                 /* "id: ...\nevent: verdict\ndata: {...}\n\n" */
     size_t len;
+    char owner[130];            /* who admitted it: a ?mine=1 stream sends only its own */
 };
 
 struct sse_hub {
@@ -154,14 +155,23 @@ static void id_str(struct event_id id, char out[64])
     snprintf(out, 64, "%llu-%llu", id.ms, id.seq);
 }
 
-/* the SSE frame of one verdict event */
-static char *frame_of(const struct queue_event *e, size_t *len)
+static json_t *text_or_null(const char *s)
+{
+    return s && *s ? json_string(s) : json_null();
+}
+
+/* the SSE frame of one verdict event, with what its submission says of it
+ * (problem, owner, metadata: null once the submission has expired) */
+static char *frame_of(const struct queue_event *e, const struct queue_event_about *about, size_t *len)
 {
     json_t *d = json_pack("{s:s, s:s, s:s, s:f, s:s, s:I}", "event", e->event, "id", e->id,
                           "verdict", e->verdict, "score", e->score, "pool", e->pool,
                           "time", (json_int_t)e->time);
-    json_object_set_new(d, "problem_version",
-                        e->problem_version[0] ? json_string(e->problem_version) : json_null());
+    json_object_set_new(d, "problem_version", text_or_null(e->problem_version));
+    json_object_set_new(d, "problem", text_or_null(about->problem));
+    json_object_set_new(d, "owner", text_or_null(about->owner));
+    json_t *md = about->metadata ? json_loads(about->metadata, JSON_DECODE_ANY, NULL) : NULL;
+    json_object_set_new(d, "metadata", md ? md : json_null());
     if (e->rejudge) {   /* a new event for an already judged submission */
         json_object_set_new(d, "rejudge", json_true());
         json_object_set_new(d, "rejudge_id", json_string(e->rejudge_id));
@@ -213,13 +223,15 @@ static void wait_bell(struct sse_hub *h, unsigned seen, double secs)
     syscall(SYS_futex, &h->bell, FUTEX_WAIT_PRIVATE, seen, &ts, NULL, 0);
 }
 
-static void hub_append(struct sse_hub *h, const struct queue_event *ev, int n)
+static void hub_append(struct sse_hub *h, const struct queue_event *ev, const struct queue_event_about *about,
+                       int n)
 {
     pthread_rwlock_wrlock(&h->mu);
     for (int i = 0; i < n; i++) {
         struct hub_frame f = {0};
-        if (!parse_id(ev[i].event, &f.id) || !(f.text = frame_of(&ev[i], &f.len)))
+        if (!parse_id(ev[i].event, &f.id) || !(f.text = frame_of(&ev[i], &about[i], &f.len)))
             continue;
+        snprintf(f.owner, sizeof f.owner, "%s", about[i].owner);
         if (h->end - h->start == (unsigned long long)h->cap) {   /* full: drop the oldest */
             struct hub_frame *old = &h->ring[h->start % (unsigned long long)h->cap];
             h->floor = old->id;
@@ -231,6 +243,33 @@ static void hub_append(struct sse_hub *h, const struct queue_event *ev, int n)
     }
     pthread_rwlock_unlock(&h->mu);
     ring_bell(h);
+}
+
+/* A batch of events after last[] with their submissions' details; on
+ * failure nothing was taken (last[] as before: the batch is read again). */
+static int read_events(struct queue_conn *k, const char **pools, int np, char (*last)[64], long block_ms,
+                       struct queue_event **ev, struct queue_event_about **about, int *n, bool *more)
+{
+    char err[512];
+    char(*before)[64] = malloc(((size_t)np + 1) * 64);
+    memcpy(before, last, (size_t)np * 64);
+    *ev = NULL;
+    *about = NULL;
+    int rc = queue_events(k, pools, np, last, SSE_COUNT, block_ms, ev, n, more, err, sizeof err) ? -1 : 0;
+    if (rc == 0) {
+        *about = calloc((size_t)*n + 1, sizeof **about);
+        rc = queue_events_about(k, *ev, *n, *about, err, sizeof err) ? -1 : 0;
+    }
+    if (rc) {
+        memcpy(last, before, (size_t)np * 64);
+        free(*ev);
+        free(*about);
+        *ev = NULL;
+        *about = NULL;
+        *n = 0;
+    }
+    free(before);
+    return rc;
 }
 
 static void *hub_main(void *p)
@@ -255,17 +294,18 @@ static void *hub_main(void *p)
             ring_bell(h);   /* streams from now on waited for the hub to know where now is */
         }
         struct queue_event *ev = NULL;
+        struct queue_event_about *about = NULL;
         int n = 0;
-        char err[512];
         /* 1 s slices: a stop is noticed within one */
-        if (queue_events(&k, pools, np, last, SSE_COUNT, more ? 0 : 1000, &ev, &n, &more, err, sizeof err)) {
-            free(ev);
+        if (read_events(&k, pools, np, last, more ? 0 : 1000, &ev, &about, &n, &more)) {
             more = false;
             queue_conn_backoff(&k);
             continue;
         }
         if (n)
-            hub_append(h, ev, n);
+            hub_append(h, ev, about, n);
+        queue_events_about_free(about, n);
+        free(about);
         free(ev);
     }
     queue_conn_close(&k);
@@ -328,7 +368,14 @@ struct sse {
     double next_heartbeat;          /* monotonic seconds */
     int fd;                         /* the client's socket: gone? */
     char token[65];                 /* counted against api.max_streams_per_token */
+    char mine[130];                 /* ?mine=1: only this owner's events ("" = all) */
 };
+
+/* Is the event for this stream? (?mine=1: its token's own submissions) */
+static bool for_stream(const struct sse *s, const char *owner)
+{
+    return !s->mine[0] || !strcmp(s->mine, owner);
+}
 
 /* The first frame after pos, or h->end; h->mu held. The ring is in id order. */
 static unsigned long long ring_after(struct sse_hub *h, struct event_id pos)
@@ -357,24 +404,28 @@ static void catch_up(struct sse *s)
         id_str(s->pos, last[i]);
     }
     struct queue_event *ev = NULL;
+    struct queue_event_about *about = NULL;
     int n = 0;
     bool more = false;
-    char err[512];
     /* blocking (1 s slices) when Redis has nothing after pos: a stream that
      * cannot join the ring yet (the hub not started) must not spin */
-    if (queue_events(&s->k, pools, np, last, SSE_COUNT, 1000, &ev, &n, &more, err, sizeof err)) {
+    if (read_events(&s->k, pools, np, last, 1000, &ev, &about, &n, &more)) {
         queue_conn_backoff(&s->k);   /* Redis away: the ring waits, heartbeats go on */
     } else {
         for (int i = 0; i < n; i++) {
-            size_t len;
-            char *f = frame_of(&ev[i], &len);
             struct event_id id;
-            if (f && parse_id(ev[i].event, &id)) {
+            if (!parse_id(ev[i].event, &id))
+                continue;
+            s->pos = id;
+            if (!for_stream(s, about[i].owner))
+                continue;
+            size_t len;
+            char *f = frame_of(&ev[i], &about[i], &len);
+            if (f)
                 out_append(&s->o, f, len);
-                s->pos = id;
-            }
             free(f);
         }
+        queue_events_about_free(about, n);
         pthread_rwlock_rdlock(&s->h->mu);
         /* caught up: at or past the ring's floor, or Redis had nothing more
          * (what the ring holds after pos is then all there is) */
@@ -385,6 +436,7 @@ static void catch_up(struct sse *s)
         pthread_rwlock_unlock(&s->h->mu);
     }
     free(ev);
+    free(about);
     free(pools);
     free(last);
 }
@@ -414,8 +466,10 @@ static bool copy_frames(struct sse *s)
     } else {
         for (; !s->from_now && s->next < h->end && s->o.len < 65536; s->next++) {   /* ~64 KiB a round */
             const struct hub_frame *f = &h->ring[s->next % (unsigned long long)h->cap];
-            out_append(&s->o, f->text, f->len);
             s->pos = f->id;
+            if (!for_stream(s, f->owner))
+                continue;
+            out_append(&s->o, f->text, f->len);
             got = true;
         }
     }
@@ -489,6 +543,13 @@ enum MHD_Result api_events(struct req *r)
     struct event_id pos = {0, 0};
     if (since && !parse_id(since, &pos))
         return api_error(r, 400, "since", "expected a stream entry id like 1700000000000-0");
+    const char *mine = api_arg(r, "mine");
+    if (mine && strcmp(mine, "1") && strcmp(mine, "true"))
+        return api_error(r, 400, "mine", "mine must be 1 (or true): only the token's own submissions");
+    /* a submit token follows its own submissions only; read sees them all */
+    if (!mine && !api_has_role(r, ROLE_READ))
+        return api_error(r, 403, "mine", "token '%s' may follow only its own submissions: GET /v1/events?mine=1 "
+                                         "(every submission's events need the role read)", r->tok_name);
     if (!api_stream_open(a, r->tok_name))
         return too_many_streams(r);
     struct sse *s = calloc(1, sizeof *s);
@@ -496,6 +557,8 @@ enum MHD_Result api_events(struct req *r)
     s->h = a->hub;
     s->fd = api_conn_fd(r->conn);
     snprintf(s->token, sizeof s->token, "%s", r->tok_name);
+    if (mine)
+        snprintf(s->mine, sizeof s->mine, "%s", r->tok_name);
     queue_conn_init(&s->k, a->redis_url, 5000);
     if (since) {
         s->pos = pos;

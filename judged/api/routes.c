@@ -179,7 +179,7 @@ static const struct api_route routes[] = {
      * (the old router took any path of up to three segments here as its own) */
     {API_GET, "/v1/submissions/{id}/{x}", SUBMIT_OR_READ, "reading submissions", NULL, 0, NULL},
     {API_GET, "/v1/submissions/{id}/{x}/{y}", SUBMIT_OR_READ, "reading submissions", NULL, 0, NULL},
-    {API_GET, "/v1/events", ROLE_READ, "events", api_events, 0, "since"},
+    {API_GET, "/v1/events", SUBMIT_OR_READ, "events", api_events, 0, "since mine"},
     /* the problem store: reading it is no more than reading results */
     {API_GET, "/v1/problems", SETTER_OR_READ, "reading the problem store", api_problems_list, ROUTE_SLASHES, NULL},
     {API_GET, "/v1/problems/{name}", SETTER_OR_READ, "reading the problem store", problem_get, 0, NULL},

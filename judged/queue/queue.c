@@ -860,13 +860,9 @@ enum queue_rc queue_finish(struct queue_conn *k, const struct queue_finish_args 
     return out->rc;
 }
 
-/* Sends every command of the batch in one write and reads the replies. */
-static enum queue_rc pipeline(struct queue_conn *k, struct args *cmds, int n, redisReply **replies)
+/* The replies of n commands appended to k's buffer, sent in one write. */
+static enum queue_rc pipeline_replies(struct queue_conn *k, int n, redisReply **replies)
 {
-    if (queue_conn_ensure(k))
-        return QUEUE_IO;
-    for (int i = 0; i < n; i++)
-        redisAppendCommandArgv(k->c, cmds[i].n, cmds[i].v, cmds[i].len);
     atomic_fetch_add(&queue_round_trips, 1);
     for (int i = 0; i < n; i++) {
         if (redisGetReply(k->c, (void **)&replies[i]) != REDIS_OK) {
@@ -883,6 +879,16 @@ static enum queue_rc pipeline(struct queue_conn *k, struct args *cmds, int n, re
             return QUEUE_IO;
         }
     return QUEUE_OK;
+}
+
+/* Sends every command of the batch in one write and reads the replies. */
+static enum queue_rc pipeline(struct queue_conn *k, struct args *cmds, int n, redisReply **replies)
+{
+    if (queue_conn_ensure(k))
+        return QUEUE_IO;
+    for (int i = 0; i < n; i++)
+        redisAppendCommandArgv(k->c, cmds[i].n, cmds[i].v, cmds[i].len);
+    return pipeline_replies(k, n, replies);
 }
 
 /* One finish and the claim after it: judged_finish_claim, one function
@@ -1420,4 +1426,47 @@ enum queue_rc queue_events(struct queue_conn *k, const char *const *pools, int n
         rc = read_pools(k, pools, np, last, count, out, nout, more, err, errlen);
     }
     return rc;
+}
+
+/* One HMGET per event, pipelined: one round trip for the batch. */
+enum queue_rc queue_events_about(struct queue_conn *k, const struct queue_event *ev, int n,
+                                 struct queue_event_about *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out * (size_t)(n > 0 ? n : 0));
+    if (n <= 0)
+        return QUEUE_OK;
+    if (queue_conn_ensure(k)) {
+        queue_io_err(k, "HMGET", err, errlen);
+        return QUEUE_IO;
+    }
+    for (int i = 0; i < n; i++) {
+        char key[400];
+        queue_submission_key(key, sizeof key, ev[i].pool, ev[i].id);
+        redisAppendCommand(k->c, "HMGET %s problem owner metadata", key);
+    }
+    redisReply **replies = calloc((size_t)n, sizeof *replies);
+    enum queue_rc rc = pipeline_replies(k, n, replies);
+    if (rc) {
+        queue_io_err(k, "HMGET", err, errlen);
+        free(replies);
+        return rc;
+    }
+    for (int i = 0; i < n; i++) {
+        const redisReply *r = replies[i];
+        const char *f[3] = {NULL, NULL, NULL};
+        for (size_t j = 0; r->type == REDIS_REPLY_ARRAY && j < r->elements && j < 3; j++)
+            f[j] = queue_rstr(r->element[j]);
+        snprintf(out[i].problem, sizeof out[i].problem, "%s", f[0] ? f[0] : "");
+        snprintf(out[i].owner, sizeof out[i].owner, "%s", f[1] ? f[1] : "");
+        out[i].metadata = f[2] ? strdup(f[2]) : NULL;
+        freeReplyObject(replies[i]);
+    }
+    free(replies);
+    return QUEUE_OK;
+}
+
+void queue_events_about_free(struct queue_event_about *about, int n)
+{
+    for (int i = 0; i < n; i++)
+        free(about[i].metadata);
 }

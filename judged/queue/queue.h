@@ -646,4 +646,18 @@ enum queue_rc queue_events(struct queue_conn *k, const char *const *pools, int n
                            char (*last)[64], int count, long block_ms, struct queue_event **out,
                            int *nout, bool *more, char *err, size_t errlen);
 
+/* What an event does not carry, from its submission: the problem, the owner
+ * (the judge-api token that admitted it) and the platform's metadata (JSON,
+ * or NULL). Empty once the submission has expired. One pipelined HMGET per
+ * event, one round trip; out has n entries; free with
+ * queue_events_about_free. */
+struct queue_event_about {
+    char problem[130];
+    char owner[130];
+    char *metadata;
+};
+enum queue_rc queue_events_about(struct queue_conn *k, const struct queue_event *ev, int n,
+                                 struct queue_event_about *out, char *err, size_t errlen);
+void queue_events_about_free(struct queue_event_about *about, int n);
+
 #endif

@@ -347,7 +347,8 @@ Test(api, status_codes_roles_and_idempotency)
     expect(http("POST", SUBS, SUBS, tok_read, ok, NULL), 403, NULL, "read cannot submit");
     expect(http("GET", "/v1/pools", "/v1/pools", tok_submit, NULL, NULL), 403, NULL, "submit is no admin");
     expect(http("GET", "/v1/hosts", "/v1/hosts", tok_read, NULL, NULL), 403, NULL, "read is no admin");
-    expect(http("GET", "/v1/events", "/v1/events", tok_submit, NULL, NULL), 403, NULL, "events need read");
+    expect(http("GET", "/v1/events", "/v1/events", tok_submit, NULL, NULL), 403, "mine",
+           "every submission's events need read");
     /* the cluster's metrics are not public (issue 25, item 10) */
     expect(http("GET", "/metrics", "/metrics", NULL, NULL, NULL), 401, NULL, "metrics without a token");
     expect(http("GET", "/metrics", "/metrics", tok_submit, NULL, NULL), 403, NULL, "metrics need read");
@@ -732,6 +733,8 @@ struct sse {
     int stop_after;     /* abort (drop the connection) after this many events */
     bool stop_on_heartbeat;
     int *stop_flag;     /* abort once *stop_flag (at the next heartbeat) */
+    const char *token;  /* NULL: the read token */
+    const char *query;  /* after /v1/events, e.g. "?mine=1" */
 };
 
 /* An event's "id: " line starts the buffer or follows a newline. (The old
@@ -768,8 +771,8 @@ static void sse_read(struct sse *s, const char *last_id, long timeout_s)
 {
     CURL *c = curl_easy_init();
     char url[200], auth[200], lei[200];
-    snprintf(url, sizeof url, "http://127.0.0.1:%d/v1/events", api_port);
-    snprintf(auth, sizeof auth, "Authorization: Bearer %s", tok_read);
+    snprintf(url, sizeof url, "http://127.0.0.1:%d/v1/events%s", api_port, s->query ? s->query : "");
+    snprintf(auth, sizeof auth, "Authorization: Bearer %s", s->token ? s->token : tok_read);
     struct curl_slist *h = curl_slist_append(NULL, auth);
     if (last_id) {
         snprintf(lei, sizeof lei, "Last-Event-ID: %s", last_id);
@@ -873,6 +876,56 @@ Test(api, sse_resume_after_a_dropped_connection_loses_nothing_and_repeats_nothin
     sse_read(&s3, NULL, 60);
     cr_assert(strstr(s3.buf, ": heartbeat"), "no heartbeat: %s", s3.buf);
     cr_assert_eq(count_events(s3.buf), 0, "a stream from now replays nothing: %s", s3.buf);
+    check_openapi();
+}
+
+/* Every event names the submission's problem, owner and metadata, so a
+ * platform needs no GET per event; a submit token follows its own
+ * submissions on one stream with ?mine=1, and without it is refused
+ * (issue 28). */
+Test(api, events_carry_problem_owner_metadata_and_a_submit_token_follows_its_own)
+{
+    start("  native: {languages: [c, cpp], slots: 1}\n", NULL, true);
+    expect(http("GET", "/v1/events", "/v1/events?mine=2", tok_submit, NULL, NULL), 400, "mine", "mine=2");
+    struct sse_thread mine = {.s = {.stop_after = 1, .token = tok_submit, .query = "?mine=1"}};
+    struct sse_thread all = {.s = {.stop_after = 2}};
+    pthread_create(&mine.t, NULL, sse_thread_main, &mine);
+    pthread_create(&all.t, NULL, sse_thread_main, &all);
+    for (long long end = t_now_ms() + 20000; t_now_ms() < end && !(strstr(mine.s.buf, ": connected") &&
+                                                                    strstr(all.s.buf, ": connected"));)
+        t_sleep_ms(20);
+    cr_assert(strstr(mine.s.buf, ": connected") && strstr(all.s.buf, ": connected"), "streams: %s / %s",
+              mine.s.buf, all.s.buf);
+    /* the other tenant's first: the mine stream must pass it over */
+    char *b = sub_body("aplusb", "c", AC_C, NULL);
+    struct resp r = http("POST", SUBS, SUBS, tok_submit2, b, NULL);
+    cr_assert_eq(r.status, 202, "%s", r.body);
+    resp_free(&r);
+    free(b);
+    b = sub_body("aplusb", "c", AC_C, "{\"metadata\": {\"contest\": 7, \"user\": \"ana\"}}");
+    r = http("POST", SUBS, SUBS, tok_submit, b, NULL);
+    cr_assert_eq(r.status, 202, "%s", r.body);
+    char own[200];
+    snprintf(own, sizeof own, "%s", jstr(&r, "id"));
+    resp_free(&r);
+    free(b);
+    pthread_join(all.t, NULL);
+    pthread_join(mine.t, NULL);
+    cr_assert_eq(count_events(all.s.buf), 2, "the read token sees both: %s", all.s.buf);
+    cr_assert(strstr(all.s.buf, "\"owner\":\"other\"") && strstr(all.s.buf, "\"owner\":\"platform\""),
+              "%s", all.s.buf);
+    cr_assert_eq(count_events(mine.s.buf), 1, "%s", mine.s.buf);
+    const char *d = strstr(mine.s.buf, "data: ");
+    cr_assert(d, "%s", mine.s.buf);
+    json_t *ev = json_loadb(d + 6, strcspn(d + 6, "\n"), 0, NULL);
+    cr_assert(ev, "%s", d);
+    cr_assert_str_eq(json_string_value(json_object_get(ev, "id")), own);
+    cr_assert_str_eq(json_string_value(json_object_get(ev, "problem")), "aplusb");
+    cr_assert_str_eq(json_string_value(json_object_get(ev, "owner")), "platform");
+    json_t *md = json_object_get(ev, "metadata");
+    cr_assert(json_integer_value(json_object_get(md, "contest")) == 7 &&
+              !strcmp(json_string_value(json_object_get(md, "user")), "ana"), "%s", d);
+    json_decref(ev);
     check_openapi();
 }
 
@@ -2150,7 +2203,7 @@ Test(api, every_route_refuses_other_methods_unknown_paths_and_other_roles_as_bef
         {"GET", "/v1/submissions/x", T, 403, "lacks the role submit or read for reading submissions"},
         {"GET", "/v1/submissions/x/events", T, 403, "lacks the role submit or read for reading submissions"},
         {"GET", "/v1/submissions/x/y/z", T, 403, "reading submissions"},   /* then 404 */
-        {"GET", "/v1/events", S, 403, "lacks the role read for events"},
+        {"GET", "/v1/events", S, 403, "may follow only its own submissions: GET /v1/events?mine=1"},
         {"GET", "/v1/problems", S, 403, "lacks the role setter or read for reading the problem store"},
         {"GET", "/v1/problems/x/versions", S, 403, "reading the problem store"},
         {"PUT", "/v1/problems/x", R, 403, "lacks the role setter for uploading problems"},
