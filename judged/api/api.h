@@ -167,6 +167,7 @@ enum {
     ROUTE_UPLOAD = 2,        /* the body is a package up to max_package: token and role before it */
     ROUTE_AREA_PREFIX = 4,   /* admin: its area is every path beginning with its pattern */
     ROUTE_ANY_QUERY = 8,     /* the dashboard's files: a browser or proxy may add a query */
+    ROUTE_BATCH = 16,        /* its body may be API_MAX_BATCH times the usual limit */
 };
 enum { API_MAX_PARAMS = 3 };
 struct api_route {
@@ -224,10 +225,19 @@ int api_submission_parse(struct api_submission *s, const char *body, size_t len,
                          const struct jd_config *cfg,
                          bool (*problem_in_store)(void *arg, const char *name), void *arg,
                          char *field, size_t fieldlen, char *msg, size_t msglen);
+/* The same checks of one item of a batch (a JSON object, referenced, not
+ * stolen), which may also hold the field named also. */
+int api_submission_check(struct api_submission *s, json_t *item, const char *also, const struct jd_config *cfg,
+                         bool (*problem_in_store)(void *arg, const char *name), void *arg, char *field,
+                         size_t fieldlen, char *msg, size_t msglen);
 void api_submission_free(struct api_submission *s);
+/* Submissions one POST /v1/submissions/batch may hold (Judge0's default is
+ * 20 too); its body may be that many times the usual body limit. */
+#define API_MAX_BATCH 20
 
 /* Handlers (handlers.c, admin.c, events.c). */
 enum MHD_Result api_submit(struct req *r);
+enum MHD_Result api_submit_batch(struct req *r);
 enum MHD_Result api_get_submission(struct req *r, const char *id);
 enum MHD_Result api_events(struct req *r);
 enum MHD_Result api_submission_events(struct req *r, const char *id);

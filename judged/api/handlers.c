@@ -90,7 +90,7 @@ static const char *text(json_t *v)
 }
 
 /* The body's checks, in this order, each failure naming its field. */
-static int check_body(struct api_submission *s, const struct jd_config *cfg,
+static int check_body(struct api_submission *s, const char *also, const struct jd_config *cfg,
                       bool (*problem_in_store)(void *, const char *), void *arg, char *field,
                       size_t fieldlen, char *msg, size_t msglen)
 {
@@ -99,7 +99,7 @@ static int check_body(struct api_submission *s, const struct jd_config *cfg,
     json_t *v;
     json_object_foreach(b, k, v)
     {
-        bool known = false;
+        bool known = also && !strcmp(k, also);
         for (int i = 0; known_fields[i]; i++)
             known |= !strcmp(k, known_fields[i]);
         if (!known)   /* a field named "" cannot be named: the body is at fault */
@@ -161,7 +161,19 @@ int api_submission_parse(struct api_submission *s, const char *body, size_t len,
     if (!json_is_object(s->json))
         return bad(field, fieldlen, "body", msg, msglen,
                    "expected a JSON object {problem, language, source, ...}");
-    return check_body(s, cfg, problem_in_store, arg, field, fieldlen, msg, msglen);
+    return check_body(s, NULL, cfg, problem_in_store, arg, field, fieldlen, msg, msglen);
+}
+
+int api_submission_check(struct api_submission *s, json_t *item, const char *also, const struct jd_config *cfg,
+                         bool (*problem_in_store)(void *arg, const char *name), void *arg, char *field,
+                         size_t fieldlen, char *msg, size_t msglen)
+{
+    memset(s, 0, sizeof *s);
+    s->json = json_incref(item);
+    if (!json_is_object(item))
+        return bad(field, fieldlen, "submissions", msg, msglen,
+                   "each submission must be a JSON object {problem, language, source, ...}");
+    return check_body(s, also, cfg, problem_in_store, arg, field, fieldlen, msg, msglen);
 }
 
 void api_submission_free(struct api_submission *s)
@@ -171,111 +183,197 @@ void api_submission_free(struct api_submission *s)
     memset(s, 0, sizeof *s);
 }
 
-static enum MHD_Result reject(struct req *r, const char *field, const char *msg)
+/* What one admission answered: the HTTP status, its JSON body, and for a
+ * 503 the seconds to wait. The same for POST /v1/submissions (the
+ * answer) and each item of a batch (one element of its answer). */
+struct admission {
+    unsigned status;
+    json_t *body;
+    long retry_after;
+};
+
+static void outcome(struct admission *o, unsigned status, json_t *body, long retry_after)
 {
-    atomic_fetch_add(&r->api->admissions[ADMIT_REJECTED], 1);
-    return api_error(r, 400, field, "%s", msg);
+    o->status = status;
+    o->body = body;
+    o->retry_after = retry_after;
 }
 
-/* The answer to an admission queue_admit made (OK); counted per outcome. */
-static enum MHD_Result admit_answer(struct req *r, const struct queue_admit_reply *o, const char *key,
-                                    const struct jd_pool_cfg *pool)
+static void refused(struct api *a, struct admission *o, unsigned status, const char *field, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+static void refused(struct api *a, struct admission *o, unsigned status, const char *field, const char *fmt, ...)
 {
-    struct api *a = r->api;
-    char loc[256];
-    snprintf(loc, sizeof loc, "/v1/submissions/%s", o->id);
-    switch (o->result) {
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (status == 400 || status == 422)
+        atomic_fetch_add(&a->admissions[ADMIT_REJECTED], 1);
+    outcome(o, status, json_pack("{s:s, s:s?}", "error", msg, "field", field), 0);
+}
+
+/* What queue_admit answered (OK), counted per outcome. */
+static void admitted(struct api *a, struct admission *o, const struct queue_admit_reply *q, const char *key,
+                     const struct jd_pool_cfg *pool)
+{
+    switch (q->result) {
     case QUEUE_ADMITTED:
         atomic_fetch_add(&a->admissions[ADMIT_ACCEPTED], 1);
-        return api_json_h(r, 202, json_pack("{s:s, s:s}", "id", o->id, "state", "queued"),
-                          "Location", loc, NULL);
+        outcome(o, 202, json_pack("{s:s, s:s}", "id", q->id, "state", "queued"), 0);
+        return;
     case QUEUE_DUPLICATE:
         atomic_fetch_add(&a->admissions[ADMIT_DUPLICATE], 1);
-        return api_json_h(r, 200, json_pack("{s:s, s:s, s:b}", "id", o->id, "state", "queued",
-                                             "duplicate", 1),
-                          "Location", loc, NULL);
+        outcome(o, 200, json_pack("{s:s, s:s, s:b}", "id", q->id, "state", "queued", "duplicate", 1), 0);
+        return;
     case QUEUE_CONFLICT:
-        atomic_fetch_add(&a->admissions[ADMIT_REJECTED], 1);
-        return api_error(r, 422, "Idempotency-Key",
-                         "Idempotency-Key '%s' was already used with a different request body "
-                         "(submission %s)", key, o->id);
+        refused(a, o, 422, "Idempotency-Key",
+                "Idempotency-Key '%s' was already used with a different request body (submission %s)", key, q->id);
+        return;
     case QUEUE_NOT_DURABLE:
         /* written on the primary, confirmed by no replica in time: a
          * failover now could lose it, so it is not acknowledged; the retry
          * (the same Idempotency-Key) is a duplicate, or admits anew on a
          * primary that lost it */
         atomic_fetch_add(&a->admissions[ADMIT_NOT_DURABLE], 1);
-        return api_error_retry(r, 503, 1,
-                               "not durable, retry: submission %s reached the primary but no replica "
-                               "confirmed it within %ld ms (admission_durability: replicated); retry "
-                               "with the same Idempotency-Key",
-                               o->id, a->cfg.admission_wait_ms);
+        refused(a, o, 503, NULL,
+                "not durable, retry: submission %s reached the primary but no replica confirmed it within %ld ms "
+                "(admission_durability: replicated); retry with the same Idempotency-Key",
+                q->id, a->cfg.admission_wait_ms);
+        o->retry_after = 1;
+        return;
     case QUEUE_BUSY:
     default:
         atomic_fetch_add(&a->admissions[ADMIT_BUSY], 1);
-        return api_error_retry(r, 503, o->waiting / 1000 + 1,
-                               "pool '%s' is full: %lld submissions waiting (max_queue %ld)",
-                               pool->name, o->waiting, pool->max_queue);
+        refused(a, o, 503, NULL, "pool '%s' is full: %lld submissions waiting (max_queue %ld)", pool->name,
+                q->waiting, pool->max_queue);
+        o->retry_after = q->waiting / 1000 + 1;
+        return;
+    }
+}
+
+/* One admission of a checked submission s: its callback, its key (per
+ * token: two platforms may both use "42"), then queue_admit. hash tells a
+ * retry from a different request under the same key. */
+static void admit(struct req *r, struct api_submission *s, const char *key, const char *hash, struct admission *o)
+{
+    struct api *a = r->api;
+    char msg[512];
+    /* a callback no delivery could reach is refused now, not dead-lettered
+     * in silence after the verdict */
+    if (s->callback && api_callback_refused(a, s->callback, msg, sizeof msg)) {
+        refused(a, o, 400, "callback_url", "%s", msg);
+        return;
+    }
+    if (key && !valid_key(key)) {
+        refused(a, o, 400, "Idempotency-Key", "Idempotency-Key must be 1 to 128 printable ASCII characters");
+        return;
+    }
+    char scoped[200];
+    if (key)
+        snprintf(scoped, sizeof scoped, "%s:%s", r->tok_name, key);
+    struct queue_admit_args args = {
+        .pool = s->pool->name,
+        .lang = s->language,
+        .problem = s->problem,
+        .source = s->source,
+        .source_len = s->source_len,
+        .key = key ? scoped : NULL,
+        .priority = s->priority,
+        .max_queue = s->pool->max_queue,
+        .max_source = a->cfg.max_source,
+        .owner = r->tok_name,
+        .hash = hash,
+        .callback = s->callback,
+        .metadata = s->metadata,
+        .replicas = a->cfg.admission_durability == JD_DURABLE_REPLICATED ? 1 : 0,
+        .wait_ms = a->cfg.admission_wait_ms,
+    };
+    struct queue_admit_reply q;
+    char err[512];
+    struct queue_conn *k = api_conn_get(a);
+    enum queue_rc rc = queue_admit(k, &args, &q, err, sizeof err);
+    api_conn_put(a, k);
+    if (rc == QUEUE_IO) {
+        refused(a, o, 503, NULL, "the queue is unavailable: %s", err);
+        o->retry_after = 1;
+    } else if (rc != QUEUE_OK) {
+        refused(a, o, 500, NULL, "admission failed: %s", err);
+    } else {
+        admitted(a, o, &q, key, s->pool);
     }
 }
 
 enum MHD_Result api_submit(struct req *r)
 {
-    struct api *a = r->api;
     struct api_submission s;
+    struct admission o;
     char field[256], msg[512];
-    if (api_submission_parse(&s, r->body, r->len, &a->cfg, in_store, a, field, sizeof field, msg,
+    if (api_submission_parse(&s, r->body, r->len, &r->api->cfg, in_store, r->api, field, sizeof field, msg,
                              sizeof msg)) {
-        api_submission_free(&s);
-        return reject(r, field, msg);
+        refused(r->api, &o, 400, field, "%s", msg);
+    } else {
+        char hash[65];
+        api_sha256_hex(r->body, r->len, hash);
+        admit(r, &s, MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "Idempotency-Key"), hash, &o);
     }
-    /* a callback no delivery could reach is refused now, not dead-lettered
-     * in silence after the verdict */
-    if (s.callback && api_callback_refused(a, s.callback, msg, sizeof msg)) {
-        api_submission_free(&s);
-        return reject(r, "callback_url", msg);
-    }
-    const char *key = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "Idempotency-Key");
-    if (key && !valid_key(key)) {
-        api_submission_free(&s);
-        return reject(r, "Idempotency-Key",
-                      "Idempotency-Key must be 1 to 128 printable ASCII characters");
-    }
-    /* keys are per token (two platforms may both use "42"); the request's
-     * hash tells a retry from a different request under the same key */
-    char scoped[200], hash[65];
-    if (key)
-        snprintf(scoped, sizeof scoped, "%s:%s", r->tok_name, key);
-    api_sha256_hex(r->body, r->len, hash);
-    struct queue_admit_args args = {
-        .pool = s.pool->name,
-        .lang = s.language,
-        .problem = s.problem,
-        .source = s.source,
-        .source_len = s.source_len,
-        .key = key ? scoped : NULL,
-        .priority = s.priority,
-        .max_queue = s.pool->max_queue,
-        .max_source = a->cfg.max_source,
-        .owner = r->tok_name,
-        .hash = hash,
-        .callback = s.callback,
-        .metadata = s.metadata,
-        .replicas = a->cfg.admission_durability == JD_DURABLE_REPLICATED ? 1 : 0,
-        .wait_ms = a->cfg.admission_wait_ms,
-    };
-    struct queue_admit_reply out;
-    char err[512];
-    struct queue_conn *k = api_conn_get(a);
-    enum queue_rc rc = queue_admit(k, &args, &out, err, sizeof err);
-    api_conn_put(a, k);
-    const struct jd_pool_cfg *pool = s.pool;
     api_submission_free(&s);
-    if (rc == QUEUE_IO)
-        return api_error_retry(r, 503, 1, "the queue is unavailable: %s", err);
-    if (rc != QUEUE_OK)
-        return api_error(r, 500, NULL, "admission failed: %s", err);
-    return admit_answer(r, &out, key, pool);
+    const char *id = json_string_value(json_object_get(o.body, "id"));
+    char loc[256], ra[32];
+    snprintf(loc, sizeof loc, "/v1/submissions/%s", id ? id : "");
+    snprintf(ra, sizeof ra, "%ld", o.retry_after);
+    if (id)
+        return api_json_h(r, o.status, o.body, "Location", loc, NULL);
+    if (o.retry_after > 0)
+        return api_json_h(r, o.status, o.body, "Retry-After", ra, NULL);
+    return api_json(r, o.status, o.body);
+}
+
+/* POST /v1/submissions/batch: {"submissions": [ITEM, ...]}, up to
+ * API_MAX_BATCH items, each a submission's body plus an optional
+ * "idempotency_key", each admitted or refused on its own, in order: 200
+ * {"submissions": [{"status", and the answer its own POST would get}]}.
+ * An item's hash (for its key) is its compact JSON with sorted keys. */
+enum MHD_Result api_submit_batch(struct req *r)
+{
+    json_error_t je;
+    json_t *body = r->len ? json_loadb(r->body, r->len, JSON_ALLOW_NUL, &je) : NULL;
+    json_t *items = json_object_get(body, "submissions");
+    if (!json_is_object(body) || json_object_size(body) != 1 || !json_is_array(items) ||
+        !json_array_size(items) || json_array_size(items) > API_MAX_BATCH) {
+        json_decref(body);
+        atomic_fetch_add(&r->api->admissions[ADMIT_REJECTED], 1);
+        return api_error(r, 400, "submissions", "expected {\"submissions\": [...]} with 1 to %d submissions",
+                         API_MAX_BATCH);
+    }
+    json_t *answers = json_array();
+    size_t i;
+    json_t *item;
+    json_array_foreach(items, i, item) {
+        struct api_submission s;
+        struct admission o;
+        char field[256], msg[512];
+        json_t *key = json_object_get(item, "idempotency_key");
+        if (key && !json_is_string(key)) {
+            refused(r->api, &o, 400, "idempotency_key", "idempotency_key must be a string");
+            memset(&s, 0, sizeof s);
+        } else if (api_submission_check(&s, item, "idempotency_key", &r->api->cfg, in_store, r->api, field,
+                                        sizeof field, msg, sizeof msg)) {
+            refused(r->api, &o, 400, field, "%s", msg);
+        } else {
+            char *canon = json_dumps(item, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY), hash[65];
+            api_sha256_hex(canon ? canon : "", canon ? strlen(canon) : 0, hash);
+            free(canon);
+            admit(r, &s, json_string_value(key), hash, &o);
+        }
+        api_submission_free(&s);
+        json_object_set_new(o.body, "status", json_integer(o.status));
+        if (o.retry_after > 0)
+            json_object_set_new(o.body, "retry_after", json_integer(o.retry_after));
+        json_array_append_new(answers, o.body);
+    }
+    json_decref(body);
+    return api_json(r, 200, json_pack("{s:o}", "submissions", answers));
 }
 
 /* ----------------------------------------------------------------- results */

@@ -373,7 +373,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         }
         /* a package upload may be as big as max_package; anything else is JSON */
         const struct api_route *upload = api_route_upload(method, url);
-        r->limit = upload ? a->cfg.max_package : a->body_limit;
+        const struct api_route *rt = upload ? NULL : api_route_find(method, url);
+        r->limit = upload ? a->cfg.max_package
+                   : rt && (rt->flags & ROUTE_BATCH) ? a->body_limit * API_MAX_BATCH : a->body_limit;
         if (upload) {
             /* the token and role first: an anonymous client must not make a
              * root process write max_package bytes */

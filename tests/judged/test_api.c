@@ -879,6 +879,71 @@ Test(api, sse_resume_after_a_dropped_connection_loses_nothing_and_repeats_nothin
     check_openapi();
 }
 
+/* POST /v1/submissions/batch (issue 28): each item admitted or refused on
+ * its own, in order, as its own POST would be, idempotency keys included. */
+Test(api, a_batch_admits_or_refuses_each_submission_on_its_own)
+{
+    start("  native: {languages: [c, cpp], slots: 1}\n", NULL, true);
+    char *src = slurp(AC_C);
+    json_t *ok = json_pack("{s:s, s:s, s:s, s:s}", "problem", "aplusb", "language", "c", "source", src,
+                           "idempotency_key", "b-1");
+    json_t *items = json_array();
+    json_array_append(items, ok);                       /* 202 */
+    json_array_append(items, ok);                       /* the same key and item: 200, the same id */
+    json_array_append_new(items, json_pack("{s:s, s:s, s:s}", "problem", "aplusb", "language", "cobol",
+                                           "source", src));   /* 400 language */
+    json_array_append_new(items, json_pack("{s:s, s:s, s:s, s:s}", "problem", "aplusb", "language", "c", "source",
+                                           "int main(void){return 1;}", "idempotency_key", "b-1"));   /* 422 */
+    json_array_append_new(items, json_pack("{s:s, s:s, s:s, s:b}", "problem", "aplusb", "language", "c",
+                                           "source", src, "base64_encoded", 1));   /* 400 base64_encoded */
+    char *body = json_dumps(json_pack("{s:o}", "submissions", items), JSON_COMPACT);
+    expect(http("POST", "/v1/submissions/batch", "/v1/submissions/batch", tok_read, body, NULL), 403, NULL,
+           "a batch needs submit");
+    struct resp r = http("POST", "/v1/submissions/batch", "/v1/submissions/batch", tok_submit, body, NULL);
+    cr_assert_eq(r.status, 200, "%s", r.body);
+    json_t *a = json_object_get(r.json, "submissions");
+    cr_assert_eq(json_array_size(a), 5, "%s", r.body);
+    const long want[] = {202, 200, 400, 422, 400};
+    const char *field[] = {NULL, NULL, "language", "Idempotency-Key", "base64_encoded"};
+    for (size_t i = 0; i < 5; i++) {
+        json_t *it = json_array_get(a, i);
+        cr_assert_eq(json_integer_value(json_object_get(it, "status")), want[i], "item %zu: %s", i, r.body);
+        if (field[i])
+            cr_assert_str_eq(json_string_value(json_object_get(it, "field")), field[i], "item %zu: %s", i, r.body);
+    }
+    char id[200], path[300];
+    snprintf(id, sizeof id, "%s", json_string_value(json_object_get(json_array_get(a, 0), "id")));
+    cr_assert_str_eq(json_string_value(json_object_get(json_array_get(a, 1), "id")), id, "one submission per key");
+    resp_free(&r);
+    free(body);
+    /* the admitted one is judged like any other */
+    snprintf(path, sizeof path, "/v1/submissions/%s?wait=30", id);
+    for (int i = 0; i < 4; i++) {
+        r = http("GET", SUB1, path, tok_submit, NULL, NULL);
+        bool done = r.json && !strcmp(jstr(&r, "state"), "done");
+        if (done) {
+            cr_assert_str_eq(jstr(&r, "verdict"), "AC", "%s", r.body);
+            resp_free(&r);
+            break;
+        }
+        cr_assert(i < 3, "not judged: %s", r.body);
+        resp_free(&r);
+    }
+    /* the whole request: 1 to 20 items */
+    items = json_array();
+    for (int i = 0; i < 20 + 1; i++)
+        json_array_append(items, ok);
+    body = json_dumps(json_pack("{s:o}", "submissions", items), JSON_COMPACT);
+    expect(http("POST", "/v1/submissions/batch", "/v1/submissions/batch", tok_submit, body, NULL), 400,
+           "submissions", "21 items");
+    free(body);
+    expect(http("POST", "/v1/submissions/batch", "/v1/submissions/batch", tok_submit, "{\"submissions\":[]}", NULL),
+           400, "submissions", "no item");
+    json_decref(ok);
+    free(src);
+    check_openapi();
+}
+
 /* Every event names the submission's problem, owner and metadata, so a
  * platform needs no GET per event; a submit token follows its own
  * submissions on one stream with ?mine=1, and without it is refused
