@@ -19,11 +19,13 @@
  * the current version answers 200 "unchanged" at once: it was validated
  * when it was pushed.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "api.h"
@@ -227,6 +229,51 @@ enum MHD_Result api_problem_put(struct req *r, const char *name)
 
 /* ----------------------------------------------------------------- reads */
 
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(json_string_value(json_object_get(*(json_t *const *)a, "name")),
+                  json_string_value(json_object_get(*(json_t *const *)b, "name")));
+}
+
+static bool listed(json_t *arr, const char *name)
+{
+    size_t i;
+    json_t *p;
+    json_array_foreach(arr, i, p) if (!strcmp(json_string_value(json_object_get(p, "name")), name)) return true;
+    return false;
+}
+
+/* The hosts' problems directory (as admission sees it: a directory of a
+ * valid name), after the store's, each name once: a submission may name
+ * either (issue 28: a read token saw an empty list while these were
+ * accepted). */
+static void add_directory_problems(json_t *arr, const char *dir)
+{
+    DIR *d = dir ? opendir(dir) : NULL;
+    struct dirent *e;
+    json_t *found = json_array();
+    while (d && (e = readdir(d))) {
+        char path[4400];
+        struct stat st;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        if (queue_valid_name(e->d_name) && stat(path, &st) == 0 && S_ISDIR(st.st_mode) && !listed(arr, e->d_name))
+            json_array_append_new(found, json_pack("{s:s, s:s, s:n, s:i, s:n}", "name", e->d_name, "source",
+                                                   "directory", "current", "versions", 0, "updated"));
+    }
+    if (d)
+        closedir(d);
+    /* in name order (readdir's is the file system's) */
+    size_t n = json_array_size(found);
+    json_t **v = calloc(n + 1, sizeof *v);
+    for (size_t i = 0; i < n; i++)
+        v[i] = json_array_get(found, i);
+    qsort(v, n, sizeof *v, by_name);
+    for (size_t i = 0; i < n; i++)
+        json_array_append(arr, v[i]);
+    free(v);
+    json_decref(found);
+}
+
 enum MHD_Result api_problems_list(struct req *r)
 {
     struct queue_conn *k = api_conn_get(r->api);
@@ -242,7 +289,8 @@ enum MHD_Result api_problems_list(struct req *r)
         struct store_problem_info p = {0};
         bool found;
         if (rc == 0 && (rc = store_info(k, names[i], &p, &found, err, sizeof err)) == 0 && found)
-            json_array_append_new(arr, json_pack("{s:s, s:s, s:I, s:I}", "name", p.name, "current", p.current,
+            json_array_append_new(arr, json_pack("{s:s, s:s, s:s, s:I, s:I}", "name", p.name, "source", "store",
+                                                 "current", p.current,
                                                  "versions", (json_int_t)p.nversions, "updated",
                                                  (json_int_t)p.updated));
         store_problem_info_free(&p);
@@ -254,6 +302,7 @@ enum MHD_Result api_problems_list(struct req *r)
         json_decref(arr);
         return store_failure(r, rc, err);
     }
+    add_directory_problems(arr, r->api->cfg.problems);
     return api_json(r, 200, json_pack("{s:o}", "problems", arr));
 }
 

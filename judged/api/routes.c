@@ -182,7 +182,8 @@ static const struct api_route routes[] = {
     {API_GET, "/v1/submissions/{id}/{x}/{y}", SUBMIT_OR_READ, "reading submissions", NULL, 0, NULL},
     {API_GET, "/v1/events", SUBMIT_OR_READ, "events", api_events, 0, "since mine"},
     /* the problem store: reading it is no more than reading results */
-    {API_GET, "/v1/problems", SETTER_OR_READ, "reading the problem store", api_problems_list, ROUTE_SLASHES, NULL},
+    /* what a submission may name: for every token that may submit or read */
+    {API_GET, "/v1/problems", ROUTE_ANY_TOKEN, "listing problems", api_problems_list, ROUTE_SLASHES, NULL},
     {API_GET, "/v1/problems/{name}", SETTER_OR_READ, "reading the problem store", problem_get, 0, NULL},
     {API_PUT, "/v1/problems/{name}", ROLE_SETTER, "uploading problems", problem_put, ROUTE_UPLOAD, NULL},
     {API_DELETE, "/v1/problems/{name}", ROLE_SETTER, "removing versions", problem_delete, 0, "version"},

@@ -2051,14 +2051,28 @@ Test(api, problem_upload_validated_by_a_judged_host_then_judged_and_rejudged)
     r = put_file(PROBS "/up", tok_submit, tgz, "application/gzip");
     cr_assert_eq(r.status, 403, "%s", r.body);
     resp_free(&r);
-    expect(http("GET", PROBS, PROBS, tok_submit, NULL, NULL), 403, NULL, "submit cannot list problems");
+    /* what a submission may name: the store's problems, then the hosts'
+     * directory's (aplusb), for a submit token too (issue 28) */
+    r = http("GET", PROBS, PROBS, tok_submit, NULL, NULL);
+    cr_assert_eq(r.status, 200, "a submit token lists what it may submit to: %s", r.body);
+    bool aplusb = false;
+    size_t pi;
+    json_t *pe;
+    json_array_foreach(json_object_get(r.json, "problems"), pi, pe)
+        aplusb |= !strcmp(json_string_value(json_object_get(pe, "name")), "aplusb") &&
+                  !strcmp(json_string_value(json_object_get(pe, "source")), "directory") &&
+                  json_is_null(json_object_get(pe, "current"));
+    cr_assert(aplusb, "the directory's aplusb is listed: %s", r.body);
+    resp_free(&r);
     expect(http("DELETE", PROB1, PROBS "/up?version=0", tok_read, NULL, NULL), 403, NULL, "read cannot remove");
 
     /* list, show, versions */
     r = http("GET", PROBS, PROBS, tok_read, NULL, NULL);
     cr_assert_eq(r.status, 200, "%s", r.body);
     json_t *ps = json_object_get(r.json, "problems");
-    cr_assert_eq(json_array_size(ps), 4, "only 'lnk', 'notl', 'third' and 'up' were stored: %s", r.body);
+    size_t stored = 0;
+    json_array_foreach(ps, pi, pe) stored += !strcmp(json_string_value(json_object_get(pe, "source")), "store");
+    cr_assert_eq(stored, 4, "only 'lnk', 'notl', 'third' and 'up' were stored: %s", r.body);
     cr_assert_str_eq(json_string_value(json_object_get(json_array_get(ps, 3), "name")), "up");
     cr_assert_str_eq(json_string_value(json_object_get(json_array_get(ps, 3), "current")), v2);
     resp_free(&r);
@@ -2269,7 +2283,7 @@ Test(api, every_route_refuses_other_methods_unknown_paths_and_other_roles_as_bef
         {"GET", "/v1/submissions/x/events", T, 403, "lacks the role submit or read for reading submissions"},
         {"GET", "/v1/submissions/x/y/z", T, 403, "reading submissions"},   /* then 404 */
         {"GET", "/v1/events", S, 403, "may follow only its own submissions: GET /v1/events?mine=1"},
-        {"GET", "/v1/problems", S, 403, "lacks the role setter or read for reading the problem store"},
+        {"GET", "/v1/problems", S, 200, "\"problems\""},
         {"GET", "/v1/problems/x/versions", S, 403, "reading the problem store"},
         {"PUT", "/v1/problems/x", R, 403, "lacks the role setter for uploading problems"},
         /* an upload's token and role are checked before its body, before routing */
