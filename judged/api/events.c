@@ -569,7 +569,13 @@ enum MHD_Result api_events(struct req *r)
         }
         pthread_rwlock_unlock(&s->h->mu);
     } else {
+        /* "from now" is from this request, not from the first read after
+         * the answer's headers: a client that submits once the stream
+         * answered must not miss a fast verdict */
         s->in_ring = s->from_now = true;
+        pthread_rwlock_rdlock(&s->h->mu);
+        start_now(s);
+        pthread_rwlock_unlock(&s->h->mu);
     }
     out_append(&s->o, ": connected\n\n", 13);
     s->next_heartbeat = common_monotonic() + a->cfg.api.sse_heartbeat_ms / 1000.0;

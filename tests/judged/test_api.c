@@ -1409,6 +1409,29 @@ Test(api, the_readme_python_client_judges_over_http)
     free(s);
 }
 
+/* judged/api/examples/platform.py, a whole platform client in under 40
+ * lines of stdlib Python (issue 28): one batch, its own verdicts over SSE,
+ * the same verdicts as signed webhooks, checked. */
+Test(api, the_example_platform_client_submits_follows_and_verifies_webhooks)
+{
+    start("  native: {languages: [c, cpp], slots: 1}\n",
+          "  webhook_secret: s3cret\n  webhook_allow_private: true\n", true);
+    char cmd[3000], out[400], wa[400];
+    snprintf(out, sizeof out, "%s/platform.out", T_dir);
+    snprintf(wa, sizeof wa, "%s/wa.c", T_dir);
+    t_write(wa, "#include <stdio.h>\nint main(void){long long a,b;scanf(\"%%lld%%lld\",&a,&b);printf(\"%%lld\\n\",a-b);}\n");
+    snprintf(cmd, sizeof cmd, "timeout 300 python3 %s/judged/api/examples/platform.py http://127.0.0.1:%d %s s3cret "
+             "aplusb c %s %s > %s 2>&1", SRC, api_port, tok_submit, AC_C, wa, out);
+    int rc = system(cmd);
+    char *s = slurp(out);
+    cr_assert_eq(rc, 0, "%s", s);
+    char want[600];
+    snprintf(want, sizeof want, "%s native-", AC_C);
+    cr_assert(strstr(s, want) && strstr(s, " AC aplusb platform webhook AC"), "%s", s);
+    cr_assert(strstr(s, " WA aplusb platform webhook WA"), "%s", s);
+    free(s);
+}
+
 Test(api, a_token_added_while_running_counts_after_sighup)
 {
     start("  native: {languages: [c, cpp], slots: 1}\n", NULL, false);
