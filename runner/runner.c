@@ -96,6 +96,17 @@ const char *runner_language_name(struct runner *r, const char *id)
     return l ? l->name : NULL;
 }
 
+bool runner_language_info(struct runner *r, const char *id, struct runner_language_info *out)
+{
+    const struct rn_language *l = rn_find_language(r, id);
+    if (!l)
+        return false;
+    *out = (struct runner_language_info){.name = l->name, .source = l->source, .time_factor = l->time_factor,
+                                         .extra_memory = l->extra_memory, .compile_time = l->compile_time,
+                                         .compile_memory = l->compile_memory};
+    return true;
+}
+
 /* The language that compiles a package's program: the first (by file name)
  * whose source file has the same extension; .cc and .cxx are C++. */
 const struct rn_language *rn_language_for_file(const struct runner *r, const char *file)

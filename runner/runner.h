@@ -126,6 +126,18 @@ bool runner_language_exists(struct runner *r, const char *id);
 size_t runner_language_count(struct runner *r);
 const char *runner_language_id(struct runner *r, size_t i);   /* NULL past the end */
 const char *runner_language_name(struct runner *r, const char *id);
+/* What a platform shows of a language (judge-api's GET /v1/languages): its
+ * name, its source file's name (Main.java: the extension, and Java's class
+ * rule), and how its limits differ from a problem's. false: no such id.
+ * The strings live as long as r. */
+struct runner_language_info {
+    const char *name, *source;
+    double time_factor;         /* x a problem's time limit */
+    uint64_t extra_memory;      /* bytes over a problem's memory limit */
+    double compile_time;        /* the compile's limits: CPU seconds, */
+    uint64_t compile_memory;    /* bytes */
+};
+bool runner_language_info(struct runner *r, const char *id, struct runner_language_info *out);
 
 /* The runtime self-test of `judgectl languages --check`: runs the version
  * command, then compiles and runs a hello-world (chosen by the source file's

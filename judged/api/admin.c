@@ -243,20 +243,37 @@ enum MHD_Result api_dlq_action(struct req *r, const char *dlq_id, const char *ac
 /* ------------------------------------------------------------- languages */
 
 /* The languages a pool serves whose file LANGUAGES/ID.yaml exists (a
- * language's id is its file name; judge-api reads no language file). */
+ * language's id is its file name), with what the pool's hosts published of
+ * each (name, source, extensions, limits: judge-api reads no language
+ * file); only id and pool while no host has published it. */
 enum MHD_Result api_languages(struct req *r)
 {
     const struct jd_config *cfg = &r->api->cfg;
     json_t *list = json_array();
-    for (int i = 0; i < cfg->npools; i++)
+    struct queue_conn *k = api_conn_get(r->api);
+    for (int i = 0; i < cfg->npools; i++) {
+        json_t *published = NULL;
+        char err[512];
+        if (queue_languages(k, cfg->pools[i].name, &published, err, sizeof err) == QUEUE_IO) {
+            json_decref(published);
+            json_decref(list);
+            api_conn_put(r->api, k);
+            return api_error_retry(r, 503, 1, "the queue is unavailable: %s", err);
+        }
         for (int j = 0; j < cfg->pools[i].nlanguages; j++) {
+            const char *id = cfg->pools[i].languages[j];
             char path[4400];
             struct stat st;
-            snprintf(path, sizeof path, "%s/%s.yaml", cfg->languages, cfg->pools[i].languages[j]);
-            if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
-                json_array_append_new(list, json_pack("{s:s, s:s}", "id", cfg->pools[i].languages[j],
-                                                      "pool", cfg->pools[i].name));
+            snprintf(path, sizeof path, "%s/%s.yaml", cfg->languages, id);
+            if (stat(path, &st) || !S_ISREG(st.st_mode))
+                continue;
+            json_t *o = json_pack("{s:s, s:s}", "id", id, "pool", cfg->pools[i].name);
+            json_object_update(o, json_object_get(published, id));
+            json_array_append_new(list, o);
         }
+        json_decref(published);
+    }
+    api_conn_put(r->api, k);
     return api_json(r, 200, json_pack("{s:o}", "languages", list));
 }
 

@@ -11,6 +11,8 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include <jansson.h>
+
 #include "common.h"
 #include "daemon.h"
 
@@ -102,18 +104,63 @@ int pool_start(struct pool *p, const struct jd_config *cfg)
     return 0;
 }
 
+/* One language as GET /v1/languages shows it (JSON; caller frees). */
+static char *language_json(struct runner *catalog, const char *id)
+{
+    struct runner_language_info li;
+    if (!catalog || !runner_language_info(catalog, id, &li))
+        return NULL;
+    const char *dot = strrchr(li.source, '.');
+    json_t *o = json_pack("{s:s, s:s, s:[s], s:f, s:I, s:f, s:I}", "name", li.name, "source", li.source,
+                          "extensions", dot ? dot : "", "time_factor", li.time_factor, "extra_memory",
+                          (json_int_t)li.extra_memory, "compile_time_limit", li.compile_time,
+                          "compile_memory_limit", (json_int_t)li.compile_memory);
+    char *s = o ? json_dumps(o, JSON_COMPACT) : NULL;
+    json_decref(o);
+    return s;
+}
+
+/* A pool's languages as platforms see them, from the language files this
+ * host judges with (judge-api reads no language file). */
+static void publish_languages(struct queue_conn *k, struct runner *catalog, const struct jd_pool_cfg *pc)
+{
+    const char **ids = calloc((size_t)pc->nlanguages + 1, sizeof *ids);
+    char **json = calloc((size_t)pc->nlanguages + 1, sizeof *json);
+    int n = 0;
+    char err[512];
+    for (int i = 0; i < pc->nlanguages; i++)
+        if ((json[n] = language_json(catalog, pc->languages[i])))
+            ids[n++] = pc->languages[i];
+    if (queue_publish_languages(k, pc->name, ids, (const char *const *)json, n, err, sizeof err))
+        logmsg("pool %s: cannot publish its languages: %s", pc->name, err);
+    for (int i = 0; i < n; i++)
+        free(json[i]);
+    free(json);
+    free(ids);
+}
+
 void pools_publish(const struct jd_config *cfg)
 {
     struct queue_conn k;
     char err[512];
     queue_conn_init(&k, judged.redis_url, 3000);
+    struct runner_config rc = {.languages_dir = cfg->languages, .catalog_only = true};
+    struct runner *catalog = NULL;
+    if (runner_open(&catalog, &rc, err, sizeof err)) {
+        logmsg("languages: %s", err);
+        catalog = NULL;
+    }
     for (int i = 0; i < cfg->npools; i++) {
         const struct jd_pool_cfg *pc = &cfg->pools[i];
         if (queue_publish_pool(&k, pc->name, (const char *const *)pc->languages, pc->nlanguages,
                                pc->max_queue, cfg->max_source, cfg->idempotency_ttl_ms, err,
                                sizeof err))
             logmsg("pool %s: cannot publish its settings: %s", pc->name, err);
+        if (catalog)
+            publish_languages(&k, catalog, pc);
     }
+    if (catalog)
+        runner_close(catalog);
     queue_conn_close(&k);
 }
 

@@ -249,3 +249,50 @@ void queue_names_free(char **names, size_t n)
         free(names[i]);
     free(names);
 }
+
+/* ---- what hosts publish of their languages ---- */
+
+enum queue_rc queue_publish_languages(struct queue_conn *k, const char *pool, const char *const *ids,
+                                      const char *const *json, int n, char *err, size_t errlen)
+{
+    char key[200], fresh[220];
+    queue_key(key, sizeof key, pool, SUFFIX_LANGUAGES);
+    if (n <= 0)
+        return queue_reply_done(k, queue_cmd(k, "DEL %s", key), "DEL", err, errlen);
+    snprintf(fresh, sizeof fresh, "%s:new", key);   /* the same {pool}: one slot */
+    enum queue_rc rc = queue_reply_done(k, queue_cmd(k, "DEL %s", fresh), "DEL", err, errlen);
+    const char **argv = calloc((size_t)(2 * n + 2), sizeof *argv);
+    argv[0] = "HSET";
+    argv[1] = fresh;
+    for (int i = 0; i < n; i++)
+        argv[2 + 2 * i] = ids[i], argv[3 + 2 * i] = json[i];
+    if (rc == QUEUE_OK)
+        rc = queue_reply_done(k, queue_cmdv(k, 2 + 2 * n, argv, NULL), "HSET", err, errlen);
+    free(argv);
+    if (rc == QUEUE_OK)   /* readers see the old set or the new one, never half */
+        rc = queue_reply_done(k, queue_cmd(k, "RENAME %s %s", fresh, key), "RENAME", err, errlen);
+    return rc;
+}
+
+enum queue_rc queue_languages(struct queue_conn *k, const char *pool, json_t **out, char *err, size_t errlen)
+{
+    char key[200];
+    queue_key(key, sizeof key, pool, SUFFIX_LANGUAGES);
+    *out = json_object();
+    redisReply *r = queue_cmd(k, "HGETALL %s", key);
+    if (!r || r->type != REDIS_REPLY_ARRAY) {
+        snprintf(err, errlen, "HGETALL: unexpected reply");
+        enum queue_rc rc = queue_reply_done(k, r, "HGETALL", err, errlen);
+        return rc == QUEUE_OK ? QUEUE_ERROR : rc;
+    }
+    for (size_t i = 0; i + 1 < r->elements; i += 2) {
+        const char *id = queue_rstr(r->element[i]), *text = queue_rstr(r->element[i + 1]);
+        json_t *o = text ? json_loads(text, 0, NULL) : NULL;
+        if (id && json_is_object(o))
+            json_object_set_new(*out, id, o);
+        else
+            json_decref(o);
+    }
+    freeReplyObject(r);
+    return QUEUE_OK;
+}

@@ -646,6 +646,16 @@ enum queue_rc queue_events(struct queue_conn *k, const char *const *pools, int n
                            char (*last)[64], int count, long block_ms, struct queue_event **out,
                            int *nout, bool *more, char *err, size_t errlen);
 
+/* A pool's languages as platforms see them (GET /v1/languages), published
+ * by each judged host at start and reload: id -> a JSON object (name,
+ * source, limits), replacing what was there at once (RENAME). */
+enum queue_rc queue_publish_languages(struct queue_conn *k, const char *pool, const char *const *ids,
+                                      const char *const *json, int n, char *err, size_t errlen);
+/* The same read back: *out is an object id -> object, empty when no host
+ * has published (caller json_decref). */
+enum queue_rc queue_languages(struct queue_conn *k, const char *pool, struct json_t **out, char *err,
+                              size_t errlen);
+
 /* What an event does not carry, from its submission: the problem, the owner
  * (the judge-api token that admitted it) and the platform's metadata (JSON,
  * or NULL). Empty once the submission has expired. One pipelined HMGET per

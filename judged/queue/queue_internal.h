@@ -17,6 +17,7 @@
 #define SUFFIX_REJUDGE "rejudge"          /* list: rejudges waiting */
 #define SUFFIX_RESULTS "results"
 #define SUFFIX_STATS "stats"
+#define SUFFIX_LANGUAGES "languages"      /* hash: language id -> what platforms see (JSON) */
 #define SUFFIX_SUB "sub:"                 /* + ID: a submission's hash */
 #define SUFFIX_RES "res:"                 /* + ID: its result (verdict...), judged's to write */
 #define SUFFIX_PROGRESS "progress:"       /* + ID: its progress stream */

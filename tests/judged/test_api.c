@@ -895,6 +895,24 @@ Test(api, sse_resume_after_a_dropped_connection_loses_nothing_and_repeats_nothin
 Test(api, a_batch_admits_or_refuses_each_submission_on_its_own)
 {
     start("  native: {languages: [c, cpp], slots: 1}\n", NULL, true);
+    /* what a platform shows before it submits (issue 28): the languages as
+     * the pool's host published them from its language files */
+    json_t *cpp = NULL;
+    for (long long end = t_now_ms() + 20000; t_now_ms() < end && !cpp; t_sleep_ms(100)) {
+        struct resp lr = http("GET", "/v1/languages", "/v1/languages", tok_submit, NULL, NULL);
+        size_t li;
+        json_t *l;
+        json_array_foreach(json_object_get(lr.json, "languages"), li, l)
+            if (!strcmp(json_string_value(json_object_get(l, "id")), "cpp") && json_object_get(l, "name"))
+                cpp = json_incref(l);
+        resp_free(&lr);
+    }
+    cr_assert(cpp, "no host published cpp's name in 20 s");
+    cr_assert_str_eq(json_string_value(json_object_get(cpp, "name")), "C++ (GCC 12, GNU C++20)");
+    cr_assert_str_eq(json_string_value(json_object_get(cpp, "pool")), "native");
+    cr_assert_str_eq(json_string_value(json_array_get(json_object_get(cpp, "extensions"), 0)), ".cpp");
+    cr_assert(json_number_value(json_object_get(cpp, "time_factor")) == 1.0, "time_factor");
+    json_decref(cpp);
     char *src = slurp(AC_C);
     json_t *ok = json_pack("{s:s, s:s, s:s, s:s}", "problem", "aplusb", "language", "c", "source", src,
                            "idempotency_key", "b-1");
