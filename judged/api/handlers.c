@@ -210,7 +210,7 @@ static void refused(struct api *a, struct admission *o, unsigned status, const c
     va_end(ap);
     if (status == 400 || status == 422)
         atomic_fetch_add(&a->admissions[ADMIT_REJECTED], 1);
-    outcome(o, status, json_pack("{s:s, s:s?}", "error", msg, "field", field), 0);
+    outcome(o, status, json_pack("{s:s, s:s*}", "error", msg, "field", field), 0);
 }
 
 /* What queue_admit answered (OK), counted per outcome. */

@@ -171,8 +171,74 @@ static yaml_node_t *resolve(yaml_document_t *d, yaml_node_t *n)
     return cur;
 }
 
+static const char *yscalar(yaml_document_t *d, yaml_node_t *m, const char *k)
+{
+    yaml_node_t *n = ymap(d, m, k);
+    return n && n->type == YAML_SCALAR_NODE ? (char *)n->data.scalar.value : NULL;
+}
+
+/* Does v match the schema as a strict generated client reads it: type
+ * (null only where nullable: true), enum, required, properties, items,
+ * oneOf? false with why (at JSON path at) set. */
+static bool matches(yaml_document_t *d, yaml_node_t *schema, json_t *v, const char *at, char *why, size_t len)
+{
+    schema = resolve(d, schema);
+    yaml_node_t *one = ymap(d, schema, "oneOf");
+    if (one && one->type == YAML_SEQUENCE_NODE) {
+        for (yaml_node_item_t *it = one->data.sequence.items.start; it < one->data.sequence.items.top; it++)
+            if (matches(d, yaml_document_get_node(d, *it), v, at, why, len))
+                return true;
+        return snprintf(why, len, "%s: matches none of oneOf", at), false;
+    }
+    const char *type = yscalar(d, schema, "type"), *nullable = yscalar(d, schema, "nullable");
+    if (json_is_null(v))
+        return (nullable && !strcmp(nullable, "true")) || !type ||
+               (snprintf(why, len, "%s: null where %s (not nullable) is documented", at, type), false);
+    bool ok = !type || (!strcmp(type, "object") && json_is_object(v)) || (!strcmp(type, "array") && json_is_array(v)) ||
+              (!strcmp(type, "string") && json_is_string(v)) || (!strcmp(type, "integer") && json_is_integer(v)) ||
+              (!strcmp(type, "number") && json_is_number(v)) || (!strcmp(type, "boolean") && json_is_boolean(v));
+    if (!ok)
+        return snprintf(why, len, "%s: not of type %s", at, type), false;
+    yaml_node_t *en = ymap(d, schema, "enum");
+    if (en && en->type == YAML_SEQUENCE_NODE && json_is_string(v)) {
+        bool in = false;
+        for (yaml_node_item_t *it = en->data.sequence.items.start; it < en->data.sequence.items.top; it++)
+            in |= !strcmp((char *)yaml_document_get_node(d, *it)->data.scalar.value, json_string_value(v));
+        if (!in)
+            return snprintf(why, len, "%s: '%s' is not in its enum", at, json_string_value(v)), false;
+    }
+    char sub[300];
+    yaml_node_t *req = ymap(d, schema, "required"), *props = ymap(d, schema, "properties");
+    for (yaml_node_item_t *it = req ? req->data.sequence.items.start : NULL; req && it < req->data.sequence.items.top;
+         it++) {
+        const char *f = (char *)yaml_document_get_node(d, *it)->data.scalar.value;
+        if (json_is_object(v) && !json_object_get(v, f))
+            return snprintf(why, len, "%s: required field '%s' missing", at, f), false;
+    }
+    for (yaml_node_pair_t *p = props ? props->data.mapping.pairs.start : NULL;
+         props && props->type == YAML_MAPPING_NODE && p < props->data.mapping.pairs.top; p++) {
+        const char *f = (char *)yaml_document_get_node(d, p->key)->data.scalar.value;
+        json_t *fv = json_object_get(v, f);
+        snprintf(sub, sizeof sub, "%s.%s", at, f);
+        if (fv && !matches(d, yaml_document_get_node(d, p->value), fv, sub, why, len))
+            return false;
+    }
+    yaml_node_t *items = ymap(d, schema, "items");
+    size_t i;
+    json_t *e;
+    if (items && json_is_array(v))
+        json_array_foreach(v, i, e) {
+            snprintf(sub, sizeof sub, "%s[%zu]", at, i);
+            if (!matches(d, items, e, sub, why, len))
+                return false;
+        }
+    return true;
+}
+
 /* Every recorded response: its status is documented for its path and
- * method, and a JSON body has the documented schema's required fields. */
+ * method, and a JSON body matches the documented schema as a strict
+ * generated client reads it (types, nulls, enums, required fields, nested
+ * objects and arrays; issue 28). */
 static void check_openapi(void)
 {
     struct resp doc = http("GET", "/v1/openapi.yaml", "/v1/openapi.yaml", NULL, NULL, NULL);
@@ -201,14 +267,9 @@ static void check_openapi(void)
         yaml_node_t *schema = ymap(&d, ymap(&d, ymap(&d, rs, "content"), "application/json"), "schema");
         if (schema) {
             cr_assert(s->json, "%s %s %ld: documented as JSON, body is not", s->method, s->tmpl, s->status);
-            schema = resolve(&d, schema);
-            yaml_node_t *req = ymap(&d, schema, "required");
-            for (yaml_node_item_t *it = req ? req->data.sequence.items.start : NULL;
-                 req && it < req->data.sequence.items.top; it++) {
-                const char *f = (char *)yaml_document_get_node(&d, *it)->data.scalar.value;
-                cr_assert(json_object_get(s->json, f), "%s %s %ld: required field '%s' missing",
-                          s->method, s->tmpl, s->status, f);
-            }
+            char why[600];
+            cr_assert(matches(&d, schema, s->json, "$", why, sizeof why), "%s %s %ld: %s", s->method, s->tmpl,
+                      s->status, why);
         }
         checked++;
     }
