@@ -355,12 +355,20 @@ static void deliver(struct api *a, struct queue_conn *k, const char *pool, const
         }
         atomic_fetch_add(&a->webhooks[WEBHOOK_FAILED], 1);
     }
+    /* every failed attempt is one line (and judged_api_webhooks_total): a
+     * platform whose receiver is down learns it from the log, not from
+     * the dead letters a day later (issue 28) */
     if (now_ms() - first >= a->cfg.api.webhook_retry_for_ms) {
         atomic_fetch_add(&a->webhooks[WEBHOOK_DEAD], 1);
+        fprintf(stderr, "judge-api: webhook of %s to %s failed (attempt %d): %s; given up, in the webhook "
+                        "dead letters\n", w.id, w.url, attempts, err);
         queue_webhook_bury(k, pool, entry, &w, attempts, err, now_ms());
         return;
     }
-    queue_webhook_later(k, pool, entry, attempts, err, now_ms() + backoff_ms(attempts));
+    long delay = backoff_ms(attempts);
+    fprintf(stderr, "judge-api: webhook of %s to %s failed (attempt %d): %s; again in %.1f s\n", w.id, w.url,
+            attempts, err, delay / 1000.0);
+    queue_webhook_later(k, pool, entry, attempts, err, now_ms() + delay);
 }
 
 /* Due deliveries of pool: one whose destination and tenant have room is

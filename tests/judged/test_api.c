@@ -1265,6 +1265,16 @@ Test(api, webhook_retried_until_accepted_and_signed)
     cr_assert(strstr(r.body, "judged_api_webhooks_total{outcome=\"delivered\"} 1") &&
               strstr(r.body, "judged_api_webhooks_total{outcome=\"failed\"} 2"), "%s", r.body);
     resp_free(&r);
+    /* and each failed attempt is one line of judge-api's log (issue 28) */
+    char logf[400];
+    snprintf(logf, sizeof logf, "%s/api.log", T_dir);
+    char *log = slurp(logf);
+    int lines = 0;
+    for (const char *p = log; (p = strstr(p, "failed (attempt ")); p++)
+        lines++;
+    cr_assert_eq(lines, 2, "two failed attempts, two lines: %s", log);
+    cr_assert(strstr(log, id), "the line names the submission: %s", log);
+    free(log);
     check_openapi();
 }
 
