@@ -240,6 +240,17 @@ enum MHD_Result api_submit(struct req *r);
 enum MHD_Result api_submit_batch(struct req *r);
 enum MHD_Result api_get_submission(struct req *r, const char *id);
 enum MHD_Result api_events(struct req *r);
+enum MHD_Result api_submissions_list(struct req *r);
+/* A results stream entry id as Redis takes one (MS or MS-SEQ, digits, each
+ * within 64 bits), and their order (events.c). */
+struct api_entry_id {
+    unsigned long long ms, seq;
+};
+bool api_entry_id_parse(const char *s, struct api_entry_id *out);
+int api_entry_id_cmp(struct api_entry_id x, struct api_entry_id y);
+/* One verdict event's JSON, as GET /v1/events sends it and GET
+ * /v1/submissions lists it (a new reference). */
+json_t *api_event_json(const struct queue_event *e, const struct queue_event_about *about);
 enum MHD_Result api_submission_events(struct req *r, const char *id);
 enum MHD_Result api_pools(struct req *r);
 enum MHD_Result api_pool_action(struct req *r, const char *pool, const char *action);

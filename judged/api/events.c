@@ -38,10 +38,6 @@
 
 #define SSE_COUNT 500
 
-struct event_id {
-    unsigned long long ms, seq;
-};
-
 /* What a stream has to send and has not yet handed to libmicrohttpd. */
 struct outbuf {
     char *data;
@@ -92,7 +88,7 @@ static size_t out_take(struct outbuf *b, char *buf, size_t max)
 }
 
 struct hub_frame {
-    struct event_id id;   /* the results stream entry id */
+    struct api_entry_id id;   /* the results stream entry id */
     char *text;                 /* "id: ...\nevent: verdict\ndata: {...}\n\n" */
     size_t len;
     char owner[130];            /* who admitted it: a ?mine=1 stream sends only its own */
@@ -109,7 +105,7 @@ struct sse_hub {
     struct hub_frame *ring;
     long cap;
     unsigned long long start, end;  /* the frames held: sequence numbers [start, end) */
-    struct event_id floor;    /* every event after it is in the ring or still to come */
+    struct api_entry_id floor;    /* every event after it is in the ring or still to come */
     bool ready;                     /* floor known (Redis answered once) */
     pthread_t thread;
 };
@@ -120,7 +116,7 @@ struct sse_hub {
  * each part within 64 bits. (sscanf's %llu also took a sign, spaces and
  * overflow: "+1-0" passed here, Redis refused it, and a stream that read
  * from it asked again at once, ~31,000 commands a second.) */
-static bool parse_id(const char *s, struct event_id *out)
+bool api_entry_id_parse(const char *s, struct api_entry_id *out)
 {
     unsigned long long part[2] = {0, 0};
     for (int n = 0;; n++) {
@@ -145,12 +141,12 @@ static bool parse_id(const char *s, struct event_id *out)
     return true;
 }
 
-static int cmp_id(struct event_id x, struct event_id y)
+int api_entry_id_cmp(struct api_entry_id x, struct api_entry_id y)
 {
     return x.ms != y.ms ? (x.ms < y.ms ? -1 : 1) : x.seq != y.seq ? (x.seq < y.seq ? -1 : 1) : 0;
 }
 
-static void id_str(struct event_id id, char out[64])
+static void id_str(struct api_entry_id id, char out[64])
 {
     snprintf(out, 64, "%llu-%llu", id.ms, id.seq);
 }
@@ -160,9 +156,7 @@ static json_t *text_or_null(const char *s)
     return s && *s ? json_string(s) : json_null();
 }
 
-/* the SSE frame of one verdict event, with what its submission says of it
- * (problem, owner, metadata: null once the submission has expired) */
-static char *frame_of(const struct queue_event *e, const struct queue_event_about *about, size_t *len)
+json_t *api_event_json(const struct queue_event *e, const struct queue_event_about *about)
 {
     json_t *d = json_pack("{s:s, s:s, s:s, s:f, s:s, s:I}", "event", e->event, "id", e->id,
                           "verdict", e->verdict, "score", e->score, "pool", e->pool,
@@ -178,6 +172,14 @@ static char *frame_of(const struct queue_event *e, const struct queue_event_abou
         json_object_set_new(d, "previous_verdict", json_string(e->previous_verdict));
         json_object_set_new(d, "previous_score", json_real(e->previous_score));
     }
+    return d;
+}
+
+/* the SSE frame of one verdict event, with what its submission says of it
+ * (problem, owner, metadata: null once the submission has expired) */
+static char *frame_of(const struct queue_event *e, const struct queue_event_about *about, size_t *len)
+{
+    json_t *d = api_event_json(e, about);
     char *js = json_dumps(d, JSON_COMPACT | JSON_REAL_PRECISION(6));
     json_decref(d);
     char *text = NULL;
@@ -194,13 +196,13 @@ static char *frame_of(const struct queue_event *e, const struct queue_event_abou
 /* The tails of every pool's results stream: where "from now on" starts. */
 static int read_tails(struct sse_hub *h, struct queue_conn *k, char (*last)[64])
 {
-    struct event_id max = {0, 0};
+    struct api_entry_id max = {0, 0};
     for (int i = 0; i < h->a->cfg.npools; i++) {
         char err[512];
         if (queue_events_tail(k, h->a->cfg.pools[i].name, last[i], err, sizeof err) == QUEUE_IO)
             return -1;   /* an error reply reads as an empty stream, "0-0" */
-        struct event_id t;
-        if (parse_id(last[i], &t) && cmp_id(t, max) > 0)
+        struct api_entry_id t;
+        if (api_entry_id_parse(last[i], &t) && api_entry_id_cmp(t, max) > 0)
             max = t;
     }
     pthread_rwlock_wrlock(&h->mu);
@@ -229,7 +231,7 @@ static void hub_append(struct sse_hub *h, const struct queue_event *ev, const st
     pthread_rwlock_wrlock(&h->mu);
     for (int i = 0; i < n; i++) {
         struct hub_frame f = {0};
-        if (!parse_id(ev[i].event, &f.id) || !(f.text = frame_of(&ev[i], &about[i], &f.len)))
+        if (!api_entry_id_parse(ev[i].event, &f.id) || !(f.text = frame_of(&ev[i], &about[i], &f.len)))
             continue;
         snprintf(f.owner, sizeof f.owner, "%s", about[i].owner);
         if (h->end - h->start == (unsigned long long)h->cap) {   /* full: drop the oldest */
@@ -362,7 +364,7 @@ struct sse {
     bool in_ring;                   /* else catching up from Redis */
     bool from_now;                  /* no position yet: starts at the ring's end */
     unsigned long long next;        /* in the ring: the next frame to send */
-    struct event_id pos;            /* every event <= pos has been sent, none after */
+    struct api_entry_id pos;            /* every event <= pos has been sent, none after */
     struct queue_conn k;            /* catching up only (connected on first use) */
     struct outbuf o;
     double next_heartbeat;          /* monotonic seconds */
@@ -378,12 +380,12 @@ static bool for_stream(const struct sse *s, const char *owner)
 }
 
 /* The first frame after pos, or h->end; h->mu held. The ring is in id order. */
-static unsigned long long ring_after(struct sse_hub *h, struct event_id pos)
+static unsigned long long ring_after(struct sse_hub *h, struct api_entry_id pos)
 {
     unsigned long long lo = h->start, hi = h->end;
     while (lo < hi) {
         unsigned long long mid = lo + (hi - lo) / 2;
-        if (cmp_id(h->ring[mid % (unsigned long long)h->cap].id, pos) <= 0)
+        if (api_entry_id_cmp(h->ring[mid % (unsigned long long)h->cap].id, pos) <= 0)
             lo = mid + 1;
         else
             hi = mid;
@@ -413,8 +415,8 @@ static void catch_up(struct sse *s)
         queue_conn_backoff(&s->k);   /* Redis away: the ring waits, heartbeats go on */
     } else {
         for (int i = 0; i < n; i++) {
-            struct event_id id;
-            if (!parse_id(ev[i].event, &id))
+            struct api_entry_id id;
+            if (!api_entry_id_parse(ev[i].event, &id))
                 continue;
             s->pos = id;
             if (!for_stream(s, about[i].owner))
@@ -429,7 +431,7 @@ static void catch_up(struct sse *s)
         pthread_rwlock_rdlock(&s->h->mu);
         /* caught up: at or past the ring's floor, or Redis had nothing more
          * (what the ring holds after pos is then all there is) */
-        if (s->h->ready && (cmp_id(s->pos, s->h->floor) >= 0 || (n == 0 && !more))) {
+        if (s->h->ready && (api_entry_id_cmp(s->pos, s->h->floor) >= 0 || (n == 0 && !more))) {
             s->in_ring = true;
             s->next = ring_after(s->h, s->pos);
         }
@@ -540,8 +542,8 @@ enum MHD_Result api_events(struct req *r)
     const char *since = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "Last-Event-ID");
     if (!since)
         since = api_arg(r, "since");
-    struct event_id pos = {0, 0};
-    if (since && !parse_id(since, &pos))
+    struct api_entry_id pos = {0, 0};
+    if (since && !api_entry_id_parse(since, &pos))
         return api_error(r, 400, "since", "expected a stream entry id like 1700000000000-0");
     const char *mine = api_arg(r, "mine");
     if (mine && strcmp(mine, "1") && strcmp(mine, "true"))
@@ -563,7 +565,7 @@ enum MHD_Result api_events(struct req *r)
     if (since) {
         s->pos = pos;
         pthread_rwlock_rdlock(&s->h->mu);
-        if (s->h->ready && cmp_id(pos, s->h->floor) >= 0) {
+        if (s->h->ready && api_entry_id_cmp(pos, s->h->floor) >= 0) {
             s->in_ring = true;
             s->next = ring_after(s->h, pos);
         }
@@ -729,8 +731,8 @@ enum MHD_Result api_submission_events(struct req *r, const char *id)
     snprintf(s->pool, sizeof s->pool, "%s", pool);
     snprintf(s->last, sizeof s->last, "0-0");
     const char *since = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "Last-Event-ID");
-    struct event_id sid;
-    if (since && !parse_id(since, &sid)) {
+    struct api_entry_id sid;
+    if (since && !api_entry_id_parse(since, &sid)) {
         progress_free(s);
         return api_error(r, 400, "Last-Event-ID", "expected a stream entry id like 1700000000000-0");
     }

@@ -173,6 +173,8 @@ static const struct api_route routes[] = {
     {API_GET | API_HEAD, "/static/{file*}", ROUTE_PUBLIC, NULL, dashboard_file, ROUTE_ANY_QUERY, NULL},
     /* admission and results; a submitter reads only its own (handlers.c) */
     {API_POST, "/v1/submissions", ROLE_SUBMIT, "submitting", api_submit, ROUTE_SLASHES, NULL},
+    {API_GET, "/v1/submissions", SUBMIT_OR_READ, "reading submissions", api_submissions_list, ROUTE_SLASHES,
+     "problem owner verdict pool since limit cursor"},
     {API_POST, "/v1/submissions/batch", ROLE_SUBMIT, "submitting", api_submit_batch, ROUTE_BATCH, NULL},
     {API_GET, "/v1/submissions/{id}", SUBMIT_OR_READ, "reading submissions", get_submission, 0, "wait"},
     {API_GET, "/v1/submissions/{id}/events", SUBMIT_OR_READ, "reading submissions", submission_events, 0, NULL},

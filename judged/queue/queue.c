@@ -1470,3 +1470,30 @@ void queue_events_about_free(struct queue_event_about *about, int n)
     for (int i = 0; i < n; i++)
         free(about[i].metadata);
 }
+
+enum queue_rc queue_events_back(struct queue_conn *k, const char *pool, const char *before, int count,
+                                struct queue_event **out, int *nout, char *err, size_t errlen)
+{
+    char key[200], start[80], cnt[32];
+    queue_key(key, sizeof key, pool, SUFFIX_RESULTS);
+    if (before && *before)
+        snprintf(start, sizeof start, "(%s", before);   /* exclusive (Redis >= 6.2) */
+    else
+        snprintf(start, sizeof start, "+");
+    snprintf(cnt, sizeof cnt, "%d", count);
+    const char *argv[] = {"XREVRANGE", key, start, "-", "COUNT", cnt};
+    *out = NULL;
+    *nout = 0;
+    redisReply *r = queue_cmdv(k, 6, argv, NULL);
+    enum queue_rc rc = check(k, r, REDIS_REPLY_ARRAY, "XREVRANGE", err, errlen);
+    if (rc)
+        return rc;
+    *out = calloc(r->elements + 1, sizeof **out);
+    for (size_t i = 0; i < r->elements; i++) {
+        struct queue_event *ev = &(*out)[(*nout)++];
+        parse_event(r->element[i], ev);
+        snprintf(ev->pool, sizeof ev->pool, "%s", pool);   /* the stream says which pool */
+    }
+    freeReplyObject(r);
+    return QUEUE_OK;
+}

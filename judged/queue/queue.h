@@ -656,6 +656,12 @@ enum queue_rc queue_publish_languages(struct queue_conn *k, const char *pool, co
 enum queue_rc queue_languages(struct queue_conn *k, const char *pool, struct json_t **out, char *err,
                               size_t errlen);
 
+/* Up to count events of pool's results stream older than the entry id
+ * before ("" or NULL: from the newest), newest first: the finished
+ * submissions the stream still holds (results_max), for listing. */
+enum queue_rc queue_events_back(struct queue_conn *k, const char *pool, const char *before, int count,
+                                struct queue_event **out, int *nout, char *err, size_t errlen);
+
 /* What an event does not carry, from its submission: the problem, the owner
  * (the judge-api token that admitted it) and the platform's metadata (JSON,
  * or NULL). Empty once the submission has expired. One pipelined HMGET per

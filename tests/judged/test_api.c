@@ -1081,6 +1081,41 @@ Test(api, events_carry_problem_owner_metadata_and_a_submit_token_follows_its_own
     cr_assert(json_integer_value(json_object_get(md, "contest")) == 7 &&
               !strcmp(json_string_value(json_object_get(md, "user")), "ana"), "%s", d);
     json_decref(ev);
+
+    /* the same verdicts listed, newest first, a page at a time (issue 28) */
+    r = http("GET", SUBS, SUBS, tok_read, NULL, NULL);
+    cr_assert_eq(r.status, 200, "%s", r.body);
+    json_t *l = json_object_get(r.json, "submissions");
+    cr_assert_eq(json_array_size(l), 2, "%s", r.body);
+    cr_assert_str_eq(json_string_value(json_object_get(json_array_get(l, 0), "id")), own, "newest first: %s", r.body);
+    cr_assert(json_is_null(json_object_get(r.json, "next")), "one page: %s", r.body);
+    resp_free(&r);
+    r = http("GET", SUBS, SUBS "?limit=1", tok_read, NULL, NULL);
+    cr_assert_eq(json_array_size(json_object_get(r.json, "submissions")), 1, "%s", r.body);
+    char next[200], page2[300];
+    snprintf(next, sizeof next, "%s", json_string_value(json_object_get(r.json, "next")));
+    resp_free(&r);
+    snprintf(page2, sizeof page2, SUBS "?limit=1&cursor=%s", next);
+    r = http("GET", SUBS, page2, tok_read, NULL, NULL);
+    l = json_object_get(r.json, "submissions");
+    cr_assert(json_array_size(l) == 1 && strcmp(json_string_value(json_object_get(json_array_get(l, 0), "id")), own),
+              "the older one on the next page: %s", r.body);
+    resp_free(&r);
+    r = http("GET", SUBS, SUBS "?owner=other&problem=aplusb&verdict=AC", tok_read, NULL, NULL);
+    cr_assert_eq(json_array_size(json_object_get(r.json, "submissions")), 1, "%s", r.body);
+    resp_free(&r);
+    r = http("GET", SUBS, SUBS "?problem=nosuch", tok_read, NULL, NULL);
+    cr_assert_eq(json_array_size(json_object_get(r.json, "submissions")), 0, "%s", r.body);
+    resp_free(&r);
+    /* a submit token lists its own only, and may not ask for another's */
+    r = http("GET", SUBS, SUBS, tok_submit, NULL, NULL);
+    l = json_object_get(r.json, "submissions");
+    cr_assert(json_array_size(l) == 1 && !strcmp(json_string_value(json_object_get(json_array_get(l, 0), "id")), own),
+              "%s", r.body);
+    resp_free(&r);
+    expect(http("GET", SUBS, SUBS "?owner=other", tok_submit, NULL, NULL), 403, "owner", "another's");
+    expect(http("GET", SUBS, SUBS "?limit=0", tok_read, NULL, NULL), 400, "limit", "limit 0");
+    expect(http("GET", SUBS, SUBS "?cursor=x", tok_read, NULL, NULL), 400, "cursor", "bad cursor");
     check_openapi();
 }
 
@@ -2370,7 +2405,8 @@ Test(api, every_route_refuses_other_methods_unknown_paths_and_other_roles_as_bef
         {"GET", "/v1//pools", A, 404, "no such resource"},   /* a route's fixed part is exact */
         /* 405: each route with a method it does not take; HEAD is GET's only
          * on the public routes and /metrics; no Allow header */
-        {"GET", "/v1/submissions", S, 405, "method GET not allowed on /v1/submissions"},
+        {"GET", "/v1/submissions", S, 200, "\"submissions\""},   /* the list (issue 28) */
+        {"PUT", "/v1/submissions", S, 405, "method PUT not allowed on /v1/submissions"},
         {"POST", "/v1/submissions/x", R, 405, "method POST not allowed"},
         {"DELETE", "/v1/submissions/x/events", R, 405, NULL},
         {"POST", "/v1/events", R, 405, NULL},
