@@ -225,15 +225,14 @@ static struct job *run_job(struct queue_conn *k, struct job *j)
     int rc = runner_judge(p->runner, &req, &rep, &failure, err, sizeof err);
     j->judge_ms = (long)(jd_now_ms() - t0);
     char changed[600] = "";
-    if (version[0])
-        pcache_release(cfg, &hold, changed, sizeof changed);
+    bool copy_changed = version[0] && pcache_release(cfg, &hold, changed, sizeof changed) != 0;
     if (atomic_load(&j->lost)) {
         logmsg("job %s: lease lost; result discarded", j->q.id);
         j->outcome = "lost";
         runner_report_free(rep);
         return NULL;
     }
-    if (rc == 0 && rep && changed[0]) {
+    if (rc == 0 && rep && copy_changed) {
         /* never a verdict from a copy that differs: judged again later,
          * from a copy hashed (or fetched) again */
         runner_report_free(rep);
