@@ -287,6 +287,9 @@ static const struct key_def root_keys[] = {
      NULL, "HOST:PORT of this host's GET /metrics (Prometheus); absent or empty: off"},
     {"problem_cache", KT_SIZE, CF(problem_cache), 0, 0, "2G", false, -1, NULL,
      "fetched problem versions kept under state_dir/problems (LRU)"},
+    {"problem_cache_rehash", KT_DURATION, CF(problem_cache_rehash_ms), 0, 0, "1h", false, -1, NULL,
+     "a cached version in use is hashed again this long after its last hash (every use checks "
+     "sizes, times and inodes)"},
     {"compile_cache", KT_SIZE, CF(compile_cache), 0, 0, "256M", false, -1, NULL,
      "successful compiles kept per pool (LRU; runner/README.md)"},
     {"prepare", KT_BOOL, CF(prepare), 0, 0, "true", false, -1, NULL,

@@ -80,6 +80,7 @@ struct jd_config {
     int first_slot;          /* sandbox slots of this host start here */
     bool log_json;           /* log_format: json (one object per line) or text */
     long problem_cache;      /* bytes of fetched problem versions kept (LRU) */
+    long problem_cache_rehash_ms;   /* a cached version in use is hashed again after this */
     long compile_cache;      /* bytes of compiles kept per pool (LRU) */
     bool prepare;            /* languages' prepared files (languages/README.md) */
     long max_package;        /* bytes: the largest package a push accepts */

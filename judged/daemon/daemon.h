@@ -92,6 +92,11 @@ struct pool {
 
 /* ----------------------------------------------------------- metrics.c */
 
+/* Why a version this host had a copy of was fetched again: the first check
+ * in this process of a copy an earlier run left, a change seen at a use,
+ * the scheduled rehash (judged_problem_cache_refetch_total{reason}). */
+enum pcache_reason { PCACHE_RESTART, PCACHE_CHANGED, PCACHE_REHASH, PCACHE_NREASONS };
+
 /* judged's own metrics (metrics_listen:), served by metrics.c. */
 struct metrics_pool;
 struct MHD_Daemon;
@@ -100,6 +105,7 @@ struct metrics {
     struct metrics_pool *pools; /* counters by pool name (kept when a reload removes one) */
     atomic_int redis_up;        /* 1: Redis answered the last heartbeat round */
     bool on;                    /* set at start, before any thread: count at all */
+    long long refetch[PCACHE_NREASONS];   /* problem cache refetches by reason (under mu) */
     struct MHD_Daemon *d;       /* the HTTP server (NULL: metrics_listen is off) */
 };
 /* Binds cfg->metrics_listen (nothing when it is off) and serves GET /metrics
@@ -111,6 +117,8 @@ void metrics_stop(struct metrics *m);
 void metrics_job(struct metrics *m, const struct job *j);
 void metrics_infra_failure(struct metrics *m, const char *pool);
 void metrics_redis(struct metrics *m, bool up);
+/* The problem cache fetched a version again (pcache.c). */
+void metrics_pcache_refetch(struct metrics *m, enum pcache_reason reason);
 
 /* The daemon's state besides the configuration: fixed at start, or guarded. */
 struct daemon {
@@ -167,11 +175,47 @@ void jobs_give_back(struct queue_conn *k, struct pool *p, struct job **jobs, int
 
 /* pcache.c: problem versions from the store, cached under STATE_DIR/problems */
 struct pcache *pcache_new(void);
-/* A verified copy of version in path (fetched if needed), held until
- * pcache_release; -1 with err when it could not be had (retry later). */
-int pcache_acquire(struct queue_conn *k, const struct jd_config *cfg, const char *version, char *path,
-                   size_t pathlen, char *err, size_t errlen);
-void pcache_release(const struct jd_config *cfg, const char *version);
+/* Why a version was fetched again: enum pcache_reason (above). */
+const char *pcache_reason_name(enum pcache_reason r);
+/* A version held by a job: its directory, and the copy it was. */
+struct pcache_hold {
+    char path[4400];
+    char version[65];
+    unsigned long gen;
+};
+/* A copy of version proved against its manifest (fetched if needed; its
+ * metadata checked at every use, its hashes when that differs or on
+ * schedule) in h->path, held until pcache_release; -1 with err when it
+ * could not be had (retry later). */
+int pcache_acquire(struct queue_conn *k, const struct jd_config *cfg, const char *version,
+                   struct pcache_hold *h, char *err, size_t errlen);
+/* Lets h go; -1 with err when the copy changed while it was held: a
+ * verdict judged from it must not be published. */
+int pcache_release(const struct jd_config *cfg, const struct pcache_hold *h, char *err, size_t errlen);
+
+/* pcheck.c: the metadata check of a cached copy (pcache.c) */
+struct store_manifest;
+/* What a file or directory of a proved copy looked like: an edit in place
+ * changes size, mtime or ctime (ctime also catches an mtime set back by
+ * hand), a replacement the inode, an entry added, removed or renamed its
+ * directory's times. */
+struct pnode {
+    char *rel;               /* "." for the version's directory */
+    dev_t dev;
+    ino_t ino;
+    mode_t mode;
+    off_t size;
+    struct timespec mtime, ctime;
+};
+/* The nodes to watch of m's copy: its directory first, every file and
+ * every directory holding one; -1 out of memory. */
+int pcheck_nodes(const struct store_manifest *m, struct pnode **out, size_t *count);
+/* Stats every node of the copy at path (no link followed): with record,
+ * takes what it finds as the nodes' metadata; without, compares. 0: all as
+ * recorded (or recorded); 1: why says what differs; -1: the copy cannot be
+ * read (why says why). */
+int pcheck_stat(const char *path, struct pnode *nodes, size_t n, bool record, char *why, size_t whylen);
+void pcheck_free(struct pnode *nodes, size_t n);
 
 /* validator.c: validates and pushes judge-api's staged uploads */
 void *validator(void *arg);

@@ -147,6 +147,15 @@ void metrics_infra_failure(struct metrics *m, const char *pool)
     pthread_mutex_unlock(&m->mu);
 }
 
+void metrics_pcache_refetch(struct metrics *m, enum pcache_reason reason)
+{
+    if (!m->on)
+        return;
+    pthread_mutex_lock(&m->mu);
+    m->refetch[reason]++;
+    pthread_mutex_unlock(&m->mu);
+}
+
 void metrics_redis(struct metrics *m, bool up)
 {
     atomic_store(&m->redis_up, up ? 1 : 0);
@@ -234,6 +243,13 @@ static void render_counters(struct metrics *m, struct buf *b)
     for (struct metrics_pool *p = m->pools; p; p = p->next)
         bprintf(b, "judged_infrastructure_failures_total{pool=\"%s\"} %lld\n", esc(p->name, pool, sizeof pool),
                 p->infra);
+    head(b, "judged_problem_cache_refetch_total", "counter",
+         "Problem versions this host fetched again because its cached copy differed from the manifest, by "
+         "when that was found (restart: first use after a start; changed: a use saw its metadata change; "
+         "rehash: the scheduled hash).");
+    for (int r = 0; r < PCACHE_NREASONS; r++)
+        bprintf(b, "judged_problem_cache_refetch_total{reason=\"%s\"} %lld\n", pcache_reason_name((enum pcache_reason)r),
+                m->refetch[r]);
     head(b, "judged_compile_seconds", "histogram",
          "Compiler CPU time per job (0 when the compile cache answered), by pool and language.");
     for (struct metrics_pool *p = m->pools; p; p = p->next)

@@ -194,12 +194,15 @@ static struct job *run_job(struct queue_conn *k, struct job *j)
         job_infra_failure(k, j, "runner unavailable on this host");
         return NULL;
     }
-    char pdir[4400], err[1024] = "";
-    const char *version = j->q.version;
+    char err[1024] = "";
+    struct pcache_hold hold = {.gen = 0};
+    const char *version = j->q.version, *pdir = hold.path;
     if (!version[0]) {
-        /* admitted without a stored version: the hosts' problems directory */
-        snprintf(pdir, sizeof pdir, "%s/%s", cfg->problems, j->q.problem);
-    } else if (pcache_acquire(k, cfg, version, pdir, sizeof pdir, err, sizeof err)) {
+        /* admitted without a stored version: the hosts' problems directory
+         * (the admin's own files, read as they are: nothing to check them
+         * against) */
+        snprintf(hold.path, sizeof hold.path, "%s/%s", cfg->problems, j->q.problem);
+    } else if (pcache_acquire(k, cfg, version, &hold, err, sizeof err)) {
         char why[1200];
         snprintf(why, sizeof why, "problem %s version %.12s unavailable: %s", j->q.problem, version, err);
         job_infra_failure(k, j, why);
@@ -221,12 +224,21 @@ static struct job *run_job(struct queue_conn *k, struct job *j)
     int64_t t0 = jd_now_ms();
     int rc = runner_judge(p->runner, &req, &rep, &failure, err, sizeof err);
     j->judge_ms = (long)(jd_now_ms() - t0);
-    if (version[0])
-        pcache_release(cfg, version);
+    char changed[600] = "";
+    bool copy_changed = version[0] && pcache_release(cfg, &hold, changed, sizeof changed) != 0;
     if (atomic_load(&j->lost)) {
         logmsg("job %s: lease lost; result discarded", j->q.id);
         j->outcome = "lost";
         runner_report_free(rep);
+        return NULL;
+    }
+    if (rc == 0 && rep && copy_changed) {
+        /* never a verdict from a copy that differs: judged again later,
+         * from a copy hashed (or fetched) again */
+        runner_report_free(rep);
+        char why[1200];
+        snprintf(why, sizeof why, "problem %s: %s; verdict discarded", j->q.problem, changed);
+        job_infra_failure(k, j, why);
         return NULL;
     }
     if (rc == 0 && rep) {
