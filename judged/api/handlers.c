@@ -182,7 +182,7 @@ enum MHD_Result api_submit(struct req *r)
     struct api *a = r->api;
     struct api_submission s;
     char field[256], msg[512];
-    if (api_submission_parse(&s, r->body, r->len, &a->cfg, in_store, a, field, sizeof field, msg,
+    if (api_submission_parse(&s, r->body, r->len, r->cfg, in_store, a, field, sizeof field, msg,
                              sizeof msg)) {
         api_submission_free(&s);
         return reject(r, field, msg);
@@ -214,13 +214,13 @@ enum MHD_Result api_submit(struct req *r)
         .key = key ? scoped : NULL,
         .priority = s.priority,
         .max_queue = s.pool->max_queue,
-        .max_source = a->cfg.max_source,
+        .max_source = r->cfg->max_source,
         .owner = r->tok_name,
         .hash = hash,
         .callback = s.callback,
         .metadata = s.metadata,
-        .replicas = a->cfg.admission_durability == JD_DURABLE_REPLICATED ? 1 : 0,
-        .wait_ms = a->cfg.admission_wait_ms,
+        .replicas = r->cfg->admission_durability == JD_DURABLE_REPLICATED ? 1 : 0,
+        .wait_ms = r->cfg->admission_wait_ms,
     };
     struct queue_admit_reply out;
     char err[512];
@@ -260,7 +260,7 @@ enum MHD_Result api_submit(struct req *r)
                                "not durable, retry: submission %s reached the primary but no replica "
                                "confirmed it within %ld ms (admission_durability: replicated); retry "
                                "with the same Idempotency-Key",
-                               out.id, a->cfg.admission_wait_ms);
+                               out.id, r->cfg->admission_wait_ms);
     case QUEUE_BUSY:
     default:
         atomic_fetch_add(&a->admissions[ADMIT_BUSY], 1);
@@ -315,9 +315,9 @@ enum MHD_Result api_get_submission(struct req *r, const char *id)
 {
     struct api *a = r->api;
     char pool[80];
-    if (!queue_id_pool(id, pool, sizeof pool) || !jd_pool_by_name(&a->cfg, pool))
+    if (!queue_id_pool(id, pool, sizeof pool) || !jd_pool_by_name(r->cfg, pool))
         return api_error(r, 404, NULL, "no submission '%.200s' (unknown, or expired: finished "
-                                       "submissions are kept for %lds)", id, a->cfg.retention_ms / 1000);
+                                       "submissions are kept for %lds)", id, r->cfg->retention_ms / 1000);
     double wait = 0;
     const char *w = api_arg(r, "wait");
     if (w) {
@@ -354,14 +354,14 @@ enum MHD_Result api_get_submission(struct req *r, const char *id)
         return api_error(r, 500, NULL, "%s", err);
     if (!found)
         return api_error(r, 404, NULL, "no submission '%.200s' (unknown, or expired: finished "
-                                       "submissions are kept for %lds)", id, a->cfg.retention_ms / 1000);
+                                       "submissions are kept for %lds)", id, r->cfg->retention_ms / 1000);
     /* a submitter reads only what it submitted (read and admin read all);
      * another's answers as an unknown id does: ids are sequential, so a 403
      * would tell which exist */
     if (!api_has_role(r, ROLE_READ) && strcmp(q.owner, r->tok_name)) {
         queue_result_free(&q);
         return api_error(r, 404, NULL, "no submission '%.200s' (unknown, or expired: finished "
-                                       "submissions are kept for %lds)", id, a->cfg.retention_ms / 1000);
+                                       "submissions are kept for %lds)", id, r->cfg->retention_ms / 1000);
     }
     json_t *o = jd_result_json(id, &q);   /* result.c: judgectl prints the same */
     queue_result_free(&q);
