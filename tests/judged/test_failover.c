@@ -14,6 +14,8 @@
  *     with one submission per key (a retry never made a second one);
  *   - judging resumed (the first verdict written after the primary's death)
  *     within a generous upper bound; the measured figures are printed.
+ * A second test loses a verdict in a failover on purpose and checks it is
+ * judged again with one result event, and that nothing else is.
  * Sandbox slots 540..547. */
 #pragma GCC diagnostic ignored "-Wunused-function"
 #include "harness.h"
@@ -477,4 +479,186 @@ Test(failover, a_retry_after_not_durable_makes_no_second_submission)
     cr_assert_str_eq(out, id, "the retry answers with the first try's submission");
     cr_assert_eq(count_submissions(p_port), 1);
     cr_assert_eq(count_submissions(r_port), 1, "and the replica has it");
+}
+
+/* ------------------------------------------------ a verdict lost in a failover */
+
+static bool replica_in_sync(int port)
+{
+    redisReply *r = node(port, "INFO replication");
+    bool ok = r && r->type == REDIS_REPLY_STRING && strstr(r->str, "master_link_status:up");
+    if (r)
+        freeReplyObject(r);
+    return ok;
+}
+
+/* HGET KEY FIELD on port into out ("" when missing or no answer). */
+static void hget(int port, const char *key, const char *field, char *out, size_t len)
+{
+    redisReply *r = node(port, "HGET %s %s", key, field);
+    snprintf(out, len, "%s", r && r->type == REDIS_REPLY_STRING ? r->str : "");
+    if (r)
+        freeReplyObject(r);
+}
+
+/* Waits until submission id's FIELD in hash KIND ("sub" or "res") on port is value. */
+static bool wait_field(int port, const char *kind, const char *id, const char *field, const char *value)
+{
+    char key[256], v[64];
+    snprintf(key, sizeof key, "judge:{native}:%s:%s", kind, id);
+    for (long long end = t_now_ms() + 60000; t_now_ms() < end; t_sleep_ms(20)) {
+        hget(port, key, field, v, sizeof v);
+        if (!strcmp(v, value))
+            return true;
+    }
+    return false;
+}
+
+static bool has_verdict(int port, const char *id)
+{
+    char key[256], v[64];
+    snprintf(key, sizeof key, "judge:{native}:res:%s", id);
+    hget(port, key, "verdict", v, sizeof v);
+    return v[0] != 0;
+}
+
+/* Result events for id in the pool's results stream on port. */
+static int result_events(int port, const char *id)
+{
+    redisReply *r = node(port, "XRANGE judge:{native}:results - +");
+    cr_assert(r && r->type == REDIS_REPLY_ARRAY);
+    int n = 0;
+    for (size_t e = 0; e < r->elements; e++) {
+        redisReply *fl = r->element[e]->element[1];
+        for (size_t j = 0; j + 1 < fl->elements; j += 2)
+            n += !strcmp(fl->element[j]->str, "id") && !strcmp(fl->element[j + 1]->str, id);
+    }
+    freeReplyObject(r);
+    return n;
+}
+
+/* Judgings of id that host A published, by its log ("job ID: ... outcome=published"). */
+static int judged_published(const char *id)
+{
+    char log[400], line[4096], head[256];
+    snprintf(log, sizeof log, "%s/judged-A.log", T_dir);
+    snprintf(head, sizeof head, "job %s: ", id);
+    FILE *f = fopen(log, "r");
+    cr_assert(f, "%s", log);
+    int n = 0;
+    while (fgets(line, sizeof line, f))
+        n += strstr(line, head) && strstr(line, "outcome=published");
+    fclose(f);
+    return n;
+}
+
+/* judged_published once it reaches n (the log line follows the publish);
+ * the count then, or after 60 s. */
+static int wait_published(const char *id, int n)
+{
+    int got = judged_published(id);
+    for (long long end = t_now_ms() + 60000; got < n && t_now_ms() < end; t_sleep_ms(50))
+        got = judged_published(id);
+    return got;
+}
+
+/* judgectl submit (replicated: a replica has it when this returns); the id. */
+static void submit_ctl(const char *key, char *id, size_t len)
+{
+    char src[400], out[2048];
+    snprintf(src, sizeof src, "%s/slow.c", T_dir);
+    const char *args[] = {"--config", cfg_a, "submit", "--problem", "slow", "--lang", "c", "--key", key, src, NULL};
+    struct t_run_opts o = {.err_to_out = true};
+    int rc = t_ctlv(out, sizeof out, &o, args);
+    cr_assert_eq(rc, 0, "judgectl submit: exit %d: %s", rc, out);
+    size_t n = strcspn(out, "\n");
+    cr_assert(n > 0 && n < len, "judgectl submit: %s", out);
+    memcpy(id, out, n);
+    id[n] = 0;
+}
+
+/* Issue 26: the failover that loses a verdict, made deterministic. A
+ * primary and one replica (no Sentinel: the test plays its part); host A
+ * judges through redis://127.0.0.1:PRIMARY_PORT. S1 is judged and its
+ * verdict replicated. S2 is claimed (the claim reaches the replica), then
+ * the replica is cut off (REPLICAOF NO ONE, what a promotion does) before
+ * S2's verdict can reach it; S2's verdict is written on the old primary
+ * only. The old primary dies and the promoted replica takes its address
+ * (CONFIG SET port: the address judged asks again after its connection
+ * fails, as Sentinel's answer would name the new primary). Then S2 is
+ * claimed again once its lease runs out, judged again and published once;
+ * S1 is not judged again. Each has exactly one result event on the new
+ * primary. Sandbox slots 540.. (host A). */
+Test(failover, a_verdict_lost_in_a_failover_is_judged_again_with_one_result_event)
+{
+    t_setup_dir();
+    t_make_problems(10);   /* 10 tests of 300 ms: a judging lasts seconds */
+    p_port = free_port();
+    r_port = free_port();
+    p_pid = start_node("primary", p_port, 0);
+    start_node("replica", r_port, p_port);
+    snprintf(cfg_a, sizeof cfg_a, "%s/A.yaml", T_dir);
+    t_write(cfg_a,
+            "redis: redis://127.0.0.1:%d\nadmission_durability: replicated\n"
+            "state_dir: %s/state-A\nproblems: %s/problems\nlanguages: %s/languages\n"
+            "host: A\nfirst_slot: %d\nlease: 2s\nheartbeat: 500ms\nretry_backoff: 200ms\n"
+            "grace: 10s\nprepare: false\npools:\n  native: {languages: [c], slots: 1}\n",
+            p_port, T_dir, T_dir, SRC, SLOT0);
+    bool synced = false;
+    for (long long end = t_now_ms() + 30000; !synced && t_now_ms() < end; t_sleep_ms(100))
+        synced = replica_in_sync(r_port);
+    cr_assert(synced, "the replica did not sync");
+    t_judged(cfg_a, "A");
+    cr_assert(t_judged_started("A", 30000));
+
+    char id1[192], id2[192] = "";
+    submit_ctl("s1", id1, sizeof id1);
+    cr_assert(wait_field(r_port, "res", id1, "verdict", "AC"), "S1's verdict did not reach the replica");
+
+    /* S2: claimed, and the claim replicated; then the replica is cut off.
+     * Should the verdict beat the cut (a stalled machine: the judging
+     * lasts seconds, the cut follows the claim within milliseconds), the
+     * replica follows the primary again and the next submission tries. */
+    for (int try = 0; try < 5 && !id2[0]; try++) {
+        char key[32], id[192];
+        snprintf(key, sizeof key, "s2-%d", try);
+        submit_ctl(key, id, sizeof id);
+        char st[64] = "", sk[256];
+        snprintf(sk, sizeof sk, "judge:{native}:sub:%s", id);
+        for (long long end = t_now_ms() + 60000; strcmp(st, "running") && strcmp(st, "done") && t_now_ms() < end;
+             t_sleep_ms(20))
+            hget(r_port, sk, "state", st, sizeof st);
+        cr_assert(!strcmp(st, "running") || !strcmp(st, "done"), "the claim of %s did not reach the replica", id);
+        redisReply *r = node(r_port, "REPLICAOF NO ONE");
+        cr_assert(r && r->type == REDIS_REPLY_STATUS, "REPLICAOF NO ONE");
+        freeReplyObject(r);
+        if (!has_verdict(r_port, id)) {
+            snprintf(id2, sizeof id2, "%s", id);
+            break;
+        }
+        r = node(r_port, "REPLICAOF 127.0.0.1 %d", p_port);
+        cr_assert(r && r->type == REDIS_REPLY_STATUS);
+        freeReplyObject(r);
+        for (long long end = t_now_ms() + 30000; !replica_in_sync(r_port) && t_now_ms() < end;)
+            t_sleep_ms(100);
+    }
+    cr_assert(id2[0], "every verdict reached the replica before it was cut off");
+    cr_assert(wait_field(p_port, "res", id2, "verdict", "AC"), "S2 was not judged on the old primary");
+    cr_assert(!has_verdict(r_port, id2), "S2's verdict reached the cut-off replica");
+    cr_assert_eq(wait_published(id2, 1), 1);
+
+    /* the failover: the old primary dies with the only copy of S2's verdict */
+    kill(p_pid, SIGKILL);
+    waitpid(p_pid, NULL, 0);
+    t_untrack(p_pid);
+    redisReply *r = node(r_port, "CONFIG SET port %d", p_port);
+    cr_assert(r && r->type == REDIS_REPLY_STATUS, "the promoted replica takes the primary's address");
+    freeReplyObject(r);
+
+    cr_assert(wait_field(p_port, "res", id2, "verdict", "AC"), "S2 was not judged again after the failover");
+    cr_assert(wait_field(p_port, "sub", id2, "state", "done"));
+    cr_assert_eq(wait_published(id2, 2), 2, "S2: judged once before the failover, once after");
+    cr_assert_eq(result_events(p_port, id2), 1, "S2: exactly one result event on the new primary");
+    cr_assert_eq(judged_published(id1), 1, "S1 (its verdict replicated) was not judged again");
+    cr_assert_eq(result_events(p_port, id1), 1, "S1: exactly one result event");
 }
