@@ -57,12 +57,12 @@ static int pool_stats(struct queue_conn *k, const struct jd_pool_cfg *pc, json_t
 /* Every pool's figures (npools of them, caller frees), or NULL when Redis
  * could not be read; with hosts_out, the hosts read for them too (the
  * caller's, NULL with the figures). */
-static struct pool_stats *all_pool_stats(const struct api *a, struct queue_conn *k, json_t **hosts_out)
+static struct pool_stats *all_pool_stats(const struct jd_config *cfg, struct queue_conn *k, json_t **hosts_out)
 {
     json_t *hosts = load_hosts(k);
-    struct pool_stats *ps = hosts ? calloc((size_t)a->cfg.npools + 1, sizeof *ps) : NULL;
-    for (int i = 0; ps && i < a->cfg.npools; i++)
-        if (pool_stats(k, &a->cfg.pools[i], hosts, &ps[i])) {
+    struct pool_stats *ps = hosts ? calloc((size_t)cfg->npools + 1, sizeof *ps) : NULL;
+    for (int i = 0; ps && i < cfg->npools; i++)
+        if (pool_stats(k, &cfg->pools[i], hosts, &ps[i])) {
             free(ps);
             ps = NULL;
         }
@@ -73,15 +73,15 @@ static struct pool_stats *all_pool_stats(const struct api *a, struct queue_conn 
     return ps;
 }
 
-bool api_pools_unserved(struct api *a, char *pool, size_t len)
+bool api_pools_unserved(struct api *a, const struct jd_config *cfg, char *pool, size_t len)
 {
     struct queue_conn *k = api_conn_get(a);
-    struct pool_stats *ps = all_pool_stats(a, k, NULL);
+    struct pool_stats *ps = all_pool_stats(cfg, k, NULL);
     api_conn_put(a, k);
     bool found = false;
-    for (int i = 0; ps && i < a->cfg.npools && !found; i++)
+    for (int i = 0; ps && i < cfg->npools && !found; i++)
         if (ps[i].waiting[0] + ps[i].waiting[1] > 0 && ps[i].live_hosts == 0) {
-            snprintf(pool, len, "%s", a->cfg.pools[i].name);
+            snprintf(pool, len, "%s", cfg->pools[i].name);
             found = true;
         }
     free(ps);
@@ -91,14 +91,15 @@ bool api_pools_unserved(struct api *a, char *pool, size_t len)
 enum MHD_Result api_pools(struct req *r)
 {
     struct api *a = r->api;
+    const struct jd_config *cfg = r->cfg;
     struct queue_conn *k = api_conn_get(a);
-    struct pool_stats *ps = all_pool_stats(a, k, NULL);
+    struct pool_stats *ps = all_pool_stats(cfg, k, NULL);
     api_conn_put(a, k);
     if (!ps)   /* an outage is not a quiet queue */
         return api_error_retry(r, 503, 1, "the queue (Redis) cannot be read");
     json_t *list = json_array();
-    for (int i = 0; i < a->cfg.npools; i++) {
-        const struct jd_pool_cfg *pc = &a->cfg.pools[i];
+    for (int i = 0; i < cfg->npools; i++) {
+        const struct jd_pool_cfg *pc = &cfg->pools[i];
         struct pool_stats s = ps[i];
         json_t *langs = json_array();
         for (int j = 0; j < pc->nlanguages; j++)
@@ -123,7 +124,8 @@ enum MHD_Result api_pools(struct req *r)
 enum MHD_Result api_pool_action(struct req *r, const char *pool, const char *action)
 {
     struct api *a = r->api;
-    if (!jd_pool_by_name(&a->cfg, pool))
+    const struct jd_config *cfg = r->cfg;
+    if (!jd_pool_by_name(cfg, pool))
         return api_error(r, 404, NULL, "no pool '%.100s'", pool);
     const char *state = !strcmp(action, "drain")    ? "draining"
                         : !strcmp(action, "pause")  ? "paused"
@@ -188,15 +190,16 @@ static json_t *entry_json(const char *pool, const struct queue_fields *e)
 enum MHD_Result api_dlq(struct req *r)
 {
     struct api *a = r->api;
+    const struct jd_config *cfg = r->cfg;
     struct queue_conn *k = api_conn_get(a);
     json_t *list = json_array();
-    for (int i = 0; i < a->cfg.npools; i++) {
+    for (int i = 0; i < cfg->npools; i++) {
         struct queue_entries es;
         char err[512];
-        if (queue_dlq_list(k, a->cfg.pools[i].name, 1000, &es, err, sizeof err))
+        if (queue_dlq_list(k, cfg->pools[i].name, 1000, &es, err, sizeof err))
             continue;   /* a pool Redis did not answer for lists nothing */
         for (size_t e = 0; e < es.n; e++)
-            json_array_append_new(list, entry_json(a->cfg.pools[i].name, &es.e[e]));
+            json_array_append_new(list, entry_json(cfg->pools[i].name, &es.e[e]));
         queue_entries_free(&es);
     }
     api_conn_put(a, k);
@@ -207,13 +210,14 @@ enum MHD_Result api_dlq(struct req *r)
 enum MHD_Result api_dlq_action(struct req *r, const char *dlq_id, const char *action)
 {
     struct api *a = r->api;
+    const struct jd_config *cfg = r->cfg;
     char pool[80], entry[64];
     const char *colon = strchr(dlq_id, ':');
     if (!colon || colon - dlq_id >= (long)sizeof pool || strlen(colon + 1) >= sizeof entry)
         return api_error(r, 404, NULL, "no dead letter '%.100s' (expected POOL:ENTRY)", dlq_id);
     snprintf(pool, sizeof pool, "%.*s", (int)(colon - dlq_id), dlq_id);
     snprintf(entry, sizeof entry, "%s", colon + 1);
-    if (!jd_pool_by_name(&a->cfg, pool))
+    if (!jd_pool_by_name(cfg, pool))
         return api_error(r, 404, NULL, "no pool '%.100s'", pool);
     if (strcmp(action, "requeue") && strcmp(action, "drop"))
         return api_error(r, 404, NULL, "no action '%.100s' (requeue, drop)", action);
@@ -248,7 +252,7 @@ enum MHD_Result api_dlq_action(struct req *r, const char *dlq_id, const char *ac
  * file); only id and pool while no host has published it. */
 enum MHD_Result api_languages(struct req *r)
 {
-    const struct jd_config *cfg = &r->api->cfg;
+    const struct jd_config *cfg = r->cfg;
     json_t *list = json_array();
     struct queue_conn *k = api_conn_get(r->api);
     for (int i = 0; i < cfg->npools; i++) {
@@ -344,10 +348,10 @@ static json_t *stats_json(struct queue_conn *k, const char *pool)
 /* The queue's gauges by pool, and the live hosts: none of them when Redis
  * cannot be read (judged_redis_up 0), so that an outage never reads as an
  * empty queue (an autoscaler would scale the judges down). -1 then. */
-static int metrics_queues(struct api *a, struct queue_conn *k, struct buf *b)
+static int metrics_queues(const struct jd_config *cfg, struct queue_conn *k, struct buf *b)
 {
     json_t *hosts = NULL;
-    struct pool_stats *ps = all_pool_stats(a, k, &hosts);
+    struct pool_stats *ps = all_pool_stats(cfg, k, &hosts);
     bprintf(b, "# HELP judged_redis_up Whether judge-api could read the queue (Redis) for this scrape.\n"
                "# TYPE judged_redis_up gauge\njudged_redis_up %d\n", ps ? 1 : 0);
     if (!ps)
@@ -358,19 +362,19 @@ static int metrics_queues(struct api *a, struct queue_conn *k, struct buf *b)
     json_object_foreach(hosts, hn, h) live += json_is_true(json_object_get(h, "alive"));
     bprintf(b, "# HELP judged_queue_depth Submissions waiting (not yet claimed), by pool and priority.\n"
                "# TYPE judged_queue_depth gauge\n");
-    for (int i = 0; i < a->cfg.npools; i++) {
-        bprintf(b, "judged_queue_depth{pool=\"%s\",priority=\"contest\"} %lld\n", a->cfg.pools[i].name, ps[i].waiting[0]);
-        bprintf(b, "judged_queue_depth{pool=\"%s\",priority=\"normal\"} %lld\n", a->cfg.pools[i].name, ps[i].waiting[1]);
-        bprintf(b, "judged_queue_depth{pool=\"%s\",priority=\"retry\"} %lld\n", a->cfg.pools[i].name, ps[i].delayed);
+    for (int i = 0; i < cfg->npools; i++) {
+        bprintf(b, "judged_queue_depth{pool=\"%s\",priority=\"contest\"} %lld\n", cfg->pools[i].name, ps[i].waiting[0]);
+        bprintf(b, "judged_queue_depth{pool=\"%s\",priority=\"normal\"} %lld\n", cfg->pools[i].name, ps[i].waiting[1]);
+        bprintf(b, "judged_queue_depth{pool=\"%s\",priority=\"retry\"} %lld\n", cfg->pools[i].name, ps[i].delayed);
     }
     /* what KEDA's redis-streams scaler reads (XINFO GROUPS lag); no series
      * where Redis cannot tell it, never a guess */
     bprintf(b, "# HELP judged_queue_lag The consumer group's lag (entries no host has read), by pool and priority.\n"
                "# TYPE judged_queue_lag gauge\n");
-    for (int i = 0; i < a->cfg.npools; i++)
+    for (int i = 0; i < cfg->npools; i++)
         for (int q = 0; q < 2; q++)
             if (ps[i].lag[q] >= 0)
-                bprintf(b, "judged_queue_lag{pool=\"%s\",priority=\"%s\"} %lld\n", a->cfg.pools[i].name,
+                bprintf(b, "judged_queue_lag{pool=\"%s\",priority=\"%s\"} %lld\n", cfg->pools[i].name,
                         q == QUEUE_CONTEST ? "contest" : "normal", ps[i].lag[q]);
     const struct {
         const char *name, *help;
@@ -384,8 +388,8 @@ static int metrics_queues(struct api *a, struct queue_conn *k, struct buf *b)
     };
     for (size_t g = 0; g < sizeof gauges / sizeof *gauges; g++) {
         bprintf(b, "# HELP %s %s\n# TYPE %s gauge\n", gauges[g].name, gauges[g].help, gauges[g].name);
-        for (int i = 0; i < a->cfg.npools; i++) {
-            const char *p = a->cfg.pools[i].name;
+        for (int i = 0; i < cfg->npools; i++) {
+            const char *p = cfg->pools[i].name;
             if (gauges[g].which == 0)
                 bprintf(b, "%s{pool=\"%s\"} %g\n", gauges[g].name, p, ps[i].oldest_ms / 1000.0);
             else
@@ -401,9 +405,9 @@ static int metrics_queues(struct api *a, struct queue_conn *k, struct buf *b)
     static const char *const states[] = {"active", "draining", "drained", "held", "paused"};
     bprintf(b, "# HELP judged_pool_state The pool's admin state (1 for the current one).\n"
                "# TYPE judged_pool_state gauge\n");
-    for (int i = 0; i < a->cfg.npools; i++)
+    for (int i = 0; i < cfg->npools; i++)
         for (size_t s = 0; s < sizeof states / sizeof *states; s++)
-            bprintf(b, "judged_pool_state{pool=\"%s\",state=\"%s\"} %d\n", a->cfg.pools[i].name, states[s],
+            bprintf(b, "judged_pool_state{pool=\"%s\",state=\"%s\"} %d\n", cfg->pools[i].name, states[s],
                     !strcmp(ps[i].state, states[s]));
     free(ps);
     json_decref(hosts);
@@ -427,27 +431,27 @@ static void metrics_process(struct api *a, struct buf *b)
 }
 
 /* Verdicts and the two latency histograms, from each pool's counters. */
-static void metrics_verdicts(struct api *a, struct queue_conn *k, struct buf *b)
+static void metrics_verdicts(const struct jd_config *cfg, struct queue_conn *k, struct buf *b)
 {
     bprintf(b, "# HELP judged_verdicts_total Verdicts published, by pool and verdict.\n"
                "# TYPE judged_verdicts_total counter\n");
-    json_t **stats = calloc((size_t)a->cfg.npools, sizeof *stats);
-    for (int i = 0; i < a->cfg.npools; i++) {
-        stats[i] = stats_json(k, a->cfg.pools[i].name);
+    json_t **stats = calloc((size_t)cfg->npools, sizeof *stats);
+    for (int i = 0; i < cfg->npools; i++) {
+        stats[i] = stats_json(k, cfg->pools[i].name);
         const char *f;
         json_t *v;
         json_object_foreach(stats[i], f, v) if (!strncmp(f, "verdict:", 8)) bprintf(
-            b, "judged_verdicts_total{pool=\"%s\",verdict=\"%s\"} %s\n", a->cfg.pools[i].name, f + 8,
+            b, "judged_verdicts_total{pool=\"%s\",verdict=\"%s\"} %s\n", cfg->pools[i].name, f + 8,
             json_string_value(v));
     }
     bprintf(b, "# HELP judged_queue_wait_seconds Time from admission to the start of judging.\n"
                "# TYPE judged_queue_wait_seconds histogram\n");
-    for (int i = 0; i < a->cfg.npools; i++)
-        histogram(b, "judged_queue_wait_seconds", a->cfg.pools[i].name, stats[i], "wait");
+    for (int i = 0; i < cfg->npools; i++)
+        histogram(b, "judged_queue_wait_seconds", cfg->pools[i].name, stats[i], "wait");
     bprintf(b, "# HELP judged_judging_seconds Time from the start of judging to the verdict.\n"
                "# TYPE judged_judging_seconds histogram\n");
-    for (int i = 0; i < a->cfg.npools; i++) {
-        histogram(b, "judged_judging_seconds", a->cfg.pools[i].name, stats[i], "judging");
+    for (int i = 0; i < cfg->npools; i++) {
+        histogram(b, "judged_judging_seconds", cfg->pools[i].name, stats[i], "judging");
         json_decref(stats[i]);
     }
     free(stats);
@@ -458,10 +462,10 @@ enum MHD_Result api_metrics(struct req *r)
     struct api *a = r->api;
     struct queue_conn *k = api_conn_get(a);
     struct buf b = {0};
-    bool up = metrics_queues(a, k, &b) == 0;
+    bool up = metrics_queues(r->cfg, k, &b) == 0;
     metrics_process(a, &b);
     if (up)
-        metrics_verdicts(a, k, &b);
+        metrics_verdicts(r->cfg, k, &b);
     api_conn_put(a, k);
     enum MHD_Result ret = api_text(r, 200, "text/plain; version=0.0.4", b.s, b.len);
     free(b.s);
@@ -480,7 +484,7 @@ enum MHD_Result api_static(struct req *r, const char *file)
                        : !strcmp(dot, ".css") ? "text/css"
                                               : "application/octet-stream";
     char path[4400];
-    snprintf(path, sizeof path, "%s/%s", r->api->cfg.api.dashboard, file);
+    snprintf(path, sizeof path, "%s/%s", r->cfg->api.dashboard, file);
     size_t len;
     bool more;
     char *s = common_read_file(path, 1 << 20, &len, &more);

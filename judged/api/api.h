@@ -49,8 +49,32 @@ int api_token_new(char out[80]);
 enum { ADMIT_ACCEPTED, ADMIT_DUPLICATE, ADMIT_BUSY, ADMIT_REJECTED, ADMIT_NOT_DURABLE, ADMIT_NOUTCOMES };
 enum { WEBHOOK_DELIVERED, WEBHOOK_FAILED, WEBHOOK_DEAD, WEBHOOK_REFUSED, WEBHOOK_NOUTCOMES };
 
-struct api {
+/* The configuration as judge-api last loaded it (main.c: at start and on
+ * SIGHUP), immutable and reference-counted like judged's snapshot.c: a
+ * request takes the current one when it begins (req.cfg) and puts it back
+ * when it completes, so that a reload never changes pools, languages or
+ * limits under a request; the last holder of a replaced one frees it. */
+struct api;
+struct api_conf {
+    atomic_int refs;
     struct jd_config cfg;
+};
+/* A new snapshot owning *cfg (which is left empty), one reference held. */
+struct api_conf *api_conf_new(struct jd_config *cfg);
+/* A reference to the current snapshot; api_conf_put gives it back. */
+struct api_conf *api_conf_get(struct api *a);
+void api_conf_put(struct api_conf *c);
+/* Makes c (whose reference moves to a) the current snapshot. */
+void api_conf_install(struct api *a, struct api_conf *c);
+
+struct api {
+    /* The configuration judge-api started with, for what only a restart
+     * changes: api.listen and the connection limits, Redis, the body
+     * limit, the events hub and the webhook threads (their pools and
+     * settings). Everything a request reads comes from req.cfg. */
+    const struct jd_config *start;
+    pthread_mutex_t conf_lock;   /* guards conf */
+    struct api_conf *conf;       /* the current configuration (a reference) */
     char redis_url[4200];
     long body_limit;
     pthread_mutex_t lock;    /* guards tokens (buckets) and the connection pool */
@@ -107,12 +131,14 @@ bool api_addr_deliverable(const struct sockaddr *sa);
  * checks again, against DNS changes. */
 /* Whether a pool has submissions waiting and no live judge host serving
  * it (its name into pool); false too when Redis cannot be read. admin.c */
-bool api_pools_unserved(struct api *a, char *pool, size_t len);
+bool api_pools_unserved(struct api *a, const struct jd_config *cfg, char *pool, size_t len);
 int api_callback_refused(const struct api *a, const char *url, char *why, size_t whylen);
 
 /* The request being handled, as the router sees it. */
 struct req {
     struct api *api;
+    struct api_conf *conf;   /* a reference to the configuration when the request began */
+    const struct jd_config *cfg;   /* &conf->cfg */
     struct MHD_Connection *conn;
     const char *method, *url;
     char *body;              /* NULL for an upload: its body goes to upload_fd */

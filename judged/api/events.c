@@ -197,9 +197,9 @@ static char *frame_of(const struct queue_event *e, const struct queue_event_abou
 static int read_tails(struct sse_hub *h, struct queue_conn *k, char (*last)[64])
 {
     struct api_entry_id max = {0, 0};
-    for (int i = 0; i < h->a->cfg.npools; i++) {
+    for (int i = 0; i < h->a->start->npools; i++) {
         char err[512];
-        if (queue_events_tail(k, h->a->cfg.pools[i].name, last[i], err, sizeof err) == QUEUE_IO)
+        if (queue_events_tail(k, h->a->start->pools[i].name, last[i], err, sizeof err) == QUEUE_IO)
             return -1;   /* an error reply reads as an empty stream, "0-0" */
         struct api_entry_id t;
         if (api_entry_id_parse(last[i], &t) && api_entry_id_cmp(t, max) > 0)
@@ -278,11 +278,11 @@ static void *hub_main(void *p)
 {
     struct sse_hub *h = p;
     struct api *a = h->a;
-    int np = a->cfg.npools;
+    int np = a->start->npools;
     const char **pools = calloc((size_t)np + 1, sizeof *pools);
     char(*last)[64] = calloc((size_t)np + 1, 64);
     for (int i = 0; i < np; i++)
-        pools[i] = a->cfg.pools[i].name;
+        pools[i] = a->start->pools[i].name;
     struct queue_conn k;
     queue_conn_init(&k, a->redis_url, 5000);
     bool started = false, more = false;
@@ -320,7 +320,7 @@ int api_hub_start(struct api *a, char *err, size_t errlen)
 {
     struct sse_hub *h = calloc(1, sizeof *h);
     h->a = a;
-    h->cap = a->cfg.api.sse_buffer > 0 ? a->cfg.api.sse_buffer : 10000;
+    h->cap = a->start->api.sse_buffer > 0 ? a->start->api.sse_buffer : 10000;
     h->ring = calloc((size_t)h->cap, sizeof *h->ring);
     pthread_rwlock_init(&h->mu, NULL);
     int e = pthread_create(&h->thread, NULL, hub_main, h);
@@ -398,11 +398,11 @@ static unsigned long long ring_after(struct sse_hub *h, struct api_entry_id pos)
 static void catch_up(struct sse *s)
 {
     struct api *a = s->a;
-    int np = a->cfg.npools;
+    int np = a->start->npools;
     const char **pools = calloc((size_t)np + 1, sizeof *pools);
     char(*last)[64] = calloc((size_t)np + 1, 64);
     for (int i = 0; i < np; i++) {
-        pools[i] = a->cfg.pools[i].name;
+        pools[i] = a->start->pools[i].name;
         id_str(s->pos, last[i]);
     }
     struct queue_event *ev = NULL;
@@ -502,7 +502,7 @@ static void fill(struct sse *s)
         from_ring(s);
     else
         catch_up(s);
-    heartbeat(&s->o, &s->next_heartbeat, s->a->cfg.api.sse_heartbeat_ms);
+    heartbeat(&s->o, &s->next_heartbeat, s->a->start->api.sse_heartbeat_ms);
 }
 
 static ssize_t sse_read(void *cls, uint64_t pos, char *buf, size_t max)
@@ -533,7 +533,7 @@ static void sse_free(void *cls)
 static enum MHD_Result too_many_streams(struct req *r)
 {
     return api_error_retry(r, 429, 1, "token '%s' has %d event streams open, its limit (api.max_streams_per_token)",
-                           r->tok_name, r->api->cfg.api.max_streams_per_token);
+                           r->tok_name, r->api->start->api.max_streams_per_token);
 }
 
 enum MHD_Result api_events(struct req *r)
@@ -580,7 +580,7 @@ enum MHD_Result api_events(struct req *r)
         pthread_rwlock_unlock(&s->h->mu);
     }
     out_append(&s->o, ": connected\n\n", 13);
-    s->next_heartbeat = common_monotonic() + a->cfg.api.sse_heartbeat_ms / 1000.0;
+    s->next_heartbeat = common_monotonic() + a->start->api.sse_heartbeat_ms / 1000.0;
     struct MHD_Response *resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 4096, sse_read, s, sse_free);
     if (!resp) {
         sse_free(s);
@@ -690,7 +690,7 @@ static void p_fill(struct progress *s)
     /* an error reply is no answer either: asking again at once would spin */
     if (src || xrc)
         queue_conn_backoff(&s->k);
-    heartbeat(&s->o, &s->next_heartbeat, s->a->cfg.api.sse_heartbeat_ms);
+    heartbeat(&s->o, &s->next_heartbeat, s->a->start->api.sse_heartbeat_ms);
 }
 
 static ssize_t progress_read(void *cls, uint64_t pos, char *buf, size_t max)
@@ -722,7 +722,7 @@ enum MHD_Result api_submission_events(struct req *r, const char *id)
 {
     struct api *a = r->api;
     char pool[80];
-    if (!queue_id_pool(id, pool, sizeof pool) || !jd_pool_by_name(&a->cfg, pool))
+    if (!queue_id_pool(id, pool, sizeof pool) || !jd_pool_by_name(r->cfg, pool))
         return api_error(r, 404, NULL, "no submission '%.200s'", id);
     struct progress *s = calloc(1, sizeof *s);
     s->a = a;
@@ -755,7 +755,7 @@ enum MHD_Result api_submission_events(struct req *r, const char *id)
     }
     snprintf(s->token, sizeof s->token, "%s", r->tok_name);
     s->fd = api_conn_fd(r->conn);
-    s->next_heartbeat = common_monotonic() + a->cfg.api.sse_heartbeat_ms / 1000.0;
+    s->next_heartbeat = common_monotonic() + a->start->api.sse_heartbeat_ms / 1000.0;
     struct MHD_Response *resp =
         MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 4096, progress_read, s, progress_free);
     if (!resp) {

@@ -214,9 +214,10 @@ static void refused(struct api *a, struct admission *o, unsigned status, const c
 }
 
 /* What queue_admit answered (OK), counted per outcome. */
-static void admitted(struct api *a, struct admission *o, const struct queue_admit_reply *q, const char *key,
+static void admitted(struct req *r, struct admission *o, const struct queue_admit_reply *q, const char *key,
                      const struct jd_pool_cfg *pool)
 {
+    struct api *a = r->api;
     switch (q->result) {
     case QUEUE_ADMITTED:
         atomic_fetch_add(&a->admissions[ADMIT_ACCEPTED], 1);
@@ -239,7 +240,7 @@ static void admitted(struct api *a, struct admission *o, const struct queue_admi
         refused(a, o, 503, NULL,
                 "not durable, retry: submission %s reached the primary but no replica confirmed it within %ld ms "
                 "(admission_durability: replicated); retry with the same Idempotency-Key",
-                q->id, a->cfg.admission_wait_ms);
+                q->id, r->cfg->admission_wait_ms);
         o->retry_after = 1;
         return;
     case QUEUE_BUSY:
@@ -281,13 +282,13 @@ static void admit(struct req *r, struct api_submission *s, const char *key, cons
         .key = key ? scoped : NULL,
         .priority = s->priority,
         .max_queue = s->pool->max_queue,
-        .max_source = a->cfg.max_source,
+        .max_source = r->cfg->max_source,
         .owner = r->tok_name,
         .hash = hash,
         .callback = s->callback,
         .metadata = s->metadata,
-        .replicas = a->cfg.admission_durability == JD_DURABLE_REPLICATED ? 1 : 0,
-        .wait_ms = a->cfg.admission_wait_ms,
+        .replicas = r->cfg->admission_durability == JD_DURABLE_REPLICATED ? 1 : 0,
+        .wait_ms = r->cfg->admission_wait_ms,
     };
     struct queue_admit_reply q;
     char err[512];
@@ -300,7 +301,7 @@ static void admit(struct req *r, struct api_submission *s, const char *key, cons
     } else if (rc != QUEUE_OK) {
         refused(a, o, 500, NULL, "admission failed: %s", err);
     } else {
-        admitted(a, o, &q, key, s->pool);
+        admitted(r, o, &q, key, s->pool);
     }
 }
 
@@ -309,7 +310,7 @@ enum MHD_Result api_submit(struct req *r)
     struct api_submission s;
     struct admission o;
     char field[256], msg[512];
-    if (api_submission_parse(&s, r->body, r->len, &r->api->cfg, in_store, r->api, field, sizeof field, msg,
+    if (api_submission_parse(&s, r->body, r->len, r->cfg, in_store, r->api, field, sizeof field, msg,
                              sizeof msg)) {
         refused(r->api, &o, 400, field, "%s", msg);
     } else {
@@ -357,7 +358,7 @@ enum MHD_Result api_submit_batch(struct req *r)
         if (key && !json_is_string(key)) {
             refused(r->api, &o, 400, "idempotency_key", "idempotency_key must be a string");
             memset(&s, 0, sizeof s);
-        } else if (api_submission_check(&s, item, "idempotency_key", &r->api->cfg, in_store, r->api, field,
+        } else if (api_submission_check(&s, item, "idempotency_key", r->cfg, in_store, r->api, field,
                                         sizeof field, msg, sizeof msg)) {
             refused(r->api, &o, 400, field, "%s", msg);
         } else {
@@ -421,9 +422,9 @@ enum MHD_Result api_get_submission(struct req *r, const char *id)
 {
     struct api *a = r->api;
     char pool[80];
-    if (!queue_id_pool(id, pool, sizeof pool) || !jd_pool_by_name(&a->cfg, pool))
+    if (!queue_id_pool(id, pool, sizeof pool) || !jd_pool_by_name(r->cfg, pool))
         return api_error(r, 404, NULL, "no submission '%.200s' (unknown, or expired: finished "
-                                       "submissions are kept for %lds)", id, a->cfg.retention_ms / 1000);
+                                       "submissions are kept for %lds)", id, r->cfg->retention_ms / 1000);
     double wait = 0;
     const char *w = api_arg(r, "wait");
     if (w) {
@@ -460,14 +461,14 @@ enum MHD_Result api_get_submission(struct req *r, const char *id)
         return api_error(r, 500, NULL, "%s", err);
     if (!found)
         return api_error(r, 404, NULL, "no submission '%.200s' (unknown, or expired: finished "
-                                       "submissions are kept for %lds)", id, a->cfg.retention_ms / 1000);
+                                       "submissions are kept for %lds)", id, r->cfg->retention_ms / 1000);
     /* a submitter reads only what it submitted (read and admin read all);
      * another's answers as an unknown id does: ids are sequential, so a 403
      * would tell which exist */
     if (!api_has_role(r, ROLE_READ) && strcmp(q.owner, r->tok_name)) {
         queue_result_free(&q);
         return api_error(r, 404, NULL, "no submission '%.200s' (unknown, or expired: finished "
-                                       "submissions are kept for %lds)", id, a->cfg.retention_ms / 1000);
+                                       "submissions are kept for %lds)", id, r->cfg->retention_ms / 1000);
     }
     json_t *o = jd_result_json(id, &q);   /* result.c: judgectl prints the same */
     queue_result_free(&q);

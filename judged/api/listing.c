@@ -97,7 +97,7 @@ static int parse_query(struct req *r, struct filter *f, long *limit, const char 
         *ret = api_error(r, 400, "since", "since must be a time in ms since the epoch");
     else if (*cursor && !api_entry_id_parse(*cursor, &id))
         *ret = api_error(r, 400, "cursor", "cursor must be the `next` of an earlier answer");
-    else if (f->pool && !jd_pool_by_name(&r->api->cfg, f->pool))
+    else if (f->pool && !jd_pool_by_name(r->cfg, f->pool))
         *ret = api_error(r, 400, "pool", "no pool '%.100s'", f->pool);
     else if (!api_has_role(r, ROLE_READ) && f->owner && strcmp(f->owner, r->tok_name))
         *ret = api_error(r, 403, "owner", "token '%s' lists only its own submissions (the role read lists all)",
@@ -117,7 +117,7 @@ enum MHD_Result api_submissions_list(struct req *r)
         return ret;
     if (!api_has_role(r, ROLE_READ))
         f.owner = r->tok_name;   /* a submit token: its own */
-    const struct jd_config *cfg = &r->api->cfg;
+    const struct jd_config *cfg = r->cfg;
     struct reader *rd = calloc((size_t)cfg->npools + 1, sizeof *rd);
     int nr = 0;
     for (int i = 0; i < cfg->npools; i++)

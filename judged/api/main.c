@@ -38,29 +38,87 @@ static void usage(void)
            "    webhook_workers: 8       # deliveries at once; a tenant gets half at most\n"
            "    webhook_per_destination: 2  # of those, to one host:port\n"
            "    webhook_allow_private: false  # loopback/private callback addresses (SSRF)\n\n"
-           "SIGHUP reads the tokens file again. Stops on SIGTERM or SIGINT.\n");
+           "SIGHUP reads the configuration (pools, languages, problems, limits) and the\n"
+           "tokens file again; the listener, event streams and webhooks keep their\n"
+           "settings until a restart. Stops on SIGTERM or SIGINT.\n");
 }
 
-/* SIGHUP: the tokens file again (judgectl tokens add); a bad file keeps the
- * old tokens. Buckets start full. */
+/* The tokens file again (judgectl tokens add), named by the current
+ * configuration; a bad file keeps the old tokens. Buckets start full. */
 static void reload_tokens(struct api *a)
 {
+    struct api_conf *c = api_conf_get(a);
     struct api_tokens t;
     char err[1024];
-    if (api_tokens_load(&t, a->cfg.api.tokens, err, sizeof err)) {
+    if (api_tokens_load(&t, c->cfg.api.tokens, err, sizeof err)) {
         fprintf(stderr, "judge-api: SIGHUP: tokens: %s (the old tokens stay)\n", err);
+        api_conf_put(c);
         return;
     }
     for (int i = 0; i < t.n; i++) {
-        t.v[i].bucket = (double)a->cfg.api.burst;
+        t.v[i].bucket = (double)c->cfg.api.burst;
         t.v[i].refilled = common_monotonic();
     }
+    api_conf_put(c);
     pthread_mutex_lock(&a->lock);
     struct api_tokens old = a->tokens;
     a->tokens = t;
     pthread_mutex_unlock(&a->lock);
     api_tokens_free(&old);
     fprintf(stderr, "judge-api: SIGHUP: %d tokens\n", t.n);
+}
+
+static void restart_needed(const char *key, const char *running, const char *wanted, void *arg)
+{
+    (void)arg;
+    fprintf(stderr, "judge-api: SIGHUP: %s %s needs a restart; it stays %s\n", key, wanted, running);
+}
+
+/* The api keys read once at start (a->start: the listening socket, the
+ * events hub, the webhook threads): a new value waits for a restart. */
+static void api_restart_needed(const struct jd_api_cfg *now, const struct jd_api_cfg *next)
+{
+    const char *changed = strcmp(now->listen, next->listen)                      ? "api.listen"
+                          : now->max_connections != next->max_connections       ? "api.max_connections"
+                          : now->max_connections_per_address != next->max_connections_per_address
+                              ? "api.max_connections_per_address"
+                          : now->max_streams_per_token != next->max_streams_per_token ? "api.max_streams_per_token"
+                          : now->sse_buffer != next->sse_buffer                 ? "api.sse_buffer"
+                          : now->sse_heartbeat_ms != next->sse_heartbeat_ms     ? "api.sse_heartbeat"
+                          : !now->webhook_secret != !next->webhook_secret ||
+                                  (now->webhook_secret && strcmp(now->webhook_secret, next->webhook_secret))
+                              ? "api.webhook_secret"
+                          : now->webhook_workers != next->webhook_workers       ? "api.webhook_workers"
+                          : now->webhook_per_destination != next->webhook_per_destination
+                              ? "api.webhook_per_destination"
+                          : now->webhook_timeout_ms != next->webhook_timeout_ms ? "api.webhook_timeout"
+                          : now->webhook_retry_for_ms != next->webhook_retry_for_ms ? "api.webhook_retry_for"
+                          : now->webhook_allow_private != next->webhook_allow_private ? "api.webhook_allow_private"
+                                                                                      : NULL;
+    if (changed)
+        fprintf(stderr, "judge-api: SIGHUP: %s (and any other key of the listener, event streams and "
+                        "webhooks) changed: it needs a restart; the running value stays\n", changed);
+}
+
+/* SIGHUP: the configuration file again, then the tokens file. Pools,
+ * languages, problems and the limits a request checks change for the
+ * requests that begin after the swap; one already running finishes with the
+ * snapshot it began with. A file that does not load changes nothing (the
+ * old configuration goes on serving) and says why. */
+static void reload(struct api *a, const char *path)
+{
+    struct jd_config nc;
+    char err[4096];
+    if (jd_config_load(&nc, path, err, sizeof err)) {
+        fprintf(stderr, "judge-api: SIGHUP: configuration not reloaded, the old one stays: %s\n", err);
+    } else {
+        jd_config_keep_restart(&nc, a->start, restart_needed, NULL);   /* redis and the like */
+        api_restart_needed(&a->start->api, &nc.api);
+        int npools = nc.npools;
+        api_conf_install(a, api_conf_new(&nc));
+        fprintf(stderr, "judge-api: SIGHUP: configuration reloaded (%d pool%s)\n", npools, npools == 1 ? "" : "s");
+    }
+    reload_tokens(a);
 }
 
 /* The command line: 0 to go on, else 1 + the exit status (--help,
@@ -87,24 +145,29 @@ static int parse_args(int argc, char **argv, const char **config)
     return 0;
 }
 
-/* The configuration and the tokens, each token's bucket full. */
+/* The configuration (the first snapshot, a->start) and the tokens, each
+ * token's bucket full. */
 static int load(struct api *a, const char *config)
 {
     char err[4096];
-    if (jd_config_load(&a->cfg, config, err, sizeof err)) {
+    struct jd_config cfg;
+    if (jd_config_load(&cfg, config, err, sizeof err)) {
         fprintf(stderr, "judge-api: %s\n", err);
         return -1;
     }
-    if (api_tokens_load(&a->tokens, a->cfg.api.tokens, err, sizeof err)) {
+    if (api_tokens_load(&a->tokens, cfg.api.tokens, err, sizeof err)) {
         fprintf(stderr, "judge-api: tokens: %s\n", err);
-        jd_config_free(&a->cfg);
+        jd_config_free(&cfg);
         return -1;
     }
     for (int i = 0; i < a->tokens.n; i++) {
-        a->tokens.v[i].bucket = (double)a->cfg.api.burst;
+        a->tokens.v[i].bucket = (double)cfg.api.burst;
         a->tokens.v[i].refilled = common_monotonic();
     }
-    jd_redis_url(&a->cfg, a->redis_url, sizeof a->redis_url);
+    pthread_mutex_init(&a->conf_lock, NULL);
+    a->conf = api_conf_new(&cfg);
+    a->start = &a->conf->cfg;   /* main holds a reference to it until exit */
+    jd_redis_url(a->start, a->redis_url, sizeof a->redis_url);
     return 0;
 }
 
@@ -134,7 +197,7 @@ static int start(struct api *a)
     char shown[sizeof a->redis_url];
     queue_url_redact(a->redis_url, shown, sizeof shown);   /* never the password */
     fprintf(stderr, "judge-api: listening on port %d (%s), redis %s, %d tokens (pid %d)\n",
-            api_port(a), a->cfg.api.listen, shown, a->tokens.n, (int)getpid());
+            api_port(a), a->start->api.listen, shown, a->tokens.n, (int)getpid());
     return 0;
 }
 
@@ -147,6 +210,7 @@ int main(int argc, char **argv)
     static struct api a;
     if (load(&a, config))
         return 1;
+    struct api_conf *first = api_conf_get(&a);   /* a.start, beyond any SIGHUP */
     curl_global_init(CURL_GLOBAL_DEFAULT);   /* before any thread */
     a.openapi = (char *)api_openapi_yaml;
     a.openapi_len = strlen(api_openapi_yaml);
@@ -160,20 +224,22 @@ int main(int argc, char **argv)
     pthread_sigmask(SIG_BLOCK, &set, NULL);   /* MHD's threads inherit the mask */
     if (start(&a)) {
         api_tokens_free(&a.tokens);
-        jd_config_free(&a.cfg);
+        api_conf_install(&a, NULL);
+        api_conf_put(first);
         return 1;
     }
     sigdelset(&set, SIGPIPE);
     int sig;
     while (sigwait(&set, &sig) || (sig != SIGTERM && sig != SIGINT)) {
         if (sig == SIGHUP)
-            reload_tokens(&a);
+            reload(&a, config);
     }
     fprintf(stderr, "judge-api: stopping (signal %d)\n", sig);
     api_webhooks_stop(&a);
     api_stop(&a);
     api_tokens_free(&a.tokens);
-    jd_config_free(&a.cfg);
+    api_conf_install(&a, NULL);
+    api_conf_put(first);
     curl_global_cleanup();
     return 0;
 }

@@ -133,7 +133,7 @@ static int unpack_body(struct req *r, const char *name, const char *work, char *
         return -1;
     }
     r->upload_fd = -1;
-    if (store_unpack(file, pkg, (uint64_t)r->api->cfg.max_package, err, sizeof err)) {
+    if (store_unpack(file, pkg, (uint64_t)r->cfg->max_package, err, sizeof err)) {
         strip_prefix(err, work);
         bool big = strstr(err, "larger than max_package") != NULL;
         *ret = big ? api_error(r, 413, "body", "%s", err) : refusal(r, 400, name, lines_json(err));
@@ -172,7 +172,7 @@ static enum MHD_Result stage_and_wait(struct req *r, struct queue_conn *k, const
 {
     char err[2048];
     struct store_manifest m;
-    if (store_manifest_from_dir(pkg, (uint64_t)r->api->cfg.max_package, &m, err, sizeof err)) {
+    if (store_manifest_from_dir(pkg, (uint64_t)r->cfg->max_package, &m, err, sizeof err)) {
         strip_prefix(err, work);
         return strstr(err, "max_package") ? api_error(r, 413, "body", "%s", err)
                                           : refusal(r, 400, name, lines_json(err));
@@ -302,7 +302,7 @@ enum MHD_Result api_problems_list(struct req *r)
         json_decref(arr);
         return store_failure(r, rc, err);
     }
-    add_directory_problems(arr, r->api->cfg.problems);
+    add_directory_problems(arr, r->cfg->problems);
     return api_json(r, 200, json_pack("{s:o}", "problems", arr));
 }
 

@@ -120,10 +120,10 @@ enum MHD_Result api_rejudge(struct req *r)
     }
     char verdicts[512];
     const char **ids = calloc(json_array_size(json_object_get(body, "submissions")) + 1, sizeof *ids);
-    const char **pools = calloc((size_t)r->api->cfg.npools + 1, sizeof *pools);
-    for (int i = 0; i < r->api->cfg.npools; i++)
-        pools[i] = r->api->cfg.pools[i].name;
-    struct store_rejudge_args a = {.pools = pools, .npools = (size_t)r->api->cfg.npools};
+    const char **pools = calloc((size_t)r->cfg->npools + 1, sizeof *pools);
+    for (int i = 0; i < r->cfg->npools; i++)
+        pools[i] = r->cfg->pools[i].name;
+    struct store_rejudge_args a = {.pools = pools, .npools = (size_t)r->cfg->npools};
     enum MHD_Result ret;
     if (parse(r, body, &a, verdicts, sizeof verdicts, ids, &ret) == 0) {
         struct queue_conn *k = api_conn_get(r->api);

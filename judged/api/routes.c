@@ -82,7 +82,7 @@ static enum MHD_Result readyz(struct req *r)
     /* work that nothing judges is not ready either: no live host serves a
      * pool with submissions waiting (the pool's name to the log only) */
     char pool[64];
-    if (api_pools_unserved(r->api, pool, sizeof pool)) {
+    if (api_pools_unserved(r->api, r->cfg, pool, sizeof pool)) {
         fprintf(stderr, "judge-api: /readyz: pool %s has submissions waiting and no live judge host\n", pool);
         return api_json(r, 503, json_pack("{s:s, s:s}", "status", "unavailable", "error",
                                           "a pool has submissions waiting and no live judge host; "

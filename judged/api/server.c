@@ -230,15 +230,15 @@ int api_authenticate(struct req *r, enum MHD_Result *ret)
         found = true;
         snprintf(r->tok_name, sizeof r->tok_name, "%s", t->name);
         r->roles = t->roles;
-        if (a->cfg.api.rate > 0) {
+        if (r->cfg->api.rate > 0) {
             double now = common_monotonic();
-            double burst = (double)a->cfg.api.burst;
-            t->bucket += (now - t->refilled) * a->cfg.api.rate;
+            double burst = (double)r->cfg->api.burst;
+            t->bucket += (now - t->refilled) * r->cfg->api.rate;
             if (t->bucket > burst)
                 t->bucket = burst;
             t->refilled = now;
             if (t->bucket < 1)
-                wait = (1 - t->bucket) / a->cfg.api.rate;
+                wait = (1 - t->bucket) / r->cfg->api.rate;
             else
                 t->bucket -= 1;
         }
@@ -251,7 +251,7 @@ int api_authenticate(struct req *r, enum MHD_Result *ret)
     }
     if (wait > 0) {
         *ret = api_error_retry(r, 429, (long)ceil(wait), "token '%s' is over its rate of %g requests/s",
-                               r->tok_name, a->cfg.api.rate);
+                               r->tok_name, r->cfg->api.rate);
         return -1;
     }
     return 0;
@@ -360,6 +360,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         r = calloc(1, sizeof *r);
         r->api = a;
         r->upload_fd = -1;   /* before any early answer: on_completed closes it */
+        r->conf = api_conf_get(a);   /* a SIGHUP from now on is for the next request */
+        r->cfg = &r->conf->cfg;
         *con_cls = r;
         atomic_fetch_add(&a->requests, 1);
         const char *bad = framing_error(conn, version);
@@ -374,7 +376,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         /* a package upload may be as big as max_package; anything else is JSON */
         const struct api_route *upload = api_route_upload(method, url);
         const struct api_route *rt = upload ? NULL : api_route_find(method, url);
-        r->limit = upload ? a->cfg.max_package
+        r->limit = upload ? r->cfg->max_package
                    : rt && (rt->flags & ROUTE_BATCH) ? a->body_limit * API_MAX_BATCH : a->body_limit;
         if (upload) {
             /* the token and role first: an anonymous client must not make a
@@ -445,7 +447,7 @@ bool api_stream_open(struct api *a, const char *token)
         c = free_slot;
         snprintf(c->token, sizeof c->token, "%s", token);
     }
-    if (c->open >= a->cfg.api.max_streams_per_token)
+    if (c->open >= a->start->api.max_streams_per_token)
         ok = false;
     else
         c->open++;
@@ -504,6 +506,7 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
     struct req *r = *con_cls;
     if (r) {
         upload_close(r);
+        api_conf_put(r->conf);
         free(r->body);
         free(r);
     }
@@ -516,15 +519,15 @@ int api_start(struct api *a, char *err, size_t errlen)
 {
     struct addrinfo *ai;
     char why[512];
-    if (jd_listen_addr(a->cfg.api.listen, &ai, why, sizeof why)) {   /* config.c: the one grammar */
-        snprintf(err, errlen, "api.listen '%s': %s", a->cfg.api.listen, why);
+    if (jd_listen_addr(a->start->api.listen, &ai, why, sizeof why)) {   /* config.c: the one grammar */
+        snprintf(err, errlen, "api.listen '%s': %s", a->start->api.listen, why);
         return -1;
     }
     /* poll(), not select(): every connection costs a fd, and an event
      * stream catching up from Redis a second one: past FD_SETSIZE soon */
     unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL |
                      MHD_USE_ERROR_LOG | (ai->ai_family == AF_INET6 ? MHD_USE_IPv6 : 0);
-    a->body_limit = 2 * a->cfg.max_source + 16384;
+    a->body_limit = 2 * a->start->max_source + 16384;
     a->cap_idle = 64;
     a->idle = calloc((size_t)a->cap_idle, sizeof *a->idle);
     pthread_mutex_init(&a->lock, NULL);
@@ -533,15 +536,15 @@ int api_start(struct api *a, char *err, size_t errlen)
         return -1;
     }
     a->d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, a, MHD_OPTION_SOCK_ADDR, ai->ai_addr,
-                            MHD_OPTION_CONNECTION_LIMIT, (unsigned)a->cfg.api.max_connections,
+                            MHD_OPTION_CONNECTION_LIMIT, (unsigned)a->start->api.max_connections,
                             MHD_OPTION_PER_IP_CONNECTION_LIMIT,
-                            (unsigned)a->cfg.api.max_connections_per_address,
+                            (unsigned)a->start->api.max_connections_per_address,
                             MHD_OPTION_CONNECTION_TIMEOUT, 120u, MHD_OPTION_NOTIFY_COMPLETED,
                             on_completed, a, MHD_OPTION_NOTIFY_CONNECTION, on_connection, a,
                             MHD_OPTION_END);
     freeaddrinfo(ai);
     if (!a->d) {
-        snprintf(err, errlen, "cannot listen on %s (in use? see the log above)", a->cfg.api.listen);
+        snprintf(err, errlen, "cannot listen on %s (in use? see the log above)", a->start->api.listen);
         atomic_store(&a->stopping, true);
         api_hub_stop(a);
         return -1;

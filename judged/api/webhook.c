@@ -63,7 +63,7 @@ static long long now_ms(void)
 /* A claim outlives the longest delivery: no second worker takes it meanwhile. */
 static long long lease_ms(const struct api *a)
 {
-    long long l = 2 * a->cfg.api.webhook_timeout_ms + 10000;
+    long long l = 2 * a->start->api.webhook_timeout_ms + 10000;
     return l > LEASE_MS ? l : LEASE_MS;
 }
 
@@ -139,11 +139,11 @@ out:
 int api_callback_refused(const struct api *a, const char *url, char *why, size_t whylen)
 {
     char pin[400], err[600];
-    if (!a->cfg.api.webhook_secret) {
+    if (!a->start->api.webhook_secret) {
         snprintf(why, whylen, "this judge-api sends no webhooks (api.webhook_secret is not set)");
         return 1;
     }
-    if (check_url(url, a->cfg.api.webhook_allow_private, pin, sizeof pin, err, sizeof err) &&
+    if (check_url(url, a->start->api.webhook_allow_private, pin, sizeof pin, err, sizeof err) &&
         !strncmp(err, "refused: ", 9)) {
         snprintf(why, whylen, "callback_url %s", err + 9);
         return 1;
@@ -173,7 +173,7 @@ static int post(struct api *a, const char *url, const char *pin, const char *eve
     memcpy(msg + tl + 1, body, bl);
     unsigned char mac[EVP_MAX_MD_SIZE];
     unsigned maclen = 0;
-    const char *secret = a->cfg.api.webhook_secret;
+    const char *secret = a->start->api.webhook_secret;
     HMAC(EVP_sha256(), secret, (int)strlen(secret), (unsigned char *)msg, tl + 1 + bl, mac, &maclen);
     free(msg);
     int n = snprintf(sig, sizeof sig, "sha256=");
@@ -195,7 +195,7 @@ static int post(struct api *a, const char *url, const char *pin, const char *eve
     curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
     curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
     curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, a->cfg.api.webhook_timeout_ms);
+    curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, a->start->api.webhook_timeout_ms);
     curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, discard);
     curl_easy_setopt(c, CURLOPT_USERAGENT, "judged-webhook/" JUDGED_VERSION);
     CURLcode rc = curl_easy_perform(c);
@@ -266,9 +266,9 @@ static void flight_add(struct api *a, const char *key, int delta)
  * the tenant is at its share now. */
 static bool flight_take(struct api *a, const char *entry, const char *dest, const char *tenant)
 {
-    int tenant_share = (a->cfg.api.webhook_workers + 1) / 2;
+    int tenant_share = (a->start->api.webhook_workers + 1) / 2;
     pthread_mutex_lock(&a->webhook_lock);
-    bool ok = flight_count(a, entry) == 0 && flight_count(a, dest) < a->cfg.api.webhook_per_destination &&
+    bool ok = flight_count(a, entry) == 0 && flight_count(a, dest) < a->start->api.webhook_per_destination &&
               flight_count(a, tenant) < tenant_share;
     if (ok) {
         flight_add(a, entry, 1);
@@ -336,7 +336,7 @@ static void deliver(struct api *a, struct queue_conn *k, const char *pool, const
     }
     int attempts = w.attempts + 1;
     long long first = w.first >= 0 ? w.first : now_ms();
-    if (check_url(w.url, a->cfg.api.webhook_allow_private, pin, sizeof pin, err, sizeof err)) {
+    if (check_url(w.url, a->start->api.webhook_allow_private, pin, sizeof pin, err, sizeof err)) {
         bool refused = !strncmp(err, "refused", 7);
         atomic_fetch_add(&a->webhooks[refused ? WEBHOOK_REFUSED : WEBHOOK_FAILED], 1);
         if (refused) {   /* the configuration will not change its mind: no retries */
@@ -358,7 +358,7 @@ static void deliver(struct api *a, struct queue_conn *k, const char *pool, const
     /* every failed attempt is one line (and judged_api_webhooks_total): a
      * platform whose receiver is down learns it from the log, not from
      * the dead letters a day later (issue 28) */
-    if (now_ms() - first >= a->cfg.api.webhook_retry_for_ms) {
+    if (now_ms() - first >= a->start->api.webhook_retry_for_ms) {
         atomic_fetch_add(&a->webhooks[WEBHOOK_DEAD], 1);
         fprintf(stderr, "judge-api: webhook of %s to %s failed (attempt %d): %s; given up, in the webhook "
                         "dead letters\n", w.id, w.url, attempts, err);
@@ -406,9 +406,9 @@ static int run_due(struct api *a, struct queue_conn *k, const char *pool)
 /* The pools' names, as the queue library's calls take them. */
 static const char **pool_names(const struct api *a)
 {
-    const char **names = calloc((size_t)a->cfg.npools + 1, sizeof *names);
-    for (int i = 0; names && i < a->cfg.npools; i++)
-        names[i] = a->cfg.pools[i].name;
+    const char **names = calloc((size_t)a->start->npools + 1, sizeof *names);
+    for (int i = 0; names && i < a->start->npools; i++)
+        names[i] = a->start->pools[i].name;
     return names;
 }
 
@@ -419,7 +419,7 @@ static void read_new(struct api *a, struct queue_conn *k)
     struct queue_webhook_event *ev = NULL;
     size_t n = 0;
     char err[512];
-    if (pools && !queue_webhook_read(k, a->consumer, pools, a->cfg.npools, 500, &ev, &n, err, sizeof err))
+    if (pools && !queue_webhook_read(k, a->consumer, pools, a->start->npools, 500, &ev, &n, err, sizeof err))
         for (size_t e = 0; e < n; e++)
             queue_webhook_record(k, pools[ev[e].pool], &ev[e], now_ms(), err, sizeof err);
     free(ev);
@@ -429,8 +429,8 @@ static void read_new(struct api *a, struct queue_conn *k)
 /* Entries another (dead) process read and never recorded. */
 static void take_over(struct api *a, struct queue_conn *k)
 {
-    for (int i = 0; i < a->cfg.npools; i++) {
-        const char *pool = a->cfg.pools[i].name;
+    for (int i = 0; i < a->start->npools; i++) {
+        const char *pool = a->start->pools[i].name;
         struct queue_webhook_event *ev = NULL;
         size_t n = 0;
         char err[512];
@@ -450,8 +450,8 @@ struct worker_arg {
  * refused us, which waiting will not mend). */
 static int ensure_groups(struct api *a, struct queue_conn *k, char *err, size_t errlen)
 {
-    for (int i = 0; i < a->cfg.npools; i++)
-        if (queue_webhook_group(k, a->cfg.pools[i].name, err, errlen))
+    for (int i = 0; i < a->start->npools; i++)
+        if (queue_webhook_group(k, a->start->pools[i].name, err, errlen))
             return -1;
     return 0;
 }
@@ -490,8 +490,8 @@ static void *webhook_main(void *p)
             continue;
         }
         int tried = 0;
-        for (int i = 0; i < a->cfg.npools; i++)
-            tried += run_due(a, &k, a->cfg.pools[i].name);
+        for (int i = 0; i < a->start->npools; i++)
+            tried += run_due(a, &k, a->start->pools[i].name);
         if (!tried)
             common_sleep_ms(IDLE_POLL_MS);
     }
@@ -501,7 +501,7 @@ static void *webhook_main(void *p)
 
 int api_webhooks_start(struct api *a, char *err, size_t errlen)
 {
-    if (!a->cfg.api.webhook_secret)
+    if (!a->start->api.webhook_secret)
         return 0;   /* no secret, no webhooks (callback_url is still stored) */
     char host[256] = "localhost";
     gethostname(host, sizeof host - 1);
@@ -522,7 +522,7 @@ int api_webhooks_start(struct api *a, char *err, size_t errlen)
         fprintf(stderr, "judge-api: webhooks: %s; delivering once Redis answers\n", gerr);
     queue_conn_close(&k);
     pthread_mutex_init(&a->webhook_lock, NULL);
-    int threads = a->cfg.api.webhook_workers + 1;   /* the reader, then the workers */
+    int threads = a->start->api.webhook_workers + 1;   /* the reader, then the workers */
     a->webhook_threads = calloc((size_t)threads, sizeof *a->webhook_threads);
     for (int i = 0; i < threads; i++) {
         struct worker_arg *w = malloc(sizeof *w);
@@ -560,8 +560,8 @@ enum MHD_Result api_webhook_dlq(struct req *r)
     struct api *a = r->api;
     struct queue_conn *k = api_conn_get(a);
     json_t *list = json_array();
-    for (int i = 0; i < a->cfg.npools; i++) {
-        const char *pool = a->cfg.pools[i].name;
+    for (int i = 0; i < a->start->npools; i++) {
+        const char *pool = a->start->pools[i].name;
         struct queue_entries es;
         char err[512];
         if (queue_webhook_dlq(k, pool, 1000, &es, err, sizeof err))
@@ -593,7 +593,7 @@ enum MHD_Result api_webhook_replay(struct req *r, const char *dlq_id)
         return api_error(r, 404, NULL, "no webhook dead letter '%.100s'", dlq_id);
     snprintf(pool, sizeof pool, "%.*s", (int)(colon - dlq_id), dlq_id);
     snprintf(entry, sizeof entry, "%s", colon + 1);
-    if (!jd_pool_by_name(&a->cfg, pool))
+    if (!jd_pool_by_name(a->start, pool))
         return api_error(r, 404, NULL, "no pool '%.100s'", pool);
     struct queue_conn *k = api_conn_get(a);
     char id[200];

@@ -38,7 +38,7 @@ static void stop_server(void)
 {
     api_stop(&a);
     api_tokens_free(&a.tokens);
-    jd_config_free(&a.cfg);
+    api_conf_install(&a, NULL);   /* the first and only snapshot: a.start */
 }
 
 static void start_server(void)
@@ -58,15 +58,19 @@ static void start_server(void)
              world, world, world, world);
     world_put("judged.yaml", text);
     snprintf(path, sizeof path, "%s/judged.yaml", world);
-    if (jd_config_load(&a.cfg, path, err, sizeof err) || api_tokens_load(&a.tokens, a.cfg.api.tokens, err, sizeof err)) {
+    struct jd_config cfg;
+    if (jd_config_load(&cfg, path, err, sizeof err) || api_tokens_load(&a.tokens, cfg.api.tokens, err, sizeof err)) {
         fprintf(stderr, "fuzz_http: %s\n", err);
         abort();
     }
+    pthread_mutex_init(&a.conf_lock, NULL);
+    a.conf = api_conf_new(&cfg);
+    a.start = &a.conf->cfg;
     for (int i = 0; i < a.tokens.n; i++) {
-        a.tokens.v[i].bucket = (double)a.cfg.api.burst;
+        a.tokens.v[i].bucket = (double)a.start->api.burst;
         a.tokens.v[i].refilled = common_monotonic();
     }
-    jd_redis_url(&a.cfg, a.redis_url, sizeof a.redis_url);
+    jd_redis_url(a.start, a.redis_url, sizeof a.redis_url);
     a.openapi = (char *)"openapi: 3.0.3\n";
     a.openapi_len = strlen(a.openapi);
     signal(SIGPIPE, SIG_IGN);

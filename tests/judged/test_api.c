@@ -16,6 +16,7 @@
 #include <openssl/hmac.h>
 #include <sys/socket.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <jansson.h>
 #include <yaml.h>
 
@@ -1582,6 +1583,129 @@ Test(api, a_token_added_while_running_counts_after_sighup)
     }
     cr_assert_eq(status, 200, "the new token works after SIGHUP");
     expect(http("GET", "/v1/languages", "/v1/languages", tok_submit, NULL, NULL), 200, NULL, "old tokens stay");
+    check_openapi();
+}
+
+/* GET /v1/languages answers while SIGHUPs swap the configuration: every
+ * answer is 200 and lists the old pools' languages or the new ones, never a
+ * mixture (a request keeps the snapshot it began with). Its own curl
+ * handle: http() records into seen[], which is not shared across threads. */
+struct hammer {
+    atomic_bool stop;
+    int requests, bad;
+    char first_bad[512];
+};
+
+static void *hammer_languages(void *p)
+{
+    struct hammer *h = p;
+    char url[200], auth[200];
+    snprintf(url, sizeof url, "http://127.0.0.1:%d/v1/languages", api_port);
+    snprintf(auth, sizeof auth, "Authorization: Bearer %s", tok_read);
+    struct curl_slist *hdr = curl_slist_append(NULL, auth);
+    while (!atomic_load(&h->stop)) {
+        struct resp r = {0};
+        CURL *c = curl_easy_init();
+        curl_easy_setopt(c, CURLOPT_URL, url);
+        curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdr);
+        curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
+        curl_easy_setopt(c, CURLOPT_WRITEDATA, &r);
+        curl_easy_setopt(c, CURLOPT_TIMEOUT, 60L);
+        CURLcode rc = curl_easy_perform(c);
+        long status = 0;
+        curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+        curl_easy_cleanup(c);
+        const char *b = r.body ? r.body : "";
+        bool old = strstr(b, "\"id\":\"c\"") && !strstr(b, "\"cpp\""), grown = strstr(b, "\"id\":\"cpp\"") != NULL;
+        h->requests++;
+        if ((rc != CURLE_OK || status != 200 || (!old && !grown)) && h->bad++ == 0)
+            snprintf(h->first_bad, sizeof h->first_bad, "%s %ld %s", curl_easy_strerror(rc), status, b);
+        free(r.body);
+        t_sleep_ms(2);
+    }
+    curl_slist_free_all(hdr);
+    return NULL;
+}
+
+/* Whether judge-api's log holds text at least `times` times. */
+static bool api_log_has(const char *text, int times)
+{
+    char log[400];
+    snprintf(log, sizeof log, "%s/api.log", T_dir);
+    char *s = slurp(log);
+    int n = 0;
+    for (const char *p = s; (p = strstr(p, text)); p++)
+        n++;
+    free(s);
+    return n >= times;
+}
+
+static bool lists_language(const char *id)
+{
+    struct resp r = http("GET", "/v1/languages", "/v1/languages", tok_read, NULL, NULL);
+    cr_assert_eq(r.status, 200, "%s", r.body);
+    bool found = false;
+    json_t *l = json_object_get(r.json, "languages"), *e;
+    size_t i;
+    json_array_foreach(l, i, e) found |= !strcmp(json_string_value(json_object_get(e, "id")), id);
+    resp_free(&r);
+    return found;
+}
+
+Test(api, a_language_added_to_a_pool_is_served_after_sighup_and_a_broken_file_changes_nothing)
+{
+    start("  native: {languages: [c], slots: 1}\n", "  rate: 0\n", false);   /* the other thread asks fast */
+    char *cpp = sub_body("aplusb", "cpp", AC_C, NULL);
+    expect(http("POST", SUBS, SUBS, tok_submit, cpp, NULL), 400, "language", "cpp: no pool serves it yet");
+    cr_assert(!lists_language("cpp"));
+
+    /* the same file as start() wrote, cpp added to the pool */
+    char extra[1024];
+    snprintf(extra, sizeof extra, "max_source: 1K\napi:\n  listen: 127.0.0.1:0\n  tokens: %s/tokens\n  rate: 0\n",
+             T_dir);
+    t_config("A", SLOT0, extra, "  native: {languages: [c, cpp], slots: 1}\n", cfg_path, sizeof cfg_path);
+    struct hammer h = {0};
+    pthread_t th;
+    cr_assert_eq(pthread_create(&th, NULL, hammer_languages, &h), 0);
+    kill(api_pid, SIGHUP);
+    bool listed = false;
+    for (long long end = t_now_ms() + 20000; t_now_ms() < end && !listed; t_sleep_ms(50))
+        listed = lists_language("cpp");
+    cr_assert(listed, "GET /v1/languages lists cpp after SIGHUP, without a restart");
+    cr_assert(api_log_has("SIGHUP: configuration reloaded (1 pool)", 1));
+    expect(http("POST", SUBS, SUBS, tok_submit, cpp, NULL), 202, NULL, "cpp admitted after SIGHUP");
+
+    /* a broken file: logged with its line, and the running configuration stays */
+    char *good = slurp(cfg_path);
+    t_write(cfg_path, "%spool_typo: [\n", good);
+    kill(api_pid, SIGHUP);
+    bool refused = false;
+    for (long long end = t_now_ms() + 20000; t_now_ms() < end && !refused; t_sleep_ms(50))
+        refused = api_log_has("SIGHUP: configuration not reloaded, the old one stays", 1);
+    cr_assert(refused, "judge-api did not say the file was refused");
+    cr_assert(api_log_has(cfg_path, 1), "the refusal names the file");
+    cr_assert(lists_language("cpp"), "the old configuration still serves after a broken SIGHUP");
+    expect(http("POST", SUBS, SUBS, tok_submit, cpp, NULL), 202, NULL, "cpp still admitted");
+
+    /* more swaps back and forth while the other thread asks */
+    for (int i = 0; i < 6; i++) {
+        t_config("A", SLOT0, extra, i % 2 ? "  native: {languages: [c, cpp], slots: 1}\n"
+                                          : "  native: {languages: [c], slots: 1}\n",
+                 cfg_path, sizeof cfg_path);
+        kill(api_pid, SIGHUP);
+        bool done = false;
+        for (long long end = t_now_ms() + 20000; t_now_ms() < end && !done; t_sleep_ms(20))
+            done = api_log_has("SIGHUP: configuration reloaded (1 pool)", i + 2);
+        cr_assert(done, "reload %d not logged", i + 2);
+        cr_assert_eq(lists_language("cpp"), i % 2 == 1, "after reload %d", i + 2);
+    }
+    atomic_store(&h.stop, true);
+    pthread_join(th, NULL);
+    cr_assert(h.requests > 0);
+    cr_assert_eq(h.bad, 0, "%d of %d answers during reloads were wrong; the first: %s", h.bad, h.requests,
+                 h.first_bad);
+    free(good);
+    free(cpp);
     check_openapi();
 }
 
