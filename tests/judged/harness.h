@@ -6,6 +6,9 @@
 #define JUDGED_TEST_HARNESS_H
 
 #include <criterion/criterion.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -218,6 +221,46 @@ static void t_lock_suite(void)
     cr_assert(fd >= 0, "%s: %s", path, strerror(errno));
     while (flock(fd, LOCK_EX) && errno == EINTR)
         ;   /* fd stays open: the lock lives with the test process */
+}
+
+/* A TCP port on 127.0.0.1 that nothing listens on, below the kernel's
+ * ephemeral range: a port bind(0) picks lies in that range, where every
+ * outgoing connection on the machine also takes its port, so on a busy
+ * machine a client could hold it by the time a server binds it (the
+ * failover test's Sentinels then never saw each other). */
+__attribute__((unused)) static int t_free_port(void)
+{
+    int lo = 32768;
+    FILE *f = fopen("/proc/sys/net/ipv4/ip_local_port_range", "r");
+    if (f) {
+        if (fscanf(f, "%d", &lo) != 1)
+            lo = 32768;
+        fclose(f);
+    }
+    static unsigned seed;   /* once per process: two calls in one ms must differ */
+    if (!seed)
+        seed = (unsigned)getpid() * 2654435761u ^ (unsigned)t_now_ms();
+    for (int i = 0; i < 1000 && lo > 20001; i++) {
+        int port = 20000 + (int)(rand_r(&seed) % (unsigned)(lo - 20000));
+        static int given[64], ngiven;   /* not bound yet by whoever asked: not free twice */
+        bool again = false;
+        for (int g = 0; g < ngiven; g++)
+            again |= given[g] == port;
+        if (again)
+            continue;
+        int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port),
+                                .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+        bool ok = fd >= 0 && bind(fd, (struct sockaddr *)&a, sizeof a) == 0;
+        if (fd >= 0)
+            close(fd);
+        if (ok && ngiven < 64)
+            given[ngiven++] = port;
+        if (ok)
+            return port;
+    }
+    cr_assert_fail("no free TCP port below %d", lo);
+    return -1;
 }
 
 static void t_setup_dir(void)

@@ -43,17 +43,6 @@ static pid_t p_pid;
 static char cfg_a[400], cfg_b[400], tok[100];
 static int api_port;
 
-static int free_port(void)
-{
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    cr_assert(fd >= 0 && bind(fd, (struct sockaddr *)&a, sizeof a) == 0);
-    socklen_t l = sizeof a;
-    cr_assert(getsockname(fd, (struct sockaddr *)&a, &l) == 0);
-    close(fd);
-    return ntohs(a.sin_port);
-}
-
 static pid_t spawn(const char *logname, const char *const *argv)
 {
     char log[400];
@@ -321,10 +310,10 @@ Test(failover, sentinel_promotes_the_replica_and_no_acknowledged_admission_is_lo
 {
     t_setup_dir();
     t_make_problems(1);
-    p_port = free_port();
-    r_port = free_port();
+    p_port = t_free_port();
+    r_port = t_free_port();
     for (int i = 0; i < 3; i++)
-        s_port[i] = free_port();
+        s_port[i] = t_free_port();
     p_pid = start_node("primary", p_port, 0);
     start_node("replica", r_port, p_port);
     for (int i = 0; i < 3; i++)
@@ -531,8 +520,8 @@ Test(failover, a_retry_after_not_durable_makes_no_second_submission)
 {
     t_setup_dir();
     t_make_problems(1);
-    p_port = free_port();
-    r_port = free_port();
+    p_port = t_free_port();
+    r_port = t_free_port();
     start_node("primary", p_port, 0);
     snprintf(cfg_a, sizeof cfg_a, "%s/A.yaml", T_dir);
     t_write(cfg_a,
@@ -684,8 +673,8 @@ Test(failover, a_verdict_lost_in_a_failover_is_judged_again_with_one_result_even
 {
     t_setup_dir();
     t_make_problems(10);   /* 10 tests of 300 ms: a judging lasts seconds */
-    p_port = free_port();
-    r_port = free_port();
+    p_port = t_free_port();
+    r_port = t_free_port();
     p_pid = start_node("primary", p_port, 0);
     start_node("replica", r_port, p_port);
     snprintf(cfg_a, sizeof cfg_a, "%s/A.yaml", T_dir);
