@@ -360,8 +360,8 @@ static long pod_config(struct check *c, struct doc *d, yaml_node_t *pod, yaml_no
                     fail(c, d, ctr, "ConfigMap %s, %s: language '%s' has no language file", cm, base,
                          cfg.pools[p].languages[l]);
             }
-        jd_config_free(&cfg);
     }
+    jd_config_free(&cfg);   /* a refused file leaves what it had read too */
     unlink(tmp);
     /* judged defaults host: to the hostname, the pod's name; a fixed one
      * would make every replica the same consumer */
