@@ -173,6 +173,32 @@ static yaml_node_t *resolve(yaml_document_t *d, yaml_node_t *n)
 
 /* Every recorded response: its status is documented for its path and
  * method, and a JSON body has the documented schema's required fields. */
+/* The scrape as Prometheus' own linter reads it (promtool, Debian's
+ * prometheus package), where it is installed: a malformed line, a
+ * metric without HELP/TYPE, a counter not ending in _total... */
+static void promtool_check(const char *body)
+{
+    if (access("/usr/bin/promtool", X_OK)) {
+        cr_log_warn("promtool is not installed (apt-get install prometheus): the metrics' lint is skipped");
+        return;
+    }
+    char path[400], cmd[900];
+    snprintf(path, sizeof path, "%s/metrics.txt", T_dir);
+    t_write(path, "%s", body);
+    snprintf(cmd, sizeof cmd, "/usr/bin/promtool check metrics < '%s' > '%s.out' 2>&1", path, path);
+    int rc = system(cmd);
+    char outp[420];
+    snprintf(outp, sizeof outp, "%s.out", path);
+    FILE *f = fopen(outp, "r");
+    char lint[4096] = "";
+    if (f) {
+        size_t n = fread(lint, 1, sizeof lint - 1, f);
+        lint[n] = 0;
+        fclose(f);
+    }
+    cr_assert_eq(rc, 0, "promtool check metrics: %s", lint);
+}
+
 static void check_openapi(void)
 {
     struct resp doc = http("GET", "/v1/openapi.yaml", "/v1/openapi.yaml", NULL, NULL, NULL);
@@ -729,6 +755,7 @@ Test(api, long_poll_result_and_metrics)
     cr_assert(strstr(r.body, "judged_queue_depth{pool=\"native\",priority=\"normal\"} 0\n"), "%s", r.body);
     cr_assert(strstr(r.body, "judged_queue_oldest_seconds{pool=\"native\"} 0\n"), "%s", r.body);
     cr_assert(strstr(r.body, "judged_queue_expected_wait_seconds{pool=\"native\"} 0\n"), "%s", r.body);
+    promtool_check(r.body);
     resp_free(&r);
     free(ok);
     check_openapi();
