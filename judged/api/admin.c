@@ -26,7 +26,8 @@ static json_t *load_hosts(struct queue_conn *k)
 
 struct pool_stats {
     char state[16];
-    long long waiting[2], lag[2], running, delayed, dlq, slots, busy, oldest_ms;
+    long long waiting[2], lag[2], running, delayed, dlq, slots, busy, oldest_ms, expected_wait_ms;
+    double verdicts_per_min;
     int live_hosts;
 };
 
@@ -50,6 +51,8 @@ static int pool_stats(struct queue_conn *k, const struct jd_pool_cfg *pc, json_t
     s->delayed = q.delayed;
     s->dlq = q.dlq;
     s->oldest_ms = q.oldest_ms;
+    s->expected_wait_ms = q.expected_wait_ms;
+    s->verdicts_per_min = q.verdicts_per_min;
     s->live_hosts = queue_hosts_capacity(hosts, pc->name, &s->slots, &s->busy);
     return 0;
 }
@@ -112,6 +115,12 @@ enum MHD_Result api_pools(struct req *r)
                               "dlq", (json_int_t)s.dlq, "slots", (json_int_t)s.slots,
                               "oldest_ms", (json_int_t)s.oldest_ms, "hosts", s.live_hosts);
         json_object_set_new(o, "max_queue", pc->max_queue ? json_integer(pc->max_queue) : json_null());
+        /* "about depth submissions ahead of yours, about this long": the
+         * recent pace; null when the pool judged nothing lately */
+        json_object_set_new(o, "verdicts_per_min",
+                            s.verdicts_per_min >= 0 ? json_real(s.verdicts_per_min) : json_null());
+        json_object_set_new(o, "expected_wait_ms",
+                            s.expected_wait_ms >= 0 ? json_integer(s.expected_wait_ms) : json_null());
         /* the lag KEDA reads, both queues; null where Redis cannot tell it */
         json_object_set_new(o, "lag", s.lag[0] >= 0 && s.lag[1] >= 0 ? json_integer(s.lag[0] + s.lag[1])
                                                                      : json_null());
@@ -400,6 +409,14 @@ static int metrics_queues(const struct jd_config *cfg, struct queue_conn *k, str
                                                : ps[i].dlq);
         }
     }
+    /* what /v1/pools says a submission admitted now waits; no series
+     * while the pool has judged nothing lately (unknown, never a guess) */
+    bprintf(b, "# HELP judged_queue_expected_wait_seconds The backlog at the pace of the pool's recent "
+               "verdicts.\n# TYPE judged_queue_expected_wait_seconds gauge\n");
+    for (int i = 0; i < cfg->npools; i++)
+        if (ps[i].expected_wait_ms >= 0)
+            bprintf(b, "judged_queue_expected_wait_seconds{pool=\"%s\"} %g\n", cfg->pools[i].name,
+                    ps[i].expected_wait_ms / 1000.0);
     bprintf(b, "# HELP judged_live_hosts Hosts whose liveness key exists.\n# TYPE judged_live_hosts gauge\n"
                "judged_live_hosts %d\n", live);
     static const char *const states[] = {"active", "draining", "drained", "held", "paused"};

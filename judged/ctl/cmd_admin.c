@@ -58,6 +58,9 @@ static json_t *pool_obj(struct common *c, const struct jd_pool_cfg *pc, json_t *
     json_object_set_new(o, "rejudge", json_integer(s.rejudge));
     json_object_set_new(o, "dlq", json_integer(s.dlq));
     json_object_set_new(o, "oldest_ms", json_integer(s.oldest_ms));
+    /* the recent pace and the wait it means for a submission admitted now */
+    json_object_set_new(o, "verdicts_per_min", s.verdicts_per_min >= 0 ? json_real(s.verdicts_per_min) : json_null());
+    json_object_set_new(o, "expected_wait_ms", s.expected_wait_ms >= 0 ? json_integer(s.expected_wait_ms) : json_null());
     json_object_set_new(o, "consumers", consumers(c, pc->name));
     json_object_set_new(o, "stream", json_string(kq[1]));
     json_object_set_new(o, "contest_stream", json_string(kq[0]));
@@ -85,13 +88,13 @@ static void human_age(long long ms, char *buf, size_t len)
 
 static void print_pools(json_t *list)
 {
-    printf("%-12s %-9s %5s %7s %7s %7s %9s  %s\n", "POOL", "STATE", "SLOTS", "DEPTH", "RUNNING", "OLDEST",
-           "CONSUMERS", "LANGUAGES");
+    printf("%-12s %-9s %5s %7s %7s %7s %7s %9s  %s\n", "POOL", "STATE", "SLOTS", "DEPTH", "RUNNING", "OLDEST",
+           "WAIT", "CONSUMERS", "LANGUAGES");
     size_t i;
     json_t *p;
     json_array_foreach(list, i, p)
     {
-        char langs[512] = "", age[32];
+        char langs[512] = "", age[32], wait[32] = "?";
         size_t j;
         json_t *l;
         json_array_foreach(json_object_get(p, "languages"), j, l)
@@ -101,10 +104,13 @@ static void print_pools(json_t *list)
             strncat(langs, json_string_value(l), sizeof langs - strlen(langs) - 1);
         }
         human_age(json_integer_value(json_object_get(p, "oldest_ms")), age, sizeof age);
-        printf("%-12s %-9s %5lld %7lld %7lld %7s %9zu  %s\n", json_string_value(json_object_get(p, "name")),
+        /* ?: no recent verdict to tell the pace by */
+        if (json_is_integer(json_object_get(p, "expected_wait_ms")))
+            human_age(json_integer_value(json_object_get(p, "expected_wait_ms")), wait, sizeof wait);
+        printf("%-12s %-9s %5lld %7lld %7lld %7s %7s %9zu  %s\n", json_string_value(json_object_get(p, "name")),
                json_string_value(json_object_get(p, "state")), json_integer_value(json_object_get(p, "slots")),
                json_integer_value(json_object_get(p, "depth")),
-               json_integer_value(json_object_get(p, "running")), age,
+               json_integer_value(json_object_get(p, "running")), age, wait,
                json_array_size(json_object_get(p, "consumers")), langs);
     }
 }
@@ -137,9 +143,11 @@ int cmd_pools(int argc, char **argv)
                          "usage: judgectl pools [--config FILE] [--json]\n\n"
                          "Lists the pools: state, slots (of live hosts), depth (waiting, and waiting\n"
                          "to retry), running, the age of the oldest job no host has claimed yet\n"
-                         "(OLDEST; \"oldest_ms\" in JSON), consumers and languages. --json adds\n"
-                         "depth_contest, depth_normal, delayed (waiting to retry), rejudge, dlq,\n"
-                         "busy and hosts (live hosts serving the pool).\n"
+                         "(OLDEST; \"oldest_ms\" in JSON), the expected wait of a submission admitted\n"
+                         "now (WAIT, \"expected_wait_ms\": the depth at the pace of the pool's recent\n"
+                         "verdicts, \"verdicts_per_min\"; ? and null when it judged nothing lately),\n"
+                         "consumers and languages. --json adds depth_contest, depth_normal, delayed\n"
+                         "(waiting to retry), rejudge, dlq, busy and hosts (live hosts serving the pool).\n"
                          "States: active; paused; draining (claims stopped, jobs still running);\n"
                          "drained (claims stopped, nothing running, waiting or waiting to retry);\n"
                          "held (claims stopped, nothing running, but jobs wait for 'resume').\n",

@@ -1223,6 +1223,31 @@ static long long redis_now(struct queue_conn *k)
     return t;
 }
 
+/* Verdicts per minute, from the pool's newest results events (the results
+ * stream's ids are Redis' ms clock): at most QUEUE_RATE_SAMPLE of them, none
+ * older than QUEUE_RATE_WINDOW_MS before now, the pace between the first
+ * and the last. -1 with fewer than two: a pool that judged nothing lately
+ * has no pace to tell. A counter of our own would cost a write per verdict;
+ * the stream is already there, trimmed to results_max. */
+static double recent_rate(struct queue_conn *k, const char *pool, long long now)
+{
+    char key[200];
+    queue_key(key, sizeof key, pool, SUFFIX_RESULTS);
+    redisReply *r = queue_cmd(k, "XREVRANGE %s + %lld COUNT %d", key, now - QUEUE_RATE_WINDOW_MS,
+                              QUEUE_RATE_SAMPLE);
+    double rate = -1;
+    if (r && r->type == REDIS_REPLY_ARRAY && r->elements >= 2) {
+        const redisReply *newest = r->element[0], *oldest = r->element[r->elements - 1];
+        long long t1 = newest->type == REDIS_REPLY_ARRAY && newest->elements ? atoll(queue_rstr(newest->element[0]) ?: "0") : 0;
+        long long t0 = oldest->type == REDIS_REPLY_ARRAY && oldest->elements ? atoll(queue_rstr(oldest->element[0]) ?: "0") : 0;
+        if (t0 > 0 && t1 >= t0)   /* several in one ms: a span of 1 ms */
+            rate = (double)(r->elements - 1) * 60000.0 / (double)(t1 > t0 ? t1 - t0 : 1);
+    }
+    if (r)
+        freeReplyObject(r);
+    return rate;
+}
+
 enum queue_rc queue_pool_status(struct queue_conn *k, const char *pool, struct queue_pool_status *out,
                                 char *err, size_t errlen)
 {
@@ -1264,10 +1289,14 @@ enum queue_rc queue_pool_status(struct queue_conn *k, const char *pool, struct q
         if ((rc = count_of(k, more[i][0], key, dst[i], err, errlen)))
             return rc;
     }
-    if (oldest) {
-        long long now = redis_now(k);
+    long long now = redis_now(k);
+    if (oldest)
         out->oldest_ms = now > oldest ? now - oldest : 0;
-    }
+    long long ahead = out->waiting[0] + out->waiting[1] + out->delayed;
+    out->verdicts_per_min = now ? recent_rate(k, pool, now) : -1;
+    out->expected_wait_ms = !ahead                       ? 0
+                            : out->verdicts_per_min > 0 ? (long long)((double)ahead * 60000.0 / out->verdicts_per_min)
+                                                        : -1;
     if (!strcmp(out->state, "draining") && out->running == 0) {
         bool backlog = out->waiting[0] || out->waiting[1] || out->delayed || out->rejudge;
         snprintf(out->state, sizeof out->state, "%s", backlog ? "held" : "drained");

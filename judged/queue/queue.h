@@ -412,7 +412,16 @@ struct queue_pool_status {
     long long rejudge;       /* rejudges waiting (judge:{P}:rejudge) */
     long long dlq;           /* dead letters */
     long long oldest_ms;     /* age of the oldest unclaimed entry (0: none), by Redis' clock */
+    /* the pool's recent pace, from its results stream: verdicts per minute
+     * over its newest QUEUE_RATE_SAMPLE events no older than
+     * QUEUE_RATE_WINDOW_MS; -1: unknown (fewer than two such events) */
+    double verdicts_per_min;
+    /* what a submission admitted now waits, about: the backlog ahead of it
+     * (waiting + delayed) at that pace; 0 when nothing waits, -1: unknown */
+    long long expected_wait_ms;
 };
+#define QUEUE_RATE_SAMPLE 100
+#define QUEUE_RATE_WINDOW_MS (15 * 60 * 1000LL)
 enum queue_rc queue_pool_status(struct queue_conn *k, const char *pool, struct queue_pool_status *out,
                                 char *err, size_t errlen);
 
