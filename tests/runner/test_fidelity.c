@@ -1,0 +1,122 @@
+/*
+ * test_fidelity.c - programs and packages written for other judges (issue
+ * 22, "fidelity misses"), judged through real compilers and the real
+ * sandbox: a program reading /dev/stdin or writing /dev/stdout, a Java class
+ * with a non-ASCII name, a testlib checker writing its points on stdout (as
+ * DMOJ's build does), a checker with its own compile flags. Needs root.
+ */
+#include <criterion/criterion.h>
+#include <jansson.h>
+#include <sys/stat.h>
+
+#include "helpers.h"
+#include "runner.h"
+
+#define SRC JUDGED_SOURCE_DIR
+/* Slots 180..199: five groups of four (a runner of one slot uses two, its
+ * interactor's companion box the second), held per test process. */
+#define FIRST_SLOT test_slot_group(180, 5, 4)
+#define WORK_DIR BIN_DIR "/../runner-fidelity-work"   /* one per build tree */
+
+static struct runner *open_runner(void)
+{
+    struct runner_config cfg = {.languages_dir = SRC "/languages", .work_dir = WORK_DIR,
+                                .first_slot = FIRST_SLOT, .slots = 1};
+    struct runner *r = NULL;
+    char err[4096];
+    cr_assert_eq(runner_open(&r, &cfg, err, sizeof err), 0, "runner_open: %s", err);
+    return r;
+}
+
+struct judged {
+    enum runner_verdict verdict;
+    double score;
+    char *json;
+};
+
+static struct judged judge(const char *problem, const char *lang, const char *source)
+{
+    struct runner *r = open_runner();
+    struct runner_request req = {.problem_dir = problem, .language = lang, .source = source,
+                                 .source_len = strlen(source)};
+    struct runner_report *rep = NULL;
+    enum runner_failure failure;
+    char err[1024];
+    cr_assert_eq(runner_judge(r, &req, &rep, &failure, err, sizeof err), 0, "%s: %s", lang, err);
+    struct judged j = {runner_report_verdict(rep), runner_report_score(rep), runner_report_json(rep)};
+    runner_report_free(rep);
+    runner_close(r);
+    return j;
+}
+
+static void expect(struct judged j, enum runner_verdict v, const char *what)
+{
+    cr_expect_eq(j.verdict, v, "%s: %s", what, j.json);
+    free(j.json);
+}
+
+/* A+B with two tests; the inputs are root's and unreadable by others
+ * (0600), as a setter's umask or an unpacked archive may leave them. */
+static char *aplusb(const char *tag)
+{
+    char *dir = scratch_dir(tag);
+    put_file(dir, "problem.yaml", "name: %s\ntime_limit: 2s\nmemory_limit: 256M\nchecker: tokens\n", tag);
+    put_file(dir, "tests/1.in", "3 4\n");
+    put_file(dir, "tests/1.out", "7\n");
+    put_file(dir, "tests/2.in", "-10 25\n");
+    put_file(dir, "tests/2.out", "15\n");
+    char path[512];
+    for (int i = 1; i <= 2; i++) {
+        snprintf(path, sizeof path, "%s/tests/%d.in", dir, i);
+        chmod(path, 0600);
+    }
+    return dir;
+}
+
+/* Item 4: /dev/stdin and /dev/stdout are /proc/self/fd/0 and 1; opening
+ * them opens the file again, with the box's uid. */
+Test(dev_stdio, cpp_streams_reopen_stdin_and_stdout, .timeout = 240)
+{
+    char *dir = aplusb("devstdio-cpp");
+    expect(judge(dir, "cpp",
+                 "#include <fstream>\n"
+                 "int main() {\n"
+                 "    std::ifstream in(\"/dev/stdin\");\n"
+                 "    long a = 0, b = 0;\n"
+                 "    if (!(in >> a >> b)) return 2;\n"
+                 "    std::ofstream out(\"/dev/stdout\");\n"
+                 "    if (!(out << a + b << '\\n')) return 3;\n"
+                 "}\n"),
+           RUNNER_AC, "ifstream/ofstream");
+    expect(judge(dir, "cpp",
+                 "#include <cstdio>\n"
+                 "int main() {\n"
+                 "    if (!std::freopen(\"/dev/stdin\", \"r\", stdin)) return 2;\n"
+                 "    if (!std::freopen(\"/dev/stdout\", \"w\", stdout)) return 3;\n"
+                 "    long a, b;\n"
+                 "    if (std::scanf(\"%ld %ld\", &a, &b) != 2) return 4;\n"
+                 "    std::printf(\"%ld\\n\", a + b);\n"
+                 "}\n"),
+           RUNNER_AC, "freopen");
+    remove_dir(dir);
+    free(dir);
+}
+
+Test(dev_stdio, c_fopen_dev_stdin_and_stdout, .timeout = 120)
+{
+    char *dir = aplusb("devstdio-c");
+    expect(judge(dir, "c",
+                 "#include <stdio.h>\n"
+                 "int main(void) {\n"
+                 "    FILE *in = fopen(\"/dev/stdin\", \"r\"), *out = fopen(\"/dev/stdout\", \"w\");\n"
+                 "    long a, b;\n"
+                 "    if (!in) return 2;\n"
+                 "    if (!out) return 3;\n"
+                 "    if (fscanf(in, \"%ld %ld\", &a, &b) != 2) return 4;\n"
+                 "    fprintf(out, \"%ld\\n\", a + b);\n"
+                 "    return fclose(out) != 0;\n"
+                 "}\n"),
+           RUNNER_AC, "fopen");
+    remove_dir(dir);
+    free(dir);
+}
