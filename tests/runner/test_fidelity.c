@@ -18,10 +18,10 @@
 #define FIRST_SLOT test_slot_group(180, 5, 4)
 #define WORK_DIR BIN_DIR "/../runner-fidelity-work"   /* one per build tree */
 
-static struct runner *open_runner(void)
+static struct runner *open_runner(bool prepare_off)
 {
     struct runner_config cfg = {.languages_dir = SRC "/languages", .work_dir = WORK_DIR,
-                                .first_slot = FIRST_SLOT, .slots = 1};
+                                .first_slot = FIRST_SLOT, .slots = 1, .prepare_off = prepare_off};
     struct runner *r = NULL;
     char err[4096];
     cr_assert_eq(runner_open(&r, &cfg, err, sizeof err), 0, "runner_open: %s", err);
@@ -34,9 +34,12 @@ struct judged {
     char *json;
 };
 
-static struct judged judge(const char *problem, const char *lang, const char *source)
+/* prepare_off: without the language's prepared files (Java: javap, not
+ * MainFinder, lists the main classes) */
+static struct judged judge_with(const char *problem, const char *lang, const char *source,
+                                bool prepare_off)
 {
-    struct runner *r = open_runner();
+    struct runner *r = open_runner(prepare_off);
     struct runner_request req = {.problem_dir = problem, .language = lang, .source = source,
                                  .source_len = strlen(source)};
     struct runner_report *rep = NULL;
@@ -47,6 +50,11 @@ static struct judged judge(const char *problem, const char *lang, const char *so
     runner_report_free(rep);
     runner_close(r);
     return j;
+}
+
+static struct judged judge(const char *problem, const char *lang, const char *source)
+{
+    return judge_with(problem, lang, source, false);
 }
 
 static void expect(struct judged j, enum runner_verdict v, const char *what)
@@ -117,6 +125,44 @@ Test(dev_stdio, c_fopen_dev_stdin_and_stdout, .timeout = 120)
                  "    return fclose(out) != 0;\n"
                  "}\n"),
            RUNNER_AC, "fopen");
+    remove_dir(dir);
+    free(dir);
+}
+
+/* Item 3: a public class whose name is any Java identifier, not only
+ * ASCII: javac wants it in a file of that name (UTF-8), and java is given
+ * that name as the main class. */
+Test(java_names, non_ascii_public_class, .timeout = 600)
+{
+    char *dir = aplusb("java-names");
+    expect(judge(dir, "java",
+                 "import java.util.*;\n"
+                 "public class \xc3\x91" "and\xc3\xba {\n"
+                 "    public static void main(String[] args) {\n"
+                 "        Scanner s = new Scanner(System.in);\n"
+                 "        System.out.println(s.nextLong() + s.nextLong());\n"
+                 "    }\n"
+                 "}\n"),
+           RUNNER_AC, "public class \xc3\x91" "and\xc3\xba");
+    /* Greek, a currency sign and a connector inside the name, a nested
+     * class with main that must not be chosen over the public one */
+    expect(judge(dir, "java",
+                 "public final class \xce\xa3\xcf\x8d\xce\xbd\xce\xbf\xce\xbb\xce\xbf_\xe2\x82\xac$1 {\n"
+                 "    static class Helper { public static void main(String[] a) { System.exit(9); } }\n"
+                 "    public static void main(String[] args) {\n"
+                 "        java.util.Scanner s = new java.util.Scanner(System.in);\n"
+                 "        System.out.println(s.nextLong() + s.nextLong());\n"
+                 "    }\n"
+                 "}\n"),
+           RUNNER_AC, "public final class with Greek letters, _ and a euro sign");
+    expect(judge_with(dir, "java",
+                      "public class \xc3\x91" "and\xc3\xba {\n"
+                      "    public static void main(String[] args) {\n"
+                      "        java.util.Scanner s = new java.util.Scanner(System.in);\n"
+                      "        System.out.println(s.nextLong() + s.nextLong());\n"
+                      "    }\n"
+                      "}\n", true),
+           RUNNER_AC, "public class \xc3\x91" "and\xc3\xba, javap's list");
     remove_dir(dir);
     free(dir);
 }
