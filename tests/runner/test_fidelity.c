@@ -166,3 +166,75 @@ Test(java_names, non_ascii_public_class, .timeout = 600)
     remove_dir(dir);
     free(dir);
 }
+
+/* A+B whose custom checker (C++, no testlib.h: it speaks testlib's exit
+ * code 7) gives half the points to a right answer, writing `points` as
+ * STDOUT_LINE on stdout and STDERR_LINE on stderr (either may be ""). */
+static char *points_problem(const char *tag, const char *stdout_line, const char *stderr_line)
+{
+    char *dir = aplusb(tag);
+    put_file(dir, "problem.yaml",
+             "name: %s\ntime_limit: 2s\nmemory_limit: 256M\n"
+             "checker: {type: custom, source: check.cpp}\n", tag);
+    put_file(dir, "check.cpp",
+             "#include <cstdio>\n"
+             "int main(int argc, char **argv) {\n"
+             "    if (argc < 4) return 3;\n"
+             "    long out, ans;\n"
+             "    std::FILE *o = std::fopen(argv[2], \"r\"), *a = std::fopen(argv[3], \"r\");\n"
+             "    if (!o || !a || std::fscanf(a, \"%%ld\", &ans) != 1) return 3;\n"
+             "    if (std::fscanf(o, \"%%ld\", &out) != 1 || out != ans) return 1;\n"
+             "    std::fputs(\"%s\", stdout);\n"
+             "    std::fputs(\"%s\", stderr);\n"
+             "    return 7;\n"
+             "}\n", stdout_line, stderr_line);
+    return dir;
+}
+
+static const char *const right_sum =
+    "#include <stdio.h>\n"
+    "int main(void) { long a, b; if (scanf(\"%ld %ld\", &a, &b) != 2) return 1;"
+    " printf(\"%ld\\n\", a + b); return 0; }\n";
+
+/* Item 1: DMOJ's testlib writes quitp's `points X` on stdout, upstream
+ * testlib on stderr, this project's protocol a bare fraction on stdout. */
+Test(testlib_points, on_stdout_as_dmoj_writes_them, .timeout = 240)
+{
+    char *dir = points_problem("points-stdout", "points 0.5 half of it\\n", "");
+    struct judged j = judge(dir, "c", right_sum);
+    cr_expect_eq(j.verdict, RUNNER_WA, "%s", j.json);
+    cr_expect_float_eq(j.score, 50.0, 1e-9, "%s", j.json);
+    cr_expect(strstr(j.json, "half of it") != NULL, "the message after the points: %s", j.json);
+    free(j.json);
+    remove_dir(dir);
+    free(dir);
+}
+
+Test(testlib_points, on_stderr_as_upstream_writes_them, .timeout = 240)
+{
+    char *dir = points_problem("points-stderr", "", "points 0.5 half of it\\n");
+    struct judged j = judge(dir, "c", right_sum);
+    cr_expect_float_eq(j.score, 50.0, 1e-9, "%s", j.json);
+    free(j.json);
+    remove_dir(dir);
+    free(dir);
+}
+
+/* the same points on both streams agree; different ones are the checker's
+ * fault: IE, naming both */
+Test(testlib_points, on_both_streams_must_agree, .timeout = 240)
+{
+    char *dir = points_problem("points-both", "points 0.5\\n", "points 0.5 half\\n");
+    struct judged j = judge(dir, "c", right_sum);
+    cr_expect_float_eq(j.score, 50.0, 1e-9, "%s", j.json);
+    free(j.json);
+    remove_dir(dir);
+    free(dir);
+    dir = points_problem("points-differ", "points 0.25\\n", "points 0.5\\n");
+    j = judge(dir, "c", right_sum);
+    cr_expect_eq(j.verdict, RUNNER_IE, "%s", j.json);
+    cr_expect(strstr(j.json, "0.25") && strstr(j.json, "0.5"), "%s", j.json);
+    free(j.json);
+    remove_dir(dir);
+    free(dir);
+}

@@ -103,6 +103,33 @@ Test(checkers, testlib_exit_codes)
     cr_assert_eq(r.verdict, RUNNER_IE);
 }
 
+/* testlib's `points X msg`: on stdout (DMOJ's build) or stderr (upstream);
+ * both streams must agree; the fraction must lie in 0..1 */
+Test(checkers, testlib_points_on_either_stream)
+{
+    struct rn_check r;
+    rn_check_from_exit(7, "points 0.5 half of it\n", "", &r);
+    cr_assert_eq(r.verdict, RUNNER_WA, "%s", r.message);
+    cr_assert_float_eq(r.fraction, 0.5, 1e-9);
+    cr_assert_str_eq(r.message, "half of it");
+    rn_check_from_exit(7, "debug line\npoints 1\n", "", &r);
+    cr_assert_eq(r.verdict, RUNNER_AC, "%s", r.message);
+    rn_check_from_exit(7, "", "points 0.75 most\n", &r);
+    cr_assert_float_eq(r.fraction, 0.75, 1e-9);
+    cr_assert_str_eq(r.message, "points 0.75 most");
+    rn_check_from_exit(7, "points 0.75\n", "points 0.75 most\n", &r);
+    cr_assert_float_eq(r.fraction, 0.75, 1e-9);
+    cr_assert_str_eq(r.message, "points 0.75 most");
+    rn_check_from_exit(7, "points 0.25\n", "points 0.75\n", &r);
+    cr_assert_eq(r.verdict, RUNNER_IE);
+    cr_assert(strstr(r.message, "0.25") && strstr(r.message, "0.75"), "%s", r.message);
+    rn_check_from_exit(7, "points 3\n", "", &r);
+    cr_assert_eq(r.verdict, RUNNER_IE);
+    cr_assert(strstr(r.message, "outside 0..1"), "%s", r.message);
+    rn_check_from_exit(7, "pointsless 0.5\n", "", &r);
+    cr_assert_eq(r.verdict, RUNNER_IE);
+}
+
 /* ---- subtask scoring ---- */
 
 struct fake {
