@@ -3,12 +3,13 @@
  * interactive problem the program and the interactor joined by pipes.
  *
  * The program's /box is the sealed src/ (read-only), its stdin the test's
- * input opened beneath the package root, its stdout output/out outside the
- * box; the answer never enters a box. Built-in checkers compare on the host;
- * a custom checker or an interactor runs in a box of its own with the
- * package at /problem and output/ at /output, under the checker's limits; a
- * Kattis-protocol checker reads the output on its stdin and writes its
- * messages in a fresh feedback dir at /feedback.
+ * input opened beneath the package root (or a copy the box may reopen), its
+ * stdout output/out outside the box, writable by the box; the answer never
+ * enters a box. Built-in checkers compare on the host; a custom checker or
+ * an interactor runs in a box of its own with the package at /problem and
+ * output/ at /output, under the checker's limits; a Kattis-protocol checker
+ * reads the output on its stdin and writes its messages in a fresh feedback
+ * dir at /feedback.
  * A run that did not end OK is not checked: its verdict is the sandbox's
  * status. Sandbox failures and unreadable test data are infrastructure
  * failures (-1); whatever the program did is a verdict.
