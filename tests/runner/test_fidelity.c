@@ -238,3 +238,30 @@ Test(testlib_points, on_both_streams_must_agree, .timeout = 240)
     remove_dir(dir);
     free(dir);
 }
+
+/* Item 4, interactive: the program's stdin and stdout are pipes, which it
+ * may open again by name too (testdata/guess, binary search). */
+Test(dev_stdio, interactive_pipes_reopen, .timeout = 240)
+{
+    expect(judge(SRC "/testdata/guess", "c",
+                 "#include <stdio.h>\n"
+                 "int main(void) {\n"
+                 "    if (!freopen(\"/dev/stdin\", \"r\", stdin)) return 2;\n"
+                 "    if (!freopen(\"/dev/stdout\", \"w\", stdout)) return 3;\n"
+                 "    long n, q, lo = 1, hi;\n"
+                 "    if (scanf(\"%ld %ld\", &n, &q) != 2) return 4;\n"
+                 "    hi = n;\n"
+                 "    while (lo < hi) {\n"
+                 "        long mid = lo + (hi - lo) / 2;\n"
+                 "        char r[4];\n"
+                 "        printf(\"? %ld\\n\", mid);\n"
+                 "        fflush(stdout);\n"
+                 "        if (scanf(\"%3s\", r) != 1) return 5;\n"
+                 "        if (r[0] == '=') { lo = hi = mid; break; }\n"
+                 "        if (r[0] == '<') hi = mid - 1; else lo = mid + 1;\n"
+                 "    }\n"
+                 "    printf(\"! %ld\\n\", lo);\n"
+                 "    return 0;\n"
+                 "}\n"),
+           RUNNER_AC, "freopen on the interactive pipes");
+}
