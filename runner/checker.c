@@ -15,7 +15,8 @@
  *
  * A custom checker's exit status maps as testlib defines it: 0 AC, 1 WA,
  * 2 PE, 3 checker failure, 4 "dirt" (PE), 7 points (a fraction 0..1 on its
- * stdout), 8 unexpected EOF (WA); anything else, or a crash, is IE: the
+ * stdout, or testlib's "points X" line on stdout or stderr), 8 unexpected
+ * EOF (WA); anything else, or a crash, is IE: the
  * problem's fault, never the contestant's WA. A checker or an interactor of
  * the Kattis protocol: 42 AC, 43 WA, anything else IE.
  *
@@ -406,25 +407,67 @@ static bool stdout_fraction(const char *text, double *out)
     return true;
 }
 
-/* testlib's quitp() prints "points X [message]" on stderr and exits 7;
- * X is taken as the fraction of the test's worth. Sets res->fraction, or
- * res to IE when neither stream has one. */
-static int points_fraction(const char *out, const char *err, struct rn_check *res)
+/* The value of the first line of text that starts "points X" (leading
+ * blanks allowed): true with *value X (any number; the caller checks the
+ * range) and *rest the text after it on that line. */
+static bool points_line(const char *text, double *value, const char **rest)
 {
-    if (stdout_fraction(out, &res->fraction))
-        return 0;
-    const char *p = err ? err + strspn(err, " \t\n") : "";
-    if (!strncmp(p, "points", 6)) {
+    for (const char *line = text; line && *line;) {
+        const char *p = line + strspn(line, " \t\r");
+        const char *next = strchr(line, '\n');
+        line = next ? next + 1 : NULL;
+        if (strncmp(p, "points", 6) || (p[6] != ' ' && p[6] != '\t'))
+            continue;
         char *end;
         double f = strtod(p + 6, &end);
-        if (end != p + 6 && f >= 0 && f <= 1) {
-            res->fraction = f;
-            return 0;
-        }
+        if (end == p + 6)
+            continue;
+        *value = f;
+        *rest = end;
+        return true;
+    }
+    return false;
+}
+
+/* Exit code 7 carries a fraction 0..1 of the test's worth, found where the
+ * testlib variants put it, in this order:
+ *   1. a bare fraction at the start of stdout (this project's protocol);
+ *   2. a line "points X [message]" on stdout (DMOJ's testlib build);
+ *   3. a line "points X [message]" on stderr (upstream testlib's quitp).
+ * When stdout and stderr both have a "points" line they must agree (a
+ * checker saying two things is IE). *msg is set to the message of a
+ * stdout "points" line, for a checker that writes nothing on stderr.
+ * Sets res->fraction, or res to IE. */
+static int points_fraction(const char *out, const char *err, struct rn_check *res,
+                           const char **msg)
+{
+    *msg = NULL;
+    if (stdout_fraction(out, &res->fraction))
+        return 0;
+    double on_out = NAN, on_err = NAN;
+    const char *out_rest = NULL, *err_rest = NULL;
+    bool has_out = points_line(out, &on_out, &out_rest);
+    bool has_err = points_line(err, &on_err, &err_rest);
+    if (has_out && has_err && on_out != on_err) {
+        res->verdict = RUNNER_IE;
+        snprintf(res->message, sizeof res->message, "checker exited 7 (points) with 'points %g' on "
+                 "its stdout but 'points %g' on its stderr", on_out, on_err);
+        return -1;
+    }
+    double f = has_out ? on_out : on_err;
+    if ((has_out || has_err) && f >= 0 && f <= 1) {
+        res->fraction = f;
+        if (has_out)
+            *msg = out_rest;
+        return 0;
     }
     res->verdict = RUNNER_IE;
-    snprintf(res->message, sizeof res->message, "checker exited 7 (points) without a fraction "
-             "0..1 on its stdout or testlib's 'points X' on its stderr");
+    if (has_out || has_err)
+        snprintf(res->message, sizeof res->message, "checker exited 7 (points) with 'points %g', "
+                 "outside 0..1 (a fraction of the test's worth)", f);
+    else
+        snprintf(res->message, sizeof res->message, "checker exited 7 (points) without a fraction "
+                 "0..1 on its stdout nor testlib's 'points X' on its stdout or stderr");
     return -1;
 }
 
@@ -436,11 +479,19 @@ void rn_check_from_exit(int exit_code, const char *stdout_text, const char *stde
     case 0: res->verdict = RUNNER_AC; res->fraction = 1; break;
     case 1: case 8: res->verdict = RUNNER_WA; break;
     case 2: case 4: res->verdict = RUNNER_PE; break;
-    case 7:
-        if (points_fraction(stdout_text, stderr_text, res) < 0)
+    case 7: {
+        const char *said = NULL;
+        if (points_fraction(stdout_text, stderr_text, res, &said) < 0)
             return;
         res->verdict = res->fraction >= 1 ? RUNNER_AC : RUNNER_WA;
+        if (said && stderr_text && !stderr_text[strspn(stderr_text, " \t\r\n")]) {
+            /* DMOJ's form: the message is on the points line */
+            copy_message(res, said, "");
+            res->message[strcspn(res->message, "\n")] = '\0';
+            return;
+        }
         break;
+    }
     default:
         res->verdict = RUNNER_IE;
         copy_message(res, stderr_text, "");

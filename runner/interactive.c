@@ -37,6 +37,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -88,9 +89,20 @@ static bool relay(int from, int to, int cancel, uint64_t limit, uint64_t *total)
     }
 }
 
+/* A pipe the boxes may open again by name (/dev/stdin is /proc/self/fd/0,
+ * and that open checks the pipe's mode, root's 0600, against the box's
+ * uid). Mode 0666 opens it to no one else: a pipe has no path, and only a
+ * process holding it reaches it through /proc. */
 static int make_pipe(int fds[2])
 {
-    return pipe2(fds, O_CLOEXEC);
+    if (pipe2(fds, O_CLOEXEC) < 0)
+        return -1;
+    if (fchmod(fds[0], 0666) == 0)
+        return 0;
+    close(fds[0]);
+    close(fds[1]);
+    fds[0] = fds[1] = -1;
+    return -1;
 }
 
 int rn_interact(struct sandbox *sb, struct sandbox_job *sub, struct sandbox_job *inter,

@@ -228,6 +228,100 @@ static int parse_compare(struct ydoc *y, const struct compare_nodes *c, struct r
     return rc;
 }
 
+/* A path a flag names must stay among the checker's own files: relative,
+ * with no ".." component. */
+static bool path_inside(const char *path)
+{
+    if (!*path || *path == '/')
+        return false;
+    for (const char *p = path; p;) {
+        if (!strncmp(p, "..", 2) && (p[2] == '/' || !p[2]))
+            return false;
+        const char *slash = strchr(p, '/');
+        p = slash ? slash + 1 : NULL;
+    }
+    return true;
+}
+
+static bool starts(const char *s, const char *prefix)
+{
+    return !strncmp(s, prefix, strlen(prefix));
+}
+
+/* Why a compile flag of a checker or an interactor is refused, or NULL.
+ * The compile already runs in the sandbox (it sees /usr, its box and a few
+ * files of /etc, never the host's secrets nor the package beyond the
+ * checker and its headers); still, a flag is package content, so only the
+ * forms a checker needs are taken: macros, optimisation, the standard,
+ * warnings, code generation (-f, -m), debug info, libraries of the system
+ * (-l) and include directories among its own files. Refused: whatever
+ * reads a file by a path of the package's choosing or runs another program
+ * (@file, -wrapper, -B, -specs, -fplugin, -fprofile-use, -Wl, -Xlinker,
+ * -I/abs, ...), and a flag split over two items (-I dir). */
+static const char *bad_flag(const char *f)
+{
+    static const char *const exact[] = {"-w", "-g", "-pthread", "-static", "-pedantic",
+                                        "-pedantic-errors", "-ansi", "-O", NULL};
+    static const char *const reads_files[] = {"-fplugin", "-fprofile-use", "-fauto-profile",
+                                              "-fsanitize-blacklist", "-fsanitize-ignorelist",
+                                              "-fprofile-dir", NULL};
+    for (int i = 0; exact[i]; i++)
+        if (!strcmp(f, exact[i]))
+            return NULL;
+    if (f[0] != '-')
+        return *f == '@' ? "reads its options from a file" : "is not an option";
+    /* -fprofile-generate=DIR, -DPATH=/etc/...: a value that looks like a
+     * path must stay among the checker's files */
+    const char *eq = strchr(f, '=');
+    if (eq && !path_inside(eq + 1) && (eq[1] == '/' || strstr(eq + 1, "..")))
+        return "names a path outside the checker's files";
+    if ((f[1] == 'D' || f[1] == 'U') && (isalpha((unsigned char)f[2]) || f[2] == '_'))
+        return NULL;
+    if (f[1] == 'O' && f[2] && strchr("0123sgz", f[2]) && !f[3])
+        return NULL;
+    if (!strcmp(f, "-Ofast") || starts(f, "-std=") || (f[1] == 'g' && isdigit((unsigned char)f[2]) && !f[3]))
+        return NULL;
+    if (f[1] == 'W' && f[2] && !strchr(f, ','))
+        return NULL;
+    if (f[1] == 'f' && f[2]) {
+        for (int i = 0; reads_files[i]; i++)
+            if (starts(f, reads_files[i]))
+                return "reads a file of the compiler's choosing, or loads code into it";
+        return NULL;
+    }
+    if (f[1] == 'm' && f[2])
+        return NULL;
+    if (f[1] == 'l' && f[2] && !f[2 + strspn(f + 2, "abcdefghijklmnopqrstuvwxyz0123456789_+-.")])
+        return NULL;
+    if (f[1] == 'I' || starts(f, "-iquote") || starts(f, "-isystem")) {
+        const char *dir = f + (f[1] == 'I' ? 2 : starts(f, "-iquote") ? 7 : 8);
+        if (!*dir)
+            return "must name its directory in the same item (-Iinclude)";
+        return path_inside(dir) ? NULL : "names a directory outside the checker's files";
+    }
+    return "is not one a package may give";
+}
+
+/* A list of compile flags, each checked by bad_flag: an error names the
+ * item's line and the flag. */
+static int parse_flags(struct ydoc *y, yaml_node_t *n, const char *key, char ***out)
+{
+    if (ydoc_strings(y, n, key, out) < 0)
+        return -1;
+    int rc = 0;
+    for (size_t i = 0; (*out)[i]; i++) {
+        const char *why = bad_flag((*out)[i]);
+        char q[COMMON_QUOTE_CAP];
+        if (why)
+            ydoc_error(y, ydoc_node(y, n->data.sequence.items.start[i]), key,
+                       "'%s' %s (allowed: -D -U -O -std= -W -w -f -m -g -l -pthread -static "
+                       "-pedantic, and -I, -iquote, -isystem with a directory among the "
+                       "checker's files; never @file, -wrapper, -B, -specs, -fplugin, -Wl)",
+                       YQ(q, (*out)[i]), why), rc = -1;
+    }
+    return rc;
+}
+
 /* the keys of a custom checker's long form beyond type and source */
 struct custom_nodes {
     yaml_node_t *flags, *protocol, *args;
@@ -241,7 +335,7 @@ static int parse_custom(struct ydoc *y, const struct custom_nodes *c, struct rn_
     if (c->flags && !custom)
         ydoc_error(y, c->flags, "checker.flags", "only a custom checker is compiled"), rc = -1;
     else if (c->flags)
-        rc |= ydoc_strings(y, c->flags, "checker.flags", &h->flags);
+        rc |= parse_flags(y, c->flags, "checker.flags", &h->flags);
     if (c->protocol && !custom)
         ydoc_error(y, c->protocol, "checker.protocol", "only a custom checker has a protocol"),
             rc = -1;
@@ -331,7 +425,7 @@ static int parse_interactor(struct ydoc *y, yaml_node_t *n, struct rn_problem *p
         if (!strcmp(key, "source"))
             source = v;
         else if (!strcmp(key, "flags"))
-            rc |= ydoc_strings(y, v, "interactor.flags", &h->flags);
+            rc |= parse_flags(y, v, "interactor.flags", &h->flags);
         else if (!strcmp(key, "protocol"))
             rc |= parse_protocol(y, v, "interactor.protocol", h);
         else if (!strcmp(key, "args"))

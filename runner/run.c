@@ -3,18 +3,20 @@
  * interactive problem the program and the interactor joined by pipes.
  *
  * The program's /box is the sealed src/ (read-only), its stdin the test's
- * input opened beneath the package root, its stdout output/out outside the
- * box; the answer never enters a box. Built-in checkers compare on the host;
- * a custom checker or an interactor runs in a box of its own with the
- * package at /problem and output/ at /output, under the checker's limits; a
- * Kattis-protocol checker reads the output on its stdin and writes its
- * messages in a fresh feedback dir at /feedback.
+ * input opened beneath the package root (or a copy the box may reopen), its
+ * stdout output/out outside the box, writable by the box; the answer never
+ * enters a box. Built-in checkers compare on the host; a custom checker or
+ * an interactor runs in a box of its own with the package at /problem and
+ * output/ at /output, under the checker's limits; a Kattis-protocol checker
+ * reads the output on its stdin and writes its messages in a fresh feedback
+ * dir at /feedback.
  * A run that did not end OK is not checked: its verdict is the sandbox's
  * status. Sandbox failures and unreadable test data are infrastructure
  * failures (-1); whatever the program did is a verdict.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -280,18 +282,70 @@ static void program_job(struct rn_job *j, struct sandbox_job *sj, char ***argv,
     sj->mount_count = mount_count;
 }
 
+/* An unnamed copy of the input in the slot's directory, readable by the box
+ * (O_TMPFILE: nothing to remove, the inode goes with the last fd). */
+static int readable_copy(const struct rn_job *j, int from, char *why, size_t whylen)
+{
+    int to = open(j->dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0644);
+    if (to < 0 || fchmod(to, 0644) < 0) {
+        snprintf(why, whylen, "a copy of the input: %s", strerror(errno));
+        if (to >= 0)
+            close(to);
+        return -1;
+    }
+    char buf[1 << 16];
+    ssize_t n;
+    while ((n = copy_file_range(from, NULL, to, NULL, SIZE_MAX >> 1, 0)) > 0)
+        ;
+    if (n < 0 && (errno == EXDEV || errno == EINVAL || errno == ENOSYS || errno == EOPNOTSUPP))
+        while ((n = read(from, buf, sizeof buf)) > 0)
+            if (write(to, buf, (size_t)n) != n) {
+                n = -1;
+                break;
+            }
+    if (n < 0 || lseek(to, 0, SEEK_SET) < 0) {
+        snprintf(why, whylen, "a copy of the input: %s", strerror(errno));
+        close(to);
+        return -1;
+    }
+    return to;
+}
+
+/* The test's input as the program's stdin. A program may open /dev/stdin
+ * (/proc/self/fd/0) again, as std::ifstream("/dev/stdin") and
+ * freopen("/dev/stdin", ...) do: that open checks the file's own mode
+ * against the box's uid, whatever the fd allows. An input others may read
+ * (what the problem store writes, a usual checkout) is given as it is; one
+ * the package keeps from others (0600) as a readable copy, at the cost of
+ * copying that test's input. */
+static int open_input(struct rn_job *j, const struct rn_test *t, char *why, size_t whylen)
+{
+    /* the self-test's problem has no package: its input is /dev/null */
+    if (!j->prob->dir)
+        return open("/dev/null", O_RDONLY | O_CLOEXEC);
+    int fd = open_package_file(j->prob, t->input, why, whylen);
+    struct stat st;
+    if (fd < 0 || (fstat(fd, &st) == 0 && (st.st_mode & S_IROTH)))
+        return fd;
+    int copy = readable_copy(j, fd, why, whylen);
+    close(fd);
+    return copy;
+}
+
 int rn_run_program(struct rn_job *j, const struct rn_test *t, struct sandbox_result *res)
 {
     char why[128] = "";
-    /* the self-test's problem has no package: its input is /dev/null */
-    int in_fd = j->prob->dir ? open_package_file(j->prob, t->input, why, sizeof why)
-                             : open("/dev/null", O_RDONLY | O_CLOEXEC);
+    int in_fd = open_input(j, t, why, sizeof why);
     char q[COMMON_QUOTE_CAP];
     if (in_fd < 0)
         return rn_job_infra(j, t->input ? common_quote(q, sizeof q, t->input, strlen(t->input)) : "/dev/null",
                      *why ? why : strerror(errno));
+    /* writable by the box, so that /dev/stdout opens again: it lies in the
+     * root-only work dir, where no one else reaches it by path */
     int out_fd = open_out(j->out);
-    if (out_fd < 0) {
+    if (out_fd < 0 || fchmod(out_fd, 0666) < 0) {
+        if (out_fd >= 0)
+            close(out_fd);
         close(in_fd);
         return rn_job_infra(j, j->out, strerror(errno));
     }

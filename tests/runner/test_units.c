@@ -103,6 +103,33 @@ Test(checkers, testlib_exit_codes)
     cr_assert_eq(r.verdict, RUNNER_IE);
 }
 
+/* testlib's `points X msg`: on stdout (DMOJ's build) or stderr (upstream);
+ * both streams must agree; the fraction must lie in 0..1 */
+Test(checkers, testlib_points_on_either_stream)
+{
+    struct rn_check r;
+    rn_check_from_exit(7, "points 0.5 half of it\n", "", &r);
+    cr_assert_eq(r.verdict, RUNNER_WA, "%s", r.message);
+    cr_assert_float_eq(r.fraction, 0.5, 1e-9);
+    cr_assert_str_eq(r.message, "half of it");
+    rn_check_from_exit(7, "debug line\npoints 1\n", "", &r);
+    cr_assert_eq(r.verdict, RUNNER_AC, "%s", r.message);
+    rn_check_from_exit(7, "", "points 0.75 most\n", &r);
+    cr_assert_float_eq(r.fraction, 0.75, 1e-9);
+    cr_assert_str_eq(r.message, "points 0.75 most");
+    rn_check_from_exit(7, "points 0.75\n", "points 0.75 most\n", &r);
+    cr_assert_float_eq(r.fraction, 0.75, 1e-9);
+    cr_assert_str_eq(r.message, "points 0.75 most");
+    rn_check_from_exit(7, "points 0.25\n", "points 0.75\n", &r);
+    cr_assert_eq(r.verdict, RUNNER_IE);
+    cr_assert(strstr(r.message, "0.25") && strstr(r.message, "0.75"), "%s", r.message);
+    rn_check_from_exit(7, "points 3\n", "", &r);
+    cr_assert_eq(r.verdict, RUNNER_IE);
+    cr_assert(strstr(r.message, "outside 0..1"), "%s", r.message);
+    rn_check_from_exit(7, "pointsless 0.5\n", "", &r);
+    cr_assert_eq(r.verdict, RUNNER_IE);
+}
+
 /* ---- subtask scoring ---- */
 
 struct fake {
@@ -477,6 +504,60 @@ Test(problems, tiny_memory_limit_is_a_warning)
     free(errors);
     remove_dir(dir);
     free(dir);
+}
+
+/* A checker's (and an interactor's) compile flags are package content:
+ * the forms a checker needs pass; whatever reads a file of the package's
+ * choosing or runs another program is an error naming its line and flag. */
+Test(problems, checker_flags_that_reach_outside_are_refused)
+{
+    static const char *const good[] = {"-DONLINE_JUDGE", "-DSCALE=2", "-UNDEBUG", "-O2", "-Ofast",
+                                       "-std=c++20", "-Wall", "-Wno-sign-compare", "-w", "-g",
+                                       "-fno-strict-aliasing", "-march=x86-64-v2", "-lm",
+                                       "-pthread", "-static", "-Iinclude", "-isystemlib/inc"};
+    static const char *const bad[] = {"@/etc/passwd", "@flags.txt", "-wrapper", "-B/tmp",
+                                      "-specs=/tmp/x.specs", "-fplugin=/tmp/x.so",
+                                      "-fplugin-arg-x-y=1", "-I/etc", "-I../../etc", "-I",
+                                      "-isystem/usr/include/x", "-Wl,@/etc/shadow", "-Wl,-T,x",
+                                      "-Xlinker", "-Wa,--defsym,x=1", "-fprofile-use=/etc/x",
+                                      "-fsanitize-ignorelist=/etc/x", "-DX=../../secret", "-o",
+                                      "main.cpp", "--sysroot=/", "-include/etc/shadow"};
+    for (size_t i = 0; i < sizeof good / sizeof *good; i++) {
+        char *yaml = NULL;
+        cr_assert(asprintf(&yaml, BASE "checker:\n  type: custom\n  source: check.cpp\n"
+                           "  flags:\n    - '%s'\n", good[i]) > 0);
+        char *dir = package(yaml, 1);
+        put_file(dir, "check.cpp", "int main() { return 0; }\n");
+        int count;
+        char *errors = check_errors(dir, &count);
+        cr_expect_eq(count, 0, "%s: %s", good[i], errors);
+        free(errors);
+        remove_dir(dir);
+        free(dir);
+        free(yaml);
+    }
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        const char *key = i % 2 ? "interactor" : "checker";
+        char *yaml = NULL;
+        if (i % 2)
+            cr_assert(asprintf(&yaml, BASE "type: interactive\ninteractor:\n  source: check.cpp\n"
+                               "  flags:\n    - -O2\n    - '%s'\n", bad[i]) > 0);
+        else
+            cr_assert(asprintf(&yaml, BASE "checker:\n  type: custom\n  source: check.cpp\n"
+                               "  flags:\n    - -O2\n    - '%s'\n", bad[i]) > 0);
+        char *dir = package(yaml, 1);
+        put_file(dir, "check.cpp", "int main() { return 0; }\n");
+        int count;
+        char *errors = check_errors(dir, &count);
+        cr_expect_eq(count, 1, "%s: %s", bad[i], errors);
+        char want[128];
+        snprintf(want, sizeof want, "problem.yaml:9: %s.flags: '%s'", key, bad[i]);
+        cr_expect(errors && strstr(errors, want), "want %s in: %s", want, errors);
+        free(errors);
+        remove_dir(dir);
+        free(dir);
+        free(yaml);
+    }
 }
 
 /* legal, probably not meant: warnings naming file, line and key; the

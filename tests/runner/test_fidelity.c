@@ -1,0 +1,267 @@
+/*
+ * test_fidelity.c - programs and packages written for other judges (issue
+ * 22, "fidelity misses"), judged through real compilers and the real
+ * sandbox: a program reading /dev/stdin or writing /dev/stdout, a Java class
+ * with a non-ASCII name, a testlib checker writing its points on stdout (as
+ * DMOJ's build does), a checker with its own compile flags. Needs root.
+ */
+#include <criterion/criterion.h>
+#include <jansson.h>
+#include <sys/stat.h>
+
+#include "helpers.h"
+#include "runner.h"
+
+#define SRC JUDGED_SOURCE_DIR
+/* Slots 180..199: five groups of four (a runner of one slot uses two, its
+ * interactor's companion box the second), held per test process. */
+#define FIRST_SLOT test_slot_group(180, 5, 4)
+#define WORK_DIR BIN_DIR "/../runner-fidelity-work"   /* one per build tree */
+
+static struct runner *open_runner(bool prepare_off)
+{
+    struct runner_config cfg = {.languages_dir = SRC "/languages", .work_dir = WORK_DIR,
+                                .first_slot = FIRST_SLOT, .slots = 1, .prepare_off = prepare_off};
+    struct runner *r = NULL;
+    char err[4096];
+    cr_assert_eq(runner_open(&r, &cfg, err, sizeof err), 0, "runner_open: %s", err);
+    return r;
+}
+
+struct judged {
+    enum runner_verdict verdict;
+    double score;
+    char *json;
+};
+
+/* prepare_off: without the language's prepared files (Java: javap, not
+ * MainFinder, lists the main classes) */
+static struct judged judge_with(const char *problem, const char *lang, const char *source,
+                                bool prepare_off)
+{
+    struct runner *r = open_runner(prepare_off);
+    struct runner_request req = {.problem_dir = problem, .language = lang, .source = source,
+                                 .source_len = strlen(source)};
+    struct runner_report *rep = NULL;
+    enum runner_failure failure;
+    char err[1024];
+    cr_assert_eq(runner_judge(r, &req, &rep, &failure, err, sizeof err), 0, "%s: %s", lang, err);
+    struct judged j = {runner_report_verdict(rep), runner_report_score(rep), runner_report_json(rep)};
+    runner_report_free(rep);
+    runner_close(r);
+    return j;
+}
+
+static struct judged judge(const char *problem, const char *lang, const char *source)
+{
+    return judge_with(problem, lang, source, false);
+}
+
+static void expect(struct judged j, enum runner_verdict v, const char *what)
+{
+    cr_expect_eq(j.verdict, v, "%s: %s", what, j.json);
+    free(j.json);
+}
+
+/* A+B with two tests; the inputs are root's and unreadable by others
+ * (0600), as a setter's umask or an unpacked archive may leave them. */
+static char *aplusb(const char *tag)
+{
+    char *dir = scratch_dir(tag);
+    put_file(dir, "problem.yaml", "name: %s\ntime_limit: 2s\nmemory_limit: 256M\nchecker: tokens\n", tag);
+    put_file(dir, "tests/1.in", "3 4\n");
+    put_file(dir, "tests/1.out", "7\n");
+    put_file(dir, "tests/2.in", "-10 25\n");
+    put_file(dir, "tests/2.out", "15\n");
+    char path[512];
+    for (int i = 1; i <= 2; i++) {
+        snprintf(path, sizeof path, "%s/tests/%d.in", dir, i);
+        chmod(path, 0600);
+    }
+    return dir;
+}
+
+/* Item 4: /dev/stdin and /dev/stdout are /proc/self/fd/0 and 1; opening
+ * them opens the file again, with the box's uid. */
+Test(dev_stdio, cpp_streams_reopen_stdin_and_stdout, .timeout = 240)
+{
+    char *dir = aplusb("devstdio-cpp");
+    expect(judge(dir, "cpp",
+                 "#include <fstream>\n"
+                 "int main() {\n"
+                 "    std::ifstream in(\"/dev/stdin\");\n"
+                 "    long a = 0, b = 0;\n"
+                 "    if (!(in >> a >> b)) return 2;\n"
+                 "    std::ofstream out(\"/dev/stdout\");\n"
+                 "    if (!(out << a + b << '\\n')) return 3;\n"
+                 "}\n"),
+           RUNNER_AC, "ifstream/ofstream");
+    expect(judge(dir, "cpp",
+                 "#include <cstdio>\n"
+                 "int main() {\n"
+                 "    if (!std::freopen(\"/dev/stdin\", \"r\", stdin)) return 2;\n"
+                 "    if (!std::freopen(\"/dev/stdout\", \"w\", stdout)) return 3;\n"
+                 "    long a, b;\n"
+                 "    if (std::scanf(\"%ld %ld\", &a, &b) != 2) return 4;\n"
+                 "    std::printf(\"%ld\\n\", a + b);\n"
+                 "}\n"),
+           RUNNER_AC, "freopen");
+    remove_dir(dir);
+    free(dir);
+}
+
+Test(dev_stdio, c_fopen_dev_stdin_and_stdout, .timeout = 120)
+{
+    char *dir = aplusb("devstdio-c");
+    expect(judge(dir, "c",
+                 "#include <stdio.h>\n"
+                 "int main(void) {\n"
+                 "    FILE *in = fopen(\"/dev/stdin\", \"r\"), *out = fopen(\"/dev/stdout\", \"w\");\n"
+                 "    long a, b;\n"
+                 "    if (!in) return 2;\n"
+                 "    if (!out) return 3;\n"
+                 "    if (fscanf(in, \"%ld %ld\", &a, &b) != 2) return 4;\n"
+                 "    fprintf(out, \"%ld\\n\", a + b);\n"
+                 "    return fclose(out) != 0;\n"
+                 "}\n"),
+           RUNNER_AC, "fopen");
+    remove_dir(dir);
+    free(dir);
+}
+
+/* Item 3: a public class whose name is any Java identifier, not only
+ * ASCII: javac wants it in a file of that name (UTF-8), and java is given
+ * that name as the main class. */
+Test(java_names, non_ascii_public_class, .timeout = 600)
+{
+    char *dir = aplusb("java-names");
+    expect(judge(dir, "java",
+                 "import java.util.*;\n"
+                 "public class \xc3\x91" "and\xc3\xba {\n"
+                 "    public static void main(String[] args) {\n"
+                 "        Scanner s = new Scanner(System.in);\n"
+                 "        System.out.println(s.nextLong() + s.nextLong());\n"
+                 "    }\n"
+                 "}\n"),
+           RUNNER_AC, "public class \xc3\x91" "and\xc3\xba");
+    /* Greek, a currency sign and a connector inside the name, a nested
+     * class with main that must not be chosen over the public one */
+    expect(judge(dir, "java",
+                 "public final class \xce\xa3\xcf\x8d\xce\xbd\xce\xbf\xce\xbb\xce\xbf_\xe2\x82\xac$1 {\n"
+                 "    static class Helper { public static void main(String[] a) { System.exit(9); } }\n"
+                 "    public static void main(String[] args) {\n"
+                 "        java.util.Scanner s = new java.util.Scanner(System.in);\n"
+                 "        System.out.println(s.nextLong() + s.nextLong());\n"
+                 "    }\n"
+                 "}\n"),
+           RUNNER_AC, "public final class with Greek letters, _ and a euro sign");
+    expect(judge_with(dir, "java",
+                      "public class \xc3\x91" "and\xc3\xba {\n"
+                      "    public static void main(String[] args) {\n"
+                      "        java.util.Scanner s = new java.util.Scanner(System.in);\n"
+                      "        System.out.println(s.nextLong() + s.nextLong());\n"
+                      "    }\n"
+                      "}\n", true),
+           RUNNER_AC, "public class \xc3\x91" "and\xc3\xba, javap's list");
+    remove_dir(dir);
+    free(dir);
+}
+
+/* A+B whose custom checker (C++, no testlib.h: it speaks testlib's exit
+ * code 7) gives half the points to a right answer, writing `points` as
+ * STDOUT_LINE on stdout and STDERR_LINE on stderr (either may be ""). */
+static char *points_problem(const char *tag, const char *stdout_line, const char *stderr_line)
+{
+    char *dir = aplusb(tag);
+    put_file(dir, "problem.yaml",
+             "name: %s\ntime_limit: 2s\nmemory_limit: 256M\n"
+             "checker: {type: custom, source: check.cpp}\n", tag);
+    put_file(dir, "check.cpp",
+             "#include <cstdio>\n"
+             "int main(int argc, char **argv) {\n"
+             "    if (argc < 4) return 3;\n"
+             "    long out, ans;\n"
+             "    std::FILE *o = std::fopen(argv[2], \"r\"), *a = std::fopen(argv[3], \"r\");\n"
+             "    if (!o || !a || std::fscanf(a, \"%%ld\", &ans) != 1) return 3;\n"
+             "    if (std::fscanf(o, \"%%ld\", &out) != 1 || out != ans) return 1;\n"
+             "    std::fputs(\"%s\", stdout);\n"
+             "    std::fputs(\"%s\", stderr);\n"
+             "    return 7;\n"
+             "}\n", stdout_line, stderr_line);
+    return dir;
+}
+
+static const char *const right_sum =
+    "#include <stdio.h>\n"
+    "int main(void) { long a, b; if (scanf(\"%ld %ld\", &a, &b) != 2) return 1;"
+    " printf(\"%ld\\n\", a + b); return 0; }\n";
+
+/* Item 1: DMOJ's testlib writes quitp's `points X` on stdout, upstream
+ * testlib on stderr, this project's protocol a bare fraction on stdout. */
+Test(testlib_points, on_stdout_as_dmoj_writes_them, .timeout = 240)
+{
+    char *dir = points_problem("points-stdout", "points 0.5 half of it\\n", "");
+    struct judged j = judge(dir, "c", right_sum);
+    cr_expect_eq(j.verdict, RUNNER_WA, "%s", j.json);
+    cr_expect_float_eq(j.score, 50.0, 1e-9, "%s", j.json);
+    cr_expect(strstr(j.json, "half of it") != NULL, "the message after the points: %s", j.json);
+    free(j.json);
+    remove_dir(dir);
+    free(dir);
+}
+
+Test(testlib_points, on_stderr_as_upstream_writes_them, .timeout = 240)
+{
+    char *dir = points_problem("points-stderr", "", "points 0.5 half of it\\n");
+    struct judged j = judge(dir, "c", right_sum);
+    cr_expect_float_eq(j.score, 50.0, 1e-9, "%s", j.json);
+    free(j.json);
+    remove_dir(dir);
+    free(dir);
+}
+
+/* the same points on both streams agree; different ones are the checker's
+ * fault: IE, naming both */
+Test(testlib_points, on_both_streams_must_agree, .timeout = 240)
+{
+    char *dir = points_problem("points-both", "points 0.5\\n", "points 0.5 half\\n");
+    struct judged j = judge(dir, "c", right_sum);
+    cr_expect_float_eq(j.score, 50.0, 1e-9, "%s", j.json);
+    free(j.json);
+    remove_dir(dir);
+    free(dir);
+    dir = points_problem("points-differ", "points 0.25\\n", "points 0.5\\n");
+    j = judge(dir, "c", right_sum);
+    cr_expect_eq(j.verdict, RUNNER_IE, "%s", j.json);
+    cr_expect(strstr(j.json, "0.25") && strstr(j.json, "0.5"), "%s", j.json);
+    free(j.json);
+    remove_dir(dir);
+    free(dir);
+}
+
+/* Item 4, interactive: the program's stdin and stdout are pipes, which it
+ * may open again by name too (testdata/guess, binary search). */
+Test(dev_stdio, interactive_pipes_reopen, .timeout = 240)
+{
+    expect(judge(SRC "/testdata/guess", "c",
+                 "#include <stdio.h>\n"
+                 "int main(void) {\n"
+                 "    if (!freopen(\"/dev/stdin\", \"r\", stdin)) return 2;\n"
+                 "    if (!freopen(\"/dev/stdout\", \"w\", stdout)) return 3;\n"
+                 "    long n, q, lo = 1, hi;\n"
+                 "    if (scanf(\"%ld %ld\", &n, &q) != 2) return 4;\n"
+                 "    hi = n;\n"
+                 "    while (lo < hi) {\n"
+                 "        long mid = lo + (hi - lo) / 2;\n"
+                 "        char r[4];\n"
+                 "        printf(\"? %ld\\n\", mid);\n"
+                 "        fflush(stdout);\n"
+                 "        if (scanf(\"%3s\", r) != 1) return 5;\n"
+                 "        if (r[0] == '=') { lo = hi = mid; break; }\n"
+                 "        if (r[0] == '<') hi = mid - 1; else lo = mid + 1;\n"
+                 "    }\n"
+                 "    printf(\"! %ld\\n\", lo);\n"
+                 "    return 0;\n"
+                 "}\n"),
+           RUNNER_AC, "freopen on the interactive pipes");
+}
