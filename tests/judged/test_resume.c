@@ -252,3 +252,108 @@ Test(resume, takeover_judges_only_the_tests_left)
     json_decref(rep);
     json_decref(ref);
 }
+
+/* The tests host NAME ran, by its progress entries. */
+static int ran_on(const char *id, const char *name)
+{
+    int tests[64], n = 0;
+    char hosts[64][16];
+    int all = progress(id, tests, hosts, 64);
+    for (int i = 0; i < all; i++)
+        n += !strcmp(hosts[i], name);
+    return n;
+}
+
+static void assert_started_over(const char *id, const char *why)
+{
+    char *history = t_hget(id, "history");
+    cr_assert(history && strstr(history, "takeover: started over: ") && strstr(history, why), "history: %s",
+              history ? history : "(none)");
+    free(history);
+    cr_assert_eq(ran_on(id, "B"), TESTS, "host B ran %d tests, not all", ran_on(id, "B"));
+    json_t *rep = report_of(id);
+    json_t *rt = json_object_get(rep, "tests");
+    for (size_t i = 0; i < TESTS; i++)
+        cr_assert_str_eq(json_string_value(json_object_get(json_array_get(rt, i), "host")), "B");
+    cr_assert_str_eq(json_string_value(json_object_get(rep, "verdict")), "WA");
+    json_decref(rep);
+}
+
+static void change_problem(void)
+{
+    char p[400], cmd[600];
+    snprintf(p, sizeof p, "%s/problems/long/problem.yaml", T_dir);
+    snprintf(cmd, sizeof cmd, "echo '# edited between the two hosts' >> '%s'", p);
+    cr_assert_eq(system(cmd), 0);
+}
+
+Test(resume, changed_problem_starts_over)
+{
+    make_long(SUBTASKS_NONE);
+    make_source("sol.c", "14");
+    struct takeover t;
+    takeover("c", "sol.c", 3, "langs-B", change_problem, &t);
+    assert_started_over(t.id, "the problem version changed");
+}
+
+Test(resume, changed_language_file_starts_over)
+{
+    make_long(SUBTASKS_NONE);
+    make_source("sol.c", "14");
+    struct takeover t;
+    takeover("c", "sol.c", 3, "langs-B2", NULL, &t);
+    assert_started_over(t.id, "the language definition changed");
+}
+
+/* host B's compile cache does not have it, and its compile gives another
+ * binary (crand salts every compile) */
+Test(resume, another_binary_starts_over)
+{
+    make_long(SUBTASKS_NONE);
+    make_source("sol.c", "14");
+    struct takeover t;
+    takeover("crand", "sol.c", 3, "langs-B", NULL, &t);
+    assert_started_over(t.id, "the compiled program differs");
+}
+
+/* Subtasks with dependencies and stop_on_failure: the takeover runs what
+ * the uninterrupted judging would have run after the 12th test, and no
+ * more. */
+static void subtasks_case(const char *yaml, const char *wrong, const int *b_tests, int nb)
+{
+    make_long(yaml);
+    make_source("sol.c", wrong);
+    struct takeover t;
+    takeover("c", "sol.c", 12, "langs-B", NULL, &t);
+    int tests[64];
+    char hosts[64][16];
+    int n = progress(t.id, tests, hosts, 64);
+    cr_assert_eq(n, 12 + nb, "progress entries: %d", n);
+    for (int i = 0; i < nb; i++) {
+        cr_assert_str_eq(hosts[12 + i], "B");
+        cr_assert_eq(tests[12 + i], b_tests[i], "host B's test %d is %d", i + 1, tests[12 + i]);
+    }
+    json_t *rep = report_of(t.id), *ref = reference(&t, "c", "sol.c");
+    assert_same_judging(rep, ref);
+    json_decref(rep);
+    json_decref(ref);
+}
+
+Test(resume, subtasks_stop_on_failure_subtask)
+{
+    /* 1-9 (WA at 9: 10-14 are not run), 15-20 */
+    static const int b[] = {18, 19, 20};
+    subtasks_case("subtasks:\n  - {name: a, points: 20, tests: [1-6]}\n"
+                  "  - {name: b, points: 40, tests: [7-14], depends: [a]}\n"
+                  "  - {name: c, points: 40, tests: [15-20]}\nstop_on_failure: subtask\n",
+                  "9", b, 3);
+}
+
+Test(resume, subtasks_stop_on_failure_all)
+{
+    /* everything stops at 16's WA */
+    static const int b[] = {13, 14, 15, 16};
+    subtasks_case("subtasks:\n  - {name: a, points: 50, tests: [1-10]}\n"
+                  "  - {name: b, points: 50, tests: [11-20], depends: [a]}\nstop_on_failure: all\n",
+                  "16", b, 4);
+}
