@@ -32,6 +32,7 @@ static void test_recorded(void *arg, size_t index, size_t count, int verdict, co
                                 .verdict = runner_verdict_name((enum runner_verdict)verdict),
                                 .identity = identity, .record = record};
     queue_progress_test(j->conn, &t, err, sizeof err);
+    j->checkpointed = true;
 }
 
 /* What a takeover did with the checkpoint, into the attempt history (and
@@ -62,6 +63,7 @@ static void read_checkpoint(struct queue_conn *k, struct job *j, struct queue_ch
     }
     if (!ck->identity || !ck->identity[0])
         return;   /* nothing recorded: a fresh start, nothing to say */
+    j->checkpointed = true;
     req->resume_identity = ck->identity;
     req->resume_records = (const char *const *)ck->records;
     req->resume_count = ck->count;
@@ -90,7 +92,8 @@ static struct job *publish(struct queue_conn *k, struct job *j)
     struct queue_finish_args a = {
         .pool = p->name, .host = judged.host, .queue = j->q.queue, .entry = j->q.entry,
         .id = j->q.id, .verdict = j->verdict, .score = j->score, .report = j->report,
-        .results_max = j->snap->cfg.results_max, .retention_ms = j->snap->cfg.retention_ms};
+        .results_max = j->snap->cfg.results_max, .retention_ms = j->snap->cfg.retention_ms,
+        .checkpointed = j->checkpointed};
     struct queue_claim_args ca;
     bool refill = dispatch_refill_claim(p, &ca);
     struct queue_finish_reply r;

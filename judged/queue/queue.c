@@ -836,6 +836,8 @@ static void finish_args(struct args *a, const struct queue_finish_args *in)
     add_num(a, "results_max", in->results_max);
     if (in->retention_ms > 0)
         add_num(a, "retention", in->retention_ms);
+    if (in->checkpointed)
+        add(a, "ckpt", "1");
 }
 
 static void finish_parse(struct queue_conn *k, redisReply *r, struct queue_finish_reply *out)

@@ -215,8 +215,10 @@ struct queue_job {
     int attempts;
     char version[65];        /* the problem version recorded at admission, or "" */
     long long wait_ms;       /* admission (or rejudge) to this claim; -1: unknown */
-    bool reclaimed;          /* taken over from another consumer (queue_reclaim):
-                                its checkpoint may let it resume */
+    bool reclaimed;          /* a judging a host lost: taken over from another
+                                consumer (queue_reclaim), or this host's own
+                                entry after a restart (set by the caller): its
+                                checkpoint may let it resume */
 };
 void queue_job_clear(struct queue_job *j);
 
@@ -361,6 +363,7 @@ struct queue_finish_args {
     const char *report;      /* the runner's report, JSON */
     long results_max;
     long retention_ms;       /* the submission expires this long after (0 = kept) */
+    bool checkpointed;       /* the judging wrote or read a checkpoint: delete it */
 };
 enum queue_finish_result { QUEUE_FINISH_LOST, QUEUE_FINISH_PUBLISHED, QUEUE_FINISH_ALREADY_DONE };
 struct queue_finish_reply {
