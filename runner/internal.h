@@ -275,8 +275,9 @@ struct rn_job;
 struct rn_test_report;
 
 /* After the compile (src/ sealed): computes j's identity when the request
- * records or resumes, and loads the records to reuse when it resumes a
- * judging of the same identity (calling resume_decided). -1 infra. */
+ * records or resumes (none when it cannot be had: no records then), and
+ * loads the records to reuse when it resumes a judging of the same
+ * identity (calling resume_decided). -1 only when out of memory. */
 int rn_resume_begin(struct rn_job *j);
 /* Test i's reused outcome, its report entry filled: true; false: run it. */
 bool rn_resume_take(struct rn_job *j, size_t i, struct rn_test_outcome *out);

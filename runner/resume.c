@@ -124,7 +124,9 @@ static int program_hash(struct rn_job *j, char out[65])
     return rc;
 }
 
-static int compute_identity(struct rn_job *j)
+/* j->identity, or NULL (with why) when some part cannot be had: the
+ * judging then goes on without checkpoints, never fails for them. */
+static const char *compute_identity(struct rn_job *j)
 {
     const struct runner_request *req = j->req;
     char problem[80], source[65], program[65];
@@ -133,13 +135,13 @@ static int compute_identity(struct rn_job *j)
     else if (problem_fingerprint(j->prob_abs, source) == 0)
         snprintf(problem, sizeof problem, "dir:%s", source);
     else
-        return rn_job_infra(j, j->prob_abs, "cannot fingerprint the package");
+        return "the package cannot be fingerprinted";
     const void *parts[1] = {req->source};
     if (rn_sha256_hex(parts, &req->source_len, 1, source) < 0 || program_hash(j, program) < 0)
-        return rn_job_infra(j, j->src, "cannot hash the compiled program");
+        return "the compiled program cannot be hashed";
     j->identity = rn_strdup_printf("problem=%s language=%s source=%s program=%s", problem, j->lang->sha, source,
                                    program);
-    return j->identity ? 0 : rn_job_infra(j, "identity", "out of memory");
+    return j->identity ? NULL : "out of memory";
 }
 
 /* The value of NAME= in an identity string (up to the next space). */
@@ -230,11 +232,11 @@ int rn_resume_begin(struct rn_job *j)
     const struct runner_request *req = j->req;
     if (!req->test_recorded && !req->resume_identity)
         return 0;
-    if (compute_identity(j) < 0)
-        return -1;
+    const char *why = compute_identity(j);
     if (!req->resume_identity)
         return 0;
-    const char *why = identity_differs(j->identity, req->resume_identity);
+    if (!why)
+        why = identity_differs(j->identity, req->resume_identity);
     if (!why && req->resume_count > j->prob->test_count)
         why = "the recorded tests do not match the problem's";
     if (why)
