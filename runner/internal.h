@@ -296,6 +296,7 @@ struct rn_test_report {
     double pipeline_time;          /* host wall time spent on the test */
     char *host;                    /* who ran it (runner_request.host; a
                                       reused record's host); NULL: unknown */
+    bool reused;                   /* from a record: not run on this host */
 };
 
 struct rn_subtask_report {

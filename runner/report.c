@@ -93,7 +93,7 @@ double runner_report_compile_time(const struct runner_report *rep)
 int runner_report_test_times(const struct runner_report *rep, size_t i, double *pipeline_wall,
                              double *program_wall)
 {
-    if (i >= rep->test_count || rep->tests[i].verdict == RUNNER_SKIPPED)
+    if (i >= rep->test_count || rep->tests[i].verdict == RUNNER_SKIPPED || rep->tests[i].reused)
         return -1;
     *pipeline_wall = rep->tests[i].pipeline_time;
     *program_wall = rep->tests[i].wall_time;

@@ -215,6 +215,7 @@ static int decode_record(struct rn_job *j, size_t i, const char *record)
     free(tr->host);
     tr->checker_message = strdup(msg ? msg : "");
     tr->host = host ? strdup(host) : NULL;
+    tr->reused = true;
     j->reuse[i] = (struct rn_test_outcome){.ran = true, .verdict = tr->verdict,
                                            .fraction = json_number_value(json_object_get(o, "fraction"))};
     json_decref(o);
@@ -255,6 +256,7 @@ int rn_resume_begin(struct rn_job *j)
             for (size_t k = 0; k < i; k++) {
                 struct rn_test_report *tr = &j->rep->tests[k];
                 tr->verdict = RUNNER_SKIPPED;
+                tr->reused = false;
                 free(tr->host);
                 tr->host = NULL;
             }

@@ -185,7 +185,8 @@ size_t runner_report_test_count(const struct runner_report *rep);
  * -1 when nothing was compiled. */
 double runner_report_compile_time(const struct runner_report *rep);
 /* Host wall time the pipeline spent on test i (sandbox, copying, checking)
- * and the program's own wall time; -1 for a skipped test. */
+ * and the program's own wall time; -1 for a skipped test and for one
+ * another host ran (a resumed judging's reused record). */
 int runner_report_test_times(const struct runner_report *rep, size_t i, double *pipeline_wall,
                              double *program_wall);
 
