@@ -269,6 +269,21 @@ int rn_evaluate(const struct rn_problem *p, rn_run_test_fn run, void *ctx,
                 struct rn_test_outcome *tests, struct rn_subtask_outcome *subs,
                 enum runner_verdict *verdict, double *score);
 
+/* ---- resume.c: checkpoints ------------------------------------------ */
+
+struct rn_job;
+struct rn_test_report;
+
+/* After the compile (src/ sealed): computes j's identity when the request
+ * records or resumes (none when it cannot be had: no records then), and
+ * loads the records to reuse when it resumes a judging of the same
+ * identity (calling resume_decided). -1 only when out of memory. */
+int rn_resume_begin(struct rn_job *j);
+/* Test i's reused outcome, its report entry filled: true; false: run it. */
+bool rn_resume_take(struct rn_job *j, size_t i, struct rn_test_outcome *out);
+/* Hands test i's record (tr, its check's fraction) to test_recorded. */
+void rn_resume_record(struct rn_job *j, size_t i, const struct rn_test_report *tr, double fraction);
+
 /* ---- report.c ---------------------------------------------------------- */
 
 struct rn_test_report {
@@ -279,6 +294,9 @@ struct rn_test_report {
     int exit_code, signal;
     char *checker_message;
     double pipeline_time;          /* host wall time spent on the test */
+    char *host;                    /* who ran it (runner_request.host; a
+                                      reused record's host); NULL: unknown */
+    bool reused;                   /* from a record: not run on this host */
 };
 
 struct rn_subtask_report {
@@ -301,6 +319,7 @@ struct runner_report {
     char *message;                 /* why IE, when it is the problem's fault */
     bool version_given;            /* runner_request.problem_version was set: */
     char *problem_version;         /* NULL: null */
+    bool host_given;               /* runner_request.host was set: tests name their host */
 };
 
 struct runner_report *rn_report_new(void);
@@ -418,6 +437,8 @@ struct rn_job {
     bool run_prepared_checked;
     enum runner_failure failure;
     char err[512];
+    char *identity;                           /* resume.c; NULL: not computed */
+    struct rn_test_outcome *reuse;            /* resume.c: [i].ran: test i's record reused */
 };
 
 /* a compile's outcome: ok, the compiler's output (with notes), CPU seconds */

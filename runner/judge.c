@@ -153,6 +153,8 @@ static int judge_in_slot(struct rn_job *j, const struct runner_request *req)
         return rc < 0 ? -1 : 0;
     if (rn_seal_tree(j->src) < 0)
         return rn_job_infra(j, j->src, strerror(errno));
+    if (rn_resume_begin(j) < 0)
+        return -1;
     rc = prepare_helpers(j);
     if (rc != 0)
         return rc < 0 ? -1 : 0;
@@ -200,6 +202,7 @@ int runner_judge(struct runner *r, const struct runner_request *req, struct runn
     if (!rep)
         return snprintf(err, errlen, "out of memory"), -1;
     rep->version_given = req->problem_version != NULL;
+    rep->host_given = req->host != NULL;
     if (req->problem_version && req->problem_version[0])
         rep->problem_version = strdup(req->problem_version);
     if (load_problem(r, req->problem_dir, rep, &prob) < 0 || report_skeleton(rep, prob) < 0) {

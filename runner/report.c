@@ -45,6 +45,7 @@ void runner_report_free(struct runner_report *rep)
     for (size_t i = 0; i < rep->test_count; i++) {
         free(rep->tests[i].name);
         free(rep->tests[i].checker_message);
+        free(rep->tests[i].host);
     }
     free(rep->tests);
     for (size_t i = 0; i < rep->subtask_count; i++)
@@ -92,7 +93,7 @@ double runner_report_compile_time(const struct runner_report *rep)
 int runner_report_test_times(const struct runner_report *rep, size_t i, double *pipeline_wall,
                              double *program_wall)
 {
-    if (i >= rep->test_count || rep->tests[i].verdict == RUNNER_SKIPPED)
+    if (i >= rep->test_count || rep->tests[i].verdict == RUNNER_SKIPPED || rep->tests[i].reused)
         return -1;
     *pipeline_wall = rep->tests[i].pipeline_time;
     *program_wall = rep->tests[i].wall_time;
@@ -139,8 +140,13 @@ static json_t *score_json(double v)
 char *runner_report_json(const struct runner_report *rep)
 {
     json_t *tests = json_array(), *subtasks = json_array();
-    for (size_t i = 0; i < rep->test_count; i++)
-        json_array_append_new(tests, test_json(&rep->tests[i]));
+    for (size_t i = 0; i < rep->test_count; i++) {
+        json_t *t = test_json(&rep->tests[i]);
+        /* who ran it: a resumed judging's report names both hosts */
+        if (t && rep->host_given)
+            json_object_set_new(t, "host", rep->tests[i].host ? text(rep->tests[i].host) : json_null());
+        json_array_append_new(tests, t);
+    }
     for (size_t i = 0; i < rep->subtask_count; i++)
         json_array_append_new(subtasks, subtask_json(&rep->subtasks[i]));
     json_t *compile = json_pack("{s:s, s:o, s:o, s:b}", "status", rep->compile_status, "output",

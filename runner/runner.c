@@ -284,6 +284,8 @@ void rn_job_end(struct rn_job *j)
     free(j->checker_dir);
     free(j->run_prepared);
     free(j->prob_abs);
+    free(j->identity);
+    free(j->reuse);
 }
 
 int rn_job_infra(struct rn_job *j, const char *what, const char *why)

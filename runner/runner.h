@@ -85,6 +85,30 @@ struct runner_request {
      * null: a package without a version). NULL: the report has no such
      * field (judgectl judge). */
     const char *problem_version;
+
+    /* ---- checkpoints: resuming a judging another host began ----
+     * host names this host in each test of the report ("host": who ran
+     * it); NULL: the report has no such field (judgectl judge). */
+    const char *host;
+    /* Called after each test that ran here (not for a reused one), after
+     * test_done, with keep_going_arg: the judging's identity (problem,
+     * language definition, source and compiled program hashes, one
+     * string) and the test's record (what rebuilds its outcome and its
+     * report entry; opaque to the caller). May be NULL. */
+    void (*test_recorded)(void *arg, size_t index, size_t count, int verdict, const char *identity,
+                          const char *record);
+    /* A judging to resume: the identity it recorded and its records,
+     * resume_records[i] test i's or NULL (resume_count entries, at most
+     * the problem's tests; later tests have none). Tests
+     * with a record are not run again when this judging's identity equals
+     * resume_identity; otherwise all run. NULL: start fresh. */
+    const char *resume_identity;
+    const char *const *resume_records;
+    size_t resume_count;
+    /* Called once (with keep_going_arg) when resume_identity was given,
+     * before the first test: how many records were reused, or why none
+     * was (why_not non-NULL: "the compiled program differs", ...). */
+    void (*resume_decided)(void *arg, size_t reused, const char *why_not);
 };
 
 enum runner_verdict {
@@ -173,7 +197,8 @@ size_t runner_report_test_count(const struct runner_report *rep);
  * -1 when nothing was compiled. */
 double runner_report_compile_time(const struct runner_report *rep);
 /* Host wall time the pipeline spent on test i (sandbox, copying, checking)
- * and the program's own wall time; -1 for a skipped test. */
+ * and the program's own wall time; -1 for a skipped test and for one
+ * another host ran (a resumed judging's reused record). */
 int runner_report_test_times(const struct runner_report *rep, size_t i, double *pipeline_wall,
                              double *program_wall);
 

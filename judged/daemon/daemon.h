@@ -54,6 +54,7 @@ struct job {
     char verdict[16];
     double score;
     char *report;
+    bool checkpointed;       /* it wrote or read a checkpoint (finish deletes it) */
     struct queue_conn *conn; /* the worker's, while the job runs (progress) */
     /* for the job's log line (log_job): how it ended on this host
      * (published, lost, retry, dead, given_back, aborted, error) and its

@@ -106,6 +106,9 @@ static enum queue_rc resume_history(struct disp *d, int free)
             logmsg("pool %s: %s", d->p->name, err);
         return rc;
     }
+    /* judgings our previous run lost: their checkpoints may let them resume */
+    for (int i = 0; i < r.njobs; i++)
+        r.jobs[i].reclaimed = true;
     int n = take(d, r.jobs, r.njobs);
     if (n > 0)
         logmsg("pool %s: resumed %d job(s) of a previous run", d->p->name, n);

@@ -18,15 +18,56 @@ static bool keep_going(void *arg)
     return !atomic_load(&j->lost) && !atomic_load(&j->abort);
 }
 
-/* Progress for the platform (judge-api's GET /v1/submissions/ID/events):
- * one write per test, best effort - a failed write costs nothing but the
- * line on the contestant's screen. */
-static void test_done(void *arg, size_t index, size_t count, int verdict)
+/* Progress for the platform (judge-api's GET /v1/submissions/ID/events)
+ * and the test's checkpoint, in one write per test; best effort - a failed
+ * write costs a line on the contestant's screen, and a takeover reruns the
+ * test. */
+static void test_recorded(void *arg, size_t index, size_t count, int verdict, const char *identity,
+                          const char *record)
 {
     struct job *j = arg;
     char err[256];
-    queue_progress(j->conn, j->pool->name, j->q.id, "test", (int)index + 1, (int)count,
-                   runner_verdict_name((enum runner_verdict)verdict), err, sizeof err);
+    struct queue_test_done t = {.pool = j->pool->name, .id = j->q.id, .host = judged.host,
+                                .test = (int)index + 1, .count = (int)count,
+                                .verdict = runner_verdict_name((enum runner_verdict)verdict),
+                                .identity = identity, .record = record};
+    queue_progress_test(j->conn, &t, err, sizeof err);
+    j->checkpointed = true;
+}
+
+/* What a takeover did with the checkpoint, into the attempt history (and
+ * the log): resumed, or started over and why. */
+static void resume_decided(void *arg, size_t reused, const char *why_not)
+{
+    struct job *j = arg;
+    char note[300], err[256];
+    if (why_not)
+        snprintf(note, sizeof note, "takeover: started over: %s", why_not);
+    else
+        snprintf(note, sizeof note, "takeover: resumed: %zu finished test(s) reused", reused);
+    logmsg("job %s: %s", j->q.id, note);
+    queue_note(j->conn, j->pool->name, judged.host, j->q.queue, j->q.entry, j->q.id, note, err, sizeof err);
+}
+
+/* A job taken over from a lost host: the checkpoint its judging left, to
+ * resume from. Unreadable (Redis did not answer): start over, and say so. */
+static void read_checkpoint(struct queue_conn *k, struct job *j, struct queue_checkpoint *ck,
+                            struct runner_request *req)
+{
+    char err[256];
+    if (!j->q.reclaimed)
+        return;
+    if (queue_checkpoint_read(k, j->pool->name, j->q.id, 1000000, ck, err, sizeof err) != QUEUE_OK) {
+        logmsg("job %s: checkpoint unreadable: %s; judging from the start", j->q.id, err);
+        return;
+    }
+    if (!ck->identity || !ck->identity[0])
+        return;   /* nothing recorded: a fresh start, nothing to say */
+    j->checkpointed = true;
+    req->resume_identity = ck->identity;
+    req->resume_records = (const char *const *)ck->records;
+    req->resume_count = ck->count;
+    req->resume_decided = resume_decided;
 }
 
 /* Whether to keep retrying a settlement of j that Redis did not answer. */
@@ -51,7 +92,8 @@ static struct job *publish(struct queue_conn *k, struct job *j)
     struct queue_finish_args a = {
         .pool = p->name, .host = judged.host, .queue = j->q.queue, .entry = j->q.entry,
         .id = j->q.id, .verdict = j->verdict, .score = j->score, .report = j->report,
-        .results_max = j->snap->cfg.results_max, .retention_ms = j->snap->cfg.retention_ms};
+        .results_max = j->snap->cfg.results_max, .retention_ms = j->snap->cfg.retention_ms,
+        .checkpointed = j->checkpointed};
     struct queue_claim_args ca;
     bool refill = dispatch_refill_claim(p, &ca);
     struct queue_finish_reply r;
@@ -215,15 +257,19 @@ static struct job *run_job(struct queue_conn *k, struct job *j)
         .source_len = j->q.source_len,
         .keep_going = keep_going,
         .keep_going_arg = j,
-        .test_done = test_done,
+        .test_recorded = test_recorded,
         .problem_version = version,   /* in the stored report; "": null */
+        .host = judged.host,          /* each test's "host" in the report */
     };
-    j->conn = k;   /* test_done's ("compiling" is the claim's state: judge-api shows it) */
+    j->conn = k;   /* test_recorded's ("compiling" is the claim's state: judge-api shows it) */
+    struct queue_checkpoint ck = {0};
+    read_checkpoint(k, j, &ck, &req);
     struct runner_report *rep = NULL;
     enum runner_failure failure = RUNNER_FAILURE_NONE;
     int64_t t0 = jd_now_ms();
     int rc = runner_judge(p->runner, &req, &rep, &failure, err, sizeof err);
     j->judge_ms = (long)(jd_now_ms() - t0);
+    queue_checkpoint_free(&ck);
     char changed[600] = "";
     bool copy_changed = version[0] && pcache_release(cfg, &hold, changed, sizeof changed) != 0;
     if (atomic_load(&j->lost)) {

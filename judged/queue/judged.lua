@@ -43,7 +43,16 @@ check of their own.
 -- version 12 and older read verdicts from the submission hash: upgrade
 -- them together (README, "Roles"); judged copies the results of
 -- submissions finished before, once (judged_migrate_result below).
-local VERSION = 13
+-- Version 14 adds checkpoints (issue 27): judged_progress takes a test's
+-- record, the judging's identity and the host, and keeps the record in
+-- judge:{P}:ckpt:ID (a new identity empties it first); judged_checkpoint
+-- reads it for a host taking the job over, judged_note adds a line to the
+-- attempt history (the takeover resumed, or started over and why); a
+-- published finish (when its new argument ckpt says there is one), a dead
+-- letter and a rejudge delete it. Hosts of
+-- version 13 call judged_progress without a record and keep working
+-- against it (their jobs leave no checkpoint, so a takeover starts over).
+local VERSION = 14
 local GROUP = 'judged'
 
 local function fail(msg)
@@ -191,12 +200,37 @@ local function entry_sid(fields, pool)
   return sid
 end
 
+-- a submission's checkpoint: the records of its finished tests (fields
+-- t1, t2, ...) under the identity of the judging that made them
+local function ckpt_key(pool, sid)
+  return key(pool, 'ckpt:' .. sid)
+end
+
 -- one step of a submission's progress, for judge-api's
 -- GET /v1/submissions/ID/events; the stream expires an hour after its last step
-local function progress(pool, sid, stage, test, count, verdict)
+local function progress(pool, sid, stage, test, count, verdict, host)
   local k = key(pool, 'progress:' .. sid)
-  redis.call('XADD', k, 'MAXLEN', '~', '10000', '*', 'stage', stage, 'test', test,
-             'count', count, 'verdict', verdict)
+  if host then
+    redis.call('XADD', k, 'MAXLEN', '~', '10000', '*', 'stage', stage, 'test', test,
+               'count', count, 'verdict', verdict, 'host', host)
+  else
+    redis.call('XADD', k, 'MAXLEN', '~', '10000', '*', 'stage', stage, 'test', test,
+               'count', count, 'verdict', verdict)
+  end
+  redis.call('PEXPIRE', k, 3600000)
+end
+
+-- a test's record into the checkpoint; records of another judging (a
+-- start-over: another binary, problem, language file) go first. It expires
+-- with the progress stream: a job left waiting longer starts over.
+local function checkpoint(pool, sid, test, identity, record)
+  local k = ckpt_key(pool, sid)
+  if redis.call('HGET', k, 'identity') ~= identity then
+    redis.call('DEL', k)
+    redis.call('HSET', k, 'identity', identity, 't' .. test, record)
+  else
+    redis.call('HSET', k, 't' .. test, record)
+  end
   redis.call('PEXPIRE', k, 3600000)
 end
 
@@ -280,6 +314,7 @@ local function bury(pool, q, eid, sid, host, reason, ret)
   local stream, sub, now = queue_key(pool, q), key(pool, 'sub:' .. sid), now_ms()
   local attempts = redis.call('HGET', sub, 'attempts') or '0'
   local history = redis.call('HGET', sub, 'history') or '[]'
+  if sid ~= '' then redis.call('DEL', ckpt_key(pool, sid)) end
   local orig = redis.call('XRANGE', stream, eid, eid)
   local of = {}
   if orig[1] and orig[1][2] then
@@ -587,7 +622,7 @@ end)
 
 --------------------------------------------------------------------- finish
 -- args: pool, host, queue, entry, id, verdict, score, report (JSON), results_max;
--- optional retention (ms, 0 = keep)
+-- optional retention (ms, 0 = keep), ckpt (present: delete the checkpoint)
 -- Owner check; the first finish stores the verdict and publishes the one
 -- event (a job that ran twice after a crash publishes once), and the
 -- submission expires `retention` ms later; then the entry is released.
@@ -617,6 +652,9 @@ local function finish(pool, t, now_s)
     -- platform's user, FCALLing this itself) is refused before any write
     redis.call('HSET', rk, 'verdict', t.verdict, 'score', t.score, 'report', t.report, 'finished', now_s)
     redis.call('HSET', sk, 'state', 'done')
+    -- nothing left to resume; only when the caller says there is one (a
+    -- DEL of a missing key is ~2% of a job's instructions, bench_instr)
+    if t.ckpt then redis.call('DEL', ckpt_key(pool, t.id)) end
     if m[2] and m[2] ~= '' then
       result_event(pool, t, now_s, version, 'rejudge', 'true', 'rejudge_id', m[2],
                    'previous_verdict', m[3] or '', 'previous_score', m[4] or '')
@@ -739,7 +777,7 @@ redis.register_function('judged_rejudge', function(keys, a)
   if redis.call('EXISTS', sk) == 0 then return {'result', 'missing'} end
   local st = redis.call('HMGET', rk, 'verdict', 'score')
   if not st[1] then return {'result', 'not_done'} end
-  redis.call('DEL', rk)
+  redis.call('DEL', rk, ckpt_key(pool, t.id))
   redis.call('HSET', rk, 'rejudge', t.rejudge_id, 'previous_verdict', st[1], 'previous_score', st[2] or '')
   redis.call('PERSIST', sk)
   redis.call('HSET', sk, 'state', 'queued', 'attempts', '0', 'version', t.version, 'rejudged', now_ms())
@@ -881,15 +919,49 @@ redis.register_function('judged_set_state', function(keys, a)
 end)
 
 ------------------------------------------------------------------- progress
--- args: pool, id, stage (compiling|test), test, count, verdict
+-- args: pool, id, stage (compiling|test), test, count, verdict; optional
+-- host (shown in the entry), identity and record (the test's checkpoint)
 -- One entry of a submission's progress stream judge:{P}:progress:ID (read by
 -- judge-api's GET /v1/submissions/ID/events), which expires an hour after
--- its last entry: one write per test for judged, XADD and PEXPIRE in one call.
+-- its last entry: one write per test for judged, XADD and PEXPIRE in one
+-- call, and with a record its checkpoint (HGET, HSET, PEXPIRE) in the same.
 redis.register_function('judged_progress', function(keys, a)
   local t = argmap(a)
   local pool = pool_of(keys, t)
   need(t, 'id', 'stage')
-  progress(pool, t.id, t.stage, t.test or '0', t.count or '0', t.verdict or '')
+  progress(pool, t.id, t.stage, t.test or '0', t.count or '0', t.verdict or '', t.host)
+  if t.record then
+    need(t, 'identity', 'test')
+    checkpoint(pool, t.id, t.test, t.identity, t.record)
+  end
+  return 'OK'
+end)
+
+----------------------------------------------------------------- checkpoint
+-- args: pool, id. The checkpoint as stored: {'identity', I, 't1', R1, ...}
+-- (empty: none), for a host that took the job over.
+redis.register_function{function_name = 'judged_checkpoint', flags = {'no-writes'},
+  callback = function(keys, a)
+    local t = argmap(a)
+    local pool = pool_of(keys, t)
+    need(t, 'id')
+    return redis.call('HGETALL', ckpt_key(pool, t.id))
+  end}
+
+----------------------------------------------------------------------- note
+-- args: pool, host, queue, entry, id, note. A line of the attempt history
+-- (the submission's 'history', beside judged_retry's) that spends no
+-- attempt: what a takeover did with the checkpoint. Owner-checked.
+-- reply: 'OK' or 'lost'
+redis.register_function('judged_note', function(keys, a)
+  local t = argmap(a)
+  local pool = pool_of(keys, t)
+  need(t, 'host', 'queue', 'entry', 'id', 'note')
+  if not owned(queue_key(pool, t.queue), t.host, t.entry) then return 'lost' end
+  local sk = key(pool, 'sub:' .. t.id)
+  local h = cjson.decode(redis.call('HGET', sk, 'history') or '[]')
+  table.insert(h, {time = now_ms(), host = t.host, note = t.note})
+  redis.call('HSET', sk, 'history', cjson.encode(h))
   return 'OK'
 end)
 

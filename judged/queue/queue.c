@@ -695,6 +695,8 @@ enum queue_rc queue_reclaim(struct queue_conn *k, const struct queue_reclaim_arg
     snprintf(out->state, sizeof out->state, "%s", sfield(r, "state"));
     snprintf(out->cursor, sizeof out->cursor, "%s", *sfield(r, "cursor") ? sfield(r, "cursor") : "0-0");
     parse_jobs(field(r, "jobs"), &out->jobs, &out->njobs);
+    for (int i = 0; i < out->njobs; i++)
+        out->jobs[i].reclaimed = true;
     freeReplyObject(r);
     return QUEUE_OK;
 }
@@ -834,6 +836,8 @@ static void finish_args(struct args *a, const struct queue_finish_args *in)
     add_num(a, "results_max", in->results_max);
     if (in->retention_ms > 0)
         add_num(a, "retention", in->retention_ms);
+    if (in->checkpointed)
+        add(a, "ckpt", "1");
 }
 
 static void finish_parse(struct queue_conn *k, redisReply *r, struct queue_finish_reply *out)
@@ -1072,6 +1076,87 @@ enum queue_rc queue_progress(struct queue_conn *k, const char *pool, const char 
     add(&a, "verdict", verdict ? verdict : "");
     redisReply *r = call(k, &a);
     enum queue_rc rc = check(k, r, -1, "progress", err, errlen);
+    if (rc == QUEUE_OK)
+        freeReplyObject(r);
+    return rc;
+}
+
+enum queue_rc queue_progress_test(struct queue_conn *k, const struct queue_test_done *t, char *err,
+                                  size_t errlen)
+{
+    struct args a;
+    args_start(&a, "judged_progress", t->pool);
+    add(&a, "id", t->id);
+    add(&a, "stage", "test");
+    add_num(&a, "test", t->test);
+    add_num(&a, "count", t->count);
+    add(&a, "verdict", t->verdict ? t->verdict : "");
+    add(&a, "host", t->host);
+    if (t->record) {
+        add(&a, "identity", t->identity);
+        add(&a, "record", t->record);
+    }
+    redisReply *r = call(k, &a);
+    enum queue_rc rc = check(k, r, -1, "progress", err, errlen);
+    if (rc == QUEUE_OK)
+        freeReplyObject(r);
+    return rc;
+}
+
+void queue_checkpoint_free(struct queue_checkpoint *c)
+{
+    for (size_t i = 0; c->records && i < c->count; i++)
+        free(c->records[i]);
+    free(c->records);
+    free(c->identity);
+    memset(c, 0, sizeof *c);
+}
+
+enum queue_rc queue_checkpoint_read(struct queue_conn *k, const char *pool, const char *id, size_t max_tests,
+                                    struct queue_checkpoint *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    struct args a;
+    args_start(&a, "judged_checkpoint", pool);
+    add(&a, "id", id);
+    redisReply *r = call(k, &a);
+    enum queue_rc rc = check(k, r, REDIS_REPLY_ARRAY, "checkpoint", err, errlen);
+    if (rc)
+        return rc;
+    const char *ident = queue_rstr(field(r, "identity"));
+    out->identity = strdup(ident ? ident : "");
+    /* fields t1, t2, ...: the highest sizes the array */
+    for (int pass = 0; pass < 2; pass++) {
+        for (size_t i = 0; i + 1 < r->elements; i += 2) {
+            const char *f = queue_rstr(r->element[i]), *v = queue_rstr(r->element[i + 1]);
+            char *end = NULL;
+            unsigned long test = f && f[0] == 't' ? strtoul(f + 1, &end, 10) : 0;
+            if (test < 1 || test > max_tests || *end || !v)
+                continue;
+            if (pass == 0 && test > out->count)
+                out->count = test;
+            else if (pass == 1 && out->records && !out->records[test - 1])
+                out->records[test - 1] = strdup(v);
+        }
+        if (pass == 0)
+            out->records = calloc(out->count ? out->count : 1, sizeof *out->records);
+    }
+    freeReplyObject(r);
+    return QUEUE_OK;
+}
+
+enum queue_rc queue_note(struct queue_conn *k, const char *pool, const char *host, int queue, const char *entry,
+                         const char *id, const char *note, char *err, size_t errlen)
+{
+    struct args a;
+    args_start(&a, "judged_note", pool);
+    add(&a, "host", host);
+    add(&a, "queue", queue_name(queue));
+    add(&a, "entry", entry);
+    add(&a, "id", id);
+    add(&a, "note", note);
+    redisReply *r = call(k, &a);
+    enum queue_rc rc = check(k, r, -1, "note", err, errlen);
     if (rc == QUEUE_OK)
         freeReplyObject(r);
     return rc;

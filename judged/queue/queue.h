@@ -215,6 +215,10 @@ struct queue_job {
     int attempts;
     char version[65];        /* the problem version recorded at admission, or "" */
     long long wait_ms;       /* admission (or rejudge) to this claim; -1: unknown */
+    bool reclaimed;          /* a judging a host lost: taken over from another
+                                consumer (queue_reclaim), or this host's own
+                                entry after a restart (set by the caller): its
+                                checkpoint may let it resume */
 };
 void queue_job_clear(struct queue_job *j);
 
@@ -318,6 +322,36 @@ enum queue_rc queue_progress(struct queue_conn *k, const char *pool, const char 
                              const char *stage, int test, int count, const char *verdict,
                              char *err, size_t errlen);
 
+/* A finished test's progress step and its checkpoint, in the same one
+ * call: the progress entry names host; record (the runner's, opaque here)
+ * goes into judge:{P}:ckpt:ID under identity (a new identity replaces the
+ * records of another judging). */
+struct queue_test_done {
+    const char *pool, *id, *host;
+    int test, count;          /* 1-based */
+    const char *verdict;
+    const char *identity, *record;
+};
+enum queue_rc queue_progress_test(struct queue_conn *k, const struct queue_test_done *t, char *err,
+                                  size_t errlen);
+
+/* A submission's checkpoint, for a host that took its job over: the
+ * identity of the judging that recorded it ('' and no records when there is
+ * none) and the records of its finished tests, records[i] test i+1's or
+ * NULL, count: the highest test recorded (at most max_tests). */
+struct queue_checkpoint {
+    char *identity;
+    char **records;
+    size_t count;
+};
+enum queue_rc queue_checkpoint_read(struct queue_conn *k, const char *pool, const char *id, size_t max_tests,
+                                    struct queue_checkpoint *out, char *err, size_t errlen);
+void queue_checkpoint_free(struct queue_checkpoint *c);
+/* A line of the submission's attempt history (owner-checked; spends no
+ * attempt): {"time", "host", "note"}. */
+enum queue_rc queue_note(struct queue_conn *k, const char *pool, const char *host, int queue, const char *entry,
+                         const char *id, const char *note, char *err, size_t errlen);
+
 /* ------------------------------------------------------------ outcomes */
 
 struct queue_finish_args {
@@ -329,6 +363,7 @@ struct queue_finish_args {
     const char *report;      /* the runner's report, JSON */
     long results_max;
     long retention_ms;       /* the submission expires this long after (0 = kept) */
+    bool checkpointed;       /* the judging wrote or read a checkpoint: delete it */
 };
 enum queue_finish_result { QUEUE_FINISH_LOST, QUEUE_FINISH_PUBLISHED, QUEUE_FINISH_ALREADY_DONE };
 struct queue_finish_reply {

@@ -170,7 +170,8 @@ Test(queue, an_older_librarys_results_are_moved_at_the_upgrade)
     cr_assert(t_judged_started("A", 10000));
     const char *ver[] = {"FCALL", "judged_version", "0", NULL};
     cr_assert_eq(t_cli(out, sizeof out, NULL, ver), 0);
-    cr_assert_eq(atoi(out), 13, "%s", out);
+    /* 13 moved the results; any later version loads over 12 as well */
+    cr_assert_geq(atoi(out), 13, "%s", out);
     cr_assert_eq(t_ctl(out, sizeof out, cfg, "result", done, "--json", NULL), 0, "%s", out);
     cr_assert(contains(out, "\"state\":\"done\"") && contains(out, "\"verdict\":\"WA\""), "%s", out);
     long long ttl = t_int("PTTL judge:{native}:res:%s", done);

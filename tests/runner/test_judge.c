@@ -1315,3 +1315,100 @@ Test(graders, a_grader_file_named_like_the_submission_is_the_problems_fault, .ti
     remove_dir(pkg);
     free(pkg);
 }
+
+/* ---- checkpoints (resume.c) ---- */
+
+struct recorded {
+    char *identity;
+    char *records[16];
+    int ran;            /* tests run (test_done) */
+    size_t reused;
+    char why[200];
+};
+
+static void rec_test_done(void *arg, size_t index, size_t count, int verdict)
+{
+    (void)index, (void)count, (void)verdict;
+    ((struct recorded *)arg)->ran++;
+}
+
+static void rec_test_recorded(void *arg, size_t index, size_t count, int verdict, const char *identity,
+                              const char *record)
+{
+    struct recorded *c = arg;
+    (void)count, (void)verdict;
+    cr_assert_lt(index, 16);
+    free(c->identity);
+    c->identity = strdup(identity);
+    free(c->records[index]);
+    c->records[index] = strdup(record);
+}
+
+static void rec_resume_decided(void *arg, size_t reused, const char *why_not)
+{
+    struct recorded *c = arg;
+    c->reused = reused;
+    snprintf(c->why, sizeof c->why, "%s", why_not ? why_not : "");
+}
+
+/* Judges rangesum's wa_30_int32.c as `host`, recording into *rec, resuming
+ * from *from (NULL: fresh); the report's JSON. */
+static char *judge_recorded(struct runner *r, const char *host, struct recorded *rec, const struct recorded *from)
+{
+    size_t len;
+    char *src = slurp(SRC "/testdata/rangesum/solutions/wa_30_int32.c", &len);
+    struct runner_request req = {.problem_dir = SRC "/testdata/rangesum", .language = "c", .source = src,
+                                 .source_len = len, .test_done = rec_test_done, .keep_going_arg = rec,
+                                 .test_recorded = rec_test_recorded, .host = host};
+    if (from) {
+        req.resume_identity = from->identity;
+        req.resume_records = (const char *const *)from->records;
+        req.resume_count = 10;
+        req.resume_decided = rec_resume_decided;
+    }
+    struct runner_report *rep = NULL;
+    enum runner_failure failure;
+    char err[1024];
+    cr_assert_eq(runner_judge(r, &req, &rep, &failure, err, sizeof err), 0, "%s", err);
+    char *json = runner_report_json(rep);
+    runner_report_free(rep);
+    free(src);
+    return json;
+}
+
+/* A judging resumed from every record of another runs no test and reports
+ * exactly what the first reported of its tests and subtasks (times,
+ * memory, messages, hosts). */
+Test(checkpoints, records_rebuild_the_report, .timeout = 300)
+{
+    struct runner *r = open_runner(1);
+    struct recorded first = {0}, second = {0};
+    char *a = judge_recorded(r, "A", &first, NULL);
+    cr_assert_gt(first.ran, 0);
+    cr_assert_not_null(first.identity);
+    cr_assert(strstr(a, "\"host\":\"A\""), "%s", a);
+    char *b = judge_recorded(r, "B", &second, &first);
+    cr_assert_eq(second.ran, 0, "ran %d tests again", second.ran);
+    cr_assert_eq(second.reused, (size_t)first.ran, "%s", second.why);
+    /* the compile may differ (the second is the compile cache's copy) */
+    json_t *ja = json_loads(a, 0, NULL), *jb = json_loads(b, 0, NULL);
+    const char *keys[] = {"verdict", "score", "max_score", "tests", "subtasks"};
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+        cr_assert(json_equal(json_object_get(ja, keys[i]), json_object_get(jb, keys[i])), "%s:\n%s\n%s", keys[i],
+                  a, b);
+    json_decref(ja);
+    json_decref(jb);
+
+    /* another source: its identity differs, everything runs */
+    struct recorded third = {0};
+    first.identity[strlen(first.identity) - 1] ^= 1;   /* the program hash */
+    char *c = judge_recorded(r, "C", &third, &first);
+    cr_assert_eq(third.ran, first.ran);
+    cr_assert_str_eq(third.why, "the compiled program differs (a recompile gave another binary)");
+    cr_assert(!strstr(c, "\"host\":\"A\""), "%s", c);
+    free(a), free(b), free(c);
+    for (int i = 0; i < 16; i++)
+        free(first.records[i]), free(second.records[i]), free(third.records[i]);
+    free(first.identity), free(second.identity), free(third.identity);
+    runner_close(r);
+}
