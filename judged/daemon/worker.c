@@ -221,6 +221,28 @@ static void report_times(struct job *j, const struct runner_report *rep)
     }
 }
 
+/* The problem's directory for j into hold->path: the hosts' problems
+ * directory, or the cached copy of its stored version (held: released
+ * after the judging, pcache_release). -1 after an infrastructure failure
+ * was recorded. */
+static int problem_dir(struct queue_conn *k, struct job *j, const struct jd_config *cfg, struct pcache_hold *hold)
+{
+    char err[1024] = "";
+    if (!j->q.version[0]) {
+        /* admitted without a stored version: the hosts' problems directory
+         * (the admin's own files, read as they are: nothing to check them
+         * against) */
+        snprintf(hold->path, sizeof hold->path, "%s/%s", cfg->problems, j->q.problem);
+        return 0;
+    }
+    if (pcache_acquire(k, cfg, j->q.version, hold, err, sizeof err) == 0)
+        return 0;
+    char why[1200];
+    snprintf(why, sizeof why, "problem %s version %.12s unavailable: %s", j->q.problem, j->q.version, err);
+    job_infra_failure(k, j, why);
+    return -1;
+}
+
 /* Runs one job; returns the next one for this worker, if the refill
  * claimed one. */
 static struct job *run_job(struct queue_conn *k, struct job *j)
@@ -239,17 +261,8 @@ static struct job *run_job(struct queue_conn *k, struct job *j)
     char err[1024] = "";
     struct pcache_hold hold = {.gen = 0};
     const char *version = j->q.version, *pdir = hold.path;
-    if (!version[0]) {
-        /* admitted without a stored version: the hosts' problems directory
-         * (the admin's own files, read as they are: nothing to check them
-         * against) */
-        snprintf(hold.path, sizeof hold.path, "%s/%s", cfg->problems, j->q.problem);
-    } else if (pcache_acquire(k, cfg, version, &hold, err, sizeof err)) {
-        char why[1200];
-        snprintf(why, sizeof why, "problem %s version %.12s unavailable: %s", j->q.problem, version, err);
-        job_infra_failure(k, j, why);
+    if (problem_dir(k, j, cfg, &hold))
         return NULL;
-    }
     struct runner_request req = {
         .problem_dir = pdir,
         .language = j->q.lang,
