@@ -22,6 +22,7 @@
 #include <sys/file.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -221,6 +222,67 @@ static void t_lock_suite(void)
     cr_assert(fd >= 0, "%s: %s", path, strerror(errno));
     while (flock(fd, LOCK_EX) && errno == EINTR)
         ;   /* fd stays open: the lock lives with the test process */
+}
+
+/* the whole log of judged host NAME (caller frees) */
+__attribute__((unused)) static char *t_judged_log(const char *name)
+{
+    char path[400];
+    snprintf(path, sizeof path, "%s/judged-%s.log", T_dir, name);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return strdup("");
+    char *buf = calloc(1, 1 << 20);
+    size_t n = fread(buf, 1, (1 << 20) - 1, f);
+    buf[n] = 0;
+    fclose(f);
+    return buf;
+}
+
+/* GET path from 127.0.0.1:port over HTTP/1.0 (the server closes after
+ * the answer); the status (-1: no answer) and the body in body. */
+__attribute__((unused)) static int t_http_get(int port, const char *path, char *body, size_t len)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    struct timeval tv = {30, 0};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    if (connect(fd, (struct sockaddr *)&sa, sizeof sa)) {
+        close(fd);
+        return -1;
+    }
+    char req[512];
+    int n = snprintf(req, sizeof req, "GET %s HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n", path);
+    if (write(fd, req, (size_t)n) != n) {
+        close(fd);
+        return -1;
+    }
+    static char resp[1 << 20];
+    size_t got = 0;
+    ssize_t r;
+    while (got + 1 < sizeof resp && (r = read(fd, resp + got, sizeof resp - 1 - got)) > 0)
+        got += (size_t)r;
+    resp[got] = '\0';
+    close(fd);
+    int status = -1;
+    if (sscanf(resp, "HTTP/1.%*d %d", &status) != 1)
+        return -1;
+    const char *b = strstr(resp, "\r\n\r\n");
+    snprintf(body, len, "%s", b ? b + 4 : "");
+    return status;
+}
+
+/* the port judged NAME's log says its metrics server listens on (-1: none yet) */
+__attribute__((unused)) static int t_metrics_port(const char *name)
+{
+    char *log = t_judged_log(name);
+    const char *p = strstr(log, "metrics: GET /metrics on ");
+    int port = -1;
+    if (p && (p = strstr(p, "(port ")))
+        port = atoi(p + 6);
+    free(log);
+    return port;
 }
 
 /* A TCP port on 127.0.0.1 that nothing listens on, below the kernel's

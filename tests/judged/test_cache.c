@@ -73,24 +73,9 @@ static void push(const char *cfg, const char *dir, char *ver)
     snprintf(ver, 65, "%.64s", v + 11);
 }
 
-/* the whole log of host NAME (caller frees) */
-static char *judged_log(const char *name)
-{
-    char path[400];
-    snprintf(path, sizeof path, "%s/judged-%s.log", T_dir, name);
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return strdup("");
-    char *buf = calloc(1, 1 << 20);
-    size_t n = fread(buf, 1, (1 << 20) - 1, f);
-    buf[n] = 0;
-    fclose(f);
-    return buf;
-}
-
 static int log_count(const char *name, const char *needle)
 {
-    char *log = judged_log(name);
+    char *log = t_judged_log(name);
     int n = 0;
     for (const char *p = log; (p = strstr(p, needle)); p++)
         n++;
@@ -127,58 +112,15 @@ static void judge(const char *cfg, const char *verdict, const char *version)
 
 /* ------------------------------------------------ metrics (as test_ops) */
 
-static int http_get(int port, const char *path, char *body, size_t len)
-{
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
-    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    struct timeval tv = {30, 0};
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-    if (connect(fd, (struct sockaddr *)&sa, sizeof sa)) {
-        close(fd);
-        return -1;
-    }
-    char req[512];
-    int n = snprintf(req, sizeof req, "GET %s HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n", path);
-    if (write(fd, req, (size_t)n) != n) {
-        close(fd);
-        return -1;
-    }
-    static char resp[1 << 18];
-    size_t got = 0;
-    ssize_t r;
-    while (got + 1 < sizeof resp && (r = read(fd, resp + got, sizeof resp - 1 - got)) > 0)
-        got += (size_t)r;
-    resp[got] = '\0';
-    close(fd);
-    int status = -1;
-    if (sscanf(resp, "HTTP/1.%*d %d", &status) != 1)
-        return -1;
-    const char *b = strstr(resp, "\r\n\r\n");
-    snprintf(body, len, "%s", b ? b + 4 : "");
-    return status;
-}
-
-static int metrics_port(const char *name)
-{
-    char *log = judged_log(name);
-    const char *p = strstr(log, "metrics: GET /metrics on ");
-    int port = -1;
-    if (p && (p = strstr(p, "(port ")))
-        port = atoi(p + 6);
-    free(log);
-    return port;
-}
-
 /* judged_problem_cache_refetch_total{reason="REASON"} as host NAME serves
  * it (-1: absent). The counter is added before the job's verdict is
  * published, so a scrape after the verdict sees it. */
 static double refetches(const char *name, const char *reason)
 {
     static char text[1 << 18];
-    int port = metrics_port(name);
+    int port = t_metrics_port(name);
     cr_assert(port > 0, "no metrics port in the log");
-    cr_assert_eq(http_get(port, "/metrics", text, sizeof text), 200);
+    cr_assert_eq(t_http_get(port, "/metrics", text, sizeof text), 200);
     char series[200];
     snprintf(series, sizeof series, "judged_problem_cache_refetch_total{reason=\"%s\"} ", reason);
     const char *l = strstr(text, series);

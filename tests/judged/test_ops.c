@@ -30,21 +30,6 @@ static bool contains(const char *hay, const char *needle)
     return hay && strstr(hay, needle);
 }
 
-/* the whole log of host NAME (caller frees) */
-static char *judged_log(const char *name)
-{
-    char path[400];
-    snprintf(path, sizeof path, "%s/judged-%s.log", T_dir, name);
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return strdup("");
-    char *buf = calloc(1, 1 << 20);
-    size_t n = fread(buf, 1, (1 << 20) - 1, f);
-    buf[n] = 0;
-    fclose(f);
-    return buf;
-}
-
 /* waits up to ms for pid to exit; its exit status, or -1 if it still runs */
 static int exit_status(pid_t pid, long ms)
 {
@@ -106,7 +91,7 @@ Test(ops, one_log_line_per_job_in_text_and_in_json)
     char wid[160];
     submit_and_wait(cfg, wa, wid, sizeof wid);
     cr_assert_eq(t_stop(t, SIGTERM, 30000) >> 8, 0);
-    char *log = judged_log("T");
+    char *log = t_judged_log("T");
     check_text_line(log, id, "AC");
     check_text_line(log, wid, "WA");
     free(log);
@@ -117,7 +102,7 @@ Test(ops, one_log_line_per_job_in_text_and_in_json)
     cr_assert(t_judged_started("J", 30000));
     submit_and_wait(cfg, AC_C, id, sizeof id);
     cr_assert_eq(t_stop(j, SIGTERM, 30000) >> 8, 0);
-    log = judged_log("J");
+    log = t_judged_log("J");
     int lines = 0, jobs = 0;
     for (char *l = strtok(log, "\n"); l; l = strtok(NULL, "\n"), lines++) {
         json_error_t e;
@@ -157,7 +142,7 @@ Test(ops, a_pool_language_without_a_language_file_is_refused)
     write_config("L", SLOT, NULL, "  native: {languages: [c, cobol], slots: 1}\n", cfg, sizeof cfg);
     pid_t l = t_judged(cfg, "L");
     cr_assert_eq(exit_status(l, 30000), 1, "judged did not refuse");
-    char *log = judged_log("L");
+    char *log = t_judged_log("L");
     char want[600];
     snprintf(want, sizeof want, "%s:", cfg);
     cr_assert(contains(log, want), "names the file: %s", log);
@@ -179,7 +164,7 @@ Test(ops, a_pool_language_without_a_language_file_is_refused)
             T_sock, T_dir, T_dir, dir, SLOT);
     pid_t m = t_judged(path, "M");
     cr_assert_eq(exit_status(m, 30000), 1);
-    log = judged_log("M");
+    log = t_judged_log("M");
     cr_assert(contains(log, "key 'languages'") && contains(log, "must equal the file name"), "%s", log);
     free(log);
 }
@@ -196,7 +181,7 @@ Test(ops, a_problems_key_naming_no_directory_is_refused_and_no_key_means_the_sto
             T_sock, T_dir, T_dir, SRC, SLOT);
     pid_t p = t_judged(path, "P");
     cr_assert_eq(exit_status(p, 30000), 1);
-    char *log = judged_log("P");
+    char *log = t_judged_log("P");
     cr_assert(contains(log, ":3: key 'problems': ") && contains(log, "no-such-dir: No such file"), "%s",
               log);
     free(log);
@@ -221,7 +206,7 @@ Test(ops, a_problems_key_naming_no_directory_is_refused_and_no_key_means_the_sto
             T_sock, T_dir, SRC, SLOT);
     pid_t r = t_judged(path, "R");
     cr_assert_eq(exit_status(r, 30000), 1);
-    log = judged_log("R");
+    log = t_judged_log("R");
     cr_assert(contains(log, "key 'problems': missing") && contains(log, "no problem could be judged"),
               "%s", log);
     free(log);
@@ -245,7 +230,7 @@ static char *holder(pid_t pid)
 static bool wait_log(const char *name, const char *what, long ms)
 {
     for (long long end = t_now_ms() + ms; t_now_ms() < end; t_sleep_ms(50)) {
-        char *log = judged_log(name);
+        char *log = t_judged_log(name);
         bool ok = contains(log, what);
         free(log);
         if (ok)
@@ -268,7 +253,7 @@ Test(ops, overlapping_sandbox_slots_the_second_judged_refuses, .timeout = 240)
     write_config("B", SLOT + 2, NULL, ONE_C, cfb, sizeof cfb);      /* 674..675 */
     pid_t b = t_judged(cfb, "B");
     cr_assert_eq(exit_status(b, 60000), 1, "the second judged did not refuse");
-    char *log = judged_log("B");
+    char *log = t_judged_log("B");
     snprintf(want, sizeof want, "slots 674..675 are held by judged pid %d (host A, config %s, slots "
              "672..675)", (int)a, cfa);
     cr_assert(contains(log, want), "want '%s' in:\n%s", want, log);
@@ -288,7 +273,7 @@ Test(ops, overlapping_sandbox_slots_the_second_judged_refuses, .timeout = 240)
     write_config("A", SLOT + 4, NULL, TWO_C, cfa, sizeof cfa);
     kill(a, SIGHUP);
     cr_assert(wait_log("A", "SIGHUP: configuration not reloaded", 30000));
-    log = judged_log("A");
+    log = t_judged_log("A");
     snprintf(want, sizeof want, "slots 676..677 are held by judged pid %d (host B, config %s, slots "
              "676..677)", (int)b, cfb);
     cr_assert(contains(log, want), "want '%s' in:\n%s", want, log);
@@ -380,52 +365,6 @@ Test(ops, problem_check_and_push_warn_without_failing)
 
 /* ------------------------------------------- judged's own metrics server */
 
-/* GET path from 127.0.0.1:port over HTTP/1.0 (the server closes after
- * the answer); the status (-1: no answer) and the body in body. */
-static int http_get(int port, const char *path, char *body, size_t len)
-{
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
-    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    struct timeval tv = {30, 0};
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-    if (connect(fd, (struct sockaddr *)&sa, sizeof sa)) {
-        close(fd);
-        return -1;
-    }
-    char req[512];
-    int n = snprintf(req, sizeof req, "GET %s HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n", path);
-    if (write(fd, req, (size_t)n) != n) {
-        close(fd);
-        return -1;
-    }
-    static char resp[1 << 20];
-    size_t got = 0;
-    ssize_t r;
-    while (got + 1 < sizeof resp && (r = read(fd, resp + got, sizeof resp - 1 - got)) > 0)
-        got += (size_t)r;
-    resp[got] = '\0';
-    close(fd);
-    int status = -1;
-    if (sscanf(resp, "HTTP/1.%*d %d", &status) != 1)
-        return -1;
-    const char *b = strstr(resp, "\r\n\r\n");
-    snprintf(body, len, "%s", b ? b + 4 : "");
-    return status;
-}
-
-/* the port judged's log says its metrics server listens on (-1: none yet) */
-static int metrics_port(const char *name)
-{
-    char *log = judged_log(name);
-    const char *p = strstr(log, "metrics: GET /metrics on ");
-    int port = -1;
-    if (p && (p = strstr(p, "(port ")))
-        port = atoi(p + 6);
-    free(log);
-    return port;
-}
-
 /* The value of the sample whose line starts with `series ` (name and
  * labels, exactly as served); -1 when absent. */
 static double sample(const char *text, const char *series)
@@ -508,7 +447,7 @@ static char metrics_text[1 << 20];
 static bool wait_sample(int port, const char *series, double want, long ms)
 {
     for (long long end = t_now_ms() + ms; t_now_ms() < end; t_sleep_ms(50))
-        if (http_get(port, "/metrics", metrics_text, sizeof metrics_text) == 200 &&
+        if (t_http_get(port, "/metrics", metrics_text, sizeof metrics_text) == 200 &&
             sample(metrics_text, series) == want)
             return true;
     fprintf(stderr, "%s never reached %g; last scrape:\n%s\n", series, want, metrics_text);
@@ -523,15 +462,15 @@ Test(ops, metrics_listen_serves_this_hosts_metrics, .timeout = 240)
     write_config("M", SLOT, "metrics_listen: 127.0.0.1:0\n", TWO_POOLS, cfg, sizeof cfg);
     pid_t m = t_judged(cfg, "M");
     cr_assert(t_judged_started("M", 30000));
-    int port = metrics_port("M");
+    int port = t_metrics_port("M");
     cr_assert(port > 0, "no metrics port in the log");
-    cr_assert_eq(http_get(port, "/healthz", body, sizeof body), 200);
+    cr_assert_eq(t_http_get(port, "/healthz", body, sizeof body), 200);
     cr_assert_str_eq(body, "ok\n");
-    cr_assert_eq(http_get(port, "/nothing", body, sizeof body), 404);
-    cr_assert_eq(http_get(port, "/metrics/x", body, sizeof body), 404);
+    cr_assert_eq(t_http_get(port, "/nothing", body, sizeof body), 404);
+    cr_assert_eq(t_http_get(port, "/metrics/x", body, sizeof body), 404);
 
     /* before any job: the configured slots, none busy, Redis up */
-    cr_assert_eq(http_get(port, "/metrics", metrics_text, sizeof metrics_text), 200);
+    cr_assert_eq(t_http_get(port, "/metrics", metrics_text, sizeof metrics_text), 200);
     check_exposition(metrics_text);
     cr_assert_eq(sample(metrics_text, "judged_slots{pool=\"native\"}"), 2, "%s", metrics_text);
     cr_assert_eq(sample(metrics_text, "judged_slots{pool=\"python\"}"), 1, "%s", metrics_text);
@@ -626,7 +565,7 @@ Test(ops, a_bad_or_busy_metrics_listen_is_refused_at_start)
     write_config("X", SLOT, "metrics_listen: 127.0.0.1:70000\n", ONE_C, cfg, sizeof cfg);
     pid_t x = t_judged(cfg, "X");
     cr_assert_eq(exit_status(x, 30000), 1, "judged accepted a port past 65535");
-    char *log = judged_log("X"), want[600];
+    char *log = t_judged_log("X"), want[600];
     snprintf(want, sizeof want, "%s:%d: key 'metrics_listen': '127.0.0.1:70000': expected HOST:PORT", cfg,
              line_of(cfg, "metrics_listen:"));
     cr_assert(contains(log, want), "want '%s' in:\n%s", want, log);
@@ -644,7 +583,7 @@ Test(ops, a_bad_or_busy_metrics_listen_is_refused_at_start)
     write_config("Y", SLOT, extra, ONE_C, cfg, sizeof cfg);
     pid_t y = t_judged(cfg, "Y");
     cr_assert_eq(exit_status(y, 30000), 1, "judged started on a port in use");
-    log = judged_log("Y");
+    log = t_judged_log("Y");
     snprintf(want, sizeof want, "%s:%d: key 'metrics_listen': cannot listen on 127.0.0.1:%d: Address already in use",
              cfg, line_of(cfg, "metrics_listen:"), ntohs(sa.sin_port));
     cr_assert(contains(log, want), "want '%s' in:\n%s", want, log);
