@@ -415,15 +415,10 @@ static void expect(struct resp r, long status, const char *field, const char *wh
     resp_free(&r);
 }
 
-/* built with ThreadSanitizer (gcc says __SANITIZE_THREAD__, clang
- * __has_feature): memory figures are the sanitizer's */
-#if defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define JUDGED_CLANG_TSAN 1
-#endif
-#endif
-#ifndef JUDGED_CLANG_TSAN
-#define JUDGED_CLANG_TSAN 0
+/* the daemons built with ThreadSanitizer (tests/judged/CMakeLists.txt):
+ * their memory figures are the sanitizer's */
+#ifndef JUDGED_DAEMONS_UNDER_TSAN
+#define JUDGED_DAEMONS_UNDER_TSAN 0
 #endif
 
 #define SUBS "/v1/submissions"
@@ -2164,7 +2159,7 @@ Test(api, a_package_upload_is_not_held_in_memory, .timeout = 300)
     cr_assert_eq(r.status, 201, "%s", r.body);
     resp_free(&r);
     long after = api_peak_kb();
-#if !defined(__SANITIZE_THREAD__) && !JUDGED_CLANG_TSAN
+#if !JUDGED_DAEMONS_UNDER_TSAN
     cr_assert_lt(after - before, 16 * 1024, "judge-api's peak RSS grew by %ld kB for a 48 MiB upload "
                  "(%ld -> %ld kB)", after - before, before, after);
 #else
