@@ -139,9 +139,9 @@ static int unpack_body(struct req *r, const char *name, const char *work, char *
         *ret = big ? api_error(r, 413, "body", "%s", err) : refusal(r, 400, name, lines_json(err));
         return -1;
     }
-    if (store_is_icpc(pkg)) {
+    if (store_package_format(pkg)) {
         char *errors = NULL;
-        int n = store_convert_icpc(pkg, name, &errors);
+        int n = store_convert(pkg, name, &errors);
         if (n) {
             strip_prefix(errors, pkg);
             *ret = refusal(r, 422, name, lines_json(errors));

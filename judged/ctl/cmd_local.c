@@ -157,14 +157,14 @@ static int problem_by_name(struct common *c, const struct local_opts *o, const c
                     reachable ? "not in the problem store" : "the problem store's Redis does not answer", dir);
 }
 
-/* An ICPC or DOMjudge package is checked and judged as push stores it: copied into
+/* A package in another judge's format (ICPC, DOMjudge) is checked and judged as push stores it: copied into
  * work (made here; pkg is the copy, "" when dir is checked in place) and
  * converted. The number of conversion errors, listed in *notes with its
  * warnings (paths as in the package). */
-static int icpc_copy(const char *dir, char *work, char *pkg, size_t len, char **notes)
+static int convert_copy(const char *dir, char *work, char *pkg, size_t len, char **notes)
 {
     pkg[0] = 0;
-    if (!store_is_icpc(dir))
+    if (!store_package_format(dir))
         return 0;
     if (!mkdtemp(work)) {
         if (asprintf(notes, "%s:0: (package): %s\n", work, strerror(errno)) < 0)
@@ -187,7 +187,7 @@ static int icpc_copy(const char *dir, char *work, char *pkg, size_t len, char **
     snprintf(name, sizeof name, "%.*s", (int)(dir + l - base), base);
     if (!queue_valid_name(name))
         snprintf(name, sizeof name, "problem");
-    int n = store_convert_icpc(pkg, name, notes);
+    int n = store_convert(pkg, name, notes);
     strip_prefix(*notes, pkg);
     return n;
 }
@@ -250,7 +250,7 @@ int cmd_judge(int argc, char **argv)
     int rc = r ? 0 : c.status;
     if (rc == 0) {
         int n = 0;
-        if (stat(problem, &st) == 0 && S_ISDIR(st.st_mode) && (n = icpc_copy(problem, work, pkg, sizeof pkg, &notes)))
+        if (stat(problem, &st) == 0 && S_ISDIR(st.st_mode) && (n = convert_copy(problem, work, pkg, sizeof pkg, &notes)))
             rc = ctl_fail(&c, "bad_input", "%s: %d error%s converting the package:\n%s", problem, n, n == 1 ? "" : "s",
                           notes ? notes : "");
         else if (stat(problem, &st) == 0 && S_ISDIR(st.st_mode))
@@ -489,7 +489,7 @@ int cmd_problem(int argc, char **argv)
     if (stat(dir, &st) || !S_ISDIR(st.st_mode))
         return ctl_fail(&c, "not_found", "no problem directory '%s'", dir);
     char work[] = "/tmp/judgectl-check-XXXXXX", pkg[64], *notes = NULL;
-    int converted = icpc_copy(dir, work, pkg, sizeof pkg, &notes);
+    int converted = convert_copy(dir, work, pkg, sizeof pkg, &notes);
     char *errors = NULL, *summary = NULL;
     int count = converted;
     if (converted == 0) {

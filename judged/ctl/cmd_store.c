@@ -177,7 +177,7 @@ static int push(struct store_opts *o, const char *arg)
     const char *dir = arg;
     bool temp = false;
     int rc = 0;
-    if (S_ISREG(st.st_mode) || store_is_icpc(arg) || store_has_links(arg)) {
+    if (S_ISREG(st.st_mode) || store_package_format(arg) || store_has_links(arg)) {
         if (!mkdtemp(work))
             return ctl_fail(&o->c, "internal", "%s: %s", work, strerror(errno));
         temp = true;
@@ -189,8 +189,8 @@ static int push(struct store_opts *o, const char *arg)
             rc = print_refusal(o, arg, err, 1);
     }
     char *notes = NULL;   /* the conversion's warnings (a time limit assumed) */
-    if (rc == 0 && temp && store_is_icpc(pkg)) {
-        int n = store_convert_icpc(pkg, name, &notes);
+    if (rc == 0 && temp && store_package_format(pkg)) {
+        int n = store_convert(pkg, name, &notes);
         if (n)
             rc = print_refusal(o, arg, notes, n);
     }

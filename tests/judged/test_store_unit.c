@@ -447,9 +447,9 @@ Test(store_unit, icpc_conversion_lists_every_error)
     put("k/problem.yaml", "name: K\nvalidation: default\nvalidator_flags: bogus_flag\nlimits:\n  time_multiplier: x\n");
     put("k/data/secret/1.in", "1\n");
     snprintf(p, sizeof p, "%s/k", dir);
-    cr_assert(store_is_icpc(p));
+    cr_assert(store_package_format(p));
     char *errors = NULL;
-    int n = store_convert_icpc(p, "k", &errors);
+    int n = store_convert(p, "k", &errors);
     cr_assert_eq(n, 4, "%s", errors);
     cr_assert(strstr(errors, "problem.yaml:3: validator_flags: unknown flag 'bogus_flag'"), "%s", errors);
     cr_assert(strstr(errors, "data/secret:0: data: no tests"), "%s", errors);
@@ -461,7 +461,7 @@ Test(store_unit, icpc_conversion_lists_every_error)
     put("k2/data/secret/1.in", "1\n");
     put("k2/data/secret/1.ans", "1\n");
     snprintf(p, sizeof p, "%s/k2", dir);
-    cr_assert_eq(store_convert_icpc(p, "k2", &errors), 1, "%s", errors);
+    cr_assert_eq(store_convert(p, "k2", &errors), 1, "%s", errors);
     cr_assert(strstr(errors, "problem.yaml:2: validation: a custom validator is needed in output_validators/"), "%s", errors);
     free(errors);
 
@@ -472,7 +472,7 @@ Test(store_unit, icpc_conversion_lists_every_error)
     put("g/data/sample/1.ans", "1\n");
     snprintf(p, sizeof p, "%s/g", dir);
     errors = NULL;
-    cr_assert_eq(store_convert_icpc(p, "g", &errors), 0, "%s", errors);
+    cr_assert_eq(store_convert(p, "g", &errors), 0, "%s", errors);
     free(errors);   /* no error, but the assumed time limit's warning */
     char y[300];
     snprintf(y, sizeof y, "%s/g/problem.yaml", dir);
@@ -513,7 +513,7 @@ Test(store_unit, icpc_custom_validator_becomes_a_kattis_checker)
     put("v/data/secret/1.in", "1\n");
     put("v/data/secret/1.ans", "1\n");
     snprintf(p, sizeof p, "%s/v", dir);
-    cr_assert_eq(store_convert_icpc(p, "v", &errors), 0, "%s", errors);
+    cr_assert_eq(store_convert(p, "v", &errors), 0, "%s", errors);
     free(errors);
     const char *y = converted("v");
     cr_assert(strstr(y, "type: batch\n"), "%s", y);
@@ -525,7 +525,7 @@ Test(store_unit, icpc_custom_validator_becomes_a_kattis_checker)
     put("w/data/secret/1.in", "1\n");
     put("w/data/secret/1.ans", "1\n");
     snprintf(p, sizeof p, "%s/w", dir);
-    cr_assert_eq(store_convert_icpc(p, "w", &errors), 0, "%s", errors);
+    cr_assert_eq(store_convert(p, "w", &errors), 0, "%s", errors);
     free(errors);
     y = converted("w");
     cr_assert(strstr(y, "type: interactive\n"), "%s", y);
@@ -701,7 +701,7 @@ static int convert(const char *sub, const char *yaml, char **errors)
     put(p, "1\n");
     snprintf(p, sizeof p, "%s/%s", dir, sub);
     *errors = NULL;
-    return store_convert_icpc(p, sub, errors);
+    return store_convert(p, sub, errors);
 }
 
 Test(store_unit, icpc_types_the_runner_cannot_judge_are_refused_naming_the_key)
@@ -809,8 +809,8 @@ Test(store_unit, a_domjudge_package_is_detected_and_its_ini_read)
     put("dj/data/sample/1.in", "\n");
     put("dj/data/sample/1.ans", "Hello world!\n");
     snprintf(p, sizeof p, "%s/dj", dir);
-    cr_assert(store_is_icpc(p), "samples only, with domjudge-problem.ini: not read as the native format");
-    cr_assert_eq(store_convert_icpc(p, "dj", &errors), 0, "%s", errors);
+    cr_assert(store_package_format(p), "samples only, with domjudge-problem.ini: not read as the native format");
+    cr_assert_eq(store_convert(p, "dj", &errors), 0, "%s", errors);
     cr_assert_null(errors, "a time limit was given: nothing to warn about: %s", errors);
     const char *y = converted("dj");
     cr_assert(strstr(y, "title: \"Hello World\"") && strstr(y, "time_limit: 3.000s") &&
@@ -821,7 +821,7 @@ Test(store_unit, a_domjudge_package_is_detected_and_its_ini_read)
     put("tl/data/secret/1.in", "1\n");
     put("tl/data/secret/1.ans", "1\n");
     snprintf(p, sizeof p, "%s/tl", dir);
-    cr_assert_eq(store_convert_icpc(p, "tl", &errors), 0, "%s", errors);
+    cr_assert_eq(store_convert(p, "tl", &errors), 0, "%s", errors);
     cr_assert_null(errors);
     cr_assert(strstr(converted("tl"), "time_limit: 1.500s"), "%s", converted("tl"));
 
@@ -829,7 +829,7 @@ Test(store_unit, a_domjudge_package_is_detected_and_its_ini_read)
     put("none/data/secret/1.in", "1\n");
     put("none/data/secret/1.ans", "1\n");
     snprintf(p, sizeof p, "%s/none", dir);
-    cr_assert_eq(store_convert_icpc(p, "none", &errors), 0, "%s", errors);
+    cr_assert_eq(store_convert(p, "none", &errors), 0, "%s", errors);
     cr_assert(errors && strstr(errors, "problem.yaml:0: time_limit: warning: the package gives no time limit") &&
               strstr(errors, "assumed 5 s"), "%s", errors);
     free(errors);
@@ -840,7 +840,7 @@ Test(store_unit, a_domjudge_package_is_detected_and_its_ini_read)
     put("sr/data/secret/1.in", "1\n");
     put("sr/data/secret/1.ans", "1\n");
     snprintf(p, sizeof p, "%s/sr", dir);
-    cr_assert_eq(store_convert_icpc(p, "sr", &errors), 3, "%s", errors);
+    cr_assert_eq(store_convert(p, "sr", &errors), 3, "%s", errors);
     cr_assert(strstr(errors, "domjudge-problem.ini:3: special_run: 'myrun' is a run script"), "%s", errors);
     cr_assert(strstr(errors, "domjudge-problem.ini:4: special_compare: names a compare program"), "%s", errors);
     cr_assert(strstr(errors, "domjudge-problem.ini:5: colour: unknown key"), "%s", errors);
@@ -852,7 +852,7 @@ Test(store_unit, a_domjudge_package_is_detected_and_its_ini_read)
     put("sc/data/secret/1.in", "1\n");
     put("sc/data/secret/1.ans", "1\n");
     snprintf(p, sizeof p, "%s/sc", dir);
-    cr_assert_eq(store_convert_icpc(p, "sc", &errors), 0, "%s", errors);
+    cr_assert_eq(store_convert(p, "sc", &errors), 0, "%s", errors);
 }
 
 /* settings per test group are refused, never dropped: the runner judges

@@ -1,0 +1,82 @@
+/*
+ * convert.c - the package formats push understands besides the runner's
+ * own, in one table: how each is recognised by its layout and what turns
+ * it, in place, into a runner package (problem.yaml in runner/README.md's
+ * format, the original files kept). push (judgectl and judge-api), `problem
+ * check` and `judge --problem DIR` all come here, so a package is judged
+ * the same whichever way it arrives. Formats are tried in order; the first
+ * whose layout matches converts.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "convert.h"
+#include "store.h"
+
+static const struct package_format {
+    const char *name;
+    bool (*detect)(const char *dir);
+    int (*convert)(const char *dir, const char *name, char **errors);
+} formats[] = {
+    {"icpc", icpc_detect, icpc_convert},
+};
+
+static const struct package_format *format_of(const char *dir)
+{
+    for (size_t i = 0; i < sizeof formats / sizeof *formats; i++)
+        if (formats[i].detect(dir))
+            return &formats[i];
+    return NULL;
+}
+
+const char *store_package_format(const char *dir)
+{
+    const struct package_format *f = format_of(dir);
+    return f ? f->name : NULL;
+}
+
+int store_convert(const char *dir, const char *name, char **errors)
+{
+    const struct package_format *f = format_of(dir);
+    *errors = NULL;
+    return f ? f->convert(dir, name, errors) : 0;
+}
+
+void conv_line(struct conv_errs *e, const char *line)
+{
+    size_t n = strlen(line);
+    char *grown = realloc(e->buf, e->len + n + 2);
+    if (!grown) {   /* keep what was said; the count still says it failed */
+        e->n++;
+        return;
+    }
+    e->buf = grown;
+    memcpy(e->buf + e->len, line, n);
+    e->len += n;
+    e->buf[e->len++] = '\n';
+    e->buf[e->len] = 0;
+    e->n++;
+}
+
+void conv_err(struct conv_errs *e, const char *fmt, ...)
+{
+    char line[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    conv_line(e, line);
+}
+
+void conv_warn(struct conv_errs *e, const char *fmt, ...)
+{
+    char line[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    conv_line(e, line);
+    e->n--;
+}

@@ -1,0 +1,682 @@
+/*
+ * icpc.c - the ICPC problem package format (Kattis problemtools' legacy
+ * version, the 2023-07 draft and later) and DOMjudge's additions to it,
+ * converted into the runner's (runner/README.md), in place:
+ *
+ *  - problem.yaml (name, validation, validator_flags, limits) + .timelimit
+ *    + data/sample and data/secret (any depth; *.in with *.ans) +
+ *    output_validators/ become a problem.yaml in the runner's format that
+ *    lists the tests where they are; the original stays as problem.icpc.yaml.
+ *    A custom output validator keeps its Kattis protocol (the runner's
+ *    `protocol: kattis`), validator_flags becoming its arguments. 2023-07
+ *    packages (problem_format_version) have output_validator/ and `type:`;
+ *    a type the runner cannot judge as meant (scoring, multi-pass,
+ *    submit-answer, validation 'score') is refused naming the key: never
+ *    stored as a pass/fail batch problem.
+ *  - DOMjudge: domjudge-problem.ini (name, timelimit, special_compare /
+ *    special_run naming programs of its own database: refused) and
+ *    .timelimit.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common.h"
+#include "convert.h"
+#include "store.h"
+#include "yaml_doc.h"
+
+/* ICPC by its layout: data/secret/ or data/sample/ (DOMjudge's examples
+ * may have samples only) or DOMjudge's domjudge-problem.ini, and no tests/
+ * (a runner package keeps its tests there). */
+bool icpc_detect(const char *dir)
+{
+    char p[4400];
+    struct stat st;
+    snprintf(p, sizeof p, "%s/tests", dir);
+    if (lstat(p, &st) == 0)
+        return false;
+    snprintf(p, sizeof p, "%s/data/secret", dir);
+    bool data = stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+    snprintf(p, sizeof p, "%s/data/sample", dir);
+    data = data || (stat(p, &st) == 0 && S_ISDIR(st.st_mode));
+    snprintf(p, sizeof p, "%s/domjudge-problem.ini", dir);
+    return data || (lstat(p, &st) == 0 && S_ISREG(st.st_mode));
+}
+
+struct icpc {
+    char title[512];
+    char validation[64];     /* default | custom | custom interactive */
+    char flags[1024];
+    size_t flags_line, validation_line;
+    double time_multiplier, time_limit, memory_mb, output_mb;
+    char version[64];        /* problem_format_version: "" (legacy) or "2023-07-draft", ... */
+    bool interactive_type;   /* type: interactive (2023-07) */
+    size_t type_line;
+};
+
+/* One word of `type:` (legacy: pass-fail | scoring; 2023-07 also
+ * interactive, multi-pass, submit-answer, combined). Only what the
+ * runner's model judges the same way is converted; the rest is refused
+ * naming the key, never stored as a different (pass/fail batch) problem. */
+static void type_word(struct icpc *y, const char *w, size_t line, struct conv_errs *e)
+{
+    if (!strcmp(w, "pass-fail"))
+        return;
+    if (!strcmp(w, "interactive")) {
+        y->interactive_type = true;
+        return;
+    }
+    if (!strcmp(w, "scoring"))
+        conv_err(e, "problem.yaml:%zu: type: 'scoring' is not converted: scores by test group (testdata.yaml "
+                   "grading) are not read, and the problem would be judged pass/fail", line);
+    else if (!strcmp(w, "multi-pass"))
+        conv_err(e, "problem.yaml:%zu: type: 'multi-pass' is not converted: the runner runs a submission once per "
+                   "test (no nextpass.in)", line);
+    else if (!strcmp(w, "submit-answer"))
+        conv_err(e, "problem.yaml:%zu: type: 'submit-answer' is not converted: a submission here is a program", line);
+    else
+        conv_err(e, "problem.yaml:%zu: type: unknown type '%.100s' (pass-fail, scoring, interactive, multi-pass, "
+                   "submit-answer)", line, w);
+}
+
+/* type: a string of words or a sequence of them. */
+static void read_type(struct ydoc *d, yaml_node_t *v, struct icpc *y, struct conv_errs *e)
+{
+    y->type_line = (size_t)ydoc_line(v);
+    if (v->type == YAML_SEQUENCE_NODE) {
+        for (yaml_node_item_t *i = v->data.sequence.items.start; i < v->data.sequence.items.top; i++) {
+            yaml_node_t *n = ydoc_node(d, *i);
+            if (n && n->type == YAML_SCALAR_NODE)
+                type_word(y, (const char *)n->data.scalar.value, (size_t)ydoc_line(n), e);
+            else
+                conv_err(e, "problem.yaml:%zu: type: expected a list of words", y->type_line);
+        }
+        return;
+    }
+    if (v->type != YAML_SCALAR_NODE) {
+        conv_err(e, "problem.yaml:%zu: type: expected a word or a list of words", y->type_line);
+        return;
+    }
+    char copy[256], *save = NULL;
+    snprintf(copy, sizeof copy, "%s", (const char *)v->data.scalar.value);
+    for (char *t = strtok_r(copy, " \t", &save); t; t = strtok_r(NULL, " \t", &save))
+        type_word(y, t, y->type_line, e);
+}
+
+/* validation: default | custom [interactive] [score] (legacy); 'score' is
+ * a scoring problem's validator and refused as type: scoring is. */
+static void read_validation(const char *s, size_t line, struct icpc *y, struct conv_errs *e)
+{
+    char copy[128], *save = NULL;
+    snprintf(copy, sizeof copy, "%s", s ? s : "");
+    char *first = strtok_r(copy, " \t", &save);
+    bool custom = first && !strcmp(first, "custom"), interactive = false, ok = first && (custom || !strcmp(first, "default"));
+    for (char *t = strtok_r(NULL, " \t", &save); ok && t; t = strtok_r(NULL, " \t", &save)) {
+        if (custom && !strcmp(t, "interactive"))
+            interactive = true;
+        else if (custom && !strcmp(t, "score")) {
+            conv_err(e, "problem.yaml:%zu: validation: 'score' is not converted: the validator's score.txt "
+                       "(a scoring problem) is not read, and the problem would be judged pass/fail", line);
+            return;
+        } else
+            ok = false;
+    }
+    if (!ok) {
+        conv_err(e, "problem.yaml:%zu: validation: expected default, custom, 'custom interactive' or 'custom score'",
+                line);
+        return;
+    }
+    snprintf(y->validation, sizeof y->validation, "%s", !custom ? "default" : interactive ? "custom interactive"
+                                                                                         : "custom");
+}
+
+static const char *scalar(const yaml_node_t *n)
+{
+    return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
+}
+
+static bool number(const char *s, double *out)
+{
+    char *end;
+    if (!s)
+        return false;
+    double v = strtod(s, &end);
+    if (end == s || *end || v < 0)
+        return false;
+    *out = v;
+    return true;
+}
+
+/* The ICPC files' words: "FILE:LINE: (yaml): why" for a syntax error; an
+ * empty file sets nothing (problem.yaml is optional in the legacy format). */
+static const struct ydoc_how icpc_words = {.syntax_key = "(yaml)", .empty_ok = true};
+
+/* What the reader recorded (a syntax error, keys given twice, aliases past
+ * its budget) joins the conversion's errors. */
+static void add_reader_errors(struct conv_errs *e, struct common_errors *found)
+{
+    for (size_t i = 0; i < found->count; i++)
+        conv_line(e, found->items[i]);
+    common_errors_free(found);
+}
+
+/* name: a string, or a map of languages (the first is taken). */
+static void read_name(struct ydoc *d, yaml_node_t *v, struct icpc *y)
+{
+    const char *s = scalar(v);
+    bool languages = v->type == YAML_MAPPING_NODE && v->data.mapping.pairs.start < v->data.mapping.pairs.top;
+    if (languages)
+        s = scalar(ydoc_node(d, v->data.mapping.pairs.start->value));
+    if (s || languages)
+        snprintf(y->title, sizeof y->title, "%s", s ? s : "");
+}
+
+static void read_limits(struct ydoc *d, yaml_node_t *v, size_t line, struct icpc *y, struct conv_errs *e)
+{
+    if (v->type != YAML_MAPPING_NODE) {
+        conv_err(e, "problem.yaml:%zu: limits: expected a mapping", line);
+        return;
+    }
+    ydoc_mapping(d, v, "limits");   /* records keys given twice */
+    YDOC_FOR_PAIRS(d, v, lk, k, lv) {
+        if (!lv)
+            return;
+        double *dst = !strcmp(lk, "time_multiplier") ? &y->time_multiplier
+                    : !strcmp(lk, "time_limit")      ? &y->time_limit
+                    : !strcmp(lk, "memory")          ? &y->memory_mb
+                    : !strcmp(lk, "output")          ? &y->output_mb : NULL;
+        if (k->type == YAML_SCALAR_NODE && dst && (!number(scalar(lv), dst) || *dst <= 0))
+            conv_err(e, "problem.yaml:%d: limits.%s: expected a positive number", ydoc_line(lv), lk);
+    }
+}
+
+/* One key of problem.yaml; every other key of the format (author, source,
+ * license, ...) does not change judging. */
+static void read_icpc_key(struct ydoc *d, const char *ks, yaml_node_t *v, struct icpc *y, struct conv_errs *e)
+{
+    size_t line = (size_t)ydoc_line(v);
+    if (!strcmp(ks, "name")) {
+        read_name(d, v, y);
+    } else if (!strcmp(ks, "validation")) {
+        read_validation(scalar(v), line, y, e);
+        y->validation_line = line;
+    } else if (!strcmp(ks, "type")) {
+        read_type(d, v, y, e);
+    } else if (!strcmp(ks, "problem_format_version")) {
+        if (!scalar(v))
+            conv_err(e, "problem.yaml:%zu: problem_format_version: expected a string", line);
+        else
+            snprintf(y->version, sizeof y->version, "%s", scalar(v));
+    } else if (!strcmp(ks, "validator_flags")) {
+        if (!scalar(v))
+            conv_err(e, "problem.yaml:%zu: validator_flags: expected a string of flags", line);
+        else
+            snprintf(y->flags, sizeof y->flags, "%s", scalar(v));
+        y->flags_line = line;
+    } else if (!strcmp(ks, "limits")) {
+        read_limits(d, v, line, y, e);
+    }
+}
+
+static void read_icpc_yaml(const char *dir, struct icpc *y, struct conv_errs *e)
+{
+    char path[4400];
+    snprintf(path, sizeof path, "%s/problem.yaml", dir);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return;   /* problem.yaml is optional in the legacy format */
+    struct common_errors found = {0};
+    struct ydoc d;
+    yaml_node_t *root = ydoc_read(&d, f, "problem.yaml", &icpc_words, &found) ? NULL : ydoc_root(&d);
+    if (root && root->type == YAML_MAPPING_NODE) {
+        ydoc_mapping(&d, root, "(top level)");   /* records keys given twice */
+        YDOC_FOR_PAIRS(&d, root, ks, k, v) {
+            if (!v)
+                break;
+            if (k->type == YAML_SCALAR_NODE)
+                read_icpc_key(&d, ks, v, y, e);
+        }
+    } else if (root) {
+        conv_err(e, "problem.yaml:1: (top level): expected a mapping");
+    }
+    ydoc_free(&d);
+    fclose(f);
+    add_reader_errors(e, &found);
+}
+
+/* validator_flags -> the runner's checker options. */
+static void checker_yaml(const char *flags, size_t line, FILE *out, struct conv_errs *e)
+{
+    bool cs = false, ss = false, fl = false;
+    double abs_tol = -1, rel_tol = -1;
+    char copy[1024];
+    snprintf(copy, sizeof copy, "%s", flags);
+    char *save = NULL;
+    for (char *t = strtok_r(copy, " \t", &save); t; t = strtok_r(NULL, " \t", &save)) {
+        double *dst = NULL, both = -1;
+        if (!strcmp(t, "case_sensitive"))
+            cs = true;
+        else if (!strcmp(t, "space_change_sensitive"))
+            ss = true;
+        else if (!strcmp(t, "float_absolute_tolerance"))
+            dst = &abs_tol;
+        else if (!strcmp(t, "float_relative_tolerance"))
+            dst = &rel_tol;
+        else if (!strcmp(t, "float_tolerance"))
+            dst = &both;
+        else {
+            conv_err(e, "problem.yaml:%zu: validator_flags: unknown flag '%s'", line, t);
+            continue;
+        }
+        if (dst) {
+            char *v = strtok_r(NULL, " \t", &save);
+            if (!number(v, dst)) {
+                conv_err(e, "problem.yaml:%zu: validator_flags: %s needs a number", line, t);
+                continue;
+            }
+            fl = true;
+            if (dst == &both)
+                abs_tol = rel_tol = both;
+        }
+    }
+    fprintf(out, "checker: {type: %s, case_sensitive: %s, space_change_sensitive: %s", fl ? "float" : "tokens",
+            cs ? "true" : "false", ss ? "true" : "false");
+    if (abs_tol >= 0)
+        fprintf(out, ", absolute_tolerance: %.17g", abs_tol);
+    if (rel_tol >= 0)
+        fprintf(out, ", relative_tolerance: %.17g", rel_tol);
+    fprintf(out, "}\n");
+}
+
+/* testdata.yaml of data/ and its groups (legacy, 2023-07) or test_group.yaml (later
+ * drafts): settings per test group. The runner judges every test of an
+ * ICPC problem alike (stop_on_failure: all, one validator call), so a key
+ * that would make one group judged otherwise (validator arguments, grading,
+ * scores) is refused naming file, line and key, never dropped; what only
+ * the package's input validators read changes nothing. */
+static void check_group_yaml(const char *dir, const char *rel, struct conv_errs *e)
+{
+    static const char *harmless[] = {"input_validator_flags", "input_validator_args", "full_feedback", NULL};
+    char path[4400];
+    snprintf(path, sizeof path, "%s/%s", dir, rel);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return;
+    struct common_errors found = {0};
+    struct ydoc d;
+    yaml_node_t *root = ydoc_read(&d, f, rel, &icpc_words, &found) ? NULL : ydoc_root(&d);
+    if (root && root->type == YAML_MAPPING_NODE) {
+        ydoc_mapping(&d, root, "(top level)");   /* records keys given twice */
+        YDOC_FOR_PAIRS(&d, root, ks, k, v) {
+            (void)v;   /* the keys alone are judged */
+            bool ok = false;
+            for (int i = 0; k->type == YAML_SCALAR_NODE && harmless[i]; i++)
+                ok = ok || !strcmp(ks, harmless[i]);
+            if (!ok)
+                conv_err(e, "%s:%d: %.60s: not converted: the runner judges every test of an ICPC problem alike "
+                           "(no validator arguments, grading or scores per group)", rel, ydoc_line(k), ks);
+        }
+    } else if (root && !(root->type == YAML_SCALAR_NODE && !root->data.scalar.length)) {
+        conv_err(e, "%s:1: (top level): expected a mapping", rel);
+    }
+    ydoc_free(&d);
+    fclose(f);
+    add_reader_errors(e, &found);
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The tests of data/GROUP (any depth, sorted): "- {name, input, output}".
+ * Recursive, with the depth of every package tree bounded where it came
+ * in (store_unpack, store_copy_tree); refused here too past that depth. */
+static int list_tests(const char *dir, const char *rel, FILE *out, struct conv_errs *e)
+{
+    if (store_path_depth(rel) > STORE_MAX_DEPTH) {
+        conv_err(e, "%.200s...:0: data: more than %d directory levels deep", rel, STORE_MAX_DEPTH);
+        return 0;
+    }
+    char path[4400];
+    snprintf(path, sizeof path, "%s/%s", dir, rel);
+    DIR *d = opendir(path);
+    if (!d)
+        return 0;
+    char **names = NULL;
+    size_t n = 0;
+    struct dirent *de;
+    while ((de = readdir(d)))
+        if (de->d_name[0] != '.') {
+            names = realloc(names, (n + 1) * sizeof *names);
+            names[n++] = strdup(de->d_name);
+        }
+    closedir(d);
+    qsort(names, n, sizeof *names, cmp_names);
+    int count = 0;
+    for (size_t i = 0; i < n; i++) {
+        char sub[4400], full[8900];
+        snprintf(sub, sizeof sub, "%s/%s", rel, names[i]);
+        snprintf(full, sizeof full, "%s/%s", dir, sub);
+        struct stat st;
+        size_t len = strlen(names[i]);
+        if (!stat(full, &st) && S_ISDIR(st.st_mode)) {
+            count += list_tests(dir, sub, out, e);
+        } else if (!strcmp(names[i], "testdata.yaml") || !strcmp(names[i], "test_group.yaml")) {
+            check_group_yaml(dir, sub, e);
+        } else if (len > 12 && !strcmp(names[i] + len - 12, ".interaction")) {
+            /* a sample's transcript for the statement; judged only as its .in with .ans */
+            char in[4400];
+            snprintf(in, sizeof in, "%s/%.*s.in", dir, (int)(strlen(sub) - 12), sub);
+            if (stat(in, &st))
+                conv_err(e, "%s:0: data: a sample given only as a transcript (.interaction, no .in with .ans) "
+                           "cannot be judged", sub);
+        } else if (len > 3 && !strcmp(names[i] + len - 3, ".in")) {
+            char ans[4400], tname[4400];
+            snprintf(ans, sizeof ans, "%s/%.*s.ans", dir, (int)(strlen(sub) - 3), sub);
+            if (stat(ans, &st)) {
+                conv_err(e, "%s:0: data: no matching .ans", sub);
+                continue;
+            }
+            /* data/secret/g1/01.in -> secret-g1-01 */
+            snprintf(tname, sizeof tname, "%.*s", (int)(strlen(sub) - 3 - 5), sub + 5);
+            for (char *c = tname; *c; c++)
+                if (*c == '/')
+                    *c = '-';
+            fprintf(out, "  - {name: \"%s\", input: \"%s\", output: \"%.*s.ans\"}\n", tname, sub,
+                    (int)(strlen(sub) - 3), sub);
+            count++;
+        }
+    }
+    for (size_t i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
+    return count;
+}
+
+static bool source_name(const char *name)
+{
+    size_t l = strlen(name);
+    return (l > 2 && !strcmp(name + l - 2, ".c")) ||
+           (l > 4 && (!strcmp(name + l - 4, ".cpp") || !strcmp(name + l - 4, ".cxx"))) ||
+           (l > 3 && (!strcmp(name + l - 3, ".cc") || !strcmp(name + l - 3, ".py")));
+}
+
+/* The one source file of FOLDER (output_validators/ of the legacy format,
+ * output_validator/ of 2023-07) or of its one subdirectory; headers beside
+ * it are the runner's to compile with it. key names the problem.yaml key
+ * that asked for it, in errors. */
+static int find_validator(const char *dir, const char *folder, const char *key, size_t line, char *rel, size_t len,
+                          struct conv_errs *e)
+{
+    char base[4400];
+    snprintf(base, sizeof base, "%s/%s", dir, folder);
+    DIR *d = opendir(base);
+    if (!d) {
+        conv_err(e, "problem.yaml:%zu: %s: a custom validator is needed in %s/", line, key, folder);
+        return -1;
+    }
+    char found[2][600];
+    int n = 0;
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        if (de->d_name[0] == '.')
+            continue;
+        char p[4800];
+        snprintf(p, sizeof p, "%s/%s", base, de->d_name);
+        struct stat st;
+        if (stat(p, &st))
+            continue;
+        if (S_ISDIR(st.st_mode)) {
+            DIR *d2 = opendir(p);
+            struct dirent *f;
+            while (d2 && (f = readdir(d2)))
+                if (source_name(f->d_name)) {
+                    if (n < 2)
+                        snprintf(found[n], sizeof found[n], "%s/%.200s/%.200s", folder, de->d_name, f->d_name);
+                    n++;
+                }
+            if (d2)
+                closedir(d2);
+        } else if (S_ISREG(st.st_mode) && source_name(de->d_name)) {
+            if (n < 2)
+                snprintf(found[n], sizeof found[n], "%s/%.200s", folder, de->d_name);
+            n++;
+        }
+    }
+    closedir(d);
+    if (n != 1) {
+        conv_err(e, "%s:0: %s: expected exactly one validator source (.c, .cc, .cpp, .py), found %d", folder, key, n);
+        return -1;
+    }
+    snprintf(rel, len, "%s", found[0]);
+    return 0;
+}
+
+static int stat_dir(const char *dir, const char *rel, struct stat *st)
+{
+    char p[4400];
+    snprintf(p, sizeof p, "%s/%s", dir, rel);
+    return stat(p, st) || !S_ISDIR(st->st_mode) ? -1 : 0;
+}
+
+/* DOMjudge's domjudge-problem.ini: "key = value" lines, values optionally
+ * quoted. What changes judging is read (timelimit, name); what only
+ * DOMjudge's contest uses (ids, colour, points, flags) changes nothing;
+ * special_run and special_compare name programs kept in DOMjudge's own
+ * database, not in the package, and are refused unless the package holds
+ * the validator itself. */
+struct ini {
+    double timelimit;
+    char name[512];
+    size_t special_compare_line;
+};
+
+static void ini_value(char *v)
+{
+    size_t n = strlen(v);
+    while (n && (v[n - 1] == ' ' || v[n - 1] == '\t' || v[n - 1] == '\r'))
+        v[--n] = 0;
+    if (n >= 2 && (v[0] == '"' || v[0] == '\'') && v[n - 1] == v[0]) {
+        memmove(v, v + 1, n - 2);
+        v[n - 2] = 0;
+    }
+}
+
+static void ini_line(char *line, size_t no, struct ini *ini, struct conv_errs *e)
+{
+    char *eq = strchr(line, '=');
+    char *k = line + strspn(line, " \t");
+    if (!*k || *k == ';' || *k == '#' || *k == '\r')
+        return;
+    if (!eq) {
+        conv_err(e, "domjudge-problem.ini:%zu: (ini): expected key = value", no);
+        return;
+    }
+    *eq = 0;
+    char *v = eq + 1 + strspn(eq + 1, " \t");
+    ini_value(k);
+    ini_value(v);
+    if (!strcmp(k, "timelimit")) {
+        if (!number(v, &ini->timelimit) || ini->timelimit <= 0)
+            conv_err(e, "domjudge-problem.ini:%zu: timelimit: expected a positive number of seconds", no);
+    } else if (!strcmp(k, "name")) {
+        snprintf(ini->name, sizeof ini->name, "%s", v);
+    } else if (!strcmp(k, "special_compare")) {
+        if (*v)
+            ini->special_compare_line = no;
+    } else if (!strcmp(k, "special_run")) {
+        if (*v)
+            conv_err(e, "domjudge-problem.ini:%zu: special_run: '%.100s' is a run script of DOMjudge's own database, "
+                       "not in the package: not converted", no, v);
+    } else if (strcmp(k, "probid") && strcmp(k, "externalid") && strcmp(k, "short-name") && strcmp(k, "color") &&
+               strcmp(k, "points") && strcmp(k, "allow_submit") && strcmp(k, "allow_judge")) {
+        conv_err(e, "domjudge-problem.ini:%zu: %.60s: unknown key", no, k);
+    }
+}
+
+static void read_ini(const char *dir, struct ini *ini, struct conv_errs *e)
+{
+    char p[4400], line[1024];
+    snprintf(p, sizeof p, "%s/domjudge-problem.ini", dir);
+    FILE *f = fopen(p, "r");
+    if (!f)
+        return;
+    for (size_t no = 1; fgets(line, sizeof line, f); no++) {
+        line[strcspn(line, "\n")] = 0;
+        ini_line(line, no, ini, e);
+    }
+    fclose(f);
+}
+
+static double read_timelimit(const char *dir)
+{
+    char p[4400], buf[64] = "";
+    snprintf(p, sizeof p, "%s/.timelimit", dir);
+    FILE *f = fopen(p, "r");
+    if (!f)
+        return 0;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    double v = strtod(buf, NULL);
+    return v > 0 ? v : -1;
+}
+
+static void yaml_string(FILE *out, const char *s)
+{
+    fputc('"', out);
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\')
+            fputc('\\', out);
+        if ((unsigned char)*s >= 0x20)
+            fputc(*s, out);
+    }
+    fputc('"', out);
+}
+
+/* A custom output validator keeps the Kattis protocol: the runner's checker
+ * (or interactor) with protocol kattis, validator_flags passed to it as its
+ * arguments after IN ANS FEEDBACK_DIR, as Kattis and DOMjudge call it. */
+static void validator_yaml(const char *key, const char *source, const char *flags, FILE *out)
+{
+    fprintf(out, "%s: {%ssource: ", key, strcmp(key, "checker") ? "" : "type: custom, ");
+    yaml_string(out, source);
+    fprintf(out, ", protocol: kattis, args: [");
+    char copy[1024];
+    snprintf(copy, sizeof copy, "%s", flags);
+    char *save = NULL;
+    int n = 0;
+    for (char *t = strtok_r(copy, " \t", &save); t; t = strtok_r(NULL, " \t", &save)) {
+        fprintf(out, "%s", n++ ? ", " : "");
+        yaml_string(out, t);
+    }
+    fprintf(out, "]}\n");
+}
+
+/* The time limit, DOMjudge's own first (.timelimit, then the ini's key, as
+ * DOMjudge imports it), then problem.yaml's; with none, what is assumed is
+ * said (Kattis derives it from the accepted submissions, which a push does
+ * not run). */
+static double icpc_time_limit(const char *dir, const struct icpc *y, const struct ini *ini, struct conv_errs *e)
+{
+    double tl = read_timelimit(dir);
+    if (tl < 0)
+        conv_err(e, ".timelimit:1: time limit: expected a positive number of seconds");
+    if (ini->timelimit > 0)
+        tl = ini->timelimit;
+    if (tl <= 0 && y->time_limit > 0)
+        tl = y->time_limit;
+    if (tl <= 0) {
+        tl = (y->time_multiplier > 0 ? y->time_multiplier : 5) * 1.0;
+        conv_warn(e, "problem.yaml:0: time_limit: warning: the package gives no time limit (no .timelimit, "
+                    "domjudge-problem.ini timelimit or limits.time_limit); assumed %.3g s (time_multiplier %g x 1 s)",
+                 tl, y->time_multiplier > 0 ? y->time_multiplier : 5);
+    }
+    return tl;
+}
+
+/* The converted problem.yaml's body into out; the number of tests. */
+static int write_converted(FILE *out, const char *dir, const char *name, const struct icpc *y, double tl,
+                           bool interactive, bool custom, const char *validator, struct conv_errs *e)
+{
+    fprintf(out, "# converted from the ICPC/Kattis package format on push; the original is problem.icpc.yaml\n");
+    fprintf(out, "name: ");
+    yaml_string(out, name);
+    fprintf(out, "\n");
+    if (y->title[0]) {
+        fprintf(out, "title: ");
+        yaml_string(out, y->title);
+        fprintf(out, "\n");
+    }
+    fprintf(out, "type: %s\ntime_limit: %.3fs\nmemory_limit: %.0fM\n", interactive ? "interactive" : "batch", tl,
+            y->memory_mb > 0 ? y->memory_mb : 2048);
+    if (y->output_mb > 0)
+        fprintf(out, "output_limit: %.0fM\n", y->output_mb);
+    if (custom && validator[0])
+        validator_yaml(interactive ? "interactor" : "checker", validator, y->flags, out);
+    else if (!custom)
+        checker_yaml(y->flags, y->flags_line ? y->flags_line : 1, out, e);
+    fprintf(out, "stop_on_failure: all\ntests:\n");
+    check_group_yaml(dir, "data/testdata.yaml", e);   /* the whole data/ group's */
+    check_group_yaml(dir, "data/test_group.yaml", e);
+    int n = list_tests(dir, "data/sample", out, e);
+    return n + list_tests(dir, "data/secret", out, e);
+}
+
+int icpc_convert(const char *dir, const char *name, char **errors)
+{
+    struct conv_errs e = {0};
+    struct icpc y = {.time_multiplier = 0};
+    snprintf(y.validation, sizeof y.validation, "default");
+    read_icpc_yaml(dir, &y, &e);
+    struct ini ini = {0};
+    read_ini(dir, &ini, &e);
+    if (!y.title[0] && ini.name[0])
+        snprintf(y.title, sizeof y.title, "%s", ini.name);
+    double tl = icpc_time_limit(dir, &y, &ini, &e);
+    char validator[700] = "", folder[64];
+    struct stat st;
+    /* 2023-07 and later: output_validator/ (one program); there is no
+     * validation: key, the folder's presence makes the validation custom */
+    snprintf(folder, sizeof folder, "%s", !stat_dir(dir, "output_validator", &st) ? "output_validator"
+                                                                                 : "output_validators");
+    bool modern = y.version[0] && strcmp(y.version, "legacy");
+    bool interactive = !strcmp(y.validation, "custom interactive") || y.interactive_type;
+    bool custom = interactive || !strcmp(y.validation, "custom") ||
+                  (modern && !strcmp(folder, "output_validator"));
+    if (ini.special_compare_line && !custom)
+        conv_err(&e, "domjudge-problem.ini:%zu: special_compare: names a compare program of DOMjudge's own database, "
+                    "not in the package: give it as output_validators/ with validation: custom",
+                ini.special_compare_line);
+    if (custom)
+        find_validator(dir, folder, y.interactive_type ? "type" : "validation",
+                       y.interactive_type ? y.type_line : y.validation_line ? y.validation_line : 1, validator,
+                       sizeof validator, &e);
+    char out_path[4400], tmp[4400], orig[4400];
+    snprintf(out_path, sizeof out_path, "%s/problem.yaml", dir);
+    snprintf(orig, sizeof orig, "%s/problem.icpc.yaml", dir);
+    snprintf(tmp, sizeof tmp, "%s/.problem.yaml.new", dir);
+    FILE *out = fopen(tmp, "w");
+    if (!out) {
+        conv_err(&e, "problem.yaml:0: (package): cannot write: %s", strerror(errno));
+        *errors = e.buf;
+        return e.n;
+    }
+    int n = write_converted(out, dir, name, &y, tl, interactive, custom, validator, &e);
+    fclose(out);
+    if (n == 0)
+        conv_err(&e, "data/secret:0: data: no tests (*.in with *.ans in data/sample or data/secret)");
+    if (e.n == 0 && !stat(out_path, &st) && rename(out_path, orig))
+        conv_err(&e, "problem.yaml:0: (package): %s", strerror(errno));
+    if (e.n == 0 && rename(tmp, out_path))
+        conv_err(&e, "problem.yaml:0: (package): %s", strerror(errno));
+    unlink(tmp);
+    *errors = e.buf;
+    return e.n;
+}
