@@ -60,23 +60,26 @@ void conv_line(struct conv_errs *e, const char *line)
     e->n++;
 }
 
-void conv_err(struct conv_errs *e, const char *fmt, ...)
+static void conv_vline(struct conv_errs *e, const char *fmt, va_list ap)
 {
     char line[2048];
+    vsnprintf(line, sizeof line, fmt, ap);
+    conv_line(e, line);
+}
+
+void conv_err(struct conv_errs *e, const char *fmt, ...)
+{
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
+    conv_vline(e, fmt, ap);
     va_end(ap);
-    conv_line(e, line);
 }
 
 void conv_warn(struct conv_errs *e, const char *fmt, ...)
 {
-    char line[2048];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
+    conv_vline(e, fmt, ap);
     va_end(ap);
-    conv_line(e, line);
     e->n--;
 }

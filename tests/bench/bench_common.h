@@ -23,6 +23,16 @@ static inline void b_die(const char *msg)
     exit(1);
 }
 
+/* text into a new file at path (the bench ends when it cannot) */
+static inline void b_write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        b_die(path);
+    fputs(text, f);
+    fclose(f);
+}
+
 /* A private directory for the bench (B_dir) and the Redis address in it. */
 static inline void b_dir_make(void)
 {

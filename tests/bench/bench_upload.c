@@ -19,22 +19,9 @@
 #include <sys/random.h>
 #include <sys/socket.h>
 
+#include "../proc_status.h"
 #include "bench_common.h"
 #include "common.h"
-
-static double now(void)
-{
-    return common_monotonic();
-}
-
-static void put_file(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    if (!f)
-        b_die(path);
-    fputs(text, f);
-    fclose(f);
-}
 
 /* DIR/pkg.tar.gz: problem.yaml, tests/1.in (mib MiB random), tests/1.out */
 static void make_archive(const char *dir, long mib, char *tgz, size_t len)
@@ -44,9 +31,9 @@ static void make_archive(const char *dir, long mib, char *tgz, size_t len)
     if (system(cmd))
         b_die(cmd);
     snprintf(p, sizeof p, "%s/pkg/problem.yaml", dir);
-    put_file(p, "name: big\ntime_limit: 1s\nmemory_limit: 256M\nchecker: tokens\n");
+    b_write_file(p, "name: big\ntime_limit: 1s\nmemory_limit: 256M\nchecker: tokens\n");
     snprintf(p, sizeof p, "%s/pkg/tests/1.out", dir);
-    put_file(p, "0\n");
+    b_write_file(p, "0\n");
     snprintf(p, sizeof p, "%s/pkg/tests/1.in", dir);
     FILE *f = fopen(p, "w");
     if (!f)
@@ -68,21 +55,7 @@ static void make_archive(const char *dir, long mib, char *tgz, size_t len)
         b_die(cmd);
 }
 
-/* judge-api's peak RSS (kB, VmHWM) and CPU seconds (utime + stime) */
-static long peak_kb(pid_t pid)
-{
-    char path[64], line[256];
-    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
-    FILE *f = fopen(path, "r");
-    long kb = -1;
-    while (f && fgets(line, sizeof line, f))
-        if (!strncmp(line, "VmHWM:", 6))
-            kb = atol(line + 6);
-    if (f)
-        fclose(f);
-    return kb;
-}
-
+/* judge-api's peak RSS (VmHWM) back to its current RSS */
 static void peak_reset(pid_t pid)
 {
     char path[64];
@@ -94,6 +67,7 @@ static void peak_reset(pid_t pid)
     }
 }
 
+/* judge-api's CPU seconds (utime + stime) */
 static double cpu_s(pid_t pid)
 {
     char path[64], buf[2048];
@@ -213,10 +187,10 @@ int main(int argc, char **argv)
         struct stat sb;
         stat(tgz, &sb);
         peak_reset(api);
-        double c0 = cpu_s(api), t0 = now();
+        double c0 = cpu_s(api), t0 = common_monotonic();
         int st = put(port, tok, tgz, out, sizeof out);
-        double el = now() - t0, cpu = cpu_s(api) - c0;
-        long kb = peak_kb(api);
+        double el = common_monotonic() - t0, cpu = cpu_s(api) - c0;
+        long kb = proc_status_kb(api, "VmHWM:");
         printf("upload %d: %ld MiB package, %.1f MiB tar.gz -> %d in %.2f s; judge-api CPU %.2f s, peak RSS %.1f MiB\n",
                r, mib, sb.st_size / 1048576.0, st, el, cpu, kb / 1024.0);
         if (st != 201 && st != 200) {

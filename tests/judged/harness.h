@@ -224,11 +224,9 @@ static void t_lock_suite(void)
         ;   /* fd stays open: the lock lives with the test process */
 }
 
-/* the whole log of judged host NAME (caller frees) */
-__attribute__((unused)) static char *t_judged_log(const char *name)
+/* the first MiB of the file at path ("" when there is none; caller frees) */
+__attribute__((unused)) static char *t_read_log(const char *path)
 {
-    char path[400];
-    snprintf(path, sizeof path, "%s/judged-%s.log", T_dir, name);
     FILE *f = fopen(path, "r");
     if (!f)
         return strdup("");
@@ -237,6 +235,30 @@ __attribute__((unused)) static char *t_judged_log(const char *name)
     buf[n] = 0;
     fclose(f);
     return buf;
+}
+
+/* the whole log of judged host NAME (caller frees) */
+__attribute__((unused)) static char *t_judged_log(const char *name)
+{
+    char path[400];
+    snprintf(path, sizeof path, "%s/judged-%s.log", T_dir, name);
+    return t_read_log(path);
+}
+
+/* The port judge-api, started with its output in the log at path, says it
+ * listens on, once it says so; 0 when it has not within 30 s (the caller
+ * asserts, naming the log). */
+__attribute__((unused)) static int t_api_port(const char *log)
+{
+    int port = 0;
+    for (long long end = t_now_ms() + 30000; t_now_ms() < end && !port; t_sleep_ms(20)) {
+        char *text = t_read_log(log);
+        const char *p = strstr(text, "listening on port ");
+        if (p)
+            port = atoi(p + 18);
+        free(text);
+    }
+    return port;
 }
 
 /* GET path from 127.0.0.1:port over HTTP/1.0 (the server closes after

@@ -7,6 +7,7 @@
  * 960..). */
 #pragma GCC diagnostic ignored "-Wunused-function"
 #include "harness.h"
+#include "../proc_status.h"
 
 #include <arpa/inet.h>
 #include <curl/curl.h>
@@ -317,7 +318,7 @@ static void token(const char *name, const char *role, char *out)
 
 static void start_api(void)
 {
-    char log[400], buf[8192];
+    char log[400];
     snprintf(log, sizeof log, "%s/api.log", T_dir);
     pid_t pid = t_fork();
     if (pid == 0) {
@@ -329,18 +330,7 @@ static void start_api(void)
     }
     t_track(pid);
     api_pid = pid;
-    api_port = 0;
-    for (long long end = t_now_ms() + 20000; t_now_ms() < end && !api_port; t_sleep_ms(20)) {
-        FILE *f = fopen(log, "r");
-        if (!f)
-            continue;
-        size_t n = fread(buf, 1, sizeof buf - 1, f);
-        fclose(f);
-        buf[n] = 0;
-        const char *p = strstr(buf, "listening on port ");
-        if (p)
-            api_port = atoi(p + 18);
-    }
+    api_port = t_api_port(log);
     cr_assert(api_port > 0, "judge-api did not start (see %s)", log);
 }
 
@@ -1598,20 +1588,28 @@ Test(api, the_example_platform_client_submits_follows_and_verifies_webhooks)
     free(s);
 }
 
+/* SIGHUP to judge-api (the tokens file is read again), then whether token
+ * gets 200 from GET path within 20 s. */
+static bool sighup_token(const char *path, const char *token)
+{
+    kill(api_pid, SIGHUP);
+    for (long long end = t_now_ms() + 20000; t_now_ms() < end; t_sleep_ms(50)) {
+        struct resp r = http("GET", path, path, token, NULL, NULL);
+        long status = r.status;
+        resp_free(&r);
+        if (status == 200)
+            return true;
+    }
+    return false;
+}
+
 Test(api, a_token_added_while_running_counts_after_sighup)
 {
     start("  native: {languages: [c, cpp], slots: 1}\n", NULL, false);
     char fresh[100];
     token("late", "read", fresh);
     expect(http("GET", "/v1/languages", "/v1/languages", fresh, NULL, NULL), 401, NULL, "not loaded yet");
-    kill(api_pid, SIGHUP);
-    long status = 0;
-    for (long long end = t_now_ms() + 20000; t_now_ms() < end && status != 200; t_sleep_ms(50)) {
-        struct resp r = http("GET", "/v1/languages", "/v1/languages", fresh, NULL, NULL);
-        status = r.status;
-        resp_free(&r);
-    }
-    cr_assert_eq(status, 200, "the new token works after SIGHUP");
+    cr_assert(sighup_token("/v1/languages", fresh), "the new token works after SIGHUP");
     expect(http("GET", "/v1/languages", "/v1/languages", tok_submit, NULL, NULL), 200, NULL, "old tokens stay");
     check_openapi();
 }
@@ -2115,21 +2113,6 @@ static void make_icpc(const char *dir, const char *yaml)
     sh("tar czf %s/%s.tgz -C %s %s", T_dir, dir, T_dir, dir);
 }
 
-/* judge-api's peak resident memory (kB, VmHWM), or -1 */
-static long api_peak_kb(void)
-{
-    char path[64], line[256];
-    snprintf(path, sizeof path, "/proc/%d/status", (int)api_pid);
-    FILE *f = fopen(path, "r");
-    long kb = -1;
-    while (f && fgets(line, sizeof line, f))
-        if (!strncmp(line, "VmHWM:", 6))
-            kb = atol(line + 6);
-    if (f)
-        fclose(f);
-    return kb;
-}
-
 /* An upload's body goes to a file as it arrives (issue 25): a 48 MiB
  * package raises judge-api's peak RSS by far less than its size (it grew by
  * the body's size, and more while realloc copied it, when the body was
@@ -2139,24 +2122,17 @@ Test(api, a_package_upload_is_not_held_in_memory, .timeout = 300)
     start("  native: {languages: [c, cpp], slots: 1}\n", "max_package: 64M\n", true);
     char tok_setter[100], tar[400];
     token("setter", "setter", tok_setter);
-    kill(api_pid, SIGHUP);   /* the tokens file is read again */
-    for (long long end = t_now_ms() + 20000; t_now_ms() < end; t_sleep_ms(100)) {
-        struct resp r = http("GET", PROBS, PROBS, tok_setter, NULL, NULL);
-        long st = r.status;
-        resp_free(&r);
-        if (st == 200)
-            break;
-    }
+    cr_assert(sighup_token(PROBS, tok_setter), "the setter token works after SIGHUP");
     /* plain tar of random bytes: no compression for the test to wait for */
     sh("cp -r %s/testdata/aplusb %s/bigpkg && head -c 48M /dev/urandom > %s/bigpkg/NOTES && "
        "tar cf %s/big.tar -C %s bigpkg", SRC, T_dir, T_dir, T_dir, T_dir);
     snprintf(tar, sizeof tar, "%s/big.tar", T_dir);
-    long before = api_peak_kb();
+    long before = proc_status_kb(api_pid, "VmHWM:");
     cr_assert_gt(before, 0);
     struct resp r = put_file(PROBS "/big", tok_setter, tar, "application/x-tar");
     cr_assert_eq(r.status, 201, "%s", r.body);
     resp_free(&r);
-    long after = api_peak_kb();
+    long after = proc_status_kb(api_pid, "VmHWM:");
 #if !JUDGED_DAEMONS_UNDER_TSAN
     cr_assert_lt(after - before, 16 * 1024, "judge-api's peak RSS grew by %ld kB for a 48 MiB upload "
                  "(%ld -> %ld kB)", after - before, before, after);
@@ -2174,14 +2150,7 @@ Test(api, problem_upload_validated_by_a_judged_host_then_judged_and_rejudged)
     start("  native: {languages: [c, cpp], slots: 1}\n", "max_package: 1M\n", true);
     char tok_setter[100];
     token("setter", "setter", tok_setter);
-    kill(api_pid, SIGHUP);   /* the tokens file is read again */
-    for (long long end = t_now_ms() + 20000; t_now_ms() < end; t_sleep_ms(100)) {
-        struct resp r = http("GET", PROBS, PROBS, tok_setter, NULL, NULL);
-        long st = r.status;
-        resp_free(&r);
-        if (st == 200)
-            break;
-    }
+    cr_assert(sighup_token(PROBS, tok_setter), "the setter token works after SIGHUP");
 
     /* tar.gz with a top-level directory: stored, a new version (201) */
     sh("tar czf %s/up.tgz -C %s/testdata aplusb", T_dir, SRC);

@@ -189,19 +189,9 @@ static void start_api(void)
 {
     const char *argv[] = {BIN "/judge-api", "--config", cfg_a, NULL};
     spawn("api", argv);
-    char log[400], buf[8192];
+    char log[400];
     snprintf(log, sizeof log, "%s/api.log", T_dir);
-    for (long long end = t_now_ms() + 20000; t_now_ms() < end && !api_port; t_sleep_ms(20)) {
-        FILE *f = fopen(log, "r");
-        if (!f)
-            continue;
-        size_t n = fread(buf, 1, sizeof buf - 1, f);
-        fclose(f);
-        buf[n] = 0;
-        const char *p = strstr(buf, "listening on port ");
-        if (p)
-            api_port = atoi(p + 18);
-    }
+    api_port = t_api_port(log);
     cr_assert(api_port > 0, "judge-api did not start (see %s)", log);
 }
 
@@ -620,15 +610,13 @@ static int result_events(int port, const char *id)
 /* Judgings of id that host A published, by its log ("job ID: ... outcome=published"). */
 static int judged_published(const char *id)
 {
-    char log[400], line[4096], head[256];
-    snprintf(log, sizeof log, "%s/judged-A.log", T_dir);
+    char head[256];
     snprintf(head, sizeof head, "job %s: ", id);
-    FILE *f = fopen(log, "r");
-    cr_assert(f, "%s", log);
+    char *log = t_judged_log("A"), *save = NULL;
     int n = 0;
-    while (fgets(line, sizeof line, f))
+    for (char *line = strtok_r(log, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
         n += strstr(line, head) && strstr(line, "outcome=published");
-    fclose(f);
+    free(log);
     return n;
 }
 

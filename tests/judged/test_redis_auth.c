@@ -433,18 +433,9 @@ static int start_api(const char *cfg)
         _exit(127);
     }
     t_track(pid);
-    int port = 0;
-    char *text = NULL;
-    for (long long end = t_now_ms() + 30000; t_now_ms() < end && !port; t_sleep_ms(50)) {
-        size_t len;
-        bool more;
-        free(text);
-        text = common_read_file(log, 1 << 20, &len, &more);
-        const char *p = text ? strstr(text, "listening on port ") : NULL;
-        if (p)
-            port = atoi(p + 18);
-    }
-    cr_assert(port > 0, "judge-api did not start: %s", text ? text : "");
+    int port = t_api_port(log);
+    char *text = t_read_log(log);
+    cr_assert(port > 0, "judge-api did not start: %s", text);
     cr_assert(contains(text, "redis unix://judge-api:***@"), "%s", text);
     assert_no_password("judge-api's log", text);
     free(text);
