@@ -100,6 +100,20 @@ Test(dispatch, backpressure_and_contest_priority)
     cr_assert(c && a && b && c < a && a < b, "contest first: %s", out);
 }
 
+/* Jobs of work queue KEY still waiting or running: the group's lag plus its
+ * pending entries. Not XLEN: an entry finished while an older one still ran
+ * (two slots dead-letter at once) stays in the stream, acknowledged, until a
+ * later release trims past it (judged.lua, release); XLEN == 0 failed when
+ * the poison entries were dead-lettered out of order. */
+static long long backlog(const char *key)
+{
+    return t_int("EVAL %s 1 %s",
+                 "local n = 0 for _, g in ipairs(redis.call('XINFO', 'GROUPS', KEYS[1])) do "
+                 "local t = {} for i = 1, #g, 2 do t[g[i]] = g[i + 1] end "
+                 "n = n + (t.lag or 1000000) + t.pending end return n",
+                 key);
+}
+
 Test(dispatch, poison_entries_are_dead_lettered_once)
 {
     char cfg[400], id[160], out[65536];
@@ -115,8 +129,8 @@ Test(dispatch, poison_entries_are_dead_lettered_once)
     while (t_now_ms() < end && t_int("XLEN judge:{native}:dlq") < 4)
         t_sleep_ms(50);
     cr_assert_eq(t_int("XLEN judge:{native}:dlq"), 4);
-    cr_assert_eq(t_int("XLEN judge:{native}:q:normal"), 0);
-    cr_assert_eq(t_int("XLEN judge:{native}:q:contest"), 0);
+    cr_assert_eq(backlog("judge:{native}:q:normal"), 0);
+    cr_assert_eq(backlog("judge:{native}:q:contest"), 0);
     /* the daemon still judges */
     cr_assert_eq(t_submit(cfg, "aplusb", "c", AC_C, NULL, NULL, id, sizeof id), 0);
     cr_assert(t_wait_state(id, "done", 30000));
