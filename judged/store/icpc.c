@@ -10,7 +10,8 @@
  *    A custom output validator keeps its Kattis protocol (the runner's
  *    `protocol: kattis`), validator_flags becoming its arguments. 2023-07
  *    packages (problem_format_version) have output_validator/ and `type:`;
- *    a type the runner cannot judge as meant (scoring, multi-pass,
+ *    `type: scoring` has its groups' scoring mapped onto subtasks
+ *    (icpc_groups.c); a type the runner cannot judge as meant (multi-pass,
  *    submit-answer, validation 'score') is refused naming the key: never
  *    stored as a pass/fail batch problem.
  *  - DOMjudge: domjudge-problem.ini (name, timelimit, special_compare /
@@ -56,6 +57,7 @@ struct icpc {
     double time_multiplier, time_limit, memory_mb, output_mb;
     char version[64];        /* problem_format_version: "" (legacy) or "2023-07-draft", ... */
     bool interactive_type;   /* type: interactive (2023-07) */
+    bool scoring;            /* type: scoring: groups become subtasks (icpc_groups.c) */
     size_t type_line;
 };
 
@@ -72,8 +74,7 @@ static void type_word(struct icpc *y, const char *w, size_t line, struct conv_er
         return;
     }
     if (!strcmp(w, "scoring"))
-        conv_err(e, "problem.yaml:%zu: type: 'scoring' is not converted: scores by test group (testdata.yaml "
-                   "grading) are not read, and the problem would be judged pass/fail", line);
+        y->scoring = true;
     else if (!strcmp(w, "multi-pass"))
         conv_err(e, "problem.yaml:%zu: type: 'multi-pass' is not converted: the runner runs a submission once per "
                    "test (no nextpass.in)", line);
@@ -195,6 +196,24 @@ static void read_limits(struct ydoc *d, yaml_node_t *v, size_t line, struct icpc
     }
 }
 
+/* Legacy grading: {objective, show_test_data_groups}: a score to minimise
+ * is not the runner's (it adds points up, more is better). */
+static void read_grading(struct ydoc *d, yaml_node_t *v, size_t line, struct conv_errs *e)
+{
+    if (v->type != YAML_MAPPING_NODE) {
+        conv_err(e, "problem.yaml:%zu: grading: expected a mapping", line);
+        return;
+    }
+    ydoc_mapping(d, v, "grading");
+    YDOC_FOR_PAIRS(d, v, gk, k, gv) {
+        (void)k;
+        const char *s = scalar(gv);
+        if (!strcmp(gk, "objective") && (!s || strcmp(s, "max")))
+            conv_err(e, "problem.yaml:%d: grading.objective: '%.40s' is not converted: the runner's score is "
+                       "one to maximise", gv ? ydoc_line(gv) : (int)line, s ? s : "?");
+    }
+}
+
 /* One key of problem.yaml; every other key of the format (author, source,
  * license, ...) does not change judging. */
 static void read_icpc_key(struct ydoc *d, const char *ks, yaml_node_t *v, struct icpc *y, struct conv_errs *e)
@@ -220,6 +239,8 @@ static void read_icpc_key(struct ydoc *d, const char *ks, yaml_node_t *v, struct
         y->flags_line = line;
     } else if (!strcmp(ks, "limits")) {
         read_limits(d, v, line, y, e);
+    } else if (!strcmp(ks, "grading")) {
+        read_grading(d, v, line, e);
     }
 }
 
@@ -329,35 +350,19 @@ static void check_group_yaml(const char *dir, const char *rel, struct conv_errs 
     add_reader_errors(e, &found);
 }
 
-static int cmp_names(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* The tests of data/GROUP (any depth, sorted): "- {name, input, output}".
  * Recursive, with the depth of every package tree bounded where it came
  * in (store_unpack, store_copy_tree); refused here too past that depth. */
-static int list_tests(const char *dir, const char *rel, FILE *out, struct conv_errs *e)
+static int list_tests(const char *dir, const char *rel, bool scoring, FILE *out, struct conv_errs *e)
 {
     if (store_path_depth(rel) > STORE_MAX_DEPTH) {
         conv_err(e, "%.200s...:0: data: more than %d directory levels deep", rel, STORE_MAX_DEPTH);
         return 0;
     }
     char path[4400];
+    size_t n;
     snprintf(path, sizeof path, "%s/%s", dir, rel);
-    DIR *d = opendir(path);
-    if (!d)
-        return 0;
-    char **names = NULL;
-    size_t n = 0;
-    struct dirent *de;
-    while ((de = readdir(d)))
-        if (de->d_name[0] != '.') {
-            names = realloc(names, (n + 1) * sizeof *names);
-            names[n++] = strdup(de->d_name);
-        }
-    closedir(d);
-    qsort(names, n, sizeof *names, cmp_names);
+    char **names = icpc_sorted_names(path, &n);
     int count = 0;
     for (size_t i = 0; i < n; i++) {
         char sub[4400], full[8900];
@@ -366,9 +371,10 @@ static int list_tests(const char *dir, const char *rel, FILE *out, struct conv_e
         struct stat st;
         size_t len = strlen(names[i]);
         if (!stat(full, &st) && S_ISDIR(st.st_mode)) {
-            count += list_tests(dir, sub, out, e);
+            count += list_tests(dir, sub, scoring, out, e);
         } else if (!strcmp(names[i], "testdata.yaml") || !strcmp(names[i], "test_group.yaml")) {
-            check_group_yaml(dir, sub, e);
+            if (!scoring)   /* a scoring problem's are read by icpc_subtasks */
+                check_group_yaml(dir, sub, e);
         } else if (len > 12 && !strcmp(names[i] + len - 12, ".interaction")) {
             /* a sample's transcript for the statement; judged only as its .in with .ans */
             char in[4400];
@@ -383,19 +389,13 @@ static int list_tests(const char *dir, const char *rel, FILE *out, struct conv_e
                 conv_err(e, "%s:0: data: no matching .ans", sub);
                 continue;
             }
-            /* data/secret/g1/01.in -> secret-g1-01 */
-            snprintf(tname, sizeof tname, "%.*s", (int)(strlen(sub) - 3 - 5), sub + 5);
-            for (char *c = tname; *c; c++)
-                if (*c == '/')
-                    *c = '-';
+            icpc_test_name(sub, tname, sizeof tname);
             fprintf(out, "  - {name: \"%s\", input: \"%s\", output: \"%.*s.ans\"}\n", tname, sub,
                     (int)(strlen(sub) - 3), sub);
             count++;
         }
     }
-    for (size_t i = 0; i < n; i++)
-        free(names[i]);
-    free(names);
+    icpc_free_names(names, n);
     return count;
 }
 
@@ -601,9 +601,12 @@ static double icpc_time_limit(const char *dir, const struct icpc *y, const struc
     return tl;
 }
 
-/* The converted problem.yaml's body into out; the number of tests. */
+/* The converted problem.yaml's body into out; the number of tests. A
+ * scoring problem's groups become subtasks, judged as the runner judges
+ * subtasks (a failing one stops, the others go on); a pass/fail problem
+ * stops at its first failure, as ICPC judges. */
 static int write_converted(FILE *out, const char *dir, const char *name, const struct icpc *y, double tl,
-                           bool interactive, bool custom, const char *validator, struct conv_errs *e)
+                           bool interactive, bool custom, const char *validator, bool modern, struct conv_errs *e)
 {
     fprintf(out, "# converted from the ICPC/Kattis package format on push; the original is problem.icpc.yaml\n");
     fprintf(out, "name: ");
@@ -622,11 +625,16 @@ static int write_converted(FILE *out, const char *dir, const char *name, const s
         validator_yaml(interactive ? "interactor" : "checker", validator, y->flags, out);
     else if (!custom)
         checker_yaml(y->flags, y->flags_line ? y->flags_line : 1, out, e);
-    fprintf(out, "stop_on_failure: all\ntests:\n");
-    check_group_yaml(dir, "data/testdata.yaml", e);   /* the whole data/ group's */
-    check_group_yaml(dir, "data/test_group.yaml", e);
-    int n = list_tests(dir, "data/sample", out, e);
-    return n + list_tests(dir, "data/secret", out, e);
+    fprintf(out, "stop_on_failure: %s\ntests:\n", y->scoring ? "subtask" : "all");
+    if (!y->scoring) {
+        check_group_yaml(dir, "data/testdata.yaml", e);   /* the whole data/ group's */
+        check_group_yaml(dir, "data/test_group.yaml", e);
+    }
+    int n = list_tests(dir, "data/sample", y->scoring, out, e);
+    n += list_tests(dir, "data/secret", y->scoring, out, e);
+    if (y->scoring && n)
+        icpc_subtasks(dir, !modern, out, e);
+    return n;
 }
 
 int icpc_convert(const char *dir, const char *name, char **errors)
@@ -668,7 +676,7 @@ int icpc_convert(const char *dir, const char *name, char **errors)
         *errors = e.buf;
         return e.n;
     }
-    int n = write_converted(out, dir, name, &y, tl, interactive, custom, validator, &e);
+    int n = write_converted(out, dir, name, &y, tl, interactive, custom, validator, modern, &e);
     fclose(out);
     if (n == 0)
         conv_err(&e, "data/secret:0: data: no tests (*.in with *.ans in data/sample or data/secret)");

@@ -707,8 +707,6 @@ static int convert(const char *sub, const char *yaml, char **errors)
 Test(store_unit, icpc_types_the_runner_cannot_judge_are_refused_naming_the_key)
 {
     static const struct { const char *yaml, *expect; } cases[] = {
-        {"problem_format_version: 2023-07-draft\nname: S\ntype: scoring\n",
-         "problem.yaml:3: type: 'scoring' is not converted"},
         {"problem_format_version: 2023-07-draft\nname: S\ntype: [pass-fail, multi-pass]\nlimits:\n  validation_passes: 3\n",
          "problem.yaml:3: type: 'multi-pass' is not converted"},
         {"problem_format_version: 2023-07-draft\nname: S\ntype: interactive multi-pass\n",
@@ -716,7 +714,6 @@ Test(store_unit, icpc_types_the_runner_cannot_judge_are_refused_naming_the_key)
         {"problem_format_version: 2023-07-draft\nname: S\ntype: submit-answer\n",
          "problem.yaml:3: type: 'submit-answer' is not converted"},
         {"problem_format_version: 2023-07-draft\nname: S\ntype: batch\n", "problem.yaml:3: type: unknown type 'batch'"},
-        {"name: S\ntype: scoring\n", "problem.yaml:2: type: 'scoring' is not converted"},   /* legacy */
         {"name: S\nvalidation: custom score\n", "problem.yaml:2: validation: 'score' is not converted"},
         {"name: S\nvalidation: custom interactive score\n", "problem.yaml:2: validation: 'score' is not converted"},
         {"name: S\nvalidation: costum\n", "problem.yaml:2: validation: expected default, custom"},
@@ -872,4 +869,165 @@ Test(store_unit, icpc_group_settings_that_change_judging_are_refused)
     put("h/data/secret/testdata.yaml", "input_validator_args: [--n, 5]\n");
     cr_assert_eq(convert("h", "name: H\n", &errors), 0, "only input validators read it: %s", errors);
     free(errors);
+}
+
+/* ---- scoring problems: groups become subtasks (issue 22) ---- */
+
+/* a test in data/REL (an .in with its .ans) of package sub */
+static void test_in(const char *sub, const char *rel)
+{
+    char p[300];
+    snprintf(p, sizeof p, "%s/data/%s.in", sub, rel);
+    put(p, "1\n");
+    snprintf(p, sizeof p, "%s/data/%s.ans", sub, rel);
+    put(p, "1\n");
+}
+
+static int convert_scoring(const char *sub, const char *yaml, char **errors)
+{
+    char p[300];
+    snprintf(p, sizeof p, "%s/problem.yaml", sub);
+    put(p, yaml);
+    snprintf(p, sizeof p, "%s/%s", dir, sub);
+    *errors = NULL;
+    return store_convert(p, sub, errors);
+}
+
+/* legacy: testdata.yaml per group (inherited), the default grader's sum and
+ * min, on_reject: break chaining the parts, ignore_sample */
+Test(store_unit, legacy_scoring_groups_become_subtasks)
+{
+    char *errors;
+    put("l/data/testdata.yaml", "on_reject: continue\nrange: 0 100\ngrader_flags: ignore_sample sum\n");
+    put("l/data/secret/g1/testdata.yaml", "grader_flags: min\naccept_score: 20\non_reject: break\n");
+    put("l/data/secret/g2/testdata.yaml", "grader_flags: min\naccept_score: 30\n");
+    put("l/data/secret/g3/testdata.yaml", "accept_score: 25\non_reject: break\ninput_validator_flags: big\n");
+    test_in("l", "sample/1");
+    test_in("l", "secret/g1/1");
+    test_in("l", "secret/g1/2");
+    test_in("l", "secret/g2/1");
+    test_in("l", "secret/g3/1");
+    test_in("l", "secret/g3/2");
+    cr_assert_eq(convert_scoring("l", "name: L\ntype: scoring\n", &errors), 0, "%s", errors);
+    free(errors);
+    const char *y = converted("l");
+    cr_assert(strstr(y, "stop_on_failure: subtask\n"), "%s", y);
+    cr_assert(strstr(y, "  - {name: \"sample\", points: 0, tests: [\"sample-1\"]}\n"), "%s", y);
+    cr_assert(strstr(y, "  - {name: \"secret-g1\", points: 20, tests: [\"secret-g1-1\", \"secret-g1-2\"]}\n"),
+              "%s", y);
+    cr_assert(strstr(y, "  - {name: \"secret-g2\", points: 30, tests: [\"secret-g2-1\"]}\n"), "%s", y);
+    /* sum with break: the second test scores only after the first passed */
+    cr_assert(strstr(y, "  - {name: \"secret-g3-1\", points: 25, tests: [\"secret-g3-1\"]}\n"), "%s", y);
+    cr_assert(strstr(y, "  - {name: \"secret-g3-2\", points: 25, tests: [\"secret-g3-2\"], depends: "
+                        "[\"secret-g3-1\"]}\n"), "%s", y);
+}
+
+/* what the runner's subtasks cannot express is refused naming file, line
+ * and key */
+Test(store_unit, legacy_scoring_that_subtasks_cannot_express_is_refused)
+{
+    static const struct { const char *file, *yaml, *expect; } cases[] = {
+        {"data/secret/testdata.yaml", "grader_flags: max\n",
+         "data/secret/testdata.yaml:1: grader_flags: 'max' is not converted"},
+        {"data/secret/testdata.yaml", "grader_flags: always_accept\n",
+         "data/secret/testdata.yaml:1: grader_flags: 'always_accept' is not converted"},
+        {"data/secret/testdata.yaml", "reject_score: -1\n",
+         "data/secret/testdata.yaml:1: reject_score: only 0 is converted"},
+        {"data/secret/testdata.yaml", "grading: custom\n",
+         "data/secret/testdata.yaml:1: grading: 'custom' is not converted"},
+        {"data/testdata.yaml", "on_reject: continue\nrange: 0 1\n",
+         "data/testdata.yaml:2: range: the group scores 0 to 3, outside 0..1"},
+        {"data/testdata.yaml", "on_reject: sometimes\n", "data/testdata.yaml:1: on_reject: expected break or"},
+        {"data/secret/testdata.yaml", "output_validator_flags: float_tolerance 1e-3\n",
+         "data/secret/testdata.yaml:1: output_validator_flags: not converted"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char sub[16], p[300], *errors;
+        snprintf(sub, sizeof sub, "ls%zu", i);
+        snprintf(p, sizeof p, "%s/%s", sub, cases[i].file);
+        put(p, cases[i].yaml);
+        test_in(sub, "sample/1");
+        test_in(sub, "secret/1");
+        test_in(sub, "secret/2");
+        cr_assert_geq(convert_scoring(sub, "name: S\ntype: scoring\n", &errors), 1, "%s", cases[i].yaml);
+        cr_assert(strstr(errors, cases[i].expect), "%s: %s", cases[i].yaml, errors);
+        free(errors);
+    }
+    char *errors;
+    /* min over secret, which sums its tests */
+    put("mi/data/testdata.yaml", "grader_flags: min\n");
+    put("mi/data/secret/testdata.yaml", "grader_flags: sum\n");
+    test_in("mi", "secret/1");
+    test_in("mi", "secret/2");
+    cr_assert_eq(convert_scoring("mi", "name: S\ntype: scoring\n", &errors), 1, "%s", errors);
+    cr_assert(strstr(errors, "data/testdata.yaml:1: grader_flags: 'min' over a group scored in parts (sum) is not "
+                             "converted"), "%s", errors);
+    free(errors);
+    test_in("ob", "secret/1");
+    cr_assert_eq(convert_scoring("ob", "name: S\ntype: scoring\ngrading:\n  objective: min\n", &errors), 1);
+    cr_assert(strstr(errors, "problem.yaml:4: grading.objective: 'min' is not converted"), "%s", errors);
+    free(errors);
+}
+
+/* 2025-09: test_group.yaml with max_score, score_aggregation, require_pass;
+ * groups default to pass-fail, secret to sum of 100 */
+Test(store_unit, test_group_yaml_scoring_becomes_subtasks)
+{
+    char *errors;
+    put("t/data/secret/a/test_group.yaml", "max_score: 20\n");
+    put("t/data/secret/b/test_group.yaml", "max_score: 30\nscore_aggregation: sum\nrequire_pass: [sample]\n");
+    put("t/data/secret/c/test_group.yaml", "max_score: 50\nscore_aggregation: min\nrequire_pass: secret/a\n"
+                                           "input_validator_args: [--big]\n");
+    test_in("t", "sample/1");
+    test_in("t", "secret/a/1");
+    test_in("t", "secret/b/1");
+    test_in("t", "secret/b/2");
+    test_in("t", "secret/c/1");
+    cr_assert_eq(convert_scoring("t", "problem_format_version: 2025-09\nname: T\ntype: scoring\n"
+                                      "limits:\n  time_limit: 1\n", &errors), 0, "%s", errors);
+    free(errors);
+    const char *y = converted("t");
+    cr_assert(strstr(y, "  - {name: \"secret-a\", points: 20, tests: [\"secret-a-1\"]}\n"), "%s", y);
+    cr_assert(strstr(y, "  - {name: \"secret-b-1\", points: 15, tests: [\"secret-b-1\"], depends: [\"sample\"]}\n")
+              && strstr(y, "  - {name: \"secret-b-2\", points: 15, tests: [\"secret-b-2\"], depends: "
+                           "[\"sample\"]}\n"), "%s", y);
+    cr_assert(strstr(y, "  - {name: \"secret-c\", points: 50, tests: [\"secret-c-1\"], depends: [\"secret-a\"]}\n"),
+              "%s", y);
+
+    /* 2023-07: scoring: {score, aggregation}, a group's score inferred */
+    put("s/data/secret/a/test_group.yaml", "scoring:\n  score: 40\n");
+    put("s/data/secret/b/test_group.yaml", "scoring:\n  aggregation: pass-fail\n");
+    test_in("s", "secret/a/1");
+    test_in("s", "secret/b/1");
+    cr_assert_eq(convert_scoring("s", "problem_format_version: 2023-07-draft\nname: S\ntype: scoring\n", &errors),
+                 0, "%s", errors);
+    free(errors);
+    y = converted("s");
+    cr_assert(strstr(y, "{name: \"secret-a\", points: 40, ") && strstr(y, "{name: \"secret-b\", points: 60, "),
+              "%s", y);
+
+    static const struct { const char *file, *yaml, *expect; } cases[] = {
+        {"data/secret/test_group.yaml", "max_score: unbounded\n",
+         "data/secret/test_group.yaml:1: max_score: 'unbounded' is not converted"},
+        {"data/secret/a/test_group.yaml", "max_score: 150\n",
+         "data/secret:0: score: the groups' scores add up to 150, more than the group's 100"},
+        {"data/secret/a/test_group.yaml", "max_score: 10\nrequire_pass: secret/b\n",
+         "data/secret/a/test_group.yaml:2: require_pass: 'secret/b' is not a group judged before secret/a"},
+        {"data/secret/a/test_group.yaml", "max_score: 10\noutput_validator_args: [x]\n",
+         "data/secret/a/test_group.yaml:2: output_validator_args: not converted"},
+        {"data/secret/a/test_group.yaml", "scoring: {score: 10, aggregation: max}\n",
+         "data/secret/a/test_group.yaml:1: scoring.aggregation: expected pass-fail, sum or min"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char sub[16], p[300];
+        snprintf(sub, sizeof sub, "ts%zu", i);
+        snprintf(p, sizeof p, "%s/%s", sub, cases[i].file);
+        put(p, cases[i].yaml);
+        test_in(sub, "secret/a/1");
+        test_in(sub, "secret/b/1");
+        cr_assert_geq(convert_scoring(sub, "problem_format_version: 2025-09\nname: S\ntype: scoring\n", &errors), 1,
+                      "%s", cases[i].yaml);
+        cr_assert(strstr(errors, cases[i].expect), "%s: %s", cases[i].yaml, errors);
+        free(errors);
+    }
 }

@@ -1,0 +1,119 @@
+/*
+ * test_icpc_judge.c - ICPC packages converted as push converts them
+ * (store_convert) and judged by the real runner, compilers and sandbox:
+ * a scoring problem's groups scored as subtasks (legacy testdata.yaml and
+ * 2025-09 test_group.yaml). Needs root.
+ */
+#include <criterion/criterion.h>
+#include <jansson.h>
+
+#include "../runner/helpers.h"
+#include "runner.h"
+#include "store.h"
+
+#define SRC JUDGED_SOURCE_DIR
+/* Slots 240..259: five groups of four, held per test process. */
+#define FIRST_SLOT test_slot_group(240, 5, 4)
+#define WORK_DIR BIN_DIR "/../icpc-judge-work"   /* one per build tree */
+
+struct judged {
+    enum runner_verdict verdict;
+    double score;
+    char *json;
+};
+
+static struct judged judge(const char *problem, const char *source)
+{
+    struct runner_config cfg = {.languages_dir = SRC "/languages", .work_dir = WORK_DIR,
+                                .first_slot = FIRST_SLOT, .slots = 1};
+    struct runner *r = NULL;
+    char err[4096];
+    cr_assert_eq(runner_open(&r, &cfg, err, sizeof err), 0, "runner_open: %s", err);
+    struct runner_request req = {.problem_dir = problem, .language = "c", .source = source,
+                                 .source_len = strlen(source)};
+    struct runner_report *rep = NULL;
+    enum runner_failure failure;
+    cr_assert_eq(runner_judge(r, &req, &rep, &failure, err, sizeof err), 0, "%s", err);
+    struct judged j = {runner_report_verdict(rep), runner_report_score(rep), runner_report_json(rep)};
+    runner_report_free(rep);
+    runner_close(r);
+    return j;
+}
+
+static void expect(const char *problem, const char *source, enum runner_verdict v, double score,
+                   const char *what)
+{
+    struct judged j = judge(problem, source);
+    cr_expect_eq(j.verdict, v, "%s: %s", what, j.json);
+    cr_expect(j.score > score - 1e-6 && j.score < score + 1e-6, "%s: score %g, expected %g: %s", what, j.score,
+              score, j.json);
+    free(j.json);
+}
+
+static void convert(const char *dir)
+{
+    char *errors = NULL;
+    int n = store_convert(dir, "p", &errors);
+    cr_assert_eq(n, 0, "%s", errors ? errors : "");
+    free(errors);
+}
+
+/* A+B in three groups: small numbers, larger ones, sums past 32 bits */
+static void aplusb_groups(const char *dir)
+{
+    put_file(dir, ".timelimit", "2\n");
+    put_file(dir, "data/sample/1.in", "1 1\n");
+    put_file(dir, "data/sample/1.ans", "2\n");
+    put_file(dir, "data/secret/g1/1.in", "1 2\n");
+    put_file(dir, "data/secret/g1/1.ans", "3\n");
+    put_file(dir, "data/secret/g1/2.in", "3 4\n");
+    put_file(dir, "data/secret/g1/2.ans", "7\n");
+    put_file(dir, "data/secret/g2/1.in", "100000 200000\n");
+    put_file(dir, "data/secret/g2/1.ans", "300000\n");
+    put_file(dir, "data/secret/g3/1.in", "2000000000 2000000000\n");
+    put_file(dir, "data/secret/g3/1.ans", "4000000000\n");
+}
+
+static const char *full = "#include <stdio.h>\nint main(void){long long a,b;scanf(\"%lld %lld\",&a,&b);"
+                          "printf(\"%lld\\n\",a+b);return 0;}\n";
+static const char *int32 = "#include <stdio.h>\nint main(void){int a,b;scanf(\"%d %d\",&a,&b);"
+                           "printf(\"%d\\n\",(int)((unsigned)a+(unsigned)b));return 0;}\n";
+static const char *small = "#include <stdio.h>\nint main(void){long long a,b;scanf(\"%lld %lld\",&a,&b);"
+                           "printf(\"%lld\\n\",a<1000?a+b:0);return 0;}\n";
+
+/* legacy: testdata.yaml per group, min within a group, the groups summed;
+ * a partially accepted solution scores the groups it passes */
+Test(icpc_judge, a_legacy_scoring_problem_scores_the_groups_passed)
+{
+    char *dir = scratch_dir("icpc-legacy");
+    aplusb_groups(dir);
+    put_file(dir, "problem.yaml", "name: A plus B\ntype: scoring\n");
+    put_file(dir, "data/testdata.yaml", "on_reject: continue\nrange: 0 100\ngrader_flags: ignore_sample\n");
+    put_file(dir, "data/secret/g1/testdata.yaml", "on_reject: break\ngrader_flags: min\naccept_score: 20\n");
+    put_file(dir, "data/secret/g2/testdata.yaml", "on_reject: break\ngrader_flags: min\naccept_score: 30\n");
+    put_file(dir, "data/secret/g3/testdata.yaml", "on_reject: break\ngrader_flags: min\naccept_score: 50\n");
+    convert(dir);
+    expect(dir, full, RUNNER_AC, 100, "long long");
+    expect(dir, int32, RUNNER_WA, 50, "32-bit sums: g1 and g2");
+    expect(dir, small, RUNNER_WA, 20, "small numbers only: g1");
+    remove_dir(dir);
+    free(dir);
+}
+
+/* 2025-09: test_group.yaml with max_score; require_pass makes g3 score
+ * only after g2 passed */
+Test(icpc_judge, a_2025_09_scoring_problem_scores_its_test_groups)
+{
+    char *dir = scratch_dir("icpc-2025");
+    aplusb_groups(dir);
+    put_file(dir, "problem.yaml", "problem_format_version: 2025-09\nname: A plus B\ntype: scoring\n");
+    put_file(dir, "data/secret/g1/test_group.yaml", "max_score: 20\n");
+    put_file(dir, "data/secret/g2/test_group.yaml", "max_score: 30\n");
+    put_file(dir, "data/secret/g3/test_group.yaml", "max_score: 50\nrequire_pass: secret/g2\n");
+    convert(dir);
+    expect(dir, full, RUNNER_AC, 100, "long long");
+    expect(dir, int32, RUNNER_WA, 50, "32-bit sums: g1 and g2");
+    expect(dir, small, RUNNER_WA, 20, "small numbers only: g1 (g3 not run: it requires g2)");
+    remove_dir(dir);
+    free(dir);
+}
