@@ -125,6 +125,7 @@ struct rn_helper {
     char **args;                   /* run arguments after the protocol's (Kattis's
                                       validator_flags); NULL-terminated or NULL */
     enum rn_protocol protocol;
+    bool scores;                   /* kattis checker: score.txt / score_multiplier.txt read */
     int line;                      /* of its key in problem.yaml */
 };
 

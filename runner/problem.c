@@ -324,7 +324,7 @@ static int parse_flags(struct ydoc *y, yaml_node_t *n, const char *key, char ***
 
 /* the keys of a custom checker's long form beyond type and source */
 struct custom_nodes {
-    yaml_node_t *flags, *protocol, *args;
+    yaml_node_t *flags, *protocol, *args, *scores;
 };
 
 static int parse_custom(struct ydoc *y, const struct custom_nodes *c, struct rn_problem *p)
@@ -345,6 +345,12 @@ static int parse_custom(struct ydoc *y, const struct custom_nodes *c, struct rn_
         ydoc_error(y, c->args, "checker.args", "only a custom checker takes arguments"), rc = -1;
     else if (c->args)
         rc |= ydoc_strings(y, c->args, "checker.args", &h->args);
+    /* an ICPC scoring validator's score.txt: a fraction of the test's worth */
+    if (c->scores && (!custom || h->protocol != RN_PROTO_KATTIS))
+        ydoc_error(y, c->scores, "checker.scores", "only a custom checker of protocol kattis writes score.txt"),
+            rc = -1;
+    else if (c->scores)
+        rc |= parse_bool(y, c->scores, "checker.scores", &h->scores);
     return rc;
 }
 
@@ -377,6 +383,8 @@ static int parse_checker(struct ydoc *y, yaml_node_t *n, struct rn_problem *p)
             custom.protocol = v;
         else if (!strcmp(key, "args"))
             custom.args = v;
+        else if (!strcmp(key, "scores"))
+            custom.scores = v;
         else if (!strcmp(key, "epsilon"))
             cmp.eps = v;
         else if (!strcmp(key, "absolute_tolerance"))
@@ -389,7 +397,7 @@ static int parse_checker(struct ydoc *y, yaml_node_t *n, struct rn_problem *p)
             cmp.space = v;
         else
             ydoc_error(y, k, key, "unknown key in checker (type, source, flags, protocol, "
-                       "args, epsilon, absolute_tolerance, relative_tolerance, case_sensitive, "
+                       "args, scores, epsilon, absolute_tolerance, relative_tolerance, case_sensitive, "
                        "space_change_sensitive)"), rc = -1;
     }
     if (!type) {

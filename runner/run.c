@@ -16,6 +16,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -149,8 +150,62 @@ static char *kattis_message(const char *feedback_dir, const char *stderr_path)
     return stderr_path ? read_text(stderr_path) : strdup("");
 }
 
+/* What test t is worth: the points of the first subtask holding it (a
+ * converted ICPC scoring problem puts each test in one). 0: none. */
+static double test_worth(const struct rn_problem *p, const struct rn_test *t)
+{
+    size_t i = (size_t)(t - p->tests);
+    for (size_t s = 0; s < p->subtask_count; s++)
+        for (size_t k = 0; k < p->subtasks[s].test_count; k++)
+            if (p->subtasks[s].tests[k] == i)
+                return p->subtasks[s].points;
+    return 0;
+}
+
+/* A number alone in the feedback file name: 1, -1 when absent, 0 when it
+ * holds something else. */
+static int feedback_number(const char *dir, const char *name, double *out)
+{
+    char *text = read_feedback(dir, name), *end;
+    int rc = -1;
+    if (text[strspn(text, " \t\r\n")]) {
+        *out = strtod(text, &end);
+        rc = end != text && !end[strspn(end, " \t\r\n")] && isfinite(*out);
+    }
+    free(text);
+    return rc;
+}
+
+/* checker.scores: an accepting validator's score_multiplier.txt (a
+ * fraction) or score.txt (points of the test's worth) makes the fraction;
+ * with neither, the whole worth (ICPC 2023-07+). Anything else is IE. */
+static void kattis_score(const struct rn_job *j, const struct rn_test *t, struct rn_check *chk)
+{
+    double mult = 0, score = 0, worth = test_worth(j->prob, t);
+    int m = feedback_number(j->feedback, "score_multiplier.txt", &mult);
+    int s = feedback_number(j->feedback, "score.txt", &score);
+    const char *why = NULL;
+    if (m == 0 || s == 0)
+        why = "score.txt or score_multiplier.txt does not hold a number";
+    else if (m > 0 && s > 0)
+        why = "both score.txt and score_multiplier.txt were written";
+    else if (m > 0 && (mult < 0 || mult > 1))
+        why = "score_multiplier.txt is outside 0..1";
+    else if (s > 0 && (score < 0 || score > worth + 1e-9))
+        why = "score.txt is outside 0..the test's worth (its subtask's points)";
+    if (why) {
+        chk->verdict = RUNNER_IE;
+        chk->fraction = 0;
+        snprintf(chk->message, sizeof chk->message, "the checker accepted, but %s (%g)", why, m > 0 ? mult : score);
+    } else if (m > 0 || s > 0) {
+        /* partial, as testlib's points are: WA with the fraction */
+        chk->fraction = m > 0 ? mult : worth > 0 ? score / worth : 0;
+        chk->verdict = chk->fraction >= 1 ? RUNNER_AC : RUNNER_WA;
+    }
+}
+
 /* the check's verdict from how the checker ended */
-static void checker_verdict(const struct rn_job *j, const struct sandbox_result *res,
+static void checker_verdict(const struct rn_job *j, const struct rn_test *t, const struct sandbox_result *res,
                             struct rn_check *chk)
 {
     bool exited = res->status == SANDBOX_OK || (res->status == SANDBOX_RE && res->signal == 0);
@@ -158,6 +213,8 @@ static void checker_verdict(const struct rn_job *j, const struct sandbox_result 
         char *m = kattis_message(j->feedback, j->chk_err);
         rn_check_from_kattis(res->exit_code, m, "checker", chk);
         free(m);
+        if (j->prob->checker_prog.scores && chk->verdict == RUNNER_AC)
+            kattis_score(j, t, chk);
     } else if (exited) {
         char *o = read_text(j->chk_out), *e = read_text(j->chk_err);
         rn_check_from_exit(res->exit_code, o, e, chk);
@@ -214,7 +271,7 @@ static int run_custom_checker(struct rn_job *j, const struct rn_test *t, struct 
         return rn_job_infra(j, j->chk_out, strerror(errno));
     if (rc < 0)
         return rn_job_infra(j, "sandbox (checker)", res.message);
-    checker_verdict(j, &res, chk);
+    checker_verdict(j, t, &res, chk);
     return 0;
 }
 

@@ -58,6 +58,7 @@ struct icpc {
     char version[64];        /* problem_format_version: "" (legacy) or "2023-07-draft", ... */
     bool interactive_type;   /* type: interactive (2023-07) */
     bool scoring;            /* type: scoring: groups become subtasks (icpc_groups.c) */
+    bool score_validation;   /* legacy validation: custom score */
     size_t type_line;
 };
 
@@ -109,8 +110,8 @@ static void read_type(struct ydoc *d, yaml_node_t *v, struct icpc *y, struct con
         type_word(y, t, y->type_line, e);
 }
 
-/* validation: default | custom [interactive] [score] (legacy); 'score' is
- * a scoring problem's validator and refused as type: scoring is. */
+/* validation: default | custom [interactive] [score] (legacy); 'score':
+ * the validator's score.txt scores a scoring problem's tests. */
 static void read_validation(const char *s, size_t line, struct icpc *y, struct conv_errs *e)
 {
     char copy[128], *save = NULL;
@@ -120,11 +121,9 @@ static void read_validation(const char *s, size_t line, struct icpc *y, struct c
     for (char *t = strtok_r(NULL, " \t", &save); ok && t; t = strtok_r(NULL, " \t", &save)) {
         if (custom && !strcmp(t, "interactive"))
             interactive = true;
-        else if (custom && !strcmp(t, "score")) {
-            conv_err(e, "problem.yaml:%zu: validation: 'score' is not converted: the validator's score.txt "
-                       "(a scoring problem) is not read, and the problem would be judged pass/fail", line);
-            return;
-        } else
+        else if (custom && !strcmp(t, "score"))
+            y->score_validation = true;
+        else
             ok = false;
     }
     if (!ok) {
@@ -563,7 +562,7 @@ static void yaml_string(FILE *out, const char *s)
 /* A custom output validator keeps the Kattis protocol: the runner's checker
  * (or interactor) with protocol kattis, validator_flags passed to it as its
  * arguments after IN ANS FEEDBACK_DIR, as Kattis and DOMjudge call it. */
-static void validator_yaml(const char *key, const char *source, const char *flags, FILE *out)
+static void validator_yaml(const char *key, const char *source, const char *flags, bool scores, FILE *out)
 {
     fprintf(out, "%s: {%ssource: ", key, strcmp(key, "checker") ? "" : "type: custom, ");
     yaml_string(out, source);
@@ -576,7 +575,7 @@ static void validator_yaml(const char *key, const char *source, const char *flag
         fprintf(out, "%s", n++ ? ", " : "");
         yaml_string(out, t);
     }
-    fprintf(out, "]}\n");
+    fprintf(out, "]%s}\n", scores ? ", scores: true" : "");
 }
 
 /* The time limit, DOMjudge's own first (.timelimit, then the ini's key, as
@@ -622,7 +621,8 @@ static int write_converted(FILE *out, const char *dir, const char *name, const s
     if (y->output_mb > 0)
         fprintf(out, "output_limit: %.0fM\n", y->output_mb);
     if (custom && validator[0])
-        validator_yaml(interactive ? "interactor" : "checker", validator, y->flags, out);
+        validator_yaml(interactive ? "interactor" : "checker", validator, y->flags,
+                       !interactive && y->scoring && (modern || y->score_validation), out);
     else if (!custom)
         checker_yaml(y->flags, y->flags_line ? y->flags_line : 1, out, e);
     fprintf(out, "stop_on_failure: %s\ntests:\n", y->scoring ? "subtask" : "all");
@@ -655,7 +655,13 @@ int icpc_convert(const char *dir, const char *name, char **errors)
     snprintf(folder, sizeof folder, "%s", !stat_dir(dir, "output_validator", &st) ? "output_validator"
                                                                                  : "output_validators");
     bool modern = y.version[0] && strcmp(y.version, "legacy");
+    if (y.score_validation && !y.scoring)
+        conv_err(&e, "problem.yaml:%zu: validation: 'score' is only for type: scoring (the validator's score.txt "
+                    "scores a test)", y.validation_line);
     bool interactive = !strcmp(y.validation, "custom interactive") || y.interactive_type;
+    if (interactive && y.scoring)
+        conv_err(&e, "problem.yaml:%zu: type: an interactive scoring problem is not converted: the runner's "
+                    "interactor does not read score.txt", y.type_line ? y.type_line : y.validation_line);
     bool custom = interactive || !strcmp(y.validation, "custom") ||
                   (modern && !strcmp(folder, "output_validator"));
     if (ini.special_compare_line && !custom)

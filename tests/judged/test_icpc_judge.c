@@ -117,3 +117,59 @@ Test(icpc_judge, a_2025_09_scoring_problem_scores_its_test_groups)
     remove_dir(dir);
     free(dir);
 }
+
+/* An output validator that gives half the test's worth for half the
+ * answer: score_multiplier.txt, or with the argument "points" score.txt
+ * holding the points (legacy: the test's score). */
+static const char *halves =
+    "#include <stdio.h>\n#include <string.h>\n"
+    "int main(int argc, char **argv) {\n"
+    "  long long want, got; FILE *a = fopen(argv[2], \"r\");\n"
+    "  if (!a || fscanf(a, \"%lld\", &want) != 1 || scanf(\"%lld\", &got) != 1) return 43;\n"
+    "  if (got == want) return 42;\n"
+    "  if (got * 2 != want) return 43;\n"
+    "  char p[4096]; int points = argc > 4 && !strcmp(argv[4], \"points\");\n"
+    "  snprintf(p, sizeof p, \"%s%s\", argv[3], points ? \"score.txt\" : \"score_multiplier.txt\");\n"
+    "  FILE *f = fopen(p, \"w\"); if (!f) return 1;\n"
+    "  fprintf(f, points ? \"5\\n\" : \"0.5\\n\"); fclose(f); return 42;\n}\n";
+
+/* the second test's answer halved: half of its worth */
+static const char *half_on_2 = "#include <stdio.h>\nint main(void){long long a,b;scanf(\"%lld %lld\",&a,&b);"
+                               "printf(\"%lld\\n\",a==3?(a+b)/2:a+b);return 0;}\n";
+
+/* 2023-07: a custom output_validator/ in a scoring problem writes
+ * score_multiplier.txt; a sum group of two tests worth 50 each */
+Test(icpc_judge, a_score_validator_scores_part_of_a_test)
+{
+    char *dir = scratch_dir("icpc-score");
+    put_file(dir, ".timelimit", "2\n");
+    put_file(dir, "problem.yaml", "problem_format_version: 2023-07-draft\nname: Halves\ntype: scoring\n");
+    put_file(dir, "output_validator/halves.c", "%s", halves);
+    put_file(dir, "data/secret/g/test_group.yaml", "scoring: {score: 100, aggregation: sum}\n");
+    put_file(dir, "data/secret/g/1.in", "1 3\n");
+    put_file(dir, "data/secret/g/1.ans", "4\n");
+    put_file(dir, "data/secret/g/2.in", "3 5\n");
+    put_file(dir, "data/secret/g/2.ans", "8\n");
+    convert(dir);
+    expect(dir, full, RUNNER_AC, 100, "both answers");
+    expect(dir, half_on_2, RUNNER_WA, 75, "half the second answer: 50 + 25");
+    remove_dir(dir);
+    free(dir);
+
+    /* legacy validation: custom score: score.txt holds the test's points */
+    dir = scratch_dir("icpc-score-legacy");
+    put_file(dir, ".timelimit", "2\n");
+    put_file(dir, "problem.yaml", "name: Halves\ntype: scoring\nvalidation: custom score\n"
+             "validator_flags: points\n");
+    put_file(dir, "output_validators/halves/halves.c", "%s", halves);
+    put_file(dir, "data/testdata.yaml", "on_reject: continue\naccept_score: 10\n");
+    put_file(dir, "data/secret/1.in", "1 3\n");
+    put_file(dir, "data/secret/1.ans", "4\n");
+    put_file(dir, "data/secret/2.in", "3 5\n");
+    put_file(dir, "data/secret/2.ans", "8\n");
+    convert(dir);
+    expect(dir, full, RUNNER_AC, 20, "both answers: 10 + 10");
+    expect(dir, half_on_2, RUNNER_WA, 15, "score.txt 5 for the second: 10 + 5");
+    remove_dir(dir);
+    free(dir);
+}
