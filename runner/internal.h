@@ -176,6 +176,7 @@ struct rn_problem {
     struct rn_subtask *subtasks;
     size_t subtask_count;
     enum rn_stop stop;
+    int passes;                    /* runs per test at most (multi-pass: nextpass.in); 1 */
     /* while loading only */
     int root;                      /* the package dir (rn_pkg_root) */
     struct runner_limits limits;
@@ -185,6 +186,7 @@ struct rn_problem {
 };
 
 #define RN_MAX_SUBTASKS 1000
+#define RN_MAX_PASSES 100
 
 /* Walks the package (rn_pkg_walk), then reads problem.yaml and the tests;
  * lim NULL: the defaults. */
@@ -422,6 +424,8 @@ struct rn_job {
     int slot;                                 /* sandbox slot */
     char *dir, *src, *out_dir, *out, *log, *chk, *chk_out, *chk_err;
     char *feedback;                           /* a Kattis checker's feedback dir */
+    int pass;                                 /* of the current test, from 0 (passes) */
+    int pass_input;                           /* the next pass's stdin (nextpass.in); -1 */
     const struct rn_language *lang;
     const struct rn_problem *prob;
     char *prob_abs;                           /* absolute package dir */

@@ -31,7 +31,7 @@
 #include "yaml_doc.h"
 
 struct pending {                   /* nodes resolved after the top level */
-    yaml_node_t *tests, *subtasks, *checker, *interactor, *grader, *type;
+    yaml_node_t *tests, *subtasks, *checker, *interactor, *grader, *type, *passes;
 };
 
 void rn_problem_free(struct rn_problem *p)
@@ -961,6 +961,8 @@ static int parse_top(struct ydoc *y, const char *key, yaml_node_t *k, yaml_node_
         return ydoc_size(y, v, key, &p->output_limit);
     if (!strcmp(key, "stop_on_failure"))
         return parse_stop(y, v, p);
+    if (!strcmp(key, "passes"))
+        return later->passes = v, ydoc_int(y, v, key, 1, &p->passes);
     if (!strcmp(key, "checker"))
         return later->checker = v, p->checker_given = true, 0;
     if (!strcmp(key, "tests"))
@@ -969,7 +971,7 @@ static int parse_top(struct ydoc *y, const char *key, yaml_node_t *k, yaml_node_
         return later->subtasks = v, p->subtasks_line = ydoc_line(k), 0;
     ydoc_error(y, k, key, "unknown key (name, title, type, time_limit, wall_time_limit, "
                "memory_limit, output_limit, compile_limits, checker, interactor, grader, tests, "
-               "subtasks, stop_on_failure)");
+               "subtasks, stop_on_failure, passes)");
     return -1;
 }
 
@@ -1003,7 +1005,28 @@ static struct rn_problem *problem_defaults(const char *dir, int root,
     p->checker = RN_CHECK_TOKENS;
     p->compare = (struct rn_compare)RN_COMPARE_DEFAULT;
     p->stop = RN_STOP_SUBTASK;
+    p->passes = 1;
     return p;
+}
+
+/* passes > 1 (ICPC multi-pass): the Kattis checker's nextpass.in is the
+ * next run's input, so only a batch problem with such a checker has them;
+ * bounded so that a test's runs stay countable. */
+static int check_passes(struct ydoc *y, yaml_node_t *n, struct rn_problem *p)
+{
+    if (!n)
+        return p->passes = 1, 0;
+    if (p->passes > RN_MAX_PASSES) {
+        ydoc_error(y, n, "passes", "%d is more than %d", p->passes, RN_MAX_PASSES);
+        return -1;
+    }
+    if (p->passes > 1 && (p->type != RN_BATCH || p->checker != RN_CHECK_CUSTOM ||
+                          p->checker_prog.protocol != RN_PROTO_KATTIS)) {
+        ydoc_error(y, n, "passes", "needs a batch problem whose checker is custom with protocol kattis (it writes "
+                   "nextpass.in)");
+        return -1;
+    }
+    return 0;
 }
 
 static int parse_document(struct ydoc *y, struct rn_problem *p)
@@ -1022,6 +1045,7 @@ static int parse_document(struct ydoc *y, struct rn_problem *p)
     if (later.grader)
         rc |= parse_graders(y, later.grader, p);
     rc |= check_type(y, root, &later, p);
+    rc |= check_passes(y, later.passes, p);
     yaml_node_t *where = later.tests ? later.tests : root;
     if (parse_tests(y, later.tests, p) < 0 && !p->too_many_tests)
         rc = -1;

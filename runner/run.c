@@ -16,6 +16,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -236,7 +237,8 @@ static int run_custom_checker(struct rn_job *j, const struct rn_test *t, struct 
         return rn_job_infra(j, j->chk, strerror(errno));
     j->chk_ready = true;
     bool kattis = j->prob->checker_prog.protocol == RN_PROTO_KATTIS;
-    if (kattis && rn_fresh_dir(j->feedback, 01777) < 0)
+    /* the feedback dir lives through a multi-pass test's passes */
+    if (kattis && j->pass == 0 && rn_fresh_dir(j->feedback, 01777) < 0)
         return rn_job_infra(j, j->feedback, strerror(errno));
     int in_fd = kattis ? open(j->out, O_RDONLY | O_CLOEXEC) : -1;
     if (kattis && in_fd < 0)
@@ -380,6 +382,9 @@ static int open_input(struct rn_job *j, const struct rn_test *t, char *why, size
     /* the self-test's problem has no package: its input is /dev/null */
     if (!j->prob->dir)
         return open("/dev/null", O_RDONLY | O_CLOEXEC);
+    /* a later pass of a multi-pass test reads the checker's nextpass.in */
+    if (j->pass_input >= 0)
+        return lseek(j->pass_input, 0, SEEK_SET) < 0 ? -1 : readable_copy(j, j->pass_input, why, whylen);
     int fd = open_package_file(j->prob, t->input, why, whylen);
     struct stat st;
     if (fd < 0 || (fstat(fd, &st) == 0 && (st.st_mode & S_IROTH)))
@@ -513,6 +518,86 @@ static int run_interactive(struct rn_job *j, const struct rn_test *t, struct san
     return 0;
 }
 
+/* One run of the submission and its check. */
+static int run_and_check(struct rn_job *j, const struct rn_test *t, struct sandbox_result *res, struct rn_check *chk)
+{
+    if (rn_run_program(j, t, res) < 0)
+        return -1;
+    *chk = (struct rn_check){.verdict = rn_verdict_of(res->status), .fraction = 0};
+    if (res->status == SANDBOX_OK && check_output(j, t, chk) < 0)
+        return -1;
+    /* a run that did not end OK was not checked: say what the sandbox saw */
+    if (res->status != SANDBOX_OK)
+        snprintf(chk->message, sizeof chk->message, "%s", res->message[0] ? res->message : res->syscall_name);
+    return 0;
+}
+
+/* The checker's nextpass.in, taken out of the feedback dir (the next pass
+ * must not see it): an fd, 0 when there is none, -1 (with why) when it is
+ * not a regular file of the checker's. */
+static int take_nextpass(struct rn_job *j, int *fd, char *why, size_t whylen)
+{
+    char path[PATH_MAX];
+    struct stat st;
+    *fd = -1;
+    snprintf(path, sizeof path, "%s/nextpass.in", j->feedback);
+    if (lstat(path, &st) < 0)
+        return errno == ENOENT ? 0 : (snprintf(why, whylen, "nextpass.in: %s", strerror(errno)), -1);
+    int root = rn_pkg_root(j->feedback, why, whylen);
+    *fd = root < 0 ? -1 : rn_pkg_open(root, "nextpass.in", false, NULL, why, whylen);
+    if (root >= 0)
+        close(root);
+    unlink(path);
+    return *fd < 0 ? -1 : 1;
+}
+
+static void pass_failed(struct rn_check *chk, const char *fmt, int a, int b)
+{
+    chk->verdict = RUNNER_IE;
+    chk->fraction = 0;
+    snprintf(chk->message, sizeof chk->message, fmt, a, b);
+}
+
+/* A test of `passes` runs (ICPC multi-pass): while the checker accepts and
+ * writes nextpass.in, the submission runs again, in a fresh box, with it
+ * as input. nextpass.in with a rejection, or after the last pass, is the
+ * problem's fault (IE). The report's times add up, its memory is the
+ * largest; the verdict is the last pass's. */
+static int run_passes(struct rn_job *j, const struct rn_test *t, struct sandbox_result *res, struct rn_check *chk)
+{
+    double cpu = 0, wall = 0;
+    uint64_t memory = 0;
+    int rc = 0;
+    for (j->pass = 0; j->pass < j->prob->passes; j->pass++) {
+        if ((rc = run_and_check(j, t, res, chk)) < 0)
+            break;
+        cpu += res->cpu_time, wall += res->wall_time;
+        memory = res->memory > memory ? res->memory : memory;
+        int next = -1;
+        char why[128] = "";
+        int has = j->prob->passes > 1 && res->status == SANDBOX_OK ? take_nextpass(j, &next, why, sizeof why) : 0;
+        if (j->pass_input >= 0)
+            close(j->pass_input);
+        j->pass_input = next;
+        if (has < 0)
+            snprintf(chk->message, sizeof chk->message, "pass %d: %.300s", j->pass + 1, why), chk->verdict = RUNNER_IE;
+        else if (has && chk->verdict != RUNNER_AC)
+            pass_failed(chk, "pass %d of %d: the checker wrote nextpass.in and rejected", j->pass + 1,
+                        j->prob->passes);
+        else if (has && j->pass + 1 == j->prob->passes)
+            pass_failed(chk, "pass %d of %d: the checker wrote nextpass.in after the last pass", j->pass + 1,
+                        j->prob->passes);
+        if (has <= 0 || chk->verdict != RUNNER_AC)
+            break;
+    }
+    if (j->pass_input >= 0)
+        close(j->pass_input);
+    j->pass_input = -1;
+    j->pass = 0;
+    res->cpu_time = cpu, res->wall_time = wall, res->memory = memory;
+    return rc;
+}
+
 int rn_run_test(void *ctx, size_t i, struct rn_test_outcome *out)
 {
     struct rn_job *j = ctx;
@@ -530,16 +615,8 @@ int rn_run_test(void *ctx, size_t i, struct rn_test_outcome *out)
     if (j->prob->type == RN_INTERACTIVE) {
         if (run_interactive(j, t, &res, &chk) < 0)
             return -1;
-    } else if (rn_run_program(j, t, &res) < 0) {
+    } else if (run_passes(j, t, &res, &chk) < 0) {
         return -1;
-    } else {
-        chk = (struct rn_check){.verdict = rn_verdict_of(res.status), .fraction = 0};
-        if (res.status == SANDBOX_OK && check_output(j, t, &chk) < 0)
-            return -1;
-        /* a run that did not end OK was not checked: say what the sandbox saw */
-        if (res.status != SANDBOX_OK)
-            snprintf(chk.message, sizeof chk.message, "%s",
-                     res.message[0] ? res.message : res.syscall_name);
     }
     struct rn_test_report *tr = &j->rep->tests[i];
     tr->verdict = chk.verdict;

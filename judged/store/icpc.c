@@ -11,9 +11,10 @@
  *    `protocol: kattis`), validator_flags becoming its arguments. 2023-07
  *    packages (problem_format_version) have output_validator/ and `type:`;
  *    `type: scoring` has its groups' scoring mapped onto subtasks
- *    (icpc_groups.c); a type the runner cannot judge as meant (multi-pass,
- *    submit-answer, validation 'score') is refused naming the key: never
- *    stored as a pass/fail batch problem.
+ *    (icpc_groups.c), `multi-pass` becomes the runner's `passes`; a type
+ *    the runner cannot judge as meant (submit-answer, interactive
+ *    multi-pass or scoring) is refused naming the key: never stored as a
+ *    pass/fail batch problem.
  *  - DOMjudge: domjudge-problem.ini (name, timelimit, special_compare /
  *    special_run naming programs of its own database: refused) and
  *    .timelimit.
@@ -59,6 +60,9 @@ struct icpc {
     bool interactive_type;   /* type: interactive (2023-07) */
     bool scoring;            /* type: scoring: groups become subtasks (icpc_groups.c) */
     bool score_validation;   /* legacy validation: custom score */
+    bool multipass;          /* type: multi-pass: the runner's passes */
+    double passes;           /* limits.validation_passes (default 2) */
+    size_t passes_line;
     size_t type_line;
 };
 
@@ -77,8 +81,7 @@ static void type_word(struct icpc *y, const char *w, size_t line, struct conv_er
     if (!strcmp(w, "scoring"))
         y->scoring = true;
     else if (!strcmp(w, "multi-pass"))
-        conv_err(e, "problem.yaml:%zu: type: 'multi-pass' is not converted: the runner runs a submission once per "
-                   "test (no nextpass.in)", line);
+        y->multipass = true;
     else if (!strcmp(w, "submit-answer"))
         conv_err(e, "problem.yaml:%zu: type: 'submit-answer' is not converted: a submission here is a program", line);
     else
@@ -189,9 +192,14 @@ static void read_limits(struct ydoc *d, yaml_node_t *v, size_t line, struct icpc
         double *dst = !strcmp(lk, "time_multiplier") ? &y->time_multiplier
                     : !strcmp(lk, "time_limit")      ? &y->time_limit
                     : !strcmp(lk, "memory")          ? &y->memory_mb
-                    : !strcmp(lk, "output")          ? &y->output_mb : NULL;
+                    : !strcmp(lk, "output")          ? &y->output_mb
+                    : !strcmp(lk, "validation_passes") ? &y->passes : NULL;
         if (k->type == YAML_SCALAR_NODE && dst && (!number(scalar(lv), dst) || *dst <= 0))
             conv_err(e, "problem.yaml:%d: limits.%s: expected a positive number", ydoc_line(lv), lk);
+        else if (dst == &y->passes && (*dst < 2 || *dst > 100 || *dst != (int)*dst))
+            conv_err(e, "problem.yaml:%d: limits.validation_passes: expected a whole number 2..100", ydoc_line(lv));
+        if (dst == &y->passes)
+            y->passes_line = (size_t)ydoc_line(lv);
     }
 }
 
@@ -625,6 +633,8 @@ static int write_converted(FILE *out, const char *dir, const char *name, const s
                        !interactive && y->scoring && (modern || y->score_validation), out);
     else if (!custom)
         checker_yaml(y->flags, y->flags_line ? y->flags_line : 1, out, e);
+    if (y->multipass)   /* the validator's nextpass.in: the next run's input */
+        fprintf(out, "passes: %d\n", y->passes >= 2 ? (int)y->passes : 2);
     fprintf(out, "stop_on_failure: %s\ntests:\n", y->scoring ? "subtask" : "all");
     if (!y->scoring) {
         check_group_yaml(dir, "data/testdata.yaml", e);   /* the whole data/ group's */
@@ -659,19 +669,24 @@ int icpc_convert(const char *dir, const char *name, char **errors)
         conv_err(&e, "problem.yaml:%zu: validation: 'score' is only for type: scoring (the validator's score.txt "
                     "scores a test)", y.validation_line);
     bool interactive = !strcmp(y.validation, "custom interactive") || y.interactive_type;
+    if (y.multipass && interactive)
+        conv_err(&e, "problem.yaml:%zu: type: an interactive multi-pass problem is not converted: the runner runs "
+                    "passes of batch problems only", y.type_line);
+    if (y.passes > 0 && !y.multipass)
+        conv_err(&e, "problem.yaml:%zu: limits.validation_passes: only for type: multi-pass", y.passes_line);
     if (interactive && y.scoring)
         conv_err(&e, "problem.yaml:%zu: type: an interactive scoring problem is not converted: the runner's "
                     "interactor does not read score.txt", y.type_line ? y.type_line : y.validation_line);
-    bool custom = interactive || !strcmp(y.validation, "custom") ||
+    bool custom = interactive || y.multipass || !strcmp(y.validation, "custom") ||
                   (modern && !strcmp(folder, "output_validator"));
     if (ini.special_compare_line && !custom)
         conv_err(&e, "domjudge-problem.ini:%zu: special_compare: names a compare program of DOMjudge's own database, "
                     "not in the package: give it as output_validators/ with validation: custom",
                 ini.special_compare_line);
     if (custom)
-        find_validator(dir, folder, y.interactive_type ? "type" : "validation",
-                       y.interactive_type ? y.type_line : y.validation_line ? y.validation_line : 1, validator,
-                       sizeof validator, &e);
+        find_validator(dir, folder, y.interactive_type || y.multipass ? "type" : "validation",
+                       y.interactive_type || y.multipass ? y.type_line : y.validation_line ? y.validation_line : 1,
+                       validator, sizeof validator, &e);
     char out_path[4400], tmp[4400], orig[4400];
     snprintf(out_path, sizeof out_path, "%s/problem.yaml", dir);
     snprintf(orig, sizeof orig, "%s/problem.icpc.yaml", dir);

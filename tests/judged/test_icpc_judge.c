@@ -2,7 +2,7 @@
  * test_icpc_judge.c - ICPC packages converted as push converts them
  * (store_convert) and judged by the real runner, compilers and sandbox:
  * a scoring problem's groups scored as subtasks (legacy testdata.yaml and
- * 2025-09 test_group.yaml). Needs root.
+ * 2025-09 test_group.yaml), score validators, multi-pass. Needs root.
  */
 #include <criterion/criterion.h>
 #include <jansson.h>
@@ -170,6 +170,40 @@ Test(icpc_judge, a_score_validator_scores_part_of_a_test)
     convert(dir);
     expect(dir, full, RUNNER_AC, 20, "both answers: 10 + 10");
     expect(dir, half_on_2, RUNNER_WA, 15, "score.txt 5 for the second: 10 + 5");
+    remove_dir(dir);
+    free(dir);
+}
+
+/* Multi-pass: pass 1 must print 2N; the validator then gives 2N as the
+ * next input (nextpass.in) and remembers the pass in its feedback dir;
+ * pass 2 must print 4N. */
+static const char *doubling =
+    "#include <stdio.h>\n"
+    "int main(int argc, char **argv) {\n"
+    "  char p[4096]; long long n, got; FILE *in = fopen(argv[1], \"r\");\n"
+    "  if (!in || fscanf(in, \"%lld\", &n) != 1 || scanf(\"%lld\", &got) != 1) return 43;\n"
+    "  snprintf(p, sizeof p, \"%sstate\", argv[3]); FILE *st = fopen(p, \"r\");\n"
+    "  if (st) return got == 4 * n ? 42 : 43;\n"
+    "  if (got != 2 * n) return 43;\n"
+    "  st = fopen(p, \"w\"); if (!st) return 1; fputs(\"1\", st); fclose(st);\n"
+    "  snprintf(p, sizeof p, \"%snextpass.in\", argv[3]); FILE *f = fopen(p, \"w\");\n"
+    "  if (!f) return 1; fprintf(f, \"%lld\\n\", got); fclose(f); return 42;\n}\n";
+
+Test(icpc_judge, a_multi_pass_problem_runs_the_submission_again_on_nextpass_in)
+{
+    char *dir = scratch_dir("icpc-multipass");
+    put_file(dir, ".timelimit", "2\n");
+    put_file(dir, "problem.yaml", "problem_format_version: 2023-07-draft\nname: Twice\ntype: multi-pass\n");
+    put_file(dir, "output_validator/doubling.c", "%s", doubling);
+    put_file(dir, "data/secret/1.in", "7\n");
+    put_file(dir, "data/secret/1.ans", "\n");
+    convert(dir);
+    const char *twice = "#include <stdio.h>\nint main(void){long long n;scanf(\"%lld\",&n);"
+                        "printf(\"%lld\\n\",2*n);return 0;}\n";
+    const char *once = "#include <stdio.h>\nint main(void){long long n;scanf(\"%lld\",&n);"
+                       "printf(\"%lld\\n\",n<10?2*n:0);return 0;}\n";
+    expect(dir, twice, RUNNER_AC, 100, "doubles on both passes");
+    expect(dir, once, RUNNER_WA, 0, "doubles only the first input: pass 2 fails");
     remove_dir(dir);
     free(dir);
 }

@@ -707,10 +707,12 @@ static int convert(const char *sub, const char *yaml, char **errors)
 Test(store_unit, icpc_types_the_runner_cannot_judge_are_refused_naming_the_key)
 {
     static const struct { const char *yaml, *expect; } cases[] = {
-        {"problem_format_version: 2023-07-draft\nname: S\ntype: [pass-fail, multi-pass]\nlimits:\n  validation_passes: 3\n",
-         "problem.yaml:3: type: 'multi-pass' is not converted"},
         {"problem_format_version: 2023-07-draft\nname: S\ntype: interactive multi-pass\n",
-         "problem.yaml:3: type: 'multi-pass' is not converted"},
+         "problem.yaml:3: type: an interactive multi-pass problem is not converted"},
+        {"problem_format_version: 2023-07-draft\nname: S\ntype: multi-pass\nlimits:\n  validation_passes: 1\n",
+         "problem.yaml:5: limits.validation_passes: expected a whole number 2..100"},
+        {"problem_format_version: 2023-07-draft\nname: S\nlimits:\n  validation_passes: 3\n",
+         "problem.yaml:4: limits.validation_passes: only for type: multi-pass"},
         {"problem_format_version: 2023-07-draft\nname: S\ntype: submit-answer\n",
          "problem.yaml:3: type: 'submit-answer' is not converted"},
         {"problem_format_version: 2023-07-draft\nname: S\ntype: batch\n", "problem.yaml:3: type: unknown type 'batch'"},
@@ -957,6 +959,15 @@ Test(store_unit, legacy_scoring_that_subtasks_cannot_express_is_refused)
         free(errors);
     }
     char *errors;
+    /* multi-pass: the runner's passes, validation_passes of them */
+    put("mp/output_validator/v.c", "int main(void){return 42;}\n");
+    test_in("mp", "secret/1");
+    cr_assert_eq(convert_scoring("mp", "problem_format_version: 2023-07-draft\nname: M\ntype: [pass-fail, multi-pass]\n"
+                                       "limits:\n  validation_passes: 3\n", &errors), 0, "%s", errors);
+    free(errors);
+    cr_assert(strstr(converted("mp"), "passes: 3\n") &&
+              strstr(converted("mp"), "checker: {type: custom, source: \"output_validator/v.c\", protocol: kattis"),
+              "%s", converted("mp"));
     /* a score validator: its score.txt scores the test (checker.scores) */
     put("sv/output_validators/v.c", "int main(void){return 42;}\n");
     test_in("sv", "secret/1");
