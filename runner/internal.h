@@ -135,6 +135,7 @@ struct rn_grader {
     char *lang;                    /* language id */
     char **files;                  /* package-relative paths, NULL-terminated */
     char *source;                  /* the submission's file name; NULL: the language's */
+    bool optional;                 /* include: (ICPC include/LANG/): another language compiles alone */
 };
 
 struct rn_test {
@@ -494,6 +495,7 @@ int rn_write_source(struct rn_job *j, const struct rn_language *l, const char *d
 const struct rn_grader *rn_grader_for(const struct rn_problem *p, const char *lang);
 /* The CE message of a language without a grader, listing those with one. */
 char *rn_grader_missing(const struct rn_problem *p, const char *lang);
+bool rn_grader_required(const struct rn_problem *p);
 /* Copies g's files beside the submission (saved as name); *sources: what the
  * compile names instead of the language's source file. 0, 1 when the
  * package is at fault (*message), -1 infra. */

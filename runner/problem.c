@@ -31,7 +31,7 @@
 #include "yaml_doc.h"
 
 struct pending {                   /* nodes resolved after the top level */
-    yaml_node_t *tests, *subtasks, *checker, *interactor, *grader, *type, *passes;
+    yaml_node_t *tests, *subtasks, *checker, *interactor, *grader, *type, *passes, *include;
 };
 
 void rn_problem_free(struct rn_problem *p)
@@ -500,22 +500,27 @@ static int parse_grader_entry(struct ydoc *y, yaml_node_t *n, const struct rn_pr
 }
 
 /* grader: {LANG: [files...] | {files: [...], source: NAME}, ...} */
-static int parse_graders(struct ydoc *y, yaml_node_t *n, struct rn_problem *p)
+static int parse_graders(struct ydoc *y, yaml_node_t *n, struct rn_problem *p, const char *what, bool optional)
 {
-    if (ydoc_mapping(y, n, "grader") < 0)
+    if (ydoc_mapping(y, n, what) < 0)
         return -1;
     size_t count = (size_t)(n->data.mapping.pairs.top - n->data.mapping.pairs.start);
-    p->graders = calloc(count ? count : 1, sizeof *p->graders);
-    if (!p->graders)
+    struct rn_grader *grown = realloc(p->graders, (p->grader_count + count + 1) * sizeof *grown);
+    if (!grown)
         return -1;
+    p->graders = grown;
     int rc = 0;
     YDOC_FOR_PAIRS(y, n, key, k, v) {
+        if (rn_grader_for(p, key)) {
+            ydoc_error(y, k, what, "'%s' has files in both grader and include", key), rc = -1;
+            continue;
+        }
         struct rn_grader *g = &p->graders[p->grader_count++];
-        g->lang = strdup(key);
+        *g = (struct rn_grader){.lang = strdup(key), .optional = optional};
         rc |= parse_grader_entry(y, v, p, g);
     }
     if (!count)
-        ydoc_error(y, n, "grader", "name at least one language"), rc = -1;
+        ydoc_error(y, n, what, "name at least one language"), rc = -1;
     return rc;
 }
 
@@ -955,6 +960,8 @@ static int parse_top(struct ydoc *y, const char *key, yaml_node_t *k, yaml_node_
         return later->interactor = v, 0;
     if (!strcmp(key, "grader"))
         return later->grader = v, 0;
+    if (!strcmp(key, "include"))
+        return later->include = v, 0;
     if (!strcmp(key, "memory_limit"))
         return p->memory_line = ydoc_line(k), ydoc_size(y, v, key, &p->memory_limit);
     if (!strcmp(key, "output_limit"))
@@ -971,7 +978,7 @@ static int parse_top(struct ydoc *y, const char *key, yaml_node_t *k, yaml_node_
         return later->subtasks = v, p->subtasks_line = ydoc_line(k), 0;
     ydoc_error(y, k, key, "unknown key (name, title, type, time_limit, wall_time_limit, "
                "memory_limit, output_limit, compile_limits, checker, interactor, grader, tests, "
-               "subtasks, stop_on_failure, passes)");
+               "subtasks, stop_on_failure, passes, include)");
     return -1;
 }
 
@@ -1043,7 +1050,9 @@ static int parse_document(struct ydoc *y, struct rn_problem *p)
     if (later.interactor)
         rc |= parse_interactor(y, later.interactor, p);
     if (later.grader)
-        rc |= parse_graders(y, later.grader, p);
+        rc |= parse_graders(y, later.grader, p, "grader", false);
+    if (later.include)
+        rc |= parse_graders(y, later.include, p, "include", true);
     rc |= check_type(y, root, &later, p);
     rc |= check_passes(y, later.passes, p);
     yaml_node_t *where = later.tests ? later.tests : root;

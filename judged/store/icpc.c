@@ -608,6 +608,57 @@ static double icpc_time_limit(const char *dir, const struct icpc *y, const struc
     return tl;
 }
 
+/* The files of include/LANG/ (ICPC: added to every submission in LANG when
+ * it is compiled) as "  LANG: [files]" lines; LANG is the format's language
+ * code, which for the languages both know is this project's id. */
+static void include_lang(const char *dir, const char *lang, FILE *out, struct conv_errs *e)
+{
+    char path[4400];
+    size_t n;
+    snprintf(path, sizeof path, "%s/include/%s", dir, lang);
+    char **names = icpc_sorted_names(path, &n);
+    fprintf(out, "  ");
+    yaml_string(out, lang);
+    fprintf(out, ": [");
+    for (size_t i = 0, written = 0; i < n; i++) {
+        char file[4400], rel[600];
+        struct stat st;
+        snprintf(rel, sizeof rel, "include/%.100s/%.200s", lang, names[i]);
+        snprintf(file, sizeof file, "%s/%s", dir, rel);
+        if (stat(file, &st) || !S_ISREG(st.st_mode)) {
+            conv_err(e, "%s:0: include: not a regular file: include/LANG/ holds the files added to a submission", rel);
+            continue;
+        }
+        fprintf(out, "%s", written++ ? ", " : "");
+        yaml_string(out, rel);
+    }
+    fprintf(out, "]\n");
+    icpc_free_names(names, n);
+}
+
+static void include_yaml(const char *dir, FILE *out, struct conv_errs *e)
+{
+    char path[4400];
+    size_t n;
+    struct stat st;
+    snprintf(path, sizeof path, "%s/include", dir);
+    if (stat(path, &st))
+        return;
+    char **names = icpc_sorted_names(path, &n);
+    if (!S_ISDIR(st.st_mode) || !n)
+        conv_err(e, "include:0: include: expected a directory of include/LANG/ directories");
+    for (size_t i = 0, langs = 0; i < n; i++) {
+        snprintf(path, sizeof path, "%s/include/%s", dir, names[i]);
+        if (stat(path, &st) || !S_ISDIR(st.st_mode)) {
+            conv_err(e, "include/%.200s:0: include: expected a directory include/LANG/ (a language code)", names[i]);
+            continue;
+        }
+        fprintf(out, "%s", langs++ ? "" : "include:\n");
+        include_lang(dir, names[i], out, e);
+    }
+    icpc_free_names(names, n);
+}
+
 /* The converted problem.yaml's body into out; the number of tests. A
  * scoring problem's groups become subtasks, judged as the runner judges
  * subtasks (a failing one stops, the others go on); a pass/fail problem
@@ -633,6 +684,7 @@ static int write_converted(FILE *out, const char *dir, const char *name, const s
                        !interactive && y->scoring && (modern || y->score_validation), out);
     else if (!custom)
         checker_yaml(y->flags, y->flags_line ? y->flags_line : 1, out, e);
+    include_yaml(dir, out, e);
     if (y->multipass)   /* the validator's nextpass.in: the next run's input */
         fprintf(out, "passes: %d\n", y->passes >= 2 ? (int)y->passes : 2);
     fprintf(out, "stop_on_failure: %s\ntests:\n", y->scoring ? "subtask" : "all");

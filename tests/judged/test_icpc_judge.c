@@ -22,14 +22,14 @@ struct judged {
     char *json;
 };
 
-static struct judged judge(const char *problem, const char *source)
+static struct judged judge_in(const char *problem, const char *lang, const char *source)
 {
     struct runner_config cfg = {.languages_dir = SRC "/languages", .work_dir = WORK_DIR,
                                 .first_slot = FIRST_SLOT, .slots = 1};
     struct runner *r = NULL;
     char err[4096];
     cr_assert_eq(runner_open(&r, &cfg, err, sizeof err), 0, "runner_open: %s", err);
-    struct runner_request req = {.problem_dir = problem, .language = "c", .source = source,
+    struct runner_request req = {.problem_dir = problem, .language = lang, .source = source,
                                  .source_len = strlen(source)};
     struct runner_report *rep = NULL;
     enum runner_failure failure;
@@ -38,6 +38,11 @@ static struct judged judge(const char *problem, const char *source)
     runner_report_free(rep);
     runner_close(r);
     return j;
+}
+
+static struct judged judge(const char *problem, const char *source)
+{
+    return judge_in(problem, "c", source);
 }
 
 static void expect(const char *problem, const char *source, enum runner_verdict v, double score,
@@ -204,6 +209,27 @@ Test(icpc_judge, a_multi_pass_problem_runs_the_submission_again_on_nextpass_in)
                        "printf(\"%lld\\n\",n<10?2*n:0);return 0;}\n";
     expect(dir, twice, RUNNER_AC, 100, "doubles on both passes");
     expect(dir, once, RUNNER_WA, 0, "doubles only the first input: pass 2 fails");
+    remove_dir(dir);
+    free(dir);
+}
+
+/* include/c/ (2023-07+): added to every C submission at compile time; a
+ * language without its own include/ compiles alone */
+Test(icpc_judge, include_files_are_compiled_with_a_submission_of_their_language)
+{
+    char *dir = scratch_dir("icpc-include");
+    put_file(dir, ".timelimit", "2\n");
+    put_file(dir, "problem.yaml", "problem_format_version: 2023-07-draft\nname: Add\n");
+    put_file(dir, "include/c/add.h", "long long add(long long a, long long b);\n");
+    put_file(dir, "include/c/add.c", "#include \"add.h\"\nlong long add(long long a, long long b) { return a + b; }\n");
+    put_file(dir, "data/secret/1.in", "3 4\n");
+    put_file(dir, "data/secret/1.ans", "7\n");
+    convert(dir);
+    expect(dir, "#include <stdio.h>\n#include \"add.h\"\nint main(void){long long a,b;scanf(\"%lld %lld\",&a,&b);"
+           "printf(\"%lld\\n\",add(a,b));return 0;}\n", RUNNER_AC, 100, "calls add() of include/c/");
+    struct judged j = judge_in(dir, "python3", "a, b = map(int, input().split())\nprint(a + b)\n");
+    cr_expect_eq(j.verdict, RUNNER_AC, "python3 has no include/: %s", j.json);
+    free(j.json);
     remove_dir(dir);
     free(dir);
 }

@@ -959,6 +959,22 @@ Test(store_unit, legacy_scoring_that_subtasks_cannot_express_is_refused)
         free(errors);
     }
     char *errors;
+    /* include/LANG/: the runner's include, language by language */
+    put("in/include/cpp/b.h", "\n");
+    put("in/include/cpp/a.cpp", "\n");
+    put("in/include/c/x.h", "\n");
+    test_in("in", "secret/1");
+    cr_assert_eq(convert_scoring("in", "name: I\n", &errors), 0, "%s", errors);
+    free(errors);
+    cr_assert(strstr(converted("in"), "include:\n  \"c\": [\"include/c/x.h\"]\n  \"cpp\": [\"include/cpp/a.cpp\", "
+                                      "\"include/cpp/b.h\"]\n"), "%s", converted("in"));
+    put("ib/include/c/sub/x.h", "\n");
+    put("ib/include/README", "\n");
+    test_in("ib", "secret/1");
+    cr_assert_eq(convert_scoring("ib", "name: I\n", &errors), 2, "%s", errors);
+    cr_assert(strstr(errors, "include/README:0: include: expected a directory include/LANG/") &&
+              strstr(errors, "include/c/sub:0: include: not a regular file"), "%s", errors);
+    free(errors);
     /* multi-pass: the runner's passes, validation_passes of them */
     put("mp/output_validator/v.c", "int main(void){return 42;}\n");
     test_in("mp", "secret/1");
