@@ -178,6 +178,7 @@ struct rn_problem {
     size_t subtask_count;
     enum rn_stop stop;
     int passes;                    /* runs per test at most (multi-pass: nextpass.in); 1 */
+    char **samples;                /* shown with the statement, not judged; NULL-terminated or NULL */
     /* while loading only */
     int root;                      /* the package dir (rn_pkg_root) */
     struct runner_limits limits;

@@ -31,7 +31,7 @@
 #include "yaml_doc.h"
 
 struct pending {                   /* nodes resolved after the top level */
-    yaml_node_t *tests, *subtasks, *checker, *interactor, *grader, *type, *passes, *include;
+    yaml_node_t *tests, *subtasks, *checker, *interactor, *grader, *type, *passes, *include, *samples;
 };
 
 void rn_problem_free(struct rn_problem *p)
@@ -65,6 +65,7 @@ void rn_problem_free(struct rn_problem *p)
         free(p->graders[i].source);
     }
     free(p->graders);
+    rn_argv_free(p->samples);
     common_strset_free(&p->test_index);
     common_strset_free(&p->subtask_index);
     free(p);      /* p->root belongs to whoever opened it */
@@ -468,6 +469,27 @@ static int grader_files(struct ydoc *y, yaml_node_t *n, const struct rn_problem 
     }
     if (!rc && !g->files[0])
         ydoc_error(y, n, "grader.files", "a grader needs at least one file"), rc = -1;
+    return rc;
+}
+
+/* samples: [files]: shown with the statement (an ICPC .interaction),
+ * never judged; each a file of the package, as a grader's files are. */
+static int parse_samples(struct ydoc *y, yaml_node_t *n, struct rn_problem *p)
+{
+    if (ydoc_strings(y, n, "samples", &p->samples) < 0)
+        return -1;
+    int rc = 0;
+    for (char **f = p->samples; *f; f++) {
+        char q[COMMON_QUOTE_CAP], why[128];
+        YQ(q, *f);
+        enum kind k = safe_relative(*f) ? file_kind(p, *f, why, sizeof why) : K_BAD;
+        if (!safe_relative(*f))
+            ydoc_error(y, n, "samples", "'%s' must be a path inside the package", q), rc = -1;
+        else if (k == K_MISSING)
+            ydoc_error(y, n, "samples", "'%s' does not exist in the package", q), rc = -1;
+        else if (k != K_FILE)
+            ydoc_error(y, n, "samples", "'%s': %s", q, why), rc = -1;
+    }
     return rc;
 }
 
@@ -962,6 +984,8 @@ static int parse_top(struct ydoc *y, const char *key, yaml_node_t *k, yaml_node_
         return later->grader = v, 0;
     if (!strcmp(key, "include"))
         return later->include = v, 0;
+    if (!strcmp(key, "samples"))
+        return later->samples = v, 0;
     if (!strcmp(key, "memory_limit"))
         return p->memory_line = ydoc_line(k), ydoc_size(y, v, key, &p->memory_limit);
     if (!strcmp(key, "output_limit"))
@@ -978,7 +1002,7 @@ static int parse_top(struct ydoc *y, const char *key, yaml_node_t *k, yaml_node_
         return later->subtasks = v, p->subtasks_line = ydoc_line(k), 0;
     ydoc_error(y, k, key, "unknown key (name, title, type, time_limit, wall_time_limit, "
                "memory_limit, output_limit, compile_limits, checker, interactor, grader, tests, "
-               "subtasks, stop_on_failure, passes, include)");
+               "subtasks, stop_on_failure, passes, include, samples)");
     return -1;
 }
 
@@ -1053,6 +1077,8 @@ static int parse_document(struct ydoc *y, struct rn_problem *p)
         rc |= parse_graders(y, later.grader, p, "grader", false);
     if (later.include)
         rc |= parse_graders(y, later.include, p, "include", true);
+    if (later.samples)
+        rc |= parse_samples(y, later.samples, p);
     rc |= check_type(y, root, &later, p);
     rc |= check_passes(y, later.passes, p);
     yaml_node_t *where = later.tests ? later.tests : root;

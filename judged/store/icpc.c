@@ -382,13 +382,6 @@ static int list_tests(const char *dir, const char *rel, bool scoring, FILE *out,
         } else if (!strcmp(names[i], "testdata.yaml") || !strcmp(names[i], "test_group.yaml")) {
             if (!scoring)   /* a scoring problem's are read by icpc_subtasks */
                 check_group_yaml(dir, sub, e);
-        } else if (len > 12 && !strcmp(names[i] + len - 12, ".interaction")) {
-            /* a sample's transcript for the statement; judged only as its .in with .ans */
-            char in[4400];
-            snprintf(in, sizeof in, "%s/%.*s.in", dir, (int)(strlen(sub) - 12), sub);
-            if (stat(in, &st))
-                conv_err(e, "%s:0: data: a sample given only as a transcript (.interaction, no .in with .ans) "
-                           "cannot be judged", sub);
         } else if (len > 3 && !strcmp(names[i] + len - 3, ".in")) {
             char ans[4400], tname[4400];
             snprintf(ans, sizeof ans, "%s/%.*s.ans", dir, (int)(strlen(sub) - 3), sub);
@@ -567,6 +560,37 @@ static void yaml_string(FILE *out, const char *s)
     fputc('"', out);
 }
 
+/* The .interaction files under data/REL (sorted, any depth): transcripts
+ * for the statement (the format's samples of interactive and multi-pass
+ * problems, with or without an .in and .ans), listed as the runner's
+ * `samples:`, kept and never judged. */
+static void list_interactions(const char *dir, const char *rel, size_t *count, FILE *out)
+{
+    char path[4400];
+    size_t n;
+    snprintf(path, sizeof path, "%s/%s", dir, rel);
+    if (store_path_depth(rel) > STORE_MAX_DEPTH)
+        return;
+    char **names = icpc_sorted_names(path, &n);
+    for (size_t i = 0; i < n; i++) {
+        char sub[4400], full[8900];
+        struct stat st;
+        size_t len = strlen(names[i]);
+        snprintf(sub, sizeof sub, "%s/%s", rel, names[i]);
+        snprintf(full, sizeof full, "%s/%s", dir, sub);
+        if (stat(full, &st))
+            continue;
+        if (S_ISDIR(st.st_mode)) {
+            list_interactions(dir, sub, count, out);
+        } else if (len > 12 && !strcmp(names[i] + len - 12, ".interaction")) {
+            fprintf(out, "%s  - ", (*count)++ ? "" : "samples:\n");
+            yaml_string(out, sub);
+            fprintf(out, "\n");
+        }
+    }
+    icpc_free_names(names, n);
+}
+
 /* A custom output validator keeps the Kattis protocol: the runner's checker
  * (or interactor) with protocol kattis, validator_flags passed to it as its
  * arguments after IN ANS FEEDBACK_DIR, as Kattis and DOMjudge call it. */
@@ -696,6 +720,8 @@ static int write_converted(FILE *out, const char *dir, const char *name, const s
     n += list_tests(dir, "data/secret", y->scoring, out, e);
     if (y->scoring && n)
         icpc_subtasks(dir, !modern, out, e);
+    size_t transcripts = 0;
+    list_interactions(dir, "data", &transcripts, out);
     return n;
 }
 

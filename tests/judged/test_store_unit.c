@@ -777,6 +777,7 @@ Test(store_unit, icpc_2023_interactive_and_custom_validators_are_converted)
     cr_assert(strstr(y, "interactor: {source: \"output_validator/validator.cpp\", protocol: kattis, args: []}"),
               "%s", y);
     cr_assert(strstr(y, "sample-1") && !strstr(y, "checker:"), "%s", y);
+    cr_assert(strstr(y, "samples:\n  - \"data/sample/1.interaction\"\n"), "%s", y);
 
     put("c/output_validator/check.py", "print()\n");
     cr_assert_eq(convert("c", "problem_format_version: 2023-07-draft\nname: C\ntype: pass-fail\n", &errors), 0,
@@ -790,12 +791,20 @@ Test(store_unit, icpc_2023_interactive_and_custom_validators_are_converted)
     cr_assert(strstr(errors, "problem.yaml:3: type: a custom validator is needed in output_validators/"), "%s",
               errors);
     free(errors);
-    /* a sample only as a transcript cannot be judged: refused, not dropped */
+    /* a sample only as a transcript (the format allows it): kept and listed
+     * as a sample for the statement, not judged, never dropped */
     put("t/output_validator/v.c", "int main(void){return 42;}\n");
     put("t/data/sample/2.interaction", "<1\n");
-    cr_assert_eq(convert("t", "problem_format_version: 2023-07-draft\nname: T\ntype: interactive\n", &errors), 1);
-    cr_assert(strstr(errors, "data/sample/2.interaction:0: data: a sample given only as a transcript"), "%s", errors);
+    put("t/data/sample/1.interaction", "<1\n>2\n");
+    put("t/data/sample/1.in", "1\n");
+    put("t/data/sample/1.ans", "\n");
+    cr_assert_eq(convert("t", "problem_format_version: 2023-07-draft\nname: T\ntype: interactive\n", &errors), 0,
+                 "%s", errors);
     free(errors);
+    y = converted("t");
+    cr_assert(strstr(y, "samples:\n  - \"data/sample/1.interaction\"\n  - \"data/sample/2.interaction\"\n"),
+              "%s", y);
+    cr_assert(strstr(y, "sample-1") && !strstr(y, "sample-2"), "the transcript alone is not a test: %s", y);
 }
 
 /* ---- DOMjudge packages (issue 22, slice 3) ---- */

@@ -1112,3 +1112,30 @@ Test(problems, interactive_grader_and_limits_keys)
     remove_dir(dir);
     free(dir);
 }
+
+/* samples: files shown with the statement (ICPC .interaction transcripts),
+ * never judged: each must be a file of the package */
+Test(problems, samples_are_files_of_the_package)
+{
+    char *dir = package(BASE "samples: [data/1.interaction]\n", 1);
+    put_file(dir, "data/1.interaction", "<1\n>2\n");
+    struct common_errors errs = {0};
+    struct rn_problem *p = NULL;
+    int rc = rn_problem_load(dir, NULL, &p, &errs);
+    char *e = common_errors_join(&errs);
+    cr_assert_eq(rc, 0, "%s", e);
+    free(e);
+    cr_assert_str_eq(p->samples[0], "data/1.interaction");
+    cr_assert_eq(p->test_count, 1, "a transcript is not a test");
+    rn_problem_free(p);
+    common_errors_free(&errs);
+    int count;
+    put_file(dir, "problem.yaml", BASE "samples: [data/2.interaction, ../x]\n");
+    e = check_errors(dir, &count);
+    cr_assert_eq(count, 2, "%s", e);
+    cr_assert(strstr(e, "problem.yaml:4: samples: 'data/2.interaction' does not exist in the package") &&
+              strstr(e, "problem.yaml:4: samples: '../x' must be a path inside the package"), "%s", e);
+    free(e);
+    remove_dir(dir);
+    free(dir);
+}
