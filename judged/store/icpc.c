@@ -62,6 +62,8 @@ struct icpc {
     bool score_validation;   /* legacy validation: custom score */
     bool multipass;          /* type: multi-pass: the runner's passes */
     double passes;           /* limits.validation_passes (default 2) */
+    double compile_s, compile_mb;   /* limits.compilation_time, compilation_memory */
+    double unused;           /* limits only a derived time limit reads */
     size_t passes_line;
     size_t type_line;
 };
@@ -179,6 +181,47 @@ static void read_name(struct ydoc *d, yaml_node_t *v, struct icpc *y)
         snprintf(y->title, sizeof y->title, "%s", s ? s : "");
 }
 
+/* limits.time_multipliers (2025-09): ac_to_time_limit is the multiplier
+ * the assumed time limit uses; time_limit_to_tle only bounds a derived
+ * limit from above (problem verify's). */
+static void read_time_multipliers(struct ydoc *d, yaml_node_t *v, struct icpc *y, struct conv_errs *e)
+{
+    if (v->type != YAML_MAPPING_NODE) {
+        conv_err(e, "problem.yaml:%d: limits.time_multipliers: expected a mapping", ydoc_line(v));
+        return;
+    }
+    ydoc_mapping(d, v, "time_multipliers");
+    YDOC_FOR_PAIRS(d, v, mk, k, mv) {
+        double x = 0;
+        if (!mv || k->type != YAML_SCALAR_NODE)
+            continue;
+        if (strcmp(mk, "ac_to_time_limit") && strcmp(mk, "time_limit_to_tle"))
+            conv_err(e, "problem.yaml:%d: limits.time_multipliers.%.60s: unknown key (ac_to_time_limit, "
+                       "time_limit_to_tle)", ydoc_line(k), mk);
+        else if (!number(scalar(mv), &x) || x < 1)
+            conv_err(e, "problem.yaml:%d: limits.time_multipliers.%s: expected a number >= 1", ydoc_line(mv), mk);
+        else if (!strcmp(mk, "ac_to_time_limit"))
+            y->time_multiplier = x;
+    }
+}
+
+/* One key of limits: a positive number into its field, or why not. */
+static double *limit_field(struct icpc *y, const char *k)
+{
+    return !strcmp(k, "time_multiplier")    ? &y->time_multiplier
+         : !strcmp(k, "time_limit")         ? &y->time_limit
+         : !strcmp(k, "memory")             ? &y->memory_mb
+         : !strcmp(k, "output")             ? &y->output_mb
+         : !strcmp(k, "validation_passes")  ? &y->passes
+         : !strcmp(k, "compilation_time")   ? &y->compile_s
+         : !strcmp(k, "compilation_memory") ? &y->compile_mb
+         : !strcmp(k, "time_safety_margin") || !strcmp(k, "time_resolution") ? &y->unused
+                                                                              : NULL;
+}
+
+/* limits: each key mapped (memory, output, compile limits, passes, the time
+ * limit and what derives one) or refused naming it: code and the
+ * validator's own limits have no per-problem setting here. */
 static void read_limits(struct ydoc *d, yaml_node_t *v, size_t line, struct icpc *y, struct conv_errs *e)
 {
     if (v->type != YAML_MAPPING_NODE) {
@@ -189,12 +232,21 @@ static void read_limits(struct ydoc *d, yaml_node_t *v, size_t line, struct icpc
     YDOC_FOR_PAIRS(d, v, lk, k, lv) {
         if (!lv)
             return;
-        double *dst = !strcmp(lk, "time_multiplier") ? &y->time_multiplier
-                    : !strcmp(lk, "time_limit")      ? &y->time_limit
-                    : !strcmp(lk, "memory")          ? &y->memory_mb
-                    : !strcmp(lk, "output")          ? &y->output_mb
-                    : !strcmp(lk, "validation_passes") ? &y->passes : NULL;
-        if (k->type == YAML_SCALAR_NODE && dst && (!number(scalar(lv), dst) || *dst <= 0))
+        if (k->type != YAML_SCALAR_NODE)
+            continue;
+        double *dst = limit_field(y, lk);
+        if (!strcmp(lk, "time_multipliers"))
+            read_time_multipliers(d, lv, y, e);
+        else if (!strcmp(lk, "code"))
+            conv_err(e, "problem.yaml:%d: limits.code: not converted: a submission's size is bounded by the "
+                       "judge's configuration, not per problem", ydoc_line(k));
+        else if (!strcmp(lk, "validation_time") || !strcmp(lk, "validation_memory") ||
+                 !strcmp(lk, "validation_output"))
+            conv_err(e, "problem.yaml:%d: limits.%s: not converted: the runner gives every output validator the "
+                       "same fixed limits (runner/README.md, Checkers)", ydoc_line(k), lk);
+        else if (!dst)
+            conv_err(e, "problem.yaml:%d: limits.%.60s: unknown key", ydoc_line(k), lk);
+        else if (!number(scalar(lv), dst) || *dst <= 0)
             conv_err(e, "problem.yaml:%d: limits.%s: expected a positive number", ydoc_line(lv), lk);
         else if (dst == &y->passes && (*dst < 2 || *dst > 100 || *dst != (int)*dst))
             conv_err(e, "problem.yaml:%d: limits.validation_passes: expected a whole number 2..100", ydoc_line(lv));
@@ -703,6 +755,14 @@ static int write_converted(FILE *out, const char *dir, const char *name, const s
             y->memory_mb > 0 ? y->memory_mb : 2048);
     if (y->output_mb > 0)
         fprintf(out, "output_limit: %.0fM\n", y->output_mb);
+    if (y->compile_s > 0 || y->compile_mb > 0) {   /* the runner raises the language's, never lowers them */
+        fprintf(out, "compile_limits: {");
+        if (y->compile_s > 0)
+            fprintf(out, "time: %.3fs%s", y->compile_s, y->compile_mb > 0 ? ", " : "");
+        if (y->compile_mb > 0)
+            fprintf(out, "memory: %.0fM", y->compile_mb);
+        fprintf(out, "}\n");
+    }
     if (custom && validator[0])
         validator_yaml(interactive ? "interactor" : "checker", validator, y->flags,
                        !interactive && y->scoring && (modern || y->score_validation), out);
