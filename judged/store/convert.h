@@ -38,5 +38,9 @@ char **icpc_sorted_names(const char *path, size_t *count);
 void icpc_free_names(char **names, size_t count);
 void icpc_test_name(const char *rel_in, char *out, size_t len);
 void icpc_subtasks(const char *dir, bool legacy, FILE *out, struct conv_errs *e);
+/* The output validator arguments every group gives its tests (legacy
+ * output_validator_flags, 2023-07+ output_validator_args; inherited), into
+ * out; -1 after an error naming the group whose differ. */
+int icpc_group_validator_args(const char *dir, bool legacy, char *out, size_t len, struct conv_errs *e);
 
 #endif

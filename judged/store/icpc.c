@@ -374,14 +374,15 @@ static void checker_yaml(const char *flags, size_t line, FILE *out, struct conv_
 }
 
 /* testdata.yaml of data/ and its groups (legacy, 2023-07) or test_group.yaml (later
- * drafts): settings per test group. The runner judges every test of an
- * ICPC problem alike (stop_on_failure: all, one validator call), so a key
- * that would make one group judged otherwise (validator arguments, grading,
- * scores) is refused naming file, line and key, never dropped; what only
- * the package's input validators read changes nothing. */
+ * drafts) of a pass-fail problem: it judges every test alike (stop_on_failure:
+ * all), so grading or scores are refused naming file, line and key, never
+ * dropped; output validator arguments are read by icpc_group_validator_args
+ * (the same for every group, or refused), what only the package's input
+ * validators read changes nothing. */
 static void check_group_yaml(const char *dir, const char *rel, struct conv_errs *e)
 {
-    static const char *harmless[] = {"input_validator_flags", "input_validator_args", "full_feedback", NULL};
+    static const char *harmless[] = {"input_validator_flags", "input_validator_args", "full_feedback",
+                                     "output_validator_flags", "output_validator_args", "hint", "description", NULL};
     char path[4400];
     snprintf(path, sizeof path, "%s/%s", dir, rel);
     FILE *f = fopen(path, "r");
@@ -398,8 +399,8 @@ static void check_group_yaml(const char *dir, const char *rel, struct conv_errs 
             for (int i = 0; k->type == YAML_SCALAR_NODE && harmless[i]; i++)
                 ok = ok || !strcmp(ks, harmless[i]);
             if (!ok)
-                conv_err(e, "%s:%d: %.60s: not converted: the runner judges every test of an ICPC problem alike "
-                           "(no validator arguments, grading or scores per group)", rel, ydoc_line(k), ks);
+                conv_err(e, "%s:%d: %.60s: not converted: a pass-fail problem judges every group alike (grading "
+                           "and scores need type: scoring)", rel, ydoc_line(k), ks);
         }
     } else if (root && !(root->type == YAML_SCALAR_NODE && !root->data.scalar.length)) {
         conv_err(e, "%s:1: (top level): expected a mapping", rel);
@@ -796,6 +797,14 @@ int icpc_convert(const char *dir, const char *name, char **errors)
     if (!y.title[0] && ini.name[0])
         snprintf(y.title, sizeof y.title, "%s", ini.name);
     double tl = icpc_time_limit(dir, &y, &ini, &e);
+    /* the groups' output validator arguments (the same for all) follow validator_flags */
+    char group_args[1024];
+    bool modern_args = y.version[0] && strcmp(y.version, "legacy");
+    if (!icpc_group_validator_args(dir, !modern_args, group_args, sizeof group_args, &e) && group_args[0]) {
+        size_t used = strlen(y.flags);
+        snprintf(y.flags + used, sizeof y.flags - used, "%s%s", used ? " " : "", group_args);
+        y.flags_line = y.flags_line ? y.flags_line : 1;
+    }
     char validator[700] = "", folder[64];
     struct stat st;
     /* 2023-07 and later: output_validator/ (one program); there is no

@@ -195,9 +195,8 @@ static void legacy_key(struct plan *p, struct gset *g, const char *k, yaml_node_
         if (!s || sscanf(s, "%63s %63s", lo, hi) != 2 || !number(lo, &g->lo) || !number(hi, &g->hi))
             conv_err(p->e, "%s:%d: range: expected two numbers (\"-inf\", \"inf\" allowed)", g->file, line);
         g->range_line = line;
-    } else if (strcmp(k, "input_validator_flags")) {
-        conv_err(p->e, "%s:%d: %.60s: not converted (the runner judges with one validator call for every test)",
-                 g->file, line, k);
+    } else if (strcmp(k, "input_validator_flags") && strcmp(k, "output_validator_flags")) {
+        conv_err(p->e, "%s:%d: %.60s: unknown key", g->file, line, k);
     }
 }
 
@@ -277,7 +276,8 @@ static void scoring_map(struct ydoc *d, struct plan *p, struct gset *g, yaml_nod
 static void modern_key(struct ydoc *d, struct plan *p, struct gset *g, const char *k, yaml_node_t *v)
 {
     static const char *harmless[] = {"input_validator_args", "input_validator_flags", "full_feedback", "hint",
-                                     "description", "input_visualizer_args", "output_visualizer_args", NULL};
+                                     "description", "input_visualizer_args", "output_visualizer_args",
+                                     "output_validator_args", "output_validator_flags", NULL};
     if (!strcmp(k, "scoring"))
         scoring_map(d, p, g, v);
     else if (!strcmp(k, "max_score"))
@@ -290,8 +290,8 @@ static void modern_key(struct ydoc *d, struct plan *p, struct gset *g, const cha
         for (int i = 0; harmless[i]; i++)
             if (!strcmp(k, harmless[i]))
                 return;
-        conv_err(p->e, "%s:%d: %.60s: not converted (the runner judges every test alike: no validator or "
-                 "submission arguments per group, no static validation)", g->file, ydoc_line(v), k);
+        conv_err(p->e, "%s:%d: %.60s: not converted (no submission arguments per test, no static validation)",
+                 g->file, ydoc_line(v), k);
     }
 }
 
@@ -745,4 +745,103 @@ void icpc_subtasks(const char *dir, bool legacy, FILE *out, struct conv_errs *e)
         free_unit(&p.u[i]);
     free(p.u);
     free(p.g);
+}
+
+/* ---- output validator arguments per group -------------------------------- */
+
+struct args_walk {
+    const char *dir;
+    bool legacy;
+    bool seen;
+    char first[1024], first_file[340];
+    struct conv_errs *e;
+};
+
+/* The group file's output_validator_flags (legacy, a string) or
+ * output_validator_args (2023-07+, a list or a string), joined by blanks;
+ * false when it has neither. */
+static bool group_args(struct args_walk *w, const char *file, char *out, size_t len, int *line)
+{
+    char path[4400];
+    snprintf(path, sizeof path, "%s/%s", w->dir, file);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return false;
+    struct common_errors found = {0};
+    struct ydoc d;
+    bool given = false;
+    yaml_node_t *root = ydoc_read(&d, f, file, &group_words, &found) ? NULL : ydoc_root(&d);
+    YDOC_FOR_PAIRS(&d, root && root->type == YAML_MAPPING_NODE ? root : &(yaml_node_t){.type = YAML_MAPPING_NODE}, k,
+                   kn, v) {
+        (void)kn;
+        if (!v || (strcmp(k, "output_validator_flags") && strcmp(k, "output_validator_args")))
+            continue;
+        given = true, *line = ydoc_line(v), out[0] = 0;
+        if (scalar(v))
+            snprintf(out, len, "%s", scalar(v));
+        else if (v->type == YAML_SEQUENCE_NODE)
+            for (yaml_node_item_t *i = v->data.sequence.items.start; i < v->data.sequence.items.top; i++) {
+                const char *a = scalar(ydoc_node(&d, *i));
+                size_t used = strlen(out);
+                snprintf(out + used, len - used, "%s%s", used ? " " : "", a ? a : "");
+            }
+        else
+            conv_err(w->e, "%s:%d: %s: expected a string or a list of strings (a validator's name is not converted)",
+                     file, *line, k);
+    }
+    ydoc_free(&d);
+    fclose(f);
+    common_errors_free(&found);   /* the group's reader reports them */
+    return given;
+}
+
+static void args_group(struct args_walk *w, const char *rel, const char *inherited, const char *from)
+{
+    char file[300], args[1024], origin[340];
+    int line = 0;
+    group_file(w->dir, rel, file, sizeof file);
+    snprintf(args, sizeof args, "%s", inherited);
+    snprintf(origin, sizeof origin, "%s", from);
+    if (file[0] && w->legacy)   /* legacy: the group's file replaces the ancestor's whole */
+        args[0] = 0, snprintf(origin, sizeof origin, "%s:1", file);
+    if (file[0] && group_args(w, file, args, sizeof args, &line))
+        snprintf(origin, sizeof origin, "%s:%d", file, line);
+    char path[4400];
+    size_t n;
+    snprintf(path, sizeof path, "%s/%s", w->dir, rel);
+    if (store_path_depth(rel) > STORE_MAX_DEPTH)
+        return;
+    char **names = icpc_sorted_names(path, &n);
+    bool tests = false;
+    for (size_t i = 0; i < n; i++) {
+        char sub[4400];
+        snprintf(sub, sizeof sub, "%s/%s", rel, names[i]);
+        enum child c = child_kind(w->dir, rel, names[i]);
+        tests = tests || c == TEST;
+        if (c == GROUP)
+            args_group(w, sub, args, origin);
+    }
+    icpc_free_names(names, n);
+    if (!tests)
+        return;
+    if (!w->seen) {
+        w->seen = true;
+        snprintf(w->first, sizeof w->first, "%s", args);
+        snprintf(w->first_file, sizeof w->first_file, "%s", origin);
+    } else if (strcmp(w->first, args)) {
+        if (!origin[0])
+            snprintf(origin, sizeof origin, "%.300s:0", rel);
+        conv_err(w->e, "%s: output_validator_args: '%.100s' for %s differs from '%.100s' (%s): the runner calls "
+                 "the output validator with the same arguments for every test", origin, args,
+                 group_name(rel), w->first, w->first_file[0] ? w->first_file : "none given");
+    }
+}
+
+int icpc_group_validator_args(const char *dir, bool legacy, char *out, size_t len, struct conv_errs *e)
+{
+    struct args_walk w = {.dir = dir, .legacy = legacy, .e = e};
+    int before = e->n;
+    args_group(&w, "data", "", "");
+    snprintf(out, len, "%s", w.seen ? w.first : "");
+    return e->n > before ? -1 : 0;
 }

@@ -866,8 +866,7 @@ Test(store_unit, a_domjudge_package_is_detected_and_its_ini_read)
     cr_assert_eq(store_convert(p, "sc", &errors), 0, "%s", errors);
 }
 
-/* settings per test group are refused, never dropped: the runner judges
- * every test of an ICPC problem alike */
+/* grading per test group of a pass-fail problem is refused, never dropped */
 Test(store_unit, icpc_group_settings_that_change_judging_are_refused)
 {
     char *errors;
@@ -877,8 +876,10 @@ Test(store_unit, icpc_group_settings_that_change_judging_are_refused)
     put("g/data/secret/big/1.in", "1\n");
     put("g/data/secret/big/1.ans", "1\n");
     cr_assert_eq(convert("g", "name: G\n", &errors), 2, "%s", errors);
-    cr_assert(strstr(errors, "data/testdata.yaml:1: output_validator_flags: not converted"), "%s", errors);
     cr_assert(strstr(errors, "data/secret/big/testdata.yaml:2: grading: not converted"), "%s", errors);
+    /* legacy: big's own testdata.yaml replaces data/'s whole, flags included */
+    cr_assert(strstr(errors, "data/testdata.yaml:1: output_validator_args: 'float_tolerance 1e-3' for secret differs "
+                             "from '' (data/secret/big/testdata.yaml:1)"), "%s", errors);
     free(errors);
     put("h/data/secret/testdata.yaml", "input_validator_args: [--n, 5]\n");
     cr_assert_eq(convert("h", "name: H\n", &errors), 0, "only input validators read it: %s", errors);
@@ -953,7 +954,8 @@ Test(store_unit, legacy_scoring_that_subtasks_cannot_express_is_refused)
          "data/testdata.yaml:2: range: the group scores 0 to 3, outside 0..1"},
         {"data/testdata.yaml", "on_reject: sometimes\n", "data/testdata.yaml:1: on_reject: expected break or"},
         {"data/secret/testdata.yaml", "output_validator_flags: float_tolerance 1e-3\n",
-         "data/secret/testdata.yaml:1: output_validator_flags: not converted"},
+         "data/secret/testdata.yaml:1: output_validator_args: 'float_tolerance 1e-3' for secret differs from '' "
+         "(none given)"},   /* the samples have none */
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         char sub[16], p[300], *errors;
@@ -1061,7 +1063,7 @@ Test(store_unit, test_group_yaml_scoring_becomes_subtasks)
         {"data/secret/a/test_group.yaml", "max_score: 10\nrequire_pass: secret/b\n",
          "data/secret/a/test_group.yaml:2: require_pass: 'secret/b' is not a group judged before secret/a"},
         {"data/secret/a/test_group.yaml", "max_score: 10\noutput_validator_args: [x]\n",
-         "data/secret/a/test_group.yaml:2: output_validator_args: not converted"},
+         "data/secret/b:0: output_validator_args: '' for secret/b differs from 'x' (data/secret/a/test_group.yaml:2)"},
         {"data/secret/a/test_group.yaml", "scoring: {score: 10, aggregation: max}\n",
          "data/secret/a/test_group.yaml:1: scoring.aggregation: expected pass-fail, sum or min"},
     };
@@ -1100,5 +1102,40 @@ Test(store_unit, icpc_limits_are_mapped_or_refused_by_name)
               strstr(errors, "problem.yaml:5: limits.validation_memory: not converted") &&
               strstr(errors, "problem.yaml:6: limits.frobs: unknown key") &&
               strstr(errors, "problem.yaml:7: limits.time_multipliers.ac_to_tle: unknown key"), "%s", errors);
+    free(errors);
+}
+
+/* output validator arguments of the groups: the same for every test, they
+ * follow validator_flags (float tolerances of the default validator
+ * included); groups that differ are refused naming both */
+Test(store_unit, group_output_validator_arguments_apply_when_every_group_agrees)
+{
+    char *errors;
+    put("oa/data/testdata.yaml", "output_validator_flags: float_tolerance 1e-3\n");
+    test_in("oa", "sample/1");
+    test_in("oa", "secret/a/1");
+    cr_assert_eq(convert_scoring("oa", "name: O\nvalidator_flags: case_sensitive\n", &errors), 0, "%s", errors);
+    free(errors);
+    cr_assert(strstr(converted("oa"), "checker: {type: float, case_sensitive: true, space_change_sensitive: false, "
+                                      "absolute_tolerance: 0.001, relative_tolerance: 0.001}"), "%s", converted("oa"));
+    /* 2023-07: output_validator_args, inherited, to a custom validator */
+    put("ob/output_validator/v.c", "int main(void){return 42;}\n");
+    put("ob/data/secret/test_group.yaml", "output_validator_args: [--mode, strict]\n");
+    put("ob/data/secret/a/test_group.yaml", "input_validator_args: [--small]\n");
+    test_in("ob", "secret/a/1");
+    test_in("ob", "secret/b/1");
+    cr_assert_eq(convert_scoring("ob", "problem_format_version: 2023-07-draft\nname: O\n", &errors), 0, "%s",
+                 errors);
+    free(errors);
+    cr_assert(strstr(converted("ob"), "args: [\"--mode\", \"strict\"]}"), "%s", converted("ob"));
+    /* groups that differ */
+    put("oc/data/secret/a/testdata.yaml", "output_validator_flags: float_tolerance 1e-3\n");
+    put("oc/data/secret/b/testdata.yaml", "output_validator_flags: float_tolerance 1e-6\n");
+    test_in("oc", "secret/a/1");
+    test_in("oc", "secret/b/1");
+    cr_assert_geq(convert_scoring("oc", "name: O\n", &errors), 1, "%s", errors);
+    cr_assert(strstr(errors, "data/secret/b/testdata.yaml:1: output_validator_args: 'float_tolerance 1e-6' for "
+                             "secret/b differs from 'float_tolerance 1e-3' (data/secret/a/testdata.yaml:1)"), "%s",
+              errors);
     free(errors);
 }
