@@ -540,7 +540,8 @@ static void legacy_children(struct plan *p, const char *rel, const struct gset *
         for (size_t u = first; g->brk && g->agg != AGG_MIN && u < p->n; u++)
             for (size_t d = prev_first; d < prev_last; d++)
                 add_dep(&p->u[u], d);
-        prev_first = first, prev_last = p->n;
+        if (p->n > first)   /* an empty group breaks no chain */
+            prev_first = first, prev_last = p->n;
     }
 }
 

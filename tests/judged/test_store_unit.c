@@ -935,6 +935,21 @@ Test(store_unit, legacy_scoring_groups_become_subtasks)
     cr_assert(strstr(y, "  - {name: \"secret-g3-1\", points: 25, tests: [\"secret-g3-1\"]}\n"), "%s", y);
     cr_assert(strstr(y, "  - {name: \"secret-g3-2\", points: 25, tests: [\"secret-g3-2\"], depends: "
                         "[\"secret-g3-1\"]}\n"), "%s", y);
+
+    /* on_reject: break (the default) across groups: a group scores only when
+     * the one before passed; an empty group between breaks no chain */
+    put("br/data/testdata.yaml", "grader_flags: ignore_sample\n");
+    put("br/data/secret/a/testdata.yaml", "grader_flags: min\naccept_score: 40\n");
+    put("br/data/secret/b/.keep", "\n");
+    put("br/data/secret/c/testdata.yaml", "grader_flags: min\naccept_score: 60\n");
+    test_in("br", "secret/a/1");
+    test_in("br", "secret/c/1");
+    cr_assert_eq(convert_scoring("br", "name: B\ntype: scoring\n", &errors), 0, "%s", errors);
+    free(errors);
+    y = converted("br");
+    cr_assert(strstr(y, "  - {name: \"secret-a\", points: 40, tests: [\"secret-a-1\"]}\n") &&
+              strstr(y, "  - {name: \"secret-c\", points: 60, tests: [\"secret-c-1\"], depends: [\"secret-a\"]}\n"),
+              "%s", y);
 }
 
 /* what the runner's subtasks cannot express is refused naming file, line
