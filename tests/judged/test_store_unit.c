@@ -1102,7 +1102,8 @@ Test(store_unit, icpc_limits_are_mapped_or_refused_by_name)
     char *errors;
     test_in("lm", "secret/1");
     cr_assert_eq(convert_scoring("lm", "problem_format_version: 2025-09\nname: L\nlimits:\n  time_limit: 1.5\n"
-                                       "  memory: 512\n  output: 16\n  compilation_time: 90\n  compilation_memory: 3000\n"
+                                       "  memory: 512\n  output: 16\n  compilation_time: 90\n"
+                                       "  compilation_memory: 3000\n"
                                        "  time_multipliers: {ac_to_time_limit: 2.5, time_limit_to_tle: 1.5}\n"
                                        "  time_resolution: 0.5\n", &errors), 0, "%s", errors);
     free(errors);
@@ -1110,7 +1111,8 @@ Test(store_unit, icpc_limits_are_mapped_or_refused_by_name)
     cr_assert(strstr(y, "time_limit: 1.500s\nmemory_limit: 512M\noutput_limit: 16M\n"
                         "compile_limits: {time: 90.000s, memory: 3000M}\n"), "%s", y);
     test_in("lx", "secret/1");
-    cr_assert_eq(convert_scoring("lx", "name: L\nlimits:\n  code: 128\n  validation_time: 60\n  validation_memory: 1024\n"
+    cr_assert_eq(convert_scoring("lx", "name: L\nlimits:\n  code: 128\n  validation_time: 60\n"
+                                       "  validation_memory: 1024\n"
                                        "  frobs: 3\n  time_multipliers: {ac_to_tle: 2}\n", &errors), 5, "%s", errors);
     cr_assert(strstr(errors, "problem.yaml:3: limits.code: not converted") &&
               strstr(errors, "problem.yaml:4: limits.validation_time: not converted") &&
