@@ -429,7 +429,7 @@ static int parse_interactor(struct ydoc *y, yaml_node_t *n, struct rn_problem *p
     if (ydoc_mapping(y, n, "interactor") < 0)
         return -1;
     int rc = 0;
-    yaml_node_t *source = NULL;
+    yaml_node_t *source = NULL, *scores = NULL;
     YDOC_FOR_PAIRS(y, n, key, k, v) {
         if (!strcmp(key, "source"))
             source = v;
@@ -439,10 +439,14 @@ static int parse_interactor(struct ydoc *y, yaml_node_t *n, struct rn_problem *p
             rc |= parse_protocol(y, v, "interactor.protocol", h);
         else if (!strcmp(key, "args"))
             rc |= ydoc_strings(y, v, "interactor.args", &h->args);
+        else if (!strcmp(key, "scores"))
+            scores = v, rc |= parse_bool(y, v, "interactor.scores", &h->scores);
         else
-            ydoc_error(y, k, key, "unknown key in interactor (source, flags, protocol, args)"),
+            ydoc_error(y, k, key, "unknown key in interactor (source, flags, protocol, args, scores)"),
                 rc = -1;
     }
+    if (scores && h->scores && h->protocol != RN_PROTO_KATTIS)
+        ydoc_error(y, scores, "interactor.scores", "only an interactor of protocol kattis writes score.txt"), rc = -1;
     if (!source)
         ydoc_error(y, n, "interactor.source", "missing (required)"), rc = -1;
     else

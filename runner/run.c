@@ -180,11 +180,12 @@ static int feedback_number(const char *dir, const char *name, double *out)
 /* checker.scores: an accepting validator's score_multiplier.txt (a
  * fraction) or score.txt (points of the test's worth) makes the fraction;
  * with neither, the whole worth (ICPC 2023-07+). Anything else is IE. */
-static void kattis_score(const struct rn_job *j, const struct rn_test *t, struct rn_check *chk)
+static void kattis_score(const struct rn_job *j, const char *feedback, const struct rn_test *t,
+                         struct rn_check *chk)
 {
     double mult = 0, score = 0, worth = test_worth(j->prob, t);
-    int m = feedback_number(j->feedback, "score_multiplier.txt", &mult);
-    int s = feedback_number(j->feedback, "score.txt", &score);
+    int m = feedback_number(feedback, "score_multiplier.txt", &mult);
+    int s = feedback_number(feedback, "score.txt", &score);
     const char *why = NULL;
     if (m == 0 || s == 0)
         why = "score.txt or score_multiplier.txt does not hold a number";
@@ -197,7 +198,8 @@ static void kattis_score(const struct rn_job *j, const struct rn_test *t, struct
     if (why) {
         chk->verdict = RUNNER_IE;
         chk->fraction = 0;
-        snprintf(chk->message, sizeof chk->message, "the checker accepted, but %s (%g)", why, m > 0 ? mult : score);
+        snprintf(chk->message, sizeof chk->message, "the validator accepted, but %s (%g)", why,
+                 m > 0 ? mult : score);
     } else if (m > 0 || s > 0) {
         /* partial, as testlib's points are: WA with the fraction */
         chk->fraction = m > 0 ? mult : worth > 0 ? score / worth : 0;
@@ -215,7 +217,7 @@ static void checker_verdict(const struct rn_job *j, const struct rn_test *t, con
         rn_check_from_kattis(res->exit_code, m, "checker", chk);
         free(m);
         if (j->prob->checker_prog.scores && chk->verdict == RUNNER_AC)
-            kattis_score(j, t, chk);
+            kattis_score(j, j->feedback, t, chk);
     } else if (exited) {
         char *o = read_text(j->chk_out), *e = read_text(j->chk_err);
         rn_check_from_exit(res->exit_code, o, e, chk);
@@ -511,6 +513,9 @@ static int run_interactive(struct rn_job *j, const struct rn_test *t, struct san
     char *message = interactor_message(j);
     rn_interactive_verdict(&pr, j->prob->interactor.protocol, NULL, message, chk);
     free(message);
+    /* a Kattis interactor's score (its feedback dir is output/) */
+    if (j->prob->interactor.scores && chk->verdict == RUNNER_AC)
+        kattis_score(j, j->out_dir, t, chk);
     /* Polygon's form: a checker, when the problem names one, judges the
      * interactor's result file once the interactor accepted */
     if (j->prob->checker_given && chk->verdict == RUNNER_AC)

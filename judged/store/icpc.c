@@ -11,10 +11,10 @@
  *    `protocol: kattis`), validator_flags becoming its arguments. 2023-07
  *    packages (problem_format_version) have output_validator/ and `type:`;
  *    `type: scoring` has its groups' scoring mapped onto subtasks
- *    (icpc_groups.c), `multi-pass` becomes the runner's `passes`; a type
- *    the runner cannot judge as meant (submit-answer, interactive
- *    multi-pass or scoring) is refused naming the key: never stored as a
- *    pass/fail batch problem.
+ *    (icpc_groups.c) and its validator's score.txt read (`scores: true`),
+ *    `multi-pass` becomes the runner's `passes`; a type the runner cannot
+ *    judge as meant (submit-answer, interactive multi-pass) is refused
+ *    naming the key: never stored as a pass/fail batch problem.
  *  - DOMjudge: domjudge-problem.ini (name, timelimit, special_compare /
  *    special_run naming programs of its own database: refused) and
  *    .timelimit.
@@ -766,7 +766,7 @@ static int write_converted(FILE *out, const char *dir, const char *name, const s
     }
     if (custom && validator[0])
         validator_yaml(interactive ? "interactor" : "checker", validator, y->flags,
-                       !interactive && y->scoring && (modern || y->score_validation), out);
+                       y->scoring && (modern || y->score_validation), out);
     else if (!custom)
         checker_yaml(y->flags, y->flags_line ? y->flags_line : 1, out, e);
     include_yaml(dir, out, e);
@@ -821,9 +821,6 @@ int icpc_convert(const char *dir, const char *name, char **errors)
                     "passes of batch problems only", y.type_line);
     if (y.passes > 0 && !y.multipass)
         conv_err(&e, "problem.yaml:%zu: limits.validation_passes: only for type: multi-pass", y.passes_line);
-    if (interactive && y.scoring)
-        conv_err(&e, "problem.yaml:%zu: type: an interactive scoring problem is not converted: the runner's "
-                    "interactor does not read score.txt", y.type_line ? y.type_line : y.validation_line);
     bool custom = interactive || y.multipass || !strcmp(y.validation, "custom") ||
                   (modern && !strcmp(folder, "output_validator"));
     if (ini.special_compare_line && !custom)

@@ -233,3 +233,35 @@ Test(icpc_judge, include_files_are_compiled_with_a_submission_of_their_language)
     remove_dir(dir);
     free(dir);
 }
+
+/* An interactive scoring problem (2023-07: type scoring interactive): the
+ * interactor gives N and wants 2N; N itself earns half the test's worth
+ * (score_multiplier.txt in its feedback dir) */
+static const char *half_interactor =
+    "#include <stdio.h>\n"
+    "int main(int argc, char **argv) {\n"
+    "  long long n, got; FILE *in = fopen(argv[1], \"r\"); char p[4096];\n"
+    "  if (!in || fscanf(in, \"%lld\", &n) != 1) return 1;\n"
+    "  printf(\"%lld\\n\", n); fflush(stdout);\n"
+    "  if (scanf(\"%lld\", &got) != 1) return 43;\n"
+    "  if (got == 2 * n) return 42;\n"
+    "  if (got != n) return 43;\n"
+    "  snprintf(p, sizeof p, \"%sscore_multiplier.txt\", argv[3]); FILE *f = fopen(p, \"w\");\n"
+    "  if (!f) return 1; fputs(\"0.5\\n\", f); fclose(f); return 42;\n}\n";
+
+Test(icpc_judge, an_interactive_scoring_problem_reads_the_interactors_score)
+{
+    char *dir = scratch_dir("icpc-iscore");
+    put_file(dir, ".timelimit", "2\n");
+    put_file(dir, "problem.yaml", "problem_format_version: 2023-07-draft\nname: Echo\ntype: scoring interactive\n");
+    put_file(dir, "output_validator/echo.c", "%s", half_interactor);
+    put_file(dir, "data/secret/1.in", "21\n");
+    put_file(dir, "data/secret/1.ans", "\n");
+    convert(dir);
+    expect(dir, "#include <stdio.h>\nint main(void){long long n;scanf(\"%lld\",&n);printf(\"%lld\\n\",2*n);"
+           "fflush(stdout);return 0;}\n", RUNNER_AC, 100, "2N: the whole worth");
+    expect(dir, "#include <stdio.h>\nint main(void){long long n;scanf(\"%lld\",&n);printf(\"%lld\\n\",n);"
+           "fflush(stdout);return 0;}\n", RUNNER_WA, 50, "N: half of it");
+    remove_dir(dir);
+    free(dir);
+}

@@ -719,8 +719,7 @@ Test(store_unit, icpc_types_the_runner_cannot_judge_are_refused_naming_the_key)
         {"name: S\nvalidation: custom score\n", "problem.yaml:2: validation: 'score' is only for type: scoring"},
         {"name: S\nvalidation: custom interactive score\n", "problem.yaml:2: validation: 'score' is only for type: "
          "scoring"},
-        {"name: S\ntype: scoring\nvalidation: custom interactive score\n",
-         "problem.yaml:2: type: an interactive scoring problem is not converted"},
+
         {"name: S\nvalidation: costum\n", "problem.yaml:2: validation: expected default, custom"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
@@ -1018,6 +1017,14 @@ Test(store_unit, legacy_scoring_that_subtasks_cannot_express_is_refused)
     free(errors);
     cr_assert(strstr(converted("sv"), "checker: {type: custom, source: \"output_validators/v.c\", protocol: kattis, "
                                       "args: [], scores: true}\n"), "%s", converted("sv"));
+    /* interactive: the interactor's score.txt alike */
+    put("si/output_validators/v.c", "int main(void){return 42;}\n");
+    test_in("si", "secret/1");
+    cr_assert_eq(convert_scoring("si", "name: S\ntype: scoring\nvalidation: custom interactive score\n", &errors),
+                 0, "%s", errors);
+    free(errors);
+    cr_assert(strstr(converted("si"), "interactor: {source: \"output_validators/v.c\", protocol: kattis, args: [], "
+                                      "scores: true}\n"), "%s", converted("si"));
     /* min over secret, which sums its tests */
     put("mi/data/testdata.yaml", "grader_flags: min\n");
     put("mi/data/secret/testdata.yaml", "grader_flags: sum\n");

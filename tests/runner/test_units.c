@@ -1033,6 +1033,8 @@ Test(problems, checker_scores_and_passes)
         {"checker: {type: custom, source: v.c, protocol: kattis}\npasses: 101\n",
          "problem.yaml:5: passes: 101 is more than 100"},
         {"passes: 0\n", "problem.yaml:4: passes: bad integer '0' (expected 1 or more)"},
+        {"type: interactive\ninteractor: {source: v.c, scores: true}\n",
+         "problem.yaml:5: interactor.scores: only an interactor of protocol kattis writes score.txt"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         int count;
