@@ -265,3 +265,42 @@ Test(icpc_judge, an_interactive_scoring_problem_reads_the_interactors_score)
     remove_dir(dir);
     free(dir);
 }
+
+/* The package's faults are IE, never the contestant's: a validator that
+ * asks for a pass past validation_passes, a score.txt above the test's
+ * worth */
+Test(icpc_judge, a_validator_breaking_the_protocol_is_ie)
+{
+    char *dir = scratch_dir("icpc-endless");
+    put_file(dir, ".timelimit", "2\n");
+    put_file(dir, "problem.yaml", "problem_format_version: 2023-07-draft\nname: Endless\ntype: multi-pass\n"
+             "limits:\n  validation_passes: 3\n");
+    put_file(dir, "output_validator/endless.c",
+             "#include <stdio.h>\nint main(int argc, char **argv) { char p[4096];\n"
+             "  snprintf(p, sizeof p, \"%%snextpass.in\", argv[3]); FILE *f = fopen(p, \"w\");\n"
+             "  if (!f) return 1; fputs(\"1\\n\", f); fclose(f); return 42; }\n");
+    put_file(dir, "data/secret/1.in", "1\n");
+    put_file(dir, "data/secret/1.ans", "\n");
+    convert(dir);
+    struct judged j = judge(dir, "int main(void){return 0;}\n");
+    cr_expect_eq(j.verdict, RUNNER_IE, "%s", j.json);
+    cr_expect(strstr(j.json, "pass 3 of 3: the checker wrote nextpass.in after the last pass"), "%s", j.json);
+    free(j.json);
+    remove_dir(dir);
+    free(dir);
+
+    dir = scratch_dir("icpc-overscore");
+    put_file(dir, ".timelimit", "2\n");
+    put_file(dir, "problem.yaml", "name: Over\ntype: scoring\nvalidation: custom score\nvalidator_flags: points\n");
+    put_file(dir, "output_validators/halves.c", "%s", halves);
+    put_file(dir, "data/testdata.yaml", "accept_score: 4\n");
+    put_file(dir, "data/secret/1.in", "3 5\n");
+    put_file(dir, "data/secret/1.ans", "8\n");
+    convert(dir);
+    j = judge(dir, half_on_2);
+    cr_expect_eq(j.verdict, RUNNER_IE, "%s", j.json);
+    cr_expect(strstr(j.json, "score.txt is outside 0..the test's worth"), "%s", j.json);
+    free(j.json);
+    remove_dir(dir);
+    free(dir);
+}
