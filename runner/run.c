@@ -187,7 +187,11 @@ static void kattis_score(const struct rn_job *j, const char *feedback, const str
     int m = feedback_number(feedback, "score_multiplier.txt", &mult);
     int s = feedback_number(feedback, "score.txt", &score);
     const char *why = NULL;
-    if (m == 0 || s == 0)
+    if (chk->verdict != RUNNER_AC && (m >= 0 || s >= 0))
+        why = "it rejected and still wrote score.txt or score_multiplier.txt";
+    else if (chk->verdict != RUNNER_AC)
+        return;   /* a rejection scores nothing */
+    else if (m == 0 || s == 0)
         why = "score.txt or score_multiplier.txt does not hold a number";
     else if (m > 0 && s > 0)
         why = "both score.txt and score_multiplier.txt were written";
@@ -196,10 +200,10 @@ static void kattis_score(const struct rn_job *j, const char *feedback, const str
     else if (s > 0 && (score < 0 || score > worth + 1e-9))
         why = "score.txt is outside 0..the test's worth (its subtask's points)";
     if (why) {
+        snprintf(chk->message, sizeof chk->message, "the validator exited %s, but %s (%g)",
+                 chk->verdict == RUNNER_AC ? "42" : "43", why, m > 0 ? mult : score);
         chk->verdict = RUNNER_IE;
         chk->fraction = 0;
-        snprintf(chk->message, sizeof chk->message, "the validator accepted, but %s (%g)", why,
-                 m > 0 ? mult : score);
     } else if (m > 0 || s > 0) {
         /* partial, as testlib's points are: WA with the fraction */
         chk->fraction = m > 0 ? mult : worth > 0 ? score / worth : 0;
@@ -216,7 +220,7 @@ static void checker_verdict(const struct rn_job *j, const struct rn_test *t, con
         char *m = kattis_message(j->feedback, j->chk_err);
         rn_check_from_kattis(res->exit_code, m, "checker", chk);
         free(m);
-        if (j->prob->checker_prog.scores && chk->verdict == RUNNER_AC)
+        if (j->prob->checker_prog.scores && (chk->verdict == RUNNER_AC || chk->verdict == RUNNER_WA))
             kattis_score(j, j->feedback, t, chk);
     } else if (exited) {
         char *o = read_text(j->chk_out), *e = read_text(j->chk_err);

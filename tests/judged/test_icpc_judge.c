@@ -301,6 +301,14 @@ Test(icpc_judge, a_validator_breaking_the_protocol_is_ie)
     cr_expect_eq(j.verdict, RUNNER_IE, "%s", j.json);
     cr_expect(strstr(j.json, "score.txt is outside 0..the test's worth"), "%s", j.json);
     free(j.json);
+    /* a rejection with a score */
+    put_file(dir, "output_validators/halves.c", "#include <stdio.h>\nint main(int argc, char **argv) { char p[4096];\n"
+             "  snprintf(p, sizeof p, \"%%sscore.txt\", argv[3]); FILE *f = fopen(p, \"w\");\n"
+             "  if (f) fputs(\"1\\n\", f), fclose(f); return 43; }\n");
+    j = judge(dir, half_on_2);
+    cr_expect_eq(j.verdict, RUNNER_IE, "%s", j.json);
+    cr_expect(strstr(j.json, "the validator exited 43, but it rejected and still wrote score.txt"), "%s", j.json);
+    free(j.json);
     remove_dir(dir);
     free(dir);
 }
