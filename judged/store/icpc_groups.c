@@ -556,6 +556,9 @@ static void legacy_group(struct plan *p, const char *rel, const struct gset *par
         return;
     char **names = icpc_sorted_names(path, &n);
     size_t parts = count_children(p->dir, rel, names, n);
+    if (g.ignore_sample && strcmp(rel, "data"))
+        conv_err(p->e, "%s:%d: grader_flags: 'ignore_sample' is only for data/testdata.yaml (the root group)", g.file,
+                 g.agg_line);
     if (g.agg == AGG_MAX && parts > 1)
         conv_err(p->e, "%s:%d: grader_flags: 'max' is not converted: the runner adds subtasks up", g.file,
                  g.agg_line);

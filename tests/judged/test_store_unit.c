@@ -958,6 +958,8 @@ Test(store_unit, legacy_scoring_that_subtasks_cannot_express_is_refused)
     static const struct { const char *file, *yaml, *expect; } cases[] = {
         {"data/secret/testdata.yaml", "grader_flags: max\n",
          "data/secret/testdata.yaml:1: grader_flags: 'max' is not converted"},
+        {"data/secret/testdata.yaml", "grader_flags: ignore_sample min\n",
+         "data/secret/testdata.yaml:1: grader_flags: 'ignore_sample' is only for data/testdata.yaml"},
         {"data/secret/testdata.yaml", "grader_flags: always_accept\n",
          "data/secret/testdata.yaml:1: grader_flags: 'always_accept' is not converted"},
         {"data/secret/testdata.yaml", "reject_score: -1\n",
