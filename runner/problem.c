@@ -1045,8 +1045,9 @@ static struct rn_problem *problem_defaults(const char *dir, int root,
 }
 
 /* passes > 1 (ICPC multi-pass): the Kattis checker's nextpass.in is the
- * next run's input, so only a batch problem with such a checker has them;
- * bounded so that a test's runs stay countable. */
+ * next run's input (an interactor's, its next input file), so only a
+ * problem with such a validator has them; bounded so that a test's runs
+ * stay countable. */
 static int check_passes(struct ydoc *y, yaml_node_t *n, struct rn_problem *p)
 {
     if (!n)
@@ -1055,9 +1056,10 @@ static int check_passes(struct ydoc *y, yaml_node_t *n, struct rn_problem *p)
         ydoc_error(y, n, "passes", "%d is more than %d", p->passes, RN_MAX_PASSES);
         return -1;
     }
-    if (p->passes > 1 && (p->type != RN_BATCH || p->checker != RN_CHECK_CUSTOM ||
-                          p->checker_prog.protocol != RN_PROTO_KATTIS)) {
-        ydoc_error(y, n, "passes", "needs a batch problem whose checker is custom with protocol kattis (it writes "
+    bool batch = p->type == RN_BATCH && p->checker == RN_CHECK_CUSTOM && p->checker_prog.protocol == RN_PROTO_KATTIS;
+    bool interactive = p->type == RN_INTERACTIVE && p->interactor.protocol == RN_PROTO_KATTIS;
+    if (p->passes > 1 && !batch && !interactive) {
+        ydoc_error(y, n, "passes", "needs a checker (batch) or an interactor of protocol kattis (it writes "
                    "nextpass.in)");
         return -1;
     }

@@ -27,6 +27,9 @@
 
 #include "internal.h"
 
+/* a multi-pass interactor's input after the first pass, in its feedback dir */
+#define PASS_INPUT ".pass.in"
+
 #define CHECKER_TEXT_MAX (4 * 1024)
 #define CHECKER_CPU 10.0
 #define CHECKER_MEMORY (1024ULL << 20)
@@ -461,7 +464,8 @@ static int check_output(struct rn_job *j, const struct rn_test *t, struct rn_che
 static void interactor_job(struct rn_job *j, const struct rn_test *t, double sub_wall,
                            struct sandbox_job *sj, char ***argv, struct sandbox_mount **mounts)
 {
-    char *in = rn_strdup_printf("/problem/%s", t->input);
+    /* a later pass of a multi-pass test: the previous pass's nextpass.in */
+    char *in = j->pass > 0 ? rn_strdup_printf("/output/%s", PASS_INPUT) : rn_strdup_printf("/problem/%s", t->input);
     char *ans = rn_strdup_printf("/problem/%s", t->answer);
     char *testlib[] = {in, "/output/out", ans, NULL}, *kattis[] = {in, ans, "/output/", NULL};
     struct helper_run hr = {.lang = j->inter_lang, .h = &j->prob->interactor,
@@ -489,9 +493,10 @@ static int run_interactive(struct rn_job *j, const struct rn_test *t, struct san
     if (rn_reset_box(j->inter, j->inter_dir, !j->inter_ready) < 0)
         return rn_job_infra(j, j->inter, strerror(errno));
     j->inter_ready = true;
-    /* a fresh output/ per test, writable by the interactor's slot uid, with
-     * an empty result file: a checker after it always finds one */
-    if (rn_fresh_dir(j->out_dir, 01777) < 0 || rn_write_file(j->out, "", 0, 0666) < 0 ||
+    /* a fresh output/ per test (kept through a multi-pass test's passes),
+     * writable by the interactor's slot uid, with an empty result file: a
+     * checker after it always finds one */
+    if ((j->pass == 0 && rn_fresh_dir(j->out_dir, 01777) < 0) || rn_write_file(j->out, "", 0, 0666) < 0 ||
         chmod(j->out, 0666) < 0)
         return rn_job_infra(j, j->out_dir, strerror(errno));
     int err_fd = open_out(j->inter_err);
@@ -527,6 +532,56 @@ static int run_interactive(struct rn_job *j, const struct rn_test *t, struct san
     return 0;
 }
 
+static void pass_failed(struct rn_check *chk, const char *fmt, int a, int b)
+{
+    chk->verdict = RUNNER_IE;
+    chk->fraction = 0;
+    snprintf(chk->message, sizeof chk->message, fmt, a, b);
+}
+
+/* An interactive multi-pass test: while the Kattis interactor accepts and
+ * writes nextpass.in into its feedback dir (output/), it runs again with
+ * that file as its input (kept there as PASS_INPUT), and the submission in
+ * a fresh box; the rest as run_passes. */
+static int interactive_passes(struct rn_job *j, const struct rn_test *t, struct sandbox_result *res,
+                              struct rn_check *chk)
+{
+    double cpu = 0, wall = 0;
+    uint64_t memory = 0;
+    int rc = 0;
+    for (j->pass = 0; j->pass < j->prob->passes; j->pass++) {
+        if ((rc = run_interactive(j, t, res, chk)) < 0)
+            break;
+        cpu += res->cpu_time, wall += res->wall_time;
+        memory = res->memory > memory ? res->memory : memory;
+        char path[PATH_MAX], kept[PATH_MAX], why[128] = "";
+        struct stat st;
+        snprintf(path, sizeof path, "%s/nextpass.in", j->out_dir);
+        snprintf(kept, sizeof kept, "%s/%s", j->out_dir, PASS_INPUT);
+        /* a rejection, or the submission's own failure, ends the test
+         * whatever the interactor left behind */
+        if (j->prob->passes == 1 || chk->verdict != RUNNER_AC || lstat(path, &st) < 0)
+            break;
+        int root = rn_pkg_root(j->out_dir, why, sizeof why);
+        int fd = root < 0 ? -1 : rn_pkg_open(root, "nextpass.in", false, NULL, why, sizeof why);
+        if (root >= 0)
+            close(root);
+        if (fd >= 0)
+            close(fd);
+        if (fd < 0 || rename(path, kept) < 0 || chmod(kept, 0644) < 0)
+            snprintf(chk->message, sizeof chk->message, "pass %d: nextpass.in: %.300s", j->pass + 1,
+                     fd < 0 ? why : strerror(errno)), chk->verdict = RUNNER_IE;
+        else if (j->pass + 1 == j->prob->passes)
+            pass_failed(chk, "pass %d of %d: the interactor wrote nextpass.in after the last pass", j->pass + 1,
+                        j->prob->passes);
+        if (chk->verdict != RUNNER_AC)
+            break;
+    }
+    j->pass = 0;
+    res->cpu_time = cpu, res->wall_time = wall, res->memory = memory;
+    return rc;
+}
+
 /* One run of the submission and its check. */
 static int run_and_check(struct rn_job *j, const struct rn_test *t, struct sandbox_result *res, struct rn_check *chk)
 {
@@ -560,12 +615,6 @@ static int take_nextpass(struct rn_job *j, int *fd, char *why, size_t whylen)
     return *fd < 0 ? -1 : 1;
 }
 
-static void pass_failed(struct rn_check *chk, const char *fmt, int a, int b)
-{
-    chk->verdict = RUNNER_IE;
-    chk->fraction = 0;
-    snprintf(chk->message, sizeof chk->message, fmt, a, b);
-}
 
 /* A test of `passes` runs (ICPC multi-pass): while the checker accepts and
  * writes nextpass.in, the submission runs again, in a fresh box, with it
@@ -622,7 +671,7 @@ int rn_run_test(void *ctx, size_t i, struct rn_test_outcome *out)
     struct sandbox_result res;
     struct rn_check chk = {0};
     if (j->prob->type == RN_INTERACTIVE) {
-        if (run_interactive(j, t, &res, &chk) < 0)
+        if (interactive_passes(j, t, &res, &chk) < 0)
             return -1;
     } else if (run_passes(j, t, &res, &chk) < 0) {
         return -1;

@@ -12,9 +12,9 @@
  *    packages (problem_format_version) have output_validator/ and `type:`;
  *    `type: scoring` has its groups' scoring mapped onto subtasks
  *    (icpc_groups.c) and its validator's score.txt read (`scores: true`),
- *    `multi-pass` becomes the runner's `passes`; a type the runner cannot
- *    judge as meant (submit-answer, interactive multi-pass) is refused
- *    naming the key: never stored as a pass/fail batch problem.
+ *    `multi-pass` (interactive too) becomes the runner's `passes`; a type
+ *    the runner cannot judge as meant (submit-answer) is refused naming
+ *    the key: never stored as a pass/fail batch problem.
  *  - DOMjudge: domjudge-problem.ini (name, timelimit, special_compare /
  *    special_run naming programs of its own database: refused) and
  *    .timelimit.
@@ -816,9 +816,6 @@ int icpc_convert(const char *dir, const char *name, char **errors)
         conv_err(&e, "problem.yaml:%zu: validation: 'score' is only for type: scoring (the validator's score.txt "
                     "scores a test)", y.validation_line);
     bool interactive = !strcmp(y.validation, "custom interactive") || y.interactive_type;
-    if (y.multipass && interactive)
-        conv_err(&e, "problem.yaml:%zu: type: an interactive multi-pass problem is not converted: the runner runs "
-                    "passes of batch problems only", y.type_line);
     if (y.passes > 0 && !y.multipass)
         conv_err(&e, "problem.yaml:%zu: limits.validation_passes: only for type: multi-pass", y.passes_line);
     bool custom = interactive || y.multipass || !strcmp(y.validation, "custom") ||

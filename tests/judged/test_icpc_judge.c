@@ -312,3 +312,35 @@ Test(icpc_judge, a_validator_breaking_the_protocol_is_ie)
     remove_dir(dir);
     free(dir);
 }
+
+/* Interactive multi-pass: the interactor gives its input's N and wants 2N;
+ * on pass 1 it writes 2N as nextpass.in, which is its input on pass 2 */
+static const char *doubling_interactor =
+    "#include <stdio.h>\n"
+    "int main(int argc, char **argv) {\n"
+    "  char p[4096]; long long n, got; FILE *in = fopen(argv[1], \"r\");\n"
+    "  if (!in || fscanf(in, \"%lld\", &n) != 1) return 1;\n"
+    "  printf(\"%lld\\n\", n); fflush(stdout);\n"
+    "  if (scanf(\"%lld\", &got) != 1 || got != 2 * n) return 43;\n"
+    "  snprintf(p, sizeof p, \"%sstate\", argv[3]); FILE *st = fopen(p, \"r\");\n"
+    "  if (st) return 42;\n"
+    "  st = fopen(p, \"w\"); if (!st) return 1; fputs(\"1\", st); fclose(st);\n"
+    "  snprintf(p, sizeof p, \"%snextpass.in\", argv[3]); FILE *f = fopen(p, \"w\");\n"
+    "  if (!f) return 1; fprintf(f, \"%lld\\n\", got); fclose(f); return 42;\n}\n";
+
+Test(icpc_judge, an_interactive_multi_pass_problem_feeds_nextpass_in_to_the_interactor)
+{
+    char *dir = scratch_dir("icpc-imultipass");
+    put_file(dir, ".timelimit", "2\n");
+    put_file(dir, "problem.yaml", "problem_format_version: 2023-07-draft\nname: Twice\ntype: interactive multi-pass\n");
+    put_file(dir, "output_validator/doubling.c", "%s", doubling_interactor);
+    put_file(dir, "data/secret/1.in", "7\n");
+    put_file(dir, "data/secret/1.ans", "\n");
+    convert(dir);
+    expect(dir, "#include <stdio.h>\nint main(void){long long n;scanf(\"%lld\",&n);printf(\"%lld\\n\",2*n);"
+           "fflush(stdout);return 0;}\n", RUNNER_AC, 100, "doubles 7, then 14");
+    expect(dir, "#include <stdio.h>\nint main(void){long long n;scanf(\"%lld\",&n);printf(\"%lld\\n\",n<10?2*n:0);"
+           "fflush(stdout);return 0;}\n", RUNNER_WA, 0, "doubles 7 only: pass 2 fails");
+    remove_dir(dir);
+    free(dir);
+}

@@ -707,8 +707,6 @@ static int convert(const char *sub, const char *yaml, char **errors)
 Test(store_unit, icpc_types_the_runner_cannot_judge_are_refused_naming_the_key)
 {
     static const struct { const char *yaml, *expect; } cases[] = {
-        {"problem_format_version: 2023-07-draft\nname: S\ntype: interactive multi-pass\n",
-         "problem.yaml:3: type: an interactive multi-pass problem is not converted"},
         {"problem_format_version: 2023-07-draft\nname: S\ntype: multi-pass\nlimits:\n  validation_passes: 1\n",
          "problem.yaml:5: limits.validation_passes: expected a whole number 2..100"},
         {"problem_format_version: 2023-07-draft\nname: S\nlimits:\n  validation_passes: 3\n",
@@ -1011,6 +1009,13 @@ Test(store_unit, legacy_scoring_that_subtasks_cannot_express_is_refused)
     cr_assert(strstr(converted("mp"), "passes: 3\n") &&
               strstr(converted("mp"), "checker: {type: custom, source: \"output_validator/v.c\", protocol: kattis"),
               "%s", converted("mp"));
+    put("mi2/output_validator/v.c", "int main(void){return 42;}\n");
+    test_in("mi2", "secret/1");
+    cr_assert_eq(convert_scoring("mi2", "problem_format_version: 2023-07-draft\nname: M\n"
+                                        "type: interactive multi-pass\n", &errors), 0, "%s", errors);
+    free(errors);
+    cr_assert(strstr(converted("mi2"), "passes: 2\n") && strstr(converted("mi2"), "interactor: {source: "),
+              "%s", converted("mi2"));
     /* a score validator: its score.txt scores the test (checker.scores) */
     put("sv/output_validators/v.c", "int main(void){return 42;}\n");
     test_in("sv", "secret/1");

@@ -1029,7 +1029,7 @@ Test(problems, checker_scores_and_passes)
          "problem.yaml:4: checker.scores: only a custom checker of protocol kattis writes score.txt"},
         {"checker: {type: custom, source: v.c, protocol: kattis, scores: maybe}\n", "problem.yaml:4: checker.scores: "},
         {"checker: {type: custom, source: v.c}\npasses: 2\n",
-         "problem.yaml:5: passes: needs a batch problem whose checker is custom with protocol kattis"},
+         "problem.yaml:5: passes: needs a checker (batch) or an interactor of protocol kattis"},
         {"checker: {type: custom, source: v.c, protocol: kattis}\npasses: 101\n",
          "problem.yaml:5: passes: 101 is more than 100"},
         {"passes: 0\n", "problem.yaml:4: passes: bad integer '0' (expected 1 or more)"},
