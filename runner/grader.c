@@ -21,6 +21,16 @@ const struct rn_grader *rn_grader_for(const struct rn_problem *p, const char *la
     return NULL;
 }
 
+/* Does a language without files of its own fail (grader:), or compile
+ * alone (only include: files, ICPC's include/LANG/)? */
+bool rn_grader_required(const struct rn_problem *p)
+{
+    for (size_t i = 0; i < p->grader_count; i++)
+        if (!p->graders[i].optional)
+            return true;
+    return false;
+}
+
 static const char *base_name(const char *path)
 {
     const char *slash = strrchr(path, '/');
@@ -39,6 +49,8 @@ char *rn_grader_missing(const struct rn_problem *p, const char *lang)
     char *s = rn_strdup_printf("this problem is solved with a grader; '%s' has none (graders:",
                                lang);
     for (size_t i = 0; s && i < p->grader_count; i++) {
+        if (p->graders[i].optional)
+            continue;
         char *t = rn_strdup_printf("%s %s", s, p->graders[i].lang);
         free(s);
         s = t;

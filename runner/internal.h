@@ -125,6 +125,7 @@ struct rn_helper {
     char **args;                   /* run arguments after the protocol's (Kattis's
                                       validator_flags); NULL-terminated or NULL */
     enum rn_protocol protocol;
+    bool scores;                   /* kattis checker: score.txt / score_multiplier.txt read */
     int line;                      /* of its key in problem.yaml */
 };
 
@@ -134,6 +135,7 @@ struct rn_grader {
     char *lang;                    /* language id */
     char **files;                  /* package-relative paths, NULL-terminated */
     char *source;                  /* the submission's file name; NULL: the language's */
+    bool optional;                 /* include: (ICPC include/LANG/): another language compiles alone */
 };
 
 struct rn_test {
@@ -175,6 +177,8 @@ struct rn_problem {
     struct rn_subtask *subtasks;
     size_t subtask_count;
     enum rn_stop stop;
+    int passes;                    /* runs per test at most (multi-pass: nextpass.in); 1 */
+    char **samples;                /* shown with the statement, not judged; NULL-terminated or NULL */
     /* while loading only */
     int root;                      /* the package dir (rn_pkg_root) */
     struct runner_limits limits;
@@ -184,6 +188,7 @@ struct rn_problem {
 };
 
 #define RN_MAX_SUBTASKS 1000
+#define RN_MAX_PASSES 100
 
 /* Walks the package (rn_pkg_walk), then reads problem.yaml and the tests;
  * lim NULL: the defaults. */
@@ -421,6 +426,8 @@ struct rn_job {
     int slot;                                 /* sandbox slot */
     char *dir, *src, *out_dir, *out, *log, *chk, *chk_out, *chk_err;
     char *feedback;                           /* a Kattis checker's feedback dir */
+    int pass;                                 /* of the current test, from 0 (passes) */
+    int pass_input;                           /* the next pass's stdin (nextpass.in); -1 */
     const struct rn_language *lang;
     const struct rn_problem *prob;
     char *prob_abs;                           /* absolute package dir */
@@ -489,6 +496,7 @@ int rn_write_source(struct rn_job *j, const struct rn_language *l, const char *d
 const struct rn_grader *rn_grader_for(const struct rn_problem *p, const char *lang);
 /* The CE message of a language without a grader, listing those with one. */
 char *rn_grader_missing(const struct rn_problem *p, const char *lang);
+bool rn_grader_required(const struct rn_problem *p);
 /* Copies g's files beside the submission (saved as name); *sources: what the
  * compile names instead of the language's source file. 0, 1 when the
  * package is at fault (*message), -1 infra. */

@@ -71,7 +71,7 @@ static int write_submission(struct rn_job *j, const struct runner_request *req, 
 {
     const struct rn_problem *p = j->prob;
     const struct rn_grader *g = p->grader_count ? rn_grader_for(p, j->lang->id) : NULL;
-    if (p->grader_count && !g) {
+    if (!g && rn_grader_required(p)) {
         struct rn_compiled c = {.output = rn_grader_missing(p, j->lang->id)};
         set_compile(j->rep, "CE", &c);
         j->rep->verdict = RUNNER_CE;

@@ -31,7 +31,7 @@
 #include "yaml_doc.h"
 
 struct pending {                   /* nodes resolved after the top level */
-    yaml_node_t *tests, *subtasks, *checker, *interactor, *grader, *type;
+    yaml_node_t *tests, *subtasks, *checker, *interactor, *grader, *type, *passes, *include, *samples;
 };
 
 void rn_problem_free(struct rn_problem *p)
@@ -65,6 +65,7 @@ void rn_problem_free(struct rn_problem *p)
         free(p->graders[i].source);
     }
     free(p->graders);
+    rn_argv_free(p->samples);
     common_strset_free(&p->test_index);
     common_strset_free(&p->subtask_index);
     free(p);      /* p->root belongs to whoever opened it */
@@ -324,7 +325,7 @@ static int parse_flags(struct ydoc *y, yaml_node_t *n, const char *key, char ***
 
 /* the keys of a custom checker's long form beyond type and source */
 struct custom_nodes {
-    yaml_node_t *flags, *protocol, *args;
+    yaml_node_t *flags, *protocol, *args, *scores;
 };
 
 static int parse_custom(struct ydoc *y, const struct custom_nodes *c, struct rn_problem *p)
@@ -345,6 +346,12 @@ static int parse_custom(struct ydoc *y, const struct custom_nodes *c, struct rn_
         ydoc_error(y, c->args, "checker.args", "only a custom checker takes arguments"), rc = -1;
     else if (c->args)
         rc |= ydoc_strings(y, c->args, "checker.args", &h->args);
+    /* an ICPC scoring validator's score.txt: a fraction of the test's worth */
+    if (c->scores && (!custom || h->protocol != RN_PROTO_KATTIS))
+        ydoc_error(y, c->scores, "checker.scores", "only a custom checker of protocol kattis writes score.txt"),
+            rc = -1;
+    else if (c->scores)
+        rc |= parse_bool(y, c->scores, "checker.scores", &h->scores);
     return rc;
 }
 
@@ -377,6 +384,8 @@ static int parse_checker(struct ydoc *y, yaml_node_t *n, struct rn_problem *p)
             custom.protocol = v;
         else if (!strcmp(key, "args"))
             custom.args = v;
+        else if (!strcmp(key, "scores"))
+            custom.scores = v;
         else if (!strcmp(key, "epsilon"))
             cmp.eps = v;
         else if (!strcmp(key, "absolute_tolerance"))
@@ -389,7 +398,7 @@ static int parse_checker(struct ydoc *y, yaml_node_t *n, struct rn_problem *p)
             cmp.space = v;
         else
             ydoc_error(y, k, key, "unknown key in checker (type, source, flags, protocol, "
-                       "args, epsilon, absolute_tolerance, relative_tolerance, case_sensitive, "
+                       "args, scores, epsilon, absolute_tolerance, relative_tolerance, case_sensitive, "
                        "space_change_sensitive)"), rc = -1;
     }
     if (!type) {
@@ -420,7 +429,7 @@ static int parse_interactor(struct ydoc *y, yaml_node_t *n, struct rn_problem *p
     if (ydoc_mapping(y, n, "interactor") < 0)
         return -1;
     int rc = 0;
-    yaml_node_t *source = NULL;
+    yaml_node_t *source = NULL, *scores = NULL;
     YDOC_FOR_PAIRS(y, n, key, k, v) {
         if (!strcmp(key, "source"))
             source = v;
@@ -430,10 +439,14 @@ static int parse_interactor(struct ydoc *y, yaml_node_t *n, struct rn_problem *p
             rc |= parse_protocol(y, v, "interactor.protocol", h);
         else if (!strcmp(key, "args"))
             rc |= ydoc_strings(y, v, "interactor.args", &h->args);
+        else if (!strcmp(key, "scores"))
+            scores = v, rc |= parse_bool(y, v, "interactor.scores", &h->scores);
         else
-            ydoc_error(y, k, key, "unknown key in interactor (source, flags, protocol, args)"),
+            ydoc_error(y, k, key, "unknown key in interactor (source, flags, protocol, args, scores)"),
                 rc = -1;
     }
+    if (scores && h->scores && h->protocol != RN_PROTO_KATTIS)
+        ydoc_error(y, scores, "interactor.scores", "only an interactor of protocol kattis writes score.txt"), rc = -1;
     if (!source)
         ydoc_error(y, n, "interactor.source", "missing (required)"), rc = -1;
     else
@@ -460,6 +473,27 @@ static int grader_files(struct ydoc *y, yaml_node_t *n, const struct rn_problem 
     }
     if (!rc && !g->files[0])
         ydoc_error(y, n, "grader.files", "a grader needs at least one file"), rc = -1;
+    return rc;
+}
+
+/* samples: [files]: shown with the statement (an ICPC .interaction),
+ * never judged; each a file of the package, as a grader's files are. */
+static int parse_samples(struct ydoc *y, yaml_node_t *n, struct rn_problem *p)
+{
+    if (ydoc_strings(y, n, "samples", &p->samples) < 0)
+        return -1;
+    int rc = 0;
+    for (char **f = p->samples; *f; f++) {
+        char q[COMMON_QUOTE_CAP], why[128];
+        YQ(q, *f);
+        enum kind k = safe_relative(*f) ? file_kind(p, *f, why, sizeof why) : K_BAD;
+        if (!safe_relative(*f))
+            ydoc_error(y, n, "samples", "'%s' must be a path inside the package", q), rc = -1;
+        else if (k == K_MISSING)
+            ydoc_error(y, n, "samples", "'%s' does not exist in the package", q), rc = -1;
+        else if (k != K_FILE)
+            ydoc_error(y, n, "samples", "'%s': %s", q, why), rc = -1;
+    }
     return rc;
 }
 
@@ -492,22 +526,27 @@ static int parse_grader_entry(struct ydoc *y, yaml_node_t *n, const struct rn_pr
 }
 
 /* grader: {LANG: [files...] | {files: [...], source: NAME}, ...} */
-static int parse_graders(struct ydoc *y, yaml_node_t *n, struct rn_problem *p)
+static int parse_graders(struct ydoc *y, yaml_node_t *n, struct rn_problem *p, const char *what, bool optional)
 {
-    if (ydoc_mapping(y, n, "grader") < 0)
+    if (ydoc_mapping(y, n, what) < 0)
         return -1;
     size_t count = (size_t)(n->data.mapping.pairs.top - n->data.mapping.pairs.start);
-    p->graders = calloc(count ? count : 1, sizeof *p->graders);
-    if (!p->graders)
+    struct rn_grader *grown = realloc(p->graders, (p->grader_count + count + 1) * sizeof *grown);
+    if (!grown)
         return -1;
+    p->graders = grown;
     int rc = 0;
     YDOC_FOR_PAIRS(y, n, key, k, v) {
+        if (rn_grader_for(p, key)) {
+            ydoc_error(y, k, what, "'%s' has files in both grader and include", key), rc = -1;
+            continue;
+        }
         struct rn_grader *g = &p->graders[p->grader_count++];
-        g->lang = strdup(key);
+        *g = (struct rn_grader){.lang = strdup(key), .optional = optional};
         rc |= parse_grader_entry(y, v, p, g);
     }
     if (!count)
-        ydoc_error(y, n, "grader", "name at least one language"), rc = -1;
+        ydoc_error(y, n, what, "name at least one language"), rc = -1;
     return rc;
 }
 
@@ -947,12 +986,18 @@ static int parse_top(struct ydoc *y, const char *key, yaml_node_t *k, yaml_node_
         return later->interactor = v, 0;
     if (!strcmp(key, "grader"))
         return later->grader = v, 0;
+    if (!strcmp(key, "include"))
+        return later->include = v, 0;
+    if (!strcmp(key, "samples"))
+        return later->samples = v, 0;
     if (!strcmp(key, "memory_limit"))
         return p->memory_line = ydoc_line(k), ydoc_size(y, v, key, &p->memory_limit);
     if (!strcmp(key, "output_limit"))
         return ydoc_size(y, v, key, &p->output_limit);
     if (!strcmp(key, "stop_on_failure"))
         return parse_stop(y, v, p);
+    if (!strcmp(key, "passes"))
+        return later->passes = v, ydoc_int(y, v, key, 1, &p->passes);
     if (!strcmp(key, "checker"))
         return later->checker = v, p->checker_given = true, 0;
     if (!strcmp(key, "tests"))
@@ -961,7 +1006,7 @@ static int parse_top(struct ydoc *y, const char *key, yaml_node_t *k, yaml_node_
         return later->subtasks = v, p->subtasks_line = ydoc_line(k), 0;
     ydoc_error(y, k, key, "unknown key (name, title, type, time_limit, wall_time_limit, "
                "memory_limit, output_limit, compile_limits, checker, interactor, grader, tests, "
-               "subtasks, stop_on_failure)");
+               "subtasks, stop_on_failure, passes, include, samples)");
     return -1;
 }
 
@@ -995,7 +1040,30 @@ static struct rn_problem *problem_defaults(const char *dir, int root,
     p->checker = RN_CHECK_TOKENS;
     p->compare = (struct rn_compare)RN_COMPARE_DEFAULT;
     p->stop = RN_STOP_SUBTASK;
+    p->passes = 1;
     return p;
+}
+
+/* passes > 1 (ICPC multi-pass): the Kattis checker's nextpass.in is the
+ * next run's input (an interactor's, its next input file), so only a
+ * problem with such a validator has them; bounded so that a test's runs
+ * stay countable. */
+static int check_passes(struct ydoc *y, yaml_node_t *n, struct rn_problem *p)
+{
+    if (!n)
+        return p->passes = 1, 0;
+    if (p->passes > RN_MAX_PASSES) {
+        ydoc_error(y, n, "passes", "%d is more than %d", p->passes, RN_MAX_PASSES);
+        return -1;
+    }
+    bool batch = p->type == RN_BATCH && p->checker == RN_CHECK_CUSTOM && p->checker_prog.protocol == RN_PROTO_KATTIS;
+    bool interactive = p->type == RN_INTERACTIVE && p->interactor.protocol == RN_PROTO_KATTIS;
+    if (p->passes > 1 && !batch && !interactive) {
+        ydoc_error(y, n, "passes", "needs a checker (batch) or an interactor of protocol kattis (it writes "
+                   "nextpass.in)");
+        return -1;
+    }
+    return 0;
 }
 
 static int parse_document(struct ydoc *y, struct rn_problem *p)
@@ -1012,8 +1080,13 @@ static int parse_document(struct ydoc *y, struct rn_problem *p)
     if (later.interactor)
         rc |= parse_interactor(y, later.interactor, p);
     if (later.grader)
-        rc |= parse_graders(y, later.grader, p);
+        rc |= parse_graders(y, later.grader, p, "grader", false);
+    if (later.include)
+        rc |= parse_graders(y, later.include, p, "include", true);
+    if (later.samples)
+        rc |= parse_samples(y, later.samples, p);
     rc |= check_type(y, root, &later, p);
+    rc |= check_passes(y, later.passes, p);
     yaml_node_t *where = later.tests ? later.tests : root;
     if (parse_tests(y, later.tests, p) < 0 && !p->too_many_tests)
         rc = -1;

@@ -16,6 +16,8 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +26,9 @@
 #include <unistd.h>
 
 #include "internal.h"
+
+/* a multi-pass interactor's input after the first pass, in its feedback dir */
+#define PASS_INPUT ".pass.in"
 
 #define CHECKER_TEXT_MAX (4 * 1024)
 #define CHECKER_CPU 10.0
@@ -149,8 +154,68 @@ static char *kattis_message(const char *feedback_dir, const char *stderr_path)
     return stderr_path ? read_text(stderr_path) : strdup("");
 }
 
+/* What test t is worth: the points of the first subtask holding it (a
+ * converted ICPC scoring problem puts each test in one). 0: none. */
+static double test_worth(const struct rn_problem *p, const struct rn_test *t)
+{
+    size_t i = (size_t)(t - p->tests);
+    for (size_t s = 0; s < p->subtask_count; s++)
+        for (size_t k = 0; k < p->subtasks[s].test_count; k++)
+            if (p->subtasks[s].tests[k] == i)
+                return p->subtasks[s].points;
+    return 0;
+}
+
+/* A number alone in the feedback file name: 1, -1 when absent, 0 when it
+ * holds something else. */
+static int feedback_number(const char *dir, const char *name, double *out)
+{
+    char *text = read_feedback(dir, name), *end;
+    int rc = -1;
+    if (text[strspn(text, " \t\r\n")]) {
+        *out = strtod(text, &end);
+        rc = end != text && !end[strspn(end, " \t\r\n")] && isfinite(*out);
+    }
+    free(text);
+    return rc;
+}
+
+/* checker.scores: an accepting validator's score_multiplier.txt (a
+ * fraction) or score.txt (points of the test's worth) makes the fraction;
+ * with neither, the whole worth (ICPC 2023-07+). Anything else is IE. */
+static void kattis_score(const struct rn_job *j, const char *feedback, const struct rn_test *t,
+                         struct rn_check *chk)
+{
+    double mult = 0, score = 0, worth = test_worth(j->prob, t);
+    int m = feedback_number(feedback, "score_multiplier.txt", &mult);
+    int s = feedback_number(feedback, "score.txt", &score);
+    const char *why = NULL;
+    if (chk->verdict != RUNNER_AC && (m >= 0 || s >= 0))
+        why = "it rejected and still wrote score.txt or score_multiplier.txt";
+    else if (chk->verdict != RUNNER_AC)
+        return;   /* a rejection scores nothing */
+    else if (m == 0 || s == 0)
+        why = "score.txt or score_multiplier.txt does not hold a number";
+    else if (m > 0 && s > 0)
+        why = "both score.txt and score_multiplier.txt were written";
+    else if (m > 0 && (mult < 0 || mult > 1))
+        why = "score_multiplier.txt is outside 0..1";
+    else if (s > 0 && (score < 0 || score > worth + 1e-9))
+        why = "score.txt is outside 0..the test's worth (its subtask's points)";
+    if (why) {
+        snprintf(chk->message, sizeof chk->message, "the validator exited %s, but %s (%g)",
+                 chk->verdict == RUNNER_AC ? "42" : "43", why, m > 0 ? mult : score);
+        chk->verdict = RUNNER_IE;
+        chk->fraction = 0;
+    } else if (m > 0 || s > 0) {
+        /* partial, as testlib's points are: WA with the fraction */
+        chk->fraction = m > 0 ? mult : worth > 0 ? score / worth : 0;
+        chk->verdict = chk->fraction >= 1 ? RUNNER_AC : RUNNER_WA;
+    }
+}
+
 /* the check's verdict from how the checker ended */
-static void checker_verdict(const struct rn_job *j, const struct sandbox_result *res,
+static void checker_verdict(const struct rn_job *j, const struct rn_test *t, const struct sandbox_result *res,
                             struct rn_check *chk)
 {
     bool exited = res->status == SANDBOX_OK || (res->status == SANDBOX_RE && res->signal == 0);
@@ -158,6 +223,8 @@ static void checker_verdict(const struct rn_job *j, const struct sandbox_result 
         char *m = kattis_message(j->feedback, j->chk_err);
         rn_check_from_kattis(res->exit_code, m, "checker", chk);
         free(m);
+        if (j->prob->checker_prog.scores && (chk->verdict == RUNNER_AC || chk->verdict == RUNNER_WA))
+            kattis_score(j, j->feedback, t, chk);
     } else if (exited) {
         char *o = read_text(j->chk_out), *e = read_text(j->chk_err);
         rn_check_from_exit(res->exit_code, o, e, chk);
@@ -179,7 +246,8 @@ static int run_custom_checker(struct rn_job *j, const struct rn_test *t, struct 
         return rn_job_infra(j, j->chk, strerror(errno));
     j->chk_ready = true;
     bool kattis = j->prob->checker_prog.protocol == RN_PROTO_KATTIS;
-    if (kattis && rn_fresh_dir(j->feedback, 01777) < 0)
+    /* the feedback dir lives through a multi-pass test's passes */
+    if (kattis && j->pass == 0 && rn_fresh_dir(j->feedback, 01777) < 0)
         return rn_job_infra(j, j->feedback, strerror(errno));
     int in_fd = kattis ? open(j->out, O_RDONLY | O_CLOEXEC) : -1;
     if (kattis && in_fd < 0)
@@ -214,7 +282,7 @@ static int run_custom_checker(struct rn_job *j, const struct rn_test *t, struct 
         return rn_job_infra(j, j->chk_out, strerror(errno));
     if (rc < 0)
         return rn_job_infra(j, "sandbox (checker)", res.message);
-    checker_verdict(j, &res, chk);
+    checker_verdict(j, t, &res, chk);
     return 0;
 }
 
@@ -323,6 +391,9 @@ static int open_input(struct rn_job *j, const struct rn_test *t, char *why, size
     /* the self-test's problem has no package: its input is /dev/null */
     if (!j->prob->dir)
         return open("/dev/null", O_RDONLY | O_CLOEXEC);
+    /* a later pass of a multi-pass test reads the checker's nextpass.in */
+    if (j->pass_input >= 0)
+        return lseek(j->pass_input, 0, SEEK_SET) < 0 ? -1 : readable_copy(j, j->pass_input, why, whylen);
     int fd = open_package_file(j->prob, t->input, why, whylen);
     struct stat st;
     if (fd < 0 || (fstat(fd, &st) == 0 && (st.st_mode & S_IROTH)))
@@ -393,7 +464,8 @@ static int check_output(struct rn_job *j, const struct rn_test *t, struct rn_che
 static void interactor_job(struct rn_job *j, const struct rn_test *t, double sub_wall,
                            struct sandbox_job *sj, char ***argv, struct sandbox_mount **mounts)
 {
-    char *in = rn_strdup_printf("/problem/%s", t->input);
+    /* a later pass of a multi-pass test: the previous pass's nextpass.in */
+    char *in = j->pass > 0 ? rn_strdup_printf("/output/%s", PASS_INPUT) : rn_strdup_printf("/problem/%s", t->input);
     char *ans = rn_strdup_printf("/problem/%s", t->answer);
     char *testlib[] = {in, "/output/out", ans, NULL}, *kattis[] = {in, ans, "/output/", NULL};
     struct helper_run hr = {.lang = j->inter_lang, .h = &j->prob->interactor,
@@ -421,9 +493,10 @@ static int run_interactive(struct rn_job *j, const struct rn_test *t, struct san
     if (rn_reset_box(j->inter, j->inter_dir, !j->inter_ready) < 0)
         return rn_job_infra(j, j->inter, strerror(errno));
     j->inter_ready = true;
-    /* a fresh output/ per test, writable by the interactor's slot uid, with
-     * an empty result file: a checker after it always finds one */
-    if (rn_fresh_dir(j->out_dir, 01777) < 0 || rn_write_file(j->out, "", 0, 0666) < 0 ||
+    /* a fresh output/ per test (kept through a multi-pass test's passes),
+     * writable by the interactor's slot uid, with an empty result file: a
+     * checker after it always finds one */
+    if ((j->pass == 0 && rn_fresh_dir(j->out_dir, 01777) < 0) || rn_write_file(j->out, "", 0, 0666) < 0 ||
         chmod(j->out, 0666) < 0)
         return rn_job_infra(j, j->out_dir, strerror(errno));
     int err_fd = open_out(j->inter_err);
@@ -449,11 +522,138 @@ static int run_interactive(struct rn_job *j, const struct rn_test *t, struct san
     char *message = interactor_message(j);
     rn_interactive_verdict(&pr, j->prob->interactor.protocol, NULL, message, chk);
     free(message);
+    /* a Kattis interactor's score (its feedback dir is output/) */
+    if (j->prob->interactor.scores && chk->verdict == RUNNER_AC)
+        kattis_score(j, j->out_dir, t, chk);
     /* Polygon's form: a checker, when the problem names one, judges the
      * interactor's result file once the interactor accepted */
     if (j->prob->checker_given && chk->verdict == RUNNER_AC)
         return check_output(j, t, chk);
     return 0;
+}
+
+static void pass_failed(struct rn_check *chk, const char *fmt, int a, int b)
+{
+    chk->verdict = RUNNER_IE;
+    chk->fraction = 0;
+    snprintf(chk->message, sizeof chk->message, fmt, a, b);
+}
+
+/* An interactive multi-pass test: while the Kattis interactor accepts and
+ * writes nextpass.in into its feedback dir (output/), it runs again with
+ * that file as its input (kept there as PASS_INPUT), and the submission in
+ * a fresh box; the rest as run_passes. */
+static int interactive_passes(struct rn_job *j, const struct rn_test *t, struct sandbox_result *res,
+                              struct rn_check *chk)
+{
+    double cpu = 0, wall = 0;
+    uint64_t memory = 0;
+    int rc = 0;
+    for (j->pass = 0; j->pass < j->prob->passes; j->pass++) {
+        if ((rc = run_interactive(j, t, res, chk)) < 0)
+            break;
+        cpu += res->cpu_time, wall += res->wall_time;
+        memory = res->memory > memory ? res->memory : memory;
+        char path[PATH_MAX], kept[PATH_MAX], why[128] = "";
+        struct stat st;
+        snprintf(path, sizeof path, "%s/nextpass.in", j->out_dir);
+        snprintf(kept, sizeof kept, "%s/%s", j->out_dir, PASS_INPUT);
+        /* a rejection, or the submission's own failure, ends the test
+         * whatever the interactor left behind */
+        if (j->prob->passes == 1 || chk->verdict != RUNNER_AC || lstat(path, &st) < 0)
+            break;
+        int root = rn_pkg_root(j->out_dir, why, sizeof why);
+        int fd = root < 0 ? -1 : rn_pkg_open(root, "nextpass.in", false, NULL, why, sizeof why);
+        if (root >= 0)
+            close(root);
+        if (fd >= 0)
+            close(fd);
+        if (fd < 0 || rename(path, kept) < 0 || chmod(kept, 0644) < 0)
+            snprintf(chk->message, sizeof chk->message, "pass %d: nextpass.in: %.300s", j->pass + 1,
+                     fd < 0 ? why : strerror(errno)), chk->verdict = RUNNER_IE;
+        else if (j->pass + 1 == j->prob->passes)
+            pass_failed(chk, "pass %d of %d: the interactor wrote nextpass.in after the last pass", j->pass + 1,
+                        j->prob->passes);
+        if (chk->verdict != RUNNER_AC)
+            break;
+    }
+    j->pass = 0;
+    res->cpu_time = cpu, res->wall_time = wall, res->memory = memory;
+    return rc;
+}
+
+/* One run of the submission and its check. */
+static int run_and_check(struct rn_job *j, const struct rn_test *t, struct sandbox_result *res, struct rn_check *chk)
+{
+    if (rn_run_program(j, t, res) < 0)
+        return -1;
+    *chk = (struct rn_check){.verdict = rn_verdict_of(res->status), .fraction = 0};
+    if (res->status == SANDBOX_OK && check_output(j, t, chk) < 0)
+        return -1;
+    /* a run that did not end OK was not checked: say what the sandbox saw */
+    if (res->status != SANDBOX_OK)
+        snprintf(chk->message, sizeof chk->message, "%s", res->message[0] ? res->message : res->syscall_name);
+    return 0;
+}
+
+/* The checker's nextpass.in, taken out of the feedback dir (the next pass
+ * must not see it): an fd, 0 when there is none, -1 (with why) when it is
+ * not a regular file of the checker's. */
+static int take_nextpass(struct rn_job *j, int *fd, char *why, size_t whylen)
+{
+    char path[PATH_MAX];
+    struct stat st;
+    *fd = -1;
+    snprintf(path, sizeof path, "%s/nextpass.in", j->feedback);
+    if (lstat(path, &st) < 0)
+        return errno == ENOENT ? 0 : (snprintf(why, whylen, "nextpass.in: %s", strerror(errno)), -1);
+    int root = rn_pkg_root(j->feedback, why, whylen);
+    *fd = root < 0 ? -1 : rn_pkg_open(root, "nextpass.in", false, NULL, why, whylen);
+    if (root >= 0)
+        close(root);
+    unlink(path);
+    return *fd < 0 ? -1 : 1;
+}
+
+
+/* A test of `passes` runs (ICPC multi-pass): while the checker accepts and
+ * writes nextpass.in, the submission runs again, in a fresh box, with it
+ * as input. nextpass.in with a rejection, or after the last pass, is the
+ * problem's fault (IE). The report's times add up, its memory is the
+ * largest; the verdict is the last pass's. */
+static int run_passes(struct rn_job *j, const struct rn_test *t, struct sandbox_result *res, struct rn_check *chk)
+{
+    double cpu = 0, wall = 0;
+    uint64_t memory = 0;
+    int rc = 0;
+    for (j->pass = 0; j->pass < j->prob->passes; j->pass++) {
+        if ((rc = run_and_check(j, t, res, chk)) < 0)
+            break;
+        cpu += res->cpu_time, wall += res->wall_time;
+        memory = res->memory > memory ? res->memory : memory;
+        int next = -1;
+        char why[128] = "";
+        int has = j->prob->passes > 1 && res->status == SANDBOX_OK ? take_nextpass(j, &next, why, sizeof why) : 0;
+        if (j->pass_input >= 0)
+            close(j->pass_input);
+        j->pass_input = next;
+        if (has < 0)
+            snprintf(chk->message, sizeof chk->message, "pass %d: %.300s", j->pass + 1, why), chk->verdict = RUNNER_IE;
+        else if (has && chk->verdict != RUNNER_AC)
+            pass_failed(chk, "pass %d of %d: the checker wrote nextpass.in and rejected", j->pass + 1,
+                        j->prob->passes);
+        else if (has && j->pass + 1 == j->prob->passes)
+            pass_failed(chk, "pass %d of %d: the checker wrote nextpass.in after the last pass", j->pass + 1,
+                        j->prob->passes);
+        if (has <= 0 || chk->verdict != RUNNER_AC)
+            break;
+    }
+    if (j->pass_input >= 0)
+        close(j->pass_input);
+    j->pass_input = -1;
+    j->pass = 0;
+    res->cpu_time = cpu, res->wall_time = wall, res->memory = memory;
+    return rc;
 }
 
 int rn_run_test(void *ctx, size_t i, struct rn_test_outcome *out)
@@ -471,18 +671,10 @@ int rn_run_test(void *ctx, size_t i, struct rn_test_outcome *out)
     struct sandbox_result res;
     struct rn_check chk = {0};
     if (j->prob->type == RN_INTERACTIVE) {
-        if (run_interactive(j, t, &res, &chk) < 0)
+        if (interactive_passes(j, t, &res, &chk) < 0)
             return -1;
-    } else if (rn_run_program(j, t, &res) < 0) {
+    } else if (run_passes(j, t, &res, &chk) < 0) {
         return -1;
-    } else {
-        chk = (struct rn_check){.verdict = rn_verdict_of(res.status), .fraction = 0};
-        if (res.status == SANDBOX_OK && check_output(j, t, &chk) < 0)
-            return -1;
-        /* a run that did not end OK was not checked: say what the sandbox saw */
-        if (res.status != SANDBOX_OK)
-            snprintf(chk.message, sizeof chk.message, "%s",
-                     res.message[0] ? res.message : res.syscall_name);
     }
     struct rn_test_report *tr = &j->rep->tests[i];
     tr->verdict = chk.verdict;

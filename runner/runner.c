@@ -250,6 +250,7 @@ int rn_job_begin(struct rn_job *j, struct runner *r)
     j->inter = rn_strdup_printf("%s/inter", j->dir);
     j->inter_err = rn_strdup_printf("%s/inter.err", j->dir);
     j->feedback = rn_strdup_printf("%s/feedback", j->dir);
+    j->pass_input = -1;
     if (rn_mkdir_p(j->dir, 0755) < 0 || chmod(j->dir, 0755) < 0 ||
         rn_fresh_dir(j->out_dir, 0755) < 0) {
         snprintf(j->err, sizeof j->err, "%s: %s", j->dir, strerror(errno));

@@ -29,4 +29,18 @@ int store_path_depth(const char *rel);
 bool icpc_detect(const char *dir);
 int icpc_convert(const char *dir, const char *name, char **errors);
 
+/* Test data groups of ICPC packages (icpc_groups.c): a directory's entries
+ * sorted (not starting with '.'), the runner's name of a test
+ * (data/secret/g1/01.in -> secret-g1-01), and a scoring problem's groups
+ * written as the runner's `subtasks:`, errors naming file, line and key. */
+#include <stdio.h>
+char **icpc_sorted_names(const char *path, size_t *count);
+void icpc_free_names(char **names, size_t count);
+void icpc_test_name(const char *rel_in, char *out, size_t len);
+void icpc_subtasks(const char *dir, bool legacy, FILE *out, struct conv_errs *e);
+/* The output validator arguments every group gives its tests (legacy
+ * output_validator_flags, 2023-07+ output_validator_args; inherited), into
+ * out; -1 after an error naming the group whose differ. */
+int icpc_group_validator_args(const char *dir, bool legacy, char *out, size_t len, struct conv_errs *e);
+
 #endif

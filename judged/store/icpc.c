@@ -10,9 +10,11 @@
  *    A custom output validator keeps its Kattis protocol (the runner's
  *    `protocol: kattis`), validator_flags becoming its arguments. 2023-07
  *    packages (problem_format_version) have output_validator/ and `type:`;
- *    a type the runner cannot judge as meant (scoring, multi-pass,
- *    submit-answer, validation 'score') is refused naming the key: never
- *    stored as a pass/fail batch problem.
+ *    `type: scoring` has its groups' scoring mapped onto subtasks
+ *    (icpc_groups.c) and its validator's score.txt read (`scores: true`),
+ *    `multi-pass` (interactive too) becomes the runner's `passes`; a type
+ *    the runner cannot judge as meant (submit-answer) is refused naming
+ *    the key: never stored as a pass/fail batch problem.
  *  - DOMjudge: domjudge-problem.ini (name, timelimit, special_compare /
  *    special_run naming programs of its own database: refused) and
  *    .timelimit.
@@ -56,6 +58,13 @@ struct icpc {
     double time_multiplier, time_limit, memory_mb, output_mb;
     char version[64];        /* problem_format_version: "" (legacy) or "2023-07-draft", ... */
     bool interactive_type;   /* type: interactive (2023-07) */
+    bool scoring;            /* type: scoring: groups become subtasks (icpc_groups.c) */
+    bool score_validation;   /* legacy validation: custom score */
+    bool multipass;          /* type: multi-pass: the runner's passes */
+    double passes;           /* limits.validation_passes (default 2) */
+    double compile_s, compile_mb;   /* limits.compilation_time, compilation_memory */
+    double unused;           /* limits only a derived time limit reads */
+    size_t passes_line;
     size_t type_line;
 };
 
@@ -72,11 +81,9 @@ static void type_word(struct icpc *y, const char *w, size_t line, struct conv_er
         return;
     }
     if (!strcmp(w, "scoring"))
-        conv_err(e, "problem.yaml:%zu: type: 'scoring' is not converted: scores by test group (testdata.yaml "
-                   "grading) are not read, and the problem would be judged pass/fail", line);
+        y->scoring = true;
     else if (!strcmp(w, "multi-pass"))
-        conv_err(e, "problem.yaml:%zu: type: 'multi-pass' is not converted: the runner runs a submission once per "
-                   "test (no nextpass.in)", line);
+        y->multipass = true;
     else if (!strcmp(w, "submit-answer"))
         conv_err(e, "problem.yaml:%zu: type: 'submit-answer' is not converted: a submission here is a program", line);
     else
@@ -108,8 +115,8 @@ static void read_type(struct ydoc *d, yaml_node_t *v, struct icpc *y, struct con
         type_word(y, t, y->type_line, e);
 }
 
-/* validation: default | custom [interactive] [score] (legacy); 'score' is
- * a scoring problem's validator and refused as type: scoring is. */
+/* validation: default | custom [interactive] [score] (legacy); 'score':
+ * the validator's score.txt scores a scoring problem's tests. */
 static void read_validation(const char *s, size_t line, struct icpc *y, struct conv_errs *e)
 {
     char copy[128], *save = NULL;
@@ -119,11 +126,9 @@ static void read_validation(const char *s, size_t line, struct icpc *y, struct c
     for (char *t = strtok_r(NULL, " \t", &save); ok && t; t = strtok_r(NULL, " \t", &save)) {
         if (custom && !strcmp(t, "interactive"))
             interactive = true;
-        else if (custom && !strcmp(t, "score")) {
-            conv_err(e, "problem.yaml:%zu: validation: 'score' is not converted: the validator's score.txt "
-                       "(a scoring problem) is not read, and the problem would be judged pass/fail", line);
-            return;
-        } else
+        else if (custom && !strcmp(t, "score"))
+            y->score_validation = true;
+        else
             ok = false;
     }
     if (!ok) {
@@ -176,6 +181,47 @@ static void read_name(struct ydoc *d, yaml_node_t *v, struct icpc *y)
         snprintf(y->title, sizeof y->title, "%s", s ? s : "");
 }
 
+/* limits.time_multipliers (2025-09): ac_to_time_limit is the multiplier
+ * the assumed time limit uses; time_limit_to_tle only bounds a derived
+ * limit from above (problem verify's). */
+static void read_time_multipliers(struct ydoc *d, yaml_node_t *v, struct icpc *y, struct conv_errs *e)
+{
+    if (v->type != YAML_MAPPING_NODE) {
+        conv_err(e, "problem.yaml:%d: limits.time_multipliers: expected a mapping", ydoc_line(v));
+        return;
+    }
+    ydoc_mapping(d, v, "time_multipliers");
+    YDOC_FOR_PAIRS(d, v, mk, k, mv) {
+        double x = 0;
+        if (!mv || k->type != YAML_SCALAR_NODE)
+            continue;
+        if (strcmp(mk, "ac_to_time_limit") && strcmp(mk, "time_limit_to_tle"))
+            conv_err(e, "problem.yaml:%d: limits.time_multipliers.%.60s: unknown key (ac_to_time_limit, "
+                       "time_limit_to_tle)", ydoc_line(k), mk);
+        else if (!number(scalar(mv), &x) || x < 1)
+            conv_err(e, "problem.yaml:%d: limits.time_multipliers.%s: expected a number >= 1", ydoc_line(mv), mk);
+        else if (!strcmp(mk, "ac_to_time_limit"))
+            y->time_multiplier = x;
+    }
+}
+
+/* One key of limits: a positive number into its field, or why not. */
+static double *limit_field(struct icpc *y, const char *k)
+{
+    return !strcmp(k, "time_multiplier")    ? &y->time_multiplier
+         : !strcmp(k, "time_limit")         ? &y->time_limit
+         : !strcmp(k, "memory")             ? &y->memory_mb
+         : !strcmp(k, "output")             ? &y->output_mb
+         : !strcmp(k, "validation_passes")  ? &y->passes
+         : !strcmp(k, "compilation_time")   ? &y->compile_s
+         : !strcmp(k, "compilation_memory") ? &y->compile_mb
+         : !strcmp(k, "time_safety_margin") || !strcmp(k, "time_resolution") ? &y->unused
+                                                                              : NULL;
+}
+
+/* limits: each key mapped (memory, output, compile limits, passes, the time
+ * limit and what derives one) or refused naming it: code and the
+ * validator's own limits have no per-problem setting here. */
 static void read_limits(struct ydoc *d, yaml_node_t *v, size_t line, struct icpc *y, struct conv_errs *e)
 {
     if (v->type != YAML_MAPPING_NODE) {
@@ -186,12 +232,44 @@ static void read_limits(struct ydoc *d, yaml_node_t *v, size_t line, struct icpc
     YDOC_FOR_PAIRS(d, v, lk, k, lv) {
         if (!lv)
             return;
-        double *dst = !strcmp(lk, "time_multiplier") ? &y->time_multiplier
-                    : !strcmp(lk, "time_limit")      ? &y->time_limit
-                    : !strcmp(lk, "memory")          ? &y->memory_mb
-                    : !strcmp(lk, "output")          ? &y->output_mb : NULL;
-        if (k->type == YAML_SCALAR_NODE && dst && (!number(scalar(lv), dst) || *dst <= 0))
+        if (k->type != YAML_SCALAR_NODE)
+            continue;
+        double *dst = limit_field(y, lk);
+        if (!strcmp(lk, "time_multipliers"))
+            read_time_multipliers(d, lv, y, e);
+        else if (!strcmp(lk, "code"))
+            conv_err(e, "problem.yaml:%d: limits.code: not converted: a submission's size is bounded by the "
+                       "judge's configuration, not per problem", ydoc_line(k));
+        else if (!strcmp(lk, "validation_time") || !strcmp(lk, "validation_memory") ||
+                 !strcmp(lk, "validation_output"))
+            conv_err(e, "problem.yaml:%d: limits.%s: not converted: the runner gives every output validator the "
+                       "same fixed limits (runner/README.md, Checkers)", ydoc_line(k), lk);
+        else if (!dst)
+            conv_err(e, "problem.yaml:%d: limits.%.60s: unknown key", ydoc_line(k), lk);
+        else if (!number(scalar(lv), dst) || *dst <= 0)
             conv_err(e, "problem.yaml:%d: limits.%s: expected a positive number", ydoc_line(lv), lk);
+        else if (dst == &y->passes && (*dst < 2 || *dst > 100 || *dst != (int)*dst))
+            conv_err(e, "problem.yaml:%d: limits.validation_passes: expected a whole number 2..100", ydoc_line(lv));
+        if (dst == &y->passes)
+            y->passes_line = (size_t)ydoc_line(lv);
+    }
+}
+
+/* Legacy grading: {objective, show_test_data_groups}: a score to minimise
+ * is not the runner's (it adds points up, more is better). */
+static void read_grading(struct ydoc *d, yaml_node_t *v, size_t line, struct conv_errs *e)
+{
+    if (v->type != YAML_MAPPING_NODE) {
+        conv_err(e, "problem.yaml:%zu: grading: expected a mapping", line);
+        return;
+    }
+    ydoc_mapping(d, v, "grading");
+    YDOC_FOR_PAIRS(d, v, gk, k, gv) {
+        (void)k;
+        const char *s = scalar(gv);
+        if (!strcmp(gk, "objective") && (!s || strcmp(s, "max")))
+            conv_err(e, "problem.yaml:%d: grading.objective: '%.40s' is not converted: the runner's score is "
+                       "one to maximise", gv ? ydoc_line(gv) : (int)line, s ? s : "?");
     }
 }
 
@@ -220,6 +298,8 @@ static void read_icpc_key(struct ydoc *d, const char *ks, yaml_node_t *v, struct
         y->flags_line = line;
     } else if (!strcmp(ks, "limits")) {
         read_limits(d, v, line, y, e);
+    } else if (!strcmp(ks, "grading")) {
+        read_grading(d, v, line, e);
     }
 }
 
@@ -294,14 +374,15 @@ static void checker_yaml(const char *flags, size_t line, FILE *out, struct conv_
 }
 
 /* testdata.yaml of data/ and its groups (legacy, 2023-07) or test_group.yaml (later
- * drafts): settings per test group. The runner judges every test of an
- * ICPC problem alike (stop_on_failure: all, one validator call), so a key
- * that would make one group judged otherwise (validator arguments, grading,
- * scores) is refused naming file, line and key, never dropped; what only
- * the package's input validators read changes nothing. */
+ * drafts) of a pass-fail problem: it judges every test alike (stop_on_failure:
+ * all), so grading or scores are refused naming file, line and key, never
+ * dropped; output validator arguments are read by icpc_group_validator_args
+ * (the same for every group, or refused), what only the package's input
+ * validators read changes nothing. */
 static void check_group_yaml(const char *dir, const char *rel, struct conv_errs *e)
 {
-    static const char *harmless[] = {"input_validator_flags", "input_validator_args", "full_feedback", NULL};
+    static const char *harmless[] = {"input_validator_flags", "input_validator_args", "full_feedback",
+                                     "output_validator_flags", "output_validator_args", "hint", "description", NULL};
     char path[4400];
     snprintf(path, sizeof path, "%s/%s", dir, rel);
     FILE *f = fopen(path, "r");
@@ -318,8 +399,8 @@ static void check_group_yaml(const char *dir, const char *rel, struct conv_errs 
             for (int i = 0; k->type == YAML_SCALAR_NODE && harmless[i]; i++)
                 ok = ok || !strcmp(ks, harmless[i]);
             if (!ok)
-                conv_err(e, "%s:%d: %.60s: not converted: the runner judges every test of an ICPC problem alike "
-                           "(no validator arguments, grading or scores per group)", rel, ydoc_line(k), ks);
+                conv_err(e, "%s:%d: %.60s: not converted: a pass-fail problem judges every group alike (grading "
+                           "and scores need type: scoring)", rel, ydoc_line(k), ks);
         }
     } else if (root && !(root->type == YAML_SCALAR_NODE && !root->data.scalar.length)) {
         conv_err(e, "%s:1: (top level): expected a mapping", rel);
@@ -329,35 +410,19 @@ static void check_group_yaml(const char *dir, const char *rel, struct conv_errs 
     add_reader_errors(e, &found);
 }
 
-static int cmp_names(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* The tests of data/GROUP (any depth, sorted): "- {name, input, output}".
  * Recursive, with the depth of every package tree bounded where it came
  * in (store_unpack, store_copy_tree); refused here too past that depth. */
-static int list_tests(const char *dir, const char *rel, FILE *out, struct conv_errs *e)
+static int list_tests(const char *dir, const char *rel, bool scoring, FILE *out, struct conv_errs *e)
 {
     if (store_path_depth(rel) > STORE_MAX_DEPTH) {
         conv_err(e, "%.200s...:0: data: more than %d directory levels deep", rel, STORE_MAX_DEPTH);
         return 0;
     }
     char path[4400];
+    size_t n;
     snprintf(path, sizeof path, "%s/%s", dir, rel);
-    DIR *d = opendir(path);
-    if (!d)
-        return 0;
-    char **names = NULL;
-    size_t n = 0;
-    struct dirent *de;
-    while ((de = readdir(d)))
-        if (de->d_name[0] != '.') {
-            names = realloc(names, (n + 1) * sizeof *names);
-            names[n++] = strdup(de->d_name);
-        }
-    closedir(d);
-    qsort(names, n, sizeof *names, cmp_names);
+    char **names = icpc_sorted_names(path, &n);
     int count = 0;
     for (size_t i = 0; i < n; i++) {
         char sub[4400], full[8900];
@@ -366,16 +431,10 @@ static int list_tests(const char *dir, const char *rel, FILE *out, struct conv_e
         struct stat st;
         size_t len = strlen(names[i]);
         if (!stat(full, &st) && S_ISDIR(st.st_mode)) {
-            count += list_tests(dir, sub, out, e);
+            count += list_tests(dir, sub, scoring, out, e);
         } else if (!strcmp(names[i], "testdata.yaml") || !strcmp(names[i], "test_group.yaml")) {
-            check_group_yaml(dir, sub, e);
-        } else if (len > 12 && !strcmp(names[i] + len - 12, ".interaction")) {
-            /* a sample's transcript for the statement; judged only as its .in with .ans */
-            char in[4400];
-            snprintf(in, sizeof in, "%s/%.*s.in", dir, (int)(strlen(sub) - 12), sub);
-            if (stat(in, &st))
-                conv_err(e, "%s:0: data: a sample given only as a transcript (.interaction, no .in with .ans) "
-                           "cannot be judged", sub);
+            if (!scoring)   /* a scoring problem's are read by icpc_subtasks */
+                check_group_yaml(dir, sub, e);
         } else if (len > 3 && !strcmp(names[i] + len - 3, ".in")) {
             char ans[4400], tname[4400];
             snprintf(ans, sizeof ans, "%s/%.*s.ans", dir, (int)(strlen(sub) - 3), sub);
@@ -383,19 +442,13 @@ static int list_tests(const char *dir, const char *rel, FILE *out, struct conv_e
                 conv_err(e, "%s:0: data: no matching .ans", sub);
                 continue;
             }
-            /* data/secret/g1/01.in -> secret-g1-01 */
-            snprintf(tname, sizeof tname, "%.*s", (int)(strlen(sub) - 3 - 5), sub + 5);
-            for (char *c = tname; *c; c++)
-                if (*c == '/')
-                    *c = '-';
+            icpc_test_name(sub, tname, sizeof tname);
             fprintf(out, "  - {name: \"%s\", input: \"%s\", output: \"%.*s.ans\"}\n", tname, sub,
                     (int)(strlen(sub) - 3), sub);
             count++;
         }
     }
-    for (size_t i = 0; i < n; i++)
-        free(names[i]);
-    free(names);
+    icpc_free_names(names, n);
     return count;
 }
 
@@ -560,10 +613,41 @@ static void yaml_string(FILE *out, const char *s)
     fputc('"', out);
 }
 
+/* The .interaction files under data/REL (sorted, any depth): transcripts
+ * for the statement (the format's samples of interactive and multi-pass
+ * problems, with or without an .in and .ans), listed as the runner's
+ * `samples:`, kept and never judged. */
+static void list_interactions(const char *dir, const char *rel, size_t *count, FILE *out)
+{
+    char path[4400];
+    size_t n;
+    snprintf(path, sizeof path, "%s/%s", dir, rel);
+    if (store_path_depth(rel) > STORE_MAX_DEPTH)
+        return;
+    char **names = icpc_sorted_names(path, &n);
+    for (size_t i = 0; i < n; i++) {
+        char sub[4400], full[8900];
+        struct stat st;
+        size_t len = strlen(names[i]);
+        snprintf(sub, sizeof sub, "%s/%s", rel, names[i]);
+        snprintf(full, sizeof full, "%s/%s", dir, sub);
+        if (stat(full, &st))
+            continue;
+        if (S_ISDIR(st.st_mode)) {
+            list_interactions(dir, sub, count, out);
+        } else if (len > 12 && !strcmp(names[i] + len - 12, ".interaction")) {
+            fprintf(out, "%s  - ", (*count)++ ? "" : "samples:\n");
+            yaml_string(out, sub);
+            fprintf(out, "\n");
+        }
+    }
+    icpc_free_names(names, n);
+}
+
 /* A custom output validator keeps the Kattis protocol: the runner's checker
  * (or interactor) with protocol kattis, validator_flags passed to it as its
  * arguments after IN ANS FEEDBACK_DIR, as Kattis and DOMjudge call it. */
-static void validator_yaml(const char *key, const char *source, const char *flags, FILE *out)
+static void validator_yaml(const char *key, const char *source, const char *flags, bool scores, FILE *out)
 {
     fprintf(out, "%s: {%ssource: ", key, strcmp(key, "checker") ? "" : "type: custom, ");
     yaml_string(out, source);
@@ -576,7 +660,7 @@ static void validator_yaml(const char *key, const char *source, const char *flag
         fprintf(out, "%s", n++ ? ", " : "");
         yaml_string(out, t);
     }
-    fprintf(out, "]}\n");
+    fprintf(out, "]%s}\n", scores ? ", scores: true" : "");
 }
 
 /* The time limit, DOMjudge's own first (.timelimit, then the ini's key, as
@@ -601,9 +685,63 @@ static double icpc_time_limit(const char *dir, const struct icpc *y, const struc
     return tl;
 }
 
-/* The converted problem.yaml's body into out; the number of tests. */
+/* The files of include/LANG/ (ICPC: added to every submission in LANG when
+ * it is compiled) as "  LANG: [files]" lines; LANG is the format's language
+ * code, which for the languages both know is this project's id. */
+static void include_lang(const char *dir, const char *lang, FILE *out, struct conv_errs *e)
+{
+    char path[4400];
+    size_t n;
+    snprintf(path, sizeof path, "%s/include/%s", dir, lang);
+    char **names = icpc_sorted_names(path, &n);
+    fprintf(out, "  ");
+    yaml_string(out, lang);
+    fprintf(out, ": [");
+    for (size_t i = 0, written = 0; i < n; i++) {
+        char file[4400], rel[600];
+        struct stat st;
+        snprintf(rel, sizeof rel, "include/%.100s/%.200s", lang, names[i]);
+        snprintf(file, sizeof file, "%s/%s", dir, rel);
+        if (stat(file, &st) || !S_ISREG(st.st_mode)) {
+            conv_err(e, "%s:0: include: not a regular file: include/LANG/ holds the files added to a submission", rel);
+            continue;
+        }
+        fprintf(out, "%s", written++ ? ", " : "");
+        yaml_string(out, rel);
+    }
+    fprintf(out, "]\n");
+    icpc_free_names(names, n);
+}
+
+static void include_yaml(const char *dir, FILE *out, struct conv_errs *e)
+{
+    char path[4400];
+    size_t n;
+    struct stat st;
+    snprintf(path, sizeof path, "%s/include", dir);
+    if (stat(path, &st))
+        return;
+    char **names = icpc_sorted_names(path, &n);
+    if (!S_ISDIR(st.st_mode) || !n)
+        conv_err(e, "include:0: include: expected a directory of include/LANG/ directories");
+    for (size_t i = 0, langs = 0; i < n; i++) {
+        snprintf(path, sizeof path, "%s/include/%s", dir, names[i]);
+        if (stat(path, &st) || !S_ISDIR(st.st_mode)) {
+            conv_err(e, "include/%.200s:0: include: expected a directory include/LANG/ (a language code)", names[i]);
+            continue;
+        }
+        fprintf(out, "%s", langs++ ? "" : "include:\n");
+        include_lang(dir, names[i], out, e);
+    }
+    icpc_free_names(names, n);
+}
+
+/* The converted problem.yaml's body into out; the number of tests. A
+ * scoring problem's groups become subtasks, judged as the runner judges
+ * subtasks (a failing one stops, the others go on); a pass/fail problem
+ * stops at its first failure, as ICPC judges. */
 static int write_converted(FILE *out, const char *dir, const char *name, const struct icpc *y, double tl,
-                           bool interactive, bool custom, const char *validator, struct conv_errs *e)
+                           bool interactive, bool custom, const char *validator, bool modern, struct conv_errs *e)
 {
     fprintf(out, "# converted from the ICPC/Kattis package format on push; the original is problem.icpc.yaml\n");
     fprintf(out, "name: ");
@@ -618,15 +756,34 @@ static int write_converted(FILE *out, const char *dir, const char *name, const s
             y->memory_mb > 0 ? y->memory_mb : 2048);
     if (y->output_mb > 0)
         fprintf(out, "output_limit: %.0fM\n", y->output_mb);
+    if (y->compile_s > 0 || y->compile_mb > 0) {   /* the runner raises the language's, never lowers them */
+        fprintf(out, "compile_limits: {");
+        if (y->compile_s > 0)
+            fprintf(out, "time: %.3fs%s", y->compile_s, y->compile_mb > 0 ? ", " : "");
+        if (y->compile_mb > 0)
+            fprintf(out, "memory: %.0fM", y->compile_mb);
+        fprintf(out, "}\n");
+    }
     if (custom && validator[0])
-        validator_yaml(interactive ? "interactor" : "checker", validator, y->flags, out);
+        validator_yaml(interactive ? "interactor" : "checker", validator, y->flags,
+                       y->scoring && (modern || y->score_validation), out);
     else if (!custom)
         checker_yaml(y->flags, y->flags_line ? y->flags_line : 1, out, e);
-    fprintf(out, "stop_on_failure: all\ntests:\n");
-    check_group_yaml(dir, "data/testdata.yaml", e);   /* the whole data/ group's */
-    check_group_yaml(dir, "data/test_group.yaml", e);
-    int n = list_tests(dir, "data/sample", out, e);
-    return n + list_tests(dir, "data/secret", out, e);
+    include_yaml(dir, out, e);
+    if (y->multipass)   /* the validator's nextpass.in: the next run's input */
+        fprintf(out, "passes: %d\n", y->passes >= 2 ? (int)y->passes : 2);
+    fprintf(out, "stop_on_failure: %s\ntests:\n", y->scoring ? "subtask" : "all");
+    if (!y->scoring) {
+        check_group_yaml(dir, "data/testdata.yaml", e);   /* the whole data/ group's */
+        check_group_yaml(dir, "data/test_group.yaml", e);
+    }
+    int n = list_tests(dir, "data/sample", y->scoring, out, e);
+    n += list_tests(dir, "data/secret", y->scoring, out, e);
+    if (y->scoring && n)
+        icpc_subtasks(dir, !modern, out, e);
+    size_t transcripts = 0;
+    list_interactions(dir, "data", &transcripts, out);
+    return n;
 }
 
 int icpc_convert(const char *dir, const char *name, char **errors)
@@ -640,6 +797,14 @@ int icpc_convert(const char *dir, const char *name, char **errors)
     if (!y.title[0] && ini.name[0])
         snprintf(y.title, sizeof y.title, "%s", ini.name);
     double tl = icpc_time_limit(dir, &y, &ini, &e);
+    /* the groups' output validator arguments (the same for all) follow validator_flags */
+    char group_args[1024];
+    bool modern_args = y.version[0] && strcmp(y.version, "legacy");
+    if (!icpc_group_validator_args(dir, !modern_args, group_args, sizeof group_args, &e) && group_args[0]) {
+        size_t used = strlen(y.flags);
+        snprintf(y.flags + used, sizeof y.flags - used, "%s%s", used ? " " : "", group_args);
+        y.flags_line = y.flags_line ? y.flags_line : 1;
+    }
     char validator[700] = "", folder[64];
     struct stat st;
     /* 2023-07 and later: output_validator/ (one program); there is no
@@ -647,17 +812,22 @@ int icpc_convert(const char *dir, const char *name, char **errors)
     snprintf(folder, sizeof folder, "%s", !stat_dir(dir, "output_validator", &st) ? "output_validator"
                                                                                  : "output_validators");
     bool modern = y.version[0] && strcmp(y.version, "legacy");
+    if (y.score_validation && !y.scoring)
+        conv_err(&e, "problem.yaml:%zu: validation: 'score' is only for type: scoring (the validator's score.txt "
+                    "scores a test)", y.validation_line);
     bool interactive = !strcmp(y.validation, "custom interactive") || y.interactive_type;
-    bool custom = interactive || !strcmp(y.validation, "custom") ||
+    if (y.passes > 0 && !y.multipass)
+        conv_err(&e, "problem.yaml:%zu: limits.validation_passes: only for type: multi-pass", y.passes_line);
+    bool custom = interactive || y.multipass || !strcmp(y.validation, "custom") ||
                   (modern && !strcmp(folder, "output_validator"));
     if (ini.special_compare_line && !custom)
         conv_err(&e, "domjudge-problem.ini:%zu: special_compare: names a compare program of DOMjudge's own database, "
                     "not in the package: give it as output_validators/ with validation: custom",
                 ini.special_compare_line);
     if (custom)
-        find_validator(dir, folder, y.interactive_type ? "type" : "validation",
-                       y.interactive_type ? y.type_line : y.validation_line ? y.validation_line : 1, validator,
-                       sizeof validator, &e);
+        find_validator(dir, folder, y.interactive_type || y.multipass ? "type" : "validation",
+                       y.interactive_type || y.multipass ? y.type_line : y.validation_line ? y.validation_line : 1,
+                       validator, sizeof validator, &e);
     char out_path[4400], tmp[4400], orig[4400];
     snprintf(out_path, sizeof out_path, "%s/problem.yaml", dir);
     snprintf(orig, sizeof orig, "%s/problem.icpc.yaml", dir);
@@ -668,7 +838,7 @@ int icpc_convert(const char *dir, const char *name, char **errors)
         *errors = e.buf;
         return e.n;
     }
-    int n = write_converted(out, dir, name, &y, tl, interactive, custom, validator, &e);
+    int n = write_converted(out, dir, name, &y, tl, interactive, custom, validator, modern, &e);
     fclose(out);
     if (n == 0)
         conv_err(&e, "data/secret:0: data: no tests (*.in with *.ans in data/sample or data/secret)");

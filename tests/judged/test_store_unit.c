@@ -707,18 +707,17 @@ static int convert(const char *sub, const char *yaml, char **errors)
 Test(store_unit, icpc_types_the_runner_cannot_judge_are_refused_naming_the_key)
 {
     static const struct { const char *yaml, *expect; } cases[] = {
-        {"problem_format_version: 2023-07-draft\nname: S\ntype: scoring\n",
-         "problem.yaml:3: type: 'scoring' is not converted"},
-        {"problem_format_version: 2023-07-draft\nname: S\ntype: [pass-fail, multi-pass]\nlimits:\n  validation_passes: 3\n",
-         "problem.yaml:3: type: 'multi-pass' is not converted"},
-        {"problem_format_version: 2023-07-draft\nname: S\ntype: interactive multi-pass\n",
-         "problem.yaml:3: type: 'multi-pass' is not converted"},
+        {"problem_format_version: 2023-07-draft\nname: S\ntype: multi-pass\nlimits:\n  validation_passes: 1\n",
+         "problem.yaml:5: limits.validation_passes: expected a whole number 2..100"},
+        {"problem_format_version: 2023-07-draft\nname: S\nlimits:\n  validation_passes: 3\n",
+         "problem.yaml:4: limits.validation_passes: only for type: multi-pass"},
         {"problem_format_version: 2023-07-draft\nname: S\ntype: submit-answer\n",
          "problem.yaml:3: type: 'submit-answer' is not converted"},
         {"problem_format_version: 2023-07-draft\nname: S\ntype: batch\n", "problem.yaml:3: type: unknown type 'batch'"},
-        {"name: S\ntype: scoring\n", "problem.yaml:2: type: 'scoring' is not converted"},   /* legacy */
-        {"name: S\nvalidation: custom score\n", "problem.yaml:2: validation: 'score' is not converted"},
-        {"name: S\nvalidation: custom interactive score\n", "problem.yaml:2: validation: 'score' is not converted"},
+        {"name: S\nvalidation: custom score\n", "problem.yaml:2: validation: 'score' is only for type: scoring"},
+        {"name: S\nvalidation: custom interactive score\n", "problem.yaml:2: validation: 'score' is only for type: "
+         "scoring"},
+
         {"name: S\nvalidation: costum\n", "problem.yaml:2: validation: expected default, custom"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
@@ -775,6 +774,7 @@ Test(store_unit, icpc_2023_interactive_and_custom_validators_are_converted)
     cr_assert(strstr(y, "interactor: {source: \"output_validator/validator.cpp\", protocol: kattis, args: []}"),
               "%s", y);
     cr_assert(strstr(y, "sample-1") && !strstr(y, "checker:"), "%s", y);
+    cr_assert(strstr(y, "samples:\n  - \"data/sample/1.interaction\"\n"), "%s", y);
 
     put("c/output_validator/check.py", "print()\n");
     cr_assert_eq(convert("c", "problem_format_version: 2023-07-draft\nname: C\ntype: pass-fail\n", &errors), 0,
@@ -788,12 +788,20 @@ Test(store_unit, icpc_2023_interactive_and_custom_validators_are_converted)
     cr_assert(strstr(errors, "problem.yaml:3: type: a custom validator is needed in output_validators/"), "%s",
               errors);
     free(errors);
-    /* a sample only as a transcript cannot be judged: refused, not dropped */
+    /* a sample only as a transcript (the format allows it): kept and listed
+     * as a sample for the statement, not judged, never dropped */
     put("t/output_validator/v.c", "int main(void){return 42;}\n");
     put("t/data/sample/2.interaction", "<1\n");
-    cr_assert_eq(convert("t", "problem_format_version: 2023-07-draft\nname: T\ntype: interactive\n", &errors), 1);
-    cr_assert(strstr(errors, "data/sample/2.interaction:0: data: a sample given only as a transcript"), "%s", errors);
+    put("t/data/sample/1.interaction", "<1\n>2\n");
+    put("t/data/sample/1.in", "1\n");
+    put("t/data/sample/1.ans", "\n");
+    cr_assert_eq(convert("t", "problem_format_version: 2023-07-draft\nname: T\ntype: interactive\n", &errors), 0,
+                 "%s", errors);
     free(errors);
+    y = converted("t");
+    cr_assert(strstr(y, "samples:\n  - \"data/sample/1.interaction\"\n  - \"data/sample/2.interaction\"\n"),
+              "%s", y);
+    cr_assert(strstr(y, "sample-1") && !strstr(y, "sample-2"), "the transcript alone is not a test: %s", y);
 }
 
 /* ---- DOMjudge packages (issue 22, slice 3) ---- */
@@ -855,8 +863,7 @@ Test(store_unit, a_domjudge_package_is_detected_and_its_ini_read)
     cr_assert_eq(store_convert(p, "sc", &errors), 0, "%s", errors);
 }
 
-/* settings per test group are refused, never dropped: the runner judges
- * every test of an ICPC problem alike */
+/* grading per test group of a pass-fail problem is refused, never dropped */
 Test(store_unit, icpc_group_settings_that_change_judging_are_refused)
 {
     char *errors;
@@ -866,10 +873,300 @@ Test(store_unit, icpc_group_settings_that_change_judging_are_refused)
     put("g/data/secret/big/1.in", "1\n");
     put("g/data/secret/big/1.ans", "1\n");
     cr_assert_eq(convert("g", "name: G\n", &errors), 2, "%s", errors);
-    cr_assert(strstr(errors, "data/testdata.yaml:1: output_validator_flags: not converted"), "%s", errors);
     cr_assert(strstr(errors, "data/secret/big/testdata.yaml:2: grading: not converted"), "%s", errors);
+    /* legacy: big's own testdata.yaml replaces data/'s whole, flags included */
+    cr_assert(strstr(errors, "data/testdata.yaml:1: output_validator_args: 'float_tolerance 1e-3' for secret differs "
+                             "from '' (data/secret/big/testdata.yaml:1)"), "%s", errors);
     free(errors);
     put("h/data/secret/testdata.yaml", "input_validator_args: [--n, 5]\n");
     cr_assert_eq(convert("h", "name: H\n", &errors), 0, "only input validators read it: %s", errors);
+    free(errors);
+}
+
+/* ---- scoring problems: groups become subtasks (issue 22) ---- */
+
+/* a test in data/REL (an .in with its .ans) of package sub */
+static void test_in(const char *sub, const char *rel)
+{
+    char p[300];
+    snprintf(p, sizeof p, "%s/data/%s.in", sub, rel);
+    put(p, "1\n");
+    snprintf(p, sizeof p, "%s/data/%s.ans", sub, rel);
+    put(p, "1\n");
+}
+
+static int convert_scoring(const char *sub, const char *yaml, char **errors)
+{
+    char p[300];
+    snprintf(p, sizeof p, "%s/problem.yaml", sub);
+    put(p, yaml);
+    snprintf(p, sizeof p, "%s/%s", dir, sub);
+    *errors = NULL;
+    return store_convert(p, sub, errors);
+}
+
+/* legacy: testdata.yaml per group (inherited), the default grader's sum and
+ * min, on_reject: break chaining the parts, ignore_sample */
+Test(store_unit, legacy_scoring_groups_become_subtasks)
+{
+    char *errors;
+    put("l/data/testdata.yaml", "on_reject: continue\nrange: 0 100\ngrader_flags: ignore_sample sum\n");
+    put("l/data/secret/g1/testdata.yaml", "grader_flags: min\naccept_score: 20\non_reject: break\n");
+    put("l/data/secret/g2/testdata.yaml", "grader_flags: min\naccept_score: 30\n");
+    put("l/data/secret/g3/testdata.yaml", "accept_score: 25\non_reject: break\ninput_validator_flags: big\n");
+    test_in("l", "sample/1");
+    test_in("l", "secret/g1/1");
+    test_in("l", "secret/g1/2");
+    test_in("l", "secret/g2/1");
+    test_in("l", "secret/g3/1");
+    test_in("l", "secret/g3/2");
+    cr_assert_eq(convert_scoring("l", "name: L\ntype: scoring\n", &errors), 0, "%s", errors);
+    free(errors);
+    const char *y = converted("l");
+    cr_assert(strstr(y, "stop_on_failure: subtask\n"), "%s", y);
+    cr_assert(strstr(y, "  - {name: \"sample\", points: 0, tests: [\"sample-1\"]}\n"), "%s", y);
+    cr_assert(strstr(y, "  - {name: \"secret-g1\", points: 20, tests: [\"secret-g1-1\", \"secret-g1-2\"]}\n"),
+              "%s", y);
+    cr_assert(strstr(y, "  - {name: \"secret-g2\", points: 30, tests: [\"secret-g2-1\"]}\n"), "%s", y);
+    /* sum with break: the second test scores only after the first passed */
+    cr_assert(strstr(y, "  - {name: \"secret-g3-1\", points: 25, tests: [\"secret-g3-1\"]}\n"), "%s", y);
+    cr_assert(strstr(y, "  - {name: \"secret-g3-2\", points: 25, tests: [\"secret-g3-2\"], depends: "
+                        "[\"secret-g3-1\"]}\n"), "%s", y);
+
+    /* on_reject: break (the default) across groups: a group scores only when
+     * the one before passed; an empty group between breaks no chain */
+    put("br/data/testdata.yaml", "grader_flags: ignore_sample\n");
+    put("br/data/secret/a/testdata.yaml", "grader_flags: min\naccept_score: 40\n");
+    put("br/data/secret/b/.keep", "\n");
+    put("br/data/secret/c/testdata.yaml", "grader_flags: min\naccept_score: 60\n");
+    test_in("br", "secret/a/1");
+    test_in("br", "secret/c/1");
+    cr_assert_eq(convert_scoring("br", "name: B\ntype: scoring\n", &errors), 0, "%s", errors);
+    free(errors);
+    y = converted("br");
+    cr_assert(strstr(y, "  - {name: \"secret-a\", points: 40, tests: [\"secret-a-1\"]}\n") &&
+              strstr(y, "  - {name: \"secret-c\", points: 60, tests: [\"secret-c-1\"], depends: [\"secret-a\"]}\n"),
+              "%s", y);
+}
+
+/* what the runner's subtasks cannot express is refused naming file, line
+ * and key */
+Test(store_unit, legacy_scoring_that_subtasks_cannot_express_is_refused)
+{
+    static const struct { const char *file, *yaml, *expect; } cases[] = {
+        {"data/secret/testdata.yaml", "grader_flags: max\n",
+         "data/secret/testdata.yaml:1: grader_flags: 'max' is not converted"},
+        {"data/secret/testdata.yaml", "grader_flags: ignore_sample min\n",
+         "data/secret/testdata.yaml:1: grader_flags: 'ignore_sample' is only for data/testdata.yaml"},
+        {"data/secret/testdata.yaml", "grader_flags: always_accept\n",
+         "data/secret/testdata.yaml:1: grader_flags: 'always_accept' is not converted"},
+        {"data/secret/testdata.yaml", "reject_score: -1\n",
+         "data/secret/testdata.yaml:1: reject_score: only 0 is converted"},
+        {"data/secret/testdata.yaml", "grading: custom\n",
+         "data/secret/testdata.yaml:1: grading: 'custom' is not converted"},
+        {"data/testdata.yaml", "on_reject: continue\nrange: 0 1\n",
+         "data/testdata.yaml:2: range: the group scores 0 to 3, outside 0..1"},
+        {"data/testdata.yaml", "on_reject: sometimes\n", "data/testdata.yaml:1: on_reject: expected break or"},
+        {"data/secret/testdata.yaml", "output_validator_flags: float_tolerance 1e-3\n",
+         "data/secret/testdata.yaml:1: output_validator_args: 'float_tolerance 1e-3' for secret differs from '' "
+         "(none given)"},   /* the samples have none */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char sub[16], p[300], *errors;
+        snprintf(sub, sizeof sub, "ls%zu", i);
+        snprintf(p, sizeof p, "%s/%s", sub, cases[i].file);
+        put(p, cases[i].yaml);
+        test_in(sub, "sample/1");
+        test_in(sub, "secret/1");
+        test_in(sub, "secret/2");
+        cr_assert_geq(convert_scoring(sub, "name: S\ntype: scoring\n", &errors), 1, "%s", cases[i].yaml);
+        cr_assert(strstr(errors, cases[i].expect), "%s: %s", cases[i].yaml, errors);
+        free(errors);
+    }
+    char *errors;
+    /* include/LANG/: the runner's include, language by language */
+    put("in/include/cpp/b.h", "\n");
+    put("in/include/cpp/a.cpp", "\n");
+    put("in/include/c/x.h", "\n");
+    test_in("in", "secret/1");
+    cr_assert_eq(convert_scoring("in", "name: I\n", &errors), 0, "%s", errors);
+    free(errors);
+    cr_assert(strstr(converted("in"), "include:\n  \"c\": [\"include/c/x.h\"]\n  \"cpp\": [\"include/cpp/a.cpp\", "
+                                      "\"include/cpp/b.h\"]\n"), "%s", converted("in"));
+    put("ib/include/c/sub/x.h", "\n");
+    put("ib/include/README", "\n");
+    test_in("ib", "secret/1");
+    cr_assert_eq(convert_scoring("ib", "name: I\n", &errors), 2, "%s", errors);
+    cr_assert(strstr(errors, "include/README:0: include: expected a directory include/LANG/") &&
+              strstr(errors, "include/c/sub:0: include: not a regular file"), "%s", errors);
+    free(errors);
+    /* multi-pass: the runner's passes, validation_passes of them */
+    put("mp/output_validator/v.c", "int main(void){return 42;}\n");
+    test_in("mp", "secret/1");
+    cr_assert_eq(convert_scoring("mp", "problem_format_version: 2023-07-draft\nname: M\ntype: [pass-fail, multi-pass]\n"
+                                       "limits:\n  validation_passes: 3\n", &errors), 0, "%s", errors);
+    free(errors);
+    cr_assert(strstr(converted("mp"), "passes: 3\n") &&
+              strstr(converted("mp"), "checker: {type: custom, source: \"output_validator/v.c\", protocol: kattis"),
+              "%s", converted("mp"));
+    put("mi2/output_validator/v.c", "int main(void){return 42;}\n");
+    test_in("mi2", "secret/1");
+    cr_assert_eq(convert_scoring("mi2", "problem_format_version: 2023-07-draft\nname: M\n"
+                                        "type: interactive multi-pass\n", &errors), 0, "%s", errors);
+    free(errors);
+    cr_assert(strstr(converted("mi2"), "passes: 2\n") && strstr(converted("mi2"), "interactor: {source: "),
+              "%s", converted("mi2"));
+    /* a score validator: its score.txt scores the test (checker.scores) */
+    put("sv/output_validators/v.c", "int main(void){return 42;}\n");
+    test_in("sv", "secret/1");
+    cr_assert_eq(convert_scoring("sv", "name: S\ntype: scoring\nvalidation: custom score\n", &errors), 0, "%s",
+                 errors);
+    free(errors);
+    cr_assert(strstr(converted("sv"), "checker: {type: custom, source: \"output_validators/v.c\", protocol: kattis, "
+                                      "args: [], scores: true}\n"), "%s", converted("sv"));
+    /* interactive: the interactor's score.txt alike */
+    put("si/output_validators/v.c", "int main(void){return 42;}\n");
+    test_in("si", "secret/1");
+    cr_assert_eq(convert_scoring("si", "name: S\ntype: scoring\nvalidation: custom interactive score\n", &errors),
+                 0, "%s", errors);
+    free(errors);
+    cr_assert(strstr(converted("si"), "interactor: {source: \"output_validators/v.c\", protocol: kattis, args: [], "
+                                      "scores: true}\n"), "%s", converted("si"));
+    /* min over secret, which sums its tests */
+    put("mi/data/testdata.yaml", "grader_flags: min\n");
+    put("mi/data/secret/testdata.yaml", "grader_flags: sum\n");
+    test_in("mi", "secret/1");
+    test_in("mi", "secret/2");
+    cr_assert_eq(convert_scoring("mi", "name: S\ntype: scoring\n", &errors), 1, "%s", errors);
+    cr_assert(strstr(errors, "data/testdata.yaml:1: grader_flags: 'min' over a group scored in parts (sum) is not "
+                             "converted"), "%s", errors);
+    free(errors);
+    test_in("ob", "secret/1");
+    cr_assert_eq(convert_scoring("ob", "name: S\ntype: scoring\ngrading:\n  objective: min\n", &errors), 1);
+    cr_assert(strstr(errors, "problem.yaml:4: grading.objective: 'min' is not converted"), "%s", errors);
+    free(errors);
+}
+
+/* 2025-09: test_group.yaml with max_score, score_aggregation, require_pass;
+ * groups default to pass-fail, secret to sum of 100 */
+Test(store_unit, test_group_yaml_scoring_becomes_subtasks)
+{
+    char *errors;
+    put("t/data/secret/a/test_group.yaml", "max_score: 20\n");
+    put("t/data/secret/b/test_group.yaml", "max_score: 30\nscore_aggregation: sum\nrequire_pass: [sample]\n");
+    put("t/data/secret/c/test_group.yaml", "max_score: 50\nscore_aggregation: min\nrequire_pass: secret/a\n"
+                                           "input_validator_args: [--big]\n");
+    test_in("t", "sample/1");
+    test_in("t", "secret/a/1");
+    test_in("t", "secret/b/1");
+    test_in("t", "secret/b/2");
+    test_in("t", "secret/c/1");
+    cr_assert_eq(convert_scoring("t", "problem_format_version: 2025-09\nname: T\ntype: scoring\n"
+                                      "limits:\n  time_limit: 1\n", &errors), 0, "%s", errors);
+    free(errors);
+    const char *y = converted("t");
+    cr_assert(strstr(y, "  - {name: \"secret-a\", points: 20, tests: [\"secret-a-1\"]}\n"), "%s", y);
+    cr_assert(strstr(y, "  - {name: \"secret-b-1\", points: 15, tests: [\"secret-b-1\"], depends: [\"sample\"]}\n")
+              && strstr(y, "  - {name: \"secret-b-2\", points: 15, tests: [\"secret-b-2\"], depends: "
+                           "[\"sample\"]}\n"), "%s", y);
+    cr_assert(strstr(y, "  - {name: \"secret-c\", points: 50, tests: [\"secret-c-1\"], depends: [\"secret-a\"]}\n"),
+              "%s", y);
+
+    /* 2023-07: scoring: {score, aggregation}, a group's score inferred */
+    put("s/data/secret/a/test_group.yaml", "scoring:\n  score: 40\n");
+    put("s/data/secret/b/test_group.yaml", "scoring:\n  aggregation: pass-fail\n");
+    test_in("s", "secret/a/1");
+    test_in("s", "secret/b/1");
+    cr_assert_eq(convert_scoring("s", "problem_format_version: 2023-07-draft\nname: S\ntype: scoring\n", &errors),
+                 0, "%s", errors);
+    free(errors);
+    y = converted("s");
+    cr_assert(strstr(y, "{name: \"secret-a\", points: 40, ") && strstr(y, "{name: \"secret-b\", points: 60, "),
+              "%s", y);
+
+    static const struct { const char *file, *yaml, *expect; } cases[] = {
+        {"data/secret/test_group.yaml", "max_score: unbounded\n",
+         "data/secret/test_group.yaml:1: max_score: 'unbounded' is not converted"},
+        {"data/secret/a/test_group.yaml", "max_score: 150\n",
+         "data/secret:0: score: the groups' scores add up to 150, more than the group's 100"},
+        {"data/secret/a/test_group.yaml", "max_score: 10\nrequire_pass: secret/b\n",
+         "data/secret/a/test_group.yaml:2: require_pass: 'secret/b' is not a group judged before secret/a"},
+        {"data/secret/a/test_group.yaml", "max_score: 10\noutput_validator_args: [x]\n",
+         "data/secret/b:0: output_validator_args: '' for secret/b differs from 'x' (data/secret/a/test_group.yaml:2)"},
+        {"data/secret/a/test_group.yaml", "scoring: {score: 10, aggregation: max}\n",
+         "data/secret/a/test_group.yaml:1: scoring.aggregation: expected pass-fail, sum or min"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char sub[16], p[300];
+        snprintf(sub, sizeof sub, "ts%zu", i);
+        snprintf(p, sizeof p, "%s/%s", sub, cases[i].file);
+        put(p, cases[i].yaml);
+        test_in(sub, "secret/a/1");
+        test_in(sub, "secret/b/1");
+        cr_assert_geq(convert_scoring(sub, "problem_format_version: 2025-09\nname: S\ntype: scoring\n", &errors), 1,
+                      "%s", cases[i].yaml);
+        cr_assert(strstr(errors, cases[i].expect), "%s: %s", cases[i].yaml, errors);
+        free(errors);
+    }
+}
+
+/* limits: every key mapped or refused naming it */
+Test(store_unit, icpc_limits_are_mapped_or_refused_by_name)
+{
+    char *errors;
+    test_in("lm", "secret/1");
+    cr_assert_eq(convert_scoring("lm", "problem_format_version: 2025-09\nname: L\nlimits:\n  time_limit: 1.5\n"
+                                       "  memory: 512\n  output: 16\n  compilation_time: 90\n"
+                                       "  compilation_memory: 3000\n"
+                                       "  time_multipliers: {ac_to_time_limit: 2.5, time_limit_to_tle: 1.5}\n"
+                                       "  time_resolution: 0.5\n", &errors), 0, "%s", errors);
+    free(errors);
+    const char *y = converted("lm");
+    cr_assert(strstr(y, "time_limit: 1.500s\nmemory_limit: 512M\noutput_limit: 16M\n"
+                        "compile_limits: {time: 90.000s, memory: 3000M}\n"), "%s", y);
+    test_in("lx", "secret/1");
+    cr_assert_eq(convert_scoring("lx", "name: L\nlimits:\n  code: 128\n  validation_time: 60\n"
+                                       "  validation_memory: 1024\n"
+                                       "  frobs: 3\n  time_multipliers: {ac_to_tle: 2}\n", &errors), 5, "%s", errors);
+    cr_assert(strstr(errors, "problem.yaml:3: limits.code: not converted") &&
+              strstr(errors, "problem.yaml:4: limits.validation_time: not converted") &&
+              strstr(errors, "problem.yaml:5: limits.validation_memory: not converted") &&
+              strstr(errors, "problem.yaml:6: limits.frobs: unknown key") &&
+              strstr(errors, "problem.yaml:7: limits.time_multipliers.ac_to_tle: unknown key"), "%s", errors);
+    free(errors);
+}
+
+/* output validator arguments of the groups: the same for every test, they
+ * follow validator_flags (float tolerances of the default validator
+ * included); groups that differ are refused naming both */
+Test(store_unit, group_output_validator_arguments_apply_when_every_group_agrees)
+{
+    char *errors;
+    put("oa/data/testdata.yaml", "output_validator_flags: float_tolerance 1e-3\n");
+    test_in("oa", "sample/1");
+    test_in("oa", "secret/a/1");
+    cr_assert_eq(convert_scoring("oa", "name: O\nvalidator_flags: case_sensitive\n", &errors), 0, "%s", errors);
+    free(errors);
+    cr_assert(strstr(converted("oa"), "checker: {type: float, case_sensitive: true, space_change_sensitive: false, "
+                                      "absolute_tolerance: 0.001, relative_tolerance: 0.001}"), "%s", converted("oa"));
+    /* 2023-07: output_validator_args, inherited, to a custom validator */
+    put("ob/output_validator/v.c", "int main(void){return 42;}\n");
+    put("ob/data/secret/test_group.yaml", "output_validator_args: [--mode, strict]\n");
+    put("ob/data/secret/a/test_group.yaml", "input_validator_args: [--small]\n");
+    test_in("ob", "secret/a/1");
+    test_in("ob", "secret/b/1");
+    cr_assert_eq(convert_scoring("ob", "problem_format_version: 2023-07-draft\nname: O\n", &errors), 0, "%s",
+                 errors);
+    free(errors);
+    cr_assert(strstr(converted("ob"), "args: [\"--mode\", \"strict\"]}"), "%s", converted("ob"));
+    /* groups that differ */
+    put("oc/data/secret/a/testdata.yaml", "output_validator_flags: float_tolerance 1e-3\n");
+    put("oc/data/secret/b/testdata.yaml", "output_validator_flags: float_tolerance 1e-6\n");
+    test_in("oc", "secret/a/1");
+    test_in("oc", "secret/b/1");
+    cr_assert_geq(convert_scoring("oc", "name: O\n", &errors), 1, "%s", errors);
+    cr_assert(strstr(errors, "data/secret/b/testdata.yaml:1: output_validator_args: 'float_tolerance 1e-6' for "
+                             "secret/b differs from 'float_tolerance 1e-3' (data/secret/a/testdata.yaml:1)"), "%s",
+              errors);
     free(errors);
 }

@@ -1008,6 +1008,48 @@ Test(problems, checker_protocol_and_args)
     free(dir);
 }
 
+/* ICPC scoring validators (checker.scores) and multi-pass (passes): only
+ * with a Kattis checker of a batch problem, named by line and key */
+Test(problems, checker_scores_and_passes)
+{
+    char *dir = package(BASE "checker: {type: custom, source: v.c, protocol: kattis, scores: true}\npasses: 3\n", 1);
+    put_file(dir, "v.c", "int main(void) { return 42; }\n");
+    struct common_errors errs = {0};
+    struct rn_problem *p = NULL;
+    int rc = rn_problem_load(dir, NULL, &p, &errs);
+    char *e = common_errors_join(&errs);
+    cr_assert_eq(rc, 0, "%s", e);
+    free(e);
+    cr_assert(p->checker_prog.scores);
+    cr_assert_eq(p->passes, 3);
+    rn_problem_free(p);
+    common_errors_free(&errs);
+    static const struct { const char *yaml, *expect; } bad[] = {
+        {"checker: {type: custom, source: v.c, scores: true}\n",
+         "problem.yaml:4: checker.scores: only a custom checker of protocol kattis writes score.txt"},
+        {"checker: {type: custom, source: v.c, protocol: kattis, scores: maybe}\n", "problem.yaml:4: checker.scores: "},
+        {"checker: {type: custom, source: v.c}\npasses: 2\n",
+         "problem.yaml:5: passes: needs a checker (batch) or an interactor of protocol kattis"},
+        {"checker: {type: custom, source: v.c, protocol: kattis}\npasses: 101\n",
+         "problem.yaml:5: passes: 101 is more than 100"},
+        {"passes: 0\n", "problem.yaml:4: passes: bad integer '0' (expected 1 or more)"},
+        {"type: interactive\ninteractor: {source: v.c, scores: true}\n",
+         "problem.yaml:5: interactor.scores: only an interactor of protocol kattis writes score.txt"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        int count;
+        char yaml[512];
+        snprintf(yaml, sizeof yaml, BASE "%s", bad[i].yaml);
+        put_file(dir, "problem.yaml", "%s", yaml);
+        e = check_errors(dir, &count);
+        cr_assert_geq(count, 1, "%s", bad[i].yaml);
+        cr_assert(strstr(e, bad[i].expect), "%s: %s", bad[i].yaml, e);
+        free(e);
+    }
+    remove_dir(dir);
+    free(dir);
+}
+
 /* Kattis: 42 AC, 43 WA, anything else the problem's fault (IE), never WA */
 Test(checkers, kattis_exit_codes)
 {
@@ -1068,6 +1110,33 @@ Test(problems, interactive_grader_and_limits_keys)
     cr_assert(strstr(e, "problem.yaml:4: interactor: only an interactive problem"), "%s", e);
     cr_assert(strstr(e, "problem.yaml:5: grader.files: 'missing.cpp' does not exist"), "%s", e);
     cr_assert(strstr(e, "wall_time_limit: 0.5s is below time_limit (1s)"), "%s", e);
+    free(e);
+    remove_dir(dir);
+    free(dir);
+}
+
+/* samples: files shown with the statement (ICPC .interaction transcripts),
+ * never judged: each must be a file of the package */
+Test(problems, samples_are_files_of_the_package)
+{
+    char *dir = package(BASE "samples: [data/1.interaction]\n", 1);
+    put_file(dir, "data/1.interaction", "<1\n>2\n");
+    struct common_errors errs = {0};
+    struct rn_problem *p = NULL;
+    int rc = rn_problem_load(dir, NULL, &p, &errs);
+    char *e = common_errors_join(&errs);
+    cr_assert_eq(rc, 0, "%s", e);
+    free(e);
+    cr_assert_str_eq(p->samples[0], "data/1.interaction");
+    cr_assert_eq(p->test_count, 1, "a transcript is not a test");
+    rn_problem_free(p);
+    common_errors_free(&errs);
+    int count;
+    put_file(dir, "problem.yaml", BASE "samples: [data/2.interaction, ../x]\n");
+    e = check_errors(dir, &count);
+    cr_assert_eq(count, 2, "%s", e);
+    cr_assert(strstr(e, "problem.yaml:4: samples: 'data/2.interaction' does not exist in the package") &&
+              strstr(e, "problem.yaml:4: samples: '../x' must be a path inside the package"), "%s", e);
     free(e);
     remove_dir(dir);
     free(dir);
