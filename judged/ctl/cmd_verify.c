@@ -334,6 +334,7 @@ void verify_print(const json_t *report, FILE *out)
 
 struct verify_opts {
     char languages[4200];
+    bool languages_given;       /* else a stored NAME's are the configuration's */
     const char *work_dir, *version;
     int slot;
 };
@@ -395,7 +396,10 @@ static int parse_verify(struct common *c, int argc, char **argv, struct verify_o
     char *end;
     for (int opt; (opt = ctl_getopt(c, argc, argv, "hv:", opts)) != -1;) {
         switch (opt) {
-        case OPT_LANGUAGES: snprintf(o->languages, sizeof o->languages, "%s", optarg); break;
+        case OPT_LANGUAGES:
+            snprintf(o->languages, sizeof o->languages, "%s", optarg);
+            o->languages_given = true;
+            break;
         case OPT_WORK_DIR: o->work_dir = optarg; break;
         case OPT_SLOT:
             o->slot = (int)strtol(optarg, &end, 10);
@@ -439,6 +443,8 @@ int cmd_verify(int argc, char **argv)
         snprintf(dir, sizeof dir, "%s", pkg[0] ? pkg : target);
     } else {
         rc = fetch_stored(&c, &o, target, tmp, sizeof tmp, dir, sizeof dir);
+        if (rc == 0 && !o.languages_given && c.cfg.languages)
+            snprintf(o.languages, sizeof o.languages, "%s", c.cfg.languages);
     }
     struct runner *r = rc ? NULL : open_local_runner(&c, &o);
     json_t *report = NULL;

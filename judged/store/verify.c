@@ -140,7 +140,7 @@ static int domjudge_expected(const char *dir, const char *rel, unsigned *bits, s
                 bit = domjudge_results[i].bit;
         if (!bit) {
             char q[COMMON_QUOTE_CAP];
-            conv_err(e, "%s:%zu: @EXPECTED_RESULTS@: unknown result %s (CORRECT, WRONG-ANSWER, TIMELIMIT, "
+            conv_err(e, "%s:%zu: @EXPECTED_RESULTS@: unknown result '%s' (CORRECT, WRONG-ANSWER, TIMELIMIT, "
                         "RUN-ERROR, COMPILER-ERROR, NO-OUTPUT, OUTPUT-LIMIT)", rel, line, YQ(q, t));
             return -1;
         }
@@ -185,7 +185,7 @@ static int verdict_list(struct ydoc *d, yaml_node_t *v, const char *key, unsigne
                      : !strcmp(*w, "TLE") ? STORE_V_TLE : !strcmp(*w, "RTE") ? V_RTE : 0;
         if (!bit) {
             char q[COMMON_QUOTE_CAP];
-            conv_err(e, "%s:%d: %s: unknown verdict %s (AC, WA, TLE, RTE)", SUBMISSIONS_YAML, ydoc_line(v), key,
+            conv_err(e, "%s:%d: %s: unknown verdict '%s' (AC, WA, TLE, RTE)", SUBMISSIONS_YAML, ydoc_line(v), key,
                      YQ(q, *w));
             rc = -1;
         }
