@@ -78,59 +78,11 @@ static const char *language_of(struct runner *r, const char *path)
 
 /* ----------------------------------------------------------------- judging */
 
-struct outcome {
-    struct store_verify_seen seen;
-    char verdict[16];
-    char tests[128];
-    double max_time;             /* CPU s of the slowest test run */
-    bool judged;
-    char note[512];              /* why not judged, or what the runner said */
-    char *messages;
-};
-
-/* The report's tests: their verdicts as a set, the slowest, the messages. */
-static void read_report(const char *json, struct outcome *o)
-{
-    json_t *j = json_loads(json, 0, NULL), *t;
-    size_t i, at = 0;
-    snprintf(o->verdict, sizeof o->verdict, "%s", json_string_value(json_object_get(j, "verdict")) ? json_string_value(json_object_get(j, "verdict")) : "?");
-    o->seen.overall = store_verdict_bit(o->verdict);
-    o->seen.score = json_number_value(json_object_get(j, "score"));
-    json_array_foreach(json_object_get(j, "tests"), i, t) {
-        const char *v = json_string_value(json_object_get(t, "verdict"));
-        unsigned bit = store_verdict_bit(v);
-        if (!bit)
-            continue;   /* skipped after the first failure */
-        if (!(o->seen.tests & bit) && at < sizeof o->tests)
-            at += (size_t)snprintf(o->tests + at, sizeof o->tests - at, "%s%s", at ? "," : "", v);
-        o->seen.tests |= bit;
-        double cpu = json_number_value(json_object_get(t, "cpu_time"));
-        o->max_time = cpu > o->max_time ? cpu : o->max_time;
-        const char *m = json_string_value(json_object_get(t, "checker_message"));
-        if (m && *m) {
-            char *all = NULL;
-            if (asprintf(&all, "%s%s\n", o->messages ? o->messages : "", m) >= 0) {
-                free(o->messages);
-                o->messages = all;
-            }
-        }
-    }
-    if (o->seen.overall == STORE_V_CE || o->seen.overall == STORE_V_IE)
-        o->seen.tests = o->seen.overall;   /* no test ran: the verdict is all there is */
-    if (!o->tests[0])
-        snprintf(o->tests, sizeof o->tests, "%s", o->verdict);
-    const char *msg = json_string_value(json_object_get(j, "message"));
-    if (msg && *msg)
-        snprintf(o->note, sizeof o->note, "%.500s", msg);
-    json_decref(j);
-    o->seen.messages = o->messages;
-}
-
 /* Judges one program of the package; o->judged false with a note when it
  * cannot be (a program of several files, an unknown language). -1 on an
  * infrastructure failure (reported). */
 static int judge_one(struct common *c, struct runner *r, const char *pkg, const struct store_expected *x,
-                     const char **lang, struct outcome *o)
+                     const char **lang, struct store_verify_outcome *o)
 {
     char path[4400], err[1024];
     *lang = x->language[0] ? x->language : language_of(r, x->path);
@@ -163,19 +115,9 @@ static int judge_one(struct common *c, struct runner *r, const char *pkg, const 
     char *json = runner_report_json(rep);
     runner_report_free(rep);
     if (json)
-        read_report(json, o);
+        store_verify_read_report(json, o);
     free(json);
-    o->judged = json != NULL;
     return 0;
-}
-
-static json_t *row_json(const struct store_expected *x, const char *lang, const struct outcome *o, bool ok,
-                        const char *why)
-{
-    return json_pack("{s:s, s:s?, s:s, s:s?, s:s?, s:f, s:f, s:b, s:b, s:s?}", "path", x->path, "language", lang,
-                     "expected", x->expected, "verdict", o->judged ? o->verdict : NULL, "tests",
-                     o->judged ? o->tests : NULL, "max_time", o->max_time, "score", o->seen.score, "judged",
-                     o->judged, "ok", ok, "why", why[0] ? why : o->note[0] ? o->note : NULL);
 }
 
 /* Judges those of xs whose time_use is in uses (a mask of 1 << STORE_TIME_*);
@@ -187,15 +129,13 @@ static int judge_set(struct common *c, struct runner *r, const char *pkg, const 
     for (size_t i = 0; i < n; i++) {
         if (!(uses & (1u << xs[i].time_use)))
             continue;
-        struct outcome o = {0};
+        struct store_verify_outcome o = {0};
         const char *lang = NULL;
         if (judge_one(c, r, pkg, &xs[i], &lang, &o))
             return c->status;
-        char why[256] = "";
-        bool ok = o.judged && store_expected_met(&xs[i], &o.seen, why, sizeof why);
         if (o.judged && o.seen.tests != STORE_V_CE && o.max_time > *slowest)
             *slowest = o.max_time;
-        rows[i] = row_json(&xs[i], lang, &o, ok, why);
+        rows[i] = store_verify_row(&xs[i], lang, &o);
         free(o.messages);
     }
     return 0;

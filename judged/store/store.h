@@ -370,6 +370,31 @@ int store_time_rule(const char *dir, struct store_time_rule *r, char **errors);
 /* From the slowest test of the lower-bound submissions (CPU s): the limit,
  * and the one the upper-bound (TLE) submissions must still exceed. */
 void store_time_derive(const struct store_time_rule *r, double slowest, double *limit, double *tle_limit);
+/* One judging of a package's submission, from the runner's JSON report
+ * (`judgectl judge --json`'s object, a result's report): its tests'
+ * verdicts as a set and as text, the slowest test (CPU s), the messages. */
+struct store_verify_outcome {
+    struct store_verify_seen seen;
+    char verdict[16];
+    char tests[128];
+    double max_time;
+    bool judged;
+    char note[512];            /* why not judged, or the problem's error */
+    char *messages;            /* caller frees */
+};
+void store_verify_read_report(const char *report, struct store_verify_outcome *o);
+/* A row of the verify table, one shape for judgectl and judge-api:
+ * {"path", "language", "expected", "verdict", "tests", "max_time",
+ * "score", "judged", "ok", "why"}. */
+struct json_t *store_verify_row(const struct store_expected *x, const char *lang,
+                                const struct store_verify_outcome *o);
+/* An expectation as JSON and back (judge-api keeps them with the ids it
+ * admitted until the verdicts are in); from_json -1 on a bad object. */
+struct json_t *store_expected_json(const struct store_expected *x);
+int store_expected_from_json(struct json_t *o, struct store_expected *x);
+/* judge:verify:ID, a JSON record kept STORE_UPLOAD_TTL seconds. */
+int store_verify_save(struct queue_conn *k, const char *id, const char *record, char *err, size_t errlen);
+int store_verify_load(struct queue_conn *k, const char *id, char **record, bool *found, char *err, size_t errlen);
 /* Sets the converted problem.yaml's time_limit (a writable copy); 0 ok. */
 int store_set_time_limit(const char *dir, double seconds, char *err, size_t errlen);
 

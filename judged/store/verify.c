@@ -31,8 +31,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 #include "common.h"
 #include "convert.h"
+#include "keys.h"
 #include "store.h"
 #include "yaml_doc.h"
 
@@ -713,4 +716,118 @@ int store_set_time_limit(const char *dir, double seconds, char *err, size_t errl
         return -1;
     }
     return 0;
+}
+
+/* ------------------------------------------- what one judging gave, read */
+
+void store_verify_read_report(const char *report, struct store_verify_outcome *o)
+{
+    json_t *j = json_loads(report, 0, NULL), *t;
+    size_t i, at = 0;
+    const char *verdict = json_string_value(json_object_get(j, "verdict"));
+    snprintf(o->verdict, sizeof o->verdict, "%s", verdict ? verdict : "?");
+    o->seen.overall = store_verdict_bit(o->verdict);
+    o->seen.score = json_number_value(json_object_get(j, "score"));
+    json_array_foreach(json_object_get(j, "tests"), i, t) {
+        const char *v = json_string_value(json_object_get(t, "verdict"));
+        unsigned bit = store_verdict_bit(v);
+        if (!bit)
+            continue;   /* skipped after the first failure */
+        if (!(o->seen.tests & bit) && at < sizeof o->tests)
+            at += (size_t)snprintf(o->tests + at, sizeof o->tests - at, "%s%s", at ? "," : "", v);
+        o->seen.tests |= bit;
+        double cpu = json_number_value(json_object_get(t, "cpu_time"));
+        o->max_time = cpu > o->max_time ? cpu : o->max_time;
+        const char *m = json_string_value(json_object_get(t, "checker_message"));
+        char *all = NULL;
+        if (m && *m && asprintf(&all, "%s%s\n", o->messages ? o->messages : "", m) >= 0) {
+            free(o->messages);
+            o->messages = all;
+        }
+    }
+    if (o->seen.overall == STORE_V_CE || o->seen.overall == STORE_V_IE)
+        o->seen.tests = o->seen.overall;   /* no test ran: the verdict is all there is */
+    if (!o->tests[0])
+        snprintf(o->tests, sizeof o->tests, "%s", o->verdict);
+    const char *msg = json_string_value(json_object_get(j, "message"));
+    if (msg && *msg)
+        snprintf(o->note, sizeof o->note, "%.500s", msg);
+    json_decref(j);
+    o->seen.messages = o->messages;
+    o->judged = true;
+}
+
+struct json_t *store_verify_row(const struct store_expected *x, const char *lang, const struct store_verify_outcome *o)
+{
+    char why[256] = "";
+    bool ok = o->judged && store_expected_met(x, &o->seen, why, sizeof why);
+    return json_pack("{s:s, s:s?, s:s, s:s?, s:s?, s:f, s:f, s:b, s:b, s:s?}", "path", x->path, "language", lang,
+                     "expected", x->expected, "verdict", o->judged ? o->verdict : NULL, "tests",
+                     o->judged ? o->tests : NULL, "max_time", o->max_time, "score", o->seen.score, "judged",
+                     o->judged, "ok", ok, "why", why[0] ? why : o->note[0] ? o->note : NULL);
+}
+
+/* ------------------------------- records of a verify over HTTP (judge-api) */
+
+struct json_t *store_expected_json(const struct store_expected *x)
+{
+    json_t *rules = json_array();
+    for (size_t i = 0; i < x->nrules; i++)
+        json_array_append_new(rules, json_pack("[i, i]", (int)x->rules[i].permitted, (int)x->rules[i].required));
+    return json_pack("{s:s, s:o, s:i, s:b, s:f, s:f, s:s, s:s}", "path", x->path, "rules", rules, "final",
+                     (int)x->final, "has_score", x->has_score, "score_lo", x->score_lo, "score_hi", x->score_hi,
+                     "message", x->message, "expected", x->expected);
+}
+
+int store_expected_from_json(struct json_t *o, struct store_expected *x)
+{
+    json_t *rules = json_object_get(o, "rules"), *r;
+    size_t i;
+    const char *path = json_string_value(json_object_get(o, "path"));
+    const char *exp = json_string_value(json_object_get(o, "expected"));
+    const char *msg = json_string_value(json_object_get(o, "message"));
+    if (!path || !exp || !msg || !json_is_array(rules))
+        return -1;
+    *x = (struct store_expected){0};
+    snprintf(x->path, sizeof x->path, "%s", path);
+    snprintf(x->expected, sizeof x->expected, "%s", exp);
+    snprintf(x->message, sizeof x->message, "%s", msg);
+    json_array_foreach(rules, i, r)
+        add_rule(x, (struct store_expect_rule){(unsigned)json_integer_value(json_array_get(r, 0)),
+                                               (unsigned)json_integer_value(json_array_get(r, 1))});
+    x->final = (unsigned)json_integer_value(json_object_get(o, "final"));
+    x->has_score = json_is_true(json_object_get(o, "has_score"));
+    x->score_lo = json_number_value(json_object_get(o, "score_lo"));
+    x->score_hi = json_number_value(json_object_get(o, "score_hi"));
+    return 0;
+}
+
+int store_verify_save(struct queue_conn *k, const char *id, const char *record, char *err, size_t errlen)
+{
+    redisReply *r = queue_cmd(k, "SET " KEY_VERIFY "%s %s EX %d", id, record, STORE_UPLOAD_TTL);
+    int rc = !r ? STORE_IO : r->type == REDIS_REPLY_ERROR ? STORE_ERR : STORE_OK;
+    if (rc)
+        snprintf(err, errlen, "%s", r ? r->str : k->err);
+    if (r)
+        freeReplyObject(r);
+    return rc;
+}
+
+int store_verify_load(struct queue_conn *k, const char *id, char **record, bool *found, char *err, size_t errlen)
+{
+    redisReply *r = queue_cmd(k, "GET " KEY_VERIFY "%s", id);
+    *record = NULL;
+    *found = false;
+    if (!r || r->type == REDIS_REPLY_ERROR) {
+        snprintf(err, errlen, "%s", r ? r->str : k->err);
+        if (r)
+            freeReplyObject(r);
+        return r ? STORE_ERR : STORE_IO;
+    }
+    if (r->type == REDIS_REPLY_STRING) {
+        *record = strdup(r->str);
+        *found = true;
+    }
+    freeReplyObject(r);
+    return STORE_OK;
 }
