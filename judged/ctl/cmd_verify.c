@@ -91,7 +91,7 @@ static int judge_one(struct common *c, struct runner *r, const char *pkg, const 
         return 0;
     }
     if (!*lang || !runner_language_exists(r, *lang)) {
-        snprintf(o->note, sizeof o->note, "no language here for '%s' (judgectl languages lists them)",
+        snprintf(o->note, sizeof o->note, "no language here for '%.200s' (judgectl languages lists them)",
                  *lang ? *lang : strrchr(x->path, '.') ? strrchr(x->path, '.') : x->path);
         *lang = NULL;
         return 0;
