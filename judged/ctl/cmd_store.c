@@ -181,30 +181,6 @@ static void default_name(const char *arg, char *name, size_t len)
 
 static int push_dir(struct store_opts *o, const char *dir, const char *name, const char *shown, const char *notes);
 
-/* The conversion's warning of an assumed time limit, once one is derived:
- * the push says what it derived instead. */
-static void note_derived(char **notes, const json_t *derived)
-{
-    char *kept = NULL, line[512];
-    size_t len = 0;
-    FILE *f = open_memstream(&kept, &len);
-    for (const char *l = *notes, *next; f && l && *l; l = next) {
-        next = strchr(l, '\n');
-        next = next ? next + 1 : l + strlen(l);
-        if (!strstr(l, ": time_limit: warning:") || strstr(l, ": time_limit: warning:") > next)
-            fwrite(l, 1, (size_t)(next - l), f);
-    }
-    snprintf(line, sizeof line, "problem.yaml:0: time_limit: warning: the package gives no time limit; derived %g s "
-             "from its submissions (%s rule, slowest %.3f s)\n", json_number_value(json_object_get(derived, "time_limit")),
-             json_string_value(json_object_get(derived, "rule")), json_number_value(json_object_get(derived, "slowest")));
-    if (f) {
-        fputs(line, f);
-        fclose(f);
-        free(*notes);
-        *notes = kept;
-    }
-}
-
 /* push --verify: the package's own submissions judged before anything is
  * sent (a converted copy gets the time limit it derives); a mismatch
  * refuses the push. */
@@ -222,7 +198,7 @@ static int push_verify(struct store_opts *o, const char *dir, const char *shown,
         verify_print(report, stdout);
     json_t *derived = json_object_get(report, "derived");
     if (json_is_object(derived))
-        note_derived(notes, derived);
+        verify_note_derived(notes, derived);
     if (json_is_true(json_object_get(report, "ok"))) {
         o->verified = report;
         return 0;

@@ -270,6 +270,30 @@ void verify_print(const json_t *report, FILE *out)
             m == 1 ? "" : "es", nj);
 }
 
+/* The conversion's warning of an assumed time limit, once one is derived:
+ * push and verify say what was derived instead. */
+void verify_note_derived(char **notes, const json_t *derived)
+{
+    char *kept = NULL, line[512];
+    size_t len = 0;
+    FILE *f = open_memstream(&kept, &len);
+    for (const char *l = *notes, *next; f && l && *l; l = next) {
+        next = strchr(l, '\n');
+        next = next ? next + 1 : l + strlen(l);
+        if (!strstr(l, ": time_limit: warning:") || strstr(l, ": time_limit: warning:") > next)
+            fwrite(l, 1, (size_t)(next - l), f);
+    }
+    snprintf(line, sizeof line, "problem.yaml:0: time_limit: warning: the package gives no time limit; derived %g s "
+             "from its submissions (%s rule, slowest %.3f s)\n", json_number_value(json_object_get(derived, "time_limit")),
+             json_string_value(json_object_get(derived, "rule")), json_number_value(json_object_get(derived, "slowest")));
+    if (f) {
+        fputs(line, f);
+        fclose(f);
+        free(*notes);
+        *notes = kept;
+    }
+}
+
 /* ------------------------------------------------------------- the command */
 
 struct verify_opts {
@@ -388,10 +412,7 @@ int cmd_verify(int argc, char **argv)
     }
     struct runner *r = rc ? NULL : open_local_runner(&c, &o);
     json_t *report = NULL;
-    if (r) {
-        if (notes && !c.json)
-            fputs(notes, stderr);   /* the conversion's warnings */
-        /* a limit is derived only where this command converted the package */
+    if (r) {   /* a limit is derived only where this command converted the package */
         rc = verify_package(&c, r, dir, target, pkg[0] != 0, &report);
     } else if (!rc) {
         rc = c.status;
@@ -401,6 +422,12 @@ int cmd_verify(int argc, char **argv)
             print_json(report);
         else
             verify_print(report, stdout);
+        if (json_is_object(json_object_get(report, "derived")))
+            verify_note_derived(&notes, json_object_get(report, "derived"));
+        if (notes && !c.json) {   /* the conversion's warnings, after the table they explain */
+            fflush(stdout);
+            fputs(notes, stderr);
+        }
         rc = json_is_true(json_object_get(report, "ok")) ? 0 : EXIT_NO;
         json_decref(report);
     }

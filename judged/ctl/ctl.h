@@ -97,6 +97,9 @@ int verify_package(struct common *c, struct runner *r, const char *pkg, const ch
                    json_t **report);
 /* The table of a report, as `judgectl problem verify` prints it. */
 void verify_print(const json_t *report, FILE *out);
+/* A conversion's warning of an assumed time limit replaced, in *notes, by
+ * one saying what was derived (the report's "derived"). */
+void verify_note_derived(char **notes, const json_t *derived);
 
 /* The text of `judgectl --help`'s exit status table (also printed by
  * commands that fail in several ways). */
