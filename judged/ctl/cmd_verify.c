@@ -47,7 +47,7 @@ static const char verify_usage[] =
     "'problem push --verify DIR' verifies, records that limit and pushes.\n"
     "--json prints {\"ok\", \"package\", \"time_limit\", \"derived\", \"submissions\":\n"
     "[{\"path\", \"language\", \"expected\", \"verdict\", \"tests\", \"max_time\", \"score\",\n"
-    "\"ok\", \"why\"}], \"mismatches\", \"not_judged\"}.\n"
+    "\"judged\", \"ok\", \"why\"}], \"mismatches\", \"not_judged\", \"warnings\"}.\n"
     "Exit status: 0 every submission earned what it should, 1 a mismatch, 65 the\n"
     "package or its expectations are bad, 66 no such DIR or NAME, 69 no sandbox\n"
     "or Redis, 64 bad usage.\n";
@@ -418,13 +418,17 @@ int cmd_verify(int argc, char **argv)
         rc = c.status;
     }
     if (report) {
+        if (json_is_object(json_object_get(report, "derived")))
+            verify_note_derived(&notes, json_object_get(report, "derived"));
+        json_t *errs, *warnings;   /* the conversion's warnings (a converted package has no errors) */
+        check_lines_json(notes, &errs, &warnings);
+        json_decref(errs);
+        json_object_set_new(report, "warnings", warnings);
         if (c.json)
             print_json(report);
         else
             verify_print(report, stdout);
-        if (json_is_object(json_object_get(report, "derived")))
-            verify_note_derived(&notes, json_object_get(report, "derived"));
-        if (notes && !c.json) {   /* the conversion's warnings, after the table they explain */
+        if (notes && !c.json) {   /* after the table they explain */
             fflush(stdout);
             fputs(notes, stderr);
         }

@@ -115,6 +115,10 @@ Test(verify, legacy_folders_and_derived_limit)
     cr_assert_float_eq(json_number_value(json_object_get(d, "tle_limit")), 2.0, 1e-9);
     cr_assert_str_eq(json_string_value(json_object_get(d, "rule")), "legacy");
     cr_assert_float_eq(json_number_value(json_object_get(j, "time_limit")), 1.0, 1e-9);
+    /* the conversion's "assumed" warning becomes what was derived */
+    json_t *w = json_object_get(j, "warnings");
+    cr_assert_eq(json_array_size(w), 1, "%s", out);
+    cr_assert(strstr(json_string_value(json_array_get(w, 0)), "derived 1 s from its submissions"), "%s", out);
     json_decref(j);
     /* the table a user reads */
     rc = CTL(out, "problem", "verify", pkg_path("sum"), "--slot", SLOT, "--languages", LANGS);
