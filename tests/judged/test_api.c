@@ -2736,4 +2736,18 @@ Test(api, problem_verify_admits_the_packages_submissions_and_gives_the_table)
     json_decref(table);
     snprintf(path, sizeof path, "%s/verify/0123456789abcdef0123456789abcdef", PROBS "/vp");
     expect(http("GET", "/v1/problems/{name}/verify/{id}", path, tok_setter, NULL, NULL), 404, NULL, "unknown verify");
+
+    /* a bad expectation: 422 naming file and line, nothing admitted */
+    char p[600];
+    snprintf(p, sizeof p, "%s/vp/submissions/submissions.yaml", T_dir);
+    t_write(p, "accepted/ok.c:\n  permitted: [AC, XX]\n");
+    sh("tar czf %s/vp2.tgz -C %s vp", T_dir, T_dir);
+    snprintf(tgz, sizeof tgz, "%s/vp2.tgz", T_dir);
+    r = put_file(PROBS "/vp2", tok_setter, tgz, "application/gzip");
+    cr_assert_eq(r.status, 201, "%s", r.body);
+    resp_free(&r);
+    r = http("POST", "/v1/problems/{name}/verify", PROBS "/vp2/verify", tok_setter, NULL, NULL);
+    cr_assert_eq(r.status, 422, "%s", r.body);
+    cr_assert(error_line(&r, "submissions/submissions.yaml:2: permitted: unknown verdict 'XX'", NULL), "%s", r.body);
+    resp_free(&r);
 }
