@@ -1,7 +1,8 @@
 /* test_verify.c - `judgectl problem verify` and `push --verify` (issue 22)
  * with packages written here in each layout: ICPC legacy verdict folders,
  * a 2023-07 package with submissions/submissions.yaml, DOMjudge's
- * @EXPECTED_RESULTS@; a mismatch (exit status and table), a time limit
+ * @EXPECTED_RESULTS@, an interactive legacy package; a mismatch (exit
+ * status and table), a time limit
  * derived by Kattis' rule, push --verify recording it (and refusing on a
  * mismatch), `show --converted [--to DIR]` and its round trip to the same
  * version. Real redis-server, judgectl and runner; sandbox slots 200..201
@@ -278,4 +279,35 @@ Test(verify, show_converted_round_trip)
     /* a directory that exists is not written into */
     rc = t_ctl(out, sizeof out, cfg, "problem", "show", "sum", "--converted", "--to", to, "--json", NULL);
     cr_assert_eq(rc, 65, "%s", out);
+}
+
+/* An interactive legacy package (validation: custom interactive): the
+ * validator runs as interactor (Kattis protocol), and verify judges the
+ * package's own submissions through it. */
+Test(verify, interactive_legacy_package)
+{
+    put("inter", "problem.yaml", "name: Double\nvalidation: custom interactive\n");
+    put("inter", ".timelimit", "2\n");
+    put("inter", "data/secret/1.in", "21\n");
+    put("inter", "data/secret/1.ans", "42\n");
+    put("inter", "output_validators/double/validator.c",
+        "#include <stdio.h>\nint main(int argc, char **argv){FILE *in = argc > 1 ? fopen(argv[1], \"r\") : NULL;\n"
+        "long n, got; if (!in || fscanf(in, \"%ld\", &n) != 1) return 1;\n"
+        "printf(\"%ld\\n\", n); fflush(stdout);\n"
+        "if (scanf(\"%ld\", &got) != 1) return 43; return got == 2 * n ? 42 : 43;}\n");
+    put("inter", "submissions/accepted/double.c",
+        "#include <stdio.h>\nint main(void){long n; if (scanf(\"%ld\", &n) != 1) return 1;"
+        "printf(\"%ld\\n\", 2 * n); return 0;}\n");
+    put("inter", "submissions/wrong_answer/off.c",
+        "#include <stdio.h>\nint main(void){long n; if (scanf(\"%ld\", &n) != 1) return 1;"
+        "printf(\"%ld\\n\", 2 * n + 1); return 0;}\n");
+    char out[65536];
+    int rc = CTL(out, "problem", "verify", pkg_path("inter"), "--json", "--slot", SLOT, "--languages", LANGS);
+    cr_assert_eq(rc, 0, "%s", out);
+    json_t *j = parse(out);
+    cr_assert_str_eq(json_string_value(json_object_get(row(j, "submissions/accepted/double.c"), "verdict")), "AC",
+                     "%s", out);
+    cr_assert_str_eq(json_string_value(json_object_get(row(j, "submissions/wrong_answer/off.c"), "verdict")), "WA",
+                     "%s", out);
+    json_decref(j);
 }
