@@ -2,9 +2,8 @@
  * with packages written here in each layout: ICPC legacy verdict folders,
  * a 2023-07 package with submissions/submissions.yaml, DOMjudge's
  * @EXPECTED_RESULTS@, an interactive legacy package; a mismatch (exit
- * status and table), a time limit
- * derived by Kattis' rule, push --verify recording it (and refusing on a
- * mismatch), `show --converted [--to DIR]` and its round trip to the same
+ * status and table), a time limit derived by Kattis' rule, push --verify
+ * recording it (and refusing on a mismatch), `show --converted [--to DIR]` and its round trip to the same
  * version. Real redis-server, judgectl and runner; sandbox slots 200..201
  * (every judgectl here runs with --slot 200). */
 /* the harness is shared with the suites that start judged */
