@@ -252,13 +252,15 @@ static int push(struct store_opts *o, const char *arg)
             rc = print_refusal(o, arg, err, 1);
     }
     char *notes = NULL;   /* the conversion's warnings (a time limit assumed) */
-    if (rc == 0 && temp && store_package_format(pkg)) {
+    bool converted = rc == 0 && temp && store_package_format(pkg);
+    if (converted) {
         int n = store_convert(pkg, name, &notes);
         if (n)
             rc = print_refusal(o, arg, notes, n);
     }
+    /* a time limit is derived only for a package converted here (an archive's too) */
     if (rc == 0 && o->verify)
-        rc = push_verify(o, dir, arg, temp && store_package_format(arg) != NULL, &notes);
+        rc = push_verify(o, dir, arg, converted, &notes);
     if (rc == 0)
         rc = push_dir(o, dir, name, arg, notes);
     free(notes);

@@ -245,6 +245,14 @@ Test(verify, push_verify_records_the_derived_limit)
     rc = t_ctl(out, sizeof out, cfg, "problem", "show", "sum", "--converted", NULL);
     cr_assert_eq(rc, 0, "%s", out);
     cr_assert(strstr(out, "time_limit: 1.000s\n"), "%s", out);
+    /* an archive of it the same: converted, verified, the limit derived */
+    snprintf(p, sizeof p, "cd %s && tar czf sum.tgz sum", T_dir);
+    cr_assert_eq(system(p), 0);
+    snprintf(p, sizeof p, "%s/sum.tgz", T_dir);
+    rc = t_ctl(out, sizeof out, cfg, "problem", "push", p, "--verify", "--name", "sum2", "--json", "--slot", SLOT,
+               NULL);
+    cr_assert_eq(rc, 0, "%s", out);
+    cr_assert(strstr(out, "derived 1 s from its submissions"), "%s", out);
     /* and verify NAME judges that stored version */
     rc = t_ctl(out, sizeof out, cfg, "problem", "verify", "sum", "--json", "--slot", SLOT, NULL);
     cr_assert_eq(rc, 0, "%s", out);
