@@ -157,11 +157,7 @@ static int problem_by_name(struct common *c, const struct local_opts *o, const c
                     reachable ? "not in the problem store" : "the problem store's Redis does not answer", dir);
 }
 
-/* A package in another judge's format (ICPC, DOMjudge) is checked and judged as push stores it: copied into
- * work (made here; pkg is the copy, "" when dir is checked in place) and
- * converted. The number of conversion errors, listed in *notes with its
- * warnings (paths as in the package). */
-static int convert_copy(const char *dir, char *work, char *pkg, size_t len, char **notes)
+int ctl_convert_copy(const char *dir, char *work, char *pkg, size_t len, char **notes)
 {
     pkg[0] = 0;
     if (!store_package_format(dir))
@@ -250,7 +246,7 @@ int cmd_judge(int argc, char **argv)
     int rc = r ? 0 : c.status;
     if (rc == 0) {
         int n = 0;
-        if (stat(problem, &st) == 0 && S_ISDIR(st.st_mode) && (n = convert_copy(problem, work, pkg, sizeof pkg, &notes)))
+        if (stat(problem, &st) == 0 && S_ISDIR(st.st_mode) && (n = ctl_convert_copy(problem, work, pkg, sizeof pkg, &notes)))
             rc = ctl_fail(&c, "bad_input", "%s: %d error%s converting the package:\n%s", problem, n, n == 1 ? "" : "s",
                           notes ? notes : "");
         else if (stat(problem, &st) == 0 && S_ISDIR(st.st_mode))
@@ -436,6 +432,7 @@ static const char problem_usage[] =
     "usage: judgectl problem check [--json] [--languages DIR] [--workdir DIR] [--slot N]\n"
     "                              [--limit KEY=VALUE] DIR\n"
     "       judgectl problem push|list|show|versions|rm ...  (the problem store: --help there)\n"
+    "       judgectl problem verify DIR|NAME ...  (judges its own submissions: --help there)\n"
     "Validates a problem package: every error names file, line and key. A custom\n"
     "checker is compiled through the sandbox (when the sandbox is available).\n"
     "--limit KEY=VALUE (repeatable) raises or lowers a package limit: yaml_size,\n"
@@ -449,22 +446,37 @@ static const char problem_usage[] =
 
 /* The store's subcommands (cmd_store.c) share the name "problem": the
  * first word that is not an option (or an option's value) decides. */
-static bool is_store_command(int argc, char **argv)
+static const char *first_word(int argc, char **argv)
 {
     static const char *with_value[] = {"--config", "--languages", "--workdir", "--work-dir", "--slot", "--name",
-                                       "--version", "--limit", "-c", "-n", "-v"};
+                                       "--version", "--limit", "--to", "-c", "-n", "-v"};
     for (int i = 1; i < argc; i++) {
         if (argv[i][0] != '-')
-            return strcmp(argv[i], "check") != 0;
+            return argv[i];
         for (size_t j = 0; j < sizeof with_value / sizeof *with_value; j++)
             if (!strcmp(argv[i], with_value[j]))
                 i++;
     }
-    return false;
+    return NULL;
+}
+
+static bool is_store_command(int argc, char **argv)
+{
+    const char *w = first_word(argc, argv);
+    return w && strcmp(w, "check") != 0;
+}
+
+/* verify judges (cmd_verify.c) with the local commands' options */
+static bool is_verify_command(int argc, char **argv)
+{
+    const char *w = first_word(argc, argv);
+    return w && !strcmp(w, "verify");
 }
 
 int cmd_problem(int argc, char **argv)
 {
+    if (is_verify_command(argc, argv))
+        return cmd_verify(argc, argv);
     if (is_store_command(argc, argv))
         return cmd_store(argc, argv);
     static const struct option opts[] = {LOCAL_OPTS, {NULL, 0, NULL, 0}};
@@ -489,7 +501,7 @@ int cmd_problem(int argc, char **argv)
     if (stat(dir, &st) || !S_ISDIR(st.st_mode))
         return ctl_fail(&c, "not_found", "no problem directory '%s'", dir);
     char work[] = "/tmp/judgectl-check-XXXXXX", pkg[64], *notes = NULL;
-    int converted = convert_copy(dir, work, pkg, sizeof pkg, &notes);
+    int converted = ctl_convert_copy(dir, work, pkg, sizeof pkg, &notes);
     char *errors = NULL, *summary = NULL;
     int count = converted;
     if (converted == 0) {

@@ -12,15 +12,17 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common.h"
 #include "ctl.h"
 #include "runner.h"
 #include "store.h"
 
 static const char store_usage[] =
-    "usage: judgectl problem push DIR|ARCHIVE [--name NAME] [--config FILE] [--json]\n"
+    "usage: judgectl problem push DIR|ARCHIVE [--name NAME] [--verify] [--config FILE] [--json]\n"
     "                             [--workdir DIR] [--slot N]\n"
     "       judgectl problem list [--config FILE] [--json]\n"
     "       judgectl problem show NAME [--config FILE] [--json]\n"
+    "       judgectl problem show NAME --converted [--version V] [--to DIR] [--config FILE]\n"
     "       judgectl problem versions NAME [--config FILE] [--json]\n"
     "       judgectl problem rm NAME --version V [--config FILE] [--json]\n"
     "       judgectl problem check DIR   (local, no Redis: see judgectl problem check --help)\n\n"
@@ -32,6 +34,12 @@ static const char store_usage[] =
     "again changes nothing. Submissions record the version current at admission.\n"
     "An archive (tar, tar.gz, zip) is unpacked first; an ICPC/Kattis package\n"
     "(problem.yaml, data/sample, data/secret, output_validators/) is converted.\n"
+    "push --verify first judges the package's own submissions as 'problem verify'\n"
+    "does (its table is printed; nothing is pushed on a mismatch) and records the\n"
+    "time limit it derives where the package leaves it to the judge.\n"
+    "show --converted prints the stored (converted) problem.yaml of the current\n"
+    "version (or V); --to DIR writes all the version's files into DIR (new), which\n"
+    "pushes back as the same version.\n"
     "rm removes a version that is not current; files no other version lists go.\n"
     "Exit status: 65 a package refused (with --json {\"ok\": false, \"errors\": [...],\n"
     "\"error\": {...}}) or a current version to rm, 66 no such problem, version or\n"
@@ -39,15 +47,17 @@ static const char store_usage[] =
 
 struct store_opts {
     struct common c;
-    const char *name, *version, *work_dir;
+    const char *name, *version, *work_dir, *to;
     int slot;
+    bool verify, converted;
+    json_t *verified;        /* push --verify's report, shown with the push */
 };
 
 /* Parses the options every store command takes; returns an exit status to
  * return now, or -1 to go on (positional arguments from optind). */
 static int parse(int argc, char **argv, struct store_opts *o)
 {
-    enum { OPT_WORK_DIR = 1000, OPT_SLOT };
+    enum { OPT_WORK_DIR = 1000, OPT_SLOT, OPT_VERIFY, OPT_CONVERTED, OPT_TO };
     static const struct option opts[] = {
         COMMON_OPTS,
         {"name", required_argument, NULL, 'n'},
@@ -55,6 +65,9 @@ static int parse(int argc, char **argv, struct store_opts *o)
         {"workdir", required_argument, NULL, OPT_WORK_DIR},
         {"work-dir", required_argument, NULL, OPT_WORK_DIR},   /* the old spelling */
         {"slot", required_argument, NULL, OPT_SLOT},
+        {"verify", no_argument, NULL, OPT_VERIFY},
+        {"converted", no_argument, NULL, OPT_CONVERTED},
+        {"to", required_argument, NULL, OPT_TO},
         {NULL, 0, NULL, 0},
     };
     int c;
@@ -69,6 +82,9 @@ static int parse(int argc, char **argv, struct store_opts *o)
             if (!*optarg || *end || o->slot < 0)
                 return ctl_usage(&o->c, "--slot: '%s' is not a sandbox slot number", optarg);
             break;
+        case OPT_VERIFY: o->verify = true; break;
+        case OPT_CONVERTED: o->converted = true; break;
+        case OPT_TO: o->to = optarg; break;
         case 'h': fputs(store_usage, stdout); return 0;
         default: return o->c.status;
         }
@@ -93,7 +109,7 @@ static int store_fail(struct store_opts *o, int rc, const char *err)
 
 /* runner_problem_check with a sandbox (a custom checker must compile). The
  * error lines go to *errors. Returns the number of errors, -1 if no runner. */
-static int validate(struct store_opts *o, const char *dir, char **errors, char **summary)
+static struct runner *open_runner(struct store_opts *o)
 {
     struct runner_config rc = {.languages_dir = o->c.cfg.languages,
                                .work_dir = o->work_dir ? o->work_dir : "/tmp/judgectl",
@@ -106,8 +122,16 @@ static int validate(struct store_opts *o, const char *dir, char **errors, char *
     char err[4096];
     if (runner_open(&r, &rc, err, sizeof err)) {
         ctl_fail(&o->c, "unavailable", "cannot validate without the sandbox: %s", err);
-        return -1;
+        return NULL;
     }
+    return r;
+}
+
+static int validate(struct store_opts *o, const char *dir, char **errors, char **summary)
+{
+    struct runner *r = open_runner(o);
+    if (!r)
+        return -1;
     int n = runner_problem_check(r, dir, errors, summary);
     runner_close(r);
     return n;
@@ -157,6 +181,45 @@ static void default_name(const char *arg, char *name, size_t len)
 
 static int push_dir(struct store_opts *o, const char *dir, const char *name, const char *shown, const char *notes);
 
+/* push --verify: the package's own submissions judged before anything is
+ * sent (a converted copy gets the time limit it derives); a mismatch
+ * refuses the push. */
+static int push_verify(struct store_opts *o, const char *dir, const char *shown, bool derive, char **notes)
+{
+    struct runner *r = open_runner(o);
+    if (!r)
+        return o->c.status;
+    json_t *report = NULL;
+    int rc = verify_package(&o->c, r, dir, shown, derive, &report);
+    runner_close(r);
+    if (rc)
+        return rc;
+    if (!o->c.json)
+        verify_print(report, stdout);
+    json_t *derived = json_object_get(report, "derived");
+    if (json_is_object(derived))
+        verify_note_derived(notes, derived);
+    if (json_is_true(json_object_get(report, "ok"))) {
+        o->verified = report;
+        return 0;
+    }
+    long m = (long)json_integer_value(json_object_get(report, "mismatches"));
+    o->c.status = EX_DATAERR;
+    if (o->c.json) {
+        char msg[4400];
+        snprintf(msg, sizeof msg, "%ld submission%s did not earn what %s expects: not pushed", m, m == 1 ? "" : "s",
+                 shown);
+        json_t *j = json_pack("{s:b, s:s, s:O, s:{s:s, s:s, s:i}}", "ok", 0, "package", shown, "verify", report,
+                              "error", "code", "bad_input", "message", msg, "status", EX_DATAERR);
+        print_json(j);
+        json_decref(j);
+    } else {
+        fprintf(stderr, "%ld submission%s did not earn what %s expects: not pushed\n", m, m == 1 ? "" : "s", shown);
+    }
+    json_decref(report);
+    return EX_DATAERR;
+}
+
 /* push ARG: a directory or an archive, in this project's format or the
  * ICPC/Kattis one (converted in a temporary copy; ARG is never changed). A
  * directory with links inside is pushed from a copy too, each link that
@@ -189,11 +252,15 @@ static int push(struct store_opts *o, const char *arg)
             rc = print_refusal(o, arg, err, 1);
     }
     char *notes = NULL;   /* the conversion's warnings (a time limit assumed) */
-    if (rc == 0 && temp && store_package_format(pkg)) {
+    bool converted = rc == 0 && temp && store_package_format(pkg);
+    if (converted) {
         int n = store_convert(pkg, name, &notes);
         if (n)
             rc = print_refusal(o, arg, notes, n);
     }
+    /* a time limit is derived only for a package converted here (an archive's too) */
+    if (rc == 0 && o->verify)
+        rc = push_verify(o, dir, arg, converted, &notes);
     if (rc == 0)
         rc = push_dir(o, dir, name, arg, notes);
     free(notes);
@@ -250,6 +317,8 @@ static int push_dir(struct store_opts *o, const char *dir, const char *name, con
                                       "files", (json_int_t)m.n, "new_blobs", r.new_blobs, "uploaded",
                                       (json_int_t)r.uploaded);
                 json_object_set(j, "warnings", warnings);
+                if (o->verified)
+                    json_object_set(j, "verify", o->verified);
                 print_json(j);
                 json_decref(j);
             } else {
@@ -259,6 +328,8 @@ static int push_dir(struct store_opts *o, const char *dir, const char *name, con
         }
     }
     json_decref(warnings);
+    json_decref(o->verified);
+    o->verified = NULL;
     free(summary);
     store_manifest_free(&m);
     return rc;
@@ -344,6 +415,55 @@ static int show(struct store_opts *o, const char *name, bool only_versions)
     return 0;
 }
 
+/* show --converted: the stored problem.yaml of NAME's version (current,
+ * or --version), from a fetched copy; --to DIR keeps the copy there. */
+static int show_converted(struct store_opts *o, const char *name)
+{
+    struct store_problem_info p;
+    bool found, listed = false;
+    char err[1024], version[65], tmp[4200], staging[4300], dir[4300];
+    int rc = store_info(&o->c.conn, name, &p, &found, err, sizeof err);
+    if (rc)
+        return store_fail(o, rc, err);
+    if (!found)
+        return ctl_fail(&o->c, "not_found", "no problem '%s' in the store", name);
+    snprintf(version, sizeof version, "%s", o->version ? o->version : p.current);
+    for (size_t i = 0; i < p.nversions; i++)
+        listed = listed || !strcmp(p.versions[i].version, version);
+    store_problem_info_free(&p);
+    if (!listed)
+        return ctl_fail(&o->c, "not_found", "problem '%s' has no version '%s'", name, version);
+    struct stat st;
+    if (o->to && lstat(o->to, &st) == 0)
+        return ctl_fail(&o->c, "bad_input", "--to %s: already exists (a new directory is written)", o->to);
+    snprintf(tmp, sizeof tmp, "%s/show-XXXXXX", o->work_dir ? o->work_dir : "/tmp/judgectl");
+    mkdir(o->work_dir ? o->work_dir : "/tmp/judgectl", 0755);
+    if (!mkdtemp(tmp))
+        return ctl_fail(&o->c, "internal", "%s: %s", tmp, strerror(errno));
+    snprintf(staging, sizeof staging, o->to ? "%s.part" : "%s/fetch", o->to ? o->to : tmp);
+    snprintf(dir, sizeof dir, "%s/%s", tmp, name);
+    rc = store_fetch(&o->c.conn, version, staging, o->to ? o->to : dir, NULL, err, sizeof err);
+    if (rc) {
+        store_remove_tree(tmp);
+        return store_fail(o, rc, err);
+    }
+    char path[4400];
+    snprintf(path, sizeof path, "%s/problem.yaml", o->to ? o->to : dir);
+    size_t len;
+    char *text = common_read_file(path, 1u << 22, &len, NULL);
+    if (o->c.json) {
+        json_t *j = json_pack("{s:s, s:s, s:s?, s:s?}", "name", name, "version", version, "problem_yaml", text,
+                              "to", o->to);
+        print_json(j);
+        json_decref(j);
+    } else if (text) {
+        fwrite(text, 1, len, stdout);
+    }
+    free(text);
+    store_remove_tree(tmp);
+    return 0;
+}
+
 static int rm(struct store_opts *o, const char *name)
 {
     char err[1024];
@@ -385,6 +505,8 @@ int cmd_store(int argc, char **argv)
         /* reported */
     } else if (!strcmp(sub, "list")) {
         rc = list(&o);
+    } else if (!strcmp(sub, "show") && (o.converted || o.to)) {
+        rc = show_converted(&o, arg);
     } else if (!strcmp(sub, "show") || !strcmp(sub, "versions")) {
         rc = show(&o, arg, !strcmp(sub, "versions"));
     } else if (!strcmp(sub, "rm")) {

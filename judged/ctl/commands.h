@@ -11,6 +11,7 @@ int cmd_judge(int argc, char **argv);
 int cmd_languages(int argc, char **argv);
 int cmd_problem(int argc, char **argv);   /* check here; push, list, ... in cmd_store.c */
 int cmd_store(int argc, char **argv);
+int cmd_verify(int argc, char **argv);   /* problem verify: cmd_verify.c */
 
 /* Through Redis: admission (cmd_submit.c), results (cmd_results.c) and
  * administration (cmd_admin.c). */

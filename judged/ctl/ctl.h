@@ -5,6 +5,7 @@
 
 #include <getopt.h>
 #include <jansson.h>
+#include <stdio.h>
 #include <stdbool.h>
 #include <sysexits.h>
 
@@ -79,6 +80,27 @@ json_t *load_hosts(struct common *c);
 void check_lines_json(const char *lines, json_t **errors, json_t **warnings);
 /* Removes every "PREFIX/" from text (temporary paths in error lines). */
 void strip_prefix(char *text, const char *prefix);
+/* A package in another judge's format (ICPC, DOMjudge) is checked and
+ * judged as push stores it: copied into work (made here; pkg is the copy,
+ * "" when dir is used in place) and converted. The number of conversion
+ * errors, listed in *notes with its warnings (paths as in the package).
+ * cmd_local.c. */
+int ctl_convert_copy(const char *dir, char *work, char *pkg, size_t len, char **notes);
+/* Judges every submission the package at pkg ships (cmd_verify.c): 0 with
+ * *report the table as JSON ({"ok", "package", "time_limit", "derived",
+ * "submissions", "mismatches", "not_judged"}), else a failure's status
+ * (reported). derive: pkg is a writable converted copy whose time limit
+ * may be derived (and is then written into its problem.yaml). shown names
+ * the package in messages. */
+struct runner;
+int verify_package(struct common *c, struct runner *r, const char *pkg, const char *shown, bool derive,
+                   json_t **report);
+/* The table of a report, as `judgectl problem verify` prints it. */
+void verify_print(const json_t *report, FILE *out);
+/* A conversion's warning of an assumed time limit replaced, in *notes, by
+ * one saying what was derived (the report's "derived"). */
+void verify_note_derived(char **notes, const json_t *derived);
+
 /* The text of `judgectl --help`'s exit status table (also printed by
  * commands that fail in several ways). */
 extern const char ctl_exit_table[];

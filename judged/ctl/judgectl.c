@@ -21,7 +21,7 @@ struct command {
 static const struct command commands[] = {
     {"judge", cmd_judge, "judge one source locally against a problem (a name or a directory)"},
     {"languages", cmd_languages, "list languages; --check self-tests each"},
-    {"problem", cmd_problem, "problem check DIR | push DIR | list | show | versions | rm"},
+    {"problem", cmd_problem, "problem check DIR | verify DIR|NAME | push DIR | list | show | versions | rm"},
     {"submit", cmd_submit, "admit a submission to the queue, print its id"},
     {"result", cmd_result, "show (or --wait for) a submission's result"},
     {"events", cmd_events, "print the results streams as JSON lines (--since, --follow)"},

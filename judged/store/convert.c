@@ -23,8 +23,29 @@ static const struct package_format {
     {"icpc", icpc_detect, icpc_convert},
 };
 
+/* The first words of every converter's problem.yaml (icpc.c writes "# converted
+ * from the ICPC/Kattis package format on push"). */
+#define CONVERTED_MARK "# converted from the "
+
+bool store_converted(const char *dir)
+{
+    char path[4400], line[128] = "";
+    snprintf(path, sizeof path, "%s/problem.yaml", dir);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return false;
+    bool marked = fgets(line, sizeof line, f) && !strncmp(line, CONVERTED_MARK, strlen(CONVERTED_MARK));
+    fclose(f);
+    return marked;
+}
+
+/* A package converted before (what `problem show --converted --to DIR`
+ * writes) is the runner's own now: converting it again would read its
+ * problem.yaml as the other judge's. */
 static const struct package_format *format_of(const char *dir)
 {
+    if (store_converted(dir))
+        return NULL;
     for (size_t i = 0; i < sizeof formats / sizeof *formats; i++)
         if (formats[i].detect(dir))
             return &formats[i];

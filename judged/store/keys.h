@@ -15,5 +15,6 @@
 #define KEY_UPLOADS_HOST "judge:uploads:host:"   /* + HOST */
 #define KEY_REJUDGE "judge:rejudge:"         /* + ID, + ID ":ids" */
 #define KEY_REJUDGES "judge:rejudges"
+#define KEY_VERIFY "judge:verify:"           /* + ID: a verify over HTTP (JSON) */
 
 #endif

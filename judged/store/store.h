@@ -300,6 +300,104 @@ const char *store_package_format(const char *dir);
  * assumed for a package that gives none) for the caller to show. */
 int store_convert(const char *dir, const char *name, char **errors);
 
+/* Whether dir holds a package this project converted already (its
+ * problem.yaml says so in its first line): it is not converted again, so
+ * pushing what `problem show --converted --to DIR` wrote back gives the
+ * same version. */
+bool store_converted(const char *dir);
+
+/* ------------------------- verify.c: what a package's own submissions earn */
+
+/* Verdicts as sets: the ICPC spec's per test AC, WA, TLE, RTE (RTE holding
+ * the runner's RE, MLE, SV and OLE), and what DOMjudge names apart. */
+enum {
+    STORE_V_AC = 1, STORE_V_WA = 2, STORE_V_TLE = 4, STORE_V_RTE = 8, STORE_V_CE = 16, STORE_V_OLE = 32,
+    STORE_V_IE = 64,
+};
+/* The runner's verdict name ("AC", "RE", ...) as a set bit; 0 SKIPPED. */
+unsigned store_verdict_bit(const char *verdict);
+
+/* Which bound of a derived time limit a submission gives. */
+enum { STORE_TIME_NONE = 0, STORE_TIME_LOWER, STORE_TIME_UPPER };
+
+/* Every test's verdict in permitted; at least one in required. */
+struct store_expect_rule {
+    unsigned permitted, required;
+};
+struct store_expected {
+    char path[1100];           /* submissions/accepted/sol.c (below the package) */
+    char language[64];         /* submissions.yaml's language; "" = by extension */
+    bool program_dir;          /* a program of several files: not judged by verify */
+    struct store_expect_rule rules[8];   /* all must hold (folder default, globs) */
+    size_t nrules;
+    unsigned final;            /* DOMjudge: the final verdict is one of these (then no rules) */
+    bool has_score;
+    double score_lo, score_hi;
+    char message[256];         /* must appear in a judge message ("" none) */
+    int time_use;              /* STORE_TIME_* */
+    char expected[160];        /* as a table shows it */
+};
+/* What a package's submissions/ asks (verify.c's header: verdict folders,
+ * submissions/submissions.yaml, @EXPECTED_RESULTS@), sorted by path. The
+ * number of errors, each "FILE:LINE: KEY: message" in *errors (caller
+ * frees; NULL none); a program with an error is left out of *out. */
+int store_expected_results(const char *dir, struct store_expected **out, size_t *n, char **errors);
+void store_expected_free(struct store_expected *x, size_t n);
+void store_expected_text(const struct store_expected *x, char *out, size_t len);
+/* What one judging gave: the set of its tests' verdicts (CE alone when it
+ * did not compile), the final verdict's bit, the score, the judge
+ * messages joined. */
+struct store_verify_seen {
+    unsigned tests, overall;
+    double score;
+    const char *messages;
+};
+/* Whether x holds for s; why not in why. */
+bool store_expected_met(const struct store_expected *x, const struct store_verify_seen *s, char *why, size_t len);
+
+/* The time limit a package leaves to the judge (Kattis' rule, runner/README.md
+ * "Time limits derived"): time_limit 0 when it gives none (.timelimit,
+ * domjudge-problem.ini, limits.time_limit); the factors with the spec's
+ * defaults (legacy time_multiplier 5, time_safety_margin 2; 2023-07+
+ * ac_to_time_limit 2.0, time_limit_to_tle 1.5, time_resolution 1 s). */
+struct store_time_rule {
+    double time_limit;
+    bool modern;               /* problem_format_version 2023-07 or later */
+    double ac_factor, tle_factor, resolution;
+    double ac_factor_legacy, tle_factor_legacy;   /* as read, before defaults */
+};
+int store_time_rule(const char *dir, struct store_time_rule *r, char **errors);
+/* From the slowest test of the lower-bound submissions (CPU s): the limit,
+ * and the one the upper-bound (TLE) submissions must still exceed. */
+void store_time_derive(const struct store_time_rule *r, double slowest, double *limit, double *tle_limit);
+/* One judging of a package's submission, from the runner's JSON report
+ * (`judgectl judge --json`'s object, a result's report): its tests'
+ * verdicts as a set and as text, the slowest test (CPU s), the messages. */
+struct store_verify_outcome {
+    struct store_verify_seen seen;
+    char verdict[16];
+    char tests[128];
+    double max_time;
+    bool judged;
+    char note[512];            /* why not judged, or the problem's error */
+    char *messages;            /* caller frees */
+};
+void store_verify_read_report(const char *report, struct store_verify_outcome *o);
+/* A row of the verify table, one shape for judgectl and judge-api:
+ * {"path", "language", "expected", "verdict", "tests", "max_time",
+ * "score", "judged", "ok", "why"}. */
+struct json_t *store_verify_row(const struct store_expected *x, const char *lang,
+                                const struct store_verify_outcome *o);
+/* An expectation as JSON and back (judge-api keeps them with the ids it
+ * admitted until the verdicts are in); from_json -1 on a bad object. */
+struct json_t *store_expected_json(const struct store_expected *x);
+int store_expected_from_json(struct json_t *o, struct store_expected *x);
+/* judge:verify:ID, a JSON record kept STORE_UPLOAD_TTL seconds. */
+int store_verify_save(struct queue_conn *k, const char *id, const char *record, char *err, size_t errlen);
+int store_verify_load(struct queue_conn *k, const char *id, char **record, bool *found, char *err, size_t errlen);
+/* Sets the converted problem.yaml's time_limit (a writable copy); 0 ok. */
+int store_set_time_limit(const char *dir, double seconds, char *err, size_t errlen);
+
 /* rm -rf (no symlinks followed); 0 ok. */
 int store_remove_tree(const char *path);
 

@@ -2611,3 +2611,112 @@ Test(api, every_route_refuses_other_methods_unknown_paths_and_other_roles_as_bef
         resp_free(&r);
     }
 }
+
+/* POST /v1/problems/NAME/verify (issue 22): the stored package's own
+ * submissions admitted as ordinary jobs pinned to the version, and the
+ * table once their verdicts are in; a mismatch is shown, a language no
+ * pool serves is listed and not admitted. */
+Test(api, problem_verify_admits_the_packages_submissions_and_gives_the_table)
+{
+    start("  native: {languages: [c, cpp], slots: 1}\n", NULL, true);
+    char tok_setter[100];
+    token("setter", "setter", tok_setter);
+    kill(api_pid, SIGHUP);   /* the tokens file is read again */
+    for (long long end = t_now_ms() + 20000; t_now_ms() < end; t_sleep_ms(100)) {
+        struct resp r = http("GET", PROBS, PROBS, tok_setter, NULL, NULL);
+        long st = r.status;
+        resp_free(&r);
+        if (st == 200)
+            break;
+    }
+    sh("mkdir -p %s/vp/data/secret %s/vp/submissions/accepted %s/vp/submissions/wrong_answer", T_dir, T_dir, T_dir);
+    static const char *files[][2] = {
+        {"data/secret/1.in", "1 2\n"}, {"data/secret/1.ans", "3\n"}, {".timelimit", "2\n"},
+        {"problem.yaml", "name: Sum\n"}, {"submissions/accepted/ok.rb", "puts 3\n"},
+        {"submissions/accepted/ok.c", "#include <stdio.h>\nint main(void){long a,b;if(scanf(\"%ld %ld\",&a,&b)!=2)"
+                                      "return 1;printf(\"%ld\\n\",a+b);return 0;}\n"},
+        {"submissions/wrong_answer/wa.c", "#include <stdio.h>\nint main(void){long a,b;if(scanf(\"%ld %ld\",&a,&b)!=2)"
+                                          "return 1;printf(\"%ld\\n\",a-b);return 0;}\n"},
+        {"submissions/accepted/claims_ac.c", "#include <stdio.h>\nint main(void){long a,b;if(scanf(\"%ld %ld\",&a,&b)!=2)"
+                                             "return 1;printf(\"%ld\\n\",a-b);return 0;}\n"},
+    };
+    for (size_t f = 0; f < sizeof files / sizeof *files; f++) {
+        char p[600];
+        snprintf(p, sizeof p, "%s/vp/%s", T_dir, files[f][0]);
+        t_write(p, "%s", files[f][1]);
+    }
+    sh("tar czf %s/vp.tgz -C %s vp", T_dir, T_dir);
+    char tgz[400], version[65], loc[200], path[300];
+    snprintf(tgz, sizeof tgz, "%s/vp.tgz", T_dir);
+    struct resp r = put_file(PROBS "/vp", tok_setter, tgz, "application/gzip");
+    cr_assert_eq(r.status, 201, "%s", r.body);
+    snprintf(version, sizeof version, "%s", jstr(&r, "version"));
+    resp_free(&r);
+
+    expect(http("POST", "/v1/problems/{name}/verify", PROBS "/vp/verify", tok_read, NULL, NULL), 403, NULL,
+           "verify needs setter");
+    expect(http("POST", "/v1/problems/{name}/verify", PROBS "/nosuch/verify", tok_setter, NULL, NULL), 404, NULL,
+           "an unknown problem");
+    r = http("POST", "/v1/problems/{name}/verify", PROBS "/vp/verify", tok_setter, NULL, NULL);
+    cr_assert_eq(r.status, 202, "%s", r.body);
+    cr_assert_str_eq(jstr(&r, "version"), version);
+    cr_assert(header(&r, "Location", loc, sizeof loc), "a verify has a Location");
+    json_t *subs = json_object_get(r.json, "submissions"), *s;
+    size_t i;
+    cr_assert_eq(json_array_size(subs), 4, "%s", r.body);
+    int admitted = 0;
+    json_array_foreach(subs, i, s) {
+        const char *p = json_string_value(json_object_get(s, "path"));
+        if (!strcmp(p, "submissions/accepted/ok.rb"))
+            cr_assert(json_is_null(json_object_get(s, "submission")) && json_is_string(json_object_get(s, "note")),
+                      "%s", r.body);
+        else
+            admitted += json_is_string(json_object_get(s, "submission"));
+    }
+    cr_assert_eq(admitted, 3, "%s", r.body);
+    resp_free(&r);
+
+    /* judged host A judges them; the table once all are in */
+    json_t *table = NULL;
+    for (long long end = t_now_ms() + 120000; t_now_ms() < end && !table; t_sleep_ms(200)) {
+        r = http("GET", "/v1/problems/{name}/verify/{id}", loc, tok_setter, NULL, NULL);
+        cr_assert_eq(r.status, 200, "%s", r.body);
+        if (!strcmp(jstr(&r, "state"), "done"))
+            table = json_incref(r.json);
+        else
+            cr_assert(json_is_null(json_object_get(r.json, "ok")), "ok is null while judging: %s", r.body);
+        resp_free(&r);
+    }
+    cr_assert(table, "the verdicts did not come in");
+    cr_assert(json_is_false(json_object_get(table, "ok")));
+    cr_assert_eq(json_integer_value(json_object_get(table, "mismatches")), 1);
+    cr_assert_eq(json_integer_value(json_object_get(table, "not_judged")), 1);
+    json_array_foreach(json_object_get(table, "submissions"), i, s) {
+        const char *p = json_string_value(json_object_get(s, "path"));
+        bool ok = json_is_true(json_object_get(s, "ok"));
+        if (!strcmp(p, "submissions/accepted/claims_ac.c")) {
+            cr_assert(!ok);
+            cr_assert_str_eq(json_string_value(json_object_get(s, "verdict")), "WA");
+            cr_assert_str_eq(json_string_value(json_object_get(s, "why")), "WA not permitted");
+        } else if (!strcmp(p, "submissions/wrong_answer/wa.c") || !strcmp(p, "submissions/accepted/ok.c")) {
+            cr_assert(ok, "%s", p);
+        }
+    }
+    json_decref(table);
+    snprintf(path, sizeof path, "%s/verify/0123456789abcdef0123456789abcdef", PROBS "/vp");
+    expect(http("GET", "/v1/problems/{name}/verify/{id}", path, tok_setter, NULL, NULL), 404, NULL, "unknown verify");
+
+    /* a bad expectation: 422 naming file and line, nothing admitted */
+    char p[600];
+    snprintf(p, sizeof p, "%s/vp/submissions/submissions.yaml", T_dir);
+    t_write(p, "accepted/ok.c:\n  permitted: [AC, XX]\n");
+    sh("tar czf %s/vp2.tgz -C %s vp", T_dir, T_dir);
+    snprintf(tgz, sizeof tgz, "%s/vp2.tgz", T_dir);
+    r = put_file(PROBS "/vp2", tok_setter, tgz, "application/gzip");
+    cr_assert_eq(r.status, 201, "%s", r.body);
+    resp_free(&r);
+    r = http("POST", "/v1/problems/{name}/verify", PROBS "/vp2/verify", tok_setter, NULL, NULL);
+    cr_assert_eq(r.status, 422, "%s", r.body);
+    cr_assert(error_line(&r, "submissions/submissions.yaml:2: permitted: unknown verdict 'XX'", NULL), "%s", r.body);
+    resp_free(&r);
+}

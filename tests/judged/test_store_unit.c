@@ -1170,3 +1170,69 @@ Test(store_unit, group_output_validator_arguments_apply_when_every_group_agrees)
               errors);
     free(errors);
 }
+
+/* Kattis' rule (verify.c): legacy rounds slowest x time_multiplier to whole
+ * seconds (at least 1) and the TLE margin to at least a second more;
+ * 2023-07+ takes the smallest multiple of time_resolution. */
+Test(store_unit, time_limits_are_derived_by_kattis_rule)
+{
+    struct store_time_rule legacy = {.ac_factor = 5, .tle_factor = 2, .resolution = 1};
+    double tl, tle;
+    store_time_derive(&legacy, 0.31, &tl, &tle);
+    cr_assert_float_eq(tl, 2.0, 1e-9);     /* 1.55 rounds to 2 */
+    cr_assert_float_eq(tle, 3.0, 1e-9);    /* round(3.1) = 3 */
+    store_time_derive(&legacy, 0.001, &tl, &tle);
+    cr_assert_float_eq(tl, 1.0, 1e-9);
+    cr_assert_float_eq(tle, 2.0, 1e-9);
+    struct store_time_rule modern = {.modern = true, .ac_factor = 2, .tle_factor = 1.5, .resolution = 0.5};
+    store_time_derive(&modern, 0.8, &tl, &tle);
+    cr_assert_float_eq(tl, 2.0, 1e-9);     /* 1.6 -> the next multiple of 0.5 */
+    cr_assert_float_eq(tle, 3.0, 1e-9);
+    store_time_derive(&modern, 1.0, &tl, &tle);
+    cr_assert_float_eq(tl, 2.0, 1e-9);     /* exactly 2.0 stays */
+
+    put("problem.yaml", "problem_format_version: 2023-07-draft\nlimits:\n  time_multipliers:\n"
+                        "    ac_to_time_limit: 3\n  time_resolution: 0.25\n");
+    struct store_time_rule r;
+    char *errors;
+    cr_assert_eq(store_time_rule(dir, &r, &errors), 0, "%s", errors);
+    cr_assert(r.modern);
+    cr_assert_float_eq(r.ac_factor, 3.0, 1e-9);
+    cr_assert_float_eq(r.tle_factor, 1.5, 1e-9);
+    cr_assert_float_eq(r.resolution, 0.25, 1e-9);
+    cr_assert_float_eq(r.time_limit, 0, 1e-9);
+    put(".timelimit", "4\n");
+    cr_assert_eq(store_time_rule(dir, &r, &errors), 0);
+    cr_assert_float_eq(r.time_limit, 4.0, 1e-9);
+}
+
+/* The expectations' sets: per test (ICPC) and final verdict (DOMjudge). */
+Test(store_unit, expected_results_are_read_and_checked)
+{
+    put("submissions/time_limit_exceeded/a.c", "int main(void){for(;;);}\n");
+    put("submissions/accepted/b.cpp", "// @EXPECTED_RESULTS@: CORRECT,TIMELIMIT\nint main(){}\n");
+    put("submissions/submissions.yaml", "time_limit_exceeded:\n  permitted: [AC, WA, TLE]\n");
+    struct store_expected *xs;
+    size_t n;
+    char *errors;
+    cr_assert_eq(store_expected_results(dir, &xs, &n, &errors), 0, "%s", errors);
+    cr_assert_eq(n, 2);
+    cr_assert_str_eq(xs[0].path, "submissions/accepted/b.cpp");
+    cr_assert_eq(xs[0].final, STORE_V_AC | STORE_V_TLE);
+    cr_assert_eq(xs[0].time_use, STORE_TIME_NONE);
+    cr_assert_str_eq(xs[1].path, "submissions/time_limit_exceeded/a.c");
+    cr_assert_eq(xs[1].time_use, STORE_TIME_UPPER);
+    char why[256];
+    /* the folder's rule replaced key by key: WA now permitted, TLE still required */
+    struct store_verify_seen wa_tle = {.tests = STORE_V_WA | STORE_V_TLE, .overall = STORE_V_WA};
+    cr_assert(store_expected_met(&xs[1], &wa_tle, why, sizeof why), "%s", why);
+    struct store_verify_seen wa = {.tests = STORE_V_AC | STORE_V_WA, .overall = STORE_V_WA};
+    cr_assert_not(store_expected_met(&xs[1], &wa, why, sizeof why));
+    cr_assert_str_eq(why, "no test got TLE");
+    cr_assert_not(store_expected_met(&xs[0], &wa, why, sizeof why));
+    cr_assert_str_eq(why, "final verdict WRONG-ANSWER");
+    struct store_verify_seen re = {.tests = STORE_V_RTE, .overall = STORE_V_RTE};
+    cr_assert_not(store_expected_met(&xs[1], &re, why, sizeof why));
+    cr_assert_str_eq(why, "RTE not permitted");
+    store_expected_free(xs, n);
+}

@@ -1,0 +1,257 @@
+/*
+ * verify.c - POST /v1/problems/NAME/verify and GET .../verify/ID: `judgectl
+ * problem verify NAME` over HTTP. judge-api runs no submission (it links
+ * no runner), so it admits each submission the package ships as an
+ * ordinary job of its language's pool, pinned to the version it read
+ * them from (normal priority, owned by the caller's token), and keeps the
+ * ids with what each must earn (store_verify_save, judge:verify:ID); the
+ * GET reads their results and gives judgectl's table once all are in.
+ * The expectations are read by the store's one reader (store/verify.c).
+ * A time limit is not derived here: the stored version's is used.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "api.h"
+#include "common.h"
+#include "store.h"
+
+static const char *str(json_t *v)
+{
+    return json_string_value(v) ? json_string_value(v) : "";
+}
+
+/* Every pool's published languages as one object: id -> {source, ...}. */
+static json_t *languages(struct queue_conn *k, const struct jd_config *cfg)
+{
+    json_t *all = json_object();
+    for (int i = 0; i < cfg->npools; i++) {
+        json_t *published = NULL;
+        char err[256];
+        if (queue_languages(k, cfg->pools[i].name, &published, err, sizeof err) == QUEUE_OK)
+            json_object_update_missing(all, published);
+        json_decref(published);
+    }
+    return all;
+}
+
+/* The language of path by its extension, as judgectl's verify finds it. */
+static const char *language_of(json_t *langs, const char *path)
+{
+    static const char *cpp_alias[] = {".cc", ".cxx", ".c++", ".C", ".cp", NULL};
+    const char *dot = strrchr(path, '.'), *id;
+    json_t *info;
+    if (!dot || strchr(dot, '/'))
+        return NULL;
+    const char *want = dot;
+    for (int i = 0; cpp_alias[i]; i++)
+        if (!strcmp(dot, cpp_alias[i]))
+            want = ".cpp";
+    json_object_foreach(langs, id, info) {
+        const char *src = json_string_value(json_object_get(info, "source"));
+        const char *ext = src ? strrchr(src, '.') : NULL;
+        if (ext && !strcmp(ext, want))
+            return id;
+    }
+    return NULL;
+}
+
+/* Admits one program; its item in the record (submission id, or why not). */
+static json_t *admit_one(struct req *r, struct queue_conn *k, json_t *langs, const char *pkg, const char *name,
+                         const char *version, const struct store_expected *x)
+{
+    const char *lang = x->language[0] ? x->language : language_of(langs, x->path);
+    json_t *item = json_pack("{s:s?, s:o}", "language", lang, "expect", store_expected_json(x));
+    const struct jd_pool_cfg *pool = lang ? jd_pool_for_language(r->cfg, lang) : NULL;
+    char path[4400], err[512], note[600] = "";
+    size_t len = 0;
+    char *source = NULL;
+    snprintf(path, sizeof path, "%s/%s", pkg, x->path);
+    if (x->program_dir)
+        snprintf(note, sizeof note, "a program of several files: not judged (one source per submission)");
+    else if (!pool)
+        snprintf(note, sizeof note, "no pool serves a language for '%.200s'", lang ? lang : x->path);
+    else if (!(source = common_read_file(path, (size_t)r->cfg->max_source + 1, &len, NULL)))
+        snprintf(note, sizeof note, "cannot read the source");
+    if (note[0]) {
+        json_object_set_new(item, "note", json_string(note));
+        free(source);
+        return item;
+    }
+    struct queue_admit_args args = {.pool = pool->name, .lang = lang, .problem = name, .source = source,
+                                    .source_len = len, .priority = "normal", .max_queue = pool->max_queue,
+                                    .max_source = r->cfg->max_source, .version = version, .owner = r->tok_name};
+    struct queue_admit_reply q;
+    enum queue_rc rc = queue_admit(k, &args, &q, err, sizeof err);
+    free(source);
+    if (rc == QUEUE_OK && q.result == QUEUE_ADMITTED)
+        json_object_set_new(item, "submission", json_string(q.id));
+    else
+        json_object_set_new(item, "note", json_string(rc != QUEUE_OK ? err : q.result == QUEUE_BUSY
+                                                                              ? "not admitted: the pool is full"
+                                                                              : "not admitted"));
+    return item;
+}
+
+/* What the 202 shows of the record: path, language, expected, submission, note. */
+static json_t *admitted_view(json_t *items)
+{
+    json_t *out = json_array(), *it;
+    size_t i;
+    json_array_foreach(items, i, it) {
+        json_t *e = json_object_get(it, "expect");
+        json_array_append_new(out, json_pack("{s:O, s:O?, s:O, s:O?, s:O?}", "path", json_object_get(e, "path"),
+                                             "language", json_object_get(it, "language"), "expected",
+                                             json_object_get(e, "expected"), "submission",
+                                             json_object_get(it, "submission"), "note",
+                                             json_object_get(it, "note")));
+    }
+    return out;
+}
+
+/* Fetches NAME's current version into work/pkg and admits its submissions. */
+static enum MHD_Result start(struct req *r, struct queue_conn *k, const char *name, const char *work)
+{
+    char version[65], err[1024], staging[200], pkg[200], id[33];
+    bool found = false;
+    int rc = store_current(k, name, version, &found, err, sizeof err);
+    if (rc)
+        return api_error_retry(r, 503, 1, "the problem store is unavailable: %s", err);
+    if (!found)
+        return api_error(r, 404, NULL, "no problem '%.200s' in the store", name);
+    snprintf(staging, sizeof staging, "%s/fetch", work);
+    snprintf(pkg, sizeof pkg, "%s/pkg", work);
+    if ((rc = store_fetch(k, version, staging, pkg, NULL, err, sizeof err)))
+        return api_error_retry(r, 503, 1, "the problem store is unavailable: %s", err);
+    struct store_expected *xs;
+    size_t n;
+    char *errors = NULL;
+    int bad = store_expected_results(pkg, &xs, &n, &errors);
+    if (bad || n == 0) {
+        json_t *lines = json_array();
+        for (char *l = errors, *next; l && *l; l = next) {
+            next = strchr(l, '\n');
+            json_array_append_new(lines, json_stringn(l, next ? (size_t)(next - l) : strlen(l)));
+            next = next ? next + 1 : l + strlen(l);
+        }
+        free(errors);
+        store_expected_free(xs, n);
+        json_t *body = json_pack("{s:s, s:o}", "error",
+                                 bad ? "the package's expectations of its submissions are bad"
+                                     : "the package ships no submissions (submissions/<verdict>/...)",
+                                 "errors", lines);
+        return api_json(r, 422, body);
+    }
+    free(errors);
+    json_t *langs = languages(k, r->cfg), *items = json_array();
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(items, admit_one(r, k, langs, pkg, name, version, &xs[i]));
+    json_decref(langs);
+    store_expected_free(xs, n);
+    store_random_hex(id, 16);
+    json_t *record = json_pack("{s:s, s:s, s:s, s:I, s:O}", "id", id, "problem", name, "version", version,
+                               "created", (json_int_t)common_wall_ms(), "items", items);
+    char *text = json_dumps(record, JSON_COMPACT);
+    json_decref(record);
+    rc = text ? store_verify_save(k, id, text, err, sizeof err) : STORE_ERR;
+    free(text);
+    if (rc) {
+        json_decref(items);
+        return api_error_retry(r, 503, 1, "the verify could not be recorded: %s", err);
+    }
+    char loc[300];
+    snprintf(loc, sizeof loc, "/v1/problems/%s/verify/%s", name, id);
+    json_t *body = json_pack("{s:s, s:s, s:s, s:o}", "id", id, "problem", name, "version", version, "submissions",
+                             admitted_view(items));
+    json_decref(items);
+    return api_json_h(r, 202, body, "Location", loc, NULL);
+}
+
+enum MHD_Result api_problem_verify(struct req *r, const char *name)
+{
+    char work[] = "/tmp/judge-api-verify-XXXXXX";
+    if (!queue_valid_name(name))
+        return api_error(r, 404, NULL, "no problem '%.200s' in the store", name);
+    if (!mkdtemp(work))
+        return api_error(r, 500, NULL, "a temporary directory: %s", strerror(errno));
+    struct queue_conn *k = api_conn_get(r->api);
+    enum MHD_Result ret = start(r, k, name, work);
+    api_conn_put(r->api, k);
+    store_remove_tree(work);
+    return ret;
+}
+
+/* One item of the record as a row of the table; *pending when its
+ * verdict is not in yet. */
+static json_t *row_of(struct queue_conn *k, json_t *item, bool *pending)
+{
+    struct store_expected x;
+    struct store_verify_outcome o = {0};
+    const char *sub = json_string_value(json_object_get(item, "submission"));
+    const char *lang = json_string_value(json_object_get(item, "language"));
+    if (store_expected_from_json(json_object_get(item, "expect"), &x))
+        return NULL;
+    snprintf(o.note, sizeof o.note, "%s", str(json_object_get(item, "note")));
+    struct queue_result q;
+    bool found = false;
+    char err[256];
+    if (sub && queue_result(k, sub, &q, &found, err, sizeof err) == QUEUE_OK && found) {
+        if (!strcmp(q.state, "done") && q.report)
+            store_verify_read_report(q.report, &o);
+        else if (!strcmp(q.state, "done"))
+            snprintf(o.note, sizeof o.note, "no report (%s)", q.dead ? "dead-lettered" : q.verdict);
+        else
+            *pending = true;
+        queue_result_free(&q);
+    } else if (sub) {
+        snprintf(o.note, sizeof o.note, "submission %.200s: no result (expired?)", sub);
+    }
+    json_t *row = store_verify_row(&x, lang, &o);
+    json_object_set_new(row, "submission", sub ? json_string(sub) : json_null());
+    free(o.messages);
+    return row;
+}
+
+enum MHD_Result api_problem_verify_get(struct req *r, const char *name, const char *id)
+{
+    char *text = NULL, err[512];
+    bool found = false;
+    if (strlen(id) != 32 || strspn(id, "0123456789abcdef") != 32)
+        return api_error(r, 404, NULL, "no verify '%.100s' of problem '%.200s'", id, name);
+    struct queue_conn *k = api_conn_get(r->api);
+    int rc = store_verify_load(k, id, &text, &found, err, sizeof err);
+    json_t *rec = text ? json_loads(text, 0, NULL) : NULL;
+    free(text);
+    if (rc || !found || !rec || strcmp(str(json_object_get(rec, "problem")), name)) {
+        api_conn_put(r->api, k);
+        json_decref(rec);
+        return rc ? api_error_retry(r, 503, 1, "the problem store is unavailable: %s", err)
+                  : api_error(r, 404, NULL, "no verify '%.100s' of problem '%.200s' (unknown, or expired)", id, name);
+    }
+    json_t *rows = json_array(), *item;
+    size_t i;
+    bool pending = false;
+    int mismatches = 0, not_judged = 0;
+    json_array_foreach(json_object_get(rec, "items"), i, item) {
+        bool p = false;
+        json_t *row = row_of(k, item, &p);
+        if (!row)
+            continue;
+        pending = pending || p;
+        bool judged = json_is_true(json_object_get(row, "judged"));
+        not_judged += !judged && !p;
+        mismatches += judged && !json_is_true(json_object_get(row, "ok"));
+        json_array_append_new(rows, row);
+    }
+    api_conn_put(r->api, k);
+    json_t *body = json_pack("{s:s, s:s, s:O, s:s, s:o, s:i, s:i, s:o}", "id", id, "problem", name, "version",
+                             json_object_get(rec, "version"), "state", pending ? "judging" : "done", "ok",
+                             pending ? json_null() : json_boolean(mismatches == 0), "mismatches", mismatches,
+                             "not_judged", not_judged, "submissions", rows);
+    json_decref(rec);
+    return api_json(r, 200, body);
+}

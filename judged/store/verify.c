@@ -1,0 +1,833 @@
+/*
+ * verify.c - what a problem package says its own submissions must earn,
+ * and the time limit it leaves to the judge. One reader for every format
+ * that ships submissions (ICPC legacy and 2023-07+, DOMjudge, and the
+ * Polygon converter, which writes its expectations as submissions.yaml),
+ * so `problem verify` (judgectl, judge-api) judges them all alike:
+ *
+ *  - submissions/<folder>/<program>: the folder's default rule (the
+ *    2025-09 spec's table: accepted, rejected, wrong_answer,
+ *    time_limit_exceeded, run_time_error, brute_force; the legacy names
+ *    are among them);
+ *  - submissions/submissions.yaml: glob keys ("accepted", "wrong_answer/slow.c",
+ *    "{a,b}.c") matched against the program's path below submissions/ or
+ *    a parent folder, each a map of permitted/required verdicts (AC, WA,
+ *    TLE, RTE), score, message, language, use_for_time_limit; a key that
+ *    is exactly a default folder's name replaces that folder's rule, keys
+ *    it leaves out inherited;
+ *  - DOMjudge's "@EXPECTED_RESULTS@: CORRECT,TIMELIMIT" inside a source:
+ *    the final verdict must be one of the list (DOMjudge's own check).
+ *
+ * Reading knows files only; judging is the caller's (it needs the runner).
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fnmatch.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "common.h"
+#include "convert.h"
+#include "keys.h"
+#include "store.h"
+#include "yaml_doc.h"
+
+#define V_ALL (STORE_V_AC | STORE_V_WA | STORE_V_TLE | STORE_V_RTE | STORE_V_OLE)
+#define V_RTE (STORE_V_RTE | STORE_V_OLE)   /* ICPC's RTE: any crash, output limit included */
+#define MAX_PROGRAMS 1000
+
+/* The 2025-09 spec's default folders ("Default directories"); `required`
+ * all verdicts where the spec gives none. */
+static const struct folder_rule {
+    const char *name;
+    unsigned permitted, required;
+} folders[] = {
+    {"accepted", STORE_V_AC, V_ALL},
+    {"rejected", V_ALL, STORE_V_WA | STORE_V_TLE | V_RTE},
+    {"wrong_answer", STORE_V_AC | STORE_V_WA, STORE_V_WA},
+    {"time_limit_exceeded", STORE_V_AC | STORE_V_TLE, STORE_V_TLE},
+    {"run_time_error", STORE_V_AC | V_RTE, V_RTE},
+    {"brute_force", STORE_V_AC | V_RTE | STORE_V_TLE, V_RTE | STORE_V_TLE},
+};
+
+/* DOMjudge's result names (@EXPECTED_RESULTS@). */
+static const struct {
+    const char *name;
+    unsigned bit;
+} domjudge_results[] = {
+    {"CORRECT", STORE_V_AC},          {"WRONG-ANSWER", STORE_V_WA}, {"TIMELIMIT", STORE_V_TLE},
+    {"RUN-ERROR", STORE_V_RTE},       {"COMPILER-ERROR", STORE_V_CE}, {"NO-OUTPUT", STORE_V_WA},
+    {"OUTPUT-LIMIT", STORE_V_OLE},    {"MEMORY-LIMIT", STORE_V_RTE},
+};
+
+#define DOMJUDGE_MARK "@EXPECTED_RESULTS@:"
+#define SUBMISSIONS_YAML "submissions/submissions.yaml"
+
+unsigned store_verdict_bit(const char *v)
+{
+    static const struct {
+        const char *name;
+        unsigned bit;
+    } map[] = {
+        {"AC", STORE_V_AC},   {"WA", STORE_V_WA},   {"PE", STORE_V_WA},   {"TLE", STORE_V_TLE},
+        {"RE", STORE_V_RTE},  {"MLE", STORE_V_RTE}, {"SV", STORE_V_RTE},  {"OLE", STORE_V_OLE},
+        {"CE", STORE_V_CE},   {"IE", STORE_V_IE},
+    };
+    for (size_t i = 0; v && i < sizeof map / sizeof *map; i++)
+        if (!strcmp(v, map[i].name))
+            return map[i].bit;
+    return 0;   /* SKIPPED: a test not run says nothing */
+}
+
+/* "AC, TLE" for a table; ICPC's names, DOMjudge's with domjudge. */
+static void bits_text(unsigned bits, bool domjudge, char *out, size_t len)
+{
+    static const char *icpc[] = {"AC", "WA", "TLE", "RTE", "CE", "OLE", "IE"};
+    static const char *dj[] = {"CORRECT", "WRONG-ANSWER", "TIMELIMIT", "RUN-ERROR", "COMPILER-ERROR",
+                               "OUTPUT-LIMIT", "IE"};
+    size_t at = 0;
+    out[0] = 0;
+    if (!domjudge && (bits & V_RTE) == V_RTE)
+        bits &= ~(unsigned)STORE_V_OLE;   /* ICPC's RTE holds it */
+    for (int i = 0; i < 7; i++)
+        if (bits & (1u << i) && at < len)
+            at += (size_t)snprintf(out + at, len - at, "%s%s", at ? "," : "", domjudge ? dj[i] : icpc[i]);
+}
+
+static const struct folder_rule *folder_default(const char *folder)
+{
+    for (size_t i = 0; i < sizeof folders / sizeof *folders; i++)
+        if (!strcmp(folders[i].name, folder))
+            return &folders[i];
+    return NULL;
+}
+
+/* ---------------------------------------------------- DOMjudge comments */
+
+/* The @EXPECTED_RESULTS@ list of a source, if it has one: 1 found, 0 not,
+ * -1 an error (reported). Only the first 256 KiB are read: the comment
+ * sits at a source's top. */
+static int domjudge_expected(const char *dir, const char *rel, unsigned *bits, struct conv_errs *e)
+{
+    char path[4400], buf[1 << 18];
+    snprintf(path, sizeof path, "%s/%s", dir, rel);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    char *m = memmem(buf, n, DOMJUDGE_MARK, strlen(DOMJUDGE_MARK));
+    if (!m)
+        return 0;
+    size_t line = 1;
+    for (const char *c = buf; c < m; c++)
+        line += *c == '\n';
+    char list[512];
+    const char *s = m + strlen(DOMJUDGE_MARK);
+    size_t l = strcspn(s, "\r\n");
+    snprintf(list, sizeof list, "%.*s", (int)(l < sizeof list ? l : sizeof list - 1), s);
+    *bits = 0;
+    char *save = NULL;
+    for (char *t = strtok_r(list, ", \t*/", &save); t; t = strtok_r(NULL, ", \t*/", &save)) {
+        unsigned bit = 0;
+        for (size_t i = 0; i < sizeof domjudge_results / sizeof *domjudge_results; i++)
+            if (!strcasecmp(t, domjudge_results[i].name))
+                bit = domjudge_results[i].bit;
+        if (!bit) {
+            char q[COMMON_QUOTE_CAP];
+            conv_err(e, "%s:%zu: @EXPECTED_RESULTS@: unknown result '%s' (CORRECT, WRONG-ANSWER, TIMELIMIT, "
+                        "RUN-ERROR, COMPILER-ERROR, NO-OUTPUT, OUTPUT-LIMIT)", rel, line, YQ(q, t));
+            return -1;
+        }
+        *bits |= bit;
+    }
+    if (!*bits) {
+        conv_err(e, "%s:%zu: @EXPECTED_RESULTS@: no result listed", rel, line);
+        return -1;
+    }
+    return 1;
+}
+
+/* ----------------------------------------------------- submissions.yaml */
+
+/* One key of submissions.yaml and what it asks. */
+struct yaml_rule {
+    char *glob;
+    size_t line;
+    struct store_expect_rule rule;
+    bool has_permitted, has_required, has_score, has_time_use;
+    double score_lo, score_hi;
+    int time_use;
+    char language[64];
+    char message[256];
+};
+
+struct yaml_rules {
+    struct yaml_rule *items;
+    size_t n;
+};
+
+/* [AC, WA, TLE, RTE] -> bits; -1 on a bad entry (reported). */
+static int verdict_list(struct ydoc *d, yaml_node_t *v, const char *key, unsigned *out, struct conv_errs *e)
+{
+    char **words = NULL;
+    int rc = 0;
+    *out = 0;
+    if (ydoc_strings(d, v, key, &words))
+        return -1;
+    for (char **w = words; *w; w++) {
+        unsigned bit = !strcmp(*w, "AC") ? STORE_V_AC : !strcmp(*w, "WA") ? STORE_V_WA
+                     : !strcmp(*w, "TLE") ? STORE_V_TLE : !strcmp(*w, "RTE") ? V_RTE : 0;
+        if (!bit) {
+            char q[COMMON_QUOTE_CAP];
+            conv_err(e, "%s:%d: %s: unknown verdict '%s' (AC, WA, TLE, RTE)", SUBMISSIONS_YAML, ydoc_line(v), key,
+                     YQ(q, *w));
+            rc = -1;
+        }
+        *out |= bit;
+    }
+    for (char **w = words; *w; w++)
+        free(*w);
+    free(words);
+    return rc;
+}
+
+/* score: a number or [low, high] */
+static void read_score(struct ydoc *d, yaml_node_t *v, struct yaml_rule *r)
+{
+    if (v->type == YAML_SEQUENCE_NODE && v->data.sequence.items.top - v->data.sequence.items.start == 2) {
+        if (!ydoc_number(d, ydoc_node(d, v->data.sequence.items.start[0]), "score", &r->score_lo) &&
+            !ydoc_number(d, ydoc_node(d, v->data.sequence.items.start[1]), "score", &r->score_hi))
+            r->has_score = true;
+    } else if (!ydoc_number(d, v, "score", &r->score_lo)) {
+        r->score_hi = r->score_lo;
+        r->has_score = true;
+    }
+}
+
+static void read_time_use(yaml_node_t *v, struct yaml_rule *r, struct conv_errs *e)
+{
+    const char *s = v->type == YAML_SCALAR_NODE ? (const char *)v->data.scalar.value : "";
+    r->has_time_use = true;
+    r->time_use = !strcmp(s, "lower") ? STORE_TIME_LOWER : !strcmp(s, "upper") ? STORE_TIME_UPPER
+                : !strcmp(s, "false") ? STORE_TIME_NONE : -1;
+    if (!strcmp(s, "true"))
+        r->has_time_use = false;   /* the default: by its verdicts */
+    else if (r->time_use < 0)
+        conv_err(e, "%s:%d: use_for_time_limit: expected true, false, lower or upper", SUBMISSIONS_YAML,
+                 ydoc_line(v));
+}
+
+/* One entry's map. Test group keys (sample:, secret/group1:) narrow a rule
+ * to some tests, which the table's per-submission check cannot honour:
+ * refused naming the key rather than applied to every test. */
+static void read_entry(struct ydoc *d, yaml_node_t *map, struct yaml_rule *r, struct conv_errs *e)
+{
+    if (map->type != YAML_MAPPING_NODE) {
+        conv_err(e, "%s:%zu: %.100s: expected a map (permitted, required, ...)", SUBMISSIONS_YAML, r->line, r->glob);
+        return;
+    }
+    ydoc_mapping(d, map, r->glob);
+    YDOC_FOR_PAIRS(d, map, k, kn, v) {
+        (void)kn;
+        if (!v)
+            return;
+        if (!strcmp(k, "permitted"))
+            r->has_permitted = verdict_list(d, v, k, &r->rule.permitted, e) == 0;
+        else if (!strcmp(k, "required"))
+            r->has_required = verdict_list(d, v, k, &r->rule.required, e) == 0;
+        else if (!strcmp(k, "score"))
+            read_score(d, v, r);
+        else if (!strcmp(k, "use_for_time_limit"))
+            read_time_use(v, r, e);
+        else if (!strcmp(k, "language") && v->type == YAML_SCALAR_NODE)
+            snprintf(r->language, sizeof r->language, "%s", (const char *)v->data.scalar.value);
+        else if (!strcmp(k, "message") && v->type == YAML_SCALAR_NODE)
+            snprintf(r->message, sizeof r->message, "%s", (const char *)v->data.scalar.value);
+        else if (!strcmp(k, "authors") || !strcmp(k, "model_solution") || !strcmp(k, "entrypoint"))
+            continue;   /* credits, and Java/Kotlin's main class: the runner's language file names it */
+        else if (!strncmp(k, "sample", 6) || !strncmp(k, "secret", 6) || strchr(k, '/') || strchr(k, '*'))
+            conv_err(e, "%s:%d: %.100s: expectations for some test groups only are not supported: verify checks "
+                        "each submission over all its tests", SUBMISSIONS_YAML, ydoc_line(kn), k);
+        else
+            conv_err(e, "%s:%d: %.100s: unknown key (permitted, required, score, message, language, "
+                        "use_for_time_limit, authors, model_solution, entrypoint)", SUBMISSIONS_YAML,
+                     ydoc_line(kn), k);
+    }
+}
+
+static void read_submissions_yaml(const char *dir, struct yaml_rules *out, struct conv_errs *e)
+{
+    char path[4400];
+    snprintf(path, sizeof path, "%s/%s", dir, SUBMISSIONS_YAML);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return;
+    static const struct ydoc_how how = {.syntax_key = "(yaml)", .empty_ok = true};
+    struct common_errors found = {0};
+    struct ydoc d;
+    yaml_node_t *root = ydoc_read(&d, f, SUBMISSIONS_YAML, &how, &found) ? NULL : ydoc_root(&d);
+    if (root && root->type == YAML_MAPPING_NODE) {
+        ydoc_mapping(&d, root, "(top level)");
+        YDOC_FOR_PAIRS(&d, root, k, kn, v) {
+            if (!v || out->n >= MAX_PROGRAMS)
+                break;
+            struct yaml_rule *grown = realloc(out->items, (out->n + 1) * sizeof *grown);
+            if (!grown)
+                break;
+            out->items = grown;
+            struct yaml_rule *r = &out->items[out->n++];
+            *r = (struct yaml_rule){.glob = strdup(k), .line = (size_t)ydoc_line(kn),
+                                    .rule = {V_ALL, V_ALL}};
+            read_entry(&d, v, r, e);
+        }
+    } else if (root) {
+        conv_err(e, "%s:1: (top level): expected a map of submission globs", SUBMISSIONS_YAML);
+    }
+    ydoc_free(&d);
+    fclose(f);
+    for (size_t i = 0; i < found.count; i++)
+        conv_line(e, found.items[i]);
+    common_errors_free(&found);
+}
+
+/* fnmatch with the spec's brace expansion ("{a,b}.py"; '*' stays within a
+ * name). Nested braces expand left to right. */
+static bool glob_match(const char *glob, const char *path)
+{
+    const char *open = strchr(glob, '{');
+    const char *close = open ? strchr(open, '}') : NULL;
+    if (!close)
+        return fnmatch(glob, path, FNM_PATHNAME) == 0;
+    char one[1024];
+    for (const char *alt = open + 1; alt <= close;) {
+        size_t l = strcspn(alt, ",}");
+        snprintf(one, sizeof one, "%.*s%.*s%s", (int)(open - glob), glob, (int)l, alt, close + 1);
+        if (glob_match(one, path))
+            return true;
+        alt += l + 1;
+    }
+    return false;
+}
+
+/* Whether key applies to the program at rel (below submissions/): the
+ * program itself or a folder above it matches. */
+static bool rule_applies(const char *glob, const char *rel)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s", rel);
+    for (char *slash;;) {
+        if (glob_match(glob, path))
+            return true;
+        if (!(slash = strrchr(path, '/')))
+            return false;
+        *slash = 0;
+    }
+}
+
+/* ------------------------------------------------------------ programs */
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The visible entries of a directory, sorted (caller frees). */
+static char **sorted_entries(const char *path, size_t *n)
+{
+    DIR *d = opendir(path);
+    char **names = NULL;
+    *n = 0;
+    if (!d)
+        return NULL;
+    for (struct dirent *de; (de = readdir(d)) && *n < MAX_PROGRAMS;) {
+        if (de->d_name[0] == '.')
+            continue;
+        char **grown = realloc(names, (*n + 1) * sizeof *names);
+        if (!grown)
+            break;
+        names = grown;
+        names[(*n)++] = strdup(de->d_name);
+    }
+    closedir(d);
+    if (names)
+        qsort(names, *n, sizeof *names, cmp_str);
+    return names;
+}
+
+static void free_entries(char **names, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
+}
+
+/* Which bound of the time limit a program gives (the spec's "Timelimit
+ * inference"): not permitted TLE, a lower bound; required exactly TLE,
+ * an upper one; else none (brute_force, rejected). */
+static int time_use_of(const struct store_expected *x)
+{
+    if (x->final)
+        return !(x->final & STORE_V_TLE) ? STORE_TIME_LOWER : x->final == STORE_V_TLE ? STORE_TIME_UPPER
+                                                                                      : STORE_TIME_NONE;
+    unsigned permitted = V_ALL;
+    bool upper = false;
+    for (size_t i = 0; i < x->nrules; i++) {
+        permitted &= x->rules[i].permitted;
+        upper = upper || x->rules[i].required == STORE_V_TLE;
+    }
+    return !(permitted & STORE_V_TLE) ? STORE_TIME_LOWER : upper ? STORE_TIME_UPPER : STORE_TIME_NONE;
+}
+
+static void add_rule(struct store_expected *x, struct store_expect_rule r)
+{
+    if (x->nrules < sizeof x->rules / sizeof *x->rules)
+        x->rules[x->nrules++] = r;
+}
+
+/* The expectation of submissions/<rel>; false (reported) when it has none. */
+static bool expect_program(const char *dir, const char *folder, const char *rel, const struct yaml_rules *y,
+                           struct store_expected *x, struct conv_errs *e)
+{
+    const struct folder_rule *def = folder_default(folder);
+    char sub[1100];
+    snprintf(sub, sizeof sub, "submissions/%s", rel);
+    snprintf(x->path, sizeof x->path, "%s", sub);
+    x->time_use = -1;
+    struct store_expect_rule base = def ? (struct store_expect_rule){def->permitted, def->required}
+                                        : (struct store_expect_rule){0, 0};
+    bool has_base = def != NULL;
+    for (size_t i = 0; i < y->n; i++) {
+        const struct yaml_rule *r = &y->items[i];
+        if (!rule_applies(r->glob, rel))
+            continue;
+        if (def && !strcmp(r->glob, folder)) {   /* the folder's default, replaced key by key */
+            base.permitted = r->has_permitted ? r->rule.permitted : base.permitted;
+            base.required = r->has_required ? r->rule.required : base.required;
+        } else {
+            add_rule(x, r->rule);
+        }
+        if (r->has_score) {
+            x->has_score = true;
+            x->score_lo = r->score_lo;
+            x->score_hi = r->score_hi;
+        }
+        if (r->has_time_use)
+            x->time_use = r->time_use;
+        if (r->language[0])
+            snprintf(x->language, sizeof x->language, "%s", r->language);
+        if (r->message[0])
+            snprintf(x->message, sizeof x->message, "%s", r->message);
+    }
+    if (has_base)
+        add_rule(x, base);
+    struct stat st;
+    char full[4400];
+    snprintf(full, sizeof full, "%s/%s", dir, sub);
+    x->program_dir = stat(full, &st) == 0 && S_ISDIR(st.st_mode);
+    int dj = x->program_dir ? 0 : domjudge_expected(dir, sub, &x->final, e);
+    if (dj < 0)
+        return false;
+    if (dj > 0)
+        x->nrules = 0;   /* DOMjudge's own check: the final verdict */
+    if (!x->final && !x->nrules) {
+        conv_err(e, "submissions/%s:0: (folder): '%.100s' is not a verdict folder (accepted, rejected, wrong_answer, "
+                    "time_limit_exceeded, run_time_error, brute_force) and no rule of %s or @EXPECTED_RESULTS@ "
+                    "says what %s must earn", folder, folder, SUBMISSIONS_YAML, rel);
+        return false;
+    }
+    if (x->time_use < 0)
+        x->time_use = time_use_of(x);
+    store_expected_text(x, x->expected, sizeof x->expected);
+    return true;
+}
+
+int store_expected_results(const char *dir, struct store_expected **out, size_t *count, char **errors)
+{
+    struct conv_errs e = {0};
+    struct yaml_rules y = {0};
+    char path[4400];
+    *out = NULL;
+    *count = 0;
+    read_submissions_yaml(dir, &y, &e);
+    snprintf(path, sizeof path, "%s/submissions", dir);
+    size_t nf;
+    char **folders_found = sorted_entries(path, &nf);
+    for (size_t i = 0; i < nf; i++) {
+        char fpath[8800];
+        struct stat st;
+        snprintf(fpath, sizeof fpath, "%s/%s", path, folders_found[i]);
+        if (stat(fpath, &st) || !S_ISDIR(st.st_mode))
+            continue;   /* submissions.yaml, a README */
+        size_t np;
+        char **programs = sorted_entries(fpath, &np);
+        for (size_t j = 0; j < np && *count < MAX_PROGRAMS; j++) {
+            char rel[1024];
+            snprintf(rel, sizeof rel, "%.400s/%.400s", folders_found[i], programs[j]);
+            struct store_expected x = {0};
+            if (!expect_program(dir, folders_found[i], rel, &y, &x, &e))
+                continue;
+            struct store_expected *grown = realloc(*out, (*count + 1) * sizeof *grown);
+            if (!grown)
+                break;
+            *out = grown;
+            (*out)[(*count)++] = x;
+        }
+        free_entries(programs, np);
+    }
+    free_entries(folders_found, nf);
+    for (size_t i = 0; i < y.n; i++)
+        free(y.items[i].glob);
+    free(y.items);
+    *errors = e.buf;
+    return e.n;
+}
+
+void store_expected_text(const struct store_expected *x, char *out, size_t len)
+{
+    char a[128], b[128];
+    if (x->final) {
+        bits_text(x->final, true, a, sizeof a);
+        snprintf(out, len, "%s", a);
+        return;
+    }
+    /* one rule shown as the folder names it: permitted, then required when narrower */
+    const struct store_expect_rule *r = &x->rules[x->nrules - 1];
+    bits_text(r->permitted, false, a, sizeof a);
+    bits_text(r->required, false, b, sizeof b);
+    if ((r->required & r->permitted) == r->permitted)
+        snprintf(out, len, "%s%s", a, x->nrules > 1 ? " +" : "");
+    else
+        snprintf(out, len, "%s (one %s)%s", a, b, x->nrules > 1 ? " +" : "");
+}
+
+bool store_expected_met(const struct store_expected *x, const struct store_verify_seen *s, char *why, size_t len)
+{
+    char a[128];
+    why[0] = 0;
+    if (x->final) {
+        if (!(x->final & s->overall)) {
+            bits_text(s->overall, true, a, sizeof a);
+            snprintf(why, len, "final verdict %s", a);
+            return false;
+        }
+    } else {
+        for (size_t i = 0; i < x->nrules; i++) {
+            unsigned bad = s->tests & ~x->rules[i].permitted;
+            if (bad) {
+                bits_text(bad, false, a, sizeof a);
+                snprintf(why, len, "%s not permitted", a);
+                return false;
+            }
+            if (!(s->tests & x->rules[i].required)) {
+                bits_text(x->rules[i].required, false, a, sizeof a);
+                snprintf(why, len, "no test got %s", a);
+                return false;
+            }
+        }
+    }
+    if (x->has_score && (s->score < x->score_lo - 1e-9 || s->score > x->score_hi + 1e-9)) {
+        snprintf(why, len, "score %g, expected %g..%g", s->score, x->score_lo, x->score_hi);
+        return false;
+    }
+    if (x->message[0] && !(s->messages && strstr(s->messages, x->message))) {
+        snprintf(why, len, "no judge message holds '%.60s'", x->message);
+        return false;
+    }
+    return true;
+}
+
+void store_expected_free(struct store_expected *x, size_t n)
+{
+    (void)n;
+    free(x);
+}
+
+/* ------------------------------------------------------------ time rule */
+
+static bool positive(const char *s, double *out)
+{
+    char *end;
+    if (!s)
+        return false;
+    double v = strtod(s, &end);
+    if (end == s || *end || !(v > 0) || !isfinite(v))
+        return false;
+    *out = v;
+    return true;
+}
+
+/* limits: of the ICPC problem.yaml (time_limit, time_multiplier,
+ * time_safety_margin; 2023-07+: time_multipliers, time_resolution). */
+static void read_limits(struct ydoc *d, yaml_node_t *limits, struct store_time_rule *r, const char *file,
+                        struct conv_errs *e)
+{
+    YDOC_FOR_PAIRS(d, limits, k, kn, v) {
+        (void)kn;
+        if (!v)
+            return;
+        if (!strcmp(k, "time_multipliers") && v->type == YAML_MAPPING_NODE) {
+            read_limits(d, v, r, file, e);
+            continue;
+        }
+        double *dst = !strcmp(k, "time_limit")            ? &r->time_limit
+                    : !strcmp(k, "time_multiplier")       ? &r->ac_factor_legacy
+                    : !strcmp(k, "time_safety_margin")    ? &r->tle_factor_legacy
+                    : !strcmp(k, "ac_to_time_limit")      ? &r->ac_factor
+                    : !strcmp(k, "time_limit_to_tle")     ? &r->tle_factor
+                    : !strcmp(k, "time_resolution")       ? &r->resolution : NULL;
+        if (dst && !positive(v->type == YAML_SCALAR_NODE ? (const char *)v->data.scalar.value : NULL, dst))
+            conv_err(e, "%s:%d: limits.%s: expected a positive number", file, ydoc_line(v), k);
+    }
+}
+
+static void read_rule_yaml(const char *dir, struct store_time_rule *r, struct conv_errs *e)
+{
+    char path[4400];
+    /* a converted package keeps the original as problem.icpc.yaml */
+    const char *file = "problem.icpc.yaml";
+    snprintf(path, sizeof path, "%s/%s", dir, file);
+    FILE *f = fopen(path, "r");
+    if (!f && !store_converted(dir)) {
+        file = "problem.yaml";
+        snprintf(path, sizeof path, "%s/%s", dir, file);
+        f = fopen(path, "r");
+    }
+    if (!f)
+        return;
+    static const struct ydoc_how how = {.syntax_key = "(yaml)", .empty_ok = true};
+    struct common_errors found = {0};
+    struct ydoc d;
+    yaml_node_t *root = ydoc_read(&d, f, file, &how, &found) ? NULL : ydoc_root(&d);
+    if (root && root->type == YAML_MAPPING_NODE) {
+        YDOC_FOR_PAIRS(&d, root, k, kn, v) {
+            (void)kn;
+            if (!v)
+                break;
+            if (!strcmp(k, "limits") && v->type == YAML_MAPPING_NODE)
+                read_limits(&d, v, r, file, e);
+            else if (!strcmp(k, "problem_format_version") && v->type == YAML_SCALAR_NODE)
+                r->modern = strncmp((const char *)v->data.scalar.value, "legacy", 6) != 0;
+        }
+    }
+    ydoc_free(&d);
+    fclose(f);
+    for (size_t i = 0; i < found.count; i++)
+        conv_line(e, found.items[i]);
+    common_errors_free(&found);
+}
+
+/* DOMjudge's limits: .timelimit and domjudge-problem.ini's timelimit. */
+static double domjudge_limit(const char *dir)
+{
+    char path[4400], line[512];
+    double v = 0;
+    snprintf(path, sizeof path, "%s/.timelimit", dir);
+    FILE *f = fopen(path, "r");
+    if (f && fgets(line, sizeof line, f))
+        v = strtod(line, NULL);
+    if (f)
+        fclose(f);
+    snprintf(path, sizeof path, "%s/domjudge-problem.ini", dir);
+    f = fopen(path, "r");
+    while (f && fgets(line, sizeof line, f)) {
+        char *k = line + strspn(line, " \t");
+        if (!strncmp(k, "timelimit", 9) && strchr(k, '='))
+            v = strtod(strchr(k, '=') + 1 + strspn(strchr(k, '=') + 1, " \t\"'"), NULL);
+    }
+    if (f)
+        fclose(f);
+    return v > 0 ? v : 0;
+}
+
+int store_time_rule(const char *dir, struct store_time_rule *r, char **errors)
+{
+    struct conv_errs e = {0};
+    *r = (struct store_time_rule){0};
+    read_rule_yaml(dir, r, &e);
+    double dj = domjudge_limit(dir);
+    if (dj > 0)
+        r->time_limit = dj;
+    /* the spec's defaults: legacy 5 and 2, 2023-07+ 2.0 and 1.5, resolution 1 s */
+    if (r->modern) {
+        r->ac_factor = r->ac_factor > 0 ? r->ac_factor : 2.0;
+        r->tle_factor = r->tle_factor > 0 ? r->tle_factor : 1.5;
+    } else {
+        r->ac_factor = r->ac_factor_legacy > 0 ? r->ac_factor_legacy : 5.0;
+        r->tle_factor = r->tle_factor_legacy > 0 ? r->tle_factor_legacy : 2.0;
+    }
+    r->resolution = r->resolution > 0 ? r->resolution : 1.0;
+    *errors = e.buf;
+    return e.n;
+}
+
+void store_time_derive(const struct store_time_rule *r, double slowest, double *limit, double *tle_limit)
+{
+    double exact = slowest * r->ac_factor;
+    if (r->modern) {
+        /* the smallest multiple of time_resolution with T_ac x ac_to_time_limit <= limit */
+        double k = ceil(exact / r->resolution - 1e-9);
+        *limit = (k < 1 ? 1 : k) * r->resolution;
+        *tle_limit = *limit * r->tle_factor;
+    } else {
+        /* problemtools: rounded to whole seconds, at least 1; the margin at least 1 s more */
+        *limit = fmax(1, floor(0.5 + exact));
+        *tle_limit = fmax(*limit + 1, floor(0.5 + exact * r->tle_factor));
+    }
+}
+
+int store_set_time_limit(const char *dir, double seconds, char *err, size_t errlen)
+{
+    char path[4400], tmp[4500];
+    snprintf(path, sizeof path, "%s/problem.yaml", dir);
+    snprintf(tmp, sizeof tmp, "%s/.problem.yaml.limit", dir);
+    size_t len;
+    char *text = common_read_file(path, 1u << 22, &len, NULL);
+    FILE *out = text ? fopen(tmp, "w") : NULL;
+    if (!out) {
+        snprintf(err, errlen, "problem.yaml: %s", strerror(errno));
+        free(text);
+        return -1;
+    }
+    /* the converters write one top-level "time_limit: N.NNNs" line */
+    bool done = false;
+    for (char *line = text, *next; line && *line; line = next) {
+        next = strchr(line, '\n');
+        size_t l = next ? (size_t)(++next - line) : strlen(line);
+        if (!done && !strncmp(line, "time_limit:", 11)) {
+            fprintf(out, "time_limit: %.3fs\n", seconds);
+            done = true;
+        } else {
+            fwrite(line, 1, l, out);
+        }
+    }
+    free(text);
+    if (fclose(out) || !done || rename(tmp, path)) {
+        snprintf(err, errlen, "problem.yaml: %s", done ? strerror(errno) : "no time_limit line to set");
+        unlink(tmp);
+        return -1;
+    }
+    return 0;
+}
+
+/* ------------------------------------------- what one judging gave, read */
+
+void store_verify_read_report(const char *report, struct store_verify_outcome *o)
+{
+    json_t *j = json_loads(report, 0, NULL), *t;
+    size_t i, at = 0;
+    const char *verdict = json_string_value(json_object_get(j, "verdict"));
+    snprintf(o->verdict, sizeof o->verdict, "%s", verdict ? verdict : "?");
+    o->seen.overall = store_verdict_bit(o->verdict);
+    o->seen.score = json_number_value(json_object_get(j, "score"));
+    json_array_foreach(json_object_get(j, "tests"), i, t) {
+        const char *v = json_string_value(json_object_get(t, "verdict"));
+        unsigned bit = store_verdict_bit(v);
+        if (!bit)
+            continue;   /* skipped after the first failure */
+        if (!(o->seen.tests & bit) && at < sizeof o->tests)
+            at += (size_t)snprintf(o->tests + at, sizeof o->tests - at, "%s%s", at ? "," : "", v);
+        o->seen.tests |= bit;
+        double cpu = json_number_value(json_object_get(t, "cpu_time"));
+        o->max_time = cpu > o->max_time ? cpu : o->max_time;
+        const char *m = json_string_value(json_object_get(t, "checker_message"));
+        char *all = NULL;
+        if (m && *m && asprintf(&all, "%s%s\n", o->messages ? o->messages : "", m) >= 0) {
+            free(o->messages);
+            o->messages = all;
+        }
+    }
+    if (o->seen.overall == STORE_V_CE || o->seen.overall == STORE_V_IE)
+        o->seen.tests = o->seen.overall;   /* no test ran: the verdict is all there is */
+    if (!o->tests[0])
+        snprintf(o->tests, sizeof o->tests, "%s", o->verdict);
+    const char *msg = json_string_value(json_object_get(j, "message"));
+    if (msg && *msg)
+        snprintf(o->note, sizeof o->note, "%.500s", msg);
+    json_decref(j);
+    o->seen.messages = o->messages;
+    o->judged = true;
+}
+
+struct json_t *store_verify_row(const struct store_expected *x, const char *lang, const struct store_verify_outcome *o)
+{
+    char why[256] = "";
+    bool ok = o->judged && store_expected_met(x, &o->seen, why, sizeof why);
+    return json_pack("{s:s, s:s?, s:s, s:s?, s:s?, s:f, s:f, s:b, s:b, s:s?}", "path", x->path, "language", lang,
+                     "expected", x->expected, "verdict", o->judged ? o->verdict : NULL, "tests",
+                     o->judged ? o->tests : NULL, "max_time", o->max_time, "score", o->seen.score, "judged",
+                     o->judged, "ok", ok, "why", why[0] ? why : o->note[0] ? o->note : NULL);
+}
+
+/* ------------------------------- records of a verify over HTTP (judge-api) */
+
+struct json_t *store_expected_json(const struct store_expected *x)
+{
+    json_t *rules = json_array();
+    for (size_t i = 0; i < x->nrules; i++)
+        json_array_append_new(rules, json_pack("[i, i]", (int)x->rules[i].permitted, (int)x->rules[i].required));
+    return json_pack("{s:s, s:o, s:i, s:b, s:f, s:f, s:s, s:s}", "path", x->path, "rules", rules, "final",
+                     (int)x->final, "has_score", x->has_score, "score_lo", x->score_lo, "score_hi", x->score_hi,
+                     "message", x->message, "expected", x->expected);
+}
+
+int store_expected_from_json(struct json_t *o, struct store_expected *x)
+{
+    json_t *rules = json_object_get(o, "rules"), *r;
+    size_t i;
+    const char *path = json_string_value(json_object_get(o, "path"));
+    const char *exp = json_string_value(json_object_get(o, "expected"));
+    const char *msg = json_string_value(json_object_get(o, "message"));
+    if (!path || !exp || !msg || !json_is_array(rules))
+        return -1;
+    *x = (struct store_expected){0};
+    snprintf(x->path, sizeof x->path, "%s", path);
+    snprintf(x->expected, sizeof x->expected, "%s", exp);
+    snprintf(x->message, sizeof x->message, "%s", msg);
+    json_array_foreach(rules, i, r)
+        add_rule(x, (struct store_expect_rule){(unsigned)json_integer_value(json_array_get(r, 0)),
+                                               (unsigned)json_integer_value(json_array_get(r, 1))});
+    x->final = (unsigned)json_integer_value(json_object_get(o, "final"));
+    x->has_score = json_is_true(json_object_get(o, "has_score"));
+    x->score_lo = json_number_value(json_object_get(o, "score_lo"));
+    x->score_hi = json_number_value(json_object_get(o, "score_hi"));
+    return 0;
+}
+
+int store_verify_save(struct queue_conn *k, const char *id, const char *record, char *err, size_t errlen)
+{
+    redisReply *r = queue_cmd(k, "SET " KEY_VERIFY "%s %s EX %d", id, record, STORE_UPLOAD_TTL);
+    int rc = !r ? STORE_IO : r->type == REDIS_REPLY_ERROR ? STORE_ERR : STORE_OK;
+    if (rc)
+        snprintf(err, errlen, "%s", r ? r->str : k->err);
+    if (r)
+        freeReplyObject(r);
+    return rc;
+}
+
+int store_verify_load(struct queue_conn *k, const char *id, char **record, bool *found, char *err, size_t errlen)
+{
+    redisReply *r = queue_cmd(k, "GET " KEY_VERIFY "%s", id);
+    *record = NULL;
+    *found = false;
+    if (!r || r->type == REDIS_REPLY_ERROR) {
+        snprintf(err, errlen, "%s", r ? r->str : k->err);
+        if (r)
+            freeReplyObject(r);
+        return r ? STORE_ERR : STORE_IO;
+    }
+    if (r->type == REDIS_REPLY_STRING) {
+        *record = strdup(r->str);
+        *found = true;
+    }
+    freeReplyObject(r);
+    return STORE_OK;
+}
