@@ -29,4 +29,8 @@ int store_path_depth(const char *rel);
 bool icpc_detect(const char *dir);
 int icpc_convert(const char *dir, const char *name, char **errors);
 
+/* Codeforces Polygon packages, by problem.xml (polygon.c). */
+bool polygon_detect(const char *dir);
+int polygon_convert(const char *dir, const char *name, char **errors);
+
 #endif
