@@ -135,9 +135,12 @@ static int write_solution(const char *dir, xmlNode *sol, FILE *out, bool copy, s
         conv_err(e, "problem.xml:%d: solution/source@path: missing", line);
         return 0;
     }
-    if (!plain_name(path)) {
-        conv_err(e, "problem.xml:%d: solution/source@path: '%s' is not a plain relative file name", line,
-                 pg_quote(path, q, sizeof q));
+    char full[4400];
+    struct stat st;
+    snprintf(full, sizeof full, "%s/%s", dir, path);
+    if (!plain_name(path) || stat(full, &st) || !S_ISREG(st.st_mode)) {
+        conv_err(e, "problem.xml:%d: solution/source@path: '%s' is not a %s", line, pg_quote(path, q, sizeof q),
+                 plain_name(path) ? "file of the package" : "plain relative file name");
         return 0;
     }
     const char *lang = pg_attr(src, "type", type, sizeof type) ? language_of(type) : NULL;
