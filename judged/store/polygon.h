@@ -31,7 +31,8 @@ bool pg_relative_path(const char *rel);
 /* assets/solutions -> submissions/submissions.yaml (the ICPC 2025-09
  * draft's schema) with each solution copied under submissions/ at its
  * package path; errors name problem.xml's line and the element/attribute.
- * Returns the number of solutions written. */
+ * Nothing is written when e holds an error (before or from here). Returns
+ * the number of solutions written. */
 int pg_write_solutions(const char *dir, xmlNode *assets, struct conv_errs *e);
 
 #endif

@@ -202,20 +202,21 @@ int pg_write_solutions(const char *dir, xmlNode *assets, struct conv_errs *e)
         return 0;
     fprintf(out, "# expected results of the Polygon package's solutions (problem.xml assets/solutions),\n"
                  "# written on push in the ICPC 2025-09 draft's schema; the files are copies\n");
-    /* every solution read first: nothing is copied for a package refused */
-    int n = 0, errors = e->n;
-    for (int pass = 0; pass < 2 && e->n == errors; pass++)
+    /* every solution read first: nothing is copied for a package refused,
+     * for its solutions or anything else */
+    int n = 0;
+    for (int pass = 0; pass < 2 && (pass == 0 || e->n == 0); pass++)
         for (xmlNode *s = sols->children; s; s = s->next)
             if (s->type == XML_ELEMENT_NODE && !strcmp((const char *)s->name, "solution"))
                 n += write_solution(dir, s, pass ? out : NULL, pass == 1, e) && pass;
     fclose(out);
     snprintf(path, sizeof path, "%s/submissions/submissions.yaml", dir);
-    FILE *f = n && e->n == errors ? fopen(path, "w") : NULL;
+    FILE *f = n && e->n == 0 ? fopen(path, "w") : NULL;
     if (f) {
         fputs(body, f);
         if (fclose(f))
             conv_err(e, "submissions/submissions.yaml:0: (package): cannot write: %s", strerror(errno));
-    } else if (n && e->n == errors) {
+    } else if (n && e->n == 0) {
         conv_err(e, "submissions/submissions.yaml:0: (package): cannot write: %s", strerror(errno));
     }
     free(body);

@@ -271,6 +271,7 @@ Test(polygon_unit, what_the_runner_cannot_judge_as_meant)
     edit("<dependency group=\"0\"/>", "<dependency group=\"2\"/>");
     e = refused(1);
     cr_assert(strstr(e, "problem.xml:28: dependency@group: '2' is not an earlier group"), "%s", e);
+    cr_assert(!exists("submissions"), "an error found while writing problem.yaml: no solutions copied either");
 }
 
 /* entities in an untrusted file: neither expanded nor fetched */
