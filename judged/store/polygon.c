@@ -21,6 +21,7 @@
 #include <errno.h>
 #include <libxml/parser.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -175,8 +176,25 @@ static bool element_text(xmlNode *n, char *buf, size_t len)
  * a document with a DOCTYPE is refused outright (entities declared in an
  * untrusted file are what XML bombs and external-entity reads are made of,
  * and Polygon writes none). */
+/* libxml2 reports some input errors (an encoding it cannot convert) on
+ * stderr besides the parser context; they are in the context's error too */
+static void no_generic_errors(void *ctx, const char *msg, ...)
+{
+    (void)ctx, (void)msg;
+}
+
+static void init_libxml(void)
+{
+    xmlInitParser();
+}
+
 static xmlDoc *read_xml(const char *dir, struct conv_errs *e)
 {
+    /* judge-api converts uploads on its connection threads: libxml2's
+     * globals are set up once, before any of them parses */
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, init_libxml);
+    xmlSetGenericErrorFunc(NULL, no_generic_errors);   /* this thread's */
     char path[4400];
     snprintf(path, sizeof path, "%s/problem.xml", dir);
     FILE *f = fopen(path, "rb");
