@@ -5,7 +5,8 @@
  * tag promises in the converted submissions.yaml (what `problem verify`
  * will check); pushed unchanged with `judgectl problem push` into a
  * private redis-server; a bad package refused with nothing stored.
- * Sandbox slots 500..509 (judge 500..505, push validation 506..507). */
+ * Sandbox slots 500..509 (judge 500..505, judged 500..501, push validation
+ * 506..507; the tests run one at a time). */
 #include <jansson.h>
 #pragma GCC diagnostic ignored "-Wunused-function" /* harness.h has more than this suite uses */
 #include <math.h>
@@ -214,4 +215,57 @@ Test(polygon, packages_are_pushed_unchanged_and_bad_ones_not_stored)
     cr_assert(strstr(out, "problem.xml:72: solution/source@type: 'kotlin.1.9' (solutions/sum.py) is not a language"),
               "%s", out);
     cr_assert_neq(t_ctl(out, sizeof out, cfg, "problem", "show", "bad", "--json", NULL), 0, "nothing stored: %s", out);
+}
+
+static double score_of(const char *id)
+{
+    char *s = t_hget(id, "score");
+    double v = s ? strtod(s, NULL) : -1;
+    free(s);
+    return v;
+}
+
+/* judged judges the stored (converted) version like any problem; a new
+ * push (group 2 no longer depending on group 1) and a rejudge give one.cpp,
+ * wrong only on group 1, group 2's 60 points. */
+Test(polygon, judged_judges_the_stored_version_and_rejudges_after_a_new_push)
+{
+    char cfg[400], out[16384], p[700], id[160], v1[80] = "", v2[80] = "";
+    t_config("A", SLOT_JUDGE0, NULL, "  native: {languages: [c, cpp], slots: 1}\n", cfg, sizeof cfg);
+    snprintf(p, sizeof p, "%s/sumgroups", POLYGON_DIR);
+    cr_assert_eq(t_ctl(out, sizeof out, cfg, "problem", "push", p, "--name", "sumgroups", "--json", "--slot",
+                       SLOT_PUSH, NULL), 0, "%s", out);
+    const char *v = strstr(out, "\"version\":\"");
+    cr_assert(v, "%s", out);
+    snprintf(v1, sizeof v1, "%.64s", v + 11);
+    t_judged(cfg, "A");
+    cr_assert(t_judged_started("A", 10000));
+    snprintf(p, sizeof p, "%s/sumgroups/solutions/one.cpp", POLYGON_DIR);
+    cr_assert_eq(t_submit(cfg, "sumgroups", "cpp", p, NULL, NULL, id, sizeof id), 0, "%s", id);
+    cr_assert(t_wait_state(id, "done", 120000), "%s judged", id);
+    char *verdict = t_hget(id, "verdict"), *version = t_hget(id, "version");
+    cr_assert(verdict && !strcmp(verdict, "WA") && score_of(id) == 0, "%s %g", verdict, score_of(id));
+    cr_assert(version && !strcmp(version, v1), "%s", version);
+    free(verdict);
+    free(version);
+
+    char cmd[1400];
+    snprintf(cmd, sizeof cmd, "cp -r '%s/sumgroups' '%s/v2' && sed -i 's|<dependency group=\"1\"/>||' "
+             "'%s/v2/problem.xml'", POLYGON_DIR, T_dir, T_dir);
+    cr_assert_eq(system(cmd), 0);
+    snprintf(p, sizeof p, "%s/v2", T_dir);
+    cr_assert_eq(t_ctl(out, sizeof out, cfg, "problem", "push", p, "--name", "sumgroups", "--json", "--slot",
+                       SLOT_PUSH, NULL), 0, "%s", out);
+    v = strstr(out, "\"version\":\"");
+    cr_assert(v, "%s", out);
+    snprintf(v2, sizeof v2, "%.64s", v + 11);
+    cr_assert_str_neq(v1, v2);
+    cr_assert_eq(t_ctl(out, sizeof out, cfg, "rejudge", "--problem", "sumgroups", "--json", NULL), 0, "%s", out);
+    long long end = t_now_ms() + 120000;
+    while (score_of(id) != 60 && t_now_ms() < end)
+        t_sleep_ms(100);
+    version = t_hget(id, "version");
+    cr_assert_eq(score_of(id), 60, "rejudged with v2: %g", score_of(id));
+    cr_assert(version && !strcmp(version, v2), "%s", version);
+    free(version);
 }
