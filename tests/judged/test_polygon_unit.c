@@ -287,3 +287,51 @@ Test(polygon_unit, a_doctype_is_refused)
     e = refused(1);
     cr_assert(strstr(e, "problem.xml:1: (xml): "), "%s", e);
 }
+
+/* Polygon's source types and tags as the tables of runner/README.md say. */
+Test(polygon_unit, source_types_and_tags)
+{
+    static const char *const types[][3] = {
+        {"java11", "java", "memory-limit-exceeded"},
+        {"java21", "java", "time-limit-exceeded-or-accepted"},
+        {"pas.fpc", "pascal", "time-limit-exceeded-or-memory-limit-exceeded"},
+        {"cpp.ms2017", "cpp", "presentation-error"},
+        {"js.v8", "javascript", "accepted"},
+        {"rust", "rust", "accepted"},
+        {"go", "go", "failed"},
+    };
+    copy_package("sumgroups");
+    char sols[4096] = "", p[700];
+    for (size_t i = 0; i < sizeof types / sizeof *types; i++) {
+        size_t len = strlen(sols);
+        snprintf(sols + len, sizeof sols - len, "<solution tag=\"%s\"><source path=\"solutions/s%zu\" type=\"%s\"/>"
+                 "</solution>\n", types[i][2], i, types[i][0]);
+        snprintf(p, sizeof p, "solutions/s%zu", i);
+        write_text(p, "source\n");
+    }
+    char repl[4200];
+    snprintf(repl, sizeof repl, "<solutions>\n%s", sols);
+    edit("<solutions>", repl);
+    char *notes = converted();
+    cr_assert(strstr(notes, "solution@tag: warning: solutions/s6 is tagged 'failed'"), "%s", notes);
+    const char *y = text("submissions/submissions.yaml");
+    for (size_t i = 0; i < sizeof types / sizeof *types - 1; i++) {
+        char want[300];
+        snprintf(want, sizeof want, "solutions/s%zu:   # Polygon tag %s, type %s\n  language: %s\n", i, types[i][2],
+                 types[i][0], types[i][1]);
+        cr_assert(strstr(y, want), "%s in\n%s", want, y);
+    }
+    cr_assert(strstr(y, "solutions/s0:   # Polygon tag memory-limit-exceeded, type java11\n  language: java\n"
+                        "  permitted: [AC, RTE]\n  required: [RTE]\n"), "%s", y);
+    cr_assert(strstr(y, "type pas.fpc\n  language: pascal\n  permitted: [AC, TLE, RTE]\n  required: [TLE, RTE]\n"),
+              "%s", y);
+    cr_assert(strstr(y, "type java21\n  language: java\n  permitted: [AC, TLE]\n") &&
+              !strstr(y, "type java21\n  language: java\n  permitted: [AC, TLE]\n  required"), "%s", y);
+    cr_assert(!strstr(y, "solutions/s6"), "'failed' is not an expected result: %s", y);
+
+    /* "java" alone names no version; a type like "javascript" is not java */
+    store_remove_tree(pkg);
+    copy_package("sumgroups");
+    edit("type=\"python.3\"", "type=\"javascript\"");
+    cr_assert(strstr(refused(1), "'javascript' (solutions/sum.py) is not a language"));
+}
