@@ -37,6 +37,10 @@
 #define PG_XML_MAX (4u << 20)
 /* the runner's default `tests` limit */
 #define PG_MAX_TESTS 10000
+/* the runner's bound on subtasks: groups and each-test groups' tests past
+ * it are refused here, which also bounds the work and the output of the
+ * conversion (a dependency list per subtask) */
+#define PG_MAX_SUBTASKS 1000
 /* errors listed per kind of missing file before "... and N more" */
 #define PG_MISSING_LISTED 5
 
@@ -65,6 +69,7 @@ struct pg_testset {
     struct pg_group *groups;
     int ngroups;
     bool points;        /* some test or group is worth points */
+    int too_many_groups;
 };
 
 /* ---- reading problem.xml ---- */
@@ -339,11 +344,19 @@ static struct pg_group *group_named(struct pg_testset *ts, const char *name)
     return NULL;
 }
 
-static struct pg_group *add_group(struct pg_testset *ts, const char *name)
+static struct pg_group *add_group(struct pg_testset *ts, const char *name, int line, struct conv_errs *e)
 {
-    struct pg_group *g = realloc(ts->groups, (size_t)(ts->ngroups + 1) * sizeof *g);
-    if (!g)
+    if (ts->ngroups == PG_MAX_SUBTASKS) {
+        if (!ts->too_many_groups++)
+            conv_err(e, "problem.xml:%d: test@group: more than %d groups (the runner judges at most %d subtasks)",
+                     line, PG_MAX_SUBTASKS, PG_MAX_SUBTASKS);
         return NULL;
+    }
+    struct pg_group *g = realloc(ts->groups, (size_t)(ts->ngroups + 1) * sizeof *g);
+    if (!g) {
+        conv_err(e, "problem.xml:%d: test@group: out of memory", line);
+        return NULL;
+    }
     ts->groups = g;
     g = &ts->groups[ts->ngroups++];
     memset(g, 0, sizeof *g);
@@ -409,7 +422,7 @@ static void read_tests(xmlNode *set, struct pg_testset *ts, struct conv_errs *e)
             conv_err(e, "problem.xml:%d: test@points: expected a number of points", pt->line);
         ts->points = ts->points || pt->points > 0;
         if (pt->group[0] && !group_named(ts, pt->group))
-            add_group(ts, pt->group);
+            add_group(ts, pt->group, pt->line, e);
     }
     if (i != ts->count)
         conv_err(e, "problem.xml:%d: testset/test-count: %d, but testset/tests lists %s%d <test> elements",
@@ -631,11 +644,18 @@ static void write_subtasks(struct pg_testset *ts, FILE *out, struct conv_errs *e
         fprintf(out, "stop_on_failure: all\n");
         return;
     }
-    for (int i = 0; i < ts->count; i++)   /* group names must not look like a test's own subtask */
-        if (strchr(ts->tests[i].group, '"') || strchr(ts->tests[i].group, '\\')) {
-            conv_err(e, "problem.xml:%d: test@group: a group name may not hold '\"' or '\\'", ts->tests[i].line);
-            return;
-        }
+    int subtasks = 0;
+    for (int i = 0; i < ts->count; i++) {
+        const struct pg_group *g = ts->tests[i].group[0] ? group_named(ts, ts->tests[i].group) : NULL;
+        subtasks += !g || g->each_test;
+    }
+    for (int g = 0; g < ts->ngroups; g++)
+        subtasks += !ts->groups[g].each_test;
+    if (subtasks > PG_MAX_SUBTASKS) {
+        conv_err(e, "problem.xml:%d: testset/groups: %d subtasks (a group each, a test each of each-test groups "
+                    "and of no group); the runner judges at most %d", pg_line(ts->node), subtasks, PG_MAX_SUBTASKS);
+        return;
+    }
     fprintf(out, "subtasks:\n");
     for (int g = 0; g < ts->ngroups; g++)
         write_group(ts, &ts->groups[g], out, e);

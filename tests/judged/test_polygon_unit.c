@@ -335,3 +335,35 @@ Test(polygon_unit, source_types_and_tags)
     edit("type=\"python.3\"", "type=\"javascript\"");
     cr_assert(strstr(refused(1), "'javascript' (solutions/sum.py) is not a language"));
 }
+
+/* The runner judges at most 1000 subtasks: an each-test group of 1001
+ * tests is refused at push, naming the testset, not converted into a
+ * problem.yaml the runner would refuse. */
+Test(polygon_unit, more_subtasks_than_the_runner_judges)
+{
+    copy_package("sumgroups");
+    static char tests[1001 * 64];
+    size_t len = 0;
+    for (int i = 1; i <= 1001; i++) {
+        char p[64];
+        snprintf(p, sizeof p, "tests/%04d", i);
+        write_text(p, "1\n1\n");
+        snprintf(p, sizeof p, "tests/%04d.a", i);
+        write_text(p, "1\n");
+        len += (size_t)snprintf(tests + len, sizeof tests - len, "<test group=\"e\" points=\"1\"/>\n");
+    }
+    char *xml = strdup(text("problem.xml"));
+    char *from = strstr(xml, "<test-count>"), *to = strstr(xml, "</groups>");
+    cr_assert(from && to);
+    size_t out_len = strlen(xml) + sizeof tests + 1000;
+    char *out = malloc(out_len);
+    snprintf(out, out_len, "%.*s<test-count>1001</test-count>\n<input-path-pattern>tests/%%04d</input-path-pattern>\n"
+             "<answer-path-pattern>tests/%%04d.a</answer-path-pattern>\n<tests>%s</tests>\n<groups>\n"
+             "<group name=\"e\" points-policy=\"each-test\"/>%s", (int)(from - xml), xml, tests, to);
+    write_text("problem.xml", out);
+    free(out);
+    free(xml);
+    char *e = refused(1);
+    cr_assert(strstr(e, "problem.xml:10: testset/groups: 1001 subtasks (a group each, a test each of each-test groups "
+                        "and of no group); the runner judges at most 1000"), "%s", e);
+}
