@@ -9,7 +9,7 @@
  * directories, links inside the package made copies of what they point to;
  * absolute paths, '..', links leaving it, loops, devices refused naming the
  * entry; unpacked bytes, copies counted, bounded by max_package, entries
- * by STORE_MAX_FILES, counted as they are written). An ICPC/Kattis package is converted as
+ * by STORE_MAX_FILES, counted as they are written). An ICPC/Kattis or Polygon package is converted as
  * `judgectl problem push` does. Then judge-api, which links no runner,
  * cannot validate the package itself (a custom checker must compile in the
  * sandbox): it stages it (store_stage: blobs sent, nothing committed) and
@@ -118,7 +118,7 @@ static enum MHD_Result upload_answer(struct req *r, const struct store_upload *u
 }
 
 /* The body, already in WORK/upload (server.c wrote it as it arrived),
- * unpacked into WORK/pkg (converted if ICPC). 0, or a response was queued
+ * unpacked into WORK/pkg (converted if ICPC or Polygon). 0, or a response was queued
  * into *ret. */
 static int unpack_body(struct req *r, const char *name, const char *work, char *pkg, size_t pkglen, char **notes,
                        enum MHD_Result *ret)

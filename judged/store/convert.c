@@ -20,6 +20,7 @@ static const struct package_format {
     bool (*detect)(const char *dir);
     int (*convert)(const char *dir, const char *name, char **errors);
 } formats[] = {
+    {"polygon", polygon_detect, polygon_convert},
     {"icpc", icpc_detect, icpc_convert},
 };
 

@@ -42,5 +42,8 @@ void icpc_subtasks(const char *dir, bool legacy, FILE *out, struct conv_errs *e)
  * output_validator_flags, 2023-07+ output_validator_args; inherited), into
  * out; -1 after an error naming the group whose differ. */
 int icpc_group_validator_args(const char *dir, bool legacy, char *out, size_t len, struct conv_errs *e);
+/* Codeforces Polygon packages, by problem.xml (polygon.c). */
+bool polygon_detect(const char *dir);
+int polygon_convert(const char *dir, const char *name, char **errors);
 
 #endif

@@ -287,13 +287,15 @@ int store_unpack(const char *archive, const char *dst, uint64_t max_bytes, char 
 int store_copy_tree(const char *from, const char *to, uint64_t max_bytes, char *err, size_t errlen);
 /* Whether the tree at dir holds a symbolic link (then push copies it). */
 bool store_has_links(const char *dir);
-/* The format of the package at dir when it is another judge's ("icpc":
+/* The format of the package at dir when it is another judge's ("polygon":
+ * Codeforces Polygon, by problem.xml and no problem.yaml; "icpc":
  * ICPC/Kattis or DOMjudge, by data/secret/, data/sample/ or
  * domjudge-problem.ini and no tests/), NULL for the runner's own. */
 const char *store_package_format(const char *dir);
 /* Converts the package in dir IN PLACE into the runner's format when it is
  * another judge's (problem.yaml written, the original kept, e.g. as
- * problem.icpc.yaml); nothing is done to a runner package. Returns the
+ * problem.icpc.yaml; a Polygon package's problem.xml stays as it is);
+ * nothing is done to a runner package. Returns the
  * number of errors, listed in *errors as "FILE:LINE: KEY: message" lines
  * (caller frees; NULL when none); *errors may also hold warnings
  * ("FILE:LINE: KEY: warning: ...", not counted, such as the time limit

@@ -3,7 +3,7 @@
  * 34 accepted, 3 wrong_answer, 2 run_time_error, 1 time_limit_exceeded;
  * 10 secret tests; no time limit, so it is derived: the legacy rule, TLE
  * judged at 2 s). Prints the wall time of the whole verify and per
- * submission; nothing is asserted. Sandbox slots 210..211 (--slot). Run as
+ * submission; nothing is asserted. Sandbox slots 746..747 (--slot). Run as
  * root from the build tree: bench_verify [SLOT]. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,7 +42,7 @@ static double now(void)
 
 int main(int argc, char **argv)
 {
-    const char *slot = argc > 1 ? argv[1] : "210";
+    const char *slot = argc > 1 ? argv[1] : "746";
     snprintf(dir, sizeof dir, "/tmp/bench-verify-XXXXXX");
     if (!mkdtemp(dir))
         return perror("mkdtemp"), 1;

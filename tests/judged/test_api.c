@@ -2276,6 +2276,18 @@ Test(api, problem_upload_validated_by_a_judged_host_then_judged_and_rejudged)
     cr_assert(strstr(r.body, "time_limit: warning: the package gives no time limit") && strstr(r.body, "assumed 5 s"),
               "%s", r.body);
     resp_free(&r);
+    /* a Polygon package as its Package tab gives it (a zip of the package's
+     * root): converted as push does, its testlib checker compiled by host A,
+     * the answer saying what was ignored (issue 23) */
+    snprintf(zip, sizeof zip, "%s/sumgroups.zip", T_dir);
+    sh("cd %s/tests/judged/polygon/sumgroups && zip -qr %s .", SRC, zip);
+    r = put_file(PROBS "/sumgroups", tok_setter, zip, "application/zip");
+    cr_assert_eq(r.status, 201, "%s", r.body);
+    cr_assert(strstr(r.body, "problem.xml:38: judging/testset: warning: testset 'pretests' ignored"), "%s", r.body);
+    resp_free(&r);
+    r = http("GET", PROB1, PROBS "/sumgroups", tok_setter, NULL, NULL);
+    cr_assert(r.body && strstr(r.body, "problem.xml") && strstr(r.body, "submissions/submissions.yaml"), "%s", r.body);
+    resp_free(&r);
     make_icpc("broken", "name: Broken\nvalidation: bogus\n");
     snprintf(tgz, sizeof tgz, "%s/broken.tgz", T_dir);
     r = put_file(PROBS "/broken", tok_setter, tgz, "application/gzip");
@@ -2359,9 +2371,9 @@ Test(api, problem_upload_validated_by_a_judged_host_then_judged_and_rejudged)
     json_t *ps = json_object_get(r.json, "problems");
     size_t stored = 0;
     json_array_foreach(ps, pi, pe) stored += !strcmp(json_string_value(json_object_get(pe, "source")), "store");
-    cr_assert_eq(stored, 4, "only 'lnk', 'notl', 'third' and 'up' were stored: %s", r.body);
-    cr_assert_str_eq(json_string_value(json_object_get(json_array_get(ps, 3), "name")), "up");
-    cr_assert_str_eq(json_string_value(json_object_get(json_array_get(ps, 3), "current")), v2);
+    cr_assert_eq(stored, 5, "only 'lnk', 'notl', 'sumgroups', 'third' and 'up' were stored: %s", r.body);
+    cr_assert_str_eq(json_string_value(json_object_get(json_array_get(ps, 4), "name")), "up");
+    cr_assert_str_eq(json_string_value(json_object_get(json_array_get(ps, 4), "current")), v2);
     resp_free(&r);
     r = http("GET", PROB1, PROBS "/up", tok_setter, NULL, NULL);
     cr_assert_eq(r.status, 200, "%s", r.body);

@@ -12,8 +12,8 @@
 #include "store.h"
 
 #define SRC JUDGED_SOURCE_DIR
-/* Slots 240..259: five groups of four, held per test process. */
-#define FIRST_SLOT test_slot_group(240, 5, 4)
+/* Slots 750..769: five groups of four, held per test process. */
+#define FIRST_SLOT test_slot_group(750, 5, 4)
 #define WORK_DIR BIN_DIR "/../icpc-judge-work"   /* one per build tree */
 
 struct judged {

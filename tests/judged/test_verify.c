@@ -4,15 +4,15 @@
  * @EXPECTED_RESULTS@, an interactive legacy package; a mismatch (exit
  * status and table), a time limit derived by Kattis' rule, push --verify
  * recording it (and refusing on a mismatch), `show --converted [--to DIR]` and its round trip to the same
- * version. Real redis-server, judgectl and runner; sandbox slots 200..201
- * (every judgectl here runs with --slot 200). */
+ * version. Real redis-server, judgectl and runner; sandbox slots 740..745
+ * (every judgectl here runs with --slot 740; judged takes 742..745). */
 /* the harness is shared with the suites that start judged */
 #pragma GCC diagnostic ignored "-Wunused-function"
 #include <jansson.h>
 
 #include "harness.h"
 
-#define SLOT "200"
+#define SLOT "740"
 
 static void setup(void)
 {
@@ -208,7 +208,7 @@ Test(verify, domjudge_expected_results)
 
 static void config(char *cfg, size_t len)
 {
-    t_config("verify", 200, NULL, POOLS_DEFAULT, cfg, len);
+    t_config("verify", 742, NULL, POOLS_DEFAULT, cfg, len);
 }
 
 /* The version of a push --json answer. */

@@ -1,0 +1,14 @@
+/* Two decimals: 2.33 is not 2.3333333333 within 1e-6. */
+#include <stdio.h>
+int main(void)
+{
+    int n;
+    double s = 0, x;
+    if (scanf("%d", &n) != 1)
+        return 1;
+    for (int i = 0; i < n; i++)
+        if (scanf("%lf", &x) == 1)
+            s += x;
+    printf("%.2f\n", s / n);
+    return 0;
+}
