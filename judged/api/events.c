@@ -549,7 +549,7 @@ enum MHD_Result api_events(struct req *r)
     if (mine && strcmp(mine, "1") && strcmp(mine, "true"))
         return api_error(r, 400, "mine", "mine must be 1 (or true): only the token's own submissions");
     /* a submit token follows its own submissions only; read sees them all */
-    if (!mine && !api_has_role(r, ROLE_READ))
+    if (!mine && !api_has_role(r, ROLES_READ_ALL))
         return api_error(r, 403, "mine", "token '%s' may follow only its own submissions: GET /v1/events?mine=1 "
                                          "(every submission's events need the role read)", r->tok_name);
     if (!api_stream_open(a, r->tok_name))
@@ -745,7 +745,7 @@ enum MHD_Result api_submission_events(struct req *r, const char *id)
         return api_error_retry(r, 503, 1, "the queue is unavailable");
     }
     bool mine = owner[0] && !strcmp(owner, r->tok_name);
-    if (!exists || (!mine && !api_has_role(r, ROLE_READ))) {   /* as GET /v1/submissions/ID: no 403 */
+    if (!exists || (!mine && !api_has_role(r, ROLES_READ_ALL))) {   /* as GET /v1/submissions/ID: no 403 */
         progress_free(s);
         return api_error(r, 404, NULL, "no submission '%.200s'", id);
     }

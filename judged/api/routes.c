@@ -159,9 +159,11 @@ static enum MHD_Result webhook_replay(struct req *r)
 
 /* ------------------------------------------------------------ the table */
 
-#define SUBMIT_OR_READ (ROLE_SUBMIT | ROLE_READ)
-#define SETTER_OR_READ (ROLE_SETTER | ROLE_READ)
+/* a viewer reads what read reads, and what the admin's dashboard shows */
+#define SUBMIT_OR_READ (ROLE_SUBMIT | ROLES_READ_ALL)
+#define SETTER_OR_READ (ROLE_SETTER | ROLES_READ_ALL)
 #define ADMIN ROLE_ADMIN
+#define ADMIN_OR_VIEWER (ROLE_ADMIN | ROLE_VIEWER)
 
 /* Every endpoint of openapi.yaml once (test_routes.c checks both ways). */
 static const struct api_route routes[] = {
@@ -193,18 +195,18 @@ static const struct api_route routes[] = {
     {API_GET, "/v1/uploads/{id}", ROLE_SETTER, "uploads", upload_get, 0, NULL},
     {API_POST, "/v1/rejudges", ROLE_SETTER, "rejudges", api_rejudge, 0, NULL},
     {API_GET, "/v1/languages", ROUTE_ANY_TOKEN, "languages", api_languages, 0, NULL},
-    /* administration */
-    {API_GET, "/v1/pools", ADMIN, "administration", api_pools, 0, NULL},
+    /* administration: a viewer reads it, only an admin changes it */
+    {API_GET, "/v1/pools", ADMIN_OR_VIEWER, "administration", api_pools, 0, NULL},
     {API_POST, "/v1/pools/{name}/{action}", ADMIN, "administration", pool_action, 0, NULL},
-    {API_GET, "/v1/hosts", ADMIN, "administration", api_hosts, 0, NULL},
-    {API_GET, "/v1/dlq", ADMIN, "administration", api_dlq, 0, NULL},
+    {API_GET, "/v1/hosts", ADMIN_OR_VIEWER, "administration", api_hosts, 0, NULL},
+    {API_GET, "/v1/dlq", ADMIN_OR_VIEWER, "administration", api_dlq, 0, NULL},
     {API_POST, "/v1/dlq/{dlq_id}/{action}", ADMIN, "administration", dlq_action, 0, NULL},
-    {API_GET, "/v1/webhooks/dlq", ADMIN, "administration", api_webhook_dlq, ROUTE_AREA_PREFIX, NULL},
+    {API_GET, "/v1/webhooks/dlq", ADMIN_OR_VIEWER, "administration", api_webhook_dlq, ROUTE_AREA_PREFIX, NULL},
     {API_POST, "/v1/webhooks/dlq/{dlq_id}/replay", ADMIN, "administration", webhook_replay, 0, NULL},
     /* the cluster's queues, hosts and verdict counts are not for anyone who
      * reaches the front door: a read token (Prometheus:
      * authorization.credentials_file) */
-    {API_GET | API_HEAD, "/metrics", ROLE_READ, "metrics", api_metrics, 0, NULL},
+    {API_GET | API_HEAD, "/metrics", ROLES_READ_ALL, "metrics", api_metrics, 0, NULL},
 };
 #define NROUTES (sizeof routes / sizeof *routes)
 
@@ -328,20 +330,32 @@ static bool behind_token(const char *url)
     return false;
 }
 
-/* The admin route whose area url is in (see the top), or NULL. */
-static const struct api_route *admin_area(const char *url)
+/* Is url in the area of rt, an administration route (see the top)? */
+static bool in_area(const struct api_route *rt, const char *url)
 {
+    const char *p = rt->pattern;
+    size_t fixed = fixed_len(p);
+    return (rt->flags & ROUTE_AREA_PREFIX) ? !strncmp(url, p, strlen(p))
+           : p[fixed]                      ? !strncmp(url, p, fixed)
+                                           : !strcmp(url, p);
+}
+
+/* The administration route (admin, or admin and viewer) whose area url is
+ * in and none of whose roles r has, or NULL. Should areas overlap, one
+ * that admits r lets it on to the route's own role check. */
+static const struct api_route *admin_area(const struct req *r)
+{
+    const struct api_route *closed = NULL;
     for (size_t i = 0; i < NROUTES; i++) {
-        const char *p = routes[i].pattern;
-        size_t fixed = fixed_len(p);
-        if (routes[i].roles != ROLE_ADMIN)
+        const struct api_route *rt = &routes[i];
+        if (!rt->roles || (rt->roles & ~ADMIN_OR_VIEWER) || !in_area(rt, r->url))
             continue;
-        if ((routes[i].flags & ROUTE_AREA_PREFIX) ? !strncmp(url, p, strlen(p))
-            : p[fixed]                             ? !strncmp(url, p, fixed)
-                                                   : !strcmp(url, p))
-            return &routes[i];
+        if (api_has_role(r, rt->roles))
+            return NULL;
+        if (!closed)
+            closed = rt;
     }
-    return NULL;
+    return closed;
 }
 
 /* ------------------------------------------------------------- dispatch */
@@ -353,15 +367,19 @@ static enum MHD_Result not_found(struct req *r)
 
 enum MHD_Result api_forbidden(struct req *r, const struct api_route *rt)
 {
-    static const struct {
-        unsigned role;
-        const char *name;
-    } names[] = {{ROLE_SUBMIT, "submit"}, {ROLE_SETTER, "setter"}, {ROLE_READ, "read"}, {ROLE_ADMIN, "admin"}};
-    char roles[64] = "";
+    char roles[80] = "";
     size_t n = 0;
-    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
-        if ((rt->roles & names[i].role) && n < sizeof roles)
-            n += (size_t)snprintf(roles + n, sizeof roles - n, "%s%s", n ? " or " : "", names[i].name);
+    /* submit, setter, read, admin as before the viewer; "a, b or c" */
+    static const unsigned order[] = {0, 2, 1, 3, 4};
+    int left = 0;
+    for (size_t i = 0; i < sizeof order / sizeof *order; i++)
+        left += (rt->roles >> order[i]) & 1;
+    for (size_t i = 0; i < sizeof order / sizeof *order; i++)
+        if ((rt->roles & (1u << order[i])) && n < sizeof roles) {
+            left--;
+            n += (size_t)snprintf(roles + n, sizeof roles - n, "%s%s", !n ? "" : left ? ", " : " or ",
+                                  API_ROLE_NAMES[order[i]]);
+        }
     return api_error(r, 403, NULL, "token '%s' lacks the role %s for %s", r->tok_name, roles, rt->what);
 }
 
@@ -439,8 +457,8 @@ enum MHD_Result api_route(struct req *r)
         return not_found(r);
     if (!r->authed && api_authenticate(r, &ret))
         return ret;
-    const struct api_route *area = admin_area(r->url);
-    if (area && !api_has_role(r, area->roles))
+    const struct api_route *area = admin_area(r);
+    if (area)
         return api_forbidden(r, area);
     rt = find(method, r->url, false, &b, &known);
     if (!rt && known)

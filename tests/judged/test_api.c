@@ -26,7 +26,7 @@
 static char cfg_path[400];
 static int api_port;
 static pid_t api_pid;
-static char tok_submit[100], tok_submit2[100], tok_read[100], tok_admin[100];
+static char tok_submit[100], tok_submit2[100], tok_read[100], tok_admin[100], tok_viewer[100];
 
 /* ------------------------------------------------------------ recording */
 
@@ -357,6 +357,7 @@ static void start(const char *pools, const char *extra_api, bool with_judged)
     token("other", "submit", tok_submit2);
     token("viewer", "read", tok_read);
     token("root", "admin", tok_admin);
+    token("watch", "viewer", tok_viewer);
     if (with_judged) {
         t_judged(cfg_path, "A");
         cr_assert(t_judged_started("A", 30000), "judged did not start");
@@ -2531,7 +2532,7 @@ Test(api, every_route_refuses_other_methods_unknown_paths_and_other_roles_as_bef
         resp_free(&r);
     }
     cr_assert_eq(st, 200, "the setter token added after the start is not read");
-    const char *S = tok_submit, *R = tok_read, *T = tok_setter, *A = tok_admin;
+    const char *S = tok_submit, *R = tok_read, *T = tok_setter, *A = tok_admin, *V = tok_viewer;
     const struct {
         const char *method, *path, *token;
         long status;
@@ -2589,17 +2590,17 @@ Test(api, every_route_refuses_other_methods_unknown_paths_and_other_roles_as_bef
         {"POST", "/v1/submissions/x/y/z", R, 405, NULL},
         /* administration: the role before anything else, so that a token
          * without admin learns no path or method of it */
-        {"GET", "/v1/pools", R, 403, "token 'viewer' lacks the role admin for administration"},
+        {"GET", "/v1/pools", R, 403, "token 'viewer' lacks the role admin or viewer for administration"},
         {"DELETE", "/v1/pools/native/pause", R, 403, "lacks the role admin for administration"},
         {"GET", "/v1/pools/native", T, 403, "lacks the role admin for administration"},
         {"GET", "/v1/dlq/", S, 403, "lacks the role admin for administration"},
-        {"GET", "/v1/webhooks/dlq", R, 403, "lacks the role admin for administration"},
+        {"GET", "/v1/webhooks/dlq", R, 403, "lacks the role admin or viewer for administration"},
         {"GET", "/v1/webhooks/dlqx", R, 403, "lacks the role admin"},   /* its area is a raw prefix */
         {"GET", "/v1/webhooks/dlqx", A, 404, "no such resource"},
         /* each other route's role, in its own words */
         {"POST", "/v1/submissions", R, 403, "lacks the role submit for submitting"},
-        {"GET", "/v1/submissions/x", T, 403, "lacks the role submit or read for reading submissions"},
-        {"GET", "/v1/submissions/x/events", T, 403, "lacks the role submit or read for reading submissions"},
+        {"GET", "/v1/submissions/x", T, 403, "lacks the role submit, read or viewer for reading submissions"},
+        {"GET", "/v1/submissions/x/events", T, 403, "lacks the role submit, read or viewer for reading submissions"},
         {"GET", "/v1/submissions/x/y/z", T, 403, "reading submissions"},   /* then 404 */
         {"GET", "/v1/events", S, 403, "may follow only its own submissions: GET /v1/events?mine=1"},
         {"GET", "/v1/problems", S, 200, "\"problems\""},
@@ -2611,7 +2612,29 @@ Test(api, every_route_refuses_other_methods_unknown_paths_and_other_roles_as_bef
         {"DELETE", "/v1/problems/x", R, 403, "lacks the role setter for removing versions"},
         {"GET", "/v1/uploads/x", R, 403, "lacks the role setter for uploads"},
         {"POST", "/v1/rejudges", R, 403, "lacks the role setter for rejudges"},
-        {"GET", "/metrics", S, 403, "lacks the role read for metrics"},
+        {"GET", "/metrics", S, 403, "lacks the role read or viewer for metrics"},
+        /* a viewer reads what the admin's dashboard shows and changes
+         * nothing: every write is 403, in administration too */
+        {"GET", "/v1/pools", V, 200, "\"pools\""},
+        {"GET", "/v1/hosts", V, 200, "\"hosts\""},
+        {"GET", "/v1/dlq", V, 200, "\"dead_letters\""},
+        {"GET", "/v1/webhooks/dlq", V, 200, "\"dead_letters\""},
+        {"GET", "/v1/submissions", V, 200, "\"submissions\""},
+        {"GET", "/v1/submissions/x", V, 404, "no submission 'x'"},
+        {"GET", "/v1/problems", V, 200, "\"problems\""},
+        {"GET", "/v1/languages", V, 200, "\"languages\""},
+        {"GET", "/metrics", V, 200, "judged_redis_up 1"},
+        {"POST", "/v1/pools/native/pause", V, 403, "token 'watch' lacks the role admin for administration"},
+        {"POST", "/v1/pools/native/drain", V, 403, "lacks the role admin for administration"},
+        {"POST", "/v1/dlq/native:1-0/requeue", V, 403, "lacks the role admin for administration"},
+        {"POST", "/v1/dlq/native:1-0/drop", V, 403, "lacks the role admin for administration"},
+        {"POST", "/v1/webhooks/dlq/native:1-0/replay", V, 403, "lacks the role admin"},
+        {"POST", "/v1/submissions", V, 403, "lacks the role submit for submitting"},
+        {"POST", "/v1/submissions/batch", V, 403, "lacks the role submit for submitting"},
+        {"PUT", "/v1/problems/x", V, 403, "lacks the role setter for uploading problems"},
+        {"DELETE", "/v1/problems/x", V, 403, "lacks the role setter for removing versions"},
+        {"POST", "/v1/rejudges", V, 403, "lacks the role setter for rejudges"},
+        {"GET", "/v1/uploads/x", V, 403, "lacks the role setter for uploads"},
         /* slashes: doubled and trailing ones after a route's fixed part are
          * one; /v1/submissions and /v1/problems take trailing ones too */
         {"GET", "/v1/problems/", R, 200, "\"problems\""},
