@@ -286,6 +286,9 @@ json_t *api_event_json(const struct queue_event *e, const struct queue_event_abo
 enum MHD_Result api_submission_events(struct req *r, const char *id);
 enum MHD_Result api_pools(struct req *r);
 enum MHD_Result api_pool_action(struct req *r, const char *pool, const char *action);
+/* GET /v1/pools/NAME/history; without ?since= the last hour of it. */
+#define API_HISTORY_DEFAULT_MS (3600 * 1000LL)
+enum MHD_Result api_pool_history(struct req *r, const char *pool);
 enum MHD_Result api_hosts(struct req *r);
 enum MHD_Result api_dlq(struct req *r);
 enum MHD_Result api_dlq_action(struct req *r, const char *entry, const char *action);

@@ -147,6 +147,11 @@ static enum MHD_Result pool_action(struct req *r)
     return api_pool_action(r, r->param[0], r->param[1]);
 }
 
+static enum MHD_Result pool_history(struct req *r)
+{
+    return api_pool_history(r, r->param[0]);
+}
+
 static enum MHD_Result dlq_action(struct req *r)
 {
     return api_dlq_action(r, r->param[0], r->param[1]);
@@ -198,6 +203,7 @@ static const struct api_route routes[] = {
     /* administration: a viewer reads it, only an admin changes it */
     {API_GET, "/v1/pools", ADMIN_OR_VIEWER, "administration", api_pools, 0, NULL},
     {API_POST, "/v1/pools/{name}/{action}", ADMIN, "administration", pool_action, 0, NULL},
+    {API_GET, "/v1/pools/{name}/history", ADMIN_OR_VIEWER, "administration", pool_history, 0, "since"},
     {API_GET, "/v1/hosts", ADMIN_OR_VIEWER, "administration", api_hosts, 0, NULL},
     {API_GET, "/v1/dlq", ADMIN_OR_VIEWER, "administration", api_dlq, 0, NULL},
     {API_POST, "/v1/dlq/{dlq_id}/{action}", ADMIN, "administration", dlq_action, 0, NULL},
@@ -341,8 +347,10 @@ static bool in_area(const struct api_route *rt, const char *url)
 }
 
 /* The administration route (admin, or admin and viewer) whose area url is
- * in and none of whose roles r has, or NULL. Should areas overlap, one
- * that admits r lets it on to the route's own role check. */
+ * in and none of whose roles r has, or NULL. Areas overlap ("/v1/pools/"
+ * is both the pool actions' and the history's): one that admits r lets it
+ * on to the route's own role check, so that a viewer reads a pool's
+ * history and hears 403 for the admin's actions, as an admin's read. */
 static const struct api_route *admin_area(const struct req *r)
 {
     const struct api_route *closed = NULL;

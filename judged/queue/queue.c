@@ -1295,8 +1295,7 @@ static long long oldest_unclaimed(struct queue_conn *k, const char *key, const c
     return t;
 }
 
-/* Redis' clock in ms (stream ids are in its time). */
-static long long redis_now(struct queue_conn *k)
+long long queue_redis_now(struct queue_conn *k)
 {
     redisReply *r = queue_cmd(k, "TIME");
     long long t = 0;
@@ -1374,7 +1373,7 @@ enum queue_rc queue_pool_status(struct queue_conn *k, const char *pool, struct q
         if ((rc = count_of(k, more[i][0], key, dst[i], err, errlen)))
             return rc;
     }
-    long long now = redis_now(k);
+    long long now = queue_redis_now(k);
     if (oldest)
         out->oldest_ms = now > oldest ? now - oldest : 0;
     long long ahead = out->waiting[0] + out->waiting[1] + out->delayed;

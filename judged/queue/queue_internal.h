@@ -17,6 +17,8 @@
 #define SUFFIX_REJUDGE "rejudge"          /* list: rejudges waiting */
 #define SUFFIX_RESULTS "results"
 #define SUFFIX_STATS "stats"
+#define SUFFIX_SEQ "seq"                  /* admissions so far (judged.lua INCRs it for the id) */
+#define SUFFIX_HISTORY "history"          /* stream: a sample per 10 s bucket (history.c) */
 #define SUFFIX_LANGUAGES "languages"      /* hash: language id -> what platforms see (JSON) */
 #define SUFFIX_SUB "sub:"                 /* + ID: a submission's hash */
 #define SUFFIX_RES "res:"                 /* + ID: its result (verdict...), judged's to write */

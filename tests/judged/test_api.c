@@ -1459,6 +1459,80 @@ Test(api, webhook_to_loopback_refused_unless_allowed)
     check_openapi();
 }
 
+/* ------------------------------------------------------------- history */
+
+/* The pool's history as the viewer reads it, summed over its buckets:
+ * admissions and verdicts V; the newest bucket's state into state. */
+static void history_sums(const char *pool, long long *admitted, long long *judged_v, const char *v,
+                         char *state, size_t len)
+{
+    char path[200];
+    snprintf(path, sizeof path, "/v1/pools/%s/history?since=0", pool);
+    struct resp r = http("GET", "/v1/pools/{name}/history", path, tok_viewer, NULL, NULL);
+    cr_assert_eq(r.status, 200, "%s", r.body);
+    cr_assert_str_eq(jstr(&r, "pool"), pool);
+    cr_assert_eq(json_integer_value(json_object_get(r.json, "bucket_ms")), 10000);
+    json_t *bs = json_object_get(r.json, "buckets"), *b;
+    size_t i;
+    long long prev = 0;
+    *admitted = *judged_v = 0;
+    json_array_foreach(bs, i, b)
+    {
+        long long t = json_integer_value(json_object_get(b, "time"));
+        cr_assert(t % 10000 == 0 && t > prev, "bucket times must be 10 s apart and rising: %s", r.body);
+        prev = t;
+        *admitted += json_integer_value(json_object_get(b, "admitted"));
+        *judged_v += json_integer_value(json_object_get(json_object_get(b, "judged"), v));
+        snprintf(state, len, "%s", json_string_value(json_object_get(b, "state")));
+    }
+    resp_free(&r);
+}
+
+/* Issue 28: the dashboard's history is kept on the server side, per pool
+ * per 10 s bucket, from the counters judged keeps (a judged host's
+ * heartbeat samples them): one submission shows as one admission and one
+ * AC in its pool's buckets and in no other pool's; a paused pool with a
+ * submission waiting shows its state and depth. */
+Test(api, history_per_pool_counts_admissions_verdicts_depth_and_state)
+{
+    start("  native: {languages: [c, cpp], slots: 1}\n  python: {languages: [python3], slots: 1}\n",
+          NULL, true);
+    char id[200], state[32] = "";
+    long long adm = 0, ac = 0;
+    /* the pool's first sample is the baseline the counts start from */
+    for (long long end = t_now_ms() + 30000; t_now_ms() < end && !state[0]; t_sleep_ms(200))
+        history_sums("native", &adm, &ac, "AC", state, sizeof state);
+    cr_assert(state[0], "no history sample within 30 s of judged's start");
+    submit_wait(AC_C, id);
+    /* a sample per 10 s bucket: the next bucket's counts it */
+    for (long long end = t_now_ms() + 60000; t_now_ms() < end && (adm < 1 || ac < 1); t_sleep_ms(500))
+        history_sums("native", &adm, &ac, "AC", state, sizeof state);
+    cr_assert_eq(adm, 1, "admissions in native's history");
+    cr_assert_eq(ac, 1, "ACs in native's history");
+    history_sums("python", &adm, &ac, "AC", state, sizeof state);
+    cr_assert_eq(adm + ac, 0, "python's history counts native's submission");
+    /* paused, one waiting: the state and the depth of a later bucket */
+    expect(http("POST", "/v1/pools/{name}/{action}", "/v1/pools/native/pause", tok_admin, "", NULL), 200, NULL,
+           "pause");
+    char *b = sub_body("aplusb", "c", AC_C, NULL);
+    expect(http("POST", SUBS, SUBS, tok_submit, b, NULL), 202, NULL, "admitted while paused");
+    free(b);
+    bool seen_paused = false;
+    for (long long end = t_now_ms() + 60000; t_now_ms() < end && !seen_paused; t_sleep_ms(500)) {
+        struct resp r = http("GET", "/v1/pools/{name}/history", "/v1/pools/native/history", tok_viewer, NULL, NULL);
+        cr_assert_eq(r.status, 200, "%s", r.body);
+        json_t *bs = json_object_get(r.json, "buckets");
+        json_t *last = json_array_get(bs, json_array_size(bs) - 1);
+        seen_paused = !strcmp(json_string_value(json_object_get(last, "state")) ?: "", "paused") &&
+                      json_integer_value(json_object_get(last, "depth")) == 1;
+        resp_free(&r);
+    }
+    cr_assert(seen_paused, "no bucket of native shows it paused with one waiting");
+    expect(http("GET", "/v1/pools/{name}/history", "/v1/pools/native/history?since=-1", tok_viewer, NULL, NULL),
+           400, "since", "a negative since");
+    check_openapi();
+}
+
 /* ------------------------------------------------------------ dashboard */
 
 /* chromium --headless ... MODE URL > out (MODE: --dump-dom or --screenshot=F) */
@@ -2616,6 +2690,11 @@ Test(api, every_route_refuses_other_methods_unknown_paths_and_other_roles_as_bef
         /* a viewer reads what the admin's dashboard shows and changes
          * nothing: every write is 403, in administration too */
         {"GET", "/v1/pools", V, 200, "\"pools\""},
+        {"GET", "/v1/pools/native/history", V, 200, "\"buckets\""},
+        {"GET", "/v1/pools/native/history", R, 403, "lacks the role admin"},
+        {"GET", "/v1/pools/native/history", S, 403, "lacks the role admin"},
+        {"GET", "/v1/pools/nosuch/history", V, 404, "no pool 'nosuch'"},
+        {"GET", "/v1/pools/native/history?since=x", V, 400, "since must be a time"},
         {"GET", "/v1/hosts", V, 200, "\"hosts\""},
         {"GET", "/v1/dlq", V, 200, "\"dead_letters\""},
         {"GET", "/v1/webhooks/dlq", V, 200, "\"dead_letters\""},
