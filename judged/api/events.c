@@ -164,6 +164,8 @@ json_t *api_event_json(const struct queue_event *e, const struct queue_event_abo
     json_object_set_new(d, "problem_version", text_or_null(e->problem_version));
     json_object_set_new(d, "problem", text_or_null(about->problem));
     json_object_set_new(d, "owner", text_or_null(about->owner));
+    json_object_set_new(d, "language", text_or_null(about->language));
+    json_object_set_new(d, "host", text_or_null(about->host));
     json_t *md = about->metadata ? json_loads(about->metadata, JSON_DECODE_ANY, NULL) : NULL;
     json_object_set_new(d, "metadata", md ? md : json_null());
     if (e->rejudge) {   /* a new event for an already judged submission */

@@ -91,6 +91,17 @@ static enum MHD_Result readyz(struct req *r)
     return api_json(r, 200, json_pack("{s:s}", "status", "ready"));
 }
 
+/* The token's name and roles: what the dashboard may offer (pool buttons
+ * and dead-letter actions for admin only). */
+static enum MHD_Result whoami(struct req *r)
+{
+    json_t *roles = json_array();
+    for (unsigned b = 0; b < 5; b++)
+        if (r->roles & (1u << b))
+            json_array_append_new(roles, json_string(API_ROLE_NAMES[b]));
+    return api_json(r, 200, json_pack("{s:s, s:o}", "name", r->tok_name, "roles", roles));
+}
+
 static enum MHD_Result openapi(struct req *r)
 {
     return api_text(r, 200, "application/yaml", r->api->openapi, r->api->openapi_len);
@@ -200,6 +211,7 @@ static const struct api_route routes[] = {
     {API_GET, "/v1/uploads/{id}", ROLE_SETTER, "uploads", upload_get, 0, NULL},
     {API_POST, "/v1/rejudges", ROLE_SETTER, "rejudges", api_rejudge, 0, NULL},
     {API_GET, "/v1/languages", ROUTE_ANY_TOKEN, "languages", api_languages, 0, NULL},
+    {API_GET, "/v1/whoami", ROUTE_ANY_TOKEN, "whoami", whoami, 0, NULL},
     /* administration: a viewer reads it, only an admin changes it */
     {API_GET, "/v1/pools", ADMIN_OR_VIEWER, "administration", api_pools, 0, NULL},
     {API_POST, "/v1/pools/{name}/{action}", ADMIN, "administration", pool_action, 0, NULL},

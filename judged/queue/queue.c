@@ -1555,7 +1555,7 @@ enum queue_rc queue_events_about(struct queue_conn *k, const struct queue_event 
     for (int i = 0; i < n; i++) {
         char key[400];
         queue_submission_key(key, sizeof key, ev[i].pool, ev[i].id);
-        redisAppendCommand(k->c, "HMGET %s problem owner metadata", key);
+        redisAppendCommand(k->c, "HMGET %s problem owner metadata lang host", key);
     }
     redisReply **replies = calloc((size_t)n, sizeof *replies);
     enum queue_rc rc = pipeline_replies(k, n, replies);
@@ -1566,12 +1566,14 @@ enum queue_rc queue_events_about(struct queue_conn *k, const struct queue_event 
     }
     for (int i = 0; i < n; i++) {
         const redisReply *r = replies[i];
-        const char *f[3] = {NULL, NULL, NULL};
-        for (size_t j = 0; r->type == REDIS_REPLY_ARRAY && j < r->elements && j < 3; j++)
+        const char *f[5] = {NULL, NULL, NULL, NULL, NULL};
+        for (size_t j = 0; r->type == REDIS_REPLY_ARRAY && j < r->elements && j < 5; j++)
             f[j] = queue_rstr(r->element[j]);
         snprintf(out[i].problem, sizeof out[i].problem, "%s", f[0] ? f[0] : "");
         snprintf(out[i].owner, sizeof out[i].owner, "%s", f[1] ? f[1] : "");
         out[i].metadata = f[2] ? strdup(f[2]) : NULL;
+        snprintf(out[i].language, sizeof out[i].language, "%s", f[3] ? f[3] : "");
+        snprintf(out[i].host, sizeof out[i].host, "%s", f[4] ? f[4] : "");
         freeReplyObject(replies[i]);
     }
     free(replies);

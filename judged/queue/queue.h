@@ -730,6 +730,8 @@ enum queue_rc queue_events_back(struct queue_conn *k, const char *pool, const ch
 struct queue_event_about {
     char problem[130];
     char owner[130];
+    char language[130];
+    char host[130];          /* the judge host that last took it */
     char *metadata;
 };
 enum queue_rc queue_events_about(struct queue_conn *k, const struct queue_event *ev, int n,

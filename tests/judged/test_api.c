@@ -1549,31 +1549,129 @@ static int chromium(const char *mode, const char *url, const char *out)
     return system(cmd);
 }
 
-Test(api, dashboard_in_headless_chromium_shows_pools_and_a_new_verdict)
+/* The page chromium dumped for token and fragment (after "#token=T&"),
+ * once its first full picture is in (body data-ready). */
+static char *dashboard_dom(const char *token, const char *fragment)
 {
-    start("  native: {languages: [c, cpp], slots: 1}\n  python: {languages: [python3], slots: 1}\n",
-          NULL, true);
-    char id[200];
-    submit_wait(AC_C, id);
-    char url[400], dom[400], shot[600], png[400];
-    snprintf(url, sizeof url, "http://127.0.0.1:%d/#token=%s", api_port, tok_admin);
+    char url[600], dom[400];
+    snprintf(url, sizeof url, "http://127.0.0.1:%d/#token=%s&%s", api_port, token, fragment);
     snprintf(dom, sizeof dom, "%s/dom.html", T_dir);
     cr_assert_eq(chromium("--dump-dom", url, dom), 0, "chromium failed (is the chromium package installed?)");
     char *html = slurp(dom);
-    cr_assert(strstr(html, "<tr data-pool=\"native\"><td>native</td><td>active</td>"), "no native pool row: %s", html);
-    cr_assert(strstr(html, "<tr data-pool=\"python\">"), "no python pool row");
-    char row[400];
-    snprintf(row, sizeof row, "<tr data-id=\"%s\">", id);
-    char *v = strstr(html, row);
-    cr_assert(v, "the verdict of %s is not on the page: %s", id, html);
-    cr_assert(strstr(v, "<td class=\"AC\">AC</td>"), "its verdict AC is not shown");
+    cr_assert(strstr(html, " data-ready=\"1\">"), "the page never finished its first load: %s", html);
+    return html;
+}
+
+/* Does the element that begins with `start` (up to its closing `>` or the
+ * end of its row) hold `what`? */
+static bool row_has(const char *html, const char *start, const char *what)
+{
+    const char *r = strstr(html, start);
+    if (!r)
+        return false;
+    const char *end = strstr(r, "</tr>");
+    char *row = strndup(r, end ? (size_t)(end - r) : strlen(r));
+    bool has = strstr(row, what) != NULL;
+    free(row);
+    return has;
+}
+
+/* Issue 28's contest day, in headless Chromium against a live judge-api,
+ * judged and Redis: a paused pool and a dead host are shown as such (row
+ * state and class, the alerts at the top), each pool has its own chart of
+ * the server's history, the submissions table has problem, language and
+ * host, a submission's link opens its per-test report and compile output
+ * (#sub=ID, what the link sets), a viewer sees all of it without a 403
+ * and without buttons, an admin gets the pool and dead-letter buttons. */
+Test(api, dashboard_in_headless_chromium_shows_states_history_and_a_submissions_report)
+{
+    start("  native: {languages: [c, cpp], slots: 1}\n  python: {languages: [python3], slots: 1}\n",
+          NULL, false);
+    pid_t judged = t_judged(cfg_path, "A");
+    cr_assert(t_judged_started("A", 30000), "judged did not start");
+    char ac[200], ce[200], state[32] = "";
+    submit_wait(AC_C, ac);
+    submit_wait_lang(SRC "/testdata/aplusb/solutions/ce.cpp", "cpp", ce);
+    /* the history has both verdicts before the host dies (a sample per 10 s) */
+    long long adm = 0, n_ac = 0, n_ce = 0;
+    for (long long end = t_now_ms() + 60000; t_now_ms() < end && (n_ac < 1 || n_ce < 1); t_sleep_ms(500)) {
+        history_sums("native", &adm, &n_ac, "AC", state, sizeof state);
+        history_sums("native", &adm, &n_ce, "CE", state, sizeof state);
+    }
+    cr_assert(n_ac == 1 && n_ce == 1, "native's history: %lld AC, %lld CE", n_ac, n_ce);
+    /* host A dies (its liveness key expires; no live host reaps it) and
+     * native is paused */
+    kill(judged, SIGKILL);
+    bool dead = false;
+    for (long long end = t_now_ms() + 30000; t_now_ms() < end && !dead; t_sleep_ms(200)) {
+        struct resp r = http("GET", "/v1/hosts", "/v1/hosts", tok_viewer, NULL, NULL);
+        json_t *h = json_array_get(json_object_get(r.json, "hosts"), 0);
+        dead = h && !json_is_true(json_object_get(h, "alive"));
+        resp_free(&r);
+    }
+    cr_assert(dead, "host A is still alive 30 s after SIGKILL");
+    expect(http("POST", "/v1/pools/{name}/{action}", "/v1/pools/native/pause", tok_admin, "", NULL), 200, NULL,
+           "pause");
+
+    char frag[300];
+    snprintf(frag, sizeof frag, "sub=%s", ac);
+    char *html = dashboard_dom(tok_viewer, frag);
+    /* states */
+    cr_assert(row_has(html, "<tr data-pool=\"native\" data-state=\"paused\" class=\"st-paused\">",
+                      "<td class=\"state\">paused</td>"), "native is not shown paused: %s", html);
+    cr_assert(strstr(html, "<tr data-pool=\"python\" data-state=\"active\">"), "python is not shown active");
+    cr_assert(row_has(html, "<tr data-host=\"A\" class=\"dead\">", "<td class=\"alive\">dead</td>"),
+              "host A is not shown dead: %s", html);
+    cr_assert(strstr(html, "<li data-kind=\"pool-paused\">pool native is paused</li>"), "no alert for the pause");
+    cr_assert(strstr(html, "<li data-kind=\"host-dead\">host A is dead"), "no alert for the dead host");
+    /* one chart per pool, from the server's history */
+    cr_assert(strstr(html, "<figure data-pool=\"native\" data-admitted=\"2\" data-judged=\"2\">"),
+              "native's chart does not count its two submissions: %s", html);
+    cr_assert(strstr(html, "<figure data-pool=\"python\" data-admitted=\"0\" data-judged=\"0\">"),
+              "python's chart is not its own");
+    /* the submissions table, and the report the link opens */
+    char row[300], link[300];
+    snprintf(row, sizeof row, "<tr data-id=\"%s\">", ac);
+    snprintf(link, sizeof link, "<a href=\"#sub=%s\">", ac);
+    cr_assert(row_has(html, row, link), "no link to %s's report", ac);
+    cr_assert(row_has(html, row, "<td>aplusb</td><td>c</td><td>A</td><td>native</td><td class=\"AC\">AC</td>"),
+              "the row of %s lacks problem, language, host or verdict: %s", ac, html);
+    char detail[300];
+    snprintf(detail, sizeof detail, "<section id=\"detail\" data-id=\"%s\">", ac);
+    cr_assert(strstr(html, detail), "the report of %s is not open: %s", ac, html);
+    cr_assert(strstr(html, "<tr data-test=\"1\"><td>1</td><td class=\"AC\">AC</td>"), "no per-test row: %s", html);
+    /* read only: no 403 anywhere, no buttons, the dead letters marked so */
+    cr_assert(!strstr(html, "HTTP 403"), "a viewer met a 403: %s", html);
+    cr_assert(!strstr(html, "data-action="), "a viewer has buttons");
+    cr_assert(strstr(html, "<span id=\"dlq-note\">(read only)</span>"));
     free(html);
+
+    /* an admin: buttons, and the compile output of the CE */
+    snprintf(frag, sizeof frag, "sub=%s", ce);
+    html = dashboard_dom(tok_admin, frag);
+    cr_assert(row_has(html, "<tr data-pool=\"native\"", "<button data-action=\"resume\">resume</button>"),
+              "no resume button for the admin: %s", html);
+    snprintf(detail, sizeof detail, "<section id=\"detail\" data-id=\"%s\">", ce);
+    const char *d = strstr(html, detail);
+    cr_assert(d, "the report of %s is not open", ce);
+    const char *out = strstr(d, "<pre id=\"compile-output\">");
+    cr_assert(out && strstr(out, "error"), "no compiler error in the report: %s", d);
+    free(html);
+
     /* a screenshot, kept beside the test binary for a human to look at */
+    char url[600], png[400], shot[600];
+    snprintf(url, sizeof url, "http://127.0.0.1:%d/#token=%s&sub=%s", api_port, tok_viewer, ac);
     snprintf(png, sizeof png, "%s/dashboard.png", T_dir);
     snprintf(shot, sizeof shot, "--screenshot='%s'", png);
     cr_assert_eq(chromium(shot, url, "/dev/null"), 0);
-    struct stat st;
-    cr_assert(stat(png, &st) == 0 && st.st_size > 1000, "no screenshot");
+    FILE *f = fopen(png, "rb");
+    unsigned char magic[8] = {0};
+    cr_assert(f && fread(magic, 1, 8, f) == 8, "no screenshot");
+    fseek(f, 0, SEEK_END);
+    long size = ftell(f);
+    fclose(f);
+    cr_assert(!memcmp(magic, "\x89PNG\r\n\x1a\n", 8) && size > 10000, "the screenshot is no PNG of a page (%ld bytes)",
+              size);
     char cmd[1000];
     snprintf(cmd, sizeof cmd, "cp '%s' '%s/test_api_dashboard.png'", png, BIN);
     cr_assert_eq(system(cmd), 0);
@@ -1584,6 +1682,7 @@ Test(api, dashboard_in_headless_chromium_shows_pools_and_a_new_verdict)
     cr_assert(header(&r, "Content-Security-Policy", csp, sizeof csp), "the dashboard has no CSP");
     cr_assert(strstr(csp, "script-src 'self'") && strstr(csp, "frame-ancestors 'none'"), "%s", csp);
     resp_free(&r);
+    expect(http("GET", "/v1/whoami", "/v1/whoami", tok_viewer, NULL, NULL), 200, NULL, "whoami");
     check_openapi();
 }
 
