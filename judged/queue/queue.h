@@ -711,8 +711,16 @@ enum queue_rc queue_events(struct queue_conn *k, const char *const *pools, int n
  * source, limits), replacing what was there at once (RENAME). */
 enum queue_rc queue_publish_languages(struct queue_conn *k, const char *pool, const char *const *ids,
                                       const char *const *json, int n, char *err, size_t errlen);
+/* What host's compilers say they are, per language (ids[i] -> versions[i],
+ * the first line of the language's `version` command): fields "ID HOST"
+ * of judge:{P}:language_versions, each host its own, at start and reload. */
+enum queue_rc queue_publish_language_versions(struct queue_conn *k, const char *pool, const char *host,
+                                              const char *const *ids, const char *const *versions, int n,
+                                              char *err, size_t errlen);
 /* The same read back: *out is an object id -> object, empty when no host
- * has published (caller json_decref). */
+ * has published (caller json_decref); each object with "versions": {HOST:
+ * VERSION} of the hosts that published one (a host gone stays listed until
+ * it publishes again or the key is deleted). */
 enum queue_rc queue_languages(struct queue_conn *k, const char *pool, struct json_t **out, char *err,
                               size_t errlen);
 

@@ -996,11 +996,21 @@ Test(api, a_batch_admits_or_refuses_each_submission_on_its_own)
         size_t li;
         json_t *l;
         json_array_foreach(json_object_get(lr.json, "languages"), li, l)
-            if (!strcmp(json_string_value(json_object_get(l, "id")), "cpp") && json_object_get(l, "name"))
+            if (!strcmp(json_string_value(json_object_get(l, "id")), "cpp") && json_object_get(l, "name") &&
+                json_object_get(l, "versions"))
                 cpp = json_incref(l);
         resp_free(&lr);
     }
-    cr_assert(cpp, "no host published cpp's name in 20 s");
+    cr_assert(cpp, "no host published cpp's name and version in 20 s");
+    /* the compiler's own first line, as host A's g++ --version printed it */
+    FILE *gpp = popen("/usr/bin/g++ --version", "r");
+    char gpp_version[256] = "";
+    cr_assert(gpp && fgets(gpp_version, sizeof gpp_version, gpp));
+    pclose(gpp);
+    gpp_version[strcspn(gpp_version, "\n")] = 0;
+    json_t *versions = json_object_get(cpp, "versions");
+    cr_assert_eq(json_object_size(versions), 1, "one host, one version");
+    cr_assert_str_eq(json_string_value(json_object_get(versions, "A")), gpp_version);
     cr_assert_str_eq(json_string_value(json_object_get(cpp, "name")), "C++ (GCC 12, GNU C++20)");
     cr_assert_str_eq(json_string_value(json_object_get(cpp, "pool")), "native");
     cr_assert_str_eq(json_string_value(json_array_get(json_object_get(cpp, "extensions"), 0)), ".cpp");
