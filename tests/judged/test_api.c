@@ -1548,7 +1548,7 @@ Test(api, history_per_pool_counts_admissions_verdicts_depth_and_state)
 /* chromium --headless ... MODE URL > out (MODE: --dump-dom or --screenshot=F) */
 static int chromium(const char *mode, const char *url, const char *out)
 {
-    char udd[400], cmd[2000];
+    char udd[400], cmd[4096];
     snprintf(udd, sizeof udd, "%s/chromium-%d", T_dir, (int)t_now_ms() % 100000);
     mkdir(udd, 0700);
     snprintf(cmd, sizeof cmd,
