@@ -1600,10 +1600,15 @@ Test(api, dashboard_in_headless_chromium_shows_states_history_and_a_submissions_
     pid_t judged = t_judged(cfg_path, "A");
     cr_assert(t_judged_started("A", 30000), "judged did not start");
     char ac[200], ce[200], state[32] = "";
+    long long adm = 0, n_ac = 0, n_ce = 0;
+    /* native's first sample, the baseline its counts start from, before
+     * anything is admitted */
+    for (long long end = t_now_ms() + 30000; t_now_ms() < end && !state[0]; t_sleep_ms(200))
+        history_sums("native", &adm, &n_ac, "AC", state, sizeof state);
+    cr_assert(state[0], "no history sample within 30 s of judged's start");
     submit_wait(AC_C, ac);
     submit_wait_lang(SRC "/testdata/aplusb/solutions/ce.cpp", "cpp", ce);
     /* the history has both verdicts before the host dies (a sample per 10 s) */
-    long long adm = 0, n_ac = 0, n_ce = 0;
     for (long long end = t_now_ms() + 60000; t_now_ms() < end && (n_ac < 1 || n_ce < 1); t_sleep_ms(500)) {
         history_sums("native", &adm, &n_ac, "AC", state, sizeof state);
         history_sums("native", &adm, &n_ce, "CE", state, sizeof state);
