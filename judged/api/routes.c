@@ -31,10 +31,12 @@
  *     404 before the token, so that a scanner costs no token lookup.
  *  3. the bearer token: 401 or 429 (server.c), unless an upload's was
  *     checked before its body.
- *  4. administration (the routes with the admin role) is a closed area: a
- *     path equal to an admin route's pattern or beginning with its fixed
- *     part answers a token without admin 403 before 404 or 405, so that it
- *     learns no path or method of it. /v1/webhooks/dlq's area is every path
+ *  4. administration (the routes for admin, or admin and viewer) is a
+ *     closed area: a path equal to such a route's pattern or beginning with
+ *     its fixed part answers a token with none of its roles 403 before 404
+ *     or 405, so that it learns no path or method of it; where areas
+ *     overlap, one whose route admits the token lets it on (a viewer reads
+ *     /v1/pools/{name}/history and hears step 6's 403 on the pool actions). /v1/webhooks/dlq's area is every path
  *     beginning with those characters, "/v1/webhooks/dlqX" too
  *     (ROUTE_AREA_PREFIX: the old router's strncmp, kept).
  *  5. no pattern matches: 404; one does, but not for the method: 405 (no
@@ -222,7 +224,7 @@ static const struct api_route routes[] = {
     {API_GET, "/v1/webhooks/dlq", ADMIN_OR_VIEWER, "administration", api_webhook_dlq, ROUTE_AREA_PREFIX, NULL},
     {API_POST, "/v1/webhooks/dlq/{dlq_id}/replay", ADMIN, "administration", webhook_replay, 0, NULL},
     /* the cluster's queues, hosts and verdict counts are not for anyone who
-     * reaches the front door: a read token (Prometheus:
+     * reaches the front door: a read or viewer token (Prometheus:
      * authorization.credentials_file) */
     {API_GET | API_HEAD, "/metrics", ROLES_READ_ALL, "metrics", api_metrics, 0, NULL},
 };
