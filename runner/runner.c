@@ -57,11 +57,16 @@
  *   selftest.c       runner_language_selftest
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "internal.h"
 
@@ -105,6 +110,67 @@ bool runner_language_info(struct runner *r, const char *id, struct runner_langua
                                          .extra_memory = l->extra_memory, .compile_time = l->compile_time,
                                          .compile_memory = l->compile_memory};
     return true;
+}
+
+/* The first line of fd's output within the deadline ("" if none). */
+static void first_line_of(int fd, char *out, size_t len, double deadline)
+{
+    char buf[1024];
+    size_t n = 0;
+    while (n < sizeof buf - 1 && !memchr(buf, '\n', n)) {
+        int left = (int)((deadline - common_monotonic()) * 1000);
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        if (left <= 0 || poll(&p, 1, left) <= 0)
+            break;
+        ssize_t got = read(fd, buf + n, sizeof buf - 1 - n);
+        if (got <= 0)
+            break;
+        n += (size_t)got;
+    }
+    buf[n] = 0;
+    buf[strcspn(buf, "\r\n")] = 0;
+    snprintf(out, len, "%s", buf);
+}
+
+int runner_language_version(struct runner *r, const char *id, char *out, size_t len, char *err, size_t errlen)
+{
+    const struct rn_language *l = rn_find_language(r, id);
+    out[0] = 0;
+    if (l && (!l->version || !l->version[0]))
+        return 1;
+    if (!l) {
+        snprintf(err, errlen, "%s: no such language", id);
+        return -1;
+    }
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC) < 0) {
+        snprintf(err, errlen, "pipe: %s", strerror(errno));
+        return -1;
+    }
+    pid_t pid = fork();
+    if (pid == 0) {   /* stdin empty, stdout and stderr into the pipe */
+        int devnull = open("/dev/null", O_RDONLY);
+        if (devnull < 0 || dup2(devnull, 0) < 0 || dup2(fds[1], 1) < 0 || dup2(fds[1], 2) < 0)
+            _exit(127);
+        execv(l->version[0], l->version);
+        _exit(127);
+    }
+    close(fds[1]);
+    if (pid < 0) {
+        close(fds[0]);
+        snprintf(err, errlen, "fork: %s", strerror(errno));
+        return -1;
+    }
+    first_line_of(fds[0], out, len, common_monotonic() + RUNNER_VERSION_TIMEOUT_MS / 1000.0);
+    close(fds[0]);
+    kill(pid, SIGKILL);   /* done with it: a version command that lingers goes */
+    int status = 0;
+    waitpid(pid, &status, 0);
+    if (!out[0]) {
+        snprintf(err, errlen, "%s: %s printed no version", id, l->version[0]);
+        return -1;
+    }
+    return 0;
 }
 
 /* The language that compiles a package's program: the first (by file name)

@@ -162,6 +162,13 @@ struct runner_language_info {
     uint64_t compile_memory;    /* bytes */
 };
 bool runner_language_info(struct runner *r, const char *id, struct runner_language_info *out);
+/* The first line the language's `version` command prints (stdout and
+ * stderr: `java -version` writes to stderr), run on the host as its file
+ * says, within RUNNER_VERSION_TIMEOUT_MS: 0; 1 when the language has no
+ * version command (none to show); -1 with err (no such language, the
+ * command failed or printed nothing). */
+#define RUNNER_VERSION_TIMEOUT_MS 10000
+int runner_language_version(struct runner *r, const char *id, char *out, size_t len, char *err, size_t errlen);
 
 /* The runtime self-test of `judgectl languages --check`: runs the version
  * command, then compiles and runs a hello-world (chosen by the source file's

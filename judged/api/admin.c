@@ -173,6 +173,35 @@ enum MHD_Result api_hosts(struct req *r)
     return api_json(r, 200, json_pack("{s:o}", "hosts", list));
 }
 
+/* --------------------------------------------------------------- history */
+
+/* GET /v1/pools/NAME/history?since=MS: the pool's 10 s samples (queue
+ * history.c) from since on, the last hour when not given; the last 24 h
+ * are kept. */
+enum MHD_Result api_pool_history(struct req *r, const char *pool)
+{
+    if (!jd_pool_by_name(r->cfg, pool))
+        return api_error(r, 404, NULL, "no pool '%.100s'", pool);
+    const char *since = api_arg(r, "since");
+    char *end = NULL;
+    long long from = since ? strtoll(since, &end, 10) : 0;
+    if (since && (!*since || *end || from < 0))
+        return api_error(r, 400, "since", "since must be a time in ms since the epoch");
+    struct queue_conn *k = api_conn_get(r->api);
+    json_t *buckets = NULL;
+    char err[512];
+    if (!since) {
+        long long now = queue_redis_now(k);
+        from = now > API_HISTORY_DEFAULT_MS ? now - API_HISTORY_DEFAULT_MS : 0;
+    }
+    enum queue_rc rc = queue_history(k, pool, from, &buckets, err, sizeof err);
+    api_conn_put(r->api, k);
+    if (rc)
+        return api_error_retry(r, 503, 1, "the queue (Redis) cannot be read: %s", err);
+    return api_json(r, 200, json_pack("{s:s, s:I, s:o}", "pool", pool, "bucket_ms",
+                                      (json_int_t)QUEUE_HISTORY_BUCKET_MS, "buckets", buckets));
+}
+
 /* ------------------------------------------------------------------- dlq */
 
 static json_t *entry_json(const char *pool, const struct queue_fields *e)

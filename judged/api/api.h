@@ -18,7 +18,13 @@
 
 /* ---------------------------------------------------------------- tokens */
 
-enum { ROLE_SUBMIT = 1, ROLE_READ = 2, ROLE_SETTER = 4, ROLE_ADMIN = 8 };
+enum { ROLE_SUBMIT = 1, ROLE_READ = 2, ROLE_SETTER = 4, ROLE_ADMIN = 8, ROLE_VIEWER = 16 };
+/* The roles that read every submission, result and event, not only the
+ * token's own: read, and viewer (what the admin's dashboard shows, read
+ * only: pools, hosts, dead letters, history, metrics; no write at all). */
+#define ROLES_READ_ALL (ROLE_READ | ROLE_VIEWER)
+/* Role names as the tokens file, judgectl and a 403 spell them, by bit. */
+extern const char *const API_ROLE_NAMES[5];
 
 struct api_token {
     char name[65];
@@ -187,7 +193,7 @@ int api_authenticate(struct req *r, enum MHD_Result *ret);
 enum { API_GET = 1, API_HEAD = 2, API_POST = 4, API_PUT = 8, API_DELETE = 16 };
 /* A route's roles are ROLE_* bits, any of which admits (admin has them
  * all); or no token at all, or any valid token. */
-enum { ROUTE_PUBLIC = 0, ROUTE_ANY_TOKEN = ROLE_SUBMIT | ROLE_READ | ROLE_SETTER | ROLE_ADMIN };
+enum { ROUTE_PUBLIC = 0, ROUTE_ANY_TOKEN = ROLE_SUBMIT | ROLE_READ | ROLE_SETTER | ROLE_ADMIN | ROLE_VIEWER };
 enum {
     ROUTE_SLASHES = 1,       /* a pattern without parameters takes trailing slashes too */
     ROUTE_UPLOAD = 2,        /* the body is a package up to max_package: token and role before it */
@@ -280,6 +286,9 @@ json_t *api_event_json(const struct queue_event *e, const struct queue_event_abo
 enum MHD_Result api_submission_events(struct req *r, const char *id);
 enum MHD_Result api_pools(struct req *r);
 enum MHD_Result api_pool_action(struct req *r, const char *pool, const char *action);
+/* GET /v1/pools/NAME/history; without ?since= the last hour of it. */
+#define API_HISTORY_DEFAULT_MS (3600 * 1000LL)
+enum MHD_Result api_pool_history(struct req *r, const char *pool);
 enum MHD_Result api_hosts(struct req *r);
 enum MHD_Result api_dlq(struct req *r);
 enum MHD_Result api_dlq_action(struct req *r, const char *entry, const char *action);

@@ -164,6 +164,8 @@ json_t *api_event_json(const struct queue_event *e, const struct queue_event_abo
     json_object_set_new(d, "problem_version", text_or_null(e->problem_version));
     json_object_set_new(d, "problem", text_or_null(about->problem));
     json_object_set_new(d, "owner", text_or_null(about->owner));
+    json_object_set_new(d, "language", text_or_null(about->language));
+    json_object_set_new(d, "host", text_or_null(about->host));
     json_t *md = about->metadata ? json_loads(about->metadata, JSON_DECODE_ANY, NULL) : NULL;
     json_object_set_new(d, "metadata", md ? md : json_null());
     if (e->rejudge) {   /* a new event for an already judged submission */
@@ -549,7 +551,7 @@ enum MHD_Result api_events(struct req *r)
     if (mine && strcmp(mine, "1") && strcmp(mine, "true"))
         return api_error(r, 400, "mine", "mine must be 1 (or true): only the token's own submissions");
     /* a submit token follows its own submissions only; read sees them all */
-    if (!mine && !api_has_role(r, ROLE_READ))
+    if (!mine && !api_has_role(r, ROLES_READ_ALL))
         return api_error(r, 403, "mine", "token '%s' may follow only its own submissions: GET /v1/events?mine=1 "
                                          "(every submission's events need the role read)", r->tok_name);
     if (!api_stream_open(a, r->tok_name))
@@ -745,7 +747,7 @@ enum MHD_Result api_submission_events(struct req *r, const char *id)
         return api_error_retry(r, 503, 1, "the queue is unavailable");
     }
     bool mine = owner[0] && !strcmp(owner, r->tok_name);
-    if (!exists || (!mine && !api_has_role(r, ROLE_READ))) {   /* as GET /v1/submissions/ID: no 403 */
+    if (!exists || (!mine && !api_has_role(r, ROLES_READ_ALL))) {   /* as GET /v1/submissions/ID: no 403 */
         progress_free(s);
         return api_error(r, 404, NULL, "no submission '%.200s'", id);
     }

@@ -445,7 +445,7 @@ enum MHD_Result api_get_submission(struct req *r, const char *id)
         rc = queue_result(k, id, &q, &found, err, sizeof err);
         if (rc != QUEUE_OK || !found || !strcmp(q.state, "done") || wait <= 0)
             break;
-        if (!api_has_role(r, ROLE_READ) && strcmp(q.owner, r->tok_name))
+        if (!api_has_role(r, ROLES_READ_ALL) && strcmp(q.owner, r->tok_name))
             break;   /* not the caller's: answered (404) at once, not after the wait */
         if (!wait_event(a, k, pool, id, last, deadline)) {
             queue_result_free(&q);
@@ -465,7 +465,7 @@ enum MHD_Result api_get_submission(struct req *r, const char *id)
     /* a submitter reads only what it submitted (read and admin read all);
      * another's answers as an unknown id does: ids are sequential, so a 403
      * would tell which exist */
-    if (!api_has_role(r, ROLE_READ) && strcmp(q.owner, r->tok_name)) {
+    if (!api_has_role(r, ROLES_READ_ALL) && strcmp(q.owner, r->tok_name)) {
         queue_result_free(&q);
         return api_error(r, 404, NULL, "no submission '%.200s' (unknown, or expired: finished "
                                        "submissions are kept for %lds)", id, r->cfg->retention_ms / 1000);

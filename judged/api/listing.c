@@ -99,7 +99,7 @@ static int parse_query(struct req *r, struct filter *f, long *limit, const char 
         *ret = api_error(r, 400, "cursor", "cursor must be the `next` of an earlier answer");
     else if (f->pool && !jd_pool_by_name(r->cfg, f->pool))
         *ret = api_error(r, 400, "pool", "no pool '%.100s'", f->pool);
-    else if (!api_has_role(r, ROLE_READ) && f->owner && strcmp(f->owner, r->tok_name))
+    else if (!api_has_role(r, ROLES_READ_ALL) && f->owner && strcmp(f->owner, r->tok_name))
         *ret = api_error(r, 403, "owner", "token '%s' lists only its own submissions (the role read lists all)",
                          r->tok_name);
     else
@@ -115,7 +115,7 @@ enum MHD_Result api_submissions_list(struct req *r)
     enum MHD_Result ret;
     if (parse_query(r, &f, &limit, &cursor, &ret))
         return ret;
-    if (!api_has_role(r, ROLE_READ))
+    if (!api_has_role(r, ROLES_READ_ALL))
         f.owner = r->tok_name;   /* a submit token: its own */
     const struct jd_config *cfg = r->cfg;
     struct reader *rd = calloc((size_t)cfg->npools + 1, sizeof *rd);

@@ -136,9 +136,9 @@ enum MHD_Result api_rejudge(struct req *r)
         else if (rc)
             ret = api_error(r, 400, "version", "%s", err);
         else if (rp.id[0])
-            ret = api_json(r, 202, reply_json(&a, &rp, api_has_role(r, ROLE_READ)));
+            ret = api_json(r, 202, reply_json(&a, &rp, api_has_role(r, ROLES_READ_ALL)));
         else
-            ret = api_json(r, 200, reply_json(&a, &rp, api_has_role(r, ROLE_READ)));
+            ret = api_json(r, 200, reply_json(&a, &rp, api_has_role(r, ROLES_READ_ALL)));
         store_rejudge_free(&rp);
     }
     free(ids);

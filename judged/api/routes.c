@@ -31,10 +31,12 @@
  *     404 before the token, so that a scanner costs no token lookup.
  *  3. the bearer token: 401 or 429 (server.c), unless an upload's was
  *     checked before its body.
- *  4. administration (the routes with the admin role) is a closed area: a
- *     path equal to an admin route's pattern or beginning with its fixed
- *     part answers a token without admin 403 before 404 or 405, so that it
- *     learns no path or method of it. /v1/webhooks/dlq's area is every path
+ *  4. administration (the routes for admin, or admin and viewer) is a
+ *     closed area: a path equal to such a route's pattern or beginning with
+ *     its fixed part answers a token with none of its roles 403 before 404
+ *     or 405, so that it learns no path or method of it; where areas
+ *     overlap, one whose route admits the token lets it on (a viewer reads
+ *     /v1/pools/{name}/history and hears step 6's 403 on the pool actions). /v1/webhooks/dlq's area is every path
  *     beginning with those characters, "/v1/webhooks/dlqX" too
  *     (ROUTE_AREA_PREFIX: the old router's strncmp, kept).
  *  5. no pattern matches: 404; one does, but not for the method: 405 (no
@@ -89,6 +91,17 @@ static enum MHD_Result readyz(struct req *r)
                                           "judge-api's log says which"));
     }
     return api_json(r, 200, json_pack("{s:s}", "status", "ready"));
+}
+
+/* The token's name and roles: what the dashboard may offer (pool buttons
+ * and dead-letter actions for admin only). */
+static enum MHD_Result whoami(struct req *r)
+{
+    json_t *roles = json_array();
+    for (unsigned b = 0; b < 5; b++)
+        if (r->roles & (1u << b))
+            json_array_append_new(roles, json_string(API_ROLE_NAMES[b]));
+    return api_json(r, 200, json_pack("{s:s, s:o}", "name", r->tok_name, "roles", roles));
 }
 
 static enum MHD_Result openapi(struct req *r)
@@ -157,6 +170,11 @@ static enum MHD_Result pool_action(struct req *r)
     return api_pool_action(r, r->param[0], r->param[1]);
 }
 
+static enum MHD_Result pool_history(struct req *r)
+{
+    return api_pool_history(r, r->param[0]);
+}
+
 static enum MHD_Result dlq_action(struct req *r)
 {
     return api_dlq_action(r, r->param[0], r->param[1]);
@@ -169,9 +187,11 @@ static enum MHD_Result webhook_replay(struct req *r)
 
 /* ------------------------------------------------------------ the table */
 
-#define SUBMIT_OR_READ (ROLE_SUBMIT | ROLE_READ)
-#define SETTER_OR_READ (ROLE_SETTER | ROLE_READ)
+/* a viewer reads what read reads, and what the admin's dashboard shows */
+#define SUBMIT_OR_READ (ROLE_SUBMIT | ROLES_READ_ALL)
+#define SETTER_OR_READ (ROLE_SETTER | ROLES_READ_ALL)
 #define ADMIN ROLE_ADMIN
+#define ADMIN_OR_VIEWER (ROLE_ADMIN | ROLE_VIEWER)
 
 /* Every endpoint of openapi.yaml once (test_routes.c checks both ways). */
 static const struct api_route routes[] = {
@@ -205,18 +225,20 @@ static const struct api_route routes[] = {
     {API_GET, "/v1/uploads/{id}", ROLE_SETTER, "uploads", upload_get, 0, NULL},
     {API_POST, "/v1/rejudges", ROLE_SETTER, "rejudges", api_rejudge, 0, NULL},
     {API_GET, "/v1/languages", ROUTE_ANY_TOKEN, "languages", api_languages, 0, NULL},
-    /* administration */
-    {API_GET, "/v1/pools", ADMIN, "administration", api_pools, 0, NULL},
+    {API_GET, "/v1/whoami", ROUTE_ANY_TOKEN, "whoami", whoami, 0, NULL},
+    /* administration: a viewer reads it, only an admin changes it */
+    {API_GET, "/v1/pools", ADMIN_OR_VIEWER, "administration", api_pools, 0, NULL},
     {API_POST, "/v1/pools/{name}/{action}", ADMIN, "administration", pool_action, 0, NULL},
-    {API_GET, "/v1/hosts", ADMIN, "administration", api_hosts, 0, NULL},
-    {API_GET, "/v1/dlq", ADMIN, "administration", api_dlq, 0, NULL},
+    {API_GET, "/v1/pools/{name}/history", ADMIN_OR_VIEWER, "administration", pool_history, 0, "since"},
+    {API_GET, "/v1/hosts", ADMIN_OR_VIEWER, "administration", api_hosts, 0, NULL},
+    {API_GET, "/v1/dlq", ADMIN_OR_VIEWER, "administration", api_dlq, 0, NULL},
     {API_POST, "/v1/dlq/{dlq_id}/{action}", ADMIN, "administration", dlq_action, 0, NULL},
-    {API_GET, "/v1/webhooks/dlq", ADMIN, "administration", api_webhook_dlq, ROUTE_AREA_PREFIX, NULL},
+    {API_GET, "/v1/webhooks/dlq", ADMIN_OR_VIEWER, "administration", api_webhook_dlq, ROUTE_AREA_PREFIX, NULL},
     {API_POST, "/v1/webhooks/dlq/{dlq_id}/replay", ADMIN, "administration", webhook_replay, 0, NULL},
     /* the cluster's queues, hosts and verdict counts are not for anyone who
-     * reaches the front door: a read token (Prometheus:
+     * reaches the front door: a read or viewer token (Prometheus:
      * authorization.credentials_file) */
-    {API_GET | API_HEAD, "/metrics", ROLE_READ, "metrics", api_metrics, 0, NULL},
+    {API_GET | API_HEAD, "/metrics", ROLES_READ_ALL, "metrics", api_metrics, 0, NULL},
 };
 #define NROUTES (sizeof routes / sizeof *routes)
 
@@ -340,20 +362,34 @@ static bool behind_token(const char *url)
     return false;
 }
 
-/* The admin route whose area url is in (see the top), or NULL. */
-static const struct api_route *admin_area(const char *url)
+/* Is url in the area of rt, an administration route (see the top)? */
+static bool in_area(const struct api_route *rt, const char *url)
 {
+    const char *p = rt->pattern;
+    size_t fixed = fixed_len(p);
+    return (rt->flags & ROUTE_AREA_PREFIX) ? !strncmp(url, p, strlen(p))
+           : p[fixed]                      ? !strncmp(url, p, fixed)
+                                           : !strcmp(url, p);
+}
+
+/* The administration route (admin, or admin and viewer) whose area url is
+ * in and none of whose roles r has, or NULL. Areas overlap ("/v1/pools/"
+ * is both the pool actions' and the history's): one that admits r lets it
+ * on to the route's own role check, so that a viewer reads a pool's
+ * history and hears 403 for the admin's actions, as an admin's read. */
+static const struct api_route *admin_area(const struct req *r)
+{
+    const struct api_route *closed = NULL;
     for (size_t i = 0; i < NROUTES; i++) {
-        const char *p = routes[i].pattern;
-        size_t fixed = fixed_len(p);
-        if (routes[i].roles != ROLE_ADMIN)
+        const struct api_route *rt = &routes[i];
+        if (!rt->roles || (rt->roles & ~ADMIN_OR_VIEWER) || !in_area(rt, r->url))
             continue;
-        if ((routes[i].flags & ROUTE_AREA_PREFIX) ? !strncmp(url, p, strlen(p))
-            : p[fixed]                             ? !strncmp(url, p, fixed)
-                                                   : !strcmp(url, p))
-            return &routes[i];
+        if (api_has_role(r, rt->roles))
+            return NULL;
+        if (!closed)
+            closed = rt;
     }
-    return NULL;
+    return closed;
 }
 
 /* ------------------------------------------------------------- dispatch */
@@ -365,15 +401,19 @@ static enum MHD_Result not_found(struct req *r)
 
 enum MHD_Result api_forbidden(struct req *r, const struct api_route *rt)
 {
-    static const struct {
-        unsigned role;
-        const char *name;
-    } names[] = {{ROLE_SUBMIT, "submit"}, {ROLE_SETTER, "setter"}, {ROLE_READ, "read"}, {ROLE_ADMIN, "admin"}};
-    char roles[64] = "";
+    char roles[80] = "";
     size_t n = 0;
-    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
-        if ((rt->roles & names[i].role) && n < sizeof roles)
-            n += (size_t)snprintf(roles + n, sizeof roles - n, "%s%s", n ? " or " : "", names[i].name);
+    /* submit, setter, read, admin as before the viewer; "a, b or c" */
+    static const unsigned order[] = {0, 2, 1, 3, 4};
+    int left = 0;
+    for (size_t i = 0; i < sizeof order / sizeof *order; i++)
+        left += (rt->roles >> order[i]) & 1;
+    for (size_t i = 0; i < sizeof order / sizeof *order; i++)
+        if ((rt->roles & (1u << order[i])) && n < sizeof roles) {
+            left--;
+            n += (size_t)snprintf(roles + n, sizeof roles - n, "%s%s", !n ? "" : left ? ", " : " or ",
+                                  API_ROLE_NAMES[order[i]]);
+        }
     return api_error(r, 403, NULL, "token '%s' lacks the role %s for %s", r->tok_name, roles, rt->what);
 }
 
@@ -451,8 +491,8 @@ enum MHD_Result api_route(struct req *r)
         return not_found(r);
     if (!r->authed && api_authenticate(r, &ret))
         return ret;
-    const struct api_route *area = admin_area(r->url);
-    if (area && !api_has_role(r, area->roles))
+    const struct api_route *area = admin_area(r);
+    if (area)
         return api_forbidden(r, area);
     rt = find(method, r->url, false, &b, &known);
     if (!rt && known)

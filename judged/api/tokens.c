@@ -31,22 +31,21 @@ int api_token_new(char out[80])
     return 0;
 }
 
+/* bit b of a role set is API_ROLE_NAMES[b] (ROLE_SUBMIT is 1 << 0, ...) */
+const char *const API_ROLE_NAMES[5] = {"submit", "read", "setter", "admin", "viewer"};
+
 unsigned api_roles_parse(const char *s)
 {
     unsigned roles = 0;
     char buf[256];
     snprintf(buf, sizeof buf, "%s", s);
     for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-        if (!strcmp(t, "submit"))
-            roles |= ROLE_SUBMIT;
-        else if (!strcmp(t, "read"))
-            roles |= ROLE_READ;
-        else if (!strcmp(t, "setter"))
-            roles |= ROLE_SETTER;
-        else if (!strcmp(t, "admin"))
-            roles |= ROLE_ADMIN;
-        else
+        unsigned b = 0;
+        while (b < 5 && strcmp(t, API_ROLE_NAMES[b]))
+            b++;
+        if (b == 5)
             return 0;
+        roles |= 1u << b;
     }
     return roles;
 }
@@ -96,7 +95,7 @@ int api_tokens_load(struct api_tokens *t, const char *path, char *err, size_t er
             continue;
         const char *why = n != 3                      ? "expected NAME ROLE[,ROLE] SHA256HEX"
                           : !valid_token_name(name)   ? "bad name (1-64 of A-Za-z0-9_.-@)"
-                          : !api_roles_parse(roles)   ? "unknown role (submit, read, setter, admin)"
+                          : !api_roles_parse(roles)   ? "unknown role (submit, read, setter, admin, viewer)"
                                                       : NULL;
         struct api_token tok = {.roles = api_roles_parse(roles)};
         if (!why && hex_decode(hash, tok.hash))

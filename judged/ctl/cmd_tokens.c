@@ -19,13 +19,14 @@ static const char *USAGE =
     "add: makes a new bearer token for judge-api, appends NAME, its roles and the\n"
     "token's SHA-256 to the tokens file (the config's api.tokens unless --file) and\n"
     "prints the token once: it is stored nowhere. Roles: submit (create and read its\n"
-    "own submissions), read (all results and events), setter, admin (everything).\n"
+    "own submissions), read (all results and events), setter, admin (everything),\n"
+    "viewer (what the admin's dashboard shows, read only: 403 on every write).\n"
     "judge-api reads the file at start and on SIGHUP.\n";
 
 static int add(struct common *c, const char *file, const char *name, const char *roles)
 {
     if (!roles || !api_roles_parse(roles))
-        return ctl_usage(c, "--role must be submit, read, setter or admin (comma-separated)");
+        return ctl_usage(c, "--role must be submit, read, setter, admin or viewer (comma-separated)");
     struct api_tokens t;
     char err[1024];
     if (access(file, F_OK) == 0) {
@@ -109,10 +110,9 @@ int cmd_tokens(int argc, char **argv)
             json_t *list = json_array();
             for (int i = 0; i < t.n; i++) {
                 json_t *r = json_array();
-                static const char *const names[] = {"submit", "read", "setter", "admin"};
-                for (int b = 0; b < 4; b++)
+                for (int b = 0; b < 5; b++)
                     if (t.v[i].roles & (1u << b))
-                        json_array_append_new(r, json_string(names[b]));
+                        json_array_append_new(r, json_string(API_ROLE_NAMES[b]));
                 json_array_append_new(list, json_pack("{s:s, s:o}", "name", t.v[i].name, "roles", r));
             }
             if (c.json)

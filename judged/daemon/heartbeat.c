@@ -92,6 +92,15 @@ static void flush_stats(struct queue_conn *k, struct pool *p)
     pthread_mutex_unlock(&p->mu);
 }
 
+/* The pool's history sample of this 10 s bucket, after this host's
+ * counters went in; a bucket another host sampled costs one XREVRANGE. */
+static void sample_history(struct queue_conn *k, struct pool *p)
+{
+    char err[512];
+    if (queue_history_sample(k, p->name, err, sizeof err) == QUEUE_ERROR)
+        logmsg("pool %s: history: %s", p->name, err);
+}
+
 static void register_host(struct queue_conn *k, const struct jd_config *cfg)
 {
     json_t *o = json_object();
@@ -207,6 +216,7 @@ void *heartbeat(void *arg)
             for (struct pool *p = judged.pools; p; p = p->next) {
                 renew(&k, p);
                 flush_stats(&k, p);
+                sample_history(&k, p);
             }
             pthread_mutex_unlock(&judged.pools_mu);
             register_host(&k, &s->cfg);

@@ -133,6 +133,25 @@ static void publish_languages(struct queue_conn *k, struct runner *catalog, cons
             ids[n++] = pc->languages[i];
     if (queue_publish_languages(k, pc->name, ids, (const char *const *)json, n, err, sizeof err))
         logmsg("pool %s: cannot publish its languages: %s", pc->name, err);
+    /* what this host's compilers say they are, beside other hosts' */
+    char (*versions)[256] = calloc((size_t)n + 1, sizeof *versions);
+    const char **vids = calloc((size_t)n + 1, sizeof *vids), **vs = calloc((size_t)n + 1, sizeof *vs);
+    int nv = 0;
+    for (int i = 0; i < n; i++) {
+        int rc = runner_language_version(catalog, ids[i], versions[nv], sizeof versions[nv], err, sizeof err);
+        if (rc == 0) {
+            vids[nv] = ids[i];
+            vs[nv] = versions[nv];
+            nv++;
+        } else if (rc < 0) {
+            logmsg("pool %s: language %s: %s", pc->name, ids[i], err);
+        }
+    }
+    if (queue_publish_language_versions(k, pc->name, judged.host, vids, vs, nv, err, sizeof err))
+        logmsg("pool %s: cannot publish its languages' versions: %s", pc->name, err);
+    free(versions);
+    free(vids);
+    free(vs);
     for (int i = 0; i < n; i++)
         free(json[i]);
     free(json);

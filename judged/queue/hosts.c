@@ -274,6 +274,57 @@ enum queue_rc queue_publish_languages(struct queue_conn *k, const char *pool, co
     return rc;
 }
 
+enum queue_rc queue_publish_language_versions(struct queue_conn *k, const char *pool, const char *host,
+                                              const char *const *ids, const char *const *versions, int n,
+                                              char *err, size_t errlen)
+{
+    if (n <= 0)
+        return QUEUE_OK;
+    char key[200];
+    queue_key(key, sizeof key, pool, SUFFIX_LANGUAGE_VERSIONS);
+    const char **argv = calloc((size_t)(2 * n + 2), sizeof *argv);
+    char **fields = calloc((size_t)n, sizeof *fields);
+    argv[0] = "HSET";
+    argv[1] = key;
+    for (int i = 0; i < n; i++) {
+        if (asprintf(&fields[i], "%s %s", ids[i], host) < 0)
+            fields[i] = NULL;
+        argv[2 + 2 * i] = fields[i] ? fields[i] : "";
+        argv[3 + 2 * i] = versions[i];
+    }
+    enum queue_rc rc = queue_reply_done(k, queue_cmdv(k, 2 + 2 * n, argv, NULL), "HSET", err, errlen);
+    for (int i = 0; i < n; i++)
+        free(fields[i]);
+    free(fields);
+    free(argv);
+    return rc;
+}
+
+/* Adds "versions": {HOST: VERSION} to each language of langs that a host
+ * published a version of; a pool's versions that cannot be read add none. */
+static void add_versions(struct queue_conn *k, const char *pool, json_t *langs)
+{
+    char key[200];
+    queue_key(key, sizeof key, pool, SUFFIX_LANGUAGE_VERSIONS);
+    redisReply *r = queue_cmd(k, "HGETALL %s", key);
+    for (size_t i = 0; r && r->type == REDIS_REPLY_ARRAY && i + 1 < r->elements; i += 2) {
+        const char *f = queue_rstr(r->element[i]), *v = queue_rstr(r->element[i + 1]);
+        const char *sp = f ? strchr(f, ' ') : NULL;
+        if (!sp || !v)
+            continue;
+        char id[130];
+        snprintf(id, sizeof id, "%.*s", (int)(sp - f), f);
+        json_t *o = json_object_get(langs, id);
+        if (!json_is_object(o))
+            continue;
+        if (!json_object_get(o, "versions"))
+            json_object_set_new(o, "versions", json_object());
+        json_object_set_new(json_object_get(o, "versions"), sp + 1, json_string(v));
+    }
+    if (r)
+        freeReplyObject(r);
+}
+
 enum queue_rc queue_languages(struct queue_conn *k, const char *pool, json_t **out, char *err, size_t errlen)
 {
     char key[200];
@@ -294,5 +345,6 @@ enum queue_rc queue_languages(struct queue_conn *k, const char *pool, json_t **o
             json_decref(o);
     }
     freeReplyObject(r);
+    add_versions(k, pool, *out);
     return QUEUE_OK;
 }

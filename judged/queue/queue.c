@@ -1295,8 +1295,7 @@ static long long oldest_unclaimed(struct queue_conn *k, const char *key, const c
     return t;
 }
 
-/* Redis' clock in ms (stream ids are in its time). */
-static long long redis_now(struct queue_conn *k)
+long long queue_redis_now(struct queue_conn *k)
 {
     redisReply *r = queue_cmd(k, "TIME");
     long long t = 0;
@@ -1374,7 +1373,7 @@ enum queue_rc queue_pool_status(struct queue_conn *k, const char *pool, struct q
         if ((rc = count_of(k, more[i][0], key, dst[i], err, errlen)))
             return rc;
     }
-    long long now = redis_now(k);
+    long long now = queue_redis_now(k);
     if (oldest)
         out->oldest_ms = now > oldest ? now - oldest : 0;
     long long ahead = out->waiting[0] + out->waiting[1] + out->delayed;
@@ -1556,7 +1555,7 @@ enum queue_rc queue_events_about(struct queue_conn *k, const struct queue_event 
     for (int i = 0; i < n; i++) {
         char key[400];
         queue_submission_key(key, sizeof key, ev[i].pool, ev[i].id);
-        redisAppendCommand(k->c, "HMGET %s problem owner metadata", key);
+        redisAppendCommand(k->c, "HMGET %s problem owner metadata lang host", key);
     }
     redisReply **replies = calloc((size_t)n, sizeof *replies);
     enum queue_rc rc = pipeline_replies(k, n, replies);
@@ -1567,12 +1566,14 @@ enum queue_rc queue_events_about(struct queue_conn *k, const struct queue_event 
     }
     for (int i = 0; i < n; i++) {
         const redisReply *r = replies[i];
-        const char *f[3] = {NULL, NULL, NULL};
-        for (size_t j = 0; r->type == REDIS_REPLY_ARRAY && j < r->elements && j < 3; j++)
+        const char *f[5] = {NULL, NULL, NULL, NULL, NULL};
+        for (size_t j = 0; r->type == REDIS_REPLY_ARRAY && j < r->elements && j < 5; j++)
             f[j] = queue_rstr(r->element[j]);
         snprintf(out[i].problem, sizeof out[i].problem, "%s", f[0] ? f[0] : "");
         snprintf(out[i].owner, sizeof out[i].owner, "%s", f[1] ? f[1] : "");
         out[i].metadata = f[2] ? strdup(f[2]) : NULL;
+        snprintf(out[i].language, sizeof out[i].language, "%s", f[3] ? f[3] : "");
+        snprintf(out[i].host, sizeof out[i].host, "%s", f[4] ? f[4] : "");
         freeReplyObject(replies[i]);
     }
     free(replies);

@@ -460,6 +460,22 @@ struct queue_pool_status {
 enum queue_rc queue_pool_status(struct queue_conn *k, const char *pool, struct queue_pool_status *out,
                                 char *err, size_t errlen);
 
+/* A pool's history (history.c, judge:{P}:history): one sample per bucket
+ * of Redis' clock, the last 24 h. queue_history_sample: judged's heartbeat
+ * takes the current bucket's, unless a host did (no write then). */
+#define QUEUE_HISTORY_BUCKET_MS 10000LL
+/* Redis' clock in ms (stream ids are in its time); 0 when unanswered. */
+long long queue_redis_now(struct queue_conn *k);
+#define QUEUE_HISTORY_KEEP_MS (24 * 3600 * 1000LL)
+enum queue_rc queue_history_sample(struct queue_conn *k, const char *pool, char *err, size_t errlen);
+/* The samples from since_ms (ms since the epoch) on, oldest first, as a
+ * JSON array (a new reference into *out) of {time (the bucket's start),
+ * admitted, judged {VERDICT: n} (both since the sample before), depth,
+ * oldest_ms, running, dlq, state (at the sample)}. */
+struct json_t;
+enum queue_rc queue_history(struct queue_conn *k, const char *pool, long long since_ms, struct json_t **out,
+                            char *err, size_t errlen);
+
 /* The judged hosts that registered (judge:hosts, written every heartbeat)
  * and whether each is alive: its liveness key judge:host:NAME (TTL 3
  * heartbeats) exists, the reaper's rule (hosts.c). A clean stop removes
@@ -695,8 +711,16 @@ enum queue_rc queue_events(struct queue_conn *k, const char *const *pools, int n
  * source, limits), replacing what was there at once (RENAME). */
 enum queue_rc queue_publish_languages(struct queue_conn *k, const char *pool, const char *const *ids,
                                       const char *const *json, int n, char *err, size_t errlen);
+/* What host's compilers say they are, per language (ids[i] -> versions[i],
+ * the first line of the language's `version` command): fields "ID HOST"
+ * of judge:{P}:language_versions, each host its own, at start and reload. */
+enum queue_rc queue_publish_language_versions(struct queue_conn *k, const char *pool, const char *host,
+                                              const char *const *ids, const char *const *versions, int n,
+                                              char *err, size_t errlen);
 /* The same read back: *out is an object id -> object, empty when no host
- * has published (caller json_decref). */
+ * has published (caller json_decref); each object with "versions": {HOST:
+ * VERSION} of the hosts that published one (a host gone stays listed until
+ * it publishes again or the key is deleted). */
 enum queue_rc queue_languages(struct queue_conn *k, const char *pool, struct json_t **out, char *err,
                               size_t errlen);
 
@@ -714,6 +738,8 @@ enum queue_rc queue_events_back(struct queue_conn *k, const char *pool, const ch
 struct queue_event_about {
     char problem[130];
     char owner[130];
+    char language[130];
+    char host[130];          /* the judge host that last took it */
     char *metadata;
 };
 enum queue_rc queue_events_about(struct queue_conn *k, const struct queue_event *ev, int n,

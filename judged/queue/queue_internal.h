@@ -17,7 +17,10 @@
 #define SUFFIX_REJUDGE "rejudge"          /* list: rejudges waiting */
 #define SUFFIX_RESULTS "results"
 #define SUFFIX_STATS "stats"
+#define SUFFIX_SEQ "seq"                  /* admissions so far (judged.lua INCRs it for the id) */
+#define SUFFIX_HISTORY "history"          /* stream: a sample per 10 s bucket (history.c) */
 #define SUFFIX_LANGUAGES "languages"      /* hash: language id -> what platforms see (JSON) */
+#define SUFFIX_LANGUAGE_VERSIONS "language_versions"   /* hash: "ID HOST" -> the compiler's version */
 #define SUFFIX_SUB "sub:"                 /* + ID: a submission's hash */
 #define SUFFIX_RES "res:"                 /* + ID: its result (verdict...), judged's to write */
 #define SUFFIX_PROGRESS "progress:"       /* + ID: its progress stream */

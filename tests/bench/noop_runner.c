@@ -135,6 +135,18 @@ bool runner_language_info(struct runner *r, const char *id, struct runner_langua
     return true;
 }
 
+/* No compiler runs here: no version to publish. */
+int runner_language_version(struct runner *r, const char *id, char *out, size_t len, char *err, size_t errlen)
+{
+    (void)r;
+    (void)id;
+    (void)len;
+    (void)err;
+    (void)errlen;
+    out[0] = 0;
+    return 1;
+}
+
 int runner_problem_check(struct runner *r, const char *problem_dir, char **errors, char **summary)
 {
     (void)r;

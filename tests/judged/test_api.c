@@ -27,7 +27,7 @@
 static char cfg_path[400];
 static int api_port;
 static pid_t api_pid;
-static char tok_submit[100], tok_submit2[100], tok_read[100], tok_admin[100];
+static char tok_submit[100], tok_submit2[100], tok_read[100], tok_admin[100], tok_viewer[100];
 
 /* ------------------------------------------------------------ recording */
 
@@ -347,6 +347,7 @@ static void start(const char *pools, const char *extra_api, bool with_judged)
     token("other", "submit", tok_submit2);
     token("viewer", "read", tok_read);
     token("root", "admin", tok_admin);
+    token("watch", "viewer", tok_viewer);
     if (with_judged) {
         t_judged(cfg_path, "A");
         cr_assert(t_judged_started("A", 30000), "judged did not start");
@@ -985,11 +986,21 @@ Test(api, a_batch_admits_or_refuses_each_submission_on_its_own)
         size_t li;
         json_t *l;
         json_array_foreach(json_object_get(lr.json, "languages"), li, l)
-            if (!strcmp(json_string_value(json_object_get(l, "id")), "cpp") && json_object_get(l, "name"))
+            if (!strcmp(json_string_value(json_object_get(l, "id")), "cpp") && json_object_get(l, "name") &&
+                json_object_get(l, "versions"))
                 cpp = json_incref(l);
         resp_free(&lr);
     }
-    cr_assert(cpp, "no host published cpp's name in 20 s");
+    cr_assert(cpp, "no host published cpp's name and version in 20 s");
+    /* the compiler's own first line, as host A's g++ --version printed it */
+    FILE *gpp = popen("/usr/bin/g++ --version", "r");
+    char gpp_version[256] = "";
+    cr_assert(gpp && fgets(gpp_version, sizeof gpp_version, gpp));
+    pclose(gpp);
+    gpp_version[strcspn(gpp_version, "\n")] = 0;
+    json_t *versions = json_object_get(cpp, "versions");
+    cr_assert_eq(json_object_size(versions), 1, "one host, one version");
+    cr_assert_str_eq(json_string_value(json_object_get(versions, "A")), gpp_version);
     cr_assert_str_eq(json_string_value(json_object_get(cpp, "name")), "C++ (GCC 12, GNU C++20)");
     cr_assert_str_eq(json_string_value(json_object_get(cpp, "pool")), "native");
     cr_assert_str_eq(json_string_value(json_array_get(json_object_get(cpp, "extensions"), 0)), ".cpp");
@@ -1448,12 +1459,86 @@ Test(api, webhook_to_loopback_refused_unless_allowed)
     check_openapi();
 }
 
+/* ------------------------------------------------------------- history */
+
+/* The pool's history as the viewer reads it, summed over its buckets:
+ * admissions and verdicts V; the newest bucket's state into state. */
+static void history_sums(const char *pool, long long *admitted, long long *judged_v, const char *v,
+                         char *state, size_t len)
+{
+    char path[200];
+    snprintf(path, sizeof path, "/v1/pools/%s/history?since=0", pool);
+    struct resp r = http("GET", "/v1/pools/{name}/history", path, tok_viewer, NULL, NULL);
+    cr_assert_eq(r.status, 200, "%s", r.body);
+    cr_assert_str_eq(jstr(&r, "pool"), pool);
+    cr_assert_eq(json_integer_value(json_object_get(r.json, "bucket_ms")), 10000);
+    json_t *bs = json_object_get(r.json, "buckets"), *b;
+    size_t i;
+    long long prev = 0;
+    *admitted = *judged_v = 0;
+    json_array_foreach(bs, i, b)
+    {
+        long long t = json_integer_value(json_object_get(b, "time"));
+        cr_assert(t % 10000 == 0 && t > prev, "bucket times must be 10 s apart and rising: %s", r.body);
+        prev = t;
+        *admitted += json_integer_value(json_object_get(b, "admitted"));
+        *judged_v += json_integer_value(json_object_get(json_object_get(b, "judged"), v));
+        snprintf(state, len, "%s", json_string_value(json_object_get(b, "state")));
+    }
+    resp_free(&r);
+}
+
+/* Issue 28: the dashboard's history is kept on the server side, per pool
+ * per 10 s bucket, from the counters judged keeps (a judged host's
+ * heartbeat samples them): one submission shows as one admission and one
+ * AC in its pool's buckets and in no other pool's; a paused pool with a
+ * submission waiting shows its state and depth. */
+Test(api, history_per_pool_counts_admissions_verdicts_depth_and_state)
+{
+    start("  native: {languages: [c, cpp], slots: 1}\n  python: {languages: [python3], slots: 1}\n",
+          NULL, true);
+    char id[200], state[32] = "";
+    long long adm = 0, ac = 0;
+    /* the pool's first sample is the baseline the counts start from */
+    for (long long end = t_now_ms() + 30000; t_now_ms() < end && !state[0]; t_sleep_ms(200))
+        history_sums("native", &adm, &ac, "AC", state, sizeof state);
+    cr_assert(state[0], "no history sample within 30 s of judged's start");
+    submit_wait(AC_C, id);
+    /* a sample per 10 s bucket: the next bucket's counts it */
+    for (long long end = t_now_ms() + 60000; t_now_ms() < end && (adm < 1 || ac < 1); t_sleep_ms(500))
+        history_sums("native", &adm, &ac, "AC", state, sizeof state);
+    cr_assert_eq(adm, 1, "admissions in native's history");
+    cr_assert_eq(ac, 1, "ACs in native's history");
+    history_sums("python", &adm, &ac, "AC", state, sizeof state);
+    cr_assert_eq(adm + ac, 0, "python's history counts native's submission");
+    /* paused, one waiting: the state and the depth of a later bucket */
+    expect(http("POST", "/v1/pools/{name}/{action}", "/v1/pools/native/pause", tok_admin, "", NULL), 200, NULL,
+           "pause");
+    char *b = sub_body("aplusb", "c", AC_C, NULL);
+    expect(http("POST", SUBS, SUBS, tok_submit, b, NULL), 202, NULL, "admitted while paused");
+    free(b);
+    bool seen_paused = false;
+    for (long long end = t_now_ms() + 60000; t_now_ms() < end && !seen_paused; t_sleep_ms(500)) {
+        struct resp r = http("GET", "/v1/pools/{name}/history", "/v1/pools/native/history", tok_viewer, NULL, NULL);
+        cr_assert_eq(r.status, 200, "%s", r.body);
+        json_t *bs = json_object_get(r.json, "buckets");
+        json_t *last = json_array_get(bs, json_array_size(bs) - 1);
+        seen_paused = !strcmp(json_string_value(json_object_get(last, "state")) ?: "", "paused") &&
+                      json_integer_value(json_object_get(last, "depth")) == 1;
+        resp_free(&r);
+    }
+    cr_assert(seen_paused, "no bucket of native shows it paused with one waiting");
+    expect(http("GET", "/v1/pools/{name}/history", "/v1/pools/native/history?since=-1", tok_viewer, NULL, NULL),
+           400, "since", "a negative since");
+    check_openapi();
+}
+
 /* ------------------------------------------------------------ dashboard */
 
 /* chromium --headless ... MODE URL > out (MODE: --dump-dom or --screenshot=F) */
 static int chromium(const char *mode, const char *url, const char *out)
 {
-    char udd[400], cmd[2000];
+    char udd[400], cmd[4096];
     snprintf(udd, sizeof udd, "%s/chromium-%d", T_dir, (int)t_now_ms() % 100000);
     mkdir(udd, 0700);
     snprintf(cmd, sizeof cmd,
@@ -1464,31 +1549,134 @@ static int chromium(const char *mode, const char *url, const char *out)
     return system(cmd);
 }
 
-Test(api, dashboard_in_headless_chromium_shows_pools_and_a_new_verdict)
+/* The page chromium dumped for token and fragment (after "#token=T&"),
+ * once its first full picture is in (body data-ready). */
+static char *dashboard_dom(const char *token, const char *fragment)
 {
-    start("  native: {languages: [c, cpp], slots: 1}\n  python: {languages: [python3], slots: 1}\n",
-          NULL, true);
-    char id[200];
-    submit_wait(AC_C, id);
-    char url[400], dom[400], shot[600], png[400];
-    snprintf(url, sizeof url, "http://127.0.0.1:%d/#token=%s", api_port, tok_admin);
+    char url[600], dom[400];
+    snprintf(url, sizeof url, "http://127.0.0.1:%d/#token=%s&%s", api_port, token, fragment);
     snprintf(dom, sizeof dom, "%s/dom.html", T_dir);
     cr_assert_eq(chromium("--dump-dom", url, dom), 0, "chromium failed (is the chromium package installed?)");
     char *html = slurp(dom);
-    cr_assert(strstr(html, "<tr data-pool=\"native\"><td>native</td><td>active</td>"), "no native pool row: %s", html);
-    cr_assert(strstr(html, "<tr data-pool=\"python\">"), "no python pool row");
-    char row[400];
-    snprintf(row, sizeof row, "<tr data-id=\"%s\">", id);
-    char *v = strstr(html, row);
-    cr_assert(v, "the verdict of %s is not on the page: %s", id, html);
-    cr_assert(strstr(v, "<td class=\"AC\">AC</td>"), "its verdict AC is not shown");
+    cr_assert(strstr(html, " data-ready=\"1\">"), "the page never finished its first load: %s", html);
+    return html;
+}
+
+/* Does the element that begins with `start` (up to its closing `>` or the
+ * end of its row) hold `what`? */
+static bool row_has(const char *html, const char *start, const char *what)
+{
+    const char *r = strstr(html, start);
+    if (!r)
+        return false;
+    const char *end = strstr(r, "</tr>");
+    char *row = strndup(r, end ? (size_t)(end - r) : strlen(r));
+    bool has = strstr(row, what) != NULL;
+    free(row);
+    return has;
+}
+
+/* Issue 28's contest day, in headless Chromium against a live judge-api,
+ * judged and Redis: a paused pool and a dead host are shown as such (row
+ * state and class, the alerts at the top), each pool has its own chart of
+ * the server's history, the submissions table has problem, language and
+ * host, a submission's link opens its per-test report and compile output
+ * (#sub=ID, what the link sets), a viewer sees all of it without a 403
+ * and without buttons, an admin gets the pool and dead-letter buttons. */
+Test(api, dashboard_in_headless_chromium_shows_states_history_and_a_submissions_report)
+{
+    start("  native: {languages: [c, cpp], slots: 1}\n  python: {languages: [python3], slots: 1}\n",
+          NULL, false);
+    pid_t judged = t_judged(cfg_path, "A");
+    cr_assert(t_judged_started("A", 30000), "judged did not start");
+    char ac[200], ce[200], state[32] = "";
+    long long adm = 0, n_ac = 0, n_ce = 0;
+    /* native's first sample, the baseline its counts start from, before
+     * anything is admitted */
+    for (long long end = t_now_ms() + 30000; t_now_ms() < end && !state[0]; t_sleep_ms(200))
+        history_sums("native", &adm, &n_ac, "AC", state, sizeof state);
+    cr_assert(state[0], "no history sample within 30 s of judged's start");
+    submit_wait(AC_C, ac);
+    submit_wait_lang(SRC "/testdata/aplusb/solutions/ce.cpp", "cpp", ce);
+    /* the history has both verdicts before the host dies (a sample per 10 s) */
+    for (long long end = t_now_ms() + 60000; t_now_ms() < end && (n_ac < 1 || n_ce < 1); t_sleep_ms(500)) {
+        history_sums("native", &adm, &n_ac, "AC", state, sizeof state);
+        history_sums("native", &adm, &n_ce, "CE", state, sizeof state);
+    }
+    cr_assert(n_ac == 1 && n_ce == 1, "native's history: %lld AC, %lld CE", n_ac, n_ce);
+    /* host A dies (its liveness key expires; no live host reaps it) and
+     * native is paused */
+    kill(judged, SIGKILL);
+    bool dead = false;
+    for (long long end = t_now_ms() + 30000; t_now_ms() < end && !dead; t_sleep_ms(200)) {
+        struct resp r = http("GET", "/v1/hosts", "/v1/hosts", tok_viewer, NULL, NULL);
+        json_t *h = json_array_get(json_object_get(r.json, "hosts"), 0);
+        dead = h && !json_is_true(json_object_get(h, "alive"));
+        resp_free(&r);
+    }
+    cr_assert(dead, "host A is still alive 30 s after SIGKILL");
+    expect(http("POST", "/v1/pools/{name}/{action}", "/v1/pools/native/pause", tok_admin, "", NULL), 200, NULL,
+           "pause");
+
+    char frag[300];
+    snprintf(frag, sizeof frag, "sub=%s", ac);
+    char *html = dashboard_dom(tok_viewer, frag);
+    /* states */
+    cr_assert(row_has(html, "<tr data-pool=\"native\" data-state=\"paused\" class=\"st-paused\">",
+                      "<td class=\"state\">paused</td>"), "native is not shown paused: %s", html);
+    cr_assert(strstr(html, "<tr data-pool=\"python\" data-state=\"active\">"), "python is not shown active");
+    cr_assert(row_has(html, "<tr data-host=\"A\" class=\"dead\">", "<td class=\"alive\">dead</td>"),
+              "host A is not shown dead: %s", html);
+    cr_assert(strstr(html, "<li data-kind=\"pool-paused\">pool native is paused</li>"), "no alert for the pause");
+    cr_assert(strstr(html, "<li data-kind=\"host-dead\">host A is dead"), "no alert for the dead host");
+    /* one chart per pool, from the server's history */
+    cr_assert(strstr(html, "<figure data-pool=\"native\" data-admitted=\"2\" data-judged=\"2\">"),
+              "native's chart does not count its two submissions: %s", html);
+    cr_assert(strstr(html, "<figure data-pool=\"python\" data-admitted=\"0\" data-judged=\"0\">"),
+              "python's chart is not its own");
+    /* the submissions table, and the report the link opens */
+    char row[300], link[300];
+    snprintf(row, sizeof row, "<tr data-id=\"%s\">", ac);
+    snprintf(link, sizeof link, "<a href=\"#sub=%s\">", ac);
+    cr_assert(row_has(html, row, link), "no link to %s's report", ac);
+    cr_assert(row_has(html, row, "<td>aplusb</td><td>c</td><td>A</td><td>native</td><td class=\"AC\">AC</td>"),
+              "the row of %s lacks problem, language, host or verdict: %s", ac, html);
+    char detail[300];
+    snprintf(detail, sizeof detail, "<section id=\"detail\" data-id=\"%s\">", ac);
+    cr_assert(strstr(html, detail), "the report of %s is not open: %s", ac, html);
+    cr_assert(strstr(html, "<tr data-test=\"1\"><td>1</td><td class=\"AC\">AC</td>"), "no per-test row: %s", html);
+    /* read only: no 403 anywhere, no buttons, the dead letters marked so */
+    cr_assert(!strstr(html, "HTTP 403"), "a viewer met a 403: %s", html);
+    cr_assert(!strstr(html, "data-action="), "a viewer has buttons");
+    cr_assert(strstr(html, "<span id=\"dlq-note\">(read only)</span>"));
     free(html);
+
+    /* an admin: buttons, and the compile output of the CE */
+    snprintf(frag, sizeof frag, "sub=%s", ce);
+    html = dashboard_dom(tok_admin, frag);
+    cr_assert(row_has(html, "<tr data-pool=\"native\"", "<button data-action=\"resume\">resume</button>"),
+              "no resume button for the admin: %s", html);
+    snprintf(detail, sizeof detail, "<section id=\"detail\" data-id=\"%s\">", ce);
+    const char *d = strstr(html, detail);
+    cr_assert(d, "the report of %s is not open", ce);
+    const char *out = strstr(d, "<pre id=\"compile-output\">");
+    cr_assert(out && strstr(out, "error"), "no compiler error in the report: %s", d);
+    free(html);
+
     /* a screenshot, kept beside the test binary for a human to look at */
+    char url[600], png[400], shot[600];
+    snprintf(url, sizeof url, "http://127.0.0.1:%d/#token=%s&sub=%s", api_port, tok_viewer, ac);
     snprintf(png, sizeof png, "%s/dashboard.png", T_dir);
     snprintf(shot, sizeof shot, "--screenshot='%s'", png);
     cr_assert_eq(chromium(shot, url, "/dev/null"), 0);
-    struct stat st;
-    cr_assert(stat(png, &st) == 0 && st.st_size > 1000, "no screenshot");
+    FILE *f = fopen(png, "rb");
+    unsigned char magic[8] = {0};
+    cr_assert(f && fread(magic, 1, 8, f) == 8, "no screenshot");
+    fseek(f, 0, SEEK_END);
+    long size = ftell(f);
+    fclose(f);
+    cr_assert(!memcmp(magic, "\x89PNG\r\n\x1a\n", 8) && size > 10000, "the screenshot is no PNG of a page (%ld bytes)",
+              size);
     char cmd[1000];
     snprintf(cmd, sizeof cmd, "cp '%s' '%s/test_api_dashboard.png'", png, BIN);
     cr_assert_eq(system(cmd), 0);
@@ -1499,6 +1687,7 @@ Test(api, dashboard_in_headless_chromium_shows_pools_and_a_new_verdict)
     cr_assert(header(&r, "Content-Security-Policy", csp, sizeof csp), "the dashboard has no CSP");
     cr_assert(strstr(csp, "script-src 'self'") && strstr(csp, "frame-ancestors 'none'"), "%s", csp);
     resp_free(&r);
+    expect(http("GET", "/v1/whoami", "/v1/whoami", tok_viewer, NULL, NULL), 200, NULL, "whoami");
     check_openapi();
 }
 
@@ -2512,7 +2701,7 @@ Test(api, every_route_refuses_other_methods_unknown_paths_and_other_roles_as_bef
         resp_free(&r);
     }
     cr_assert_eq(st, 200, "the setter token added after the start is not read");
-    const char *S = tok_submit, *R = tok_read, *T = tok_setter, *A = tok_admin;
+    const char *S = tok_submit, *R = tok_read, *T = tok_setter, *A = tok_admin, *V = tok_viewer;
     const struct {
         const char *method, *path, *token;
         long status;
@@ -2570,17 +2759,17 @@ Test(api, every_route_refuses_other_methods_unknown_paths_and_other_roles_as_bef
         {"POST", "/v1/submissions/x/y/z", R, 405, NULL},
         /* administration: the role before anything else, so that a token
          * without admin learns no path or method of it */
-        {"GET", "/v1/pools", R, 403, "token 'viewer' lacks the role admin for administration"},
+        {"GET", "/v1/pools", R, 403, "token 'viewer' lacks the role admin or viewer for administration"},
         {"DELETE", "/v1/pools/native/pause", R, 403, "lacks the role admin for administration"},
         {"GET", "/v1/pools/native", T, 403, "lacks the role admin for administration"},
         {"GET", "/v1/dlq/", S, 403, "lacks the role admin for administration"},
-        {"GET", "/v1/webhooks/dlq", R, 403, "lacks the role admin for administration"},
+        {"GET", "/v1/webhooks/dlq", R, 403, "lacks the role admin or viewer for administration"},
         {"GET", "/v1/webhooks/dlqx", R, 403, "lacks the role admin"},   /* its area is a raw prefix */
         {"GET", "/v1/webhooks/dlqx", A, 404, "no such resource"},
         /* each other route's role, in its own words */
         {"POST", "/v1/submissions", R, 403, "lacks the role submit for submitting"},
-        {"GET", "/v1/submissions/x", T, 403, "lacks the role submit or read for reading submissions"},
-        {"GET", "/v1/submissions/x/events", T, 403, "lacks the role submit or read for reading submissions"},
+        {"GET", "/v1/submissions/x", T, 403, "lacks the role submit, read or viewer for reading submissions"},
+        {"GET", "/v1/submissions/x/events", T, 403, "lacks the role submit, read or viewer for reading submissions"},
         {"GET", "/v1/submissions/x/y/z", T, 403, "reading submissions"},   /* then 404 */
         {"GET", "/v1/events", S, 403, "may follow only its own submissions: GET /v1/events?mine=1"},
         {"GET", "/v1/problems", S, 200, "\"problems\""},
@@ -2592,7 +2781,34 @@ Test(api, every_route_refuses_other_methods_unknown_paths_and_other_roles_as_bef
         {"DELETE", "/v1/problems/x", R, 403, "lacks the role setter for removing versions"},
         {"GET", "/v1/uploads/x", R, 403, "lacks the role setter for uploads"},
         {"POST", "/v1/rejudges", R, 403, "lacks the role setter for rejudges"},
-        {"GET", "/metrics", S, 403, "lacks the role read for metrics"},
+        {"GET", "/metrics", S, 403, "lacks the role read or viewer for metrics"},
+        /* a viewer reads what the admin's dashboard shows and changes
+         * nothing: every write is 403, in administration too */
+        {"GET", "/v1/pools", V, 200, "\"pools\""},
+        {"GET", "/v1/pools/native/history", V, 200, "\"buckets\""},
+        {"GET", "/v1/pools/native/history", R, 403, "lacks the role admin"},
+        {"GET", "/v1/pools/native/history", S, 403, "lacks the role admin"},
+        {"GET", "/v1/pools/nosuch/history", V, 404, "no pool 'nosuch'"},
+        {"GET", "/v1/pools/native/history?since=x", V, 400, "since must be a time"},
+        {"GET", "/v1/hosts", V, 200, "\"hosts\""},
+        {"GET", "/v1/dlq", V, 200, "\"dead_letters\""},
+        {"GET", "/v1/webhooks/dlq", V, 200, "\"dead_letters\""},
+        {"GET", "/v1/submissions", V, 200, "\"submissions\""},
+        {"GET", "/v1/submissions/x", V, 404, "no submission 'x'"},
+        {"GET", "/v1/problems", V, 200, "\"problems\""},
+        {"GET", "/v1/languages", V, 200, "\"languages\""},
+        {"GET", "/metrics", V, 200, "judged_redis_up 1"},
+        {"POST", "/v1/pools/native/pause", V, 403, "token 'watch' lacks the role admin for administration"},
+        {"POST", "/v1/pools/native/drain", V, 403, "lacks the role admin for administration"},
+        {"POST", "/v1/dlq/native:1-0/requeue", V, 403, "lacks the role admin for administration"},
+        {"POST", "/v1/dlq/native:1-0/drop", V, 403, "lacks the role admin for administration"},
+        {"POST", "/v1/webhooks/dlq/native:1-0/replay", V, 403, "lacks the role admin"},
+        {"POST", "/v1/submissions", V, 403, "lacks the role submit for submitting"},
+        {"POST", "/v1/submissions/batch", V, 403, "lacks the role submit for submitting"},
+        {"PUT", "/v1/problems/x", V, 403, "lacks the role setter for uploading problems"},
+        {"DELETE", "/v1/problems/x", V, 403, "lacks the role setter for removing versions"},
+        {"POST", "/v1/rejudges", V, 403, "lacks the role setter for rejudges"},
+        {"GET", "/v1/uploads/x", V, 403, "lacks the role setter for uploads"},
         /* slashes: doubled and trailing ones after a route's fixed part are
          * one; /v1/submissions and /v1/problems take trailing ones too */
         {"GET", "/v1/problems/", R, 200, "\"problems\""},
