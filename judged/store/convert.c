@@ -24,9 +24,10 @@ static const struct package_format {
     {"icpc", icpc_detect, icpc_convert},
 };
 
-/* The first words of every converter's problem.yaml (icpc.c writes "# converted
- * from the ICPC/Kattis package format on push"). */
-#define CONVERTED_MARK "# converted from the "
+/* The first words of every converter's problem.yaml (icpc.c: "# converted
+ * from the ICPC/Kattis package format on push", polygon.c: "# converted from
+ * a Polygon package"). */
+#define CONVERTED_MARK "# converted from "
 
 bool store_converted(const char *dir)
 {
