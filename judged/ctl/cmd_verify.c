@@ -213,7 +213,7 @@ int verify_package(struct common *c, struct runner *r, const char *pkg, const ch
     free(rule_errors);
     json_t **rows = calloc(n, sizeof *rows), *derived = NULL;
     double limit = converted_limit(pkg), none = 0;
-    int rc = derive && rule.time_limit <= 0
+    int rc = derive && rule.time_limit <= 0 && !rule.elsewhere
                  ? judge_deriving(c, r, pkg, &rule, xs, n, rows, &derived, &limit)
                  : judge_set(c, r, pkg, xs, n, USE(STORE_TIME_NONE) | USE(STORE_TIME_LOWER) | USE(STORE_TIME_UPPER),
                              rows, &none);

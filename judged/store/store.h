@@ -364,6 +364,7 @@ bool store_expected_met(const struct store_expected *x, const struct store_verif
  * ac_to_time_limit 2.0, time_limit_to_tle 1.5, time_resolution 1 s). */
 struct store_time_rule {
     double time_limit;
+    bool elsewhere;            /* a Polygon package: problem.xml gives it (never left to the judge) */
     bool modern;               /* problem_format_version 2023-07 or later */
     double ac_factor, tle_factor, resolution;
     double ac_factor_legacy, tle_factor_legacy;   /* as read, before defaults */

@@ -656,6 +656,11 @@ int store_time_rule(const char *dir, struct store_time_rule *r, char **errors)
     double dj = domjudge_limit(dir);
     if (dj > 0)
         r->time_limit = dj;
+    /* Polygon's converter refuses a testset without its time-limit, and
+     * keeps problem.xml: such a package never leaves the limit to the judge */
+    char xml[4400];
+    snprintf(xml, sizeof xml, "%s/problem.xml", dir);
+    r->elsewhere = access(xml, F_OK) == 0;
     /* the spec's defaults: legacy 5 and 2, 2023-07+ 2.0 and 1.5, resolution 1 s */
     if (r->modern) {
         r->ac_factor = r->ac_factor > 0 ? r->ac_factor : 2.0;

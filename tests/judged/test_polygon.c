@@ -269,3 +269,26 @@ Test(polygon, judged_judges_the_stored_version_and_rejudges_after_a_new_push)
     cr_assert(version && !strcmp(version, v2), "%s", version);
     free(version);
 }
+
+/* problem verify (issue 22's) on each package unchanged: every tagged
+ * solution earns what its tag allows, and the limit is problem.xml's, never
+ * one derived as for an ICPC package that leaves it to the judge. */
+Test(polygon, problem_verify_matches_every_tagged_solution)
+{
+    char cfg[400], work[400];
+    t_config("A", SLOT_JUDGE0, NULL, "  native: {languages: [c], slots: 1}\n", cfg, sizeof cfg);
+    static char out[262144];
+    const char *names[] = {"sumgroups", "guessnum", "average"};
+    const int counts[] = {5, 3, 4}, seconds[] = {1, 1, 2};   /* problem.xml's time-limit */
+    for (int i = 0; i < 3; i++) {
+        char dirp[600], want[100], limit[64];
+        snprintf(dirp, sizeof dirp, "%s/%s", POLYGON_DIR, names[i]);
+        snprintf(work, sizeof work, "%s/verify-%s", T_dir, names[i]);
+        int rc = t_ctl(out, sizeof out, cfg, "problem", "verify", dirp, "--slot", SLOT_PUSH, "--workdir", work, NULL);
+        cr_assert_eq(rc, 0, "%s: exit %d\n%s", names[i], rc, out);
+        snprintf(want, sizeof want, "%d submissions: %d as expected, 0 mismatches, 0 not judged", counts[i], counts[i]);
+        cr_assert(strstr(out, want), "%s: %s", names[i], out);
+        snprintf(limit, sizeof limit, "time limit: %d s (the package's)", seconds[i]);
+        cr_assert(strstr(out, limit) && !strstr(out, "derived"), "%s: %s", names[i], out);
+    }
+}
