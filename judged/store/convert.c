@@ -106,3 +106,15 @@ void conv_warn(struct conv_errs *e, const char *fmt, ...)
     va_end(ap);
     e->n--;
 }
+
+void conv_yaml_string(FILE *out, const char *s)
+{
+    fputc('"', out);
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\')
+            fputc('\\', out);
+        if ((unsigned char)*s >= 0x20)
+            fputc(*s, out);
+    }
+    fputc('"', out);
+}

@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 /* Errors and warnings of one conversion, one line each; n counts errors. */
 struct conv_errs {
@@ -21,6 +22,9 @@ void conv_err(struct conv_errs *e, const char *fmt, ...) __attribute__((format(p
  * not count as one: the package is converted, and push shows it. */
 void conv_warn(struct conv_errs *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void conv_line(struct conv_errs *e, const char *line);
+/* s as a double-quoted YAML scalar (quotes and backslashes escaped, control
+ * characters dropped): what converters write into problem.yaml. */
+void conv_yaml_string(FILE *out, const char *s);
 
 /* Path components of a relative path (package.c). */
 int store_path_depth(const char *rel);

@@ -601,18 +601,6 @@ static double read_timelimit(const char *dir)
     return v > 0 ? v : -1;
 }
 
-static void yaml_string(FILE *out, const char *s)
-{
-    fputc('"', out);
-    for (; *s; s++) {
-        if (*s == '"' || *s == '\\')
-            fputc('\\', out);
-        if ((unsigned char)*s >= 0x20)
-            fputc(*s, out);
-    }
-    fputc('"', out);
-}
-
 /* The .interaction files under data/REL (sorted, any depth): transcripts
  * for the statement (the format's samples of interactive and multi-pass
  * problems, with or without an .in and .ans), listed as the runner's
@@ -637,7 +625,7 @@ static void list_interactions(const char *dir, const char *rel, size_t *count, F
             list_interactions(dir, sub, count, out);
         } else if (len > 12 && !strcmp(names[i] + len - 12, ".interaction")) {
             fprintf(out, "%s  - ", (*count)++ ? "" : "samples:\n");
-            yaml_string(out, sub);
+            conv_yaml_string(out, sub);
             fprintf(out, "\n");
         }
     }
@@ -650,7 +638,7 @@ static void list_interactions(const char *dir, const char *rel, size_t *count, F
 static void validator_yaml(const char *key, const char *source, const char *flags, bool scores, FILE *out)
 {
     fprintf(out, "%s: {%ssource: ", key, strcmp(key, "checker") ? "" : "type: custom, ");
-    yaml_string(out, source);
+    conv_yaml_string(out, source);
     fprintf(out, ", protocol: kattis, args: [");
     char copy[1024];
     snprintf(copy, sizeof copy, "%s", flags);
@@ -658,7 +646,7 @@ static void validator_yaml(const char *key, const char *source, const char *flag
     int n = 0;
     for (char *t = strtok_r(copy, " \t", &save); t; t = strtok_r(NULL, " \t", &save)) {
         fprintf(out, "%s", n++ ? ", " : "");
-        yaml_string(out, t);
+        conv_yaml_string(out, t);
     }
     fprintf(out, "]%s}\n", scores ? ", scores: true" : "");
 }
@@ -695,7 +683,7 @@ static void include_lang(const char *dir, const char *lang, FILE *out, struct co
     snprintf(path, sizeof path, "%s/include/%s", dir, lang);
     char **names = icpc_sorted_names(path, &n);
     fprintf(out, "  ");
-    yaml_string(out, lang);
+    conv_yaml_string(out, lang);
     fprintf(out, ": [");
     for (size_t i = 0, written = 0; i < n; i++) {
         char file[4400], rel[600];
@@ -707,7 +695,7 @@ static void include_lang(const char *dir, const char *lang, FILE *out, struct co
             continue;
         }
         fprintf(out, "%s", written++ ? ", " : "");
-        yaml_string(out, rel);
+        conv_yaml_string(out, rel);
     }
     fprintf(out, "]\n");
     icpc_free_names(names, n);
@@ -745,11 +733,11 @@ static int write_converted(FILE *out, const char *dir, const char *name, const s
 {
     fprintf(out, "# converted from the ICPC/Kattis package format on push; the original is problem.icpc.yaml\n");
     fprintf(out, "name: ");
-    yaml_string(out, name);
+    conv_yaml_string(out, name);
     fprintf(out, "\n");
     if (y->title[0]) {
         fprintf(out, "title: ");
-        yaml_string(out, y->title);
+        conv_yaml_string(out, y->title);
         fprintf(out, "\n");
     }
     fprintf(out, "type: %s\ntime_limit: %.3fs\nmemory_limit: %.0fM\n", interactive ? "interactive" : "batch", tl,

@@ -679,34 +679,22 @@ static void modern_group(struct plan *p, const char *rel, const struct gset *g, 
 
 /* ---- the plan written out ------------------------------------------------ */
 
-static void yaml_name(FILE *out, const char *s)
-{
-    fputc('"', out);
-    for (; *s; s++) {
-        if (*s == '"' || *s == '\\')
-            fputc('\\', out);
-        if ((unsigned char)*s >= 0x20)
-            fputc(*s, out);
-    }
-    fputc('"', out);
-}
-
 static void write_units(const struct plan *p, FILE *out)
 {
     fprintf(out, "subtasks:\n");
     for (size_t i = 0; i < p->n; i++) {
         const struct unit *u = &p->u[i];
         fprintf(out, "  - {name: ");
-        yaml_name(out, u->name);
+        conv_yaml_string(out, u->name);
         fprintf(out, ", points: %.15g, tests: [", u->points);
         for (size_t t = 0; t < u->nt; t++) {
             fprintf(out, "%s", t ? ", " : "");
-            yaml_name(out, u->tests[t]);
+            conv_yaml_string(out, u->tests[t]);
         }
         fprintf(out, "]");
         for (size_t d = 0; d < u->nd; d++) {
             fprintf(out, "%s", d ? ", " : ", depends: [");
-            yaml_name(out, p->u[u->deps[d]].name);
+            conv_yaml_string(out, p->u[u->deps[d]].name);
         }
         fprintf(out, "%s}\n", u->nd ? "]" : "");
     }

@@ -112,18 +112,6 @@ const char *pg_quote(const char *s, char *buf, size_t len)
     return buf;
 }
 
-void pg_yaml_string(FILE *out, const char *s)
-{
-    fputc('"', out);
-    for (; *s; s++) {
-        if (*s == '"' || *s == '\\')
-            fputc('\\', out);
-        if ((unsigned char)*s >= 0x20)
-            fputc(*s, out);
-    }
-    fputc('"', out);
-}
-
 bool pg_relative_path(const char *rel)
 {
     if (!rel[0] || rel[0] == '/')
@@ -548,7 +536,7 @@ static void write_checker(const char *dir, xmlNode *assets, FILE *out, struct co
     if (!asset_source(dir, checker, "checker", path, sizeof path, e))
         return;
     fprintf(out, "checker: {type: custom, source: ");
-    pg_yaml_string(out, path);
+    conv_yaml_string(out, path);
     fprintf(out, ", protocol: testlib}\n");
 }
 
@@ -560,7 +548,7 @@ static bool write_interactor(const char *dir, xmlNode *assets, FILE *out, struct
         return false;
     if (asset_source(dir, interactor, "interactor", path, sizeof path, e)) {
         fprintf(out, "interactor: {source: ");
-        pg_yaml_string(out, path);
+        conv_yaml_string(out, path);
         fprintf(out, ", protocol: testlib}\n");
     }
     return true;
@@ -572,7 +560,7 @@ static void each_test_name(FILE *out, const struct pg_group *g, int test)
 {
     char name[160];
     snprintf(name, sizeof name, "%s-%d", g->name, test + 1);
-    pg_yaml_string(out, name);
+    conv_yaml_string(out, name);
 }
 
 /* "- {name: N, points: P, tests: [...], depends: [...]}" for one group's
@@ -594,7 +582,7 @@ static void write_depends(struct pg_testset *ts, const struct pg_group *g, FILE 
         }
         if (!dg->each_test) {
             fprintf(out, "%s", n++ ? ", " : ", depends: [");
-            pg_yaml_string(out, dg->name);
+            conv_yaml_string(out, dg->name);
             continue;
         }
         for (int i = 0; i < ts->count; i++)   /* every test of an each-test group must pass */
@@ -625,7 +613,7 @@ static void write_group(struct pg_testset *ts, const struct pg_group *g, FILE *o
         for (int i = 0; i < ts->count; i++)
             points += strcmp(ts->tests[i].group, g->name) ? 0 : ts->tests[i].points;
     fprintf(out, "  - {name: ");
-    pg_yaml_string(out, g->name);
+    conv_yaml_string(out, g->name);
     fprintf(out, ", points: %.17g, tests: [", points);
     for (int i = 0, n = 0; i < ts->count; i++)
         if (!strcmp(ts->tests[i].group, g->name))
@@ -679,7 +667,7 @@ static void write_title(xmlNode *root, FILE *out)
     }
     if (pg_attr(first, "value", value, sizeof value)) {
         fprintf(out, "title: ");
-        pg_yaml_string(out, value);
+        conv_yaml_string(out, value);
         fprintf(out, "\n");
     }
 }
@@ -692,9 +680,9 @@ static void write_tests(const struct pg_testset *ts, FILE *out)
         expand_pattern(ts->in_pat, i + 1, in, sizeof in);
         expand_pattern(ts->ans_pat, i + 1, ans, sizeof ans);
         fprintf(out, "  - {name: \"%d\", input: ", i + 1);
-        pg_yaml_string(out, in);
+        conv_yaml_string(out, in);
         fprintf(out, ", output: ");
-        pg_yaml_string(out, ans);
+        conv_yaml_string(out, ans);
         fprintf(out, "}\n");
     }
 }
@@ -717,7 +705,7 @@ static void write_converted(const char *dir, const char *name, xmlNode *root, st
 {
     xmlNode *assets = pg_child(root, "assets");
     fprintf(out, "# converted from a Polygon package (problem.xml, kept as it came) on push\nname: ");
-    pg_yaml_string(out, name);
+    conv_yaml_string(out, name);
     fprintf(out, "\n");
     write_title(root, out);
     /* Polygon's limits are per test, CPU time in ms and memory in bytes */

@@ -22,7 +22,6 @@ int pg_line(xmlNode *n);
 /* "FILE:LINE: KEY: ..." quoting of package text: at most 80 bytes, control
  * bytes and quotes as \xNN, into buf. */
 const char *pg_quote(const char *s, char *buf, size_t len);
-void pg_yaml_string(FILE *out, const char *s);
 
 /* Whether rel is a plain relative path inside the package (no leading '/',
  * no '..' component, no control bytes), as problem.xml paths must be. */
