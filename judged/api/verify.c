@@ -42,15 +42,10 @@ static json_t *languages(struct queue_conn *k, const struct jd_config *cfg)
 /* The language of path by its extension, as judgectl's verify finds it. */
 static const char *language_of(json_t *langs, const char *path)
 {
-    static const char *cpp_alias[] = {".cc", ".cxx", ".c++", ".C", ".cp", NULL};
-    const char *dot = strrchr(path, '.'), *id;
+    const char *want = store_source_ending(path), *id;
     json_t *info;
-    if (!dot || strchr(dot, '/'))
+    if (!want)
         return NULL;
-    const char *want = dot;
-    for (int i = 0; cpp_alias[i]; i++)
-        if (!strcmp(dot, cpp_alias[i]))
-            want = ".cpp";
     json_object_foreach(langs, id, info) {
         const char *src = json_string_value(json_object_get(info, "source"));
         const char *ext = src ? strrchr(src, '.') : NULL;

@@ -58,14 +58,9 @@ static const char verify_usage[] =
  * (languages/ID.yaml `source`) ends the same, C++'s other endings too. */
 static const char *language_of(struct runner *r, const char *path)
 {
-    static const char *cpp_alias[] = {".cc", ".cxx", ".c++", ".C", ".cp", NULL};
-    const char *dot = strrchr(path, '.');
-    if (!dot || strchr(dot, '/'))
+    const char *want = store_source_ending(path);
+    if (!want)
         return NULL;
-    const char *want = dot;
-    for (int i = 0; cpp_alias[i]; i++)
-        if (!strcmp(dot, cpp_alias[i]))
-            want = ".cpp";
     for (size_t i = 0; i < runner_language_count(r); i++) {
         struct runner_language_info info;
         const char *id = runner_language_id(r, i);

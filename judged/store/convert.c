@@ -7,6 +7,7 @@
  * the same whichever way it arrives. Formats are tried in order; the first
  * whose layout matches converts.
  */
+#include <dirent.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -117,4 +118,38 @@ void conv_yaml_string(FILE *out, const char *s)
             fputc(*s, out);
     }
     fputc('"', out);
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+char **conv_sorted_names(const char *path, size_t *count)
+{
+    *count = 0;
+    DIR *d = opendir(path);
+    if (!d)
+        return NULL;
+    char **names = NULL;
+    struct dirent *de;
+    while ((de = readdir(d)))
+        if (de->d_name[0] != '.') {
+            char **grown = realloc(names, (*count + 1) * sizeof *names);
+            if (!grown)
+                break;
+            names = grown;
+            names[(*count)++] = strdup(de->d_name);
+        }
+    closedir(d);
+    if (names)
+        qsort(names, *count, sizeof *names, cmp_names);
+    return names;
+}
+
+void conv_free_names(char **names, size_t count)
+{
+    for (size_t i = 0; i < count; i++)
+        free(names[i]);
+    free(names);
 }

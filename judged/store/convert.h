@@ -25,6 +25,10 @@ void conv_line(struct conv_errs *e, const char *line);
 /* s as a double-quoted YAML scalar (quotes and backslashes escaped, control
  * characters dropped): what converters write into problem.yaml. */
 void conv_yaml_string(FILE *out, const char *s);
+/* The entries of directory path not starting with '.', sorted (NULL and
+ * *count 0 when it cannot be read); conv_free_names frees them. */
+char **conv_sorted_names(const char *path, size_t *count);
+void conv_free_names(char **names, size_t count);
 
 /* Path components of a relative path (package.c). */
 int store_path_depth(const char *rel);
@@ -33,13 +37,10 @@ int store_path_depth(const char *rel);
 bool icpc_detect(const char *dir);
 int icpc_convert(const char *dir, const char *name, char **errors);
 
-/* Test data groups of ICPC packages (icpc_groups.c): a directory's entries
- * sorted (not starting with '.'), the runner's name of a test
+/* Test data groups of ICPC packages (icpc_groups.c): the runner's name of a test
  * (data/secret/g1/01.in -> secret-g1-01), and a scoring problem's groups
  * written as the runner's `subtasks:`, errors naming file, line and key. */
 #include <stdio.h>
-char **icpc_sorted_names(const char *path, size_t *count);
-void icpc_free_names(char **names, size_t count);
 void icpc_test_name(const char *rel_in, char *out, size_t len);
 void icpc_subtasks(const char *dir, bool legacy, FILE *out, struct conv_errs *e);
 /* The output validator arguments every group gives its tests (legacy

@@ -422,7 +422,7 @@ static int list_tests(const char *dir, const char *rel, bool scoring, FILE *out,
     char path[4400];
     size_t n;
     snprintf(path, sizeof path, "%s/%s", dir, rel);
-    char **names = icpc_sorted_names(path, &n);
+    char **names = conv_sorted_names(path, &n);
     int count = 0;
     for (size_t i = 0; i < n; i++) {
         char sub[4400], full[8900];
@@ -448,7 +448,7 @@ static int list_tests(const char *dir, const char *rel, bool scoring, FILE *out,
             count++;
         }
     }
-    icpc_free_names(names, n);
+    conv_free_names(names, n);
     return count;
 }
 
@@ -612,7 +612,7 @@ static void list_interactions(const char *dir, const char *rel, size_t *count, F
     snprintf(path, sizeof path, "%s/%s", dir, rel);
     if (store_path_depth(rel) > STORE_MAX_DEPTH)
         return;
-    char **names = icpc_sorted_names(path, &n);
+    char **names = conv_sorted_names(path, &n);
     for (size_t i = 0; i < n; i++) {
         char sub[4400], full[8900];
         struct stat st;
@@ -629,7 +629,7 @@ static void list_interactions(const char *dir, const char *rel, size_t *count, F
             fprintf(out, "\n");
         }
     }
-    icpc_free_names(names, n);
+    conv_free_names(names, n);
 }
 
 /* A custom output validator keeps the Kattis protocol: the runner's checker
@@ -681,7 +681,7 @@ static void include_lang(const char *dir, const char *lang, FILE *out, struct co
     char path[4400];
     size_t n;
     snprintf(path, sizeof path, "%s/include/%s", dir, lang);
-    char **names = icpc_sorted_names(path, &n);
+    char **names = conv_sorted_names(path, &n);
     fprintf(out, "  ");
     conv_yaml_string(out, lang);
     fprintf(out, ": [");
@@ -698,7 +698,7 @@ static void include_lang(const char *dir, const char *lang, FILE *out, struct co
         conv_yaml_string(out, rel);
     }
     fprintf(out, "]\n");
-    icpc_free_names(names, n);
+    conv_free_names(names, n);
 }
 
 static void include_yaml(const char *dir, FILE *out, struct conv_errs *e)
@@ -709,7 +709,7 @@ static void include_yaml(const char *dir, FILE *out, struct conv_errs *e)
     snprintf(path, sizeof path, "%s/include", dir);
     if (stat(path, &st))
         return;
-    char **names = icpc_sorted_names(path, &n);
+    char **names = conv_sorted_names(path, &n);
     if (!S_ISDIR(st.st_mode) || !n)
         conv_err(e, "include:0: include: expected a directory of include/LANG/ directories");
     for (size_t i = 0, langs = 0; i < n; i++) {
@@ -721,7 +721,7 @@ static void include_yaml(const char *dir, FILE *out, struct conv_errs *e)
         fprintf(out, "%s", langs++ ? "" : "include:\n");
         include_lang(dir, names[i], out, e);
     }
-    icpc_free_names(names, n);
+    conv_free_names(names, n);
 }
 
 /* The converted problem.yaml's body into out; the number of tests. A

@@ -77,40 +77,6 @@ struct plan {
     struct conv_errs *e;
 };
 
-static int cmp_names(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-char **icpc_sorted_names(const char *path, size_t *count)
-{
-    *count = 0;
-    DIR *d = opendir(path);
-    if (!d)
-        return NULL;
-    char **names = NULL;
-    struct dirent *de;
-    while ((de = readdir(d)))
-        if (de->d_name[0] != '.') {
-            char **grown = realloc(names, (*count + 1) * sizeof *names);
-            if (!grown)
-                break;
-            names = grown;
-            names[(*count)++] = strdup(de->d_name);
-        }
-    closedir(d);
-    if (names)
-        qsort(names, *count, sizeof *names, cmp_names);
-    return names;
-}
-
-void icpc_free_names(char **names, size_t count)
-{
-    for (size_t i = 0; i < count; i++)
-        free(names[i]);
-    free(names);
-}
-
 /* data/secret/g1/01.in -> secret-g1-01 */
 void icpc_test_name(const char *rel_in, char *out, size_t len)
 {
@@ -434,7 +400,7 @@ static void all_tests(struct plan *p, const char *rel, struct unit *u)
     snprintf(path, sizeof path, "%s/%s", p->dir, rel);
     if (store_path_depth(rel) > STORE_MAX_DEPTH)
         return;
-    char **names = icpc_sorted_names(path, &n);
+    char **names = conv_sorted_names(path, &n);
     for (size_t i = 0; i < n; i++) {
         char sub[4400];
         snprintf(sub, sizeof sub, "%s/%s", rel, names[i]);
@@ -444,7 +410,7 @@ static void all_tests(struct plan *p, const char *rel, struct unit *u)
         else if (c == TEST && u)
             add_test(u, sub);
     }
-    icpc_free_names(names, n);
+    conv_free_names(names, n);
 }
 
 /* data/secret/g1 -> secret/g1 (data itself: "") */
@@ -554,7 +520,7 @@ static void legacy_group(struct plan *p, const char *rel, const struct gset *par
     snprintf(path, sizeof path, "%s/%s", p->dir, rel);
     if (store_path_depth(rel) > STORE_MAX_DEPTH)
         return;
-    char **names = icpc_sorted_names(path, &n);
+    char **names = conv_sorted_names(path, &n);
     size_t parts = count_children(p->dir, rel, names, n);
     if (g.ignore_sample && strcmp(rel, "data"))
         conv_err(p->e, "%s:%d: grader_flags: 'ignore_sample' is only for data/testdata.yaml (the root group)", g.file,
@@ -565,7 +531,7 @@ static void legacy_group(struct plan *p, const char *rel, const struct gset *par
     legacy_children(p, rel, &g, g.agg == AGG_AVG && parts ? scale / (double)parts : scale, names, n);
     if (!strcmp(rel, "data") && g.ignore_sample && child_kind(p->dir, rel, "sample") == GROUP)
         parts--;
-    icpc_free_names(names, n);
+    conv_free_names(names, n);
     if (g.agg == AGG_MIN)
         merge_min(p, rel, &g, first, parts);
     double total = 0;
@@ -667,10 +633,10 @@ static void modern_group(struct plan *p, const char *rel, const struct gset *g, 
     }
     char path[4400];
     snprintf(path, sizeof path, "%s/%s", p->dir, rel);
-    char **names = icpc_sorted_names(path, &n);
+    char **names = conv_sorted_names(path, &n);
     size_t parts = count_children(p->dir, rel, names, n);
     modern_children(p, rel, g, max, names, n);
-    icpc_free_names(names, n);
+    conv_free_names(names, n);
     if (g->agg == AGG_MIN)
         merge_min(p, rel, g, first, parts);
     record_group(p, rel, first);
@@ -803,7 +769,7 @@ static void args_group(struct args_walk *w, const char *rel, const char *inherit
     snprintf(path, sizeof path, "%s/%s", w->dir, rel);
     if (store_path_depth(rel) > STORE_MAX_DEPTH)
         return;
-    char **names = icpc_sorted_names(path, &n);
+    char **names = conv_sorted_names(path, &n);
     bool tests = false;
     for (size_t i = 0; i < n; i++) {
         char sub[4400];
@@ -813,7 +779,7 @@ static void args_group(struct args_walk *w, const char *rel, const char *inherit
         if (c == GROUP)
             args_group(w, sub, args, origin);
     }
-    icpc_free_names(names, n);
+    conv_free_names(names, n);
     if (!tests)
         return;
     if (!w->seen) {

@@ -354,6 +354,11 @@ struct store_verify_seen {
     double score;
     const char *messages;
 };
+/* The ending of the language source file a package's program at path is
+ * judged as: ".cpp" for C++'s other endings (.cc, .cxx, .c++, .C, .cp),
+ * else path's own (NULL when it has none). Both verify front ends pick
+ * the language whose `source` ends so. */
+const char *store_source_ending(const char *path);
 /* Whether x holds for s; why not in why. */
 bool store_expected_met(const struct store_expected *x, const struct store_verify_seen *s, char *why, size_t len);
 

@@ -335,41 +335,6 @@ static bool rule_applies(const char *glob, const char *rel)
 
 /* ------------------------------------------------------------ programs */
 
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* The visible entries of a directory, sorted (caller frees). */
-static char **sorted_entries(const char *path, size_t *n)
-{
-    DIR *d = opendir(path);
-    char **names = NULL;
-    *n = 0;
-    if (!d)
-        return NULL;
-    for (struct dirent *de; (de = readdir(d)) && *n < MAX_PROGRAMS;) {
-        if (de->d_name[0] == '.')
-            continue;
-        char **grown = realloc(names, (*n + 1) * sizeof *names);
-        if (!grown)
-            break;
-        names = grown;
-        names[(*n)++] = strdup(de->d_name);
-    }
-    closedir(d);
-    if (names)
-        qsort(names, *n, sizeof *names, cmp_str);
-    return names;
-}
-
-static void free_entries(char **names, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        free(names[i]);
-    free(names);
-}
-
 /* Which bound of the time limit a program gives (the spec's "Timelimit
  * inference"): not permitted TLE, a lower bound; required exactly TLE,
  * an upper one; else none (brute_force, rejected). */
@@ -460,7 +425,7 @@ int store_expected_results(const char *dir, struct store_expected **out, size_t 
     read_submissions_yaml(dir, &y, &e);
     snprintf(path, sizeof path, "%s/submissions", dir);
     size_t nf;
-    char **folders_found = sorted_entries(path, &nf);
+    char **folders_found = conv_sorted_names(path, &nf);
     for (size_t i = 0; i < nf; i++) {
         char fpath[8800];
         struct stat st;
@@ -468,7 +433,7 @@ int store_expected_results(const char *dir, struct store_expected **out, size_t 
         if (stat(fpath, &st) || !S_ISDIR(st.st_mode))
             continue;   /* submissions.yaml, a README */
         size_t np;
-        char **programs = sorted_entries(fpath, &np);
+        char **programs = conv_sorted_names(fpath, &np);
         for (size_t j = 0; j < np && *count < MAX_PROGRAMS; j++) {
             char rel[1024];
             snprintf(rel, sizeof rel, "%.400s/%.400s", folders_found[i], programs[j]);
@@ -481,9 +446,9 @@ int store_expected_results(const char *dir, struct store_expected **out, size_t 
             *out = grown;
             (*out)[(*count)++] = x;
         }
-        free_entries(programs, np);
+        conv_free_names(programs, np);
     }
-    free_entries(folders_found, nf);
+    conv_free_names(folders_found, nf);
     for (size_t i = 0; i < y.n; i++)
         free(y.items[i].glob);
     free(y.items);
@@ -835,4 +800,16 @@ int store_verify_load(struct queue_conn *k, const char *id, char **record, bool 
     }
     freeReplyObject(r);
     return STORE_OK;
+}
+
+const char *store_source_ending(const char *path)
+{
+    static const char *cpp_alias[] = {".cc", ".cxx", ".c++", ".C", ".cp", NULL};
+    const char *dot = strrchr(path, '.');
+    if (!dot || strchr(dot, '/'))
+        return NULL;
+    for (int i = 0; cpp_alias[i]; i++)
+        if (!strcmp(dot, cpp_alias[i]))
+            return ".cpp";
+    return dot;
 }
