@@ -70,17 +70,24 @@ struct api_conf *api_conf_new(struct jd_config *cfg);
 /* A reference to the current snapshot; api_conf_put gives it back. */
 struct api_conf *api_conf_get(struct api *a);
 void api_conf_put(struct api_conf *c);
-/* Makes c (whose reference moves to a) the current snapshot. */
+/* Makes c (whose reference moves to a) the current snapshot and remembers
+ * its pools; NULL at the end (the pools are forgotten too). */
 void api_conf_install(struct api *a, struct api_conf *c);
+/* Every pool any snapshot has named since start, in the order first seen:
+ * *names is a new array (free it) of names that live as long as a. */
+int api_followed_pools(struct api *a, const char ***names);
 
 struct api {
     /* The configuration judge-api started with, for what only a restart
      * changes: api.listen and the connection limits, Redis, the body
-     * limit, the events hub and the webhook threads (their pools and
-     * settings). Everything a request reads comes from req.cfg. */
+     * limit, the events hub's and the webhook threads' settings (their
+     * pools follow reloads: api_followed_pools). Everything a request reads comes
+     * from req.cfg. */
     const struct jd_config *start;
     pthread_mutex_t conf_lock;   /* guards conf */
     struct api_conf *conf;       /* the current configuration (a reference) */
+    char **pools_seen;           /* conf_lock: every pool named since start (api_followed_pools) */
+    int npools_seen;
     char redis_url[4200];
     long body_limit;
     pthread_mutex_t lock;    /* guards tokens (buckets) and the connection pool */

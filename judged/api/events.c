@@ -195,18 +195,62 @@ static char *frame_of(const struct queue_event *e, const struct queue_event_abou
 
 /* ------------------------------------------------------------------- hub */
 
-/* The tails of every pool's results stream: where "from now on" starts. */
-static int read_tails(struct sse_hub *h, struct queue_conn *k, char (*last)[64])
+/* The hub's place in each followed pool's results stream (api_followed_pools:
+ * the same names in the same order, only ever more of them). */
+struct hub_cursors {
+    int n;
+    const char **pools;
+    char (*last)[64];
+};
+
+/* Follows the pools not followed yet: at start every pool, later one a
+ * reload added. A new pool's stream is read after the later of its own
+ * tail and the newest event the hub has read: nothing of its past is
+ * announced as new, and the ring stays in id order. -1: Redis did not
+ * answer (nothing changed). */
+static int follow_new_pools(struct sse_hub *h, struct queue_conn *k, struct hub_cursors *c)
 {
-    struct api_entry_id max = {0, 0};
-    for (int i = 0; i < h->a->start->npools; i++) {
-        char err[512];
-        if (queue_events_tail(k, h->a->start->pools[i].name, last[i], err, sizeof err) == QUEUE_IO)
-            return -1;   /* an error reply reads as an empty stream, "0-0" */
-        struct api_entry_id t;
-        if (api_entry_id_parse(last[i], &t) && api_entry_id_cmp(t, max) > 0)
-            max = t;
+    const char **pools;
+    int n = api_followed_pools(h->a, &pools);
+    if (n == c->n) {
+        free(pools);
+        return 0;
     }
+    char(*last)[64] = calloc((size_t)n + 1, 64);
+    if (!last)
+        abort();
+    memcpy(last, c->last, (size_t)c->n * 64);
+    struct api_entry_id newest = {0, 0}, t;
+    for (int i = 0; i < c->n; i++)
+        if (api_entry_id_parse(last[i], &t) && api_entry_id_cmp(t, newest) > 0)
+            newest = t;
+    for (int i = c->n; i < n; i++) {
+        char err[512];
+        if (queue_events_tail(k, pools[i], last[i], err, sizeof err) == QUEUE_IO) {
+            free(last);   /* an error reply reads as an empty stream, "0-0" */
+            free(pools);
+            return -1;
+        }
+        if (!api_entry_id_parse(last[i], &t) || api_entry_id_cmp(t, newest) < 0)
+            id_str(newest, last[i]);
+        if (c->n)
+            fprintf(stderr, "judge-api: events: pool %s added by a reload; its verdicts are announced\n", pools[i]);
+    }
+    free(c->pools);
+    free(c->last);
+    *c = (struct hub_cursors){n, pools, last};
+    return 0;
+}
+
+/* Where "from now on" starts: the newest of the pools' tails. */
+static int read_tails(struct sse_hub *h, struct queue_conn *k, struct hub_cursors *c)
+{
+    if (follow_new_pools(h, k, c))
+        return -1;
+    struct api_entry_id max = {0, 0}, t;
+    for (int i = 0; i < c->n; i++)
+        if (api_entry_id_parse(c->last[i], &t) && api_entry_id_cmp(t, max) > 0)
+            max = t;
     pthread_rwlock_wrlock(&h->mu);
     h->floor = max;
     h->ready = true;
@@ -280,28 +324,27 @@ static void *hub_main(void *p)
 {
     struct sse_hub *h = p;
     struct api *a = h->a;
-    int np = a->start->npools;
-    const char **pools = calloc((size_t)np + 1, sizeof *pools);
-    char(*last)[64] = calloc((size_t)np + 1, 64);
-    for (int i = 0; i < np; i++)
-        pools[i] = a->start->pools[i].name;
+    struct hub_cursors c = {0};
     struct queue_conn k;
     queue_conn_init(&k, a->redis_url, 5000);
     bool started = false, more = false;
     while (!atomic_load(&a->stopping)) {
         if (!started) {
-            if (read_tails(h, &k, last)) {
+            if (read_tails(h, &k, &c)) {
                 queue_conn_backoff(&k);
                 continue;
             }
             started = true;
             ring_bell(h);   /* streams from now on waited for the hub to know where now is */
+        } else if (follow_new_pools(h, &k, &c)) {
+            queue_conn_backoff(&k);
+            continue;
         }
         struct queue_event *ev = NULL;
         struct queue_event_about *about = NULL;
         int n = 0;
-        /* 1 s slices: a stop is noticed within one */
-        if (read_events(&k, pools, np, last, more ? 0 : 1000, &ev, &about, &n, &more)) {
+        /* 1 s slices: a stop (or a reload's new pool) is noticed within one */
+        if (read_events(&k, c.pools, c.n, c.last, more ? 0 : 1000, &ev, &about, &n, &more)) {
             more = false;
             queue_conn_backoff(&k);
             continue;
@@ -313,8 +356,8 @@ static void *hub_main(void *p)
         free(ev);
     }
     queue_conn_close(&k);
-    free(pools);
-    free(last);
+    free(c.pools);
+    free(c.last);
     return NULL;
 }
 
@@ -399,14 +442,11 @@ static unsigned long long ring_after(struct sse_hub *h, struct api_entry_id pos)
  * has nothing after pos that the ring does not hold. */
 static void catch_up(struct sse *s)
 {
-    struct api *a = s->a;
-    int np = a->start->npools;
-    const char **pools = calloc((size_t)np + 1, sizeof *pools);
+    const char **pools;
+    int np = api_followed_pools(s->a, &pools);
     char(*last)[64] = calloc((size_t)np + 1, 64);
-    for (int i = 0; i < np; i++) {
-        pools[i] = a->start->pools[i].name;
+    for (int i = 0; i < np; i++)
         id_str(s->pos, last[i]);
-    }
     struct queue_event *ev = NULL;
     struct queue_event_about *about = NULL;
     int n = 0;

@@ -165,7 +165,7 @@ static int load(struct api *a, const char *config)
         a->tokens.v[i].refilled = common_monotonic();
     }
     pthread_mutex_init(&a->conf_lock, NULL);
-    a->conf = api_conf_new(&cfg);
+    api_conf_install(a, api_conf_new(&cfg));
     a->start = &a->conf->cfg;   /* main holds a reference to it until exit */
     jd_redis_url(a->start, a->redis_url, sizeof a->redis_url);
     return 0;

@@ -403,34 +403,23 @@ static int run_due(struct api *a, struct queue_conn *k, const char *pool)
     return tried;
 }
 
-/* The pools' names, as the queue library's calls take them. */
-static const char **pool_names(const struct api *a)
-{
-    const char **names = calloc((size_t)a->start->npools + 1, sizeof *names);
-    for (int i = 0; names && i < a->start->npools; i++)
-        names[i] = a->start->pools[i].name;
-    return names;
-}
-
 /* New results events: each delivery recorded, then acked. */
-static void read_new(struct api *a, struct queue_conn *k)
+static void read_new(struct api *a, struct queue_conn *k, const char **pools, int npools)
 {
-    const char **pools = pool_names(a);
     struct queue_webhook_event *ev = NULL;
     size_t n = 0;
     char err[512];
-    if (pools && !queue_webhook_read(k, a->consumer, pools, a->start->npools, 500, &ev, &n, err, sizeof err))
+    if (!queue_webhook_read(k, a->consumer, pools, npools, 500, &ev, &n, err, sizeof err))
         for (size_t e = 0; e < n; e++)
             queue_webhook_record(k, pools[ev[e].pool], &ev[e], now_ms(), err, sizeof err);
     free(ev);
-    free(pools);
 }
 
 /* Entries another (dead) process read and never recorded. */
-static void take_over(struct api *a, struct queue_conn *k)
+static void take_over(struct api *a, struct queue_conn *k, const char **pools, int npools)
 {
-    for (int i = 0; i < a->start->npools; i++) {
-        const char *pool = a->start->pools[i].name;
+    for (int i = 0; i < npools; i++) {
+        const char *pool = pools[i];
         struct queue_webhook_event *ev = NULL;
         size_t n = 0;
         char err[512];
@@ -446,13 +435,41 @@ struct worker_arg {
     bool reader;   /* records new events and takes over; delivers nothing */
 };
 
-/* Every pool's webhook consumer group; -1 with err (k->refused: Redis
- * refused us, which waiting will not mend). */
-static int ensure_groups(struct api *a, struct queue_conn *k, char *err, size_t errlen)
+/* The webhook consumer groups of pools[from..n); -1 with err (k->refused:
+ * Redis refused us, which waiting will not mend). */
+static int ensure_groups(struct queue_conn *k, const char **pools, int from, int n, char *err, size_t errlen)
 {
-    for (int i = 0; i < a->start->npools; i++)
-        if (queue_webhook_group(k, a->start->pools[i].name, err, errlen))
+    for (int i = from; i < n; i++)
+        if (queue_webhook_group(k, pools[i], err, errlen))
             return -1;
+    return 0;
+}
+
+/* The reader's turn: makes the groups of pools it has not grouped yet (all
+ * of them when judge-api started while Redis was away; one a reload added),
+ * takes over what dead readers left, records new events. -1: Redis is away. */
+static int reader_turn(struct api *a, struct queue_conn *k, int *grouped, long long *next_takeover)
+{
+    const char **pools;
+    int n = api_followed_pools(a, &pools);
+    char err[512];
+    if (*grouped < n) {
+        if (ensure_groups(k, pools, *grouped, n, err, sizeof err)) {
+            free(pools);
+            return -1;
+        }
+        for (int i = *grouped > a->start->npools ? *grouped : a->start->npools; i < n; i++)
+            fprintf(stderr, "judge-api: webhooks: pool %s added by a reload; delivering its callbacks\n", pools[i]);
+        if (*grouped == 0)
+            fprintf(stderr, "judge-api: webhooks: Redis answers; delivering\n");
+        *grouped = n;
+    }
+    if (now_ms() >= *next_takeover) {
+        take_over(a, k, pools, n);
+        *next_takeover = now_ms() + LEASE_MS / 4;
+    }
+    read_new(a, k, pools, n);   /* blocks up to half a second */
+    free(pools);
     return 0;
 }
 
@@ -460,38 +477,29 @@ static void *webhook_main(void *p)
 {
     struct worker_arg *w = p;
     struct api *a = w->a;
-    bool reader = w->reader, grouped = !reader || atomic_load(&a->webhook_groups_ready);
+    bool reader = w->reader;
+    int grouped = atomic_load(&a->webhook_groups_ready) ? a->start->npools : 0;   /* the reader's */
     free(w);
     struct queue_conn k;
     queue_conn_init(&k, a->redis_url, 5000);
     long long next_takeover = 0;
-    char err[512];
     while (!atomic_load(&a->stopping)) {
         if (queue_conn_ensure(&k)) {
             queue_conn_backoff(&k);
             continue;
         }
-        if (!grouped) {   /* judge-api started while Redis was away */
-            if (ensure_groups(a, &k, err, sizeof err)) {
-                queue_conn_backoff(&k);
-                continue;
-            }
-            grouped = true;
-            fprintf(stderr, "judge-api: webhooks: Redis answers; delivering\n");
-        }
-        if (reader && now_ms() >= next_takeover) {
-            take_over(a, &k);
-            next_takeover = now_ms() + LEASE_MS / 4;
-        }
         /* the reader only reads: stuck in a slow delivery, it would leave
          * every new event unrecorded for as long */
         if (reader) {
-            read_new(a, &k);   /* blocks up to half a second */
+            if (reader_turn(a, &k, &grouped, &next_takeover))
+                queue_conn_backoff(&k);
             continue;
         }
-        int tried = 0;
-        for (int i = 0; i < a->start->npools; i++)
-            tried += run_due(a, &k, a->start->pools[i].name);
+        const char **pools;
+        int n = api_followed_pools(a, &pools), tried = 0;
+        for (int i = 0; i < n; i++)
+            tried += run_due(a, &k, pools[i]);
+        free(pools);
         if (!tried)
             common_sleep_ms(IDLE_POLL_MS);
     }
@@ -512,7 +520,11 @@ int api_webhooks_start(struct api *a, char *err, size_t errlen)
     struct queue_conn k;
     queue_conn_init(&k, a->redis_url, 5000);
     char gerr[512];
-    if (ensure_groups(a, &k, gerr, sizeof gerr) == 0)
+    const char **pools;
+    int npools = api_followed_pools(a, &pools);
+    int made = ensure_groups(&k, pools, 0, npools, gerr, sizeof gerr);
+    free(pools);
+    if (made == 0)
         atomic_store(&a->webhook_groups_ready, true);
     else if (k.refused || k.c) {
         snprintf(err, errlen, "webhooks: %s", gerr);

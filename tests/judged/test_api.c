@@ -1926,6 +1926,56 @@ Test(api, a_language_added_to_a_pool_is_served_after_sighup_and_a_broken_file_ch
     check_openapi();
 }
 
+/* A pool added by SIGHUP (to judge-api and the host alike) is followed by
+ * the events hub and the webhook reader without a restart: before, its
+ * verdicts reached neither GET /v1/events nor a callback_url until judge-api
+ * restarted (the hub and the webhooks read the start configuration's pools). */
+Test(api, a_pool_added_by_sighup_reaches_event_streams_and_webhooks)
+{
+    struct receiver rv;
+    receiver_start(&rv, 0);
+    const char *hooks = "  webhook_secret: s3cret\n  webhook_allow_private: true\n";
+    start("  native: {languages: [c], slots: 1}\n", hooks, false);
+    pid_t host = t_judged(cfg_path, "A");
+    cr_assert(t_judged_started("A", 30000), "judged did not start");
+    struct sse_thread all = {.s = {.stop_after = 1}};
+    pthread_create(&all.t, NULL, sse_thread_main, &all);
+    for (long long end = t_now_ms() + 20000; t_now_ms() < end && !strstr(all.s.buf, ": connected");)
+        t_sleep_ms(20);
+    cr_assert(strstr(all.s.buf, ": connected"), "stream: %s", all.s.buf);
+
+    char extra[1024];
+    snprintf(extra, sizeof extra, "max_source: 1K\napi:\n  listen: 127.0.0.1:0\n  tokens: %s/tokens\n%s", T_dir,
+             hooks);
+    t_config("A", SLOT0, extra, "  native: {languages: [c], slots: 1}\n  python: {languages: [python3], slots: 1}\n",
+             cfg_path, sizeof cfg_path);
+    kill(api_pid, SIGHUP);
+    kill(host, SIGHUP);
+    bool both = false;
+    for (long long end = t_now_ms() + 30000; t_now_ms() < end && !both; t_sleep_ms(50))
+        both = api_log_has("events: pool python added by a reload", 1) &&
+               api_log_has("webhooks: pool python added by a reload", 1);
+    cr_assert(both, "judge-api did not say it follows the new pool");
+
+    char hook[200];
+    snprintf(hook, sizeof hook, "{\"callback_url\": \"http://127.0.0.1:%d/hook\"}", rv.port);
+    char *b = sub_body("aplusb", "python3", SRC "/testdata/aplusb/solutions/ac.py", hook);
+    struct resp r = http("POST", SUBS, SUBS, tok_submit, b, NULL);
+    cr_assert_eq(r.status, 202, "python3 is admitted after SIGHUP: %s", r.body);
+    char id[200];
+    snprintf(id, sizeof id, "%s", jstr(&r, "id"));
+    resp_free(&r);
+    free(b);
+    pthread_join(all.t, NULL);
+    cr_assert_eq(count_events(all.s.buf), 1, "the new pool's verdict on the stream: %s", all.s.buf);
+    cr_assert(strstr(all.s.buf, id) && strstr(all.s.buf, "\"verdict\":\"AC\""), "%s", all.s.buf);
+    for (long long end = t_now_ms() + 60000; t_now_ms() < end && __atomic_load_n(&rv.n, __ATOMIC_SEQ_CST) < 1;)
+        t_sleep_ms(50);
+    cr_assert_eq(rv.n, 1, "the new pool's webhook delivered once");
+    cr_assert(strstr(rv.body[0], id), "%s", rv.body[0]);
+    check_openapi();
+}
+
 /* The dead-letter queue over HTTP: a problem that vanished after admission
  * fails as infrastructure (test data missing) until it is dead-lettered. */
 static json_t *wait_dead_letters(size_t n)
