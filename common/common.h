@@ -99,6 +99,16 @@ int common_parse_size(const char *s, uint64_t *out);
  * time limit in hours is a typo; a daemon's lease need not be). */
 int common_parse_seconds(const char *s, bool hours, double *out);
 
+/* ---- bounds a problem package may not pass ----
+ * Shared by the runner, which refuses a problem.yaml beyond them, and the
+ * problem store's converters, which refuse the other judge's file that
+ * would give one (naming that file, not the converted problem.yaml). */
+
+/* The largest time limit of a problem, in seconds (CPU and wall alike): an
+ * hour per test, far beyond any contest's; a larger one is a typo or a
+ * package that would hold a sandbox slot for as long per test. */
+#define COMMON_MAX_TIME_LIMIT 3600.0
+
 /* ---- fd passing ---- */
 
 /* One byte with fds attached (SCM_RIGHTS); no allocation, so a clone may

@@ -1017,6 +1017,12 @@ static int check_top(struct ydoc *y, yaml_node_t *root, struct rn_problem *p)
         ydoc_error(y, root, "name", "missing (required)"), rc = -1;
     if (p->time_limit <= 0)
         ydoc_error(y, root, "time_limit", "missing or zero (required, e.g. 1s)"), rc = -1;
+    if (p->time_limit > COMMON_MAX_TIME_LIMIT)
+        ydoc_error(y, root, "time_limit", "%gs is over the largest a problem may have (%gs)", p->time_limit,
+                   COMMON_MAX_TIME_LIMIT), rc = -1;
+    if (p->wall_time_limit > COMMON_MAX_TIME_LIMIT)
+        ydoc_error(y, root, "wall_time_limit", "%gs is over the largest a problem may have (%gs)",
+                   p->wall_time_limit, COMMON_MAX_TIME_LIMIT), rc = -1;
     if (p->memory_limit == 0)
         ydoc_error(y, root, "memory_limit", "missing or zero (required, e.g. 256M)"), rc = -1;
     if (p->output_limit == 0)

@@ -134,8 +134,10 @@ static int set_rlimits(const struct box_request *req)
     int procs = l->procs > 0 ? l->procs : 64;
     int files = l->open_files > 0 ? l->open_files : 64;
     if (l->cpu_time > 0) {
-        rlim_t secs = (rlim_t)l->cpu_time + 1;  /* a backstop: the supervisor is exact */
-        if (set_limit(RLIMIT_CPU, secs, secs + 1) < 0)
+        /* a backstop: the supervisor is exact (and a limit too large for
+         * an rlim_t, which a cast would make undefined, means none) */
+        rlim_t secs = l->cpu_time < 1e9 ? (rlim_t)l->cpu_time + 1 : RLIM_INFINITY;
+        if (set_limit(RLIMIT_CPU, secs, secs == RLIM_INFINITY ? secs : secs + 1) < 0)
             return -1;
     }
     /* One byte over the limit: a file of exactly the limit is fine, and a

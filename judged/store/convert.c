@@ -9,10 +9,12 @@
  */
 #include <dirent.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common.h"
 #include "convert.h"
 #include "store.h"
 
@@ -108,14 +110,40 @@ void conv_warn(struct conv_errs *e, const char *fmt, ...)
     e->n--;
 }
 
+/* The code point of the UTF-8 sequence of len bytes at s. */
+static unsigned code_point(const unsigned char *s, size_t len)
+{
+    static const unsigned lead_mask[] = {0, 0x7f, 0x1f, 0x0f, 0x07};
+    unsigned c = s[0] & lead_mask[len];
+    for (size_t i = 1; i < len; i++)
+        c = c << 6 | (s[i] & 0x3f);
+    return c;
+}
+
+/* YAML 1.1's printable set, less what a double-quoted scalar would fold
+ * (NEL, LINE and PARAGRAPH SEPARATOR are line breaks there). */
+static bool yaml_plain(unsigned c)
+{
+    return (c >= 0x20 && c <= 0x7e) || (c >= 0xa0 && c <= 0xd7ff && c != 0x2028 && c != 0x2029) ||
+           (c >= 0xe000 && c <= 0xfffd) || (c >= 0x10000 && c <= 0x10ffff);
+}
+
 void conv_yaml_string(FILE *out, const char *s)
 {
     fputc('"', out);
-    for (; *s; s++) {
-        if (*s == '"' || *s == '\\')
-            fputc('\\', out);
-        if ((unsigned char)*s >= 0x20)
-            fputc(*s, out);
+    size_t n = strlen(s);
+    for (size_t i = 0; i < n;) {
+        size_t len = common_utf8_len(s + i, n - i);
+        unsigned c = len ? code_point((const unsigned char *)s + i, len) : 0xfffd;
+        if (c == '"' || c == '\\')
+            fprintf(out, "\\%c", (char)c);
+        else if (len && yaml_plain(c))
+            fwrite(s + i, 1, len, out);
+        else if (c == '\t' || c == '\n')
+            fputs(c == '\t' ? "\\t" : "\\n", out);
+        else
+            fprintf(out, c < 0x100 ? "\\x%02X" : "\\u%04X", c);
+        i += len ? len : 1;
     }
     fputc('"', out);
 }

@@ -22,8 +22,12 @@ void conv_err(struct conv_errs *e, const char *fmt, ...) __attribute__((format(p
  * not count as one: the package is converted, and push shows it. */
 void conv_warn(struct conv_errs *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void conv_line(struct conv_errs *e, const char *line);
-/* s as a double-quoted YAML scalar (quotes and backslashes escaped, control
- * characters dropped): what converters write into problem.yaml. */
+/* s as a double-quoted YAML scalar: what converters write into
+ * problem.yaml. Every UTF-8 text comes back the same from a YAML reader
+ * (quotes, backslashes and whatever YAML does not allow or would fold,
+ * such as control characters and line separators, are escaped); a byte
+ * that is no part of UTF-8 becomes U+FFFD, so the file stays YAML: a
+ * converter refuses such a value where it matters (a name, a path). */
 void conv_yaml_string(FILE *out, const char *s);
 /* The entries of directory path not starting with '.', sorted (NULL and
  * *count 0 when it cannot be read); conv_free_names frees them. */

@@ -541,6 +541,14 @@ static void ini_value(char *v)
     }
 }
 
+static bool text_is_utf8(const char *s)
+{
+    for (size_t n = strlen(s), len; n; s += len, n -= len)
+        if (!(len = common_utf8_len(s, n)))
+            return false;
+    return true;
+}
+
 static void ini_line(char *line, size_t no, struct ini *ini, struct conv_errs *e)
 {
     char *eq = strchr(line, '=');
@@ -559,6 +567,8 @@ static void ini_line(char *line, size_t no, struct ini *ini, struct conv_errs *e
         if (!number(v, &ini->timelimit) || ini->timelimit <= 0)
             conv_err(e, "domjudge-problem.ini:%zu: timelimit: expected a positive number of seconds", no);
     } else if (!strcmp(k, "name")) {
+        if (!text_is_utf8(v))
+            conv_err(e, "domjudge-problem.ini:%zu: name: not UTF-8 text (save the file as UTF-8)", no);
         snprintf(ini->name, sizeof ini->name, "%s", v);
     } else if (!strcmp(k, "special_compare")) {
         if (*v)
@@ -658,12 +668,20 @@ static void validator_yaml(const char *key, const char *source, const char *flag
 static double icpc_time_limit(const char *dir, const struct icpc *y, const struct ini *ini, struct conv_errs *e)
 {
     double tl = read_timelimit(dir);
+    const char *from = ".timelimit:1: time limit";
     if (tl < 0)
         conv_err(e, ".timelimit:1: time limit: expected a positive number of seconds");
     if (ini->timelimit > 0)
-        tl = ini->timelimit;
+        tl = ini->timelimit, from = "domjudge-problem.ini:0: timelimit";
     if (tl <= 0 && y->time_limit > 0)
-        tl = y->time_limit;
+        tl = y->time_limit, from = "problem.yaml:0: limits.time_limit";
+    if (tl <= 0 && y->time_multiplier * 1.0 > COMMON_MAX_TIME_LIMIT)
+        tl = y->time_multiplier * 1.0, from = "problem.yaml:0: limits.time_multiplier";
+    if (tl > COMMON_MAX_TIME_LIMIT) {
+        conv_err(e, "%s: %g s is over the largest time limit a problem may have (%g s)", from, tl,
+                 COMMON_MAX_TIME_LIMIT);
+        return tl;
+    }
     if (tl <= 0) {
         tl = (y->time_multiplier > 0 ? y->time_multiplier : 5) * 1.0;
         conv_warn(e, "problem.yaml:0: time_limit: warning: the package gives no time limit (no .timelimit, "

@@ -28,6 +28,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common.h"
 #include "convert.h"
 #include "polygon.h"
 #include "store.h"
@@ -376,6 +377,9 @@ static void read_limits(xmlNode *set, struct pg_testset *ts, struct conv_errs *e
     if (!element_number(tl, &ts->time_ms) || ts->time_ms <= 0)
         conv_err(e, "problem.xml:%d: testset/time-limit: %s", pg_line(tl ? tl : set),
                  tl ? "expected a positive number of milliseconds" : "missing");
+    else if (ts->time_ms > COMMON_MAX_TIME_LIMIT * 1000)
+        conv_err(e, "problem.xml:%d: testset/time-limit: %.0f ms is over the largest a problem may have (%.0f ms)",
+                 pg_line(tl), ts->time_ms, COMMON_MAX_TIME_LIMIT * 1000);
     if (!element_number(ml, &ts->memory) || ts->memory < 1024)
         conv_err(e, "problem.xml:%d: testset/memory-limit: %s", pg_line(ml ? ml : set),
                  ml ? "expected a number of bytes (at least 1024)" : "missing");

@@ -863,6 +863,43 @@ Test(store_unit, a_domjudge_package_is_detected_and_its_ini_read)
     cr_assert_eq(store_convert(p, "sc", &errors), 0, "%s", errors);
 }
 
+/* What a setter writes comes back from problem.yaml as written (fuzz_icpc
+ * found a DOMjudge name that was not UTF-8 written into problem.yaml, which
+ * no YAML reader accepts: the package passed push and failed on the host);
+ * a time limit beyond an hour is refused naming where it came from. */
+Test(store_unit, names_survive_conversion_and_limits_beyond_an_hour_are_refused)
+{
+    char p[300], *errors = NULL;
+    put("u8/domjudge-problem.ini", "name = \"Sum \xff\xfe\"\ntimelimit = 1\n");
+    put("u8/data/secret/1.in", "1\n");
+    put("u8/data/secret/1.ans", "1\n");
+    snprintf(p, sizeof p, "%s/u8", dir);
+    cr_assert_eq(store_convert(p, "u8", &errors), 1, "%s", errors);
+    cr_assert(strstr(errors, "domjudge-problem.ini:1: name: not UTF-8 text"), "%s", errors);
+    free(errors);
+
+    /* YAML escapes in, the same characters out: tab, newline, quotes,
+     * backslash, DEL, a line separator (which a quoted scalar would fold),
+     * and UTF-8 letters as they are */
+    put("esc/problem.yaml", "name: \"a\\tb\\n\\\"q\\\" \\\\ \\x7f \\u2028 \xc3\xa9\"\n");
+    put("esc/.timelimit", "1\n");
+    put("esc/data/secret/1.in", "1\n");
+    put("esc/data/secret/1.ans", "1\n");
+    snprintf(p, sizeof p, "%s/esc", dir);
+    cr_assert_eq(store_convert(p, "esc", &errors), 0, "%s", errors);
+    cr_assert(strstr(converted("esc"), "title: \"a\\tb\\n\\\"q\\\" \\\\ \\x7F \\u2028 \xc3\xa9\"\n"), "%s",
+              converted("esc"));
+
+    put("long/.timelimit", "7200\n");
+    put("long/data/secret/1.in", "1\n");
+    put("long/data/secret/1.ans", "1\n");
+    snprintf(p, sizeof p, "%s/long", dir);
+    cr_assert_eq(store_convert(p, "long", &errors), 1, "%s", errors);
+    cr_assert(strstr(errors, ".timelimit:1: time limit: 7200 s is over the largest time limit a problem may have "
+                             "(3600 s)"), "%s", errors);
+    free(errors);
+}
+
 /* grading per test group of a pass-fail problem is refused, never dropped */
 Test(store_unit, icpc_group_settings_that_change_judging_are_refused)
 {

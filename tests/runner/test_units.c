@@ -1115,6 +1115,27 @@ Test(problems, interactive_grader_and_limits_keys)
     free(dir);
 }
 
+/* A time limit beyond an hour holds a sandbox slot for as long per test: a
+ * typo (120m for 120ms) or worse, refused by name (it was accepted, and the CPU
+ * rlimit's cast of 1e308 s was undefined) */
+Test(problems, time_limits_beyond_an_hour_are_refused)
+{
+    int count;
+    char *dir = package("name: slow\ntime_limit: 120m\nmemory_limit: 256M\nwall_time_limit: 1e308\n", 1);
+    char *e = check_errors(dir, &count);
+    cr_assert(strstr(e, "time_limit: 7200s is over the largest a problem may have (3600s)"), "%s", e);
+    cr_assert(strstr(e, "wall_time_limit: 1e+308s is over the largest a problem may have (3600s)"), "%s", e);
+    free(e);
+    remove_dir(dir);
+    free(dir);
+    dir = package("name: slow\ntime_limit: 3600s\nmemory_limit: 256M\n", 1);
+    e = check_errors(dir, &count);
+    cr_assert_eq(count, 0, "an hour is allowed: %s", e);
+    free(e);
+    remove_dir(dir);
+    free(dir);
+}
+
 /* samples: files shown with the statement (ICPC .interaction transcripts),
  * never judged: each must be a file of the package */
 Test(problems, samples_are_files_of_the_package)
