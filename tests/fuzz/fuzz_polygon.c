@@ -7,7 +7,9 @@
  * (tests/01 and tests/01.a, files/check.cpp, files/interactor.cpp,
  * solutions/a.cpp, doall.sh). After each conversion, whether it succeeded
  * or not, the target checks what must hold for hostile input: errors are
- * listed when counted; a success wrote problem.yaml, a refusal wrote
+ * listed when counted; a success wrote problem.yaml that the runner's own
+ * check accepts with no error (what the converter passes must not fail
+ * later, on a judging host), a refusal wrote
  * neither problem.yaml nor submissions/ (nothing half-converted); nothing
  * was written beside the package or into its tree but problem.yaml,
  * .problem.yaml.new (gone again) and submissions/; the package's own files
@@ -24,6 +26,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "runner.h"
 #include "store.h"
 
 static char dir[] = "/tmp/fuzz-polygon-XXXXXX";
@@ -129,6 +132,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         abort();   /* an error counted but not said */
     if (n == 0 && !exists("problem.yaml"))
         abort();
+    if (n == 0) {
+        char *rerrors = NULL, *summary = NULL;
+        if (runner_problem_check_limits(NULL, pkg, &rerrors, &summary) > 0) {
+            fprintf(stderr, "converted, then refused by the runner:\n%s", rerrors ? rerrors : "");
+            abort();
+        }
+        free(rerrors);
+        free(summary);
+    }
     if (n > 0 && (exists("problem.yaml") || exists("submissions/submissions.yaml")))
         abort();   /* a refused package half-converted */
     free(errors);
