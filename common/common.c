@@ -296,6 +296,14 @@ size_t common_utf8_len(const char *s, size_t n)
     return len;
 }
 
+bool common_utf8_valid(const char *s)
+{
+    for (size_t n = strlen(s), len; n; s += len, n -= len)
+        if (!(len = common_utf8_len(s, n)))
+            return false;
+    return true;
+}
+
 void common_utf8_repair(char *s)
 {
     size_t n = strlen(s);

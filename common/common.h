@@ -125,6 +125,8 @@ int common_recv_fds(int sock, char *byte, int *fds, int max, int *nfds, int flag
  * a surrogate, a code point past U+10FFFF, or a sequence cut short. A byte
  * below 0x80 is a sequence of its own. */
 size_t common_utf8_len(const char *s, size_t n);
+/* Whether s is UTF-8 text throughout. */
+bool common_utf8_valid(const char *s);
 /* A copy of s (NULL: "") that is valid UTF-8: every byte that is not part
  * of a valid sequence becomes '?', valid sequences are kept. For text that
  * need not be UTF-8 (a compiler's message, a file name) headed where only

@@ -541,14 +541,6 @@ static void ini_value(char *v)
     }
 }
 
-static bool text_is_utf8(const char *s)
-{
-    for (size_t n = strlen(s), len; n; s += len, n -= len)
-        if (!(len = common_utf8_len(s, n)))
-            return false;
-    return true;
-}
-
 static void ini_line(char *line, size_t no, struct ini *ini, struct conv_errs *e)
 {
     char *eq = strchr(line, '=');
@@ -567,7 +559,7 @@ static void ini_line(char *line, size_t no, struct ini *ini, struct conv_errs *e
         if (!number(v, &ini->timelimit) || ini->timelimit <= 0)
             conv_err(e, "domjudge-problem.ini:%zu: timelimit: expected a positive number of seconds", no);
     } else if (!strcmp(k, "name")) {
-        if (!text_is_utf8(v))
+        if (!common_utf8_valid(v))
             conv_err(e, "domjudge-problem.ini:%zu: name: not UTF-8 text (save the file as UTF-8)", no);
         snprintf(ini->name, sizeof ini->name, "%s", v);
     } else if (!strcmp(k, "special_compare")) {

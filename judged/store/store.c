@@ -231,6 +231,13 @@ static int walk_entry(const struct common_tree_entry *e, void *ctx)
         snprintf(w->err, w->errlen, "%.1100s: a name the store cannot keep (control characters or too long)", r2);
         return -1;
     }
+    /* a converter writes names into YAML, the API into JSON: both take only
+     * UTF-8 (a new package only: versions stored before keep their names) */
+    if (!common_utf8_valid(r2)) {
+        snprintf(w->err, w->errlen, "%.1100s: a name the store cannot keep (not UTF-8: a zip made on Windows "
+                                    "without UTF-8 names? name the files in UTF-8)", r2);
+        return -1;
+    }
     if (e->kind == COMMON_TREE_DIR)
         return 0;
     if (w->m->n >= STORE_MAX_FILES) {

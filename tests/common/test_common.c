@@ -149,6 +149,10 @@ Test(common, utf8_len_measures_one_sequence)
     cr_assert_eq(common_utf8_len("\xe2\x82" "A", 3), 0);
     cr_assert_eq(common_utf8_len("\xe0\x9f\xbf", 3), 0, "overlong U+07FF");
     cr_assert_eq(common_utf8_len("\xed\xa0\x80", 3), 0, "surrogate U+D800");
+    cr_assert(common_utf8_valid(""));
+    cr_assert(common_utf8_valid("tests/\xc3\xb1" "and\xc3\xba" ".in"));
+    cr_assert(!common_utf8_valid("tests/\xf1" "and\xfa" ".in"), "Latin-1");
+    cr_assert(!common_utf8_valid("ok\xe2\x82"), "cut short at the end");
 }
 
 /* The one safe open of package trees (runner/package.c, store/expand.c,

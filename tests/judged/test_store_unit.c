@@ -176,6 +176,15 @@ Test(store_unit, links_and_special_files_are_refused_and_sizes_bounded)
     cr_assert(strstr(err, "max_package"), "%s", err);
     snprintf(p, sizeof p, "%s/copy", dir);
     cr_assert_eq(store_copy_tree(a, p, 0, err, sizeof err), 0, "%s", err);
+    /* a name in Latin-1 (a zip made on Windows): converters write names
+     * into YAML and the API into JSON, which take only UTF-8 */
+    snprintf(p, sizeof p, "%s/a/tests/se\xf1" "al.in", dir);
+    FILE *f = fopen(p, "w");
+    cr_assert(f);
+    fclose(f);
+    cr_assert_neq(store_manifest_from_dir(a, 0, &m, err, sizeof err), 0);
+    cr_assert(strstr(err, "tests/se\xf1" "al.in: a name the store cannot keep (not UTF-8"), "%s", err);
+    unlink(p);
 }
 
 /* path is a regular file (not a link) holding exactly text */
