@@ -300,7 +300,8 @@ static int read_events(struct queue_conn *k, const char **pools, int np, char (*
 {
     char err[512];
     char(*before)[64] = malloc(((size_t)np + 1) * 64);
-    memcpy(before, last, (size_t)np * 64);
+    if (np)   /* no pool yet: last may be NULL */
+        memcpy(before, last, (size_t)np * 64);
     *ev = NULL;
     *about = NULL;
     int rc = queue_events(k, pools, np, last, SSE_COUNT, block_ms, ev, n, more, err, sizeof err) ? -1 : 0;
@@ -309,7 +310,8 @@ static int read_events(struct queue_conn *k, const char **pools, int np, char (*
         rc = queue_events_about(k, *ev, *n, *about, err, sizeof err) ? -1 : 0;
     }
     if (rc) {
-        memcpy(last, before, (size_t)np * 64);
+        if (np)
+            memcpy(last, before, (size_t)np * 64);
         free(*ev);
         free(*about);
         *ev = NULL;
