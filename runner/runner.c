@@ -349,6 +349,8 @@ void rn_job_end(struct rn_job *j)
     free(j->feedback);
     free(j->inter_dir);
     free(j->checker_dir);
+    rn_language_free(j->checker_own);
+    rn_language_free(j->inter_own);
     free(j->run_prepared);
     free(j->prob_abs);
     free(j->identity);
