@@ -201,12 +201,22 @@ Test(icpc_programs, a_validator_of_several_sources_is_compiled_together)
     expect_source(dir, "source: \"output_validators/pycmp/\"");
     expect(dir, sum, RUNNER_AC, "main.py importing compare.py");
     expect(dir, small, RUNNER_WA, "main.py importing compare.py");
+    /* several Python sources need the format's entry point, main.py */
+    char from[4096], to[4096];
+    snprintf(from, sizeof from, "%s/output_validators/pycmp/main.py", dir);
+    snprintf(to, sizeof to, "%s/output_validators/pycmp/check.py", dir);
+    cr_assert_eq(rename(from, to), 0);
+    struct judged j = judge(dir, sum);
+    cr_expect_eq(j.verdict, RUNNER_IE, "%s", j.json);
+    cr_expect(strstr(j.json, "2 python3 sources and none is main.py, the entry point"), "%s", j.json);
+    free(j.json);
     remove_dir(dir);
     free(dir);
 }
 
 /* The interactor of an interactive problem (legacy: validation: custom
- * interactive) built by its build script: it gives a and b, wants a + b */
+ * interactive) built by its build script: it gives a and b, wants a + b;
+ * its run script has no "#!" line */
 Test(icpc_programs, an_interactive_validator_with_build_and_run_scripts)
 {
     char *dir = scratch_dir("prog-inter");
@@ -218,7 +228,8 @@ Test(icpc_programs, an_interactive_validator_with_build_and_run_scripts)
              "  printf(\"%%lld %%lld\\n\", a, b); fflush(stdout);\n"
              "  if (scanf(\"%%lld\", &got) != 1) return 43; return got == a + b ? 42 : 43; }\n");
     put_file(dir, "output_validators/inter/build", "gcc -O2 -o ask ask.c\n");
-    put_file(dir, "output_validators/inter/run", "#!/bin/sh\nexec ./ask \"$@\"\n");
+    /* no "#!": read by /bin/sh */
+    put_file(dir, "output_validators/inter/run", "exec ./ask \"$@\"\n");
     convert(dir);
     expect_source(dir, "interactor: {source: \"output_validators/inter/\"");
     const char *isum = "#include <stdio.h>\nint main(void){long long a,b;scanf(\"%lld %lld\",&a,&b);"
