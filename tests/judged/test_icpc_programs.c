@@ -135,6 +135,7 @@ Test(icpc_programs, a_legacy_validator_with_build_and_run_scripts_judges_and_is_
              "exec ./validator \"$@\"\n");
     convert(dir);
     expect_source(dir, "source: \"output_validators/cmp/\"");
+    remove_dir(WORK_DIR "/checkers");   /* the first judging builds */
     struct judged first = judge(dir, sum);
     cr_expect_eq(first.verdict, RUNNER_AC, "%s", first.json);
     cr_expect(strlen(first.message) >= 10, "the stamp as the message: %s", first.json);
