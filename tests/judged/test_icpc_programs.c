@@ -174,7 +174,7 @@ Test(icpc_programs, a_2023_07_validator_with_only_a_run_script_starts_python)
 
 /* Several sources of one language, no scripts: compiled together (C++:
  * validate.cpp + util.cpp; Python: main.py, the entry point, importing
- * its neighbour). The cache is keyed by the whole directory: a changed
+ * a module of a subdirectory). The cache is keyed by the whole directory: a changed
  * util.cpp is a new validator. */
 Test(icpc_programs, a_validator_of_several_sources_is_compiled_together)
 {
@@ -194,14 +194,14 @@ Test(icpc_programs, a_validator_of_several_sources_is_compiled_together)
     dir = scratch_dir("prog-python");
     aplusb(dir);
     put_file(dir, "problem.yaml", "name: A plus B\nvalidation: custom\n");
-    put_file(dir, "output_validators/pycmp/compare.py", "def same(a, b):\n    return a.split() == b.split()\n");
+    put_file(dir, "output_validators/pycmp/lib/compare.py", "def same(a, b):\n    return a.split() == b.split()\n");
     put_file(dir, "output_validators/pycmp/main.py",
-             "import sys\nfrom compare import same\n"
+             "import sys\nfrom lib.compare import same\n"
              "sys.exit(42 if same(open(sys.argv[2]).read(), sys.stdin.read()) else 43)\n");
     convert(dir);
     expect_source(dir, "source: \"output_validators/pycmp/\"");
-    expect(dir, sum, RUNNER_AC, "main.py importing compare.py");
-    expect(dir, small, RUNNER_WA, "main.py importing compare.py");
+    expect(dir, sum, RUNNER_AC, "main.py importing lib/compare.py");
+    expect(dir, small, RUNNER_WA, "main.py importing lib/compare.py");
     /* several Python sources need the format's entry point, main.py */
     char from[4096], to[4096];
     snprintf(from, sizeof from, "%s/output_validators/pycmp/main.py", dir);
