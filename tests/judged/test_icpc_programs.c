@@ -191,6 +191,23 @@ Test(icpc_programs, a_validator_of_several_sources_is_compiled_together)
     remove_dir(dir);
     free(dir);
 
+    /* the format's other C++ endings (.C, .c++) are C++ too */
+    dir = scratch_dir("prog-endings");
+    aplusb(dir);
+    put_file(dir, "problem.yaml", "problem_format_version: 2023-07-draft\nname: A plus B\n");
+    two_file_validator(dir, "output_validator", 0);
+    char from[4096], to[4096];
+    snprintf(from, sizeof from, "%s/output_validator/util.cpp", dir);
+    snprintf(to, sizeof to, "%s/output_validator/util.C", dir);
+    cr_assert_eq(rename(from, to), 0);
+    snprintf(from, sizeof from, "%s/output_validator/validate.cpp", dir);
+    snprintf(to, sizeof to, "%s/output_validator/validate.c++", dir);
+    cr_assert_eq(rename(from, to), 0);
+    convert(dir);
+    expect(dir, sum, RUNNER_AC, "util.C + validate.c++");
+    remove_dir(dir);
+    free(dir);
+
     dir = scratch_dir("prog-python");
     aplusb(dir);
     put_file(dir, "problem.yaml", "name: A plus B\nvalidation: custom\n");
@@ -203,7 +220,6 @@ Test(icpc_programs, a_validator_of_several_sources_is_compiled_together)
     expect(dir, sum, RUNNER_AC, "main.py importing lib/compare.py");
     expect(dir, small, RUNNER_WA, "main.py importing lib/compare.py");
     /* several Python sources need the format's entry point, main.py */
-    char from[4096], to[4096];
     snprintf(from, sizeof from, "%s/output_validators/pycmp/main.py", dir);
     snprintf(to, sizeof to, "%s/output_validators/pycmp/check.py", dir);
     cr_assert_eq(rename(from, to), 0);
