@@ -11,6 +11,9 @@
  * file is read beneath the package root, so a link leaving the package is
  * refused, never compiled. A helper that does not compile is the problem's
  * fault (IE with the compiler's output), not an infrastructure failure.
+ * A helper given as a directory (program.c) is built the same way, keyed
+ * by the whole directory's content; a failing build script is the
+ * problem's fault too (IE with its output).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -174,13 +177,104 @@ static int build_checker(struct rn_job *j, const struct rn_language *l, const st
     return rc;
 }
 
+/* builds a program directory into a private dir and publishes it as
+ * cache: its sources compiled together, or its build script run; 1 when
+ * that fails or leaves no `run` (the problem's fault) */
+static int build_program(struct rn_job *j, const struct rn_program *pg, char **flags, const char *what,
+                         const char *cache, char **message)
+{
+    char *tmp = rn_strdup_printf("%s.tmp-%d-%d", cache, (int)getpid(), j->slot);
+    int rc = rn_program_write(pg, tmp) < 0 ? rn_job_infra(j, tmp, strerror(errno)) : 0;
+    struct rn_compiled c = {0};
+    struct rn_compile_opts opts = {.flags = flags, .sources = pg->sources};
+    struct rn_language *script = pg->lang ? NULL : rn_program_language(j->r, pg->build, false);
+    if (rc == 0 && !pg->lang && !script)
+        rc = rn_job_infra(j, "program", "out of memory");
+    if (rc == 0 && pg->lang)
+        rc = rn_compile_program(j, pg->lang, tmp, &opts, &c);
+    else if (rc == 0)
+        rc = rn_compile_in(j, script, tmp, NULL, &c);
+    if (rc == 0 && !c.ok) {
+        *message = pg->lang ? rn_strdup_printf("the %s does not compile:\n%s", what, c.output)
+                            : rn_strdup_printf("the %s's build script failed:\n%s", what, c.output);
+        rc = 1;
+    } else if (rc == 0 && !pg->lang && rn_program_mark_run(tmp) < 0) {
+        *message = rn_strdup_printf("the %s's directory has no regular file `run` after %s", what,
+                                    pg->build ? "its build script ran (build must make it)" : "copying");
+        rc = 1;
+    } else if (rc == 0 && rn_seal_tree(tmp) < 0) {
+        rc = rn_job_infra(j, tmp, strerror(errno));
+    } else if (rc == 0 && rename(tmp, cache) < 0 && errno != EEXIST && errno != ENOTEMPTY) {
+        rc = rn_job_infra(j, cache, strerror(errno));
+    }
+    rn_language_free(script);
+    free(c.output);
+    rn_remove_tree(tmp);   /* no-op after a successful rename */
+    free(tmp);
+    return rc;
+}
+
+/* A checker or interactor given as a directory (program.c): built once per
+ * host into WORK/checkers/SHA256/ keyed by its whole content; sets *dir
+ * and *lang (the scripts form's own language in *own). */
+static int prepare_program(struct rn_job *j, const char *what, const char *source, char **flags, char **dir,
+                           const struct rn_language **lang, struct rn_language **own, char **message)
+{
+    struct rn_program pg;
+    char hex[65], why[512] = "cannot hash it";
+    if (rn_program_read(j->r, j->prob, source, &pg, why, sizeof why) < 0 || rn_program_hash(&pg, flags, hex) < 0) {
+        char q[COMMON_QUOTE_CAP];
+        *message = rn_strdup_printf("the %s's directory %s: %s", what, common_quote(q, sizeof q, source,
+                                    strlen(source)), why);
+        rn_program_free(&pg);
+        return 1;
+    }
+    char *root = rn_strdup_printf("%s/checkers", j->r->work_dir);
+    free(*dir);
+    *dir = rn_strdup_printf("%s/%s", root, hex);
+    struct stat st;
+    int rc = 0;
+    if (stat(*dir, &st) < 0)
+        rc = rn_mkdir_p(root, 0755) < 0 ? rn_job_infra(j, root, strerror(errno))
+                                          : build_program(j, &pg, flags, what, *dir, message);
+    free(root);
+    *lang = pg.lang;
+    if (rc == 0 && !pg.lang) {
+        /* sealed: marking again changes nothing, it only says how run starts */
+        char *run = rn_strdup_printf("%s/run", *dir);
+        bool executable = run && access(run, X_OK) == 0;
+        free(run);
+        rn_language_free(*own);
+        *own = rn_program_language(j->r, false, executable);
+        *lang = *own;
+        if (!*own)
+            rc = rn_job_infra(j, "program", "out of memory");
+    }
+    rn_program_free(&pg);
+    return rc;
+}
+
+/* Whether source names a directory of the package (a program directory). */
+static bool is_program_dir(const struct rn_problem *p, const char *source)
+{
+    char why[128];
+    int root = rn_pkg_root(p->dir, why, sizeof why);
+    bool dir = root >= 0 && rn_pkg_kind(root, source, true, why, sizeof why) == 0;
+    if (root >= 0)
+        close(root);
+    return dir;
+}
+
 /* Compiles (or finds cached) a program the package ships, a checker or an
  * interactor: sets *dir and *lang. 0 ready, 1 problem error (*message),
  * -1 infra. */
 static int prepare_helper(struct rn_job *j, const char *what, const char *source, char **flags,
-                          char **dir, const struct rn_language **lang, char **message)
+                          char **dir, const struct rn_language **lang, struct rn_language **own,
+                          char **message)
 {
     const struct rn_problem *p = j->prob;
+    if (is_program_dir(p, source))
+        return prepare_program(j, what, source, flags, dir, lang, own, message);
     *lang = rn_language_for_file(j->r, source);
     if (!*lang) {
         *message = rn_strdup_printf("no language compiles '%s' (the %s): none has a source "
@@ -213,11 +307,11 @@ static int prepare_helper(struct rn_job *j, const char *what, const char *source
 int rn_prepare_checker(struct rn_job *j, char **message)
 {
     return prepare_helper(j, "checker", j->prob->checker_prog.source, j->prob->checker_prog.flags,
-                          &j->checker_dir, &j->checker_lang, message);
+                          &j->checker_dir, &j->checker_lang, &j->checker_own, message);
 }
 
 int rn_prepare_interactor(struct rn_job *j, char **message)
 {
     return prepare_helper(j, "interactor", j->prob->interactor.source, j->prob->interactor.flags,
-                          &j->inter_dir, &j->inter_lang, message);
+                          &j->inter_dir, &j->inter_lang, &j->inter_own, message);
 }

@@ -21,6 +21,8 @@
  *   compile.c   compiling in the sandbox: limits, steps, notes, "no program"
  *   grader.c    a problem's grader files beside the submission
  *   helper.c    a package's checker or interactor: compiled once, cached
+ *   program.c   one given as a directory (ICPC "programs": build/run
+ *               scripts, or several sources of one language)
  *   run.c       one test: the program's box, the check, an interactive pair
  *   problem_check.c  runner_problem_check (`judgectl problem check`)
  *   selftest.c  runner_language_selftest (`judgectl languages --check`)
@@ -440,6 +442,7 @@ struct rn_job {
     bool inter_ready;
     char *inter_dir;                          /* compiled interactor */
     const struct rn_language *inter_lang;
+    struct rn_language *checker_own, *inter_own;   /* a build/run program's (program.c) */
     char *run_prepared;                       /* the language's prepared files for runs */
     bool run_prepared_checked;
     enum runner_failure failure;
@@ -502,6 +505,34 @@ bool rn_grader_required(const struct rn_problem *p);
  * package is at fault (*message), -1 infra. */
 int rn_grader_install(struct rn_job *j, const struct rn_grader *g, const char *name,
                       char ***sources, char **message);
+
+/* program.c: a checker or interactor given as a directory (its files read
+ * beneath the package root, bounded): build/run scripts, or the sources of
+ * one language compiled together. */
+struct rn_program {
+    size_t count;
+    char **names;                     /* paths inside the directory, sorted */
+    char **text;
+    size_t *len;
+    bool build, run;                  /* the scripts: then lang is NULL */
+    const struct rn_language *lang;   /* otherwise the one language of its sources */
+    char **sources;                   /* NULL-terminated, pointers into names */
+};
+/* Reads package directory dir and finds its form; -1 with why (two
+ * languages, no source, a file refused, a bound passed). */
+int rn_program_read(const struct runner *r, const struct rn_problem *p, const char *dir, struct rn_program *pg,
+                    char *why, size_t whylen);
+/* sha256 of the form, the language's compile commands and flags (sources
+ * form), every file's name and bytes: the checker cache's key. */
+int rn_program_hash(const struct rn_program *pg, char *const *flags, char out[65]);
+/* A fresh dir holding the files (directories writable by the build). */
+int rn_program_write(const struct rn_program *pg, const char *dir);
+/* built/run: 1 made executable ("#!" or ELF), 0 to be read by /bin/sh, -1 missing. */
+int rn_program_mark_run(const char *built);
+/* The scripts form's language (build: `/bin/sh build`; run: `./run` or
+ * `/bin/sh run`); rn_language_free frees it. */
+struct rn_language *rn_program_language(const struct runner *r, bool build, bool run_executable);
+void rn_program_free(struct rn_program *pg);
 
 /* helper.c: compile (or find cached) the problem's checker or interactor
  * into j->checker_dir / j->inter_dir; 0 ready, 1 the problem's fault

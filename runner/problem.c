@@ -128,7 +128,8 @@ static int checker_type(struct ydoc *y, yaml_node_t *n, struct rn_problem *p)
 }
 
 /* a package file compiled by the runner: any extension (the language whose
- * source has it compiles it; checked when it is built) */
+ * source has it compiles it; checked when it is built), or a directory:
+ * a program of several files or with build/run scripts (program.c) */
 static int program_source(struct ydoc *y, yaml_node_t *n, const char *key,
                           const struct rn_problem *p, char **out)
 {
@@ -141,12 +142,14 @@ static int program_source(struct ydoc *y, yaml_node_t *n, const char *key,
         ydoc_error(y, n, key, "'%s' must be a path inside the package", q);
         return -1;
     }
+    enum kind k = file_kind(p, s, why, sizeof why);
+    if (k == K_DIR)
+        return 0;   /* its form and language: when it is built */
     if (!dot || strchr(dot, '/')) {
-        ydoc_error(y, n, key, "'%s' needs an extension naming its language (.c, .cpp, .py...)", q);
+        ydoc_error(y, n, key, "'%s' needs an extension naming its language (.c, .cpp, .py...), or to be "
+                   "a directory (a program: build/run scripts, or sources of one language)", q);
         return -1;
     }
-    enum kind k = file_kind(p, s, why, sizeof why);
-    k = k == K_DIR ? K_BAD : k;
     if (k == K_MISSING)
         ydoc_error(y, n, key, "'%s' does not exist in the package", q);
     else if (k == K_BAD)

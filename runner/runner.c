@@ -174,12 +174,16 @@ int runner_language_version(struct runner *r, const char *id, char *out, size_t 
 }
 
 /* The language that compiles a package's program: the first (by file name)
- * whose source file has the same extension; .cc and .cxx are C++. */
+ * whose source file has the same extension; C++'s other endings (.cc,
+ * .cxx, .c++, .C, .cp: the ICPC format's, as the store reads them) are
+ * .cpp. */
 const struct rn_language *rn_language_for_file(const struct runner *r, const char *file)
 {
+    static const char *cpp_alias[] = {".cc", ".cxx", ".c++", ".C", ".cp", NULL};
     const char *dot = strrchr(file, '.');
-    if (dot && (!strcmp(dot, ".cc") || !strcmp(dot, ".cxx")))
-        dot = ".cpp";
+    for (int i = 0; dot && cpp_alias[i]; i++)
+        if (!strcmp(dot, cpp_alias[i]))
+            dot = ".cpp";
     for (size_t i = 0; dot && i < r->lang_count; i++) {
         const char *ext = strrchr(r->langs[i]->source, '.');
         if (ext && !strcmp(ext, dot))
@@ -349,6 +353,8 @@ void rn_job_end(struct rn_job *j)
     free(j->feedback);
     free(j->inter_dir);
     free(j->checker_dir);
+    rn_language_free(j->checker_own);
+    rn_language_free(j->inter_own);
     free(j->run_prepared);
     free(j->prob_abs);
     free(j->identity);

@@ -40,6 +40,12 @@ int store_path_depth(const char *rel);
 /* ICPC/Kattis (legacy, 2023-07 and later) and DOMjudge packages (icpc.c). */
 bool icpc_detect(const char *dir);
 int icpc_convert(const char *dir, const char *name, char **errors);
+/* The one output validator program of FOLDER (output_validators/ or
+ * output_validator/) as the runner's checker `source:` (a file, or a
+ * directory with build/run scripts or sources of one language) into rel;
+ * -1 with an error naming the folder and key (line: of key). */
+int icpc_find_validator(const char *dir, const char *folder, const char *key, size_t line, char *rel, size_t len,
+                        struct conv_errs *e);
 
 /* Test data groups of ICPC packages (icpc_groups.c): the runner's name of a test
  * (data/secret/g1/01.in -> secret-g1-01), and a scoring problem's groups

@@ -5,8 +5,9 @@
  *
  *  - problem.yaml (name, validation, validator_flags, limits) + .timelimit
  *    + data/sample and data/secret (any depth; *.in with *.ans) +
- *    output_validators/ become a problem.yaml in the runner's format that
- *    lists the tests where they are; the original stays as problem.icpc.yaml.
+ *    output_validators/ (a program: icpc_program.c) become a problem.yaml
+ *    in the runner's format that lists the tests where they are; the
+ *    original stays as problem.icpc.yaml.
  *    A custom output validator keeps its Kattis protocol (the runner's
  *    `protocol: kattis`), validator_flags becoming its arguments. 2023-07
  *    packages (problem_format_version) have output_validator/ and `type:`;
@@ -452,65 +453,6 @@ static int list_tests(const char *dir, const char *rel, bool scoring, FILE *out,
     return count;
 }
 
-static bool source_name(const char *name)
-{
-    size_t l = strlen(name);
-    return (l > 2 && !strcmp(name + l - 2, ".c")) ||
-           (l > 4 && (!strcmp(name + l - 4, ".cpp") || !strcmp(name + l - 4, ".cxx"))) ||
-           (l > 3 && (!strcmp(name + l - 3, ".cc") || !strcmp(name + l - 3, ".py")));
-}
-
-/* The one source file of FOLDER (output_validators/ of the legacy format,
- * output_validator/ of 2023-07) or of its one subdirectory; headers beside
- * it are the runner's to compile with it. key names the problem.yaml key
- * that asked for it, in errors. */
-static int find_validator(const char *dir, const char *folder, const char *key, size_t line, char *rel, size_t len,
-                          struct conv_errs *e)
-{
-    char base[4400];
-    snprintf(base, sizeof base, "%s/%s", dir, folder);
-    DIR *d = opendir(base);
-    if (!d) {
-        conv_err(e, "problem.yaml:%zu: %s: a custom validator is needed in %s/", line, key, folder);
-        return -1;
-    }
-    char found[2][600];
-    int n = 0;
-    struct dirent *de;
-    while ((de = readdir(d))) {
-        if (de->d_name[0] == '.')
-            continue;
-        char p[4800];
-        snprintf(p, sizeof p, "%s/%s", base, de->d_name);
-        struct stat st;
-        if (stat(p, &st))
-            continue;
-        if (S_ISDIR(st.st_mode)) {
-            DIR *d2 = opendir(p);
-            struct dirent *f;
-            while (d2 && (f = readdir(d2)))
-                if (source_name(f->d_name)) {
-                    if (n < 2)
-                        snprintf(found[n], sizeof found[n], "%s/%.200s/%.200s", folder, de->d_name, f->d_name);
-                    n++;
-                }
-            if (d2)
-                closedir(d2);
-        } else if (S_ISREG(st.st_mode) && source_name(de->d_name)) {
-            if (n < 2)
-                snprintf(found[n], sizeof found[n], "%s/%.200s", folder, de->d_name);
-            n++;
-        }
-    }
-    closedir(d);
-    if (n != 1) {
-        conv_err(e, "%s:0: %s: expected exactly one validator source (.c, .cc, .cpp, .py), found %d", folder, key, n);
-        return -1;
-    }
-    snprintf(rel, len, "%s", found[0]);
-    return 0;
-}
-
 static int stat_dir(const char *dir, const char *rel, struct stat *st)
 {
     char p[4400];
@@ -823,7 +765,7 @@ int icpc_convert(const char *dir, const char *name, char **errors)
                     "not in the package: give it as output_validators/ with validation: custom",
                 ini.special_compare_line);
     if (custom)
-        find_validator(dir, folder, y.interactive_type || y.multipass ? "type" : "validation",
+        icpc_find_validator(dir, folder, y.interactive_type || y.multipass ? "type" : "validation",
                        y.interactive_type || y.multipass ? y.type_line : y.validation_line ? y.validation_line : 1,
                        validator, sizeof validator, &e);
     char out_path[4400], tmp[4400], orig[4400];

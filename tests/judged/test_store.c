@@ -611,6 +611,60 @@ Test(store, an_icpc_archive_with_a_custom_output_validator_is_judged_by_it)
     cr_assert(contains(rep, "33.3 is not within the tolerance of n/3"), "the judgemessage: %s", rep);
 }
 
+/* The same validator as a program of the format (issue 22): a directory
+ * whose `build` compiles two files and whose `run` starts the result,
+ * neither executable (the store keeps no modes). Pushed as an archive,
+ * judged by judged from its fetched copy: AC and WA. A build that fails
+ * refuses the push with the build's output, storing nothing. */
+Test(store, an_icpc_validator_with_build_and_run_scripts_is_built_on_push_and_judged)
+{
+    char cfg[400], out[16384], v[65], id[160], p[800];
+    t_config("A", SLOT_A, NULL, "  native: {languages: [c], slots: 1}\n", cfg, sizeof cfg);
+    make_icpc("thirdb", "name: One Third\nvalidation: custom\nlimits:\n  memory: 256\n", true);
+    const char *dirs[] = {"output_validators", "output_validators/third"};
+    for (size_t i = 0; i < 2; i++) {
+        snprintf(p, sizeof p, "%s/thirdb/%s", T_dir, dirs[i]);
+        mkdir(p, 0755);
+    }
+    snprintf(p, sizeof p, "%s/thirdb/output_validators/third/near.c", T_dir);
+    t_write(p, "#include <math.h>\nint near(double x, double n) { return fabs(x - n / 3) <= 1e-3; }\n");
+    snprintf(p, sizeof p, "%s/thirdb/output_validators/third/validate.c", T_dir);
+    t_write(p, "#include <stdio.h>\nint near(double x, double n);\n"
+               "int main(int argc, char **argv) { double n, x; FILE *in = argc > 3 ? fopen(argv[1], \"r\") : NULL;\n"
+               "  if (!in || fscanf(in, \"%%lf\", &n) != 1) return 1;\n"
+               "  return scanf(\"%%lf\", &x) == 1 && near(x, n) ? 42 : 43; }\n");
+    snprintf(p, sizeof p, "%s/thirdb/output_validators/third/build", T_dir);
+    t_write(p, "gcc -O2 -o validate validate.c near.c -lm\n");
+    snprintf(p, sizeof p, "%s/thirdb/output_validators/third/run", T_dir);
+    t_write(p, "#!/bin/sh\nexec ./validate \"$@\"\n");
+    tar("thirdb", "thirdb.tar.gz");
+    snprintf(p, sizeof p, "%s/thirdb.tar.gz", T_dir);
+    cr_assert_eq(t_ctl(out, sizeof out, cfg, "problem", "push", p, "--json", "--slot", SLOT_PUSH, NULL), 0, "%s", out);
+    const char *vv = strstr(out, "\"version\":\"");
+    cr_assert(vv, "%s", out);
+    snprintf(v, sizeof v, "%.64s", vv + 11);
+    snprintf(p, sizeof p, "%s/third4.c", T_dir);   /* within 1e-3 */
+    t_write(p, "#include <stdio.h>\nint main(void){double n;scanf(\"%%lf\",&n);printf(\"%%.4f\\n\",n/3);}\n");
+    snprintf(p, sizeof p, "%s/third1.c", T_dir);   /* 33.3 for 100/3 */
+    t_write(p, "#include <stdio.h>\nint main(void){double n;scanf(\"%%lf\",&n);printf(\"%%.1f\\n\",n/3);}\n");
+    t_judged(cfg, "A");
+    cr_assert(t_judged_started("A", 10000));
+    submit_ok(cfg, "thirdb", "c", "third4.c", id);
+    expect(id, "AC", v, "A");
+    submit_ok(cfg, "thirdb", "c", "third1.c", id);
+    expect(id, "WA", v, "A");
+
+    /* a build that fails: the push is refused with its output */
+    snprintf(p, sizeof p, "%s/thirdb/output_validators/third/near.c", T_dir);
+    t_write(p, "int near(double x, double n) { return x == n / 3 }\n");
+    tar("thirdb", "thirdbad.tar.gz");
+    snprintf(p, sizeof p, "%s/thirdbad.tar.gz", T_dir);
+    cr_assert_eq(t_ctl(out, sizeof out, cfg, "problem", "push", p, "--name", "thirdbad", "--json", "--slot", SLOT_PUSH,
+                       NULL), 65, "%s", out);
+    cr_assert(contains(out, "the checker's build script failed") && contains(out, "near.c"), "%s", out);
+    cr_assert_eq(t_int("EXISTS judge:problem:thirdbad"), 0);
+}
+
 static long long ms_field(const char *id, const char *name)
 {
     char b[64];
