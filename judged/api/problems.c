@@ -177,10 +177,16 @@ static enum MHD_Result stage_and_wait(struct req *r, struct queue_conn *k, const
         return strstr(err, "max_package") ? api_error(r, 413, "body", "%s", err)
                                           : refusal(r, 400, name, lines_json(err));
     }
-    char current[65], id[33];
+    char current[65], id[33], *summary = NULL;
     bool found;
     int rc = store_current(k, name, current, &found, err, sizeof err);
-    if (rc == 0 && found && !strcmp(current, m.version)) {
+    bool same = rc == 0 && found && !strcmp(current, m.version);
+    if (same)
+        rc = store_summary(k, name, current, &summary, err, sizeof err);
+    /* a version stored before summaries were recorded goes through a host,
+     * which records its summary (and answers "unchanged") */
+    if (rc == 0 && same && summary) {
+        free(summary);
         store_manifest_free(&m);
         return api_json(r, 200, json_pack("{s:s, s:s, s:s}", "name", name, "version", current, "result",
                                            "unchanged"));
@@ -243,11 +249,23 @@ static bool listed(json_t *arr, const char *name)
     return false;
 }
 
+/* A recorded summary (JSON text) as the response's "summary": null when
+ * none was recorded. */
+static json_t *summary_json(const char *text)
+{
+    json_t *j = text ? json_loads(text, 0, NULL) : NULL;
+    if (json_is_object(j))
+        return j;
+    json_decref(j);
+    return json_null();
+}
+
 /* The hosts' problems directory (as admission sees it: a directory of a
  * valid name), after the store's, each name once: a submission may name
  * either (issue 28: a read token saw an empty list while these were
- * accepted). */
-static void add_directory_problems(json_t *arr, const char *dir)
+ * accepted). Each with the summary a host published (summaries: NAME ->
+ * object), null until one has. */
+static void add_directory_problems(json_t *arr, const char *dir, json_t *summaries)
 {
     DIR *d = dir ? opendir(dir) : NULL;
     struct dirent *e;
@@ -256,9 +274,12 @@ static void add_directory_problems(json_t *arr, const char *dir)
         char path[4400];
         struct stat st;
         snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        if (queue_valid_name(e->d_name) && stat(path, &st) == 0 && S_ISDIR(st.st_mode) && !listed(arr, e->d_name))
-            json_array_append_new(found, json_pack("{s:s, s:s, s:n, s:i, s:n}", "name", e->d_name, "source",
-                                                   "directory", "current", "versions", 0, "updated"));
+        if (queue_valid_name(e->d_name) && stat(path, &st) == 0 && S_ISDIR(st.st_mode) && !listed(arr, e->d_name)) {
+            json_t *sum = json_object_get(summaries, e->d_name);
+            json_array_append_new(found, json_pack("{s:s, s:s, s:n, s:i, s:n, s:O}", "name", e->d_name, "source",
+                                                   "directory", "current", "versions", 0, "updated", "summary",
+                                                   sum ? sum : json_null()));
+        }
     }
     if (d)
         closedir(d);
@@ -289,20 +310,25 @@ enum MHD_Result api_problems_list(struct req *r)
         struct store_problem_info p = {0};
         bool found;
         if (rc == 0 && (rc = store_info(k, names[i], &p, &found, err, sizeof err)) == 0 && found)
-            json_array_append_new(arr, json_pack("{s:s, s:s, s:s, s:I, s:I}", "name", p.name, "source", "store",
-                                                 "current", p.current,
+            json_array_append_new(arr, json_pack("{s:s, s:s, s:s, s:I, s:I, s:o}", "name", p.name, "source",
+                                                 "store", "current", p.current,
                                                  "versions", (json_int_t)p.nversions, "updated",
-                                                 (json_int_t)p.updated));
+                                                 (json_int_t)p.updated, "summary", summary_json(p.summary)));
         store_problem_info_free(&p);
         free(names[i]);
     }
     free(names);
+    json_t *summaries = NULL;
+    if (rc == 0)
+        rc = store_directory(k, &summaries, err, sizeof err);
     api_conn_put(r->api, k);
     if (rc) {
+        json_decref(summaries);
         json_decref(arr);
         return store_failure(r, rc, err);
     }
-    add_directory_problems(arr, r->cfg->problems);
+    add_directory_problems(arr, r->cfg->problems, summaries);
+    json_decref(summaries);
     return api_json(r, 200, json_pack("{s:o}", "problems", arr));
 }
 
@@ -317,8 +343,10 @@ enum MHD_Result api_problem_get(struct req *r, const char *name, bool only_versi
     if (rc == 0 && found) {
         j = json_pack("{s:s, s:s, s:o}", "name", p.name, "current", p.current, "versions",
                       store_versions_json(&p));
-        if (!only_versions)
+        if (!only_versions) {
             json_object_set_new(j, "updated", json_integer(p.updated));
+            json_object_set_new(j, "summary", summary_json(p.summary));
+        }
         /* the files' hashes and sizes only for setters: a hidden answer's
          * SHA-256 lets a read token recover a small answer by guessing */
         if (!only_versions && api_has_role(r, ROLE_SETTER)) {
