@@ -260,6 +260,18 @@ static json_t *summary_json(const char *text)
     return json_null();
 }
 
+/* Is NAME a problem of the hosts' problems directory, as admission sees
+ * it (handlers.c): a directory of a valid name? */
+static bool directory_problem(const char *dir, const char *name)
+{
+    char path[4400];
+    struct stat st;
+    if (!dir || !queue_valid_name(name))
+        return false;
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
 /* The hosts' problems directory (as admission sees it: a directory of a
  * valid name), after the store's, each name once: a submission may name
  * either (issue 28: a read token saw an empty list while these were
@@ -271,10 +283,7 @@ static void add_directory_problems(json_t *arr, const char *dir, json_t *summari
     struct dirent *e;
     json_t *found = json_array();
     while (d && (e = readdir(d))) {
-        char path[4400];
-        struct stat st;
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        if (queue_valid_name(e->d_name) && stat(path, &st) == 0 && S_ISDIR(st.st_mode) && !listed(arr, e->d_name)) {
+        if (directory_problem(dir, e->d_name) && !listed(arr, e->d_name)) {
             json_t *sum = json_object_get(summaries, e->d_name);
             json_array_append_new(found, json_pack("{s:s, s:s, s:n, s:i, s:n, s:O}", "name", e->d_name, "source",
                                                    "directory", "current", "versions", 0, "updated", "summary",
@@ -332,6 +341,21 @@ enum MHD_Result api_problems_list(struct req *r)
     return api_json(r, 200, json_pack("{s:o}", "problems", arr));
 }
 
+/* A problem of the hosts' problems directory as GET /v1/problems/NAME
+ * shows it: no versions, the summary a host published (null before). */
+static int directory_problem_json(struct queue_conn *k, const char *name, json_t **out, char *err, size_t errlen)
+{
+    json_t *summaries = NULL;
+    int rc = store_directory(k, &summaries, err, errlen);
+    if (rc == 0) {
+        json_t *sum = json_object_get(summaries, name);
+        *out = json_pack("{s:s, s:s, s:n, s:[], s:n, s:O}", "name", name, "source", "directory", "current",
+                         "versions", "updated", "summary", sum ? sum : json_null());
+    }
+    json_decref(summaries);
+    return rc;
+}
+
 enum MHD_Result api_problem_get(struct req *r, const char *name, bool only_versions)
 {
     struct queue_conn *k = api_conn_get(r->api);
@@ -341,8 +365,8 @@ enum MHD_Result api_problem_get(struct req *r, const char *name, bool only_versi
     int rc = store_info(k, name, &p, &found, err, sizeof err);
     json_t *j = NULL;
     if (rc == 0 && found) {
-        j = json_pack("{s:s, s:s, s:o}", "name", p.name, "current", p.current, "versions",
-                      store_versions_json(&p));
+        j = json_pack("{s:s, s:s, s:s, s:o}", "name", p.name, "source", "store", "current", p.current,
+                      "versions", store_versions_json(&p));
         if (!only_versions) {
             json_object_set_new(j, "updated", json_integer(p.updated));
             json_object_set_new(j, "summary", summary_json(p.summary));
@@ -358,13 +382,16 @@ enum MHD_Result api_problem_get(struct req *r, const char *name, bool only_versi
         }
     }
     store_problem_info_free(&p);
+    if (rc == 0 && !found && !only_versions && directory_problem(r->cfg->problems, name))
+        rc = directory_problem_json(k, name, &j, err, sizeof err);
     api_conn_put(r->api, k);
     if (rc) {
         json_decref(j);
         return store_failure(r, rc, err);
     }
-    if (!found)
-        return api_error(r, 404, NULL, "no problem '%s' in the store", name);
+    if (!j)
+        return api_error(r, 404, NULL, "no problem '%s' in the store%s", name,
+                         only_versions ? "" : " or the problems directory");
     return api_json(r, 200, j);
 }
 
