@@ -128,7 +128,7 @@ int runner_problem_check_limits(const struct runner_limits *limits, const char *
 
 /* What a platform shows of a problem (runner.h); the keys are documented
  * in judged/api/openapi.yaml, ProblemSummary. */
-static json_t *summary_json(const struct rn_problem *p)
+static json_t *summary_object(const struct rn_problem *p)
 {
     json_t *subtasks = json_array(), *languages = json_null();
     double max_score = 0;
@@ -154,16 +154,21 @@ static json_t *summary_json(const struct rn_problem *p)
                      languages, "tests", (json_int_t)p->test_count, "subtasks", subtasks);
 }
 
+char *rn_problem_summary(const struct rn_problem *p)
+{
+    json_t *j = summary_object(p);
+    char *text = j ? json_dumps(j, JSON_COMPACT) : NULL;
+    json_decref(j);
+    return text;
+}
+
 int runner_problem_summary(struct runner *r, const char *problem_dir, char **json, char *err, size_t errlen)
 {
     struct common_errors errs = {0};
     struct rn_problem *p = NULL;
     *json = NULL;
     if (rn_problem_load(problem_dir, r ? &r->limits : NULL, &p, &errs) == 0 && p) {
-        json_t *j = summary_json(p);
-        *json = j ? json_dumps(j, JSON_COMPACT) : NULL;
-        json_decref(j);
-        if (!*json)
+        if (!(*json = rn_problem_summary(p)))
             snprintf(err, errlen, "out of memory");
     } else {
         snprintf(err, errlen, "%s", errs.count ? errs.items[0] : "the package does not load");
