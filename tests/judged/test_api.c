@@ -2978,6 +2978,9 @@ Test(api, problems_list_title_type_limits_and_languages, .timeout = 400)
     /* a problem added to the directory: listed at once (admission takes
      * it), its summary once a host has read the directory again */
     sh("cp -r %s/testdata/findmax %s/problems/fresh", SRC, T_dir);
+    /* and one that does not load: listed, no summary, the host says why */
+    sh("mkdir -p %s/problems/broken && printf 'name: broken\\ntime_limit: soon\\n' > %s/problems/broken/problem.yaml",
+       T_dir, T_dir);
     p = listed_problem(tok_submit, "fresh");
     cr_assert(p, "listed");
     cr_assert(json_is_null(json_object_get(p, "summary")), "no host has read it yet");
@@ -2991,6 +2994,15 @@ Test(api, problems_list_title_type_limits_and_languages, .timeout = 400)
     p = summary_published(tok_read, "fresh");
     cr_assert_str_eq(sum_str(p, "type"), "interactive");
     json_decref(p);
+    p = listed_problem(tok_read, "broken");   /* published with fresh's, in one RENAME */
+    cr_assert(p && json_is_null(json_object_get(p, "summary")), "a problem that does not load has none");
+    json_decref(p);
+    char logp[400];
+    snprintf(logp, sizeof logp, "%s/judged-A.log", T_dir);
+    char *log = slurp(logp);
+    cr_assert(strstr(log, "problems directory: broken has no summary: ") &&
+              strstr(log, "problem.yaml:2: time_limit"), "the host logs why: %s", log);
+    free(log);
     r = http("GET", PROB1, PROBS "/fresh", tok_read, NULL, NULL);
     cr_assert_eq(r.status, 200, "%s", r.body);
     cr_assert_str_eq(sum_str(r.json, "title"), "Find the maximum");
