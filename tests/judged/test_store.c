@@ -279,6 +279,21 @@ Test(store, a_push_records_the_versions_summary)
     cr_assert_str_eq(json_string_value(json_object_get(s, "title")), "Adder, again", "recorded by the push again");
     json_decref(s);
 
+    /* a program of store.lua version 2 commits as before (no summary in its
+     * arguments; here an empty package, which the function does not read) */
+    const char *empty = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
+    redisContext *c = t_redis();
+    redisReply *r = redisCommand(c, "FCALL judged_store_commit 6 judge:problem:old judge:problem:old:versions "
+                                 "judge:manifest:%s judge:version:%s:names judge:problems judge:store:bytes "
+                                 "old %s %s 0", empty, empty, empty, "");
+    cr_assert(r && r->type == REDIS_REPLY_ARRAY && r->elements == 4, "%s", r && r->str ? r->str : "no reply");
+    cr_assert_str_eq(r->element[1]->str, "new");
+    freeReplyObject(r);
+    redisFree(c);
+    s = shown_summary(cfg, "old");
+    cr_assert(json_is_null(s), "committed without one: null");
+    json_decref(s);
+
     /* a removed version's summary goes with it */
     cr_assert_eq(t_int("HEXISTS judge:problem:sumry summary:%s", v1), 1);
     cr_assert_eq(t_ctl(out, sizeof out, cfg, "problem", "rm", "sumry", "--version", v1, NULL), 0, "%s", out);
