@@ -206,6 +206,9 @@ void rn_problem_free(struct rn_problem *p);
  * to 100, a test in no subtask, a bare time limit above 60 s): one
  * "FILE:LINE: KEY: warning: message" each, which does not fail a check. */
 void rn_problem_warnings(const struct rn_problem *p, struct common_errors *warns);
+/* runner_problem_summary's JSON of a loaded problem (caller frees; NULL
+ * only out of memory: every problem that loads has one). */
+char *rn_problem_summary(const struct rn_problem *p);
 
 /* ---- checker.c --------------------------------------------------------- */
 

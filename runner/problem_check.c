@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "internal.h"
 
 static void add_checker_error(struct common_errors *errs, const struct rn_problem *p, bool inter,
@@ -122,4 +124,56 @@ int runner_problem_check_limits(const struct runner_limits *limits, const char *
                                 char **errors, char **summary)
 {
     return check_package(NULL, limits, problem_dir, errors, summary);
+}
+
+/* What a platform shows of a problem (runner.h); the keys are documented
+ * in judged/api/openapi.yaml, ProblemSummary. */
+static json_t *summary_object(const struct rn_problem *p)
+{
+    json_t *subtasks = json_array(), *languages = json_null();
+    double max_score = 0;
+    for (size_t i = 0; i < p->subtask_count; i++) {
+        json_array_append_new(subtasks, json_pack("{s:s, s:f}", "name", p->subtasks[i].name, "points",
+                                                  p->subtasks[i].points));
+        max_score += p->subtasks[i].points;
+    }
+    /* a required grader makes every other language CE (judge.c) */
+    if (rn_grader_required(p)) {
+        json_decref(languages);
+        languages = json_array();
+        for (size_t i = 0; i < p->grader_count; i++)
+            json_array_append_new(languages, json_string(p->graders[i].lang));
+    }
+    bool scores = p->subtasks_line || p->checker_prog.scores || p->interactor.scores;
+    double wall = p->wall_time_limit > 0 ? p->wall_time_limit : 2 * p->time_limit + 1;
+    return json_pack("{s:s, s:s, s:i, s:s, s:f, s:f, s:f, s:I, s:I, s:o, s:I, s:o}", "title",
+                     p->title ? p->title : p->name, "type", p->type == RN_INTERACTIVE ? "interactive" : "batch",
+                     "passes", p->passes, "scoring", scores ? "score" : "pass-fail", "max_score", max_score,
+                     "time_limit", p->time_limit, "wall_time_limit", wall, "memory_limit",
+                     (json_int_t)p->memory_limit, "output_limit", (json_int_t)p->output_limit, "languages",
+                     languages, "tests", (json_int_t)p->test_count, "subtasks", subtasks);
+}
+
+char *rn_problem_summary(const struct rn_problem *p)
+{
+    json_t *j = summary_object(p);
+    char *text = j ? json_dumps(j, JSON_COMPACT) : NULL;
+    json_decref(j);
+    return text;
+}
+
+int runner_problem_summary(struct runner *r, const char *problem_dir, char **json, char *err, size_t errlen)
+{
+    struct common_errors errs = {0};
+    struct rn_problem *p = NULL;
+    *json = NULL;
+    if (rn_problem_load(problem_dir, r ? &r->limits : NULL, &p, &errs) == 0 && p) {
+        if (!(*json = rn_problem_summary(p)))
+            snprintf(err, errlen, "out of memory");
+    } else {
+        snprintf(err, errlen, "%s", errs.count ? errs.items[0] : "the package does not load");
+    }
+    common_errors_free(&errs);
+    rn_problem_free(p);
+    return *json ? 0 : -1;
 }

@@ -196,6 +196,19 @@ int runner_problem_check(struct runner *r, const char *problem_dir, char **error
 int runner_problem_check_limits(const struct runner_limits *limits, const char *problem_dir,
                                 char **errors, char **summary);
 
+/* What a platform shows of a problem before submitting to it (judged
+ * publishes it for GET /v1/problems): one compact JSON object (caller
+ * frees *json) with title (problem.yaml's title, else its name), type
+ * ("batch" | "interactive"), passes (1; more: multi-pass), scoring
+ * ("pass-fail" | "score": subtasks declared or a checker or interactor
+ * with scores: true), max_score, time_limit and wall_time_limit (s, before
+ * a language's time_factor), memory_limit and output_limit (bytes, before
+ * its extra_memory), languages (the ids a required grader allows; null:
+ * any), tests, subtasks [{name, points}]. The package is loaded as
+ * runner_problem_check loads it (under r's limits; r may be NULL), nothing
+ * compiled. -1 with err (its first error) when it does not load. */
+int runner_problem_summary(struct runner *r, const char *problem_dir, char **json, char *err, size_t errlen);
+
 double runner_report_max_score(const struct runner_report *rep);
 /* Why the verdict is IE when the problem is at fault; NULL otherwise. */
 const char *runner_report_message(const struct runner_report *rep);

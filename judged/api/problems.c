@@ -177,10 +177,16 @@ static enum MHD_Result stage_and_wait(struct req *r, struct queue_conn *k, const
         return strstr(err, "max_package") ? api_error(r, 413, "body", "%s", err)
                                           : refusal(r, 400, name, lines_json(err));
     }
-    char current[65], id[33];
+    char current[65], id[33], *summary = NULL;
     bool found;
     int rc = store_current(k, name, current, &found, err, sizeof err);
-    if (rc == 0 && found && !strcmp(current, m.version)) {
+    bool same = rc == 0 && found && !strcmp(current, m.version);
+    if (same)
+        rc = store_summary(k, name, current, &summary, err, sizeof err);
+    /* a version stored before summaries were recorded goes through a host,
+     * which records its summary (and answers "unchanged") */
+    if (rc == 0 && same && summary) {
+        free(summary);
         store_manifest_free(&m);
         return api_json(r, 200, json_pack("{s:s, s:s, s:s}", "name", name, "version", current, "result",
                                            "unchanged"));
@@ -243,22 +249,46 @@ static bool listed(json_t *arr, const char *name)
     return false;
 }
 
+/* A recorded summary (JSON text) as the response's "summary": null when
+ * none was recorded. */
+static json_t *summary_json(const char *text)
+{
+    json_t *j = text ? json_loads(text, 0, NULL) : NULL;
+    if (json_is_object(j))
+        return j;
+    json_decref(j);
+    return json_null();
+}
+
+/* Is NAME a problem of the hosts' problems directory, as admission sees
+ * it (handlers.c): a directory of a valid name? */
+static bool directory_problem(const char *dir, const char *name)
+{
+    char path[4400];
+    struct stat st;
+    if (!dir || !queue_valid_name(name))
+        return false;
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
 /* The hosts' problems directory (as admission sees it: a directory of a
  * valid name), after the store's, each name once: a submission may name
  * either (issue 28: a read token saw an empty list while these were
- * accepted). */
-static void add_directory_problems(json_t *arr, const char *dir)
+ * accepted). Each with the summary a host published (summaries: NAME ->
+ * object), null until one has. */
+static void add_directory_problems(json_t *arr, const char *dir, json_t *summaries)
 {
     DIR *d = dir ? opendir(dir) : NULL;
     struct dirent *e;
     json_t *found = json_array();
     while (d && (e = readdir(d))) {
-        char path[4400];
-        struct stat st;
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        if (queue_valid_name(e->d_name) && stat(path, &st) == 0 && S_ISDIR(st.st_mode) && !listed(arr, e->d_name))
-            json_array_append_new(found, json_pack("{s:s, s:s, s:n, s:i, s:n}", "name", e->d_name, "source",
-                                                   "directory", "current", "versions", 0, "updated"));
+        if (directory_problem(dir, e->d_name) && !listed(arr, e->d_name)) {
+            json_t *sum = json_object_get(summaries, e->d_name);
+            json_array_append_new(found, json_pack("{s:s, s:s, s:n, s:i, s:n, s:O}", "name", e->d_name, "source",
+                                                   "directory", "current", "versions", 0, "updated", "summary",
+                                                   sum ? sum : json_null()));
+        }
     }
     if (d)
         closedir(d);
@@ -289,21 +319,41 @@ enum MHD_Result api_problems_list(struct req *r)
         struct store_problem_info p = {0};
         bool found;
         if (rc == 0 && (rc = store_info(k, names[i], &p, &found, err, sizeof err)) == 0 && found)
-            json_array_append_new(arr, json_pack("{s:s, s:s, s:s, s:I, s:I}", "name", p.name, "source", "store",
-                                                 "current", p.current,
+            json_array_append_new(arr, json_pack("{s:s, s:s, s:s, s:I, s:I, s:o}", "name", p.name, "source",
+                                                 "store", "current", p.current,
                                                  "versions", (json_int_t)p.nversions, "updated",
-                                                 (json_int_t)p.updated));
+                                                 (json_int_t)p.updated, "summary", summary_json(p.summary)));
         store_problem_info_free(&p);
         free(names[i]);
     }
     free(names);
+    json_t *summaries = NULL;
+    if (rc == 0)
+        rc = store_directory(k, &summaries, err, sizeof err);
     api_conn_put(r->api, k);
     if (rc) {
+        json_decref(summaries);
         json_decref(arr);
         return store_failure(r, rc, err);
     }
-    add_directory_problems(arr, r->cfg->problems);
+    add_directory_problems(arr, r->cfg->problems, summaries);
+    json_decref(summaries);
     return api_json(r, 200, json_pack("{s:o}", "problems", arr));
+}
+
+/* A problem of the hosts' problems directory as GET /v1/problems/NAME
+ * shows it: no versions, the summary a host published (null before). */
+static int directory_problem_json(struct queue_conn *k, const char *name, json_t **out, char *err, size_t errlen)
+{
+    json_t *summaries = NULL;
+    int rc = store_directory(k, &summaries, err, errlen);
+    if (rc == 0) {
+        json_t *sum = json_object_get(summaries, name);
+        *out = json_pack("{s:s, s:s, s:n, s:[], s:n, s:O}", "name", name, "source", "directory", "current",
+                         "versions", "updated", "summary", sum ? sum : json_null());
+    }
+    json_decref(summaries);
+    return rc;
 }
 
 enum MHD_Result api_problem_get(struct req *r, const char *name, bool only_versions)
@@ -315,10 +365,12 @@ enum MHD_Result api_problem_get(struct req *r, const char *name, bool only_versi
     int rc = store_info(k, name, &p, &found, err, sizeof err);
     json_t *j = NULL;
     if (rc == 0 && found) {
-        j = json_pack("{s:s, s:s, s:o}", "name", p.name, "current", p.current, "versions",
-                      store_versions_json(&p));
-        if (!only_versions)
+        j = json_pack("{s:s, s:s, s:s, s:o}", "name", p.name, "source", "store", "current", p.current,
+                      "versions", store_versions_json(&p));
+        if (!only_versions) {
             json_object_set_new(j, "updated", json_integer(p.updated));
+            json_object_set_new(j, "summary", summary_json(p.summary));
+        }
         /* the files' hashes and sizes only for setters: a hidden answer's
          * SHA-256 lets a read token recover a small answer by guessing */
         if (!only_versions && api_has_role(r, ROLE_SETTER)) {
@@ -330,13 +382,16 @@ enum MHD_Result api_problem_get(struct req *r, const char *name, bool only_versi
         }
     }
     store_problem_info_free(&p);
+    if (rc == 0 && !found && !only_versions && directory_problem(r->cfg->problems, name))
+        rc = directory_problem_json(k, name, &j, err, sizeof err);
     api_conn_put(r->api, k);
     if (rc) {
         json_decref(j);
         return store_failure(r, rc, err);
     }
-    if (!found)
-        return api_error(r, 404, NULL, "no problem '%s' in the store", name);
+    if (!j)
+        return api_error(r, 404, NULL, "no problem '%s' in the store%s", name,
+                         only_versions ? "" : " or the problems directory");
     return api_json(r, 200, j);
 }
 

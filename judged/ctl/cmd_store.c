@@ -127,12 +127,18 @@ static struct runner *open_runner(struct store_opts *o)
     return r;
 }
 
-static int validate(struct store_opts *o, const char *dir, char **errors, char **summary)
+/* ... and *summary_json: what GET /v1/problems shows of the version
+ * (runner_problem_summary), recorded with it; NULL when not checked. */
+static int validate(struct store_opts *o, const char *dir, char **errors, char **summary, char **summary_json)
 {
+    *summary_json = NULL;
     struct runner *r = open_runner(o);
     if (!r)
         return -1;
     int n = runner_problem_check(r, dir, errors, summary);
+    char err[1024];
+    if (n == 0 && runner_problem_summary(r, dir, summary_json, err, sizeof err))
+        fprintf(stderr, "judgectl: %s: no summary recorded: %s\n", dir, err);
     runner_close(r);
     return n;
 }
@@ -275,8 +281,8 @@ static int push_dir(struct store_opts *o, const char *dir, const char *name, con
     struct store_manifest m;
     if (store_manifest_from_dir(dir, (uint64_t)o->c.cfg.max_package, &m, err, sizeof err))
         return print_refusal(o, shown, err, 1);
-    char *errors = NULL, *summary = NULL;
-    int n = validate(o, dir, &errors, &summary);
+    char *errors = NULL, *summary = NULL, *summary_json = NULL;
+    int n = validate(o, dir, &errors, &summary, &summary_json);
     if (!strncmp(dir, "/tmp/judgectl-push-", 19))
         strip_prefix(errors, dir);   /* name files as they are in the package */
     if (n != 0) {
@@ -303,7 +309,8 @@ static int push_dir(struct store_opts *o, const char *dir, const char *name, con
     int rc = setup(&o->c);
     if (rc == 0) {
         struct store_push_reply r;
-        int src = store_push(&o->c.conn, name, dir, &m, (uint64_t)o->c.cfg.store_quota, &r, err, sizeof err);
+        int src = store_push(&o->c.conn, name, dir, &m, (uint64_t)o->c.cfg.store_quota, summary_json, &r, err,
+                             sizeof err);
         if (src) {
             rc = store_fail(o, src, err);
         } else {
@@ -331,6 +338,7 @@ static int push_dir(struct store_opts *o, const char *dir, const char *name, con
     json_decref(o->verified);
     o->verified = NULL;
     free(summary);
+    free(summary_json);
     store_manifest_free(&m);
     return rc;
 }
@@ -347,6 +355,44 @@ static void print_time(long long ms)
     fputs(buf, stdout);
 }
 
+/* A recorded summary (JSON text) as --json shows it: null when none. */
+static json_t *summary_json(const char *text)
+{
+    json_t *j = text ? json_loads(text, 0, NULL) : NULL;
+    if (json_is_object(j))
+        return j;
+    json_decref(j);
+    return json_null();
+}
+
+/* One line of it for people: 'A plus B' batch, time 1s, memory 64M, any
+ * language (or the ones a grader allows); "no summary" when none. */
+static void summary_text(const char *text, char *out, size_t len)
+{
+    json_t *j = summary_json(text), *langs = json_object_get(j, "languages");
+    if (!json_is_object(j)) {
+        snprintf(out, len, "no summary (pushed before summaries were recorded: push it again)");
+        json_decref(j);
+        return;
+    }
+    char l[256] = "";
+    size_t i;
+    json_t *e;
+    json_array_foreach(langs, i, e)
+        snprintf(l + strlen(l), sizeof l - strlen(l), "%s%s", i ? "," : "", json_string_value(e));
+    long passes = (long)json_integer_value(json_object_get(j, "passes"));
+    char multi[48] = "";
+    if (passes > 1)
+        snprintf(multi, sizeof multi, " multi-pass (%ld)", passes);
+    snprintf(out, len, "'%s' %s%s %s, time %gs, memory %lldM, %s%s", json_string_value(json_object_get(j, "title")),
+             json_string_value(json_object_get(j, "type")), multi,
+             json_string_value(json_object_get(j, "scoring")),
+             json_number_value(json_object_get(j, "time_limit")),
+             (long long)(json_integer_value(json_object_get(j, "memory_limit")) >> 20),
+             json_is_array(langs) ? "languages " : "any language", l);
+    json_decref(j);
+}
+
 static int list(struct store_opts *o)
 {
     char **names;
@@ -360,12 +406,16 @@ static int list(struct store_opts *o)
         struct store_problem_info p;
         bool found;
         if (store_info(&o->c.conn, names[i], &p, &found, err, sizeof err) == 0 && found) {
+            char sum[600];
+            summary_text(p.summary, sum, sizeof sum);
             if (o->c.json)
-                json_array_append_new(arr, json_pack("{s:s, s:s, s:I, s:I}", "name", p.name, "current",
+                json_array_append_new(arr, json_pack("{s:s, s:s, s:I, s:I, s:o}", "name", p.name, "current",
                                                      p.current, "versions", (json_int_t)p.nversions,
-                                                     "updated", (json_int_t)p.updated));
+                                                     "updated", (json_int_t)p.updated, "summary",
+                                                     summary_json(p.summary)));
             else
-                printf("%-24s %s %zu version%s\n", p.name, p.current, p.nversions, p.nversions == 1 ? "" : "s");
+                printf("%-24s %s %zu version%s %s\n", p.name, p.current, p.nversions, p.nversions == 1 ? "" : "s",
+                       sum);
         }
         store_problem_info_free(&p);
         free(names[i]);
@@ -393,6 +443,7 @@ static int show(struct store_opts *o, const char *name, bool only_versions)
                                               "updated", (json_int_t)p.updated, "versions",
                                               store_versions_json(&p));
         if (!only_versions) {
+            json_object_set_new(j, "summary", summary_json(p.summary));
             struct store_manifest m;
             if (store_get_manifest(&o->c.conn, p.current, &m, err, sizeof err) == 0) {
                 json_object_set_new(j, "files", store_files_json(&m));
@@ -402,8 +453,11 @@ static int show(struct store_opts *o, const char *name, bool only_versions)
         print_json(j);
         json_decref(j);
     } else {
-        if (!only_versions)
-            printf("name: %s\ncurrent: %s\nversions:\n", p.name, p.current);
+        if (!only_versions) {
+            char sum[600];
+            summary_text(p.summary, sum, sizeof sum);
+            printf("name: %s\ncurrent: %s\nsummary: %s\nversions:\n", p.name, p.current, sum);
+        }
         for (size_t i = 0; i < p.nversions; i++) {
             const struct store_version_info *v = &p.versions[i];
             printf("%s%s ", only_versions ? "" : "  ", v->version);

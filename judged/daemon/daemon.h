@@ -152,8 +152,13 @@ int pool_start_workers(struct pool *p);
 /* First sandbox slot of pool i: first_slot + 2 x the slots of the pools
  * before it (a job slot and its companion each). */
 int pool_first_slot(const struct jd_config *cfg, int i);
-/* Publishes every pool's languages and limits for FCALL admissions. */
+/* Publishes every pool's languages and limits for FCALL admissions, and
+ * the problems directory's summaries (directory.c). */
 void pools_publish(const struct jd_config *cfg);
+/* directory.c: each problem of dir loaded by catalog (its package limits),
+ * its summary published for GET /v1/problems; nothing when dir is not
+ * there. */
+void directory_publish(struct queue_conn *k, struct runner *catalog, const char *dir);
 int pool_free_slots(struct pool *p);
 /* Takes claimed jobs into the held set and the run queue (skips one this
  * host still holds: after a stall our reclaim may return our own entry).

@@ -163,7 +163,11 @@ void pools_publish(const struct jd_config *cfg)
     struct queue_conn k;
     char err[512];
     queue_conn_init(&k, judged.redis_url, 3000);
-    struct runner_config rc = {.languages_dir = cfg->languages, .catalog_only = true};
+    struct runner_config rc = {.languages_dir = cfg->languages, .catalog_only = true,
+                               .limits = {.yaml_size = (uint64_t)cfg->package_limits.yaml_size,
+                                          .package_files = (uint64_t)cfg->package_limits.package_files,
+                                          .package_size = (uint64_t)cfg->package_limits.package_size,
+                                          .tests = (uint64_t)cfg->package_limits.tests}};
     struct runner *catalog = NULL;
     if (runner_open(&catalog, &rc, err, sizeof err)) {
         logmsg("languages: %s", err);
@@ -178,6 +182,8 @@ void pools_publish(const struct jd_config *cfg)
         if (catalog)
             publish_languages(&k, catalog, pc);
     }
+    if (catalog)
+        directory_publish(&k, catalog, cfg->problems);
     if (catalog)
         runner_close(catalog);
     queue_conn_close(&k);

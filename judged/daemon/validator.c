@@ -6,7 +6,8 @@
  * one of its pools (counted held, so the dispatcher claims one job less and
  * a reload does not replace the runner under it), runs runner_problem_check
  * - exactly `judgectl problem check` - and then pushes the package with
- * store_push (the same atomic commit as `judgectl problem push`) or records
+ * store_push (the same atomic commit as `judgectl problem push`), its
+ * runner_problem_summary recorded with the version, or records
  * every error as FILE:LINE: KEY: message. An upload a stopping host cannot
  * finish goes back to the queue for another host. */
 #include <stdio.h>
@@ -91,10 +92,13 @@ static bool check_and_push(struct queue_conn *k, const struct store_upload *u, c
     struct pool *p = borrow_slot(&runner);
     if (!p)
         return false;
-    char *lines = NULL, *summary = NULL;
-    int n = runner_problem_check(runner, dir, &lines, &summary);
+    char *lines = NULL, *line = NULL, *summary = NULL, err[1024];
+    int n = runner_problem_check(runner, dir, &lines, &line);
+    /* what GET /v1/problems shows of the version, recorded with it */
+    if (n == 0 && runner_problem_summary(runner, dir, &summary, err, sizeof err))
+        logmsg("upload %s (%s): no summary: %s", u->id, u->name, err);
     return_slot(p);
-    free(summary);
+    free(line);
     if (n > 0) {
         *state = "refused";
         *errors = errors_json(lines, dir);
@@ -103,9 +107,9 @@ static bool check_and_push(struct queue_conn *k, const struct store_upload *u, c
     }
     free(lines);
     struct snapshot *s = snapshot_get();
-    char err[1024];
-    int rc = store_push(k, u->name, dir, m, (uint64_t)s->cfg.store_quota, pr, err, sizeof err);
+    int rc = store_push(k, u->name, dir, m, (uint64_t)s->cfg.store_quota, summary, pr, err, sizeof err);
     snapshot_put(s);
+    free(summary);
     *state = rc == 0 ? "stored" : rc == STORE_IO ? "failed" : "refused";
     if (rc)
         *errors = one_error(err);

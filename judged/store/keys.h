@@ -8,6 +8,9 @@
 #define KEY_MANIFEST "judge:manifest:"       /* + VERSION */
 #define KEY_VERSION "judge:version:"         /* + VERSION ":names" */
 #define KEY_PROBLEM "judge:problem:"         /* + NAME, + NAME ":versions" */
+#define FIELD_SUMMARY "summary:"             /* + VERSION: a field of judge:problem:NAME
+                                                (store.lua spells it too) */
+#define KEY_DIRECTORY "judge:directory"      /* the hosts' problems directory's summaries */
 #define KEY_PROBLEMS "judge:problems"
 #define KEY_STORE_BYTES "judge:store:bytes"
 #define KEY_UPLOAD "judge:upload:"           /* + ID, + ID ":done" */

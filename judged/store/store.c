@@ -684,11 +684,12 @@ static int upload_blob(struct queue_conn *k, const char *dir, const struct store
 }
 
 static int commit(struct queue_conn *k, const char *name, const struct store_manifest *m, const size_t *idx,
-                  size_t n, uint64_t quota, struct store_push_reply *out, char *err, size_t errlen)
+                  size_t n, uint64_t quota, const char *summary, struct store_push_reply *out, char *err,
+                  size_t errlen)
 {
     size_t mlen;
     char *man = store_manifest_text(m, &mlen);
-    size_t argc = 3 + 6 + n + 4 + n;
+    size_t argc = 3 + 6 + n + 4 + n + 1;
     const char **argv = calloc(argc, sizeof *argv);
     size_t *lens = calloc(argc, sizeof *lens);
     char (*keys)[300] = calloc(6 + n, 300);
@@ -714,6 +715,8 @@ static int commit(struct queue_conn *k, const char *name, const struct store_man
     argv[a++] = q;
     for (size_t i = 0; i < n; i++)
         argv[a++] = sizes[i];
+    if (summary)   /* optional (store.lua version 3) */
+        argv[a++] = summary;
     for (size_t i = 0; i < a; i++)
         if (!lens[i])
             lens[i] = strlen(argv[i]);
@@ -763,7 +766,7 @@ int store_send_blobs(struct queue_conn *k, const char *dir, const struct store_m
 }
 
 int store_push(struct queue_conn *k, const char *name, const char *dir, const struct store_manifest *m,
-               uint64_t quota, struct store_push_reply *out, char *err, size_t errlen)
+               uint64_t quota, const char *summary, struct store_push_reply *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
     snprintf(out->version, sizeof out->version, "%s", m->version);
@@ -775,7 +778,7 @@ int store_push(struct queue_conn *k, const char *name, const char *dir, const st
     if (rc == 0) {
         size_t *idx = calloc(m->n + 1, sizeof *idx);
         size_t n = distinct_blobs(m, idx);
-        rc = commit(k, name, m, idx, n, quota, out, err, errlen);
+        rc = commit(k, name, m, idx, n, quota, summary, out, err, errlen);
         free(idx);
     }
     return rc;
@@ -854,6 +857,7 @@ int store_get_manifest(struct queue_conn *k, const char *version, struct store_m
 void store_problem_info_free(struct store_problem_info *p)
 {
     free(p->versions);
+    free(p->summary);
     memset(p, 0, sizeof *p);
 }
 
@@ -878,6 +882,18 @@ json_t *store_files_json(const struct store_manifest *m)
     return files;
 }
 
+int store_summary(struct queue_conn *k, const char *name, const char *version, char **json, char *err,
+                  size_t errlen)
+{
+    redisReply *r = queue_cmd(k, "HGET " KEY_PROBLEM "%s " FIELD_SUMMARY "%s", name, version);
+    *json = NULL;
+    if (!r)
+        return io_err(k, "store", err, errlen);
+    *json = queue_rstr(r) ? strdup(r->str) : NULL;
+    freeReplyObject(r);
+    return 0;
+}
+
 int store_info(struct queue_conn *k, const char *name, struct store_problem_info *out, bool *found,
                char *err, size_t errlen)
 {
@@ -895,6 +911,9 @@ int store_info(struct queue_conn *k, const char *name, struct store_problem_info
     snprintf(out->current, sizeof out->current, "%s", r->element[0]->str);
     out->updated = queue_rstr(r->element[1]) ? atoll(r->element[1]->str) : 0;
     freeReplyObject(r);
+    int rc = store_summary(k, name, out->current, &out->summary, err, errlen);
+    if (rc)
+        return rc;
     r = queue_cmd(k, "ZREVRANGE " KEY_PROBLEM "%s:versions 0 -1 WITHSCORES", name);
     if (!r)
         return io_err(k, "store", err, errlen);
@@ -916,6 +935,58 @@ int store_info(struct queue_conn *k, const char *name, struct store_problem_info
             store_manifest_free(&m);
         }
     }
+    return 0;
+}
+
+/* 0 for a reply that is not an error (freed), else STORE_IO / STORE_ERR. */
+static int reply_ok(struct queue_conn *k, redisReply *r, const char *what, char *err, size_t errlen)
+{
+    if (!r)
+        return io_err(k, what, err, errlen);
+    int rc = 0;
+    if (r->type == REDIS_REPLY_ERROR) {
+        snprintf(err, errlen, "%s: %s", what, r->str);
+        rc = STORE_ERR;
+    }
+    freeReplyObject(r);
+    return rc;
+}
+
+int store_publish_directory(struct queue_conn *k, const char *const *names, const char *const *summaries,
+                            size_t n, char *err, size_t errlen)
+{
+    if (n == 0)
+        return reply_ok(k, queue_cmd(k, "DEL " KEY_DIRECTORY), "DEL", err, errlen);
+    const char *fresh = KEY_DIRECTORY ":new";
+    int rc = reply_ok(k, queue_cmd(k, "DEL %s", fresh), "DEL", err, errlen);
+    const char **argv = calloc(2 * n + 2, sizeof *argv);
+    argv[0] = "HSET";
+    argv[1] = fresh;
+    for (size_t i = 0; i < n; i++)
+        argv[2 + 2 * i] = names[i], argv[3 + 2 * i] = summaries[i];
+    if (rc == 0)
+        rc = reply_ok(k, queue_cmdv(k, (int)(2 * n + 2), argv, NULL), "HSET", err, errlen);
+    free(argv);
+    if (rc == 0)   /* readers see the old set or the new one, never half */
+        rc = reply_ok(k, queue_cmd(k, "RENAME %s " KEY_DIRECTORY, fresh), "RENAME", err, errlen);
+    return rc;
+}
+
+int store_directory(struct queue_conn *k, json_t **out, char *err, size_t errlen)
+{
+    *out = json_object();
+    redisReply *r = queue_cmd(k, "HGETALL " KEY_DIRECTORY);
+    if (!r)
+        return io_err(k, "store", err, errlen);
+    for (size_t i = 0; r->type == REDIS_REPLY_ARRAY && i + 1 < r->elements; i += 2) {
+        const char *name = queue_rstr(r->element[i]), *text = queue_rstr(r->element[i + 1]);
+        json_t *o = text ? json_loads(text, 0, NULL) : NULL;
+        if (name && json_is_object(o))
+            json_object_set_new(*out, name, o);
+        else
+            json_decref(o);
+    }
+    freeReplyObject(r);
     return 0;
 }
 

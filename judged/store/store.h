@@ -15,10 +15,12 @@
  *   judge:blob:SHA:part:TOKEN the chunks one push is sending (renamed to the blob once whole)
  *   judge:manifest:V          string: the manifest whose sha256 is V
  *   judge:version:V:names     set: the problems that list version V
- *   judge:problem:NAME        hash: current, updated (ms)
+ *   judge:problem:NAME        hash: current, updated (ms), summary:V (version V's summary:
+ *                             runner_problem_summary's JSON, recorded by its pusher)
  *   judge:problem:NAME:versions  zset: version -> time it was last made current
  *   judge:problems            set of problem names
  *   judge:store:bytes         bytes of all referenced blobs (the quota counts these)
+ *   judge:directory           hash: the hosts' problems directory, NAME -> summary
  *
  * Errors: the queue library's one convention (queue.h, enum queue_rc):
  * STORE_OK (0); STORE_ERR (-1, QUEUE_ERROR) with err, retrying will not
@@ -99,9 +101,11 @@ struct store_push_reply {
 /* Uploads the blobs of m that Redis lacks (read from dir, hashed again while
  * sent: a file that changed meanwhile is refused), then makes m's version
  * NAME's current one in one atomic step (a Redis function), refused when
- * the store's referenced bytes would pass quota (0 = no limit). */
+ * the store's referenced bytes would pass quota (0 = no limit). summary
+ * (the pusher's runner_problem_summary of dir; NULL: none) is recorded
+ * with the version in the same step, also when it was current already. */
 int store_push(struct queue_conn *k, const char *name, const char *dir, const struct store_manifest *m,
-               uint64_t quota, struct store_push_reply *out, char *err, size_t errlen);
+               uint64_t quota, const char *summary, struct store_push_reply *out, char *err, size_t errlen);
 
 /* Sends the blobs of m that Redis lacks (read from dir, hashed again while
  * sent), committing nothing: the first half of store_push. */
@@ -127,6 +131,8 @@ struct store_problem_info {
     long long updated;
     struct store_version_info *versions;   /* newest first */
     size_t nversions;
+    char *summary;           /* the current version's summary (JSON text); NULL:
+                                none recorded (pushed before there were any) */
 };
 /* All problem names, sorted (caller frees each and the array). */
 int store_list(struct queue_conn *k, char ***names, size_t *n, char *err, size_t errlen);
@@ -144,6 +150,19 @@ struct json_t *store_files_json(const struct store_manifest *m);
 /* The manifest of version V, verified against V. */
 int store_get_manifest(struct queue_conn *k, const char *version, struct store_manifest *m, char *err,
                        size_t errlen);
+/* Version V's summary as NAME's pusher recorded it (JSON text, caller
+ * frees; *json NULL when none was: pushed before store.lua version 3). */
+int store_summary(struct queue_conn *k, const char *name, const char *version, char **json, char *err,
+                  size_t errlen);
+/* The hosts' problems directory as platforms see it (GET /v1/problems):
+ * each host publishes NAME -> summary (runner_problem_summary's JSON) of
+ * the problems it has at start and reload, replacing what was there at
+ * once (RENAME; n 0: deleted). */
+int store_publish_directory(struct queue_conn *k, const char *const *names, const char *const *summaries,
+                            size_t n, char *err, size_t errlen);
+/* The same read back: *out an object NAME -> summary object (caller
+ * json_decref), empty when no host has published. */
+int store_directory(struct queue_conn *k, struct json_t **out, char *err, size_t errlen);
 /* Total referenced bytes (what the quota limits). */
 int store_bytes(struct queue_conn *k, uint64_t *bytes, char *err, size_t errlen);
 

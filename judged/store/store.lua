@@ -13,11 +13,20 @@ judge:problem:NAME:versions, judge:manifest:V, judge:version:V:names,
 judge:problems, judge:store:bytes, then the version's distinct blobs
 judge:blob:SHA. Every key is declared: on a Redis Cluster these keys would
 need one hash tag (see DESIGN.md); on one Redis they need nothing.
+
+Versions: 2 a blob is whole or absent, one no version lists expires.
+3 (issue 28) a version's summary (what GET /v1/problems shows: title, type,
+limits, as the runner read them; JSON) is the field summary:V of
+judge:problem:NAME: commit takes it as an optional last argument (a caller
+of version 2's layout still commits, recording none) and records it even
+when V is current already (pushing the same content again fills in a
+summary version 2 never recorded); remove deletes it. The key layouts are
+version 2's.
 ]]
 
 -- Bump on any change to this file: a program loads the library only over
 -- an older one.
-local VERSION = 2
+local VERSION = 3
 
 local function fail(msg)
   error({err = 'ERR store: ' .. msg})
@@ -32,7 +41,7 @@ redis.register_function{function_name = 'judged_store_version', flags = {'no-wri
   callback = function() return VERSION end}
 
 -- args: name, version, manifest, quota (bytes, 0 = none), then the size of
--- each blob key (in key order).
+-- each blob key (in key order), then optionally the version's summary.
 -- A new version: every blob must be complete (field size) with the size the
 -- manifest says; the bytes of blobs no stored version referenced yet are
 -- added to judge:store:bytes, refused past the quota; each blob's refs += 1
@@ -40,9 +49,13 @@ redis.register_function{function_name = 'judged_store_version', flags = {'no-wri
 -- reply: {'result', 'new'|'current'|'revived', 'previous', V or ''}
 redis.register_function('judged_store_commit', function(keys, a)
   local name, ver, man, quota = a[1], a[2], a[3], tonumber(a[4]) or 0
-  if #keys < 6 or #a ~= #keys - 2 then fail('bad arguments') end
+  if #keys < 6 or (#a ~= #keys - 2 and #a ~= #keys - 1) then fail('bad arguments') end
+  local summary = (#a == #keys - 1) and a[#a] or nil
   local cur = redis.call('HGET', keys[1], 'current')
-  if cur == ver then return {'result', 'current', 'previous', cur} end
+  if cur == ver then
+    if summary then redis.call('HSET', keys[1], 'summary:' .. ver, summary) end
+    return {'result', 'current', 'previous', cur}
+  end
   local fresh = redis.call('EXISTS', keys[3]) == 0
   if fresh then
     local added = 0
@@ -68,6 +81,7 @@ redis.register_function('judged_store_commit', function(keys, a)
   local now = now_ms()
   redis.call('SADD', keys[4], name)
   redis.call('HSET', keys[1], 'current', ver, 'updated', now)
+  if summary then redis.call('HSET', keys[1], 'summary:' .. ver, summary) end
   redis.call('ZADD', keys[2], now, ver)
   redis.call('SADD', keys[5], name)
   return {'result', fresh and 'new' or 'revived', 'previous', cur or ''}
@@ -108,6 +122,7 @@ redis.register_function('judged_store_remove', function(keys, a)
     fail('problem ' .. name .. ' has no version ' .. ver)
   end
   redis.call('ZREM', keys[2], ver)
+  redis.call('HDEL', keys[1], 'summary:' .. ver)
   redis.call('SREM', keys[4], name)
   local freed = 0
   if redis.call('SCARD', keys[4]) == 0 then

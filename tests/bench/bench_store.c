@@ -54,7 +54,7 @@ int main(int argc, char **argv)
     double t_hash = common_monotonic() - t0;
     struct store_push_reply pr;
     t0 = common_monotonic();
-    if (store_push(&k, "big", pkg, &m, 0, &pr, err, sizeof err))
+    if (store_push(&k, "big", pkg, &m, 0, NULL, &pr, err, sizeof err))
         b_die(err);
     double t_push = common_monotonic() - t0;
 

@@ -156,3 +156,12 @@ int runner_problem_check(struct runner *r, const char *problem_dir, char **error
         *summary = NULL;
     return 0;
 }
+
+/* No package is read here: nothing to summarise. */
+int runner_problem_summary(struct runner *r, const char *problem_dir, char **json, char *err, size_t errlen)
+{
+    (void)r;
+    *json = NULL;
+    snprintf(err, errlen, "%s: the no-op runner reads no package", problem_dir);
+    return -1;
+}

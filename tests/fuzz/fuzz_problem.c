@@ -6,7 +6,8 @@
  * a private directory (tests 1..12 in tests/, a gen/ pair, a checker with a
  * header, an interactor, a grader, a link inside, a link leaving it): rn_problem_parse is the
  * loader's whole YAML path (keys, checker, explicit and discovered tests,
- * subtasks, hash sets, the alias budget, the quoting of messages). Run
+ * subtasks, hash sets, the alias budget, the quoting of messages), and
+ * the summary of what loads (rn_problem_summary). Run
  * with ASan + UBSan; see README.md "Fuzzing".
  */
 #include <stdio.h>
@@ -80,8 +81,14 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
     struct common_errors errs = {0};
     struct rn_problem *p = NULL;
     struct runner_limits lim = {.tests = 64};
-    if (rn_problem_parse(root, dir, (const char *)data, size, &lim, &p, &errs) == 0)
+    if (rn_problem_parse(root, dir, (const char *)data, size, &lim, &p, &errs) == 0) {
+        /* a problem that loads has a summary for GET /v1/problems (issue 28) */
+        char *summary = rn_problem_summary(p);
+        if (!summary)
+            abort();
+        free(summary);
         rn_problem_free(p);
+    }
     char *all = common_errors_join(&errs);
     /* every message is one line of printable text */
     for (size_t i = 0; i < errs.count; i++)

@@ -2890,6 +2890,176 @@ Test(api, every_route_refuses_other_methods_unknown_paths_and_other_roles_as_bef
     }
 }
 
+/* GET /v1/problems with TOKEN; the entry of NAME (a new reference) or NULL. */
+static json_t *listed_problem(const char *token, const char *name)
+{
+    struct resp r = http("GET", PROBS, PROBS, token, NULL, NULL);
+    cr_assert_eq(r.status, 200, "%s", r.body);
+    json_t *found = NULL, *pe;
+    size_t i;
+    json_array_foreach(json_object_get(r.json, "problems"), i, pe)
+        if (!strcmp(json_string_value(json_object_get(pe, "name")), name))
+            found = json_incref(pe);
+    resp_free(&r);
+    return found;
+}
+
+static const char *sum_str(json_t *p, const char *k)
+{
+    return json_string_value(json_object_get(json_object_get(p, "summary"), k));
+}
+
+static double sum_num(json_t *p, const char *k)
+{
+    return json_number_value(json_object_get(json_object_get(p, "summary"), k));
+}
+
+/* Until NAME's summary is an object (a host publishes the directory's at
+ * its start and reload): the entry. */
+static json_t *summary_published(const char *token, const char *name)
+{
+    json_t *p = NULL;
+    for (long long end = t_now_ms() + 30000; t_now_ms() < end; t_sleep_ms(200)) {
+        json_decref(p);
+        p = listed_problem(token, name);
+        if (json_is_object(json_object_get(p, "summary")))
+            return p;
+    }
+    cr_assert_fail("no summary of '%s' was published: %s", name, p ? json_dumps(p, 0) : "not listed");
+    return NULL;
+}
+
+/* Issue 28: every problem a submission may name, with what a platform
+ * shows of it (title, type, scoring, limits, the languages it allows),
+ * for read and submit tokens alike: the store's, recorded by the host
+ * that validated each upload (a replaced version shows the new one's), and
+ * the hosts' problems directory's, as the hosts published them (a problem
+ * added there shows its summary once a host has read it again). */
+Test(api, problems_list_title_type_limits_and_languages, .timeout = 400)
+{
+    start("  native: {languages: [c, cpp], slots: 1}\n", "max_package: 16M\n", false);
+    pid_t host = t_judged(cfg_path, "A");
+    cr_assert(t_judged_started("A", 30000), "judged did not start");
+    char tok_setter[100], tgz[400];
+    token("setter", "setter", tok_setter);
+    cr_assert(sighup_token(PROBS, tok_setter), "the setter token works after SIGHUP");
+
+    /* the directory's, from the host's runner (judge-api reads no problem.yaml) */
+    json_t *p = summary_published(tok_submit, "aplusb");
+    cr_assert_str_eq(json_string_value(json_object_get(p, "source")), "directory");
+    cr_assert_str_eq(sum_str(p, "title"), "A plus B");
+    cr_assert_str_eq(sum_str(p, "type"), "batch");
+    cr_assert_str_eq(sum_str(p, "scoring"), "pass-fail");
+    cr_assert_eq(sum_num(p, "time_limit"), 1.0);
+    cr_assert_eq(sum_num(p, "memory_limit"), 64 << 20);
+    cr_assert_eq(sum_num(p, "output_limit"), 1 << 20);
+    cr_assert(json_is_null(json_object_get(json_object_get(p, "summary"), "languages")), "any language");
+    json_decref(p);
+    p = listed_problem(tok_read, "slow");
+    cr_assert_str_eq(sum_str(p, "title"), "Slow A plus B", "a read token sees it too");
+    cr_assert_eq(sum_num(p, "time_limit"), 3.0);
+    json_decref(p);
+
+    /* uploads: a scoring batch problem and an interactive one */
+    sh("tar czf %s/rs.tgz -C %s/testdata rangesum && tar czf %s/fm.tgz -C %s/testdata findmax && "
+       "tar czf %s/sa.tgz -C %s/testdata sumarray", T_dir, SRC, T_dir, SRC, T_dir, SRC);
+    snprintf(tgz, sizeof tgz, "%s/rs.tgz", T_dir);
+    struct resp r = put_file(PROBS "/rs", tok_setter, tgz, "application/gzip");
+    cr_assert_eq(r.status, 201, "%s", r.body);
+    resp_free(&r);
+    snprintf(tgz, sizeof tgz, "%s/fm.tgz", T_dir);
+    r = put_file(PROBS "/fm", tok_setter, tgz, "application/gzip");
+    cr_assert_eq(r.status, 201, "%s", r.body);
+    resp_free(&r);
+    p = listed_problem(tok_submit, "rs");
+    cr_assert(p, "a submit token lists the upload");
+    cr_assert_str_eq(json_string_value(json_object_get(p, "source")), "store");
+    cr_assert_str_eq(sum_str(p, "title"), "Range sums");
+    cr_assert_str_eq(sum_str(p, "type"), "batch");
+    cr_assert_str_eq(sum_str(p, "scoring"), "score");
+    cr_assert_eq(sum_num(p, "max_score"), 100.0);
+    cr_assert_eq(sum_num(p, "memory_limit"), 256 << 20);
+    cr_assert_eq(json_array_size(json_object_get(json_object_get(p, "summary"), "subtasks")), 3);
+    json_decref(p);
+    p = listed_problem(tok_read, "fm");
+    cr_assert_str_eq(sum_str(p, "title"), "Find the maximum");
+    cr_assert_str_eq(sum_str(p, "type"), "interactive");
+    cr_assert_eq(sum_num(p, "time_limit"), 1.0);
+    cr_assert_eq(sum_num(p, "wall_time_limit"), 10.0);
+    cr_assert_eq(sum_num(p, "memory_limit"), 64 << 20);
+    json_decref(p);
+
+    /* replaced: the new version's summary (a grader's languages) */
+    snprintf(tgz, sizeof tgz, "%s/sa.tgz", T_dir);
+    r = put_file(PROBS "/rs", tok_setter, tgz, "application/gzip");
+    cr_assert_eq(r.status, 201, "%s", r.body);
+    resp_free(&r);
+    p = listed_problem(tok_submit, "rs");
+    cr_assert_str_eq(sum_str(p, "title"), "Sum of an array (grader)");
+    cr_assert_str_eq(sum_str(p, "scoring"), "pass-fail");
+    json_t *langs = json_object_get(json_object_get(p, "summary"), "languages");
+    cr_assert_eq(json_array_size(langs), 2, "cpp and java have a grader");
+    cr_assert_str_eq(json_string_value(json_array_get(langs, 0)), "cpp");
+    json_decref(p);
+    r = http("GET", PROB1, PROBS "/rs", tok_read, NULL, NULL);
+    cr_assert_eq(r.status, 200, "%s", r.body);
+    cr_assert_str_eq(sum_str(r.json, "title"), "Sum of an array (grader)");
+    resp_free(&r);
+
+    /* a version stored before summaries were recorded: null; the same
+     * content uploaded again goes through a host, which records it */
+    char v[65];
+    p = listed_problem(tok_read, "rs");
+    snprintf(v, sizeof v, "%s", json_string_value(json_object_get(p, "current")));
+    json_decref(p);
+    cr_assert_eq(t_int("HDEL judge:problem:rs summary:%s", v), 1);
+    p = listed_problem(tok_read, "rs");
+    cr_assert(json_is_null(json_object_get(p, "summary")), "none recorded: null");
+    json_decref(p);
+    r = put_file(PROBS "/rs", tok_setter, tgz, "application/gzip");
+    cr_assert_eq(r.status, 200, "%s", r.body);
+    cr_assert_str_eq(jstr(&r, "result"), "unchanged");
+    cr_assert_str_eq(jstr(&r, "host"), "A", "validated by a host, not answered at once");
+    resp_free(&r);
+    p = listed_problem(tok_read, "rs");
+    cr_assert_str_eq(sum_str(p, "title"), "Sum of an array (grader)", "recorded now");
+    json_decref(p);
+
+    /* a problem added to the directory: listed at once (admission takes
+     * it), its summary once a host has read the directory again */
+    sh("cp -r %s/testdata/findmax %s/problems/fresh", SRC, T_dir);
+    /* and one that does not load: listed, no summary, the host says why */
+    sh("mkdir -p %s/problems/broken && printf 'name: broken\\ntime_limit: soon\\n' > %s/problems/broken/problem.yaml",
+       T_dir, T_dir);
+    p = listed_problem(tok_submit, "fresh");
+    cr_assert(p, "listed");
+    cr_assert(json_is_null(json_object_get(p, "summary")), "no host has read it yet");
+    json_decref(p);
+    r = http("GET", PROB1, PROBS "/fresh", tok_read, NULL, NULL);
+    cr_assert_eq(r.status, 200, "%s", r.body);
+    cr_assert_str_eq(jstr(&r, "source"), "directory");
+    cr_assert(json_is_null(json_object_get(r.json, "current")), "%s", r.body);
+    resp_free(&r);
+    kill(host, SIGHUP);
+    p = summary_published(tok_read, "fresh");
+    cr_assert_str_eq(sum_str(p, "type"), "interactive");
+    json_decref(p);
+    p = listed_problem(tok_read, "broken");   /* published with fresh's, in one RENAME */
+    cr_assert(p && json_is_null(json_object_get(p, "summary")), "a problem that does not load has none");
+    json_decref(p);
+    char logp[400];
+    snprintf(logp, sizeof logp, "%s/judged-A.log", T_dir);
+    char *log = slurp(logp);
+    cr_assert(strstr(log, "problems directory: broken has no summary: ") &&
+              strstr(log, "problem.yaml:2: time_limit"), "the host logs why: %s", log);
+    free(log);
+    r = http("GET", PROB1, PROBS "/fresh", tok_read, NULL, NULL);
+    cr_assert_eq(r.status, 200, "%s", r.body);
+    cr_assert_str_eq(sum_str(r.json, "title"), "Find the maximum");
+    resp_free(&r);
+    check_openapi();
+}
+
 /* POST /v1/problems/NAME/verify (issue 22): the stored package's own
  * submissions admitted as ordinary jobs pinned to the version, and the
  * table once their verdicts are in; a mismatch is shown, a language no

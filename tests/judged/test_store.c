@@ -5,6 +5,7 @@
  * has 900.., test_queue 860.., test_dispatch 600.., demo.sh and the
  * benchmarks 700..). */
 #include <dirent.h>
+#include <jansson.h>
 
 #include "harness.h"
 
@@ -213,6 +214,90 @@ Test(store, each_submission_is_judged_with_the_version_current_at_its_admission)
     cr_assert_eq(t_ctl(out, sizeof out, cfa, "result", c1, "--json", NULL), 0);
     snprintf(needle, sizeof needle, "\"problem_version\":\"%s\"", v1);
     cr_assert(contains(out, needle), "%s", out);
+}
+
+/* `problem show --json`'s summary as an object (caller json_decref). */
+static json_t *shown_summary(const char *cfg, const char *name)
+{
+    char out[16384];
+    cr_assert_eq(t_ctl(out, sizeof out, cfg, "problem", "show", name, "--json", NULL), 0, "%s", out);
+    json_t *j = json_loads(out, 0, NULL);
+    cr_assert(j, "%s", out);
+    json_t *s = json_incref(json_object_get(j, "summary"));
+    cr_assert(s, "show --json has a summary (maybe null): %s", out);
+    json_decref(j);
+    return s;
+}
+
+/* What GET /v1/problems shows of a version (issue 28) is recorded by its
+ * pusher with the version: show and list print it; a version replaced
+ * shows the new one's; a version stored before summaries were recorded
+ * shows none until the same content is pushed again; rm takes it away. */
+Test(store, a_push_records_the_versions_summary)
+{
+    char cfg[400], out[8192], v1[65], v2[65], again[65];
+    t_config("A", SLOT_A, NULL, "  native: {languages: [c], slots: 1}\n", cfg, sizeof cfg);
+    make_adder("s1", "adder", 0, 0);
+    cr_assert_eq(push(cfg, "s1", "sumry", out, sizeof out, v1), 0, "%s", out);
+    json_t *s = shown_summary(cfg, "sumry");
+    cr_assert_str_eq(json_string_value(json_object_get(s, "title")), "adder", "no title: the name");
+    cr_assert_str_eq(json_string_value(json_object_get(s, "type")), "batch");
+    cr_assert_str_eq(json_string_value(json_object_get(s, "scoring")), "pass-fail");
+    cr_assert_eq(json_number_value(json_object_get(s, "time_limit")), 2.0);
+    cr_assert_eq(json_integer_value(json_object_get(s, "memory_limit")), 256LL << 20);
+    cr_assert(json_is_null(json_object_get(s, "languages")), "any language");
+    cr_assert_eq(json_integer_value(json_object_get(s, "tests")), 3);
+    json_decref(s);
+
+    /* replaced: the new version's */
+    make_adder("s2", "adder", 1, 0);
+    t_write(path_of("%s/%s/%s", "s2", "problem.yaml"), "name: adder\ntitle: Adder, again\ntime_limit: 3s\n"
+            "memory_limit: 128M\nsubtasks:\n  - {name: one, points: 40, tests: [1]}\n"
+            "  - {name: rest, points: 60, tests: [2-3]}\n");
+    cr_assert_eq(push(cfg, "s2", "sumry", out, sizeof out, v2), 0, "%s", out);
+    s = shown_summary(cfg, "sumry");
+    cr_assert_str_eq(json_string_value(json_object_get(s, "title")), "Adder, again");
+    cr_assert_str_eq(json_string_value(json_object_get(s, "scoring")), "score");
+    cr_assert_eq(json_number_value(json_object_get(s, "time_limit")), 3.0);
+    cr_assert_eq(json_integer_value(json_object_get(s, "memory_limit")), 128LL << 20);
+    cr_assert_eq(json_array_size(json_object_get(s, "subtasks")), 2);
+    json_decref(s);
+    cr_assert_eq(t_ctl(out, sizeof out, cfg, "problem", "list", NULL), 0);
+    cr_assert(contains(out, "'Adder, again' batch score, time 3s, memory 128M, any language"), "%s", out);
+
+    /* a version pushed before summaries were recorded (store.lua version
+     * 2 wrote none): null, said so, until the same content is pushed again */
+    cr_assert_eq(t_int("HDEL judge:problem:sumry summary:%s", v2), 1);
+    s = shown_summary(cfg, "sumry");
+    cr_assert(json_is_null(s), "none recorded: null");
+    json_decref(s);
+    cr_assert_eq(t_ctl(out, sizeof out, cfg, "problem", "show", "sumry", NULL), 0);
+    cr_assert(contains(out, "summary: no summary"), "%s", out);
+    cr_assert_eq(push(cfg, "s2", "sumry", out, sizeof out, again), 0, "%s", out);
+    cr_assert(contains(out, "\"result\":\"unchanged\""), "%s", out);
+    s = shown_summary(cfg, "sumry");
+    cr_assert_str_eq(json_string_value(json_object_get(s, "title")), "Adder, again", "recorded by the push again");
+    json_decref(s);
+
+    /* a program of store.lua version 2 commits as before (no summary in its
+     * arguments; here an empty package, which the function does not read) */
+    const char *empty = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
+    redisContext *c = t_redis();
+    redisReply *r = redisCommand(c, "FCALL judged_store_commit 6 judge:problem:old judge:problem:old:versions "
+                                 "judge:manifest:%s judge:version:%s:names judge:problems judge:store:bytes "
+                                 "old %s %s 0", empty, empty, empty, "");
+    cr_assert(r && r->type == REDIS_REPLY_ARRAY && r->elements == 4, "%s", r && r->str ? r->str : "no reply");
+    cr_assert_str_eq(r->element[1]->str, "new");
+    freeReplyObject(r);
+    redisFree(c);
+    s = shown_summary(cfg, "old");
+    cr_assert(json_is_null(s), "committed without one: null");
+    json_decref(s);
+
+    /* a removed version's summary goes with it */
+    cr_assert_eq(t_int("HEXISTS judge:problem:sumry summary:%s", v1), 1);
+    cr_assert_eq(t_ctl(out, sizeof out, cfg, "problem", "rm", "sumry", "--version", v1, NULL), 0, "%s", out);
+    cr_assert_eq(t_int("HEXISTS judge:problem:sumry summary:%s", v1), 0);
 }
 
 /* The same content twice: no new version, nothing stored twice; versions,

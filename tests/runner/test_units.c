@@ -1162,3 +1162,54 @@ Test(problems, samples_are_files_of_the_package)
     remove_dir(dir);
     free(dir);
 }
+
+/* What GET /v1/problems shows of a problem (issue 28), from the runner
+ * alone: title (else name), type, passes, scoring, limits (wall defaulted
+ * as a run takes it), the languages a required grader allows, subtasks. */
+Test(problems, summary_for_platforms)
+{
+    char *dir = package(BASE "title: A plus B\noutput_limit: 1M\n", 3), *j = NULL, err[512];
+    cr_assert_eq(runner_problem_summary(NULL, dir, &j, err, sizeof err), 0, "%s", err);
+    json_t *o = json_loads(j, 0, NULL);
+    cr_assert(o, "%s", j);
+    cr_assert_str_eq(json_string_value(json_object_get(o, "title")), "A plus B");
+    cr_assert_str_eq(json_string_value(json_object_get(o, "type")), "batch");
+    cr_assert_str_eq(json_string_value(json_object_get(o, "scoring")), "pass-fail");
+    cr_assert_eq(json_integer_value(json_object_get(o, "passes")), 1);
+    cr_assert_float_eq(json_real_value(json_object_get(o, "time_limit")), 1.0, 1e-9);
+    cr_assert_float_eq(json_real_value(json_object_get(o, "wall_time_limit")), 3.0, 1e-9, "2 x 1 s + 1 s");
+    cr_assert_eq(json_integer_value(json_object_get(o, "memory_limit")), 256 << 20);
+    cr_assert_eq(json_integer_value(json_object_get(o, "output_limit")), 1 << 20);
+    cr_assert(json_is_null(json_object_get(o, "languages")), "any language: %s", j);
+    cr_assert_eq(json_integer_value(json_object_get(o, "tests")), 3);
+    cr_assert_float_eq(json_real_value(json_object_get(o, "max_score")), 100.0, 1e-9);
+    cr_assert_str_eq(json_string_value(json_object_get(json_array_get(json_object_get(o, "subtasks"), 0), "name")),
+                     "all");
+    json_decref(o);
+    free(j);
+
+    /* subtasks score; a grader for cpp alone makes every other language CE;
+     * no title: the name */
+    put_file(dir, "g.cpp", "int main(){}\n");
+    put_file(dir, "problem.yaml", BASE "wall_time_limit: 5s\ngrader: {cpp: [g.cpp]}\nsubtasks:\n"
+             "  - {name: s1, points: 30, tests: [1]}\n  - {name: s2, points: 40, tests: [2-3]}\n");
+    cr_assert_eq(runner_problem_summary(NULL, dir, &j, err, sizeof err), 0, "%s", err);
+    o = json_loads(j, 0, NULL);
+    cr_assert_str_eq(json_string_value(json_object_get(o, "title")), "aplusb");
+    cr_assert_str_eq(json_string_value(json_object_get(o, "scoring")), "score");
+    cr_assert_float_eq(json_real_value(json_object_get(o, "max_score")), 70.0, 1e-9);
+    cr_assert_float_eq(json_real_value(json_object_get(o, "wall_time_limit")), 5.0, 1e-9);
+    cr_assert_eq(json_array_size(json_object_get(o, "languages")), 1, "%s", j);
+    cr_assert_str_eq(json_string_value(json_array_get(json_object_get(o, "languages"), 0)), "cpp");
+    cr_assert_eq(json_array_size(json_object_get(o, "subtasks")), 2);
+    json_decref(o);
+    free(j);
+
+    /* a package that does not load has no summary: its first error */
+    put_file(dir, "problem.yaml", BASE "tim_limit: 1s\n");
+    cr_assert_eq(runner_problem_summary(NULL, dir, &j, err, sizeof err), -1);
+    cr_assert_null(j);
+    cr_assert(strstr(err, "problem.yaml:4: tim_limit: unknown key"), "%s", err);
+    remove_dir(dir);
+    free(dir);
+}
