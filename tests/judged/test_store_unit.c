@@ -1262,3 +1262,73 @@ Test(store_unit, expected_results_are_read_and_checked)
     cr_assert_str_eq(why, "RTE not permitted");
     store_expected_free(xs, n);
 }
+
+/* Expectations for some test groups only (2025-09): each group's rule
+ * holds the runner's names of the tests it covers, survives judge-api's
+ * record (JSON and back), and is checked against those tests' verdicts
+ * as a report gives them. */
+Test(store_unit, test_group_expectations_check_their_groups_tests)
+{
+    put("gx/data/sample/1.in", "1\n");
+    put("gx/data/sample/1.ans", "1\n");
+    put("gx/data/secret/1-easy/1.in", "1\n");
+    put("gx/data/secret/1-easy/1.ans", "1\n");
+    put("gx/data/secret/2-hard/1.in", "1\n");
+    put("gx/data/secret/2-hard/1.ans", "1\n");
+    put("gx/data/secret/2-hard/2.in", "1\n");
+    put("gx/data/secret/2-hard/2.ans", "1\n");
+    put("gx/submissions/slow/x.py", "print(1)\n");
+    put("gx/submissions/submissions.yaml", "slow/x.py:\n  sample:\n    permitted: [AC]\n  secret/*-easy:\n"
+                                           "    permitted: [AC]\n  secret/2-hard:\n    permitted: [AC, TLE]\n"
+                                           "    required: [TLE]\n    message: too slow\n");
+    char p[300], *errors, why[256];
+    snprintf(p, sizeof p, "%s/gx", dir);
+    struct store_expected *xs;
+    size_t n;
+    cr_assert_eq(store_expected_results(p, &xs, &n, &errors), 0, "%s", errors);
+    cr_assert_eq(n, 1);
+    cr_assert_eq(xs[0].ngroups, 3);
+    cr_assert_eq(xs[0].groups[2].ntests, 2);
+    cr_assert_str_eq(xs[0].groups[2].tests[0], "secret-2-hard-1");
+    cr_assert_eq(xs[0].time_use, STORE_TIME_NONE, "a group's rule bounds no time limit");
+    /* judge-api keeps it as JSON until the verdicts are in */
+    json_t *j = store_expected_json(&xs[0]);
+    struct store_expected x;
+    cr_assert_eq(store_expected_from_json(j, &x), 0);
+    json_decref(j);
+    store_expected_free(xs, n);
+    cr_assert_eq(x.ngroups, 3);
+    cr_assert_str_eq(x.groups[1].group, "secret/*-easy");
+    static const struct {
+        const char *tests, *why;
+    } cases[] = {
+        {"AC,AC,AC,TLE", ""},
+        {"AC,WA,SKIPPED,SKIPPED", "secret/*-easy: WA not permitted"},
+        {"AC,AC,AC,AC", "secret/2-hard: no test got TLE"},
+        {"AC,AC,TLE,SKIPPED", ""},
+        {"AC,AC,SKIPPED,SKIPPED", "secret/2-hard: none of its 2 tests ran (judging stops at the first failure)"},
+    };
+    static const char *names[] = {"sample-1", "secret-1-easy-1", "secret-2-hard-1", "secret-2-hard-2"};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char copy[64], *save = NULL;
+        snprintf(copy, sizeof copy, "%s", cases[i].tests);
+        json_t *tests = json_array();
+        int k = 0;
+        for (char *v = strtok_r(copy, ",", &save); v; v = strtok_r(NULL, ",", &save), k++)
+            json_array_append_new(tests, json_pack("{s:s, s:s, s:f, s:s}", "name", names[k], "verdict", v,
+                                                   "cpu_time", 0.1, "checker_message",
+                                                   !strcmp(v, "TLE") ? "too slow, sorry" : ""));
+        json_t *rep = json_pack("{s:s, s:f, s:o}", "verdict", strstr(cases[i].tests, "WA") ? "WA" : "TLE", "score",
+                                0.0, "tests", tests);
+        char *text = json_dumps(rep, 0);
+        json_decref(rep);
+        struct store_verify_outcome o = {0};
+        store_verify_read_report(text, &o);
+        free(text);
+        bool met = store_expected_met(&x, &o.seen, why, sizeof why);
+        cr_expect_eq(met, !cases[i].why[0], "%s: %s", cases[i].tests, why);
+        cr_expect_str_eq(why, cases[i].why, "%s", cases[i].tests);
+        store_verify_outcome_free(&o);
+    }
+    store_expected_release(&x);
+}
