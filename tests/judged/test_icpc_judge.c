@@ -416,3 +416,43 @@ Test(icpc_judge, groups_of_2023_07_call_the_validator_with_their_own_arguments)
     remove_dir(dir);
     free(dir);
 }
+
+/* An interactor that sends N and wants 2N back: exactly ("strict", the
+ * default) or give or take one ("lenient"). */
+static const char *doubling_strictness =
+    "#include <stdio.h>\n#include <string.h>\n#include <stdlib.h>\n"
+    "int main(int argc, char **argv) {\n"
+    "  long long n, got; FILE *in = fopen(argv[1], \"r\");\n"
+    "  if (!in || fscanf(in, \"%lld\", &n) != 1) return 1;\n"
+    "  int lenient = argc > 4 && !strcmp(argv[4], \"lenient\");\n"
+    "  if (argc > 5 || (argc > 4 && !lenient && strcmp(argv[4], \"strict\"))) return 1;\n"
+    "  printf(\"%lld\\n\", n); fflush(stdout);\n"
+    "  if (scanf(\"%lld\", &got) != 1) return 43;\n"
+    "  return got == 2 * n || (lenient && llabs(got - 2 * n) == 1) ? 42 : 43;\n}\n";
+
+/* 2023-07 interactive: the groups' output_validator_args go to the
+ * interactor, test by test */
+Test(icpc_judge, interactive_groups_call_the_interactor_with_their_own_arguments)
+{
+    char *dir = scratch_dir("icpc-interactive-args");
+    put_file(dir, ".timelimit", "2\n");
+    put_file(dir, "problem.yaml", "problem_format_version: 2023-07-draft\nname: Double\ntype: interactive\n");
+    put_file(dir, "output_validator/doubling.c", "%s", doubling_strictness);
+    put_file(dir, "data/sample/1.in", "1\n");
+    put_file(dir, "data/sample/1.ans", "\n");
+    put_file(dir, "data/secret/exact/test_group.yaml", "output_validator_args: [strict]\n");
+    put_file(dir, "data/secret/exact/1.in", "3\n");
+    put_file(dir, "data/secret/exact/1.ans", "\n");
+    put_file(dir, "data/secret/near/test_group.yaml", "output_validator_args: [lenient]\n");
+    put_file(dir, "data/secret/near/1.in", "100\n");
+    put_file(dir, "data/secret/near/1.ans", "\n");
+    convert(dir);
+#define DOUBLER(off) "#include <stdio.h>\nint main(void){long long n;scanf(\"%lld\",&n);" \
+                     "printf(\"%lld\\n\",2*n+(" off "));fflush(stdout);return 0;}\n"
+    expect(dir, DOUBLER("0"), RUNNER_AC, 100, "doubles exactly");
+    expect(dir, DOUBLER("n>=100"), RUNNER_AC, 100, "one off in secret/near only: lenient there");
+    expect(dir, DOUBLER("n==3"), RUNNER_WA, 0, "one off in secret/exact: strict there");
+#undef DOUBLER
+    remove_dir(dir);
+    free(dir);
+}
