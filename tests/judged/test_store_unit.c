@@ -1178,6 +1178,15 @@ Test(store_unit, group_output_validator_arguments_follow_each_group)
     cr_assert(strstr(y, "  - {name: \"secret-c-1\", input: \"data/secret/c/1.in\", output: \"data/secret/c/1.ans\", "
                         "checker: {type: tokens, case_sensitive: true, space_change_sensitive: false}}\n"),
               "a group with no flags of its own: the problem's validator_flags alone: %s", y);
+    /* a bad flag of the problem's own is said once, at problem.yaml, not
+     * again for each group that adds its own */
+    put("oe/data/secret/a/testdata.yaml", "output_validator_flags: float_tolerance 1e-3\n");
+    put("oe/data/secret/b/testdata.yaml", "output_validator_flags: float_tolerance 1e-6\n");
+    test_in("oe", "secret/a/1");
+    test_in("oe", "secret/b/1");
+    cr_assert_eq(convert_scoring("oe", "name: O\nvalidator_flags: frob\n", &errors), 1, "%s", errors);
+    cr_assert(strstr(errors, "problem.yaml:2: validator_flags: unknown flag 'frob'"), "%s", errors);
+    free(errors);
     /* 2023-07 groups calling a custom validator their own way (an empty
      * list is no arguments at all) */
     put("od/output_validator/v.c", "int main(void){return 42;}\n");
