@@ -323,6 +323,8 @@ static void read_entry(struct ydoc *d, yaml_node_t *map, struct yaml_rule *r, st
             snprintf(r->message, sizeof r->message, "%s", (const char *)v->data.scalar.value);
         else if (!strcmp(k, "authors") || !strcmp(k, "model_solution") || !strcmp(k, "entrypoint"))
             continue;   /* credits, and Java/Kotlin's main class: the runner's language file names it */
+        else if (!strcmp(k, "language") || !strcmp(k, "message"))
+            conv_err(e, "%s:%d: %s: expected a string", SUBMISSIONS_YAML, ydoc_line(v), k);
         else
             read_group(d, kn, k, v, r, e);
     }
@@ -448,8 +450,6 @@ static void pkg_tests_free(struct pkg_tests *t)
     free(t->path);
     free(t->name);
 }
-
-static bool rule_applies(const char *glob, const char *rel);
 
 /* Every test group glob names some test of the package: a glob that
  * matches none (a typo, a key that is none of an entry's) is an error

@@ -1340,4 +1340,10 @@ Test(store_unit, test_group_expectations_check_their_groups_tests)
         store_verify_outcome_free(&o);
     }
     store_expected_release(&x);
+    /* an entry's own key of the wrong type is said as such, not read as a group */
+    put("gx/submissions/submissions.yaml", "slow/x.py:\n  language: [python3]\n  permitted: [AC]\n");
+    cr_assert_eq(store_expected_results(p, &xs, &n, &errors), 1, "%s", errors);
+    cr_assert(strstr(errors, "submissions/submissions.yaml:2: language: expected a string"), "%s", errors);
+    free(errors);
+    store_expected_free(xs, n);
 }
