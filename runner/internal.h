@@ -140,9 +140,17 @@ struct rn_grader {
     bool optional;                 /* include: (ICPC include/LANG/): another language compiles alone */
 };
 
+/* A test may call the problem's checker its own way (what an ICPC test
+ * group's output validator arguments become): its own built-in checker
+ * (own_check), or its own arguments for the custom checker, or an
+ * interactive problem's interactor, instead of the helper's args. */
 struct rn_test {
     char *name;
     char *input, *answer;          /* paths relative to the package dir */
+    char **args;                   /* NULL-terminated; NULL: the helper's own */
+    bool own_check;                /* check and compare judge this test */
+    enum rn_checker_type check;
+    struct rn_compare compare;
 };
 
 struct rn_subtask {

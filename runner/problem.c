@@ -42,6 +42,7 @@ void rn_problem_free(struct rn_problem *p)
         free(p->tests[i].name);
         free(p->tests[i].input);
         free(p->tests[i].answer);
+        rn_argv_free(p->tests[i].args);
     }
     free(p->tests);
     for (size_t i = 0; i < p->subtask_count; i++) {
@@ -105,24 +106,25 @@ static int add_test(struct rn_problem *p, const char *name, const char *in, cons
     if (!t)
         return -1;
     p->tests = t;
-    t[p->test_count++] = (struct rn_test){strdup(name), strdup(in), strdup(out)};
+    t[p->test_count++] = (struct rn_test){.name = strdup(name), .input = strdup(in), .answer = strdup(out)};
     return 0;
 }
 
 /* ---- checker ----------------------------------------------------------- */
 
-static int checker_type(struct ydoc *y, yaml_node_t *n, struct rn_problem *p)
+/* key names it in messages ("checker", "tests.checker") */
+static int checker_type(struct ydoc *y, yaml_node_t *n, const char *key, enum rn_checker_type *out)
 {
-    const char *s = ydoc_scalar(y, n, "checker");
+    const char *s = ydoc_scalar(y, n, key);
     static const char *const names[] = {"exact", "lines", "tokens", "float", "custom"};
     for (size_t i = 0; s && i < sizeof names / sizeof names[0]; i++)
         if (!strcmp(s, names[i])) {
-            p->checker = (enum rn_checker_type)i;
+            *out = (enum rn_checker_type)i;
             return 0;
         }
     char q[COMMON_QUOTE_CAP];
     if (s)
-        ydoc_error(y, n, "checker", "unknown checker '%s' (exact, lines, tokens, float, custom)",
+        ydoc_error(y, n, key, "unknown checker '%s' (exact, lines, tokens, float, custom)",
                    YQ(q, s));
     return -1;
 }
@@ -196,13 +198,28 @@ struct compare_nodes {
     yaml_node_t *eps, *abs, *rel, *case_sens, *space;
 };
 
-static int parse_compare(struct ydoc *y, const struct compare_nodes *c, struct rn_problem *p)
+/* One of them, when key is one: its node's slot in c. */
+static yaml_node_t **compare_slot(struct compare_nodes *c, const char *key)
+{
+    return !strcmp(key, "epsilon") ? &c->eps : !strcmp(key, "absolute_tolerance") ? &c->abs
+         : !strcmp(key, "relative_tolerance") ? &c->rel : !strcmp(key, "case_sensitive") ? &c->case_sens
+         : !strcmp(key, "space_change_sensitive") ? &c->space : NULL;
+}
+
+/* at names the checker in messages ("checker", "tests.checker"); type is
+ * the checker the options are for, cmp where they go */
+static int parse_compare(struct ydoc *y, const struct compare_nodes *c, const char *at,
+                         enum rn_checker_type type, struct rn_compare *cmp)
 {
     int rc = 0;
-    bool floats = p->checker == RN_CHECK_FLOAT, builtin = p->checker != RN_CHECK_CUSTOM;
+    bool floats = type == RN_CHECK_FLOAT, builtin = type != RN_CHECK_CUSTOM;
     yaml_node_t *tol[] = {c->eps, c->abs, c->rel};
-    const char *tol_key[] = {"checker.epsilon", "checker.absolute_tolerance",
-                             "checker.relative_tolerance"};
+    const char *tol_name[] = {"epsilon", "absolute_tolerance", "relative_tolerance"};
+    char tol_key[3][64], case_key[64], space_key[64];
+    for (int i = 0; i < 3; i++)
+        snprintf(tol_key[i], sizeof tol_key[i], "%s.%s", at, tol_name[i]);
+    snprintf(case_key, sizeof case_key, "%s.case_sensitive", at);
+    snprintf(space_key, sizeof space_key, "%s.space_change_sensitive", at);
     double v[3] = {-1, -1, -1};
     for (int i = 0; i < 3; i++) {
         if (!tol[i])
@@ -213,22 +230,21 @@ static int parse_compare(struct ydoc *y, const struct compare_nodes *c, struct r
             ydoc_error(y, tol[i], tol_key[i], "must be positive"), rc = -1;
     }
     if (c->eps && (c->abs || c->rel))
-        ydoc_error(y, c->eps, "checker.epsilon", "give epsilon (both tolerances) or "
+        ydoc_error(y, c->eps, tol_key[0], "give epsilon (both tolerances) or "
                    "absolute_tolerance/relative_tolerance, not both"), rc = -1;
     if (v[0] > 0)
-        p->compare.abs_tol = p->compare.rel_tol = v[0];
+        cmp->abs_tol = cmp->rel_tol = v[0];
     else if (c->abs || c->rel)
-        p->compare.abs_tol = v[1], p->compare.rel_tol = v[2];
+        cmp->abs_tol = v[1], cmp->rel_tol = v[2];
     bool sens = true;
     if (c->case_sens && !builtin)
-        ydoc_error(y, c->case_sens, "checker.case_sensitive", "only for a built-in checker"), rc = -1;
-    else if (c->case_sens && parse_bool(y, c->case_sens, "checker.case_sensitive", &sens) == 0)
-        p->compare.case_insensitive = !sens;
-    if (c->space && p->checker != RN_CHECK_TOKENS && !floats)
-        ydoc_error(y, c->space, "checker.space_change_sensitive",
-                   "only the tokens and float checkers take it"), rc = -1;
+        ydoc_error(y, c->case_sens, case_key, "only for a built-in checker"), rc = -1;
+    else if (c->case_sens && parse_bool(y, c->case_sens, case_key, &sens) == 0)
+        cmp->case_insensitive = !sens;
+    if (c->space && type != RN_CHECK_TOKENS && !floats)
+        ydoc_error(y, c->space, space_key, "only the tokens and float checkers take it"), rc = -1;
     else if (c->space)
-        rc |= parse_bool(y, c->space, "checker.space_change_sensitive", &p->compare.space_sensitive);
+        rc |= parse_bool(y, c->space, space_key, &cmp->space_sensitive);
     return rc;
 }
 
@@ -362,7 +378,7 @@ static int parse_checker(struct ydoc *y, yaml_node_t *n, struct rn_problem *p)
 {
     p->checker_prog.line = ydoc_line(n);
     if (n->type == YAML_SCALAR_NODE) {
-        if (checker_type(y, n, p) < 0)
+        if (checker_type(y, n, "checker", &p->checker) < 0)
             return -1;
         if (p->checker == RN_CHECK_CUSTOM) {
             ydoc_error(y, n, "checker", "custom needs the long form {type: custom, source: FILE}");
@@ -389,16 +405,8 @@ static int parse_checker(struct ydoc *y, yaml_node_t *n, struct rn_problem *p)
             custom.args = v;
         else if (!strcmp(key, "scores"))
             custom.scores = v;
-        else if (!strcmp(key, "epsilon"))
-            cmp.eps = v;
-        else if (!strcmp(key, "absolute_tolerance"))
-            cmp.abs = v;
-        else if (!strcmp(key, "relative_tolerance"))
-            cmp.rel = v;
-        else if (!strcmp(key, "case_sensitive"))
-            cmp.case_sens = v;
-        else if (!strcmp(key, "space_change_sensitive"))
-            cmp.space = v;
+        else if (compare_slot(&cmp, key))
+            *compare_slot(&cmp, key) = v;
         else
             ydoc_error(y, k, key, "unknown key in checker (type, source, flags, protocol, "
                        "args, scores, epsilon, absolute_tolerance, relative_tolerance, case_sensitive, "
@@ -408,9 +416,9 @@ static int parse_checker(struct ydoc *y, yaml_node_t *n, struct rn_problem *p)
         ydoc_error(y, n, "checker.type", "missing (required in the long form)");
         return -1;
     }
-    if (checker_type(y, type, p) < 0)
+    if (checker_type(y, type, "checker", &p->checker) < 0)
         return -1;
-    rc |= parse_compare(y, &cmp, p);
+    rc |= parse_compare(y, &cmp, "checker", p->checker, &p->compare);
     if (source && p->checker != RN_CHECK_CUSTOM)
         ydoc_error(y, source, "checker.source", "only a custom checker has a source"), rc = -1;
     else if (source)
@@ -604,9 +612,64 @@ static int check_type(struct ydoc *y, yaml_node_t *root, const struct pending *l
 
 /* ---- tests ------------------------------------------------------------- */
 
+/* A test's own checker: a built-in one (short or long form) judging it
+ * instead of the problem's, which must be built-in too: a custom checker
+ * is called with other args, never replaced. */
+static int test_checker(struct ydoc *y, yaml_node_t *n, const struct rn_problem *p, struct rn_test *t)
+{
+    *t = (struct rn_test){.own_check = true, .compare = RN_COMPARE_DEFAULT};
+    int rc = 0;
+    yaml_node_t *type = n;
+    struct compare_nodes cmp = {0};
+    if (n->type != YAML_SCALAR_NODE) {
+        if (ydoc_mapping(y, n, "tests.checker") < 0)
+            return -1;
+        type = NULL;
+        YDOC_FOR_PAIRS(y, n, key, k, v) {
+            if (!strcmp(key, "type"))
+                type = v;
+            else if (compare_slot(&cmp, key))
+                *compare_slot(&cmp, key) = v;
+            else
+                ydoc_error(y, k, key, "unknown key in a test's checker (type, epsilon, absolute_tolerance, "
+                           "relative_tolerance, case_sensitive, space_change_sensitive)"), rc = -1;
+        }
+        if (!type) {
+            ydoc_error(y, n, "tests.checker.type", "missing (required in the long form)");
+            return -1;
+        }
+    }
+    if (checker_type(y, type, "tests.checker", &t->check) < 0)
+        return -1;
+    if (t->check == RN_CHECK_CUSTOM)
+        ydoc_error(y, type, "tests.checker", "a test's own checker is a built-in one (exact, lines, tokens, "
+                   "float); a custom checker takes other arguments per test with args"), rc = -1;
+    else if (p->checker == RN_CHECK_CUSTOM)
+        ydoc_error(y, n, "tests.checker", "the problem's checker is custom: a test may call it with its own "
+                   "args, not replace it"), rc = -1;
+    else if (p->type == RN_INTERACTIVE && !p->checker_given)
+        ydoc_error(y, n, "tests.checker", "the problem's interactor decides its tests (it names no checker)"),
+            rc = -1;
+    return rc | parse_compare(y, &cmp, "tests.checker", t->check, &t->compare);
+}
+
+/* A test's own arguments for the program that judges it: an interactive
+ * problem's interactor, else its custom checker. */
+static int test_args(struct ydoc *y, yaml_node_t *n, const struct rn_problem *p, char ***out)
+{
+    if (ydoc_strings(y, n, "tests.args", out) < 0)
+        return -1;
+    if (p->type == RN_INTERACTIVE || p->checker == RN_CHECK_CUSTOM)
+        return 0;
+    ydoc_error(y, n, "tests.args", "only a custom checker or an interactor takes arguments (the problem's "
+               "checker is built-in: a test may give its own checker instead)");
+    return -1;
+}
+
 static int explicit_test(struct ydoc *y, yaml_node_t *n, struct rn_problem *p)
 {
-    char *name = NULL, *in = NULL, *out = NULL;
+    char *name = NULL, *in = NULL, *out = NULL, **args = NULL;
+    struct rn_test own = {0};
     int rc = 0;
     if (!n)
         return ydoc_mapping(y, n, "tests");
@@ -626,8 +689,12 @@ static int explicit_test(struct ydoc *y, yaml_node_t *n, struct rn_problem *p)
                 rc |= ydoc_string(y, v, "tests.input", &in);
             else if (!strcmp(key, "output"))
                 rc |= ydoc_string(y, v, "tests.output", &out);
+            else if (!strcmp(key, "args") && !args)
+                rc |= test_args(y, v, p, &args);
+            else if (!strcmp(key, "checker"))
+                rc |= test_checker(y, v, p, &own);
             else
-                ydoc_error(y, k, key, "unknown key in a test (name, input, output)"), rc = -1;
+                ydoc_error(y, k, key, "unknown key in a test (name, input, output, checker, args)"), rc = -1;
         }
         if (!rc && (!name || !in || !out))
             ydoc_error(y, n, "tests", "a test needs name, input and output"), rc = -1;
@@ -647,6 +714,13 @@ static int explicit_test(struct ydoc *y, yaml_node_t *n, struct rn_problem *p)
     }
     if (!rc)
         rc = add_test(p, name, in, out);
+    if (!rc) {
+        struct rn_test *t = &p->tests[p->test_count - 1];
+        t->own_check = own.own_check, t->check = own.check, t->compare = own.compare;
+        t->args = args;
+        args = NULL;
+    }
+    rn_argv_free(args);
     free(name);
     free(in);
     free(out);

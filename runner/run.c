@@ -58,13 +58,15 @@ static char *read_text(const char *path)
 }
 
 /* A program the package ships (a checker, an interactor), as one run:
- * args are its protocol's, before the package's own (h->args). */
+ * args are its protocol's, before the package's own: the test's (own),
+ * else the helper's (h->args). */
 struct helper_run {
     const struct rn_language *lang;
     const struct rn_helper *h;
     int slot;
     const char *box;
     char *const *args;
+    char *const *own;              /* the test's own args (ICPC: its group's); NULL: h->args */
     bool output_writable;          /* an interactor's result file or feedback dir */
     const char *feedback;          /* host dir mounted writable at /feedback; or NULL */
     double cpu, wall;
@@ -93,7 +95,7 @@ static void helper_job(struct rn_job *j, const struct helper_run *hr, struct san
                        char ***argv, struct sandbox_mount **mounts)
 {
     const struct rn_language *l = hr->lang;
-    char **args = join_args(hr->args, hr->h->args);
+    char **args = join_args(hr->args, hr->own ? hr->own : hr->h->args);
     *argv = rn_argv_expand(l->run, CHECKER_MEMORY, args);
     free(args);
     const struct sandbox_mount data[] = {{.host = j->prob_abs, .inside = "/problem"},
@@ -258,6 +260,7 @@ static int run_custom_checker(struct rn_job *j, const struct rn_test *t, struct 
     struct helper_run hr = {.lang = j->checker_lang, .h = &j->prob->checker_prog,
                             .slot = j->slot, .box = j->chk,
                             .args = kattis ? kattis_args : testlib,
+                            .own = j->prob->type == RN_INTERACTIVE ? NULL : t->args,
                             .feedback = kattis ? j->feedback : NULL,
                             .cpu = CHECKER_CPU, .wall = CHECKER_CPU * 2};
     char **argv;
@@ -448,7 +451,8 @@ static int check_output(struct rn_job *j, const struct rn_test *t, struct rn_che
         close(ans);
         return rn_job_infra(j, j->out, strerror(errno));
     }
-    int rc = rn_check_fds(j->prob->checker, &j->prob->compare, out, ans, chk, why, sizeof why);
+    int rc = t->own_check ? rn_check_fds(t->check, &t->compare, out, ans, chk, why, sizeof why)
+                          : rn_check_fds(j->prob->checker, &j->prob->compare, out, ans, chk, why, sizeof why);
     close(out);
     close(ans);
     return rc < 0 ? rn_job_infra(j, "checker", why) : 0;
@@ -472,6 +476,7 @@ static void interactor_job(struct rn_job *j, const struct rn_test *t, double sub
                             .slot = j->slot + j->r->slots, .box = j->inter,
                             .args = j->prob->interactor.protocol == RN_PROTO_KATTIS ? kattis
                                                                                      : testlib,
+                            .own = t->args,
                             .output_writable = true, .cpu = sub_wall + CHECKER_CPU,
                             .wall = sub_wall + CHECKER_CPU};
     helper_job(j, &hr, sj, argv, mounts);

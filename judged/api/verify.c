@@ -207,7 +207,8 @@ static json_t *row_of(struct queue_conn *k, json_t *item, bool *pending)
     }
     json_t *row = store_verify_row(&x, lang, &o);
     json_object_set_new(row, "submission", sub ? json_string(sub) : json_null());
-    free(o.messages);
+    store_verify_outcome_free(&o);
+    store_expected_release(&x);
     return row;
 }
 

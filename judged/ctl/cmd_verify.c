@@ -131,7 +131,7 @@ static int judge_set(struct common *c, struct runner *r, const char *pkg, const 
         if (o.judged && o.seen.tests != STORE_V_CE && o.max_time > *slowest)
             *slowest = o.max_time;
         rows[i] = store_verify_row(&xs[i], lang, &o);
-        free(o.messages);
+        store_verify_outcome_free(&o);
     }
     return 0;
 }

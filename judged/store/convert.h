@@ -53,10 +53,18 @@ int icpc_find_validator(const char *dir, const char *folder, const char *key, si
 #include <stdio.h>
 void icpc_test_name(const char *rel_in, char *out, size_t len);
 void icpc_subtasks(const char *dir, bool legacy, FILE *out, struct conv_errs *e);
-/* The output validator arguments every group gives its tests (legacy
- * output_validator_flags, 2023-07+ output_validator_args; inherited), into
- * out; -1 after an error naming the group whose differ. */
-int icpc_group_validator_args(const char *dir, bool legacy, char *out, size_t len, struct conv_errs *e);
+/* The output validator arguments the groups give their tests (legacy
+ * output_validator_flags, 2023-07+ output_validator_args; inherited): those
+ * of the first group holding tests into common (the problem's), and each
+ * directory of tests whose differ into *groups (its tests call the
+ * validator their own way; caller frees); -1 after an error. */
+struct icpc_group_args {
+    char rel[300];                /* data/secret/b: the directory of the tests */
+    char args[1024];              /* joined by blanks */
+    char origin[340];             /* FILE:LINE that gave them */
+};
+int icpc_group_validator_args(const char *dir, bool legacy, char *common, size_t len, struct icpc_group_args **groups,
+                              size_t *ngroups, struct conv_errs *e);
 /* Codeforces Polygon packages, by problem.xml (polygon.c). */
 bool polygon_detect(const char *dir);
 int polygon_convert(const char *dir, const char *name, char **errors);

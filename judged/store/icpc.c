@@ -330,8 +330,10 @@ static void read_icpc_yaml(const char *dir, struct icpc *y, struct conv_errs *e)
     add_reader_errors(e, &found);
 }
 
-/* validator_flags -> the runner's checker options. */
-static void checker_yaml(const char *flags, size_t line, FILE *out, struct conv_errs *e)
+/* The default validator's flags -> the runner's built-in checker and its
+ * options, as a flow mapping; where ("problem.yaml:3: validator_flags")
+ * begins each error. */
+static void compare_yaml(const char *flags, const char *where, FILE *out, struct conv_errs *e)
 {
     bool cs = false, ss = false, fl = false;
     double abs_tol = -1, rel_tol = -1;
@@ -351,13 +353,13 @@ static void checker_yaml(const char *flags, size_t line, FILE *out, struct conv_
         else if (!strcmp(t, "float_tolerance"))
             dst = &both;
         else {
-            conv_err(e, "problem.yaml:%zu: validator_flags: unknown flag '%s'", line, t);
+            conv_err(e, "%s: unknown flag '%.60s'", where, t);
             continue;
         }
         if (dst) {
             char *v = strtok_r(NULL, " \t", &save);
             if (!number(v, dst)) {
-                conv_err(e, "problem.yaml:%zu: validator_flags: %s needs a number", line, t);
+                conv_err(e, "%s: %s needs a number", where, t);
                 continue;
             }
             fl = true;
@@ -365,20 +367,106 @@ static void checker_yaml(const char *flags, size_t line, FILE *out, struct conv_
                 abs_tol = rel_tol = both;
         }
     }
-    fprintf(out, "checker: {type: %s, case_sensitive: %s, space_change_sensitive: %s", fl ? "float" : "tokens",
+    fprintf(out, "{type: %s, case_sensitive: %s, space_change_sensitive: %s", fl ? "float" : "tokens",
             cs ? "true" : "false", ss ? "true" : "false");
     if (abs_tol >= 0)
         fprintf(out, ", absolute_tolerance: %.17g", abs_tol);
     if (rel_tol >= 0)
         fprintf(out, ", relative_tolerance: %.17g", rel_tol);
-    fprintf(out, "}\n");
+    fprintf(out, "}");
+}
+
+/* validator_flags -> the problem's checker. */
+static void checker_yaml(const char *flags, size_t line, FILE *out, struct conv_errs *e)
+{
+    char where[64];
+    snprintf(where, sizeof where, "problem.yaml:%zu: validator_flags", line);
+    fprintf(out, "checker: ");
+    compare_yaml(flags, where, out, e);
+    fprintf(out, "\n");
+}
+
+/* flags split on blanks: "[a, b]" */
+static void args_list(const char *flags, FILE *out)
+{
+    char copy[2100];
+    snprintf(copy, sizeof copy, "%s", flags);
+    char *save = NULL;
+    int n = 0;
+    fprintf(out, "[");
+    for (char *t = strtok_r(copy, " \t", &save); t; t = strtok_r(NULL, " \t", &save)) {
+        fprintf(out, "%s", n++ ? ", " : "");
+        conv_yaml_string(out, t);
+    }
+    fprintf(out, "]");
+}
+
+/* Groups whose output validator arguments are not the problem's: the keys
+ * their tests add (", args: [...]" for a custom validator, ", checker:
+ * {...}" for the default one), one per directory of tests. */
+struct test_calls {
+    struct icpc_group_args *g;
+    char **suffix;
+    size_t n;
+};
+
+static void test_calls_make(struct test_calls *c, bool custom, const char *problem_flags, bool legacy,
+                            struct conv_errs *e)
+{
+    c->suffix = calloc(c->n ? c->n : 1, sizeof *c->suffix);
+    for (size_t i = 0; c->suffix && i < c->n; i++) {
+        char flags[2100], where[420];
+        size_t len = 0;
+        FILE *m = open_memstream(&c->suffix[i], &len);
+        if (!m)
+            continue;
+        /* the problem's validator_flags, then the group's (as Kattis calls it) */
+        snprintf(flags, sizeof flags, "%s%s%s", problem_flags, problem_flags[0] ? " " : "", c->g[i].args);
+        snprintf(where, sizeof where, "%s: %s", c->g[i].origin,
+                 legacy ? "output_validator_flags" : "output_validator_args");
+        fprintf(m, custom ? ", args: " : ", checker: ");
+        if (custom) {
+            args_list(flags, m);
+        } else {
+            /* the group's own flags checked alone: errors of the problem's
+             * are said once, at problem.yaml */
+            struct conv_errs quiet = {0};
+            char *discard = NULL;
+            size_t dlen = 0;
+            FILE *d = open_memstream(&discard, &dlen);
+            if (d) {
+                compare_yaml(c->g[i].args, where, d, e);
+                fclose(d);
+            }
+            free(discard);
+            compare_yaml(flags, where, m, &quiet);
+            free(quiet.buf);
+        }
+        fclose(m);
+    }
+}
+
+static void test_calls_free(struct test_calls *c)
+{
+    for (size_t i = 0; c->suffix && i < c->n; i++)
+        free(c->suffix[i]);
+    free(c->suffix);
+    free(c->g);
+}
+
+static const char *test_call(const struct test_calls *c, const char *rel)
+{
+    for (size_t i = 0; c && c->suffix && i < c->n; i++)
+        if (!strcmp(c->g[i].rel, rel))
+            return c->suffix[i] ? c->suffix[i] : "";
+    return "";
 }
 
 /* testdata.yaml of data/ and its groups (legacy, 2023-07) or test_group.yaml (later
  * drafts) of a pass-fail problem: it judges every test alike (stop_on_failure:
  * all), so grading or scores are refused naming file, line and key, never
  * dropped; output validator arguments are read by icpc_group_validator_args
- * (the same for every group, or refused), what only the package's input
+ * (a group's own become its tests' own: struct test_calls), what only the package's input
  * validators read changes nothing. */
 static void check_group_yaml(const char *dir, const char *rel, struct conv_errs *e)
 {
@@ -414,7 +502,8 @@ static void check_group_yaml(const char *dir, const char *rel, struct conv_errs 
 /* The tests of data/GROUP (any depth, sorted): "- {name, input, output}".
  * Recursive, with the depth of every package tree bounded where it came
  * in (store_unpack, store_copy_tree); refused here too past that depth. */
-static int list_tests(const char *dir, const char *rel, bool scoring, FILE *out, struct conv_errs *e)
+static int list_tests(const char *dir, const char *rel, bool scoring, const struct test_calls *calls, FILE *out,
+                      struct conv_errs *e)
 {
     if (store_path_depth(rel) > STORE_MAX_DEPTH) {
         conv_err(e, "%.200s...:0: data: more than %d directory levels deep", rel, STORE_MAX_DEPTH);
@@ -432,7 +521,7 @@ static int list_tests(const char *dir, const char *rel, bool scoring, FILE *out,
         struct stat st;
         size_t len = strlen(names[i]);
         if (!stat(full, &st) && S_ISDIR(st.st_mode)) {
-            count += list_tests(dir, sub, scoring, out, e);
+            count += list_tests(dir, sub, scoring, calls, out, e);
         } else if (!strcmp(names[i], "testdata.yaml") || !strcmp(names[i], "test_group.yaml")) {
             if (!scoring)   /* a scoring problem's are read by icpc_subtasks */
                 check_group_yaml(dir, sub, e);
@@ -444,8 +533,8 @@ static int list_tests(const char *dir, const char *rel, bool scoring, FILE *out,
                 continue;
             }
             icpc_test_name(sub, tname, sizeof tname);
-            fprintf(out, "  - {name: \"%s\", input: \"%s\", output: \"%.*s.ans\"}\n", tname, sub,
-                    (int)(strlen(sub) - 3), sub);
+            fprintf(out, "  - {name: \"%s\", input: \"%s\", output: \"%.*s.ans\"%s}\n", tname, sub,
+                    (int)(strlen(sub) - 3), sub, test_call(calls, rel));
             count++;
         }
     }
@@ -583,16 +672,9 @@ static void validator_yaml(const char *key, const char *source, const char *flag
 {
     fprintf(out, "%s: {%ssource: ", key, strcmp(key, "checker") ? "" : "type: custom, ");
     conv_yaml_string(out, source);
-    fprintf(out, ", protocol: kattis, args: [");
-    char copy[1024];
-    snprintf(copy, sizeof copy, "%s", flags);
-    char *save = NULL;
-    int n = 0;
-    for (char *t = strtok_r(copy, " \t", &save); t; t = strtok_r(NULL, " \t", &save)) {
-        fprintf(out, "%s", n++ ? ", " : "");
-        conv_yaml_string(out, t);
-    }
-    fprintf(out, "]%s}\n", scores ? ", scores: true" : "");
+    fprintf(out, ", protocol: kattis, args: ");
+    args_list(flags, out);
+    fprintf(out, "%s}\n", scores ? ", scores: true" : "");
 }
 
 /* The time limit, DOMjudge's own first (.timelimit, then the ini's key, as
@@ -681,7 +763,8 @@ static void include_yaml(const char *dir, FILE *out, struct conv_errs *e)
  * subtasks (a failing one stops, the others go on); a pass/fail problem
  * stops at its first failure, as ICPC judges. */
 static int write_converted(FILE *out, const char *dir, const char *name, const struct icpc *y, double tl,
-                           bool interactive, bool custom, const char *validator, bool modern, struct conv_errs *e)
+                           bool interactive, bool custom, const char *validator, bool modern,
+                           const struct test_calls *calls, struct conv_errs *e)
 {
     fprintf(out, "# converted from the ICPC/Kattis package format on push; the original is problem.icpc.yaml\n");
     fprintf(out, "name: ");
@@ -717,8 +800,8 @@ static int write_converted(FILE *out, const char *dir, const char *name, const s
         check_group_yaml(dir, "data/testdata.yaml", e);   /* the whole data/ group's */
         check_group_yaml(dir, "data/test_group.yaml", e);
     }
-    int n = list_tests(dir, "data/sample", y->scoring, out, e);
-    n += list_tests(dir, "data/secret", y->scoring, out, e);
+    int n = list_tests(dir, "data/sample", y->scoring, calls, out, e);
+    n += list_tests(dir, "data/secret", y->scoring, calls, out, e);
     if (y->scoring && n)
         icpc_subtasks(dir, !modern, out, e);
     size_t transcripts = 0;
@@ -737,10 +820,14 @@ int icpc_convert(const char *dir, const char *name, char **errors)
     if (!y.title[0] && ini.name[0])
         snprintf(y.title, sizeof y.title, "%s", ini.name);
     double tl = icpc_time_limit(dir, &y, &ini, &e);
-    /* the groups' output validator arguments (the same for all) follow validator_flags */
-    char group_args[1024];
+    /* the groups' output validator arguments follow validator_flags: the
+     * first group's are the problem's, other groups' their tests' own */
+    char group_args[1024], problem_flags[1024];
     bool modern_args = y.version[0] && strcmp(y.version, "legacy");
-    if (!icpc_group_validator_args(dir, !modern_args, group_args, sizeof group_args, &e) && group_args[0]) {
+    struct test_calls calls = {0};
+    snprintf(problem_flags, sizeof problem_flags, "%s", y.flags);
+    if (!icpc_group_validator_args(dir, !modern_args, group_args, sizeof group_args, &calls.g, &calls.n, &e) &&
+        group_args[0]) {
         size_t used = strlen(y.flags);
         snprintf(y.flags + used, sizeof y.flags - used, "%s%s", used ? " " : "", group_args);
         y.flags_line = y.flags_line ? y.flags_line : 1;
@@ -764,6 +851,7 @@ int icpc_convert(const char *dir, const char *name, char **errors)
         conv_err(&e, "domjudge-problem.ini:%zu: special_compare: names a compare program of DOMjudge's own database, "
                     "not in the package: give it as output_validators/ with validation: custom",
                 ini.special_compare_line);
+    test_calls_make(&calls, custom, problem_flags, !modern_args, &e);
     if (custom)
         icpc_find_validator(dir, folder, y.interactive_type || y.multipass ? "type" : "validation",
                        y.interactive_type || y.multipass ? y.type_line : y.validation_line ? y.validation_line : 1,
@@ -775,10 +863,12 @@ int icpc_convert(const char *dir, const char *name, char **errors)
     FILE *out = fopen(tmp, "w");
     if (!out) {
         conv_err(&e, "problem.yaml:0: (package): cannot write: %s", strerror(errno));
+        test_calls_free(&calls);
         *errors = e.buf;
         return e.n;
     }
-    int n = write_converted(out, dir, name, &y, tl, interactive, custom, validator, modern, &e);
+    int n = write_converted(out, dir, name, &y, tl, interactive, custom, validator, modern, &calls, &e);
+    test_calls_free(&calls);
     fclose(out);
     if (n == 0)
         conv_err(&e, "data/secret:0: data: no tests (*.in with *.ans in data/sample or data/secret)");

@@ -345,6 +345,16 @@ enum { STORE_TIME_NONE = 0, STORE_TIME_LOWER, STORE_TIME_UPPER };
 struct store_expect_rule {
     unsigned permitted, required;
 };
+/* A rule for some test groups only (submissions.yaml: a test group glob
+ * under a submission's key, e.g. secret/group1): the runner's names of the
+ * tests it covers, sorted. */
+struct store_group_expect {
+    char group[256];           /* the glob as written */
+    struct store_expect_rule rule;
+    char message[256];         /* in one of these tests' judge messages ("" none) */
+    char **tests;
+    size_t ntests;
+};
 struct store_expected {
     char path[1100];           /* submissions/accepted/sol.c (below the package) */
     char language[64];         /* submissions.yaml's language; "" = by extension */
@@ -355,8 +365,10 @@ struct store_expected {
     bool has_score;
     double score_lo, score_hi;
     char message[256];         /* must appear in a judge message ("" none) */
-    int time_use;              /* STORE_TIME_* */
+    int time_use;              /* STORE_TIME_* (group rules never bound it) */
     char expected[160];        /* as a table shows it */
+    struct store_group_expect *groups;   /* owned (store_expected_release) */
+    size_t ngroups;
 };
 /* What a package's submissions/ asks (verify.c's header: verdict folders,
  * submissions/submissions.yaml, @EXPECTED_RESULTS@), sorted by path. The
@@ -364,14 +376,23 @@ struct store_expected {
  * frees; NULL none); a program with an error is left out of *out. */
 int store_expected_results(const char *dir, struct store_expected **out, size_t *n, char **errors);
 void store_expected_free(struct store_expected *x, size_t n);
+/* What one expectation owns (its group rules), the struct itself kept. */
+void store_expected_release(struct store_expected *x);
 void store_expected_text(const struct store_expected *x, char *out, size_t len);
 /* What one judging gave: the set of its tests' verdicts (CE alone when it
  * did not compile), the final verdict's bit, the score, the judge
  * messages joined. */
+struct store_test_seen {
+    char *name;                /* the runner's name of the test */
+    unsigned bit;              /* its verdict (0: not run) */
+    char *message;             /* its judge message, or NULL */
+};
 struct store_verify_seen {
     unsigned tests, overall;
     double score;
     const char *messages;
+    const struct store_test_seen *per_test;   /* in test order: group rules read them */
+    size_t ntests;
 };
 /* The ending of the language source file a package's program at path is
  * judged as: ".cpp" for C++'s other endings (.cc, .cxx, .c++, .C, .cp),
@@ -407,9 +428,12 @@ struct store_verify_outcome {
     double max_time;
     bool judged;
     char note[512];            /* why not judged, or the problem's error */
-    char *messages;            /* caller frees */
+    char *messages;            /* store_verify_outcome_free */
+    struct store_test_seen *per_test;   /* store_verify_outcome_free */
+    size_t ntests;
 };
 void store_verify_read_report(const char *report, struct store_verify_outcome *o);
+void store_verify_outcome_free(struct store_verify_outcome *o);
 /* A row of the verify table, one shape for judgectl and judge-api:
  * {"path", "language", "expected", "verdict", "tests", "max_time",
  * "score", "judged", "ok", "why"}. */

@@ -14,7 +14,11 @@
  *    a parent folder, each a map of permitted/required verdicts (AC, WA,
  *    TLE, RTE), score, message, language, use_for_time_limit; a key that
  *    is exactly a default folder's name replaces that folder's rule, keys
- *    it leaves out inherited;
+ *    it leaves out inherited; under a submission's key, a test group glob
+ *    ("sample", "secret/group1", "secret/g*" as globs) holds permitted, required
+ *    and message for the tests it covers (a test matches when it or a group
+ *    above it does), checked against those tests' verdicts by the runner's
+ *    test names;
  *  - DOMjudge's "@EXPECTED_RESULTS@: CORRECT,TIMELIMIT" inside a source:
  *    the final verdict must be one of the list (DOMjudge's own check).
  *
@@ -158,6 +162,15 @@ static int domjudge_expected(const char *dir, const char *rel, unsigned *bits, s
 
 /* ----------------------------------------------------- submissions.yaml */
 
+/* A test group glob under a submission's key and what it asks of the
+ * tests it covers. */
+struct yaml_group {
+    char glob[256];
+    int line;
+    struct store_expect_rule rule;
+    char message[256];
+};
+
 /* One key of submissions.yaml and what it asks. */
 struct yaml_rule {
     char *glob;
@@ -168,6 +181,15 @@ struct yaml_rule {
     int time_use;
     char language[64];
     char message[256];
+    struct yaml_group *groups;
+    size_t ngroups;
+};
+
+/* The package's tests (every .in with its .ans below data/, any depth): the path the spec's
+ * test globs match (below data/, no .in) and the runner's name. */
+struct pkg_tests {
+    char **path, **name;
+    size_t n;
 };
 
 struct yaml_rules {
@@ -226,9 +248,56 @@ static void read_time_use(yaml_node_t *v, struct yaml_rule *r, struct conv_errs 
                  ydoc_line(v));
 }
 
-/* One entry's map. Test group keys (sample:, secret/group1:) narrow a rule
- * to some tests, which the table's per-submission check cannot honour:
- * refused naming the key rather than applied to every test. */
+#define ENTRY_KEYS "permitted, required, score, message, language, use_for_time_limit, authors, model_solution, " \
+                   "entrypoint"
+
+/* A test group key's map (the spec's "Test data groups"): permitted,
+ * required and message narrowed to its tests. A group's score and a
+ * group's part in the time limit are not what verify checks: refused by
+ * name rather than ignored. */
+static void read_group(struct ydoc *d, yaml_node_t *kn, const char *k, yaml_node_t *map, struct yaml_rule *r,
+                       struct conv_errs *e)
+{
+    if (map->type != YAML_MAPPING_NODE) {
+        conv_err(e, "%s:%d: %.100s: unknown key (" ENTRY_KEYS "); as a test group's rule, expected a map (permitted, "
+                    "required, message)", SUBMISSIONS_YAML, ydoc_line(kn), k);
+        return;
+    }
+    struct yaml_group *grown = realloc(r->groups, (r->ngroups + 1) * sizeof *grown);
+    if (!grown)
+        return;
+    r->groups = grown;
+    struct yaml_group *g = &r->groups[r->ngroups++];
+    *g = (struct yaml_group){.line = ydoc_line(kn), .rule = {V_ALL, V_ALL}};
+    snprintf(g->glob, sizeof g->glob, "%s", k);
+    ydoc_mapping(d, map, k);
+    YDOC_FOR_PAIRS(d, map, gk, gkn, v) {
+        if (!v)
+            return;
+        const char *sv = v->type == YAML_SCALAR_NODE ? (const char *)v->data.scalar.value : NULL;
+        if (!strcmp(gk, "permitted"))
+            verdict_list(d, v, gk, &g->rule.permitted, e);
+        else if (!strcmp(gk, "required"))
+            verdict_list(d, v, gk, &g->rule.required, e);
+        else if (!strcmp(gk, "message") && sv)
+            snprintf(g->message, sizeof g->message, "%s", sv);
+        else if (!strcmp(gk, "use_for_time_limit") && sv && !strcmp(sv, "false"))
+            continue;   /* what a group's rule is here anyway: no bound of the time limit */
+        else if (!strcmp(gk, "use_for_time_limit"))
+            conv_err(e, "%s:%d: use_for_time_limit: under a test group only false is taken: a group's rule does not "
+                        "bound the derived time limit here (a submission's own rule does)", SUBMISSIONS_YAML,
+                     ydoc_line(gkn));
+        else if (!strcmp(gk, "score"))
+            conv_err(e, "%s:%d: score: a test group's score is not checked (the runner scores its subtasks, not the "
+                        "package's groups): give the submission's score instead", SUBMISSIONS_YAML, ydoc_line(gkn));
+        else
+            conv_err(e, "%s:%d: %.100s: unknown key of a test group's rule (permitted, required, message, "
+                        "use_for_time_limit)", SUBMISSIONS_YAML, ydoc_line(gkn), gk);
+    }
+}
+
+/* One entry's map; a key that is none of the entry's is a test group
+ * glob (read_group), checked against the package's tests later. */
 static void read_entry(struct ydoc *d, yaml_node_t *map, struct yaml_rule *r, struct conv_errs *e)
 {
     if (map->type != YAML_MAPPING_NODE) {
@@ -254,13 +323,10 @@ static void read_entry(struct ydoc *d, yaml_node_t *map, struct yaml_rule *r, st
             snprintf(r->message, sizeof r->message, "%s", (const char *)v->data.scalar.value);
         else if (!strcmp(k, "authors") || !strcmp(k, "model_solution") || !strcmp(k, "entrypoint"))
             continue;   /* credits, and Java/Kotlin's main class: the runner's language file names it */
-        else if (!strncmp(k, "sample", 6) || !strncmp(k, "secret", 6) || strchr(k, '/') || strchr(k, '*'))
-            conv_err(e, "%s:%d: %.100s: expectations for some test groups only are not supported: verify checks "
-                        "each submission over all its tests", SUBMISSIONS_YAML, ydoc_line(kn), k);
+        else if (!strcmp(k, "language") || !strcmp(k, "message"))
+            conv_err(e, "%s:%d: %s: expected a string", SUBMISSIONS_YAML, ydoc_line(v), k);
         else
-            conv_err(e, "%s:%d: %.100s: unknown key (permitted, required, score, message, language, "
-                        "use_for_time_limit, authors, model_solution, entrypoint)", SUBMISSIONS_YAML,
-                     ydoc_line(kn), k);
+            read_group(d, kn, k, v, r, e);
     }
 }
 
@@ -333,6 +399,99 @@ static bool rule_applies(const char *glob, const char *rel)
     }
 }
 
+/* ---------------------------------------------------- the package's tests */
+
+static void add_pkg_test(struct pkg_tests *t, const char *rel_in)
+{
+    char name[600];
+    char **p = realloc(t->path, (t->n + 1) * sizeof *p), **n = p ? realloc(t->name, (t->n + 1) * sizeof *n) : NULL;
+    if (p)
+        t->path = p;
+    if (!n)
+        return;
+    t->name = n;
+    icpc_test_name(rel_in, name, sizeof name);
+    t->path[t->n] = strndup(rel_in + 5, strlen(rel_in) - 8);   /* data/X.in -> X */
+    t->name[t->n++] = strdup(name);
+}
+
+/* data/REL's tests, any depth (bounded as the converters bound it) */
+static void walk_tests(const char *dir, const char *rel, struct pkg_tests *t)
+{
+    char path[4400];
+    size_t n;
+    if (store_path_depth(rel) > STORE_MAX_DEPTH)
+        return;
+    snprintf(path, sizeof path, "%s/%s", dir, rel);
+    char **names = conv_sorted_names(path, &n);
+    for (size_t i = 0; i < n; i++) {
+        char sub[1100], full[5600];
+        struct stat st;
+        size_t l = strlen(names[i]);
+        snprintf(sub, sizeof sub, "%.500s/%.500s", rel, names[i]);
+        snprintf(full, sizeof full, "%s/%s", dir, sub);
+        if (stat(full, &st))
+            continue;
+        if (S_ISDIR(st.st_mode)) {
+            walk_tests(dir, sub, t);
+        } else if (l > 3 && !strcmp(names[i] + l - 3, ".in")) {
+            snprintf(full, sizeof full, "%s/%.*s.ans", dir, (int)(strlen(sub) - 3), sub);
+            if (!stat(full, &st))
+                add_pkg_test(t, sub);
+        }
+    }
+    conv_free_names(names, n);
+}
+
+static void pkg_tests_free(struct pkg_tests *t)
+{
+    for (size_t i = 0; i < t->n; i++)
+        free(t->path[i]), free(t->name[i]);
+    free(t->path);
+    free(t->name);
+}
+
+/* Every test group glob names some test of the package: a glob that
+ * matches none (a typo, a key that is none of an entry's) is an error
+ * rather than a rule that always holds. */
+static void check_group_globs(const struct yaml_rules *y, const struct pkg_tests *t, struct conv_errs *e)
+{
+    for (size_t i = 0; i < y->n; i++)
+        for (size_t g = 0; g < y->items[i].ngroups; g++) {
+            const struct yaml_group *yg = &y->items[i].groups[g];
+            size_t k = 0;
+            while (k < t->n && !rule_applies(yg->glob, t->path[k]))
+                k++;
+            if (k == t->n)
+                conv_err(e, "%s:%d: %.100s: unknown key (" ENTRY_KEYS "), nor a test group or test case of data/ "
+                            "(sample, secret/GROUP, globs with * and {a,b})", SUBMISSIONS_YAML, yg->line, yg->glob);
+        }
+}
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* A group rule of x: yg with the names of the tests it covers, sorted. */
+static void add_group(struct store_expected *x, const struct yaml_group *yg, const struct pkg_tests *t)
+{
+    struct store_group_expect *grown = realloc(x->groups, (x->ngroups + 1) * sizeof *grown);
+    if (!grown)
+        return;
+    x->groups = grown;
+    struct store_group_expect *g = &x->groups[x->ngroups++];
+    *g = (struct store_group_expect){.rule = yg->rule};
+    snprintf(g->group, sizeof g->group, "%s", yg->glob);
+    snprintf(g->message, sizeof g->message, "%s", yg->message);
+    g->tests = calloc(t->n ? t->n : 1, sizeof *g->tests);
+    for (size_t k = 0; g->tests && k < t->n; k++)
+        if (rule_applies(yg->glob, t->path[k]))
+            g->tests[g->ntests++] = strdup(t->name[k]);
+    if (g->tests)
+        qsort(g->tests, g->ntests, sizeof *g->tests, by_name);
+}
+
 /* ------------------------------------------------------------ programs */
 
 /* Which bound of the time limit a program gives (the spec's "Timelimit
@@ -360,7 +519,7 @@ static void add_rule(struct store_expected *x, struct store_expect_rule r)
 
 /* The expectation of submissions/<rel>; false (reported) when it has none. */
 static bool expect_program(const char *dir, const char *folder, const char *rel, const struct yaml_rules *y,
-                           struct store_expected *x, struct conv_errs *e)
+                           const struct pkg_tests *tests, struct store_expected *x, struct conv_errs *e)
 {
     const struct folder_rule *def = folder_default(folder);
     char sub[1100];
@@ -391,6 +550,8 @@ static bool expect_program(const char *dir, const char *folder, const char *rel,
             snprintf(x->language, sizeof x->language, "%s", r->language);
         if (r->message[0])
             snprintf(x->message, sizeof x->message, "%s", r->message);
+        for (size_t g = 0; g < r->ngroups; g++)
+            add_group(x, &r->groups[g], tests);
     }
     if (has_base)
         add_rule(x, base);
@@ -399,11 +560,13 @@ static bool expect_program(const char *dir, const char *folder, const char *rel,
     snprintf(full, sizeof full, "%s/%s", dir, sub);
     x->program_dir = stat(full, &st) == 0 && S_ISDIR(st.st_mode);
     int dj = x->program_dir ? 0 : domjudge_expected(dir, sub, &x->final, e);
-    if (dj < 0)
+    if (dj < 0) {
+        store_expected_release(x);
         return false;
+    }
     if (dj > 0)
         x->nrules = 0;   /* DOMjudge's own check: the final verdict */
-    if (!x->final && !x->nrules) {
+    if (!x->final && !x->nrules && !x->ngroups) {
         conv_err(e, "submissions/%s:0: (folder): '%.100s' is not a verdict folder (accepted, rejected, wrong_answer, "
                     "time_limit_exceeded, run_time_error, brute_force) and no rule of %s or @EXPECTED_RESULTS@ "
                     "says what %s must earn", folder, folder, SUBMISSIONS_YAML, rel);
@@ -419,10 +582,18 @@ int store_expected_results(const char *dir, struct store_expected **out, size_t 
 {
     struct conv_errs e = {0};
     struct yaml_rules y = {0};
+    struct pkg_tests tests = {0};
     char path[4400];
     *out = NULL;
     *count = 0;
     read_submissions_yaml(dir, &y, &e);
+    bool groups = false;
+    for (size_t i = 0; i < y.n; i++)
+        groups = groups || y.items[i].ngroups;
+    if (groups) {
+        walk_tests(dir, "data", &tests);
+        check_group_globs(&y, &tests, &e);
+    }
     snprintf(path, sizeof path, "%s/submissions", dir);
     size_t nf;
     char **folders_found = conv_sorted_names(path, &nf);
@@ -438,11 +609,13 @@ int store_expected_results(const char *dir, struct store_expected **out, size_t 
             char rel[1024];
             snprintf(rel, sizeof rel, "%.400s/%.400s", folders_found[i], programs[j]);
             struct store_expected x = {0};
-            if (!expect_program(dir, folders_found[i], rel, &y, &x, &e))
+            if (!expect_program(dir, folders_found[i], rel, &y, &tests, &x, &e))
                 continue;
             struct store_expected *grown = realloc(*out, (*count + 1) * sizeof *grown);
-            if (!grown)
+            if (!grown) {
+                store_expected_release(&x);
                 break;
+            }
             *out = grown;
             (*out)[(*count)++] = x;
         }
@@ -450,28 +623,85 @@ int store_expected_results(const char *dir, struct store_expected **out, size_t 
     }
     conv_free_names(folders_found, nf);
     for (size_t i = 0; i < y.n; i++)
-        free(y.items[i].glob);
+        free(y.items[i].glob), free(y.items[i].groups);
     free(y.items);
+    pkg_tests_free(&tests);
     *errors = e.buf;
     return e.n;
 }
 
-void store_expected_text(const struct store_expected *x, char *out, size_t len)
+/* permitted, then required when narrower: "AC,WA (one WA)" */
+static void rule_text(const struct store_expect_rule *r, char *out, size_t len)
 {
     char a[128], b[128];
-    if (x->final) {
-        bits_text(x->final, true, a, sizeof a);
-        snprintf(out, len, "%s", a);
-        return;
-    }
-    /* one rule shown as the folder names it: permitted, then required when narrower */
-    const struct store_expect_rule *r = &x->rules[x->nrules - 1];
     bits_text(r->permitted, false, a, sizeof a);
     bits_text(r->required, false, b, sizeof b);
     if ((r->required & r->permitted) == r->permitted)
-        snprintf(out, len, "%s%s", a, x->nrules > 1 ? " +" : "");
+        snprintf(out, len, "%s", a);
     else
-        snprintf(out, len, "%s (one %s)%s", a, b, x->nrules > 1 ? " +" : "");
+        snprintf(out, len, "%s (one %s)", a, b);
+}
+
+void store_expected_text(const struct store_expected *x, char *out, size_t len)
+{
+    char a[300];
+    out[0] = 0;
+    if (x->final) {
+        bits_text(x->final, true, a, sizeof a);
+        snprintf(out, len, "%s", a);
+    } else if (x->nrules) {
+        /* one rule shown as the folder names it */
+        rule_text(&x->rules[x->nrules - 1], a, sizeof a);
+        snprintf(out, len, "%s%s", a, x->nrules > 1 ? " +" : "");
+    }
+    for (size_t i = 0; i < x->ngroups; i++) {   /* then each group's: "; secret/g2: AC,TLE (one TLE)" */
+        size_t at = strlen(out);
+        rule_text(&x->groups[i].rule, a, sizeof a);
+        snprintf(out + at, len - at, "%s%.60s: %s", at ? "; " : "", x->groups[i].group, a);
+    }
+}
+
+static bool holds_name(const struct store_group_expect *g, const char *name)
+{
+    return name && bsearch(&name, g->tests, g->ntests, sizeof *g->tests, by_name);
+}
+
+/* A group rule against the verdicts of the tests it covers (those run;
+ * with none run, the submission's CE or IE). */
+static bool group_met(const struct store_group_expect *g, const struct store_verify_seen *s, char *why, size_t len)
+{
+    char a[128];
+    unsigned bits = 0;
+    bool message = !g->message[0];
+    bool none_ran = s->overall == STORE_V_CE || s->overall == STORE_V_IE;
+    if (none_ran)
+        bits = s->overall;
+    for (size_t i = 0; !none_ran && i < s->ntests; i++)
+        if (s->per_test[i].bit && holds_name(g, s->per_test[i].name)) {
+            bits |= s->per_test[i].bit;
+            message = message || (s->per_test[i].message && strstr(s->per_test[i].message, g->message));
+        }
+    if (!bits) {
+        snprintf(why, len, "%.60s: none of its %zu tests ran (judging stops at the first failure)", g->group,
+                 g->ntests);
+        return false;
+    }
+    unsigned bad = bits & ~g->rule.permitted;
+    if (bad) {
+        bits_text(bad, false, a, sizeof a);
+        snprintf(why, len, "%.60s: %s not permitted", g->group, a);
+        return false;
+    }
+    if (!(bits & g->rule.required)) {
+        bits_text(g->rule.required, false, a, sizeof a);
+        snprintf(why, len, "%.60s: no test got %s", g->group, a);
+        return false;
+    }
+    if (!message) {
+        snprintf(why, len, "%.60s: no judge message of its tests holds '%.60s'", g->group, g->message);
+        return false;
+    }
+    return true;
 }
 
 bool store_expected_met(const struct store_expected *x, const struct store_verify_seen *s, char *why, size_t len)
@@ -507,12 +737,28 @@ bool store_expected_met(const struct store_expected *x, const struct store_verif
         snprintf(why, len, "no judge message holds '%.60s'", x->message);
         return false;
     }
+    for (size_t i = 0; i < x->ngroups; i++)
+        if (!group_met(&x->groups[i], s, why, len))
+            return false;
     return true;
+}
+
+void store_expected_release(struct store_expected *x)
+{
+    for (size_t i = 0; i < x->ngroups; i++) {
+        for (size_t t = 0; t < x->groups[i].ntests; t++)
+            free(x->groups[i].tests[t]);
+        free(x->groups[i].tests);
+    }
+    free(x->groups);
+    x->groups = NULL;
+    x->ngroups = 0;
 }
 
 void store_expected_free(struct store_expected *x, size_t n)
 {
-    (void)n;
+    for (size_t i = 0; x && i < n; i++)
+        store_expected_release(&x[i]);
     free(x);
 }
 
@@ -698,9 +944,15 @@ void store_verify_read_report(const char *report, struct store_verify_outcome *o
     snprintf(o->verdict, sizeof o->verdict, "%s", verdict ? verdict : "?");
     o->seen.overall = store_verdict_bit(o->verdict);
     o->seen.score = json_number_value(json_object_get(j, "score"));
-    json_array_foreach(json_object_get(j, "tests"), i, t) {
+    json_t *tests = json_object_get(j, "tests");
+    o->per_test = calloc(json_array_size(tests) + 1, sizeof *o->per_test);
+    json_array_foreach(tests, i, t) {
         const char *v = json_string_value(json_object_get(t, "verdict"));
         unsigned bit = store_verdict_bit(v);
+        const char *name = json_string_value(json_object_get(t, "name"));
+        const char *m = json_string_value(json_object_get(t, "checker_message"));
+        if (o->per_test && name)   /* what a test group's rule reads */
+            o->per_test[o->ntests++] = (struct store_test_seen){strdup(name), bit, m && *m ? strdup(m) : NULL};
         if (!bit)
             continue;   /* skipped after the first failure */
         if (!(o->seen.tests & bit) && at < sizeof o->tests)
@@ -708,7 +960,6 @@ void store_verify_read_report(const char *report, struct store_verify_outcome *o
         o->seen.tests |= bit;
         double cpu = json_number_value(json_object_get(t, "cpu_time"));
         o->max_time = cpu > o->max_time ? cpu : o->max_time;
-        const char *m = json_string_value(json_object_get(t, "checker_message"));
         char *all = NULL;
         if (m && *m && asprintf(&all, "%s%s\n", o->messages ? o->messages : "", m) >= 0) {
             free(o->messages);
@@ -724,7 +975,18 @@ void store_verify_read_report(const char *report, struct store_verify_outcome *o
         snprintf(o->note, sizeof o->note, "%.500s", msg);
     json_decref(j);
     o->seen.messages = o->messages;
+    o->seen.per_test = o->per_test;
+    o->seen.ntests = o->ntests;
     o->judged = true;
+}
+
+void store_verify_outcome_free(struct store_verify_outcome *o)
+{
+    for (size_t i = 0; i < o->ntests; i++)
+        free(o->per_test[i].name), free(o->per_test[i].message);
+    free(o->per_test);
+    free(o->messages);
+    o->per_test = NULL, o->messages = NULL, o->ntests = 0;
 }
 
 struct json_t *store_verify_row(const struct store_expected *x, const char *lang, const struct store_verify_outcome *o)
@@ -741,12 +1003,50 @@ struct json_t *store_verify_row(const struct store_expected *x, const char *lang
 
 struct json_t *store_expected_json(const struct store_expected *x)
 {
-    json_t *rules = json_array();
+    json_t *rules = json_array(), *groups = json_array();
     for (size_t i = 0; i < x->nrules; i++)
         json_array_append_new(rules, json_pack("[i, i]", (int)x->rules[i].permitted, (int)x->rules[i].required));
-    return json_pack("{s:s, s:o, s:i, s:b, s:f, s:f, s:s, s:s}", "path", x->path, "rules", rules, "final",
+    for (size_t i = 0; i < x->ngroups; i++) {
+        const struct store_group_expect *g = &x->groups[i];
+        json_t *tests = json_array();
+        for (size_t t = 0; t < g->ntests; t++)
+            json_array_append_new(tests, json_string(g->tests[t]));
+        json_array_append_new(groups, json_pack("{s:s, s:i, s:i, s:s, s:o}", "group", g->group, "permitted",
+                                                (int)g->rule.permitted, "required", (int)g->rule.required,
+                                                "message", g->message, "tests", tests));
+    }
+    return json_pack("{s:s, s:o, s:i, s:b, s:f, s:f, s:s, s:s, s:o}", "path", x->path, "rules", rules, "final",
                      (int)x->final, "has_score", x->has_score, "score_lo", x->score_lo, "score_hi", x->score_hi,
-                     "message", x->message, "expected", x->expected);
+                     "message", x->message, "expected", x->expected, "groups", groups);
+}
+
+/* the group rules of an expectation as JSON (absent: none, as records
+ * written before group rules have it) */
+static int groups_from_json(json_t *arr, struct store_expected *x)
+{
+    json_t *o, *t;
+    size_t i, k;
+    json_array_foreach(arr, i, o) {
+        const char *group = json_string_value(json_object_get(o, "group"));
+        const char *msg = json_string_value(json_object_get(o, "message"));
+        json_t *tests = json_object_get(o, "tests");
+        struct store_group_expect *grown = realloc(x->groups, (x->ngroups + 1) * sizeof *grown);
+        if (!group || !msg || !json_is_array(tests) || !grown)
+            return -1;
+        x->groups = grown;
+        struct store_group_expect *g = &x->groups[x->ngroups++];
+        *g = (struct store_group_expect){.rule = {(unsigned)json_integer_value(json_object_get(o, "permitted")),
+                                                  (unsigned)json_integer_value(json_object_get(o, "required"))}};
+        snprintf(g->group, sizeof g->group, "%s", group);
+        snprintf(g->message, sizeof g->message, "%s", msg);
+        g->tests = calloc(json_array_size(tests) + 1, sizeof *g->tests);
+        json_array_foreach(tests, k, t)
+            if (g->tests && json_is_string(t))
+                g->tests[g->ntests++] = strdup(json_string_value(t));
+        if (g->tests)   /* kept sorted by the writer; sorted again, cheaply, rather than trusted */
+            qsort(g->tests, g->ntests, sizeof *g->tests, by_name);
+    }
+    return 0;
 }
 
 int store_expected_from_json(struct json_t *o, struct store_expected *x)
@@ -769,6 +1069,10 @@ int store_expected_from_json(struct json_t *o, struct store_expected *x)
     x->has_score = json_is_true(json_object_get(o, "has_score"));
     x->score_lo = json_number_value(json_object_get(o, "score_lo"));
     x->score_hi = json_number_value(json_object_get(o, "score_hi"));
+    if (groups_from_json(json_object_get(o, "groups"), x)) {
+        store_expected_release(x);
+        return -1;
+    }
     return 0;
 }
 

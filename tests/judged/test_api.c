@@ -3062,8 +3062,9 @@ Test(api, problems_list_title_type_limits_and_languages, .timeout = 400)
 
 /* POST /v1/problems/NAME/verify (issue 22): the stored package's own
  * submissions admitted as ordinary jobs pinned to the version, and the
- * table once their verdicts are in; a mismatch is shown, a language no
- * pool serves is listed and not admitted. */
+ * table once their verdicts are in; a mismatch is shown (one of a test
+ * group's rule naming the group), a language no pool serves is listed and
+ * not admitted. */
 Test(api, problem_verify_admits_the_packages_submissions_and_gives_the_table)
 {
     start("  native: {languages: [c, cpp], slots: 1}\n", NULL, true);
@@ -3077,9 +3078,14 @@ Test(api, problem_verify_admits_the_packages_submissions_and_gives_the_table)
         if (st == 200)
             break;
     }
-    sh("mkdir -p %s/vp/data/secret %s/vp/submissions/accepted %s/vp/submissions/wrong_answer", T_dir, T_dir, T_dir);
+    sh("mkdir -p %s/vp/data/secret %s/vp/data/sample %s/vp/submissions/accepted %s/vp/submissions/wrong_answer", T_dir,
+       T_dir, T_dir, T_dir);
     static const char *files[][2] = {
         {"data/secret/1.in", "1 2\n"}, {"data/secret/1.ans", "3\n"}, {".timelimit", "2\n"},
+        {"data/sample/1.in", "5 0\n"}, {"data/sample/1.ans", "5\n"},
+        /* wa.c (a-b) is right on the sample, wrong on secret: secret's rule fails */
+        {"submissions/submissions.yaml", "wrong_answer/wa.c:\n  sample:\n    permitted: [AC]\n  secret:\n"
+                                         "    permitted: [AC]\n"},
         {"problem.yaml", "name: Sum\n"}, {"submissions/accepted/ok.rb", "puts 3\n"},
         {"submissions/accepted/ok.c", "#include <stdio.h>\nint main(void){long a,b;if(scanf(\"%ld %ld\",&a,&b)!=2)"
                                       "return 1;printf(\"%ld\\n\",a+b);return 0;}\n"},
@@ -3137,7 +3143,7 @@ Test(api, problem_verify_admits_the_packages_submissions_and_gives_the_table)
     }
     cr_assert(table, "the verdicts did not come in");
     cr_assert(json_is_false(json_object_get(table, "ok")));
-    cr_assert_eq(json_integer_value(json_object_get(table, "mismatches")), 1);
+    cr_assert_eq(json_integer_value(json_object_get(table, "mismatches")), 2);
     cr_assert_eq(json_integer_value(json_object_get(table, "not_judged")), 1);
     json_array_foreach(json_object_get(table, "submissions"), i, s) {
         const char *p = json_string_value(json_object_get(s, "path"));
@@ -3146,7 +3152,12 @@ Test(api, problem_verify_admits_the_packages_submissions_and_gives_the_table)
             cr_assert(!ok);
             cr_assert_str_eq(json_string_value(json_object_get(s, "verdict")), "WA");
             cr_assert_str_eq(json_string_value(json_object_get(s, "why")), "WA not permitted");
-        } else if (!strcmp(p, "submissions/wrong_answer/wa.c") || !strcmp(p, "submissions/accepted/ok.c")) {
+        } else if (!strcmp(p, "submissions/wrong_answer/wa.c")) {
+            cr_assert(!ok);
+            cr_assert_str_eq(json_string_value(json_object_get(s, "why")), "secret: WA not permitted");
+            cr_assert(strstr(json_string_value(json_object_get(s, "expected")), "; sample: AC; secret: AC"), "%s",
+                      json_string_value(json_object_get(s, "expected")));
+        } else if (!strcmp(p, "submissions/accepted/ok.c")) {
             cr_assert(ok, "%s", p);
         }
     }

@@ -2,7 +2,8 @@
  * test_icpc_judge.c - ICPC packages converted as push converts them
  * (store_convert) and judged by the real runner, compilers and sandbox:
  * a scoring problem's groups scored as subtasks (legacy testdata.yaml and
- * 2025-09 test_group.yaml), score validators, multi-pass. Needs root.
+ * 2025-09 test_group.yaml), score validators, multi-pass, groups calling the
+ * output validator with their own arguments. Needs root.
  */
 #include <criterion/criterion.h>
 #include <jansson.h>
@@ -341,6 +342,117 @@ Test(icpc_judge, an_interactive_multi_pass_problem_feeds_nextpass_in_to_the_inte
            "fflush(stdout);return 0;}\n", RUNNER_AC, 100, "doubles 7, then 14");
     expect(dir, "#include <stdio.h>\nint main(void){long long n;scanf(\"%lld\",&n);printf(\"%lld\\n\",n<10?2*n:0);"
            "fflush(stdout);return 0;}\n", RUNNER_WA, 0, "doubles 7 only: pass 2 fails");
+    remove_dir(dir);
+    free(dir);
+}
+
+/* x / 3 printed precisely, or with three decimals (an error of up to
+ * 5e-4) on the inputs from LO up to HI */
+#define THIRDS(lo, hi)                                                                                        \
+    "#include <stdio.h>\nint main(void){double x;scanf(\"%lf\",&x);"                                         \
+    "if(x>=" #lo "&&x<" #hi ")printf(\"%.3f\\n\",x/3);else printf(\"%.9f\\n\",x/3);return 0;}\n"
+
+/* legacy: data/testdata.yaml's absolute tolerance 1e-6 for the sample and
+ * secret/small (inherited), secret/big's own testdata.yaml a looser 1e-2:
+ * three decimals pass big's tests and fail small's */
+Test(icpc_judge, legacy_groups_judge_with_their_own_float_tolerance)
+{
+    char *dir = scratch_dir("icpc-legacy-tolerances");
+    put_file(dir, ".timelimit", "2\n");
+    put_file(dir, "problem.yaml", "name: Thirds\n");
+    put_file(dir, "data/testdata.yaml", "output_validator_flags: float_absolute_tolerance 1e-6\n");
+    put_file(dir, "data/sample/1.in", "1\n");
+    put_file(dir, "data/sample/1.ans", "0.333333333\n");
+    put_file(dir, "data/secret/small/1.in", "2\n");
+    put_file(dir, "data/secret/small/1.ans", "0.666666667\n");
+    put_file(dir, "data/secret/big/testdata.yaml", "output_validator_flags: float_absolute_tolerance 1e-2\n");
+    put_file(dir, "data/secret/big/1.in", "1000000\n");
+    put_file(dir, "data/secret/big/1.ans", "333333.333333333\n");
+    convert(dir);
+    expect(dir, THIRDS(0, 0), RUNNER_AC, 100, "precise everywhere");
+    expect(dir, THIRDS(1000, 1e18), RUNNER_AC, 100, "three decimals on big's inputs: within its 1e-2");
+    expect(dir, THIRDS(2, 1000), RUNNER_WA, 0, "three decimals on small's inputs: beyond their 1e-6");
+    remove_dir(dir);
+    free(dir);
+}
+
+/* A validator called "strict" (the default) or "lenient" (an answer one
+ * off is accepted too). */
+static const char *strictness =
+    "#include <stdio.h>\n#include <string.h>\n#include <stdlib.h>\n"
+    "int main(int argc, char **argv) {\n"
+    "  long long want, got; FILE *a = fopen(argv[2], \"r\");\n"
+    "  if (!a || fscanf(a, \"%lld\", &want) != 1) return 1;\n"
+    "  if (scanf(\"%lld\", &got) != 1) return 43;\n"
+    "  int lenient = argc > 4 && !strcmp(argv[4], \"lenient\");\n"
+    "  if (argc > 5 || (argc > 4 && !lenient && strcmp(argv[4], \"strict\"))) return 1;\n"
+    "  return got == want || (lenient && llabs(got - want) == 1) ? 42 : 43;\n}\n";
+
+/* 2023-07: a custom validator called with each group's
+ * output_validator_args: secret/near lenient, secret/exact strict, the
+ * sample with none */
+Test(icpc_judge, groups_of_2023_07_call_the_validator_with_their_own_arguments)
+{
+    char *dir = scratch_dir("icpc-2023-args");
+    put_file(dir, ".timelimit", "2\n");
+    put_file(dir, "problem.yaml", "problem_format_version: 2023-07-draft\nname: Sums\n");
+    put_file(dir, "output_validator/strictness.c", "%s", strictness);
+    put_file(dir, "data/sample/1.in", "1 1\n");
+    put_file(dir, "data/sample/1.ans", "2\n");
+    put_file(dir, "data/secret/exact/test_group.yaml", "output_validator_args: [strict]\n");
+    put_file(dir, "data/secret/exact/1.in", "3 4\n");
+    put_file(dir, "data/secret/exact/1.ans", "7\n");
+    put_file(dir, "data/secret/near/test_group.yaml", "output_validator_args: [lenient]\n");
+    put_file(dir, "data/secret/near/1.in", "100 200\n");
+    put_file(dir, "data/secret/near/1.ans", "300\n");
+    convert(dir);
+    const char *off_big = "#include <stdio.h>\nint main(void){long long a,b;scanf(\"%lld %lld\",&a,&b);"
+                          "printf(\"%lld\\n\",a+b+(a>=100));return 0;}\n";
+    const char *off_small = "#include <stdio.h>\nint main(void){long long a,b;scanf(\"%lld %lld\",&a,&b);"
+                            "printf(\"%lld\\n\",a+b+(a==3));return 0;}\n";
+    expect(dir, full, RUNNER_AC, 100, "every sum exact");
+    expect(dir, off_big, RUNNER_AC, 100, "one off in secret/near only: lenient there");
+    expect(dir, off_small, RUNNER_WA, 0, "one off in secret/exact: strict there");
+    remove_dir(dir);
+    free(dir);
+}
+
+/* An interactor that sends N and wants 2N back: exactly ("strict", the
+ * default) or give or take one ("lenient"). */
+static const char *doubling_strictness =
+    "#include <stdio.h>\n#include <string.h>\n#include <stdlib.h>\n"
+    "int main(int argc, char **argv) {\n"
+    "  long long n, got; FILE *in = fopen(argv[1], \"r\");\n"
+    "  if (!in || fscanf(in, \"%lld\", &n) != 1) return 1;\n"
+    "  int lenient = argc > 4 && !strcmp(argv[4], \"lenient\");\n"
+    "  if (argc > 5 || (argc > 4 && !lenient && strcmp(argv[4], \"strict\"))) return 1;\n"
+    "  printf(\"%lld\\n\", n); fflush(stdout);\n"
+    "  if (scanf(\"%lld\", &got) != 1) return 43;\n"
+    "  return got == 2 * n || (lenient && llabs(got - 2 * n) == 1) ? 42 : 43;\n}\n";
+
+/* 2023-07 interactive: the groups' output_validator_args go to the
+ * interactor, test by test */
+Test(icpc_judge, interactive_groups_call_the_interactor_with_their_own_arguments)
+{
+    char *dir = scratch_dir("icpc-interactive-args");
+    put_file(dir, ".timelimit", "2\n");
+    put_file(dir, "problem.yaml", "problem_format_version: 2023-07-draft\nname: Double\ntype: interactive\n");
+    put_file(dir, "output_validator/doubling.c", "%s", doubling_strictness);
+    put_file(dir, "data/sample/1.in", "1\n");
+    put_file(dir, "data/sample/1.ans", "\n");
+    put_file(dir, "data/secret/exact/test_group.yaml", "output_validator_args: [strict]\n");
+    put_file(dir, "data/secret/exact/1.in", "3\n");
+    put_file(dir, "data/secret/exact/1.ans", "\n");
+    put_file(dir, "data/secret/near/test_group.yaml", "output_validator_args: [lenient]\n");
+    put_file(dir, "data/secret/near/1.in", "100\n");
+    put_file(dir, "data/secret/near/1.ans", "\n");
+    convert(dir);
+#define DOUBLER(off) "#include <stdio.h>\nint main(void){long long n;scanf(\"%lld\",&n);" \
+                     "printf(\"%lld\\n\",2*n+(" off "));fflush(stdout);return 0;}\n"
+    expect(dir, DOUBLER("0"), RUNNER_AC, 100, "doubles exactly");
+    expect(dir, DOUBLER("n>=100"), RUNNER_AC, 100, "one off in secret/near only: lenient there");
+    expect(dir, DOUBLER("n==3"), RUNNER_WA, 0, "one off in secret/exact: strict there");
+#undef DOUBLER
     remove_dir(dir);
     free(dir);
 }

@@ -918,11 +918,10 @@ Test(store_unit, icpc_group_settings_that_change_judging_are_refused)
     put("g/data/secret/small/test_group.yaml", "\n");
     put("g/data/secret/big/1.in", "1\n");
     put("g/data/secret/big/1.ans", "1\n");
-    cr_assert_eq(convert("g", "name: G\n", &errors), 2, "%s", errors);
+    /* (big's own testdata.yaml replaces data/'s whole, flags included: its
+     * tests' own checker, not an error) */
+    cr_assert_eq(convert("g", "name: G\n", &errors), 1, "%s", errors);
     cr_assert(strstr(errors, "data/secret/big/testdata.yaml:2: grading: not converted"), "%s", errors);
-    /* legacy: big's own testdata.yaml replaces data/'s whole, flags included */
-    cr_assert(strstr(errors, "data/testdata.yaml:1: output_validator_args: 'float_tolerance 1e-3' for secret differs "
-                             "from '' (data/secret/big/testdata.yaml:1)"), "%s", errors);
     free(errors);
     put("h/data/secret/testdata.yaml", "input_validator_args: [--n, 5]\n");
     cr_assert_eq(convert("h", "name: H\n", &errors), 0, "only input validators read it: %s", errors);
@@ -1013,9 +1012,8 @@ Test(store_unit, legacy_scoring_that_subtasks_cannot_express_is_refused)
         {"data/testdata.yaml", "on_reject: continue\nrange: 0 1\n",
          "data/testdata.yaml:2: range: the group scores 0 to 3, outside 0..1"},
         {"data/testdata.yaml", "on_reject: sometimes\n", "data/testdata.yaml:1: on_reject: expected break or"},
-        {"data/secret/testdata.yaml", "output_validator_flags: float_tolerance 1e-3\n",
-         "data/secret/testdata.yaml:1: output_validator_args: 'float_tolerance 1e-3' for secret differs from '' "
-         "(none given)"},   /* the samples have none */
+        {"data/secret/testdata.yaml", "output_validator_flags: float_tolerance\n",
+         "data/secret/testdata.yaml:1: output_validator_flags: float_tolerance needs a number"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         char sub[16], p[300], *errors;
@@ -1137,8 +1135,8 @@ Test(store_unit, test_group_yaml_scoring_becomes_subtasks)
          "data/secret:0: score: the groups' scores add up to 150, more than the group's 100"},
         {"data/secret/a/test_group.yaml", "max_score: 10\nrequire_pass: secret/b\n",
          "data/secret/a/test_group.yaml:2: require_pass: 'secret/b' is not a group judged before secret/a"},
-        {"data/secret/a/test_group.yaml", "max_score: 10\noutput_validator_args: [x]\n",
-         "data/secret/b:0: output_validator_args: '' for secret/b differs from 'x' (data/secret/a/test_group.yaml:2)"},
+        {"data/secret/b/test_group.yaml", "max_score: 10\noutput_validator_args: [float_tolerance, 1e-3, frob]\n",
+         "data/secret/b/test_group.yaml:2: output_validator_args: unknown flag 'frob'"},
         {"data/secret/a/test_group.yaml", "scoring: {score: 10, aggregation: max}\n",
          "data/secret/a/test_group.yaml:1: scoring.aggregation: expected pass-fail, sum or min"},
     };
@@ -1182,10 +1180,11 @@ Test(store_unit, icpc_limits_are_mapped_or_refused_by_name)
     free(errors);
 }
 
-/* output validator arguments of the groups: the same for every test, they
- * follow validator_flags (float tolerances of the default validator
- * included); groups that differ are refused naming both */
-Test(store_unit, group_output_validator_arguments_apply_when_every_group_agrees)
+/* output validator arguments of the groups follow validator_flags (float
+ * tolerances of the default validator included): the first group's are
+ * the problem's, a group whose differ gives its tests their own checker
+ * (default validator) or their own args (custom validator) */
+Test(store_unit, group_output_validator_arguments_follow_each_group)
 {
     char *errors;
     put("oa/data/testdata.yaml", "output_validator_flags: float_tolerance 1e-3\n");
@@ -1205,16 +1204,52 @@ Test(store_unit, group_output_validator_arguments_apply_when_every_group_agrees)
                  errors);
     free(errors);
     cr_assert(strstr(converted("ob"), "args: [\"--mode\", \"strict\"]}"), "%s", converted("ob"));
-    /* groups that differ */
+    /* legacy groups that differ: secret/b's tests get their own checker,
+     * the problem's flags (case_sensitive) before the group's */
     put("oc/data/secret/a/testdata.yaml", "output_validator_flags: float_tolerance 1e-3\n");
-    put("oc/data/secret/b/testdata.yaml", "output_validator_flags: float_tolerance 1e-6\n");
+    put("oc/data/secret/b/testdata.yaml", "output_validator_flags: float_absolute_tolerance 0.5\n");
     test_in("oc", "secret/a/1");
     test_in("oc", "secret/b/1");
-    cr_assert_geq(convert_scoring("oc", "name: O\n", &errors), 1, "%s", errors);
-    cr_assert(strstr(errors, "data/secret/b/testdata.yaml:1: output_validator_args: 'float_tolerance 1e-6' for "
-                             "secret/b differs from 'float_tolerance 1e-3' (data/secret/a/testdata.yaml:1)"), "%s",
-              errors);
+    test_in("oc", "secret/c/1");
+    cr_assert_eq(convert_scoring("oc", "name: O\nvalidator_flags: case_sensitive\n", &errors), 0, "%s", errors);
     free(errors);
+    const char *y = converted("oc");
+    cr_assert(strstr(y, "\nchecker: {type: float, case_sensitive: true, space_change_sensitive: false, "
+                        "absolute_tolerance: 0.001, relative_tolerance: 0.001}\n"), "%s", y);
+    cr_assert(strstr(y, "  - {name: \"secret-a-1\", input: \"data/secret/a/1.in\", output: \"data/secret/a/1.ans\"}\n"),
+              "the first group's tests keep the problem's checker: %s", y);
+    cr_assert(strstr(y, "  - {name: \"secret-b-1\", input: \"data/secret/b/1.in\", output: \"data/secret/b/1.ans\", "
+                        "checker: {type: float, case_sensitive: true, space_change_sensitive: false, "
+                        "absolute_tolerance: 0.5}}\n"), "%s", y);
+    cr_assert(strstr(y, "  - {name: \"secret-c-1\", input: \"data/secret/c/1.in\", output: \"data/secret/c/1.ans\", "
+                        "checker: {type: tokens, case_sensitive: true, space_change_sensitive: false}}\n"),
+              "a group with no flags of its own: the problem's validator_flags alone: %s", y);
+    /* a bad flag of the problem's own is said once, at problem.yaml, not
+     * again for each group that adds its own */
+    put("oe/data/secret/a/testdata.yaml", "output_validator_flags: float_tolerance 1e-3\n");
+    put("oe/data/secret/b/testdata.yaml", "output_validator_flags: float_tolerance 1e-6\n");
+    test_in("oe", "secret/a/1");
+    test_in("oe", "secret/b/1");
+    cr_assert_eq(convert_scoring("oe", "name: O\nvalidator_flags: frob\n", &errors), 1, "%s", errors);
+    cr_assert(strstr(errors, "problem.yaml:2: validator_flags: unknown flag 'frob'"), "%s", errors);
+    free(errors);
+    /* 2023-07 groups calling a custom validator their own way (an empty
+     * list is no arguments at all) */
+    put("od/output_validator/v.c", "int main(void){return 42;}\n");
+    put("od/data/secret/test_group.yaml", "output_validator_args: [mode, lenient]\n");
+    put("od/data/secret/hard/test_group.yaml", "output_validator_args: [mode, strict]\n");
+    put("od/data/secret/none/test_group.yaml", "output_validator_args: []\n");
+    test_in("od", "secret/easy/1");
+    test_in("od", "secret/hard/1");
+    test_in("od", "secret/none/1");
+    cr_assert_eq(convert_scoring("od", "problem_format_version: 2023-07-draft\nname: O\n", &errors), 0, "%s",
+                 errors);
+    free(errors);
+    y = converted("od");
+    cr_assert(strstr(y, "protocol: kattis, args: [\"mode\", \"lenient\"]}\n"), "%s", y);
+    cr_assert(strstr(y, "output: \"data/secret/easy/1.ans\"}\n"), "%s", y);
+    cr_assert(strstr(y, "output: \"data/secret/hard/1.ans\", args: [\"mode\", \"strict\"]}\n"), "%s", y);
+    cr_assert(strstr(y, "output: \"data/secret/none/1.ans\", args: []}\n"), "%s", y);
 }
 
 /* Kattis' rule (verify.c): legacy rounds slowest x time_multiplier to whole
@@ -1280,5 +1315,81 @@ Test(store_unit, expected_results_are_read_and_checked)
     struct store_verify_seen re = {.tests = STORE_V_RTE, .overall = STORE_V_RTE};
     cr_assert_not(store_expected_met(&xs[1], &re, why, sizeof why));
     cr_assert_str_eq(why, "RTE not permitted");
+    store_expected_free(xs, n);
+}
+
+/* Expectations for some test groups only (2025-09): each group's rule
+ * holds the runner's names of the tests it covers, survives judge-api's
+ * record (JSON and back), and is checked against those tests' verdicts
+ * as a report gives them. */
+Test(store_unit, test_group_expectations_check_their_groups_tests)
+{
+    put("gx/data/sample/1.in", "1\n");
+    put("gx/data/sample/1.ans", "1\n");
+    put("gx/data/secret/1-easy/1.in", "1\n");
+    put("gx/data/secret/1-easy/1.ans", "1\n");
+    put("gx/data/secret/2-hard/1.in", "1\n");
+    put("gx/data/secret/2-hard/1.ans", "1\n");
+    put("gx/data/secret/2-hard/2.in", "1\n");
+    put("gx/data/secret/2-hard/2.ans", "1\n");
+    put("gx/submissions/slow/x.py", "print(1)\n");
+    put("gx/submissions/submissions.yaml", "slow/x.py:\n  sample:\n    permitted: [AC]\n  secret/*-easy:\n"
+                                           "    permitted: [AC]\n  secret/2-hard:\n    permitted: [AC, TLE]\n"
+                                           "    required: [TLE]\n    message: too slow\n");
+    char p[300], *errors, why[256];
+    snprintf(p, sizeof p, "%s/gx", dir);
+    struct store_expected *xs;
+    size_t n;
+    cr_assert_eq(store_expected_results(p, &xs, &n, &errors), 0, "%s", errors);
+    cr_assert_eq(n, 1);
+    cr_assert_eq(xs[0].ngroups, 3);
+    cr_assert_eq(xs[0].groups[2].ntests, 2);
+    cr_assert_str_eq(xs[0].groups[2].tests[0], "secret-2-hard-1");
+    cr_assert_eq(xs[0].time_use, STORE_TIME_NONE, "a group's rule bounds no time limit");
+    /* judge-api keeps it as JSON until the verdicts are in */
+    json_t *j = store_expected_json(&xs[0]);
+    struct store_expected x;
+    cr_assert_eq(store_expected_from_json(j, &x), 0);
+    json_decref(j);
+    store_expected_free(xs, n);
+    cr_assert_eq(x.ngroups, 3);
+    cr_assert_str_eq(x.groups[1].group, "secret/*-easy");
+    static const struct {
+        const char *tests, *why;
+    } cases[] = {
+        {"AC,AC,AC,TLE", ""},
+        {"AC,WA,SKIPPED,SKIPPED", "secret/*-easy: WA not permitted"},
+        {"AC,AC,AC,AC", "secret/2-hard: no test got TLE"},
+        {"AC,AC,TLE,SKIPPED", ""},
+        {"AC,AC,SKIPPED,SKIPPED", "secret/2-hard: none of its 2 tests ran (judging stops at the first failure)"},
+    };
+    static const char *names[] = {"sample-1", "secret-1-easy-1", "secret-2-hard-1", "secret-2-hard-2"};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char copy[64], *save = NULL;
+        snprintf(copy, sizeof copy, "%s", cases[i].tests);
+        json_t *tests = json_array();
+        int k = 0;
+        for (char *v = strtok_r(copy, ",", &save); v; v = strtok_r(NULL, ",", &save), k++)
+            json_array_append_new(tests, json_pack("{s:s, s:s, s:f, s:s}", "name", names[k], "verdict", v,
+                                                   "cpu_time", 0.1, "checker_message",
+                                                   !strcmp(v, "TLE") ? "too slow, sorry" : ""));
+        json_t *rep = json_pack("{s:s, s:f, s:o}", "verdict", strstr(cases[i].tests, "WA") ? "WA" : "TLE", "score",
+                                0.0, "tests", tests);
+        char *text = json_dumps(rep, 0);
+        json_decref(rep);
+        struct store_verify_outcome o = {0};
+        store_verify_read_report(text, &o);
+        free(text);
+        bool met = store_expected_met(&x, &o.seen, why, sizeof why);
+        cr_expect_eq(met, !cases[i].why[0], "%s: %s", cases[i].tests, why);
+        cr_expect_str_eq(why, cases[i].why, "%s", cases[i].tests);
+        store_verify_outcome_free(&o);
+    }
+    store_expected_release(&x);
+    /* an entry's own key of the wrong type is said as such, not read as a group */
+    put("gx/submissions/submissions.yaml", "slow/x.py:\n  language: [python3]\n  permitted: [AC]\n");
+    cr_assert_eq(store_expected_results(p, &xs, &n, &errors), 1, "%s", errors);
+    cr_assert(strstr(errors, "submissions/submissions.yaml:2: language: expected a string"), "%s", errors);
+    free(errors);
     store_expected_free(xs, n);
 }

@@ -1,6 +1,7 @@
 /* test_verify.c - `judgectl problem verify` and `push --verify` (issue 22)
  * with packages written here in each layout: ICPC legacy verdict folders,
- * a 2023-07 package with submissions/submissions.yaml, DOMjudge's
+ * a 2023-07 package with submissions/submissions.yaml, a 2025-09 one
+ * with expectations for some test groups only, DOMjudge's
  * @EXPECTED_RESULTS@, an interactive legacy package; a mismatch (exit
  * status and table), a time limit derived by Kattis' rule, push --verify
  * recording it (and refusing on a mismatch), `show --converted [--to DIR]` and its round trip to the same
@@ -180,6 +181,59 @@ Test(verify, submissions_yaml_2023_07)
     cr_assert_eq(rc, 65, "%s", out);
     cr_assert(strstr(out, "submissions/submissions.yaml:2: permitted: unknown verdict 'XX'"), "%s", out);
     cr_assert(strstr(out, "submissions/other:0: (folder): 'other' is not a verdict folder"), "%s", out);
+}
+
+/* 2025-09: expectations for some test groups only, checked against the
+ * verdicts of those groups' tests; the table names the group that failed */
+#define HALF_SRC "#include <stdio.h>\nint main(void){long a,b;if(scanf(\"%ld %ld\",&a,&b)!=2)return 1;" \
+                 "printf(\"%ld\\n\",a<50?a+b:a-b);return 0;}\n"
+
+Test(verify, submissions_yaml_test_groups)
+{
+    put("groups", "problem.yaml", "problem_format_version: 2025-09\nname: Sum\n");
+    put("groups", "data/sample/1.in", "1 2\n");
+    put("groups", "data/sample/1.ans", "3\n");
+    put("groups", "data/secret/group1/1.in", "5 7\n");
+    put("groups", "data/secret/group1/1.ans", "12\n");
+    put("groups", "data/secret/group2/1.in", "100 -1\n");
+    put("groups", "data/secret/group2/1.ans", "99\n");
+    put("groups", "submissions/accepted/ok.c", AC_SRC);
+    put("groups", "submissions/rejected/half.c", HALF_SRC);   /* right on group1, wrong on group2 */
+    put("groups", "submissions/submissions.yaml",
+        "rejected/half.c:\n  sample:\n    permitted: [AC]\n  secret/group{1,3}:\n    permitted: [AC]\n"
+        "  secret/group2:\n    permitted: [AC, WA]\n    required: [WA]\n");
+    char out[65536];
+    int rc = CTL(out, "problem", "verify", pkg_path("groups"), "--json", "--slot", SLOT, "--languages", LANGS);
+    cr_assert_eq(rc, 0, "every group's expectation met: %s", out);
+    json_t *j = parse(out);
+    json_t *half = row(j, "submissions/rejected/half.c");
+    cr_assert(json_is_true(json_object_get(half, "ok")), "%s", out);
+    cr_assert(strstr(json_string_value(json_object_get(half, "expected")), "secret/group2: AC,WA (one WA)"), "%s", out);
+    json_decref(j);
+
+    /* one group's expectation not met: exit 1, the table names the group */
+    put("groups", "submissions/rejected/wrong.c", WA_SRC);
+    put("groups", "submissions/submissions.yaml",
+        "rejected/half.c:\n  secret/group2:\n    required: [WA]\n"
+        "rejected/wrong.c:\n  sample:\n    permitted: [AC]\n");
+    rc = CTL(out, "problem", "verify", pkg_path("groups"), "--slot", SLOT, "--languages", LANGS);
+    cr_assert_eq(rc, 1, "%s", out);
+    cr_assert(strstr(out, "MISMATCH: sample: WA not permitted"), "%s", out);
+    cr_assert(strstr(out, "1 mismatch,"), "%s", out);
+    rc = CTL(out, "problem", "verify", pkg_path("groups"), "--json", "--slot", SLOT, "--languages", LANGS);
+    j = parse(out);
+    cr_assert(json_is_true(json_object_get(row(j, "submissions/rejected/half.c"), "ok")), "%s", out);
+    cr_assert(json_is_false(json_object_get(row(j, "submissions/rejected/wrong.c"), "ok")), "%s", out);
+    json_decref(j);
+
+    /* a group glob naming no test, a group's score: each named with its line */
+    put("groups", "submissions/submissions.yaml",
+        "rejected/half.c:\n  secret/group9:\n    permitted: [AC]\n  secret/group2:\n    score: 10\n");
+    rc = CTL(out, "problem", "verify", pkg_path("groups"), "--json", "--slot", SLOT, "--languages", LANGS);
+    cr_assert_eq(rc, 65, "%s", out);
+    cr_assert(strstr(out, "submissions/submissions.yaml:2: secret/group9: unknown key"), "%s", out);
+    cr_assert(strstr(out, "nor a test group or test case of data/"), "%s", out);
+    cr_assert(strstr(out, "submissions/submissions.yaml:5: score: a test group's score is not checked"), "%s", out);
 }
 
 /* DOMjudge: the final verdict one of @EXPECTED_RESULTS@, the ini's limit kept */

@@ -956,6 +956,56 @@ Test(problems, comparison_options)
     free(dir);
 }
 
+/* A test's own checker or arguments (what an ICPC group's output
+ * validator arguments become): parsed onto the test, the rest keep the
+ * problem's; each misuse named with its line and key. */
+Test(problems, a_test_may_call_the_checker_its_own_way)
+{
+    char *dir = package(BASE "checker: tokens\ntests:\n  - {name: a, input: tests/1.in, output: tests/1.out}\n"
+                        "  - {name: b, input: tests/2.in, output: tests/2.out, checker: {type: float, "
+                        "absolute_tolerance: 1e-3, case_sensitive: false}}\n", 2);
+    struct common_errors errs = {0};
+    struct rn_problem *p = NULL;
+    cr_assert_eq(rn_problem_load(dir, NULL, &p, &errs), 0);
+    cr_assert(!p->tests[0].own_check && !p->tests[0].args, "test a keeps the problem's checker");
+    cr_assert(p->tests[1].own_check && p->tests[1].check == RN_CHECK_FLOAT);
+    cr_assert_float_eq(p->tests[1].compare.abs_tol, 1e-3, 1e-12);
+    cr_assert(p->tests[1].compare.rel_tol < 0 && p->tests[1].compare.case_insensitive);
+    rn_problem_free(p);
+    common_errors_free(&errs);
+    remove_dir(dir);
+    free(dir);
+    static const struct {
+        const char *yaml, *want;
+    } bad[] = {
+        {"checker: tokens\ntests:\n  - {name: a, input: tests/1.in, output: tests/1.out, args: [x]}\n",
+         "problem.yaml:6: tests.args: only a custom checker or an interactor takes arguments"},
+        {"checker: tokens\ntests:\n  - {name: a, input: tests/1.in, output: tests/1.out, checker: "
+         "{type: tokens, epsilon: 1}}\n", "problem.yaml:6: tests.checker.epsilon: only the float checker"},
+        {"checker: tokens\ntests:\n  - {name: a, input: tests/1.in, output: tests/1.out, checker: custom}\n",
+         "problem.yaml:6: tests.checker: a test's own checker is a built-in one"},
+        {"checker: {type: custom, source: check.cpp}\ntests:\n  - {name: a, input: tests/1.in, output: "
+         "tests/1.out, checker: float}\n", "problem.yaml:6: tests.checker: the problem's checker is custom"},
+        {"tests:\n  - {name: a, input: tests/1.in, output: tests/1.out, checker: {epsilon: 1}}\n",
+         "problem.yaml:5: tests.checker.type: missing"},
+        {"tests:\n  - {name: a, input: tests/1.in, output: tests/1.out, checker: {type: float, mode: x}}\n",
+         "problem.yaml:5: mode: unknown key in a test's checker"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char *yaml = NULL;
+        cr_assert(asprintf(&yaml, BASE "%s", bad[i].yaml) > 0);
+        dir = package(yaml, 1);
+        put_file(dir, "check.cpp", "int main() { return 0; }\n");
+        int count;
+        char *e = check_errors(dir, &count);
+        cr_expect(count > 0 && strstr(e, bad[i].want), "%zu: want '%s' in: %s", i, bad[i].want, e);
+        free(e);
+        free(yaml);
+        remove_dir(dir);
+        free(dir);
+    }
+}
+
 /* A custom checker of the Kattis protocol (what an ICPC package's
  * `validation: custom` becomes): protocol and run arguments parsed, bad
  * values named by file, line and key. */
