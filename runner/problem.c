@@ -226,13 +226,13 @@ static int parse_compare(struct ydoc *y, const struct compare_nodes *c, const ch
             continue;
         if (!floats)
             ydoc_error(y, tol[i], tol_key[i], "only the float checker takes a tolerance"), rc = -1;
-        else if (ydoc_number(y, tol[i], tol_key[i], &v[i]) == 0 && v[i] <= 0)
-            ydoc_error(y, tol[i], tol_key[i], "must be positive"), rc = -1;
+        else if (ydoc_number(y, tol[i], tol_key[i], &v[i]))   /* 0: numbers equal as numbers */
+            rc = -1;
     }
     if (c->eps && (c->abs || c->rel))
         ydoc_error(y, c->eps, tol_key[0], "give epsilon (both tolerances) or "
                    "absolute_tolerance/relative_tolerance, not both"), rc = -1;
-    if (v[0] > 0)
+    if (c->eps && v[0] >= 0)
         cmp->abs_tol = cmp->rel_tol = v[0];
     else if (c->abs || c->rel)
         cmp->abs_tol = v[1], cmp->rel_tol = v[2];

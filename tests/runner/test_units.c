@@ -942,6 +942,20 @@ Test(problems, comparison_options)
     free(e);
     remove_dir(dir);
     free(dir);
+    /* epsilon 0 (the ICPC float_tolerance 0): numbers equal as numbers;
+     * fuzz_icpc found it converted and then refused as "must be positive" */
+    dir = package(BASE "checker: {type: float, epsilon: 0}\n", 1);
+    cr_assert_eq(rn_problem_load(dir, NULL, &p, &errs), 0);
+    cr_assert(p->compare.abs_tol == 0 && p->compare.rel_tol == 0);
+    struct rn_check r;
+    rn_check_buffers(p->checker, &p->compare, "1.0 2", 5, "1 2.0000", 8, &r);
+    cr_assert_eq(r.verdict, RUNNER_AC, "%s", r.message);
+    rn_check_buffers(p->checker, &p->compare, "1.0000001", 9, "1", 1, &r);
+    cr_assert_eq(r.verdict, RUNNER_WA);
+    rn_problem_free(p);
+    common_errors_free(&errs);
+    remove_dir(dir);
+    free(dir);
     dir = package(BASE "checker: {type: float, epsilon: 1e-6, absolute_tolerance: 1e-6}\n", 1);
     e = check_errors(dir, &count);
     cr_assert(strstr(e, "checker.epsilon: give epsilon"), "%s", e);
