@@ -5,6 +5,12 @@
  *
  *   bench_latency [ROUNDS]        (default 8 per language and mode)
  *
+ * BENCH_BEFORE_LANGUAGES=DIR: the "before" judge reads its language files
+ * from DIR (default: the source tree's languages/, the same as "after"),
+ * e.g. an older commit's languages/ (`git archive COMMIT languages | tar -x
+ * -C /tmp/old`), to compare with the judge as it was: a flag that speeds
+ * up a language with and without prepared files shows only then.
+ *
  * Two complete judges run side by side, each with its own redis-server,
  * judge-api and judged (pools native {c, cpp}, python, java; one slot
  * each): "before" with `prepare: false` (no precompiled header, no JVM
@@ -93,19 +99,19 @@ static char *slurp(const char *path)
     return common_read_file(path, 1 << 20, &len, &more);
 }
 
-static void write_config(struct judge *j, bool prepare, int first_slot)
+static void write_config(struct judge *j, bool prepare, const char *languages, int first_slot)
 {
     char path[128];
     snprintf(path, sizeof path, "%s/judged.yaml", j->dir);
     FILE *f = fopen(path, "w");
     if (!f)
         die(path);
-    fprintf(f, "redis: unix://%s\nstate_dir: %s/state\nproblems: %s/testdata\nlanguages: %s/languages\n"
+    fprintf(f, "redis: unix://%s\nstate_dir: %s/state\nproblems: %s/testdata\nlanguages: %s\n"
                "host: latency-%s\nfirst_slot: %d\nheartbeat: 1s\nprepare: %s\n"
                "pools:\n  native: {languages: [c, cpp], slots: 1}\n"
                "  python: {languages: [python3], slots: 1}\n  java: {languages: [java], slots: 1}\n"
                "api:\n  listen: 127.0.0.1:0\n  tokens: %s/tokens\n",
-            j->sock, j->dir, SRC, SRC, j->name, first_slot, prepare ? "true" : "false", j->dir);
+            j->sock, j->dir, SRC, languages, j->name, first_slot, prepare ? "true" : "false", j->dir);
     fclose(f);
 }
 
@@ -124,7 +130,7 @@ static int api_port(const char *log)
     return 0;
 }
 
-static void start(struct judge *j, bool prepare, int first_slot)
+static void start(struct judge *j, bool prepare, const char *languages, int first_slot)
 {
     snprintf(j->dir, sizeof j->dir, "/tmp/bench-latency-XXXXXX");
     if (!mkdtemp(j->dir))
@@ -138,7 +144,7 @@ static void start(struct judge *j, bool prepare, int first_slot)
     queue_conn_init(&j->k, url, 70000);
     for (int i = 0; i < 250 && queue_conn_ensure(&j->k); i++)
         common_sleep_ms(20);
-    write_config(j, prepare, first_slot);
+    write_config(j, prepare, languages, first_slot);
     snprintf(cfg, sizeof cfg, "%s/judged.yaml", j->dir);
     snprintf(cmd, sizeof cmd, "%s/judgectl --config %s tokens add bench --role submit", JUDGED_BIN_DIR, cfg);
     FILE *p = popen(cmd, "r");
@@ -340,8 +346,13 @@ int main(int argc, char **argv)
         if (ls[i].file && !(ls[i].source = slurp(ls[i].file)))
             die(ls[i].file);
     struct judge js[2] = {{.name = "before"}, {.name = "after"}};
-    start(&js[0], false, 750);
-    start(&js[1], true, 762);
+    const char *before = getenv("BENCH_BEFORE_LANGUAGES");
+    if (!before || !*before)
+        before = SRC "/languages";
+    fprintf(stderr, "before: prepare off, languages %s; after: prepare on, languages %s\n",
+            before, SRC "/languages");
+    start(&js[0], false, before, 750);
+    start(&js[1], true, SRC "/languages", 762);
     int variant = 0;
     for (int round = 0; round <= rounds; round++) {
         for (size_t i = 0; i < nl; i++)

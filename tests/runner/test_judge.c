@@ -785,6 +785,33 @@ Test(languages, java_fits_a_256M_limit, .timeout = 120)
     free(pkg);
 }
 
+/* Live data beyond the limit is MLE, as contestants expect, not the
+ * OutOfMemoryError (RE) of a heap too small: the cgroup stops the JVM first.
+ * Where between 200 and 260 MiB of live data under 256M a program stops
+ * fitting depends on the JVM's own memory (java.yaml's start-up flags moved
+ * it: languages/README.md), not this end of it. */
+Test(languages, java_live_data_beyond_its_limit_is_mle, .timeout = 120)
+{
+    char *pkg = scratch_dir("java300");
+    put_file(pkg, "problem.yaml", "name: java300\ntime_limit: 3s\nmemory_limit: 256M\n");
+    put_file(pkg, "tests/1.in", "1 2\n");
+    put_file(pkg, "tests/1.out", "3\n");
+    const char *src =
+        "import java.util.*;\npublic class Main { public static void main(String[] a) {\n"
+        " Scanner s = new Scanner(System.in); long x = s.nextLong(), y = s.nextLong();\n"
+        " List<byte[]> keep = new ArrayList<>();\n"
+        " for (int i = 0; i < 300; i++) { byte[] b = new byte[1 << 20];\n"
+        "  for (int j = 0; j < b.length; j += 4096) b[j] = 1; keep.add(b); }\n"
+        " System.out.println(x + y + keep.size() - 300); } }\n";
+    struct runner *r = open_runner(1);
+    struct judged j = judge_source(r, pkg, "java", src, strlen(src));
+    cr_assert_eq(j.verdict, RUNNER_MLE, "%s", j.json);
+    free(j.json);
+    runner_close(r);
+    remove_dir(pkg);
+    free(pkg);
+}
+
 /* ---- issue 11: languages as contestants expect them, memory measured right ---- */
 
 static json_t *test_of(const char *json, size_t i)
