@@ -272,40 +272,6 @@ Test(jvm_archive, mapped_by_runs_and_off_without_it, .timeout = 600)
     free(prob);
 }
 
-/* prints the file name of each class-data archive the JVM maps and whether
- * it sits where it was dumped for (SharedBaseAddress, 0x800000000 on
- * x86_64) or elsewhere, which means the JVM rewrote every pointer in it */
-static const char java_where[] =
-    "import java.nio.file.*;\n"
-    "public class Main { public static void main(String[] a) throws Exception {\n"
-    "  for (String l : Files.readAllLines(Paths.get(\"/proc/self/maps\"))) {\n"
-    "    if (!l.endsWith(\".jsa\") || !l.contains(\" rw-p \")) continue;\n"
-    "    String f = l.substring(l.lastIndexOf('/') + 1);\n"
-    "    System.out.println(f + (l.startsWith(\"800000000-\") ? \" unrelocated\" : \" relocated\"));\n"
-    "  } } }\n";
-
-/* Debian's JDK 17 maps an archive at a random address by default
- * (ArchiveRelocationMode=1) and then relocates it: ~1,850 page faults and
- * 5-10 ms of CPU per JVM here. java.yaml asks for the dumped address, for the
- * prepared archive and the JDK's own (runs without prepared files). */
-Test(jvm_archive, mapped_where_it_was_dumped, .timeout = 600)
-{
-    char *prob = scratch_dir("prepared-java-where");
-    put_file(prob, "problem.yaml", "name: where\ntime_limit: 5s\nmemory_limit: 256M\n"
-                                   "checker: lines\n");
-    put_file(prob, "tests/1.in", "\n");
-    put_file(prob, "tests/1.out", "run.jsa unrelocated\n");
-    struct judged with = judge(SRC "/languages", PREPARED, false, prob, "java", java_where);
-    cr_expect_eq(with.verdict, RUNNER_AC, "the prepared archive: %s", with.json);
-    put_file(prob, "tests/1.out", "classes.jsa unrelocated\n");
-    struct judged without = judge(SRC "/languages", PREPARED, true, prob, "java", java_where);
-    cr_expect_eq(without.verdict, RUNNER_AC, "the JDK's archive: %s", without.json);
-    free(with.json);
-    free(without.json);
-    remove_dir(prob);
-    free(prob);
-}
-
 Test(jvm_archive, corrupted_archive_is_rebuilt_never_used, .timeout = 600)
 {
     char *prob = probe_problem();
