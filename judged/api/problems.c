@@ -249,17 +249,6 @@ static bool listed(json_t *arr, const char *name)
     return false;
 }
 
-/* A recorded summary (JSON text) as the response's "summary": null when
- * none was recorded. */
-static json_t *summary_json(const char *text)
-{
-    json_t *j = text ? json_loads(text, 0, NULL) : NULL;
-    if (json_is_object(j))
-        return j;
-    json_decref(j);
-    return json_null();
-}
-
 /* Is NAME a problem of the hosts' problems directory, as admission sees
  * it (handlers.c): a directory of a valid name? */
 static bool directory_problem(const char *dir, const char *name)
@@ -322,7 +311,7 @@ enum MHD_Result api_problems_list(struct req *r)
             json_array_append_new(arr, json_pack("{s:s, s:s, s:s, s:I, s:I, s:o}", "name", p.name, "source",
                                                  "store", "current", p.current,
                                                  "versions", (json_int_t)p.nversions, "updated",
-                                                 (json_int_t)p.updated, "summary", summary_json(p.summary)));
+                                                 (json_int_t)p.updated, "summary", store_summary_json(p.summary)));
         store_problem_info_free(&p);
         free(names[i]);
     }
@@ -369,7 +358,7 @@ enum MHD_Result api_problem_get(struct req *r, const char *name, bool only_versi
                       "versions", store_versions_json(&p));
         if (!only_versions) {
             json_object_set_new(j, "updated", json_integer(p.updated));
-            json_object_set_new(j, "summary", summary_json(p.summary));
+            json_object_set_new(j, "summary", store_summary_json(p.summary));
         }
         /* the files' hashes and sizes only for setters: a hidden answer's
          * SHA-256 lets a read token recover a small answer by guessing */

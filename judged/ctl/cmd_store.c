@@ -355,21 +355,11 @@ static void print_time(long long ms)
     fputs(buf, stdout);
 }
 
-/* A recorded summary (JSON text) as --json shows it: null when none. */
-static json_t *summary_json(const char *text)
-{
-    json_t *j = text ? json_loads(text, 0, NULL) : NULL;
-    if (json_is_object(j))
-        return j;
-    json_decref(j);
-    return json_null();
-}
-
 /* One line of it for people: 'A plus B' batch, time 1s, memory 64M, any
  * language (or the ones a grader allows); "no summary" when none. */
 static void summary_text(const char *text, char *out, size_t len)
 {
-    json_t *j = summary_json(text), *langs = json_object_get(j, "languages");
+    json_t *j = store_summary_json(text), *langs = json_object_get(j, "languages");
     if (!json_is_object(j)) {
         snprintf(out, len, "no summary (pushed before summaries were recorded: push it again)");
         json_decref(j);
@@ -412,7 +402,7 @@ static int list(struct store_opts *o)
                 json_array_append_new(arr, json_pack("{s:s, s:s, s:I, s:I, s:o}", "name", p.name, "current",
                                                      p.current, "versions", (json_int_t)p.nversions,
                                                      "updated", (json_int_t)p.updated, "summary",
-                                                     summary_json(p.summary)));
+                                                     store_summary_json(p.summary)));
             else
                 printf("%-24s %s %zu version%s %s\n", p.name, p.current, p.nversions, p.nversions == 1 ? "" : "s",
                        sum);
@@ -443,7 +433,7 @@ static int show(struct store_opts *o, const char *name, bool only_versions)
                                               "updated", (json_int_t)p.updated, "versions",
                                               store_versions_json(&p));
         if (!only_versions) {
-            json_object_set_new(j, "summary", summary_json(p.summary));
+            json_object_set_new(j, "summary", store_summary_json(p.summary));
             struct store_manifest m;
             if (store_get_manifest(&o->c.conn, p.current, &m, err, sizeof err) == 0) {
                 json_object_set_new(j, "files", store_files_json(&m));

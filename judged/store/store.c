@@ -882,6 +882,15 @@ json_t *store_files_json(const struct store_manifest *m)
     return files;
 }
 
+json_t *store_summary_json(const char *text)
+{
+    json_t *j = text ? json_loads(text, 0, NULL) : NULL;
+    if (json_is_object(j))
+        return j;
+    json_decref(j);
+    return json_null();
+}
+
 int store_summary(struct queue_conn *k, const char *name, const char *version, char **json, char *err,
                   size_t errlen)
 {

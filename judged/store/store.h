@@ -154,6 +154,10 @@ int store_get_manifest(struct queue_conn *k, const char *version, struct store_m
  * frees; *json NULL when none was: pushed before store.lua version 3). */
 int store_summary(struct queue_conn *k, const char *name, const char *version, char **json, char *err,
                   size_t errlen);
+/* A recorded summary (store_summary's JSON text, or NULL) as both fronts
+ * show it: the object, or JSON null when none was recorded or it does not
+ * read as one. A new reference. */
+struct json_t *store_summary_json(const char *text);
 /* The hosts' problems directory as platforms see it (GET /v1/problems):
  * each host publishes NAME -> summary (runner_problem_summary's JSON) of
  * the problems it has at start and reload, replacing what was there at
