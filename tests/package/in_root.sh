@@ -108,6 +108,10 @@ token=$(judgectl tokens add platform --role submit)
 [ "$(stat -c %a /etc/judged/tokens)" = 600 ] || fail "the tokens file is not 0600"
 # CapabilityBoundingSet= (empty), NoNewPrivileges=, ProtectSystem=strict
 # (all read-only), ProtectHome=, PrivateTmp=
+# The log exists before the loop below reads it: the background shell's
+# redirect may come after the first read (CI lost that race once: sed's
+# "No such file" under set -e ended the test).
+: >/var/log/judge-api.log
 unshare --mount --propagation private sh -euc '
     mount -o remount,bind,ro /
     mount -o remount,bind,ro /run
