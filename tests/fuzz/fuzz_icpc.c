@@ -24,25 +24,13 @@
  * aborts. Seeds: tests/fuzz/corpus/icpc/; dictionary tests/fuzz/icpc.dict.
  * Run with ASan + UBSan; README.md "Fuzzing".
  */
-#include <dirent.h>
-#include <stdbool.h>
 #include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "runner.h"
-#include "store.h"
-
-static char dir[] = "/tmp/fuzz-icpc-XXXXXX";
-static char pkg[64];
+#include "fuzz_package.h"
 
 /* The package's own files: never changed by a conversion. */
-static const struct {
-    const char *path, *text;
-} files[] = {
+static const struct fuzz_file files[] = {
     {"data/sample/1.in", "1 2\n"},
     {"data/sample/1.ans", "3\n"},
     {"data/sample/2.interaction", "<1 2\n>3\n"},
@@ -72,68 +60,11 @@ static const char *const writable[] = {
 };
 #define NWRITABLE (sizeof writable / sizeof *writable)
 
-static void remove_dir(void)
-{
-    store_remove_tree(dir);
-}
-
-static void path_of(char *p, size_t len, const char *rel)
-{
-    snprintf(p, len, "%s/%s", pkg, rel);
-}
-
-static void put(const char *rel, const char *text, size_t n)
-{
-    char p[300];
-    path_of(p, sizeof p, rel);
-    for (char *s = p + strlen(pkg) + 1; (s = strchr(s, '/')); s++) {
-        *s = 0;
-        mkdir(p, 0755);
-        *s = '/';
-    }
-    FILE *f = fopen(p, "wb");
-    if (!f || (n && fwrite(text, 1, n, f) != n))
-        abort();
-    fclose(f);
-}
-
-static void make_package(void)
-{
-    if (!mkdtemp(dir))
-        abort();
-    atexit(remove_dir);
-    snprintf(pkg, sizeof pkg, "%s/pkg", dir);
-    mkdir(pkg, 0755);
-    for (size_t i = 0; i < sizeof files / sizeof *files; i++)
-        put(files[i].path, files[i].text, strlen(files[i].text));
-}
-
-static bool exists(const char *rel)
-{
-    char p[300];
-    path_of(p, sizeof p, rel);
-    return access(p, F_OK) == 0;
-}
-
 static void delete(const char *rel)
 {
     char p[300];
-    path_of(p, sizeof p, rel);
+    fuzz_path(p, sizeof p, rel);
     unlink(p);
-}
-
-/* The bytes of a package file (caller frees), or NULL. */
-static char *slurp(const char *rel, size_t *n)
-{
-    char p[300];
-    path_of(p, sizeof p, rel);
-    FILE *f = fopen(p, "rb");
-    if (!f)
-        return NULL;
-    char *b = malloc(1 << 20);
-    *n = b ? fread(b, 1, 1 << 20, f) : 0;
-    fclose(f);
-    return b;
 }
 
 /* Splits the input into its sections and writes them; which were written
@@ -150,7 +81,7 @@ static void write_sections(const uint8_t *data, size_t size, bool *wrote)
             const char *stop = nl ? line : end;
             bool empty_head = current == 0 && body == s && stop == s;   /* no problem.yaml */
             if (current >= 0 && !wrote[current] && !empty_head) {
-                put(writable[current], body, (size_t)(stop - body));
+                fuzz_put(writable[current], body, (size_t)(stop - body));
                 wrote[current] = true;
             }
             if (!nl)
@@ -165,90 +96,43 @@ static void write_sections(const uint8_t *data, size_t size, bool *wrote)
     }
 }
 
-/* Only NAMES in path (a NULL-terminated list); others abort. */
-static void only(const char *path, const char *const *names)
-{
-    DIR *d = opendir(path);
-    if (!d)
-        abort();
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        bool known = !strcmp(e->d_name, ".") || !strcmp(e->d_name, "..");
-        for (int i = 0; names[i] && !known; i++)
-            known = !strcmp(e->d_name, names[i]);
-        if (!known)
-            abort();   /* written where the conversion has no business */
-    }
-    closedir(d);
-}
-
-static void check_files_unchanged(void)
-{
-    for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
-        size_t n = 0;
-        char *b = slurp(files[i].path, &n);
-        if (!b || n != strlen(files[i].text) || memcmp(b, files[i].text, n))
-            abort();   /* the package's own file was changed */
-        free(b);
-    }
-}
-
-/* A converted package loads in the runner without an error. */
-static void check_runner_accepts(void)
-{
-    char *errors = NULL, *summary = NULL;
-    int n = runner_problem_check_limits(NULL, pkg, &errors, &summary);
-    if (n > 0) {
-        fprintf(stderr, "converted, then refused by the runner:\n%s", errors ? errors : "");
-        abort();
-    }
-    free(errors);
-    free(summary);
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static bool made;
-    if (!made) {
-        make_package();
-        made = true;
-    }
+    fuzz_make_package(files, sizeof files / sizeof *files);
     bool wrote[NWRITABLE] = {false};
     write_sections(data, size, wrote);
     size_t before_len = 0;
-    char *before = slurp("problem.yaml", &before_len);
-    bool again = store_converted(pkg);   /* marked as converted: taken as the runner's own */
+    char *before = fuzz_slurp("problem.yaml", &before_len);
+    bool again = store_converted(fuzz_pkg);   /* marked as converted: taken as the runner's own */
     char *errors = NULL;
-    int n = store_convert(pkg, "fuzz", &errors);
+    int n = store_convert(fuzz_pkg, "fuzz", &errors);
     if (n > 0 && (!errors || !*errors))
         abort();   /* an error counted but not said */
     if (getenv("FUZZ_ICPC_SHOW"))   /* what one input did: FUZZ_ICPC_SHOW=1 fuzz_icpc FILE */
         fprintf(stderr, "%d error(s)\n%s", n, errors ? errors : "");
     if (n == 0 && !again) {
-        if (!store_converted(pkg))
+        if (!store_converted(fuzz_pkg))
             abort();   /* no converted problem.yaml (data/ makes every input an ICPC package) */
-        if (before && !exists("problem.icpc.yaml"))
+        if (before && !fuzz_exists("problem.icpc.yaml"))
             abort();   /* the setter's problem.yaml replaced, not kept */
-        check_runner_accepts();
+        fuzz_runner_accepts();
     }
     if (n > 0) {
         size_t after_len = 0;
-        char *after = slurp("problem.yaml", &after_len);
+        char *after = fuzz_slurp("problem.yaml", &after_len);
         if (!!after != !!before || (after && (after_len != before_len || memcmp(after, before, after_len))) ||
-            exists("problem.icpc.yaml"))
+            fuzz_exists("problem.icpc.yaml"))
             abort();   /* a refused package half-converted */
         free(after);
     }
     free(before);
     free(errors);
-    if (exists(".problem.yaml.new"))
+    if (fuzz_exists(".problem.yaml.new"))
         abort();
-    static const char *const beside[] = {"pkg", NULL};
     static const char *const top[] = {"problem.yaml", "problem.icpc.yaml", "domjudge-problem.ini", ".timelimit",
                                       "data", "output_validators", "output_validator", "submissions", NULL};
-    only(dir, beside);
-    only(pkg, top);
-    check_files_unchanged();
+    fuzz_only(fuzz_pkg, top);
+    fuzz_package_unchanged(files, sizeof files / sizeof *files);
     for (size_t i = 0; i < NWRITABLE; i++)
         delete(writable[i]);
     delete("problem.icpc.yaml");

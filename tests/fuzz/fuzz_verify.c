@@ -17,22 +17,11 @@
  * Run with ASan + UBSan; README.md "Fuzzing".
  */
 #include <jansson.h>
-#include <stdbool.h>
 #include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
-#include "store.h"
+#include "fuzz_package.h"
 
-static char dir[] = "/tmp/fuzz-verify-XXXXXX";
-static char pkg[64];
-
-static const struct {
-    const char *path, *text;
-} files[] = {
+static const struct fuzz_file files[] = {
     {"data/sample/1.in", "1 2\n"},
     {"data/sample/1.ans", "3\n"},
     {"data/secret/group1/1.in", "5 7\n"},
@@ -48,37 +37,6 @@ static const struct {
 /* the runner's names of the package's tests */
 static const char *const test_names[] = {"sample-1", "secret-group1-1", "secret-group2-a-hard"};
 #define NTESTS (sizeof test_names / sizeof *test_names)
-
-static void remove_dir(void)
-{
-    store_remove_tree(dir);
-}
-
-static void put(const char *rel, const char *text, size_t len)
-{
-    char p[300];
-    snprintf(p, sizeof p, "%s/%s", pkg, rel);
-    for (char *s = p + strlen(pkg) + 1; (s = strchr(s, '/')); s++) {
-        *s = 0;
-        mkdir(p, 0755);
-        *s = '/';
-    }
-    FILE *f = fopen(p, "wb");
-    if (!f || fwrite(text, 1, len, f) != len)
-        abort();
-    fclose(f);
-}
-
-static void make_package(void)
-{
-    if (!mkdtemp(dir))
-        abort();
-    atexit(remove_dir);
-    snprintf(pkg, sizeof pkg, "%s/pkg", dir);
-    mkdir(pkg, 0755);
-    for (size_t i = 0; i < sizeof files / sizeof *files; i++)
-        put(files[i].path, files[i].text, strlen(files[i].text));
-}
 
 static bool bounded(const char *s, size_t cap)
 {
@@ -155,16 +113,12 @@ static void check_judgings(const struct store_expected *x)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static bool made;
-    if (!made) {
-        make_package();
-        made = true;
-    }
-    put("submissions/submissions.yaml", (const char *)data, size);
+    fuzz_make_package(files, sizeof files / sizeof *files);
+    fuzz_put("submissions/submissions.yaml", (const char *)data, size);
     struct store_expected *xs = NULL;
     size_t n = 0;
     char *errors = NULL;
-    int bad = store_expected_results(pkg, &xs, &n, &errors);
+    int bad = store_expected_results(fuzz_pkg, &xs, &n, &errors);
     if (bad < 0 || (bad > 0 && (!errors || !*errors)))
         abort();   /* an error counted but not said */
     if (n > sizeof files / sizeof *files)
