@@ -7,6 +7,8 @@
  *   process_vm, clone_newuser, clone_newnet, clone3, keyctl, bpf, perf,
  *   io_uring, kexec, reboot, init_module, swapon, settime, sethostname,
  *   vsock, netlink, packet, alg, tipc, flock, int80, x32, modify_ldt,
+ *   int_closed_gate (a software interrupt through a gate user mode may not
+ *   use: the fault a kernel with its 32-bit gate closed gives int80),
  *   posix_lock, ofd_lock, getlk (record locks on /usr/bin/env, which every
  *   box can read), lock_high (F_SETLK with bits above 32 set in the command
  *   register), inotify, dnotify (both see other boxes open a shared file),
@@ -180,6 +182,14 @@ int main(int argc, char **argv)
         /* i386 getpid (20) through the 32-bit gate */
         long rc;
         __asm__ volatile("int $0x80" : "=a"(rc) : "a"(20L) : "memory");
+        return done(m, rc);
+    }
+    if (!strcmp(m, "int_closed_gate")) {
+        /* vector 0x81 is a kernel-only gate on every x86-64 kernel: a general
+         * protection fault (SIGSEGV) before any call, as int 0x80 gives where
+         * IA32 emulation is off */
+        long rc;
+        __asm__ volatile("int $0x81" : "=a"(rc) : "a"(20L) : "memory");
         return done(m, rc);
     }
     if (!strcmp(m, "x32"))
