@@ -1,6 +1,6 @@
 /* test_resume.c - issue 27, checkpoints: a host judging a 20-test problem
- * (about a second of CPU per test) is SIGKILLed after its 12th progress
- * entry; a second host takes the job over after the lease and judges only
+ * is SIGKILLed after its 12th progress entry, while the 13th test runs (the
+ * only one that takes long: about a second of CPU); a second host takes the job over after the lease and judges only
  * the tests left, and the verdict, score and per-test verdicts equal an
  * uninterrupted judging. A changed problem, a changed language file and a
  * recompile giving another binary each start over, saying why in the
@@ -38,9 +38,12 @@ static void make_long(const char *subtasks_yaml)
     }
 }
 
-/* A solution spending about a second of CPU per test, wrong on the tests
- * whose a is in `wrong` (a space-separated list). */
-static void make_source(const char *name, const char *wrong)
+/* A solution wrong on the tests whose a is in `wrong` (a space-separated
+ * list), quick on every test but `slow`, where it spends about a second of
+ * CPU: the test that runs when host A is killed, so the kill lands inside
+ * it, and only there is CPU spent for that (every test slow was 20-40 s of
+ * CPU a case, most of this suite's time). */
+static void make_source(const char *name, const char *wrong, int slow)
 {
     char p[400], cond[200] = "0";
     snprintf(p, sizeof p, "%s/%s", T_dir, name);
@@ -54,9 +57,9 @@ static void make_source(const char *name, const char *wrong)
     }
     t_write(p, "#include <stdio.h>\nint main(void){long long a,b;\n"
                "if(scanf(\"%%lld %%lld\",&a,&b)!=2)return 1;\n"
-               "volatile unsigned long x=0;for(unsigned long i=0;i<300000000UL;i++)x+=i;\n"
+               "volatile unsigned long x=0;if(a==%d)for(unsigned long i=0;i<300000000UL;i++)x+=i;\n"
                "printf(\"%%lld\\n\",(%s)?a+b+1:a+b);return 0;}\n",
-            cond);
+            slow, cond);
 }
 
 /* languages dir NAME: c.yaml (with `extra` appended: another language
@@ -221,7 +224,7 @@ static const char *const SUBTASKS_NONE =
 Test(resume, takeover_judges_only_the_tests_left)
 {
     make_long(SUBTASKS_NONE);
-    make_source("sol.c", "14");
+    make_source("sol.c", "14", 13);
     struct takeover t;
     takeover("c", "sol.c", 12, "langs-B", NULL, &t);
 
@@ -290,7 +293,7 @@ static void change_problem(void)
 Test(resume, changed_problem_starts_over)
 {
     make_long(SUBTASKS_NONE);
-    make_source("sol.c", "14");
+    make_source("sol.c", "14", 4);
     struct takeover t;
     takeover("c", "sol.c", 3, "langs-B", change_problem, &t);
     assert_started_over(t.id, "the problem version changed");
@@ -299,7 +302,7 @@ Test(resume, changed_problem_starts_over)
 Test(resume, changed_language_file_starts_over)
 {
     make_long(SUBTASKS_NONE);
-    make_source("sol.c", "14");
+    make_source("sol.c", "14", 4);
     struct takeover t;
     takeover("c", "sol.c", 3, "langs-B2", NULL, &t);
     assert_started_over(t.id, "the language definition changed");
@@ -310,7 +313,7 @@ Test(resume, changed_language_file_starts_over)
 Test(resume, another_binary_starts_over)
 {
     make_long(SUBTASKS_NONE);
-    make_source("sol.c", "14");
+    make_source("sol.c", "14", 4);
     struct takeover t;
     takeover("crand", "sol.c", 3, "langs-B", NULL, &t);
     assert_started_over(t.id, "the compiled program differs");
@@ -322,7 +325,7 @@ Test(resume, another_binary_starts_over)
 static void subtasks_case(const char *yaml, const char *wrong, const int *b_tests, int nb)
 {
     make_long(yaml);
-    make_source("sol.c", wrong);
+    make_source("sol.c", wrong, b_tests[0]); /* host A's 13th test */
     struct takeover t;
     takeover("c", "sol.c", 12, "langs-B", NULL, &t);
     int tests[64];
