@@ -513,16 +513,31 @@ static void read_groups(xmlNode *set, struct pg_testset *ts, struct conv_errs *e
  * it list, found once rather than by a scan of every test per name. */
 static void list_group_tests(struct pg_testset *ts, struct conv_errs *e)
 {
-    for (int g = 0; g < ts->ngroups; g++)
-        if (!(ts->groups[g].tests = calloc((size_t)ts->count + 1, sizeof(int)))) {
-            conv_err(e, "problem.xml:%d: testset/tests: out of memory", pg_line(ts->node));
-            return;
-        }
-    for (int i = 0; i < ts->count; i++) {
+    int *of = calloc((size_t)ts->count + 1, sizeof *of);   /* each test's group, -1 none */
+    for (int i = 0; of && i < ts->count; i++) {
         struct pg_group *g = ts->tests[i].group[0] ? group_named(ts, ts->tests[i].group) : NULL;
+        of[i] = g ? (int)(g - ts->groups) : -1;
         if (g)
-            g->tests[g->ntests++] = i;
+            g->ntests++;
     }
+    for (int g = 0; of && g < ts->ngroups; g++) {
+        ts->groups[g].tests = calloc((size_t)ts->groups[g].ntests + 1, sizeof(int));
+        ts->groups[g].ntests = 0;
+        if (!ts->groups[g].tests) {
+            free(of);
+            of = NULL;
+        }
+    }
+    if (!of) {
+        conv_err(e, "problem.xml:%d: testset/tests: out of memory", pg_line(ts->node));
+        for (int g = 0; g < ts->ngroups; g++)
+            ts->groups[g].ntests = 0;
+        return;
+    }
+    for (int i = 0; i < ts->count; i++)
+        if (of[i] >= 0)
+            ts->groups[of[i]].tests[ts->groups[of[i]].ntests++] = i;
+    free(of);
 }
 
 /* One group's <dependency group=/> list: each an earlier group, named
