@@ -108,6 +108,14 @@ static json_t *admitted_view(json_t *items)
     return out;
 }
 
+/* Whether the client that asked has left: the expectations' matching
+ * stops then (a POST whose patterns take long is not left running). */
+static bool client_left(void *arg)
+{
+    const struct req *r = arg;
+    return api_peer_gone(api_conn_fd(r->conn));
+}
+
 /* Fetches NAME's current version into work/pkg and admits its submissions. */
 static enum MHD_Result start(struct req *r, struct queue_conn *k, const char *name, const char *work)
 {
@@ -125,7 +133,7 @@ static enum MHD_Result start(struct req *r, struct queue_conn *k, const char *na
     struct store_expected *xs;
     size_t n;
     char *errors = NULL;
-    int bad = store_expected_results(pkg, &xs, &n, &errors);
+    int bad = store_expected_results_until(pkg, client_left, r, &xs, &n, &errors);
     if (bad || n == 0) {
         json_t *lines = json_array();
         for (char *l = errors, *next; l && *l; l = next) {

@@ -9,9 +9,11 @@
  *   sentinel://[USER[:PASSWORD]@]HOST[:PORT][,HOST[:PORT]...]/MASTER_NAME[?db=N]
  * A sentinel:// URL names Redis Sentinels (port 26379 by default), not Redis:
  * every (re)connect asks them in turn for MASTER_NAME's primary (SENTINEL
- * get-master-addr-by-name), connects there and checks with ROLE that it is
- * a primary; the credentials are the primary's (and a Sentinel's too when
- * it answers NOAUTH). A -READONLY or -LOADING reply (a demoted primary, a
+ * get-master-addr-by-name) until two of them, and more than half, name the
+ * same address (one Sentinel, lying or impersonated, never decides where
+ * the password goes), connects there and checks with ROLE that it is a
+ * primary; the credentials are the primary's (and the Sentinels' too when
+ * every one that answered wants a password). A -READONLY or -LOADING reply (a demoted primary, a
  * replica, a Redis still loading its data) counts as a lost connection
  * under every scheme: the caller's retry (queue_conn_backoff) asks the
  * Sentinels again. No +switch-master subscription: a primary that died
@@ -240,6 +242,11 @@ static int parse_sentinels(const char *hp, const char **tail, struct url_parts *
             snprintf(why, whylen, "the master name may hold letters, digits, '-', '.' and '_'");
             return -1;
         }
+    if (u->nsentinels < 2) {
+        snprintf(why, whylen, "one Sentinel: the primary it names is used only once a second Sentinel confirms "
+                              "it, so name two or more (HOST:PORT,HOST:PORT,...), as a Sentinel deployment has");
+        return -1;
+    }
     *tail = end + 1 + ml;
     return 0;
 }
@@ -461,9 +468,13 @@ static int check_primary(struct queue_conn *k, redisContext *c, const char *addr
     return rc;
 }
 
-/* Asks Sentinel i for the primary's address; -1 with k->err. */
-static int sentinel_ask(struct queue_conn *k, const struct url_parts *u, int i, struct timeval tv, char *host,
-                        size_t hostlen, int *port)
+/* What a Sentinel said when asked for the primary. */
+enum sentinel_answer { SENTINEL_NAMED, SENTINEL_NOAUTH, SENTINEL_FAILED };
+
+/* Asks Sentinel i for the primary's address (with the URL's credentials
+ * when may_auth and it answers NOAUTH); SENTINEL_FAILED with k->err. */
+static enum sentinel_answer sentinel_ask(struct queue_conn *k, const struct url_parts *u, int i, bool may_auth,
+                                         struct timeval tv, char *addr, size_t addrlen)
 {
     redisContext *s = redisConnectWithTimeout(u->sentinel[i].host, u->sentinel[i].port, tv);
     if (!s || s->err) {
@@ -471,11 +482,12 @@ static int sentinel_ask(struct queue_conn *k, const struct url_parts *u, int i, 
                  s ? s->errstr : "out of memory");
         if (s)
             redisFree(s);
-        return -1;
+        return SENTINEL_FAILED;
     }
     redisSetTimeout(s, tv);
     redisReply *r = redisCommand(s, "SENTINEL get-master-addr-by-name %s", u->master);
-    if (r && r->type == REDIS_REPLY_ERROR && !strncmp(r->str, "NOAUTH", 6) && u->pass[0]) {
+    bool noauth = r && r->type == REDIS_REPLY_ERROR && !strncmp(r->str, "NOAUTH", 6);
+    if (noauth && may_auth) {
         /* a Sentinel with requirepass: the same credentials as the primary's */
         freeReplyObject(r);
         r = u->user[0] ? redisCommand(s, "AUTH %s %s", u->user, u->pass) : redisCommand(s, "AUTH %s", u->pass);
@@ -483,14 +495,14 @@ static int sentinel_ask(struct queue_conn *k, const struct url_parts *u, int i, 
             freeReplyObject(r);
             r = redisCommand(s, "SENTINEL get-master-addr-by-name %s", u->master);
         }
+        noauth = false;
     }
-    int rc = -1;
-    if (r && r->type == REDIS_REPLY_ARRAY && r->elements == 2 && queue_rstr(r->element[0]) &&
+    enum sentinel_answer a = noauth ? SENTINEL_NOAUTH : SENTINEL_FAILED;
+    if (!noauth && r && r->type == REDIS_REPLY_ARRAY && r->elements == 2 && queue_rstr(r->element[0]) &&
         queue_rstr(r->element[1])) {
-        snprintf(host, hostlen, "%s", queue_rstr(r->element[0]));
-        *port = atoi(queue_rstr(r->element[1]));
-        rc = 0;
-    } else {
+        snprintf(addr, addrlen, "%.255s:%d", queue_rstr(r->element[0]), atoi(queue_rstr(r->element[1])));
+        a = SENTINEL_NAMED;
+    } else if (!noauth) {
         set_err(k, "Sentinel %s:%d %s", u->sentinel[i].host, u->sentinel[i].port,
                  !r ? (s->errstr[0] ? s->errstr : "did not answer")
                  : r->type == REDIS_REPLY_ERROR ? r->str
@@ -499,45 +511,104 @@ static int sentinel_ask(struct queue_conn *k, const struct url_parts *u, int i, 
     if (r)
         freeReplyObject(r);
     redisFree(s);
-    return rc;
+    return a;
 }
 
-/* Asks the Sentinels in turn (the one that answered last first) for the
- * primary and connects to it: authenticated, database selected, ROLE
- * master. NULL with k->err (the last Sentinel's or primary's trouble). */
-static redisContext *sentinel_connect(struct queue_conn *k, const struct url_parts *u, struct timeval tv,
-                                      const char *shown)
+/* What the configured Sentinels named: an address per Sentinel ("" when
+ * it named none). */
+struct sentinel_poll {
+    char addr[MAX_SENTINELS][300];
+    int named, noauth;
+};
+
+/* The address named by at least two Sentinels and by more than half of
+ * those that named one (-1: none such); over_all: more than half of all
+ * configured (no later answer can change it). */
+static int sentinel_quorum(const struct sentinel_poll *p, int n, bool over_all)
 {
-    for (int t = 0; t < u->nsentinels; t++) {
-        int i = (k->sentinel_next + t) % u->nsentinels, port = 0;
-        char host[256], addr[300];
-        if (sentinel_ask(k, u, i, tv, host, sizeof host, &port))
-            continue;
-        snprintf(addr, sizeof addr, "%s:%d", host, port);
-        redisContext *c = redisConnectWithTimeout(host, port, tv);
-        if (!c || c->err) {
-            set_err(k, "cannot connect to the primary %s that Sentinel %s:%d named: %s", addr,
-                     u->sentinel[i].host, u->sentinel[i].port, c ? c->errstr : "out of memory");
-            if (c)
-                redisFree(c);
-            continue;
+    for (int i = 0; i < n; i++) {
+        int same = 0;
+        for (int j = 0; j < n && p->addr[i][0]; j++)
+            same += !strcmp(p->addr[i], p->addr[j]);
+        if (same >= 2 && 2 * same > (over_all ? n : p->named))
+            return i;
+    }
+    return -1;
+}
+
+/* Asks the Sentinels in turn, starting with the one that answered last,
+ * until a quorum is sure, without credentials; only when every Sentinel
+ * that answered wants a password (a deployment whose Sentinels have
+ * requirepass) are they asked again with the URL's. The index of a
+ * Sentinel that named the quorum's address, or -1 with k->err. */
+static int sentinel_agree(struct queue_conn *k, const struct url_parts *u, struct timeval tv, const char *shown,
+                          char *addr, size_t addrlen)
+{
+    struct sentinel_poll p = {0};
+    int n = u->nsentinels, at = -1;
+    for (int pass = 0; pass < 2 && at < 0; pass++) {
+        if (pass == 1 && !(u->pass[0] && p.noauth && !p.named))
+            break;
+        for (int t = 0; t < n && (at = sentinel_quorum(&p, n, true)) < 0; t++) {
+            int i = (k->sentinel_next + t) % n;
+            if (p.addr[i][0])
+                continue;
+            enum sentinel_answer a = sentinel_ask(k, u, i, pass == 1, tv, p.addr[i], sizeof p.addr[i]);
+            p.named += a == SENTINEL_NAMED;
+            p.noauth += a == SENTINEL_NOAUTH && pass == 0;
+            if (a != SENTINEL_NAMED)
+                p.addr[i][0] = 0;
         }
-        redisSetTimeout(c, tv);
-        if (conn_prepare(k, c, u, shown) || check_primary(k, c, addr)) {
-            redisFree(c);
-            if (k->refused)
-                return NULL;   /* a wrong password is wrong on every node */
-            continue;
-        }
-        k->sentinel_next = i;
-        k->switched = k->primary[0] && strcmp(k->primary, addr);
-        snprintf(k->primary, sizeof k->primary, "%s", addr);
-        return c;
+        if (at < 0)
+            at = sentinel_quorum(&p, n, false);
+    }
+    if (at >= 0) {
+        snprintf(addr, addrlen, "%s", p.addr[at]);
+        return at;
     }
     char last[256];
     snprintf(last, sizeof last, "%s", k->err);
-    set_err(k, "no Sentinel of %s named a primary that answers (last: %s)", shown, last);
-    return NULL;
+    if (p.named >= 2)
+        set_err(k, "the Sentinels do not agree on the primary of %s (%d of %d named one, no address by more than "
+                   "half of them): not connecting until they do (%s)", u->master, p.named, n, shown);
+    else if (p.named == 0)
+        set_err(k, "no Sentinel of %s named a primary (last: %s)", shown, last);
+    else
+        set_err(k, "only 1 of %d Sentinels of %s named a primary, and what one names is used only once a second "
+                   "Sentinel confirms it (last: %s)", n, shown, p.noauth ? "a Sentinel wants a password while "
+                   "another answered without one: it is not sent one" : last);
+    return -1;
+}
+
+/* Connects to the primary the Sentinels agree on: authenticated, database
+ * selected, ROLE master. One Sentinel never decides where the password
+ * goes (README.md, "Failover (Sentinel)"). NULL with k->err. */
+static redisContext *sentinel_connect(struct queue_conn *k, const struct url_parts *u, struct timeval tv,
+                                      const char *shown)
+{
+    char addr[300], host[300];
+    int i = sentinel_agree(k, u, tv, shown, addr, sizeof addr);
+    if (i < 0)
+        return NULL;
+    const char *colon = strrchr(addr, ':');   /* HOST:PORT, HOST possibly IPv6 */
+    snprintf(host, sizeof host, "%.*s", colon ? (int)(colon - addr) : 0, addr);
+    redisContext *c = redisConnectWithTimeout(host, colon ? atoi(colon + 1) : 0, tv);
+    if (!c || c->err) {
+        set_err(k, "cannot connect to the primary %s that the Sentinels of %s named: %s", addr, shown,
+                 c ? c->errstr : "out of memory");
+        if (c)
+            redisFree(c);
+        return NULL;
+    }
+    redisSetTimeout(c, tv);
+    if (conn_prepare(k, c, u, shown) || check_primary(k, c, addr)) {
+        redisFree(c);
+        return NULL;
+    }
+    k->sentinel_next = i;
+    k->switched = k->primary[0] && strcmp(k->primary, addr);
+    snprintf(k->primary, sizeof k->primary, "%s", addr);
+    return c;
 }
 
 int queue_conn_ensure(struct queue_conn *k)

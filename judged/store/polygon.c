@@ -44,6 +44,10 @@
 #define PG_MAX_SUBTASKS 1000
 /* errors listed per kind of missing file before "... and N more" */
 #define PG_MISSING_LISTED 5
+/* the runner's default yaml_size: a problem.yaml it would refuse is not
+ * written past it (each-test groups' dependencies name a subtask per test
+ * per subtask: within the XML cap, far more than a judging host reads) */
+#define PG_YAML_MAX (1u << 20)
 
 struct pg_test {
     char group[128];
@@ -56,7 +60,9 @@ struct pg_group {
     char name[128];
     double points;      /* complete-group: the group's worth */
     bool each_test;     /* points-policy each-test: every test its own subtask */
-    xmlNode *node;      /* for its dependencies; NULL when only tests name it */
+    xmlNode *node;      /* its <group>; NULL when only tests name it */
+    int *tests, ntests; /* its tests' indexes, in order */
+    int *deps, ndeps;   /* the groups it depends on (indexes, each once, earlier) */
 };
 
 struct pg_testset {
@@ -93,6 +99,48 @@ const char *pg_attr(xmlNode *n, const char *name, char *buf, size_t len)
     return buf;
 }
 
+/* The length of a control character or a line break YAML knows at s
+ * (C0, DEL, C1 as UTF-8, U+2028, U+2029) and its code point; 0 if none. */
+static size_t yaml_break_at(const unsigned char *s, unsigned *cp)
+{
+    if (s[0] < 0x20 || s[0] == 0x7f)
+        return *cp = s[0], 1;
+    if (s[0] == 0xc2 && s[1] >= 0x80 && s[1] <= 0x9f)
+        return *cp = s[1], 2;
+    if (s[0] == 0xe2 && s[1] == 0x80 && (s[2] == 0xa8 || s[2] == 0xa9))
+        return *cp = 0x2000u + (s[2] & 0x3f), 3;
+    return 0;
+}
+
+int pg_scalar(xmlNode *n, const char *name, const char *key, char *buf, size_t len, struct conv_errs *e)
+{
+    xmlChar *v = n ? xmlGetNoNsProp(n, (const xmlChar *)name) : NULL;
+    buf[0] = 0;
+    if (!v)
+        return 0;
+    const unsigned char *s = v;
+    char q[400];
+    size_t l = strlen((const char *)s);
+    int rc = 1;
+    unsigned cp = 0;
+    for (size_t i = 0; i < l && rc > 0; i++)
+        if (yaml_break_at(s + i, &cp)) {
+            char shown[16];
+            snprintf(shown, sizeof shown, cp < 0x20 || cp == 0x7f ? "\\x%02x" : "U+%04X", cp);
+            conv_err(e, "problem.xml:%d: %s: a control character or line break (%s) in '%s'", pg_line(n), key,
+                     shown, pg_quote((const char *)s, q, sizeof q));
+            rc = -1;
+        }
+    if (rc > 0 && l >= len) {
+        conv_err(e, "problem.xml:%d: %s: longer than %zu bytes: '%s...'", pg_line(n), key, len - 1,
+                 pg_quote((const char *)s, q, sizeof q));
+        rc = -1;
+    }
+    snprintf(buf, len, "%s", rc > 0 ? (const char *)s : "");
+    xmlFree(v);
+    return rc;
+}
+
 int pg_line(xmlNode *n)
 {
     long l = n ? xmlGetLineNo(n) : 0;
@@ -102,9 +150,14 @@ int pg_line(xmlNode *n)
 const char *pg_quote(const char *s, char *buf, size_t len)
 {
     size_t o = 0;
-    for (size_t i = 0; s[i] && i < 80 && o + 5 < len; i++) {
+    for (size_t i = 0; s[i] && i < 80 && o + 7 < len; i++) {
         unsigned char c = (unsigned char)s[i];
-        if (c < 0x20 || c == 0x7f || c == '\'' || c == '\\')
+        unsigned cp;
+        size_t brk = yaml_break_at((const unsigned char *)s + i, &cp);
+        if (brk > 1) {   /* a line break as UTF-8 (NEL, U+2028): shown, not written */
+            o += (size_t)snprintf(buf + o, len - o, "\\u%04x", cp);
+            i += brk - 1;
+        } else if (c < 0x20 || c == 0x7f || c == '\'' || c == '\\')
             o += (size_t)snprintf(buf + o, len - o, "\\x%02x", c);
         else
             buf[o++] = (char)c;
@@ -408,7 +461,7 @@ static void read_tests(xmlNode *set, struct pg_testset *ts, struct conv_errs *e)
         struct pg_test *pt = &ts->tests[i++];
         char buf[64];
         pt->line = pg_line(t);
-        pg_attr(t, "group", pt->group, sizeof pt->group);
+        pg_scalar(t, "group", "test@group", pt->group, sizeof pt->group, e);
         pt->generated = pg_attr(t, "method", buf, sizeof buf) && !strcmp(buf, "generated");
         if (pg_attr(t, "points", buf, sizeof buf) && !attr_number(t, "points", &pt->points))
             conv_err(e, "problem.xml:%d: test@points: expected a number of points", pt->line);
@@ -431,10 +484,11 @@ static void read_groups(xmlNode *set, struct pg_testset *ts, struct conv_errs *e
         if (g->type != XML_ELEMENT_NODE || strcmp((const char *)g->name, "group"))
             continue;
         char name[128], policy[64], q[400];
-        if (!pg_attr(g, "name", name, sizeof name)) {
+        int has = pg_scalar(g, "name", "group@name", name, sizeof name, e);
+        if (has == 0)
             conv_err(e, "problem.xml:%d: group@name: missing", pg_line(g));
+        if (has <= 0)
             continue;
-        }
         struct pg_group *pg = group_named(ts, name);
         if (!pg) {   /* a group no test is in: nothing to judge */
             conv_warn(e, "problem.xml:%d: group@name: warning: group '%s' holds no test", pg_line(g),
@@ -453,6 +507,87 @@ static void read_groups(xmlNode *set, struct pg_testset *ts, struct conv_errs *e
             conv_err(e, "problem.xml:%d: group@points-policy: '%s' (expected complete-group or each-test)",
                      pg_line(g), pg_quote(policy, q, sizeof q));
     }
+}
+
+/* Each group's tests, in order: what its subtasks and those depending on
+ * it list, found once rather than by a scan of every test per name. */
+static void list_group_tests(struct pg_testset *ts, struct conv_errs *e)
+{
+    int *of = calloc((size_t)ts->count + 1, sizeof *of);   /* each test's group, -1 none */
+    for (int i = 0; of && i < ts->count; i++) {
+        struct pg_group *g = ts->tests[i].group[0] ? group_named(ts, ts->tests[i].group) : NULL;
+        of[i] = g ? (int)(g - ts->groups) : -1;
+        if (g)
+            g->ntests++;
+    }
+    for (int g = 0; of && g < ts->ngroups; g++) {
+        ts->groups[g].tests = calloc((size_t)ts->groups[g].ntests + 1, sizeof(int));
+        ts->groups[g].ntests = 0;
+        if (!ts->groups[g].tests) {
+            free(of);
+            of = NULL;
+        }
+    }
+    if (!of) {
+        conv_err(e, "problem.xml:%d: testset/tests: out of memory", pg_line(ts->node));
+        for (int g = 0; g < ts->ngroups; g++)
+            ts->groups[g].ntests = 0;
+        return;
+    }
+    for (int i = 0; i < ts->count; i++)
+        if (of[i] >= 0)
+            ts->groups[of[i]].tests[ts->groups[of[i]].ntests++] = i;
+    free(of);
+}
+
+/* One group's <dependency group=/> list: each an earlier group, named
+ * once. The first bad one is said and ends the group's list, so a
+ * problem.xml of repeats costs one error, and the list the writer expands
+ * (a name per test of an each-test group, in every subtask of this one)
+ * holds at most the groups before it. first_line: scratch, a line per
+ * group. */
+static void read_dependencies(struct pg_testset *ts, struct pg_group *g, int *first_line, struct conv_errs *e)
+{
+    xmlNode *deps = pg_child(g->node, "dependencies");
+    int self = (int)(g - ts->groups);
+    char name[128], q[400], q2[400];
+    memset(first_line, 0, (size_t)ts->ngroups * sizeof *first_line);
+    if (deps && !(g->deps = calloc((size_t)ts->ngroups, sizeof *g->deps))) {
+        conv_err(e, "problem.xml:%d: group/dependencies: out of memory", pg_line(deps));
+        return;
+    }
+    for (xmlNode *d = deps ? deps->children : NULL; d; d = d->next) {
+        if (d->type != XML_ELEMENT_NODE || strcmp((const char *)d->name, "dependency"))
+            continue;
+        int has = pg_scalar(d, "group", "dependency@group", name, sizeof name, e);
+        if (has < 0)
+            return;
+        const struct pg_group *dg = has ? group_named(ts, name) : NULL;
+        int at = dg ? (int)(dg - ts->groups) : -1;
+        if (!dg || at >= self) {
+            conv_err(e, "problem.xml:%d: dependency@group: '%s' %s", pg_line(d), pg_quote(name, q, sizeof q),
+                     !dg ? "is not a group of the testset" : "is not an earlier group (the runner judges groups in "
+                                                             "order and needs a dependency judged first)");
+            return;
+        }
+        if (first_line[at]) {
+            conv_err(e, "problem.xml:%d: dependency@group: '%s' is named twice among group '%s''s dependencies "
+                        "(first at line %d)", pg_line(d), pg_quote(name, q, sizeof q),
+                     pg_quote(g->name, q2, sizeof q2), first_line[at]);
+            return;
+        }
+        first_line[at] = pg_line(d) ? pg_line(d) : -1;
+        g->deps[g->ndeps++] = at;
+    }
+}
+
+static void read_all_dependencies(struct pg_testset *ts, struct conv_errs *e)
+{
+    int *first_line = calloc((size_t)ts->ngroups + 1, sizeof *first_line);
+    for (int g = 0; first_line && g < ts->ngroups; g++)
+        if (ts->groups[g].node)
+            read_dependencies(ts, &ts->groups[g], first_line, e);
+    free(first_line);
 }
 
 /* The testset named "tests" of <judging>; others (pretests, a stress
@@ -507,11 +642,13 @@ static const char *asset_source(const char *dir, xmlNode *asset, const char *key
                                 struct conv_errs *e)
 {
     xmlNode *src = pg_child(asset, "source");
-    char q[400];
-    if (!pg_attr(src, "path", path, len)) {
+    char q[400], what[64];
+    snprintf(what, sizeof what, "%s/source@path", key);
+    int has = pg_scalar(src, "path", what, path, len, e);
+    if (has == 0)
         conv_err(e, "problem.xml:%d: %s/source@path: missing", pg_line(src ? src : asset), key);
+    if (has <= 0)
         return NULL;
-    }
     if (!pg_relative_path(path) || !regular_file(dir, path)) {
         conv_err(e, "problem.xml:%d: %s/source@path: '%s' is not a file of the package", pg_line(src), key,
                  pg_quote(path, q, sizeof q));
@@ -528,10 +665,11 @@ static void write_checker(const char *dir, xmlNode *assets, FILE *out, struct co
         conv_err(e, "problem.xml:%d: assets/checker: missing", pg_line(assets));
         return;
     }
-    if (pg_attr(checker, "type", type, sizeof type) && strcmp(type, "testlib"))
+    if (pg_scalar(checker, "type", "checker@type", type, sizeof type, e) > 0 && strcmp(type, "testlib"))
         conv_err(e, "problem.xml:%d: checker@type: '%s' (only testlib checkers are converted)", pg_line(checker),
                  pg_quote(type, path, sizeof path));
-    pg_attr(checker, "name", name, sizeof name);
+    if (pg_scalar(checker, "name", "checker@name", name, sizeof name, e) < 0)
+        return;
     for (size_t i = 0; i < sizeof std_checkers / sizeof *std_checkers; i++)
         if (!strcmp(name, std_checkers[i].name)) {
             fprintf(out, "checker: %s   # Polygon's %s\n", std_checkers[i].yaml, name);
@@ -567,63 +705,63 @@ static void each_test_name(FILE *out, const struct pg_group *g, int test)
     conv_yaml_string(out, name);
 }
 
-/* "- {name: N, points: P, tests: [...], depends: [...]}" for one group's
- * subtask(s); each-test: one subtask per test, named GROUP-TEST. */
-static void write_depends(struct pg_testset *ts, const struct pg_group *g, FILE *out, struct conv_errs *e)
+/* ", depends: [...]}" of one subtask of g: each dependency's subtask, or
+ * every per-test subtask of an each-test one (all its tests must pass). */
+static void write_depends(const struct pg_testset *ts, const struct pg_group *g, FILE *out)
 {
-    xmlNode *deps = pg_child(g->node, "dependencies");
     int n = 0;
-    char name[128], q[400];
-    for (xmlNode *d = deps ? deps->children : NULL; d; d = d->next) {
-        if (d->type != XML_ELEMENT_NODE || strcmp((const char *)d->name, "dependency"))
-            continue;
-        const struct pg_group *dg = pg_attr(d, "group", name, sizeof name) ? group_named(ts, name) : NULL;
-        if (!dg || dg >= g) {
-            conv_err(e, "problem.xml:%d: dependency@group: '%s' %s", pg_line(d), pg_quote(name, q, sizeof q),
-                     !dg ? "is not a group of the testset" : "is not an earlier group (the runner judges groups in "
-                                                             "order and needs a dependency judged first)");
-            continue;
-        }
+    for (int d = 0; d < g->ndeps && !ferror(out); d++) {
+        const struct pg_group *dg = &ts->groups[g->deps[d]];
         if (!dg->each_test) {
             fprintf(out, "%s", n++ ? ", " : ", depends: [");
             conv_yaml_string(out, dg->name);
             continue;
         }
-        for (int i = 0; i < ts->count; i++)   /* every test of an each-test group must pass */
-            if (!strcmp(ts->tests[i].group, dg->name)) {
-                fprintf(out, "%s", n++ ? ", " : ", depends: [");
-                each_test_name(out, dg, i);
-            }
+        for (int i = 0; i < dg->ntests && !ferror(out); i++) {
+            fprintf(out, "%s", n++ ? ", " : ", depends: [");
+            each_test_name(out, dg, dg->tests[i]);
+        }
     }
     fprintf(out, "%s}\n", n ? "]" : "");
 }
 
-static void write_group(struct pg_testset *ts, const struct pg_group *g, FILE *out, struct conv_errs *e)
+/* "- {name: N, points: P, tests: [...], depends: [...]}" for one group's
+ * subtask(s); each-test: one subtask per test, named GROUP-TEST. */
+static void write_group(const struct pg_testset *ts, const struct pg_group *g, FILE *out)
 {
     if (g->each_test) {
-        for (int i = 0; i < ts->count; i++)
-            if (!strcmp(ts->tests[i].group, g->name)) {
-                fprintf(out, "  - {name: ");
-                each_test_name(out, g, i);
-                fprintf(out, ", points: %.17g, tests: [%d]", ts->tests[i].points, i + 1);
-                write_depends(ts, g, out, e);
-            }
+        for (int i = 0; i < g->ntests && !ferror(out); i++) {
+            fprintf(out, "  - {name: ");
+            each_test_name(out, g, g->tests[i]);
+            fprintf(out, ", points: %.17g, tests: [%d]", ts->tests[g->tests[i]].points, g->tests[i] + 1);
+            write_depends(ts, g, out);
+        }
         return;
     }
     /* complete-group: the group's points, else its tests' sum (Polygon
      * fills the group's from them) */
     double points = g->points;
     if (!g->node || points <= 0)
-        for (int i = 0; i < ts->count; i++)
-            points += strcmp(ts->tests[i].group, g->name) ? 0 : ts->tests[i].points;
+        for (int i = 0; i < g->ntests; i++)
+            points += ts->tests[g->tests[i]].points;
     fprintf(out, "  - {name: ");
     conv_yaml_string(out, g->name);
     fprintf(out, ", points: %.17g, tests: [", points);
-    for (int i = 0, n = 0; i < ts->count; i++)
-        if (!strcmp(ts->tests[i].group, g->name))
-            fprintf(out, "%s%d", n++ ? ", " : "", i + 1);
+    for (int i = 0; i < g->ntests && !ferror(out); i++)
+        fprintf(out, "%s%d", i ? ", " : "", g->tests[i] + 1);
     fprintf(out, "]");
-    write_depends(ts, g, out, e);
+    write_depends(ts, g, out);
+}
+
+/* Whether out stopped at PG_YAML_MAX (bounded_write); said once, naming
+ * what was being written. */
+static bool over_yaml_max(FILE *out, int line, const char *what, struct conv_errs *e)
+{
+    if (!ferror(out))
+        return false;
+    conv_err(e, "problem.xml:%d: %s make problem.yaml larger than %u bytes, the most the runner reads (yaml_size)",
+             line, what, PG_YAML_MAX);
+    return true;
 }
 
 /* With points: groups become subtasks in their order; a test in no group
@@ -649,17 +787,26 @@ static void write_subtasks(struct pg_testset *ts, FILE *out, struct conv_errs *e
         return;
     }
     fprintf(out, "subtasks:\n");
-    for (int g = 0; g < ts->ngroups; g++)
-        write_group(ts, &ts->groups[g], out, e);
-    for (int i = 0; i < ts->count; i++)
+    for (int g = 0; g < ts->ngroups; g++) {
+        const struct pg_group *pg = &ts->groups[g];
+        char what[400], q[400];
+        write_group(ts, pg, out);
+        snprintf(what, sizeof what, "groups/group: the subtasks of group '%s' (%d test%s, depending on %d group%s)",
+                 pg_quote(pg->name, q, sizeof q), pg->ntests, pg->ntests == 1 ? "" : "s", pg->ndeps,
+                 pg->ndeps == 1 ? "" : "s");
+        if (over_yaml_max(out, pg_line(pg->node ? pg->node : ts->node), what, e))
+            return;
+    }
+    for (int i = 0; i < ts->count && !ferror(out); i++)
         if (!ts->tests[i].group[0])
             fprintf(out, "  - {name: \"test-%d\", points: %.17g, tests: [%d]}\n", i + 1, ts->tests[i].points, i + 1);
     fprintf(out, "stop_on_failure: subtask\n");
+    over_yaml_max(out, pg_line(ts->node), "testset/tests: the subtasks of tests in no group", e);
 }
 
 /* ---- the converted problem.yaml ---- */
 
-static void write_title(xmlNode *root, FILE *out)
+static void write_title(xmlNode *root, FILE *out, struct conv_errs *e)
 {
     xmlNode *names = pg_child(root, "names"), *first = NULL;
     char value[512], lang[64];
@@ -669,7 +816,7 @@ static void write_title(xmlNode *root, FILE *out)
         if (!first || (pg_attr(n, "language", lang, sizeof lang) && !strcmp(lang, "english")))
             first = n;
     }
-    if (pg_attr(first, "value", value, sizeof value)) {
+    if (pg_scalar(first, "value", "name@value", value, sizeof value, e) > 0) {
         fprintf(out, "title: ");
         conv_yaml_string(out, value);
         fprintf(out, "\n");
@@ -679,7 +826,7 @@ static void write_title(xmlNode *root, FILE *out)
 static void write_tests(const struct pg_testset *ts, FILE *out)
 {
     fprintf(out, "tests:\n");
-    for (int i = 0; i < ts->count; i++) {
+    for (int i = 0; i < ts->count && !ferror(out); i++) {
         char in[600], ans[600];
         expand_pattern(ts->in_pat, i + 1, in, sizeof in);
         expand_pattern(ts->ans_pat, i + 1, ans, sizeof ans);
@@ -698,6 +845,8 @@ static void read_testset(const char *dir, xmlNode *set, struct pg_testset *ts, s
     read_patterns(set, ts, e);
     read_tests(set, ts, e);
     read_groups(set, ts, e);
+    list_group_tests(ts, e);
+    read_all_dependencies(ts, e);
     if (ts->tests && ts->in_pat[0] && ts->ans_pat[0])
         check_test_files(dir, ts, e);
     if (ts->count == 0 && ts->tests)
@@ -711,7 +860,7 @@ static void write_converted(const char *dir, const char *name, xmlNode *root, st
     fprintf(out, "# converted from a Polygon package (problem.xml, kept as it came) on push\nname: ");
     conv_yaml_string(out, name);
     fprintf(out, "\n");
-    write_title(root, out);
+    write_title(root, out, e);
     /* Polygon's limits are per test, CPU time in ms and memory in bytes */
     fprintf(out, "time_limit: %.3fs\nmemory_limit: %.0f\n", ts->time_ms / 1000.0, ts->memory);
     char *body = NULL;
@@ -727,7 +876,8 @@ static void write_converted(const char *dir, const char *name, xmlNode *root, st
     fprintf(out, "type: %s\n%s", interactive ? "interactive" : "batch", body ? body : "");
     free(body);
     write_tests(ts, out);
-    write_subtasks(ts, out, e);
+    if (!over_yaml_max(out, ts->in_line, "testset/input-path-pattern, answer-path-pattern: the tests' paths", e))
+        write_subtasks(ts, out, e);
 }
 
 bool polygon_detect(const char *dir)
@@ -739,6 +889,47 @@ bool polygon_detect(const char *dir)
         return false;
     snprintf(p, sizeof p, "%s/problem.xml", dir);
     return lstat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* problem.yaml's writer: the file, and what was written of it. Past
+ * PG_YAML_MAX a write fails (EFBIG), which sets the stream's error: the
+ * loops that expand names stop at it (ferror), so neither the file nor
+ * the work grows past the runner's limit. */
+struct bounded_file {
+    FILE *to;
+    size_t written;
+};
+
+static ssize_t bounded_write(void *cookie, const char *buf, size_t n)
+{
+    struct bounded_file *b = cookie;
+    if (n > PG_YAML_MAX - b->written) {
+        errno = EFBIG;
+        return -1;
+    }
+    size_t w = fwrite(buf, 1, n, b->to);
+    b->written += w;
+    return w == n ? (ssize_t)n : -1;
+}
+
+/* problem.yaml through the bounded writer; 0, or -1 with errno. */
+static int write_bounded(const char *path, const char *dir, const char *name, xmlNode *root, struct pg_testset *ts,
+                         struct conv_errs *e)
+{
+    struct bounded_file b = {.to = fopen(path, "w")};
+    FILE *out = b.to ? fopencookie(&b, "w", (cookie_io_functions_t){.write = bounded_write}) : NULL;
+    if (!out) {
+        if (b.to)
+            fclose(b.to);
+        return -1;
+    }
+    setvbuf(out, NULL, _IONBF, 0);   /* each write checked as it comes: the error names what crossed */
+    write_converted(dir, name, root, ts, out, e);
+    int rc = fclose(out);
+    int saved = errno;
+    rc = fclose(b.to) || rc ? -1 : 0;
+    errno = rc && saved ? saved : errno;
+    return rc;
 }
 
 /* Writes problem.yaml (through a temporary file, renamed only when the
@@ -762,10 +953,9 @@ static void convert_doc(const char *dir, const char *name, xmlDoc *doc, struct c
     char tmp[4400], path[4400];
     snprintf(tmp, sizeof tmp, "%s/.problem.yaml.new", dir);
     snprintf(path, sizeof path, "%s/problem.yaml", dir);
-    FILE *out = e->n ? NULL : fopen(tmp, "w");
-    if (out) {
-        write_converted(dir, name, root, &ts, out, e);
-        if (fclose(out))
+    if (e->n == 0) {
+        int before = e->n;
+        if (write_bounded(tmp, dir, name, root, &ts, e) && e->n == before)
             conv_err(e, "problem.yaml:0: (package): cannot write: %s", strerror(errno));
         pg_write_solutions(dir, pg_child(root, "assets"), e);
         if (e->n == 0 && rename(tmp, path))
@@ -773,6 +963,8 @@ static void convert_doc(const char *dir, const char *name, xmlDoc *doc, struct c
         unlink(tmp);
     }
     free(ts.tests);
+    for (int g = 0; g < ts.ngroups; g++)
+        free(ts.groups[g].tests), free(ts.groups[g].deps);
     free(ts.groups);
 }
 

@@ -17,6 +17,14 @@
 xmlNode *pg_child(xmlNode *n, const char *name);
 /* Attribute name of n copied into buf (cut to len - 1); NULL when absent. */
 const char *pg_attr(xmlNode *n, const char *name, char *buf, size_t len);
+/* Attribute name of n for a value the conversion writes into YAML (a tag,
+ * a type, a name, a path): 1 with the value in buf, 0 when absent, -1
+ * (an error naming problem.xml's line and key) when it holds a control
+ * character or a line break YAML knows (C0, DEL, C1 such as NEL, U+2028,
+ * U+2029), which would end a YAML comment or plain scalar and start a key
+ * of its own, or when it is longer than len - 1 bytes (cut, it could end
+ * inside a UTF-8 character). */
+int pg_scalar(xmlNode *n, const char *name, const char *key, char *buf, size_t len, struct conv_errs *e);
 /* The line of n in problem.xml (0 when unknown). */
 int pg_line(xmlNode *n);
 /* "FILE:LINE: KEY: ..." quoting of package text: at most 80 bytes, control

@@ -130,8 +130,15 @@ static int write_solution(const char *dir, xmlNode *sol, FILE *out, bool copy, s
     xmlNode *src = pg_child(sol, "source");
     char tag[128], path[600], type[128], q[400], to[700];
     int line = pg_line(sol);
-    const struct pg_tag *t = pg_attr(sol, "tag", tag, sizeof tag) ? tag_of(tag) : NULL;
-    if (!pg_attr(src, "path", path, sizeof path)) {
+    /* each written into submissions.yaml: no control character or line
+     * break (the second pass runs only when the first found no error) */
+    int has_tag = pg_scalar(sol, "tag", "solution@tag", tag, sizeof tag, e);
+    int has_path = pg_scalar(src, "path", "solution/source@path", path, sizeof path, e);
+    int has_type = pg_scalar(src, "type", "solution/source@type", type, sizeof type, e);
+    if (has_tag < 0 || has_path < 0 || has_type < 0)
+        return 0;
+    const struct pg_tag *t = has_tag ? tag_of(tag) : NULL;
+    if (!has_path) {
         conv_err(e, "problem.xml:%d: solution/source@path: missing", line);
         return 0;
     }
@@ -143,18 +150,18 @@ static int write_solution(const char *dir, xmlNode *sol, FILE *out, bool copy, s
                  plain_name(path) ? "file of the package" : "plain relative file name");
         return 0;
     }
-    const char *lang = pg_attr(src, "type", type, sizeof type) ? language_of(type) : NULL;
+    const char *lang = has_type ? language_of(type) : NULL;
     if (!lang) {
         conv_err(e, "problem.xml:%d: solution/source@type: '%s' (%s) is not a language this judge serves (c.*, "
                     "cpp.*, javaN, python.3, python.pypy3, pas.fpc, go, rust, js.*)", pg_line(src),
-                 pg_quote(pg_attr(src, "type", type, sizeof type) ? type : "", q, sizeof q), path);
+                 pg_quote(type, q, sizeof q), path);
         return 0;
     }
-    if (!pg_attr(sol, "tag", tag, sizeof tag) || (!t && strcmp(tag, "failed"))) {
+    if (!has_tag || (!t && strcmp(tag, "failed"))) {
         conv_err(e, "problem.xml:%d: solution@tag: '%s' (%s) is not a tag of Polygon's (main, accepted, rejected, "
                     "wrong-answer, presentation-error, time-limit-exceeded, time-limit-exceeded-or-accepted, "
                     "time-limit-exceeded-or-memory-limit-exceeded, memory-limit-exceeded, failed)", line,
-                 pg_quote(pg_attr(sol, "tag", tag, sizeof tag) ? tag : "", q, sizeof q), path);
+                 pg_quote(tag, q, sizeof q), path);
         return 0;
     }
     if (!t) {
@@ -172,7 +179,8 @@ static int write_solution(const char *dir, xmlNode *sol, FILE *out, bool copy, s
     }
     if (!out)
         return 1;
-    fprintf(out, "%s:   # Polygon tag %s, type %s\n  language: %s\n", path, tag, type, lang);
+    conv_yaml_string(out, path);   /* lossless, whatever YAML makes of a plain key */
+    fprintf(out, ":   # Polygon tag %s, type %s\n  language: %s\n", tag, type, lang);
     if (!strcmp(tag, "main"))
         fprintf(out, "  model_solution: true\n");
     if (t->permitted)

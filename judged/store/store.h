@@ -379,6 +379,14 @@ struct store_expected {
  * number of errors, each "FILE:LINE: KEY: message" in *errors (caller
  * frees; NULL none); a program with an error is left out of *out. */
 int store_expected_results(const char *dir, struct store_expected **out, size_t *n, char **errors);
+/* The same, bounded and stoppable as judge-api needs it: the keys' {a,b}
+ * groups are bounded (groups, alternatives, expansion) and refused past
+ * that naming file, line and key; all the matching of one reading is
+ * bounded; and stop(arg), when given, is asked every few thousand
+ * comparisons (judge-api: has the client left?): when it says true the
+ * reading ends with an error. */
+int store_expected_results_until(const char *dir, bool (*stop)(void *), void *arg, struct store_expected **out,
+                                 size_t *n, char **errors);
 void store_expected_free(struct store_expected *x, size_t n);
 /* What one expectation owns (its group rules), the struct itself kept. */
 void store_expected_release(struct store_expected *x);

@@ -43,6 +43,19 @@
 #include "store.h"
 #include "yaml_doc.h"
 
+/* A pattern's {a,b} groups multiply the patterns fnmatch is given: at
+ * most GLOB_MAX_GROUPS groups of GLOB_MAX_ALTERNATIVES each, expanding to
+ * at most GLOB_MAX_EXPANSION patterns (a real key has one or two small
+ * groups). MATCH_BUDGET bounds all the fnmatch calls of one reading (keys
+ * x programs x their folders, group keys x tests): a real package makes
+ * thousands; MATCH_POLL how often the caller's stop() is asked. */
+#define GLOB_MAX_GROUPS 8
+#define GLOB_MAX_ALTERNATIVES 32
+#define GLOB_MAX_EXPANSION 256
+#define GLOB_MAX_LEN 1023
+#define MATCH_BUDGET 10000000ul
+#define MATCH_POLL 4096ul
+
 #define V_ALL (STORE_V_AC | STORE_V_WA | STORE_V_TLE | STORE_V_RTE | STORE_V_OLE)
 #define V_RTE (STORE_V_RTE | STORE_V_OLE)   /* ICPC's RTE: any crash, output limit included */
 #define MAX_PROGRAMS 1000
@@ -162,10 +175,28 @@ static int domjudge_expected(const char *dir, const char *rel, unsigned *bits, s
 
 /* ----------------------------------------------------- submissions.yaml */
 
+/* A key as the fnmatch patterns its {a,b} groups expand to. */
+struct glob {
+    char **pats;
+    size_t n;
+};
+
+/* The matching of one reading: counted against MATCH_BUDGET, stopped when
+ * the caller's stop() says so; once either happens (said once, naming the
+ * key being matched) nothing matches any more. */
+struct matching {
+    unsigned long done;
+    bool (*stop)(void *);
+    void *arg;
+    bool over;
+    struct conv_errs *e;
+};
+
 /* A test group glob under a submission's key and what it asks of the
  * tests it covers. */
 struct yaml_group {
     char glob[256];
+    struct glob pats;
     int line;
     struct store_expect_rule rule;
     char message[256];
@@ -174,6 +205,7 @@ struct yaml_group {
 /* One key of submissions.yaml and what it asks. */
 struct yaml_rule {
     char *glob;
+    struct glob pats;
     size_t line;
     struct store_expect_rule rule;
     bool has_permitted, has_required, has_score, has_time_use;
@@ -196,6 +228,98 @@ struct yaml_rules {
     struct yaml_rule *items;
     size_t n;
 };
+
+/* ------------------------------------------------------------ patterns */
+
+static void glob_free(struct glob *g)
+{
+    for (size_t i = 0; i < g->n; i++)
+        free(g->pats[i]);
+    free(g->pats);
+    *g = (struct glob){0};
+}
+
+static int glob_add(struct glob *g, char *pat)
+{
+    char **grown = pat ? realloc(g->pats, (g->n + 1) * sizeof *grown) : NULL;
+    if (!grown) {
+        free(pat);
+        return -1;
+    }
+    g->pats = grown;
+    g->pats[g->n++] = pat;
+    return 0;
+}
+
+/* key's patterns, the spec's brace expansion ("{a,b}.py"; '*' stays
+ * within a name): the first '{', the first '}' after it, each alternative
+ * put in its place, and the same again on each result (nested braces
+ * expand left to right). Each step removes a '{', so a key of at most
+ * GLOB_MAX_GROUPS of them is expanded in as many steps, and the leaves are
+ * counted as they come: the work is bounded before it is done. -1 with
+ * why. */
+static int glob_compile(const char *key, struct glob *out, char *why, size_t whylen)
+{
+    size_t groups = 0;
+    for (const char *c = key; *c; c++)
+        groups += *c == '{';
+    *out = (struct glob){0};
+    if (groups > GLOB_MAX_GROUPS) {
+        snprintf(why, whylen, "%zu {...} groups in one pattern, at most %d (their alternatives multiply what a "
+                              "pattern matches against)", groups, GLOB_MAX_GROUPS);
+        return -1;
+    }
+    struct glob todo = {0};
+    int rc = glob_add(&todo, strdup(key));
+    while (rc == 0 && todo.n) {
+        char *s = todo.pats[--todo.n];
+        const char *open = strchr(s, '{'), *close = open ? strchr(open, '}') : NULL;
+        if (!close && out->n == GLOB_MAX_EXPANSION) {
+            snprintf(why, whylen, "its {...} groups expand to more than %d patterns", GLOB_MAX_EXPANSION);
+            free(s);
+            rc = -1;
+        }
+        if (!close) {
+            rc = rc ? rc : glob_add(out, s);
+            continue;
+        }
+        size_t alternatives = 1;
+        for (const char *c = open; c < close; c++)
+            alternatives += *c == ',';
+        if (alternatives > GLOB_MAX_ALTERNATIVES) {
+            snprintf(why, whylen, "%zu alternatives in one {...} group, at most %d", alternatives,
+                     GLOB_MAX_ALTERNATIVES);
+            rc = -1;
+        }
+        for (const char *alt = open + 1; rc == 0 && alt <= close;) {
+            size_t l = strcspn(alt, ",}");
+            char *one = NULL;
+            if (asprintf(&one, "%.*s%.*s%s", (int)(open - s), s, (int)l, alt, close + 1) < 0)
+                one = NULL;
+            if (one && strlen(one) > GLOB_MAX_LEN)
+                snprintf(why, whylen, "it expands to a pattern longer than %d bytes", GLOB_MAX_LEN);
+            rc = one && strlen(one) > GLOB_MAX_LEN ? (free(one), -1) : glob_add(&todo, one);
+            alt += l + 1;
+        }
+        free(s);
+    }
+    if (rc && !why[0])
+        snprintf(why, whylen, "out of memory");
+    glob_free(&todo);
+    if (rc)
+        glob_free(out);
+    return rc;
+}
+
+/* One key compiled, or an error naming the file, its line and the key. */
+static void compile_key(const char *key, int line, struct glob *g, struct conv_errs *e)
+{
+    char why[200] = "";
+    if (glob_compile(key, g, why, sizeof why) == 0)
+        return;
+    char q[COMMON_QUOTE_CAP];
+    conv_err(e, "%s:%d: %s: %s", SUBMISSIONS_YAML, line, YQ(q, key), why);
+}
 
 /* [AC, WA, TLE, RTE] -> bits; -1 on a bad entry (reported). */
 static int verdict_list(struct ydoc *d, yaml_node_t *v, const char *key, unsigned *out, struct conv_errs *e)
@@ -270,6 +394,7 @@ static void read_group(struct ydoc *d, yaml_node_t *kn, const char *k, yaml_node
     struct yaml_group *g = &r->groups[r->ngroups++];
     *g = (struct yaml_group){.line = ydoc_line(kn), .rule = {V_ALL, V_ALL}};
     snprintf(g->glob, sizeof g->glob, "%s", k);
+    compile_key(k, g->line, &g->pats, e);
     ydoc_mapping(d, map, k);
     YDOC_FOR_PAIRS(d, map, gk, gkn, v) {
         if (!v)
@@ -353,6 +478,7 @@ static void read_submissions_yaml(const char *dir, struct yaml_rules *out, struc
             struct yaml_rule *r = &out->items[out->n++];
             *r = (struct yaml_rule){.glob = strdup(k), .line = (size_t)ydoc_line(kn),
                                     .rule = {V_ALL, V_ALL}};
+            compile_key(k, ydoc_line(kn), &r->pats, e);
             read_entry(&d, v, r, e);
         }
     } else if (root) {
@@ -365,35 +491,39 @@ static void read_submissions_yaml(const char *dir, struct yaml_rules *out, struc
     common_errors_free(&found);
 }
 
-/* fnmatch with the spec's brace expansion ("{a,b}.py"; '*' stays within a
- * name). Nested braces expand left to right. */
-static bool glob_match(const char *glob, const char *path)
+/* Whether one of g's patterns matches path, counted against the budget
+ * and stoppable (the key and its line name what was being matched when
+ * it ran out). */
+static bool glob_match(const struct glob *g, const char *key, int line, const char *path, struct matching *m)
 {
-    const char *open = strchr(glob, '{');
-    const char *close = open ? strchr(open, '}') : NULL;
-    if (!close)
-        return fnmatch(glob, path, FNM_PATHNAME) == 0;
-    char one[1024];
-    for (const char *alt = open + 1; alt <= close;) {
-        size_t l = strcspn(alt, ",}");
-        snprintf(one, sizeof one, "%.*s%.*s%s", (int)(open - glob), glob, (int)l, alt, close + 1);
-        if (glob_match(one, path))
+    for (size_t i = 0; i < g->n && !m->over; i++) {
+        m->done++;
+        bool stopped = m->done % MATCH_POLL == 0 && m->stop && m->stop(m->arg);
+        if (stopped || m->done > MATCH_BUDGET) {
+            char q[COMMON_QUOTE_CAP];
+            m->over = true;
+            conv_err(m->e, "%s:%d: %s: %s", SUBMISSIONS_YAML, line, YQ(q, key), stopped
+                     ? "stopped while matching the patterns: the request was given up"
+                     : "matching the patterns against the package's programs and tests took more than 10000000 "
+                       "comparisons: use fewer or simpler patterns ({a,b} groups multiply them)");
+            break;
+        }
+        if (fnmatch(g->pats[i], path, FNM_PATHNAME) == 0)
             return true;
-        alt += l + 1;
     }
     return false;
 }
 
 /* Whether key applies to the program at rel (below submissions/): the
  * program itself or a folder above it matches. */
-static bool rule_applies(const char *glob, const char *rel)
+static bool rule_applies(const struct glob *g, const char *key, int line, const char *rel, struct matching *m)
 {
     char path[1024];
     snprintf(path, sizeof path, "%s", rel);
     for (char *slash;;) {
-        if (glob_match(glob, path))
+        if (glob_match(g, key, line, path, m))
             return true;
-        if (!(slash = strrchr(path, '/')))
+        if (m->over || !(slash = strrchr(path, '/')))
             return false;
         *slash = 0;
     }
@@ -454,15 +584,18 @@ static void pkg_tests_free(struct pkg_tests *t)
 /* Every test group glob names some test of the package: a glob that
  * matches none (a typo, a key that is none of an entry's) is an error
  * rather than a rule that always holds. */
-static void check_group_globs(const struct yaml_rules *y, const struct pkg_tests *t, struct conv_errs *e)
+static void check_group_globs(const struct yaml_rules *y, const struct pkg_tests *t, struct matching *m,
+                              struct conv_errs *e)
 {
-    for (size_t i = 0; i < y->n; i++)
-        for (size_t g = 0; g < y->items[i].ngroups; g++) {
+    for (size_t i = 0; i < y->n && !m->over; i++)
+        for (size_t g = 0; g < y->items[i].ngroups && !m->over; g++) {
             const struct yaml_group *yg = &y->items[i].groups[g];
             size_t k = 0;
-            while (k < t->n && !rule_applies(yg->glob, t->path[k]))
+            if (!yg->pats.n)
+                continue;   /* refused as it was read */
+            while (k < t->n && !rule_applies(&yg->pats, yg->glob, yg->line, t->path[k], m))
                 k++;
-            if (k == t->n)
+            if (k == t->n && !m->over)
                 conv_err(e, "%s:%d: %.100s: unknown key (" ENTRY_KEYS "), nor a test group or test case of data/ "
                             "(sample, secret/GROUP, globs with * and {a,b})", SUBMISSIONS_YAML, yg->line, yg->glob);
         }
@@ -474,7 +607,8 @@ static int by_name(const void *a, const void *b)
 }
 
 /* A group rule of x: yg with the names of the tests it covers, sorted. */
-static void add_group(struct store_expected *x, const struct yaml_group *yg, const struct pkg_tests *t)
+static void add_group(struct store_expected *x, const struct yaml_group *yg, const struct pkg_tests *t,
+                      struct matching *m)
 {
     struct store_group_expect *grown = realloc(x->groups, (x->ngroups + 1) * sizeof *grown);
     if (!grown)
@@ -486,7 +620,7 @@ static void add_group(struct store_expected *x, const struct yaml_group *yg, con
     snprintf(g->message, sizeof g->message, "%s", yg->message);
     g->tests = calloc(t->n ? t->n : 1, sizeof *g->tests);
     for (size_t k = 0; g->tests && k < t->n; k++)
-        if (rule_applies(yg->glob, t->path[k]))
+        if (rule_applies(&yg->pats, yg->glob, yg->line, t->path[k], m))
             g->tests[g->ntests++] = strdup(t->name[k]);
     if (g->tests)
         qsort(g->tests, g->ntests, sizeof *g->tests, by_name);
@@ -519,7 +653,8 @@ static void add_rule(struct store_expected *x, struct store_expect_rule r)
 
 /* The expectation of submissions/<rel>; false (reported) when it has none. */
 static bool expect_program(const char *dir, const char *folder, const char *rel, const struct yaml_rules *y,
-                           const struct pkg_tests *tests, struct store_expected *x, struct conv_errs *e)
+                           const struct pkg_tests *tests, struct matching *m, struct store_expected *x,
+                           struct conv_errs *e)
 {
     const struct folder_rule *def = folder_default(folder);
     char sub[1100];
@@ -531,7 +666,7 @@ static bool expect_program(const char *dir, const char *folder, const char *rel,
     bool has_base = def != NULL;
     for (size_t i = 0; i < y->n; i++) {
         const struct yaml_rule *r = &y->items[i];
-        if (!rule_applies(r->glob, rel))
+        if (!rule_applies(&r->pats, r->glob, (int)r->line, rel, m))
             continue;
         if (def && !strcmp(r->glob, folder)) {   /* the folder's default, replaced key by key */
             base.permitted = r->has_permitted ? r->rule.permitted : base.permitted;
@@ -551,7 +686,7 @@ static bool expect_program(const char *dir, const char *folder, const char *rel,
         if (r->message[0])
             snprintf(x->message, sizeof x->message, "%s", r->message);
         for (size_t g = 0; g < r->ngroups; g++)
-            add_group(x, &r->groups[g], tests);
+            add_group(x, &r->groups[g], tests, m);
     }
     if (has_base)
         add_rule(x, base);
@@ -580,7 +715,14 @@ static bool expect_program(const char *dir, const char *folder, const char *rel,
 
 int store_expected_results(const char *dir, struct store_expected **out, size_t *count, char **errors)
 {
+    return store_expected_results_until(dir, NULL, NULL, out, count, errors);
+}
+
+int store_expected_results_until(const char *dir, bool (*stop)(void *), void *arg, struct store_expected **out,
+                                 size_t *count, char **errors)
+{
     struct conv_errs e = {0};
+    struct matching m = {.stop = stop, .arg = arg, .e = &e};
     struct yaml_rules y = {0};
     struct pkg_tests tests = {0};
     char path[4400];
@@ -592,7 +734,7 @@ int store_expected_results(const char *dir, struct store_expected **out, size_t 
         groups = groups || y.items[i].ngroups;
     if (groups) {
         walk_tests(dir, "data", &tests);
-        check_group_globs(&y, &tests, &e);
+        check_group_globs(&y, &tests, &m, &e);
     }
     snprintf(path, sizeof path, "%s/submissions", dir);
     size_t nf;
@@ -605,11 +747,11 @@ int store_expected_results(const char *dir, struct store_expected **out, size_t 
             continue;   /* submissions.yaml, a README */
         size_t np;
         char **programs = conv_sorted_names(fpath, &np);
-        for (size_t j = 0; j < np && *count < MAX_PROGRAMS; j++) {
+        for (size_t j = 0; j < np && *count < MAX_PROGRAMS && !m.over; j++) {
             char rel[1024];
             snprintf(rel, sizeof rel, "%.400s/%.400s", folders_found[i], programs[j]);
             struct store_expected x = {0};
-            if (!expect_program(dir, folders_found[i], rel, &y, &tests, &x, &e))
+            if (!expect_program(dir, folders_found[i], rel, &y, &tests, &m, &x, &e))
                 continue;
             struct store_expected *grown = realloc(*out, (*count + 1) * sizeof *grown);
             if (!grown) {
@@ -622,8 +764,12 @@ int store_expected_results(const char *dir, struct store_expected **out, size_t 
         conv_free_names(programs, np);
     }
     conv_free_names(folders_found, nf);
-    for (size_t i = 0; i < y.n; i++)
+    for (size_t i = 0; i < y.n; i++) {
+        for (size_t g = 0; g < y.items[i].ngroups; g++)
+            glob_free(&y.items[i].groups[g].pats);
+        glob_free(&y.items[i].pats);
         free(y.items[i].glob), free(y.items[i].groups);
+    }
     free(y.items);
     pkg_tests_free(&tests);
     *errors = e.buf;

@@ -12,8 +12,10 @@
  * submissions/, has a rule to check, a bounded text, and test group rules
  * that cover only the package's tests, sorted; it survives judge-api's
  * record (JSON and back) unchanged; checking it against a judging that
- * ran every test (and against one that ran none) returns. Any violation
- * aborts. Seeds: tests/fuzz/corpus/verify/; dictionary tests/fuzz/yaml.dict.
+ * ran every test (and against one that ran none) returns; the matching
+ * is bounded (judge-api's stop() is asked every 4096 comparisons: no more
+ * often than 10 million comparisons allow, whatever {a,b} groups the keys
+ * hold). Any violation aborts. Seeds: tests/fuzz/corpus/verify/; dictionary tests/fuzz/yaml.dict.
  * Run with ASan + UBSan; README.md "Fuzzing".
  */
 #include <jansson.h>
@@ -111,6 +113,13 @@ static void check_judgings(const struct store_expected *x)
         abort();
 }
 
+/* judge-api's stop(): the client stays; counts the times it was asked */
+static bool count_asked(void *arg)
+{
+    ++*(unsigned long *)arg;
+    return false;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     fuzz_make_package(files, sizeof files / sizeof *files);
@@ -118,9 +127,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct store_expected *xs = NULL;
     size_t n = 0;
     char *errors = NULL;
-    int bad = store_expected_results(fuzz_pkg, &xs, &n, &errors);
+    unsigned long asked = 0;
+    int bad = store_expected_results_until(fuzz_pkg, count_asked, &asked, &xs, &n, &errors);
     if (bad < 0 || (bad > 0 && (!errors || !*errors)))
         abort();   /* an error counted but not said */
+    if (asked > 10000000ul / 4096)
+        abort();   /* more matching than the bound */
     if (n > sizeof files / sizeof *files)
         abort();   /* more expectations than programs */
     for (size_t i = 0; i < n; i++) {

@@ -53,7 +53,7 @@ static const char *icpc_verdict(const char *v)
 static void entry_of(const char *yaml, const char *file, char *permitted, char *required, char *language)
 {
     char key[300];
-    snprintf(key, sizeof key, "\n%s:", file);
+    snprintf(key, sizeof key, "\n\"%s\":", file);   /* keys are written double-quoted */
     const char *at = strstr(yaml, key);
     cr_assert(at, "%s not in submissions.yaml:\n%s", file, yaml);
     permitted[0] = required[0] = language[0] = 0;

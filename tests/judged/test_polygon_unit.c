@@ -6,9 +6,11 @@
  * error naming problem.xml's line and the element or attribute, and
  * nothing is written. Judging and pushing them: test_polygon.c. */
 #include <criterion/criterion.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -130,15 +132,15 @@ Test(polygon_unit, groups_with_points_and_dependencies_become_subtasks)
     cr_assert_str_eq(text("problem.xml"), xml, "problem.xml is kept as it came");
     free(xml);
     const char *s = text("submissions/submissions.yaml");
-    cr_assert(strstr(s, "solutions/sum.cpp:   # Polygon tag main, type cpp.g++17\n  language: cpp\n"
+    cr_assert(strstr(s, "\"solutions/sum.cpp\":   # Polygon tag main, type cpp.g++17\n  language: cpp\n"
                         "  model_solution: true\n  permitted: [AC]\n"), "%s", s);
-    cr_assert(strstr(s, "solutions/sum.py:   # Polygon tag accepted, type python.3\n  language: python3\n"
+    cr_assert(strstr(s, "\"solutions/sum.py\":   # Polygon tag accepted, type python.3\n  language: python3\n"
                         "  permitted: [AC]\n"), "%s", s);
-    cr_assert(strstr(s, "solutions/overflow.cpp:   # Polygon tag wrong-answer, type cpp.gcc13-64-winlibs-g++20\n"
+    cr_assert(strstr(s, "\"solutions/overflow.cpp\":   # Polygon tag wrong-answer, type cpp.gcc13-64-winlibs-g++20\n"
                         "  language: cpp\n  permitted: [AC, WA]\n  required: [WA]\n"), "%s", s);
-    cr_assert(strstr(s, "solutions/one.cpp:   # Polygon tag rejected, type cpp.g++17\n  language: cpp\n"
+    cr_assert(strstr(s, "\"solutions/one.cpp\":   # Polygon tag rejected, type cpp.g++17\n  language: cpp\n"
                         "  required: [WA, TLE, RTE]\n"), "%s", s);
-    cr_assert(strstr(s, "solutions/slow.c:   # Polygon tag time-limit-exceeded, type c.gcc\n  language: c\n"
+    cr_assert(strstr(s, "\"solutions/slow.c\":   # Polygon tag time-limit-exceeded, type c.gcc\n  language: c\n"
                         "  permitted: [AC, TLE]\n  required: [TLE]\n"), "%s", s);
     char *orig = strdup(text("solutions/one.cpp"));
     cr_assert_str_eq(text("submissions/solutions/one.cpp"), orig, "the schema finds the files under submissions/");
@@ -165,7 +167,7 @@ Test(polygon_unit, an_interactor_and_a_std_checker)
     cr_assert(strstr(y, "type: interactive\ninteractor: {source: \"files/interactor.cpp\", protocol: testlib}\n"
                         "checker: tokens   # Polygon's std::wcmp.cpp\n"), "%s", y);
     cr_assert(strstr(y, "stop_on_failure: all\n") && !strstr(y, "subtasks:"), "no points: pass/fail: %s", y);
-    cr_assert(strstr(text("submissions/submissions.yaml"), "solutions/bsearch.py:   # Polygon tag accepted, type "
+    cr_assert(strstr(text("submissions/submissions.yaml"), "\"solutions/bsearch.py\":   # Polygon tag accepted, type "
                                                            "python.pypy3\n  language: python3\n"));
 }
 
@@ -317,11 +319,11 @@ Test(polygon_unit, source_types_and_tags)
     const char *y = text("submissions/submissions.yaml");
     for (size_t i = 0; i < sizeof types / sizeof *types - 1; i++) {
         char want[300];
-        snprintf(want, sizeof want, "solutions/s%zu:   # Polygon tag %s, type %s\n  language: %s\n", i, types[i][2],
+        snprintf(want, sizeof want, "\"solutions/s%zu\":   # Polygon tag %s, type %s\n  language: %s\n", i, types[i][2],
                  types[i][0], types[i][1]);
         cr_assert(strstr(y, want), "%s in\n%s", want, y);
     }
-    cr_assert(strstr(y, "solutions/s0:   # Polygon tag memory-limit-exceeded, type java11\n  language: java\n"
+    cr_assert(strstr(y, "\"solutions/s0\":   # Polygon tag memory-limit-exceeded, type java11\n  language: java\n"
                         "  permitted: [AC, RTE]\n  required: [RTE]\n"), "%s", y);
     cr_assert(strstr(y, "type pas.fpc\n  language: pascal\n  permitted: [AC, TLE, RTE]\n  required: [TLE, RTE]\n"),
               "%s", y);
@@ -366,4 +368,93 @@ Test(polygon_unit, more_subtasks_than_the_runner_judges)
     char *e = refused(1);
     cr_assert(strstr(e, "problem.xml:10: testset/groups: 1001 subtasks (a group each, a test each of each-test groups "
                         "and of no group); the runner judges at most 1000"), "%s", e);
+}
+
+/* issue 40, finding 2: a group named twice among a group's dependencies
+ * is refused, naming both lines; each repeat on an each-test group would
+ * add a name per test to every subtask of the group. */
+Test(polygon_unit, a_repeated_dependency_is_refused)
+{
+    copy_package("sumgroups");
+    edit("<dependency group=\"1\"/>", "<dependency group=\"1\"/>\n<dependency group=\"0\"/><dependency group=\"1\"/>");
+    char *e = refused(1);
+    cr_assert(strstr(e, "problem.xml:34: dependency@group: '1' is named twice among group '2''s dependencies (first "
+                        "at line 33)\n"), "%s", e);
+    cr_assert(!exists("submissions"), "nothing written");
+}
+
+/* issue 40, finding 2: dependencies on each-test groups without repeats
+ * can still name a test's subtask per test per subtask. The conversion
+ * stops writing once problem.yaml would pass the runner's yaml_size (1
+ * MiB): with the file size limit of the process at 1.25 MiB, a converter
+ * that wrote it all and measured after would fail on EFBIG instead. */
+Test(polygon_unit, a_conversion_larger_than_the_runner_reads_stops_while_writing)
+{
+    copy_package("sumgroups");
+    enum { PER_GROUP = 100 };
+    char g[121];
+    memset(g, 'g', 120);
+    g[120] = 0;
+    static char tests[2 * PER_GROUP * 200];
+    size_t len = 0;
+    for (int i = 1; i <= 2 * PER_GROUP; i++) {
+        char p[64];
+        snprintf(p, sizeof p, "tests/%03d", i);
+        write_text(p, "1\n1\n");
+        snprintf(p, sizeof p, "tests/%03d.a", i);
+        write_text(p, "1\n");
+        len += (size_t)snprintf(tests + len, sizeof tests - len, "<test group=\"%s%s\" points=\"1\"/>\n",
+                                i <= PER_GROUP ? "a" : "b", g);
+    }
+    char *xml = strdup(text("problem.xml"));
+    char *from = strstr(xml, "<test-count>"), *to = strstr(xml, "</groups>");
+    cr_assert(from && to);
+    size_t out_len = strlen(xml) + sizeof tests + 2000;
+    char *out = malloc(out_len);
+    snprintf(out, out_len, "%.*s<test-count>%d</test-count>\n<input-path-pattern>tests/%%03d</input-path-pattern>\n"
+             "<answer-path-pattern>tests/%%03d.a</answer-path-pattern>\n<tests>%s</tests>\n<groups>\n"
+             "<group name=\"a%s\" points-policy=\"each-test\"/>\n<group name=\"b%s\" points-policy=\"each-test\">"
+             "<dependencies><dependency group=\"a%s\"/></dependencies></group>\n%s",
+             (int)(from - xml), xml, 2 * PER_GROUP, tests, g, g, g, to);
+    write_text("problem.xml", out);
+    free(out);
+    free(xml);
+    struct rlimit fsize = {(5u << 20) / 4, (5u << 20) / 4};
+    signal(SIGXFSZ, SIG_IGN);
+    cr_assert_eq(setrlimit(RLIMIT_FSIZE, &fsize), 0);
+    char *e = refused(1);
+    cr_assert(strstr(e, "problem.xml:219: groups/group: the subtasks of group 'bggggggg") &&
+              strstr(e, "make problem.yaml larger than 1048576 bytes, the most the runner reads (yaml_size)"),
+              "%s", e);
+}
+
+/* issue 40, finding 10: a converted scalar (a tag, a type, a name, a
+ * path) with a control character or a line break YAML knows (NEL U+0085,
+ * U+2028) is refused naming its line: written into a YAML comment or a
+ * plain scalar, a line break would start a key of its own. */
+Test(polygon_unit, control_characters_in_converted_scalars)
+{
+    static const char *const cases[][3] = {
+        {"sum.cpp\" type=\"cpp.g++17\"", "sum.cpp\" type=\"cpp.g++17&#10;  required: [TLE]\"",
+         "problem.xml:69: solution/source@type: a control character or line break (\\x0a) in "
+         "'cpp.g++17\\x0a  required: [TLE]'"},
+        {"type=\"python.3\"", "type=\"python.3&#133;  required: [TLE]\"",
+         "problem.xml:72: solution/source@type: a control character or line break (U+0085) in 'python.3"},
+        {"tag=\"rejected\"", "tag=\"rejected&#9;\"",
+         "problem.xml:77: solution@tag: a control character or line break (\\x09) in 'rejected\\x09'"},
+        {"<group feedback-policy=\"points\" name=\"2\"", "<group feedback-policy=\"points\" name=\"2&#x2028;x\"",
+         "problem.xml:31: group@name: a control character or line break (U+2028) in '2"},
+        {"value=\"Sum in groups\"", "value=\"Sum&#13;in groups\"",
+         "problem.xml:4: name@value: a control character or line break (\\x0d) in 'Sum\\x0din groups'"},
+        {"<dependency group=\"0\"/>", "<dependency group=\"0&#10;\"/>",
+         "problem.xml:28: dependency@group: a control character or line break (\\x0a) in '0\\x0a'"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        copy_package("sumgroups");
+        edit(cases[i][0], cases[i][1]);
+        char *e = refused(1);
+        cr_assert(strstr(e, cases[i][2]), "%s in\n%s", cases[i][2], e);
+        cr_assert(!exists("submissions"), "nothing written");
+        store_remove_tree(pkg);
+    }
 }

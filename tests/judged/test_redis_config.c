@@ -290,7 +290,7 @@ Test(redis_config, a_long_password_with_every_kind_of_byte_survives_the_url)
 Test(redis_config, sentinel_urls)
 {
     static const char *ok[] = {
-        "sentinel://10.0.0.1:26379/judged",
+        "sentinel://10.0.0.1:26379,10.0.0.2:26379/judged",
         "sentinel://10.0.0.1,10.0.0.2:26380,[fd00::3]:26379/judged?db=2",
         "sentinel://judged:s3cret@a:26379,b:26379,c:26379/mymaster",
     };
@@ -304,6 +304,8 @@ Test(redis_config, sentinel_urls)
         {"sentinel://judged:s3cret@a:99999/m", "port"},
         {"sentinel://judged:s3cret@a:1/m%20x", "master name"},
         {"sentinel://judged:s3cret@a:1,b,c,d,e,f,g,h,i/m", "at most"},
+        /* issue 40: what one Sentinel names is confirmed by a second */
+        {"sentinel://judged:s3cret@10.0.0.1:26379/judged", "a second Sentinel confirms it"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         cr_assert_eq(queue_url_check(bad[i][0], err, sizeof err), -1, "accepted %s", bad[i][0]);
@@ -318,7 +320,7 @@ Test(redis_config, sentinel_urls)
     cr_assert_str_eq(err, "sentinel://judged:***@a:1,b:2/m?db=1");
 
     struct jd_config cfg;
-    cr_assert_eq(load(&cfg, "redis: sentinel://127.0.0.1:26379/judged\n", err, sizeof err), 0, "%s", err);
+    cr_assert_eq(load(&cfg, "redis: sentinel://127.0.0.1:26379,127.0.0.1:26380/judged\n", err, sizeof err), 0, "%s", err);
     cr_assert_eq(cfg.admission_durability, JD_DURABLE_REPLICATED, "sentinel://: replicated by default");
     cr_assert_eq(cfg.admission_wait_ms, 2000);
     jd_config_free(&cfg);
@@ -330,7 +332,7 @@ Test(redis_config, sentinel_urls)
     cr_assert_eq(cfg.admission_durability, JD_DURABLE_REPLICATED);
     cr_assert_eq(cfg.admission_wait_ms, 250);
     jd_config_free(&cfg);
-    expect_refused("redis: sentinel://127.0.0.1:26379/judged\nadmission_durability: quorum\n",
+    expect_refused("redis: sentinel://127.0.0.1:26379,127.0.0.1:26380/judged\nadmission_durability: quorum\n",
                    "expected local or replicated", NULL);
     expect_refused("admission_durability: replicated\n", "embedded", NULL);
 }

@@ -1393,3 +1393,76 @@ Test(store_unit, test_group_expectations_check_their_groups_tests)
     free(errors);
     store_expected_free(xs, n);
 }
+
+/* issue 40, finding 3: each {a,b} group of a submissions.yaml key doubled
+ * the matching (24 kept a judge-api thread busy for minutes). A key's
+ * groups, a group's alternatives and what they expand to are bounded, and
+ * refused naming the file, the line and the key, before any matching. */
+Test(store_unit, brace_patterns_are_bounded, .timeout = 10)
+{
+    char many[400] = "", wide[400] = "{", deep[200] = "", yaml[1600];
+    for (int i = 0; i < 24; i++)
+        strcat(many, "{a,b}");
+    for (int i = 0; i < 40; i++)
+        snprintf(wide + strlen(wide), sizeof wide - strlen(wide), "%sx%d", i ? "," : "", i);
+    strcat(wide, "}.c");
+    for (int i = 0; i < 5; i++)
+        strcat(deep, "{a,b,c,d}");
+    snprintf(yaml, sizeof yaml, "accepted:\n  permitted: [AC]\n\"%s.c\":\n  permitted: [AC]\n\"%s\":\n"
+             "  permitted: [AC]\n\"%s.c\":\n  permitted: [AC]\n", many, wide, deep);
+    put("submissions/accepted/x.c", "int main(void){return 0;}\n");
+    put("submissions/submissions.yaml", yaml);
+    struct store_expected *xs;
+    size_t n;
+    char *errors;
+    cr_assert_eq(store_expected_results(dir, &xs, &n, &errors), 3, "%s", errors);
+    cr_assert(strstr(errors, "submissions/submissions.yaml:3: {a,b}{a,b}") &&
+              strstr(errors, ": 24 {...} groups in one pattern, at most 8"), "%s", errors);
+    cr_assert(strstr(errors, "submissions/submissions.yaml:5: {x0,x1,") &&
+              strstr(errors, ": 40 alternatives in one {...} group, at most 32\n"), "%s", errors);
+    cr_assert(strstr(errors, "submissions/submissions.yaml:7: {a,b,c,d}{a,b,c,d}") &&
+              strstr(errors, ": its {...} groups expand to more than 256 patterns\n"), "%s", errors);
+    free(errors);
+    store_expected_free(xs, n);
+}
+
+static bool stop_now(void *arg)
+{
+    ++*(int *)arg;
+    return true;
+}
+
+/* issue 40, finding 3: keys within the bounds can still add up (keys x
+ * programs x their folders): all the matching of one reading is bounded,
+ * and judge-api's stop() (the client left) ends it, both said naming the
+ * key being matched. */
+Test(store_unit, the_matching_of_one_reading_is_bounded_and_stops, .timeout = 30)
+{
+    static char yaml[200 * 80];
+    size_t len = 0;
+    for (int i = 0; i < 200; i++)   /* 256 patterns each, none matching */
+        len += (size_t)snprintf(yaml + len, sizeof yaml - len,
+                                "\"k%d{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}\":\n  permitted: [AC]\n", i);
+    put("submissions/submissions.yaml", yaml);
+    for (int i = 0; i < 100; i++) {
+        char p[100];
+        snprintf(p, sizeof p, "submissions/accepted/p%03d.c", i);
+        put(p, "int main(void){return 0;}\n");
+    }
+    struct store_expected *xs;
+    size_t n;
+    char *errors;
+    cr_assert_eq(store_expected_results(dir, &xs, &n, &errors), 1, "%s", errors);
+    cr_assert(strstr(errors, "submissions/submissions.yaml:") &&
+              strstr(errors, ": matching the patterns against the package's programs and tests took more than "
+                             "10000000 comparisons: use fewer or simpler patterns"), "%s", errors);
+    free(errors);
+    store_expected_free(xs, n);
+    int asked = 0;
+    cr_assert_eq(store_expected_results_until(dir, stop_now, &asked, &xs, &n, &errors), 1, "%s", errors);
+    cr_assert(strstr(errors, "submissions/submissions.yaml:15: k7{a,b}") &&
+              strstr(errors, ": stopped while matching the patterns: the request was given up\n"), "%s", errors);
+    cr_assert_eq(asked, 1, "asked after the first 4096 comparisons (8 keys x 256 patterns x 2 paths), and not again");
+    free(errors);
+    store_expected_free(xs, n);
+}
