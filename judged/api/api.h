@@ -193,6 +193,11 @@ bool api_has_role(const struct req *r, unsigned roles);
 /* 0: the request's bearer token is known and within its rate (tok_name and
  * roles set); else a 401 or 429 was queued and *ret is its result. */
 int api_authenticate(struct req *r, enum MHD_Result *ret);
+/* Charges one more request to the (authenticated) request's token, for
+ * work that counts as several requests (each item of a batch after the
+ * first): 0, or the seconds until the token's rate allows it (nothing
+ * charged; a token the tokens file no longer has is charged nothing). */
+double api_charge(struct req *r);
 
 /* ---------------------------------------------------------------- routes */
 

@@ -718,6 +718,36 @@ Test(api, backpressure_and_rate_limit)
     }
     cr_assert_gt(limited, 0);
     expect(http("GET", "/v1/languages", "/v1/languages", tok_read, NULL, NULL), 200, NULL, "other token");
+    /* issue 40: a batch of 20 counted as one request, so it passed a rate
+     * of 1/s whole. Each item counts: another token's bucket holds 4, and
+     * the request's own time adds 1 a second; the rest are refused with
+     * 429 and retry_after, each on its own */
+    json_t *items = json_array();
+    for (int i = 0; i < 20; i++)
+        json_array_append_new(items, json_loads(ok, 0, NULL));
+    json_t *whole = json_pack("{s:o}", "submissions", items);
+    char *batch = json_dumps(whole, JSON_COMPACT);
+    json_decref(whole);
+    long long t0 = t_now_ms();
+    r = http("POST", SUBS "/batch", SUBS "/batch", tok_submit2, batch, NULL);
+    double took_s = (double)(t_now_ms() - t0) / 1000;
+    cr_assert_eq(r.status, 200, "%s", r.body);
+    int passed = 0, rated = 0;
+    size_t bi;
+    json_t *b;
+    json_array_foreach(json_object_get(r.json, "submissions"), bi, b) {
+        if (json_integer_value(json_object_get(b, "status")) == 429) {
+            cr_assert_geq(json_integer_value(json_object_get(b, "retry_after")), 1, "%s", r.body);
+            rated++;
+        } else {
+            passed++;
+        }
+    }
+    cr_assert_eq(passed + rated, 20);
+    cr_assert_leq(passed, 4 + took_s, "%d items of a batch passed a rate of 1/s with a burst of 4 in %.1f s: %s",
+                  passed, took_s, r.body);
+    resp_free(&r);
+    free(batch);
     free(ok);
     check_openapi();
 }
@@ -2501,6 +2531,8 @@ Test(api, problem_upload_validated_by_a_judged_host_then_judged_and_rejudged)
     snprintf(tgz, sizeof tgz, "%s/third.tgz", T_dir);
     r = put_file(PROBS "/third", tok_setter, tgz, "application/gzip");
     cr_assert_eq(r.status, 201, "%s", r.body);
+    char v_third[65];
+    snprintf(v_third, sizeof v_third, "%s", jstr(&r, "version"));
     resp_free(&r);
     r = http("GET", PROB1, PROBS "/third", tok_setter, NULL, NULL);
     cr_assert(r.body && strstr(r.body, "problem.icpc.yaml") && strstr(r.body, "data/secret/small/01.ans"), "%s",
@@ -2711,6 +2743,18 @@ Test(api, problem_upload_validated_by_a_judged_host_then_judged_and_rejudged)
     cr_assert_eq(r.status, 200, "%s", r.body);
     cr_assert(strstr(r.body, "\"verdict\":\"AC\""), "%s", r.body);
     resp_free(&r);
+    /* issue 40: another problem's version was accepted and the submission
+     * queued against its package; refused, naming the field, nothing queued */
+    snprintf(rb, sizeof rb, "{\"submissions\":[\"%s\"],\"version\":\"%s\"}", id, v_third);
+    r = http("POST", "/v1/rejudges", "/v1/rejudges", tok_setter, rb, NULL);
+    cr_assert_eq(r.status, 400, "another problem's version: %s", r.body);
+    cr_assert(jstr(&r, "field") && !strcmp(jstr(&r, "field"), "version") && strstr(r.body, id), "%s", r.body);
+    resp_free(&r);
+    snprintf(rb, sizeof rb, "{\"problem\":\"up\",\"version\":\"%s\",\"dry_run\":true}", v_third);
+    expect(http("POST", "/v1/rejudges", "/v1/rejudges", tok_setter, rb, NULL), 400, "version",
+           "another problem's version, by problem");
+    char *still = t_hget(id, "rejudge");
+    cr_assert(!still, "a refused rejudge queued %s: %s", id, still);
     snprintf(rb, sizeof rb, "{\"submissions\":[\"%s\"]}", id);
     r = http("POST", "/v1/rejudges", "/v1/rejudges", tok_setter, rb, NULL);
     cr_assert_eq(r.status, 202, "%s", r.body);
