@@ -313,6 +313,8 @@ enum MHD_Result api_problems_list(struct req *r);
 /* POST /v1/problems/NAME/verify and GET /v1/problems/NAME/verify/ID (verify.c) */
 enum MHD_Result api_problem_verify(struct req *r, const char *name);
 enum MHD_Result api_problem_verify_get(struct req *r, const char *name, const char *id);
+/* DELETE /v1/problems/NAME/verify/ID: its waiting submissions taken off the queue (verify.c) */
+enum MHD_Result api_problem_verify_cancel(struct req *r, const char *name, const char *id);
 enum MHD_Result api_problem_get(struct req *r, const char *name, bool only_versions);
 enum MHD_Result api_problem_delete(struct req *r, const char *name);
 enum MHD_Result api_upload_get(struct req *r, const char *id);

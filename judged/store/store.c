@@ -564,6 +564,30 @@ static int blob_put(struct queue_conn *k, const char *part, const char *key, lon
     return rc;
 }
 
+int store_verify_claim(struct queue_conn *k, const char *name, const char *version, const char *id,
+                       const char *expected, char holder[33], char *err, size_t errlen)
+{
+    char key[400], ttl[24];
+    snprintf(key, sizeof key, KEY_VERIFY_RUNNING "%s:%s", name, version);
+    snprintf(ttl, sizeof ttl, "%d", STORE_UPLOAD_TTL);
+    const char *argv[] = {"FCALL", "judged_store_verify_claim", "1", key, id, expected, ttl};
+    size_t lens[7];
+    for (int i = 0; i < 7; i++)
+        lens[i] = strlen(argv[i]);
+    redisReply *r = fcall(k, 7, argv, lens, err, errlen);
+    if (!r)
+        return STORE_IO;
+    int rc = 0;
+    if (r->type == REDIS_REPLY_ERROR || !queue_rstr(r)) {
+        snprintf(err, errlen, "%s", r->type == REDIS_REPLY_ERROR ? r->str : "verify claim: unexpected reply");
+        rc = STORE_ERR;
+    } else {
+        snprintf(holder, 33, "%s", r->str);
+    }
+    freeReplyObject(r);
+    return rc;
+}
+
 /* One file on its way into a staging key (upload_blob). */
 struct upload {
     struct queue_conn *k;

@@ -450,6 +450,11 @@ int store_expected_from_json(struct json_t *o, struct store_expected *x);
 /* judge:verify:ID, a JSON record kept STORE_UPLOAD_TTL seconds. */
 int store_verify_save(struct queue_conn *k, const char *id, const char *record, char *err, size_t errlen);
 int store_verify_load(struct queue_conn *k, const char *id, char **record, bool *found, char *err, size_t errlen);
+/* Makes id the running verify of problem name's version when none is
+ * recorded or the recorded one is `expected` (one the caller found
+ * finished); holder: the one recorded now (id when it was made so). */
+int store_verify_claim(struct queue_conn *k, const char *name, const char *version, const char *id,
+                       const char *expected, char holder[33], char *err, size_t errlen);
 /* Sets the converted problem.yaml's time_limit (a writable copy); 0 ok. */
 int store_set_time_limit(const char *dir, double seconds, char *err, size_t errlen);
 

@@ -3111,7 +3111,7 @@ Test(api, problems_list_title_type_limits_and_languages, .timeout = 400)
  * not admitted. */
 Test(api, problem_verify_admits_the_packages_submissions_and_gives_the_table)
 {
-    start("  native: {languages: [c, cpp], slots: 1}\n", NULL, true);
+    start("  native: {languages: [c, cpp], slots: 1, max_queue: 3}\n", NULL, true);
     char tok_setter[100];
     token("setter", "setter", tok_setter);
     kill(api_pid, SIGHUP);   /* the tokens file is read again */
@@ -3155,10 +3155,50 @@ Test(api, problem_verify_admits_the_packages_submissions_and_gives_the_table)
            "verify needs setter");
     expect(http("POST", "/v1/problems/{name}/verify", PROBS "/nosuch/verify", tok_setter, NULL, NULL), 404, NULL,
            "an unknown problem");
+    /* issue 40: verify jobs were normal work, so a few verifies filled
+     * max_queue and a contest submission got 503. Paused, nothing is taken:
+     * the verify's 3 jobs wait, and a contest submission is still admitted */
+    expect(http("POST", "/v1/pools/{name}/{action}", "/v1/pools/native/pause", tok_admin, "", NULL), 200, NULL,
+           "pause");
+    r = http("POST", "/v1/problems/{name}/verify", PROBS "/vp/verify", tok_setter, NULL, NULL);
+    cr_assert_eq(r.status, 202, "%s", r.body);
+    char first[200], again[200];
+    cr_assert(header(&r, "Location", first, sizeof first));
+    resp_free(&r);
+    char *contest = sub_body("vp", "c", NULL, "{\"priority\":\"contest\"}");
+    expect(http("POST", SUBS, SUBS, tok_submit, contest, NULL), 202, NULL,
+           "a contest submission while a verify's jobs wait (max_queue 3)");
+    free(contest);
+    /* the same version again while it runs: the running one */
+    r = http("POST", "/v1/problems/{name}/verify", PROBS "/vp/verify", tok_setter, NULL, NULL);
+    cr_assert_eq(r.status, 200, "a second verify of the version: %s", r.body);
+    cr_assert(json_is_true(json_object_get(r.json, "running")), "%s", r.body);
+    cr_assert(header(&r, "Location", again, sizeof again));
+    cr_assert_str_eq(again, first);
+    resp_free(&r);
+    /* cancelled: its waiting jobs leave the queue, its table says so */
+    snprintf(path, sizeof path, "%s/verify/0123456789abcdef0123456789abcdef", PROBS "/vp");
+    expect(http("DELETE", "/v1/problems/{name}/verify/{id}", path, tok_setter, NULL, NULL), 404, NULL,
+           "cancel an unknown verify");
+    expect(http("DELETE", "/v1/problems/{name}/verify/{id}", first, tok_read, NULL, NULL), 403, NULL,
+           "cancel needs setter");
+    r = http("DELETE", "/v1/problems/{name}/verify/{id}", first, tok_setter, NULL, NULL);
+    cr_assert_eq(r.status, 200, "%s", r.body);
+    cr_assert_eq(json_integer_value(json_object_get(r.json, "cancelled")), 3, "%s", r.body);
+    resp_free(&r);
+    r = http("GET", "/v1/problems/{name}/verify/{id}", first, tok_setter, NULL, NULL);
+    cr_assert_eq(r.status, 200, "%s", r.body);
+    cr_assert_str_eq(jstr(&r, "state"), "cancelled", "%s", r.body);
+    resp_free(&r);
+    cr_assert_eq(t_int("LLEN %s", "judge:{native}:rejudge"), 0, "the cancelled jobs left the queue");
+    expect(http("POST", "/v1/pools/{name}/{action}", "/v1/pools/native/resume", tok_admin, "", NULL), 200, NULL,
+           "resume");
+
     r = http("POST", "/v1/problems/{name}/verify", PROBS "/vp/verify", tok_setter, NULL, NULL);
     cr_assert_eq(r.status, 202, "%s", r.body);
     cr_assert_str_eq(jstr(&r, "version"), version);
     cr_assert(header(&r, "Location", loc, sizeof loc), "a verify has a Location");
+    cr_assert_str_neq(loc, first, "a new verify after the cancel");
     json_t *subs = json_object_get(r.json, "submissions"), *s;
     size_t i;
     cr_assert_eq(json_array_size(subs), 4, "%s", r.body);
@@ -3222,4 +3262,5 @@ Test(api, problem_verify_admits_the_packages_submissions_and_gives_the_table)
     cr_assert_eq(r.status, 422, "%s", r.body);
     cr_assert(error_line(&r, "submissions/submissions.yaml:2: permitted: unknown verdict 'XX'", NULL), "%s", r.body);
     resp_free(&r);
+    check_openapi();
 }
