@@ -1181,6 +1181,64 @@ Test(api, events_carry_problem_owner_metadata_and_a_submit_token_follows_its_own
     check_openapi();
 }
 
+/* How many times Redis ran command cmd (INFO commandstats). */
+static long long redis_calls(const char *cmd)
+{
+    redisContext *c = t_redis();
+    redisReply *r = redisCommand(c, "INFO commandstats");
+    cr_assert(r && r->type == REDIS_REPLY_STRING, "INFO commandstats");
+    char want[64];
+    snprintf(want, sizeof want, "cmdstat_%s:calls=", cmd);
+    const char *p = strstr(r->str, want);
+    long long n = p ? atoll(p + strlen(want)) : 0;
+    freeReplyObject(r);
+    redisFree(c);
+    return n;
+}
+
+/* Issue 40: a listing whose filter matched nothing read 5,000 entries (50
+ * XREVRANGE, 5,084 HMGET) per request, so a token at its rate kept a Redis
+ * core busy. Counted on the real redis-server: 2,000 verdicts in the
+ * stream, judge-api restarted after them (its events hub starts at the
+ * tail and reads none of them), one request whose filter matches nothing.
+ * It reads at most 500 entries, and each page after the first counts
+ * against the token's rate (2/s, a burst of 2: the request took one). */
+Test(api, a_listing_that_matches_nothing_reads_a_bounded_number_of_entries)
+{
+    start("  native: {languages: [c], slots: 1}\n", "  rate: 2\n  burst: 2\n", false);
+    kill(api_pid, SIGTERM);
+    waitpid(api_pid, NULL, 0);
+    t_untrack(api_pid);
+    redisContext *c = t_redis();
+    for (int i = 0; i < 2000; i++)
+        redisAppendCommand(c, "XADD judge:{native}:results * id native-%011x-%08x verdict AC score 100 pool native "
+                              "time %d problem_version %s", 1000 + i, i + 1, 1000 + i, "");
+    for (int i = 0; i < 2000; i++) {
+        redisReply *x = NULL;
+        cr_assert_eq(redisGetReply(c, (void **)&x), REDIS_OK);
+        cr_assert(x && x->type == REDIS_REPLY_STRING, "XADD");
+        freeReplyObject(x);
+    }
+    redisFree(c);
+    char log[400];
+    snprintf(log, sizeof log, "%s/api.log", T_dir);
+    unlink(log);   /* start_api reads the port from the log's first line */
+    start_api();
+    long long hmget0 = redis_calls("hmget"), t0 = t_now_ms();
+    struct resp r = http("GET", SUBS, SUBS "?problem=nosuch", tok_read, NULL, NULL);
+    double took_s = (double)(t_now_ms() - t0) / 1000;
+    long long hmgets = redis_calls("hmget") - hmget0;
+    cr_assert_eq(r.status, 200, "%s", r.body);
+    cr_log_info("a listing that matches nothing: %lld HMGET in %.2f s", hmgets, took_s);
+    cr_assert_leq(hmgets, 500, "one listing request read %lld submissions", hmgets);
+    cr_assert_leq(hmgets, 100 * (2 + 2 * took_s), "%lld submissions read in %.1f s by a token of 2 requests/s",
+                  hmgets, took_s);
+    cr_assert_eq(json_array_size(json_object_get(r.json, "submissions")), 0, "%s", r.body);
+    cr_assert(json_is_string(json_object_get(r.json, "next")), "the page ends early with a cursor: %s", r.body);
+    resp_free(&r);
+    check_openapi();
+}
+
 /* judge-api keeps the newest api.sse_buffer events in memory (one is kept
  * here): a stream resumed from further back reads them from Redis, then
  * goes on with the live ones, still in order, none lost or repeated. */
