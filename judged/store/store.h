@@ -217,9 +217,14 @@ struct store_upload {
     char *errors;            /* JSON array text or NULL (caller frees) */
 };
 void store_upload_free(struct store_upload *u);
+/* The bytes the uploads of owner waiting for a host have staged (one
+ * HMGET per waiting upload: the list is short unless hosts are away). */
+int store_staged_by(struct queue_conn *k, const char *owner, uint64_t *bytes, char *err, size_t errlen);
+/* Deletes the blobs of m that no version references (a refused upload's). */
+int store_unstage(struct queue_conn *k, const struct store_manifest *m, char *err, size_t errlen);
 
 /* Sends dir's blobs (manifest m) and queues an upload of NAME; id gets its
- * 32-hex-digit name. */
+ * 32-hex-digit name. The record keeps the bytes staged (m->total). */
 int store_stage(struct queue_conn *k, const char *name, const char *dir, const struct store_manifest *m,
                 const char *owner, char id[33], char *err, size_t errlen);
 /* Takes the oldest pending upload into host's list, waiting up to

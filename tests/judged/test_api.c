@@ -2474,7 +2474,7 @@ Test(api, problem_upload_validated_by_a_judged_host_then_judged_and_rejudged)
 {
     /* max_package 1M (a top-level key after api:'s) for the size limits
      * below; aplusb is ~300K */
-    start("  native: {languages: [c, cpp], slots: 1}\n", "max_package: 1M\n", true);
+    start("  native: {languages: [c, cpp], slots: 1}\n", "max_package: 1M\nmax_staged: 600K\n", true);
     char tok_setter[100];
     token("setter", "setter", tok_setter);
     cr_assert(sighup_token(PROBS, tok_setter), "the setter token works after SIGHUP");
@@ -2561,16 +2561,9 @@ Test(api, problem_upload_validated_by_a_judged_host_then_judged_and_rejudged)
     cr_assert(error_line(&r, "problem.yaml:4: checker", NULL), "%s", r.body);
     resp_free(&r);
     /* its blobs were sent before a host could refuse it (chk.cpp is in no
-     * version): they expire, within the week an upload record lives; what
-     * stored versions list does not */
-    struct t_blobs blobs = t_blob_census();
-    cr_assert(blobs.unreferenced > 0, "the refused checker's blob was staged");
-    cr_assert_eq(blobs.unreferenced_expiring, blobs.unreferenced, "every unreferenced blob expires");
-    cr_assert(blobs.max_ttl > 0 && blobs.max_ttl <= 7 * 24 * 3600, "within a week: %lld s", blobs.max_ttl);
-    cr_assert(blobs.referenced > 0 && blobs.referenced_expiring == 0, "stored versions' blobs stay");
-    cr_assert_eq(blobs.parts, 0, "no staging keys left");
-    /* sent again, an expiring blob is not re-sent but gets its week back:
-     * it cannot expire between the push's look and its commit */
+     * version): issue 40, they stayed a week (two uploads of zeros staged
+     * 500 MiB); now they go when it is refused. What stored versions list
+     * stays */
     const char chk_cpp[] = "this is not C++\n";
     unsigned char md[32];
     unsigned mdlen = 0;
@@ -2578,11 +2571,11 @@ Test(api, problem_upload_validated_by_a_judged_host_then_judged_and_rejudged)
     char chk[120] = "judge:blob:";
     for (unsigned i = 0; i < mdlen; i++)
         snprintf(chk + strlen(chk), 3, "%02x", md[i]);
-    cr_assert_eq(t_int("PEXPIRE %s 60000", chk), 1);
-    r = put_file(PROBS "/badchk", tok_setter, tgz, "application/gzip");
-    cr_assert_eq(r.status, 422, "%s", r.body);
-    resp_free(&r);
-    cr_assert(t_int("TTL %s", chk) > 6 * 24 * 3600, "%s: TTL %lld", chk, t_int("TTL %s", chk));
+    struct t_blobs blobs = t_blob_census();
+    cr_assert_eq(t_int("EXISTS %s", chk), 0, "the refused checker's blob is gone");
+    cr_assert_eq(blobs.unreferenced, 0, "a refused upload leaves no blob (%d left)", blobs.unreferenced);
+    cr_assert(blobs.referenced > 0 && blobs.referenced_expiring == 0, "stored versions' blobs stay");
+    cr_assert_eq(blobs.parts, 0, "no staging keys left");
     /* ICPC/Kattis archives are converted as judgectl problem push does */
     make_icpc("third", "name: One Third\nvalidation: default\n"
                        "validator_flags: float_absolute_tolerance 1e-3\nlimits:\n  memory: 256\n");
@@ -2668,6 +2661,21 @@ Test(api, problem_upload_validated_by_a_judged_host_then_judged_and_rejudged)
     r = put_file(PROBS "/bomb", tok_setter, zip, "application/zip");
     cr_assert_eq(r.status, 413, "%s", r.body);
     resp_free(&r);
+    /* issue 40: what waits for a host is staged in Redis' memory. A
+     * package of zeros (a small body) that unpacks past max_staged (600K,
+     * under max_package) is refused naming it, and nothing is staged */
+    struct t_blobs before_staged = t_blob_census();
+    sh("cp -r %s/testdata/aplusb %s/zeros && chmod -R u+w %s/zeros && head -c 700000 /dev/zero > %s/zeros/NOTES && "
+       "tar czf %s/zeros.tgz -C %s zeros", SRC, T_dir, T_dir, T_dir, T_dir, T_dir);
+    snprintf(tgz, sizeof tgz, "%s/zeros.tgz", T_dir);
+    r = put_file(PROBS "/zeros", tok_setter, tgz, "application/gzip");
+    cr_assert_eq(r.status, 413, "%s", r.body);
+    cr_assert(jstr(&r, "field") && !strcmp(jstr(&r, "field"), "body") && strstr(r.body, "max_staged"), "%s", r.body);
+    resp_free(&r);
+    struct t_blobs after_staged = t_blob_census();
+    cr_assert_eq(after_staged.unreferenced, before_staged.unreferenced, "a refused upload staged blobs");
+    cr_assert_eq(after_staged.referenced, before_staged.referenced);
+    cr_assert_eq(t_int("LLEN %s", "judge:uploads"), 0, "nothing waits for a host");
     /* a body over max_package: 413 before it is read */
     sh("head -c 2000000 /dev/urandom > %s/big.bin", T_dir);
     snprintf(zip, sizeof zip, "%s/big.bin", T_dir);
