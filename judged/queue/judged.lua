@@ -55,9 +55,10 @@ check of their own.
 -- Version 15 (issue 40) admits priority 'verify' (a package's own
 -- submissions, judge-api's verify): into the rejudge lane (judge:{P}:rejudge,
 -- what contest and normal work leave over), bounded by max_queue on its own
--- and never counted against contest and normal admissions; its retries
--- and requeues go back to that lane; judged_cancel takes a waiting one off
--- it. Hosts of version 14 keep working against it (the lane is claimed as
+-- and never counted against contest and normal admissions (a job a host
+-- has taken is pending in q:normal like a rejudge's: at most the pool's
+-- slots); its retries (at once: no delayed entry) and requeues go back to
+-- that lane; judged_cancel takes a waiting one off it. Hosts of version 14 keep working against it (the lane is claimed as
 -- before).
 local VERSION = 15
 local GROUP = 'judged'
@@ -744,7 +745,13 @@ redis.register_function('judged_retry', function(keys, a)
     return {'result', 'dead', 'attempts', n}
   end
   redis.call('HSET', sk, 'state', 'queued')
-  redis.call('ZADD', key(pool, 'delayed'), now + num(t, 'delay', 0), t.id)
+  if redis.call('HGET', sk, 'priority') == 'verify' then
+    -- back to its lane, which waits for idle slots anyway: the delayed set
+    -- counts against contest and normal admissions, verification must not
+    redis.call('RPUSH', key(pool, 'rejudge'), t.id)
+  else
+    redis.call('ZADD', key(pool, 'delayed'), now + num(t, 'delay', 0), t.id)
+  end
   release(k, t.entry)
   return {'result', 'scheduled', 'attempts', n}
 end)
