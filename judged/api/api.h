@@ -193,6 +193,11 @@ bool api_has_role(const struct req *r, unsigned roles);
 /* 0: the request's bearer token is known and within its rate (tok_name and
  * roles set); else a 401 or 429 was queued and *ret is its result. */
 int api_authenticate(struct req *r, enum MHD_Result *ret);
+/* Charges one more request to the (authenticated) request's token, for
+ * work that counts as several requests (each item of a batch after the
+ * first): 0, or the seconds until the token's rate allows it (nothing
+ * charged; a token the tokens file no longer has is charged nothing). */
+double api_charge(struct req *r);
 
 /* ---------------------------------------------------------------- routes */
 
@@ -308,6 +313,8 @@ enum MHD_Result api_problems_list(struct req *r);
 /* POST /v1/problems/NAME/verify and GET /v1/problems/NAME/verify/ID (verify.c) */
 enum MHD_Result api_problem_verify(struct req *r, const char *name);
 enum MHD_Result api_problem_verify_get(struct req *r, const char *name, const char *id);
+/* DELETE /v1/problems/NAME/verify/ID: its waiting submissions taken off the queue (verify.c) */
+enum MHD_Result api_problem_verify_cancel(struct req *r, const char *name, const char *id);
 enum MHD_Result api_problem_get(struct req *r, const char *name, bool only_versions);
 enum MHD_Result api_problem_delete(struct req *r, const char *name);
 enum MHD_Result api_upload_get(struct req *r, const char *id);

@@ -334,6 +334,9 @@ enum MHD_Result api_submit(struct req *r)
  * API_MAX_BATCH items, each a submission's body plus an optional
  * "idempotency_key", each admitted or refused on its own, in order: 200
  * {"submissions": [{"status", and the answer its own POST would get}]}.
+ * Each item counts as one request against the token's rate: an item past
+ * it is refused with status 429 and retry_after (a batch of 20 is not one
+ * request: it would pass 20 times the rate). 
  * An item's hash (for its key) is its compact JSON with sorted keys. */
 enum MHD_Result api_submit_batch(struct req *r)
 {
@@ -355,7 +358,13 @@ enum MHD_Result api_submit_batch(struct req *r)
         struct admission o;
         char field[256], msg[512];
         json_t *key = json_object_get(item, "idempotency_key");
-        if (key && !json_is_string(key)) {
+        double wait = i ? api_charge(r) : 0;   /* the first item was charged as the request */
+        if (wait > 0) {
+            refused(r->api, &o, 429, NULL, "token '%s' is over its rate of %g requests/s (each item of a batch "
+                                           "counts as one request)", r->tok_name, r->cfg->api.rate);
+            o.retry_after = (long)ceil(wait);
+            memset(&s, 0, sizeof s);
+        } else if (key && !json_is_string(key)) {
             refused(r->api, &o, 400, "idempotency_key", "idempotency_key must be a string");
             memset(&s, 0, sizeof s);
         } else if (api_submission_check(&s, item, "idempotency_key", r->cfg, in_store, r->api, field,

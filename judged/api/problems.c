@@ -22,6 +22,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -190,6 +191,19 @@ static enum MHD_Result stage_and_wait(struct req *r, struct queue_conn *k, const
         store_manifest_free(&m);
         return api_json(r, 200, json_pack("{s:s, s:s, s:s}", "name", name, "version", current, "result",
                                            "unchanged"));
+    }
+    uint64_t staged = 0;
+    if (rc == 0 && r->cfg->max_staged > 0)
+        rc = store_staged_by(k, r->tok_name, &staged, err, sizeof err);
+    if (rc == 0 && r->cfg->max_staged > 0 && staged + m.total > (uint64_t)r->cfg->max_staged) {
+        /* what waits for a host sits in Redis' memory: one token must not
+         * fill it (a full Redis refuses every admission and verdict) */
+        uint64_t total = m.total;
+        store_manifest_free(&m);
+        return api_error(r, 413, "body",
+                         "the package unpacks to %" PRIu64 " bytes and token '%s' has %" PRIu64 " bytes of uploads "
+                         "waiting for validation: together past max_staged (%ld bytes); wait for them to settle",
+                         total, r->tok_name, staged, r->cfg->max_staged);
     }
     if (rc == 0)
         rc = store_stage(k, name, pkg, &m, r->tok_name, id, err, sizeof err);

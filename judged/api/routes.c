@@ -150,6 +150,11 @@ static enum MHD_Result problem_verify_get(struct req *r)
     return api_problem_verify_get(r, r->param[0], r->param[1]);
 }
 
+static enum MHD_Result problem_verify_cancel(struct req *r)
+{
+    return api_problem_verify_cancel(r, r->param[0], r->param[1]);
+}
+
 static enum MHD_Result problem_put(struct req *r)
 {
     return api_problem_put(r, r->param[0]);
@@ -222,6 +227,8 @@ static const struct api_route routes[] = {
     {API_GET, "/v1/problems/{name}/versions", SETTER_OR_READ, "reading the problem store", problem_versions, 0, NULL},
     {API_POST, "/v1/problems/{name}/verify", ROLE_SETTER, "verifying problems", problem_verify, 0, NULL},
     {API_GET, "/v1/problems/{name}/verify/{id}", ROLE_SETTER, "verifying problems", problem_verify_get, 0, NULL},
+    {API_DELETE, "/v1/problems/{name}/verify/{id}", ROLE_SETTER, "verifying problems", problem_verify_cancel, 0,
+     NULL},
     {API_GET, "/v1/uploads/{id}", ROLE_SETTER, "uploads", upload_get, 0, NULL},
     {API_POST, "/v1/rejudges", ROLE_SETTER, "rejudges", api_rejudge, 0, NULL},
     {API_GET, "/v1/languages", ROUTE_ANY_TOKEN, "languages", api_languages, 0, NULL},

@@ -210,6 +210,39 @@ bool api_has_role(const struct req *r, unsigned roles)
 
 /* --------------------------------------------------------------- access */
 
+/* Takes one request from t's bucket (api.rate per second, api.burst
+ * deep): 0, or the seconds until one is there (nothing taken). Called with
+ * the api's lock held. */
+static double take(struct api_token *t, const struct jd_config *cfg)
+{
+    if (cfg->api.rate <= 0)
+        return 0;
+    double now = common_monotonic();
+    double burst = (double)cfg->api.burst;
+    t->bucket += (now - t->refilled) * cfg->api.rate;
+    if (t->bucket > burst)
+        t->bucket = burst;
+    t->refilled = now;
+    if (t->bucket < 1)
+        return (1 - t->bucket) / cfg->api.rate;
+    t->bucket -= 1;
+    return 0;
+}
+
+double api_charge(struct req *r)
+{
+    struct api *a = r->api;
+    double wait = 0;
+    pthread_mutex_lock(&a->lock);
+    for (int i = 0; i < a->tokens.n; i++)
+        if (!strcmp(a->tokens.v[i].name, r->tok_name)) {
+            wait = take(&a->tokens.v[i], r->cfg);
+            break;
+        }
+    pthread_mutex_unlock(&a->lock);
+    return wait;
+}
+
 int api_authenticate(struct req *r, enum MHD_Result *ret)
 {
     const char *h = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "Authorization");
@@ -230,18 +263,7 @@ int api_authenticate(struct req *r, enum MHD_Result *ret)
         found = true;
         snprintf(r->tok_name, sizeof r->tok_name, "%s", t->name);
         r->roles = t->roles;
-        if (r->cfg->api.rate > 0) {
-            double now = common_monotonic();
-            double burst = (double)r->cfg->api.burst;
-            t->bucket += (now - t->refilled) * r->cfg->api.rate;
-            if (t->bucket > burst)
-                t->bucket = burst;
-            t->refilled = now;
-            if (t->bucket < 1)
-                wait = (1 - t->bucket) / r->cfg->api.rate;
-            else
-                t->bucket -= 1;
-        }
+        wait = take(t, r->cfg);
         break;
     }
     pthread_mutex_unlock(&a->lock);

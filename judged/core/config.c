@@ -299,6 +299,8 @@ static const struct key_def root_keys[] = {
      "the largest package a push accepts (unpacked)"},
     {"store_quota", KT_SIZE_OR_0, CF(store_quota), 0, 0, "16G", false, -1, NULL,
      "all stored blobs together (0: no quota)"},
+    {"max_staged", KT_SIZE_OR_0, CF(max_staged), 0, 0, "1G", false, -1, NULL,
+     "what one token's uploads waiting for validation stage in Redis together (0: no bound)"},
     {"package_limits", KT_SECTION, CF(package_limits), 0, 0, NULL, false, -1, &package_limits_table,
      "what the runner reads of a package (runner/README.md)"},
     {"sandbox_run_dir", KT_STRING, CF(sandbox_run_dir), 0, 0, NULL, false, -1, NULL,

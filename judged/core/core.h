@@ -85,6 +85,7 @@ struct jd_config {
     bool prepare;            /* languages' prepared files (languages/README.md) */
     long max_package;        /* bytes: the largest package a push accepts */
     long store_quota;        /* bytes: all stored packages together (0 = none) */
+    long max_staged;         /* bytes: one token's uploads waiting for validation (0 = none) */
     struct {                 /* package_limits: what the runner reads (0 = its default) */
         long yaml_size, package_files, package_size, tests;
     } package_limits;

@@ -52,7 +52,15 @@ check of their own.
 -- letter and a rejudge delete it. Hosts of
 -- version 13 call judged_progress without a record and keep working
 -- against it (their jobs leave no checkpoint, so a takeover starts over).
-local VERSION = 14
+-- Version 15 (issue 40) admits priority 'verify' (a package's own
+-- submissions, judge-api's verify): into the rejudge lane (judge:{P}:rejudge,
+-- what contest and normal work leave over), bounded by max_queue on its own
+-- and never counted against contest and normal admissions (a job a host
+-- has taken is pending in q:normal like a rejudge's: at most the pool's
+-- slots); its retries (at once: no delayed entry) and requeues go back to
+-- that lane; judged_cancel takes a waiting one off it. Hosts of version 14 keep working against it (the lane is claimed as
+-- before).
+local VERSION = 15
 local GROUP = 'judged'
 
 local function fail(msg)
@@ -388,6 +396,13 @@ end
 redis.register_function{function_name = 'judged_version', flags = {'no-writes'},
   callback = function() return VERSION end}
 
+-- Queues submission id of priority pr: contest and normal on their
+-- streams; verify in the rejudge lane (claimed after them).
+local function enqueue(pool, id, pr)
+  if pr == 'verify' then redis.call('RPUSH', key(pool, 'rejudge'), id)
+  else redis.call('XADD', key(pool, pr == 'contest' and 'q:contest' or 'q:normal'), '*', 'id', id) end
+end
+
 ---------------------------------------------------------------------- admit
 -- args: pool, lang, problem, source; optional key (idempotency), priority
 -- (contest|normal), max_queue and max_source (default: what judged
@@ -412,7 +427,9 @@ local function admit(keys, a)
   if not valid_name(t.lang) then fail('bad language name \'' .. t.lang .. '\'') end
   if not valid_name(t.problem) then fail('bad problem name \'' .. t.problem .. '\'') end
   local pr = t.priority or 'normal'
-  if pr ~= 'contest' and pr ~= 'normal' then fail('priority must be contest or normal') end
+  if pr ~= 'contest' and pr ~= 'normal' and pr ~= 'verify' then
+    fail('priority must be contest, normal or verify')
+  end
   if t.source == '' then fail('empty source') end
   if t.key and (#t.key < 1 or #t.key > 200) then fail('key must be 1 to 200 characters') end
   local ver = t.version
@@ -447,7 +464,12 @@ local function admit(keys, a)
     end
   end
   local mq = num(t, 'max_queue', tonumber(cfg[2] or '0'))
-  if mq > 0 then
+  if mq > 0 and pr == 'verify' then
+    -- the lane has its own bound: verification never fills what contest
+    -- and normal admissions count
+    local n = redis.call('LLEN', key(pool, 'rejudge'))
+    if n >= mq then return {'result', 'busy', 'waiting', n} end
+  elseif mq > 0 then
     local n = backlog(key(pool, 'q:contest')) + backlog(key(pool, 'q:normal')) +
               redis.call('ZCARD', key(pool, 'delayed'))
     if n >= mq then return {'result', 'busy', 'waiting', n} end
@@ -470,7 +492,7 @@ local function admit(keys, a)
   -- a pool's first admission creates both queues with their consumer
   -- groups (from id 0, as queue_ensure_groups): the lag, what an autoscaler
   -- reads, is known before any judged host has started (scaling from zero)
-  local qk = key(pool, 'q:' .. pr)
+  local qk = key(pool, pr == 'contest' and 'q:contest' or 'q:normal')
   if redis.call('EXISTS', qk) == 0 then
     for _, q in pairs(QUEUES) do
       if redis.call('EXISTS', key(pool, q)) == 0 then
@@ -478,7 +500,7 @@ local function admit(keys, a)
       end
     end
   end
-  redis.call('XADD', qk, '*', 'id', id)
+  enqueue(pool, id, pr)
   return {'result', 'admitted', 'id', id}
 end
 redis.register_function('judged_admit', admit)
@@ -723,7 +745,13 @@ redis.register_function('judged_retry', function(keys, a)
     return {'result', 'dead', 'attempts', n}
   end
   redis.call('HSET', sk, 'state', 'queued')
-  redis.call('ZADD', key(pool, 'delayed'), now + num(t, 'delay', 0), t.id)
+  if redis.call('HGET', sk, 'priority') == 'verify' then
+    -- back to its lane, which waits for idle slots anyway: the delayed set
+    -- counts against contest and normal admissions, verification must not
+    redis.call('RPUSH', key(pool, 'rejudge'), t.id)
+  else
+    redis.call('ZADD', key(pool, 'delayed'), now + num(t, 'delay', 0), t.id)
+  end
   release(k, t.entry)
   return {'result', 'scheduled', 'attempts', n}
 end)
@@ -754,7 +782,7 @@ redis.register_function('judged_promote', function(keys, a)
     -- ZREM first: a caller whose ACL allows XADD to the queues (the platform
     -- user) but not this fails before writing anything
     redis.call('ZREM', key(pool, 'delayed'), id)
-    redis.call('XADD', key(pool, pr == 'contest' and 'q:contest' or 'q:normal'), '*', 'id', id)
+    enqueue(pool, id, pr)
   end
   return #ids
 end)
@@ -783,6 +811,27 @@ redis.register_function('judged_rejudge', function(keys, a)
   redis.call('HSET', sk, 'state', 'queued', 'attempts', '0', 'version', t.version, 'rejudged', now_ms())
   redis.call('RPUSH', key(pool, 'rejudge'), t.id)
   return {'result', 'queued'}
+end)
+
+--------------------------------------------------------------------- cancel
+-- args: pool, id. Takes a submission of priority verify that is still
+-- waiting in the rejudge lane off it and deletes it (no host has it: the
+-- lane is popped atomically by claim). One a host took runs to its end.
+-- reply: {'result', 'cancelled'|'running'|'done'|'missing'}
+redis.register_function('judged_cancel', function(keys, a)
+  local t = argmap(a)
+  local pool = pool_of(keys, t)
+  need(t, 'id')
+  local sk = key(pool, 'sub:' .. t.id)
+  local pr = redis.call('HGET', sk, 'priority')
+  if not pr then return {'result', 'missing'} end
+  if pr ~= 'verify' then fail('only a verify submission can be cancelled') end
+  if redis.call('LREM', key(pool, 'rejudge'), 0, t.id) > 0 then
+    redis.call('DEL', sk, res_key(pool, t.id), ckpt_key(pool, t.id))
+    return {'result', 'cancelled'}
+  end
+  if redis.call('HEXISTS', res_key(pool, t.id), 'verdict') == 1 then return {'result', 'done'} end
+  return {'result', 'running'}
 end)
 
 ------------------------------------------------------------------- give_back
@@ -833,8 +882,7 @@ redis.register_function('judged_requeue', function(keys, a)
   redis.call('PERSIST', sk)
   redis.call('PERSIST', rk)
   redis.call('HSET', sk, 'state', 'queued', 'attempts', '0')
-  local pr = redis.call('HGET', sk, 'priority')
-  redis.call('XADD', key(pool, pr == 'contest' and 'q:contest' or 'q:normal'), '*', 'id', sid)
+  enqueue(pool, sid, redis.call('HGET', sk, 'priority'))
   redis.call('XDEL', key(pool, 'dlq'), t.entry)
   return {'id', sid}
 end)

@@ -1061,6 +1061,26 @@ enum queue_rc queue_rejudge(struct queue_conn *k, const char *pool, const char *
     return QUEUE_OK;
 }
 
+enum queue_rc queue_cancel(struct queue_conn *k, const char *id, char *result, size_t resultlen, char *err,
+                           size_t errlen)
+{
+    char pool[80];
+    if (!queue_id_pool(id, pool, sizeof pool)) {
+        snprintf(result, resultlen, "missing");
+        return QUEUE_OK;
+    }
+    struct args a;
+    args_start(&a, "judged_cancel", pool);
+    add(&a, "id", id);
+    redisReply *r = call(k, &a);
+    enum queue_rc rc = check(k, r, REDIS_REPLY_ARRAY, "cancel", err, errlen);
+    if (rc)
+        return rc;
+    snprintf(result, resultlen, "%s", sfield(r, "result"));
+    freeReplyObject(r);
+    return QUEUE_OK;
+}
+
 /* --------------------------------------------------------------- reads */
 
 enum queue_rc queue_progress(struct queue_conn *k, const char *pool, const char *id,

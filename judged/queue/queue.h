@@ -167,7 +167,8 @@ struct queue_admit_args {
     const char *source;
     size_t source_len;
     const char *key;         /* idempotency key or NULL */
-    const char *priority;    /* "contest" | "normal" (NULL = normal) */
+    const char *priority;    /* "contest" | "normal" (NULL = normal) | "verify" (the
+                                rejudge lane, max_queue its own bound: verify.c) */
     long max_queue;          /* < 0: what judged published for the pool */
     long max_source;         /* < 0: likewise */
     const char *version;     /* problem version to judge with (64 hex, or "": the
@@ -425,6 +426,11 @@ enum queue_rc queue_requeue(struct queue_conn *k, const char *pool, const char *
  * *result: "queued", "not_done" (still queued or running) or "missing". */
 enum queue_rc queue_rejudge(struct queue_conn *k, const char *pool, const char *id, const char *version,
                             const char *rejudge_id, char *result, size_t resultlen, char *err, size_t errlen);
+/* Cancels submission id of priority verify if it still waits (taken off
+ * the rejudge lane and deleted). *result: "cancelled", "running" (a host
+ * has it: it runs to its end), "done" or "missing". */
+enum queue_rc queue_cancel(struct queue_conn *k, const char *id, char *result, size_t resultlen, char *err,
+                           size_t errlen);
 /* state: "active", "draining" or "paused". */
 enum queue_rc queue_set_state(struct queue_conn *k, const char *pool, const char *state, char *err,
                               size_t errlen);

@@ -19,5 +19,6 @@
 #define KEY_REJUDGE "judge:rejudge:"         /* + ID, + ID ":ids" */
 #define KEY_REJUDGES "judge:rejudges"
 #define KEY_VERIFY "judge:verify:"           /* + ID: a verify over HTTP (JSON) */
+#define KEY_VERIFY_RUNNING "judge:verify:running:"   /* + NAME ":" VERSION: its verify's ID */
 
 #endif

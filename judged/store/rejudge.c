@@ -196,6 +196,27 @@ static int record(struct queue_conn *k, const struct store_rejudge_args *a, stru
     return 0;
 }
 
+/* A pinned version must be one of the problem's own (judge:version:V:names
+ * lists the problems that hold it): another problem's package would judge
+ * the submission against other tests. 0, or STORE_ERR naming the item. */
+static int version_of_problem(struct queue_conn *k, const char *version, const char *problem, const char *id,
+                              char *err, size_t errlen)
+{
+    redisReply *r = queue_cmd(k, "SISMEMBER " KEY_VERSION "%s:names %s", version, problem);
+    if (!r || r->type != REDIS_REPLY_INTEGER) {
+        if (r)
+            freeReplyObject(r);
+        return io(k, err, errlen);
+    }
+    bool listed = r->integer == 1;
+    freeReplyObject(r);
+    if (listed)
+        return 0;
+    snprintf(err, errlen, "version %.64s is not a version of problem '%.200s'%s%.200s%s", version, problem,
+             id ? " (submission " : "", id ? id : "", id ? ")" : "");
+    return STORE_ERR;
+}
+
 int store_rejudge(struct queue_conn *k, const struct store_rejudge_args *a, struct store_rejudge_reply *out,
                   char *err, size_t errlen)
 {
@@ -219,6 +240,13 @@ int store_rejudge(struct queue_conn *k, const struct store_rejudge_args *a, stru
     for (size_t i = 0; i < out->n; i++)
         matched += !strcmp(out->items[i].result, "matched");
     out->matched = matched;
+    bool pinned = a->version && strcmp(a->version, "local");
+    if (pinned && a->problem && (rc = version_of_problem(k, a->version, a->problem, NULL, err, errlen)))
+        return rc;
+    for (size_t i = 0; pinned && i < out->n; i++)
+        if (!strcmp(out->items[i].result, "matched") &&
+            (rc = version_of_problem(k, a->version, out->items[i].problem, out->items[i].id, err, errlen)))
+            return rc;
     if (a->problem && (rc = version_for(k, a, a->problem, out->version, err, errlen)))
         return rc;
     if (a->dry || !matched)

@@ -564,6 +564,68 @@ static int blob_put(struct queue_conn *k, const char *part, const char *key, lon
     return rc;
 }
 
+/* Keys per judged_store_unstage call: a package of 100,000 files is many
+ * short calls, not one that holds Redis. */
+#define UNSTAGE_BATCH 1000
+
+int store_unstage(struct queue_conn *k, const struct store_manifest *m, char *err, size_t errlen)
+{
+    /* FCALL judged_store_unstage N key...; a blob listed twice is looked
+     * at twice (the second finds nothing) */
+    for (size_t at = 0; at < m->n; at += UNSTAGE_BATCH) {
+        size_t n = m->n - at < UNSTAGE_BATCH ? m->n - at : UNSTAGE_BATCH;
+        const char *argv[UNSTAGE_BATCH + 3];
+        size_t lens[UNSTAGE_BATCH + 3];
+        char (*key)[80] = calloc(n, sizeof *key), nkeys[24];
+        if (!key) {
+            snprintf(err, errlen, "unstage: out of memory");
+            return STORE_ERR;
+        }
+        snprintf(nkeys, sizeof nkeys, "%zu", n);
+        argv[0] = "FCALL", argv[1] = "judged_store_unstage", argv[2] = nkeys;
+        for (size_t i = 0; i < n; i++) {
+            blob_key(key[i], sizeof key[i], m->files[at + i].sha);
+            argv[3 + i] = key[i];
+        }
+        for (size_t i = 0; i < n + 3; i++)
+            lens[i] = strlen(argv[i]);
+        redisReply *r = fcall(k, (int)n + 3, argv, lens, err, errlen);
+        int rc = !r ? STORE_IO : r->type == REDIS_REPLY_ERROR ? STORE_ERR : STORE_OK;
+        if (r && rc)
+            snprintf(err, errlen, "%s", r->str);
+        if (r)
+            freeReplyObject(r);
+        free(key);
+        if (rc)
+            return rc;
+    }
+    return STORE_OK;
+}
+
+int store_verify_claim(struct queue_conn *k, const char *name, const char *version, const char *id,
+                       const char *expected, char holder[33], char *err, size_t errlen)
+{
+    char key[400], ttl[24];
+    snprintf(key, sizeof key, KEY_VERIFY_RUNNING "%s:%s", name, version);
+    snprintf(ttl, sizeof ttl, "%d", STORE_UPLOAD_TTL);
+    const char *argv[] = {"FCALL", "judged_store_verify_claim", "1", key, id, expected, ttl};
+    size_t lens[7];
+    for (int i = 0; i < 7; i++)
+        lens[i] = strlen(argv[i]);
+    redisReply *r = fcall(k, 7, argv, lens, err, errlen);
+    if (!r)
+        return STORE_IO;
+    int rc = 0;
+    if (r->type == REDIS_REPLY_ERROR || !queue_rstr(r)) {
+        snprintf(err, errlen, "%s", r->type == REDIS_REPLY_ERROR ? r->str : "verify claim: unexpected reply");
+        rc = STORE_ERR;
+    } else {
+        snprintf(holder, 33, "%s", r->str);
+    }
+    freeReplyObject(r);
+    return rc;
+}
+
 /* One file on its way into a staging key (upload_blob). */
 struct upload {
     struct queue_conn *k;

@@ -217,9 +217,14 @@ struct store_upload {
     char *errors;            /* JSON array text or NULL (caller frees) */
 };
 void store_upload_free(struct store_upload *u);
+/* The bytes the uploads of owner waiting for a host have staged (one
+ * HMGET per waiting upload: the list is short unless hosts are away). */
+int store_staged_by(struct queue_conn *k, const char *owner, uint64_t *bytes, char *err, size_t errlen);
+/* Deletes the blobs of m that no version references (a refused upload's). */
+int store_unstage(struct queue_conn *k, const struct store_manifest *m, char *err, size_t errlen);
 
 /* Sends dir's blobs (manifest m) and queues an upload of NAME; id gets its
- * 32-hex-digit name. */
+ * 32-hex-digit name. The record keeps the bytes staged (m->total). */
 int store_stage(struct queue_conn *k, const char *name, const char *dir, const struct store_manifest *m,
                 const char *owner, char id[33], char *err, size_t errlen);
 /* Takes the oldest pending upload into host's list, waiting up to
@@ -458,6 +463,11 @@ int store_expected_from_json(struct json_t *o, struct store_expected *x);
 /* judge:verify:ID, a JSON record kept STORE_UPLOAD_TTL seconds. */
 int store_verify_save(struct queue_conn *k, const char *id, const char *record, char *err, size_t errlen);
 int store_verify_load(struct queue_conn *k, const char *id, char **record, bool *found, char *err, size_t errlen);
+/* Makes id the running verify of problem name's version when none is
+ * recorded or the recorded one is `expected` (one the caller found
+ * finished); holder: the one recorded now (id when it was made so). */
+int store_verify_claim(struct queue_conn *k, const char *name, const char *version, const char *id,
+                       const char *expected, char holder[33], char *err, size_t errlen);
 /* Sets the converted problem.yaml's time_limit (a writable copy); 0 ok. */
 int store_set_time_limit(const char *dir, double seconds, char *err, size_t errlen);
 

@@ -22,11 +22,14 @@ of version 2's layout still commits, recording none) and records it even
 when V is current already (pushing the same content again fills in a
 summary version 2 never recorded); remove deletes it. The key layouts are
 version 2's.
+4 (issue 40) judged_store_verify_claim: one verify of a problem's version
+at a time (judge-api's POST .../verify); judged_store_unstage: a refused
+upload's blobs that no version references go at once, not after a week.
 ]]
 
 -- Bump on any change to this file: a program loads the library only over
 -- an older one.
-local VERSION = 3
+local VERSION = 4
 
 local function fail(msg)
   error({err = 'ERR store: ' .. msg})
@@ -136,4 +139,33 @@ redis.register_function('judged_store_remove', function(keys, a)
     redis.call('DEL', keys[3])
   end
   return {'result', 'removed', 'freed', freed}
+end)
+
+-- keys: judge:verify:running:NAME:V; args: id, expected ('' = none), ttl
+-- (s). Makes id the running verify of that version when the key holds
+-- `expected` (nothing, or a verify the caller found finished), so two
+-- requests that both found none running start one verify, not two.
+-- reply: the id the key holds now ('' = none)
+redis.register_function('judged_store_verify_claim', function(keys, a)
+  if #keys ~= 1 or #a ~= 3 then fail('bad arguments') end
+  local cur = redis.call('GET', keys[1]) or ''
+  if cur ~= a[2] then return cur end
+  redis.call('SET', keys[1], a[1], 'EX', a[3])
+  return a[1]
+end)
+
+-- keys: judge:blob:SHA of a refused (or failed) upload. Deletes each that
+-- no version references (no refs): what a refused upload staged leaves
+-- Redis at once instead of filling it for a week.
+-- reply: bytes freed
+redis.register_function('judged_store_unstage', function(keys, a)
+  local freed = 0
+  for i = 1, #keys do
+    local m = redis.call('HMGET', keys[i], 'refs', 'size')
+    if (tonumber(m[1] or '0') or 0) <= 0 then
+      freed = freed + (tonumber(m[2] or '0') or 0)
+      redis.call('DEL', keys[i])
+    end
+  end
+  return freed
 end)

@@ -10,6 +10,12 @@
  * carries (hash-verified), validates and pushes them (store_push: the same
  * atomic commit as judgectl's), or records every error. The front's
  * request waits on judge:upload:ID:done.
+ * What is staged fills Redis' memory, where a full Redis refuses every
+ * write (issue 40: two uploads of ~200 KB of zeros staged 500 MiB, kept a
+ * week): the record keeps the bytes staged, the front bounds what one
+ * token's waiting uploads stage (store_staged_by, max_staged), and a
+ * refused or failed upload's blobs that no version references are deleted
+ * when it settles (store_unstage).
  *
  * Plain commands, no Functions: one MULTI per state change, and the record
  * is the only thing a settled upload leaves (expiring after a week).
@@ -96,8 +102,8 @@ int store_stage(struct queue_conn *k, const char *name, const char *dir, const s
     snprintf(created, sizeof created, "%" PRId64, common_wall_ms());
     bool ok = true;
     TX(k, ok, "MULTI");
-    TX(k, ok, "HSET " KEY_UPLOAD "%s id %s name %s version %s manifest %b owner %s created %s state pending", id, id,
-       name, m->version, man, mlen, owner ? owner : "", created);
+    TX(k, ok, "HSET " KEY_UPLOAD "%s id %s name %s version %s manifest %b owner %s created %s staged %" PRIu64
+              " state pending", id, id, name, m->version, man, mlen, owner ? owner : "", created, m->total);
     TX(k, ok, "EXPIRE " KEY_UPLOAD "%s %d", id, STORE_UPLOAD_TTL);
     TX(k, ok, "LPUSH " KEY_UPLOADS " %s", id);
     rc = commit_tx(k, ok, err, errlen);
@@ -195,9 +201,48 @@ int store_upload_take(struct queue_conn *k, int timeout_s, const char *host, str
     return rc;
 }
 
+/* A refused or failed upload's blobs that no version references go now
+ * (read from its manifest before settle drops it); best effort: what is
+ * left expires within STORE_UPLOAD_TTL as before. */
+static void unstage(struct queue_conn *k, const char *id)
+{
+    redisReply *r = queue_cmd(k, "HGET " KEY_UPLOAD "%s manifest", id);
+    struct store_manifest m;
+    char err[256];
+    if (r && queue_rstr(r) && store_manifest_parse(r->str, r->len, NULL, &m, err, sizeof err) == 0) {
+        store_unstage(k, &m, err, sizeof err);
+        store_manifest_free(&m);
+    }
+    discard(r);
+}
+
+int store_staged_by(struct queue_conn *k, const char *owner, uint64_t *bytes, char *err, size_t errlen)
+{
+    *bytes = 0;
+    redisReply *ids = queue_cmd(k, "LRANGE " KEY_UPLOADS " 0 -1");
+    if (!ids)
+        return io(k, err, errlen);
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && ids->type == REDIS_REPLY_ARRAY && i < ids->elements; i++) {
+        if (!queue_rstr(ids->element[i]))
+            continue;
+        redisReply *h = queue_cmd(k, "HMGET " KEY_UPLOAD "%s owner staged", ids->element[i]->str);
+        if (!h)
+            rc = io(k, err, errlen);
+        else if (h->type == REDIS_REPLY_ARRAY && h->elements == 2 && queue_rstr(h->element[0]) &&
+                 !strcmp(h->element[0]->str, owner) && queue_rstr(h->element[1]))
+            *bytes += strtoull(h->element[1]->str, NULL, 10);
+        discard(h);
+    }
+    freeReplyObject(ids);
+    return rc;
+}
+
 int store_upload_settle(struct queue_conn *k, const char *host, const char *id, const char *state,
                         const char *result, const char *previous, const char *errors, char *err, size_t errlen)
 {
+    if (strcmp(state, "stored"))
+        unstage(k, id);
     char finished[24];
     snprintf(finished, sizeof finished, "%" PRId64, common_wall_ms());
     bool ok = true;

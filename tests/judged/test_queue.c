@@ -359,3 +359,63 @@ Test(catalog, judgectl_languages_lists_without_root_or_sandbox)
     cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s", out);
     cr_assert(strstr(out, "python3 ") && strstr(out, "\nc ") && strstr(out, "GCC 12"), "%s", out);
 }
+
+/* The value of field name in a flat field/value reply, or NULL. */
+static const redisReply *reply_field(const redisReply *r, const char *name)
+{
+    for (size_t i = 0; r && r->type == REDIS_REPLY_ARRAY && i + 1 < r->elements; i += 2)
+        if (r->element[i]->type == REDIS_REPLY_STRING && !strcmp(r->element[i]->str, name))
+            return r->element[i + 1];
+    return NULL;
+}
+
+/* Issue 40: verification (priority verify) waits in the rejudge lane: a
+ * pool full of normal work still admits it, and it never fills what
+ * contest and normal admissions count, not even when it is retried (the
+ * delayed set counts against them). By FCALL, no host running. */
+Test(queue, a_verify_job_has_its_own_lane_and_is_retried_there)
+{
+    char cfg[400], id[160];
+    t_config("A", SLOT0, NULL, "  native: {languages: [c], slots: 1}\n", cfg, sizeof cfg);
+    cr_assert_eq(t_submit(cfg, "aplusb", "c", AC_C, NULL, NULL, id, sizeof id), 0);   /* loads the library */
+    redisContext *c = t_redis();
+    redisReply *r = redisCommand(c, "FCALL judged_admit 1 judge:{native}:q:normal pool native lang c problem aplusb "
+                                    "source x max_queue 1");
+    cr_assert(r && !strcmp(reply_field(r, "result")->str, "busy"), "normal work fills max_queue 1");
+    freeReplyObject(r);
+    r = redisCommand(c, "FCALL judged_admit 1 judge:{native}:q:normal pool native lang c problem aplusb "
+                        "source x max_queue 1 priority verify");
+    cr_assert(r && r->type == REDIS_REPLY_ARRAY, "%s", r && r->type == REDIS_REPLY_ERROR ? r->str : "no reply");
+    cr_assert_str_eq(reply_field(r, "result")->str, "admitted", "verification has its own bound");
+    char vid[160];
+    snprintf(vid, sizeof vid, "%s", reply_field(r, "id")->str);
+    freeReplyObject(r);
+    r = redisCommand(c, "FCALL judged_admit 1 judge:{native}:q:normal pool native lang c problem aplusb "
+                        "source x max_queue 1 priority verify");
+    cr_assert_str_eq(reply_field(r, "result")->str, "busy", "the lane's own bound");
+    freeReplyObject(r);
+    cr_assert_eq(t_int("LLEN %s", "judge:{native}:rejudge"), 1);
+    /* a claim takes the normal job first, then the verify job */
+    r = redisCommand(c, "FCALL judged_claim 1 judge:{native}:q:normal pool native host h count 2");
+    const redisReply *jobs = reply_field(r, "jobs");
+    cr_assert(jobs && jobs->elements == 2, "two jobs claimed");
+    cr_assert_str_eq(reply_field(jobs->element[0], "id")->str, id);
+    cr_assert_str_eq(reply_field(jobs->element[1], "id")->str, vid);
+    char entry[64];
+    snprintf(entry, sizeof entry, "%s", reply_field(jobs->element[1], "entry")->str);
+    freeReplyObject(r);
+    r = redisCommand(c, "FCALL judged_retry 1 judge:{native}:q:normal pool native host h queue normal entry %s "
+                        "id %s reason box max_attempts 3 delay 60000", entry, vid);
+    cr_assert(r && r->type == REDIS_REPLY_ARRAY && !strcmp(reply_field(r, "result")->str, "scheduled"), "%s",
+              r && r->type == REDIS_REPLY_ERROR ? r->str : "retry");
+    freeReplyObject(r);
+    cr_assert_eq(t_int("ZCARD %s", "judge:{native}:delayed"), 0, "a verify retry is not counted as delayed work");
+    cr_assert_eq(t_int("LLEN %s", "judge:{native}:rejudge"), 1, "it waits in its lane again");
+    /* cancelled while it waits: gone */
+    r = redisCommand(c, "FCALL judged_cancel 1 judge:{native}:q:normal pool native id %s", vid);
+    cr_assert(r && r->type == REDIS_REPLY_ARRAY && !strcmp(reply_field(r, "result")->str, "cancelled"));
+    freeReplyObject(r);
+    cr_assert_eq(t_int("LLEN %s", "judge:{native}:rejudge"), 0);
+    cr_assert_eq(t_int("EXISTS judge:{native}:sub:%s", vid), 0);
+    redisFree(c);
+}

@@ -87,7 +87,8 @@ static void apply_readme_acls(void)
             continue;
         char buf[1024] = "";
         const char *ph[][2] = {{"JUDGED_PASSWORD", JUDGED_PW}, {"ADMIN_PASSWORD", ADMIN_PW},
-                               {"PLATFORM_PASSWORD", PLATFORM_PW}, {"API_PASSWORD", API_PW}};
+                               {"PLATFORM_PASSWORD", PLATFORM_PW}, {"API_PASSWORD", API_PW},
+                               {"{POOL}", "{native}"}};
         for (const char *p = line; *p;) {
             bool hit = false;
             for (size_t i = 0; i < sizeof ph / sizeof ph[0] && !hit; i++)
@@ -205,6 +206,12 @@ Test(redis_auth, judged_and_judgectl_work_under_the_readme_acls)
         "FCALL judged_progress 1 judge:{native}:q:normal pool native id x stage test",
         "XADD judge:{native}:results * id forged verdict AC",
         "HSET judge:{native}:stats verdict:AC 1000",
+        /* issue 40: a pattern's '*' matches '}' too: judge:{*}:sub:* let
+         * the platform write the result of a submission whose id held
+         * '}:sub:', and every other pool's keys */
+        "HSET judge:{native}:res:x}:sub:y verdict AC",
+        "SET judge:{native}:res:x}:seq 1",
+        "HSET judge:{other}:sub:x verdict AC",
         "DEL judge:hosts",
         "FUNCTION FLUSH",
         "FLUSHALL",

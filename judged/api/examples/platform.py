@@ -25,7 +25,7 @@ hook = f"http://127.0.0.1:{receiver.server_port}/judged"
 batch = [{"problem": PROBLEM, "language": LANGUAGE, "source": open(f).read(), "idempotency_key": f,
           "callback_url": hook} for f in FILES]
 answers = json.load(call("/v1/submissions/batch", {"submissions": batch}))["submissions"]
-ids = [a["id"] for a in answers if a["status"] in (200, 202)]  # others name the field at fault
+ids = [a["id"] for a in answers if a["status"] in (200, 202)]  # 400 names the field; 429/503: again after retry_after
 verdicts = {}
 for line in events:  # "data: {json}" lines; ": ..." comments are heartbeats
     if line.startswith(b"data: "):
