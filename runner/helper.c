@@ -160,7 +160,7 @@ static int build_checker(struct rn_job *j, const struct rn_language *l, const st
         free(hp);
     }
     struct rn_compiled c = {0};
-    struct rn_compile_opts opts = {.flags = flags};
+    struct rn_compile_opts opts = {.flags = flags, .helper = true};
     if (rc == 0)
         rc = rn_compile_program(j, l, tmp, &opts, &c);
     if (rc == 0 && !c.ok) {
@@ -186,14 +186,15 @@ static int build_program(struct rn_job *j, const struct rn_program *pg, char **f
     char *tmp = rn_strdup_printf("%s.tmp-%d-%d", cache, (int)getpid(), j->slot);
     int rc = rn_program_write(pg, tmp) < 0 ? rn_job_infra(j, tmp, strerror(errno)) : 0;
     struct rn_compiled c = {0};
-    struct rn_compile_opts opts = {.flags = flags, .sources = pg->sources};
+    struct rn_compile_opts opts = {.flags = flags, .sources = pg->sources, .helper = true};
+    struct rn_compile_opts script_opts = {.helper = true};   /* a build script takes no flags */
     struct rn_language *script = pg->lang ? NULL : rn_program_language(j->r, pg->build, false);
     if (rc == 0 && !pg->lang && !script)
         rc = rn_job_infra(j, "program", "out of memory");
     if (rc == 0 && pg->lang)
         rc = rn_compile_program(j, pg->lang, tmp, &opts, &c);
     else if (rc == 0)
-        rc = rn_compile_in(j, script, tmp, NULL, &c);
+        rc = rn_compile_in(j, script, tmp, &script_opts, &c);
     if (rc == 0 && !c.ok) {
         *message = pg->lang ? rn_strdup_printf("the %s does not compile:\n%s", what, c.output)
                             : rn_strdup_printf("the %s's build script failed:\n%s", what, c.output);

@@ -473,6 +473,8 @@ struct rn_compiled {
 struct rn_compile_opts {
     char **sources;     /* replace the language's source file name in argvs */
     char **flags;       /* appended to every step */
+    bool helper;        /* a package's helper: its own CPU and wall clock,
+                           and starving is an infrastructure failure */
 };
 
 /* runner.c: the catalog (a language by id; by a package file's extension,

@@ -283,12 +283,23 @@ Test(checkers, failing_checker_is_ie_not_wa, .timeout = 60)
     free(pkg);
 }
 
+/* the report's top-level message of an IE (issue 37: never without one) */
+static void assert_ie_message(const char *json, const char *part)
+{
+    json_t *doc = json_loads(json, 0, NULL);
+    const char *m = json_string_value(json_object_get(doc, "message"));
+    cr_assert(m && *m && (!part || strstr(m, part)), "IE with message containing '%s': %s",
+              part ? part : "", json);
+    json_decref(doc);
+}
+
 Test(checkers, crashing_checker_is_ie, .timeout = 60)
 {
     char *pkg = checker_package("#include <stdlib.h>\nint main(void){abort();}\n");
     struct runner *r = open_runner(1);
     struct judged j = judge_source(r, pkg, "c", aplusb_c, strlen(aplusb_c));
     cr_assert_eq(j.verdict, RUNNER_IE, "%s", j.json);
+    assert_ie_message(j.json, "test 1: ");
     free(j.json);
     runner_close(r);
     remove_dir(pkg);
@@ -345,6 +356,104 @@ Test(checkers, checker_that_does_not_compile, .timeout = 60)
     free(errors);
     struct judged j = judge_source(r, pkg, "c", aplusb_c, strlen(aplusb_c));
     cr_assert_eq(j.verdict, RUNNER_IE, "%s", j.json);
+    free(j.json);
+    runner_close(r);
+    remove_dir(pkg);
+    free(pkg);
+}
+
+/* ---- a helper's build: its own clock (issue 37) ---- */
+
+/* A runner whose only language is C with a compile clock of 1 s (wall
+ * 2.5 s): a contestant's compile clock a helper's build must never run on.
+ * limit: a runner_limits setting, or NULL. */
+static struct runner *open_short_clock_runner(const char *limit)
+{
+    char *langs = scratch_dir("langs");
+    put_file(langs, "c.yaml", "id: c\nname: C\nversion: [/usr/bin/gcc, --version]\nsource: main.c\n"
+             "compile: [/usr/bin/gcc, -std=gnu17, -O2, -pipe, -o, main, main.c, -lm]\nrun: [./main]\n"
+             "compile_limits: {time: 1s, memory: 512M, output: 64M, procs: 32}\nprocesses: 32\n"
+             "env: {PATH: /usr/bin:/bin}\n");
+    struct runner_config cfg = {.languages_dir = langs, .work_dir = WORK_DIR, .first_slot = FIRST_SLOT,
+                                .slots = 1, .prepare_off = true};
+    char err[4096];
+    if (limit)
+        cr_assert_eq(runner_limits_set(&cfg.limits, limit, err, sizeof err), 0, "%s", err);
+    struct runner *r = NULL;
+    cr_assert_eq(runner_open(&r, &cfg, err, sizeof err), 0, "runner_open: %s", err);
+    remove_dir(langs);
+    free(langs);
+    return r;
+}
+
+/* A package whose checker is a program directory with a build script that
+ * waits `seconds` (a busy host's compile, without the CPU) and makes a run
+ * script accepting everything; unique per call, so never built before. */
+static char *slow_build_package(int seconds)
+{
+    char *pkg = scratch_dir("slowbuild");
+    put_file(pkg, "problem.yaml", "name: slow\ntime_limit: 1s\nmemory_limit: 64M\n"
+             "checker: {type: custom, source: chk}\n");
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    put_file(pkg, "chk/build", "# %ld.%09ld %d\nsleep %d\necho 'exit 0' > run\n", (long)now.tv_sec,
+             now.tv_nsec, (int)getpid(), seconds);
+    put_file(pkg, "tests/1.in", "1 2\n");
+    put_file(pkg, "tests/1.out", "3\n");
+    return pkg;
+}
+
+/* The issue's contest-day IE: a checker build slower than a contestant's
+ * compile wall clock (here 2.5 s; on a busy host g++ of a testlib checker)
+ * was IE "does not compile". Its own clock lets it finish. */
+Test(helpers, a_build_past_a_contestants_compile_clock_is_not_ie, .timeout = 120)
+{
+    char *pkg = slow_build_package(4);
+    struct runner *r = open_short_clock_runner(NULL);
+    struct judged j = judge_source(r, pkg, "c", aplusb_c, strlen(aplusb_c));
+    cr_assert_eq(j.verdict, RUNNER_AC, "%s", j.json);
+    free(j.json);
+    runner_close(r);
+    remove_dir(pkg);
+    free(pkg);
+}
+
+/* Out of wall clock with CPU time left: the host's fault, an
+ * infrastructure failure judged retries (never IE); its err says why. */
+Test(helpers, a_build_starved_of_its_wall_clock_is_an_infrastructure_failure, .timeout = 120)
+{
+    char *pkg = slow_build_package(3);
+    struct runner *r = open_short_clock_runner("helper_wall_time=1s");
+    struct runner_request req = {.problem_dir = pkg, .language = "c", .source = aplusb_c,
+                                 .source_len = strlen(aplusb_c)};
+    struct runner_report *rep = NULL;
+    enum runner_failure failure = RUNNER_FAILURE_NONE;
+    char err[1024] = "";
+    cr_assert_eq(runner_judge(r, &req, &rep, &failure, err, sizeof err), -1, "judged: %s",
+                 rep ? runner_verdict_name(runner_report_verdict(rep)) : "?");
+    cr_assert_null(rep);
+    cr_assert_eq(failure, RUNNER_FAILURE_INFRA);
+    cr_assert(strstr(err, "helper") && strstr(err, "wall clock") && strstr(err, "CPU time left"), "%s", err);
+    runner_close(r);
+    remove_dir(pkg);
+    free(pkg);
+}
+
+/* compile_limits cannot buy more than the host's maximum (issue 40,
+ * finding 5): a compile asking 1000 s is stopped at compile_time_max */
+Test(compile, a_problems_compile_limits_stop_at_the_hosts_maximum, .timeout = 120)
+{
+    char *pkg = scratch_dir("cmax");
+    put_file(pkg, "problem.yaml", "name: cmax\ntime_limit: 1s\nmemory_limit: 64M\n"
+             "compile_limits: {time: 1000s, memory: 1G}\n");
+    put_file(pkg, "tests/1.in", "1 2\n");
+    put_file(pkg, "tests/1.out", "3\n");
+    struct runner *r = open_short_clock_runner("compile_time_max=2s");
+    /* a compile that takes 1000 s of CPU: the preprocessor reading forever */
+    const char *endless = "#include \"/dev/zero\"\nint main(void){return 0;}\n";
+    struct judged j = judge_source(r, pkg, "c", endless, strlen(endless));
+    cr_assert_eq(j.verdict, RUNNER_CE, "%s", j.json);
+    cr_assert(strstr(j.json, "time limit (2 s)"), "stopped at the host's maximum: %s", j.json);
     free(j.json);
     runner_close(r);
     remove_dir(pkg);
