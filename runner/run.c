@@ -406,6 +406,32 @@ static int open_input(struct rn_job *j, const struct rn_test *t, char *why, size
     return copy;
 }
 
+/* Pages within this of the memory limit count as "at the limit": the
+ * cgroup's peak never passes the limit, it stops at it. */
+#define AT_LIMIT_SLACK (64 << 10)
+
+/* What a run stopped by the clock was doing, so a jury can tell (issue 37):
+ * a program whose memory stood at the limit was faulting there (reclaim,
+ * an OOM kill not yet delivered): MLE, not TLE. One stopped by the wall
+ * clock with CPU time left was idle or waiting: sleeping, reading input
+ * that never comes, or starved of a core on a busy host. */
+static void explain_stop(const struct sandbox_limits *lim, struct sandbox_result *res)
+{
+    if (res->status != SANDBOX_TLE)
+        return;
+    char was[sizeof res->message];
+    snprintf(was, sizeof was, "%s", res->message);
+    if (lim->memory && res->memory + AT_LIMIT_SLACK >= lim->memory) {
+        res->status = SANDBOX_MLE;
+        snprintf(res->message, sizeof res->message, "memory limit exceeded: its memory stood at the "
+                 "limit (%llu MiB) when it was stopped (%.300s)", (unsigned long long)(lim->memory >> 20), was);
+    } else if (res->tle_wall && res->cpu_time < lim->cpu_time) {
+        snprintf(res->message, sizeof res->message, "%.300s, with CPU time left (%.3f of %.3f s): idle or "
+                 "waiting (sleeping, reading input that never comes, or waiting for a busy host's core)",
+                 was, res->cpu_time, lim->cpu_time);
+    }
+}
+
 int rn_run_program(struct rn_job *j, const struct rn_test *t, struct sandbox_result *res)
 {
     char why[128] = "";
@@ -434,6 +460,8 @@ int rn_run_program(struct rn_job *j, const struct rn_test *t, struct sandbox_res
     close(out_fd);
     rn_argv_free(argv);
     free(mounts);
+    if (rc == 0)
+        explain_stop(&sj.limits, res);
     return rc < 0 ? rn_job_infra(j, "sandbox", res->message) : 0;
 }
 

@@ -439,6 +439,26 @@ Test(helpers, a_build_starved_of_its_wall_clock_is_an_infrastructure_failure, .t
     free(pkg);
 }
 
+/* A wall-clock TLE with CPU time left says so (issue 37): a jury tells a
+ * sleeping (or starved) program from one that computed too long. */
+Test(verdicts, a_wall_clock_tle_with_cpu_left_says_idle_or_waiting, .timeout = 60)
+{
+    char *pkg = scratch_dir("idle");
+    put_file(pkg, "problem.yaml", "name: idle\ntime_limit: 1s\nwall_time_limit: 1.5s\nmemory_limit: 64M\n");
+    put_file(pkg, "tests/1.in", "1 2\n");
+    put_file(pkg, "tests/1.out", "3\n");
+    struct runner *r = open_runner(1);
+    const char *sleeper = "#include <unistd.h>\nint main(void){ sleep(30); return 0; }\n";
+    struct judged j = judge_source(r, pkg, "c", sleeper, strlen(sleeper));
+    cr_assert_eq(j.verdict, RUNNER_TLE, "%s", j.json);
+    cr_assert(strstr(j.json, "wall clock > 1.500 s") && strstr(j.json, "with CPU time left") &&
+              strstr(j.json, "idle or waiting"), "%s", j.json);
+    free(j.json);
+    runner_close(r);
+    remove_dir(pkg);
+    free(pkg);
+}
+
 /* compile_limits cannot buy more than the host's maximum (issue 40,
  * finding 5): a compile asking 1000 s is stopped at compile_time_max */
 Test(compile, a_problems_compile_limits_stop_at_the_hosts_maximum, .timeout = 120)
