@@ -46,6 +46,21 @@ struct pool *pool_new(const char *name, int first_slot, int slots)
     return p;
 }
 
+/* package_limits: what the runner reads of a package and what a package
+ * may ask of a compile or a helper's build (0: the runner's default) */
+static struct runner_limits runner_limits_of(const struct jd_config *cfg)
+{
+    return (struct runner_limits){.yaml_size = (uint64_t)cfg->package_limits.yaml_size,
+                                  .package_files = (uint64_t)cfg->package_limits.package_files,
+                                  .package_size = (uint64_t)cfg->package_limits.package_size,
+                                  .tests = (uint64_t)cfg->package_limits.tests,
+                                  .compile_time_max_ms = (uint64_t)cfg->package_limits.compile_time_max_ms,
+                                  .compile_memory_max = (uint64_t)cfg->package_limits.compile_memory_max,
+                                  .compile_output_max = (uint64_t)cfg->package_limits.compile_output_max,
+                                  .helper_cpu_ms = (uint64_t)cfg->package_limits.helper_cpu_ms,
+                                  .helper_wall_ms = (uint64_t)cfg->package_limits.helper_wall_ms};
+}
+
 int pool_open_runner(struct pool *p, const struct jd_config *cfg, char *err, size_t errlen)
 {
     char work[4200], prepared[4200];
@@ -63,10 +78,7 @@ int pool_open_runner(struct pool *p, const struct jd_config *cfg, char *err, siz
         .compile_cache = (uint64_t)cfg->compile_cache,
         .prepared_dir = prepared,
         .prepare_off = !cfg->prepare,
-        .limits = {.yaml_size = (uint64_t)cfg->package_limits.yaml_size,
-                   .package_files = (uint64_t)cfg->package_limits.package_files,
-                   .package_size = (uint64_t)cfg->package_limits.package_size,
-                   .tests = (uint64_t)cfg->package_limits.tests},
+        .limits = runner_limits_of(cfg),
     };
     p->runner = NULL;
     if (p->slots <= 0)
@@ -164,10 +176,7 @@ void pools_publish(const struct jd_config *cfg)
     char err[512];
     queue_conn_init(&k, judged.redis_url, 3000);
     struct runner_config rc = {.languages_dir = cfg->languages, .catalog_only = true,
-                               .limits = {.yaml_size = (uint64_t)cfg->package_limits.yaml_size,
-                                          .package_files = (uint64_t)cfg->package_limits.package_files,
-                                          .package_size = (uint64_t)cfg->package_limits.package_size,
-                                          .tests = (uint64_t)cfg->package_limits.tests}};
+                               .limits = runner_limits_of(cfg)};
     struct runner *catalog = NULL;
     if (runner_open(&catalog, &rc, err, sizeof err)) {
         logmsg("languages: %s", err);
