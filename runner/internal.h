@@ -431,6 +431,7 @@ struct runner {
     char *prepared_dir;                       /* canonical, root's, 0700; NULL: catalog_only */
     bool prepare_off;                         /* runner_config.prepare_off */
     struct rn_prepared_state *prep;           /* one per language (prepared.c) */
+    char (*cpu_of)[12];                       /* [i]: submission slot i's CPU ("3"); NULL: not pinned */
 };
 
 /* one submission (or self-test) in one slot */
@@ -487,6 +488,9 @@ void rn_unknown_language(const struct runner *r, const char *id, char *err, size
 /* Takes a slot (waiting for one) and makes its directories; -1 with j->err. */
 int rn_job_begin(struct rn_job *j, struct runner *r);
 void rn_job_end(struct rn_job *j);
+/* The CPU (a sandbox_job.cpus) of a slot's boxes, companion included;
+ * NULL: not pinned. */
+const char *rn_slot_cpus(const struct runner *r, int slot);
 /* Sets j->err to "what: why" and the failure to INFRA; returns -1. */
 int rn_job_infra(struct rn_job *j, const char *what, const char *why);
 /* The language's mounts (optional), then extra; caller frees. */

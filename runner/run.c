@@ -107,6 +107,7 @@ static void helper_job(struct rn_job *j, const struct helper_run *hr, struct san
     *mounts = rn_mounts_for(l, data, hr->feedback ? 3 : 2, &mount_count);
     *sj = (struct sandbox_job)SANDBOX_JOB_INIT;
     sj->slot = hr->slot;
+    sj->cpus = rn_slot_cpus(j->r, hr->slot);
     sj->argv = (const char *const *)*argv;
     sj->envp = (const char *const *)l->env;
     sj->workdir = hr->box;
@@ -341,6 +342,7 @@ static void program_job(struct rn_job *j, struct sandbox_job *sj, char ***argv,
     double cpu = j->prob->time_limit * l->time_factor;
     *sj = (struct sandbox_job)SANDBOX_JOB_INIT;
     sj->slot = j->slot;
+    sj->cpus = rn_slot_cpus(j->r, j->slot);
     sj->argv = (const char *const *)*argv;
     sj->envp = (const char *const *)l->env;
     sj->workdir = NULL;

@@ -83,6 +83,10 @@ struct runner_config {
      * before they existed; for measuring) */
     const char *prepared_dir;
     bool prepare_off;
+    /* one box per core: cpus[i] is the CPU every box of submission slot i
+     * runs on (its compiles, helper builds, runs, checker and its
+     * companion's interactor: they take turns); NULL: not pinned */
+    const int *cpus;
 };
 
 struct runner_request {

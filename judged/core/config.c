@@ -783,40 +783,10 @@ static int parse_root(struct ctx *c, yaml_node_t *root, struct jd_config *cfg)
 }
 
 /* Defaults that depend on the machine or on other keys. */
-/* "0-3,6" -> 0 1 2 3 6; count, -1 on a bad list (or one past max) */
-static int parse_cpu_list(const char *s, int *out, int max)
-{
-    int n = 0;
-    while (*s) {
-        char *end;
-        errno = 0;
-        long lo = strtol(s, &end, 10), hi = lo;
-        if (errno || end == s || lo < 0 || lo >= JD_MAX_CPUS)
-            return -1;
-        s = end;
-        if (*s == '-') {
-            hi = strtol(s + 1, &end, 10);
-            if (errno || end == s + 1 || hi < lo || hi >= JD_MAX_CPUS)
-                return -1;
-            s = end;
-        }
-        for (long c = lo; c <= hi; c++) {
-            if (n >= max)
-                return -1;
-            out[n++] = (int)c;
-        }
-        if (*s == ',' && s[1])
-            s++;
-        else if (*s)
-            return -1;
-    }
-    return n > 0 ? n : -1;
-}
-
 int jd_config_cpus(const struct jd_config *cfg, int *out, int max)
 {
     if (cfg->cpus)
-        return parse_cpu_list(cfg->cpus, out, max);
+        return common_parse_cpus(cfg->cpus, out, max);
     cpu_set_t set;
     int n = 0;
     if (sched_getaffinity(0, sizeof set, &set) < 0)

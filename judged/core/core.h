@@ -107,7 +107,7 @@ struct jd_config {
  * i-th, by the order of the pools and their slots): cfg->cpus, else every CPU
  * this process may run on. Their count (at most max into out); -1 when
  * cfg->cpus is not a CPU list. */
-#define JD_MAX_CPUS 1024
+#define JD_MAX_CPUS 1024   /* COMMON_MAX_CPUS */
 int jd_config_cpus(const struct jd_config *cfg, int *out, int max);
 
 /* Parses FILE. On error returns -1 with err = "FILE:LINE: key 'K': why". */

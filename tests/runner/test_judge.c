@@ -18,6 +18,7 @@
 #include <grp.h>
 #include <jansson.h>
 #include <pthread.h>
+#include <sched.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -454,6 +455,46 @@ Test(verdicts, a_wall_clock_tle_with_cpu_left_says_idle_or_waiting, .timeout = 6
     cr_assert(strstr(j.json, "wall clock > 1.500 s") && strstr(j.json, "with CPU time left") &&
               strstr(j.json, "idle or waiting"), "%s", j.json);
     free(j.json);
+    runner_close(r);
+    remove_dir(pkg);
+    free(pkg);
+}
+
+/* One box per core (issue 37): a runner given cpus runs each slot's boxes
+ * on its CPU: the program's affinity, and on a v1 host the slot's cpuset
+ * cgroup (the compile ran there too). The CPU: the last this test may use. */
+Test(runner, a_slot_runs_on_its_own_cpu, .timeout = 60)
+{
+    cpu_set_t mine;
+    cr_assert_eq(sched_getaffinity(0, sizeof mine, &mine), 0);
+    int cpu = 0;
+    for (int c = 0; c < CPU_SETSIZE; c++)
+        if (CPU_ISSET(c, &mine))
+            cpu = c;
+    char *pkg = scratch_dir("pin");
+    put_file(pkg, "problem.yaml", "name: pin\ntime_limit: 1s\nmemory_limit: 64M\n");
+    put_file(pkg, "tests/1.in", "\n");
+    put_file(pkg, "tests/1.out", "%d\n", cpu);
+    struct runner_config cfg = {.languages_dir = SRC "/languages", .work_dir = WORK_DIR,
+                                .first_slot = FIRST_SLOT, .slots = 1, .cpus = &cpu};
+    struct runner *r = NULL;
+    char err[4096];
+    cr_assert_eq(runner_open(&r, &cfg, err, sizeof err), 0, "runner_open: %s", err);
+    const char *where = "#include <stdio.h>\n#include <string.h>\nint main(void){ char l[256];"
+                        " FILE *f = fopen(\"/proc/self/status\", \"r\"); while (f && fgets(l, sizeof l, f))"
+                        " if (!strncmp(l, \"Cpus_allowed_list:\", 18)) { fputs(l + 19, stdout); return 0; }"
+                        " return 1; }\n";
+    struct judged j = judge_source(r, pkg, "c", where, strlen(where));
+    cr_assert_eq(j.verdict, RUNNER_AC, "the program runs on CPU %d only: %s", cpu, j.json);
+    free(j.json);
+    char path[256], got[64] = "";
+    snprintf(path, sizeof path, "/sys/fs/cgroup/cpuset/judge-sandbox/box-%d/cpuset.cpus", FIRST_SLOT);
+    FILE *f = fopen(path, "r");
+    if (f) {   /* a v1 cpuset hierarchy: the slot's cgroup is pinned too */
+        cr_assert(fgets(got, sizeof got, f));
+        fclose(f);
+        cr_assert_eq(atoi(got), cpu, "%s: %s", path, got);
+    }
     runner_close(r);
     remove_dir(pkg);
     free(pkg);
