@@ -1638,3 +1638,114 @@ Test(checkpoints, records_rebuild_the_report, .timeout = 300)
     free(first.identity), free(second.identity), free(third.identity);
     runner_close(r);
 }
+
+/* ---- a busy host (issue 37): stress-ng --cpu 2, started here ---- */
+
+/* stress-ng's CPU hogs in a process group of their own, bounded by its own
+ * timeout should this test die before stop_stress. */
+static pid_t start_stress(void)
+{
+    cr_assert_eq(system("command -v stress-ng >/dev/null"), 0, "stress-ng is missing (.ci/install-deps)");
+    pid_t pid = fork();
+    cr_assert(pid >= 0);
+    if (pid == 0) {
+        setpgid(0, 0);
+        execlp("stress-ng", "stress-ng", "--cpu", "2", "--timeout", "120s", "--quiet", (char *)NULL);
+        _exit(127);
+    }
+    setpgid(pid, pid);
+    return pid;
+}
+
+static void stop_stress(pid_t pid)
+{
+    kill(-pid, SIGKILL);
+    while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+        ;
+}
+
+struct busy_job {
+    struct runner *r;
+    const char *pkg, *source;
+    struct judged j;
+};
+
+static void *judge_busy(void *arg)
+{
+    struct busy_job *b = arg;
+    b->j = judge_source(b->r, b->pkg, "c", b->source, strlen(b->source));
+    return NULL;
+}
+
+/* What a contest's first minute does to a 2-core host, with both cores
+ * taken by stress-ng: a testlib checker's first build (C++, its own
+ * clock) is not IE; a program burning 0.5 s of CPU (limit 1 s, wall 3 s)
+ * on every slot at once, each pinned to its core, is AC; a memory bomb is
+ * MLE; a crashing checker is IE with a message. */
+Test(load, a_busy_host_judges_as_a_quiet_one, .timeout = 600)
+{
+    cpu_set_t mine;
+    cr_assert_eq(sched_getaffinity(0, sizeof mine, &mine), 0);
+    int cpus[2] = {-1, -1}, n = 0;
+    for (int c = 0; c < CPU_SETSIZE && n < 2; c++)
+        if (CPU_ISSET(c, &mine))
+            cpus[n++] = c;
+    if (n < 2)
+        cpus[1] = cpus[0];
+    char *pkg = scratch_dir("busy");
+    put_file(pkg, "problem.yaml", "name: busy\ntime_limit: 1s\nmemory_limit: 64M\n"
+             "checker: {type: custom, source: check.cpp}\n");
+    char tl[4096];
+    size_t len;
+    char *testlib = slurp(SRC "/tests/judged/polygon/sumgroups/files/testlib.h", &len);
+    put_file(pkg, "testlib.h", "%s", testlib);
+    free(testlib);
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    snprintf(tl, sizeof tl, "// first built at %ld.%09ld by %d\n#include \"testlib.h\"\n"
+             "int main(int argc, char **argv) { registerTestlibCmd(argc, argv);\n"
+             "  long long jury = ans.readLong(), got = ouf.readLong();\n"
+             "  if (got != jury) quitf(_wa, \"expected %%lld, found %%lld\", jury, got);\n"
+             "  quitf(_ok, \"%%lld\", got); }\n", (long)now.tv_sec, now.tv_nsec, (int)getpid());
+    put_file(pkg, "check.cpp", "%s", tl);
+    put_file(pkg, "tests/1.in", "1 2\n");
+    put_file(pkg, "tests/1.out", "3\n");
+    struct runner_config cfg = {.languages_dir = SRC "/languages", .work_dir = WORK_DIR,
+                                .first_slot = FIRST_SLOT, .slots = 2, .cpus = cpus};
+    struct runner *r = NULL;
+    char err[4096];
+    cr_assert_eq(runner_open(&r, &cfg, err, sizeof err), 0, "runner_open: %s", err);
+    const char *burner = "#include <stdio.h>\n#include <time.h>\nint main(void){ long a, b;"
+                         " if (scanf(\"%ld %ld\", &a, &b) != 2) return 1;"
+                         " while (clock() < CLOCKS_PER_SEC / 2) ; printf(\"%ld\\n\", a + b); return 0; }\n";
+    const char *bomb = "#include <stdlib.h>\n#include <string.h>\nint main(void){ for (;;) {"
+                       " char *p = malloc(1 << 20); if (!p) return 1; memset(p, 1, 1 << 20); } }\n";
+    pid_t stress = start_stress();
+    /* the checker's first build, and the submission's compile, on a busy host */
+    struct judged j = judge_source(r, pkg, "c", aplusb_c, strlen(aplusb_c));
+    cr_expect_eq(j.verdict, RUNNER_AC, "the checker's first judging: %s", j.json);
+    free(j.json);
+    /* the burner on both slots at once (compiled before: the cache answers) */
+    struct busy_job b[2] = {{r, pkg, burner, {0}}, {r, pkg, burner, {0}}};
+    free(judge_source(r, pkg, "c", burner, strlen(burner)).json);
+    pthread_t th[2];
+    for (int i = 0; i < 2; i++)
+        cr_assert_eq(pthread_create(&th[i], NULL, judge_busy, &b[i]), 0);
+    for (int i = 0; i < 2; i++) {
+        pthread_join(th[i], NULL);
+        cr_expect_eq(b[i].j.verdict, RUNNER_AC, "0.5 s of CPU, slot %d, under load: %s", i, b[i].j.json);
+        free(b[i].j.json);
+    }
+    j = judge_source(r, pkg, "c", bomb, strlen(bomb));
+    cr_expect_eq(j.verdict, RUNNER_MLE, "a memory bomb under load: %s", j.json);
+    free(j.json);
+    put_file(pkg, "check.cpp", "#include <cstdlib>\nint main() { std::abort(); }\n");
+    j = judge_source(r, pkg, "c", aplusb_c, strlen(aplusb_c));
+    stop_stress(stress);
+    cr_expect_eq(j.verdict, RUNNER_IE, "%s", j.json);
+    assert_ie_message(j.json, "test 1: the checker ended with RE");
+    free(j.json);
+    runner_close(r);
+    remove_dir(pkg);
+    free(pkg);
+}
