@@ -421,6 +421,7 @@ struct runner {
     struct sandbox *sb;                       /* NULL: catalog_only */
     char *work_dir;                           /* canonical, root's, 0700 (unless catalog_only) */
     uint64_t compile_cache;                   /* bytes kept under compiled/ */
+    uint64_t helper_cache;                    /* bytes kept under checkers/ */
     struct rn_language **langs;               /* sorted by file name */
     size_t lang_count;
     struct runner_limits limits;

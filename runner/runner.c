@@ -228,6 +228,7 @@ int runner_open(struct runner **out, const struct runner_config *cfg, char *err,
     r->slots = cfg->slots > 0 ? cfg->slots : 1;
     r->work_dir = strdup(cfg->work_dir ? cfg->work_dir : "/tmp/judged-runner");
     r->compile_cache = cfg->compile_cache ? cfg->compile_cache : 256ULL << 20;
+    r->helper_cache = cfg->helper_cache ? cfg->helper_cache : 1ULL << 30;
     r->busy = calloc((size_t)r->slots, sizeof *r->busy);
     if (cfg->cpus && (r->cpu_of = calloc((size_t)r->slots, sizeof *r->cpu_of)))
         for (int i = 0; i < r->slots; i++)

@@ -304,6 +304,9 @@ static const struct key_def root_keys[] = {
      "sizes, times and inodes)"},
     {"compile_cache", KT_SIZE, CF(compile_cache), 0, 0, "256M", false, -1, NULL,
      "successful compiles kept per pool (LRU; runner/README.md)"},
+    {"helper_cache", KT_SIZE, CF(helper_cache), 0, 0, "1G", false, -1, NULL,
+     "built checkers, interactors and validators kept per pool (LRU, none used in the last 30 minutes "
+     "removed; runner/README.md)"},
     {"prepare", KT_BOOL, CF(prepare), 0, 0, "true", false, -1, NULL,
      "languages' prepared files (precompiled headers, JVM archive) under state_dir/prepared; "
      "false: off"},

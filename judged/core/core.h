@@ -83,6 +83,7 @@ struct jd_config {
     long problem_cache;      /* bytes of fetched problem versions kept (LRU) */
     long problem_cache_rehash_ms;   /* a cached version in use is hashed again after this */
     long compile_cache;      /* bytes of compiles kept per pool (LRU) */
+    long helper_cache;       /* bytes of built helpers kept per pool (LRU) */
     bool prepare;            /* languages' prepared files (languages/README.md) */
     long max_package;        /* bytes: the largest package a push accepts */
     long store_quota;        /* bytes: all stored packages together (0 = none) */

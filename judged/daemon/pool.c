@@ -89,6 +89,7 @@ int pool_open_runner(struct pool *p, const struct jd_config *cfg, char *err, siz
         .sandbox_run_dir = cfg->sandbox_run_dir,
         .cgroup_parent = cfg->cgroup_parent,
         .compile_cache = (uint64_t)cfg->compile_cache,
+        .helper_cache = (uint64_t)cfg->helper_cache,
         .prepared_dir = prepared,
         .prepare_off = !cfg->prepare,
         .limits = runner_limits_of(cfg),

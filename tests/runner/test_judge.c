@@ -15,6 +15,7 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <grp.h>
 #include <jansson.h>
 #include <pthread.h>
@@ -500,21 +501,74 @@ Test(runner, a_slot_runs_on_its_own_cpu, .timeout = 60)
     free(pkg);
 }
 
+/* The helper cache is bounded (issue 40, finding 5): a new build removes
+ * the least recently used helpers past the bound, but never one used in
+ * the last 30 minutes (a judging may start it again). */
+Test(helpers, the_cache_is_bounded_and_spares_a_helper_in_use, .timeout = 120)
+{
+    char work[] = "/tmp/runner-helper-cache-XXXXXX";
+    cr_assert_not_null(mkdtemp(work));
+    struct runner_config cfg = {.languages_dir = SRC "/languages", .work_dir = work, .first_slot = FIRST_SLOT,
+                                .slots = 1, .helper_cache = 1, .prepare_off = true};
+    struct runner *r = NULL;
+    char err[4096], old[300], fresh[400];
+    cr_assert_eq(runner_open(&r, &cfg, err, sizeof err), 0, "runner_open: %s", err);
+    char *a = checker_package("int main(void){return 0;}\n");
+    struct judged j = judge_source(r, a, "c", aplusb_c, strlen(aplusb_c));
+    cr_assert_eq(j.verdict, RUNNER_AC, "%s", j.json);
+    free(j.json);
+    char *b = checker_package("int main(void){return 0; /* another */}\n");
+    j = judge_source(r, b, "c", aplusb_c, strlen(aplusb_c));
+    cr_assert_eq(j.verdict, RUNNER_AC, "%s", j.json);
+    free(j.json);
+    /* both in use (the cache is over its 1 byte): both kept */
+    size_t len = 0;
+    snprintf(err, sizeof err, "ls '%s/checkers' | grep -v tmp | wc -l", work);
+    FILE *p = popen(err, "r");
+    cr_assert(p && fscanf(p, "%zu", &len) == 1);
+    pclose(p);
+    cr_assert_eq(len, 2, "helpers in use are kept");
+    /* a's last use an hour ago: the next build removes it, not b */
+    snprintf(err, sizeof err, "cd '%s/checkers' && ls -t | tail -1", work);
+    p = popen(err, "r");
+    cr_assert(p && fgets(old, sizeof old, p));
+    pclose(p);
+    old[strcspn(old, "\n")] = 0;
+    snprintf(fresh, sizeof fresh, "%s/checkers/%s", work, old);
+    struct timespec hour_ago[2] = {{.tv_sec = time(NULL) - 3600}, {.tv_sec = time(NULL) - 3600}};
+    cr_assert_eq(utimensat(AT_FDCWD, fresh, hour_ago, 0), 0, "%s", fresh);
+    char *c = checker_package("int main(void){return 0; /* a third */}\n");
+    j = judge_source(r, c, "c", aplusb_c, strlen(aplusb_c));
+    cr_assert_eq(j.verdict, RUNNER_AC, "%s", j.json);
+    free(j.json);
+    struct stat st;
+    cr_assert_neq(stat(fresh, &st), 0, "the least recently used helper went: %s", fresh);
+    snprintf(err, sizeof err, "ls '%s/checkers' | grep -v tmp | wc -l", work);
+    p = popen(err, "r");
+    cr_assert(p && fscanf(p, "%zu", &len) == 1);
+    pclose(p);
+    cr_assert_eq(len, 2, "the two in use stay");
+    runner_close(r);
+    remove_dir(a), remove_dir(b), remove_dir(c), remove_dir(work);
+    free(a), free(b), free(c);
+}
+
 /* compile_limits cannot buy more than the host's maximum (issue 40,
- * finding 5): a compile asking 1000 s is stopped at compile_time_max */
+ * finding 5): a compile asking 100G of memory is stopped at
+ * compile_memory_max (the preprocessor reading /dev/zero grows until a
+ * limit stops it) */
 Test(compile, a_problems_compile_limits_stop_at_the_hosts_maximum, .timeout = 120)
 {
     char *pkg = scratch_dir("cmax");
     put_file(pkg, "problem.yaml", "name: cmax\ntime_limit: 1s\nmemory_limit: 64M\n"
-             "compile_limits: {time: 1000s, memory: 1G}\n");
+             "compile_limits: {memory: 100G}\n");
     put_file(pkg, "tests/1.in", "1 2\n");
     put_file(pkg, "tests/1.out", "3\n");
-    struct runner *r = open_short_clock_runner("compile_time_max=2s");
-    /* a compile that takes 1000 s of CPU: the preprocessor reading forever */
+    struct runner *r = open_short_clock_runner("compile_memory_max=768M");
     const char *endless = "#include \"/dev/zero\"\nint main(void){return 0;}\n";
     struct judged j = judge_source(r, pkg, "c", endless, strlen(endless));
     cr_assert_eq(j.verdict, RUNNER_CE, "%s", j.json);
-    cr_assert(strstr(j.json, "time limit (2 s)"), "stopped at the host's maximum: %s", j.json);
+    cr_assert(strstr(j.json, "memory limit (768 MiB)"), "stopped at the host's maximum: %s", j.json);
     free(j.json);
     runner_close(r);
     remove_dir(pkg);
