@@ -35,6 +35,7 @@
 #include <getopt.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -112,6 +113,12 @@ static int cores_usable(const struct jd_config *cfg, char *err, size_t errlen)
 {
     int cpus[JD_MAX_CPUS], boxes = 0;
     int n = jd_config_cpus(cfg, cpus, JD_MAX_CPUS);
+    cpu_set_t mine;
+    if (cfg->cpus && sched_getaffinity(0, sizeof mine, &mine) == 0)
+        for (int i = 0; i < n; i++)
+            if (!CPU_ISSET(cpus[i], &mine))
+                return snprintf(err, errlen, "%s:%d: key 'cpus': CPU %d is not one judged may run on (its "
+                                "affinity: taskset -p %d)", cfg->path, cfg->cpus_line, cpus[i], (int)getpid()), -1;
     for (int i = 0; i < cfg->npools; i++)
         boxes += cfg->pools[i].slots;
     if (boxes <= n)

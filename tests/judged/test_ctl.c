@@ -186,6 +186,17 @@ Test(ctl, six_boxes_on_two_cpus_are_refused_unless_oversubscribed)
     out[n] = 0;
     cr_assert(contains(out, "the pools ask for 6 slots at once, but this host has 2 CPU(s)") &&
               contains(out, "oversubscribe: true"), "%s", out);
+    /* a CPU judged may not run on: refused too, naming the line */
+    t_config("A", SLOT0, "cpus: 1023\n", "  native: {languages: [c], slots: 1}\n", cfg, sizeof cfg);
+    cr_assert_eq(truncate(log, 0), 0);
+    st = t_stop(t_judged(cfg, "A"), 0, 20000);
+    cr_assert(st != -1 && WIFEXITED(st) && WEXITSTATUS(st) != 0, "refused: status %d", st);
+    f = fopen(log, "r");
+    cr_assert(f);
+    n = fread(out, 1, sizeof out - 1, f);
+    fclose(f);
+    out[n] = 0;
+    cr_assert(contains(out, "key 'cpus': CPU 1023 is not one judged may run on"), "%s", out);
     t_config("A", SLOT0, "cpus: 0-1\n", six, cfg, sizeof cfg);
     a = t_judged(cfg, "A");
     cr_assert(t_judged_started("A", 10000));
