@@ -809,6 +809,8 @@ static void default_slots(struct jd_config *cfg)
     for (int i = 0; i < cfg->npools; i++)
         cfg->pools[i].slots_line ? (given += cfg->pools[i].slots) : unset++;
     int share = unset && n - given > unset ? (n - given) / unset : 1;
+    if (share > 256)
+        share = 256;   /* the key's own bound */
     for (int i = 0; i < cfg->npools; i++)
         if (!cfg->pools[i].slots_line)
             cfg->pools[i].slots = share;
