@@ -46,9 +46,6 @@ static char *limit_note(const struct sandbox_result *res, const struct sandbox_l
     }
 }
 
-/* the language's compile limits, raised where the problem asks for more but
- * never past the host's maximum (runner_limits.compile_*_max): a package
- * cannot buy itself minutes of a judge's core or a cache full of output */
 /* what a problem's ask raises a language's own limit to: never lowered,
  * and never past the host's max (a language's own may be above it) */
 static uint64_t raised(uint64_t own, uint64_t asked, uint64_t max)
@@ -57,6 +54,9 @@ static uint64_t raised(uint64_t own, uint64_t asked, uint64_t max)
     return asked <= own ? own : asked < cap ? asked : cap;
 }
 
+/* the language's compile limits, raised where the problem asks for more but
+ * never past the host's maximum (runner_limits.compile_*_max): a package
+ * cannot buy itself minutes of a judge's core or a cache full of output */
 struct sandbox_limits rn_compile_limits(const struct rn_job *j, const struct rn_language *l)
 {
     double time = l->compile_time;

@@ -408,9 +408,14 @@ static int open_input(struct rn_job *j, const struct rn_test *t, char *why, size
     return copy;
 }
 
-/* Pages within this of the memory limit count as "at the limit": the
- * cgroup's peak never passes the limit, it stops at it. */
-#define AT_LIMIT_SLACK (64 << 10)
+/* A peak this close to the memory limit is "at the limit": the memory
+ * reported is the processes' peak RSS, and the cgroup also charges their
+ * page tables and kernel memory (~1/256 of it) and the libraries' pages,
+ * so a program faulting at the limit shows a little less. */
+static uint64_t at_limit_slack(uint64_t limit)
+{
+    return (1ULL << 20) + limit / 128;
+}
 
 /* What a run stopped by the clock was doing, so a jury can tell (issue 37):
  * a program whose memory stood at the limit was faulting there (reclaim,
@@ -423,7 +428,7 @@ static void explain_stop(const struct sandbox_limits *lim, struct sandbox_result
         return;
     char was[sizeof res->message];
     snprintf(was, sizeof was, "%s", res->message);
-    if (lim->memory && res->memory + AT_LIMIT_SLACK >= lim->memory) {
+    if (lim->memory && res->memory + at_limit_slack(lim->memory) >= lim->memory) {
         res->status = SANDBOX_MLE;
         snprintf(res->message, sizeof res->message, "memory limit exceeded: its memory stood at the "
                  "limit (%llu MiB) when it was stopped (%.300s)", (unsigned long long)(lim->memory >> 20), was);

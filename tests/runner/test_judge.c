@@ -553,6 +553,27 @@ Test(helpers, the_cache_is_bounded_and_spares_a_helper_in_use, .timeout = 120)
     free(a), free(b), free(c);
 }
 
+/* A program the clock stopped while its memory stood at the limit is MLE
+ * (issue 37): here 62 MiB touched under 64M, then a spin to the CPU limit
+ * (where a busy host's slow page faults leave a memory bomb). */
+Test(verdicts, stopped_by_the_clock_at_the_memory_limit_is_mle, .timeout = 60)
+{
+    char *pkg = scratch_dir("atlimit");
+    put_file(pkg, "problem.yaml", "name: atlimit\ntime_limit: 1s\nmemory_limit: 64M\n");
+    put_file(pkg, "tests/1.in", "1 2\n");
+    put_file(pkg, "tests/1.out", "3\n");
+    struct runner *r = open_runner(1);
+    const char *full = "#include <stdlib.h>\nint main(void){ size_t n = 62u << 20;"
+                       " volatile char *p = malloc(n); if (!p) return 1; for (size_t i = 0; i < n; i += 4096) p[i] = 1;"
+                       " for (;;) p[0]++; }\n";
+    struct judged j = judge_source(r, pkg, "c", full, strlen(full));
+    cr_assert_eq(j.verdict, RUNNER_MLE, "%s", j.json);
+    free(j.json);
+    runner_close(r);
+    remove_dir(pkg);
+    free(pkg);
+}
+
 /* compile_limits cannot buy more than the host's maximum (issue 40,
  * finding 5): a compile asking 100G of memory is stopped at
  * compile_memory_max (the preprocessor reading /dev/zero grows until a
