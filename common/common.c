@@ -368,3 +368,32 @@ void common_log(const char *who, const char *fmt, ...)
     common_vlog(who, fmt, ap);
     va_end(ap);
 }
+
+int common_parse_cpus(const char *s, int *out, int max)
+{
+    int n = 0;
+    while (*s) {
+        char *end;
+        errno = 0;
+        long lo = strtol(s, &end, 10), hi = lo;
+        if (errno || end == s || !isdigit((unsigned char)*s) || lo >= COMMON_MAX_CPUS)
+            return -1;
+        s = end;
+        if (*s == '-') {
+            hi = isdigit((unsigned char)s[1]) ? strtol(s + 1, &end, 10) : -1;
+            if (errno || hi < lo || hi >= COMMON_MAX_CPUS)
+                return -1;
+            s = end;
+        }
+        for (long c = lo; c <= hi; c++) {
+            if (n >= max)
+                return -1;
+            out[n++] = (int)c;
+        }
+        if (*s == ',' && s[1])
+            s++;
+        else if (*s)
+            return -1;
+    }
+    return n > 0 ? n : -1;
+}

@@ -95,6 +95,11 @@ long common_backoff_ms(long first_ms, int doublings, long cap_ms);
 
 /* "4096", "64k", "256M", "1.5MiB", "1G" (binary units, optional i and B). */
 int common_parse_size(const char *s, uint64_t *out);
+/* A CPU list as the kernel writes one ("0-3,6"): the CPU numbers into out,
+ * in order; their count, -1 on a bad list, an empty one, a CPU number of
+ * COMMON_MAX_CPUS or more, or more than max CPUs. */
+#define COMMON_MAX_CPUS 1024
+int common_parse_cpus(const char *s, int *out, int max);
 /* "1.5" (seconds), "30s", "500ms", "2m" or "2min", and with hours "1h" (a
  * time limit in hours is a typo; a daemon's lease need not be). */
 int common_parse_seconds(const char *s, bool hours, double *out);

@@ -13,6 +13,7 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,23 +46,47 @@ static char *limit_note(const struct sandbox_result *res, const struct sandbox_l
     }
 }
 
-/* the language's compile limits, raised where the problem asks for more */
+/* what a problem's ask raises a language's own limit to: never lowered,
+ * and never past the host's max (a language's own may be above it) */
+static uint64_t raised(uint64_t own, uint64_t asked, uint64_t max)
+{
+    uint64_t cap = own > max ? own : max;
+    return asked <= own ? own : asked < cap ? asked : cap;
+}
+
+/* the language's compile limits, raised where the problem asks for more but
+ * never past the host's maximum (runner_limits.compile_*_max): a package
+ * cannot buy itself minutes of a judge's core or a cache full of output */
 struct sandbox_limits rn_compile_limits(const struct rn_job *j, const struct rn_language *l)
 {
     double time = l->compile_time;
     uint64_t memory = l->compile_memory, output = l->compile_output;
-    if (j->prob && j->prob->compile_time > time)
-        time = j->prob->compile_time;
-    if (j->prob && j->prob->compile_memory > memory)
-        memory = j->prob->compile_memory;
-    if (j->prob && j->prob->compile_output > output)
-        output = j->prob->compile_output;
+    if (j->prob) {
+        const struct runner_limits *max = &j->prob->limits;
+        if (j->prob->compile_time > time)
+            time = fmin(j->prob->compile_time, fmax(time, max->compile_time_max_ms / 1000.0));
+        memory = raised(memory, j->prob->compile_memory, max->compile_memory_max);
+        output = raised(output, j->prob->compile_output, max->compile_output_max);
+    }
     /* the compiler's temporary files (the object file) live in the private
      * /tmp: room for a file of the output limit, so that limit is the one hit */
     uint64_t tmp = output + (16ULL << 20) > (64ULL << 20) ? output + (16ULL << 20) : 0;
     return (struct sandbox_limits){.cpu_time = time, .wall_time = time * 1.5 + 1,
                                    .memory = memory, .output = output, .tmp_size = tmp,
                                    .procs = l->compile_procs};
+}
+
+/* A helper's build (checker, interactor, program directory): the compile's
+ * memory and output, but CPU and wall clock of its own (the host's
+ * helper_cpu_time, helper_wall_time): a checker built at a contest's first
+ * minute on a busy host must not run out of a contestant's clock. */
+static struct sandbox_limits helper_limits(const struct rn_job *j, const struct rn_language *l)
+{
+    struct sandbox_limits lim = rn_compile_limits(j, l);
+    const struct runner_limits *host = &j->r->limits;
+    lim.cpu_time = fmax(lim.cpu_time, host->helper_cpu_ms / 1000.0);
+    lim.wall_time = host->helper_wall_ms / 1000.0;
+    return lim;
 }
 
 /* a compile step's argv: {memory_mb}, the language's source file name
@@ -103,6 +128,19 @@ static void append_note(struct rn_compiled *c, const char *note)
     }
 }
 
+/* A helper's build stopped by the wall clock with CPU time left: it was
+ * waiting for a core (or for something that never came), which is this
+ * host's state, not the package's fault: an infrastructure failure, so
+ * judged retries the job later (with backoff, counted) instead of IE. */
+static int helper_starved(struct rn_job *j, const struct sandbox_result *res, const struct sandbox_limits *lim)
+{
+    char why[200];
+    snprintf(why, sizeof why, "ran out of wall clock (%.3g s, helper_wall_time) with CPU time left (%.3g of "
+             "%.3g s): the host is busy, or the build waits; not the problem's fault", lim->wall_time,
+             res->cpu_time, lim->cpu_time);
+    return rn_job_infra(j, "building the problem's helper", why);
+}
+
 /* prepared: the host dir of the language's prepared files, or NULL */
 static int compile_step(struct rn_job *j, const struct rn_language *l, const char *dir, size_t step,
                         const struct rn_compile_opts *opts, const char *prepared,
@@ -111,13 +149,15 @@ static int compile_step(struct rn_job *j, const struct rn_language *l, const cha
     int fd = open(j->log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | (step ? 0 : O_TRUNC), 0644);
     if (fd < 0)
         return rn_job_infra(j, j->log, strerror(errno));
-    struct sandbox_limits limits = rn_compile_limits(j, l);
+    bool helper = opts && opts->helper;
+    struct sandbox_limits limits = helper ? helper_limits(j, l) : rn_compile_limits(j, l);
     char **argv = compile_argv(l, step, limits.memory, opts, prepared);
     size_t mount_count;
     struct sandbox_mount pm = {.host = prepared, .inside = RN_PREPARED_MOUNT};
     struct sandbox_mount *mounts = rn_mounts_for(l, &pm, prepared ? 1 : 0, &mount_count);
     struct sandbox_job sj = SANDBOX_JOB_INIT;
     sj.slot = j->slot;
+    sj.cpus = rn_slot_cpus(j->r, j->slot);
     sj.argv = (const char *const *)argv;
     sj.envp = (const char *const *)l->env;
     sj.workdir = dir;
@@ -134,6 +174,8 @@ static int compile_step(struct rn_job *j, const struct rn_language *l, const cha
     free(mounts);
     if (rc < 0)
         return rn_job_infra(j, "sandbox (compile)", res.message);
+    if (helper && res.status == SANDBOX_TLE && res.tle_wall && res.cpu_time < limits.cpu_time)
+        return helper_starved(j, &res, &limits);
     c->cpu_time += res.cpu_time;
     c->ok = res.status == SANDBOX_OK;
     free(c->output);

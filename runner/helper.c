@@ -14,16 +14,87 @@
  * A helper given as a directory (program.c) is built the same way, keyed
  * by the whole directory's content; a failing build script is the
  * problem's fault too (IE with its output).
+ *
+ * The cache is bounded (runner_config.helper_cache): after each build the
+ * least recently used helpers go until it fits, but never one used in the
+ * last HELPER_IN_USE seconds (a use stamps the directory's mtime): a
+ * judging that built or found it may start it again for its next test.
  */
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "internal.h"
+
+#define HELPER_IN_USE (30 * 60)
+
+struct cached_helper {
+    char *path;
+    time_t used;
+    uint64_t size;
+};
+
+static int add_file_size(const struct common_tree_entry *e, void *ctx)
+{
+    if (e->kind == COMMON_TREE_FILE)
+        *(uint64_t *)ctx += (uint64_t)e->st->st_size;
+    return 0;
+}
+
+static int by_use(const void *a, const void *b)
+{
+    const struct cached_helper *x = a, *y = b;
+    return x->used < y->used ? -1 : x->used > y->used;
+}
+
+/* A use: the helper is the most recently used, and safe from eviction for
+ * HELPER_IN_USE seconds. */
+static void stamp_use(const char *dir)
+{
+    (void)utimensat(AT_FDCWD, dir, NULL, 0);
+}
+
+/* Removes the least recently used helpers of root until the cache fits
+ * max, sparing those in use (builds in progress: *.tmp-*). */
+static void evict_helpers(const char *root, uint64_t max)
+{
+    DIR *d = opendir(root);
+    struct cached_helper *all = NULL;
+    size_t n = 0;
+    uint64_t total = 0;
+    for (struct dirent *e; d && (e = readdir(d));) {
+        struct stat st;
+        char *path = e->d_name[0] == '.' || strstr(e->d_name, ".tmp-") ? NULL
+                   : rn_strdup_printf("%s/%s", root, e->d_name);
+        struct cached_helper *grown = path && stat(path, &st) == 0 ? realloc(all, (n + 1) * sizeof *all) : NULL;
+        if (!grown) {
+            free(path);
+            continue;
+        }
+        all = grown;
+        all[n] = (struct cached_helper){.path = path, .used = st.st_mtime};
+        common_tree_walk(path, 0, add_file_size, &all[n].size);
+        total += all[n++].size;
+    }
+    if (d)
+        closedir(d);
+    qsort(all, n, sizeof *all, by_use);
+    time_t now = time(NULL);
+    for (size_t i = 0; i < n; i++) {
+        if (total > max && now - all[i].used > HELPER_IN_USE) {
+            rn_remove_tree(all[i].path);
+            total -= all[i].size;
+        }
+        free(all[i].path);
+    }
+    free(all);
+}
 
 struct checker_src {
     char *text;
@@ -160,7 +231,7 @@ static int build_checker(struct rn_job *j, const struct rn_language *l, const st
         free(hp);
     }
     struct rn_compiled c = {0};
-    struct rn_compile_opts opts = {.flags = flags};
+    struct rn_compile_opts opts = {.flags = flags, .helper = true};
     if (rc == 0)
         rc = rn_compile_program(j, l, tmp, &opts, &c);
     if (rc == 0 && !c.ok) {
@@ -186,14 +257,15 @@ static int build_program(struct rn_job *j, const struct rn_program *pg, char **f
     char *tmp = rn_strdup_printf("%s.tmp-%d-%d", cache, (int)getpid(), j->slot);
     int rc = rn_program_write(pg, tmp) < 0 ? rn_job_infra(j, tmp, strerror(errno)) : 0;
     struct rn_compiled c = {0};
-    struct rn_compile_opts opts = {.flags = flags, .sources = pg->sources};
+    struct rn_compile_opts opts = {.flags = flags, .sources = pg->sources, .helper = true};
+    struct rn_compile_opts script_opts = {.helper = true};   /* a build script takes no flags */
     struct rn_language *script = pg->lang ? NULL : rn_program_language(j->r, pg->build, false);
     if (rc == 0 && !pg->lang && !script)
         rc = rn_job_infra(j, "program", "out of memory");
     if (rc == 0 && pg->lang)
         rc = rn_compile_program(j, pg->lang, tmp, &opts, &c);
     else if (rc == 0)
-        rc = rn_compile_in(j, script, tmp, NULL, &c);
+        rc = rn_compile_in(j, script, tmp, &script_opts, &c);
     if (rc == 0 && !c.ok) {
         *message = pg->lang ? rn_strdup_printf("the %s does not compile:\n%s", what, c.output)
                             : rn_strdup_printf("the %s's build script failed:\n%s", what, c.output);
@@ -212,6 +284,15 @@ static int build_program(struct rn_job *j, const struct rn_program *pg, char **f
     rn_remove_tree(tmp);   /* no-op after a successful rename */
     free(tmp);
     return rc;
+}
+
+/* A helper found or built: stamped as used; a new one may push the
+ * cache over its bound. */
+static void after_use(const struct runner *r, const char *root, const char *dir, bool built)
+{
+    stamp_use(dir);
+    if (built)
+        evict_helpers(root, r->helper_cache);
 }
 
 /* A checker or interactor given as a directory (program.c): built once per
@@ -234,9 +315,11 @@ static int prepare_program(struct rn_job *j, const char *what, const char *sourc
     *dir = rn_strdup_printf("%s/%s", root, hex);
     struct stat st;
     int rc = 0;
-    if (stat(*dir, &st) < 0)
+    bool built = stat(*dir, &st) < 0;
+    if (built)
         rc = rn_mkdir_p(root, 0755) < 0 ? rn_job_infra(j, root, strerror(errno))
                                           : build_program(j, &pg, flags, what, *dir, message);
+    after_use(j->r, root, *dir, built && rc == 0);
     free(root);
     *lang = pg.lang;
     if (rc == 0 && !pg.lang) {
@@ -294,11 +377,11 @@ static int prepare_helper(struct rn_job *j, const char *what, const char *source
     *dir = rn_strdup_printf("%s/%s", root, hex);
     struct stat st;
     int rc = 0;
-    if (stat(*dir, &st) < 0) {
+    bool built = stat(*dir, &st) < 0;
+    if (built)
         rc = rn_mkdir_p(root, 0755) < 0 ? rn_job_infra(j, root, strerror(errno))
-                                          : build_checker(j, *lang, &cs, flags, what, *dir,
-                                                          message);
-    }
+                                          : build_checker(j, *lang, &cs, flags, what, *dir, message);
+    after_use(j->r, root, *dir, built && rc == 0);
     free(root);
     checker_src_free(&cs);
     return rc;

@@ -421,6 +421,7 @@ struct runner {
     struct sandbox *sb;                       /* NULL: catalog_only */
     char *work_dir;                           /* canonical, root's, 0700 (unless catalog_only) */
     uint64_t compile_cache;                   /* bytes kept under compiled/ */
+    uint64_t helper_cache;                    /* bytes kept under checkers/ */
     struct rn_language **langs;               /* sorted by file name */
     size_t lang_count;
     struct runner_limits limits;
@@ -431,6 +432,7 @@ struct runner {
     char *prepared_dir;                       /* canonical, root's, 0700; NULL: catalog_only */
     bool prepare_off;                         /* runner_config.prepare_off */
     struct rn_prepared_state *prep;           /* one per language (prepared.c) */
+    char (*cpu_of)[12];                       /* [i]: submission slot i's CPU ("3"); NULL: not pinned */
 };
 
 /* one submission (or self-test) in one slot */
@@ -473,6 +475,8 @@ struct rn_compiled {
 struct rn_compile_opts {
     char **sources;     /* replace the language's source file name in argvs */
     char **flags;       /* appended to every step */
+    bool helper;        /* a package's helper: its own CPU and wall clock,
+                           and starving is an infrastructure failure */
 };
 
 /* runner.c: the catalog (a language by id; by a package file's extension,
@@ -485,6 +489,9 @@ void rn_unknown_language(const struct runner *r, const char *id, char *err, size
 /* Takes a slot (waiting for one) and makes its directories; -1 with j->err. */
 int rn_job_begin(struct rn_job *j, struct runner *r);
 void rn_job_end(struct rn_job *j);
+/* The CPU (a sandbox_job.cpus) of a slot's boxes, companion included;
+ * NULL: not pinned. */
+const char *rn_slot_cpus(const struct runner *r, int slot);
 /* Sets j->err to "what: why" and the failure to INFRA; returns -1. */
 int rn_job_infra(struct rn_job *j, const char *what, const char *why);
 /* The language's mounts (optional), then extra; caller frees. */

@@ -183,6 +183,26 @@ static int load_problem(const struct runner *r, const char *dir, struct runner_r
     return rc;
 }
 
+/* No IE without a message: a jury must see why. The problem's own IE sets
+ * one where it happens; an IE a test reached (a checker that failed) is
+ * named by its first such test; anything else says so plainly. */
+static void explain_ie(struct runner_report *rep)
+{
+    if (rep->verdict != RUNNER_IE || (rep->message && *rep->message))
+        return;
+    free(rep->message);
+    rep->message = NULL;
+    for (size_t i = 0; i < rep->test_count && !rep->message; i++) {
+        const struct rn_test_report *t = &rep->tests[i];
+        if (t->verdict == RUNNER_IE)
+            rep->message = rn_strdup_printf("test %s: %s", t->name ? t->name : "?",
+                                            t->checker_message && *t->checker_message ? t->checker_message
+                                            : "the checker failed without a message");
+    }
+    if (!rep->message)
+        rep->message = strdup("internal error without a cause recorded (a bug in the runner: please report it)");
+}
+
 int runner_judge(struct runner *r, const struct runner_request *req, struct runner_report **out,
                  enum runner_failure *failure, char *err, size_t errlen)
 {
@@ -207,6 +227,7 @@ int runner_judge(struct runner *r, const struct runner_request *req, struct runn
         rep->problem_version = strdup(req->problem_version);
     if (load_problem(r, req->problem_dir, rep, &prob) < 0 || report_skeleton(rep, prob) < 0) {
         rn_problem_free(prob);
+        explain_ie(rep);
         *out = rep;
         return 0;
     }
@@ -225,6 +246,8 @@ int runner_judge(struct runner *r, const struct runner_request *req, struct runn
     }
     rn_job_end(&j);
     rn_problem_free(prob);
+    if (rep)
+        explain_ie(rep);
     *out = rep;
     return rc < 0 ? -1 : 0;
 }

@@ -50,6 +50,11 @@ void rn_limits_fill(struct runner_limits *out, const struct runner_limits *in)
         .package_files = RUNNER_DEFAULT_PACKAGE_FILES,
         .package_size = RUNNER_DEFAULT_PACKAGE_SIZE,
         .tests = RUNNER_DEFAULT_TESTS,
+        .compile_time_max_ms = RUNNER_DEFAULT_COMPILE_TIME_MAX_MS,
+        .compile_memory_max = RUNNER_DEFAULT_COMPILE_MEMORY_MAX,
+        .compile_output_max = RUNNER_DEFAULT_COMPILE_OUTPUT_MAX,
+        .helper_cpu_ms = RUNNER_DEFAULT_HELPER_CPU_MS,
+        .helper_wall_ms = RUNNER_DEFAULT_HELPER_WALL_MS,
     };
     if (!in)
         return;
@@ -61,36 +66,71 @@ void rn_limits_fill(struct runner_limits *out, const struct runner_limits *in)
         out->package_size = in->package_size;
     if (in->tests)
         out->tests = in->tests;
+    if (in->compile_time_max_ms)
+        out->compile_time_max_ms = in->compile_time_max_ms;
+    if (in->compile_memory_max)
+        out->compile_memory_max = in->compile_memory_max;
+    if (in->compile_output_max)
+        out->compile_output_max = in->compile_output_max;
+    if (in->helper_cpu_ms)
+        out->helper_cpu_ms = in->helper_cpu_ms;
+    if (in->helper_wall_ms)
+        out->helper_wall_ms = in->helper_wall_ms;
+}
+
+enum limit_kind { LIMIT_COUNT, LIMIT_SIZE, LIMIT_MS };
+
+/* one value of runner_limits_set; false when it is not a positive one */
+static bool parse_limit(enum limit_kind kind, const char *text, uint64_t *v)
+{
+    char *end = NULL;
+    double s = 0;
+    errno = 0;
+    switch (kind) {
+    case LIMIT_SIZE:
+        return sandbox_parse_size(text, v) == 0 && *v > 0;
+    case LIMIT_MS:
+        if (sandbox_parse_seconds(text, &s) < 0 || !(s >= 0.001) || s > 1e9)
+            return false;
+        *v = (uint64_t)(s * 1000 + 0.5);
+        return true;
+    default:
+        *v = strtoull(text, &end, 10);
+        return !errno && end != text && !*end && *v > 0;
+    }
 }
 
 int runner_limits_set(struct runner_limits *l, const char *setting, char *err, size_t errlen)
 {
-    static const struct { const char *key; size_t off; bool size; } keys[] = {
-        {"yaml_size", offsetof(struct runner_limits, yaml_size), true},
-        {"package_files", offsetof(struct runner_limits, package_files), false},
-        {"package_size", offsetof(struct runner_limits, package_size), true},
-        {"tests", offsetof(struct runner_limits, tests), false},
+    static const struct { const char *key; size_t off; enum limit_kind kind; } keys[] = {
+        {"yaml_size", offsetof(struct runner_limits, yaml_size), LIMIT_SIZE},
+        {"package_files", offsetof(struct runner_limits, package_files), LIMIT_COUNT},
+        {"package_size", offsetof(struct runner_limits, package_size), LIMIT_SIZE},
+        {"tests", offsetof(struct runner_limits, tests), LIMIT_COUNT},
+        {"compile_time_max", offsetof(struct runner_limits, compile_time_max_ms), LIMIT_MS},
+        {"compile_memory_max", offsetof(struct runner_limits, compile_memory_max), LIMIT_SIZE},
+        {"compile_output_max", offsetof(struct runner_limits, compile_output_max), LIMIT_SIZE},
+        {"helper_cpu_time", offsetof(struct runner_limits, helper_cpu_ms), LIMIT_MS},
+        {"helper_wall_time", offsetof(struct runner_limits, helper_wall_ms), LIMIT_MS},
     };
+    static const char *const expected[] = {[LIMIT_COUNT] = "number", [LIMIT_SIZE] = "size (e.g. 1M, 16G)",
+                                           [LIMIT_MS] = "duration (e.g. 90s, 5m)"};
     const char *eq = strchr(setting, '=');
     for (size_t i = 0; eq && i < sizeof keys / sizeof keys[0]; i++) {
         if (strlen(keys[i].key) != (size_t)(eq - setting) ||
             strncmp(setting, keys[i].key, (size_t)(eq - setting)))
             continue;
         uint64_t v = 0;
-        char *end = NULL;
-        errno = 0;
-        bool ok = keys[i].size ? sandbox_parse_size(eq + 1, &v) == 0
-                               : (v = strtoull(eq + 1, &end, 10), !errno && end != eq + 1 && !*end);
-        if (!ok || v == 0) {
-            snprintf(err, errlen, "%s: expected a positive %s", setting,
-                     keys[i].size ? "size (e.g. 1M, 16G)" : "number");
+        if (!parse_limit(keys[i].kind, eq + 1, &v)) {
+            snprintf(err, errlen, "%s: expected a positive %s", setting, expected[keys[i].kind]);
             return -1;
         }
         *(uint64_t *)((char *)l + keys[i].off) = v;
         return 0;
     }
     snprintf(err, errlen, "%s: expected KEY=VALUE, KEY one of yaml_size, package_files, "
-             "package_size, tests", setting);
+             "package_size, tests, compile_time_max, compile_memory_max, compile_output_max, "
+             "helper_cpu_time, helper_wall_time", setting);
     return -1;
 }
 

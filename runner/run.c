@@ -107,6 +107,7 @@ static void helper_job(struct rn_job *j, const struct helper_run *hr, struct san
     *mounts = rn_mounts_for(l, data, hr->feedback ? 3 : 2, &mount_count);
     *sj = (struct sandbox_job)SANDBOX_JOB_INIT;
     sj->slot = hr->slot;
+    sj->cpus = rn_slot_cpus(j->r, hr->slot);
     sj->argv = (const char *const *)*argv;
     sj->envp = (const char *const *)l->env;
     sj->workdir = hr->box;
@@ -341,6 +342,7 @@ static void program_job(struct rn_job *j, struct sandbox_job *sj, char ***argv,
     double cpu = j->prob->time_limit * l->time_factor;
     *sj = (struct sandbox_job)SANDBOX_JOB_INIT;
     sj->slot = j->slot;
+    sj->cpus = rn_slot_cpus(j->r, j->slot);
     sj->argv = (const char *const *)*argv;
     sj->envp = (const char *const *)l->env;
     sj->workdir = NULL;
@@ -406,6 +408,37 @@ static int open_input(struct rn_job *j, const struct rn_test *t, char *why, size
     return copy;
 }
 
+/* A peak this close to the memory limit is "at the limit": the memory
+ * reported is the processes' peak RSS, and the cgroup also charges their
+ * page tables and kernel memory (~1/256 of it) and the libraries' pages,
+ * so a program faulting at the limit shows a little less. */
+static uint64_t at_limit_slack(uint64_t limit)
+{
+    return (1ULL << 20) + limit / 128;
+}
+
+/* What a run stopped by the clock was doing, so a jury can tell (issue 37):
+ * a program whose memory stood at the limit was faulting there (reclaim,
+ * an OOM kill not yet delivered): MLE, not TLE. One stopped by the wall
+ * clock with CPU time left was idle or waiting: sleeping, reading input
+ * that never comes, or starved of a core on a busy host. */
+static void explain_stop(const struct sandbox_limits *lim, struct sandbox_result *res)
+{
+    if (res->status != SANDBOX_TLE)
+        return;
+    char was[sizeof res->message];
+    snprintf(was, sizeof was, "%s", res->message);
+    if (lim->memory && res->memory + at_limit_slack(lim->memory) >= lim->memory) {
+        res->status = SANDBOX_MLE;
+        snprintf(res->message, sizeof res->message, "memory limit exceeded: its memory stood at the "
+                 "limit (%llu MiB) when it was stopped (%.300s)", (unsigned long long)(lim->memory >> 20), was);
+    } else if (res->tle_wall && res->cpu_time < lim->cpu_time) {
+        snprintf(res->message, sizeof res->message, "%.300s, with CPU time left (%.3f of %.3f s): idle or "
+                 "waiting (sleeping, reading input that never comes, or waiting for a busy host's core)",
+                 was, res->cpu_time, lim->cpu_time);
+    }
+}
+
 int rn_run_program(struct rn_job *j, const struct rn_test *t, struct sandbox_result *res)
 {
     char why[128] = "";
@@ -434,6 +467,8 @@ int rn_run_program(struct rn_job *j, const struct rn_test *t, struct sandbox_res
     close(out_fd);
     rn_argv_free(argv);
     free(mounts);
+    if (rc == 0)
+        explain_stop(&sj.limits, res);
     return rc < 0 ? rn_job_infra(j, "sandbox", res->message) : 0;
 }
 

@@ -228,7 +228,11 @@ int runner_open(struct runner **out, const struct runner_config *cfg, char *err,
     r->slots = cfg->slots > 0 ? cfg->slots : 1;
     r->work_dir = strdup(cfg->work_dir ? cfg->work_dir : "/tmp/judged-runner");
     r->compile_cache = cfg->compile_cache ? cfg->compile_cache : 256ULL << 20;
+    r->helper_cache = cfg->helper_cache ? cfg->helper_cache : 1ULL << 30;
     r->busy = calloc((size_t)r->slots, sizeof *r->busy);
+    if (cfg->cpus && (r->cpu_of = calloc((size_t)r->slots, sizeof *r->cpu_of)))
+        for (int i = 0; i < r->slots; i++)
+            snprintf(r->cpu_of[i], sizeof r->cpu_of[i], "%d", cfg->cpus[i]);
     pthread_mutex_init(&r->mu, NULL);
     pthread_cond_init(&r->freed, NULL);
     /* slot first_slot+i judges; first_slot+slots+i is its companion, the
@@ -277,8 +281,17 @@ void runner_close(struct runner *r)
     pthread_mutex_destroy(&r->mu);
     pthread_cond_destroy(&r->freed);
     free(r->busy);
+    free(r->cpu_of);
     free(r->work_dir);
     free(r);
+}
+
+const char *rn_slot_cpus(const struct runner *r, int slot)
+{
+    int i = slot - r->first_slot;
+    if (i >= r->slots)
+        i -= r->slots;   /* the companion shares its job's core */
+    return r->cpu_of && i >= 0 && i < r->slots ? r->cpu_of[i] : NULL;
 }
 
 static int acquire_slot(struct runner *r)

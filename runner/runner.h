@@ -32,13 +32,31 @@ struct runner_limits {
     uint64_t package_files;     /* files, directories and links in a package */
     uint64_t package_size;      /* bytes of its regular files (sparse ones count whole) */
     uint64_t tests;             /* tests of a problem */
+    /* the most a problem's compile_limits (and ICPC limits) may raise a
+     * compile to: asking more gets this much */
+    uint64_t compile_time_max_ms;
+    uint64_t compile_memory_max;
+    uint64_t compile_output_max;
+    /* a helper's build (custom checker, interactor, program directory): its
+     * own limits, never a contestant's compile clock. A build that runs out
+     * of wall clock with CPU time left is the host's fault (infrastructure
+     * failure: retried), never IE */
+    uint64_t helper_cpu_ms;
+    uint64_t helper_wall_ms;
 };
 #define RUNNER_DEFAULT_YAML_SIZE (1ULL << 20)
 #define RUNNER_DEFAULT_PACKAGE_FILES 50000ULL
 #define RUNNER_DEFAULT_PACKAGE_SIZE (16ULL << 30)
 #define RUNNER_DEFAULT_TESTS 10000ULL
-/* Sets one limit from "KEY=VALUE": yaml_size=2M, package_size=32G (sizes),
- * package_files=100000, tests=20000 (counts). -1 with err. */
+#define RUNNER_DEFAULT_COMPILE_TIME_MAX_MS 60000ULL
+#define RUNNER_DEFAULT_COMPILE_MEMORY_MAX (2ULL << 30)
+#define RUNNER_DEFAULT_COMPILE_OUTPUT_MAX (1ULL << 30)
+#define RUNNER_DEFAULT_HELPER_CPU_MS 60000ULL
+#define RUNNER_DEFAULT_HELPER_WALL_MS 300000ULL
+/* Sets one limit from "KEY=VALUE": yaml_size=2M, package_size=32G,
+ * compile_memory_max=4G, compile_output_max=2G (sizes), package_files=100000,
+ * tests=20000 (counts), compile_time_max=2m, helper_cpu_time=90s,
+ * helper_wall_time=10m (durations). -1 with err. */
 int runner_limits_set(struct runner_limits *l, const char *setting, char *err, size_t errlen);
 
 struct runner_config {
@@ -58,6 +76,10 @@ struct runner_config {
     /* bytes of successful compiles kept under work_dir/compiled (LRU; a
      * rejudge or identical resubmission skips its compile); 0 = 256 MiB */
     uint64_t compile_cache;
+    /* bytes of built helpers (checkers, interactors, validators) kept under
+     * work_dir/checkers (LRU; one used in the last 30 minutes is never
+     * removed: a judging may start it again); 0 = 1 GiB */
+    uint64_t helper_cache;
     struct runner_limits limits; /* problem packages and language files */
     /* files languages build once and reuse (`prepare` in languages/ID.yaml:
      * a precompiled header, a JVM archive), under this directory; NULL:
@@ -65,6 +87,10 @@ struct runner_config {
      * before they existed; for measuring) */
     const char *prepared_dir;
     bool prepare_off;
+    /* one box per core: cpus[i] is the CPU every box of submission slot i
+     * runs on (its compiles, helper builds, runs, checker and its
+     * companion's interactor: they take turns); NULL: not pinned */
+    const int *cpus;
 };
 
 struct runner_request {

@@ -235,6 +235,10 @@ static int program_main(void *arg)
     sigprocmask(SIG_SETMASK, &none, NULL);
     if (sp->affinity)
         sched_setaffinity(0, sizeof *sp->affinity, sp->affinity);
+    /* one box per core: pinned before it joins the cgroups (a v1 cpuset
+     * refuses nothing, a v2 one intersects) */
+    if (req->pinned && sched_setaffinity(0, sizeof req->cpus, &req->cpus) < 0)
+        program_failed(sp, "cannot pin the program to its CPUs");
     for (int i = 0; i < CG_V1_COUNT; i++)
         if (sp->fds->cgroup[i] >= 0 && write(sp->fds->cgroup[i], "0", 1) != 1)
             program_failed(sp, "cannot join the box cgroup");

@@ -38,7 +38,7 @@
 
 #include "internal.h"
 
-static const char *const v1_controllers[CG_V1_COUNT] = {"memory", "pids", "cpuacct"};
+static const char *const v1_controllers[CG_V1_COUNT] = {"memory", "pids", "cpuacct", "cpuset"};
 
 static bool has_option(const char *opts, const char *want)
 {
@@ -90,20 +90,41 @@ static bool v2_usable(const struct cgroup_ctl *ctl)
 
 static bool v1_usable(const struct cgroup_ctl *ctl)
 {
-    for (int i = 0; i < CG_V1_COUNT; i++)
+    for (int i = 0; i < CG_V1_REQUIRED; i++)
         if (!ctl->v1_root[i][0])
             return false;
     return true;
 }
 
-/* v2: our parent must pass memory, pids and cpu down to the slots. */
+/* v2: our parent must pass memory, pids, cpu and cpuset down to the slots. */
 static void v2_enable_controllers(const char *dir)
 {
     char path[PATH_MAX + 32];
     snprintf(path, sizeof path, "%s/cgroup.subtree_control", dir);
-    static const char *const wanted[] = {"+memory", "+pids", "+cpu"};
-    for (size_t i = 0; i < 3; i++)
-        (void)sb_write_file(path, wanted[i]);  /* cpu may be missing: fine */
+    static const char *const wanted[] = {"+memory", "+pids", "+cpu", "+cpuset"};
+    for (size_t i = 0; i < sizeof wanted / sizeof *wanted; i++)
+        (void)sb_write_file(path, wanted[i]);  /* cpu, cpuset may be missing: fine */
+}
+
+/* v1 cpuset: a new cgroup starts with no CPUs and no memory nodes, and no
+ * task may join it until both are set; our parent takes the root's. Without
+ * it (not mounted, not writable) boxes are pinned by affinity only. */
+static void v1_cpuset_parent(struct cgroup_ctl *ctl)
+{
+    char path[SB_ROOT_MAX * 2 + 2], val[256];
+    char *root = ctl->v1_root[CG_V1_CPUSET];
+    snprintf(path, sizeof path, "%s/%s", root, ctl->parent);
+    bool ok = root[0] && sb_mkdir_p(path, 0755) == 0;
+    static const char *const files[] = {"cpuset.cpus", "cpuset.mems"};
+    for (size_t i = 0; ok && i < 2; i++) {
+        char from[PATH_MAX], to[PATH_MAX + SB_ROOT_MAX];
+        snprintf(from, sizeof from, "%s/%s", root, files[i]);
+        snprintf(to, sizeof to, "%s/%s", path, files[i]);
+        ok = sb_read_file(to, val, sizeof val) == 0 && (val[0] != '\0' && val[0] != '\n' ? true
+             : sb_read_file(from, val, sizeof val) == 0 && sb_write_file(to, val) == 0);
+    }
+    if (!ok)
+        root[0] = '\0';
 }
 
 static int make_parents(struct cgroup_ctl *ctl, char *err, size_t len)
@@ -119,13 +140,14 @@ static int make_parents(struct cgroup_ctl *ctl, char *err, size_t len)
         v2_enable_controllers(path);
         return 0;
     }
-    for (int i = 0; i < CG_V1_COUNT; i++) {
+    for (int i = 0; i < CG_V1_REQUIRED; i++) {
         snprintf(path, sizeof path, "%s/%s", ctl->v1_root[i], ctl->parent);
         if (sb_mkdir_p(path, 0755) < 0) {
             sb_errf(err, len, "cannot create cgroup %s: %s", path, strerror(errno));
             return -1;
         }
     }
+    v1_cpuset_parent(ctl);
     return 0;
 }
 
@@ -165,7 +187,7 @@ int cgroup_detect(struct cgroup_ctl *ctl, enum sandbox_cgroup_mode mode,
 }
 
 int cgroup_prepare(const struct cgroup_ctl *ctl, int slot,
-                   const struct sandbox_limits *lim, struct cgroup_memo *memo,
+                   const struct sandbox_limits *lim, const char *cpus, struct cgroup_memo *memo,
                    struct box_cgroup *cg, char *err, size_t len)
 {
     memset(cg, 0, sizeof *cg);
@@ -174,9 +196,9 @@ int cgroup_prepare(const struct cgroup_ctl *ctl, int slot,
         cg->procs_fd[i] = -1;
     cg->version = ctl->version;
     if (ctl->version == 1)
-        return cgroup1_prepare(ctl, slot, lim, memo, cg, err, len);
+        return cgroup1_prepare(ctl, slot, lim, cpus, memo, cg, err, len);
     if (ctl->version == 2)
-        return cgroup2_prepare(ctl, slot, lim, memo, cg, err, len);
+        return cgroup2_prepare(ctl, slot, lim, cpus, memo, cg, err, len);
     return 0;
 }
 

@@ -101,13 +101,32 @@ static int prepare_memory(struct box_cgroup *cg, const struct sandbox_limits *li
     return 0;
 }
 
+/* The slot's cpuset cgroup, pinned to cpus, for the program to join: only
+ * when pinning is asked and the cpuset hierarchy is ours (cgroup.c). Its
+ * memory nodes are the parent's (none: no task may join). */
+static int prepare_cpuset(const struct cgroup_ctl *ctl, int slot, const char *cpus,
+                          const struct cgroup_memo *memo, struct box_cgroup *cg)
+{
+    if (!cpus || !ctl->v1_root[CG_V1_CPUSET][0])
+        return 0;
+    char *dir = cg->dir[CG_V1_CPUSET], mems[256], path[PATH_MAX + 64];
+    snprintf(dir, sizeof cg->dir[CG_V1_CPUSET], "%s/%s/box-%d", ctl->v1_root[CG_V1_CPUSET], ctl->parent, slot);
+    if (!memo->made || strcmp(memo->cpus, cpus)) {
+        snprintf(path, sizeof path, "%s/%s/cpuset.mems", ctl->v1_root[CG_V1_CPUSET], ctl->parent);
+        if ((mkdir(dir, 0755) < 0 && errno != EEXIST) || sb_read_file(path, mems, sizeof mems) < 0 ||
+            put(dir, "cpuset.mems", mems) < 0 || put(dir, "cpuset.cpus", cpus) < 0)
+            return -1;
+    }
+    return open_procs(dir, &cg->procs_fd[CG_V1_CPUSET]);
+}
+
 /* The directories and the leftover check only when the memo does not
  * vouch for them; the limits only when they change. */
 int cgroup1_prepare(const struct cgroup_ctl *ctl, int slot,
-                    const struct sandbox_limits *lim, struct cgroup_memo *memo,
+                    const struct sandbox_limits *lim, const char *cpus, struct cgroup_memo *memo,
                     struct box_cgroup *cg, char *err, size_t len)
 {
-    for (int i = 0; i < CG_V1_COUNT; i++) {
+    for (int i = 0; i < CG_V1_REQUIRED; i++) {
         snprintf(cg->dir[i], sizeof cg->dir[i], "%s/%s/box-%d", ctl->v1_root[i],
                  ctl->parent, slot);
         if (!memo->made && mkdir(cg->dir[i], 0755) < 0 && errno != EEXIST)
@@ -130,10 +149,13 @@ int cgroup1_prepare(const struct cgroup_ctl *ctl, int slot,
     snprintf(path, sizeof path, "%s/cpuacct.usage", cg->dir[CG_V1_CPUACCT]);
     if ((cg->cpu_fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
         goto fail;
-    for (int i = 0; i < CG_V1_COUNT; i++)
+    for (int i = 0; i < CG_V1_REQUIRED; i++)
         if (open_procs(cg->dir[i], &cg->procs_fd[i]) < 0)
             goto fail;
+    if (prepare_cpuset(ctl, slot, cpus, memo, cg) < 0)
+        goto fail;
     *memo = (struct cgroup_memo){.made = true, .memory = lim->memory, .procs = lim->procs};
+    snprintf(memo->cpus, sizeof memo->cpus, "%s", cpus && ctl->v1_root[CG_V1_CPUSET][0] ? cpus : "");
     return 0;
 fail:
     memo->made = false;

@@ -68,8 +68,19 @@ static int read_base(struct box_cgroup *cg)
 
 /* The directory and the leftover kill only when the memo does not vouch
  * for them; the limits only when they change. */
+/* The slot's cpuset.cpus: cpus, or empty (the parent's: a write of no
+ * bytes reaches no handler, a newline does) when no longer pinned. Without
+ * the cpuset controller (no such file) the program's affinity pins it
+ * alone. */
+static int set_cpus(const char *dir, const char *cpus, const struct cgroup_memo *memo)
+{
+    if (memo->made && !strcmp(memo->cpus, cpus ? cpus : ""))
+        return 0;
+    return put(dir, "cpuset.cpus", cpus ? cpus : "\n") < 0 && errno != ENOENT ? -1 : 0;
+}
+
 int cgroup2_prepare(const struct cgroup_ctl *ctl, int slot,
-                    const struct sandbox_limits *lim, struct cgroup_memo *memo,
+                    const struct sandbox_limits *lim, const char *cpus, struct cgroup_memo *memo,
                     struct box_cgroup *cg, char *err, size_t len)
 {
     snprintf(cg->dir[0], sizeof cg->dir[0], "%s/%s/box-%d", ctl->v2_root, ctl->parent, slot);
@@ -82,11 +93,14 @@ int cgroup2_prepare(const struct cgroup_ctl *ctl, int slot,
     if ((!memo->made || memo->memory != lim->memory || memo->procs != lim->procs) &&
         set_limits(cg->dir[0], lim) < 0)
         goto fail;
+    if (set_cpus(cg->dir[0], cpus, memo) < 0)
+        goto fail;
     if (read_base(cg) < 0)
         goto fail;
     if ((cg->procs_fd[0] = open_in(cg->dir[0], "cgroup.procs", O_WRONLY)) < 0)
         goto fail;
     *memo = (struct cgroup_memo){.made = true, .memory = lim->memory, .procs = lim->procs};
+    snprintf(memo->cpus, sizeof memo->cpus, "%s", cpus ? cpus : "");
     return 0;
 fail:
     memo->made = false;

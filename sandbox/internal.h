@@ -6,6 +6,7 @@
 #include <limits.h>
 #include <linux/filter.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdarg.h>
 
 #include "sandbox.h"
@@ -42,10 +43,16 @@ void sb_close_all_but(int a, int b);
  * hang-up, -1 on error; flags are recvmsg's (MSG_DONTWAIT). */
 #define SB_MAX_PASS_FDS 64
 int sb_send_fds(int sock, char byte, const int *fds, int n);
+/* A CPU list ("0-1,4") into out (common_parse_cpus): the count, -1 if bad. */
+#define SB_MAX_CPUS 1024
+int sb_parse_cpus(const char *s, int *out, int max);
 int sb_recv_fds(int sock, char *byte, int *fds, int max, int *nfds, int flags);
 
 /* ---- cgroup.c / cgroup1.c / cgroup2.c -------------------------------- */
-enum { CG_V1_MEMORY, CG_V1_PIDS, CG_V1_CPUACCT, CG_V1_COUNT };
+enum { CG_V1_MEMORY, CG_V1_PIDS, CG_V1_CPUACCT, CG_V1_CPUSET, CG_V1_COUNT };
+/* v1 needs the first three; cpuset only pins (sandbox_job.cpus), and the
+ * program's affinity pins where it is missing */
+#define CG_V1_REQUIRED 3
 
 struct cgroup_ctl {
     int version;                       /* 0 none, 1, 2 */
@@ -77,10 +84,11 @@ struct cgroup_memo {
     bool made;          /* it exists, has no leftovers, its fixed settings set */
     uint64_t memory;    /* the memory limit last written */
     int procs;          /* the pids limit last written */
+    char cpus[64];      /* the cpuset last written ("": none) */
 };
 
 int cgroup_prepare(const struct cgroup_ctl *ctl, int slot,
-                   const struct sandbox_limits *lim, struct cgroup_memo *memo,
+                   const struct sandbox_limits *lim, const char *cpus, struct cgroup_memo *memo,
                    struct box_cgroup *cg, char *err, size_t len);
 int cgroup_cpu_ns(const struct box_cgroup *cg, uint64_t *ns);
 int cgroup_collect(struct box_cgroup *cg, struct cgroup_usage *u);
@@ -88,11 +96,11 @@ void cgroup_release(struct box_cgroup *cg);
 
 /* Version-specific halves, chosen by cgroup.c. */
 int cgroup1_prepare(const struct cgroup_ctl *ctl, int slot,
-                    const struct sandbox_limits *lim, struct cgroup_memo *memo,
+                    const struct sandbox_limits *lim, const char *cpus, struct cgroup_memo *memo,
                     struct box_cgroup *cg, char *err, size_t len);
 int cgroup1_collect(struct box_cgroup *cg, struct cgroup_usage *u);
 int cgroup2_prepare(const struct cgroup_ctl *ctl, int slot,
-                    const struct sandbox_limits *lim, struct cgroup_memo *memo,
+                    const struct sandbox_limits *lim, const char *cpus, struct cgroup_memo *memo,
                     struct box_cgroup *cg, char *err, size_t len);
 int cgroup2_collect(struct box_cgroup *cg, struct cgroup_usage *u);
 int cgroup_kill_procs(const char *dir);
@@ -225,6 +233,8 @@ struct box_request {
     bool degraded;
     bool has_stdio[3];
     int cgroup_fd_count;
+    bool pinned;                  /* sandbox_job.cpus given: the program's affinity */
+    cpu_set_t cpus;
     struct sock_fprog filter;     /* .filter points at filter_insns */
     char *const *argv;
     char *const *envp;

@@ -461,6 +461,22 @@ static int pack_strings(struct box_request *req, const char *const *argv,
     return 0;
 }
 
+/* The program's affinity: sandbox_job.cpus, whatever the cgroups offer. */
+static int pin_request(struct box_request *req, const char *cpus, char *err, size_t len)
+{
+    int list[SB_MAX_CPUS];
+    int n = cpus ? sb_parse_cpus(cpus, list, SB_MAX_CPUS) : 0;
+    if (n < 0 || (cpus && strlen(cpus) >= sizeof ((struct cgroup_memo *)0)->cpus)) {
+        sb_errf(err, len, "cpus: expected a CPU list like 3 or 0-1,4, not '%.40s'", cpus);
+        return -1;
+    }
+    req->pinned = n > 0;
+    CPU_ZERO(&req->cpus);
+    for (int i = 0; i < n; i++)
+        CPU_SET(list[i], &req->cpus);
+    return 0;
+}
+
 static int fill_request(struct sandbox *sb, const struct sandbox_job *job, struct run *run,
                         const struct seccomp_prog *filter, char *err, size_t len)
 {
@@ -475,6 +491,8 @@ static int fill_request(struct sandbox *sb, const struct sandbox_job *job, struc
     req->degraded = run->degraded;
     for (int i = 0; i < 3; i++)
         req->has_stdio[i] = run->stdio_fd[i] >= 0;
+    if (pin_request(req, job->cpus, err, len) < 0)
+        return -1;
     req->cgroup_fd_count = 0;
     for (int i = 0; i < CG_V1_COUNT; i++)
         req->cgroup_fd_count += run->cg.procs_fd[i] >= 0;
@@ -515,7 +533,7 @@ static int prepare(struct sandbox *sb, const struct sandbox_job *job, struct run
         return -1;
     if (!(run->keeper = slot_keeper(sb, run, net_fd, err, len)))
         return -1;
-    if (cgroup_prepare(&sb->cgroups, job->slot, &run->limits, &sb->cg_memo[job->slot], &run->cg,
+    if (cgroup_prepare(&sb->cgroups, job->slot, &run->limits, job->cpus, &sb->cg_memo[job->slot], &run->cg,
                        err, len) < 0)
         return -1;
     return fill_request(sb, job, run, filter, err, len);

@@ -100,6 +100,10 @@ struct sandbox_job {
     int cancel_fd;             /* -1, or an fd whose hang-up or readability
                                   kills the run (IE "cancelled"): a server's
                                   connection to a client that may go away */
+    const char *cpus;          /* the CPUs the box runs on, a list like "3" or
+                                  "0-1,4" (the slot cgroup's cpuset where one
+                                  is available, v1 or v2, and the program's
+                                  affinity); NULL: wherever the caller runs */
 };
 
 #define SANDBOX_JOB_INIT                                                       \

@@ -111,6 +111,12 @@ int sandbox_parse_seconds(const char *s, double *out)
     return common_parse_seconds(s, false, out);
 }
 
+int sb_parse_cpus(const char *s, int *out, int max)
+{
+    _Static_assert(SB_MAX_CPUS == COMMON_MAX_CPUS, "one bound on CPU numbers");
+    return common_parse_cpus(s, out, max);
+}
+
 int sb_send_fds(int sock, char byte, const int *fds, int n)
 {
     return common_send_fds(sock, byte, fds, n);

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -224,13 +225,24 @@ static const struct key_def package_limit_keys[] = {
      "bytes in a package (default: the runner's, 16G)"},
     {"tests", KT_LONG, LF(tests), 1, 100000000, NULL, false, -1, NULL,
      "tests in a problem (default: the runner's, 10000)"},
+    {"compile_time_max", KT_DURATION, LF(compile_time_max_ms), 0, 0, NULL, false, -1, NULL,
+     "the most a problem's compile_limits.time (or ICPC compilation_time) gets (default: 60s)"},
+    {"compile_memory_max", KT_SIZE, LF(compile_memory_max), 0, 0, NULL, false, -1, NULL,
+     "the most a problem's compile_limits.memory gets (default: 2G)"},
+    {"compile_output_max", KT_SIZE, LF(compile_output_max), 0, 0, NULL, false, -1, NULL,
+     "the most a problem's compile_limits.output gets (default: 1G)"},
+    {"helper_cpu_time", KT_DURATION, LF(helper_cpu_ms), 0, 0, NULL, false, -1, NULL,
+     "CPU time of a checker's, interactor's or validator's build (default: 60s)"},
+    {"helper_wall_time", KT_DURATION, LF(helper_wall_ms), 0, 0, NULL, false, -1, NULL,
+     "wall clock of such a build; out of it with CPU left: retried, never IE (default: 300s)"},
 };
 
 static const struct key_def pool_keys[] = {
     {"languages", KT_LANGUAGES, PF(languages), 0, 0, NULL, false, PF(languages_line), NULL,
      "the language ids this pool judges (required; a language is in one pool)"},
-    {"slots", KT_INT, PF(slots), 0, 256, "1", false, -1, NULL,
-     "submissions judged at once on this host (2 sandbox slots each)"},
+    {"slots", KT_INT, PF(slots), 0, 256, NULL, false, PF(slots_line), NULL,
+     "submissions judged at once on this host, 2 sandbox slots each (default: the host's cpus shared "
+     "among the pools that do not say, at least 1)"},
     {"max_queue", KT_LONG, PF(max_queue), 0, 1000000000, "10000", false, -1, NULL,
      "admission answers busy beyond this many waiting jobs (0: unlimited)"},
 };
@@ -292,6 +304,9 @@ static const struct key_def root_keys[] = {
      "sizes, times and inodes)"},
     {"compile_cache", KT_SIZE, CF(compile_cache), 0, 0, "256M", false, -1, NULL,
      "successful compiles kept per pool (LRU; runner/README.md)"},
+    {"helper_cache", KT_SIZE, CF(helper_cache), 0, 0, "1G", false, -1, NULL,
+     "built checkers, interactors and validators kept per pool (LRU, none used in the last 30 minutes "
+     "removed; runner/README.md)"},
     {"prepare", KT_BOOL, CF(prepare), 0, 0, "true", false, -1, NULL,
      "languages' prepared files (precompiled headers, JVM archive) under state_dir/prepared; "
      "false: off"},
@@ -307,6 +322,12 @@ static const struct key_def root_keys[] = {
      "passed to the runner (optional)"},
     {"cgroup_parent", KT_STRING, CF(cgroup_parent), 0, 0, NULL, false, -1, NULL,
      "passed to the runner (optional)"},
+    {"cpus", KT_STRING, CF(cpus), 0, 0, NULL, false, CF(cpus_line), NULL,
+     "the CPUs this host's boxes run on, as a list like 0-3,6: each slot's box pinned to one "
+     "(default: every CPU judged may run on)"},
+    {"oversubscribe", KT_BOOL, CF(oversubscribe), 0, 0, "false", false, -1, NULL,
+     "allow more slots (all pools) than cpus: boxes then share cores, and a CPU-bound program may "
+     "TLE by the wall clock on a busy host (judged refuses to start otherwise)"},
     {"api", KT_SECTION, CF(api), 0, 0, NULL, false, -1, &api_table,
      "judge-api's settings (judged ignores them; judge-api reads them at start)"},
     {"pools", KT_POOLS, 0, 0, 0, NULL, false, -1, &pool_table,
@@ -767,8 +788,39 @@ static int parse_root(struct ctx *c, yaml_node_t *root, struct jd_config *cfg)
 }
 
 /* Defaults that depend on the machine or on other keys. */
+int jd_config_cpus(const struct jd_config *cfg, int *out, int max)
+{
+    if (cfg->cpus)
+        return common_parse_cpus(cfg->cpus, out, max);
+    cpu_set_t set;
+    int n = 0;
+    if (sched_getaffinity(0, sizeof set, &set) < 0)
+        return out[0] = 0, 1;
+    for (int c = 0; c < CPU_SETSIZE && n < max; c++)
+        if (CPU_ISSET(c, &set))
+            out[n++] = c;
+    return n > 0 ? n : (out[0] = 0, 1);
+}
+
+/* A pool that does not say how many slots: the host's cpus shared among
+ * such pools (at least one each): one box per core by default. */
+static void default_slots(struct jd_config *cfg)
+{
+    int cpus[JD_MAX_CPUS];
+    int n = jd_config_cpus(cfg, cpus, JD_MAX_CPUS), given = 0, unset = 0;
+    for (int i = 0; i < cfg->npools; i++)
+        cfg->pools[i].slots_line ? (given += cfg->pools[i].slots) : unset++;
+    int share = unset && n - given > unset ? (n - given) / unset : 1;
+    if (share > 256)
+        share = 256;   /* the key's own bound */
+    for (int i = 0; i < cfg->npools; i++)
+        if (!cfg->pools[i].slots_line)
+            cfg->pools[i].slots = share;
+}
+
 static void derive_defaults(struct jd_config *cfg)
 {
+    default_slots(cfg);
     char dir[4200];
     if (!cfg->languages)
         cfg->languages = strdup(jd_default_languages(dir, sizeof dir));
@@ -825,6 +877,12 @@ int jd_config_load(struct jd_config *cfg, const char *path, char *err, size_t er
     fclose(f);
     if (rc)
         return -1;
+    int cpus[JD_MAX_CPUS];
+    if (cfg->cpus && jd_config_cpus(cfg, cpus, JD_MAX_CPUS) < 0) {
+        snprintf(err, errlen, "%s:%d: key 'cpus': expected a CPU list like 0-3,6 (numbers below %d)", path,
+                 cfg->cpus_line, JD_MAX_CPUS);
+        return -1;
+    }
     derive_defaults(cfg);
     return 0;
 }

@@ -23,9 +23,10 @@ struct jd_pool_cfg {
     char *name;
     char **languages;
     int nlanguages;
-    int slots;
+    int slots;               /* absent: the host's CPUs shared among such pools */
     long max_queue;          /* 0 = unlimited */
     int languages_line;      /* of `languages:` in the file, for judged's refusals */
+    int slots_line;          /* of `slots:`; 0: not given */
 };
 
 /* The api: section, read only by judge-api (judged ignores it). */
@@ -82,21 +83,34 @@ struct jd_config {
     long problem_cache;      /* bytes of fetched problem versions kept (LRU) */
     long problem_cache_rehash_ms;   /* a cached version in use is hashed again after this */
     long compile_cache;      /* bytes of compiles kept per pool (LRU) */
+    long helper_cache;       /* bytes of built helpers kept per pool (LRU) */
     bool prepare;            /* languages' prepared files (languages/README.md) */
     long max_package;        /* bytes: the largest package a push accepts */
     long store_quota;        /* bytes: all stored packages together (0 = none) */
     long max_staged;         /* bytes: one token's uploads waiting for validation (0 = none) */
     struct {                 /* package_limits: what the runner reads (0 = its default) */
         long yaml_size, package_files, package_size, tests;
+        long compile_time_max_ms, compile_memory_max, compile_output_max;   /* problems' compile_limits */
+        long helper_cpu_ms, helper_wall_ms;   /* a helper's build */
     } package_limits;
     char *sandbox_run_dir;
     char *cgroup_parent;
+    char *cpus;              /* CPU list ("0-3,6") of the boxes; NULL: judged's affinity */
+    int cpus_line;
+    bool oversubscribe;      /* more slots than cpus allowed (boxes share cores) */
     char *metrics_listen;    /* HOST:PORT of judged's own GET /metrics (NULL: off) */
     int metrics_listen_line; /* of `metrics_listen:` in the file, for judged's refusals */
     struct jd_pool_cfg *pools;
     int npools;
     struct jd_api_cfg api;
 };
+
+/* The CPUs a host's boxes run on, one box each (slot i of the host on the
+ * i-th, by the order of the pools and their slots): cfg->cpus, else every CPU
+ * this process may run on. Their count (at most max into out); -1 when
+ * cfg->cpus is not a CPU list. */
+#define JD_MAX_CPUS 1024   /* COMMON_MAX_CPUS */
+int jd_config_cpus(const struct jd_config *cfg, int *out, int max);
 
 /* Parses FILE. On error returns -1 with err = "FILE:LINE: key 'K': why". */
 int jd_config_load(struct jd_config *cfg, const char *path, char *err, size_t errlen);

@@ -177,9 +177,11 @@ static const char health_usage[] =
     "host (a heartbeat within 3 heartbeats) registering more than 0 slots for it\n"
     "(free or busy), and no pool is paused or held with submissions waiting;\n"
     "exit 1 when some pool is not so (it says which, and why), 69 when Redis\n"
-    "does not answer, 78 when the configuration is invalid.\n"
+    "does not answer, 78 when the configuration is invalid. A live host running\n"
+    "more slots than CPUs (oversubscribe: true) is a warning line, not a failure.\n"
     "--json prints {\"ok\", \"redis\": true, \"pools\": [{\"name\", \"ok\", \"problem\"\n"
-    "(when not ok), \"hosts\", \"slots\", \"busy\", \"state\", \"depth\", \"oldest_ms\"}]}.\n";
+    "(when not ok), \"hosts\", \"slots\", \"busy\", \"state\", \"depth\", \"oldest_ms\"}],\n"
+    "\"warnings\": [text]}.\n";
 
 /* A pool is healthy when a live host with slots serves it and its work is
  * not left waiting: a paused or held pool with submissions queued judges
@@ -199,6 +201,27 @@ static bool pool_healthy(json_t *po, char *why, size_t len)
         return false;
     }
     return true;
+}
+
+/* Live hosts running more boxes than CPUs (oversubscribe: true): boxes
+ * share cores, so a busy host turns CPU-bound programs into wall-clock
+ * TLEs. Not unhealthy (the operator chose it), but said. */
+static json_t *oversubscribed_hosts(struct common *c)
+{
+    json_t *warnings = json_array();
+    json_t *hosts = load_hosts(c), *h;
+    const char *name;
+    json_object_foreach(hosts, name, h)
+    {
+        long long slots = json_integer_value(json_object_get(h, "slots"));
+        long long cpus = json_integer_value(json_object_get(h, "cpus"));
+        if (json_is_true(json_object_get(h, "alive")) && cpus > 0 && slots > cpus)
+            json_array_append_new(warnings, json_sprintf("host %s runs %lld boxes on %lld CPU(s) (oversubscribe): "
+                                                         "boxes share cores, and CPU-bound programs may TLE by "
+                                                         "the wall clock when it is busy", name, slots, cpus));
+    }
+    json_decref(hosts);
+    return warnings;
 }
 
 int cmd_health(int argc, char **argv)
@@ -241,12 +264,17 @@ int cmd_health(int argc, char **argv)
                                              json_object_get(po, "depth"), "oldest_ms",
                                              json_object_get(po, "oldest_ms")));
     }
+    json_t *warnings = oversubscribed_hosts(&c);
     if (c.json) {
-        json_t *j = json_pack("{s:b, s:b, s:o}", "ok", ok, "redis", 1, "pools", out);
+        json_t *j = json_pack("{s:b, s:b, s:o, s:o}", "ok", ok, "redis", 1, "pools", out, "warnings", warnings);
         print_json(j);
         json_decref(j);
     } else {
         printf("redis: ok\n");
+        json_t *w;
+        json_array_foreach(warnings, i, w)
+            printf("warning: %s\n", json_string_value(w));
+        json_decref(warnings);
         json_array_foreach(out, i, po)
         {
             if (json_is_true(json_object_get(po, "ok")))

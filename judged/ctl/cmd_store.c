@@ -117,7 +117,12 @@ static struct runner *open_runner(struct store_opts *o)
                                .limits = {.yaml_size = (uint64_t)o->c.cfg.package_limits.yaml_size,
                                           .package_files = (uint64_t)o->c.cfg.package_limits.package_files,
                                           .package_size = (uint64_t)o->c.cfg.package_limits.package_size,
-                                          .tests = (uint64_t)o->c.cfg.package_limits.tests}};
+                                          .tests = (uint64_t)o->c.cfg.package_limits.tests,
+                                          .compile_time_max_ms = (uint64_t)o->c.cfg.package_limits.compile_time_max_ms,
+                                          .compile_memory_max = (uint64_t)o->c.cfg.package_limits.compile_memory_max,
+                                          .compile_output_max = (uint64_t)o->c.cfg.package_limits.compile_output_max,
+                                          .helper_cpu_ms = (uint64_t)o->c.cfg.package_limits.helper_cpu_ms,
+                                          .helper_wall_ms = (uint64_t)o->c.cfg.package_limits.helper_wall_ms}};
     struct runner *r;
     char err[4096];
     if (runner_open(&r, &rc, err, sizeof err)) {

@@ -35,6 +35,7 @@
 #include <getopt.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,9 +106,37 @@ static int problems_usable(const struct jd_config *cfg, char *err, size_t errlen
     return 0;
 }
 
+/* One box per core (issue 37): boxes sharing a core turn a busy host's load
+ * into wall-clock TLEs of CPU-bound programs. More slots than cpus is
+ * refused unless the configuration says oversubscribe (then warned). */
+static int cores_usable(const struct jd_config *cfg, char *err, size_t errlen)
+{
+    int cpus[JD_MAX_CPUS], boxes = 0;
+    int n = jd_config_cpus(cfg, cpus, JD_MAX_CPUS);
+    cpu_set_t mine;
+    if (cfg->cpus && sched_getaffinity(0, sizeof mine, &mine) == 0)
+        for (int i = 0; i < n; i++)
+            if (!CPU_ISSET(cpus[i], &mine))
+                return snprintf(err, errlen, "%s:%d: key 'cpus': CPU %d is not one judged may run on (its "
+                                "affinity: taskset -p %d)", cfg->path, cfg->cpus_line, cpus[i], (int)getpid()), -1;
+    for (int i = 0; i < cfg->npools; i++)
+        boxes += cfg->pools[i].slots;
+    if (boxes <= n)
+        return 0;
+    if (!cfg->oversubscribe)
+        return snprintf(err, errlen, "%s: the pools ask for %d slots at once, but this host has %d CPU(s) for "
+                        "boxes (cpus): one box per core, so lower the pools' slots, list more cpus, or set "
+                        "oversubscribe: true (boxes then share cores, and CPU-bound programs may TLE by the "
+                        "wall clock on a busy host)", cfg->path, boxes, n), -1;
+    logwarn("%d slots on %d CPU(s) (oversubscribe: true): boxes share cores; on a busy host CPU-bound "
+            "programs may TLE by the wall clock", boxes, n);
+    return 0;
+}
+
 int config_usable(const struct jd_config *cfg, char *err, size_t errlen)
 {
-    return languages_usable(cfg, err, errlen) || problems_usable(cfg, err, errlen) ? -1 : 0;
+    return languages_usable(cfg, err, errlen) || problems_usable(cfg, err, errlen) ||
+           cores_usable(cfg, err, errlen) ? -1 : 0;
 }
 
 /* The slots of a judged that was just stopped or killed are free once it is

@@ -46,6 +46,33 @@ struct pool *pool_new(const char *name, int first_slot, int slots)
     return p;
 }
 
+/* package_limits: what the runner reads of a package and what a package
+ * may ask of a compile or a helper's build (0: the runner's default) */
+static struct runner_limits runner_limits_of(const struct jd_config *cfg)
+{
+    return (struct runner_limits){.yaml_size = (uint64_t)cfg->package_limits.yaml_size,
+                                  .package_files = (uint64_t)cfg->package_limits.package_files,
+                                  .package_size = (uint64_t)cfg->package_limits.package_size,
+                                  .tests = (uint64_t)cfg->package_limits.tests,
+                                  .compile_time_max_ms = (uint64_t)cfg->package_limits.compile_time_max_ms,
+                                  .compile_memory_max = (uint64_t)cfg->package_limits.compile_memory_max,
+                                  .compile_output_max = (uint64_t)cfg->package_limits.compile_output_max,
+                                  .helper_cpu_ms = (uint64_t)cfg->package_limits.helper_cpu_ms,
+                                  .helper_wall_ms = (uint64_t)cfg->package_limits.helper_wall_ms};
+}
+
+/* One box per core: the host's k-th job slot (pools in order) on the k-th
+ * of its cpus, round again when oversubscribed. NULL: not pinned. */
+static int *slot_cpus(const struct pool *p, const struct jd_config *cfg)
+{
+    int host[JD_MAX_CPUS];
+    int n = jd_config_cpus(cfg, host, JD_MAX_CPUS), at = (p->first_slot - cfg->first_slot) / 2;
+    int *cpus = n > 0 && p->slots > 0 ? calloc((size_t)p->slots, sizeof *cpus) : NULL;
+    for (int i = 0; cpus && i < p->slots; i++)
+        cpus[i] = host[(at + i) % n];
+    return cpus;
+}
+
 int pool_open_runner(struct pool *p, const struct jd_config *cfg, char *err, size_t errlen)
 {
     char work[4200], prepared[4200];
@@ -53,6 +80,7 @@ int pool_open_runner(struct pool *p, const struct jd_config *cfg, char *err, siz
     /* one per host: every pool's runner finds what another built */
     snprintf(prepared, sizeof prepared, "%s/prepared", cfg->state_dir);
     common_mkdir_p(work, 0755); /* the runner says so if it is not there */
+    int *cpus = slot_cpus(p, cfg);
     struct runner_config rc = {
         .languages_dir = cfg->languages,
         .work_dir = work,
@@ -61,22 +89,21 @@ int pool_open_runner(struct pool *p, const struct jd_config *cfg, char *err, siz
         .sandbox_run_dir = cfg->sandbox_run_dir,
         .cgroup_parent = cfg->cgroup_parent,
         .compile_cache = (uint64_t)cfg->compile_cache,
+        .helper_cache = (uint64_t)cfg->helper_cache,
         .prepared_dir = prepared,
         .prepare_off = !cfg->prepare,
-        .limits = {.yaml_size = (uint64_t)cfg->package_limits.yaml_size,
-                   .package_files = (uint64_t)cfg->package_limits.package_files,
-                   .package_size = (uint64_t)cfg->package_limits.package_size,
-                   .tests = (uint64_t)cfg->package_limits.tests},
+        .limits = runner_limits_of(cfg),
+        .cpus = cpus,
     };
     p->runner = NULL;
-    if (p->slots <= 0)
-        return 0; /* claims nothing: no sandbox slots either */
-    if (runner_open(&p->runner, &rc, err, errlen)) {
+    int rc_open = p->slots > 0 ? runner_open(&p->runner, &rc, err, errlen) : 0;   /* 0 slots: claims nothing */
+    if (rc_open)
         p->runner = NULL;
-        return -1;
-    }
-    logmsg("pool %s: sandbox slots %d..%d", p->name, p->first_slot, p->first_slot + 2 * p->slots - 1);
-    return 0;
+    else if (p->slots > 0)
+        logmsg("pool %s: sandbox slots %d..%d, each job's boxes on one CPU from CPU %d", p->name,
+               p->first_slot, p->first_slot + 2 * p->slots - 1, cpus ? cpus[0] : -1);
+    free(cpus);
+    return rc_open ? -1 : 0;
 }
 
 int pool_start_workers(struct pool *p)
@@ -164,10 +191,7 @@ void pools_publish(const struct jd_config *cfg)
     char err[512];
     queue_conn_init(&k, judged.redis_url, 3000);
     struct runner_config rc = {.languages_dir = cfg->languages, .catalog_only = true,
-                               .limits = {.yaml_size = (uint64_t)cfg->package_limits.yaml_size,
-                                          .package_files = (uint64_t)cfg->package_limits.package_files,
-                                          .package_size = (uint64_t)cfg->package_limits.package_size,
-                                          .tests = (uint64_t)cfg->package_limits.tests}};
+                               .limits = runner_limits_of(cfg)};
     struct runner *catalog = NULL;
     if (runner_open(&catalog, &rc, err, sizeof err)) {
         logmsg("languages: %s", err);

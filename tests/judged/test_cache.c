@@ -247,3 +247,47 @@ Test(cache, a_version_in_use_is_hashed_again_on_schedule)
     cr_assert_eq(log_count("A", "hashed on schedule"), 1);
     cr_assert_eq(log_count("A", "problem cache: fetched version"), 1, "intact: nothing fetched");
 }
+
+/* issue 37: a helper's build that runs out of its wall clock with CPU time
+ * left (a busy host) is an infrastructure failure: retried with backoff and
+ * counted (judged_infrastructure_failures_total), never IE for the
+ * problem; only when every attempt starves is it dead-lettered, IE with the
+ * reason. Here the build waits (sleep) past a helper_wall_time of 1 s. */
+Test(cache, a_starved_helper_build_is_retried_and_counted_not_ie)
+{
+    char cfg[400], id[160], p[600];
+    t_config("A", SLOT, "metrics_listen: 127.0.0.1:0\nmax_attempts: 2\n"
+             "package_limits: {helper_wall_time: 1s}\n", ONE_C, cfg, sizeof cfg);
+    snprintf(p, sizeof p, "%s/problems/starved", T_dir);
+    mkdir(p, 0755);
+    snprintf(p, sizeof p, "%s/problems/starved/problem.yaml", T_dir);
+    t_write(p, "name: starved\ntime_limit: 1s\nmemory_limit: 64M\nchecker: {type: custom, source: chk}\n");
+    snprintf(p, sizeof p, "%s/problems/starved/chk", T_dir);
+    mkdir(p, 0755);
+    snprintf(p, sizeof p, "%s/problems/starved/chk/build", T_dir);
+    t_write(p, "# %d\nsleep 5\necho 'exit 0' > run\n", (int)getpid());
+    snprintf(p, sizeof p, "%s/problems/starved/tests", T_dir);
+    mkdir(p, 0755);
+    snprintf(p, sizeof p, "%s/problems/starved/tests/1.in", T_dir);
+    t_write(p, "1 2\n");
+    snprintf(p, sizeof p, "%s/problems/starved/tests/1.out", T_dir);
+    t_write(p, "3\n");
+    make_solution();
+    t_judged(cfg, "A");
+    cr_assert(t_judged_started("A", 10000));
+    snprintf(p, sizeof p, "%s/sum.c", T_dir);
+    cr_assert_eq(t_submit(cfg, "starved", "c", p, NULL, NULL, id, sizeof id), 0, "submit: %s", id);
+    cr_assert(t_wait_state(id, "done", 60000), "%s judged", id);
+    char v[32], dead[8], hist[4096];
+    field(id, "verdict", v, sizeof v);
+    field(id, "dead", dead, sizeof dead);
+    field(id, "history", hist, sizeof hist);
+    cr_assert_str_eq(dead, "1", "IE only after every attempt starved (verdict %s): %s", v, hist);
+    cr_assert(contains(hist, "helper_wall_time") && contains(hist, "CPU time left"), "%s", hist);
+    cr_assert_eq(log_count("A", "infrastructure failure (attempt 1)"), 1, "retried once");
+    static char text[1 << 18];
+    cr_assert_eq(t_http_get(t_metrics_port("A"), "/metrics", text, sizeof text), 200);
+    const char *l = strstr(text, "judged_infrastructure_failures_total{pool=\"native\"} ");
+    cr_assert(l && atof(l + strlen("judged_infrastructure_failures_total{pool=\"native\"} ")) >= 2, "%s",
+              l ? l : "no series");
+}

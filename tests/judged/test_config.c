@@ -75,7 +75,8 @@ Test(config, embedded_redis_url_from_state_dir)
     cr_assert_eq(jd_config_load(&cfg, path, err, sizeof err), 0, "%s", err);
     jd_redis_url(&cfg, url, sizeof url);
     cr_assert_str_eq(url, "unix:///tmp/x/redis/redis.sock");
-    cr_assert_eq(cfg.pools[0].slots, 1);
+    int cpus[JD_MAX_CPUS];
+    cr_assert_eq(cfg.pools[0].slots, jd_config_cpus(&cfg, cpus, JD_MAX_CPUS));
     jd_config_free(&cfg);
     unlink(path);
 }
@@ -267,6 +268,55 @@ Test(config, package_limits_reach_the_runner_settings)
     unlink(path);
 }
 
+/* issue 37: one box per core by default. A pool that does not say how
+ * many slots gets the host's cpus, shared among such pools; a bad CPU list
+ * is named with its line. */
+Test(config, slots_default_to_the_hosts_cpus)
+{
+    struct jd_config cfg;
+    char err[512];
+    write_cfg("cpus: 0-2,5\npools:\n  native: {languages: [c]}\n");
+    cr_assert_eq(jd_config_load(&cfg, path, err, sizeof err), 0, "%s", err);
+    int cpus[JD_MAX_CPUS];
+    cr_assert_eq(jd_config_cpus(&cfg, cpus, JD_MAX_CPUS), 4);
+    cr_assert(cpus[0] == 0 && cpus[2] == 2 && cpus[3] == 5);
+    cr_assert_eq(cfg.pools[0].slots, 4, "one pool: a slot per CPU");
+    jd_config_free(&cfg);
+    unlink(path);
+    write_cfg("cpus: 0-5\npools:\n  native: {languages: [c]}\n  java: {languages: [java], slots: 2}\n"
+              "  python: {languages: [python3]}\n");
+    cr_assert_eq(jd_config_load(&cfg, path, err, sizeof err), 0, "%s", err);
+    cr_assert(cfg.pools[0].slots == 2 && cfg.pools[1].slots == 2 && cfg.pools[2].slots == 2,
+              "the CPUs left shared: %d %d %d", cfg.pools[0].slots, cfg.pools[1].slots, cfg.pools[2].slots);
+    jd_config_free(&cfg);
+    unlink(path);
+    write_cfg("pools:\n  native: {languages: [c]}\n");
+    cr_assert_eq(jd_config_load(&cfg, path, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(cfg.pools[0].slots, jd_config_cpus(&cfg, cpus, JD_MAX_CPUS), "no cpus: judged's own");
+    jd_config_free(&cfg);
+    unlink(path);
+    expect_error("cpus: 0-x\npools:\n  native: {languages: [c]}\n", ":1: key 'cpus': expected a CPU list");
+    expect_error("pools:\n  native: {languages: [c]}\ncpus: 3-1\n", ":3: key 'cpus': expected a CPU list");
+}
+
+/* issue 40, finding 5 and issue 37: the compile maxima and a helper's
+ * build clock reach the runner's settings */
+Test(config, compile_maxima_and_helper_clock)
+{
+    struct jd_config cfg;
+    char err[512];
+    write_cfg("package_limits: {compile_time_max: 2m, compile_memory_max: 4G, helper_cpu_time: 90s, "
+              "helper_wall_time: 10m}\npools:\n  native: {languages: [c], slots: 1}\n");
+    cr_assert_eq(jd_config_load(&cfg, path, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(cfg.package_limits.compile_time_max_ms, 120000);
+    cr_assert_eq(cfg.package_limits.compile_memory_max, 4L << 30);
+    cr_assert_eq(cfg.package_limits.compile_output_max, 0, "absent: the runner's default");
+    cr_assert_eq(cfg.package_limits.helper_cpu_ms, 90000);
+    cr_assert_eq(cfg.package_limits.helper_wall_ms, 600000);
+    jd_config_free(&cfg);
+    unlink(path);
+}
+
 Test(config, bad_package_limits_are_named)
 {
     expect_error("package_limits: {files: 10}\npools:\n  native: {languages: [c], slots: 1}\n",
@@ -330,7 +380,8 @@ Test(config, every_default_of_the_key_table_parses)
     cr_assert_eq(cfg.max_package, 256L << 20);
     cr_assert_eq(cfg.store_quota, 16L << 30);
     cr_assert_eq(cfg.package_limits.tests, 0, "the runner's default");
-    cr_assert_eq(cfg.pools[0].slots, 1);
+    int cpus[JD_MAX_CPUS];
+    cr_assert_eq(cfg.pools[0].slots, jd_config_cpus(&cfg, cpus, JD_MAX_CPUS), "one pool: a slot per CPU");
     cr_assert_eq(cfg.pools[0].max_queue, 10000);
     cr_assert_eq(cfg.api.webhook_retry_for_ms, 3600 * 1000);
     cr_assert_eq(cfg.api.webhook_timeout_ms, 10000);

@@ -167,6 +167,44 @@ Test(ctl, an_exit_status_and_a_json_error_per_failure_class)
     cr_assert(contains(out, "64") && contains(out, "75") && contains(out, "\"error\""), "the table: %s", out);
 }
 
+/* issue 37: one box per core. Six slots on two CPUs: judged refuses to
+ * start, naming the way out; with oversubscribe: true it starts, and
+ * health warns of it (still healthy: the operator chose it). */
+Test(ctl, six_boxes_on_two_cpus_are_refused_unless_oversubscribed)
+{
+    char cfg[400], out[8192], log[400];
+    const char *six = "  native: {languages: [c], slots: 6}\n";
+    t_config("A", SLOT0, "cpus: 0-1\noversubscribe: false\n", six, cfg, sizeof cfg);
+    pid_t a = t_judged(cfg, "A");
+    int st = t_stop(a, 0, 20000);   /* signal 0: only waits for the exit */
+    cr_assert(st != -1 && WIFEXITED(st) && WEXITSTATUS(st) != 0, "refused: status %d", st);
+    snprintf(log, sizeof log, "%s/judged-A.log", T_dir);
+    FILE *f = fopen(log, "r");
+    cr_assert(f);
+    size_t n = fread(out, 1, sizeof out - 1, f);
+    fclose(f);
+    out[n] = 0;
+    cr_assert(contains(out, "the pools ask for 6 slots at once, but this host has 2 CPU(s)") &&
+              contains(out, "oversubscribe: true"), "%s", out);
+    /* a CPU judged may not run on: refused too, naming the line */
+    t_config("A", SLOT0, "cpus: 1023\n", "  native: {languages: [c], slots: 1}\n", cfg, sizeof cfg);
+    cr_assert_eq(truncate(log, 0), 0);
+    st = t_stop(t_judged(cfg, "A"), 0, 20000);
+    cr_assert(st != -1 && WIFEXITED(st) && WEXITSTATUS(st) != 0, "refused: status %d", st);
+    f = fopen(log, "r");
+    cr_assert(f);
+    n = fread(out, 1, sizeof out - 1, f);
+    fclose(f);
+    out[n] = 0;
+    cr_assert(contains(out, "key 'cpus': CPU 1023 is not one judged may run on"), "%s", out);
+    t_config("A", SLOT0, "cpus: 0-1\n", six, cfg, sizeof cfg);
+    a = t_judged(cfg, "A");
+    cr_assert(t_judged_started("A", 10000));
+    cr_assert(health_becomes(cfg, 0, 20000, out, sizeof out), "healthy: %s", out);
+    cr_assert(contains(out, "runs 6 boxes on 2 CPU(s) (oversubscribe)"), "%s", out);
+    cr_assert_eq(WEXITSTATUS(t_stop(a, SIGTERM, 20000)), 0);
+}
+
 Test(ctl, health_and_hosts_follow_judged_up_and_killed)
 {
     char cfg[400], out[8192];

@@ -15,9 +15,11 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <grp.h>
 #include <jansson.h>
 #include <pthread.h>
+#include <sched.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -283,12 +285,23 @@ Test(checkers, failing_checker_is_ie_not_wa, .timeout = 60)
     free(pkg);
 }
 
+/* the report's top-level message of an IE (issue 37: never without one) */
+static void assert_ie_message(const char *json, const char *part)
+{
+    json_t *doc = json_loads(json, 0, NULL);
+    const char *m = json_string_value(json_object_get(doc, "message"));
+    cr_assert(m && *m && (!part || strstr(m, part)), "IE with message containing '%s': %s",
+              part ? part : "", json);
+    json_decref(doc);
+}
+
 Test(checkers, crashing_checker_is_ie, .timeout = 60)
 {
     char *pkg = checker_package("#include <stdlib.h>\nint main(void){abort();}\n");
     struct runner *r = open_runner(1);
     struct judged j = judge_source(r, pkg, "c", aplusb_c, strlen(aplusb_c));
     cr_assert_eq(j.verdict, RUNNER_IE, "%s", j.json);
+    assert_ie_message(j.json, "test 1: ");
     free(j.json);
     runner_close(r);
     remove_dir(pkg);
@@ -345,6 +358,238 @@ Test(checkers, checker_that_does_not_compile, .timeout = 60)
     free(errors);
     struct judged j = judge_source(r, pkg, "c", aplusb_c, strlen(aplusb_c));
     cr_assert_eq(j.verdict, RUNNER_IE, "%s", j.json);
+    free(j.json);
+    runner_close(r);
+    remove_dir(pkg);
+    free(pkg);
+}
+
+/* ---- a helper's build: its own clock (issue 37) ---- */
+
+/* A runner whose only language is C with a compile clock of 1 s (wall
+ * 2.5 s): a contestant's compile clock a helper's build must never run on.
+ * limit: a runner_limits setting, or NULL. */
+static struct runner *open_short_clock_runner(const char *limit)
+{
+    char *langs = scratch_dir("langs");
+    put_file(langs, "c.yaml", "id: c\nname: C\nversion: [/usr/bin/gcc, --version]\nsource: main.c\n"
+             "compile: [/usr/bin/gcc, -std=gnu17, -O2, -pipe, -o, main, main.c, -lm]\nrun: [./main]\n"
+             "compile_limits: {time: 1s, memory: 512M, output: 64M, procs: 32}\nprocesses: 32\n"
+             "env: {PATH: /usr/bin:/bin}\n");
+    struct runner_config cfg = {.languages_dir = langs, .work_dir = WORK_DIR, .first_slot = FIRST_SLOT,
+                                .slots = 1, .prepare_off = true};
+    char err[4096];
+    if (limit)
+        cr_assert_eq(runner_limits_set(&cfg.limits, limit, err, sizeof err), 0, "%s", err);
+    struct runner *r = NULL;
+    cr_assert_eq(runner_open(&r, &cfg, err, sizeof err), 0, "runner_open: %s", err);
+    remove_dir(langs);
+    free(langs);
+    return r;
+}
+
+/* A package whose checker is a program directory with a build script that
+ * waits `seconds` (a busy host's compile, without the CPU) and makes a run
+ * script accepting everything; unique per call, so never built before. */
+static char *slow_build_package(int seconds)
+{
+    char *pkg = scratch_dir("slowbuild");
+    put_file(pkg, "problem.yaml", "name: slow\ntime_limit: 1s\nmemory_limit: 64M\n"
+             "checker: {type: custom, source: chk}\n");
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    put_file(pkg, "chk/build", "# %ld.%09ld %d\nsleep %d\necho 'exit 0' > run\n", (long)now.tv_sec,
+             now.tv_nsec, (int)getpid(), seconds);
+    put_file(pkg, "tests/1.in", "1 2\n");
+    put_file(pkg, "tests/1.out", "3\n");
+    return pkg;
+}
+
+/* The issue's contest-day IE: a checker build slower than a contestant's
+ * compile wall clock (here 2.5 s; on a busy host g++ of a testlib checker)
+ * was IE "does not compile". Its own clock lets it finish. */
+Test(helpers, a_build_past_a_contestants_compile_clock_is_not_ie, .timeout = 120)
+{
+    char *pkg = slow_build_package(4);
+    struct runner *r = open_short_clock_runner(NULL);
+    struct judged j = judge_source(r, pkg, "c", aplusb_c, strlen(aplusb_c));
+    cr_assert_eq(j.verdict, RUNNER_AC, "%s", j.json);
+    free(j.json);
+    runner_close(r);
+    remove_dir(pkg);
+    free(pkg);
+}
+
+/* Out of wall clock with CPU time left: the host's fault, an
+ * infrastructure failure judged retries (never IE); its err says why. */
+Test(helpers, a_build_starved_of_its_wall_clock_is_an_infrastructure_failure, .timeout = 120)
+{
+    char *pkg = slow_build_package(3);
+    struct runner *r = open_short_clock_runner("helper_wall_time=1s");
+    struct runner_request req = {.problem_dir = pkg, .language = "c", .source = aplusb_c,
+                                 .source_len = strlen(aplusb_c)};
+    struct runner_report *rep = NULL;
+    enum runner_failure failure = RUNNER_FAILURE_NONE;
+    char err[1024] = "";
+    cr_assert_eq(runner_judge(r, &req, &rep, &failure, err, sizeof err), -1, "judged: %s",
+                 rep ? runner_verdict_name(runner_report_verdict(rep)) : "?");
+    cr_assert_null(rep);
+    cr_assert_eq(failure, RUNNER_FAILURE_INFRA);
+    cr_assert(strstr(err, "helper") && strstr(err, "wall clock") && strstr(err, "CPU time left"), "%s", err);
+    runner_close(r);
+    remove_dir(pkg);
+    free(pkg);
+}
+
+/* A wall-clock TLE with CPU time left says so (issue 37): a jury tells a
+ * sleeping (or starved) program from one that computed too long. */
+Test(verdicts, a_wall_clock_tle_with_cpu_left_says_idle_or_waiting, .timeout = 60)
+{
+    char *pkg = scratch_dir("idle");
+    put_file(pkg, "problem.yaml", "name: idle\ntime_limit: 1s\nwall_time_limit: 1.5s\nmemory_limit: 64M\n");
+    put_file(pkg, "tests/1.in", "1 2\n");
+    put_file(pkg, "tests/1.out", "3\n");
+    struct runner *r = open_runner(1);
+    const char *sleeper = "#include <unistd.h>\nint main(void){ sleep(30); return 0; }\n";
+    struct judged j = judge_source(r, pkg, "c", sleeper, strlen(sleeper));
+    cr_assert_eq(j.verdict, RUNNER_TLE, "%s", j.json);
+    cr_assert(strstr(j.json, "wall clock > 1.500 s") && strstr(j.json, "with CPU time left") &&
+              strstr(j.json, "idle or waiting"), "%s", j.json);
+    free(j.json);
+    runner_close(r);
+    remove_dir(pkg);
+    free(pkg);
+}
+
+/* One box per core (issue 37): a runner given cpus runs each slot's boxes
+ * on its CPU: the program's affinity, and on a v1 host the slot's cpuset
+ * cgroup (the compile ran there too). The CPU: the last this test may use. */
+Test(runner, a_slot_runs_on_its_own_cpu, .timeout = 60)
+{
+    cpu_set_t mine;
+    cr_assert_eq(sched_getaffinity(0, sizeof mine, &mine), 0);
+    int cpu = 0;
+    for (int c = 0; c < CPU_SETSIZE; c++)
+        if (CPU_ISSET(c, &mine))
+            cpu = c;
+    char *pkg = scratch_dir("pin");
+    put_file(pkg, "problem.yaml", "name: pin\ntime_limit: 1s\nmemory_limit: 64M\n");
+    put_file(pkg, "tests/1.in", "\n");
+    put_file(pkg, "tests/1.out", "%d\n", cpu);
+    struct runner_config cfg = {.languages_dir = SRC "/languages", .work_dir = WORK_DIR,
+                                .first_slot = FIRST_SLOT, .slots = 1, .cpus = &cpu};
+    struct runner *r = NULL;
+    char err[4096];
+    cr_assert_eq(runner_open(&r, &cfg, err, sizeof err), 0, "runner_open: %s", err);
+    const char *where = "#include <stdio.h>\n#include <string.h>\nint main(void){ char l[256];"
+                        " FILE *f = fopen(\"/proc/self/status\", \"r\"); while (f && fgets(l, sizeof l, f))"
+                        " if (!strncmp(l, \"Cpus_allowed_list:\", 18)) { fputs(l + 19, stdout); return 0; }"
+                        " return 1; }\n";
+    struct judged j = judge_source(r, pkg, "c", where, strlen(where));
+    cr_assert_eq(j.verdict, RUNNER_AC, "the program runs on CPU %d only: %s", cpu, j.json);
+    free(j.json);
+    char path[256], got[64] = "";
+    snprintf(path, sizeof path, "/sys/fs/cgroup/cpuset/judge-sandbox/box-%d/cpuset.cpus", FIRST_SLOT);
+    FILE *f = fopen(path, "r");
+    if (f) {   /* a v1 cpuset hierarchy: the slot's cgroup is pinned too */
+        cr_assert(fgets(got, sizeof got, f));
+        fclose(f);
+        cr_assert_eq(atoi(got), cpu, "%s: %s", path, got);
+    }
+    runner_close(r);
+    remove_dir(pkg);
+    free(pkg);
+}
+
+/* The helper cache is bounded (issue 40, finding 5): a new build removes
+ * the least recently used helpers past the bound, but never one used in
+ * the last 30 minutes (a judging may start it again). */
+Test(helpers, the_cache_is_bounded_and_spares_a_helper_in_use, .timeout = 120)
+{
+    char work[] = "/tmp/runner-helper-cache-XXXXXX";
+    cr_assert_not_null(mkdtemp(work));
+    struct runner_config cfg = {.languages_dir = SRC "/languages", .work_dir = work, .first_slot = FIRST_SLOT,
+                                .slots = 1, .helper_cache = 1, .prepare_off = true};
+    struct runner *r = NULL;
+    char err[4096], old[300], fresh[400];
+    cr_assert_eq(runner_open(&r, &cfg, err, sizeof err), 0, "runner_open: %s", err);
+    char *a = checker_package("int main(void){return 0;}\n");
+    struct judged j = judge_source(r, a, "c", aplusb_c, strlen(aplusb_c));
+    cr_assert_eq(j.verdict, RUNNER_AC, "%s", j.json);
+    free(j.json);
+    char *b = checker_package("int main(void){return 0; /* another */}\n");
+    j = judge_source(r, b, "c", aplusb_c, strlen(aplusb_c));
+    cr_assert_eq(j.verdict, RUNNER_AC, "%s", j.json);
+    free(j.json);
+    /* both in use (the cache is over its 1 byte): both kept */
+    size_t len = 0;
+    snprintf(err, sizeof err, "ls '%s/checkers' | grep -v tmp | wc -l", work);
+    FILE *p = popen(err, "r");
+    cr_assert(p && fscanf(p, "%zu", &len) == 1);
+    pclose(p);
+    cr_assert_eq(len, 2, "helpers in use are kept");
+    /* a's last use an hour ago: the next build removes it, not b */
+    snprintf(err, sizeof err, "cd '%s/checkers' && ls -t | tail -1", work);
+    p = popen(err, "r");
+    cr_assert(p && fgets(old, sizeof old, p));
+    pclose(p);
+    old[strcspn(old, "\n")] = 0;
+    snprintf(fresh, sizeof fresh, "%s/checkers/%s", work, old);
+    struct timespec hour_ago[2] = {{.tv_sec = time(NULL) - 3600}, {.tv_sec = time(NULL) - 3600}};
+    cr_assert_eq(utimensat(AT_FDCWD, fresh, hour_ago, 0), 0, "%s", fresh);
+    char *c = checker_package("int main(void){return 0; /* a third */}\n");
+    j = judge_source(r, c, "c", aplusb_c, strlen(aplusb_c));
+    cr_assert_eq(j.verdict, RUNNER_AC, "%s", j.json);
+    free(j.json);
+    struct stat st;
+    cr_assert_neq(stat(fresh, &st), 0, "the least recently used helper went: %s", fresh);
+    snprintf(err, sizeof err, "ls '%s/checkers' | grep -v tmp | wc -l", work);
+    p = popen(err, "r");
+    cr_assert(p && fscanf(p, "%zu", &len) == 1);
+    pclose(p);
+    cr_assert_eq(len, 2, "the two in use stay");
+    runner_close(r);
+    remove_dir(a), remove_dir(b), remove_dir(c), remove_dir(work);
+    free(a), free(b), free(c);
+}
+
+/* A program the clock stopped while its memory stood at the limit is MLE
+ * (issue 37): here 62 MiB touched under 64M, then a spin to the CPU limit
+ * (where a busy host's slow page faults leave a memory bomb). */
+Test(verdicts, stopped_by_the_clock_at_the_memory_limit_is_mle, .timeout = 60)
+{
+    char *pkg = scratch_dir("atlimit");
+    put_file(pkg, "problem.yaml", "name: atlimit\ntime_limit: 1s\nmemory_limit: 64M\n");
+    put_file(pkg, "tests/1.in", "1 2\n");
+    put_file(pkg, "tests/1.out", "3\n");
+    struct runner *r = open_runner(1);
+    const char *full = "#include <stdlib.h>\nint main(void){ size_t n = 62u << 20;"
+                       " volatile char *p = malloc(n); if (!p) return 1; for (size_t i = 0; i < n; i += 4096) p[i] = 1;"
+                       " for (;;) p[0]++; }\n";
+    struct judged j = judge_source(r, pkg, "c", full, strlen(full));
+    cr_assert_eq(j.verdict, RUNNER_MLE, "%s", j.json);
+    free(j.json);
+    runner_close(r);
+    remove_dir(pkg);
+    free(pkg);
+}
+
+/* compile_limits cannot buy more than the host's maximum (issue 40,
+ * finding 5): a compile asking 100G of memory is stopped at
+ * compile_memory_max (the preprocessor reading /dev/zero grows until a
+ * limit stops it) */
+Test(compile, a_problems_compile_limits_stop_at_the_hosts_maximum, .timeout = 120)
+{
+    char *pkg = scratch_dir("cmax");
+    put_file(pkg, "problem.yaml", "name: cmax\ntime_limit: 1s\nmemory_limit: 64M\n"
+             "compile_limits: {memory: 100G}\n");
+    put_file(pkg, "tests/1.in", "1 2\n");
+    put_file(pkg, "tests/1.out", "3\n");
+    struct runner *r = open_short_clock_runner("compile_memory_max=768M");
+    const char *endless = "#include \"/dev/zero\"\nint main(void){return 0;}\n";
+    struct judged j = judge_source(r, pkg, "c", endless, strlen(endless));
+    cr_assert_eq(j.verdict, RUNNER_CE, "%s", j.json);
+    cr_assert(strstr(j.json, "memory limit (768 MiB)"), "stopped at the host's maximum: %s", j.json);
     free(j.json);
     runner_close(r);
     remove_dir(pkg);
@@ -1467,4 +1712,115 @@ Test(checkpoints, records_rebuild_the_report, .timeout = 300)
         free(first.records[i]), free(second.records[i]), free(third.records[i]);
     free(first.identity), free(second.identity), free(third.identity);
     runner_close(r);
+}
+
+/* ---- a busy host (issue 37): stress-ng --cpu 2, started here ---- */
+
+/* stress-ng's CPU hogs in a process group of their own, bounded by its own
+ * timeout should this test die before stop_stress. */
+static pid_t start_stress(void)
+{
+    cr_assert_eq(system("command -v stress-ng >/dev/null"), 0, "stress-ng is missing (.ci/install-deps)");
+    pid_t pid = fork();
+    cr_assert(pid >= 0);
+    if (pid == 0) {
+        setpgid(0, 0);
+        execlp("stress-ng", "stress-ng", "--cpu", "2", "--timeout", "120s", "--quiet", (char *)NULL);
+        _exit(127);
+    }
+    setpgid(pid, pid);
+    return pid;
+}
+
+static void stop_stress(pid_t pid)
+{
+    kill(-pid, SIGKILL);
+    while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+        ;
+}
+
+struct busy_job {
+    struct runner *r;
+    const char *pkg, *source;
+    struct judged j;
+};
+
+static void *judge_busy(void *arg)
+{
+    struct busy_job *b = arg;
+    b->j = judge_source(b->r, b->pkg, "c", b->source, strlen(b->source));
+    return NULL;
+}
+
+/* What a contest's first minute does to a 2-core host, with both cores
+ * taken by stress-ng: a testlib checker's first build (C++, its own
+ * clock) is not IE; a program burning 0.5 s of CPU (limit 1 s, wall 3 s)
+ * on every slot at once, each pinned to its core, is AC; a memory bomb is
+ * MLE; a crashing checker is IE with a message. */
+Test(load, a_busy_host_judges_as_a_quiet_one, .timeout = 600)
+{
+    cpu_set_t mine;
+    cr_assert_eq(sched_getaffinity(0, sizeof mine, &mine), 0);
+    int cpus[2] = {-1, -1}, n = 0;
+    for (int c = 0; c < CPU_SETSIZE && n < 2; c++)
+        if (CPU_ISSET(c, &mine))
+            cpus[n++] = c;
+    if (n < 2)
+        cpus[1] = cpus[0];
+    char *pkg = scratch_dir("busy");
+    put_file(pkg, "problem.yaml", "name: busy\ntime_limit: 1s\nmemory_limit: 64M\n"
+             "checker: {type: custom, source: check.cpp}\n");
+    char tl[4096];
+    size_t len;
+    char *testlib = slurp(SRC "/tests/judged/polygon/sumgroups/files/testlib.h", &len);
+    put_file(pkg, "testlib.h", "%s", testlib);
+    free(testlib);
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    snprintf(tl, sizeof tl, "// first built at %ld.%09ld by %d\n#include \"testlib.h\"\n"
+             "int main(int argc, char **argv) { registerTestlibCmd(argc, argv);\n"
+             "  long long jury = ans.readLong(), got = ouf.readLong();\n"
+             "  if (got != jury) quitf(_wa, \"expected %%lld, found %%lld\", jury, got);\n"
+             "  quitf(_ok, \"%%lld\", got); }\n", (long)now.tv_sec, now.tv_nsec, (int)getpid());
+    put_file(pkg, "check.cpp", "%s", tl);
+    put_file(pkg, "tests/1.in", "1 2\n");
+    put_file(pkg, "tests/1.out", "3\n");
+    struct runner_config cfg = {.languages_dir = SRC "/languages", .work_dir = WORK_DIR,
+                                .first_slot = FIRST_SLOT, .slots = 2, .cpus = cpus};
+    struct runner *r = NULL;
+    char err[4096];
+    cr_assert_eq(runner_open(&r, &cfg, err, sizeof err), 0, "runner_open: %s", err);
+    const char *burner = "#include <stdio.h>\n#include <time.h>\nint main(void){ long a, b;"
+                         " if (scanf(\"%ld %ld\", &a, &b) != 2) return 1;"
+                         " while (clock() < CLOCKS_PER_SEC / 2) ; printf(\"%ld\\n\", a + b); return 0; }\n";
+    const char *bomb = "#include <stdlib.h>\n#include <string.h>\nint main(void){ for (;;) {"
+                       " char *p = malloc(1 << 20); if (!p) return 1; memset(p, 1, 1 << 20); } }\n";
+    pid_t stress = start_stress();
+    /* the checker's first build, and the submission's compile, on a busy host */
+    struct judged j = judge_source(r, pkg, "c", aplusb_c, strlen(aplusb_c));
+    cr_expect_eq(j.verdict, RUNNER_AC, "the checker's first judging: %s", j.json);
+    free(j.json);
+    /* the burner on both slots at once (compiled before: the cache answers) */
+    struct busy_job b[2] = {{r, pkg, burner, {0}}, {r, pkg, burner, {0}}};
+    free(judge_source(r, pkg, "c", burner, strlen(burner)).json);
+    pthread_t th[2];
+    for (int i = 0; i < 2; i++)
+        cr_assert_eq(pthread_create(&th[i], NULL, judge_busy, &b[i]), 0);
+    for (int i = 0; i < 2; i++) {
+        pthread_join(th[i], NULL);
+        cr_expect_eq(b[i].j.verdict, RUNNER_AC, "0.5 s of CPU, slot %d, under load: %s", i, b[i].j.json);
+        free(b[i].j.json);
+    }
+    j = judge_source(r, pkg, "c", bomb, strlen(bomb));
+    cr_expect_eq(j.verdict, RUNNER_MLE, "a memory bomb under load: %s", j.json);
+    free(j.json);
+    put_file(pkg, "check.cpp", "#include <cstdlib>\nint main() { std::abort(); }\n");
+    j = judge_source(r, pkg, "c", aplusb_c, strlen(aplusb_c));
+    stop_stress(stress);
+    cr_expect_eq(j.verdict, RUNNER_IE, "%s", j.json);
+    assert_ie_message(j.json, "test 1: the checker ended with RE");
+    free(j.json);
+    runner_close(r);
+    remove_dir(pkg);
+    free(pkg);
 }

@@ -14,6 +14,7 @@
 #include <criterion/criterion.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,7 +73,7 @@ static void make_fake(struct fake *fk, int slot)
         {"pids.max", ""}, {"memory.peak", ""}, {"memory.current", "4096\n"},
         {"memory.events", "low 0\nhigh 0\nmax 0\noom 0\noom_kill 0\noom_group_kill 0\n"},
         {"cpu.stat", "usage_usec 1000\nuser_usec 600\nsystem_usec 400\n"},
-        {"cgroup.procs", ""}, {"cgroup.kill", ""}, {"cgroup.subtree_control", ""}};
+        {"cgroup.procs", ""}, {"cgroup.kill", ""}, {"cgroup.subtree_control", ""}, {"cpuset.cpus", ""}};
     for (size_t i = 0; i < sizeof files / sizeof *files; i++)
         put(fk->box, files[i][0], files[i][1]);
 }
@@ -151,6 +152,51 @@ Test(cgroup2, limits_are_written_and_program_joins)
     /* the program wrote 0 ("me") into the slot's cgroup.procs before exec */
     cr_expect_eq(get(fk.box, "cgroup.procs")[0], '0');
     cr_expect_eq(a.res.degraded, false);
+    sandbox_close(sb);
+    remove_fake(&fk);
+}
+
+/* one run of script in slot, pinned to cpus (NULL: not), in this thread */
+static void run_pinned(struct run_args *a, struct sandbox *sb, int slot, const char *script, const char *cpus)
+{
+    memset(a, 0, sizeof *a);
+    a->sb = sb;
+    a->argv[0] = "/bin/sh", a->argv[1] = "-c", a->argv[2] = script;
+    a->job = (struct sandbox_job)SANDBOX_JOB_INIT;
+    a->job.slot = slot, a->job.argv = a->argv, a->job.cpus = cpus;
+    a->job.limits = (struct sandbox_limits){.memory = 256ULL << 20, .procs = 17, .wall_time = 5};
+    run_thread(a);
+}
+
+/* issue 37, one box per core: the job's cpus become the slot's
+ * cpuset.cpus and the program's affinity (a CPU it may use here: the last
+ * of this process's own); a later run that is not pinned gives the slot its
+ * parent's CPUs back (empty); a bad list is refused. */
+Test(cgroup2, cpus_pin_the_slot_cpuset)
+{
+    struct fake fk;
+    make_fake(&fk, 903);
+    struct sandbox *sb = open_v2(&fk);
+    cpu_set_t mine;
+    cr_assert_eq(sched_getaffinity(0, sizeof mine, &mine), 0);
+    int cpu = 0;
+    for (int c = 0; c < CPU_SETSIZE; c++)
+        if (CPU_ISSET(c, &mine))
+            cpu = c;
+    char want[16], script[128];
+    snprintf(want, sizeof want, "%d", cpu);
+    snprintf(script, sizeof script, "grep -q '^Cpus_allowed_list:[[:space:]]*%d$' /proc/self/status", cpu);
+    struct run_args a;
+    run_pinned(&a, sb, 903, script, want);
+    cr_assert_eq(a.rc, 0, "run failed: %s", a.res.message);
+    cr_expect_eq(a.res.status, SANDBOX_OK, "the program runs on CPU %s only: %s", want, a.res.message);
+    cr_expect_str_eq(get(fk.box, "cpuset.cpus"), want);
+    run_pinned(&a, sb, 903, "exit 0", NULL);
+    cr_assert_eq(a.rc, 0, "run failed: %s", a.res.message);
+    cr_expect_eq(get(fk.box, "cpuset.cpus")[0], '\n', "not pinned: the parent's CPUs (empty)");
+    run_pinned(&a, sb, 903, "exit 0", "1-x");
+    cr_expect_eq(a.rc, -1, "a bad CPU list is refused");
+    cr_expect(strstr(a.res.message, "cpus: expected a CPU list"), "%s", a.res.message);
     sandbox_close(sb);
     remove_fake(&fk);
 }
