@@ -28,6 +28,14 @@
  * Nothing waits forever: every path ends by the interactor's wall limit,
  * which is longer than the submission's.
  *
+ * Who ended first. Each thread takes a rank as soon as its run returns,
+ * before closing its ends. Since a run's end reaches the other side only
+ * through those ends (EOF, EPIPE), a side that ended because the other did
+ * always ranks second: the order is causal, not a race of clocks.
+ *
+ * The interactor runs with SIGPIPE ignored: a write to a submission that is
+ * gone fails with EPIPE, and the interactor still gives its verdict.
+ *
  * The relay blocks SIGPIPE for itself and consumes any it raised before
  * unblocking: a write to a dead interactor must never kill the judge.
  */
@@ -50,6 +58,8 @@ struct side {
     struct sandbox_result *res;
     int rc;
     int close_after[2];        /* this run's pipe ends, closed when it ends */
+    unsigned *ended;           /* shared: how many runs have ended */
+    unsigned rank;             /* 1: this run ended first */
 };
 
 static void close_fd(int *fd)
@@ -63,6 +73,7 @@ static void *run_side(void *arg)
 {
     struct side *s = arg;
     s->rc = sandbox_run(s->sb, s->job, s->res);
+    s->rank = __atomic_add_fetch(s->ended, 1, __ATOMIC_SEQ_CST);
     close_fd(&s->close_after[0]);
     close_fd(&s->close_after[1]);
     return NULL;
@@ -124,8 +135,10 @@ int rn_interact(struct sandbox *sb, struct sandbox_job *sub, struct sandbox_job 
     sub->cancel_fd = cancel[0];
     inter->stdin_fd = to_inter[0];
     inter->stdout_fd = to_sub[1];
-    struct side s = {sb, sub, &out->submission, -1, {to_sub[0], from_sub[1]}};
-    struct side i = {sb, inter, &out->interactor, -1, {to_inter[0], to_sub[1]}};
+    inter->ignore_sigpipe = true;
+    unsigned ended = 0;
+    struct side s = {sb, sub, &out->submission, -1, {to_sub[0], from_sub[1]}, &ended, 0};
+    struct side i = {sb, inter, &out->interactor, -1, {to_inter[0], to_sub[1]}, &ended, 0};
     pthread_t ts, ti;
     bool s_started = pthread_create(&ts, NULL, run_side, &s) == 0;
     bool i_started = s_started && pthread_create(&ti, NULL, run_side, &i) == 0;
@@ -157,6 +170,7 @@ int rn_interact(struct sandbox *sb, struct sandbox_job *sub, struct sandbox_job 
         pthread_join(ti, NULL);
     close_fd(&cancel[0]);
     close_fd(&cancel[1]);
+    out->interactor_first = i.rank == 1;
     if (!i_started) {
         snprintf(err, errlen, "cannot start a thread for the interactive run");
         return -1;
@@ -205,18 +219,20 @@ static bool interactor_exited(const struct sandbox_result *ir)
 }
 
 /*
- * The verdict of one interactive test, in this order:
+ * The verdict of one interactive test, in this order (the precedence of the
+ * ICPC tools, problemtools' verifyproblem and DOMjudge's judgedaemon; the
+ * table is in runner/README.md, "Interactive problems"):
  *  1. the interactor failed: crashed, over its own limits, exit 3 (testlib's
  *     fail) or an exit code outside its protocol -> IE, the problem's fault,
- *     whatever the submission did (its verdict cannot be trusted). Killed by
- *     SIGPIPE is not a failure: the submission ended without reading what
- *     the interactor still wrote (see 3);
- *  2. the submission's own limits and faults: TLE ("idle" when the wall
- *     clock ended it: a deadlock), MLE, OLE, SV, RE - except that one killed
- *     by SIGPIPE (it wrote to an interactor that had already decided) takes
- *     the interactor's verdict;
- *  3. the interactor's verdict: AC, WA, PE or points; WA when it was killed
- *     by SIGPIPE.
+ *     whatever the submission did (its verdict cannot be trusted);
+ *  2. the interactor rejected (WA, PE, partial points) and ended first ->
+ *     its verdict, whatever the submission did next (it may well crash or
+ *     loop on the EOF it got): the message says what that was;
+ *  3. the submission's own limits and faults: TLE ("idle" when the wall
+ *     clock ended it: a deadlock), MLE, OLE, SV, RE - SIGPIPE included: it
+ *     wrote on after the interactor had ended;
+ *  4. the interactor's verdict: AC, WA, PE or points (WA when it was killed
+ *     by SIGPIPE: only possible if it restored the default itself).
  */
 void rn_interactive_verdict(const struct rn_pair_result *pr, enum rn_protocol proto,
                             const char *inter_out, const char *inter_err, struct rn_check *chk)
@@ -230,17 +246,29 @@ void rn_interactive_verdict(const struct rn_pair_result *pr, enum rn_protocol pr
             return (void)(*chk = said);
     } else if (!inter_sigpipe) {
         return verdict(chk, RUNNER_IE, 0, "the interactor ended with %.450s", ir->message);
+    } else {
+        verdict(&said, RUNNER_WA, 0, "%s", "the interactor was killed by SIGPIPE (the submission "
+                "ended before reading all it wrote)");
     }
-    bool sigpipe = sr->status == SANDBOX_RE && sr->signal == SIGPIPE;
-    if (sr->status != SANDBOX_OK && !sigpipe) {
+    if (said.verdict != RUNNER_AC && pr->interactor_first) {
+        *chk = said;
+        if (sr->status != SANDBOX_OK) {
+            char note[sizeof chk->message];
+            snprintf(note, sizeof note, "%.200s (after it the submission: %s, %.200s)", said.message,
+                     runner_verdict_name(rn_verdict_of(sr->status)), sr->message);
+            snprintf(chk->message, sizeof chk->message, "%s", note);
+        }
+        return;
+    }
+    if (sr->status != SANDBOX_OK) {
         enum runner_verdict v = rn_verdict_of(sr->status);
         if (sr->status == SANDBOX_TLE && sr->tle_wall)
             return verdict(chk, v, 0, "idle: %.380s (waiting for the interactor, or it for the "
                            "submission: a deadlock?)", sr->message);
+        if (sr->status == SANDBOX_RE && sr->signal == SIGPIPE)
+            return verdict(chk, v, 0, "%.400s: it wrote on after the interactor had ended",
+                           sr->message);
         return verdict(chk, v, 0, "%.500s", sr->message);
     }
-    if (inter_sigpipe)
-        return verdict(chk, RUNNER_WA, 0, "%s", "the submission ended before reading all the "
-                       "interactor wrote");
     *chk = said;
 }

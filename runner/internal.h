@@ -171,6 +171,7 @@ struct rn_problem {
     int subtasks_line;             /* of `subtasks:`; 0: none (one subtask of all tests) */
     double wall_time_limit;        /* 0: 2 x CPU limit + 1 s */
     uint64_t memory_limit, output_limit;
+    bool output_truncate;          /* on_output_limit: truncate (DOMjudge's way) */
     int memory_line;               /* line of `memory_limit:` in problem.yaml */
     double compile_time;           /* 0, or at least this for every compile */
     uint64_t compile_memory, compile_output;
@@ -251,6 +252,7 @@ struct rn_pair_result {
     struct sandbox_result submission, interactor;
     bool output_exceeded;          /* the submission wrote more than the limit */
     uint64_t submission_bytes;     /* what it wrote to the interactor */
+    bool interactor_first;         /* its run ended before the submission's */
 };
 
 /* Runs sub and inter (distinct slots) joined by pipes; sets their stdin,

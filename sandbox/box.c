@@ -233,6 +233,10 @@ static int program_main(void *arg)
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
+    /* the keeper reset every signal to its default; an ignored one stays
+     * ignored across execve, for the job that asked */
+    if (req->ignore_sigpipe)
+        signal(SIGPIPE, SIG_IGN);
     if (sp->affinity)
         sched_setaffinity(0, sizeof *sp->affinity, sp->affinity);
     for (int i = 0; i < CG_V1_COUNT; i++)

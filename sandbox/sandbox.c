@@ -473,6 +473,7 @@ static int fill_request(struct sandbox *sb, const struct sandbox_job *job, struc
     req->uid = sb->uid_base + (uid_t)job->slot;
     req->gid = (gid_t)req->uid;
     req->degraded = run->degraded;
+    req->ignore_sigpipe = job->ignore_sigpipe;
     for (int i = 0; i < 3; i++)
         req->has_stdio[i] = run->stdio_fd[i] >= 0;
     req->cgroup_fd_count = 0;

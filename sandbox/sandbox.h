@@ -100,6 +100,9 @@ struct sandbox_job {
     int cancel_fd;             /* -1, or an fd whose hang-up or readability
                                   kills the run (IE "cancelled"): a server's
                                   connection to a client that may go away */
+    bool ignore_sigpipe;       /* the program starts with SIGPIPE ignored: a
+                                  write to a pipe nobody reads fails (EPIPE)
+                                  instead of killing it */
 };
 
 #define SANDBOX_JOB_INIT                                                       \

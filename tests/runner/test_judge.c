@@ -1164,6 +1164,63 @@ Test(interactive, the_submissions_failure_comes_before_the_interactors_verdict, 
     free(j.json);
 }
 
+/* The precedence the ICPC tools follow (problemtools' verifyproblem,
+ * DOMjudge's judgedaemon): an interactor that rejected and ended first
+ * decides, whatever the submission does after it: reads EOF and crashes,
+ * or loops until its time is up */
+Test(interactive, after_the_interactors_wa_the_submissions_crash_or_loop_is_wa, .timeout = 60)
+{
+    const char *crash_after = "#include <stdio.h>\nint main(void){ long a, b; scanf(\"%ld %ld\", &a, &b);"
+                              " printf(\"%ld\\n\", a - b); fflush(stdout);"
+                              " if (scanf(\"%ld\", &a) != 1) { volatile int *p = 0; return *p; } return 0; }\n";
+    struct judged j = judge_interactive(sum_interactor, crash_after);
+    cr_assert_eq(j.verdict, RUNNER_WA, "the interactor rejected first: %s", j.json);
+    cr_assert(strstr(j.json, "expected 3"), "the interactor's message: %s", j.json);
+    free(j.json);
+    const char *loop_after = "#include <stdio.h>\nint main(void){ long a, b; scanf(\"%ld %ld\", &a, &b);"
+                             " printf(\"%ld\\n\", a - b); fflush(stdout);"
+                             " if (scanf(\"%ld\", &a) != 1) for (volatile int x = 0;; x++) ; return 0; }\n";
+    j = judge_interactive(sum_interactor, loop_after);
+    cr_assert_eq(j.verdict, RUNNER_WA, "the interactor rejected first: %s", j.json);
+    free(j.json);
+}
+
+/* ...while after an accept the submission's own end counts: output closed
+ * then a loop is TLE, and writing on after the interactor ended (SIGPIPE)
+ * is the submission's run-time error */
+Test(interactive, after_the_interactors_accept_the_submissions_failure_counts, .timeout = 60)
+{
+    const char *close_then_loop = "#include <stdio.h>\nint main(void){ long a, b; scanf(\"%ld %ld\", &a, &b);"
+                                  " printf(\"%ld\\n\", a + b); fclose(stdout);"
+                                  " for (volatile int x = 0;; x++) ; }\n";
+    struct judged j = judge_interactive(sum_interactor, close_then_loop);
+    cr_assert_eq(j.verdict, RUNNER_TLE, "%s", j.json);
+    free(j.json);
+    const char *writes_on = "#include <stdio.h>\n#include <unistd.h>\nint main(void){ long a, b;"
+                            " scanf(\"%ld %ld\", &a, &b); printf(\"%ld\\n\", a + b); fflush(stdout);"
+                            " while (scanf(\"%ld\", &a) == 1) ; for (;;) write(1, \"0\\n\", 2); }\n";
+    j = judge_interactive(sum_interactor, writes_on);
+    cr_assert_eq(j.verdict, RUNNER_RE, "a broken pipe after the interactor's accept: %s", j.json);
+    cr_assert(strstr(j.json, "SIGPIPE") || strstr(j.json, "signal 13"), "%s", j.json);
+    free(j.json);
+}
+
+/* An interactor writing to a submission that is gone is not killed by
+ * SIGPIPE: its write fails (EPIPE) and it gives its own verdict */
+Test(interactive, the_interactor_sees_epipe_and_gives_its_verdict, .timeout = 60)
+{
+    const char *late_writer = "#include <stdio.h>\n#include <errno.h>\nint main(int c, char **v){ long s;"
+                              " (void)c; (void)v; if (scanf(\"%ld\", &s) == 1) return 0;"
+                              " if (puts(\"1 2\") < 0 || fflush(stdout) != 0)"
+                              " { fprintf(stderr, \"the submission left (errno %d)\", errno); return 1; }"
+                              " return 3; }\n";
+    const char *leaves = "int main(void){ return 0; }\n";
+    struct judged j = judge_interactive(late_writer, leaves);
+    cr_assert_eq(j.verdict, RUNNER_WA, "%s", j.json);
+    cr_assert(strstr(j.json, "the submission left (errno 32)"), "the interactor's own message: %s", j.json);
+    free(j.json);
+}
+
 Test(interactive, flooding_the_interactor_is_ole, .timeout = 60)
 {
     /* an interactor that reads everything: the submission's output limit
