@@ -80,22 +80,29 @@ static void *run_side(void *arg)
 }
 
 /* copies from -> to until EOF, a dead reader or the limit; true when the
- * submission wrote more than limit bytes (its run is then cancelled) */
-static bool relay(int from, int to, int cancel, uint64_t limit, uint64_t *total)
+ * submission wrote more than limit bytes: its run is then cancelled, or,
+ * truncating, what it writes on is read and dropped (it runs on) */
+static bool relay(int from, int to, int cancel, uint64_t limit, bool truncate, uint64_t *total)
 {
     char local[1 << 14];
+    bool over = false;
     for (;;) {
         ssize_t n = read(from, local, sizeof local);
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0)
-            return false;
+            return over;
+        uint64_t before = *total;
         *total += (uint64_t)n;
-        if (limit && *total > limit) {
+        if (limit && *total > limit && !truncate) {
             (void)!write(cancel, "x", 1);
             return true;
         }
-        if (common_write_all(to, local, (size_t)n))
+        if (limit && *total > limit) {
+            over = true;
+            n = before < limit ? (ssize_t)(limit - before) : 0;
+        }
+        if (n > 0 && common_write_all(to, local, (size_t)n) && !over)
             return false;
     }
 }
@@ -156,7 +163,7 @@ int rn_interact(struct sandbox *sb, struct sandbox_job *sub, struct sandbox_job 
     sigaddset(&pipe_set, SIGPIPE);
     pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
     out->output_exceeded = relay(from_sub[0], to_inter[1], cancel[1], output_limit,
-                                 &out->submission_bytes);
+                                 sub->output_runs_on, &out->submission_bytes);
     close_fd(&to_inter[1]);    /* the interactor's stdin sees EOF */
     close_fd(&from_sub[0]);    /* the submission's next write gets SIGPIPE */
     struct timespec zero = {0, 0};
@@ -175,8 +182,10 @@ int rn_interact(struct sandbox *sb, struct sandbox_job *sub, struct sandbox_job 
         snprintf(err, errlen, "cannot start a thread for the interactive run");
         return -1;
     }
-    /* a cancelled submission is an IE of the sandbox's: here it is ours, OLE */
-    if (out->output_exceeded) {
+    /* a cancelled submission is an IE of the sandbox's: here it is ours,
+     * OLE; one that ran on past the limit is OLE unless it also ran out of
+     * time */
+    if (out->output_exceeded && !(sub->output_runs_on && out->submission.status == SANDBOX_TLE)) {
         out->submission.status = SANDBOX_OLE;
         snprintf(out->submission.message, sizeof out->submission.message,
                  "output limit exceeded (%llu bytes written to the interactor)",

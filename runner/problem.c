@@ -1040,6 +1040,23 @@ static int parse_stop(struct ydoc *y, yaml_node_t *n, struct rn_problem *p)
     return 0;
 }
 
+/* on_output_limit: kill (at once, the default) or truncate (the output is
+ * cut at the limit and the program runs on: TLE if it does not end in
+ * time, else OLE - DOMjudge's and the ICPC tools' way) */
+static int parse_on_output_limit(struct ydoc *y, yaml_node_t *n, struct rn_problem *p)
+{
+    const char *s = ydoc_scalar(y, n, "on_output_limit");
+    if (!s)
+        return -1;
+    if (strcmp(s, "kill") && strcmp(s, "truncate")) {
+        char q[COMMON_QUOTE_CAP];
+        ydoc_error(y, n, "on_output_limit", "unknown value '%s' (kill, truncate)", YQ(q, s));
+        return -1;
+    }
+    p->output_truncate = !strcmp(s, "truncate");
+    return 0;
+}
+
 static int parse_top(struct ydoc *y, const char *key, yaml_node_t *k, yaml_node_t *v,
                      struct rn_problem *p, struct pending *later)
 {
@@ -1071,6 +1088,8 @@ static int parse_top(struct ydoc *y, const char *key, yaml_node_t *k, yaml_node_
         return p->memory_line = ydoc_line(k), ydoc_size(y, v, key, &p->memory_limit);
     if (!strcmp(key, "output_limit"))
         return ydoc_size(y, v, key, &p->output_limit);
+    if (!strcmp(key, "on_output_limit"))
+        return parse_on_output_limit(y, v, p);
     if (!strcmp(key, "stop_on_failure"))
         return parse_stop(y, v, p);
     if (!strcmp(key, "passes"))
@@ -1082,7 +1101,7 @@ static int parse_top(struct ydoc *y, const char *key, yaml_node_t *k, yaml_node_
     if (!strcmp(key, "subtasks"))
         return later->subtasks = v, p->subtasks_line = ydoc_line(k), 0;
     ydoc_error(y, k, key, "unknown key (name, title, type, time_limit, wall_time_limit, "
-               "memory_limit, output_limit, compile_limits, checker, interactor, grader, tests, "
+               "memory_limit, output_limit, on_output_limit, compile_limits, checker, interactor, grader, tests, "
                "subtasks, stop_on_failure, passes, include, samples)");
     return -1;
 }

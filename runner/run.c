@@ -349,6 +349,7 @@ static void program_job(struct rn_job *j, struct sandbox_job *sj, char ***argv,
                                          .memory = run_memory(j),
                                          .output = j->prob->output_limit,
                                          .procs = l->processes};
+    sj->output_runs_on = j->prob->output_truncate;
     sj->mounts = *mounts;
     sj->mount_count = mount_count;
 }

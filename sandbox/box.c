@@ -237,6 +237,9 @@ static int program_main(void *arg)
      * ignored across execve, for the job that asked */
     if (req->ignore_sigpipe)
         signal(SIGPIPE, SIG_IGN);
+    /* past RLIMIT_FSIZE a write then fails (EFBIG) instead of killing */
+    if (req->output_runs_on)
+        signal(SIGXFSZ, SIG_IGN);
     if (sp->affinity)
         sched_setaffinity(0, sizeof *sp->affinity, sp->affinity);
     for (int i = 0; i < CG_V1_COUNT; i++)

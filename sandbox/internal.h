@@ -224,6 +224,7 @@ struct box_request {
     gid_t gid;
     bool degraded;
     bool ignore_sigpipe;          /* see struct sandbox_job */
+    bool output_runs_on;          /* see struct sandbox_job */
     bool has_stdio[3];
     int cgroup_fd_count;
     struct sock_fprog filter;     /* .filter points at filter_insns */

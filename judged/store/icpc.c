@@ -33,6 +33,9 @@
 #include "store.h"
 #include "yaml_doc.h"
 
+/* limits.output when a package sets none (MiB): the format's default */
+#define ICPC_DEFAULT_OUTPUT_MB 8
+
 /* ICPC by its layout: data/secret/ or data/sample/ (DOMjudge's examples
  * may have samples only) or DOMjudge's domjudge-problem.ini, and no tests/
  * (a runner package keeps its tests there). */
@@ -777,8 +780,10 @@ static int write_converted(FILE *out, const char *dir, const char *name, const s
     }
     fprintf(out, "type: %s\ntime_limit: %.3fs\nmemory_limit: %.0fM\n", interactive ? "interactive" : "batch", tl,
             y->memory_mb > 0 ? y->memory_mb : 2048);
-    if (y->output_mb > 0)
-        fprintf(out, "output_limit: %.0fM\n", y->output_mb);
+    /* the format's default output limit (8 MiB), and its tools' way past
+     * it: the stream is cut and the program runs on (TLE beats OLE) */
+    fprintf(out, "output_limit: %.0fM\non_output_limit: truncate\n",
+            y->output_mb > 0 ? y->output_mb : ICPC_DEFAULT_OUTPUT_MB);
     if (y->compile_s > 0 || y->compile_mb > 0) {   /* the runner raises the language's, never lowers them */
         fprintf(out, "compile_limits: {");
         if (y->compile_s > 0)

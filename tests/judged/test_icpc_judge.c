@@ -456,3 +456,28 @@ Test(icpc_judge, interactive_groups_call_the_interactor_with_their_own_arguments
     remove_dir(dir);
     free(dir);
 }
+
+/* Output, as the format and its tools have it: 8 MiB when limits.output is
+ * not set; past it the stream is cut and the program runs on, so a right
+ * answer followed by 10 MiB of blanks is OLE, and a program that fills
+ * stdout forever is TLE (it never ends) */
+Test(icpc_judge, output_past_the_formats_default_limit_is_ole_and_a_filler_that_never_ends_is_tle)
+{
+    char *dir = scratch_dir("icpc-output");
+    put_file(dir, ".timelimit", "1\n");
+    put_file(dir, "problem.yaml", "name: A plus B\n");
+    put_file(dir, "data/secret/1.in", "1 2\n");
+    put_file(dir, "data/secret/1.ans", "3\n");
+    convert(dir);
+    const char *blanks = "#include <stdio.h>\n#include <string.h>\nint main(void){ static char b[1 << 20];"
+                         " long long x, y; scanf(\"%lld %lld\", &x, &y); printf(\"%lld\\n\", x + y);"
+                         " memset(b, ' ', sizeof b); for (int i = 0; i < 10; i++) fwrite(b, 1, sizeof b, stdout);"
+                         " return 0; }\n";
+    expect(dir, blanks, RUNNER_OLE, 0, "the answer, then 10 MiB of blanks");
+    const char *filler = "#include <stdio.h>\nint main(void){ for (;;) fputs(\"3 3 3 3 3 3 3 3\\n\", stdout); }\n";
+    struct judged j = judge(dir, filler);
+    cr_expect_eq(j.verdict, RUNNER_TLE, "cut at the limit, it runs on: %s", j.json);
+    free(j.json);
+    remove_dir(dir);
+    free(dir);
+}

@@ -1166,7 +1166,7 @@ Test(store_unit, icpc_limits_are_mapped_or_refused_by_name)
                                        "  time_resolution: 0.5\n", &errors), 0, "%s", errors);
     free(errors);
     const char *y = converted("lm");
-    cr_assert(strstr(y, "time_limit: 1.500s\nmemory_limit: 512M\noutput_limit: 16M\n"
+    cr_assert(strstr(y, "time_limit: 1.500s\nmemory_limit: 512M\noutput_limit: 16M\non_output_limit: truncate\n"
                         "compile_limits: {time: 90.000s, memory: 3000M}\n"), "%s", y);
     test_in("lx", "secret/1");
     cr_assert_eq(convert_scoring("lx", "name: L\nlimits:\n  code: 128\n  validation_time: 60\n"

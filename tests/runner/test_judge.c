@@ -1332,6 +1332,42 @@ static char *limits_package(const char *extra_yaml)
     return pkg;
 }
 
+/* on_output_limit: truncate (DOMjudge's way): the output is cut at the
+ * limit and the program runs on: TLE when it never ends, OLE when it does;
+ * kill (the default) ends it at the limit */
+Test(limits, on_output_limit_truncate_lets_the_program_run_on, .timeout = 60)
+{
+    const char *filler = "#include <stdio.h>\nint main(void){ for (;;) puts(\"3 3 3 3 3 3 3\"); }\n";
+    const char *two_mib = "#include <stdio.h>\n#include <string.h>\nint main(void){ static char b[2 << 20];"
+                          " puts(\"3\"); memset(b, ' ', sizeof b); fwrite(b, 1, sizeof b, stdout); return 0; }\n";
+    char *pkg = limits_package("output_limit: 1M\non_output_limit: truncate\n");
+    struct runner *r = open_runner(1);
+    struct judged j = judge_source(r, pkg, "c", filler, strlen(filler));
+    cr_assert_eq(j.verdict, RUNNER_TLE, "cut, it runs on and never ends: %s", j.json);
+    free(j.json);
+    j = judge_source(r, pkg, "c", two_mib, strlen(two_mib));
+    cr_assert_eq(j.verdict, RUNNER_OLE, "cut, it ends: %s", j.json);
+    free(j.json);
+    remove_dir(pkg);
+    free(pkg);
+    pkg = limits_package("output_limit: 1M\n");
+    j = judge_source(r, pkg, "c", filler, strlen(filler));
+    cr_assert_eq(j.verdict, RUNNER_OLE, "killed at the limit: %s", j.json);
+    free(j.json);
+    remove_dir(pkg);
+    free(pkg);
+    /* an interactive submission's output, counted on the pipe, likewise */
+    const char *drain = "#include <stdio.h>\nint main(void){ char b[4096];"
+                        " while (fread(b, 1, sizeof b, stdin) > 0) ; return 1; }\n";
+    pkg = interactive_package("on_output_limit: truncate\n", drain);
+    j = judge_source(r, pkg, "c", filler, strlen(filler));
+    cr_assert_eq(j.verdict, RUNNER_TLE, "cut on the pipe, it runs on: %s", j.json);
+    free(j.json);
+    runner_close(r);
+    remove_dir(pkg);
+    free(pkg);
+}
+
 Test(compile, a_big_object_file_is_ce_that_says_why_and_a_problem_can_raise_it, .timeout = 180)
 {
     /* 80 MiB of initialised data: the object file passes the C compile
