@@ -172,6 +172,7 @@ struct rn_problem {
     double wall_time_limit;        /* 0: 2 x CPU limit + 1 s */
     uint64_t memory_limit, output_limit;
     bool output_truncate;          /* on_output_limit: truncate (DOMjudge's way) */
+    char *input_file, *output_file;  /* file I/O: names in the program's cwd; NULL: none */
     int memory_line;               /* line of `memory_limit:` in problem.yaml */
     double compile_time;           /* 0, or at least this for every compile */
     uint64_t compile_memory, compile_output;
@@ -441,6 +442,8 @@ struct rn_job {
     int slot;                                 /* sandbox slot */
     char *dir, *src, *out_dir, *out, *log, *chk, *chk_out, *chk_err;
     char *feedback;                           /* a Kattis checker's feedback dir */
+    char *io;                                 /* a file-I/O problem's working dir; NULL */
+    char *io_out;                             /* its output file in the box; NULL */
     int pass;                                 /* of the current test, from 0 (passes) */
     int pass_input;                           /* the next pass's stdin (nextpass.in); -1 */
     const struct rn_language *lang;

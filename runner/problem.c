@@ -38,6 +38,8 @@ void rn_problem_free(struct rn_problem *p)
 {
     if (!p)
         return;
+    free(p->input_file);
+    free(p->output_file);
     for (size_t i = 0; i < p->test_count; i++) {
         free(p->tests[i].name);
         free(p->tests[i].input);
@@ -607,6 +609,11 @@ static int check_type(struct ydoc *y, yaml_node_t *root, const struct pending *l
                    "(type: interactive) has an interactor");
         return -1;
     }
+    if (p->type == RN_INTERACTIVE && (p->input_file || p->output_file)) {
+        ydoc_error(y, later->type ? later->type : root, p->input_file ? "input_file" : "output_file",
+                   "an interactive problem talks on stdin and stdout, never through files");
+        return -1;
+    }
     return 0;
 }
 
@@ -1057,6 +1064,29 @@ static int parse_on_output_limit(struct ydoc *y, yaml_node_t *n, struct rn_probl
     return 0;
 }
 
+/* input_file / output_file: a plain name in the program's working dir
+ * (Polygon's judging input-file / output-file, olympiads' E.in / E.out) */
+static int parse_io_file(struct ydoc *y, yaml_node_t *n, const char *key, char **out)
+{
+    const char *s = ydoc_scalar(y, n, key);
+    if (!s)
+        return -1;
+    size_t len = strlen(s);
+    bool plain = len > 0 && len <= 100 && strcmp(s, ".") && strcmp(s, "..") && s[0] != '-';
+    for (size_t i = 0; plain && i < len; i++)
+        plain = (s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
+                (s[i] >= '0' && s[i] <= '9') || strchr("._-", s[i]);
+    if (!plain) {
+        char q[COMMON_QUOTE_CAP];
+        ydoc_error(y, n, key, "'%s' is not a plain file name (letters, digits, '.', '_', '-'; "
+                   "at most 100)", YQ(q, s));
+        return -1;
+    }
+    free(*out);
+    *out = strdup(s);
+    return *out ? 0 : -1;
+}
+
 static int parse_top(struct ydoc *y, const char *key, yaml_node_t *k, yaml_node_t *v,
                      struct rn_problem *p, struct pending *later)
 {
@@ -1090,6 +1120,10 @@ static int parse_top(struct ydoc *y, const char *key, yaml_node_t *k, yaml_node_
         return ydoc_size(y, v, key, &p->output_limit);
     if (!strcmp(key, "on_output_limit"))
         return parse_on_output_limit(y, v, p);
+    if (!strcmp(key, "input_file"))
+        return parse_io_file(y, v, key, &p->input_file);
+    if (!strcmp(key, "output_file"))
+        return parse_io_file(y, v, key, &p->output_file);
     if (!strcmp(key, "stop_on_failure"))
         return parse_stop(y, v, p);
     if (!strcmp(key, "passes"))
@@ -1101,7 +1135,7 @@ static int parse_top(struct ydoc *y, const char *key, yaml_node_t *k, yaml_node_
     if (!strcmp(key, "subtasks"))
         return later->subtasks = v, p->subtasks_line = ydoc_line(k), 0;
     ydoc_error(y, k, key, "unknown key (name, title, type, time_limit, wall_time_limit, "
-               "memory_limit, output_limit, on_output_limit, compile_limits, checker, interactor, grader, tests, "
+               "memory_limit, output_limit, on_output_limit, input_file, output_file, compile_limits, checker, interactor, grader, tests, "
                "subtasks, stop_on_failure, passes, include, samples)");
     return -1;
 }
@@ -1123,6 +1157,8 @@ static int check_top(struct ydoc *y, yaml_node_t *root, struct rn_problem *p)
         ydoc_error(y, root, "memory_limit", "missing or zero (required, e.g. 256M)"), rc = -1;
     if (p->output_limit == 0)
         ydoc_error(y, root, "output_limit", "must not be zero"), rc = -1;
+    if (p->input_file && p->output_file && !strcmp(p->input_file, p->output_file))
+        ydoc_error(y, root, "output_file", "is input_file too (two files are needed)"), rc = -1;
     if (p->wall_time_limit > 0 && p->wall_time_limit < p->time_limit)
         ydoc_error(y, root, "wall_time_limit", "%gs is below time_limit (%gs)",
                    p->wall_time_limit, p->time_limit), rc = -1;

@@ -1368,6 +1368,46 @@ Test(limits, on_output_limit_truncate_lets_the_program_run_on, .timeout = 60)
     free(pkg);
 }
 
+/* File I/O (Polygon's judging input-file / output-file): the input is the
+ * file E.in in the program's working dir (and still its stdin), the output
+ * is read from E.out, stdout ignored; never writing E.out is an empty
+ * output (WA); E.out past the output limit is OLE */
+Test(limits, input_and_output_files, .timeout = 60)
+{
+    const char *files = "#include <stdio.h>\nint main(void){ long a, b; FILE *i = fopen(\"E.in\", \"r\"),"
+                        " *o = fopen(\"E.out\", \"w\"); if (!i || !o || fscanf(i, \"%ld %ld\", &a, &b) != 2)"
+                        " return 1; puts(\"ignored\"); fprintf(o, \"%ld\\n\", a + b); return 0; }\n";
+    const char *stdio_only = "#include <stdio.h>\nint main(void){ long a, b; scanf(\"%ld %ld\", &a, &b);"
+                             " printf(\"%ld\\n\", a + b); return 0; }\n";
+    const char *big = "#include <stdio.h>\n#include <string.h>\nint main(void){ static char b[2 << 20];"
+                      " FILE *o = fopen(\"E.out\", \"w\"); fputs(\"3\\n\", o); memset(b, ' ', sizeof b);"
+                      " fwrite(b, 1, sizeof b, o); fclose(o); return 0; }\n";
+    char *pkg = limits_package("output_limit: 1M\ninput_file: E.in\noutput_file: E.out\n");
+    struct runner *r = open_runner(1);
+    struct judged j = judge_source(r, pkg, "c", files, strlen(files));
+    cr_assert_eq(j.verdict, RUNNER_AC, "%s", j.json);
+    free(j.json);
+    j = judge_source(r, pkg, "c", stdio_only, strlen(stdio_only));
+    cr_assert_eq(j.verdict, RUNNER_WA, "stdout is not the output, E.out stays empty: %s", j.json);
+    free(j.json);
+    j = judge_source(r, pkg, "c", big, strlen(big));
+    cr_assert_eq(j.verdict, RUNNER_OLE, "%s", j.json);
+    free(j.json);
+    runner_close(r);
+    remove_dir(pkg);
+    free(pkg);
+    pkg = limits_package("input_file: E.in\noutput_file: E.in\n");
+    char *errors = NULL, *summary = NULL;
+    r = open_runner(1);
+    cr_assert_neq(runner_problem_check(r, pkg, &errors, &summary), 0);
+    cr_assert(errors && strstr(errors, "output_file: is input_file too"), "%s", errors ? errors : "");
+    free(errors);
+    free(summary);
+    runner_close(r);
+    remove_dir(pkg);
+    free(pkg);
+}
+
 Test(compile, a_big_object_file_is_ce_that_says_why_and_a_problem_can_raise_it, .timeout = 180)
 {
     /* 80 MiB of initialised data: the object file passes the C compile
