@@ -137,6 +137,7 @@ struct rn_grader {
     char *lang;                    /* language id */
     char **files;                  /* package-relative paths, NULL-terminated */
     char *source;                  /* the submission's file name; NULL: the language's */
+    char *base;                    /* files keep their path below this dir; NULL: base names */
     bool optional;                 /* include: (ICPC include/LANG/): another language compiles alone */
 };
 

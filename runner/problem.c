@@ -66,6 +66,7 @@ void rn_problem_free(struct rn_problem *p)
         free(p->graders[i].lang);
         rn_argv_free(p->graders[i].files);
         free(p->graders[i].source);
+        free(p->graders[i].base);
     }
     free(p->graders);
     rn_argv_free(p->samples);
@@ -524,9 +525,17 @@ static int parse_grader_entry(struct ydoc *y, yaml_node_t *n, const struct rn_pr
             files = v;
         else if (!strcmp(key, "source"))
             rc |= ydoc_string(y, v, "grader.source", &g->source);
+        else if (!strcmp(key, "base"))
+            rc |= ydoc_string(y, v, "grader.base", &g->base);
         else
-            ydoc_error(y, k, key, "unknown key in a grader (files, source)"), rc = -1;
+            ydoc_error(y, k, key, "unknown key in a grader (files, source, base)"), rc = -1;
     }
+    /* base: DIR (ICPC's include/LANG/ with a Java package directory in it):
+     * each file is copied to its path below DIR, directories and all */
+    size_t blen = g->base ? strlen(g->base) : 0;
+    if (g->base && !safe_relative(g->base))
+        ydoc_error(y, n, "grader.base", "'%s' must be a directory inside the package",
+                   common_quote((char[COMMON_QUOTE_CAP]){0}, COMMON_QUOTE_CAP, g->base, blen)), rc = -1;
     if (g->source && (strchr(g->source, '/') || g->source[0] == '.'))
         ydoc_error(y, n, "grader.source", "'%s' must be a plain file name",
                    common_quote((char[COMMON_QUOTE_CAP]){0}, COMMON_QUOTE_CAP, g->source, strlen(g->source))),
@@ -535,6 +544,11 @@ static int parse_grader_entry(struct ydoc *y, yaml_node_t *n, const struct rn_pr
         ydoc_error(y, n, "grader.files", "missing (required)"), rc = -1;
     else
         rc |= grader_files(y, files, p, g);
+    for (char **f = g->base && g->files ? g->files : NULL; f && *f; f++)
+        if (strncmp(*f, g->base, blen) || (*f)[blen] != '/')
+            ydoc_error(y, files, "grader.files", "'%s' is not below base '%s'",
+                       common_quote((char[COMMON_QUOTE_CAP]){0}, COMMON_QUOTE_CAP, *f, strlen(*f)),
+                       common_quote((char[COMMON_QUOTE_CAP]){0}, COMMON_QUOTE_CAP, g->base, blen)), rc = -1;
     return rc;
 }
 

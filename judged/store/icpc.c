@@ -710,32 +710,63 @@ static double icpc_time_limit(const char *dir, const struct icpc *y, const struc
     return tl;
 }
 
-/* The files of include/LANG/ (ICPC: added to every submission in LANG when
- * it is compiled) as "  LANG: [files]" lines; LANG is the format's language
- * code, which for the languages both know is this project's id. */
-static void include_lang(const char *dir, const char *lang, FILE *out, struct conv_errs *e)
+/* The files below include/LANG/REL, recursively, into list (package
+ * paths, sorted per directory); false when there is a subdirectory. */
+static bool include_walk(const char *dir, const char *rel, FILE *list, size_t *written, int depth,
+                         struct conv_errs *e)
 {
     char path[4400];
     size_t n;
-    snprintf(path, sizeof path, "%s/include/%s", dir, lang);
+    bool flat = true;
+    snprintf(path, sizeof path, "%s/%s", dir, rel);
     char **names = conv_sorted_names(path, &n);
+    for (size_t i = 0; i < n; i++) {
+        char file[4400], sub[600];
+        struct stat st;
+        snprintf(sub, sizeof sub, "%.300s/%.200s", rel, names[i]);
+        snprintf(file, sizeof file, "%s/%s", dir, sub);
+        if (!stat(file, &st) && S_ISDIR(st.st_mode) && depth < 8) {
+            flat = false;
+            include_walk(dir, sub, list, written, depth + 1, e);
+        } else if (stat(file, &st) || !S_ISREG(st.st_mode)) {
+            conv_err(e, "%s:0: include: not a regular file or a directory: include/LANG/ holds the files added "
+                        "to a submission", sub);
+        } else {
+            fprintf(list, "%s", (*written)++ ? ", " : "");
+            conv_yaml_string(list, sub);
+        }
+    }
+    conv_free_names(names, n);
+    return flat;
+}
+
+/* The files of include/LANG/ (ICPC: added to every submission in LANG when
+ * it is compiled) as a "  LANG: [files]" line, or with subdirectories (a
+ * Java package directory) "  LANG: {base: include/LANG, files: [...]}", so
+ * that they keep their paths; LANG is the format's language code, which
+ * for the languages both know is this project's id. */
+static void include_lang(const char *dir, const char *lang, FILE *out, struct conv_errs *e)
+{
+    char rel[300], *files = NULL;
+    size_t len = 0, written = 0;
+    snprintf(rel, sizeof rel, "include/%.100s", lang);
+    FILE *list = open_memstream(&files, &len);
+    if (!list) {
+        conv_err(e, "%s:0: include: out of memory", rel);
+        return;
+    }
+    bool flat = include_walk(dir, rel, list, &written, 0, e);
+    fclose(list);
     fprintf(out, "  ");
     conv_yaml_string(out, lang);
-    fprintf(out, ": [");
-    for (size_t i = 0, written = 0; i < n; i++) {
-        char file[4400], rel[600];
-        struct stat st;
-        snprintf(rel, sizeof rel, "include/%.100s/%.200s", lang, names[i]);
-        snprintf(file, sizeof file, "%s/%s", dir, rel);
-        if (stat(file, &st) || !S_ISREG(st.st_mode)) {
-            conv_err(e, "%s:0: include: not a regular file: include/LANG/ holds the files added to a submission", rel);
-            continue;
-        }
-        fprintf(out, "%s", written++ ? ", " : "");
+    if (flat) {
+        fprintf(out, ": [%s]\n", files ? files : "");
+    } else {
+        fprintf(out, ": {base: ");
         conv_yaml_string(out, rel);
+        fprintf(out, ", files: [%s]}\n", files ? files : "");
     }
-    fprintf(out, "]\n");
-    conv_free_names(names, n);
+    free(files);
 }
 
 static void include_yaml(const char *dir, FILE *out, struct conv_errs *e)

@@ -235,6 +235,27 @@ Test(icpc_judge, include_files_are_compiled_with_a_submission_of_their_language)
     free(dir);
 }
 
+/* include/java/ holding a package directory: its files keep their paths
+ * (util/Adder.java), and javac finds the class the submission imports */
+Test(icpc_judge, an_include_directory_with_a_java_package_keeps_its_paths)
+{
+    char *dir = scratch_dir("icpc-include-java");
+    put_file(dir, ".timelimit", "2\n");
+    put_file(dir, "problem.yaml", "name: Add\n");
+    put_file(dir, "include/java/util/Adder.java",
+             "package util;\npublic class Adder { public static long add(long a, long b) { return a + b; } }\n");
+    put_file(dir, "data/secret/1.in", "3 4\n");
+    put_file(dir, "data/secret/1.ans", "7\n");
+    convert(dir);
+    struct judged j = judge_in(dir, "java", "import java.util.Scanner;\nimport util.Adder;\npublic class Main {\n"
+                               " public static void main(String[] a) { Scanner s = new Scanner(System.in);\n"
+                               "  System.out.println(Adder.add(s.nextLong(), s.nextLong())); } }\n");
+    cr_expect_eq(j.verdict, RUNNER_AC, "calls util.Adder of include/java/: %s", j.json);
+    free(j.json);
+    remove_dir(dir);
+    free(dir);
+}
+
 /* An interactive scoring problem (2023-07: type scoring interactive): the
  * interactor gives N and wants 2N; N itself earns half the test's worth
  * (score_multiplier.txt in its feedback dir) */
