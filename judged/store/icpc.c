@@ -470,11 +470,12 @@ static const char *test_call(const struct test_calls *c, const char *rel)
  * all), so grading or scores are refused naming file, line and key, never
  * dropped; output validator arguments are read by icpc_group_validator_args
  * (a group's own become its tests' own: struct test_calls), what only the package's input
- * validators read changes nothing. */
+ * validators or its visualizers read changes nothing. */
 static void check_group_yaml(const char *dir, const char *rel, struct conv_errs *e)
 {
     static const char *harmless[] = {"input_validator_flags", "input_validator_args", "full_feedback",
-                                     "output_validator_flags", "output_validator_args", "hint", "description", NULL};
+                                     "output_validator_flags", "output_validator_args", "hint", "description",
+                                     "input_visualizer_args", "output_visualizer_args", NULL};
     char path[4400];
     snprintf(path, sizeof path, "%s/%s", dir, rel);
     FILE *f = fopen(path, "r");

@@ -1393,3 +1393,22 @@ Test(store_unit, test_group_expectations_check_their_groups_tests)
     free(errors);
     store_expected_free(xs, n);
 }
+
+/* Keys that do not change judging are kept and ignored: a 2025-09
+ * pass-fail problem's visualizer arguments per test group, and
+ * problem.yaml's credits, licence, uuid, sources and constants */
+Test(store_unit, keys_that_do_not_affect_judging_are_ignored)
+{
+    char *errors;
+    test_in("vis", "secret/g1/1");
+    put("vis/data/secret/g1/test_group.yaml", "input_visualizer_args: [--small]\noutput_visualizer_args: [--zoom, 2]\n");
+    put("vis/input_visualizer/draw.py", "print('a picture')\n");
+    cr_assert_eq(convert_scoring("vis", "problem_format_version: 2025-09\nname: V\ntype: pass-fail\n"
+                                        "uuid: 2b3c4d5e-0000-4000-8000-000000000001\n"
+                                        "credits: {authors: [A. Setter], testers: [B. Tester]}\n"
+                                        "license: cc by-sa\nrights_owner: A. Setter\n"
+                                        "source: {name: A Contest 2025, url: https://example.org}\n"
+                                        "constants: {max_n: 1000}\n", &errors), 0, "%s", errors);
+    free(errors);
+    cr_assert(strstr(converted("vis"), "name: \"vis\""), "%s", converted("vis"));
+}
