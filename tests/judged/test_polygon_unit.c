@@ -283,6 +283,27 @@ Test(polygon_unit, input_and_output_files_become_the_runners)
     cr_assert(strstr(e, "problem.xml:9: judging@input-file: '../in/x' is not a plain file name"), "%s", e);
 }
 
+/* A reference solution in a language no pool here serves (Kotlin, tagged
+ * main): the package converts, the solution is kept with its language
+ * named, and the push says problem verify will not judge it */
+Test(polygon_unit, a_solution_in_a_language_not_served_is_kept_not_refused)
+{
+    copy_package("sumgroups");
+    write_text("solutions/sum.kt", "fun main() { val (a, b) = readLine()!!.split(' ').map { it.toLong() }; "
+                                   "println(a + b) }\n");
+    edit("<source path=\"solutions/sum.cpp\" type=\"cpp.g++17\"/>",
+         "<source path=\"solutions/sum.kt\" type=\"kotlin.1.9\"/>");
+    char *e = NULL;
+    int n = store_convert(pkg, "p", &e);
+    cr_assert_eq(n, 0, "%s", e ? e : "");
+    cr_assert(e && strstr(e, "'kotlin.1.9' (solutions/sum.kt) is not a language this judge serves") &&
+              strstr(e, "kept as language 'kotlin'"), "%s", e ? e : "");
+    free(e);
+    const char *y = text("submissions/submissions.yaml");
+    cr_assert(strstr(y, "solutions/sum.kt:   # Polygon tag main, type kotlin.1.9\n  language: kotlin\n"), "%s", y);
+    cr_assert(exists("submissions/solutions/sum.kt"), "copied with the others");
+}
+
 Test(polygon_unit, what_the_runner_cannot_judge_as_meant)
 {
     copy_package("sumgroups");
