@@ -120,14 +120,20 @@ static void open_failed(struct expand *x, const char *rel, int e)
         fail(x, rel, "%s", strerror(e));
 }
 
-/* A link out of a setter's own directory: the regular file it names,
- * opened as the caller may open it (judgectl push of a checkout whose
- * validators link to the repository's shared header), and said. */
+/* A relative link out of a setter's own directory: the regular file it
+ * names, opened as the caller may open it (judgectl push of a checkout
+ * whose validators link to the repository's shared header), and said. An
+ * absolute link (it names this machine, not the repository) or one out
+ * through a directory link stays refused. */
 static int open_outside(struct expand *x, const char *rel, struct stat *st)
 {
     char path[4400], target[600], *real = NULL;
     snprintf(path, sizeof path, "%s/%s", x->from, rel);
     link_text(x, rel, target, sizeof target);
+    if (!target[0] || target[0] == '/') {
+        open_failed(x, rel, EXDEV);
+        return -1;
+    }
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
     if (fd < 0 || fstat(fd, st)) {
         fail(x, rel, "a symbolic link to '%s', which leaves the package: %s", target, strerror(errno));

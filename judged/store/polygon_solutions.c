@@ -151,9 +151,10 @@ static int write_solution(const char *dir, xmlNode *sol, FILE *out, bool copy, s
     }
     if (!lang) {
         /* a language no pool here serves (kotlin.1.9, csharp.mono): kept,
-         * named by the type's first word; problem verify says it is not
-         * judged, never a refused package */
-        snprintf(other, sizeof other, "%.*s", (int)strcspn(type, "."), type);
+         * named polygon:TYPE (never one of this project's ids, which a
+         * type like "javascript" would otherwise be); problem verify says
+         * it is not judged, never a refused package */
+        snprintf(other, sizeof other, "polygon:%.100s", type);
         lang = other;
         if (!copy)
             conv_warn(e, "problem.xml:%d: solution/source@type: warning: '%s' (%s) is not a language this judge "

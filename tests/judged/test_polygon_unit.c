@@ -228,15 +228,16 @@ Test(polygon_unit, a_source_type_no_language_serves_and_an_unknown_tag)
     copy_package("sumgroups");
     edit("type=\"python.3\"", "type=\"kotlin.1.9\"");
     edit("tag=\"rejected\"", "tag=\"almost\"");
-    char *e = refused(2);
-    cr_assert(strstr(e, "problem.xml:72: solution/source@type: 'kotlin.1.9' (solutions/sum.py) is not a language this "
-                        "judge serves"), "%s", e);
+    char *e = refused(1);   /* the tag; the language is a warning (a_solution_in_a_language_not_served...) */
+    cr_assert(strstr(e, "problem.xml:72: solution/source@type: warning: 'kotlin.1.9' (solutions/sum.py) is not a "
+                        "language this judge serves"), "%s", e);
     cr_assert(strstr(e, "problem.xml:77: solution@tag: 'almost' (solutions/one.cpp) is not a tag of Polygon's"), "%s", e);
     cr_assert(!exists("submissions/submissions.yaml"));
     store_remove_tree(pkg);
     copy_package("sumgroups");
     edit("type=\"python.3\"", "type=\"python.2\"");
-    cr_assert(strstr(refused(1), "'python.2'"));
+    cr_assert(strstr(converted(), "'python.2' (solutions/sum.py) is not a language this judge serves"));
+    cr_assert(strstr(text("submissions/submissions.yaml"), "type python.2\n  language: polygon:python.2\n"));
 }
 
 /* Polygon's standard package: the generators and doall scripts, not the
@@ -297,10 +298,11 @@ Test(polygon_unit, a_solution_in_a_language_not_served_is_kept_not_refused)
     int n = store_convert(pkg, "p", &e);
     cr_assert_eq(n, 0, "%s", e ? e : "");
     cr_assert(e && strstr(e, "'kotlin.1.9' (solutions/sum.kt) is not a language this judge serves") &&
-              strstr(e, "kept as language 'kotlin'"), "%s", e ? e : "");
+              strstr(e, "kept as language 'polygon:kotlin.1.9'"), "%s", e ? e : "");
     free(e);
     const char *y = text("submissions/submissions.yaml");
-    cr_assert(strstr(y, "solutions/sum.kt:   # Polygon tag main, type kotlin.1.9\n  language: kotlin\n"), "%s", y);
+    cr_assert(strstr(y, "solutions/sum.kt:   # Polygon tag main, type kotlin.1.9\n  language: polygon:kotlin.1.9\n"),
+              "%s", y);
     cr_assert(exists("submissions/solutions/sum.kt"), "copied with the others");
 }
 
@@ -372,7 +374,9 @@ Test(polygon_unit, source_types_and_tags)
     store_remove_tree(pkg);
     copy_package("sumgroups");
     edit("type=\"python.3\"", "type=\"javascript\"");
-    cr_assert(strstr(refused(1), "'javascript' (solutions/sum.py) is not a language"));
+    cr_assert(strstr(converted(), "'javascript' (solutions/sum.py) is not a language"));
+    cr_assert(strstr(text("submissions/submissions.yaml"), "language: polygon:javascript\n"),
+              "never this project's javascript: %s", text("submissions/submissions.yaml"));
 }
 
 /* The runner judges at most 1000 subtasks: an each-test group of 1001
