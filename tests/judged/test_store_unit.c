@@ -1040,10 +1040,17 @@ Test(store_unit, legacy_scoring_that_subtasks_cannot_express_is_refused)
     put("ib/include/c/sub/x.h", "\n");
     put("ib/include/README", "\n");
     test_in("ib", "secret/1");
-    cr_assert_eq(convert_scoring("ib", "name: I\n", &errors), 2, "%s", errors);
-    cr_assert(strstr(errors, "include/README:0: include: expected a directory include/LANG/") &&
-              strstr(errors, "include/c/sub:0: include: not a regular file"), "%s", errors);
+    cr_assert_eq(convert_scoring("ib", "name: I\n", &errors), 1, "%s", errors);
+    cr_assert(strstr(errors, "include/README:0: include: expected a directory include/LANG/"), "%s", errors);
     free(errors);
+    /* a subdirectory keeps its files' paths (a Java package directory) */
+    put("isub/include/c/sub/x.h", "\n");
+    put("isub/include/c/y.h", "\n");
+    test_in("isub", "secret/1");
+    cr_assert_eq(convert_scoring("isub", "name: I\n", &errors), 0, "%s", errors);
+    free(errors);
+    cr_assert(strstr(converted("isub"), "include:\n  \"c\": {base: \"include/c\", files: [\"include/c/sub/x.h\", "
+                                        "\"include/c/y.h\"]}\n"), "%s", converted("isub"));
     /* multi-pass: the runner's passes, validation_passes of them */
     put("mp/output_validator/v.c", "int main(void){return 42;}\n");
     test_in("mp", "secret/1");
