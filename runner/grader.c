@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -77,7 +78,8 @@ int rn_grader_install(struct rn_job *j, const struct rn_grader *g, const char *n
     list[k++] = strdup(name);
     *sources = list;
     for (size_t i = 0; i < n; i++) {
-        const char *base = base_name(g->files[i]);
+        /* where it goes: its base name, or its path below the grader's base */
+        const char *base = g->base ? g->files[i] + strlen(g->base) + 1 : base_name(g->files[i]);
         if (!strcmp(base, name)) {
             *message = rn_strdup_printf("grader %s: %s has the name the submission is saved "
                                         "under; set grader.%s.source", g->lang, base, g->lang);
@@ -99,12 +101,26 @@ int rn_grader_install(struct rn_job *j, const struct rn_grader *g, const char *n
             return 1;
         }
         char *to = rn_strdup_printf("%s/%s", j->src, base);
-        int rc = rn_write_file(to, text, len, 0644);
+        char *slash = strrchr(to, '/');
+        int rc = 0;
+        /* its directories below the submission's, which the compile writes
+         * (mode 0777, as the source dir: javac puts its classes there) */
+        for (char *c = strchr(to + strlen(j->src) + 1, '/'); rc == 0 && c && c <= slash; c = strchr(c + 1, '/')) {
+            *c = '\0';
+            if (mkdir(to, 0777) < 0 && errno != EEXIST)
+                rc = -1;
+            else if (chmod(to, 0777) < 0)
+                rc = -1;
+            *c = '/';
+        }
+        rc = rc < 0 ? rc : rn_write_file(to, text, len, 0644);
         free(text);
         free(to);
         if (rc < 0)
             return rn_job_infra(j, j->src, strerror(errno));
-        if (same_extension(base, j->lang->source))
+        /* compiled by name: those beside the submission (a Java package
+         * directory's classes are found by the compiler itself) */
+        if (same_extension(base, j->lang->source) && !strchr(base, '/'))
             list[k++] = strdup(base);
     }
     return 0;

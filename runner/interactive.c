@@ -28,6 +28,14 @@
  * Nothing waits forever: every path ends by the interactor's wall limit,
  * which is longer than the submission's.
  *
+ * Who ended first. Each thread takes a rank as soon as its run returns,
+ * before closing its ends. Since a run's end reaches the other side only
+ * through those ends (EOF, EPIPE), a side that ended because the other did
+ * always ranks second: the order is causal, not a race of clocks.
+ *
+ * The interactor runs with SIGPIPE ignored: a write to a submission that is
+ * gone fails with EPIPE, and the interactor still gives its verdict.
+ *
  * The relay blocks SIGPIPE for itself and consumes any it raised before
  * unblocking: a write to a dead interactor must never kill the judge.
  */
@@ -50,6 +58,8 @@ struct side {
     struct sandbox_result *res;
     int rc;
     int close_after[2];        /* this run's pipe ends, closed when it ends */
+    unsigned *ended;           /* shared: how many runs have ended */
+    unsigned rank;             /* 1: this run ended first */
 };
 
 static void close_fd(int *fd)
@@ -63,28 +73,36 @@ static void *run_side(void *arg)
 {
     struct side *s = arg;
     s->rc = sandbox_run(s->sb, s->job, s->res);
+    s->rank = __atomic_add_fetch(s->ended, 1, __ATOMIC_SEQ_CST);
     close_fd(&s->close_after[0]);
     close_fd(&s->close_after[1]);
     return NULL;
 }
 
 /* copies from -> to until EOF, a dead reader or the limit; true when the
- * submission wrote more than limit bytes (its run is then cancelled) */
-static bool relay(int from, int to, int cancel, uint64_t limit, uint64_t *total)
+ * submission wrote more than limit bytes: its run is then cancelled, or,
+ * truncating, what it writes on is read and dropped (it runs on) */
+static bool relay(int from, int to, int cancel, uint64_t limit, bool truncate, uint64_t *total)
 {
     char local[1 << 14];
+    bool over = false;
     for (;;) {
         ssize_t n = read(from, local, sizeof local);
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0)
-            return false;
+            return over;
+        uint64_t before = *total;
         *total += (uint64_t)n;
-        if (limit && *total > limit) {
+        if (limit && *total > limit && !truncate) {
             (void)!write(cancel, "x", 1);
             return true;
         }
-        if (common_write_all(to, local, (size_t)n))
+        if (limit && *total > limit) {
+            over = true;
+            n = before < limit ? (ssize_t)(limit - before) : 0;
+        }
+        if (n > 0 && common_write_all(to, local, (size_t)n) && !over)
             return false;
     }
 }
@@ -124,8 +142,10 @@ int rn_interact(struct sandbox *sb, struct sandbox_job *sub, struct sandbox_job 
     sub->cancel_fd = cancel[0];
     inter->stdin_fd = to_inter[0];
     inter->stdout_fd = to_sub[1];
-    struct side s = {sb, sub, &out->submission, -1, {to_sub[0], from_sub[1]}};
-    struct side i = {sb, inter, &out->interactor, -1, {to_inter[0], to_sub[1]}};
+    inter->ignore_sigpipe = true;
+    unsigned ended = 0;
+    struct side s = {sb, sub, &out->submission, -1, {to_sub[0], from_sub[1]}, &ended, 0};
+    struct side i = {sb, inter, &out->interactor, -1, {to_inter[0], to_sub[1]}, &ended, 0};
     pthread_t ts, ti;
     bool s_started = pthread_create(&ts, NULL, run_side, &s) == 0;
     bool i_started = s_started && pthread_create(&ti, NULL, run_side, &i) == 0;
@@ -143,7 +163,7 @@ int rn_interact(struct sandbox *sb, struct sandbox_job *sub, struct sandbox_job 
     sigaddset(&pipe_set, SIGPIPE);
     pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
     out->output_exceeded = relay(from_sub[0], to_inter[1], cancel[1], output_limit,
-                                 &out->submission_bytes);
+                                 sub->output_runs_on, &out->submission_bytes);
     close_fd(&to_inter[1]);    /* the interactor's stdin sees EOF */
     close_fd(&from_sub[0]);    /* the submission's next write gets SIGPIPE */
     struct timespec zero = {0, 0};
@@ -157,12 +177,15 @@ int rn_interact(struct sandbox *sb, struct sandbox_job *sub, struct sandbox_job 
         pthread_join(ti, NULL);
     close_fd(&cancel[0]);
     close_fd(&cancel[1]);
+    out->interactor_first = i.rank == 1;
     if (!i_started) {
         snprintf(err, errlen, "cannot start a thread for the interactive run");
         return -1;
     }
-    /* a cancelled submission is an IE of the sandbox's: here it is ours, OLE */
-    if (out->output_exceeded) {
+    /* a cancelled submission is an IE of the sandbox's: here it is ours,
+     * OLE; one that ran on past the limit is OLE unless it also ran out of
+     * time */
+    if (out->output_exceeded && !(sub->output_runs_on && out->submission.status == SANDBOX_TLE)) {
         out->submission.status = SANDBOX_OLE;
         snprintf(out->submission.message, sizeof out->submission.message,
                  "output limit exceeded (%llu bytes written to the interactor)",
@@ -205,18 +228,20 @@ static bool interactor_exited(const struct sandbox_result *ir)
 }
 
 /*
- * The verdict of one interactive test, in this order:
+ * The verdict of one interactive test, in this order (the precedence of the
+ * ICPC tools, problemtools' verifyproblem and DOMjudge's judgedaemon; the
+ * table is in runner/README.md, "Interactive problems"):
  *  1. the interactor failed: crashed, over its own limits, exit 3 (testlib's
  *     fail) or an exit code outside its protocol -> IE, the problem's fault,
- *     whatever the submission did (its verdict cannot be trusted). Killed by
- *     SIGPIPE is not a failure: the submission ended without reading what
- *     the interactor still wrote (see 3);
- *  2. the submission's own limits and faults: TLE ("idle" when the wall
- *     clock ended it: a deadlock), MLE, OLE, SV, RE - except that one killed
- *     by SIGPIPE (it wrote to an interactor that had already decided) takes
- *     the interactor's verdict;
- *  3. the interactor's verdict: AC, WA, PE or points; WA when it was killed
- *     by SIGPIPE.
+ *     whatever the submission did (its verdict cannot be trusted);
+ *  2. the interactor rejected (WA, PE, partial points) and ended first ->
+ *     its verdict, whatever the submission did next (it may well crash or
+ *     loop on the EOF it got): the message says what that was;
+ *  3. the submission's own limits and faults: TLE ("idle" when the wall
+ *     clock ended it: a deadlock), MLE, OLE, SV, RE - SIGPIPE included: it
+ *     wrote on after the interactor had ended;
+ *  4. the interactor's verdict: AC, WA, PE or points (WA when it was killed
+ *     by SIGPIPE: only possible if it restored the default itself).
  */
 void rn_interactive_verdict(const struct rn_pair_result *pr, enum rn_protocol proto,
                             const char *inter_out, const char *inter_err, struct rn_check *chk)
@@ -230,17 +255,29 @@ void rn_interactive_verdict(const struct rn_pair_result *pr, enum rn_protocol pr
             return (void)(*chk = said);
     } else if (!inter_sigpipe) {
         return verdict(chk, RUNNER_IE, 0, "the interactor ended with %.450s", ir->message);
+    } else {
+        verdict(&said, RUNNER_WA, 0, "%s", "the interactor was killed by SIGPIPE (the submission "
+                "ended before reading all it wrote)");
     }
-    bool sigpipe = sr->status == SANDBOX_RE && sr->signal == SIGPIPE;
-    if (sr->status != SANDBOX_OK && !sigpipe) {
+    if (said.verdict != RUNNER_AC && pr->interactor_first) {
+        *chk = said;
+        if (sr->status != SANDBOX_OK) {
+            char note[sizeof chk->message];
+            snprintf(note, sizeof note, "%.200s (after it the submission: %s, %.200s)", said.message,
+                     runner_verdict_name(rn_verdict_of(sr->status)), sr->message);
+            snprintf(chk->message, sizeof chk->message, "%s", note);
+        }
+        return;
+    }
+    if (sr->status != SANDBOX_OK) {
         enum runner_verdict v = rn_verdict_of(sr->status);
         if (sr->status == SANDBOX_TLE && sr->tle_wall)
             return verdict(chk, v, 0, "idle: %.380s (waiting for the interactor, or it for the "
                            "submission: a deadlock?)", sr->message);
+        if (sr->status == SANDBOX_RE && sr->signal == SIGPIPE)
+            return verdict(chk, v, 0, "%.400s: it wrote on after the interactor had ended",
+                           sr->message);
         return verdict(chk, v, 0, "%.500s", sr->message);
     }
-    if (inter_sigpipe)
-        return verdict(chk, RUNNER_WA, 0, "%s", "the submission ended before reading all the "
-                       "interactor wrote");
     *chk = said;
 }

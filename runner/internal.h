@@ -137,6 +137,7 @@ struct rn_grader {
     char *lang;                    /* language id */
     char **files;                  /* package-relative paths, NULL-terminated */
     char *source;                  /* the submission's file name; NULL: the language's */
+    char *base;                    /* files keep their path below this dir; NULL: base names */
     bool optional;                 /* include: (ICPC include/LANG/): another language compiles alone */
 };
 
@@ -171,6 +172,8 @@ struct rn_problem {
     int subtasks_line;             /* of `subtasks:`; 0: none (one subtask of all tests) */
     double wall_time_limit;        /* 0: 2 x CPU limit + 1 s */
     uint64_t memory_limit, output_limit;
+    bool output_truncate;          /* on_output_limit: truncate (DOMjudge's way) */
+    char *input_file, *output_file;  /* file I/O: names in the program's cwd; NULL: none */
     int memory_line;               /* line of `memory_limit:` in problem.yaml */
     double compile_time;           /* 0, or at least this for every compile */
     uint64_t compile_memory, compile_output;
@@ -251,6 +254,7 @@ struct rn_pair_result {
     struct sandbox_result submission, interactor;
     bool output_exceeded;          /* the submission wrote more than the limit */
     uint64_t submission_bytes;     /* what it wrote to the interactor */
+    bool interactor_first;         /* its run ended before the submission's */
 };
 
 /* Runs sub and inter (distinct slots) joined by pipes; sets their stdin,
@@ -441,6 +445,8 @@ struct rn_job {
     int slot;                                 /* sandbox slot */
     char *dir, *src, *out_dir, *out, *log, *chk, *chk_out, *chk_err;
     char *feedback;                           /* a Kattis checker's feedback dir */
+    char *io;                                 /* a file-I/O problem's working dir; NULL */
+    char *io_out;                             /* its output file in the box; NULL */
     int pass;                                 /* of the current test, from 0 (passes) */
     int pass_input;                           /* the next pass's stdin (nextpass.in); -1 */
     const struct rn_language *lang;

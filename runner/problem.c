@@ -38,6 +38,8 @@ void rn_problem_free(struct rn_problem *p)
 {
     if (!p)
         return;
+    free(p->input_file);
+    free(p->output_file);
     for (size_t i = 0; i < p->test_count; i++) {
         free(p->tests[i].name);
         free(p->tests[i].input);
@@ -64,6 +66,7 @@ void rn_problem_free(struct rn_problem *p)
         free(p->graders[i].lang);
         rn_argv_free(p->graders[i].files);
         free(p->graders[i].source);
+        free(p->graders[i].base);
     }
     free(p->graders);
     rn_argv_free(p->samples);
@@ -522,9 +525,17 @@ static int parse_grader_entry(struct ydoc *y, yaml_node_t *n, const struct rn_pr
             files = v;
         else if (!strcmp(key, "source"))
             rc |= ydoc_string(y, v, "grader.source", &g->source);
+        else if (!strcmp(key, "base"))
+            rc |= ydoc_string(y, v, "grader.base", &g->base);
         else
-            ydoc_error(y, k, key, "unknown key in a grader (files, source)"), rc = -1;
+            ydoc_error(y, k, key, "unknown key in a grader (files, source, base)"), rc = -1;
     }
+    /* base: DIR (ICPC's include/LANG/ with a Java package directory in it):
+     * each file is copied to its path below DIR, directories and all */
+    size_t blen = g->base ? strlen(g->base) : 0;
+    if (g->base && !safe_relative(g->base))
+        ydoc_error(y, n, "grader.base", "'%s' must be a directory inside the package",
+                   common_quote((char[COMMON_QUOTE_CAP]){0}, COMMON_QUOTE_CAP, g->base, blen)), rc = -1;
     if (g->source && (strchr(g->source, '/') || g->source[0] == '.'))
         ydoc_error(y, n, "grader.source", "'%s' must be a plain file name",
                    common_quote((char[COMMON_QUOTE_CAP]){0}, COMMON_QUOTE_CAP, g->source, strlen(g->source))),
@@ -533,6 +544,11 @@ static int parse_grader_entry(struct ydoc *y, yaml_node_t *n, const struct rn_pr
         ydoc_error(y, n, "grader.files", "missing (required)"), rc = -1;
     else
         rc |= grader_files(y, files, p, g);
+    for (char **f = g->base && g->files ? g->files : NULL; f && *f; f++)
+        if (strncmp(*f, g->base, blen) || (*f)[blen] != '/')
+            ydoc_error(y, files, "grader.files", "'%s' is not below base '%s'",
+                       common_quote((char[COMMON_QUOTE_CAP]){0}, COMMON_QUOTE_CAP, *f, strlen(*f)),
+                       common_quote((char[COMMON_QUOTE_CAP]){0}, COMMON_QUOTE_CAP, g->base, blen)), rc = -1;
     return rc;
 }
 
@@ -605,6 +621,11 @@ static int check_type(struct ydoc *y, yaml_node_t *root, const struct pending *l
     if (p->type != RN_INTERACTIVE && later->interactor) {
         ydoc_error(y, later->interactor, "interactor", "only an interactive problem "
                    "(type: interactive) has an interactor");
+        return -1;
+    }
+    if (p->type == RN_INTERACTIVE && (p->input_file || p->output_file)) {
+        ydoc_error(y, later->type ? later->type : root, p->input_file ? "input_file" : "output_file",
+                   "an interactive problem talks on stdin and stdout, never through files");
         return -1;
     }
     return 0;
@@ -1040,6 +1061,46 @@ static int parse_stop(struct ydoc *y, yaml_node_t *n, struct rn_problem *p)
     return 0;
 }
 
+/* on_output_limit: kill (at once, the default) or truncate (the output is
+ * cut at the limit and the program runs on: TLE if it does not end in
+ * time, else OLE - DOMjudge's and the ICPC tools' way) */
+static int parse_on_output_limit(struct ydoc *y, yaml_node_t *n, struct rn_problem *p)
+{
+    const char *s = ydoc_scalar(y, n, "on_output_limit");
+    if (!s)
+        return -1;
+    if (strcmp(s, "kill") && strcmp(s, "truncate")) {
+        char q[COMMON_QUOTE_CAP];
+        ydoc_error(y, n, "on_output_limit", "unknown value '%s' (kill, truncate)", YQ(q, s));
+        return -1;
+    }
+    p->output_truncate = !strcmp(s, "truncate");
+    return 0;
+}
+
+/* input_file / output_file: a plain name in the program's working dir
+ * (Polygon's judging input-file / output-file, olympiads' E.in / E.out) */
+static int parse_io_file(struct ydoc *y, yaml_node_t *n, const char *key, char **out)
+{
+    const char *s = ydoc_scalar(y, n, key);
+    if (!s)
+        return -1;
+    size_t len = strlen(s);
+    bool plain = len > 0 && len <= 100 && strcmp(s, ".") && strcmp(s, "..") && s[0] != '-';
+    for (size_t i = 0; plain && i < len; i++)
+        plain = (s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
+                (s[i] >= '0' && s[i] <= '9') || strchr("._-", s[i]);
+    if (!plain) {
+        char q[COMMON_QUOTE_CAP];
+        ydoc_error(y, n, key, "'%s' is not a plain file name (letters, digits, '.', '_', '-'; "
+                   "at most 100)", YQ(q, s));
+        return -1;
+    }
+    free(*out);
+    *out = strdup(s);
+    return *out ? 0 : -1;
+}
+
 static int parse_top(struct ydoc *y, const char *key, yaml_node_t *k, yaml_node_t *v,
                      struct rn_problem *p, struct pending *later)
 {
@@ -1071,6 +1132,12 @@ static int parse_top(struct ydoc *y, const char *key, yaml_node_t *k, yaml_node_
         return p->memory_line = ydoc_line(k), ydoc_size(y, v, key, &p->memory_limit);
     if (!strcmp(key, "output_limit"))
         return ydoc_size(y, v, key, &p->output_limit);
+    if (!strcmp(key, "on_output_limit"))
+        return parse_on_output_limit(y, v, p);
+    if (!strcmp(key, "input_file"))
+        return parse_io_file(y, v, key, &p->input_file);
+    if (!strcmp(key, "output_file"))
+        return parse_io_file(y, v, key, &p->output_file);
     if (!strcmp(key, "stop_on_failure"))
         return parse_stop(y, v, p);
     if (!strcmp(key, "passes"))
@@ -1082,7 +1149,7 @@ static int parse_top(struct ydoc *y, const char *key, yaml_node_t *k, yaml_node_
     if (!strcmp(key, "subtasks"))
         return later->subtasks = v, p->subtasks_line = ydoc_line(k), 0;
     ydoc_error(y, k, key, "unknown key (name, title, type, time_limit, wall_time_limit, "
-               "memory_limit, output_limit, compile_limits, checker, interactor, grader, tests, "
+               "memory_limit, output_limit, on_output_limit, input_file, output_file, compile_limits, checker, interactor, grader, tests, "
                "subtasks, stop_on_failure, passes, include, samples)");
     return -1;
 }
@@ -1104,6 +1171,8 @@ static int check_top(struct ydoc *y, yaml_node_t *root, struct rn_problem *p)
         ydoc_error(y, root, "memory_limit", "missing or zero (required, e.g. 256M)"), rc = -1;
     if (p->output_limit == 0)
         ydoc_error(y, root, "output_limit", "must not be zero"), rc = -1;
+    if (p->input_file && p->output_file && !strcmp(p->input_file, p->output_file))
+        ydoc_error(y, root, "output_file", "is input_file too (two files are needed)"), rc = -1;
     if (p->wall_time_limit > 0 && p->wall_time_limit < p->time_limit)
         ydoc_error(y, root, "wall_time_limit", "%gs is below time_limit (%gs)",
                    p->wall_time_limit, p->time_limit), rc = -1;

@@ -335,10 +335,16 @@ static void program_job(struct rn_job *j, struct sandbox_job *sj, char ***argv,
     /* The sealed compile directory, read-only, is the program's /box: it
      * starts every test the same and nothing it writes reaches the host's
      * disk. Its scratch space is the private /tmp, counted as memory. */
-    struct sandbox_mount files[] = {{.host = j->src, .inside = "/box"},
-                                    {.host = j->run_prepared, .inside = RN_PREPARED_MOUNT}};
+    /* File I/O: /box is instead io/, the same files plus the input under
+     * its name, and the output file is output/out mounted writable there */
+    struct sandbox_mount files[3] = {{.host = j->io ? j->io : j->src, .inside = "/box"}};
+    size_t n = 1;
+    if (j->run_prepared)
+        files[n++] = (struct sandbox_mount){.host = j->run_prepared, .inside = RN_PREPARED_MOUNT};
+    if (j->io && j->io_out)
+        files[n++] = (struct sandbox_mount){.host = j->out, .inside = j->io_out, .writable = true};
     size_t mount_count;
-    *mounts = rn_mounts_for(l, files, j->run_prepared ? 2 : 1, &mount_count);
+    *mounts = rn_mounts_for(l, files, n, &mount_count);
     double cpu = j->prob->time_limit * l->time_factor;
     *sj = (struct sandbox_job)SANDBOX_JOB_INIT;
     sj->slot = j->slot;
@@ -351,6 +357,7 @@ static void program_job(struct rn_job *j, struct sandbox_job *sj, char ***argv,
                                          .memory = run_memory(j),
                                          .output = j->prob->output_limit,
                                          .procs = l->processes};
+    sj->output_runs_on = j->prob->output_truncate;
     sj->mounts = *mounts;
     sj->mount_count = mount_count;
 }
@@ -439,6 +446,44 @@ static void explain_stop(const struct sandbox_limits *lim, struct sandbox_result
     }
 }
 
+/* A file-I/O problem's working dir, io/: the sealed program's files linked
+ * afresh for each test, the input copied in under input_file, an empty
+ * output_file as the mount point of output/out. Root's, mounted read-only:
+ * the program writes nothing but the output file. */
+static int prepare_io(struct rn_job *j, int in_fd, char *why, size_t whylen)
+{
+    const struct rn_problem *p = j->prob;
+    free(j->io);
+    free(j->io_out);
+    j->io = rn_strdup_printf("%s/io", j->dir);
+    j->io_out = p->output_file ? rn_strdup_printf("/box/%s", p->output_file) : NULL;
+    if (rn_reset_box(j->io, j->src, true) < 0 || chmod(j->io, 0755) < 0)
+        return snprintf(why, whylen, "io/: %s", strerror(errno)), -1;
+    if (p->output_file) {
+        char *path = rn_strdup_printf("%s/%s", j->io, p->output_file);
+        int rc = unlink(path) < 0 && errno != ENOENT ? -1 : rn_write_file(path, "", 0, 0644);
+        free(path);
+        if (rc < 0)
+            return snprintf(why, whylen, "io/%s: %s", p->output_file, strerror(errno)), -1;
+    }
+    if (!p->input_file)
+        return 0;
+    char *path = rn_strdup_printf("%s/%s", j->io, p->input_file);
+    int fd = unlink(path) < 0 && errno != ENOENT ? -1 : open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    free(path);
+    char buf[1 << 16];
+    ssize_t n = 0;
+    if (fd >= 0 && lseek(in_fd, 0, SEEK_SET) == 0)
+        while ((n = read(in_fd, buf, sizeof buf)) > 0 && common_write_all(fd, buf, (size_t)n) == 0)
+            ;
+    int rc = fd < 0 || n != 0 || lseek(in_fd, 0, SEEK_SET) < 0 ? -1 : 0;
+    if (rc < 0)
+        snprintf(why, whylen, "io/%s: %s", p->input_file, strerror(errno));
+    if (fd >= 0)
+        close(fd);
+    return rc;
+}
+
 int rn_run_program(struct rn_job *j, const struct rn_test *t, struct sandbox_result *res)
 {
     char why[128] = "";
@@ -456,13 +501,30 @@ int rn_run_program(struct rn_job *j, const struct rn_test *t, struct sandbox_res
         close(in_fd);
         return rn_job_infra(j, j->out, strerror(errno));
     }
+    bool files = j->prob->input_file || j->prob->output_file;
+    if (files && prepare_io(j, in_fd, why, sizeof why) < 0) {
+        close(in_fd);
+        close(out_fd);
+        return rn_job_infra(j, "file I/O", why);
+    }
     char **argv;
     struct sandbox_mount *mounts;
     struct sandbox_job sj;
     program_job(j, &sj, &argv, &mounts);
+    /* the input stays on stdin too; with an output file stdout is ignored */
     sj.stdin_fd = in_fd;
-    sj.stdout_fd = out_fd;
+    sj.stdout_fd = j->prob->output_file ? -1 : out_fd;
     int rc = sandbox_run(j->r->sb, &sj, res);
+    struct stat st;
+    /* the sandbox watches stdout only: an output file past the limit (cut
+     * there, when the program ran on) is OLE all the same */
+    if (rc == 0 && j->prob->output_file && fstat(out_fd, &st) == 0 &&
+        (uint64_t)st.st_size > j->prob->output_limit &&
+        (res->status == SANDBOX_OK || res->status == SANDBOX_RE)) {
+        res->status = SANDBOX_OLE;
+        snprintf(res->message, sizeof res->message, "output limit exceeded (%s: %llu bytes)",
+                 j->prob->output_file, (unsigned long long)j->prob->output_limit);
+    }
     close(in_fd);
     close(out_fd);
     rn_argv_free(argv);

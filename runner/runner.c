@@ -350,7 +350,11 @@ void rn_job_end(struct rn_job *j)
         rn_remove_tree(j->chk);
         rn_remove_tree(j->inter);
         rn_remove_tree(j->feedback);
+        if (j->io)
+            rn_remove_tree(j->io);
     }
+    free(j->io);
+    free(j->io_out);
     if (j->slot >= 0 && j->r)
         release_slot(j->r, j->slot);
     free(j->dir);

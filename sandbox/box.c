@@ -233,6 +233,13 @@ static int program_main(void *arg)
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
+    /* the keeper reset every signal to its default; an ignored one stays
+     * ignored across execve, for the job that asked */
+    if (req->ignore_sigpipe)
+        signal(SIGPIPE, SIG_IGN);
+    /* past RLIMIT_FSIZE a write then fails (EFBIG) instead of killing */
+    if (req->output_runs_on)
+        signal(SIGXFSZ, SIG_IGN);
     if (sp->affinity)
         sched_setaffinity(0, sizeof *sp->affinity, sp->affinity);
     /* one box per core: pinned before it joins the cgroups (a v1 cpuset

@@ -231,6 +231,8 @@ struct box_request {
     uid_t uid;
     gid_t gid;
     bool degraded;
+    bool ignore_sigpipe;          /* see struct sandbox_job */
+    bool output_runs_on;          /* see struct sandbox_job */
     bool has_stdio[3];
     int cgroup_fd_count;
     bool pinned;                  /* sandbox_job.cpus given: the program's affinity */

@@ -286,6 +286,7 @@ struct run {
     bool slot_held;      /* sb->slot_busy[slot] is ours to clear */
     struct keeper *keeper;
     int cancel_fd;
+    bool output_runs_on; /* the job's: no kill at the output limit */
     int stdio_fd[3];
     int box_fd;
     int extra_fd[MNT_MAX_EXTRA];
@@ -489,6 +490,8 @@ static int fill_request(struct sandbox *sb, const struct sandbox_job *job, struc
     req->uid = sb->uid_base + (uid_t)job->slot;
     req->gid = (gid_t)req->uid;
     req->degraded = run->degraded;
+    req->ignore_sigpipe = job->ignore_sigpipe;
+    req->output_runs_on = job->output_runs_on;
     for (int i = 0; i < 3; i++)
         req->has_stdio[i] = run->stdio_fd[i] >= 0;
     if (pin_request(req, job->cpus, err, len) < 0)
@@ -519,6 +522,7 @@ static int prepare(struct sandbox *sb, const struct sandbox_job *job, struct run
         return -1;
     run->limits = job->limits;
     run->cancel_fd = job->cancel_fd;
+    run->output_runs_on = job->output_runs_on;
     run->stdio_fd[0] = job->stdin_fd;
     run->stdio_fd[1] = job->stdout_fd;
     run->stdio_fd[2] = job->stderr_fd;
@@ -587,7 +591,7 @@ static enum kill_reason over_limit(const struct run *run, double started)
         return KILL_CPU;
     if (l->wall_time > 0 && sb_now() - started > l->wall_time)
         return KILL_WALL;
-    if (output_exceeded(run))
+    if (!run->output_runs_on && output_exceeded(run))
         return KILL_OUTPUT;
     return KILL_NONE;
 }

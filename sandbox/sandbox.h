@@ -104,6 +104,12 @@ struct sandbox_job {
                                   "0-1,4" (the slot cgroup's cpuset where one
                                   is available, v1 or v2, and the program's
                                   affinity); NULL: wherever the caller runs */
+    bool ignore_sigpipe;       /* the program starts with SIGPIPE ignored: a
+                                  write to a pipe nobody reads fails (EPIPE)
+                                  instead of killing it */
+    bool output_runs_on;       /* past limits.output a file is cut (writes
+                                  fail, EFBIG) and the program runs on: OLE
+                                  when it ends within its time, else TLE */
 };
 
 #define SANDBOX_JOB_INIT                                                       \

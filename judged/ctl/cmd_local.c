@@ -168,8 +168,9 @@ int ctl_convert_copy(const char *dir, char *work, char *pkg, size_t len, char **
         return 1;
     }
     snprintf(pkg, len, "%s/pkg", work);
-    char err[2048], name[256];
-    if (store_copy_tree(dir, pkg, 0, err, sizeof err)) {
+    char err[2048], name[256], *links = NULL;
+    /* the setter's own directory, as push reads it: a link out to a file copied and said */
+    if (store_copy_tree_resolving(dir, pkg, 0, &links, err, sizeof err)) {
         if (asprintf(notes, "%s\n", err) < 0)
             *notes = NULL;
         return 1;
@@ -185,6 +186,12 @@ int ctl_convert_copy(const char *dir, char *work, char *pkg, size_t len, char **
         snprintf(name, sizeof name, "problem");
     int n = store_convert(pkg, name, notes);
     strip_prefix(*notes, pkg);
+    char *all = NULL;
+    if (links && asprintf(&all, "%s%s", links, *notes ? *notes : "") >= 0) {
+        free(*notes);
+        *notes = all;
+    }
+    free(links);
     return n;
 }
 

@@ -233,8 +233,11 @@ static int push_verify(struct store_opts *o, const char *dir, const char *shown,
 
 /* push ARG: a directory or an archive, in this project's format or the
  * ICPC/Kattis one (converted in a temporary copy; ARG is never changed). A
- * directory with links inside is pushed from a copy too, each link that
- * stays inside made what it points to (store_copy_tree). */
+ * directory with links inside is pushed from a copy too, each link made
+ * what it points to; one to a file out of the directory (the setter's own
+ * files: a contest repository's shared header) is copied and named among
+ * the warnings (store_copy_tree_resolving). An archive's links out stay
+ * refused (store_unpack). */
 static int push(struct store_opts *o, const char *arg)
 {
     char name[256], err[2048], work[] = "/tmp/judgectl-push-XXXXXX", pkg[64];
@@ -251,14 +254,16 @@ static int push(struct store_opts *o, const char *arg)
     const char *dir = arg;
     bool temp = false;
     int rc = 0;
+    char *links = NULL;   /* links out of ARG, copied */
     if (S_ISREG(st.st_mode) || store_package_format(arg) || store_has_links(arg)) {
         if (!mkdtemp(work))
             return ctl_fail(&o->c, "internal", "%s: %s", work, strerror(errno));
         temp = true;
         snprintf(pkg, sizeof pkg, "%s/pkg", work);
         dir = pkg;
-        rc = S_ISREG(st.st_mode) ? store_unpack(arg, pkg, (uint64_t)o->c.cfg.max_package, err, sizeof err)
-                                 : store_copy_tree(arg, pkg, (uint64_t)o->c.cfg.max_package, err, sizeof err);
+        rc = S_ISREG(st.st_mode)
+                 ? store_unpack(arg, pkg, (uint64_t)o->c.cfg.max_package, err, sizeof err)
+                 : store_copy_tree_resolving(arg, pkg, (uint64_t)o->c.cfg.max_package, &links, err, sizeof err);
         if (rc)
             rc = print_refusal(o, arg, err, 1);
     }
@@ -268,6 +273,14 @@ static int push(struct store_opts *o, const char *arg)
         int n = store_convert(pkg, name, &notes);
         if (n)
             rc = print_refusal(o, arg, notes, n);
+    }
+    if (links) {   /* said first, with the conversion's warnings */
+        char *all = NULL;
+        if (asprintf(&all, "%s%s", links, notes ? notes : "") >= 0) {
+            free(notes);
+            notes = all;
+        }
+        free(links);
     }
     /* a time limit is derived only for a package converted here (an archive's too) */
     if (rc == 0 && o->verify)

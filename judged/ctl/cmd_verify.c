@@ -427,7 +427,10 @@ int cmd_verify(int argc, char **argv)
             fflush(stdout);
             fputs(notes, stderr);
         }
-        rc = json_is_true(json_object_get(report, "ok")) ? 0 : EXIT_NO;
+        /* a submission that could not be judged is said by the status too */
+        rc = !json_is_true(json_object_get(report, "ok"))                   ? EXIT_NO
+             : json_integer_value(json_object_get(report, "not_judged")) > 0 ? EXIT_PARTLY
+                                                                             : 0;
         json_decref(report);
     }
     runner_close(r);

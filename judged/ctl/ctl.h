@@ -16,6 +16,7 @@
  * `judgectl --help`): sysexits.h where one fits, so that a script tells a
  * failure to retry from one to fix. */
 #define EXIT_NO 1             /* the command worked and the answer is no (health, hosts, a check) */
+#define EXIT_PARTLY 2         /* problem verify: no mismatch, but some submissions not judged */
 #define EXIT_IE 3             /* judge: the verdict is IE */
 /* EX_USAGE 64 bad usage, EX_DATAERR 65 bad input, EX_NOINPUT 66 not found,
  * EX_UNAVAILABLE 69 Redis (or the sandbox) unavailable, EX_SOFTWARE 70

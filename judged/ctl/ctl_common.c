@@ -15,6 +15,8 @@ const char ctl_exit_table[] =
     "      host is not alive; languages --check: a language failed; problem check:\n"
     "      the package has errors; problem verify: a submission did not earn what\n"
     "      its package expects)\n"
+    "   2  problem verify: no submission missed, but some were not judged (a language\n"
+    "      this machine has not, a program of several files)\n"
     "   3  judge: the verdict is IE (the problem package or its checker is broken)\n"
     "  64  bad usage (unknown option, missing or malformed argument)\n"
     "  65  bad input (unknown language, bad problem name, empty source, a package\n"

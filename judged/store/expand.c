@@ -47,6 +47,8 @@ struct expand {
     int root, out;           /* the package and the copy, as directory fds */
     const char *display;     /* how errors name the package */
     bool archive;            /* ... as an archive's entries */
+    const char *from;        /* the package's path (resolving) */
+    FILE *resolved;          /* links out to files copied (resolving); NULL: refused */
     uint64_t max, total;
     size_t entries;
     struct pending *stack;
@@ -118,10 +120,46 @@ static void open_failed(struct expand *x, const char *rel, int e)
         fail(x, rel, "%s", strerror(e));
 }
 
+/* A relative link out of a setter's own directory: the regular file it
+ * names, opened as the caller may open it (judgectl push of a checkout
+ * whose validators link to the repository's shared header), and said. An
+ * absolute link (it names this machine, not the repository) or one out
+ * through a directory link stays refused. */
+static int open_outside(struct expand *x, const char *rel, struct stat *st)
+{
+    char path[4400], target[600], *real = NULL;
+    snprintf(path, sizeof path, "%s/%s", x->from, rel);
+    link_text(x, rel, target, sizeof target);
+    if (!target[0] || target[0] == '/') {
+        open_failed(x, rel, EXDEV);
+        return -1;
+    }
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0 || fstat(fd, st)) {
+        fail(x, rel, "a symbolic link to '%s', which leaves the package: %s", target, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    if (!S_ISREG(st->st_mode)) {
+        fail(x, rel, "a symbolic link to '%s', which leaves the package to %s: only a file out of it is copied",
+             target, S_ISDIR(st->st_mode) ? "a directory" : kind_name(st->st_mode));
+        close(fd);
+        return -1;
+    }
+    real = realpath(path, NULL);
+    fprintf(x->resolved, "%s:0: (link): warning: a symbolic link to '%s', which leaves the package: pushed as a "
+                         "copy of %s\n", rel, target, real ? real : path);
+    free(real);
+    return fd;
+}
+
 /* rel opened for reading, a regular file or a directory as O_PATH found it. */
 static int open_entry(struct expand *x, const char *rel, struct stat *st)
 {
     int path = common_open_beneath(x->root, rel, O_PATH, false);
+    if (path < 0 && errno == EXDEV && x->resolved)
+        return open_outside(x, rel, st);
     if (path < 0) {
         open_failed(x, rel, errno);
         return -1;
@@ -256,11 +294,12 @@ static int copy_one(struct expand *x, const char *rel, int depth)
     return rc;
 }
 
-int store_expand_tree(const char *from, const char *to, const char *display, bool archive, uint64_t max_bytes,
-                      char *err, size_t errlen)
+static int expand_tree(const char *from, const char *to, const char *display, bool archive, uint64_t max_bytes,
+                       FILE *resolved, char *err, size_t errlen)
 {
     struct expand x = {.root = open(from, O_RDONLY | O_DIRECTORY | O_CLOEXEC), .out = -1, .display = display,
-                       .archive = archive, .max = max_bytes, .err = err, .errlen = errlen};
+                       .archive = archive, .from = from, .resolved = resolved, .max = max_bytes, .err = err,
+                       .errlen = errlen};
     err[0] = 0;
     if (x.root < 0) {
         snprintf(err, errlen, "%s: %s", display, strerror(errno));
@@ -297,9 +336,34 @@ int store_expand_tree(const char *from, const char *to, const char *display, boo
     return rc ? -1 : 0;
 }
 
+int store_expand_tree(const char *from, const char *to, const char *display, bool archive, uint64_t max_bytes,
+                      char *err, size_t errlen)
+{
+    return expand_tree(from, to, display, archive, max_bytes, NULL, err, errlen);
+}
+
 int store_copy_tree(const char *from, const char *to, uint64_t max_bytes, char *err, size_t errlen)
 {
-    return store_expand_tree(from, to, from, false, max_bytes, err, errlen);
+    return expand_tree(from, to, from, false, max_bytes, NULL, err, errlen);
+}
+
+int store_copy_tree_resolving(const char *from, const char *to, uint64_t max_bytes, char **resolved, char *err,
+                              size_t errlen)
+{
+    size_t len = 0;
+    *resolved = NULL;
+    FILE *said = open_memstream(resolved, &len);
+    if (!said) {
+        snprintf(err, errlen, "%s: %s", from, strerror(errno));
+        return -1;
+    }
+    int rc = expand_tree(from, to, from, false, max_bytes, said, err, errlen);
+    fclose(said);
+    if (rc || !len) {
+        free(*resolved);
+        *resolved = NULL;
+    }
+    return rc;
 }
 
 static int find_link(const struct common_tree_entry *e, void *ctx)

@@ -33,6 +33,9 @@
 #include "store.h"
 #include "yaml_doc.h"
 
+/* limits.output when a package sets none (MiB): the format's default */
+#define ICPC_DEFAULT_OUTPUT_MB 8
+
 /* ICPC by its layout: data/secret/ or data/sample/ (DOMjudge's examples
  * may have samples only) or DOMjudge's domjudge-problem.ini, and no tests/
  * (a runner package keeps its tests there). */
@@ -467,11 +470,12 @@ static const char *test_call(const struct test_calls *c, const char *rel)
  * all), so grading or scores are refused naming file, line and key, never
  * dropped; output validator arguments are read by icpc_group_validator_args
  * (a group's own become its tests' own: struct test_calls), what only the package's input
- * validators read changes nothing. */
+ * validators or its visualizers read changes nothing. */
 static void check_group_yaml(const char *dir, const char *rel, struct conv_errs *e)
 {
     static const char *harmless[] = {"input_validator_flags", "input_validator_args", "full_feedback",
-                                     "output_validator_flags", "output_validator_args", "hint", "description", NULL};
+                                     "output_validator_flags", "output_validator_args", "hint", "description",
+                                     "input_visualizer_args", "output_visualizer_args", NULL};
     char path[4400];
     snprintf(path, sizeof path, "%s/%s", dir, rel);
     FILE *f = fopen(path, "r");
@@ -707,32 +711,63 @@ static double icpc_time_limit(const char *dir, const struct icpc *y, const struc
     return tl;
 }
 
-/* The files of include/LANG/ (ICPC: added to every submission in LANG when
- * it is compiled) as "  LANG: [files]" lines; LANG is the format's language
- * code, which for the languages both know is this project's id. */
-static void include_lang(const char *dir, const char *lang, FILE *out, struct conv_errs *e)
+/* The files below include/LANG/REL, recursively, into list (package
+ * paths, sorted per directory); false when there is a subdirectory. */
+static bool include_walk(const char *dir, const char *rel, FILE *list, size_t *written, int depth,
+                         struct conv_errs *e)
 {
     char path[4400];
     size_t n;
-    snprintf(path, sizeof path, "%s/include/%s", dir, lang);
+    bool flat = true;
+    snprintf(path, sizeof path, "%s/%s", dir, rel);
     char **names = conv_sorted_names(path, &n);
+    for (size_t i = 0; i < n; i++) {
+        char file[4400], sub[600];
+        struct stat st;
+        snprintf(sub, sizeof sub, "%.300s/%.200s", rel, names[i]);
+        snprintf(file, sizeof file, "%s/%s", dir, sub);
+        if (!stat(file, &st) && S_ISDIR(st.st_mode) && depth < 8) {
+            flat = false;
+            include_walk(dir, sub, list, written, depth + 1, e);
+        } else if (stat(file, &st) || !S_ISREG(st.st_mode)) {
+            conv_err(e, "%s:0: include: not a regular file or a directory: include/LANG/ holds the files added "
+                        "to a submission", sub);
+        } else {
+            fprintf(list, "%s", (*written)++ ? ", " : "");
+            conv_yaml_string(list, sub);
+        }
+    }
+    conv_free_names(names, n);
+    return flat;
+}
+
+/* The files of include/LANG/ (ICPC: added to every submission in LANG when
+ * it is compiled) as a "  LANG: [files]" line, or with subdirectories (a
+ * Java package directory) "  LANG: {base: include/LANG, files: [...]}", so
+ * that they keep their paths; LANG is the format's language code, which
+ * for the languages both know is this project's id. */
+static void include_lang(const char *dir, const char *lang, FILE *out, struct conv_errs *e)
+{
+    char rel[300], *files = NULL;
+    size_t len = 0, written = 0;
+    snprintf(rel, sizeof rel, "include/%.100s", lang);
+    FILE *list = open_memstream(&files, &len);
+    if (!list) {
+        conv_err(e, "%s:0: include: out of memory", rel);
+        return;
+    }
+    bool flat = include_walk(dir, rel, list, &written, 0, e);
+    fclose(list);
     fprintf(out, "  ");
     conv_yaml_string(out, lang);
-    fprintf(out, ": [");
-    for (size_t i = 0, written = 0; i < n; i++) {
-        char file[4400], rel[600];
-        struct stat st;
-        snprintf(rel, sizeof rel, "include/%.100s/%.200s", lang, names[i]);
-        snprintf(file, sizeof file, "%s/%s", dir, rel);
-        if (stat(file, &st) || !S_ISREG(st.st_mode)) {
-            conv_err(e, "%s:0: include: not a regular file: include/LANG/ holds the files added to a submission", rel);
-            continue;
-        }
-        fprintf(out, "%s", written++ ? ", " : "");
+    if (flat) {
+        fprintf(out, ": [%s]\n", files ? files : "");
+    } else {
+        fprintf(out, ": {base: ");
         conv_yaml_string(out, rel);
+        fprintf(out, ", files: [%s]}\n", files ? files : "");
     }
-    fprintf(out, "]\n");
-    conv_free_names(names, n);
+    free(files);
 }
 
 static void include_yaml(const char *dir, FILE *out, struct conv_errs *e)
@@ -777,8 +812,10 @@ static int write_converted(FILE *out, const char *dir, const char *name, const s
     }
     fprintf(out, "type: %s\ntime_limit: %.3fs\nmemory_limit: %.0fM\n", interactive ? "interactive" : "batch", tl,
             y->memory_mb > 0 ? y->memory_mb : 2048);
-    if (y->output_mb > 0)
-        fprintf(out, "output_limit: %.0fM\n", y->output_mb);
+    /* the format's default output limit (8 MiB), and its tools' way past
+     * it: the stream is cut and the program runs on (TLE beats OLE) */
+    fprintf(out, "output_limit: %.0fM\non_output_limit: truncate\n",
+            y->output_mb > 0 ? y->output_mb : ICPC_DEFAULT_OUTPUT_MB);
     if (y->compile_s > 0 || y->compile_mb > 0) {   /* the runner raises the language's, never lowers them */
         fprintf(out, "compile_limits: {");
         if (y->compile_s > 0)

@@ -610,15 +610,37 @@ static xmlNode *find_testset(xmlNode *judging, struct conv_errs *e)
 }
 
 /* judging@input-file / output-file name files a submission reads and
- * writes instead of stdin and stdout: the runner gives stdin and stdout. */
+ * writes instead of stdin and stdout (empty, or stdin / stdout: none):
+ * the runner's input_file / output_file. Only a plain name fits in the
+ * program's working dir. */
 static void check_io_files(xmlNode *judging, struct conv_errs *e)
 {
     static const char *keys[] = {"input-file", "output-file"};
     char v[256], q[400];
+    for (int k = 0; k < 2; k++) {
+        if (!pg_attr(judging, keys[k], v, sizeof v) || !v[0] || !strcmp(v, k ? "stdout" : "stdin"))
+            continue;
+        bool plain = strlen(v) <= 100 && strcmp(v, ".") && strcmp(v, "..") && v[0] != '-';
+        for (const char *c = v; plain && *c; c++)
+            plain = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
+                    strchr("._-", *c);
+        if (!plain)
+            conv_err(e, "problem.xml:%d: judging@%s: '%s' is not a plain file name (letters, digits, '.', "
+                        "'_', '-'; at most 100)", pg_line(judging), keys[k], pg_quote(v, q, sizeof q));
+    }
+}
+
+/* the checked names as the runner's keys */
+static void write_io_files(xmlNode *judging, FILE *out)
+{
+    static const char *keys[] = {"input-file", "output-file"}, *runner_keys[] = {"input_file", "output_file"};
+    char v[256];
     for (int k = 0; k < 2; k++)
-        if (pg_attr(judging, keys[k], v, sizeof v) && v[0])
-            conv_err(e, "problem.xml:%d: judging@%s: '%s': submissions here read stdin and write stdout, not "
-                        "files", pg_line(judging), keys[k], pg_quote(v, q, sizeof q));
+        if (pg_attr(judging, keys[k], v, sizeof v) && v[0] && strcmp(v, k ? "stdout" : "stdin")) {
+            fprintf(out, "%s: ", runner_keys[k]);
+            conv_yaml_string(out, v);
+            fprintf(out, "\n");
+        }
 }
 
 /* ---- checker and interactor ---- */
@@ -863,6 +885,7 @@ static void write_converted(const char *dir, const char *name, xmlNode *root, st
     write_title(root, out, e);
     /* Polygon's limits are per test, CPU time in ms and memory in bytes */
     fprintf(out, "time_limit: %.3fs\nmemory_limit: %.0f\n", ts->time_ms / 1000.0, ts->memory);
+    write_io_files(pg_child(root, "judging"), out);
     char *body = NULL;
     size_t len = 0;
     FILE *mem = open_memstream(&body, &len);

@@ -128,7 +128,7 @@ static bool plain_name(const char *path)
 static int write_solution(const char *dir, xmlNode *sol, FILE *out, bool copy, struct conv_errs *e)
 {
     xmlNode *src = pg_child(sol, "source");
-    char tag[128], path[600], type[128], q[400], to[700];
+    char tag[128], path[600], type[128] = "", q[400], to[700];
     int line = pg_line(sol);
     /* each written into submissions.yaml: no control character or line
      * break (the second pass runs only when the first found no error) */
@@ -151,11 +151,23 @@ static int write_solution(const char *dir, xmlNode *sol, FILE *out, bool copy, s
         return 0;
     }
     const char *lang = has_type ? language_of(type) : NULL;
-    if (!lang) {
-        conv_err(e, "problem.xml:%d: solution/source@type: '%s' (%s) is not a language this judge serves (c.*, "
-                    "cpp.*, javaN, python.3, python.pypy3, pas.fpc, go, rust, js.*)", pg_line(src),
-                 pg_quote(type, q, sizeof q), path);
+    char other[128];
+    if (!lang && !type[0]) {
+        conv_err(e, "problem.xml:%d: solution/source@type: missing (%s)", pg_line(src), path);
         return 0;
+    }
+    if (!lang) {
+        /* a language no pool here serves (kotlin.1.9, csharp.mono): kept,
+         * named polygon:TYPE (never one of this project's ids, which a
+         * type like "javascript" would otherwise be); problem verify says
+         * it is not judged, never a refused package */
+        snprintf(other, sizeof other, "polygon:%.100s", type);
+        lang = other;
+        if (!copy)
+            conv_warn(e, "problem.xml:%d: solution/source@type: warning: '%s' (%s) is not a language this judge "
+                         "serves (c.*, cpp.*, javaN, python.3, python.pypy3, pas.fpc, go, rust, js.*): kept as "
+                         "language '%s', which problem verify lists as not judged", pg_line(src),
+                      pg_quote(type, q, sizeof q), path, lang);
     }
     if (!has_tag || (!t && strcmp(tag, "failed"))) {
         conv_err(e, "problem.xml:%d: solution@tag: '%s' (%s) is not a tag of Polygon's (main, accepted, rejected, "

@@ -313,6 +313,14 @@ int store_unpack(const char *archive, const char *dst, uint64_t max_bytes, char 
  * STORE_MAX_FILES entries, STORE_MAX_DEPTH deep and max_bytes in all,
  * counted on the copy. On failure nothing is left at to. */
 int store_copy_tree(const char *from, const char *to, uint64_t max_bytes, char *err, size_t errlen);
+/* The same for a setter's own directory (judgectl problem push DIR): a
+ * relative link to a file outside it (a contest repository's shared
+ * validation.h) is copied too, and named in *resolved, one warning line
+ * each ("REL:0: (link): warning: ..."; NULL when none). An absolute link
+ * out, or one to a directory, is still refused. Never for an uploaded
+ * archive. */
+int store_copy_tree_resolving(const char *from, const char *to, uint64_t max_bytes, char **resolved, char *err,
+                              size_t errlen);
 /* Whether the tree at dir holds a symbolic link (then push copies it). */
 bool store_has_links(const char *dir);
 /* The format of the package at dir when it is another judge's ("polygon":

@@ -235,6 +235,27 @@ Test(icpc_judge, include_files_are_compiled_with_a_submission_of_their_language)
     free(dir);
 }
 
+/* include/java/ holding a package directory: its files keep their paths
+ * (util/Adder.java), and javac finds the class the submission imports */
+Test(icpc_judge, an_include_directory_with_a_java_package_keeps_its_paths)
+{
+    char *dir = scratch_dir("icpc-include-java");
+    put_file(dir, ".timelimit", "2\n");
+    put_file(dir, "problem.yaml", "name: Add\n");
+    put_file(dir, "include/java/util/Adder.java",
+             "package util;\npublic class Adder { public static long add(long a, long b) { return a + b; } }\n");
+    put_file(dir, "data/secret/1.in", "3 4\n");
+    put_file(dir, "data/secret/1.ans", "7\n");
+    convert(dir);
+    struct judged j = judge_in(dir, "java", "import java.util.Scanner;\nimport util.Adder;\npublic class Main {\n"
+                               " public static void main(String[] a) { Scanner s = new Scanner(System.in);\n"
+                               "  System.out.println(Adder.add(s.nextLong(), s.nextLong())); } }\n");
+    cr_expect_eq(j.verdict, RUNNER_AC, "calls util.Adder of include/java/: %s", j.json);
+    free(j.json);
+    remove_dir(dir);
+    free(dir);
+}
+
 /* An interactive scoring problem (2023-07: type scoring interactive): the
  * interactor gives N and wants 2N; N itself earns half the test's worth
  * (score_multiplier.txt in its feedback dir) */
@@ -453,6 +474,31 @@ Test(icpc_judge, interactive_groups_call_the_interactor_with_their_own_arguments
     expect(dir, DOUBLER("n>=100"), RUNNER_AC, 100, "one off in secret/near only: lenient there");
     expect(dir, DOUBLER("n==3"), RUNNER_WA, 0, "one off in secret/exact: strict there");
 #undef DOUBLER
+    remove_dir(dir);
+    free(dir);
+}
+
+/* Output, as the format and its tools have it: 8 MiB when limits.output is
+ * not set; past it the stream is cut and the program runs on, so a right
+ * answer followed by 10 MiB of blanks is OLE, and a program that fills
+ * stdout forever is TLE (it never ends) */
+Test(icpc_judge, output_past_the_formats_default_limit_is_ole_and_a_filler_that_never_ends_is_tle)
+{
+    char *dir = scratch_dir("icpc-output");
+    put_file(dir, ".timelimit", "1\n");
+    put_file(dir, "problem.yaml", "name: A plus B\n");
+    put_file(dir, "data/secret/1.in", "1 2\n");
+    put_file(dir, "data/secret/1.ans", "3\n");
+    convert(dir);
+    const char *blanks = "#include <stdio.h>\n#include <string.h>\nint main(void){ static char b[1 << 20];"
+                         " long long x, y; scanf(\"%lld %lld\", &x, &y); printf(\"%lld\\n\", x + y);"
+                         " memset(b, ' ', sizeof b); for (int i = 0; i < 10; i++) fwrite(b, 1, sizeof b, stdout);"
+                         " return 0; }\n";
+    expect(dir, blanks, RUNNER_OLE, 0, "the answer, then 10 MiB of blanks");
+    const char *filler = "#include <stdio.h>\nint main(void){ for (;;) fputs(\"3 3 3 3 3 3 3 3\\n\", stdout); }\n";
+    struct judged j = judge(dir, filler);
+    cr_expect_eq(j.verdict, RUNNER_TLE, "cut at the limit, it runs on: %s", j.json);
+    free(j.json);
     remove_dir(dir);
     free(dir);
 }

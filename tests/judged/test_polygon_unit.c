@@ -230,15 +230,16 @@ Test(polygon_unit, a_source_type_no_language_serves_and_an_unknown_tag)
     copy_package("sumgroups");
     edit("type=\"python.3\"", "type=\"kotlin.1.9\"");
     edit("tag=\"rejected\"", "tag=\"almost\"");
-    char *e = refused(2);
-    cr_assert(strstr(e, "problem.xml:72: solution/source@type: 'kotlin.1.9' (solutions/sum.py) is not a language this "
-                        "judge serves"), "%s", e);
+    char *e = refused(1);   /* the tag; the language is a warning (a_solution_in_a_language_not_served...) */
+    cr_assert(strstr(e, "problem.xml:72: solution/source@type: warning: 'kotlin.1.9' (solutions/sum.py) is not a "
+                        "language this judge serves"), "%s", e);
     cr_assert(strstr(e, "problem.xml:77: solution@tag: 'almost' (solutions/one.cpp) is not a tag of Polygon's"), "%s", e);
     cr_assert(!exists("submissions/submissions.yaml"));
     store_remove_tree(pkg);
     copy_package("sumgroups");
     edit("type=\"python.3\"", "type=\"python.2\"");
-    cr_assert(strstr(refused(1), "'python.2'"));
+    cr_assert(strstr(converted(), "'python.2' (solutions/sum.py) is not a language this judge serves"));
+    cr_assert(strstr(text("submissions/submissions.yaml"), "type python.2\n  language: polygon:python.2\n"));
 }
 
 /* Polygon's standard package: the generators and doall scripts, not the
@@ -262,16 +263,56 @@ Test(polygon_unit, generated_tests_that_are_not_in_the_package)
                         "full package"), "%s", e);
 }
 
+/* judging@input-file / output-file: the runner's input_file / output_file
+ * (olympiad packages read E.in and write E.out); stdin / stdout mean none */
+Test(polygon_unit, input_and_output_files_become_the_runners)
+{
+    copy_package("sumgroups");
+    edit("input-file=\"\"", "input-file=\"E.in\"");
+    edit("output-file=\"\"", "output-file=\"E.out\"");
+    converted();
+    const char *y = text("problem.yaml");
+    cr_assert(strstr(y, "input_file: \"E.in\"\noutput_file: \"E.out\"\n"), "%s", y);
+    store_remove_tree(pkg);
+    copy_package("sumgroups");
+    edit("input-file=\"\"", "input-file=\"stdin\"");
+    converted();
+    y = text("problem.yaml");
+    cr_assert(!strstr(y, "input_file"), "%s", y);
+    store_remove_tree(pkg);
+    copy_package("sumgroups");
+    edit("input-file=\"\"", "input-file=\"../in/x\"");
+    char *e = refused(1);
+    cr_assert(strstr(e, "problem.xml:9: judging@input-file: '../in/x' is not a plain file name"), "%s", e);
+}
+
+/* A reference solution in a language no pool here serves (Kotlin, tagged
+ * main): the package converts, the solution is kept with its language
+ * named, and the push says problem verify will not judge it */
+Test(polygon_unit, a_solution_in_a_language_not_served_is_kept_not_refused)
+{
+    copy_package("sumgroups");
+    write_text("solutions/sum.kt", "fun main() { val (a, b) = readLine()!!.split(' ').map { it.toLong() }; "
+                                   "println(a + b) }\n");
+    edit("<source path=\"solutions/sum.cpp\" type=\"cpp.g++17\"/>",
+         "<source path=\"solutions/sum.kt\" type=\"kotlin.1.9\"/>");
+    char *e = NULL;
+    int n = store_convert(pkg, "p", &e);
+    cr_assert_eq(n, 0, "%s", e ? e : "");
+    cr_assert(e && strstr(e, "'kotlin.1.9' (solutions/sum.kt) is not a language this judge serves") &&
+              strstr(e, "kept as language 'polygon:kotlin.1.9'"), "%s", e ? e : "");
+    free(e);
+    const char *y = text("submissions/submissions.yaml");
+    cr_assert(strstr(y, "solutions/sum.kt:   # Polygon tag main, type kotlin.1.9\n  language: polygon:kotlin.1.9\n"),
+              "%s", y);
+    cr_assert(exists("submissions/solutions/sum.kt"), "copied with the others");
+}
+
 Test(polygon_unit, what_the_runner_cannot_judge_as_meant)
 {
     copy_package("sumgroups");
-    edit("input-file=\"\"", "input-file=\"input.txt\"");
-    char *e = refused(1);
-    cr_assert(strstr(e, "problem.xml:9: judging@input-file: 'input.txt': submissions here read stdin"), "%s", e);
-    store_remove_tree(pkg);
-    copy_package("sumgroups");
     edit("<dependency group=\"0\"/>", "<dependency group=\"2\"/>");
-    e = refused(1);
+    char *e = refused(1);
     cr_assert(strstr(e, "problem.xml:28: dependency@group: '2' is not an earlier group"), "%s", e);
     cr_assert(!exists("submissions"), "an error found while writing problem.yaml: no solutions copied either");
 }
@@ -335,7 +376,9 @@ Test(polygon_unit, source_types_and_tags)
     store_remove_tree(pkg);
     copy_package("sumgroups");
     edit("type=\"python.3\"", "type=\"javascript\"");
-    cr_assert(strstr(refused(1), "'javascript' (solutions/sum.py) is not a language"));
+    cr_assert(strstr(converted(), "'javascript' (solutions/sum.py) is not a language"));
+    cr_assert(strstr(text("submissions/submissions.yaml"), "language: polygon:javascript\n"),
+              "never this project's javascript: %s", text("submissions/submissions.yaml"));
 }
 
 /* The runner judges at most 1000 subtasks: an each-test group of 1001

@@ -860,8 +860,9 @@ static void make_linked_adder(const char *dir, const char *name, int delta)
 
 /* Pushed as a directory and as an archive: stored with the links' content
  * as ordinary files (the same version both ways), fetched by a host and
- * judged over 4 tests; a link leaving the package and a loop refused,
- * each naming the link. */
+ * judged over 4 tests; a directory's link to a file out of it copied and
+ * named (the archive's stays refused: store_unit), one to a directory out
+ * of it and a loop refused, each naming the link. */
 Test(store, links_inside_a_package_are_stored_as_what_they_point_to)
 {
     char cfg[400], out[8192], v[65], v2[65], id[160], p[800];
@@ -894,14 +895,27 @@ Test(store, links_inside_a_package_are_stored_as_what_they_point_to)
     submit_ok(cfg, "lnk", "c", "off.c", id);
     expect(id, "WA", v, "A");
 
-    /* out of the package, relative: refused naming the link, nothing stored */
+    /* out of the directory pushed, to a file (a contest repository's shared
+     * file beside its packages): the setter's own, copied and named among
+     * the warnings */
     make_linked_adder("out", "out", 0);
+    snprintf(p, sizeof p, "%s/shared-5.in", T_dir);
+    t_write(p, "2 2\n");
     snprintf(p, sizeof p, "%s/out/data/5.in", T_dir);
-    cr_assert_eq(symlink("../../../../../../../../../../etc/passwd", p), 0);
-    cr_assert_eq(push(cfg, "out", "out", out, sizeof out, NULL), 65, "%s", out);
-    cr_assert(contains(out, "data/5.in: a symbolic link to '../../../../../../../../../../etc/passwd', which leaves "
-                            "the package") || contains(out, "tests/5.in: a symbolic link"), "%s", out);
-    cr_assert_eq(t_int("EXISTS judge:problem:out"), 0);
+    cr_assert_eq(symlink("../../shared-5.in", p), 0);
+    snprintf(p, sizeof p, "%s/out/data/5.out", T_dir);
+    t_write(p, "4\n");
+    cr_assert_eq(push(cfg, "out", "out", out, sizeof out, NULL), 0, "%s", out);
+    cr_assert(contains(out, "5.in:0: (link): warning: a symbolic link to '../../shared-5.in', which leaves the "
+                            "package: pushed as a copy of ") && contains(out, "/shared-5.in"), "%s", out);
+    /* ...but to a directory out of it, refused naming the link, nothing stored */
+    make_linked_adder("outdir", "outdir", 0);
+    snprintf(p, sizeof p, "%s/outdir/data/more", T_dir);
+    cr_assert_eq(symlink("../../out", p), 0);
+    cr_assert_eq(push(cfg, "outdir", "outdir", out, sizeof out, NULL), 65, "%s", out);
+    cr_assert(contains(out, "more: a symbolic link to '../../out', which leaves the package to a directory: only a "
+                            "file out of it is copied"), "%s", out);
+    cr_assert_eq(t_int("EXISTS judge:problem:outdir"), 0);
     /* a loop */
     make_linked_adder("loop", "loop", 0);
     snprintf(p, sizeof p, "%s/loop/data/again", T_dir);

@@ -1040,10 +1040,17 @@ Test(store_unit, legacy_scoring_that_subtasks_cannot_express_is_refused)
     put("ib/include/c/sub/x.h", "\n");
     put("ib/include/README", "\n");
     test_in("ib", "secret/1");
-    cr_assert_eq(convert_scoring("ib", "name: I\n", &errors), 2, "%s", errors);
-    cr_assert(strstr(errors, "include/README:0: include: expected a directory include/LANG/") &&
-              strstr(errors, "include/c/sub:0: include: not a regular file"), "%s", errors);
+    cr_assert_eq(convert_scoring("ib", "name: I\n", &errors), 1, "%s", errors);
+    cr_assert(strstr(errors, "include/README:0: include: expected a directory include/LANG/"), "%s", errors);
     free(errors);
+    /* a subdirectory keeps its files' paths (a Java package directory) */
+    put("isub/include/c/sub/x.h", "\n");
+    put("isub/include/c/y.h", "\n");
+    test_in("isub", "secret/1");
+    cr_assert_eq(convert_scoring("isub", "name: I\n", &errors), 0, "%s", errors);
+    free(errors);
+    cr_assert(strstr(converted("isub"), "include:\n  \"c\": {base: \"include/c\", files: [\"include/c/sub/x.h\", "
+                                        "\"include/c/y.h\"]}\n"), "%s", converted("isub"));
     /* multi-pass: the runner's passes, validation_passes of them */
     put("mp/output_validator/v.c", "int main(void){return 42;}\n");
     test_in("mp", "secret/1");
@@ -1166,7 +1173,7 @@ Test(store_unit, icpc_limits_are_mapped_or_refused_by_name)
                                        "  time_resolution: 0.5\n", &errors), 0, "%s", errors);
     free(errors);
     const char *y = converted("lm");
-    cr_assert(strstr(y, "time_limit: 1.500s\nmemory_limit: 512M\noutput_limit: 16M\n"
+    cr_assert(strstr(y, "time_limit: 1.500s\nmemory_limit: 512M\noutput_limit: 16M\non_output_limit: truncate\n"
                         "compile_limits: {time: 90.000s, memory: 3000M}\n"), "%s", y);
     test_in("lx", "secret/1");
     cr_assert_eq(convert_scoring("lx", "name: L\nlimits:\n  code: 128\n  validation_time: 60\n"
@@ -1465,4 +1472,23 @@ Test(store_unit, the_matching_of_one_reading_is_bounded_and_stops, .timeout = 30
     cr_assert_eq(asked, 1, "asked after the first 4096 comparisons (8 keys x 256 patterns x 2 paths), and not again");
     free(errors);
     store_expected_free(xs, n);
+}
+
+/* Keys that do not change judging are kept and ignored: a 2025-09
+ * pass-fail problem's visualizer arguments per test group, and
+ * problem.yaml's credits, licence, uuid, sources and constants */
+Test(store_unit, keys_that_do_not_affect_judging_are_ignored)
+{
+    char *errors;
+    test_in("vis", "secret/g1/1");
+    put("vis/data/secret/g1/test_group.yaml", "input_visualizer_args: [--small]\noutput_visualizer_args: [--zoom, 2]\n");
+    put("vis/input_visualizer/draw.py", "print('a picture')\n");
+    cr_assert_eq(convert_scoring("vis", "problem_format_version: 2025-09\nname: V\ntype: pass-fail\n"
+                                        "uuid: 2b3c4d5e-0000-4000-8000-000000000001\n"
+                                        "credits: {authors: [A. Setter], testers: [B. Tester]}\n"
+                                        "license: cc by-sa\nrights_owner: A. Setter\n"
+                                        "source: {name: A Contest 2025, url: https://example.org}\n"
+                                        "constants: {max_n: 1000}\n", &errors), 0, "%s", errors);
+    free(errors);
+    cr_assert(strstr(converted("vis"), "name: \"vis\""), "%s", converted("vis"));
 }

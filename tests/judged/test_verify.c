@@ -97,7 +97,7 @@ Test(verify, legacy_folders_and_derived_limit)
     put("sum", "submissions/accepted/ok.rb", "puts 1\n");   /* a language this host has not */
     char out[65536];
     int rc = CTL(out, "problem", "verify", pkg_path("sum"), "--json", "--slot", SLOT, "--languages", LANGS);
-    cr_assert_eq(rc, 0, "%s", out);
+    cr_assert_eq(rc, 2, "no mismatch, one not judged: the status says so: %s", out);
     json_t *j = parse(out);
     cr_assert(json_is_true(json_object_get(j, "ok")), "%s", out);
     cr_assert_eq(json_integer_value(json_object_get(j, "mismatches")), 0);
@@ -123,7 +123,7 @@ Test(verify, legacy_folders_and_derived_limit)
     json_decref(j);
     /* the table a user reads */
     rc = CTL(out, "problem", "verify", pkg_path("sum"), "--slot", SLOT, "--languages", LANGS);
-    cr_assert_eq(rc, 0, "%s", out);
+    cr_assert_eq(rc, 2, "%s", out);
     cr_assert(strstr(out, "time limit: 1 s derived (legacy rule"), "%s", out);
     cr_assert(strstr(out, "5 submissions: 4 as expected, 0 mismatches, 1 not judged"), "%s", out);
 }
@@ -370,5 +370,36 @@ Test(verify, interactive_legacy_package)
                      "%s", out);
     cr_assert_str_eq(json_string_value(json_object_get(row(j, "submissions/wrong_answer/off.c"), "verdict")), "WA",
                      "%s", out);
+    json_decref(j);
+}
+
+/* Expectations in the ICPC verdict set (AC, WA, TLE, RTE): a seccomp kill
+ * (SV) and an output past the format's default limit, 8 MiB (OLE), are
+ * run-time errors there; a program filling stdout forever runs on past the
+ * cut and is TLE, as DOMjudge and BAPCtools judge it */
+Test(verify, sv_and_ole_count_as_rte_and_a_stdout_filler_as_tle)
+{
+    icpc_data("lim");
+    put("lim", "problem.yaml", "name: Sum\n");
+    put("lim", ".timelimit", "1\n");
+    put("lim", "submissions/accepted/ok.c", AC_SRC);
+    put("lim", "submissions/run_time_error/sv.c", "#include <unistd.h>\n#include <sys/syscall.h>\n"
+        "int main(void){ char b[16]; syscall(SYS_modify_ldt, 0, b, sizeof b); return 0; }\n");
+    put("lim", "submissions/run_time_error/blanks.c", "#include <stdio.h>\n#include <string.h>\n"
+        "int main(void){ static char b[1 << 20]; long x, y; if (scanf(\"%ld %ld\", &x, &y) != 2) return 1;"
+        " printf(\"%ld\\n\", x + y); memset(b, ' ', sizeof b);"
+        " for (int i = 0; i < 10; i++) fwrite(b, 1, sizeof b, stdout); return 0; }\n");
+    put("lim", "submissions/time_limit_exceeded/filler.c",
+        "#include <stdio.h>\nint main(void){ for (;;) fputs(\"3 3 3 3 3 3 3\\n\", stdout); }\n");
+    char out[65536];
+    int rc = CTL(out, "problem", "verify", pkg_path("lim"), "--json", "--slot", SLOT, "--languages", LANGS);
+    cr_assert_eq(rc, 0, "%s", out);
+    json_t *j = parse(out);
+    cr_assert_str_eq(json_string_value(json_object_get(row(j, "submissions/run_time_error/sv.c"), "verdict")), "SV");
+    cr_assert_str_eq(json_string_value(json_object_get(row(j, "submissions/run_time_error/blanks.c"), "verdict")),
+                     "OLE", "%s", out);
+    cr_assert_str_eq(json_string_value(json_object_get(row(j, "submissions/time_limit_exceeded/filler.c"),
+                                                       "verdict")), "TLE", "%s", out);
+    cr_assert_eq(json_integer_value(json_object_get(j, "mismatches")), 0, "%s", out);
     json_decref(j);
 }

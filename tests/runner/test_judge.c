@@ -1409,6 +1409,63 @@ Test(interactive, the_submissions_failure_comes_before_the_interactors_verdict, 
     free(j.json);
 }
 
+/* The precedence the ICPC tools follow (problemtools' verifyproblem,
+ * DOMjudge's judgedaemon): an interactor that rejected and ended first
+ * decides, whatever the submission does after it: reads EOF and crashes,
+ * or loops until its time is up */
+Test(interactive, after_the_interactors_wa_the_submissions_crash_or_loop_is_wa, .timeout = 60)
+{
+    const char *crash_after = "#include <stdio.h>\nint main(void){ long a, b; scanf(\"%ld %ld\", &a, &b);"
+                              " printf(\"%ld\\n\", a - b); fflush(stdout);"
+                              " if (scanf(\"%ld\", &a) != 1) { volatile int *p = 0; return *p; } return 0; }\n";
+    struct judged j = judge_interactive(sum_interactor, crash_after);
+    cr_assert_eq(j.verdict, RUNNER_WA, "the interactor rejected first: %s", j.json);
+    cr_assert(strstr(j.json, "expected 3"), "the interactor's message: %s", j.json);
+    free(j.json);
+    const char *loop_after = "#include <stdio.h>\nint main(void){ long a, b; scanf(\"%ld %ld\", &a, &b);"
+                             " printf(\"%ld\\n\", a - b); fflush(stdout);"
+                             " if (scanf(\"%ld\", &a) != 1) for (volatile int x = 0;; x++) ; return 0; }\n";
+    j = judge_interactive(sum_interactor, loop_after);
+    cr_assert_eq(j.verdict, RUNNER_WA, "the interactor rejected first: %s", j.json);
+    free(j.json);
+}
+
+/* ...while after an accept the submission's own end counts: output closed
+ * then a loop is TLE, and writing on after the interactor ended (SIGPIPE)
+ * is the submission's run-time error */
+Test(interactive, after_the_interactors_accept_the_submissions_failure_counts, .timeout = 60)
+{
+    const char *close_then_loop = "#include <stdio.h>\nint main(void){ long a, b; scanf(\"%ld %ld\", &a, &b);"
+                                  " printf(\"%ld\\n\", a + b); fclose(stdout);"
+                                  " for (volatile int x = 0;; x++) ; }\n";
+    struct judged j = judge_interactive(sum_interactor, close_then_loop);
+    cr_assert_eq(j.verdict, RUNNER_TLE, "%s", j.json);
+    free(j.json);
+    const char *writes_on = "#include <stdio.h>\n#include <unistd.h>\nint main(void){ long a, b;"
+                            " scanf(\"%ld %ld\", &a, &b); printf(\"%ld\\n\", a + b); fflush(stdout);"
+                            " while (scanf(\"%ld\", &a) == 1) ; for (;;) write(1, \"0\\n\", 2); }\n";
+    j = judge_interactive(sum_interactor, writes_on);
+    cr_assert_eq(j.verdict, RUNNER_RE, "a broken pipe after the interactor's accept: %s", j.json);
+    cr_assert(strstr(j.json, "SIGPIPE") || strstr(j.json, "signal 13"), "%s", j.json);
+    free(j.json);
+}
+
+/* An interactor writing to a submission that is gone is not killed by
+ * SIGPIPE: its write fails (EPIPE) and it gives its own verdict */
+Test(interactive, the_interactor_sees_epipe_and_gives_its_verdict, .timeout = 60)
+{
+    const char *late_writer = "#include <stdio.h>\n#include <errno.h>\nint main(int c, char **v){ long s;"
+                              " (void)c; (void)v; if (scanf(\"%ld\", &s) == 1) return 0;"
+                              " if (puts(\"1 2\") < 0 || fflush(stdout) != 0)"
+                              " { fprintf(stderr, \"the submission left (errno %d)\", errno); return 1; }"
+                              " return 3; }\n";
+    const char *leaves = "int main(void){ return 0; }\n";
+    struct judged j = judge_interactive(late_writer, leaves);
+    cr_assert_eq(j.verdict, RUNNER_WA, "%s", j.json);
+    cr_assert(strstr(j.json, "the submission left (errno 32)"), "the interactor's own message: %s", j.json);
+    free(j.json);
+}
+
 Test(interactive, flooding_the_interactor_is_ole, .timeout = 60)
 {
     /* an interactor that reads everything: the submission's output limit
@@ -1518,6 +1575,82 @@ static char *limits_package(const char *extra_yaml)
     put_file(pkg, "tests/1.in", "1 2\n");
     put_file(pkg, "tests/1.out", "3\n");
     return pkg;
+}
+
+/* on_output_limit: truncate (DOMjudge's way): the output is cut at the
+ * limit and the program runs on: TLE when it never ends, OLE when it does;
+ * kill (the default) ends it at the limit */
+Test(limits, on_output_limit_truncate_lets_the_program_run_on, .timeout = 60)
+{
+    const char *filler = "#include <stdio.h>\nint main(void){ for (;;) puts(\"3 3 3 3 3 3 3\"); }\n";
+    const char *two_mib = "#include <stdio.h>\n#include <string.h>\nint main(void){ static char b[2 << 20];"
+                          " puts(\"3\"); memset(b, ' ', sizeof b); fwrite(b, 1, sizeof b, stdout); return 0; }\n";
+    char *pkg = limits_package("output_limit: 1M\non_output_limit: truncate\n");
+    struct runner *r = open_runner(1);
+    struct judged j = judge_source(r, pkg, "c", filler, strlen(filler));
+    cr_assert_eq(j.verdict, RUNNER_TLE, "cut, it runs on and never ends: %s", j.json);
+    free(j.json);
+    j = judge_source(r, pkg, "c", two_mib, strlen(two_mib));
+    cr_assert_eq(j.verdict, RUNNER_OLE, "cut, it ends: %s", j.json);
+    free(j.json);
+    remove_dir(pkg);
+    free(pkg);
+    pkg = limits_package("output_limit: 1M\n");
+    j = judge_source(r, pkg, "c", filler, strlen(filler));
+    cr_assert_eq(j.verdict, RUNNER_OLE, "killed at the limit: %s", j.json);
+    free(j.json);
+    remove_dir(pkg);
+    free(pkg);
+    /* an interactive submission's output, counted on the pipe, likewise */
+    const char *drain = "#include <stdio.h>\nint main(void){ char b[4096];"
+                        " while (fread(b, 1, sizeof b, stdin) > 0) ; return 1; }\n";
+    pkg = interactive_package("on_output_limit: truncate\n", drain);
+    j = judge_source(r, pkg, "c", filler, strlen(filler));
+    cr_assert_eq(j.verdict, RUNNER_TLE, "cut on the pipe, it runs on: %s", j.json);
+    free(j.json);
+    runner_close(r);
+    remove_dir(pkg);
+    free(pkg);
+}
+
+/* File I/O (Polygon's judging input-file / output-file): the input is the
+ * file E.in in the program's working dir (and still its stdin), the output
+ * is read from E.out, stdout ignored; never writing E.out is an empty
+ * output (WA); E.out past the output limit is OLE */
+Test(limits, input_and_output_files, .timeout = 60)
+{
+    const char *files = "#include <stdio.h>\nint main(void){ long a, b; FILE *i = fopen(\"E.in\", \"r\"),"
+                        " *o = fopen(\"E.out\", \"w\"); if (!i || !o || fscanf(i, \"%ld %ld\", &a, &b) != 2)"
+                        " return 1; puts(\"ignored\"); fprintf(o, \"%ld\\n\", a + b); return 0; }\n";
+    const char *stdio_only = "#include <stdio.h>\nint main(void){ long a, b; scanf(\"%ld %ld\", &a, &b);"
+                             " printf(\"%ld\\n\", a + b); return 0; }\n";
+    const char *big = "#include <stdio.h>\n#include <string.h>\nint main(void){ static char b[2 << 20];"
+                      " FILE *o = fopen(\"E.out\", \"w\"); fputs(\"3\\n\", o); memset(b, ' ', sizeof b);"
+                      " fwrite(b, 1, sizeof b, o); fclose(o); return 0; }\n";
+    char *pkg = limits_package("output_limit: 1M\ninput_file: E.in\noutput_file: E.out\n");
+    struct runner *r = open_runner(1);
+    struct judged j = judge_source(r, pkg, "c", files, strlen(files));
+    cr_assert_eq(j.verdict, RUNNER_AC, "%s", j.json);
+    free(j.json);
+    j = judge_source(r, pkg, "c", stdio_only, strlen(stdio_only));
+    cr_assert_eq(j.verdict, RUNNER_WA, "stdout is not the output, E.out stays empty: %s", j.json);
+    free(j.json);
+    j = judge_source(r, pkg, "c", big, strlen(big));
+    cr_assert_eq(j.verdict, RUNNER_OLE, "%s", j.json);
+    free(j.json);
+    runner_close(r);
+    remove_dir(pkg);
+    free(pkg);
+    pkg = limits_package("input_file: E.in\noutput_file: E.in\n");
+    char *errors = NULL, *summary = NULL;
+    r = open_runner(1);
+    cr_assert_neq(runner_problem_check(r, pkg, &errors, &summary), 0);
+    cr_assert(errors && strstr(errors, "output_file: is input_file too"), "%s", errors ? errors : "");
+    free(errors);
+    free(summary);
+    runner_close(r);
+    remove_dir(pkg);
+    free(pkg);
 }
 
 Test(compile, a_big_object_file_is_ce_that_says_why_and_a_problem_can_raise_it, .timeout = 180)

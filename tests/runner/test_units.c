@@ -669,7 +669,8 @@ Test(problems, every_error_names_file_line_key)
     char *dir = package("name: aplusb\ntime_limit: 1 second\nmemory_limit: 256Q\n"
                         "colour: blue\nchecker: fuzzy\nstop_on_failure: sometimes\n"
                         "subtasks:\n  - {name: a, points: 50, tests: [1-9]}\n"
-                        "  - {name: b, points: x, tests: [1], depends: [zzz], extra: 1}\n", 3);
+                        "  - {name: b, points: x, tests: [1], depends: [zzz], extra: 1}\n"
+                        "on_output_limit: cut\n", 3);
     int count;
     char *e = check_errors(dir, &count);
     cr_assert(strstr(e, "problem.yaml:2: time_limit: bad duration '1 second'"), "%s", e);
@@ -681,7 +682,8 @@ Test(problems, every_error_names_file_line_key)
     cr_assert(strstr(e, "problem.yaml:9: subtasks.points: bad number 'x'"), "%s", e);
     cr_assert(strstr(e, "problem.yaml:9: subtasks.depends: 'zzz' is not an earlier subtask"), "%s", e);
     cr_assert(strstr(e, "problem.yaml:9: extra: unknown key in a subtask"), "%s", e);
-    cr_assert_geq(count, 9);
+    cr_assert(strstr(e, "problem.yaml:10: on_output_limit: unknown value 'cut' (kill, truncate)"), "%s", e);
+    cr_assert_geq(count, 10);
     free(e);
     remove_dir(dir);
     free(dir);
