@@ -53,6 +53,9 @@ heartbeat: 5s
 max_attempts: 3
 first_slot: $first_slot
 $cgroup_parent
+# four boxes whatever the machine (two cores included): the samples of
+# every language at once; a contest host keeps one box per core
+oversubscribe: true
 pools:
   native: {languages: [c, cpp, rust, go, pascal], slots: 2}
   python: {languages: [python3], slots: 1}

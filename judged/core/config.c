@@ -327,7 +327,8 @@ static const struct key_def root_keys[] = {
      "(default: every CPU judged may run on)"},
     {"oversubscribe", KT_BOOL, CF(oversubscribe), 0, 0, "false", false, -1, NULL,
      "allow more slots (all pools) than cpus: boxes then share cores, and a CPU-bound program may "
-     "TLE by the wall clock on a busy host (judged refuses to start otherwise)"},
+     "TLE by the wall clock on a busy host (judged refuses to start otherwise, unless no pool says "
+     "`slots`: then each gets one, warned)"},
     {"api", KT_SECTION, CF(api), 0, 0, NULL, false, -1, &api_table,
      "judge-api's settings (judged ignores them; judge-api reads them at start)"},
     {"pools", KT_POOLS, 0, 0, 0, NULL, false, -1, &pool_table,

@@ -108,7 +108,10 @@ static int problems_usable(const struct jd_config *cfg, char *err, size_t errlen
 
 /* One box per core (issue 37): boxes sharing a core turn a busy host's load
  * into wall-clock TLEs of CPU-bound programs. More slots than cpus is
- * refused unless the configuration says oversubscribe (then warned). */
+ * refused unless the configuration says oversubscribe (then warned), or
+ * unless no pool says how many slots it wants: pools that leave slots out
+ * share the cpus, at least one each, so a host with more such pools than
+ * cpus (the shipped judged.yaml on one core) starts, warned. */
 static int cores_usable(const struct jd_config *cfg, char *err, size_t errlen)
 {
     int cpus[JD_MAX_CPUS], boxes = 0;
@@ -119,17 +122,21 @@ static int cores_usable(const struct jd_config *cfg, char *err, size_t errlen)
             if (!CPU_ISSET(cpus[i], &mine))
                 return snprintf(err, errlen, "%s:%d: key 'cpus': CPU %d is not one judged may run on (its "
                                 "affinity: taskset -p %d)", cfg->path, cfg->cpus_line, cpus[i], (int)getpid()), -1;
-    for (int i = 0; i < cfg->npools; i++)
+    bool asked = false;
+    for (int i = 0; i < cfg->npools; i++) {
         boxes += cfg->pools[i].slots;
+        asked |= cfg->pools[i].slots_line != 0;
+    }
     if (boxes <= n)
         return 0;
-    if (!cfg->oversubscribe)
+    if (!cfg->oversubscribe && asked)
         return snprintf(err, errlen, "%s: the pools ask for %d slots at once, but this host has %d CPU(s) for "
                         "boxes (cpus): one box per core, so lower the pools' slots, list more cpus, or set "
                         "oversubscribe: true (boxes then share cores, and CPU-bound programs may TLE by the "
                         "wall clock on a busy host)", cfg->path, boxes, n), -1;
-    logwarn("%d slots on %d CPU(s) (oversubscribe: true): boxes share cores; on a busy host CPU-bound "
-            "programs may TLE by the wall clock", boxes, n);
+    logwarn("%d slots on %d CPU(s) (%s): boxes share cores; on a busy host CPU-bound "
+            "programs may TLE by the wall clock", boxes, n,
+            cfg->oversubscribe ? "oversubscribe: true" : "a slot for each pool that does not say how many");
     return 0;
 }
 

@@ -197,6 +197,20 @@ Test(ctl, six_boxes_on_two_cpus_are_refused_unless_oversubscribed)
     fclose(f);
     out[n] = 0;
     cr_assert(contains(out, "key 'cpus': CPU 1023 is not one judged may run on"), "%s", out);
+    /* no pool says how many slots (the shipped judged.yaml): more pools
+     * than cpus still get a box each, and judged starts, warned */
+    t_config("A", SLOT0, "cpus: 0\noversubscribe: false\n",
+             "  native: {languages: [c]}\n  python: {languages: [python3]}\n", cfg, sizeof cfg);
+    cr_assert_eq(truncate(log, 0), 0);
+    a = t_judged(cfg, "A");
+    cr_assert(t_judged_started("A", 10000));
+    f = fopen(log, "r");
+    cr_assert(f);
+    n = fread(out, 1, sizeof out - 1, f);
+    fclose(f);
+    out[n] = 0;
+    cr_assert(contains(out, "2 slots on 1 CPU(s) (a slot for each pool that does not say how many)"), "%s", out);
+    cr_assert_eq(WEXITSTATUS(t_stop(a, SIGTERM, 20000)), 0);
     t_config("A", SLOT0, "cpus: 0-1\n", six, cfg, sizeof cfg);
     a = t_judged(cfg, "A");
     cr_assert(t_judged_started("A", 10000));

@@ -303,7 +303,7 @@ Test(polygon_unit, a_solution_in_a_language_not_served_is_kept_not_refused)
               strstr(e, "kept as language 'polygon:kotlin.1.9'"), "%s", e ? e : "");
     free(e);
     const char *y = text("submissions/submissions.yaml");
-    cr_assert(strstr(y, "solutions/sum.kt:   # Polygon tag main, type kotlin.1.9\n  language: polygon:kotlin.1.9\n"),
+    cr_assert(strstr(y, "\"solutions/sum.kt\":   # Polygon tag main, type kotlin.1.9\n  language: polygon:kotlin.1.9\n"),
               "%s", y);
     cr_assert(exists("submissions/solutions/sum.kt"), "copied with the others");
 }
