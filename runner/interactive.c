@@ -29,9 +29,13 @@
  * which is longer than the submission's.
  *
  * Who ended first. Each thread takes a rank as soon as its run returns,
- * before closing its ends. Since a run's end reaches the other side only
- * through those ends (EOF, EPIPE), a side that ended because the other did
- * always ranks second: the order is causal, not a race of clocks.
+ * before closing its ends (the runner holds a copy of each, so the other
+ * side cannot see EOF or EPIPE before then). Since a run's end reaches the
+ * other side only through those ends, a side that ended because the other
+ * did always ranks second: the order is causal, not a race of clocks. The
+ * one end the relay itself causes, cancelling a submission past its output
+ * limit, ranks the submission before the relay closes the interactor's
+ * stdin.
  *
  * The interactor runs with SIGPIPE ignored: a write to a submission that is
  * gone fails with EPIPE, and the interactor still gives its verdict.
@@ -59,8 +63,18 @@ struct side {
     int rc;
     int close_after[2];        /* this run's pipe ends, closed when it ends */
     unsigned *ended;           /* shared: how many runs have ended */
+    bool ranked;               /* set once, by whoever saw the end first */
     unsigned rank;             /* 1: this run ended first */
 };
+
+/* A side's place in the order of ends, taken once: by its thread when its
+ * run returns, or, for a submission cancelled past its output limit, by
+ * the relay before the interactor can see EOF. */
+static void take_rank(struct side *s)
+{
+    if (!__atomic_exchange_n(&s->ranked, true, __ATOMIC_SEQ_CST))
+        s->rank = __atomic_add_fetch(s->ended, 1, __ATOMIC_SEQ_CST);
+}
 
 static void close_fd(int *fd)
 {
@@ -73,7 +87,7 @@ static void *run_side(void *arg)
 {
     struct side *s = arg;
     s->rc = sandbox_run(s->sb, s->job, s->res);
-    s->rank = __atomic_add_fetch(s->ended, 1, __ATOMIC_SEQ_CST);
+    take_rank(s);
     close_fd(&s->close_after[0]);
     close_fd(&s->close_after[1]);
     return NULL;
@@ -144,8 +158,8 @@ int rn_interact(struct sandbox *sb, struct sandbox_job *sub, struct sandbox_job 
     inter->stdout_fd = to_sub[1];
     inter->ignore_sigpipe = true;
     unsigned ended = 0;
-    struct side s = {sb, sub, &out->submission, -1, {to_sub[0], from_sub[1]}, &ended, 0};
-    struct side i = {sb, inter, &out->interactor, -1, {to_inter[0], to_sub[1]}, &ended, 0};
+    struct side s = {sb, sub, &out->submission, -1, {to_sub[0], from_sub[1]}, &ended, false, 0};
+    struct side i = {sb, inter, &out->interactor, -1, {to_inter[0], to_sub[1]}, &ended, false, 0};
     pthread_t ts, ti;
     bool s_started = pthread_create(&ts, NULL, run_side, &s) == 0;
     bool i_started = s_started && pthread_create(&ti, NULL, run_side, &i) == 0;
@@ -164,6 +178,10 @@ int rn_interact(struct sandbox *sb, struct sandbox_job *sub, struct sandbox_job 
     pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
     out->output_exceeded = relay(from_sub[0], to_inter[1], cancel[1], output_limit,
                                  sub->output_runs_on, &out->submission_bytes);
+    /* cancelled past its limit, the submission has ended for the judge now,
+     * before the interactor sees EOF (its run returns later: the kill) */
+    if (out->output_exceeded && !sub->output_runs_on && s_started)
+        take_rank(&s);
     close_fd(&to_inter[1]);    /* the interactor's stdin sees EOF */
     close_fd(&from_sub[0]);    /* the submission's next write gets SIGPIPE */
     struct timespec zero = {0, 0};
