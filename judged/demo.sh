@@ -65,7 +65,8 @@ api:
   tokens: $state/tokens
 EOF
 
-"$bin/judged" --config "$config" >"$state/judged.log" 2>&1 &
+: >"$state/judged.log"
+"$bin/judged" --config "$config" >>"$state/judged.log" 2>&1 &
 judged_pid=$!
 api_pid=
 cleanup() {
@@ -86,7 +87,10 @@ done
 # judge-api, with a token for the platform and one for the dashboard
 platform=$(ctl tokens add demo-platform --role submit)
 admin=$(ctl tokens add demo-admin --role admin)
-"$bin/judge-api" --config "$config" >"$state/api.log" 2>&1 &
+# the log exists before the loop below reads it (the background job's
+# redirect may open it only after the first read)
+: >"$state/api.log"
+"$bin/judge-api" --config "$config" >>"$state/api.log" 2>&1 &
 api_pid=$!
 port=
 for _ in $(seq 300); do
