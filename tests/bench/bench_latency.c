@@ -27,34 +27,14 @@
  * clock. Compile share: the compiler's CPU seconds (from the stored
  * report) over the latency, medians. A program, not a test: the figures
  * depend on the machine and whatever else runs on it. */
-#include <arpa/inet.h>
-#include <jansson.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
 
-#include "common.h"
-#include "core.h"
+#include "bench_judge.h"
 
 #define SRC JUDGED_SOURCE_DIR
 #define MAX_ROUNDS 100
-
-struct judge {
-    const char *name;            /* "before" or "after" */
-    char dir[64], sock[128];
-    pid_t redis, api, judged;
-    int port;
-    char token[200];
-    struct queue_conn k;
-};
 
 struct lang {
     const char *id, *pool, *file;
@@ -63,164 +43,28 @@ struct lang {
     int n[2];
 };
 
+struct judge {
+    struct bj_judge j;
+    char token[200];
+};
+
 static const char cpp_bits[] = "#include <bits/stdc++.h>\nusing namespace std;\n"
                                "int main(){long long a,b;cin>>a>>b;cout<<a+b<<endl;}\n";
 
-static void die(const char *what)
+static void make_token(struct bj_judge *bj, void *arg)
 {
-    fprintf(stderr, "bench_latency: %s\n", what);
-    exit(1);
-}
-
-static double wall_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-static pid_t spawn(const char *log, char *const argv[])
-{
-    pid_t pid = fork();
-    if (pid == 0) {
-        if (!freopen(log, "a", stdout))
-            _exit(127);
-        dup2(1, 2);
-        execvp(argv[0], argv);
-        _exit(127);
-    }
-    return pid;
-}
-
-static char *slurp(const char *path)
-{
-    size_t len;
-    bool more;
-    return common_read_file(path, 1 << 20, &len, &more);
-}
-
-static void write_config(struct judge *j, bool prepare, const char *languages, int first_slot)
-{
-    char path[128];
-    snprintf(path, sizeof path, "%s/judged.yaml", j->dir);
-    FILE *f = fopen(path, "w");
-    if (!f)
-        die(path);
-    fprintf(f, "redis: unix://%s\nstate_dir: %s/state\nproblems: %s/testdata\nlanguages: %s\n"
-               "host: latency-%s\nfirst_slot: %d\nheartbeat: 1s\nprepare: %s\n"
-               "pools:\n  native: {languages: [c, cpp], slots: 1}\n"
-               "  python: {languages: [python3], slots: 1}\n  java: {languages: [java], slots: 1}\n"
-               "api:\n  listen: 127.0.0.1:0\n  tokens: %s/tokens\n",
-            j->sock, j->dir, SRC, languages, j->name, first_slot, prepare ? "true" : "false", j->dir);
-    fclose(f);
-}
-
-/* the port judge-api logged, waiting up to 10 s */
-static int api_port(const char *log)
-{
-    for (int i = 0; i < 400; i++) {
-        common_sleep_ms(25);
-        char *s = slurp(log);
-        char *q = s ? strstr(s, "listening on port ") : NULL;
-        int port = q ? atoi(q + 18) : 0;
-        free(s);
-        if (port)
-            return port;
-    }
-    return 0;
+    struct judge *j = arg;
+    bj_token(bj, "bench", "submit", j->token, sizeof j->token);
 }
 
 static void start(struct judge *j, bool prepare, const char *languages, int first_slot)
 {
-    snprintf(j->dir, sizeof j->dir, "/tmp/bench-latency-XXXXXX");
-    if (!mkdtemp(j->dir))
-        die("mkdtemp");
-    snprintf(j->sock, sizeof j->sock, "%s/redis.sock", j->dir);
-    char log[128], cfg[128], url[160], cmd[512], bin[512];
-    snprintf(log, sizeof log, "%s/redis.log", j->dir);
-    j->redis = spawn(log, (char *[]){"redis-server", "--port", "0", "--unixsocket", j->sock,
-                                     "--save", "", "--appendonly", "no", NULL});
-    snprintf(url, sizeof url, "unix://%s", j->sock);
-    queue_conn_init(&j->k, url, 70000);
-    for (int i = 0; i < 250 && queue_conn_ensure(&j->k); i++)
-        common_sleep_ms(20);
-    write_config(j, prepare, languages, first_slot);
-    snprintf(cfg, sizeof cfg, "%s/judged.yaml", j->dir);
-    snprintf(cmd, sizeof cmd, "%s/judgectl --config %s tokens add bench --role submit", JUDGED_BIN_DIR, cfg);
-    FILE *p = popen(cmd, "r");
-    if (!p || !fgets(j->token, sizeof j->token, p))
-        die("judgectl tokens add");
-    pclose(p);
-    j->token[strcspn(j->token, "\n")] = 0;
-    snprintf(log, sizeof log, "%s/api.log", j->dir);
-    snprintf(bin, sizeof bin, "%s/judge-api", JUDGED_BIN_DIR);
-    j->api = spawn(log, (char *[]){bin, "--config", cfg, NULL});
-    if (!(j->port = api_port(log)))
-        die("judge-api did not start");
-    snprintf(log, sizeof log, "%s/judged.log", j->dir);
-    snprintf(bin, sizeof bin, "%s/judged", JUDGED_BIN_DIR);
-    j->judged = spawn(log, (char *[]){bin, "--config", cfg, NULL});
-    char host[64];
-    snprintf(host, sizeof host, "judge:host:latency-%s", j->name);
-    for (int i = 0; i < 3000; i++) {
-        redisReply *r = queue_cmd(&j->k, "EXISTS %s", host);
-        bool up = r && r->type == REDIS_REPLY_INTEGER && r->integer == 1;
-        if (r)
-            freeReplyObject(r);
-        if (up)
-            return;
-        common_sleep_ms(20);
-    }
-    die("judged did not start");
-}
-
-static void stop(struct judge *j)
-{
-    pid_t pids[] = {j->judged, j->api, j->redis};
-    for (int i = 0; i < 3; i++) {
-        kill(pids[i], SIGTERM);
-        waitpid(pids[i], NULL, 0);
-    }
-    queue_conn_close(&j->k);
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", j->dir);
-    if (system(cmd)) {
-    }
-}
-
-/* POST /v1/submissions; the submission's id (caller frees) once the 202
- * arrived, *at: when (ms, CLOCK_REALTIME) */
-static char *post(struct judge *j, const char *lang, const char *src, double *at)
-{
-    json_t *b = json_pack("{s:s, s:s, s:s}", "problem", "aplusb", "language", lang, "source", src);
-    char *body = json_dumps(b, JSON_COMPACT);
-    json_decref(b);
-    char *req = NULL;
-    int len = asprintf(&req, "POST /v1/submissions HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer %s\r\n"
-                       "Content-Type: application/json\r\nContent-Length: %zu\r\nConnection: close\r\n\r\n%s",
-                       j->token, strlen(body), body);
-    free(body);
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)j->port),
-                             .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    if (len < 0 || connect(fd, (struct sockaddr *)&sa, sizeof sa) || write(fd, req, (size_t)len) != len)
-        die("POST /v1/submissions");
-    free(req);
-    char buf[8192];
-    size_t got = 0;
-    ssize_t n;
-    while (got < sizeof buf - 1 && (n = read(fd, buf + got, sizeof buf - 1 - got)) > 0)
-        got += (size_t)n;
-    *at = wall_ms();
-    close(fd);
-    buf[got] = 0;
-    char *id = strstr(buf, "\"id\":\"");
-    if (strncmp(buf, "HTTP/1.1 202", 12) || !id) {
-        fprintf(stderr, "%s\n", buf);
-        die("the admission was not 202");
-    }
-    id += 6;
-    return strndup(id, strcspn(id, "\""));
+    char rest[1024];
+    snprintf(rest, sizeof rest, "problems: %s/testdata\nlanguages: %s\nfirst_slot: %d\nheartbeat: 1s\n"
+                                "prepare: %s\noversubscribe: true\npools:\n  native: {languages: [c, cpp], slots: 1}\n"
+                                "  python: {languages: [python3], slots: 1}\n  java: {languages: [java], slots: 1}\n",
+             SRC, languages, first_slot, prepare ? "true" : "false");
+    bj_start(&j->j, rest, "", make_token, j);
 }
 
 /* waits for id's entry in the pool's results stream: its time (ms, the
@@ -230,7 +74,7 @@ static double verdict_event(struct judge *j, const char *pool, const char *id, c
     char key[64], last[64] = "0-0";
     snprintf(key, sizeof key, "judge:{%s}:results", pool);
     for (int tries = 0; tries < 600; tries++) {
-        redisReply *r = queue_cmd(&j->k, "XREAD BLOCK 1000 STREAMS %s %s", key, last);
+        redisReply *r = queue_cmd(&j->j.k, "XREAD BLOCK 1000 STREAMS %s %s", key, last);
         for (size_t e = 0; r && r->type == REDIS_REPLY_ARRAY && e < r->element[0]->element[1]->elements; e++) {
             redisReply *entry = r->element[0]->element[1]->element[e], *f = entry->element[1];
             snprintf(last, sizeof last, "%s", entry->element[0]->str);
@@ -251,14 +95,14 @@ static double verdict_event(struct judge *j, const char *pool, const char *id, c
         if (r)
             freeReplyObject(r);
     }
-    die("no verdict event within 10 minutes");
+    bj_die("no verdict event within 10 minutes");
     return 0;
 }
 
 /* the compiler's CPU seconds in the stored report */
 static double compile_cpu(struct judge *j, const char *pool, const char *id)
 {
-    redisReply *r = queue_cmd(&j->k, "HGET judge:{%s}:res:%s report", pool, id);
+    redisReply *r = queue_cmd(&j->j.k, "HGET judge:{%s}:res:%s report", pool, id);
     json_t *rep = r && r->type == REDIS_REPLY_STRING ? json_loads(r->str, 0, NULL) : NULL;
     double t = json_real_value(json_object_get(json_object_get(rep, "compile"), "cpu_time"));
     json_decref(rep);
@@ -272,14 +116,14 @@ static void one(struct judge *j, struct lang *l, int mode, int variant, bool cou
     const char *src = l->source ? l->source : cpp_bits;
     char *v = NULL;
     if (asprintf(&v, "%s\n%s latency variant %d %s\n", src, strcmp(l->id, "python3") ? "//" : "#",
-                 variant, j->name) < 0)
-        die("asprintf");
-    double at;
-    char *id = post(j, l->id, v, &at), verdict[8];
+                 variant, j->j.name) < 0)
+        bj_die("asprintf");
+    char *id = bj_submit(&j->j, j->token, "aplusb", l->id, v), verdict[8];
+    double at = bj_wall_ms();   /* the 202 arrived */
     double done = verdict_event(j, l->pool, id, verdict);
     if (strcmp(verdict, "AC")) {
-        fprintf(stderr, "%s %s: verdict %s (see %s)\n", j->name, l->id, verdict, j->dir);
-        die("not AC");
+        fprintf(stderr, "%s %s: verdict %s (see %s)\n", j->j.name, l->id, verdict, j->j.dir);
+        bj_die("not AC");
     }
     if (counted) {
         l->lat[mode][l->n[mode]] = (done - at) / 1e3;
@@ -343,9 +187,9 @@ int main(int argc, char **argv)
     };
     size_t nl = sizeof ls / sizeof ls[0];
     for (size_t i = 0; i < nl; i++)
-        if (ls[i].file && !(ls[i].source = slurp(ls[i].file)))
-            die(ls[i].file);
-    struct judge js[2] = {{.name = "before"}, {.name = "after"}};
+        if (ls[i].file && !(ls[i].source = bj_slurp(ls[i].file)))
+            bj_die(ls[i].file);
+    struct judge js[2] = {{.j.name = "latency-before"}, {.j.name = "latency-after"}};
     const char *before = getenv("BENCH_BEFORE_LANGUAGES");
     if (!before || !*before)
         before = SRC "/languages";
@@ -362,7 +206,7 @@ int main(int argc, char **argv)
     }
     report(ls, nl, rounds);
     for (int m = 0; m < 2; m++)
-        stop(&js[m]);
+        bj_stop(&js[m].j, false);
     for (size_t i = 0; i < nl; i++)
         free(ls[i].source);
     return 0;
