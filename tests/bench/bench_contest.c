@@ -5,7 +5,8 @@
  *   bench_contest [--contestants 40] [--problems 4] [--per-contestant 5]
  *                 [--minutes 300] [--compress 60] [--streams 200]
  *                 [--native-slots 1] [--managed-slots 1] [--seed 1]
- *                 [--out DIR] [--keda-poll 10] [--keda-lag 1] [--pod-start 45]
+ *                 [--out DIR] [--scale COMPRESS] [--keda-poll 10] [--keda-lag 1]
+ *                 [--pod-start 45]
  *
  * The judge is the embedded default (judged/demo.sh's shape): a private
  * redis-server, judged and judge-api, pools `native` (cpp) and `managed`
@@ -40,9 +41,11 @@
  * contestants' programs (judged with every box, compiler and checker it
  * waited for, judge-api, Redis: the processes' own rusage, so the machine's
  * other load does not count), and the hosts needed to hold p99 <= 30 s at
- * the uncompressed curve (a queue simulation fed with the measured judging
- * times). It simulates KEDA's rule of packaging/kubernetes/keda.yaml against
- * the same curve: every KEDA-POLL s the desired replicas are
+ * the uncompressed curve, for this contest and one SCALE times larger
+ * (default COMPRESS: the rate the replay put on the judge, in real time): a
+ * queue simulation fed with the measured judging times, the larger
+ * contest's extra submissions drawn again from the curve. It simulates
+ * KEDA's rule of packaging/kubernetes/keda.yaml against that curve: every KEDA-POLL s the desired replicas are
  * ceil(lag / KEDA-LAG per slot), a new pod judges POD-START s later, and a
  * scale-down waits 300 s (the HPA's stabilisation window). DIR gets
  * samples.csv (every second: each pool's depth, oldest wait, running,
@@ -82,7 +85,7 @@ static const char *const phase_name[] = {"burst", "middle", "rush"};
 static const double phase_end[] = {0.10, 0.85, 1.0}, phase_rate[] = {2.5, 1.0, 2.0};
 
 struct params {
-    int contestants, problems, per_contestant, minutes, streams, native_slots, managed_slots;
+    int contestants, problems, per_contestant, minutes, streams, native_slots, managed_slots, scale;
     double compress, keda_poll, keda_lag, pod_start;
     unsigned seed;
     const char *out;
@@ -519,30 +522,66 @@ static int print_outcomes(const struct bench *b)
     return wrong;
 }
 
-/* The hosts a pool needs for p99 <= 30 s at the uncompressed curve: a FIFO
- * queue with hosts x slots servers, each submission arriving at its contest
- * time and taking the judging time it took here. */
-static double simulate_p99(const struct bench *b, const char *pool, int servers, const int *servers_at,
-                           double step_s)
+/* ------------------------------------------------------ the simulations */
+
+/* A contest SCALE times larger at the uncompressed curve: each submission
+ * SCALE times (the first at its own time, the others at times drawn again
+ * within its phase), each taking the judging time it took here. */
+struct sim_job {
+    double at, service;
+    int pool;
+};
+
+static int cmp_job(const void *a, const void *b)
 {
-    double *free_at = calloc((size_t)256, sizeof(double)), *lat = malloc(sizeof(double) * (size_t)b->nsubs);
-    int n = 0;
+    double x = ((const struct sim_job *)a)->at, y = ((const struct sim_job *)b)->at;
+    return x < y ? -1 : x > y;
+}
+
+static struct sim_job *sim_jobs(const struct bench *b, int scale, int *n)
+{
+    struct sim_job *jobs = malloc(sizeof *jobs * (size_t)b->nsubs * (size_t)scale);
+    unsigned seed = b->p.seed + 7;
+    double len = b->p.minutes * 60.0;
+    *n = 0;
     for (int i = 0; i < b->nsubs; i++) {
         const struct sub *u = &b->subs[i];
-        if (strcmp(langs[u->lang].pool, pool))
+        double lo = u->phase ? phase_end[u->phase - 1] : 0, hi = phase_end[u->phase];
+        for (int r = 0; r < scale; r++)
+            jobs[(*n)++] = (struct sim_job){r ? (lo + (hi - lo) * uniform(&seed)) * len : u->at_contest_s,
+                                            u->judging_s, strcmp(langs[u->lang].pool, pools[0]) ? 1 : 0};
+    }
+    qsort(jobs, (size_t)*n, sizeof *jobs, cmp_job);
+    return jobs;
+}
+
+#define SIM_MAX_SERVERS 1024
+
+/* A FIFO queue of pool's jobs with servers (or servers_at[second]) slots:
+ * the p99 of arrival to verdict; *waiting_at (when given): the jobs that
+ * arrived by then and had not started. */
+static double simulate(const struct sim_job *jobs, int n, int pool, int servers, const int *servers_at,
+                       double until, int *waiting_at)
+{
+    double *free_at = calloc(SIM_MAX_SERVERS, sizeof(double)), *lat = malloc(sizeof(double) * (size_t)n);
+    int m = 0, waiting = 0;
+    for (int i = 0; i < n && jobs[i].at <= until; i++) {
+        if (jobs[i].pool != pool)
             continue;
-        int c = servers_at ? servers_at[(int)(u->at_contest_s / step_s)] : servers;
-        if (c > 256)
-            c = 256;
+        int c = servers_at ? servers_at[(int)jobs[i].at] : servers;
+        c = c < 1 ? 1 : c > SIM_MAX_SERVERS ? SIM_MAX_SERVERS : c;
         int best = 0;
         for (int s = 1; s < c; s++)
             if (free_at[s] < free_at[best])
                 best = s;
-        double start = fmax(u->at_contest_s, free_at[best]);
-        free_at[best] = start + u->judging_s;
-        lat[n++] = free_at[best] - u->at_contest_s;
+        double start = fmax(jobs[i].at, free_at[best]);
+        free_at[best] = start + jobs[i].service;
+        lat[m++] = free_at[best] - jobs[i].at;
+        waiting += start > until;
     }
-    double p99 = quantile(lat, n, 0.99);
+    if (waiting_at)
+        *waiting_at = waiting;
+    double p99 = quantile(lat, m, 0.99);
     free(free_at);
     free(lat);
     return p99;
@@ -553,77 +592,69 @@ static int pool_slots(const struct bench *b, int pi)
     return pi == 0 ? b->p.native_slots : b->p.managed_slots;
 }
 
+/* the hosts each pool needs for p99 <= 30 s, at scale 1 and SCALE */
 static void print_hosts_needed(const struct bench *b)
 {
-    printf("\nat the uncompressed curve (%d contestants, %d min), judging times as measured here:\n",
-           b->p.contestants, b->p.minutes);
-    for (int pi = 0; pi < NPOOLS; pi++) {
-        int slots = pool_slots(b, pi), hosts = 1;
-        double p99;
-        while ((p99 = simulate_p99(b, pools[pi], hosts * slots, NULL, 1)) > 30 && hosts < 256 / slots)
-            hosts++;
-        printf("  %-8s %d host(s) of %d slot(s) hold p99 <= 30 s (simulated p99 %.1f s; one host: %.1f s)\n",
-               pools[pi], hosts, slots, p99, simulate_p99(b, pools[pi], slots, NULL, 1));
+    int scales[] = {1, b->p.scale};
+    for (int k = 0; k < (b->p.scale > 1 ? 2 : 1); k++) {
+        int n;
+        struct sim_job *jobs = sim_jobs(b, scales[k], &n);
+        printf("\n%d contestants at the uncompressed curve (%d min; %d submissions), judging times as measured "
+               "here:\n", b->p.contestants * scales[k], b->p.minutes, n);
+        for (int pi = 0; pi < NPOOLS; pi++) {
+            int slots = pool_slots(b, pi), hosts = 1;
+            double p99;
+            while ((p99 = simulate(jobs, n, pi, hosts * slots, NULL, 1e18, NULL)) > 30 &&
+                   hosts * slots < SIM_MAX_SERVERS)
+                hosts++;
+            printf("  %-8s %d host(s) of %d slot(s) hold p99 <= 30 s (p99 %.1f s; with one host %.1f s)\n",
+                   pools[pi], hosts, slots, p99, simulate(jobs, n, pi, slots, NULL, 1e18, NULL));
+        }
+        free(jobs);
     }
 }
 
-/* KEDA's rule (packaging/kubernetes/keda.yaml) against the uncompressed
- * curve: replicas over time, from the lag a poll sees. */
+/* KEDA's rule (packaging/kubernetes/keda.yaml) against the curve at SCALE:
+ * every poll, the lag (jobs waiting) gives the replicas wished for; a new
+ * pod judges POD-START s after it is asked for; a scale-down takes the
+ * largest wish of the last 300 s (the HPA's stabilisation window). */
 static void print_keda(const struct bench *b)
 {
-    int horizon = b->p.minutes * 60 + 3600;
-    printf("\nKEDA (poll every %.0f s, lag %.0f per slot, a pod judging %.0f s after it is asked for, "
-           "scale-down after 300 s):\n", b->p.keda_poll, b->p.keda_lag, b->p.pod_start);
+    int n, horizon = b->p.minutes * 60 + 3600, poll = (int)b->p.keda_poll;
+    struct sim_job *jobs = sim_jobs(b, b->p.scale, &n);
+    printf("\nKEDA at %d contestants (poll every %d s, lag %.0f per slot, a pod judging %.0f s after it is "
+           "asked for, min 1, max 20, scale-down after 300 s):\n", b->p.contestants * b->p.scale, poll,
+           b->p.keda_lag, b->p.pod_start);
     for (int pi = 0; pi < NPOOLS; pi++) {
-        int slots = pool_slots(b, pi);
-        int *servers = calloc((size_t)horizon + 1, sizeof(int)), *desired = calloc((size_t)horizon + 1, sizeof(int));
-        int replicas = 1;
+        int slots = pool_slots(b, pi), replicas = 1, npolls = horizon / poll + 1, ups = 0;
+        int *servers = malloc(sizeof(int) * ((size_t)horizon + 1)), *wish = calloc((size_t)npolls, sizeof(int));
         for (int t = 0; t <= horizon; t++)
             servers[t] = slots;
-        /* the lag a poll sees, from a simulation with the replicas so far */
-        for (int t = 0; t <= horizon; t++) {
-            if (t % (int)b->p.keda_poll == 0) {
-                double busy_until[256] = {0};
-                int c = 0, waiting = 0;
-                for (int i = 0; i < b->nsubs && b->subs[i].at_contest_s <= t; i++) {
-                    const struct sub *u = &b->subs[i];
-                    if (strcmp(langs[u->lang].pool, pools[pi]))
-                        continue;
-                    c = servers[(int)u->at_contest_s];
-                    int best = 0;
-                    for (int s = 1; s < c && s < 256; s++)
-                        if (busy_until[s] < busy_until[best])
-                            best = s;
-                    double start = fmax(u->at_contest_s, busy_until[best]);
-                    busy_until[best] = start + u->judging_s;
-                    if (start > t)
-                        waiting++;
-                }
-                int want = (int)ceil(waiting / (b->p.keda_lag * slots));
-                want = want < 1 ? 1 : want > 20 ? 20 : want;
-                desired[t] = want;
-                int keep = want;   /* stabilisation: the largest wish of the last 300 s */
-                for (int s = t - 300 < 0 ? 0 : t - 300; s < t; s++)
-                    keep = desired[s] > keep ? desired[s] : keep;
-                if (keep > replicas) {
-                    printf("  %-8s contest minute %5.1f: %d waiting, %d -> %d replicas (judging from minute %.1f)\n",
-                           pools[pi], t / 60.0, waiting, replicas, keep, (t + b->p.pod_start) / 60.0);
-                    for (int s = t + (int)b->p.pod_start; s <= horizon; s++)
-                        servers[s] = keep * slots;
-                } else if (keep < replicas) {
-                    for (int s = t; s <= horizon; s++)
-                        servers[s] = keep * slots;
-                }
-                replicas = keep;
-            } else {
-                desired[t] = desired[t - 1];
-            }
+        for (int q = 0; q < npolls; q++) {
+            int t = q * poll, waiting;
+            simulate(jobs, n, pi, 0, servers, t, &waiting);
+            int want = (int)ceil(waiting / (b->p.keda_lag * slots));
+            wish[q] = want < 1 ? 1 : want > 20 ? 20 : want;
+            int keep = wish[q];
+            for (int r = q - 300 / poll; r < q; r++)
+                if (r >= 0 && wish[r] > keep)
+                    keep = wish[r];
+            if (keep == replicas)
+                continue;
+            int from = keep > replicas ? t + (int)b->p.pod_start : t;
+            if (keep > replicas && ups++ < 8)
+                printf("  %-8s contest minute %5.1f: %d waiting, %d -> %d pods (judging from minute %.1f)\n",
+                       pools[pi], t / 60.0, waiting, replicas, keep, from / 60.0);
+            for (int s = from; s <= horizon; s++)
+                servers[s] = keep * slots;
+            replicas = keep;
         }
-        printf("  %-8s p99 with KEDA %.1f s, with one host throughout %.1f s\n", pools[pi],
-               simulate_p99(b, pools[pi], 0, servers, 1), simulate_p99(b, pools[pi], slots, NULL, 1));
+        printf("  %-8s p99 with KEDA %.1f s (%d scale-ups), with one pod throughout %.1f s\n", pools[pi],
+               simulate(jobs, n, pi, 0, servers, 1e18, NULL), ups, simulate(jobs, n, pi, slots, NULL, 1e18, NULL));
         free(servers);
-        free(desired);
+        free(wish);
     }
+    free(jobs);
 }
 
 static double cpu_s(const struct rusage *ru)
@@ -699,7 +730,8 @@ static void usage(FILE *to)
 {
     fputs("usage: bench_contest [--contestants 40] [--problems 4] [--per-contestant 5] [--minutes 300]\n"
           "                     [--compress 60] [--streams 200] [--native-slots 1] [--managed-slots 1]\n"
-          "                     [--seed 1] [--out DIR] [--keda-poll 10] [--keda-lag 1] [--pod-start 45]\n"
+          "                     [--seed 1] [--out DIR] [--scale COMPRESS] [--keda-poll 10] [--keda-lag 1]\n"
+          "                     [--pod-start 45]\n"
           "A contest replayed through judge-api (tests/bench/bench_contest.c says how); figures on stdout,\n"
           "CSVs and the dashboard's PNG in DIR (default: a new /tmp/bench-contest-XXXXXX).\n",
           to);
@@ -711,9 +743,9 @@ static int parse(int argc, char **argv, struct params *p)
         {"contestants", 1, 0, 'c'}, {"problems", 1, 0, 'p'}, {"per-contestant", 1, 0, 'n'},
         {"minutes", 1, 0, 'm'}, {"compress", 1, 0, 'x'}, {"streams", 1, 0, 's'},
         {"native-slots", 1, 0, 'N'}, {"managed-slots", 1, 0, 'M'}, {"seed", 1, 0, 'r'},
-        {"out", 1, 0, 'o'}, {"keda-poll", 1, 0, 'k'}, {"keda-lag", 1, 0, 'l'}, {"pod-start", 1, 0, 'd'},
+        {"out", 1, 0, 'o'}, {"scale", 1, 0, 'S'}, {"keda-poll", 1, 0, 'k'}, {"keda-lag", 1, 0, 'l'}, {"pod-start", 1, 0, 'd'},
         {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
-    *p = (struct params){40, 4, 5, 300, 200, 1, 1, 60, 10, 1, 45, 1, NULL};
+    *p = (struct params){40, 4, 5, 300, 200, 1, 1, 0, 60, 10, 1, 45, 1, NULL};
     int c;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (c) {
@@ -727,6 +759,7 @@ static int parse(int argc, char **argv, struct params *p)
         case 'M': p->managed_slots = atoi(optarg); break;
         case 'r': p->seed = (unsigned)atoi(optarg); break;
         case 'o': p->out = optarg; break;
+        case 'S': p->scale = atoi(optarg); break;
         case 'k': p->keda_poll = atof(optarg); break;
         case 'l': p->keda_lag = atof(optarg); break;
         case 'd': p->pod_start = atof(optarg); break;
@@ -734,9 +767,11 @@ static int parse(int argc, char **argv, struct params *p)
         default: usage(stderr); return -1;
         }
     }
+    if (!p->scale)   /* the load the replay put on the judge, in real time */
+        p->scale = p->compress < 1 ? 1 : p->compress > 1000 ? 1000 : (int)(p->compress + 0.5);
     if (optind < argc || p->contestants < 1 || p->problems < 1 || p->problems > 64 || p->per_contestant < 1 ||
         p->minutes < 1 || p->compress <= 0 || p->streams < 1 || p->streams > MAX_STREAMS || p->native_slots < 1 ||
-        p->managed_slots < 1 || p->keda_poll < 1 || p->keda_lag <= 0 || p->pod_start < 0) {
+        p->managed_slots < 1 || p->scale < 0 || p->scale > 1000 || p->keda_poll < 1 || p->keda_lag <= 0 || p->pod_start < 0) {
         usage(stderr);
         return -1;
     }
