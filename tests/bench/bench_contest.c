@@ -6,7 +6,7 @@
  *                 [--minutes 300] [--compress 60] [--streams 200]
  *                 [--native-slots 1] [--managed-slots 1] [--seed 1]
  *                 [--out DIR] [--scale COMPRESS] [--keda-poll 10] [--keda-lag 1]
- *                 [--pod-start 45]
+ *                 [--keda-prescale 8] [--pod-start 45]
  *
  * The judge is the embedded default (judged/demo.sh's shape): a private
  * redis-server, judged and judge-api, pools `native` (cpp) and `managed`
@@ -45,9 +45,9 @@
  * (default COMPRESS: the rate the replay put on the judge, in real time): a
  * queue simulation fed with the measured judging times, the larger
  * contest's extra submissions drawn again from the curve. It simulates
- * KEDA's rule of packaging/kubernetes/keda.yaml against that curve: every KEDA-POLL s the desired replicas are
- * ceil(lag / KEDA-LAG per slot), a new pod judges POD-START s later, and a
- * scale-down waits 300 s (the HPA's stabilisation window). DIR gets
+ * KEDA's rule of packaging/kubernetes/keda.yaml against that curve
+ * (keda_one says how), then with a cron trigger holding KEDA-PRESCALE pods
+ * through the burst. DIR gets
  * samples.csv (every second: each pool's depth, oldest wait, running,
  * verdicts so far), submissions.csv and, when chromium is installed,
  * dashboard.png (the dashboard's own charts at the end of the run). A
@@ -85,7 +85,8 @@ static const char *const phase_name[] = {"burst", "middle", "rush"};
 static const double phase_end[] = {0.10, 0.85, 1.0}, phase_rate[] = {2.5, 1.0, 2.0};
 
 struct params {
-    int contestants, problems, per_contestant, minutes, streams, native_slots, managed_slots, scale;
+    int contestants, problems, per_contestant, minutes, streams, native_slots, managed_slots, scale,
+        keda_prescale;
     double compress, keda_poll, keda_lag, pod_start;
     unsigned seed;
     const char *out;
@@ -615,44 +616,68 @@ static void print_hosts_needed(const struct bench *b)
 }
 
 /* KEDA's rule (packaging/kubernetes/keda.yaml) against the curve at SCALE:
- * every poll, the lag (jobs waiting) gives the replicas wished for; a new
- * pod judges POD-START s after it is asked for; a scale-down takes the
- * largest wish of the last 300 s (the HPA's stabilisation window). */
-static void print_keda(const struct bench *b)
+ * every poll, the lag (jobs waiting) gives the pods wished for,
+ * ceil(lag / (KEDA-LAG x slots)) between 1 and 20; the HPA's default
+ * scale-up adds at most max(4 pods, 100%) a step, a new pod judges
+ * POD-START s after it is asked for; a scale-down follows the largest wish
+ * of the last 300 s, one pod a minute (keda.yaml's behavior). PRESCALE > 1:
+ * that many pods from before the contest to the end of its burst (a cron
+ * trigger beside the lag's). */
+static void keda_one(const struct bench *b, const struct sim_job *jobs, int n, int pi, int prescale)
 {
-    int n, horizon = b->p.minutes * 60 + 3600, poll = (int)b->p.keda_poll;
-    struct sim_job *jobs = sim_jobs(b, b->p.scale, &n);
-    printf("\nKEDA at %d contestants (poll every %d s, lag %.0f per slot, a pod judging %.0f s after it is "
-           "asked for, min 1, max 20, scale-down after 300 s):\n", b->p.contestants * b->p.scale, poll,
-           b->p.keda_lag, b->p.pod_start);
-    for (int pi = 0; pi < NPOOLS; pi++) {
-        int slots = pool_slots(b, pi), replicas = 1, npolls = horizon / poll + 1, ups = 0;
-        int *servers = malloc(sizeof(int) * ((size_t)horizon + 1)), *wish = calloc((size_t)npolls, sizeof(int));
-        for (int t = 0; t <= horizon; t++)
-            servers[t] = slots;
-        for (int q = 0; q < npolls; q++) {
-            int t = q * poll, waiting;
-            simulate(jobs, n, pi, 0, servers, t, &waiting);
-            int want = (int)ceil(waiting / (b->p.keda_lag * slots));
-            wish[q] = want < 1 ? 1 : want > 20 ? 20 : want;
-            int keep = wish[q];
+    int slots = pool_slots(b, pi), horizon = b->p.minutes * 60 + 3600, poll = (int)b->p.keda_poll;
+    int npolls = horizon / poll + 1, ups = 0, last_down = -1000000, burst_end = (int)(phase_end[0] * b->p.minutes * 60);
+    int replicas = prescale > 1 ? prescale : 1;
+    int *servers = malloc(sizeof(int) * ((size_t)horizon + 1)), *wish = calloc((size_t)npolls, sizeof(int));
+    for (int t = 0; t <= horizon; t++)
+        servers[t] = replicas * slots;
+    for (int q = 0; q < npolls; q++) {
+        int t = q * poll, waiting;
+        simulate(jobs, n, pi, 0, servers, t, &waiting);
+        int want = (int)ceil(waiting / (b->p.keda_lag * slots));
+        if (t <= burst_end && want < prescale)
+            want = prescale;
+        wish[q] = want < 1 ? 1 : want > 20 ? 20 : want;
+        int keep = wish[q];
+        if (keep < replicas) {   /* down: the largest wish of the window, one pod a minute */
             for (int r = q - 300 / poll; r < q; r++)
                 if (r >= 0 && wish[r] > keep)
                     keep = wish[r];
-            if (keep == replicas)
+            if (keep >= replicas || t - last_down < 60)
                 continue;
-            int from = keep > replicas ? t + (int)b->p.pod_start : t;
-            if (keep > replicas && ups++ < 8)
-                printf("  %-8s contest minute %5.1f: %d waiting, %d -> %d pods (judging from minute %.1f)\n",
-                       pools[pi], t / 60.0, waiting, replicas, keep, from / 60.0);
-            for (int s = from; s <= horizon; s++)
-                servers[s] = keep * slots;
-            replicas = keep;
+            keep = replicas - 1;
+            last_down = t;
+        } else if (keep > replicas) {
+            int most = replicas * 2 > replicas + 4 ? replicas * 2 : replicas + 4;
+            keep = keep < most ? keep : most;
+        } else {
+            continue;
         }
-        printf("  %-8s p99 with KEDA %.1f s (%d scale-ups), with one pod throughout %.1f s\n", pools[pi],
-               simulate(jobs, n, pi, 0, servers, 1e18, NULL), ups, simulate(jobs, n, pi, slots, NULL, 1e18, NULL));
-        free(servers);
-        free(wish);
+        int from = keep > replicas ? t + (int)b->p.pod_start : t;
+        if (keep > replicas && ups++ < 6)
+            printf("  %-8s contest minute %5.1f: %d waiting, %d -> %d pods (judging from minute %.1f)\n", pools[pi],
+                   t / 60.0, waiting, replicas, keep, from / 60.0);
+        for (int s = from; s <= horizon; s++)
+            servers[s] = keep * slots;
+        replicas = keep;
+    }
+    printf("  %-8s p99 with KEDA %.1f s (%d scale-ups)%s, with one pod throughout %.1f s\n", pools[pi],
+           simulate(jobs, n, pi, 0, servers, 1e18, NULL), ups, prescale > 1 ? " and the cron trigger" : "",
+           simulate(jobs, n, pi, slots, NULL, 1e18, NULL));
+    free(servers);
+    free(wish);
+}
+
+static void print_keda(const struct bench *b)
+{
+    int n;
+    struct sim_job *jobs = sim_jobs(b, b->p.scale, &n);
+    for (int pass = 0; pass < (b->p.keda_prescale > 1 ? 2 : 1); pass++) {
+        printf("\nKEDA at %d contestants (poll every %.0f s, lag %.0f per slot, a pod judging %.0f s after it is "
+               "asked for, 1 to 20 pods)%s:\n", b->p.contestants * b->p.scale, b->p.keda_poll, b->p.keda_lag,
+               b->p.pod_start, pass ? ", with a cron trigger holding pods through the burst" : "");
+        for (int pi = 0; pi < NPOOLS; pi++)
+            keda_one(b, jobs, n, pi, pass ? b->p.keda_prescale : 1);
     }
     free(jobs);
 }
@@ -731,7 +756,7 @@ static void usage(FILE *to)
     fputs("usage: bench_contest [--contestants 40] [--problems 4] [--per-contestant 5] [--minutes 300]\n"
           "                     [--compress 60] [--streams 200] [--native-slots 1] [--managed-slots 1]\n"
           "                     [--seed 1] [--out DIR] [--scale COMPRESS] [--keda-poll 10] [--keda-lag 1]\n"
-          "                     [--pod-start 45]\n"
+          "                     [--keda-prescale 8] [--pod-start 45]\n"
           "A contest replayed through judge-api (tests/bench/bench_contest.c says how); figures on stdout,\n"
           "CSVs and the dashboard's PNG in DIR (default: a new /tmp/bench-contest-XXXXXX).\n",
           to);
@@ -743,9 +768,9 @@ static int parse(int argc, char **argv, struct params *p)
         {"contestants", 1, 0, 'c'}, {"problems", 1, 0, 'p'}, {"per-contestant", 1, 0, 'n'},
         {"minutes", 1, 0, 'm'}, {"compress", 1, 0, 'x'}, {"streams", 1, 0, 's'},
         {"native-slots", 1, 0, 'N'}, {"managed-slots", 1, 0, 'M'}, {"seed", 1, 0, 'r'},
-        {"out", 1, 0, 'o'}, {"scale", 1, 0, 'S'}, {"keda-poll", 1, 0, 'k'}, {"keda-lag", 1, 0, 'l'}, {"pod-start", 1, 0, 'd'},
+        {"out", 1, 0, 'o'}, {"scale", 1, 0, 'S'}, {"keda-poll", 1, 0, 'k'}, {"keda-lag", 1, 0, 'l'}, {"keda-prescale", 1, 0, 'P'}, {"pod-start", 1, 0, 'd'},
         {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
-    *p = (struct params){40, 4, 5, 300, 200, 1, 1, 0, 60, 10, 1, 45, 1, NULL};
+    *p = (struct params){40, 4, 5, 300, 200, 1, 1, 0, 8, 60, 10, 1, 45, 1, NULL};
     int c;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (c) {
@@ -762,6 +787,7 @@ static int parse(int argc, char **argv, struct params *p)
         case 'S': p->scale = atoi(optarg); break;
         case 'k': p->keda_poll = atof(optarg); break;
         case 'l': p->keda_lag = atof(optarg); break;
+        case 'P': p->keda_prescale = atoi(optarg); break;
         case 'd': p->pod_start = atof(optarg); break;
         case 'h': usage(stdout); exit(0);
         default: usage(stderr); return -1;
@@ -771,7 +797,7 @@ static int parse(int argc, char **argv, struct params *p)
         p->scale = p->compress < 1 ? 1 : p->compress > 1000 ? 1000 : (int)(p->compress + 0.5);
     if (optind < argc || p->contestants < 1 || p->problems < 1 || p->problems > 64 || p->per_contestant < 1 ||
         p->minutes < 1 || p->compress <= 0 || p->streams < 1 || p->streams > MAX_STREAMS || p->native_slots < 1 ||
-        p->managed_slots < 1 || p->scale < 0 || p->scale > 1000 || p->keda_poll < 1 || p->keda_lag <= 0 || p->pod_start < 0) {
+        p->managed_slots < 1 || p->scale < 0 || p->scale > 1000 || p->keda_poll < 1 || p->keda_prescale < 0 || p->keda_prescale > 20 || p->keda_lag <= 0 || p->pod_start < 0) {
         usage(stderr);
         return -1;
     }
