@@ -108,7 +108,7 @@ bool runner_language_info(struct runner *r, const char *id, struct runner_langua
         return false;
     *out = (struct runner_language_info){.name = l->name, .source = l->source, .time_factor = l->time_factor,
                                          .extra_memory = l->extra_memory, .compile_time = l->compile_time,
-                                         .compile_memory = l->compile_memory};
+                                         .compile_memory = l->compile_memory, .prepare = l->prepare != NULL};
     return true;
 }
 

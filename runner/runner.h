@@ -186,6 +186,7 @@ struct runner_language_info {
     uint64_t extra_memory;      /* bytes over a problem's memory limit */
     double compile_time;        /* the compile's limits: CPU seconds, */
     uint64_t compile_memory;    /* bytes */
+    bool prepare;               /* it has files to prepare (a `prepare` key) */
 };
 bool runner_language_info(struct runner *r, const char *id, struct runner_language_info *out);
 /* The first line the language's `version` command prints (stdout and

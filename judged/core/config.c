@@ -310,6 +310,8 @@ static const struct key_def root_keys[] = {
     {"prepare", KT_BOOL, CF(prepare), 0, 0, "true", false, -1, NULL,
      "languages' prepared files (precompiled headers, JVM archive) under state_dir/prepared; "
      "false: off"},
+    {"warm_up", KT_BOOL, CF(warm_up), 0, 0, "true", false, -1, NULL,
+     "build them when judged starts, a slot of the pool at a time, before a submission needs them"},
     {"max_package", KT_SIZE, CF(max_package), 0, 0, "256M", false, -1, NULL,
      "the largest package a push accepts (unpacked)"},
     {"store_quota", KT_SIZE_OR_0, CF(store_quota), 0, 0, "16G", false, -1, NULL,

@@ -85,6 +85,7 @@ struct jd_config {
     long compile_cache;      /* bytes of compiles kept per pool (LRU) */
     long helper_cache;       /* bytes of built helpers kept per pool (LRU) */
     bool prepare;            /* languages' prepared files (languages/README.md) */
+    bool warm_up;            /* ... built at start (daemon/warm.c) */
     long max_package;        /* bytes: the largest package a push accepts */
     long store_quota;        /* bytes: all stored packages together (0 = none) */
     long max_staged;         /* bytes: one token's uploads waiting for validation (0 = none) */

@@ -128,6 +128,7 @@ struct daemon {
     pthread_mutex_t pools_mu;   /* the list (not the pools' contents) */
     struct pool *pools;
     atomic_bool stopping;
+    atomic_int warming;      /* languages warm.c has still to prepare */
     atomic_bool hb_stop;
     atomic_long grace_deadline;
     struct pcache *pcache;   /* fetched problem versions (pcache.c) */
@@ -225,6 +226,9 @@ void pcheck_free(struct pnode *nodes, size_t n);
 
 /* validator.c: validates and pushes judge-api's staged uploads */
 void *validator(void *arg);
+
+/* warm.c: builds each pool's languages' prepared files at start */
+void *warm_up(void *arg);
 
 /* heartbeat.c */
 void *heartbeat(void *arg);

@@ -131,6 +131,7 @@ static void register_host(struct queue_conn *k, const struct jd_config *cfg)
     json_object_set_new(o, "cpus", json_integer(jd_config_cpus(cfg, cpus, JD_MAX_CPUS)));
     json_object_set_new(o, "version", json_string(JUDGED_VERSION));
     json_object_set_new(o, "state", json_string(atomic_load(&judged.stopping) ? "stopping" : "running"));
+    json_object_set_new(o, "warming", json_integer(atomic_load(&judged.warming)));   /* warm.c */
     json_object_set_new(o, "time", json_integer(jd_now_ms()));
     char *s = json_dumps(o, JSON_COMPACT);
     json_decref(o);

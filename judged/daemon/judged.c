@@ -281,10 +281,12 @@ static struct snapshot *start_config(const char *config, const char *host_opt, i
 }
 
 /* After the stop signal: jobs finish or are given back, threads end. */
-static void stop_all(pthread_t hb, pthread_t val, int redis_pid)
+static void stop_all(pthread_t hb, pthread_t val, pthread_t warm, bool warming, int redis_pid)
 {
     pools_shutdown();
     pthread_join(val, NULL);
+    if (warming)
+        pthread_join(warm, NULL);
     atomic_store(&judged.hb_stop, true);
     pthread_join(hb, NULL);
     metrics_stop(&judged.metrics);
@@ -329,6 +331,8 @@ int main(int argc, char **argv)
     pthread_t hb, val;
     pthread_create(&hb, NULL, heartbeat, NULL);
     pthread_create(&val, NULL, validator, NULL);   /* judge-api's staged uploads */
+    pthread_t warm;
+    bool warming = s->cfg.prepare && s->cfg.warm_up && !pthread_create(&warm, NULL, warm_up, NULL);
     char shown[sizeof judged.redis_url];
     queue_url_redact(judged.redis_url, shown, sizeof shown);   /* never the password */
     logmsg("started (pid %d, redis %s, %d pool(s), lease %ldms, heartbeat %ldms)", getpid(),
@@ -343,6 +347,6 @@ int main(int argc, char **argv)
             continue;
         break;
     }
-    stop_all(hb, val, redis_pid);
+    stop_all(hb, val, warm, warming, redis_pid);
     return 0;
 }

@@ -6,11 +6,14 @@
  *                 [--minutes 300] [--compress 60] [--streams 200]
  *                 [--native-slots 1] [--managed-slots 1] [--seed 1]
  *                 [--out DIR] [--scale COMPRESS] [--keda-poll 10] [--keda-lag 1]
- *                 [--keda-prescale 8] [--pod-start 45]
+ *                 [--keda-prescale 8] [--pod-start 45] [--cold]
  *
  * The judge is the embedded default (judged/demo.sh's shape): a private
  * redis-server, judged and judge-api, pools `native` (cpp) and `managed`
- * (python3, java). The bench makes PROBLEMS problems of its own ("the sum
+ * (python3, java); the contest starts once judged has warmed its languages
+ * up (judged/daemon/warm.c), as a contest's hosts start before it does;
+ * --cold turns warm-up off (the first submission of C++ and of Java then
+ * waits for their prepared files). The bench makes PROBLEMS problems of its own ("the sum
  * of n numbers": 20 to 100 tests, the inputs growing to 50,000 numbers, a
  * custom checker in C built at the first judging, ICPC's stop at the first
  * failure) and a contest's submissions:
@@ -87,6 +90,7 @@ static const double phase_end[] = {0.10, 0.85, 1.0}, phase_rate[] = {2.5, 1.0, 2
 struct params {
     int contestants, problems, per_contestant, minutes, streams, native_slots, managed_slots, scale,
         keda_prescale;
+    bool cold;                   /* --cold: warm_up: false (the judge before warm-up) */
     double compress, keda_poll, keda_lag, pod_start;
     unsigned seed;
     const char *out;
@@ -756,7 +760,7 @@ static void usage(FILE *to)
     fputs("usage: bench_contest [--contestants 40] [--problems 4] [--per-contestant 5] [--minutes 300]\n"
           "                     [--compress 60] [--streams 200] [--native-slots 1] [--managed-slots 1]\n"
           "                     [--seed 1] [--out DIR] [--scale COMPRESS] [--keda-poll 10] [--keda-lag 1]\n"
-          "                     [--keda-prescale 8] [--pod-start 45]\n"
+          "                     [--keda-prescale 8] [--pod-start 45] [--cold]\n"
           "A contest replayed through judge-api (tests/bench/bench_contest.c says how); figures on stdout,\n"
           "CSVs and the dashboard's PNG in DIR (default: a new /tmp/bench-contest-XXXXXX).\n",
           to);
@@ -768,9 +772,11 @@ static int parse(int argc, char **argv, struct params *p)
         {"contestants", 1, 0, 'c'}, {"problems", 1, 0, 'p'}, {"per-contestant", 1, 0, 'n'},
         {"minutes", 1, 0, 'm'}, {"compress", 1, 0, 'x'}, {"streams", 1, 0, 's'},
         {"native-slots", 1, 0, 'N'}, {"managed-slots", 1, 0, 'M'}, {"seed", 1, 0, 'r'},
-        {"out", 1, 0, 'o'}, {"scale", 1, 0, 'S'}, {"keda-poll", 1, 0, 'k'}, {"keda-lag", 1, 0, 'l'}, {"keda-prescale", 1, 0, 'P'}, {"pod-start", 1, 0, 'd'},
+        {"out", 1, 0, 'o'}, {"scale", 1, 0, 'S'}, {"keda-poll", 1, 0, 'k'}, {"keda-lag", 1, 0, 'l'}, {"keda-prescale", 1, 0, 'P'}, {"cold", 0, 0, 'C'}, {"pod-start", 1, 0, 'd'},
         {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
-    *p = (struct params){40, 4, 5, 300, 200, 1, 1, 0, 8, 60, 10, 1, 45, 1, NULL};
+    *p = (struct params){.contestants = 40, .problems = 4, .per_contestant = 5, .minutes = 300, .streams = 200,
+                         .native_slots = 1, .managed_slots = 1, .keda_prescale = 8, .compress = 60,
+                         .keda_poll = 10, .keda_lag = 1, .pod_start = 45, .seed = 1};
     int c;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (c) {
@@ -788,6 +794,7 @@ static int parse(int argc, char **argv, struct params *p)
         case 'k': p->keda_poll = atof(optarg); break;
         case 'l': p->keda_lag = atof(optarg); break;
         case 'P': p->keda_prescale = atoi(optarg); break;
+        case 'C': p->cold = true; break;
         case 'd': p->pod_start = atof(optarg); break;
         case 'h': usage(stdout); exit(0);
         default: usage(stderr); return -1;
@@ -830,8 +837,8 @@ int main(int argc, char **argv)
     char rest[1024], api_extra[256];
     snprintf(rest, sizeof rest, "problems: %s\nlanguages: %s/languages\nheartbeat: 1s\nfirst_slot: 780\n"
                                 "pools:\n  native: {languages: [cpp], slots: %d}\n"
-                                "  managed: {languages: [python3, java], slots: %d}\noversubscribe: true\n",
-             b.pdir, SRC, b.p.native_slots, b.p.managed_slots);
+                                "  managed: {languages: [python3, java], slots: %d}\noversubscribe: true\nwarm_up: %s\n",
+             b.pdir, SRC, b.p.native_slots, b.p.managed_slots, b.p.cold ? "false" : "true");
     snprintf(api_extra, sizeof api_extra, "  rate: 0\n  max_streams_per_token: %d\n  max_connections: %d\n"
                                           "  max_connections_per_address: %d\n",
              MAX_STREAMS, MAX_STREAMS + 64, MAX_STREAMS + 64);
@@ -857,8 +864,9 @@ int main(int argc, char **argv)
     pthread_join(sample, NULL);
     fclose(b.samples);
     printf("bench_contest: %d contestants, %d problems, %d contest minutes compressed %gx (%.1f real min), "
-           "%d event streams open, slots native %d managed %d\n", b.p.contestants, b.p.problems, b.p.minutes,
-           b.p.compress, b.p.minutes / b.p.compress, b.p.streams, b.p.native_slots, b.p.managed_slots);
+           "%d event streams open, slots native %d managed %d, warm-up %s\n", b.p.contestants, b.p.problems,
+           b.p.minutes, b.p.compress, b.p.minutes / b.p.compress, b.p.streams, b.p.native_slots, b.p.managed_slots,
+           b.p.cold ? "off" : "on");
     int wrong = print_outcomes(&b);
     print_rates(&b);
     print_latency(&b);

@@ -172,16 +172,20 @@ static inline void bj_start(struct bj_judge *j, const char *rest, const char *ap
     j->judged = bj_spawn(log, (char *[]){bin, "--config", j->config, NULL});
     char host[128];
     snprintf(host, sizeof host, "judge:host:%s", j->name);
-    for (int i = 0; i < 3000; i++) {
-        redisReply *r = queue_cmd(&j->k, "EXISTS %s", host);
-        bool up = r && r->type == REDIS_REPLY_INTEGER && r->integer == 1;
+    /* up, and its languages warmed up (judged/daemon/warm.c): a contest's
+     * hosts start before it does; 3 minutes at most */
+    for (int i = 0; i < 9000; i++) {
+        redisReply *r = queue_cmd(&j->k, "GET %s", host);
+        json_t *rec = r && r->type == REDIS_REPLY_STRING ? json_loads(r->str, 0, NULL) : NULL;
+        bool up = rec && json_integer_value(json_object_get(rec, "warming")) == 0;
+        json_decref(rec);
         if (r)
             freeReplyObject(r);
         if (up)
             return;
         common_sleep_ms(20);
     }
-    bj_die("judged did not start");
+    bj_die("judged did not start (or warm up) within 3 minutes");
 }
 
 static inline void bj_stop(struct bj_judge *j, bool keep_dir)

@@ -615,3 +615,99 @@ Test(ops, a_cleanly_stopped_judged_leaves_the_hosts_list)
     cr_assert(!contains(out, "\"A\""), "host A left the list: %s", out);
     cr_assert_eq(t_int("HEXISTS judge:hosts A"), 0);
 }
+
+/* the host's record (judge:host:NAME) as JSON, NULL when there is none */
+static json_t *host_record(const char *name)
+{
+    redisContext *c = t_redis();
+    redisReply *r = redisCommand(c, "GET judge:host:%s", name);
+    json_t *rec = r && r->type == REDIS_REPLY_STRING ? json_loads(r->str, 0, NULL) : NULL;
+    if (r)
+        freeReplyObject(r);
+    redisFree(c);
+    return rec;
+}
+
+/* a languages dir holding c.yaml and cwarm.yaml: C with prepared files
+ * whose build leaves files/marker (the mechanism of cpp's header and
+ * java's archive, at the cost of an echo) */
+static void warm_languages(char *dir, size_t len)
+{
+    char cmd[1400];
+    snprintf(dir, len, "%s/warm-langs", T_dir);
+    mkdir(dir, 0755);
+    snprintf(cmd, sizeof cmd, "cp '%s/languages/c.yaml' '%s/c.yaml' && sed -e 's/^id: c$/id: cwarm/' "
+                              "'%s/languages/c.yaml' > '%s/cwarm.yaml'",
+             SRC, dir, SRC, dir);
+    cr_assert_eq(system(cmd), 0);
+    snprintf(cmd, sizeof cmd, "%s/cwarm.yaml", dir);
+    FILE *f = fopen(cmd, "a");
+    cr_assert(f);
+    fputs("prepare:\n  build: [/bin/sh, -c, 'echo ready > marker']\n  compile_flags: []\n  run_flags: []\n", f);
+    fclose(f);
+}
+
+/* how many cwarm entries STATE/prepared holds with a marker */
+static int warm_entries(const char *state)
+{
+    char cmd[600], out[64] = "";
+    snprintf(cmd, sizeof cmd, "ls -d %s/prepared/cwarm-*/files/marker 2>/dev/null | wc -l", state);
+    FILE *p = popen(cmd, "r");
+    cr_assert(p);
+    if (!fgets(out, sizeof out, p))
+        out[0] = 0;
+    pclose(p);
+    return atoi(out);
+}
+
+/* A contest's first C++ or Java submission waited for its language's
+ * prepared files (5-15 s here; bench_contest's burst): judged builds them
+ * at start, its record says "warming" until then; warm_up: false leaves
+ * them to the first compile, as before. */
+Test(ops, prepared_files_are_built_at_start_before_any_submission, .timeout = 240)
+{
+    char dir[400], cfg[500], state[500];
+    warm_languages(dir, sizeof dir);
+    for (int warm = 1; warm >= 0; warm--) {
+        const char *name = warm ? "W" : "V";
+        snprintf(state, sizeof state, "%s/state-%s", T_dir, name);
+        snprintf(cfg, sizeof cfg, "%s/%s.yaml", T_dir, name);
+        t_write(cfg, "redis: unix://%s\nstate_dir: %s\nproblems: %s/problems\nlanguages: %s\nhost: %s\n"
+                     "first_slot: %d\nheartbeat: 500ms\nlease: 2s\noversubscribe: true\nwarm_up: %s\n"
+                     "pools:\n  native: {languages: [c, cwarm], slots: 1}\n",
+                T_sock, state, T_dir, dir, name, SLOT, warm ? "true" : "false");
+        pid_t j = t_judged(cfg, name);
+        cr_assert(t_judged_started(name, 60000));
+        /* the record says warming 0 once every language is ready */
+        json_t *rec = NULL;
+        for (long long end = t_now_ms() + 180000; t_now_ms() < end; t_sleep_ms(50)) {
+            json_decref(rec);
+            rec = host_record(name);
+            if (rec && json_integer_value(json_object_get(rec, "warming")) == 0 &&
+                json_object_get(rec, "warming"))
+                break;
+        }
+        cr_assert(rec && json_object_get(rec, "warming"), "no warming in the host's record");
+        cr_assert_eq(json_integer_value(json_object_get(rec, "warming")), 0);
+        json_decref(rec);
+        char *log = t_judged_log(name);
+        if (warm) {
+            cr_assert_eq(warm_entries(state), 1, "no prepared files for cwarm before a submission: %s", log);
+            cr_assert(contains(log, "pool native: cwarm warmed up in"), "%s", log);
+            cr_assert(!contains(log, "pool native: c warmed up"), "c has nothing to prepare: %s", log);
+        } else {
+            cr_assert_eq(warm_entries(state), 0, "warm_up: false built them: %s", log);
+            cr_assert(!contains(log, "warmed up"), "%s", log);
+        }
+        free(log);
+        /* it judges as before */
+        char id[200];
+        cr_assert_eq(t_submit(cfg, "aplusb", "cwarm", AC_C, NULL, NULL, id, sizeof id), 0, "submit: %s", id);
+        cr_assert(t_wait_state(id, "done", 120000), "%s not judged", id);
+        char *v = t_hget(id, "verdict");
+        cr_assert_str_eq(v ? v : "", "AC");
+        free(v);
+        cr_assert_eq(warm_entries(state), 1);   /* the first compile built them when warm-up did not */
+        cr_assert_eq(t_stop(j, SIGTERM, 60000), 0);
+    }
+}
