@@ -428,7 +428,8 @@ static uint64_t at_limit_slack(uint64_t limit)
  * a program whose memory stood at the limit was faulting there (reclaim,
  * an OOM kill not yet delivered): MLE, not TLE. One stopped by the wall
  * clock with CPU time left was idle or waiting: sleeping, reading input
- * that never comes, or starved of a core on a busy host. */
+ * that never comes, blocked (the sandbox does not count the time it waited
+ * for a core of a busy host, up to 10 times the limit). */
 static void explain_stop(const struct sandbox_limits *lim, struct sandbox_result *res)
 {
     if (res->status != SANDBOX_TLE)
@@ -441,7 +442,8 @@ static void explain_stop(const struct sandbox_limits *lim, struct sandbox_result
                  "limit (%llu MiB) when it was stopped (%.300s)", (unsigned long long)(lim->memory >> 20), was);
     } else if (res->tle_wall && res->cpu_time < lim->cpu_time) {
         snprintf(res->message, sizeof res->message, "%.300s, with CPU time left (%.3f of %.3f s): idle or "
-                 "waiting (sleeping, reading input that never comes, or waiting for a busy host's core)",
+                 "waiting (sleeping, reading input that never comes, or blocked; time spent waiting for a core does "
+                 "not count)",
                  was, res->cpu_time, lim->cpu_time);
     }
 }

@@ -245,6 +245,41 @@ void cgroup_release(struct box_cgroup *cg)
     cg->cpu_fd = -1;
 }
 
+/* A task's time runnable but waiting for a core: the second field of
+ * /proc/TID/schedstat (run_delay, ns; the kernel's sched_info). */
+static uint64_t task_run_delay(long tid)
+{
+    char path[64], buf[128];
+    snprintf(path, sizeof path, "/proc/%ld/schedstat", tid);
+    unsigned long long run, delay;
+    if (sb_read_file(path, buf, sizeof buf) < 0 || sscanf(buf, "%llu %llu", &run, &delay) != 2)
+        return 0;
+    return delay;
+}
+
+int cgroup_wait_ns(const struct box_cgroup *cg, uint64_t *ns)
+{
+    char path[PATH_MAX + 32], buf[16384];
+    *ns = 0;
+    if (cg->version == 1)   /* v1's "tasks" lists threads; v2's "cgroup.threads" */
+        snprintf(path, sizeof path, "%s/tasks", cg->dir[CG_V1_CPUACCT]);
+    else if (cg->version == 2)
+        snprintf(path, sizeof path, "%s/cgroup.threads", cg->dir[0]);
+    else
+        return errno = ENOTSUP, -1;
+    if (sb_read_file(path, buf, sizeof buf) < 0)
+        return -1;
+    for (char *p = buf, *end; *p; p = end + (*end == '\n')) {
+        long tid = strtol(p, &end, 10);
+        if (end == p)
+            break;
+        uint64_t d = tid > 0 ? task_run_delay(tid) : 0;
+        if (d > *ns)
+            *ns = d;
+    }
+    return 0;
+}
+
 /* Leftovers only exist when an earlier supervisor died mid-run before its
  * box's keeper could take everything down with it. */
 int cgroup_kill_procs(const char *dir)

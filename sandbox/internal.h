@@ -92,6 +92,10 @@ int cgroup_prepare(const struct cgroup_ctl *ctl, int slot,
                    struct box_cgroup *cg, char *err, size_t len);
 int cgroup_cpu_ns(const struct box_cgroup *cg, uint64_t *ns);
 int cgroup_collect(struct box_cgroup *cg, struct cgroup_usage *u);
+/* How long the box's program waited for a core while runnable (the largest
+ * run_delay among the cgroup's threads: threads waiting at once are one
+ * wait, not several), so a crowded host does not spend its wall clock. */
+int cgroup_wait_ns(const struct box_cgroup *cg, uint64_t *ns);
 void cgroup_release(struct box_cgroup *cg);
 
 /* Version-specific halves, chosen by cgroup.c. */

@@ -293,6 +293,7 @@ struct run {
     size_t extra_count;
     bool degraded;
     struct sandbox_limits limits;
+    uint64_t waited_ns;  /* the most the program waited for a core (past_wall) */
 };
 
 static const struct seccomp_prog *profile_program(struct sandbox *sb, int profile,
@@ -582,14 +583,39 @@ static bool output_exceeded(const struct run *run)
     return false;
 }
 
-static enum kill_reason over_limit(const struct run *run, double started)
+/* Past the wall clock: the time since the start, less the time the program
+ * waited for a core while it could run (a crowded host is not the
+ * program's doing: issue 42's contest replay judged an accepted Java
+ * submission TLE by the wall clock at load 19, with half its CPU time left).
+ * Time spent sleeping, blocked on input or stopped still counts. At most
+ * WALL_STRETCH times the limit in all, so a box never holds its slot for
+ * long whatever the host does. */
+#define WALL_STRETCH 10
+static bool past_wall(struct run *run, double started)
+{
+    const struct sandbox_limits *l = &run->limits;
+    double elapsed = sb_now() - started;
+    uint64_t waited;
+    /* the largest wait seen: a program that has just exited (its report
+     * not read yet) no longer shows its threads' waits */
+    if (elapsed > l->wall_time / 2 && run->cg.version && cgroup_wait_ns(&run->cg, &waited) == 0 &&
+        waited > run->waited_ns)
+        run->waited_ns = waited;
+    if (elapsed <= l->wall_time)
+        return false;
+    if (elapsed > l->wall_time * WALL_STRETCH)
+        return true;
+    return elapsed - run->waited_ns / 1e9 > l->wall_time;
+}
+
+static enum kill_reason over_limit(struct run *run, double started)
 {
     const struct sandbox_limits *l = &run->limits;
     uint64_t ns;
     if (l->cpu_time > 0 && run->cg.version && cgroup_cpu_ns(&run->cg, &ns) == 0 &&
         ns / 1e9 > l->cpu_time)
         return KILL_CPU;
-    if (l->wall_time > 0 && sb_now() - started > l->wall_time)
+    if (l->wall_time > 0 && past_wall(run, started))
         return KILL_WALL;
     if (!run->output_runs_on && output_exceeded(run))
         return KILL_OUTPUT;
@@ -603,7 +629,7 @@ static int poll_timeout_ms(const struct run *run, double started)
         return TICK_MS;
     if (l->wall_time > 0) {
         double left = l->wall_time - (sb_now() - started);
-        return left <= 0 ? 0 : (int)ceil(left * 1000);
+        return left <= 0 ? TICK_MS : (int)ceil(left * 1000);   /* past it: waits for a core are added */
     }
     return -1;
 }
