@@ -689,6 +689,25 @@ static void communication_figures(const struct rn_comm_result *cr, struct sandbo
     }
 }
 
+/* CMS also gives the manager the input as input.txt in its working dir
+ * (managers read either): a copy of in_fd, root's, readable */
+static int manager_input_file(struct rn_job *j, int in_fd, char *why, size_t whylen)
+{
+    char *path = rn_strdup_printf("%s/input.txt", j->inter);
+    int fd = unlink(path) < 0 && errno != ENOENT ? -1 : open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    free(path);
+    char buf[1 << 16];
+    ssize_t n = 0;
+    while (fd >= 0 && (n = read(in_fd, buf, sizeof buf)) > 0 && common_write_all(fd, buf, (size_t)n) == 0)
+        ;
+    int rc = fd < 0 || n != 0 || lseek(in_fd, 0, SEEK_SET) < 0 ? -1 : 0;
+    if (rc < 0)
+        snprintf(why, whylen, "the manager's input.txt: %s", strerror(errno));
+    if (fd >= 0)
+        close(fd);
+    return rc;
+}
+
 static int run_communication(struct rn_job *j, const struct rn_test *t, struct sandbox_result *res,
                              struct rn_check *chk, struct rn_comm_result *cr)
 {
@@ -704,6 +723,10 @@ static int run_communication(struct rn_job *j, const struct rn_test *t, struct s
     char q[COMMON_QUOTE_CAP];
     if (in_fd < 0)
         return rn_job_infra(j, common_quote(q, sizeof q, t->input, strlen(t->input)), *why ? why : strerror(errno));
+    if (manager_input_file(j, in_fd, why, sizeof why) < 0) {
+        close(in_fd);
+        return rn_job_infra(j, "communication", why);
+    }
     int out_fd = open_out(j->chk_out), err_fd = open_out(j->inter_err);
     struct sandbox_job users[RN_MAX_PROCESSES], mgr;
     char **argvs[RN_MAX_PROCESSES + 1] = {0};

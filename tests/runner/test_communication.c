@@ -295,7 +295,8 @@ Test(hostile, a_process_that_never_exits_is_tle, .timeout = 300)
 
 /* ---- the 1-process task in stdio mode ---------------------------------- */
 
-/* the manager asks the squares of the input's numbers, one at a time, on
+/* the manager asks the squares of the input's numbers (read from
+ * input.txt, CMS's copy of the input in its working dir), one at a time, on
  * the process's stdin, then sends 0 and gives its verdict */
 static char *stdio_task(const char *tag)
 {
@@ -310,7 +311,9 @@ static char *stdio_task(const char *tag)
              "    FILE *from = std::fopen(argv[1], \"r\"), *to = std::fopen(argv[2], \"w\");\n"
              "    if (!from || !to) return 2;\n"
              "    long x, got;\n"
-             "    while (std::scanf(\"%%ld\", &x) == 1) {\n"
+             "    FILE *input = std::fopen(\"input.txt\", \"r\");   // CMS's copy of the input\n"
+             "    if (!input) return 3;\n"
+             "    while (std::fscanf(input, \"%%ld\", &x) == 1) {\n"
              "        std::fprintf(to, \"%%ld\\n\", x);\n"
              "        std::fflush(to);\n"
              "        if (std::fscanf(from, \"%%ld\", &got) != 1 || got != x * x) {\n"
