@@ -76,7 +76,12 @@ static char *problem_summary(const struct rn_problem *p)
     const char *src = inter && !p->checker_given ? p->interactor.source
                     : p->checker_prog.source ? p->checker_prog.source : "";
     common_quote(qs, sizeof qs, src, strlen(src));
-    char *judge = inter && !p->checker_given
+    if (p->type == RN_COMMUNICATION)
+        common_quote(qs, sizeof qs, p->interactor.source, strlen(p->interactor.source));
+    char *judge = p->type == RN_COMMUNICATION
+                      ? rn_strdup_printf("manager %s, %d process%s (%s)", qs, p->processes,
+                                         p->processes == 1 ? "" : "es", p->user_stdio ? "stdio" : "fifo")
+                  : inter && !p->checker_given
                       ? rn_strdup_printf("interactor %s", qs)
                       : rn_strdup_printf("%schecker %s%s%s", inter ? "interactive, " : "",
                                          checker_names[p->checker], *qs ? " " : "", qs);

@@ -378,7 +378,8 @@ Test(hostile, writing_past_the_manager_is_no_failure, .timeout = 300)
 
 /* ---- the package's keys ------------------------------------------------- */
 
-static char *check_errors(const char *yaml)
+/* problem check's errors; summary (may be NULL) gets its summary line */
+static char *check_errors_summary(const char *yaml, char **summary)
 {
     char *dir = scratch_dir("comm-keys");
     put_file(dir, "problem.yaml", "%s", yaml);
@@ -386,9 +387,14 @@ static char *check_errors(const char *yaml)
     put_file(dir, "tests/1.in", "1\n");
     put_file(dir, "tests/1.out", "");
     char *errors = NULL;
-    runner_problem_check_limits(NULL, dir, &errors, NULL);
+    runner_problem_check_limits(NULL, dir, &errors, summary);
     done(dir);
     return errors ? errors : strdup("");
+}
+
+static char *check_errors(const char *yaml)
+{
+    return check_errors_summary(yaml, NULL);
 }
 
 Test(keys, bad_communication_keys_name_their_line)
@@ -414,9 +420,12 @@ Test(keys, bad_communication_keys_name_their_line)
                   errors);
         free(errors);
     }
-    char *fine = check_errors("name: k\ntime_limit: 1s\nmemory_limit: 64M\ntype: communication\n"
-                              "manager: {source: manager.c, time_limit: 5s, memory_limit: 128M}\n"
-                              "processes: 16\nuser_io: stdio\n");
+    char *summary = NULL;
+    char *fine = check_errors_summary("name: k\ntime_limit: 1s\nmemory_limit: 64M\ntype: communication\n"
+                                      "manager: {source: manager.c, time_limit: 5s, memory_limit: 128M}\n"
+                                      "processes: 16\nuser_io: stdio\n", &summary);
     cr_expect_str_eq(fine, "", "%s", fine);
+    cr_expect(summary && strstr(summary, "manager manager.c, 16 processes (stdio)"), "%s", summary);
     free(fine);
+    free(summary);
 }
