@@ -656,6 +656,9 @@ static void manager_job(struct rn_job *j, const struct rn_test *t, double user_c
     helper_job(j, &hr, sj, argv, mounts);
     if (p->manager_memory)
         sj->limits.memory = p->manager_memory;
+    /* its 2 N pipe fds, and as many again when it opens their paths (a
+     * CMS manager fopens each): past the box's default 64 at 16 */
+    sj->limits.open_files = 64 + 4 * p->processes;
     rn_argv_free(pipes);
 }
 

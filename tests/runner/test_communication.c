@@ -216,6 +216,50 @@ Test(two_processes, cpu_times_are_summed_against_the_limit, .timeout = 300)
     done(dir);
 }
 
+/* the most processes a problem may have: 16 boxes and the manager's at
+ * once, the manager opening all 32 paths */
+Test(two_processes, sixteen_processes_each_in_its_box, .timeout = 300)
+{
+    char *dir = scratch_dir("comm-16");
+    put_file(dir, "problem.yaml",
+             "name: sixteen\ntype: communication\ntime_limit: 1s\nwall_time_limit: 30s\nmemory_limit: 64M\n"
+             "manager: manager.c\nprocesses: 16\ngrader:\n  c: [stub/stub.c, stub/task.h]\n");
+    put_file(dir, "manager.c", "%s", two_manager);
+    put_file(dir, "stub/stub.c", "%s", two_stub);
+    put_file(dir, "stub/task.h", "long solve(long x, int index);\n");
+    put_file(dir, "tests/1.in", "1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16\n");
+    put_file(dir, "tests/1.out", "");
+    struct judged j = judge(dir, "c",
+                            "#include \"task.h\"\n"
+                            "long solve(long x, int index) { return x * (index + 2); }\n");
+    cr_expect_eq(j.verdict, RUNNER_AC, "%s", j.text);
+    cr_expect_eq(json_array_size(json_object_get(test_of(&j, 0), "processes")), 17, "%s", j.text);
+    judged_free(&j);
+    done(dir);
+}
+
+/* the manager's own failure is the problem's: IE, whatever the processes did */
+Test(two_processes, a_manager_without_a_score_is_ie, .timeout = 300)
+{
+    char *dir = two_process_task("comm-mgr-ie", "1s");
+    put_file(dir, "manager.c",
+             "#include <stdio.h>\n"
+             "int main(int argc, char **argv) {\n"
+             "    FILE *to = fopen(argv[2], \"w\");\n"
+             "    fprintf(to, \"1\\n\");\n"
+             "    fclose(to);\n"
+             "    printf(\"maybe\\n\");\n"
+             "    return 0;\n"
+             "}\n");
+    struct judged j = judge(dir, "c",
+                            "#include \"task.h\"\n"
+                            "long solve(long x, int index) { return x * (index + 2); }\n");
+    cr_expect_eq(j.verdict, RUNNER_IE, "%s", j.text);
+    cr_expect(strstr(message_of(&j, 0), "not a score 0..1") != NULL, "%s", j.text);
+    judged_free(&j);
+    done(dir);
+}
+
 /* ---- hostile processes, contained -------------------------------------- */
 
 /* a process forks a child that holds its pipe and lives on: the box ends
