@@ -390,6 +390,12 @@ static const char *const squares =
 Test(stdio, one_process_on_stdin_and_stdout_accepted, .timeout = 300)
 {
     char *dir = stdio_task("comm-stdio");
+    /* what a platform is shown of it: a scored communication problem */
+    char *summary = NULL, err[512];
+    cr_assert_eq(runner_problem_summary(NULL, dir, &summary, err, sizeof err), 0, "%s", err);
+    cr_expect(strstr(summary, "\"type\":\"communication\"") && strstr(summary, "\"scoring\":\"score\""), "%s",
+              summary);
+    free(summary);
     struct judged j = judge(dir, "c", squares);
     cr_expect_eq(j.verdict, RUNNER_AC, "%s", j.text);
     cr_expect_str_eq(message_of(&j, 0), "all squares right\n", "%s", j.text);
