@@ -197,6 +197,33 @@ Test(two_processes, a_process_crashing_first_is_re, .timeout = 300)
     done(dir);
 }
 
+/* each process has the problem's memory limit in its own box */
+Test(two_processes, a_process_over_its_memory_is_mle, .timeout = 300)
+{
+    char *dir = two_process_task("comm-two-mle", "1s");
+    put_file(dir, "problem.yaml",
+             "name: mle\ntype: communication\ntime_limit: 1s\nwall_time_limit: 30s\nmemory_limit: 32M\n"
+             "manager: manager.c\nprocesses: 2\ngrader:\n  c: [stub/stub.c, stub/task.h]\n");
+    struct judged j = judge(dir, "c",
+                            "#include <stdlib.h>\n"
+                            "#include <string.h>\n"
+                            "#include \"task.h\"\n"
+                            "long solve(long x, int index) {\n"
+                            "    for (int i = 0; index == 1 && i < 96; i++) {\n"
+                            "        char *p = malloc(1 << 20);\n"
+                            "        if (!p) return 0;\n"
+                            "        memset(p, 1, 1 << 20);\n"
+                            "    }\n"
+                            "    return x * (index + 2);\n"
+                            "}\n");
+    cr_expect_eq(j.verdict, RUNNER_MLE, "%s", j.text);
+    json_t *procs = json_object_get(test_of(&j, 0), "processes");
+    cr_expect_str_eq(json_string_value(json_object_get(json_array_get(procs, 0), "verdict")), "AC", "%s", j.text);
+    cr_expect_str_eq(json_string_value(json_object_get(json_array_get(procs, 1), "verdict")), "MLE", "%s", j.text);
+    judged_free(&j);
+    done(dir);
+}
+
 /* each process stays within its own 1 s, together they do not: CMS sums
  * the processes' CPU times against the time limit */
 Test(two_processes, cpu_times_are_summed_against_the_limit, .timeout = 300)
