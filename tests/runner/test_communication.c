@@ -5,7 +5,7 @@
  * the real sandbox. Packages written here: a 2-process task whose
  * submission is linked with a stub (user_io: fifo), a 1-process task in
  * stdio mode; the verdict table (manager's score and message, a process's
- * RE and TLE, CPU times summed, SIGPIPE after the manager's verdict), and
+ * RE, MLE and TLE, CPU times summed, SIGPIPE after the manager's verdict), and
  * hostile processes contained (fork, looking for the other process's
  * pipes, writing past the manager, never exiting). Needs root.
  */
@@ -427,6 +427,16 @@ Test(stdio, one_process_on_stdin_and_stdout_accepted, .timeout = 300)
     cr_expect_eq(j.verdict, RUNNER_AC, "%s", j.text);
     cr_expect_str_eq(message_of(&j, 0), "all squares right\n", "%s", j.text);
     cr_expect_eq(json_array_size(json_object_get(test_of(&j, 0), "processes")), 2, "%s", j.text);
+    judged_free(&j);
+    /* an interpreted language's process, the same way */
+    j = judge(dir, "python3",
+              "import sys\n"
+              "for line in sys.stdin:\n"
+              "    x = int(line)\n"
+              "    if x == 0:\n"
+              "        break\n"
+              "    print(x * x, flush=True)\n");
+    cr_expect_eq(j.verdict, RUNNER_AC, "python3: %s", j.text);
     judged_free(&j);
     done(dir);
 }
