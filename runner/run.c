@@ -641,7 +641,10 @@ static int run_interactive(struct rn_job *j, const struct rn_test *t, struct san
  * test's input on stdin, CMS's pipe arguments (then the test's or the
  * package's args). Its limits: the package's manager.time_limit and
  * memory_limit, else CMS's: CPU N x (time limit + 1 s), at least the
- * checker's; the checker's memory; its wall clock past every user's. */
+ * checker's; the checker's memory; its wall clock past every user's, even
+ * one stretched by the time it waited for a core (the sandbox leaves that
+ * out of a run's wall clock, up to 10 x its limit), while the manager,
+ * blocked reading that user, waits without such allowance. */
 static void manager_job(struct rn_job *j, const struct rn_test *t, double user_cpu, double user_wall,
                         struct sandbox_job *sj, char ***argv, struct sandbox_mount **mounts)
 {
@@ -652,7 +655,7 @@ static void manager_job(struct rn_job *j, const struct rn_test *t, double user_c
         cpu = CHECKER_CPU;
     struct helper_run hr = {.lang = j->inter_lang, .h = &p->interactor, .slot = j->slot + j->r->slots,
                             .box = j->inter, .args = pipes, .own = t->args, .cpu = cpu,
-                            .wall = (cpu > user_wall ? cpu : user_wall) + CHECKER_CPU};
+                            .wall = (cpu > 10 * user_wall ? cpu : 10 * user_wall) + CHECKER_CPU};
     helper_job(j, &hr, sj, argv, mounts);
     if (p->manager_memory)
         sj->limits.memory = p->manager_memory;
