@@ -119,7 +119,7 @@ int common_parse_seconds(const char *s, bool hours, double *out);
 /* One byte with fds attached (SCM_RIGHTS); no allocation, so a clone may
  * call them. recv takes at most max fds (close-on-exec; extra ones are
  * closed) and returns 1, 0 on hang-up, -1 on error; flags are recvmsg's. */
-#define COMMON_MAX_PASS_FDS 64
+#define COMMON_MAX_PASS_FDS 96
 int common_send_fds(int sock, char byte, const int *fds, int n);
 int common_recv_fds(int sock, char *byte, int *fds, int max, int *nfds, int flags);
 

@@ -395,6 +395,7 @@ int rn_prepare_checker(struct rn_job *j, char **message)
 
 int rn_prepare_interactor(struct rn_job *j, char **message)
 {
-    return prepare_helper(j, "interactor", j->prob->interactor.source, j->prob->interactor.flags,
+    const char *what = j->prob->type == RN_COMMUNICATION ? "manager" : "interactor";
+    return prepare_helper(j, what, j->prob->interactor.source, j->prob->interactor.flags,
                           &j->inter_dir, &j->inter_lang, &j->inter_own, message);
 }

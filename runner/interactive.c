@@ -56,21 +56,10 @@
 #include "common.h"
 #include "internal.h"
 
-struct side {
-    struct sandbox *sb;
-    struct sandbox_job *job;
-    struct sandbox_result *res;
-    int rc;
-    int close_after[2];        /* this run's pipe ends, closed when it ends */
-    unsigned *ended;           /* shared: how many runs have ended */
-    bool ranked;               /* set once, by whoever saw the end first */
-    unsigned rank;             /* 1: this run ended first */
-};
-
 /* A side's place in the order of ends, taken once: by its thread when its
  * run returns, or, for a submission cancelled past its output limit, by
  * the relay before the interactor can see EOF. */
-static void take_rank(struct side *s)
+static void take_rank(struct rn_side *s)
 {
     if (!__atomic_exchange_n(&s->ranked, true, __ATOMIC_SEQ_CST))
         s->rank = __atomic_add_fetch(s->ended, 1, __ATOMIC_SEQ_CST);
@@ -83,13 +72,18 @@ static void close_fd(int *fd)
     *fd = -1;
 }
 
-static void *run_side(void *arg)
+void rn_side_close(struct rn_side *s)
 {
-    struct side *s = arg;
+    for (size_t i = 0; i < s->close_count; i++)
+        close_fd(&s->close_after[i]);
+}
+
+void *rn_side_run(void *arg)
+{
+    struct rn_side *s = arg;
     s->rc = sandbox_run(s->sb, s->job, s->res);
     take_rank(s);
-    close_fd(&s->close_after[0]);
-    close_fd(&s->close_after[1]);
+    rn_side_close(s);
     return NULL;
 }
 
@@ -125,7 +119,7 @@ static bool relay(int from, int to, int cancel, uint64_t limit, bool truncate, u
  * and that open checks the pipe's mode, root's 0600, against the box's
  * uid). Mode 0666 opens it to no one else: a pipe has no path, and only a
  * process holding it reaches it through /proc. */
-static int make_pipe(int fds[2])
+int rn_box_pipe(int fds[2])
 {
     if (pipe2(fds, O_CLOEXEC) < 0)
         return -1;
@@ -143,8 +137,8 @@ int rn_interact(struct sandbox *sb, struct sandbox_job *sub, struct sandbox_job 
     int to_sub[2] = {-1, -1}, from_sub[2] = {-1, -1}, to_inter[2] = {-1, -1};
     int cancel[2] = {-1, -1};
     *out = (struct rn_pair_result){0};
-    if (make_pipe(to_sub) < 0 || make_pipe(from_sub) < 0 || make_pipe(to_inter) < 0 ||
-        make_pipe(cancel) < 0) {
+    if (rn_box_pipe(to_sub) < 0 || rn_box_pipe(from_sub) < 0 || rn_box_pipe(to_inter) < 0 ||
+        rn_box_pipe(cancel) < 0) {
         snprintf(err, errlen, "pipe: %s", strerror(errno));
         int *all[] = {to_sub, from_sub, to_inter, cancel};
         for (size_t i = 0; i < 4; i++)
@@ -158,18 +152,18 @@ int rn_interact(struct sandbox *sb, struct sandbox_job *sub, struct sandbox_job 
     inter->stdout_fd = to_sub[1];
     inter->ignore_sigpipe = true;
     unsigned ended = 0;
-    struct side s = {sb, sub, &out->submission, -1, {to_sub[0], from_sub[1]}, &ended, false, 0};
-    struct side i = {sb, inter, &out->interactor, -1, {to_inter[0], to_sub[1]}, &ended, false, 0};
+    int s_ends[] = {to_sub[0], from_sub[1]}, i_ends[] = {to_inter[0], to_sub[1]};
+    struct rn_side s = {sb, sub, &out->submission, -1, s_ends, 2, &ended, false, 0};
+    struct rn_side i = {sb, inter, &out->interactor, -1, i_ends, 2, &ended, false, 0};
     pthread_t ts, ti;
-    bool s_started = pthread_create(&ts, NULL, run_side, &s) == 0;
-    bool i_started = s_started && pthread_create(&ti, NULL, run_side, &i) == 0;
+    bool s_started = pthread_create(&ts, NULL, rn_side_run, &s) == 0;
+    bool i_started = s_started && pthread_create(&ti, NULL, rn_side_run, &i) == 0;
     if (!i_started) {
         /* a run that never starts must still close its ends, or the other
          * would wait for EOF until its wall limit */
-        close_fd(&i.close_after[0]);
-        close_fd(&i.close_after[1]);
+        rn_side_close(&i);
         if (!s_started)
-            close_fd(&s.close_after[0]), close_fd(&s.close_after[1]);
+            rn_side_close(&s);
     }
 
     sigset_t pipe_set, old;

@@ -13,6 +13,7 @@
  *   ccache.c    the compile cache under WORK/compiled/
  *   prepared.c  a language's prepared files (precompiled header, JVM archive)
  *   interactive.c  an interactive test: two boxes, pipes, the verdict order
+ *   communication.c  a communication test: a manager and 1..16 processes
  * and the pipeline, one file per concern, sharing struct runner and struct
  * rn_job (the last section below):
  *   runner.c    the runner handle: its language catalog, its slots, a job's
@@ -105,7 +106,9 @@ void rn_argv_free(char **argv);
 enum rn_checker_type { RN_CHECK_EXACT, RN_CHECK_LINES, RN_CHECK_TOKENS, RN_CHECK_FLOAT,
                        RN_CHECK_CUSTOM };
 enum rn_stop { RN_STOP_NONE, RN_STOP_SUBTASK, RN_STOP_ALL };
-enum rn_problem_type { RN_BATCH, RN_INTERACTIVE };
+enum rn_problem_type { RN_BATCH, RN_INTERACTIVE, RN_COMMUNICATION };
+/* processes of a communication problem: 1..RN_MAX_PROCESSES user processes */
+#define RN_MAX_PROCESSES 16
 /* how a custom checker or an interactor is called and reports: testlib's
  * argv and exit codes, or Kattis's (input, answer, feedback dir; 42/43) */
 enum rn_protocol { RN_PROTO_TESTLIB, RN_PROTO_KATTIS };
@@ -182,7 +185,13 @@ struct rn_problem {
     struct rn_compare compare;
     struct rn_helper checker_prog; /* custom only (source NULL otherwise); its
                                       line is that of `checker:` */
-    struct rn_helper interactor;   /* interactive problems */
+    struct rn_helper interactor;   /* interactive problems; a communication
+                                      problem's manager (`manager:`): the
+                                      same kind of helper, built once */
+    int processes;                 /* communication: user processes, 1..16 */
+    bool user_stdio;               /* communication: user_io: stdio (else fifo) */
+    double manager_time;           /* communication: its CPU seconds; 0: default */
+    uint64_t manager_memory;       /* communication: its memory; 0: default */
     struct rn_grader *graders;
     size_t grader_count;
     struct rn_test *tests;
@@ -250,6 +259,29 @@ void rn_check_from_kattis(int exit_code, const char *message, const char *what,
 
 /* ---- interactive.c ----------------------------------------------------- */
 
+/* One box of programs joined by pipes, run from its own thread
+ * (rn_side_run): its result, and its place in the order of ends, taken
+ * when its run returns and before its pipe ends (close_after, the host's
+ * copies) are closed, so that a side that ended because another did
+ * always ranks after it. */
+struct rn_side {
+    struct sandbox *sb;
+    struct sandbox_job *job;
+    struct sandbox_result *res;
+    int rc;
+    int *close_after;              /* this run's pipe ends, closed when it ends */
+    size_t close_count;
+    unsigned *ended;               /* shared: how many runs have ended */
+    bool ranked;                   /* set once, by whoever saw the end first */
+    unsigned rank;                 /* 1: this run ended first */
+};
+void *rn_side_run(void *side);
+/* closes the side's pipe ends (a side whose thread never started) */
+void rn_side_close(struct rn_side *s);
+/* A close-on-exec pipe a box may open again by name (/dev/stdin,
+ * /dev/fd/N): mode 0666; -1 with errno. */
+int rn_box_pipe(int fds[2]);
+
 struct rn_pair_result {
     struct sandbox_result submission, interactor;
     bool output_exceeded;          /* the submission wrote more than the limit */
@@ -267,6 +299,30 @@ int rn_interact(struct sandbox *sb, struct sandbox_job *sub, struct sandbox_job 
  * kattis: judgemessage.txt). */
 void rn_interactive_verdict(const struct rn_pair_result *pr, enum rn_protocol proto,
                             const char *inter_out, const char *inter_err, struct rn_check *chk);
+
+/* ---- communication.c ---------------------------------------------------- */
+
+struct rn_comm_result {
+    int processes;
+    struct sandbox_result user[RN_MAX_PROCESSES], manager;
+    unsigned user_rank[RN_MAX_PROCESSES], manager_rank;   /* order of ends, from 1 */
+};
+
+/* The arguments CMS gives the manager (each process's pipe from it, to
+ * it) and user process index (fifo: its pipe from the manager, to it;
+ * with 2 or more processes its 0-based index); NULL-terminated, freed
+ * with rn_argv_free. */
+char **rn_comm_manager_args(int processes);
+char **rn_comm_user_args(int processes, bool user_stdio, int index);
+/* Runs users[0..n) and the manager (distinct boxes) joined by pipes; sets
+ * their pipe fds (the users' stdin and stdout with user_stdio) and the
+ * manager's ignore_sigpipe. -1 with err when the sandbox failed. */
+int rn_communicate(struct sandbox *sb, struct sandbox_job *users, int n, struct sandbox_job *manager,
+                   bool user_stdio, struct rn_comm_result *out, char *err, size_t errlen);
+/* The test's verdict (order documented in communication.c and
+ * runner/README.md); time_limit: the users' CPU seconds together. */
+void rn_communication_verdict(const struct rn_comm_result *cr, double time_limit, const char *mgr_out,
+                              const char *mgr_err, struct rn_check *chk);
 
 /* ---- scoring.c --------------------------------------------------------- */
 
@@ -308,6 +364,15 @@ void rn_resume_record(struct rn_job *j, size_t i, const struct rn_test_report *t
 
 /* ---- report.c ---------------------------------------------------------- */
 
+/* one process of a communication test, as its box saw it */
+struct rn_process_report {
+    char name[16];                 /* "manager", "user 0", ... "user 15" */
+    enum runner_verdict verdict;   /* of its own run (AC: it ended OK) */
+    double cpu_time, wall_time;
+    uint64_t memory;
+    int exit_code, signal;
+};
+
 struct rn_test_report {
     char *name;
     enum runner_verdict verdict;
@@ -319,6 +384,8 @@ struct rn_test_report {
     char *host;                    /* who ran it (runner_request.host; a
                                       reused record's host); NULL: unknown */
     bool reused;                   /* from a record: not run on this host */
+    struct rn_process_report *processes;   /* communication: users, then the manager */
+    size_t process_count;          /* 0: not a communication test (no "processes") */
 };
 
 struct rn_subtask_report {

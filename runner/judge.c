@@ -132,7 +132,7 @@ static int prepare_helpers(struct rn_job *j)
     int rc = 0;
     if (j->prob->checker == RN_CHECK_CUSTOM)
         rc = rn_prepare_checker(j, &message);
-    if (rc == 0 && j->prob->type == RN_INTERACTIVE)
+    if (rc == 0 && (j->prob->type == RN_INTERACTIVE || j->prob->type == RN_COMMUNICATION))
         rc = rn_prepare_interactor(j, &message);
     if (rc != 0) {
         j->rep->verdict = RUNNER_IE;

@@ -32,6 +32,7 @@
 
 struct pending {                   /* nodes resolved after the top level */
     yaml_node_t *tests, *subtasks, *checker, *interactor, *grader, *type, *passes, *include, *samples;
+    yaml_node_t *manager, *processes, *user_io;   /* communication */
 };
 
 void rn_problem_free(struct rn_problem *p)
@@ -584,10 +585,96 @@ static int parse_type(struct ydoc *y, yaml_node_t *n, struct rn_problem *p)
         return p->type = RN_BATCH, 0;
     if (s && !strcmp(s, "interactive"))
         return p->type = RN_INTERACTIVE, 0;
+    if (s && !strcmp(s, "communication"))
+        return p->type = RN_COMMUNICATION, 0;
     char q[COMMON_QUOTE_CAP];
     if (s)
-        ydoc_error(y, n, "type", "unknown problem type '%s' (batch, interactive)", YQ(q, s));
+        ydoc_error(y, n, "type", "unknown problem type '%s' (batch, interactive, communication)", YQ(q, s));
     return -1;
+}
+
+/* ---- communication: the manager, its processes ---------------------------- */
+
+/* manager: FILE, or {source, flags, args, time_limit, memory_limit}: CMS's
+ * manager, held as the problem's interactor (one helper beside the
+ * submission); its protocol is CMS's alone, so no protocol key */
+static int parse_manager(struct ydoc *y, yaml_node_t *n, struct rn_problem *p)
+{
+    struct rn_helper *h = &p->interactor;
+    h->line = ydoc_line(n);
+    if (n->type == YAML_SCALAR_NODE)
+        return program_source(y, n, "manager", p, &h->source);
+    if (ydoc_mapping(y, n, "manager") < 0)
+        return -1;
+    int rc = 0;
+    yaml_node_t *source = NULL;
+    YDOC_FOR_PAIRS(y, n, key, k, v) {
+        if (!strcmp(key, "source"))
+            source = v;
+        else if (!strcmp(key, "flags"))
+            rc |= parse_flags(y, v, "manager.flags", &h->flags);
+        else if (!strcmp(key, "args"))
+            rc |= ydoc_strings(y, v, "manager.args", &h->args);
+        else if (!strcmp(key, "time_limit"))
+            rc |= ydoc_duration(y, v, "manager.time_limit", &p->manager_time);
+        else if (!strcmp(key, "memory_limit"))
+            rc |= ydoc_size(y, v, "manager.memory_limit", &p->manager_memory);
+        else
+            ydoc_error(y, k, key, "unknown key in manager (source, flags, args, time_limit, memory_limit)"),
+                rc = -1;
+    }
+    if (p->manager_time > COMMON_MAX_TIME_LIMIT)
+        ydoc_error(y, n, "manager.time_limit", "%gs is over the largest a problem may have (%gs)",
+                   p->manager_time, COMMON_MAX_TIME_LIMIT), rc = -1;
+    if (!source)
+        ydoc_error(y, n, "manager.source", "missing (required)"), rc = -1;
+    else
+        rc |= program_source(y, source, "manager.source", p, &h->source);
+    return rc;
+}
+
+/* user_io: fifo (the pipes' paths are arguments) | stdio (they are stdin
+ * and stdout) */
+static int parse_user_io(struct ydoc *y, yaml_node_t *n, struct rn_problem *p)
+{
+    const char *s = ydoc_scalar(y, n, "user_io");
+    if (s && (!strcmp(s, "fifo") || !strcmp(s, "stdio"))) {
+        p->user_stdio = !strcmp(s, "stdio");
+        return 0;
+    }
+    char q[COMMON_QUOTE_CAP];
+    if (s)
+        ydoc_error(y, n, "user_io", "unknown user_io '%s' (fifo, stdio)", YQ(q, s));
+    return -1;
+}
+
+/* the keys only a communication problem has, and what it needs */
+static int check_communication(struct ydoc *y, yaml_node_t *root, const struct pending *later,
+                               struct rn_problem *p)
+{
+    yaml_node_t *own[] = {later->manager, later->processes, later->user_io};
+    const char *names[] = {"manager", "processes", "user_io"};
+    if (p->type != RN_COMMUNICATION) {
+        for (size_t i = 0; i < 3; i++)
+            if (own[i]) {
+                ydoc_error(y, own[i], names[i], "only a communication problem (type: communication) has one");
+                return -1;
+            }
+        return 0;
+    }
+    int rc = 0;
+    if (!later->manager)
+        ydoc_error(y, later->type ? later->type : root, "manager", "missing (a communication problem needs one)"),
+            rc = -1;
+    if (p->checker_given)
+        ydoc_error(y, later->checker, "checker", "the manager of a communication problem decides its tests (score on "
+                   "stdout)"), rc = -1;
+    if (p->processes > RN_MAX_PROCESSES)
+        ydoc_error(y, later->processes, "processes", "%d is more than %d", p->processes, RN_MAX_PROCESSES), rc = -1;
+    if (p->input_file || p->output_file)
+        ydoc_error(y, later->type ? later->type : root, p->input_file ? "input_file" : "output_file",
+                   "a communication problem's processes talk to the manager, never through files"), rc = -1;
+    return rc;
 }
 
 /* compile_limits: {time, memory, output}: raises the language's */
@@ -671,6 +758,8 @@ static int test_checker(struct ydoc *y, yaml_node_t *n, const struct rn_problem 
     else if (p->type == RN_INTERACTIVE && !p->checker_given)
         ydoc_error(y, n, "tests.checker", "the problem's interactor decides its tests (it names no checker)"),
             rc = -1;
+    else if (p->type == RN_COMMUNICATION)
+        ydoc_error(y, n, "tests.checker", "the problem's manager decides its tests"), rc = -1;
     return rc | parse_compare(y, &cmp, "tests.checker", t->check, &t->compare);
 }
 
@@ -680,9 +769,9 @@ static int test_args(struct ydoc *y, yaml_node_t *n, const struct rn_problem *p,
 {
     if (ydoc_strings(y, n, "tests.args", out) < 0)
         return -1;
-    if (p->type == RN_INTERACTIVE || p->checker == RN_CHECK_CUSTOM)
+    if (p->type == RN_INTERACTIVE || p->type == RN_COMMUNICATION || p->checker == RN_CHECK_CUSTOM)
         return 0;
-    ydoc_error(y, n, "tests.args", "only a custom checker or an interactor takes arguments (the problem's "
+    ydoc_error(y, n, "tests.args", "only a custom checker or an interactor takes arguments (a manager too; the problem's "
                "checker is built-in: a test may give its own checker instead)");
     return -1;
 }
@@ -1122,6 +1211,12 @@ static int parse_top(struct ydoc *y, const char *key, yaml_node_t *k, yaml_node_
         return later->type = v, parse_type(y, v, p);
     if (!strcmp(key, "interactor"))
         return later->interactor = v, 0;
+    if (!strcmp(key, "manager"))
+        return later->manager = v, 0;
+    if (!strcmp(key, "processes"))
+        return later->processes = v, ydoc_int(y, v, key, 1, &p->processes);
+    if (!strcmp(key, "user_io"))
+        return later->user_io = v, parse_user_io(y, v, p);
     if (!strcmp(key, "grader"))
         return later->grader = v, 0;
     if (!strcmp(key, "include"))
@@ -1150,7 +1245,7 @@ static int parse_top(struct ydoc *y, const char *key, yaml_node_t *k, yaml_node_
         return later->subtasks = v, p->subtasks_line = ydoc_line(k), 0;
     ydoc_error(y, k, key, "unknown key (name, title, type, time_limit, wall_time_limit, "
                "memory_limit, output_limit, on_output_limit, input_file, output_file, compile_limits, checker, interactor, grader, tests, "
-               "subtasks, stop_on_failure, passes, include, samples)");
+               "subtasks, stop_on_failure, passes, include, samples, manager, processes, user_io)");
     return -1;
 }
 
@@ -1193,6 +1288,7 @@ static struct rn_problem *problem_defaults(const char *dir, int root,
     p->compare = (struct rn_compare)RN_COMPARE_DEFAULT;
     p->stop = RN_STOP_SUBTASK;
     p->passes = 1;
+    p->processes = 1;
     return p;
 }
 
@@ -1229,8 +1325,11 @@ static int parse_document(struct ydoc *y, struct rn_problem *p)
     rc |= check_top(y, root, p);
     if (later.checker)
         rc |= parse_checker(y, later.checker, p);
-    if (later.interactor)
+    if (later.interactor && p->type != RN_COMMUNICATION)
         rc |= parse_interactor(y, later.interactor, p);
+    if (later.manager && p->type == RN_COMMUNICATION)
+        rc |= parse_manager(y, later.manager, p);
+    rc |= check_communication(y, root, &later, p);
     if (later.grader)
         rc |= parse_graders(y, later.grader, p, "grader", false);
     if (later.include)

@@ -24,8 +24,8 @@ static void add_checker_error(struct common_errors *errs, const struct rn_proble
     const char *src = inter ? p->interactor.source : p->checker_prog.source;
     common_quote(q, sizeof q, src, strlen(src));
     if (inter)
-        common_errors_add(errs, "%s/problem.yaml:%d: interactor: %s: %s", p->dir, p->interactor.line,
-                      q, message);
+        common_errors_add(errs, "%s/problem.yaml:%d: %s: %s: %s", p->dir, p->interactor.line,
+                          p->type == RN_COMMUNICATION ? "manager" : "interactor", q, message);
     else
         common_errors_add(errs, "%s/problem.yaml:%d: checker.source: %s: %s", p->dir,
                       p->checker_prog.line, q, message);
@@ -76,7 +76,12 @@ static char *problem_summary(const struct rn_problem *p)
     const char *src = inter && !p->checker_given ? p->interactor.source
                     : p->checker_prog.source ? p->checker_prog.source : "";
     common_quote(qs, sizeof qs, src, strlen(src));
-    char *judge = inter && !p->checker_given
+    if (p->type == RN_COMMUNICATION)
+        common_quote(qs, sizeof qs, p->interactor.source, strlen(p->interactor.source));
+    char *judge = p->type == RN_COMMUNICATION
+                      ? rn_strdup_printf("manager %s, %d process%s (%s)", qs, p->processes,
+                                         p->processes == 1 ? "" : "es", p->user_stdio ? "stdio" : "fifo")
+                  : inter && !p->checker_given
                       ? rn_strdup_printf("interactor %s", qs)
                       : rn_strdup_printf("%schecker %s%s%s", inter ? "interactive, " : "",
                                          checker_names[p->checker], *qs ? " " : "", qs);
@@ -99,7 +104,7 @@ static int check_package(struct runner *r, const struct runner_limits *limits,
     if (rn_problem_load(problem_dir, limits, &p, &errs) == 0 && p->checker == RN_CHECK_CUSTOM &&
         r)
         check_checker(r, p, false, &errs);
-    if (p && p->type == RN_INTERACTIVE && r)
+    if (p && (p->type == RN_INTERACTIVE || p->type == RN_COMMUNICATION) && r)
         check_checker(r, p, true, &errs);
     if (p)
         add_warnings(p, &warns);
@@ -144,10 +149,14 @@ static json_t *summary_object(const struct rn_problem *p)
         for (size_t i = 0; i < p->grader_count; i++)
             json_array_append_new(languages, json_string(p->graders[i].lang));
     }
-    bool scores = p->subtasks_line || p->checker_prog.scores || p->interactor.scores;
+    /* a communication problem's manager scores each test (CMS) */
+    bool scores = p->subtasks_line || p->checker_prog.scores || p->interactor.scores ||
+                  p->type == RN_COMMUNICATION;
+    const char *types[] = {[RN_BATCH] = "batch", [RN_INTERACTIVE] = "interactive",
+                           [RN_COMMUNICATION] = "communication"};
     double wall = p->wall_time_limit > 0 ? p->wall_time_limit : 2 * p->time_limit + 1;
     return json_pack("{s:s, s:s, s:i, s:s, s:f, s:f, s:f, s:I, s:I, s:o, s:I, s:o}", "title",
-                     p->title ? p->title : p->name, "type", p->type == RN_INTERACTIVE ? "interactive" : "batch",
+                     p->title ? p->title : p->name, "type", types[p->type],
                      "passes", p->passes, "scoring", scores ? "score" : "pass-fail", "max_score", max_score,
                      "time_limit", p->time_limit, "wall_time_limit", wall, "memory_limit",
                      (json_int_t)p->memory_limit, "output_limit", (json_int_t)p->output_limit, "languages",

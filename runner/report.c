@@ -46,6 +46,7 @@ void runner_report_free(struct runner_report *rep)
         free(rep->tests[i].name);
         free(rep->tests[i].checker_message);
         free(rep->tests[i].host);
+        free(rep->tests[i].processes);
     }
     free(rep->tests);
     for (size_t i = 0; i < rep->subtask_count; i++)
@@ -124,6 +125,20 @@ static json_t *test_json(const struct rn_test_report *t)
                      text(t->checker_message));
 }
 
+/* a communication test's processes: what each one's box saw */
+static json_t *processes_json(const struct rn_test_report *t)
+{
+    json_t *all = json_array();
+    for (size_t i = 0; all && i < t->process_count; i++) {
+        const struct rn_process_report *p = &t->processes[i];
+        json_array_append_new(all, json_pack("{s:s, s:s, s:o, s:o, s:I, s:i, s:i}", "name", p->name, "verdict",
+                                             runner_verdict_name(p->verdict), "cpu_time", number(p->cpu_time),
+                                             "wall_time", number(p->wall_time), "memory", (json_int_t)p->memory,
+                                             "exit_code", p->exit_code, "signal", p->signal));
+    }
+    return all;
+}
+
 static json_t *subtask_json(const struct rn_subtask_report *s)
 {
     return json_pack("{s:o, s:o, s:o, s:s}", "name", text(s->name), "score", number(s->score),
@@ -145,6 +160,8 @@ char *runner_report_json(const struct runner_report *rep)
         /* who ran it: a resumed judging's report names both hosts */
         if (t && rep->host_given)
             json_object_set_new(t, "host", rep->tests[i].host ? text(rep->tests[i].host) : json_null());
+        if (t && rep->tests[i].process_count)
+            json_object_set_new(t, "processes", processes_json(&rep->tests[i]));
         json_array_append_new(tests, t);
     }
     for (size_t i = 0; i < rep->subtask_count; i++)

@@ -319,9 +319,10 @@ static double wall_limit(const struct rn_job *j, double cpu)
     return cpu * 2 + 1;
 }
 
-/* the submission's sandbox job for one test; the caller sets its stdio and
- * frees *argv (rn_argv_free) and *mounts */
-static void program_job(struct rn_job *j, struct sandbox_job *sj, char ***argv,
+/* the submission's sandbox job for one test, args after its run command
+ * (NULL: none); the caller sets its stdio and frees *argv (rn_argv_free)
+ * and *mounts */
+static void program_job(struct rn_job *j, char *const *args, struct sandbox_job *sj, char ***argv,
                         struct sandbox_mount **mounts)
 {
     const struct rn_language *l = j->lang;
@@ -331,7 +332,7 @@ static void program_job(struct rn_job *j, struct sandbox_job *sj, char ***argv,
         j->run_prepared = rn_prepared_for(j, l, false);
     j->run_prepared_checked = true;
     *argv = rn_argv_expand_prepared(l->run, run_memory(j),
-                                    j->run_prepared ? l->prepare->run_flags : NULL, NULL);
+                                    j->run_prepared ? l->prepare->run_flags : NULL, args);
     /* The sealed compile directory, read-only, is the program's /box: it
      * starts every test the same and nothing it writes reaches the host's
      * disk. Its scratch space is the private /tmp, counted as memory. */
@@ -512,7 +513,7 @@ int rn_run_program(struct rn_job *j, const struct rn_test *t, struct sandbox_res
     char **argv;
     struct sandbox_mount *mounts;
     struct sandbox_job sj;
-    program_job(j, &sj, &argv, &mounts);
+    program_job(j, NULL, &sj, &argv, &mounts);
     /* the input stays on stdin too; with an output file stdout is ignored */
     sj.stdin_fd = in_fd;
     sj.stdout_fd = j->prob->output_file ? -1 : out_fd;
@@ -609,7 +610,7 @@ static int run_interactive(struct rn_job *j, const struct rn_test *t, struct san
     char **sub_argv, **inter_argv;
     struct sandbox_mount *sub_mounts, *inter_mounts;
     struct sandbox_job sub, inter;
-    program_job(j, &sub, &sub_argv, &sub_mounts);
+    program_job(j, NULL, &sub, &sub_argv, &sub_mounts);
     interactor_job(j, t, sub.limits.wall_time, &inter, &inter_argv, &inter_mounts);
     inter.stderr_fd = err_fd;
     struct rn_pair_result pr;
@@ -633,6 +634,138 @@ static int run_interactive(struct rn_job *j, const struct rn_test *t, struct san
      * interactor's result file once the interactor accepted */
     if (j->prob->checker_given && chk->verdict == RUNNER_AC)
         return check_output(j, t, chk);
+    return 0;
+}
+
+/* ---- a communication test (the pipes and the verdict: communication.c) -- */
+
+/* The manager's job: the companion slot, the package at /problem, the
+ * test's input on stdin, CMS's pipe arguments (then the test's or the
+ * package's args). Its limits: the package's manager.time_limit and
+ * memory_limit, else CMS's: CPU N x (time limit + 1 s), at least the
+ * checker's; the checker's memory; its wall clock past every user's, even
+ * one stretched by the time it waited for a core (the sandbox leaves that
+ * out of a run's wall clock, up to 10 x its limit), while the manager,
+ * blocked reading that user, waits without such allowance. */
+static void manager_job(struct rn_job *j, const struct rn_test *t, double user_cpu, double user_wall,
+                        struct sandbox_job *sj, char ***argv, struct sandbox_mount **mounts)
+{
+    const struct rn_problem *p = j->prob;
+    char **pipes = rn_comm_manager_args(p->processes);
+    double cpu = p->manager_time > 0 ? p->manager_time : p->processes * (user_cpu + 1);
+    if (cpu < CHECKER_CPU)
+        cpu = CHECKER_CPU;
+    struct helper_run hr = {.lang = j->inter_lang, .h = &p->interactor, .slot = j->slot + j->r->slots,
+                            .box = j->inter, .args = pipes, .own = t->args, .cpu = cpu,
+                            .wall = (cpu > 10 * user_wall ? cpu : 10 * user_wall) + CHECKER_CPU};
+    helper_job(j, &hr, sj, argv, mounts);
+    if (p->manager_memory)
+        sj->limits.memory = p->manager_memory;
+    /* its 2 N pipe fds, and as many again when it opens their paths (a
+     * CMS manager fopens each): past the box's default 64 at 16 */
+    sj->limits.open_files = 64 + 4 * p->processes;
+    rn_argv_free(pipes);
+}
+
+/* user process i's box: user 0 in the job's slot, the others in its
+ * sub-boxes, all on the slot's CPU */
+static void user_job(struct rn_job *j, int i, struct sandbox_job *sj, char ***argv, struct sandbox_mount **mounts)
+{
+    char **args = rn_comm_user_args(j->prob->processes, j->prob->user_stdio, i);
+    program_job(j, args, sj, argv, mounts);
+    rn_argv_free(args);
+    sj->slot = i == 0 ? j->slot : sandbox_subbox(j->slot, i);
+    sj->cpus = rn_slot_cpus(j->r, j->slot);
+}
+
+/* the test's figures: the users' CPU times added up (what the limit
+ * counts), the longest wall time, the largest memory; exit code and signal
+ * of the first process that did not end OK, else process 0's */
+static void communication_figures(const struct rn_comm_result *cr, struct sandbox_result *res)
+{
+    int shown = 0;
+    for (int i = cr->processes - 1; i >= 0; i--)
+        if (cr->user[i].status != SANDBOX_OK)
+            shown = i;
+    *res = cr->user[shown];
+    res->cpu_time = res->wall_time = 0;
+    res->memory = 0;
+    for (int i = 0; i < cr->processes; i++) {
+        res->cpu_time += cr->user[i].cpu_time;
+        res->wall_time = cr->user[i].wall_time > res->wall_time ? cr->user[i].wall_time : res->wall_time;
+        res->memory = cr->user[i].memory > res->memory ? cr->user[i].memory : res->memory;
+    }
+}
+
+/* CMS also gives the manager the input as input.txt in its working dir
+ * (managers read either): a copy of in_fd, root's, readable */
+static int manager_input_file(struct rn_job *j, int in_fd, char *why, size_t whylen)
+{
+    char *path = rn_strdup_printf("%s/input.txt", j->inter);
+    int fd = unlink(path) < 0 && errno != ENOENT ? -1 : open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    free(path);
+    char buf[1 << 16];
+    ssize_t n = 0;
+    while (fd >= 0 && (n = read(in_fd, buf, sizeof buf)) > 0 && common_write_all(fd, buf, (size_t)n) == 0)
+        ;
+    int rc = fd < 0 || n != 0 || lseek(in_fd, 0, SEEK_SET) < 0 ? -1 : 0;
+    if (rc < 0)
+        snprintf(why, whylen, "the manager's input.txt: %s", strerror(errno));
+    if (fd >= 0)
+        close(fd);
+    return rc;
+}
+
+static int run_communication(struct rn_job *j, const struct rn_test *t, struct sandbox_result *res,
+                             struct rn_check *chk, struct rn_comm_result *cr)
+{
+    const struct rn_problem *p = j->prob;
+    int n = p->processes;
+    if (rn_reset_box(j->inter, j->inter_dir, !j->inter_ready) < 0)
+        return rn_job_infra(j, j->inter, strerror(errno));
+    j->inter_ready = true;
+    if (rn_fresh_dir(j->out_dir, 01777) < 0)
+        return rn_job_infra(j, j->out_dir, strerror(errno));
+    char why[512] = "";
+    int in_fd = open_input(j, t, why, sizeof why);
+    char q[COMMON_QUOTE_CAP];
+    if (in_fd < 0)
+        return rn_job_infra(j, common_quote(q, sizeof q, t->input, strlen(t->input)), *why ? why : strerror(errno));
+    if (manager_input_file(j, in_fd, why, sizeof why) < 0) {
+        close(in_fd);
+        return rn_job_infra(j, "communication", why);
+    }
+    int out_fd = open_out(j->chk_out), err_fd = open_out(j->inter_err);
+    struct sandbox_job users[RN_MAX_PROCESSES], mgr;
+    char **argvs[RN_MAX_PROCESSES + 1] = {0};
+    struct sandbox_mount *mounts[RN_MAX_PROCESSES + 1] = {0};
+    for (int i = 0; i < n; i++)
+        user_job(j, i, &users[i], &argvs[i], &mounts[i]);
+    manager_job(j, t, p->time_limit * j->lang->time_factor, users[0].limits.wall_time, &mgr, &argvs[n],
+                &mounts[n]);
+    mgr.stdin_fd = in_fd;
+    mgr.stdout_fd = out_fd;
+    mgr.stderr_fd = err_fd;
+    int rc = out_fd < 0 || err_fd < 0 ? -2 : rn_communicate(j->r->sb, users, n, &mgr, p->user_stdio, cr, why, sizeof why);
+    int fds[] = {in_fd, out_fd, err_fd};
+    for (size_t i = 0; i < 3; i++)
+        if (fds[i] >= 0)
+            close(fds[i]);
+    for (int i = 0; i <= n; i++) {
+        rn_argv_free(argvs[i]);
+        free(mounts[i]);
+    }
+    if (rc == -2)
+        return rn_job_infra(j, j->chk_out, strerror(errno));
+    if (rc < 0)
+        return rn_job_infra(j, "sandbox (communication)", why);
+    for (int i = 0; i < n; i++)
+        explain_stop(&users[i].limits, &cr->user[i]);
+    communication_figures(cr, res);
+    char *o = read_text(j->chk_out), *e = read_text(j->inter_err);
+    rn_communication_verdict(cr, p->time_limit * j->lang->time_factor, o, e, chk);
+    free(o);
+    free(e);
     return 0;
 }
 
@@ -774,7 +907,11 @@ int rn_run_test(void *ctx, size_t i, struct rn_test_outcome *out)
     const struct rn_test *t = &j->prob->tests[i];
     struct sandbox_result res;
     struct rn_check chk = {0};
-    if (j->prob->type == RN_INTERACTIVE) {
+    struct rn_comm_result cr = {0};
+    if (j->prob->type == RN_COMMUNICATION) {
+        if (run_communication(j, t, &res, &chk, &cr) < 0)
+            return -1;
+    } else if (j->prob->type == RN_INTERACTIVE) {
         if (interactive_passes(j, t, &res, &chk) < 0)
             return -1;
     } else if (run_passes(j, t, &res, &chk) < 0) {
@@ -790,6 +927,21 @@ int rn_run_test(void *ctx, size_t i, struct rn_test_outcome *out)
     free(tr->checker_message);
     tr->checker_message = strdup(chk.message);
     tr->pipeline_time = rn_now() - started;
+    free(tr->processes);
+    tr->processes = cr.processes ? calloc((size_t)cr.processes + 1, sizeof *tr->processes) : NULL;
+    tr->process_count = tr->processes ? (size_t)cr.processes + 1 : 0;
+    for (size_t k = 0; k < tr->process_count; k++) {
+        bool mgr = k == (size_t)cr.processes;
+        const struct sandbox_result *pr = mgr ? &cr.manager : &cr.user[k];
+        struct rn_process_report *rp = &tr->processes[k];
+        *rp = (struct rn_process_report){.verdict = rn_verdict_of(pr->status), .cpu_time = pr->cpu_time,
+                                         .wall_time = pr->wall_time, .memory = pr->memory,
+                                         .exit_code = pr->signal ? 0 : pr->exit_code, .signal = pr->signal};
+        if (mgr)
+            snprintf(rp->name, sizeof rp->name, "manager");
+        else
+            snprintf(rp->name, sizeof rp->name, "user %d", (int)k % 100);
+    }
     free(tr->host);
     tr->host = j->req->host ? strdup(j->req->host) : NULL;
     out->verdict = chk.verdict;

@@ -74,7 +74,8 @@
 #include "internal.h"
 
 #define PROGRAM_STACK (256u << 10)
-#define RUN_MAX_FDS (3 + CG_V1_COUNT + 1 + MNT_MAX_EXTRA)
+#define RUN_MAX_FDS (3 + CG_V1_COUNT + 1 + MNT_MAX_EXTRA + SANDBOX_MAX_PASS_FDS)
+_Static_assert(RUN_MAX_FDS <= SB_MAX_PASS_FDS, "a run's fds fit one message");
 
 /* The fds of one run, as received with BOX_CMD_RUN; -1 where absent. */
 struct run_fds {
@@ -82,6 +83,7 @@ struct run_fds {
     int cgroup[CG_V1_COUNT];
     int box;
     int extra[MNT_MAX_EXTRA];
+    int pass[SANDBOX_MAX_PASS_FDS];   /* the program's 3, 4, ... */
 };
 
 /* What the program needs; it lives on the keeper's stack, which the program
@@ -155,21 +157,24 @@ static int set_rlimits(const struct box_request *req)
 }
 
 /* Moves the stdio fds to 0, 1, 2 even when they overlap those numbers. */
-static int take_stdio(const struct run_fds *fds)
+/* stdio at 0..2 and the passed fds at 3.. (each first copied above 100,
+ * so that no target overwrites a source not yet placed); the number of
+ * fds placed, -1 on failure */
+static int take_stdio(const struct run_fds *fds, int pass)
 {
-    int high[3];
-    for (int i = 0; i < 3; i++) {
-        int fd = fds->stdio[i];
-        if (fd < 0)
+    int high[3 + SANDBOX_MAX_PASS_FDS];
+    for (int i = 0; i < 3 + pass; i++) {
+        int fd = i < 3 ? fds->stdio[i] : fds->pass[i - 3];
+        if (fd < 0 && i < 3)
             fd = open("/dev/null", i == 0 ? O_RDONLY : O_WRONLY);
         high[i] = fd < 0 ? -1 : fcntl(fd, F_DUPFD, 100);
         if (high[i] < 0)
             return -1;
     }
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < 3 + pass; i++)
         if (dup2(high[i], i) < 0)
             return -1;
-    return 0;
+    return 3 + pass;
 }
 
 static int become_nobody(const struct box_request *req, void *empty_caps)
@@ -217,11 +222,11 @@ static int resolve_program(struct spawn *sp)
     return -1;
 }
 
-static void close_all_but_channels(const struct spawn *sp)
+static void close_all_but_channels(const struct spawn *sp, int first)
 {
     int keep = sp->fail_fd < sp->sock ? sp->fail_fd : sp->sock;
     int keep2 = sp->fail_fd < sp->sock ? sp->sock : sp->fail_fd;
-    syscall(SYS_close_range, 3, keep - 1, 0);
+    syscall(SYS_close_range, first, keep - 1, 0);
     syscall(SYS_close_range, keep + 1, keep2 - 1, 0);
     syscall(SYS_close_range, keep2 + 1, ~0U, 0);
 }
@@ -263,12 +268,13 @@ static int program_main(void *arg)
         (void)unused;
         _exit(127);
     }
-    if (take_stdio(sp->fds) < 0)  /* before RLIMIT_NOFILE: it dups to high fds */
+    int placed = take_stdio(sp->fds, req->pass_fd_count);  /* before RLIMIT_NOFILE: it dups to high fds */
+    if (placed < 0)
         program_failed(sp, "cannot set up stdin/stdout/stderr");
     /* The keeper's fds and the run's are ours too (a copy of its table):
      * gone now, so that the listener finds a free number under a small
      * RLIMIT_NOFILE; the two channels are above 100. */
-    close_all_but_channels(sp);
+    close_all_but_channels(sp, placed);
     if (set_rlimits(req) < 0)
         program_failed(sp, "setrlimit");
     if (become_nobody(req, sp->empty_caps) < 0)
@@ -315,6 +321,8 @@ static int assign_fds(const struct box_request *req, const int *fds, int nfds,
         out->box = fds[i++];
     for (size_t k = 0; k < req->mnt.extra_count && k < MNT_MAX_EXTRA && i < nfds; k++)
         out->extra[k] = fds[i++];
+    for (int k = 0; k < req->pass_fd_count && k < SANDBOX_MAX_PASS_FDS && i < nfds; k++)
+        out->pass[k] = fds[i++];
     return i == nfds ? 0 : -1;
 }
 

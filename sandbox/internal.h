@@ -41,7 +41,7 @@ void sb_close_all_but(int a, int b);
  * the program pass them; no allocation, so clones may call them. recv takes
  * at most max fds (close-on-exec; extra ones are closed) and returns 1, 0 on
  * hang-up, -1 on error; flags are recvmsg's (MSG_DONTWAIT). */
-#define SB_MAX_PASS_FDS 64
+#define SB_MAX_PASS_FDS 96
 int sb_send_fds(int sock, char byte, const int *fds, int n);
 /* A CPU list ("0-1,4") into out (common_parse_cpus): the count, -1 if bad. */
 #define SB_MAX_CPUS 1024
@@ -228,7 +228,8 @@ struct box_report {
  * has the same address in the supervisor, the keeper and the program:
  * argv and envp point into strings[]). The fds are sent with the command,
  * in this order: the stdio fds that are present, cgroup_fd_count cgroup.procs
- * fds, the /box tree if mnt.box_from_tree, then the extra trees. */
+ * fds, the /box tree if mnt.box_from_tree, then the extra trees, then the
+ * pass_fd_count fds the program gets as 3, 4, ... */
 struct box_request {
     struct sandbox_limits limits;
     struct mnt_run mnt;
@@ -239,6 +240,7 @@ struct box_request {
     bool output_runs_on;          /* see struct sandbox_job */
     bool has_stdio[3];
     int cgroup_fd_count;
+    int pass_fd_count;            /* sandbox_job.pass_fds, sent last */
     bool pinned;                  /* sandbox_job.cpus given: the program's affinity */
     cpu_set_t cpus;
     struct sock_fprog filter;     /* .filter points at filter_insns */
@@ -273,11 +275,11 @@ struct sandbox {
     pthread_mutex_t lock;  /* guards the caches below */
     bool filter_ready[SB_PROFILE_COUNT];
     struct seccomp_prog filter[SB_PROFILE_COUNT];
-    int net_fd[SANDBOX_MAX_SLOTS];
-    bool slot_busy[SANDBOX_MAX_SLOTS];  /* a run of this process holds it */
-    struct cgroup_memo cg_memo[SANDBOX_MAX_SLOTS];  /* used by the slot's holder */
+    int net_fd[SANDBOX_MAX_BOXES];
+    bool slot_busy[SANDBOX_MAX_BOXES];  /* a run of this process holds it */
+    struct cgroup_memo cg_memo[SANDBOX_MAX_BOXES];  /* used by the slot's holder */
     char owner[48];        /* written to a slot's lock file: who used it last */
-    struct keeper *keeper[SANDBOX_MAX_SLOTS];  /* used by the slot's holder */
+    struct keeper *keeper[SANDBOX_MAX_BOXES];  /* used by the slot's holder */
     void *empty_caps;
 };
 

@@ -130,7 +130,7 @@ int sandbox_open(struct sandbox **out, const struct sandbox_config *cfg, char *e
         token = (unsigned long long)(uintptr_t)sb ^ (unsigned long long)time(NULL);
     snprintf(sb->owner, sizeof sb->owner, "%d-%016llx\n", (int)getpid(), token);
     pthread_mutex_init(&sb->lock, NULL);
-    for (int i = 0; i < SANDBOX_MAX_SLOTS; i++)
+    for (int i = 0; i < SANDBOX_MAX_BOXES; i++)
         sb->net_fd[i] = -1;
     if (geteuid() != 0) {
         sb_errf(err, errlen, "the sandbox must run as root (it creates namespaces and cgroups)");
@@ -166,7 +166,7 @@ void sandbox_close(struct sandbox *sb)
     for (int i = 0; i < SB_PROFILE_COUNT; i++)
         if (sb->filter_ready[i])
             seccomp_prog_free(&sb->filter[i]);
-    for (int i = 0; i < SANDBOX_MAX_SLOTS; i++) {
+    for (int i = 0; i < SANDBOX_MAX_BOXES; i++) {
         keeper_stop(sb->keeper[i]);
         if (sb->net_fd[i] >= 0)
             close(sb->net_fd[i]);
@@ -288,6 +288,8 @@ struct run {
     int cancel_fd;
     bool output_runs_on; /* the job's: no kill at the output limit */
     int stdio_fd[3];
+    const int *pass_fd;  /* the job's pass_fds (its to close) */
+    int pass_count;
     int box_fd;
     int extra_fd[MNT_MAX_EXTRA];
     size_t extra_count;
@@ -408,14 +410,24 @@ static int check_job(const struct sandbox_job *job, int *profile, char *err, siz
         sb_errf(err, len, "no program to run");
         return -1;
     }
-    if (job->slot < 0 || job->slot >= SANDBOX_MAX_SLOTS) {
-        sb_errf(err, len, "box id %d out of range 0..%d", job->slot, SANDBOX_MAX_SLOTS - 1);
+    if (job->slot < 0 || job->slot >= SANDBOX_MAX_BOXES) {
+        sb_errf(err, len, "box id %d out of range 0..%d", job->slot, SANDBOX_MAX_BOXES - 1);
         return -1;
     }
     if ((*profile = seccomp_profile_index(job->profile)) < 0) {
         sb_errf(err, len, "unknown profile '%s' (known: default, jvm, compile)", job->profile);
         return -1;
     }
+    if (job->pass_fd_count < 0 || job->pass_fd_count > SANDBOX_MAX_PASS_FDS ||
+        (job->pass_fd_count && !job->pass_fds)) {
+        sb_errf(err, len, "%d fds to pass (at most %d)", job->pass_fd_count, SANDBOX_MAX_PASS_FDS);
+        return -1;
+    }
+    for (int i = 0; i < job->pass_fd_count; i++)
+        if (job->pass_fds[i] < 0) {
+            sb_errf(err, len, "fd to pass %d is not open", i);
+            return -1;
+        }
     if (job->workdir && job->workdir[0] != '/') {
         sb_errf(err, len, "work directory must be an absolute path: %s", job->workdir);
         return -1;
@@ -495,6 +507,7 @@ static int fill_request(struct sandbox *sb, const struct sandbox_job *job, struc
     req->output_runs_on = job->output_runs_on;
     for (int i = 0; i < 3; i++)
         req->has_stdio[i] = run->stdio_fd[i] >= 0;
+    req->pass_fd_count = run->pass_count;
     if (pin_request(req, job->cpus, err, len) < 0)
         return -1;
     req->cgroup_fd_count = 0;
@@ -527,6 +540,8 @@ static int prepare(struct sandbox *sb, const struct sandbox_job *job, struct run
     run->stdio_fd[0] = job->stdin_fd;
     run->stdio_fd[1] = job->stdout_fd;
     run->stdio_fd[2] = job->stderr_fd;
+    run->pass_fd = job->pass_fds;
+    run->pass_count = job->pass_fd_count;
     run->degraded = sb->cgroups.version == 0;
     effective_limits(&run->limits);
     snprintf(run->slot_dir, sizeof run->slot_dir, "%s/box-%d", sb->run_dir, job->slot);
@@ -547,7 +562,7 @@ static int prepare(struct sandbox *sb, const struct sandbox_job *job, struct run
 /* Sends BOX_CMD_RUN with the run's fds, in the order box_request states. */
 static int start_run(struct run *run, char *err, size_t len)
 {
-    int fds[3 + CG_V1_COUNT + 1 + MNT_MAX_EXTRA], n = 0;
+    int fds[3 + CG_V1_COUNT + 1 + MNT_MAX_EXTRA + SANDBOX_MAX_PASS_FDS], n = 0;
     for (int i = 0; i < 3; i++)
         if (run->stdio_fd[i] >= 0)
             fds[n++] = run->stdio_fd[i];
@@ -558,6 +573,8 @@ static int start_run(struct run *run, char *err, size_t len)
         fds[n++] = run->box_fd;
     for (size_t i = 0; i < run->extra_count; i++)
         fds[n++] = run->extra_fd[i];
+    for (int i = 0; i < run->pass_count; i++)
+        fds[n++] = run->pass_fd[i];
     if (sb_send_fds(run->keeper->ctl, BOX_CMD_RUN, fds, n) < 0) {
         sb_errf(err, len, "cannot reach the box's keeper: %s", strerror(errno));
         return -1;

@@ -16,7 +16,7 @@
  *   sandbox_run(sb, &job, &res);   // res.status is OK/RE/TLE/MLE/OLE/SV/IE
  *   sandbox_close(sb);
  *
- * A box slot ("box id", 0..SANDBOX_MAX_SLOTS-1) owns a uid/gid, a cgroup and
+ * A box slot ("box id", 0..SANDBOX_MAX_SLOTS-1, or a slot's sub-box) owns a uid/gid, a cgroup and
  * a network namespace that are created on first use and reused by later runs.
  * Only one run may use a slot at a time (a second one fails with IE "busy");
  * runs in different slots may proceed concurrently, from threads or processes.
@@ -31,6 +31,21 @@
 #include <sys/types.h>
 
 #define SANDBOX_MAX_SLOTS 1000
+
+/* A slot's holder may also run in the slot's sub-boxes 1..SANDBOX_SUBBOXES,
+ * box ids sandbox_subbox(slot, k): each its own uid, cgroup and network
+ * namespace like any slot, for programs of one job that must run at once
+ * yet apart (a communication task's processes). They belong to whoever
+ * holds the slot: no caller allocates them otherwise. */
+#define SANDBOX_SUBBOXES 16
+#define SANDBOX_MAX_BOXES (SANDBOX_MAX_SLOTS * (SANDBOX_SUBBOXES + 1))
+static inline int sandbox_subbox(int slot, int k)
+{
+    return slot + k * SANDBOX_MAX_SLOTS;
+}
+
+/* fds a job may hand its program beside stdio (sandbox_job.pass_fds) */
+#define SANDBOX_MAX_PASS_FDS 32
 
 struct sandbox;
 
@@ -110,6 +125,10 @@ struct sandbox_job {
     bool output_runs_on;       /* past limits.output a file is cut (writes
                                   fail, EFBIG) and the program runs on: OLE
                                   when it ends within its time, else TLE */
+    const int *pass_fds;       /* fds the program gets as 3, 4, ... (pipes
+                                  it opens again as /dev/fd/3, ...); at most
+                                  SANDBOX_MAX_PASS_FDS */
+    int pass_fd_count;
 };
 
 #define SANDBOX_JOB_INIT                                                       \

@@ -287,6 +287,23 @@ static double num(json_t *o, const char *key)
     return json_number_value(json_object_get(o, key));
 }
 
+/* a communication test's processes, one line each under it */
+static void print_processes(json_t *procs)
+{
+    size_t k;
+    json_t *p;
+    json_array_foreach(procs, k, p) {
+        char exit_s[16];
+        int sig = (int)json_integer_value(json_object_get(p, "signal"));
+        if (sig)
+            snprintf(exit_s, sizeof exit_s, "sig%d", sig);
+        else
+            snprintf(exit_s, sizeof exit_s, "%d", (int)json_integer_value(json_object_get(p, "exit_code")));
+        printf("     - %-10.10s %-8s %7.3fs %7.3fs %8.1fM %5s\n", str(p, "name"), str(p, "verdict"),
+               num(p, "cpu_time"), num(p, "wall_time"), num(p, "memory") / 1048576.0, exit_s);
+    }
+}
+
 static void print_tests(json_t *tests)
 {
     size_t i;
@@ -303,6 +320,7 @@ static void print_tests(json_t *tests)
         printf("%-4zu %-12.12s %-8s %7.3fs %7.3fs %8.1fM %5s  %.60s\n", i + 1, str(t, "name"),
                str(t, "verdict"), num(t, "cpu_time"), num(t, "wall_time"),
                num(t, "memory") / 1048576.0, exit_s, str(t, "checker_message"));
+        print_processes(json_object_get(t, "processes"));
     }
 }
 

@@ -63,6 +63,8 @@ struct hrun {
     bool no_workdir;      /* /box is then the box's own tmpfs */
     int stdio[3];         /* with use_stdio: these instead of the files */
     bool use_stdio;
+    const int *pass;      /* the job's pass_fds */
+    int pass_count;
     /* filled by run() */
     struct sandbox_result res;
     int rc;
@@ -174,6 +176,8 @@ static int run_raw(struct hrun *r, const char *const *argv)
     job.limits = r->limits;
     job.mounts = mounts;
     job.mount_count = n;
+    job.pass_fds = r->pass;
+    job.pass_fd_count = r->pass_count;
     r->rc = sandbox_run(sb, &job, &r->res);
     close(out);
     close(err);
@@ -1024,6 +1028,32 @@ Test(hostile, extra_mounts_do_not_outlive_the_run)
     r->extra_count = 0;
     RUN(r, "/bin/sh", "-c", "ls -A /opt/answers /box/answers 2>/dev/null | grep -c problem.yaml");
     cr_assert_str_eq(r->out, "0\n", "a mount outlived its run: %s", r->out);
+}
+
+/* A communication task's boxes (issue 43): a slot's last sub-box runs as a
+ * uid of its own, and gets the pipe passed to it as fd 3 (reopened by its
+ * /dev/fd path, as a CMS manager opens the paths it is given), and no
+ * other fd beyond it. */
+Test(hostile, sub_box_gets_passed_fds_and_its_own_uid)
+{
+    int box = sandbox_subbox(885, SANDBOX_SUBBOXES);
+    struct hrun *r = new_run(box);
+    int p[2];
+    cr_assert_eq(pipe2(p, O_CLOEXEC), 0);
+    cr_assert_eq(fchmod(p[1], 0666), 0);    /* reopened by name as the box's uid */
+    r->pass = &p[1];
+    r->pass_count = 1;
+    RUN(r, "/bin/sh", "-c", "echo through >/dev/fd/3; for f in 4 5 6 7 8 9; do [ -e /proc/$$/fd/$f ] && "
+        "echo leak $f; done; id -u");
+    close(p[1]);
+    expect_status(r, SANDBOX_OK);
+    char want[32], got[32] = "";
+    snprintf(want, sizeof want, "%d\n", (int)box_uid(box));
+    cr_assert_str_eq(r->out, want, "a leaked fd, or the wrong uid");
+    ssize_t n = read(p[0], got, sizeof got - 1);
+    close(p[0]);
+    cr_assert_str_eq(n > 0 ? got : "", "through\n", "nothing came through the passed pipe");
+    expect_nothing_left(r);
 }
 
 /* A slot's box is kept between runs: what one run leaves in SysV IPC (which

@@ -222,6 +222,21 @@ async function showDetail() {
     cell(row, t.exit_code);
     cell(row, t.host);
     cell(row, t.checker_message);
+    // a communication test: a row under it for each process (user 0.., manager)
+    for (const p of t.processes || []) {
+      const pr = tb.insertRow();
+      pr.className = "process";
+      pr.dataset.test = t.name;
+      pr.dataset.process = p.name;
+      cell(pr, "\u21b3 " + p.name);
+      cell(pr, p.verdict, p.verdict);
+      cell(pr, p.cpu_time.toFixed(3) + " s");
+      cell(pr, p.wall_time.toFixed(3) + " s");
+      cell(pr, Math.round(p.memory / 1024) + " KiB");
+      cell(pr, p.signal ? "signal " + p.signal : p.exit_code);
+      cell(pr, "");
+      cell(pr, "");
+    }
   }
   const c = s.compile;
   $("#compile-output").textContent = c ? "[" + c.status + (c.cached ? ", cached" : "") + "]\n" + (c.output || "") : "(not compiled yet)";
