@@ -77,6 +77,12 @@ struct rn_language {
     int processes;
     char **mounts;          /* NULL-terminated host paths, read-only */
     char **env;             /* NULL-terminated NAME=VALUE, PATH included */
+    /* a submission of several files (common/fileset): entry_all compiles
+     * every file with the source's extension in place of the source's
+     * name; otherwise the first of entry's names the set has (NULL: the
+     * source's name) is the entry point, saved as `source` */
+    bool entry_all;
+    char **entry;
 };
 
 /* Parses one file; 0 on success, -1 with messages added to errs. */
@@ -469,6 +475,15 @@ struct rn_job {
     char *identity;                           /* resume.c; NULL: not computed */
     struct rn_test_outcome *reuse;            /* resume.c: [i].ran: test i's record reused */
 };
+
+/* ---- submission.c ------------------------------------------------------ */
+
+struct fileset;
+/* A submission of several files written into j->src (fresh), and the
+ * names the compile takes in place of the language's source file (the
+ * caller frees *sources, set even on error). 0; 1 CE with *message (no
+ * entry point); -1 infra. */
+int rn_submission_write_files(struct rn_job *j, const struct fileset *fs, char ***sources, char **message);
 
 /* a compile's outcome: ok, the compiler's output (with notes), CPU seconds */
 struct rn_compiled {

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fileset.h"
 #include "internal.h"
 
 static int report_skeleton(struct runner_report *rep, const struct rn_problem *p)
@@ -65,6 +66,61 @@ static int evaluate(struct rn_job *j)
     return rc;
 }
 
+static void set_ce(struct runner_report *rep, char *message)
+{
+    struct rn_compiled c = {.output = message ? message : strdup("")};
+    set_compile(rep, "CE", &c);
+    rep->verdict = RUNNER_CE;
+}
+
+/* the grader's sources after the submission's (its first is the
+ * submission's entry point, already listed) */
+static int append_sources(char ***sources, char **more)
+{
+    size_t n = 0, m = 0;
+    while ((*sources)[n])
+        n++;
+    while (more && more[m])
+        m++;
+    char **all = realloc(*sources, (n + m + 1) * sizeof *all);
+    if (!all)
+        return -1;
+    for (size_t i = 1; i < m; i++)
+        all[n++] = strdup(more[i]);
+    all[n] = NULL;
+    *sources = all;
+    return 0;
+}
+
+/* a submission of several files (submission.c), with the grader's files
+ * beside them: as write_submission */
+static int write_files(struct rn_job *j, const struct runner_request *req, const struct rn_grader *g,
+                       char ***sources)
+{
+    struct fileset fs;
+    char why[300], *message = NULL;
+    if (fileset_unpack(req->source, req->source_len, &fs, why, sizeof why) < 0) {
+        set_ce(j->rep, rn_strdup_printf("the submission's files: %s\n", why));
+        return 1;
+    }
+    int rc = rn_submission_write_files(j, &fs, sources, &message);
+    fileset_free(&fs);
+    if (rc > 0)
+        set_ce(j->rep, message);
+    if (rc != 0 || !g)
+        return rc;
+    char **more = NULL;
+    rc = rn_grader_install(j, g, j->lang->source, &more, &message);
+    if (rc == 0 && append_sources(sources, more) < 0)
+        rc = rn_job_infra(j, "grader", "out of memory");
+    rn_argv_free(more);
+    if (rc > 0) {
+        j->rep->verdict = RUNNER_IE;
+        j->rep->message = message;
+    }
+    return rc;
+}
+
 /* writes the submission (and its grader); 0, 1 when the verdict is already
  * reached (CE: no grader for the language; IE: a broken grader), -1 infra */
 static int write_submission(struct rn_job *j, const struct runner_request *req, char ***sources)
@@ -77,6 +133,8 @@ static int write_submission(struct rn_job *j, const struct runner_request *req, 
         j->rep->verdict = RUNNER_CE;
         return 1;
     }
+    if (fileset_is(req->source, req->source_len))
+        return write_files(j, req, g, sources);
     const char *name = g && g->source ? g->source : j->lang->source;
     if (rn_write_named(j, j->src, name, req->source, req->source_len) < 0)
         return -1;

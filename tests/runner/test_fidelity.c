@@ -3,12 +3,15 @@
  * 22, "fidelity misses"), judged through real compilers and the real
  * sandbox: a program reading /dev/stdin or writing /dev/stdout, a Java class
  * with a non-ASCII name, a testlib checker writing its points on stdout (as
- * DMOJ's build does), a checker with its own compile flags. Needs root.
+ * DMOJ's build does), a checker with its own compile flags; submissions of
+ * several files (issue 39: a Java package, Python modules, C++ with a
+ * header). Needs root.
  */
 #include <criterion/criterion.h>
 #include <jansson.h>
 #include <sys/stat.h>
 
+#include "fileset.h"
 #include "helpers.h"
 #include "runner.h"
 
@@ -264,4 +267,114 @@ Test(dev_stdio, interactive_pipes_reopen, .timeout = 240)
                  "    return 0;\n"
                  "}\n"),
            RUNNER_AC, "freopen on the interactive pipes");
+}
+
+/* ---- issue 39: a submission of several files (common/fileset) ---- */
+
+/* the files {name, text, name, text, ..., NULL} packed as judge-api packs
+ * a submission's `files`, judged */
+static struct judged judge_files(const char *problem, const char *lang, const char *const *files)
+{
+    struct fileset fs = {0};
+    char why[300];
+    for (size_t i = 0; files[i]; i += 2)
+        cr_assert_eq(fileset_add(&fs, files[i], files[i + 1], strlen(files[i + 1]), why, sizeof why), 0, "%s", why);
+    char *packed;
+    size_t len;
+    cr_assert_eq(fileset_pack(&fs, &packed, &len, why, sizeof why), 0, "%s", why);
+    fileset_free(&fs);
+    struct runner *r = open_runner(false);
+    struct runner_request req = {.problem_dir = problem, .language = lang, .source = packed, .source_len = len};
+    struct runner_report *rep = NULL;
+    enum runner_failure failure;
+    char err[1024];
+    cr_assert_eq(runner_judge(r, &req, &rep, &failure, err, sizeof err), 0, "%s: %s", lang, err);
+    struct judged j = {runner_report_verdict(rep), runner_report_score(rep), runner_report_json(rep)};
+    runner_report_free(rep);
+    runner_close(r);
+    free(packed);
+    return j;
+}
+
+/* Java: two classes in a package directory; javac finds the class with
+ * main (Solver, not Main) as Java users expect */
+Test(several_files, java_package_of_two_classes, .timeout = 600)
+{
+    char *dir = aplusb("files-java");
+    const char *const files[] = {
+        "contest/Adder.java", "package contest;\npublic class Adder {\n"
+                              "    public static long add(long a, long b) { return a + b; }\n}\n",
+        "contest/Solver.java", "package contest;\nimport java.util.Scanner;\npublic class Solver {\n"
+                               "    public static void main(String[] args) {\n"
+                               "        Scanner s = new Scanner(System.in);\n"
+                               "        System.out.println(Adder.add(s.nextLong(), s.nextLong()));\n    }\n}\n",
+        NULL};
+    expect(judge_files(dir, "java", files), RUNNER_AC, "contest/Solver.java + contest/Adder.java");
+    remove_dir(dir);
+    free(dir);
+}
+
+/* Python: __main__.py imports a module beside it */
+Test(several_files, python_modules_with_a_main_module, .timeout = 300)
+{
+    char *dir = aplusb("files-python");
+    const char *const files[] = {
+        "__main__.py", "from arith import add\na, b = map(int, input().split())\nprint(add(a, b))\n",
+        "arith.py", "def add(a, b):\n    return a + b\n", NULL};
+    expect(judge_files(dir, "python3", files), RUNNER_AC, "__main__.py + arith.py");
+    remove_dir(dir);
+    free(dir);
+}
+
+/* C++: every .cpp compiled, the header beside them; names are the
+ * contestant's own */
+Test(several_files, cpp_with_a_header, .timeout = 300)
+{
+    char *dir = aplusb("files-cpp");
+    const char *const files[] = {
+        "lib/add.h", "#pragma once\nlong long add(long long a, long long b);\n",
+        "lib/add.cpp", "#include \"add.h\"\nlong long add(long long a, long long b) { return a + b; }\n",
+        "solution.cpp", "#include <cstdio>\n#include \"lib/add.h\"\n"
+                        "int main() { long long a, b; if (std::scanf(\"%lld %lld\", &a, &b) != 2) return 1;\n"
+                        "    std::printf(\"%lld\\n\", add(a, b)); }\n",
+        NULL};
+    expect(judge_files(dir, "cpp", files), RUNNER_AC, "solution.cpp + lib/add.cpp + lib/add.h");
+    remove_dir(dir);
+    free(dir);
+}
+
+/* No entry point, no file of the language, or a set that does not unpack:
+ * CE saying so, never IE nor an infrastructure failure */
+Test(several_files, without_an_entry_point_is_ce, .timeout = 300)
+{
+    char *dir = aplusb("files-ce");
+    const char *const two[] = {"a.py", "print(1)\n", "b.py", "print(2)\n", NULL};
+    struct judged j = judge_files(dir, "python3", two);
+    cr_expect_eq(j.verdict, RUNNER_CE, "%s", j.json);
+    cr_expect(strstr(j.json, "main.py or __main__.py is not among them"), "%s", j.json);
+    free(j.json);
+    const char *const headers[] = {"add.h", "int add(int, int);\n", NULL};
+    j = judge_files(dir, "cpp", headers);
+    cr_expect_eq(j.verdict, RUNNER_CE, "%s", j.json);
+    cr_expect(strstr(j.json, "none of the submission's 1 files ends as main.cpp does"), "%s", j.json);
+    free(j.json);
+    /* the mark, then no tar: a broken set from an FCALL client */
+    char broken[64];
+    memcpy(broken, FILESET_MARK, FILESET_MARK_LEN);
+    strcpy(broken + FILESET_MARK_LEN, "not a tar at all");
+    struct runner *r = open_runner(false);
+    struct runner_request req = {.problem_dir = dir, .language = "c", .source = broken,
+                                 .source_len = FILESET_MARK_LEN + strlen("not a tar at all")};
+    struct runner_report *rep = NULL;
+    enum runner_failure failure;
+    char err[1024];
+    cr_assert_eq(runner_judge(r, &req, &rep, &failure, err, sizeof err), 0, "%s", err);
+    char *json = runner_report_json(rep);
+    cr_expect_eq(runner_report_verdict(rep), RUNNER_CE, "%s", json);
+    cr_expect(strstr(json, "the submission's files:"), "%s", json);
+    free(json);
+    runner_report_free(rep);
+    runner_close(r);
+    remove_dir(dir);
+    free(dir);
 }
