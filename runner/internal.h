@@ -83,6 +83,9 @@ struct rn_language {
      * source's name) is the entry point, saved as `source` */
     bool entry_all;
     char **entry;
+    /* answers: true: its submissions are an output-only problem's answer
+     * files, never compiled nor run (languages/answers.yaml) */
+    bool answers;
 };
 
 /* Parses one file; 0 on success, -1 with messages added to errs. */
@@ -111,7 +114,9 @@ void rn_argv_free(char **argv);
 enum rn_checker_type { RN_CHECK_EXACT, RN_CHECK_LINES, RN_CHECK_TOKENS, RN_CHECK_FLOAT,
                        RN_CHECK_CUSTOM };
 enum rn_stop { RN_STOP_NONE, RN_STOP_SUBTASK, RN_STOP_ALL };
-enum rn_problem_type { RN_BATCH, RN_INTERACTIVE };
+/* output-only: no program; the submission is answer files, one a test
+ * (CMS OutputOnly, ICPC submit-answer) */
+enum rn_problem_type { RN_BATCH, RN_INTERACTIVE, RN_OUTPUT_ONLY };
 /* how a custom checker or an interactor is called and reports: testlib's
  * argv and exit codes, or Kattis's (input, answer, feedback dir; 42/43) */
 enum rn_protocol { RN_PROTO_TESTLIB, RN_PROTO_KATTIS };
@@ -180,6 +185,7 @@ struct rn_problem {
     uint64_t memory_limit, output_limit;
     bool output_truncate;          /* on_output_limit: truncate (DOMjudge's way) */
     char *input_file, *output_file;  /* file I/O: names in the program's cwd; NULL: none */
+    char *answer_file;             /* output-only: each test's answer file ({name}, {index}) */
     int memory_line;               /* line of `memory_limit:` in problem.yaml */
     double compile_time;           /* 0, or at least this for every compile */
     uint64_t compile_memory, compile_output;
@@ -207,6 +213,9 @@ struct rn_problem {
 };
 
 #define RN_MAX_SUBTASKS 1000
+/* an output-only problem's answer file when problem.yaml names none: the
+ * test's name with .out, as ICPC packages name a team's output (tc.out) */
+#define RN_ANSWER_FILE "{name}.out"
 #define RN_MAX_PASSES 100
 
 /* Walks the package (rn_pkg_walk), then reads problem.yaml and the tests;
@@ -479,6 +488,16 @@ struct rn_job {
 /* ---- submission.c ------------------------------------------------------ */
 
 struct fileset;
+
+/* The name of test i's answer file in an output-only problem's submission
+ * (the problem's answer_file with {name} and {index} replaced); caller
+ * frees. */
+char *rn_answer_file_name(const struct rn_problem *p, size_t i);
+/* An output-only problem's answer files written into j->src (fresh), where
+ * each test reads its own (run.c) and the judging's identity hashes them.
+ * 0; -1 infra. */
+int rn_submission_write_answers(struct rn_job *j, const struct fileset *fs);
+
 /* A submission of several files written into j->src (fresh), and the
  * names the compile takes in place of the language's source file (the
  * caller frees *sources, set even on error). 0; 1 CE with *message (no

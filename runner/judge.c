@@ -199,12 +199,46 @@ static int prepare_helpers(struct rn_job *j)
     return rc;
 }
 
+/* An output-only problem's answer files, written to src/: 0, 1 CE (a
+ * language other than answers, not a file set), -1 infra. The answers
+ * language with a problem that runs a program is CE too. */
+static int write_answers(struct rn_job *j, const struct runner_request *req)
+{
+    bool output_only = j->prob->type == RN_OUTPUT_ONLY;
+    if (output_only != j->lang->answers) {
+        set_ce(j->rep, output_only ? rn_strdup_printf("this problem is output-only: submit its answer files in the "
+                                                      "answers language (a language file with answers: true), not "
+                                                      "'%s'\n", j->lang->id)
+                                   : rn_strdup_printf("'%s' is answer files, which only an output-only problem "
+                                                      "takes; this one runs a program\n", j->lang->id));
+        return 1;
+    }
+    struct fileset fs;
+    char why[300];
+    if (!fileset_is(req->source, req->source_len)) {
+        set_ce(j->rep, strdup("an output-only problem's submission is its answer files, given as several files "
+                              "(judge-api's files, judgectl submit FILES or a zip), not one source\n"));
+        return 1;
+    }
+    if (fileset_unpack(req->source, req->source_len, &fs, why, sizeof why) < 0) {
+        set_ce(j->rep, rn_strdup_printf("the submission's files: %s\n", why));
+        return 1;
+    }
+    int rc = rn_submission_write_answers(j, &fs);
+    fileset_free(&fs);
+    return rc;
+}
+
 /* compile, checker, tests; -1 on infrastructure failure or abort */
 static int judge_in_slot(struct rn_job *j, const struct runner_request *req)
 {
     struct rn_compile_opts opts = {0};
-    int rc = write_submission(j, req, &opts.sources);
-    if (rc == 0 && j->lang->compile_steps)
+    int rc = 0;
+    if (j->prob->type == RN_OUTPUT_ONLY || j->lang->answers)
+        rc = write_answers(j, req);
+    else
+        rc = write_submission(j, req, &opts.sources);
+    if (rc == 0 && j->lang->compile_steps && !j->lang->answers)
         rc = compile_submission(j, &opts);
     rn_argv_free(opts.sources);
     if (rc != 0 || j->rep->verdict == RUNNER_CE)

@@ -260,6 +260,17 @@ static int parse_env(struct ydoc *y, yaml_node_t *n, struct rn_language *l)
     return rc;
 }
 
+/* answers: true | false */
+static int parse_answers(struct ydoc *y, yaml_node_t *v, struct rn_language *l)
+{
+    const char *s = ydoc_scalar(y, v, "answers");
+    if (s && (!strcmp(s, "true") || !strcmp(s, "false")))
+        return l->answers = !strcmp(s, "true"), 0;
+    if (s)
+        ydoc_error(y, v, "answers", "expected true or false, not '%.40s'", s);
+    return -1;
+}
+
 /* entry: all | [NAME, ...] (plain relative names, as a file set's) */
 static int parse_entry(struct ydoc *y, yaml_node_t *v, struct rn_language *l)
 {
@@ -323,6 +334,8 @@ static int parse_key(struct ydoc *y, const char *key, yaml_node_t *k, yaml_node_
         return parse_env(y, v, l);
     if (!strcmp(key, "entry"))
         return parse_entry(y, v, l);
+    if (!strcmp(key, "answers"))
+        return parse_answers(y, v, l);
     ydoc_error(y, k, key, "unknown key");
     return -1;
 }

@@ -145,9 +145,11 @@ static json_t *summary_object(const struct rn_problem *p)
             json_array_append_new(languages, json_string(p->graders[i].lang));
     }
     bool scores = p->subtasks_line || p->checker_prog.scores || p->interactor.scores;
+    static const char *const types[] = {[RN_BATCH] = "batch", [RN_INTERACTIVE] = "interactive",
+                                        [RN_OUTPUT_ONLY] = "output-only"};
     double wall = p->wall_time_limit > 0 ? p->wall_time_limit : 2 * p->time_limit + 1;
     return json_pack("{s:s, s:s, s:i, s:s, s:f, s:f, s:f, s:I, s:I, s:o, s:I, s:o}", "title",
-                     p->title ? p->title : p->name, "type", p->type == RN_INTERACTIVE ? "interactive" : "batch",
+                     p->title ? p->title : p->name, "type", types[p->type],
                      "passes", p->passes, "scoring", scores ? "score" : "pass-fail", "max_score", max_score,
                      "time_limit", p->time_limit, "wall_time_limit", wall, "memory_limit",
                      (json_int_t)p->memory_limit, "output_limit", (json_int_t)p->output_limit, "languages",

@@ -120,3 +120,32 @@ int rn_submission_write_files(struct rn_job *j, const struct fileset *fs, char *
     qsort(list, k, sizeof *list, by_name);
     return 0;
 }
+
+/* ------------------------------------------------ output-only answer files */
+
+char *rn_answer_file_name(const struct rn_problem *p, size_t i)
+{
+    char *out = strdup("");
+    for (const char *c = p->answer_file; out && *c;) {
+        char *t;
+        if (!strncmp(c, "{name}", 6))
+            t = rn_strdup_printf("%s%s", out, p->tests[i].name), c += 6;
+        else if (!strncmp(c, "{index}", 7))
+            t = rn_strdup_printf("%s%03zu", out, i), c += 7;
+        else
+            t = rn_strdup_printf("%s%c", out, *c), c++;
+        free(out);
+        out = t;
+    }
+    return out;
+}
+
+int rn_submission_write_answers(struct rn_job *j, const struct fileset *fs)
+{
+    if (rn_fresh_dir(j->src, 0755) < 0)
+        return rn_job_infra(j, j->src, strerror(errno));
+    for (size_t i = 0; i < fs->count; i++)
+        if (write_below(j->src, fs->files[i].name, fs->files[i].data, fs->files[i].len) < 0)
+            return rn_job_infra(j, j->src, strerror(errno));
+    return 0;
+}

@@ -378,3 +378,105 @@ Test(several_files, without_an_entry_point_is_ce, .timeout = 300)
     remove_dir(dir);
     free(dir);
 }
+
+/* ---- issue 39: output-only problems (CMS OutputOnly, ICPC submit-answer) ---- */
+
+/* three tests worth 30, 30 and 40, each its own subtask; answer files as
+ * answer_file names them (NULL: the default, {name}.out) */
+static char *output_only(const char *tag, const char *answer_file)
+{
+    char *dir = scratch_dir(tag);
+    put_file(dir, "problem.yaml",
+             "name: %s\ntype: output-only\n%s%s%schecker: tokens\n"
+             "subtasks:\n  - {name: one, points: 30, tests: [a]}\n  - {name: two, points: 30, tests: [b]}\n"
+             "  - {name: three, points: 40, tests: [c]}\n",
+             tag, answer_file ? "answer_file: \"" : "", answer_file ? answer_file : "", answer_file ? "\"\n" : "");
+    const char *names[] = {"a", "b", "c"}, *answers[] = {"7\n", "15\n", "1000\n"};
+    for (int i = 0; i < 3; i++) {
+        char rel[64];
+        snprintf(rel, sizeof rel, "tests/%s.in", names[i]);
+        put_file(dir, rel, "the %d-th input\n", i);
+        snprintf(rel, sizeof rel, "tests/%s.out", names[i]);
+        put_file(dir, rel, "%s", answers[i]);
+    }
+    return dir;
+}
+
+static json_t *test_of(json_t *report, size_t i)
+{
+    return json_array_get(json_object_get(report, "tests"), i);
+}
+
+/* a.out right, b.out missing, c.out wrong: 30 of 100, WA; then every
+ * answer right: AC, 100; CMS's names (output_000.txt...) the same way */
+Test(output_only, partial_answers_earn_partial_scores, .timeout = 120)
+{
+    char *dir = output_only("answers", NULL);
+    const char *const partial[] = {"a.out", "7\n", "c.out", "999\n", "notes.txt", "ignored\n", NULL};
+    struct judged j = judge_files(dir, "answers", partial);
+    json_t *rep = json_loads(j.json, 0, NULL);
+    cr_assert(rep, "%s", j.json);
+    cr_expect_eq(j.verdict, RUNNER_WA, "%s", j.json);
+    cr_expect(j.score > 29.999 && j.score < 30.001, "score %g: %s", j.score, j.json);
+    cr_expect_str_eq(json_string_value(json_object_get(test_of(rep, 0), "verdict")), "AC", "%s", j.json);
+    cr_expect_str_eq(json_string_value(json_object_get(test_of(rep, 1), "verdict")), "WA", "%s", j.json);
+    cr_expect_str_eq(json_string_value(json_object_get(test_of(rep, 1), "checker_message")), "no answer file b.out",
+                     "%s", j.json);
+    cr_expect_str_eq(json_string_value(json_object_get(test_of(rep, 2), "verdict")), "WA", "%s", j.json);
+    json_decref(rep);
+    free(j.json);
+    const char *const all[] = {"a.out", "7\n", "b.out", "15\n", "c.out", "1000\n", NULL};
+    j = judge_files(dir, "answers", all);
+    cr_expect_eq(j.verdict, RUNNER_AC, "%s", j.json);
+    cr_expect(j.score > 99.999, "score %g: %s", j.score, j.json);
+    free(j.json);
+    remove_dir(dir);
+    free(dir);
+    dir = output_only("answers-cms", "output_{index}.txt");
+    const char *const cms[] = {"output_000.txt", "7\n", "output_002.txt", "1000\n", NULL};
+    j = judge_files(dir, "answers", cms);
+    cr_expect_eq(j.verdict, RUNNER_WA, "%s", j.json);
+    cr_expect(j.score > 69.999 && j.score < 70.001, "score %g: %s", j.score, j.json);
+    cr_expect(strstr(j.json, "no answer file output_001.txt"), "%s", j.json);
+    free(j.json);
+    remove_dir(dir);
+    free(dir);
+}
+
+/* a program for an output-only problem, answers for one that runs a
+ * program, one source instead of files: CE saying what to send; a bad
+ * answer_file: the package's error, naming the key */
+Test(output_only, the_wrong_kind_of_submission_is_ce_and_a_bad_pattern_refused, .timeout = 120)
+{
+    char *dir = output_only("answers-ce", NULL);
+    struct judged j = judge(dir, "c", right_sum);
+    cr_expect_eq(j.verdict, RUNNER_CE, "%s", j.json);
+    cr_expect(strstr(j.json, "this problem is output-only"), "%s", j.json);
+    free(j.json);
+    j = judge(dir, "answers", "7\n");
+    cr_expect_eq(j.verdict, RUNNER_CE, "%s", j.json);
+    cr_expect(strstr(j.json, "not one source"), "%s", j.json);
+    free(j.json);
+    char *batch = aplusb("answers-batch");
+    const char *const files[] = {"1.out", "7\n", NULL};
+    j = judge_files(batch, "answers", files);
+    cr_expect_eq(j.verdict, RUNNER_CE, "%s", j.json);
+    cr_expect(strstr(j.json, "only an output-only problem takes"), "%s", j.json);
+    free(j.json);
+    remove_dir(batch);
+    free(batch);
+    remove_dir(dir);
+    free(dir);
+    const char *bad[][2] = {{"out_{test}.txt", "unknown placeholder"}, {"same.txt", "the same file name"},
+                            {"../{name}", "'..'"}};
+    for (int i = 0; i < 3; i++) {
+        dir = output_only("answers-bad", bad[i][0]);
+        char *errors = NULL;
+        cr_expect(runner_problem_check_limits(NULL, dir, &errors, NULL) > 0, "%s accepted", bad[i][0]);
+        cr_expect(errors && strstr(errors, "answer_file") && strstr(errors, bad[i][1]), "%s: %s", bad[i][0],
+                  errors ? errors : "");
+        free(errors);
+        remove_dir(dir);
+        free(dir);
+    }
+}
