@@ -1029,15 +1029,20 @@ static json_t *submit_body_wait(const char *body)
 
 /* {"problem": "aplusb", "language": lang, "files": [{name, content}...]}
  * from {name, content, ..., NULL} */
-static char *files_body(const char *lang, const char *const *files)
+static char *files_body_for(const char *problem, const char *lang, const char *const *files)
 {
     json_t *list = json_array();
     for (size_t i = 0; files[i]; i += 2)
         json_array_append_new(list, json_pack("{s:s, s:s}", "name", files[i], "content", files[i + 1]));
-    json_t *o = json_pack("{s:s, s:s, s:o}", "problem", "aplusb", "language", lang, "files", list);
+    json_t *o = json_pack("{s:s, s:s, s:o}", "problem", problem, "language", lang, "files", list);
     char *s = json_dumps(o, JSON_COMPACT);
     json_decref(o);
     return s;
+}
+
+static char *files_body(const char *lang, const char *const *files)
+{
+    return files_body_for("aplusb", lang, files);
 }
 
 /* issue 39: a submission of several files over HTTP -- a Java package of
@@ -1046,7 +1051,7 @@ static char *files_body(const char *lang, const char *const *files)
 Test(api, several_files_java_package_python_modules_cpp_header, .timeout = 400)
 {
     max_source = "64K";
-    start("  native: {languages: [cpp, java, python3], slots: 1}\n", NULL, true);
+    start("  native: {languages: [cpp, java, python3, answers], slots: 1}\n", NULL, true);
     const char *const java[] = {
         "contest/Adder.java", "package contest;\npublic class Adder {\n"
                               "    public static long add(long a, long b) { return a + b; }\n}\n",
@@ -1077,6 +1082,34 @@ Test(api, several_files_java_package_python_modules_cpp_header, .timeout = 400)
         json_decref(doc);
         free(b);
     }
+    /* an output-only problem of three tests (30, 30, 40 points): the
+     * first answer right, the second missing, the third wrong */
+    char p[600];
+    snprintf(p, sizeof p, "%s/problems/answers3", T_dir);
+    cr_assert_eq(mkdir(p, 0755), 0);
+    snprintf(p, sizeof p, "%s/problems/answers3/problem.yaml", T_dir);
+    t_write(p, "name: answers3\ntype: output-only\nanswer_file: \"output_{index}.txt\"\n"
+               "subtasks:\n  - {name: a, points: 30, tests: [1]}\n  - {name: b, points: 30, tests: [2]}\n"
+               "  - {name: c, points: 40, tests: [3]}\n");
+    snprintf(p, sizeof p, "%s/problems/answers3/tests", T_dir);
+    cr_assert_eq(mkdir(p, 0755), 0);
+    for (int i = 1; i <= 3; i++) {
+        snprintf(p, sizeof p, "%s/problems/answers3/tests/%d.in", T_dir, i);
+        t_write(p, "%d\n", i);
+        snprintf(p, sizeof p, "%s/problems/answers3/tests/%d.out", T_dir, i);
+        t_write(p, "%d\n", i * i);
+    }
+    const char *const answers[] = {"output_000.txt", "1\n", "output_002.txt", "8\n", NULL};
+    char *ab = files_body_for("answers3", "answers", answers);
+    json_t *doc = submit_body_wait(ab);
+    char *text = json_dumps(doc, JSON_COMPACT);
+    cr_expect_str_eq(json_string_value(json_object_get(doc, "verdict")), "WA", "%s", text);
+    double score = json_number_value(json_object_get(doc, "score"));
+    cr_expect(score > 29.999 && score < 30.001, "%s", text);
+    cr_expect(strstr(text, "no answer file output_001.txt"), "%s", text);
+    free(text);
+    json_decref(doc);
+    free(ab);
     /* refused before the queue, the field naming the file */
     const char *const dotdot[] = {"main.cpp", "int main(){}", "../x.h", "", NULL};
     const char *const twice[] = {"main.cpp", "int main(){}", "main.cpp", "", NULL};
