@@ -173,7 +173,10 @@ int fileset_pack(const struct fileset *fs, char **out, size_t *outlen, char *why
     if (sink_write(NULL, &s, FILESET_MARK, FILESET_MARK_LEN) < 0)
         return snprintf(why, whylen, "out of memory"), -1;
     struct archive *a = archive_write_new();
+    /* names as their bytes (checked UTF-8 already): in the C locale the pax
+     * writer's conversion to UTF-8 refuses every byte above 127 */
     int rc = a && archive_write_set_format_pax_restricted(a) == ARCHIVE_OK &&
+             archive_write_set_format_option(a, "pax", "hdrcharset", "BINARY") == ARCHIVE_OK &&
              archive_write_set_bytes_in_last_block(a, 1) == ARCHIVE_OK &&
              archive_write_open(a, &s, NULL, sink_write, NULL) == ARCHIVE_OK ? 0 : -1;
     for (size_t i = 0; rc == 0 && i < fs->count; i++)
@@ -249,13 +252,15 @@ static int read_archive(const char *data, size_t len, size_t max_bytes, bool tar
             rc = -1, snprintf(why, whylen, "a broken archive: %s", archive_error_string(a));
             break;
         }
-        const char *name = archive_entry_pathname(e);
+        const char *name = archive_entry_pathname_utf8(e);
+        if (!name)
+            name = archive_entry_pathname(e);
         char q[COMMON_QUOTE_CAP];
         common_quote(q, sizeof q, name ? name : "", name ? strlen(name) : 0);
         mode_t type = archive_entry_filetype(e);
         if (type == AE_IFDIR)
             continue;   /* a directory is implied by its files' names */
-        if (!tar_only && name && !strncmp(name, "./", 2))
+        while (name && !strncmp(name, "./", 2))
             name += 2;  /* `tar -C dir -c .` names them so */
         if (!name)
             rc = -1, snprintf(why, whylen, "an entry without a name");
