@@ -3303,6 +3303,68 @@ Test(api, problems_list_title_type_limits_and_languages, .timeout = 400)
     check_openapi();
 }
 
+/* issue 39: a package's submission directory (submissions/accepted/NAME/
+ * of a C file and its header) verified over HTTP as one submission of
+ * several files: admitted, judged, AC */
+Test(api, problem_verify_judges_a_submission_directory_as_one_submission)
+{
+    max_source = "64K";   /* two files packed: ~3 KiB of tar */
+    start("  native: {languages: [c], slots: 1}\n", NULL, true);
+    char tok_setter[100];
+    token("setter", "setter", tok_setter);
+    kill(api_pid, SIGHUP);   /* the tokens file is read again */
+    for (long long end = t_now_ms() + 20000; t_now_ms() < end; t_sleep_ms(100)) {
+        struct resp r = http("GET", PROBS, PROBS, tok_setter, NULL, NULL);
+        long st = r.status;
+        resp_free(&r);
+        if (st == 200)
+            break;
+    }
+    sh("mkdir -p %s/vd/data/secret %s/vd/submissions/accepted/two", T_dir, T_dir);
+    static const char *files[][2] = {
+        {"data/secret/1.in", "1 2\n"}, {"data/secret/1.ans", "3\n"}, {".timelimit", "2\n"},
+        {"problem.yaml", "name: Sum\n"}, {"submissions/accepted/two/sum.h", "static long sum(long a, long b) "
+                                                                             "{ return a + b; }\n"},
+        {"submissions/accepted/two/main.c", "#include <stdio.h>\n#include \"sum.h\"\nint main(void){long a,b;"
+                                            "if(scanf(\"%ld %ld\",&a,&b)!=2)return 1;printf(\"%ld\\n\",sum(a,b));"
+                                            "return 0;}\n"},
+    };
+    for (size_t f = 0; f < sizeof files / sizeof *files; f++) {
+        char p[600];
+        snprintf(p, sizeof p, "%s/vd/%s", T_dir, files[f][0]);
+        t_write(p, "%s", files[f][1]);
+    }
+    sh("tar czf %s/vd.tgz -C %s vd", T_dir, T_dir);
+    char tgz[400], loc[200];
+    snprintf(tgz, sizeof tgz, "%s/vd.tgz", T_dir);
+    struct resp r = put_file(PROBS "/vd", tok_setter, tgz, "application/gzip");
+    cr_assert_eq(r.status, 201, "%s", r.body);
+    resp_free(&r);
+    r = http("POST", "/v1/problems/{name}/verify", PROBS "/vd/verify", tok_setter, NULL, NULL);
+    cr_assert_eq(r.status, 202, "%s", r.body);
+    cr_assert(header(&r, "Location", loc, sizeof loc));
+    json_t *row = json_array_get(json_object_get(r.json, "submissions"), 0);
+    cr_assert(json_is_string(json_object_get(row, "submission")), "the directory is admitted: %s", r.body);
+    cr_assert_str_eq(json_string_value(json_object_get(row, "language")), "c", "%s", r.body);
+    resp_free(&r);
+    json_t *table = NULL;
+    for (long long end = t_now_ms() + 120000; t_now_ms() < end && !table; t_sleep_ms(200)) {
+        r = http("GET", "/v1/problems/{name}/verify/{id}", loc, tok_setter, NULL, NULL);
+        cr_assert_eq(r.status, 200, "%s", r.body);
+        if (!strcmp(jstr(&r, "state"), "done"))
+            table = json_incref(r.json);
+        resp_free(&r);
+    }
+    cr_assert(table, "the verdict did not come in");
+    char *text = json_dumps(table, JSON_COMPACT);
+    cr_expect(json_is_true(json_object_get(table, "ok")), "%s", text);
+    row = json_array_get(json_object_get(table, "submissions"), 0);
+    cr_expect_str_eq(json_string_value(json_object_get(row, "path")), "submissions/accepted/two", "%s", text);
+    cr_expect_str_eq(json_string_value(json_object_get(row, "verdict")), "AC", "%s", text);
+    free(text);
+    json_decref(table);
+}
+
 /* POST /v1/problems/NAME/verify (issue 22): the stored package's own
  * submissions admitted as ordinary jobs pinned to the version, and the
  * table once their verdicts are in; a mismatch is shown (one of a test
