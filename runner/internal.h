@@ -78,6 +78,15 @@ struct rn_language {
     int processes;
     char **mounts;          /* NULL-terminated host paths, read-only */
     char **env;             /* NULL-terminated NAME=VALUE, PATH included */
+    /* a submission of several files (common/fileset): entry_all compiles
+     * every file with the source's extension in place of the source's
+     * name; otherwise the first of entry's names the set has (NULL: the
+     * source's name) is the entry point, saved as `source` */
+    bool entry_all;
+    char **entry;
+    /* answers: true: its submissions are an output-only problem's answer
+     * files, never compiled nor run (languages/answers.yaml) */
+    bool answers;
 };
 
 /* Parses one file; 0 on success, -1 with messages added to errs. */
@@ -106,7 +115,9 @@ void rn_argv_free(char **argv);
 enum rn_checker_type { RN_CHECK_EXACT, RN_CHECK_LINES, RN_CHECK_TOKENS, RN_CHECK_FLOAT,
                        RN_CHECK_CUSTOM };
 enum rn_stop { RN_STOP_NONE, RN_STOP_SUBTASK, RN_STOP_ALL };
-enum rn_problem_type { RN_BATCH, RN_INTERACTIVE, RN_COMMUNICATION };
+/* output-only: no program; the submission is answer files, one a test
+ * (CMS OutputOnly, ICPC submit-answer) */
+enum rn_problem_type { RN_BATCH, RN_INTERACTIVE, RN_COMMUNICATION, RN_OUTPUT_ONLY };
 /* processes of a communication problem: 1..RN_MAX_PROCESSES user processes */
 #define RN_MAX_PROCESSES 16
 /* how a custom checker or an interactor is called and reports: testlib's
@@ -177,6 +188,7 @@ struct rn_problem {
     uint64_t memory_limit, output_limit;
     bool output_truncate;          /* on_output_limit: truncate (DOMjudge's way) */
     char *input_file, *output_file;  /* file I/O: names in the program's cwd; NULL: none */
+    char *answer_file;             /* output-only: each test's answer file ({name}, {index}) */
     int memory_line;               /* line of `memory_limit:` in problem.yaml */
     double compile_time;           /* 0, or at least this for every compile */
     uint64_t compile_memory, compile_output;
@@ -210,6 +222,9 @@ struct rn_problem {
 };
 
 #define RN_MAX_SUBTASKS 1000
+/* an output-only problem's answer file when problem.yaml names none: the
+ * test's name with .out, as ICPC packages name a team's output (tc.out) */
+#define RN_ANSWER_FILE "{name}.out"
 #define RN_MAX_PASSES 100
 
 /* Walks the package (rn_pkg_walk), then reads problem.yaml and the tests;
@@ -536,6 +551,25 @@ struct rn_job {
     char *identity;                           /* resume.c; NULL: not computed */
     struct rn_test_outcome *reuse;            /* resume.c: [i].ran: test i's record reused */
 };
+
+/* ---- submission.c ------------------------------------------------------ */
+
+struct fileset;
+
+/* The name of test i's answer file in an output-only problem's submission
+ * (the problem's answer_file with {name} and {index} replaced); caller
+ * frees. */
+char *rn_answer_file_name(const struct rn_problem *p, size_t i);
+/* An output-only problem's answer files written into j->src (fresh), where
+ * each test reads its own (run.c) and the judging's identity hashes them.
+ * 0; -1 infra. */
+int rn_submission_write_answers(struct rn_job *j, const struct fileset *fs);
+
+/* A submission of several files written into j->src (fresh), and the
+ * names the compile takes in place of the language's source file (the
+ * caller frees *sources, set even on error). 0; 1 CE with *message (no
+ * entry point); -1 infra. */
+int rn_submission_write_files(struct rn_job *j, const struct fileset *fs, char ***sources, char **message);
 
 /* a compile's outcome: ok, the compiler's output (with notes), CPU seconds */
 struct rn_compiled {

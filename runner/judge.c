@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fileset.h"
 #include "internal.h"
 
 static int report_skeleton(struct runner_report *rep, const struct rn_problem *p)
@@ -65,6 +66,61 @@ static int evaluate(struct rn_job *j)
     return rc;
 }
 
+static void set_ce(struct runner_report *rep, char *message)
+{
+    struct rn_compiled c = {.output = message ? message : strdup("")};
+    set_compile(rep, "CE", &c);
+    rep->verdict = RUNNER_CE;
+}
+
+/* the grader's sources after the submission's (its first is the
+ * submission's entry point, already listed) */
+static int append_sources(char ***sources, char **more)
+{
+    size_t n = 0, m = 0;
+    while ((*sources)[n])
+        n++;
+    while (more && more[m])
+        m++;
+    char **all = realloc(*sources, (n + m + 1) * sizeof *all);
+    if (!all)
+        return -1;
+    for (size_t i = 1; i < m; i++)
+        all[n++] = strdup(more[i]);
+    all[n] = NULL;
+    *sources = all;
+    return 0;
+}
+
+/* a submission of several files (submission.c), with the grader's files
+ * beside them: as write_submission */
+static int write_files(struct rn_job *j, const struct runner_request *req, const struct rn_grader *g,
+                       char ***sources)
+{
+    struct fileset fs;
+    char why[300], *message = NULL;
+    if (fileset_unpack(req->source, req->source_len, &fs, why, sizeof why) < 0) {
+        set_ce(j->rep, rn_strdup_printf("the submission's files: %s\n", why));
+        return 1;
+    }
+    int rc = rn_submission_write_files(j, &fs, sources, &message);
+    fileset_free(&fs);
+    if (rc > 0)
+        set_ce(j->rep, message);
+    if (rc != 0 || !g)
+        return rc;
+    char **more = NULL;
+    rc = rn_grader_install(j, g, j->lang->source, &more, &message);
+    if (rc == 0 && append_sources(sources, more) < 0)
+        rc = rn_job_infra(j, "grader", "out of memory");
+    rn_argv_free(more);
+    if (rc > 0) {
+        j->rep->verdict = RUNNER_IE;
+        j->rep->message = message;
+    }
+    return rc;
+}
+
 /* writes the submission (and its grader); 0, 1 when the verdict is already
  * reached (CE: no grader for the language; IE: a broken grader), -1 infra */
 static int write_submission(struct rn_job *j, const struct runner_request *req, char ***sources)
@@ -77,6 +133,8 @@ static int write_submission(struct rn_job *j, const struct runner_request *req, 
         j->rep->verdict = RUNNER_CE;
         return 1;
     }
+    if (fileset_is(req->source, req->source_len))
+        return write_files(j, req, g, sources);
     const char *name = g && g->source ? g->source : j->lang->source;
     if (rn_write_named(j, j->src, name, req->source, req->source_len) < 0)
         return -1;
@@ -141,12 +199,46 @@ static int prepare_helpers(struct rn_job *j)
     return rc;
 }
 
+/* An output-only problem's answer files, written to src/: 0, 1 CE (a
+ * language other than answers, not a file set), -1 infra. The answers
+ * language with a problem that runs a program is CE too. */
+static int write_answers(struct rn_job *j, const struct runner_request *req)
+{
+    bool output_only = j->prob->type == RN_OUTPUT_ONLY;
+    if (output_only != j->lang->answers) {
+        set_ce(j->rep, output_only ? rn_strdup_printf("this problem is output-only: submit its answer files in the "
+                                                      "answers language (a language file with answers: true), not "
+                                                      "'%s'\n", j->lang->id)
+                                   : rn_strdup_printf("'%s' is answer files, which only an output-only problem "
+                                                      "takes; this one runs a program\n", j->lang->id));
+        return 1;
+    }
+    struct fileset fs;
+    char why[300];
+    if (!fileset_is(req->source, req->source_len)) {
+        set_ce(j->rep, strdup("an output-only problem's submission is its answer files, given as several files "
+                              "(judge-api's files, judgectl submit FILES or a zip), not one source\n"));
+        return 1;
+    }
+    if (fileset_unpack(req->source, req->source_len, &fs, why, sizeof why) < 0) {
+        set_ce(j->rep, rn_strdup_printf("the submission's files: %s\n", why));
+        return 1;
+    }
+    int rc = rn_submission_write_answers(j, &fs);
+    fileset_free(&fs);
+    return rc;
+}
+
 /* compile, checker, tests; -1 on infrastructure failure or abort */
 static int judge_in_slot(struct rn_job *j, const struct runner_request *req)
 {
     struct rn_compile_opts opts = {0};
-    int rc = write_submission(j, req, &opts.sources);
-    if (rc == 0 && j->lang->compile_steps)
+    int rc = 0;
+    if (j->prob->type == RN_OUTPUT_ONLY || j->lang->answers)
+        rc = write_answers(j, req);
+    else
+        rc = write_submission(j, req, &opts.sources);
+    if (rc == 0 && j->lang->compile_steps && !j->lang->answers)
         rc = compile_submission(j, &opts);
     rn_argv_free(opts.sources);
     if (rc != 0 || j->rep->verdict == RUNNER_CE)

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fileset.h"
 #include "internal.h"
 #include "yaml_doc.h"
 
@@ -94,6 +95,7 @@ void rn_language_free(struct rn_language *l)
     rn_argv_free(l->run);
     rn_argv_free(l->mounts);
     rn_argv_free(l->env);
+    rn_argv_free(l->entry);
     free(l);
 }
 
@@ -258,6 +260,44 @@ static int parse_env(struct ydoc *y, yaml_node_t *n, struct rn_language *l)
     return rc;
 }
 
+/* answers: true | false */
+static int parse_answers(struct ydoc *y, yaml_node_t *v, struct rn_language *l)
+{
+    const char *s = ydoc_scalar(y, v, "answers");
+    if (s && (!strcmp(s, "true") || !strcmp(s, "false")))
+        return l->answers = !strcmp(s, "true"), 0;
+    if (s)
+        ydoc_error(y, v, "answers", "expected true or false, not '%.40s'", s);
+    return -1;
+}
+
+/* entry: all | [NAME, ...] (plain relative names, as a file set's) */
+static int parse_entry(struct ydoc *y, yaml_node_t *v, struct rn_language *l)
+{
+    if (v->type == YAML_SCALAR_NODE) {
+        char *word = NULL;
+        if (ydoc_string(y, v, "entry", &word) < 0)
+            return -1;
+        bool all = !strcmp(word, "all");
+        free(word);
+        if (!all)
+            ydoc_error(y, v, "entry", "expected all or a list of file names");
+        l->entry_all = all;
+        return all ? 0 : -1;
+    }
+    if (ydoc_strings(y, v, "entry", &l->entry) < 0)
+        return -1;
+    int rc = l->entry[0] ? 0 : -1;
+    if (rc < 0)
+        ydoc_error(y, v, "entry", "an empty list");
+    for (char **e = l->entry; *e; e++) {
+        char why[160];
+        if (fileset_name_check(*e, why, sizeof why) < 0)
+            ydoc_error(y, v, "entry", "'%s': %s", *e, why), rc = -1;
+    }
+    return rc;
+}
+
 static int parse_key(struct ydoc *y, const char *key, yaml_node_t *k, yaml_node_t *v,
                      struct rn_language *l)
 {
@@ -292,6 +332,10 @@ static int parse_key(struct ydoc *y, const char *key, yaml_node_t *k, yaml_node_
         return ydoc_strings(y, v, key, &l->mounts);
     if (!strcmp(key, "env"))
         return parse_env(y, v, l);
+    if (!strcmp(key, "entry"))
+        return parse_entry(y, v, l);
+    if (!strcmp(key, "answers"))
+        return parse_answers(y, v, l);
     ydoc_error(y, k, key, "unknown key");
     return -1;
 }

@@ -27,12 +27,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fileset.h"
 #include "internal.h"
 #include "yaml_doc.h"
 
 struct pending {                   /* nodes resolved after the top level */
     yaml_node_t *tests, *subtasks, *checker, *interactor, *grader, *type, *passes, *include, *samples;
     yaml_node_t *manager, *processes, *user_io;   /* communication */
+    yaml_node_t *answer_file, *stop;
 };
 
 void rn_problem_free(struct rn_problem *p)
@@ -41,6 +43,7 @@ void rn_problem_free(struct rn_problem *p)
         return;
     free(p->input_file);
     free(p->output_file);
+    free(p->answer_file);
     for (size_t i = 0; i < p->test_count; i++) {
         free(p->tests[i].name);
         free(p->tests[i].input);
@@ -587,9 +590,11 @@ static int parse_type(struct ydoc *y, yaml_node_t *n, struct rn_problem *p)
         return p->type = RN_INTERACTIVE, 0;
     if (s && !strcmp(s, "communication"))
         return p->type = RN_COMMUNICATION, 0;
+    if (s && !strcmp(s, "output-only"))
+        return p->type = RN_OUTPUT_ONLY, 0;
     char q[COMMON_QUOTE_CAP];
     if (s)
-        ydoc_error(y, n, "type", "unknown problem type '%s' (batch, interactive, communication)", YQ(q, s));
+        ydoc_error(y, n, "type", "unknown problem type '%s' (batch, interactive, communication, output-only)", YQ(q, s));
     return -1;
 }
 
@@ -708,6 +713,17 @@ static int check_type(struct ydoc *y, yaml_node_t *root, const struct pending *l
     if (p->type != RN_INTERACTIVE && later->interactor) {
         ydoc_error(y, later->interactor, "interactor", "only an interactive problem "
                    "(type: interactive) has an interactor");
+        return -1;
+    }
+    if (p->type == RN_OUTPUT_ONLY && (p->input_file || p->output_file || later->grader || later->include)) {
+        ydoc_error(y, later->type ? later->type : root, p->input_file ? "input_file" : p->output_file ? "output_file"
+                   : later->grader ? "grader" : "include", "an output-only problem runs no program: its submission "
+                   "is the answer files");
+        return -1;
+    }
+    if (p->type != RN_OUTPUT_ONLY && later->answer_file) {
+        ydoc_error(y, later->answer_file, "answer_file", "only an output-only problem (type: output-only) takes "
+                   "answer files");
         return -1;
     }
     if (p->type == RN_INTERACTIVE && (p->input_file || p->output_file)) {
@@ -1234,9 +1250,11 @@ static int parse_top(struct ydoc *y, const char *key, yaml_node_t *k, yaml_node_
     if (!strcmp(key, "output_file"))
         return parse_io_file(y, v, key, &p->output_file);
     if (!strcmp(key, "stop_on_failure"))
-        return parse_stop(y, v, p);
+        return later->stop = v, parse_stop(y, v, p);
     if (!strcmp(key, "passes"))
         return later->passes = v, ydoc_int(y, v, key, 1, &p->passes);
+    if (!strcmp(key, "answer_file"))
+        return later->answer_file = v, ydoc_string(y, v, key, &p->answer_file);
     if (!strcmp(key, "checker"))
         return later->checker = v, p->checker_given = true, 0;
     if (!strcmp(key, "tests"))
@@ -1245,7 +1263,7 @@ static int parse_top(struct ydoc *y, const char *key, yaml_node_t *k, yaml_node_
         return later->subtasks = v, p->subtasks_line = ydoc_line(k), 0;
     ydoc_error(y, k, key, "unknown key (name, title, type, time_limit, wall_time_limit, "
                "memory_limit, output_limit, on_output_limit, input_file, output_file, compile_limits, checker, interactor, grader, tests, "
-               "subtasks, stop_on_failure, passes, include, samples, manager, processes, user_io)");
+               "subtasks, stop_on_failure, passes, include, samples, manager, processes, user_io, answer_file)");
     return -1;
 }
 
@@ -1254,6 +1272,11 @@ static int check_top(struct ydoc *y, yaml_node_t *root, struct rn_problem *p)
     int rc = 0;
     if (!p->name)
         ydoc_error(y, root, "name", "missing (required)"), rc = -1;
+    /* an output-only problem runs nothing: its limits are the checker's */
+    if (p->type == RN_OUTPUT_ONLY && p->time_limit == 0)
+        p->time_limit = 1;
+    if (p->type == RN_OUTPUT_ONLY && p->memory_limit == 0)
+        p->memory_limit = 256ULL << 20;
     if (p->time_limit <= 0)
         ydoc_error(y, root, "time_limit", "missing or zero (required, e.g. 1s)"), rc = -1;
     if (p->time_limit > COMMON_MAX_TIME_LIMIT)
@@ -1314,6 +1337,43 @@ static int check_passes(struct ydoc *y, yaml_node_t *n, struct rn_problem *p)
     return 0;
 }
 
+/* An output-only problem's answer_file (default RN_ANSWER_FILE): each
+ * test's name a file set may hold, and no two tests' the same. */
+static int check_answer_files(struct ydoc *y, yaml_node_t *n, struct rn_problem *p)
+{
+    if (p->type != RN_OUTPUT_ONLY)
+        return 0;
+    if (!p->answer_file && !(p->answer_file = strdup(RN_ANSWER_FILE)))
+        return -1;
+    for (const char *c = strchr(p->answer_file, '{'); c; c = strchr(c + 1, '{'))
+        if (strncmp(c, "{name}", 6) && strncmp(c, "{index}", 7)) {
+            ydoc_error(y, n, "answer_file", "'%s': unknown placeholder (only {name}, the test's name, and {index}, "
+                       "its 0-based index in 3 digits)", p->answer_file);
+            return -1;
+        }
+    struct common_strset seen = {0};
+    char **names = calloc(p->test_count, sizeof *names);   /* the set keeps them by pointer */
+    int rc = names ? 0 : -1;
+    for (size_t i = 0; rc == 0 && i < p->test_count; i++) {
+        char why[160], *name = names[i] = rn_answer_file_name(p, i);
+        const void *other = name ? common_strset_put(&seen, name, (void *)(i + 1)) : NULL;
+        if (!name)
+            rc = -1;
+        else if (fileset_name_check(name, why, sizeof why) < 0)
+            ydoc_error(y, n, "answer_file", "'%s' gives test %s the file name '%.100s': %s", p->answer_file,
+                       p->tests[i].name, name, why), rc = -1;
+        else if (other)
+            ydoc_error(y, n, "answer_file", "'%s' gives tests %s and %s the same file name '%.100s': use {name} "
+                       "or {index}", p->answer_file, p->tests[(size_t)other - 1].name, p->tests[i].name, name),
+                rc = -1;
+    }
+    common_strset_free(&seen);
+    for (size_t i = 0; names && i < p->test_count; i++)
+        free(names[i]);
+    free(names);
+    return rc;
+}
+
 static int parse_document(struct ydoc *y, struct rn_problem *p)
 {
     yaml_node_t *root = ydoc_root(y);
@@ -1337,6 +1397,10 @@ static int parse_document(struct ydoc *y, struct rn_problem *p)
     if (later.samples)
         rc |= parse_samples(y, later.samples, p);
     rc |= check_type(y, root, &later, p);
+    /* every answer file of an output-only problem gets its verdict (nothing
+     * is saved by skipping: no program runs) unless the problem says */
+    if (p->type == RN_OUTPUT_ONLY && !later.stop)
+        p->stop = RN_STOP_NONE;
     rc |= check_passes(y, later.passes, p);
     yaml_node_t *where = later.tests ? later.tests : root;
     if (parse_tests(y, later.tests, p) < 0 && !p->too_many_tests)
@@ -1349,7 +1413,8 @@ static int parse_document(struct ydoc *y, struct rn_problem *p)
     else if (index_tests(y, where, p) < 0)
         rc = -1;
     else
-        rc |= parse_subtasks(y, later.subtasks, p);
+        rc |= parse_subtasks(y, later.subtasks, p) | check_answer_files(y, later.answer_file ? later.answer_file : root,
+                                                                         p);
     return rc;
 }
 

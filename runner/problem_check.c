@@ -152,8 +152,8 @@ static json_t *summary_object(const struct rn_problem *p)
     /* a communication problem's manager scores each test (CMS) */
     bool scores = p->subtasks_line || p->checker_prog.scores || p->interactor.scores ||
                   p->type == RN_COMMUNICATION;
-    const char *types[] = {[RN_BATCH] = "batch", [RN_INTERACTIVE] = "interactive",
-                           [RN_COMMUNICATION] = "communication"};
+    static const char *const types[] = {[RN_BATCH] = "batch", [RN_INTERACTIVE] = "interactive",
+                                        [RN_COMMUNICATION] = "communication", [RN_OUTPUT_ONLY] = "output-only"};
     double wall = p->wall_time_limit > 0 ? p->wall_time_limit : 2 * p->time_limit + 1;
     return json_pack("{s:s, s:s, s:i, s:s, s:f, s:f, s:f, s:I, s:I, s:o, s:I, s:o}", "title",
                      p->title ? p->title : p->name, "type", types[p->type],

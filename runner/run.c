@@ -893,6 +893,50 @@ static int run_passes(struct rn_job *j, const struct rn_test *t, struct sandbox_
     return rc;
 }
 
+/* An output-only problem's test: its answer file (in src/, written from
+ * the submission) is what the checker judges, as a program's output; none
+ * is WA with nothing earned, one past the output limit OLE. */
+static int answer_test(struct rn_job *j, size_t i, const struct rn_test *t, struct sandbox_result *res,
+                       struct rn_check *chk)
+{
+    *res = (struct sandbox_result){.status = SANDBOX_OK};
+    *chk = (struct rn_check){.verdict = RUNNER_WA};
+    char *name = rn_answer_file_name(j->prob, i);
+    char *path = name ? rn_strdup_printf("%s/%s", j->src, name) : NULL;
+    char q[COMMON_QUOTE_CAP];
+    common_quote(q, sizeof q, name ? name : "", name ? strlen(name) : 0);
+    int in = path ? open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC) : -1;
+    int err = errno;
+    free(path);
+    free(name);
+    struct stat st;
+    if (in < 0 && err == ENOENT)
+        return snprintf(chk->message, sizeof chk->message, "no answer file %s", q), 0;
+    if (in < 0 || fstat(in, &st) < 0) {
+        if (in >= 0)
+            close(in);
+        return rn_job_infra(j, "answer file", strerror(err));
+    }
+    if ((uint64_t)st.st_size > j->prob->output_limit) {
+        close(in);
+        chk->verdict = RUNNER_OLE;
+        return snprintf(chk->message, sizeof chk->message, "answer file %s: %lld bytes, over the output limit "
+                        "(%llu)", q, (long long)st.st_size, (unsigned long long)j->prob->output_limit), 0;
+    }
+    int out = open_out(j->out);
+    char buf[1 << 16];
+    ssize_t n = 0;
+    while (out >= 0 && (n = read(in, buf, sizeof buf)) > 0 && common_write_all(out, buf, (size_t)n) == 0)
+        ;
+    int rc = out < 0 || n != 0 ? -1 : 0;
+    close(in);
+    if (out >= 0)
+        close(out);
+    if (rc < 0)
+        return rn_job_infra(j, j->out, strerror(errno));
+    return check_output(j, t, chk);
+}
+
 int rn_run_test(void *ctx, size_t i, struct rn_test_outcome *out)
 {
     struct rn_job *j = ctx;
@@ -908,7 +952,10 @@ int rn_run_test(void *ctx, size_t i, struct rn_test_outcome *out)
     struct sandbox_result res;
     struct rn_check chk = {0};
     struct rn_comm_result cr = {0};
-    if (j->prob->type == RN_COMMUNICATION) {
+    if (j->prob->type == RN_OUTPUT_ONLY) {
+        if (answer_test(j, i, t, &res, &chk) < 0)
+            return -1;
+    } else if (j->prob->type == RN_COMMUNICATION) {
         if (run_communication(j, t, &res, &chk, &cr) < 0)
             return -1;
     } else if (j->prob->type == RN_INTERACTIVE) {

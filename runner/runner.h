@@ -226,9 +226,10 @@ int runner_problem_check_limits(const struct runner_limits *limits, const char *
 /* What a platform shows of a problem before submitting to it (judged
  * publishes it for GET /v1/problems): one compact JSON object (caller
  * frees *json) with title (problem.yaml's title, else its name), type
- * ("batch" | "interactive" | "communication"), passes (1; more:
- * multi-pass), scoring ("pass-fail" | "score": subtasks declared or a
- * checker or interactor with scores: true, or a communication problem), max_score, time_limit and wall_time_limit (s, before
+ * ("batch" | "interactive" | "communication" | "output-only"), passes (1;
+ * more: multi-pass), scoring ("pass-fail" | "score": subtasks declared or a
+ * checker or interactor with scores: true, or a communication problem),
+ * max_score, time_limit and wall_time_limit (s, before
  * a language's time_factor), memory_limit and output_limit (bytes, before
  * its extra_memory), languages (the ids a required grader allows; null:
  * any), tests, subtasks [{name, points}]. The package is loaded as

@@ -28,6 +28,7 @@ static const struct hello hellos[] = {
     {".go", "package main\nimport \"fmt\"\nfunc main() { fmt.Println(\"hello\") }\n"},
     {".js", "console.log('hello');\n"},
     {".pas", "program hello; begin writeln('hello') end.\n"},
+    {".txt", "hello\n"},   /* answer files (languages/answers.yaml): printed as they are */
 };
 
 static const char *hello_for(const struct rn_language *l)

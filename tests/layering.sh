@@ -13,14 +13,15 @@ cd "$src" || exit 2
 table='
 common          common.h       -
 common/yaml     yaml_doc.h     common
+common/fileset  fileset.h      common
 sandbox         sandbox.h      common
-runner          runner.h       sandbox yaml common
+runner          runner.h       sandbox yaml fileset common
 judged/queue    queue.h        common
-judged/store    store.h        queue yaml common
+judged/store    store.h        queue yaml fileset common
 judged/core     core.h         queue store yaml common
-judged/api      api.h          core store queue common
+judged/api      api.h          core store queue fileset common
 judged/daemon   -              core store queue runner common
-judged/ctl      -              core api store queue runner common
+judged/ctl      -              core api store queue runner fileset common
 '
 declare -A public allowed
 while read -r folder header uses; do

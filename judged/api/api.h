@@ -259,6 +259,7 @@ struct api_submission {
     size_t source_len;
     const struct jd_pool_cfg *pool;   /* the pool that serves the language */
     char *metadata;                   /* compact JSON or NULL (malloc) */
+    char *packed;                     /* `files` packed (fileset.h): source points here */
 };
 /* 0, or -1 with field (the bad field, or "body") and msg (a sentence for
  * the 400 answer) set, both non-empty UTF-8; api_submission_free either

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "api.h"
+#include "fileset.h"
 #include "store.h"
 #include "common.h"
 
@@ -60,7 +61,7 @@ static bool valid_key(const char *k)
     return true;
 }
 
-static const char *const known_fields[] = {"problem", "language", "source", "priority",
+static const char *const known_fields[] = {"problem", "language", "source", "files", "priority",
                                            "callback_url", "metadata", NULL};
 
 /* -1 with the field and the message set (the message formatted like
@@ -89,6 +90,68 @@ static const char *text(json_t *v)
     return s && strlen(s) == json_string_length(v) ? s : NULL;
 }
 
+/* `files`: [{name, content}, ...] packed into one source (fileset.h),
+ * each name checked there; the packed size within max_source */
+static int pack_files(struct api_submission *s, json_t *files, const struct jd_config *cfg, char *field,
+                      size_t fieldlen, char *msg, size_t msglen)
+{
+    if (!json_is_array(files) || json_array_size(files) == 0)
+        return bad(field, fieldlen, "files", msg, msglen, "must be a non-empty array of {name, content}");
+    struct fileset fs = {0};
+    char why[300], at[40];
+    size_t i;
+    json_t *f;
+    int rc = 0;
+    json_array_foreach(files, i, f)
+    {
+        const char *name = text(json_object_get(f, "name"));
+        json_t *content = json_object_get(f, "content");
+        snprintf(at, sizeof at, "files[%zu]", i);
+        if (!json_is_object(f) || json_object_size(f) != 2 || !name || !json_is_string(content))
+            rc = bad(field, fieldlen, at, msg, msglen, "must be an object {name, content} of two strings "
+                     "(name without NUL)");
+        else if (fileset_add(&fs, name, json_string_value(content), json_string_length(content), why,
+                             sizeof why) < 0)
+            rc = bad(field, fieldlen, at, msg, msglen, "%s", why);
+        if (rc < 0)
+            break;
+    }
+    size_t len = 0;
+    if (rc == 0 && fileset_pack(&fs, &s->packed, &len, why, sizeof why) < 0)
+        rc = bad(field, fieldlen, "files", msg, msglen, "%s", why);
+    fileset_free(&fs);
+    if (rc == 0 && (long)len > cfg->max_source)
+        rc = bad(field, fieldlen, "files", msg, msglen, "the files packed are larger than max_source (%ld "
+                 "bytes)", cfg->max_source);
+    s->source = s->packed;
+    s->source_len = len;
+    return rc;
+}
+
+/* source (one file) or files (several), not both */
+static int check_source(struct api_submission *s, json_t *src, json_t *files, const struct jd_config *cfg,
+                        char *field, size_t fieldlen, char *msg, size_t msglen)
+{
+    if (src && files)
+        return bad(field, fieldlen, "files", msg, msglen, "give source (one file) or files, not both");
+    if (files)
+        return pack_files(s, files, cfg, field, fieldlen, msg, msglen);
+    if (!json_is_string(src))
+        return bad(field, fieldlen, "source", msg, msglen, "missing or not a string (or give files)");
+    if (json_string_length(src) == 0)
+        return bad(field, fieldlen, "source", msg, msglen, "empty source");
+    if ((long)json_string_length(src) > cfg->max_source)
+        return bad(field, fieldlen, "source", msg, msglen,
+                   "source is larger than max_source (%ld bytes)", cfg->max_source);
+    /* what the runner would read as several files: never one file */
+    if (fileset_is(json_string_value(src), json_string_length(src)))
+        return bad(field, fieldlen, "source", msg, msglen, "begins with a file set's mark (a NUL byte, "
+                   "then judged-files/1): send several files as files");
+    s->source = json_string_value(src);
+    s->source_len = json_string_length(src);
+    return 0;
+}
+
 /* The body's checks, in this order, each failure naming its field. */
 static int check_body(struct api_submission *s, const char *also, const struct jd_config *cfg,
                       bool (*problem_in_store)(void *, const char *), void *arg, char *field,
@@ -104,8 +167,8 @@ static int check_body(struct api_submission *s, const char *also, const struct j
             known |= !strcmp(k, known_fields[i]);
         if (!known)   /* a field named "" cannot be named: the body is at fault */
             return bad(field, fieldlen, *k ? k : "body", msg, msglen,
-                       "unknown field '%.200s' (expected problem, language, source, priority, "
-                       "callback_url, metadata)", k);
+                       "unknown field '%.200s' (expected problem, language, source or files, "
+                       "priority, callback_url, metadata)", k);
     }
     const char *problem = text(json_object_get(b, "problem"));
     const char *lang = text(json_object_get(b, "language"));
@@ -123,13 +186,8 @@ static int check_body(struct api_submission *s, const char *also, const struct j
     if (!(s->pool = language_pool(cfg, lang)))
         return bad(field, fieldlen, "language", msg, msglen,
                    "unknown language '%.200s' (GET /v1/languages lists them)", lang);
-    if (!json_is_string(src))
-        return bad(field, fieldlen, "source", msg, msglen, "missing or not a string");
-    if (json_string_length(src) == 0)
-        return bad(field, fieldlen, "source", msg, msglen, "empty source");
-    if ((long)json_string_length(src) > cfg->max_source)
-        return bad(field, fieldlen, "source", msg, msglen,
-                   "source is larger than max_source (%ld bytes)", cfg->max_source);
+    if (check_source(s, src, json_object_get(b, "files"), cfg, field, fieldlen, msg, msglen) < 0)
+        return -1;
     if (pr && (!text(pr) || (strcmp(text(pr), "contest") && strcmp(text(pr), "normal"))))
         return bad(field, fieldlen, "priority", msg, msglen,
                    "priority must be \"contest\" or \"normal\"");
@@ -143,8 +201,6 @@ static int check_body(struct api_submission *s, const char *also, const struct j
                    "metadata must be JSON of at most %d bytes", MAX_METADATA);
     s->problem = problem;
     s->language = lang;
-    s->source = json_string_value(src);
-    s->source_len = json_string_length(src);
     s->priority = pr ? json_string_value(pr) : "normal";
     s->callback = json_string_value(cb);
     return 0;
@@ -179,6 +235,7 @@ int api_submission_check(struct api_submission *s, json_t *item, const char *als
 void api_submission_free(struct api_submission *s)
 {
     free(s->metadata);
+    free(s->packed);
     json_decref(s->json);
     memset(s, 0, sizeof *s);
 }

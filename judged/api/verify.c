@@ -66,18 +66,21 @@ static const char *language_of(json_t *langs, const char *path)
 static json_t *admit_one(struct req *r, struct queue_conn *k, json_t *langs, const char *pkg, const char *name,
                          const char *version, const struct store_expected *x)
 {
-    const char *lang = x->language[0] ? x->language : language_of(langs, x->path);
-    json_t *item = json_pack("{s:s?, s:o}", "language", lang, "expect", store_expected_json(x));
-    const struct jd_pool_cfg *pool = lang ? jd_pool_for_language(r->cfg, lang) : NULL;
-    char path[4400], err[512], note[600] = "";
+    char path[4400], err[512], note[600] = "", ending[16] = "", why[300];
     size_t len = 0;
     char *source = NULL;
+    /* a directory is one submission of several files (its files' ending
+     * picks the language, as a file's does) */
+    if (x->program_dir && store_program_files(pkg, x->path, (size_t)r->cfg->max_source, &source, &len, ending, why,
+                                              sizeof why) < 0)
+        snprintf(note, sizeof note, "a program of several files: %.400s", why);
+    const char *lang = x->language[0] ? x->language : language_of(langs, x->program_dir ? ending : x->path);
+    json_t *item = json_pack("{s:s?, s:o}", "language", lang, "expect", store_expected_json(x));
+    const struct jd_pool_cfg *pool = lang ? jd_pool_for_language(r->cfg, lang) : NULL;
     snprintf(path, sizeof path, "%s/%s", pkg, x->path);
-    if (x->program_dir)
-        snprintf(note, sizeof note, "a program of several files: not judged (one source per submission)");
-    else if (!pool)
+    if (!note[0] && !pool)
         snprintf(note, sizeof note, "no pool serves a language for '%.200s'", lang ? lang : x->path);
-    else if (!(source = common_read_file(path, (size_t)r->cfg->max_source + 1, &len, NULL)))
+    else if (!note[0] && !source && !(source = common_read_file(path, (size_t)r->cfg->max_source + 1, &len, NULL)))
         snprintf(note, sizeof note, "cannot read the source");
     if (note[0]) {
         json_object_set_new(item, "note", json_string(note));

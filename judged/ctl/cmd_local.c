@@ -106,8 +106,10 @@ static struct runner *open_catalog(struct common *c, const struct local_opts *o)
 
 static const char judge_usage[] =
     "usage: judgectl judge --problem NAME|DIR --lang ID [--json] [--languages DIR]\n"
-    "                      [--workdir DIR] [--slot N] [--limit KEY=VALUE] [--config FILE] SOURCE\n"
+    "                      [--workdir DIR] [--slot N] [--limit KEY=VALUE] [--config FILE] SOURCE...\n"
     "Compiles SOURCE and judges it on this machine (no queue) against a problem:\n"
+    "several files, a directory or a .zip/.tar(.gz) are one submission of several\n"
+    "files, as for 'submit'. The problem is\n"
     "DIR when it names a directory; else NAME as 'submit' takes it: the problem\n"
     "store's current version (fetched into the work directory; needs the Redis of\n"
     "--config), else the configuration's problems/NAME.\n"
@@ -241,12 +243,14 @@ int cmd_judge(int argc, char **argv)
     }
     if (!problem || !lang)
         return ctl_usage(&c, "--problem and --lang are required");
-    if (optind != argc - 1)
-        return ctl_usage(&c, "expected exactly one SOURCE");
+    if (optind >= argc)
+        return ctl_usage(&c, "expected a SOURCE (or several files)");
     size_t len;
-    char *source = common_read_file(argv[optind], 64u << 20, &len, NULL);
+    bool missing;
+    char why[1024];
+    char *source = ctl_read_submission(argv + optind, argc - optind, 64u << 20, &len, &missing, why, sizeof why);
     if (!source)
-        return ctl_fail(&c, errno == ENOENT ? "not_found" : "bad_input", "%s: %s", argv[optind], strerror(errno));
+        return ctl_fail(&c, missing ? "not_found" : "bad_input", "%s", why);
     struct runner *r = open_runner(&c, &o, false);
     char dir[4400], tmp[4300] = "", work[] = "/tmp/judgectl-judge-XXXXXX", pkg[64] = "", *notes = NULL;
     struct stat st;

@@ -30,9 +30,13 @@ static int language_known(struct common *c, const char *dir, const char *lang)
 
 static const char submit_usage[] =
     "usage: judgectl submit --problem P --lang L [--key K] [--priority contest|normal]\n"
-    "                        [--config FILE] [--json] SOURCE\n\n"
+    "                        [--config FILE] [--json] SOURCE...\n\n"
     "Admits SOURCE ('-' for stdin) to the queue of the language's pool and prints\n"
-    "the new submission's id ({\"id\", \"pool\", \"duplicate\", \"problem_version\"} with\n"
+    "the new submission's id. Several files, a directory or a .zip/.tar(.gz) are\n"
+    "one submission of several files, named by their paths as given (in a\n"
+    "directory or archive: below it); the language says which is the entry point\n"
+    "(languages/README.md, \"Several files\"). Prints\n"
+    "({\"id\", \"pool\", \"duplicate\", \"problem_version\"} with\n"
     "--json). P is a problem of the store (its current version is recorded) or a\n"
     "directory under the configuration's problems. The same --key returns the\n"
     "existing id and admits nothing. A pool whose backlog reached max_queue refuses\n"
@@ -71,17 +75,18 @@ static int problem_version(struct common *c, const char *problem, char version[6
 /* Reads SOURCE and admits it into pool: prints the id (or the JSON
  * document); the exit status. */
 static int read_and_admit(struct common *c, const struct jd_pool_cfg *pool, const char *problem,
-                          const char *lang, const char *key, const char *priority, const char *source)
+                          const char *lang, const char *key, const char *priority, char *const *paths, int n)
 {
     size_t srclen;
     char err[1024];
     int rc;
-    char *src = jd_read_file(source, (size_t)c->cfg.max_source, &srclen, err, sizeof err);
+    bool missing;
+    char *src = ctl_read_submission(paths, n, (size_t)c->cfg.max_source, &srclen, &missing, err, sizeof err);
     if (!src)
-        return ctl_fail(c, access(source, F_OK) && strcmp(source, "-") ? "not_found" : "bad_input", "%s", err);
+        return ctl_fail(c, missing ? "not_found" : "bad_input", "%s", err);
     if (srclen == 0) {
         free(src);
-        return ctl_fail(c, "bad_input", "%s: empty source", source);
+        return ctl_fail(c, "bad_input", "%s: empty source", paths[0]);
     }
     char version[65];
     bool stored;
@@ -144,8 +149,8 @@ int cmd_submit(int argc, char **argv)
         default: return c.status;
         }
     }
-    if (optind != argc - 1)
-        return ctl_usage(&c, "expected exactly one SOURCE");
+    if (optind >= argc)
+        return ctl_usage(&c, "expected a SOURCE (or several files)");
     if (!problem || !lang)
         return ctl_usage(&c, "--problem and --lang are required");
     if (strcmp(priority, "contest") && strcmp(priority, "normal"))
@@ -158,7 +163,7 @@ int cmd_submit(int argc, char **argv)
         teardown(&c);
         return rc;
     }
-    rc = read_and_admit(&c, pool, problem, lang, key, priority, argv[optind]);
+    rc = read_and_admit(&c, pool, problem, lang, key, priority, argv + optind, argc - optind);
     teardown(&c);
     return rc;
 }

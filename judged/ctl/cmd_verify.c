@@ -73,28 +73,32 @@ static const char *language_of(struct runner *r, const char *path)
 
 /* ----------------------------------------------------------------- judging */
 
-/* Judges one program of the package; o->judged false with a note when it
- * cannot be (a program of several files, an unknown language). -1 on an
+/* Judges one program of the package (a file, or a directory as one
+ * submission of several files); o->judged false with a note when it
+ * cannot be (an unknown language, a directory with a link). -1 on an
  * infrastructure failure (reported). */
 static int judge_one(struct common *c, struct runner *r, const char *pkg, const struct store_expected *x,
                      const char **lang, struct store_verify_outcome *o)
 {
-    char path[4400], err[1024];
-    *lang = x->language[0] ? x->language : language_of(r, x->path);
-    if (x->program_dir) {
-        snprintf(o->note, sizeof o->note, "a program of several files: not judged (one source per submission)");
+    char path[4400], err[1024], ending[16] = "", why[300];
+    size_t len;
+    char *source = NULL;
+    /* a directory is one submission of several files (its files' ending
+     * picks the language, as a file's does) */
+    if (x->program_dir && store_program_files(pkg, x->path, 64u << 20, &source, &len, ending, why, sizeof why) < 0) {
+        snprintf(o->note, sizeof o->note, "a program of several files: %.400s", why);
         return 0;
     }
+    *lang = x->language[0] ? x->language : language_of(r, x->program_dir ? ending : x->path);
     if (!*lang || !runner_language_exists(r, *lang)) {
         snprintf(o->note, sizeof o->note, "no language here for '%.200s' (judgectl languages lists them)",
-                 *lang ? *lang : strrchr(x->path, '.') ? strrchr(x->path, '.') : x->path);
+                 *lang ? *lang : ending[0] ? ending : strrchr(x->path, '.') ? strrchr(x->path, '.') : x->path);
         *lang = NULL;
+        free(source);
         return 0;
     }
     snprintf(path, sizeof path, "%s/%s", pkg, x->path);
-    size_t len;
-    char *source = common_read_file(path, 64u << 20, &len, NULL);
-    if (!source) {
+    if (!source && !(source = common_read_file(path, 64u << 20, &len, NULL))) {
         snprintf(o->note, sizeof o->note, "cannot read: %s", strerror(errno));
         return 0;
     }

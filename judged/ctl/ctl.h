@@ -102,6 +102,13 @@ void verify_print(const json_t *report, FILE *out);
  * one saying what was derived (the report's "derived"). */
 void verify_note_derived(char **notes, const json_t *derived);
 
+/* The submission named by paths (ctl_files.c): one file as it is ('-':
+ * stdin); a directory, a .zip/.tar/.tar.gz or several files as a file set
+ * (fileset.h) packed into one source; at most max bytes. NULL with err
+ * (*missing: a path does not exist). */
+char *ctl_read_submission(char *const *paths, int n, size_t max, size_t *len, bool *missing, char *err,
+                          size_t errlen);
+
 /* The text of `judgectl --help`'s exit status table (also printed by
  * commands that fail in several ways). */
 extern const char ctl_exit_table[];

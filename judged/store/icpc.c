@@ -13,9 +13,10 @@
  *    packages (problem_format_version) have output_validator/ and `type:`;
  *    `type: scoring` has its groups' scoring mapped onto subtasks
  *    (icpc_groups.c) and its validator's score.txt read (`scores: true`),
- *    `multi-pass` (interactive too) becomes the runner's `passes`; a type
- *    the runner cannot judge as meant (submit-answer) is refused naming
- *    the key: never stored as a pass/fail batch problem.
+ *    `multi-pass` (interactive too) becomes the runner's `passes`;
+ *    `submit-answer` the runner's `type: output-only` (the answers named
+ *    after the tests, {name}.out); a type the runner cannot judge as meant
+ *    is refused naming the key: never stored as a pass/fail batch problem.
  *  - DOMjudge: domjudge-problem.ini (name, timelimit, special_compare /
  *    special_run naming programs of its own database: refused) and
  *    .timelimit.
@@ -65,6 +66,7 @@ struct icpc {
     bool scoring;            /* type: scoring: groups become subtasks (icpc_groups.c) */
     bool score_validation;   /* legacy validation: custom score */
     bool multipass;          /* type: multi-pass: the runner's passes */
+    bool submit_answer;      /* type: submit-answer: the runner's output-only */
     double passes;           /* limits.validation_passes (default 2) */
     double compile_s, compile_mb;   /* limits.compilation_time, compilation_memory */
     double unused;           /* limits only a derived time limit reads */
@@ -89,7 +91,7 @@ static void type_word(struct icpc *y, const char *w, size_t line, struct conv_er
     else if (!strcmp(w, "multi-pass"))
         y->multipass = true;
     else if (!strcmp(w, "submit-answer"))
-        conv_err(e, "problem.yaml:%zu: type: 'submit-answer' is not converted: a submission here is a program", line);
+        y->submit_answer = true;
     else
         conv_err(e, "problem.yaml:%zu: type: unknown type '%.100s' (pass-fail, scoring, interactive, multi-pass, "
                    "submit-answer)", line, w);
@@ -810,7 +812,10 @@ static int write_converted(FILE *out, const char *dir, const char *name, const s
         conv_yaml_string(out, y->title);
         fprintf(out, "\n");
     }
-    fprintf(out, "type: %s\ntime_limit: %.3fs\nmemory_limit: %.0fM\n", interactive ? "interactive" : "batch", tl,
+    /* submit-answer: the answers named after the tests ({name}.out, the
+     * runner's default), judged by the same validator */
+    fprintf(out, "type: %s\ntime_limit: %.3fs\nmemory_limit: %.0fM\n",
+            y->submit_answer ? "output-only" : interactive ? "interactive" : "batch", tl,
             y->memory_mb > 0 ? y->memory_mb : 2048);
     /* the format's default output limit (8 MiB), and its tools' way past
      * it: the stream is cut and the program runs on (TLE beats OLE) */
@@ -880,6 +885,9 @@ int icpc_convert(const char *dir, const char *name, char **errors)
         conv_err(&e, "problem.yaml:%zu: validation: 'score' is only for type: scoring (the validator's score.txt "
                     "scores a test)", y.validation_line);
     bool interactive = !strcmp(y.validation, "custom interactive") || y.interactive_type;
+    if (y.submit_answer && (interactive || y.multipass))
+        conv_err(&e, "problem.yaml:%zu: type: submit-answer with %s: the format forbids the pair (the answers are "
+                    "files, nothing runs)", y.type_line, interactive ? "interactive" : "multi-pass");
     if (y.passes > 0 && !y.multipass)
         conv_err(&e, "problem.yaml:%zu: limits.validation_passes: only for type: multi-pass", y.passes_line);
     bool custom = interactive || y.multipass || !strcmp(y.validation, "custom") ||

@@ -375,7 +375,7 @@ struct store_group_expect {
 struct store_expected {
     char path[1100];           /* submissions/accepted/sol.c (below the package) */
     char language[64];         /* submissions.yaml's language; "" = by extension */
-    bool program_dir;          /* a program of several files: not judged by verify */
+    bool program_dir;          /* a program of several files: one submission (store_program_files) */
     struct store_expect_rule rules[8];   /* all must hold (folder default, globs) */
     size_t nrules;
     unsigned final;            /* DOMjudge: the final verdict is one of these (then no rules) */
@@ -424,6 +424,15 @@ struct store_verify_seen {
  * else path's own (NULL when it has none). Both verify front ends pick
  * the language whose `source` ends so. */
 const char *store_source_ending(const char *path);
+/* A package's program directory (submissions/accepted/NAME/, x->program_dir)
+ * as one submission of several files: its regular files below it, packed
+ * as judge-api packs `files` (common/fileset/fileset.h) into *source
+ * (caller frees), and the ending its sources share (".java"; headers and
+ * files without an ending, or ending .txt or .md, ignored), for the
+ * language as store_source_ending gives it for one file. At most max bytes
+ * packed. -1 with why (a link, a bad name, sources of two endings, none). */
+int store_program_files(const char *pkg, const char *rel, size_t max, char **source, size_t *len, char ending[16],
+                        char *why, size_t whylen);
 /* Whether x holds for s; why not in why. */
 bool store_expected_met(const struct store_expected *x, const struct store_verify_seen *s, char *why, size_t len);
 

@@ -39,6 +39,7 @@
 
 #include "common.h"
 #include "convert.h"
+#include "fileset.h"
 #include "keys.h"
 #include "store.h"
 #include "yaml_doc.h"
@@ -1262,4 +1263,76 @@ const char *store_source_ending(const char *path)
         if (!strcmp(dot, cpp_alias[i]))
             return ".cpp";
     return dot;
+}
+
+/* ------------------------------------------------- a program of several files */
+
+struct program_walk {
+    struct fileset fs;
+    size_t max, bytes;
+    char ending[16];
+    char *why;
+    size_t whylen;
+};
+
+/* an ending a language's source has: not a header's, a text's, none */
+static const char *source_ending_of(const char *rel)
+{
+    static const char *const other[] = {".h", ".hpp", ".hh", ".txt", ".md", NULL};
+    const char *base = strrchr(rel, '/');
+    const char *e = store_source_ending(base ? base + 1 : rel);
+    for (int i = 0; e && other[i]; i++)
+        if (!strcmp(e, other[i]))
+            return NULL;
+    return e;
+}
+
+static int program_visit(const struct common_tree_entry *e, void *arg)
+{
+    struct program_walk *w = arg;
+    char q[COMMON_QUOTE_CAP];
+    if (e->kind == COMMON_TREE_DIR || e->kind == COMMON_TREE_DIR_DONE)
+        return 0;
+    common_quote(q, sizeof q, e->rel, strlen(e->rel));
+    if (e->kind != COMMON_TREE_FILE)
+        return snprintf(w->why, w->whylen, "%s: %s", q, e->kind == COMMON_TREE_LINK ? "a link" : "not a regular "
+                        "file"), 1;
+    size_t len;
+    char *data = common_read_file(e->path, w->max - w->bytes, &len, NULL);
+    if (!data)
+        return snprintf(w->why, w->whylen, "%s: %s", q, errno == EFBIG ? "the files are too large together"
+                        : strerror(errno)), 1;
+    w->bytes += len;
+    int rc = fileset_add(&w->fs, e->rel, data, len, w->why, w->whylen);
+    free(data);
+    const char *end = source_ending_of(e->rel);
+    if (rc == 0 && end && w->ending[0] && strcmp(end, w->ending))
+        return snprintf(w->why, w->whylen, "sources of two languages (%s and %s): name one in submissions.yaml's "
+                        "language, or keep one", w->ending, end), 1;
+    if (end && !w->ending[0])
+        snprintf(w->ending, sizeof w->ending, "%s", end);
+    return rc < 0 ? 1 : 0;
+}
+
+int store_program_files(const char *pkg, const char *rel, size_t max, char **source, size_t *len, char ending[16],
+                        char *why, size_t whylen)
+{
+    char path[4400];
+    snprintf(path, sizeof path, "%s/%s", pkg, rel);
+    struct program_walk w = {.max = max, .why = why, .whylen = whylen};
+    *source = NULL;
+    int rc = common_tree_walk(path, FILESET_MAX_DEPTH + 1, program_visit, &w) ? -1 : 0;
+    if (rc == 0 && !w.ending[0])
+        rc = -1, snprintf(why, whylen, "no source file in it");
+    if (rc == 0 && fileset_pack(&w.fs, source, len, why, whylen) < 0)
+        rc = -1;
+    if (rc == 0 && *len > max) {
+        snprintf(why, whylen, "larger than %zu bytes packed", max);
+        free(*source);
+        *source = NULL;
+        rc = -1;
+    }
+    fileset_free(&w.fs);
+    snprintf(ending, 16, "%s", rc == 0 ? w.ending : "");
+    return rc;
 }

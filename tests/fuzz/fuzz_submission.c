@@ -9,7 +9,7 @@
  * c has its language file), the problem "aplusb" on disk and "stored" in a
  * pretend store. Then each input must either be refused with a field and a
  * message, or give an admission whose every part holds what admission
- * promises. Run with ASan + UBSan; see README.md "Fuzzing".
+ * promises (several files: packed so that they unpack unchanged). Run with ASan + UBSan; see README.md "Fuzzing".
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +18,7 @@
 
 #include "api.h"
 #include "common.h"
+#include "fileset.h"
 #include "world.h"
 
 static struct jd_config cfg;
@@ -86,6 +87,26 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
             json_t *v = json_object_get(s.json, names[i]);
             if (v && strlen(json_string_value(v)) != json_string_length(v))
                 abort();
+        }
+        /* files: packed so that the runner reads back every one of them,
+         * byte for byte; a one-file source never reads as a set */
+        json_t *files = json_object_get(s.json, "files");
+        if (files != NULL) {
+            struct fileset fs;
+            char why[300];
+            if (fileset_unpack(s.source, s.source_len, &fs, why, sizeof why) < 0 ||
+                fs.count != json_array_size(files))
+                abort();
+            for (size_t i = 0; i < fs.count; i++) {
+                json_t *f = json_array_get(files, i), *c = json_object_get(f, "content");
+                if (strcmp(fs.files[i].name, json_string_value(json_object_get(f, "name"))) ||
+                    fs.files[i].len != json_string_length(c) || memcmp(fs.files[i].data, json_string_value(c),
+                                                                        fs.files[i].len))
+                    abort();
+            }
+            fileset_free(&fs);
+        } else if (fileset_is(s.source, s.source_len)) {
+            abort();
         }
     }
     api_submission_free(&s);

@@ -334,14 +334,17 @@ static void start_api(void)
     cr_assert(api_port > 0, "judge-api did not start (see %s)", log);
 }
 
+/* the configuration's max_source (a test of several files raises it) */
+static const char *max_source = "1K";
+
 /* Config with the api: section (EXTRA_API: more api keys), tokens, judge-api. */
 static void start(const char *pools, const char *extra_api, bool with_judged)
 {
     t_setup(2);
     nseen = 0;
     char extra[1024];
-    snprintf(extra, sizeof extra, "max_source: 1K\napi:\n  listen: 127.0.0.1:0\n  tokens: %s/tokens\n%s",
-             T_dir, extra_api ? extra_api : "");
+    snprintf(extra, sizeof extra, "max_source: %s\napi:\n  listen: 127.0.0.1:0\n  tokens: %s/tokens\n%s",
+             max_source, T_dir, extra_api ? extra_api : "");
     t_config("A", SLOT0, extra, pools, cfg_path, sizeof cfg_path);
     token("platform", "submit", tok_submit);
     token("other", "submit", tok_submit2);
@@ -1000,6 +1003,136 @@ Test(api, sse_resume_after_a_dropped_connection_loses_nothing_and_repeats_nothin
     sse_read(&s3, NULL, 60);
     cr_assert(strstr(s3.buf, ": heartbeat"), "no heartbeat: %s", s3.buf);
     cr_assert_eq(count_events(s3.buf), 0, "a stream from now replays nothing: %s", s3.buf);
+    check_openapi();
+}
+
+/* POST a body, wait for its verdict; the result document (caller frees) */
+static json_t *submit_body_wait(const char *body)
+{
+    struct resp r = http("POST", SUBS, SUBS, tok_submit, body, NULL);
+    cr_assert_eq(r.status, 202, "%s", r.body);
+    char path[300];
+    snprintf(path, sizeof path, "/v1/submissions/%s?wait=30", jstr(&r, "id"));
+    resp_free(&r);
+    for (int i = 0; i < 6; i++) {   /* each wait is capped at 30 s */
+        r = http("GET", SUB1, path, tok_submit, NULL, NULL);
+        if (r.json && !strcmp(jstr(&r, "state"), "done")) {
+            json_t *doc = json_incref(r.json);
+            resp_free(&r);
+            return doc;
+        }
+        resp_free(&r);
+    }
+    cr_assert_fail("%s never finished", path);
+    return NULL;
+}
+
+/* {"problem": "aplusb", "language": lang, "files": [{name, content}...]}
+ * from {name, content, ..., NULL} */
+static char *files_body_for(const char *problem, const char *lang, const char *const *files)
+{
+    json_t *list = json_array();
+    for (size_t i = 0; files[i]; i += 2)
+        json_array_append_new(list, json_pack("{s:s, s:s}", "name", files[i], "content", files[i + 1]));
+    json_t *o = json_pack("{s:s, s:s, s:o}", "problem", problem, "language", lang, "files", list);
+    char *s = json_dumps(o, JSON_COMPACT);
+    json_decref(o);
+    return s;
+}
+
+static char *files_body(const char *lang, const char *const *files)
+{
+    return files_body_for("aplusb", lang, files);
+}
+
+/* issue 39: a submission of several files over HTTP -- a Java package of
+ * two classes, Python modules, C++ with a header -- each AC; bad names,
+ * links-to-be and both source and files refused naming the file */
+Test(api, several_files_java_package_python_modules_cpp_header, .timeout = 400)
+{
+    max_source = "64K";
+    start("  native: {languages: [cpp, java, python3, answers], slots: 1}\n", NULL, true);
+    const char *const java[] = {
+        "contest/Adder.java", "package contest;\npublic class Adder {\n"
+                              "    public static long add(long a, long b) { return a + b; }\n}\n",
+        "contest/Solver.java", "package contest;\nimport java.util.Scanner;\npublic class Solver {\n"
+                               "    public static void main(String[] args) {\n"
+                               "        Scanner s = new Scanner(System.in);\n"
+                               "        System.out.println(Adder.add(s.nextLong(), s.nextLong()));\n    }\n}\n",
+        NULL};
+    const char *const python[] = {
+        "__main__.py", "from arith import add\na, b = map(int, input().split())\nprint(add(a, b))\n",
+        "arith.py", "def add(a, b):\n    return a + b\n", NULL};
+    const char *const cpp[] = {
+        "add.h", "#pragma once\nlong long add(long long a, long long b);\n",
+        "add.cpp", "#include \"add.h\"\nlong long add(long long a, long long b) { return a + b; }\n",
+        "main.cpp", "#include <cstdio>\n#include \"add.h\"\n"
+                    "int main() { long long a, b; if (std::scanf(\"%lld %lld\", &a, &b) != 2) return 1;\n"
+                    "    std::printf(\"%lld\\n\", add(a, b)); }\n",
+        NULL};
+    struct { const char *lang; const char *const *files; } cases[] = {{"java", java}, {"python3", python},
+                                                                      {"cpp", cpp}};
+    for (size_t i = 0; i < 3; i++) {
+        char *b = files_body(cases[i].lang, cases[i].files);
+        json_t *doc = submit_body_wait(b);
+        const char *v = json_string_value(json_object_get(doc, "verdict"));
+        char *text = json_dumps(doc, JSON_COMPACT);
+        cr_expect(v && !strcmp(v, "AC"), "%s: %s", cases[i].lang, text);
+        free(text);
+        json_decref(doc);
+        free(b);
+    }
+    /* an output-only problem of three tests (30, 30, 40 points): the
+     * first answer right, the second missing, the third wrong */
+    char p[600];
+    snprintf(p, sizeof p, "%s/problems/answers3", T_dir);
+    cr_assert_eq(mkdir(p, 0755), 0);
+    snprintf(p, sizeof p, "%s/problems/answers3/problem.yaml", T_dir);
+    t_write(p, "name: answers3\ntype: output-only\nanswer_file: \"output_{index}.txt\"\n"
+               "subtasks:\n  - {name: a, points: 30, tests: [1]}\n  - {name: b, points: 30, tests: [2]}\n"
+               "  - {name: c, points: 40, tests: [3]}\n");
+    snprintf(p, sizeof p, "%s/problems/answers3/tests", T_dir);
+    cr_assert_eq(mkdir(p, 0755), 0);
+    for (int i = 1; i <= 3; i++) {
+        snprintf(p, sizeof p, "%s/problems/answers3/tests/%d.in", T_dir, i);
+        t_write(p, "%d\n", i);
+        snprintf(p, sizeof p, "%s/problems/answers3/tests/%d.out", T_dir, i);
+        t_write(p, "%d\n", i * i);
+    }
+    const char *const answers[] = {"output_000.txt", "1\n", "output_002.txt", "8\n", NULL};
+    char *ab = files_body_for("answers3", "answers", answers);
+    json_t *doc = submit_body_wait(ab);
+    char *text = json_dumps(doc, JSON_COMPACT);
+    cr_expect_str_eq(json_string_value(json_object_get(doc, "verdict")), "WA", "%s", text);
+    double score = json_number_value(json_object_get(doc, "score"));
+    cr_expect(score > 29.999 && score < 30.001, "%s", text);
+    cr_expect(strstr(text, "no answer file output_001.txt"), "%s", text);
+    free(text);
+    json_decref(doc);
+    free(ab);
+    /* refused before the queue, the field naming the file */
+    const char *const dotdot[] = {"main.cpp", "int main(){}", "../x.h", "", NULL};
+    const char *const twice[] = {"main.cpp", "int main(){}", "main.cpp", "", NULL};
+    const char *const absolute[] = {"/etc/passwd", "x", NULL};
+    struct { const char *const *files; const char *field, *what; } bad[] = {
+        {dotdot, "files[1]", "'..'"}, {twice, "files[1]", "given twice"}, {absolute, "files[0]", "absolute"}};
+    for (size_t i = 0; i < 3; i++) {
+        char *b = files_body("cpp", bad[i].files);
+        struct resp r = http("POST", SUBS, SUBS, tok_submit, b, NULL);
+        cr_expect(r.body && strstr(r.body, bad[i].what), "%s: %s", bad[i].what, r.body);
+        expect(r, 400, bad[i].field, bad[i].what);
+        free(b);
+    }
+    expect(http("POST", SUBS, SUBS, tok_submit,
+                "{\"problem\":\"aplusb\",\"language\":\"cpp\",\"source\":\"x\",\"files\":[]}", NULL),
+           400, "files", "source and files");
+    expect(http("POST", SUBS, SUBS, tok_submit,
+                "{\"problem\":\"aplusb\",\"language\":\"cpp\",\"files\":[{\"name\":\"a.cpp\"}]}", NULL),
+           400, "files[0]", "a file without content");
+    /* a one-file source that begins with the mark would be read as a set */
+    expect(http("POST", SUBS, SUBS, tok_submit,
+                "{\"problem\":\"aplusb\",\"language\":\"cpp\",\"source\":\"\\u0000judged-files/1\\nx\"}",
+                NULL), 400, "source", "a source beginning with the mark");
     check_openapi();
 }
 
@@ -3168,6 +3301,68 @@ Test(api, problems_list_title_type_limits_and_languages, .timeout = 400)
     cr_assert_str_eq(sum_str(r.json, "title"), "Find the maximum");
     resp_free(&r);
     check_openapi();
+}
+
+/* issue 39: a package's submission directory (submissions/accepted/NAME/
+ * of a C file and its header) verified over HTTP as one submission of
+ * several files: admitted, judged, AC */
+Test(api, problem_verify_judges_a_submission_directory_as_one_submission)
+{
+    max_source = "64K";   /* two files packed: ~3 KiB of tar */
+    start("  native: {languages: [c], slots: 1}\n", NULL, true);
+    char tok_setter[100];
+    token("setter", "setter", tok_setter);
+    kill(api_pid, SIGHUP);   /* the tokens file is read again */
+    for (long long end = t_now_ms() + 20000; t_now_ms() < end; t_sleep_ms(100)) {
+        struct resp r = http("GET", PROBS, PROBS, tok_setter, NULL, NULL);
+        long st = r.status;
+        resp_free(&r);
+        if (st == 200)
+            break;
+    }
+    sh("mkdir -p %s/vd/data/secret %s/vd/submissions/accepted/two", T_dir, T_dir);
+    static const char *files[][2] = {
+        {"data/secret/1.in", "1 2\n"}, {"data/secret/1.ans", "3\n"}, {".timelimit", "2\n"},
+        {"problem.yaml", "name: Sum\n"}, {"submissions/accepted/two/sum.h", "static long sum(long a, long b) "
+                                                                             "{ return a + b; }\n"},
+        {"submissions/accepted/two/main.c", "#include <stdio.h>\n#include \"sum.h\"\nint main(void){long a,b;"
+                                            "if(scanf(\"%ld %ld\",&a,&b)!=2)return 1;printf(\"%ld\\n\",sum(a,b));"
+                                            "return 0;}\n"},
+    };
+    for (size_t f = 0; f < sizeof files / sizeof *files; f++) {
+        char p[600];
+        snprintf(p, sizeof p, "%s/vd/%s", T_dir, files[f][0]);
+        t_write(p, "%s", files[f][1]);
+    }
+    sh("tar czf %s/vd.tgz -C %s vd", T_dir, T_dir);
+    char tgz[400], loc[200];
+    snprintf(tgz, sizeof tgz, "%s/vd.tgz", T_dir);
+    struct resp r = put_file(PROBS "/vd", tok_setter, tgz, "application/gzip");
+    cr_assert_eq(r.status, 201, "%s", r.body);
+    resp_free(&r);
+    r = http("POST", "/v1/problems/{name}/verify", PROBS "/vd/verify", tok_setter, NULL, NULL);
+    cr_assert_eq(r.status, 202, "%s", r.body);
+    cr_assert(header(&r, "Location", loc, sizeof loc));
+    json_t *row = json_array_get(json_object_get(r.json, "submissions"), 0);
+    cr_assert(json_is_string(json_object_get(row, "submission")), "the directory is admitted: %s", r.body);
+    cr_assert_str_eq(json_string_value(json_object_get(row, "language")), "c", "%s", r.body);
+    resp_free(&r);
+    json_t *table = NULL;
+    for (long long end = t_now_ms() + 120000; t_now_ms() < end && !table; t_sleep_ms(200)) {
+        r = http("GET", "/v1/problems/{name}/verify/{id}", loc, tok_setter, NULL, NULL);
+        cr_assert_eq(r.status, 200, "%s", r.body);
+        if (!strcmp(jstr(&r, "state"), "done"))
+            table = json_incref(r.json);
+        resp_free(&r);
+    }
+    cr_assert(table, "the verdict did not come in");
+    char *text = json_dumps(table, JSON_COMPACT);
+    cr_expect(json_is_true(json_object_get(table, "ok")), "%s", text);
+    row = json_array_get(json_object_get(table, "submissions"), 0);
+    cr_expect_str_eq(json_string_value(json_object_get(row, "path")), "submissions/accepted/two", "%s", text);
+    cr_expect_str_eq(json_string_value(json_object_get(row, "verdict")), "AC", "%s", text);
+    free(text);
+    json_decref(table);
 }
 
 /* POST /v1/problems/NAME/verify (issue 22): the stored package's own

@@ -505,3 +505,61 @@ Test(ctl, judge_takes_a_problem_name_like_submit)
     expect_error(out, "not_found", 66);
     cr_assert_eq(chdir("/"), 0);
 }
+
+/* issue 39: several files are one submission -- paths given one by one
+ * (submit, judged by judged), a directory and a .tar.gz (judge); a name
+ * with ".." refused before anything is admitted */
+Test(ctl, several_files_by_paths_a_directory_or_an_archive, .timeout = 300)
+{
+    char cfg[400], out[16384], dir[400], path[500];
+    t_config("A", SLOT0, NULL, "  native: {languages: [cpp, python3], slots: 1}\n", cfg, sizeof cfg);
+    t_judged(cfg, "A");
+    cr_assert(t_judged_started("A", 30000), "judged did not start");
+    snprintf(dir, sizeof dir, "%s/cpp", T_dir);
+    cr_assert_eq(mkdir(dir, 0755), 0);
+    snprintf(path, sizeof path, "%s/add.h", dir);
+    t_write(path, "#pragma once\nlong long add(long long a, long long b);\n");
+    snprintf(path, sizeof path, "%s/add.cpp", dir);
+    t_write(path, "#include \"add.h\"\nlong long add(long long a, long long b) { return a + b; }\n");
+    snprintf(path, sizeof path, "%s/solve.cpp", dir);
+    t_write(path, "#include <cstdio>\n#include \"add.h\"\nint main() { long long a, b;\n"
+                  "  if (std::scanf(\"%%lld %%lld\", &a, &b) != 2) return 1; std::printf(\"%%lld\\n\", add(a, b)); }\n");
+    cr_assert_eq(chdir(dir), 0);
+    cr_assert_eq(CTL(out, "submit", "--problem", "aplusb", "--lang", "cpp", "--config", cfg, "solve.cpp", "add.cpp",
+                     "add.h"), 0, "%s", out);
+    out[strcspn(out, "\n")] = '\0';
+    char id[200];
+    snprintf(id, sizeof id, "%.199s", out);
+    cr_assert_eq(CTL(out, "result", id, "--wait", "120", "--json", "--config", cfg), 0, "%s", out);
+    json_t *j = parse(out);
+    cr_expect_str_eq(json_string_value(json_object_get(j, "verdict")), "AC", "%s", out);
+    json_decref(j);
+    /* a name leaving the directory: 65, nothing admitted */
+    cr_assert_eq(CTL(out, "--json", "submit", "--problem", "aplusb", "--lang", "cpp", "--config", cfg, "solve.cpp",
+                     "../cpp/add.h"), 65);
+    expect_error(out, "bad_input", 65);
+    cr_expect(contains(out, "'..'"), "%s", out);
+    /* Python modules as a directory, then the C++ files as a .tar.gz */
+    char py[400];
+    snprintf(py, sizeof py, "%s/py", T_dir);
+    cr_assert_eq(mkdir(py, 0755), 0);
+    snprintf(path, sizeof path, "%s/__main__.py", py);
+    t_write(path, "from arith import add\na, b = map(int, input().split())\nprint(add(a, b))\n");
+    snprintf(path, sizeof path, "%s/arith.py", py);
+    t_write(path, "def add(a, b):\n    return a + b\n");
+    cr_assert_eq(CTL(out, "--json", "judge", "--problem", "aplusb", "--lang", "python3", "--slot", SLOT_LOCAL,
+                     "--config", cfg, py), 0, "%s", out);
+    j = parse(out);
+    cr_expect_str_eq(json_string_value(json_object_get(j, "verdict")), "AC", "%s", out);
+    json_decref(j);
+    char tgz[500], cmd[1200];
+    snprintf(tgz, sizeof tgz, "%s/cpp.tar.gz", T_dir);
+    snprintf(cmd, sizeof cmd, "tar -C '%s' -czf '%s' .", dir, tgz);
+    cr_assert_eq(system(cmd), 0);
+    cr_assert_eq(CTL(out, "--json", "judge", "--problem", "aplusb", "--lang", "cpp", "--slot", SLOT_LOCAL,
+                     "--config", cfg, tgz), 0, "%s", out);
+    j = parse(out);
+    cr_expect_str_eq(json_string_value(json_object_get(j, "verdict")), "AC", "%s", out);
+    json_decref(j);
+    cr_assert_eq(chdir("/"), 0);
+}

@@ -3,12 +3,14 @@
  * (store_convert) and judged by the real runner, compilers and sandbox:
  * a scoring problem's groups scored as subtasks (legacy testdata.yaml and
  * 2025-09 test_group.yaml), score validators, multi-pass, groups calling the
- * output validator with their own arguments. Needs root.
+ * output validator with their own arguments; submit-answer problems judged
+ * from answer files (issue 39). Needs root.
  */
 #include <criterion/criterion.h>
 #include <jansson.h>
 
 #include "../runner/helpers.h"
+#include "fileset.h"
 #include "runner.h"
 #include "store.h"
 
@@ -499,6 +501,53 @@ Test(icpc_judge, output_past_the_formats_default_limit_is_ole_and_a_filler_that_
     struct judged j = judge(dir, filler);
     cr_expect_eq(j.verdict, RUNNER_TLE, "cut at the limit, it runs on: %s", j.json);
     free(j.json);
+    remove_dir(dir);
+    free(dir);
+}
+
+/* issue 39: an ICPC submit-answer problem (2023-07) of three tests becomes
+ * an output-only one: the answers named after the tests, judged by the
+ * package's validator; partial answers earn what their groups are worth */
+Test(icpc_judge, a_submit_answer_problem_judges_answer_files_with_partial_scores)
+{
+    char *dir = scratch_dir("icpc-submit-answer");
+    put_file(dir, "problem.yaml", "problem_format_version: 2025-09\nname: Answers\ntype: [scoring, submit-answer]\n");
+    put_file(dir, "data/secret/g1/1.in", "1 1\n");
+    put_file(dir, "data/secret/g1/1.ans", "2\n");
+    put_file(dir, "data/secret/g2/1.in", "2 3\n");
+    put_file(dir, "data/secret/g2/1.ans", "5\n");
+    put_file(dir, "data/secret/g3/1.in", "4000000000 1\n");
+    put_file(dir, "data/secret/g3/1.ans", "4000000001\n");
+    put_file(dir, "data/secret/g1/test_group.yaml", "max_score: 20\n");
+    put_file(dir, "data/secret/g2/test_group.yaml", "max_score: 30\n");
+    put_file(dir, "data/secret/g3/test_group.yaml", "max_score: 50\n");
+    convert(dir);
+    struct fileset fs = {0};
+    char why[300], *packed;
+    size_t len;
+    /* g1 right, g2 missing, g3 right */
+    cr_assert_eq(fileset_add(&fs, "secret-g1-1.out", "2\n", 2, why, sizeof why), 0, "%s", why);
+    cr_assert_eq(fileset_add(&fs, "secret-g3-1.out", "4000000001\n", 11, why, sizeof why), 0, "%s", why);
+    cr_assert_eq(fileset_pack(&fs, &packed, &len, why, sizeof why), 0, "%s", why);
+    fileset_free(&fs);
+    struct runner_config cfg = {.languages_dir = SRC "/languages", .work_dir = WORK_DIR,
+                                .first_slot = FIRST_SLOT, .slots = 1};
+    struct runner *r = NULL;
+    char err[4096];
+    cr_assert_eq(runner_open(&r, &cfg, err, sizeof err), 0, "runner_open: %s", err);
+    struct runner_request req = {.problem_dir = dir, .language = "answers", .source = packed, .source_len = len};
+    struct runner_report *rep = NULL;
+    enum runner_failure failure;
+    cr_assert_eq(runner_judge(r, &req, &rep, &failure, err, sizeof err), 0, "%s", err);
+    char *json = runner_report_json(rep);
+    cr_expect_eq(runner_report_verdict(rep), RUNNER_WA, "%s", json);
+    cr_expect(runner_report_score(rep) > 69.999 && runner_report_score(rep) < 70.001, "score %g: %s",
+              runner_report_score(rep), json);
+    cr_expect(strstr(json, "no answer file secret-g2-1.out"), "%s", json);
+    free(json);
+    runner_report_free(rep);
+    runner_close(r);
+    free(packed);
     remove_dir(dir);
     free(dir);
 }

@@ -720,8 +720,8 @@ Test(store_unit, icpc_types_the_runner_cannot_judge_are_refused_naming_the_key)
          "problem.yaml:5: limits.validation_passes: expected a whole number 2..100"},
         {"problem_format_version: 2023-07-draft\nname: S\nlimits:\n  validation_passes: 3\n",
          "problem.yaml:4: limits.validation_passes: only for type: multi-pass"},
-        {"problem_format_version: 2023-07-draft\nname: S\ntype: submit-answer\n",
-         "problem.yaml:3: type: 'submit-answer' is not converted"},
+        {"problem_format_version: 2023-07-draft\nname: S\ntype: [submit-answer, interactive]\n",
+         "problem.yaml:3: type: submit-answer with interactive: the format forbids the pair"},
         {"problem_format_version: 2023-07-draft\nname: S\ntype: batch\n", "problem.yaml:3: type: unknown type 'batch'"},
         {"name: S\nvalidation: custom score\n", "problem.yaml:2: validation: 'score' is only for type: scoring"},
         {"name: S\nvalidation: custom interactive score\n", "problem.yaml:2: validation: 'score' is only for type: "

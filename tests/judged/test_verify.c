@@ -403,3 +403,50 @@ Test(verify, sv_and_ole_count_as_rte_and_a_stdout_filler_as_tle)
     cr_assert_eq(json_integer_value(json_object_get(j, "mismatches")), 0, "%s", out);
     json_decref(j);
 }
+
+/* issue 39: a submission directory (submissions/accepted/NAME/ of several
+ * files) verifies as one submission: a Java package, Python modules, C
+ * with a header; a directory holding sources of two languages is not
+ * judged, saying why */
+Test(verify, a_submission_directory_is_one_submission_of_several_files)
+{
+    icpc_data("multi");
+    put("multi", "problem.yaml", "name: Sum\n");
+    put("multi", ".timelimit", "5\n");
+    put("multi", "submissions/accepted/java/contest/Adder.java",
+        "package contest;\npublic class Adder { public static long add(long a, long b) { return a + b; } }\n");
+    put("multi", "submissions/accepted/java/contest/Solver.java",
+        "package contest;\nimport java.util.Scanner;\npublic class Solver {\n"
+        "    public static void main(String[] args) { Scanner s = new Scanner(System.in);\n"
+        "        System.out.println(Adder.add(s.nextLong(), s.nextLong())); }\n}\n");
+    put("multi", "submissions/accepted/py/__main__.py", "from arith import add\nprint(add(*map(int, input().split())))\n");
+    put("multi", "submissions/accepted/py/arith.py", "def add(a, b):\n    return a + b\n");
+    put("multi", "submissions/accepted/c/main.c",
+        "#include <stdio.h>\n#include \"sum.h\"\nint main(void){long a,b;if(scanf(\"%ld %ld\",&a,&b)!=2)return 1;"
+        "printf(\"%ld\\n\",sum(a,b));return 0;}\n");
+    put("multi", "submissions/accepted/c/sum.h", "static long sum(long a, long b) { return a + b; }\n");
+    put("multi", "submissions/accepted/c/README.txt", "the header holds the sum\n");
+    put("multi", "submissions/wrong_answer/c/main.c", WA_SRC);
+    put("multi", "submissions/wrong_answer/mixed/a.c", WA_SRC);
+    put("multi", "submissions/wrong_answer/mixed/b.py", "print(0)\n");
+    char out[65536];
+    int rc = CTL(out, "problem", "verify", pkg_path("multi"), "--json", "--slot", SLOT, "--languages", LANGS);
+    cr_assert_eq(rc, 2, "no mismatch, the mixed directory not judged: %s", out);
+    json_t *j = parse(out);
+    cr_assert_eq(json_integer_value(json_object_get(j, "mismatches")), 0, "%s", out);
+    const char *ac[] = {"submissions/accepted/java", "submissions/accepted/py", "submissions/accepted/c"};
+    const char *langs[] = {"java", "python3", "c"};
+    for (int i = 0; i < 3; i++) {
+        json_t *r = row(j, ac[i]);
+        cr_expect(json_is_true(json_object_get(r, "judged")), "%s: %s", ac[i], out);
+        cr_expect_str_eq(json_string_value(json_object_get(r, "verdict")), "AC", "%s: %s", ac[i], out);
+        cr_expect_str_eq(json_string_value(json_object_get(r, "language")), langs[i], "%s: %s", ac[i], out);
+    }
+    cr_expect_str_eq(json_string_value(json_object_get(row(j, "submissions/wrong_answer/c"), "verdict")), "WA", "%s",
+                     out);
+    json_t *mixed = row(j, "submissions/wrong_answer/mixed");
+    cr_expect(json_is_false(json_object_get(mixed, "judged")), "%s", out);
+    cr_expect(strstr(json_string_value(json_object_get(mixed, "why")), "sources of two languages (.c and .py)"),
+              "%s", out);
+    json_decref(j);
+}

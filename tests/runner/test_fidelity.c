@@ -3,12 +3,15 @@
  * 22, "fidelity misses"), judged through real compilers and the real
  * sandbox: a program reading /dev/stdin or writing /dev/stdout, a Java class
  * with a non-ASCII name, a testlib checker writing its points on stdout (as
- * DMOJ's build does), a checker with its own compile flags. Needs root.
+ * DMOJ's build does), a checker with its own compile flags; submissions of
+ * several files (issue 39: a Java package, Python modules, C++ with a
+ * header). Needs root.
  */
 #include <criterion/criterion.h>
 #include <jansson.h>
 #include <sys/stat.h>
 
+#include "fileset.h"
 #include "helpers.h"
 #include "runner.h"
 
@@ -264,4 +267,216 @@ Test(dev_stdio, interactive_pipes_reopen, .timeout = 240)
                  "    return 0;\n"
                  "}\n"),
            RUNNER_AC, "freopen on the interactive pipes");
+}
+
+/* ---- issue 39: a submission of several files (common/fileset) ---- */
+
+/* the files {name, text, name, text, ..., NULL} packed as judge-api packs
+ * a submission's `files`, judged */
+static struct judged judge_files(const char *problem, const char *lang, const char *const *files)
+{
+    struct fileset fs = {0};
+    char why[300];
+    for (size_t i = 0; files[i]; i += 2)
+        cr_assert_eq(fileset_add(&fs, files[i], files[i + 1], strlen(files[i + 1]), why, sizeof why), 0, "%s", why);
+    char *packed;
+    size_t len;
+    cr_assert_eq(fileset_pack(&fs, &packed, &len, why, sizeof why), 0, "%s", why);
+    fileset_free(&fs);
+    struct runner *r = open_runner(false);
+    struct runner_request req = {.problem_dir = problem, .language = lang, .source = packed, .source_len = len};
+    struct runner_report *rep = NULL;
+    enum runner_failure failure;
+    char err[1024];
+    cr_assert_eq(runner_judge(r, &req, &rep, &failure, err, sizeof err), 0, "%s: %s", lang, err);
+    struct judged j = {runner_report_verdict(rep), runner_report_score(rep), runner_report_json(rep)};
+    runner_report_free(rep);
+    runner_close(r);
+    free(packed);
+    return j;
+}
+
+/* Java: two classes in a package directory; javac finds the class with
+ * main (Solver, not Main) as Java users expect */
+Test(several_files, java_package_of_two_classes, .timeout = 600)
+{
+    char *dir = aplusb("files-java");
+    const char *const files[] = {
+        "contest/Adder.java", "package contest;\npublic class Adder {\n"
+                              "    public static long add(long a, long b) { return a + b; }\n}\n",
+        "contest/Solver.java", "package contest;\nimport java.util.Scanner;\npublic class Solver {\n"
+                               "    public static void main(String[] args) {\n"
+                               "        Scanner s = new Scanner(System.in);\n"
+                               "        System.out.println(Adder.add(s.nextLong(), s.nextLong()));\n    }\n}\n",
+        NULL};
+    expect(judge_files(dir, "java", files), RUNNER_AC, "contest/Solver.java + contest/Adder.java");
+    remove_dir(dir);
+    free(dir);
+}
+
+/* Python: __main__.py imports a module beside it */
+Test(several_files, python_modules_with_a_main_module, .timeout = 300)
+{
+    char *dir = aplusb("files-python");
+    const char *const files[] = {
+        "__main__.py", "from arith import add\na, b = map(int, input().split())\nprint(add(a, b))\n",
+        "arith.py", "def add(a, b):\n    return a + b\n", NULL};
+    expect(judge_files(dir, "python3", files), RUNNER_AC, "__main__.py + arith.py");
+    remove_dir(dir);
+    free(dir);
+}
+
+/* C++: every .cpp compiled, the header beside them; names are the
+ * contestant's own */
+Test(several_files, cpp_with_a_header, .timeout = 300)
+{
+    char *dir = aplusb("files-cpp");
+    const char *const files[] = {
+        "lib/add.h", "#pragma once\nlong long add(long long a, long long b);\n",
+        "lib/add.cpp", "#include \"add.h\"\nlong long add(long long a, long long b) { return a + b; }\n",
+        "solution.cpp", "#include <cstdio>\n#include \"lib/add.h\"\n"
+                        "int main() { long long a, b; if (std::scanf(\"%lld %lld\", &a, &b) != 2) return 1;\n"
+                        "    std::printf(\"%lld\\n\", add(a, b)); }\n",
+        NULL};
+    expect(judge_files(dir, "cpp", files), RUNNER_AC, "solution.cpp + lib/add.cpp + lib/add.h");
+    remove_dir(dir);
+    free(dir);
+}
+
+/* No entry point, no file of the language, or a set that does not unpack:
+ * CE saying so, never IE nor an infrastructure failure */
+Test(several_files, without_an_entry_point_is_ce, .timeout = 300)
+{
+    char *dir = aplusb("files-ce");
+    const char *const two[] = {"a.py", "print(1)\n", "b.py", "print(2)\n", NULL};
+    struct judged j = judge_files(dir, "python3", two);
+    cr_expect_eq(j.verdict, RUNNER_CE, "%s", j.json);
+    cr_expect(strstr(j.json, "main.py or __main__.py is not among them"), "%s", j.json);
+    free(j.json);
+    const char *const headers[] = {"add.h", "int add(int, int);\n", NULL};
+    j = judge_files(dir, "cpp", headers);
+    cr_expect_eq(j.verdict, RUNNER_CE, "%s", j.json);
+    cr_expect(strstr(j.json, "none of the submission's 1 files ends as main.cpp does"), "%s", j.json);
+    free(j.json);
+    /* the mark, then no tar: a broken set from an FCALL client */
+    char broken[64];
+    memcpy(broken, FILESET_MARK, FILESET_MARK_LEN);
+    strcpy(broken + FILESET_MARK_LEN, "not a tar at all");
+    struct runner *r = open_runner(false);
+    struct runner_request req = {.problem_dir = dir, .language = "c", .source = broken,
+                                 .source_len = FILESET_MARK_LEN + strlen("not a tar at all")};
+    struct runner_report *rep = NULL;
+    enum runner_failure failure;
+    char err[1024];
+    cr_assert_eq(runner_judge(r, &req, &rep, &failure, err, sizeof err), 0, "%s", err);
+    char *json = runner_report_json(rep);
+    cr_expect_eq(runner_report_verdict(rep), RUNNER_CE, "%s", json);
+    cr_expect(strstr(json, "the submission's files:"), "%s", json);
+    free(json);
+    runner_report_free(rep);
+    runner_close(r);
+    remove_dir(dir);
+    free(dir);
+}
+
+/* ---- issue 39: output-only problems (CMS OutputOnly, ICPC submit-answer) ---- */
+
+/* three tests worth 30, 30 and 40, each its own subtask; answer files as
+ * answer_file names them (NULL: the default, {name}.out) */
+static char *output_only(const char *tag, const char *answer_file)
+{
+    char *dir = scratch_dir(tag);
+    put_file(dir, "problem.yaml",
+             "name: %s\ntype: output-only\n%s%s%schecker: tokens\n"
+             "subtasks:\n  - {name: one, points: 30, tests: [a]}\n  - {name: two, points: 30, tests: [b]}\n"
+             "  - {name: three, points: 40, tests: [c]}\n",
+             tag, answer_file ? "answer_file: \"" : "", answer_file ? answer_file : "", answer_file ? "\"\n" : "");
+    const char *names[] = {"a", "b", "c"}, *answers[] = {"7\n", "15\n", "1000\n"};
+    for (int i = 0; i < 3; i++) {
+        char rel[64];
+        snprintf(rel, sizeof rel, "tests/%s.in", names[i]);
+        put_file(dir, rel, "the %d-th input\n", i);
+        snprintf(rel, sizeof rel, "tests/%s.out", names[i]);
+        put_file(dir, rel, "%s", answers[i]);
+    }
+    return dir;
+}
+
+static json_t *test_of(json_t *report, size_t i)
+{
+    return json_array_get(json_object_get(report, "tests"), i);
+}
+
+/* a.out right, b.out missing, c.out wrong: 30 of 100, WA; then every
+ * answer right: AC, 100; CMS's names (output_000.txt...) the same way */
+Test(output_only, partial_answers_earn_partial_scores, .timeout = 120)
+{
+    char *dir = output_only("answers", NULL);
+    const char *const partial[] = {"a.out", "7\n", "c.out", "999\n", "notes.txt", "ignored\n", NULL};
+    struct judged j = judge_files(dir, "answers", partial);
+    json_t *rep = json_loads(j.json, 0, NULL);
+    cr_assert(rep, "%s", j.json);
+    cr_expect_eq(j.verdict, RUNNER_WA, "%s", j.json);
+    cr_expect(j.score > 29.999 && j.score < 30.001, "score %g: %s", j.score, j.json);
+    cr_expect_str_eq(json_string_value(json_object_get(test_of(rep, 0), "verdict")), "AC", "%s", j.json);
+    cr_expect_str_eq(json_string_value(json_object_get(test_of(rep, 1), "verdict")), "WA", "%s", j.json);
+    cr_expect_str_eq(json_string_value(json_object_get(test_of(rep, 1), "checker_message")), "no answer file b.out",
+                     "%s", j.json);
+    cr_expect_str_eq(json_string_value(json_object_get(test_of(rep, 2), "verdict")), "WA", "%s", j.json);
+    json_decref(rep);
+    free(j.json);
+    const char *const all[] = {"a.out", "7\n", "b.out", "15\n", "c.out", "1000\n", NULL};
+    j = judge_files(dir, "answers", all);
+    cr_expect_eq(j.verdict, RUNNER_AC, "%s", j.json);
+    cr_expect(j.score > 99.999, "score %g: %s", j.score, j.json);
+    free(j.json);
+    remove_dir(dir);
+    free(dir);
+    dir = output_only("answers-cms", "output_{index}.txt");
+    const char *const cms[] = {"output_000.txt", "7\n", "output_002.txt", "1000\n", NULL};
+    j = judge_files(dir, "answers", cms);
+    cr_expect_eq(j.verdict, RUNNER_WA, "%s", j.json);
+    cr_expect(j.score > 69.999 && j.score < 70.001, "score %g: %s", j.score, j.json);
+    cr_expect(strstr(j.json, "no answer file output_001.txt"), "%s", j.json);
+    free(j.json);
+    remove_dir(dir);
+    free(dir);
+}
+
+/* a program for an output-only problem, answers for one that runs a
+ * program, one source instead of files: CE saying what to send; a bad
+ * answer_file: the package's error, naming the key */
+Test(output_only, the_wrong_kind_of_submission_is_ce_and_a_bad_pattern_refused, .timeout = 120)
+{
+    char *dir = output_only("answers-ce", NULL);
+    struct judged j = judge(dir, "c", right_sum);
+    cr_expect_eq(j.verdict, RUNNER_CE, "%s", j.json);
+    cr_expect(strstr(j.json, "this problem is output-only"), "%s", j.json);
+    free(j.json);
+    j = judge(dir, "answers", "7\n");
+    cr_expect_eq(j.verdict, RUNNER_CE, "%s", j.json);
+    cr_expect(strstr(j.json, "not one source"), "%s", j.json);
+    free(j.json);
+    char *batch = aplusb("answers-batch");
+    const char *const files[] = {"1.out", "7\n", NULL};
+    j = judge_files(batch, "answers", files);
+    cr_expect_eq(j.verdict, RUNNER_CE, "%s", j.json);
+    cr_expect(strstr(j.json, "only an output-only problem takes"), "%s", j.json);
+    free(j.json);
+    remove_dir(batch);
+    free(batch);
+    remove_dir(dir);
+    free(dir);
+    const char *bad[][2] = {{"out_{test}.txt", "unknown placeholder"}, {"same.txt", "the same file name"},
+                            {"../{name}", "'..'"}};
+    for (int i = 0; i < 3; i++) {
+        dir = output_only("answers-bad", bad[i][0]);
+        char *errors = NULL;
+        cr_expect(runner_problem_check_limits(NULL, dir, &errors, NULL) > 0, "%s accepted", bad[i][0]);
+        cr_expect(errors && strstr(errors, "answer_file") && strstr(errors, bad[i][1]), "%s: %s", bad[i][0],
+                  errors ? errors : "");
+        free(errors);
+        remove_dir(dir);
+        free(dir);
+    }
 }
