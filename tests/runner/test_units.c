@@ -741,6 +741,128 @@ Test(problems, a_bad_aggregate_names_file_line_and_key)
                       "problem.yaml:7: subtasks.aggregate.threshold:");
 }
 
+/* ---- graded groups (grade:, Kattis' default grader) ---- */
+
+struct graded_run {
+    const char *verdicts;   /* per test: A(C) W(A) T(LE) R(E) */
+    int runs[16];
+};
+
+static int graded_fake(void *ctx, size_t i, struct rn_test_outcome *out)
+{
+    struct graded_run *g = ctx;
+    g->runs[i]++;
+    char c = g->verdicts[i];
+    out->verdict = c == 'A' ? RUNNER_AC : c == 'T' ? RUNNER_TLE : c == 'R' ? RUNNER_RE : RUNNER_WA;
+    out->fraction = c == 'A';
+    return 0;
+}
+
+/* loads yaml over n tests, judges with verdicts, returns the score */
+static double judge_graded(const char *yaml, int n, struct graded_run *g, enum runner_verdict *verdict,
+                           struct rn_subtask_outcome *subs)
+{
+    char *dir = package(yaml, n);
+    struct common_errors errs = {0};
+    struct rn_problem *p = NULL;
+    int rc = rn_problem_load(dir, NULL, &p, &errs);
+    char *e = common_errors_join(&errs);
+    cr_assert_eq(rc, 0, "%s", e);
+    free(e);
+    common_errors_free(&errs);
+    struct rn_test_outcome t[16];
+    double score;
+    cr_assert_eq(rn_evaluate(p, graded_fake, g, t, subs, verdict, &score), 0);
+    rn_problem_free(p);
+    remove_dir(dir);
+    free(dir);
+    return score;
+}
+
+/* An olympiad's legacy package: data/ sums with ignore_sample and
+ * accept_if_any_accepted, each secret group is min with its accept_score
+ * (written from the problem package format's "Default Grader
+ * Specification"): the sample group's failure is ignored, a failed group
+ * scores 0, the verdict is AC with the groups passed. */
+#define OLYMPIAD BASE "stop_on_failure: none\nsubtasks:\n" \
+    "  - {name: data, tests: [], grade: {score: sum, accept_if_any_accepted: true, ignore_first: true, " \
+    "on_reject: continue}}\n" \
+    "  - {name: sample, parent: data, tests: [1], grade: {on_reject: continue}}\n" \
+    "  - {name: secret, parent: data, grade: {on_reject: continue, accept_if_any_accepted: true}}\n" \
+    "  - {name: g1, parent: secret, points: 30, tests: [2-3], grade: {score: min}}\n" \
+    "  - {name: g2, parent: secret, points: 70, tests: [4-5], grade: {score: min}}\n"
+
+Test(graded, accept_if_any_accepted_with_ignore_sample)
+{
+    struct rn_subtask_outcome s[5];
+    enum runner_verdict v;
+    struct graded_run g = {.verdicts = "WAAWA"};
+    cr_assert_float_eq(judge_graded(OLYMPIAD, 5, &g, &v, s), 30, 1e-9);
+    cr_assert_eq(v, RUNNER_AC, "Kattis: AC with 30");
+    cr_assert_eq(s[3].verdict, RUNNER_AC);
+    cr_assert_eq(s[4].verdict, RUNNER_WA);
+    cr_assert_float_eq(s[4].score, 0, 1e-9);
+    cr_assert_eq(g.runs[4], 0, "g2 breaks at its first rejection (on_reject: break, the default)");
+    struct graded_run none = {.verdicts = "AWAWA"};
+    cr_assert_float_eq(judge_graded(OLYMPIAD, 5, &none, &v, s), 0, 1e-9);
+    cr_assert_eq(v, RUNNER_WA, "no group accepted: the worst error");
+    struct graded_run all = {.verdicts = "WAAAA"};
+    cr_assert_float_eq(judge_graded(OLYMPIAD, 5, &all, &v, s), 100, 1e-9);
+    cr_assert_eq(v, RUNNER_AC);
+}
+
+#define FLAT(flags) BASE "stop_on_failure: none\nsubtasks:\n" \
+    "  - {name: all, points: 10, tests: [1-4], grade: {on_reject: continue" flags "}}\n"
+
+Test(graded, verdict_modes)
+{
+    struct rn_subtask_outcome s[1];
+    enum runner_verdict v;
+    struct graded_run g = {.verdicts = "AWTA"};
+    judge_graded(FLAT(""), 4, &g, &v, s);
+    cr_assert_eq(v, RUNNER_TLE, "worst_error (the default): TLE is worse than WA");
+    judge_graded(FLAT(", verdict: first_error"), 4, &g, &v, s);
+    cr_assert_eq(v, RUNNER_WA);
+    cr_assert_float_eq(judge_graded(FLAT(", verdict: always_accept"), 4, &g, &v, s), 20, 1e-9);
+    cr_assert_eq(v, RUNNER_AC);
+    struct graded_run r = {.verdicts = "WRTA"};
+    judge_graded(FLAT(""), 4, &r, &v, s);
+    cr_assert_eq(v, RUNNER_RE, "RTE before TLE before WA");
+}
+
+Test(graded, score_modes_range_and_reject_score)
+{
+    struct rn_subtask_outcome s[1];
+    enum runner_verdict v;
+    struct graded_run g = {.verdicts = "AWAA"};
+    cr_assert_float_eq(judge_graded(FLAT(""), 4, &g, &v, s), 30, 1e-9, "sum");
+    cr_assert_float_eq(judge_graded(FLAT(", score: avg"), 4, &g, &v, s), 7.5, 1e-9);
+    cr_assert_float_eq(judge_graded(FLAT(", score: min"), 4, &g, &v, s), 0, 1e-9);
+    cr_assert_float_eq(judge_graded(FLAT(", score: max"), 4, &g, &v, s), 10, 1e-9);
+    cr_assert_float_eq(judge_graded(FLAT(", reject_score: -5"), 4, &g, &v, s), 25, 1e-9);
+    cr_assert_float_eq(judge_graded(FLAT(", range: [0, 25]"), 4, &g, &v, s), 25, 1e-9, "clamped");
+    cr_assert_float_eq(judge_graded(FLAT(", score: min, range: [3, inf]"), 4, &g, &v, s), 3, 1e-9);
+    /* on_reject: break (the default): the results after the first rejection are not judged */
+    struct graded_run b = {.verdicts = "AWAA"};
+    cr_assert_float_eq(judge_graded(BASE "subtasks:\n  - {name: all, points: 10, tests: [1-4], grade: {}}\n", 4,
+                                    &b, &v, s), 10, 1e-9);
+    cr_assert_eq(b.runs[2] + b.runs[3], 0);
+}
+
+Test(graded, bad_grade_keys_name_file_line_and_key)
+{
+    expect_load_error(BASE "subtasks:\n  - {name: a, points: 1, tests: [1]}\n  - {name: b, parent: a, tests: [2]}\n",
+                      "problem.yaml:6: subtasks.parent: 'a' is not an earlier subtask with grade:");
+    expect_load_error(BASE "subtasks:\n  - {name: a, tests: [1-2], grade: {score: median}}\n",
+                      "problem.yaml:5: subtasks.grade.score: unknown value 'median' (sum, avg, min, max)");
+    expect_load_error(BASE "subtasks:\n  - {name: a, tests: [1-2], grade: {range: [5, 1]}}\n",
+                      "problem.yaml:5: subtasks.grade.range: 5 is above 1");
+    expect_load_error(BASE "subtasks:\n  - {name: a, tests: [1-2], grade: {flags: sum}}\n",
+                      "problem.yaml:5: subtasks.grade: unknown key 'flags'");
+    expect_load_error(BASE "subtasks:\n  - {name: a, grade: {}}\n",
+                      "subtasks.tests: graded subtask 'a' has no test, itself or beneath");
+}
+
 Test(problems, a_time_limit_above_60_without_a_unit_is_a_warning)
 {
     const char *want[] = {"/problem.yaml:2: time_limit: warning: 1000 has no unit, so it means 1000 "
