@@ -12,8 +12,12 @@
  *  - legacy on_reject: break: each part depends on the part before it, so
  *    nothing after the first rejection scores;
  *  - require_pass: the group's units depend on the named groups' units.
- * What that cannot express (max, a min over sums, scores beyond a range,
- * unbounded scores, custom graders, a nonzero reject_score) is an error
+ * A legacy package those units cannot express (a verdict mode that is not
+ * the first failure, max, a min over sums, a range that clamps, a nonzero
+ * reject_score) is written instead as the runner's graded groups: one
+ * subtask per group with its tests, its parent and its grader's flags, the
+ * tree Kattis' default grader walks (legacy_tree). What neither says
+ * (unbounded scores, custom graders, a 2023-07+ min over sums) is an error
  * naming file, line and key: never a different problem.
  *
  * Legacy groups read testdata.yaml, inherited whole from the closest
@@ -38,9 +42,15 @@
 
 enum agg { AGG_PASSFAIL, AGG_SUM, AGG_MIN, AGG_AVG, AGG_MAX };
 
+/* the default grader's verdict modes (legacy grader_flags) */
+enum vmode { V_WORST_ERROR, V_FIRST_ERROR, V_ALWAYS_ACCEPT };
+
 /* What one group's file says. */
 struct gset {
     enum agg agg;
+    enum vmode vmode;             /* legacy grader_flags; the tree only */
+    bool any_accepted;            /* legacy accept_if_any_accepted; the tree only */
+    double reject;                /* legacy reject_score; the tree only */
     bool brk;                     /* legacy on_reject: break (the default) */
     bool ignore_sample;           /* legacy grader_flags, data/ only */
     double accept;                /* legacy accept_score */
@@ -70,6 +80,7 @@ struct group_units {
 struct plan {
     const char *dir;
     bool legacy;
+    bool tree;                    /* legacy as graded groups: nothing refused for its grading */
     struct unit *u;
     size_t n;
     struct group_units *g;
@@ -115,7 +126,9 @@ static void gset_defaults(struct gset *g, const char *rel, bool legacy)
                        .max = !legacy && secret ? 100 : -1, .lo = -INFINITY, .hi = INFINITY};
 }
 
-/* grader_flags: the default grader's modes, the last one winning. */
+/* grader_flags: the default grader's modes, the last one winning. As
+ * subtasks (units) the verdict is the runner's first failure, so the modes
+ * that give another are refused there; the tree takes them all. */
 static void grader_flags(struct plan *p, struct gset *g, const char *s, int line)
 {
     char copy[512], *save = NULL;
@@ -126,7 +139,15 @@ static void grader_flags(struct plan *p, struct gset *g, const char *s, int line
         else if (!strcmp(t, "ignore_sample"))
             g->ignore_sample = true;
         else if (!strcmp(t, "first_error") || !strcmp(t, "worst_error"))
-            continue;   /* the verdict: the runner's is the first failure, the same under on_reject: break */
+            g->vmode = t[0] == 'f' ? V_FIRST_ERROR : V_WORST_ERROR;
+        else if (p->tree && !strcmp(t, "always_accept"))
+            g->vmode = V_ALWAYS_ACCEPT;
+        else if (p->tree && !strcmp(t, "accept_if_any_accepted"))
+            g->any_accepted = true;
+        else if (p->tree)
+            conv_err(p->e, "%s:%d: grader_flags: '%.40s' is not a flag of the default grader (sum, avg, min, max, "
+                     "worst_error, first_error, always_accept, accept_if_any_accepted, ignore_sample)", g->file,
+                     line, t);
         else
             conv_err(p->e, "%s:%d: grader_flags: '%.40s' is not converted: the runner's verdict is the first "
                      "failure (always_accept and accept_if_any_accepted would give another)", g->file, line, t);
@@ -152,14 +173,17 @@ static void legacy_key(struct plan *p, struct gset *g, const char *k, yaml_node_
         if (!number(s, &g->accept) || g->accept < 0)
             conv_err(p->e, "%s:%d: accept_score: expected a number >= 0", g->file, line);
     } else if (!strcmp(k, "reject_score")) {
-        double r;
-        if (!number(s, &r) || r != 0)
+        if (!number(s, &g->reject))
+            conv_err(p->e, "%s:%d: reject_score: expected a number", g->file, line);
+        else if (!p->tree && g->reject != 0)
             conv_err(p->e, "%s:%d: reject_score: only 0 is converted: the runner scores a rejected test 0",
                      g->file, line);
     } else if (!strcmp(k, "range")) {
         char lo[64] = "", hi[64] = "";
         if (!s || sscanf(s, "%63s %63s", lo, hi) != 2 || !number(lo, &g->lo) || !number(hi, &g->hi))
             conv_err(p->e, "%s:%d: range: expected two numbers (\"-inf\", \"inf\" allowed)", g->file, line);
+        else if (g->lo > g->hi)
+            conv_err(p->e, "%s:%d: range: %g is above %g", g->file, line, g->lo, g->hi);
         g->range_line = line;
     } else if (strcmp(k, "input_validator_flags") && strcmp(k, "output_validator_flags")) {
         conv_err(p->e, "%s:%d: %.60s: unknown key", g->file, line, k);
@@ -543,6 +567,85 @@ static void legacy_group(struct plan *p, const char *rel, const struct gset *par
     record_group(p, rel, first);
 }
 
+/* ---- legacy: a tree of graded groups ---------------------------------- */
+
+static bool holds_tests(struct plan *p, const char *rel)
+{
+    struct unit probe = {0};
+    all_tests(p, rel, &probe);
+    bool any = probe.nt > 0;
+    free_unit(&probe);
+    return any;
+}
+
+/* data -> data, data/secret/g1 -> secret-g1 */
+static void tree_name(const char *rel, char *out, size_t len)
+{
+    snprintf(out, len, "%s", strcmp(rel, "data") ? group_name(rel) : "data");
+    for (char *c = out; *c; c++)
+        if (*c == '/')
+            *c = '-';
+}
+
+static void tree_grade(const struct gset *g, bool ignore_first, FILE *out)
+{
+    static const char *scores[] = {[AGG_PASSFAIL] = "min", [AGG_SUM] = "sum", [AGG_MIN] = "min",
+                                   [AGG_AVG] = "avg", [AGG_MAX] = "max"};
+    static const char *verdicts[] = {[V_WORST_ERROR] = "worst_error", [V_FIRST_ERROR] = "first_error",
+                                     [V_ALWAYS_ACCEPT] = "always_accept"};
+    fprintf(out, ", grade: {score: %s, verdict: %s, accept_if_any_accepted: %s, ignore_first: %s, "
+            "on_reject: %s, reject_score: %.15g, range: [%.15g, %.15g]}}\n", scores[g->agg], verdicts[g->vmode],
+            g->any_accepted ? "true" : "false", ignore_first ? "true" : "false", g->brk ? "break" : "continue",
+            g->reject, g->lo, g->hi);
+}
+
+/* Group rel as one graded subtask (its own tests, its accept_score as
+ * points, its grader's flags), then its subgroups holding tests, each with
+ * rel as parent: Kattis grades the same tree. */
+static void tree_group(struct plan *p, const char *rel, const struct gset *parent, const char *parent_name,
+                       FILE *out)
+{
+    struct gset g;
+    read_gset(p, rel, parent, &g);
+    if (g.ignore_sample && strcmp(rel, "data"))
+        conv_err(p->e, "%s:%d: grader_flags: 'ignore_sample' is only for data/testdata.yaml (the root group)", g.file,
+                 g.agg_line);
+    if (store_path_depth(rel) > STORE_MAX_DEPTH || !new_unit(p, rel, 0))
+        return;
+    char path[4400], name[300];
+    size_t n;
+    snprintf(path, sizeof path, "%s/%s", p->dir, rel);
+    tree_name(rel, name, sizeof name);
+    char **names = conv_sorted_names(path, &n);
+    fprintf(out, "  - {name: ");
+    conv_yaml_string(out, name);
+    fprintf(out, ", points: %.15g, tests: [", g.accept);
+    size_t listed = 0;
+    for (size_t i = 0; i < n; i++) {
+        char sub[4400], test[300];
+        snprintf(sub, sizeof sub, "%s/%s", rel, names[i]);
+        if (child_kind(p->dir, rel, names[i]) != TEST)
+            continue;
+        icpc_test_name(sub, test, sizeof test);
+        fprintf(out, "%s", listed++ ? ", " : "");
+        conv_yaml_string(out, test);
+    }
+    fprintf(out, "]");
+    if (parent_name) {
+        fprintf(out, ", parent: ");
+        conv_yaml_string(out, parent_name);
+    }
+    /* ignore_sample drops the first result: the samples' (when there are some) */
+    tree_grade(&g, !strcmp(rel, "data") && g.ignore_sample && holds_tests(p, "data/sample"), out);
+    for (size_t i = 0; i < n; i++) {
+        char sub[4400];
+        snprintf(sub, sizeof sub, "%s/%s", rel, names[i]);
+        if (child_kind(p->dir, rel, names[i]) == GROUP && holds_tests(p, sub))
+            tree_group(p, sub, &g, name, out);
+    }
+    conv_free_names(names, n);
+}
+
 /* ---- 2023-07 and later: test_group.yaml --------------------------------- */
 
 static void modern_group(struct plan *p, const char *rel, const struct gset *g, double max);
@@ -683,15 +786,43 @@ static void sample_unit(struct plan *p)
     free_unit(&probe);
 }
 
+static void free_plan(struct plan *p)
+{
+    for (size_t i = 0; i < p->n; i++)
+        free_unit(&p->u[i]);
+    free(p->u);
+    free(p->g);
+    p->u = NULL, p->g = NULL, p->n = p->ng = 0;
+}
+
+/* the legacy groups as graded subtasks (the tree), errors into e */
+static void legacy_tree(struct plan *p, FILE *out, struct conv_errs *e)
+{
+    free_plan(p);
+    p->tree = true;
+    p->e = e;
+    fprintf(out, "subtasks:\n");
+    tree_group(p, "data", NULL, NULL, out);
+    free_plan(p);
+}
+
 void icpc_subtasks(const char *dir, bool legacy, FILE *out, struct conv_errs *e)
 {
-    struct plan p = {.dir = dir, .legacy = legacy, .e = e};
+    struct conv_errs units = {0};
+    struct plan p = {.dir = dir, .legacy = legacy, .e = legacy ? &units : e};
     if (legacy) {
         struct gset root;
         read_gset(&p, "data", NULL, &root);
         if (root.ignore_sample)
             sample_unit(&p);
         legacy_group(&p, "data", NULL, 1);
+        if (units.n) {
+            /* what subtasks cannot say (a verdict mode, max, a clamped
+             * range, a reject_score...): the groups as a tree instead */
+            legacy_tree(&p, out, e);
+            free(units.buf);
+            return;
+        }
     } else {
         struct gset secret;
         read_gset(&p, "data/secret", NULL, &secret);
@@ -699,10 +830,7 @@ void icpc_subtasks(const char *dir, bool legacy, FILE *out, struct conv_errs *e)
         modern_group(&p, "data/secret", &secret, secret.max);
     }
     write_units(&p, out);
-    for (size_t i = 0; i < p.n; i++)
-        free_unit(&p.u[i]);
-    free(p.u);
-    free(p.g);
+    free_plan(&p);
 }
 
 /* ---- output validator arguments per group -------------------------------- */

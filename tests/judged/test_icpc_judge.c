@@ -106,6 +106,42 @@ Test(icpc_judge, a_legacy_scoring_problem_scores_the_groups_passed)
     free(dir);
 }
 
+/* A legacy scoring package as an olympiad writes it (from the format's
+ * "Default Grader Specification" and testdata.yaml keys): data/ sums
+ * with ignore_sample and accept_if_any_accepted (secret/ inherits the file
+ * whole), each group with its own flags. Converted as graded groups, it
+ * scores what Kattis' default grader gives. */
+Test(icpc_judge, a_legacy_package_with_every_grader_flag_scores_as_kattis_grades)
+{
+    char *dir = scratch_dir("icpc-grader");
+    aplusb_groups(dir);
+    put_file(dir, "problem.yaml", "name: A plus B\ntype: scoring\n");
+    put_file(dir, "data/secret/g4/1.in", "5 6\n");
+    put_file(dir, "data/secret/g4/1.ans", "11\n");
+    put_file(dir, "data/secret/g4/2.in", "2000000000 2000000000\n");
+    put_file(dir, "data/secret/g4/2.ans", "4000000000\n");
+    put_file(dir, "data/secret/g5/1.in", "7 8\n");
+    put_file(dir, "data/secret/g5/1.ans", "15\n");
+    put_file(dir, "data/secret/g5/2.in", "2000000000 2000000000\n");
+    put_file(dir, "data/secret/g5/2.ans", "4000000000\n");
+    put_file(dir, "data/testdata.yaml", "on_reject: continue\ngrader_flags: sum ignore_sample accept_if_any_accepted\n");
+    put_file(dir, "data/secret/g1/testdata.yaml", "grader_flags: min\naccept_score: 20\n");
+    put_file(dir, "data/secret/g2/testdata.yaml", "grader_flags: min always_accept\naccept_score: 30\n");
+    put_file(dir, "data/secret/g3/testdata.yaml", "grader_flags: min\naccept_score: 50\nreject_score: -10\n");
+    put_file(dir, "data/secret/g4/testdata.yaml",
+             "on_reject: continue\ngrader_flags: avg first_error\naccept_score: 10\nrange: 0 8\n");
+    put_file(dir, "data/secret/g5/testdata.yaml", "on_reject: continue\ngrader_flags: max worst_error\naccept_score: 7\n");
+    convert(dir);
+    /* 20 + 30 + 50 + avg(10, 10) clamped to 8 + max(7, 7); the sample's 1 ignored */
+    expect(dir, full, RUNNER_AC, 115, "long long");
+    /* g3 rejected: -10; g4 avg(10, 0) = 5; g5 max(7, 0) = 7; accepted as some group is */
+    expect(dir, int32, RUNNER_AC, 20 + 30 - 10 + 5 + 7, "32-bit sums");
+    /* g2 fails yet always_accept: 0, accepted */
+    expect(dir, small, RUNNER_AC, 20 + 0 - 10 + 5 + 7, "small numbers only");
+    remove_dir(dir);
+    free(dir);
+}
+
 /* 2025-09: test_group.yaml with max_score; require_pass makes g3 score
  * only after g2 passed */
 Test(icpc_judge, a_2025_09_scoring_problem_scores_its_test_groups)

@@ -994,23 +994,48 @@ Test(store_unit, legacy_scoring_groups_become_subtasks)
               "%s", y);
 }
 
-/* what the runner's subtasks cannot express is refused naming file, line
- * and key */
-Test(store_unit, legacy_scoring_that_subtasks_cannot_express_is_refused)
+/* What subtasks cannot say (a verdict mode, max, a clamped range, a
+ * reject_score) converts to graded groups: one subtask per group, its
+ * own tests, its parent, its grader's flags; nothing refused. */
+Test(store_unit, legacy_scoring_beyond_subtasks_converts_to_graded_groups)
+{
+    char *errors;
+    put("gg/data/testdata.yaml", "on_reject: continue\ngrader_flags: ignore_sample accept_if_any_accepted\n");
+    put("gg/data/secret/a/testdata.yaml", "grader_flags: max first_error\naccept_score: 5\nreject_score: -1\n"
+                                          "range: 0 4\n");
+    test_in("gg", "sample/1");
+    test_in("gg", "secret/a/1");
+    test_in("gg", "secret/a/2");
+    test_in("gg", "secret/b/1");
+    cr_assert_eq(convert_scoring("gg", "name: G\ntype: scoring\n", &errors), 0, "%s", errors);
+    free(errors);
+    const char *y = converted("gg");
+    cr_assert(strstr(y, "  - {name: \"data\", points: 1, tests: [], grade: {score: sum, verdict: worst_error, "
+                        "accept_if_any_accepted: true, ignore_first: true, on_reject: continue, reject_score: 0, "
+                        "range: [-inf, inf]}}\n"), "%s", y);
+    cr_assert(strstr(y, "  - {name: \"secret-a\", points: 5, tests: [\"secret-a-1\", \"secret-a-2\"], parent: "
+                        "\"secret\", grade: {score: max, verdict: first_error, accept_if_any_accepted: false, "
+                        "ignore_first: false, on_reject: break, reject_score: -1, range: [0, 4]}}\n"), "%s", y);
+    /* secret/b inherits data/'s file whole, ignore_sample excepted */
+    cr_assert(strstr(y, "  - {name: \"secret-b\", points: 1, tests: [\"secret-b-1\"], parent: \"secret\", "
+                        "grade: {score: sum, verdict: worst_error, accept_if_any_accepted: true, ignore_first: false, "
+                        "on_reject: continue"), "%s", y);
+}
+
+/* what the default grader does not do is refused naming file, line and
+ * key; what subtasks cannot say converts to graded groups (below) */
+Test(store_unit, legacy_scoring_the_default_grader_does_not_do_is_refused)
 {
     static const struct { const char *file, *yaml, *expect; } cases[] = {
-        {"data/secret/testdata.yaml", "grader_flags: max\n",
-         "data/secret/testdata.yaml:1: grader_flags: 'max' is not converted"},
+        {"data/secret/testdata.yaml", "grader_flags: frob\n",
+         "data/secret/testdata.yaml:1: grader_flags: 'frob' is not a flag of the default grader"},
         {"data/secret/testdata.yaml", "grader_flags: ignore_sample min\n",
          "data/secret/testdata.yaml:1: grader_flags: 'ignore_sample' is only for data/testdata.yaml"},
-        {"data/secret/testdata.yaml", "grader_flags: always_accept\n",
-         "data/secret/testdata.yaml:1: grader_flags: 'always_accept' is not converted"},
-        {"data/secret/testdata.yaml", "reject_score: -1\n",
-         "data/secret/testdata.yaml:1: reject_score: only 0 is converted"},
+        {"data/secret/testdata.yaml", "reject_score: many\n",
+         "data/secret/testdata.yaml:1: reject_score: expected a number"},
         {"data/secret/testdata.yaml", "grading: custom\n",
          "data/secret/testdata.yaml:1: grading: 'custom' is not converted"},
-        {"data/testdata.yaml", "on_reject: continue\nrange: 0 1\n",
-         "data/testdata.yaml:2: range: the group scores 0 to 3, outside 0..1"},
+        {"data/testdata.yaml", "on_reject: continue\nrange: 5 1\n", "data/testdata.yaml:2: range: 5 is above 1"},
         {"data/testdata.yaml", "on_reject: sometimes\n", "data/testdata.yaml:1: on_reject: expected break or"},
         {"data/secret/testdata.yaml", "output_validator_flags: float_tolerance\n",
          "data/secret/testdata.yaml:1: output_validator_flags: float_tolerance needs a number"},
@@ -1083,15 +1108,15 @@ Test(store_unit, legacy_scoring_that_subtasks_cannot_express_is_refused)
     free(errors);
     cr_assert(strstr(converted("si"), "interactor: {source: \"output_validators/v.c\", protocol: kattis, args: [], "
                                       "scores: true}\n"), "%s", converted("si"));
-    /* min over secret, which sums its tests */
+    /* min over secret, which sums its tests: graded groups */
     put("mi/data/testdata.yaml", "grader_flags: min\n");
     put("mi/data/secret/testdata.yaml", "grader_flags: sum\n");
     test_in("mi", "secret/1");
     test_in("mi", "secret/2");
-    cr_assert_eq(convert_scoring("mi", "name: S\ntype: scoring\n", &errors), 1, "%s", errors);
-    cr_assert(strstr(errors, "data/testdata.yaml:1: grader_flags: 'min' over a group scored in parts (sum) is not "
-                             "converted"), "%s", errors);
+    cr_assert_eq(convert_scoring("mi", "name: S\ntype: scoring\n", &errors), 0, "%s", errors);
     free(errors);
+    cr_assert(strstr(converted("mi"), "  - {name: \"data\", points: 1, tests: [], grade: {score: min, "), "%s",
+              converted("mi"));
     test_in("ob", "secret/1");
     cr_assert_eq(convert_scoring("ob", "name: S\ntype: scoring\ngrading:\n  objective: min\n", &errors), 1);
     cr_assert(strstr(errors, "problem.yaml:4: grading.objective: 'min' is not converted"), "%s", errors);
