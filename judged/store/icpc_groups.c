@@ -113,7 +113,7 @@ static bool number(const char *s, double *out)
     if (!s)
         return false;
     double v = strtod(s, &end);
-    if (end == s || *end)
+    if (end == s || *end || isnan(v))
         return false;
     *out = v;
     return true;
@@ -170,10 +170,10 @@ static void legacy_key(struct plan *p, struct gset *g, const char *k, yaml_node_
     } else if (!strcmp(k, "grader_flags")) {
         grader_flags(p, g, s, line);
     } else if (!strcmp(k, "accept_score")) {
-        if (!number(s, &g->accept) || g->accept < 0)
+        if (!number(s, &g->accept) || g->accept < 0 || isinf(g->accept))
             conv_err(p->e, "%s:%d: accept_score: expected a number >= 0", g->file, line);
     } else if (!strcmp(k, "reject_score")) {
-        if (!number(s, &g->reject))
+        if (!number(s, &g->reject) || isinf(g->reject))
             conv_err(p->e, "%s:%d: reject_score: expected a number", g->file, line);
         else if (!p->tree && g->reject != 0)
             conv_err(p->e, "%s:%d: reject_score: only 0 is converted: the runner scores a rejected test 0",

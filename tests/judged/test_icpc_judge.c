@@ -106,6 +106,35 @@ Test(icpc_judge, a_legacy_scoring_problem_scores_the_groups_passed)
     free(dir);
 }
 
+/* problem verify's check of submissions/partially_accepted/ (the format:
+ * the verdict AC, the score not the most), read from the package and held
+ * against the runner's reports: the 32-bit solution passes, the full one
+ * does not (it scores the most) */
+static void verify_partially_accepted(const char *dir)
+{
+    put_file(dir, "submissions/partially_accepted/int32.c", "%s", int32);
+    put_file(dir, "submissions/partially_accepted/full.c", "%s", full);
+    struct store_expected *xs;
+    size_t n;
+    char *errors, why[256];
+    cr_assert_eq(store_expected_results(dir, &xs, &n, &errors), 0, "%s", errors);
+    cr_assert_eq(n, 2);
+    cr_assert_str_eq(xs[1].path, "submissions/partially_accepted/int32.c");
+    const char *sources[] = {full, int32};
+    for (size_t i = 0; i < 2; i++) {
+        struct judged j = judge(dir, sources[i]);
+        struct store_verify_outcome o = {0};
+        store_verify_read_report(j.json, &o);
+        bool met = store_expected_met(&xs[i], &o.seen, why, sizeof why);
+        cr_expect_eq(met, i == 1, "%s: %s (%s)", xs[i].path, why, j.json);
+        if (i == 0)
+            cr_expect_str_eq(why, "score 115, the most the problem gives (partially accepted scores less)");
+        store_verify_outcome_free(&o);
+        free(j.json);
+    }
+    store_expected_free(xs, n);
+}
+
 /* A legacy scoring package as an olympiad writes it (from the format's
  * "Default Grader Specification" and testdata.yaml keys): data/ sums
  * with ignore_sample and accept_if_any_accepted (secret/ inherits the file
@@ -138,6 +167,7 @@ Test(icpc_judge, a_legacy_package_with_every_grader_flag_scores_as_kattis_grades
     expect(dir, int32, RUNNER_AC, 20 + 30 - 10 + 5 + 7, "32-bit sums");
     /* g2 fails yet always_accept: 0, accepted */
     expect(dir, small, RUNNER_AC, 20 + 0 - 10 + 5 + 7, "small numbers only");
+    verify_partially_accepted(dir);
     remove_dir(dir);
     free(dir);
 }

@@ -1350,6 +1350,36 @@ Test(store_unit, expected_results_are_read_and_checked)
     store_expected_free(xs, n);
 }
 
+/* partially_accepted (legacy, 2023-07): the final verdict AC and the score
+ * below the most; kept through judge-api's record (JSON and back) */
+Test(store_unit, partially_accepted_is_ac_below_the_most)
+{
+    put("submissions/partially_accepted/half.c", "int main(void){return 0;}\n");
+    struct store_expected *xs, back;
+    size_t n;
+    char *errors, why[256];
+    cr_assert_eq(store_expected_results(dir, &xs, &n, &errors), 0, "%s", errors);
+    cr_assert_eq(n, 1);
+    json_t *j = store_expected_json(&xs[0]);
+    cr_assert_eq(store_expected_from_json(j, &back), 0);
+    json_decref(j);
+    const struct store_expected *both[] = {&xs[0], &back};
+    for (int i = 0; i < 2; i++) {
+        struct store_verify_seen half = {.tests = STORE_V_AC | STORE_V_WA, .overall = STORE_V_AC, .score = 40,
+                                         .max_score = 100};
+        cr_assert(store_expected_met(both[i], &half, why, sizeof why), "%s", why);
+        struct store_verify_seen most = {.tests = STORE_V_AC, .overall = STORE_V_AC, .score = 100, .max_score = 100};
+        cr_assert_not(store_expected_met(both[i], &most, why, sizeof why));
+        cr_assert_str_eq(why, "score 100, the most the problem gives (partially accepted scores less)");
+        struct store_verify_seen wa = {.tests = STORE_V_AC | STORE_V_WA, .overall = STORE_V_WA, .score = 40,
+                                       .max_score = 100};
+        cr_assert_not(store_expected_met(both[i], &wa, why, sizeof why));
+        cr_assert_str_eq(why, "final verdict WA, not AC (partially accepted)");
+    }
+    store_expected_release(&back);
+    store_expected_free(xs, n);
+}
+
 /* Expectations for some test groups only (2025-09): each group's rule
  * holds the runner's names of the tests it covers, survives judge-api's
  * record (JSON and back), and is checked against those tests' verdicts
