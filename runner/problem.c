@@ -1142,7 +1142,7 @@ static int parse_subtask(struct ydoc *y, yaml_node_t *n, struct rn_problem *p, s
         return -1;
     int rc = 0;
     bool has_points = false;
-    yaml_node_t *tests = NULL, *deps = NULL, *parent = NULL, *grade = NULL;
+    yaml_node_t *tests = NULL, *deps = NULL, *parent = NULL, *grade = NULL, *agg = NULL;
     YDOC_FOR_PAIRS(y, n, key, k, v) {
         if (!strcmp(key, "name"))
             rc |= ydoc_string(y, v, "subtasks.name", &st->name);
@@ -1153,7 +1153,7 @@ static int parse_subtask(struct ydoc *y, yaml_node_t *n, struct rn_problem *p, s
         else if (!strcmp(key, "depends"))
             deps = v;
         else if (!strcmp(key, "aggregate"))
-            rc |= parse_aggregate(y, v, st);
+            rc |= parse_aggregate(y, v, st), agg = v;
         else if (!strcmp(key, "grade"))
             grade = v;
         else if (!strcmp(key, "parent"))
@@ -1169,6 +1169,9 @@ static int parse_subtask(struct ydoc *y, yaml_node_t *n, struct rn_problem *p, s
         ydoc_error(y, n, "subtasks.name", "'%s' is used twice", YQ(q, st->name)), rc = -1;
     if (grade)
         rc |= parse_grade(y, grade, st);
+    if (grade && agg)
+        ydoc_error(y, agg, "subtasks.aggregate", "not with grade: (a graded group aggregates with grade.score)"),
+            rc = -1;
     if (parent)
         rc |= parse_parent(y, parent, p, self, st);
     if (!has_points && !st->graded)

@@ -849,6 +849,23 @@ Test(graded, score_modes_range_and_reject_score)
     cr_assert_eq(b.runs[2] + b.runs[3], 0);
 }
 
+/* A group's tests and child groups are judged in test order (Kattis: by
+ * name), a child standing where its first test does: here test 1, the
+ * child (test 2), test 3; on_reject: break stops after the child's WA. */
+Test(graded, items_are_judged_in_test_order)
+{
+    struct rn_subtask_outcome s[2];
+    enum runner_verdict v;
+    struct graded_run g = {.verdicts = "AWT"};
+    double score = judge_graded(BASE "subtasks:\n"
+                                     "  - {name: top, points: 2, tests: [1, 3], grade: {verdict: first_error}}\n"
+                                     "  - {name: kid, parent: top, points: 5, tests: [2], grade: {}}\n",
+                                3, &g, &v, s);
+    cr_assert_eq(v, RUNNER_WA, "the child's WA comes before test 3");
+    cr_assert_eq(g.runs[2], 0, "test 3 is after the break");
+    cr_assert_float_eq(score, 2 + 0, 1e-9);
+}
+
 Test(graded, bad_grade_keys_name_file_line_and_key)
 {
     expect_load_error(BASE "subtasks:\n  - {name: a, points: 1, tests: [1]}\n  - {name: b, parent: a, tests: [2]}\n",
@@ -861,6 +878,8 @@ Test(graded, bad_grade_keys_name_file_line_and_key)
                       "problem.yaml:5: subtasks.grade: unknown key 'flags'");
     expect_load_error(BASE "subtasks:\n  - {name: a, grade: {}}\n",
                       "subtasks.tests: graded subtask 'a' has no test, itself or beneath");
+    expect_load_error(BASE "subtasks:\n  - {name: a, tests: [1], grade: {}, aggregate: mul}\n",
+                      "problem.yaml:5: subtasks.aggregate: not with grade:");
 }
 
 Test(problems, a_time_limit_above_60_without_a_unit_is_a_warning)
