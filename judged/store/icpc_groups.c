@@ -12,13 +12,14 @@
  *  - legacy on_reject: break: each part depends on the part before it, so
  *    nothing after the first rejection scores;
  *  - require_pass: the group's units depend on the named groups' units.
- * A legacy package those units cannot express (a verdict mode that is not
- * the first failure, max, a min over sums, a range that clamps, a nonzero
- * reject_score) is written instead as the runner's graded groups: one
- * subtask per group with its tests, its parent and its grader's flags, the
- * tree Kattis' default grader walks (legacy_tree). What neither says
- * (unbounded scores, custom graders, a 2023-07+ min over sums) is an error
- * naming file, line and key: never a different problem.
+ * A package those units cannot express (legacy: a verdict mode that is
+ * not the first failure, max, a min over sums, a range that clamps, a
+ * nonzero reject_score; 2023-07+: a min over sums) is written instead as
+ * the runner's graded groups: one subtask per group with its tests, its
+ * parent and its grading, the tree Kattis' default grader walks
+ * (legacy_tree, modern_tree). What neither says (unbounded scores, custom
+ * graders) is an error naming file, line and key: never a different
+ * problem.
  *
  * Legacy groups read testdata.yaml, inherited whole from the closest
  * ancestor that has one; 2023-07 and later read test_group.yaml (or
@@ -397,6 +398,15 @@ static void free_unit(struct unit *u)
     free(u->deps);
 }
 
+static void free_plan(struct plan *p)
+{
+    for (size_t i = 0; i < p->n; i++)
+        free_unit(&p->u[i]);
+    free(p->u);
+    free(p->g);
+    p->u = NULL, p->g = NULL, p->n = p->ng = 0;
+}
+
 /* Is data/<rel>/<name> a test (an .in with its .ans) or a group? */
 enum child { NOT_A_CHILD, TEST, GROUP };
 
@@ -746,6 +756,126 @@ static void modern_group(struct plan *p, const char *rel, const struct gset *g, 
     modern_require(p, g, rel, first);
 }
 
+/* ---- 2023-07 and later: a tree of graded groups ------------------------- */
+
+/* require_pass as depends: sample or a group judged before (its subtask
+ * declared earlier: groups are written in order) */
+static void tree_require(struct plan *p, const struct gset *g, const char *rel, FILE *out)
+{
+    size_t said = 0;
+    for (size_t r = 0; r < g->nreq; r++) {
+        char dirp[300], name[300];
+        snprintf(dirp, sizeof dirp, "data/%s", g->require[r]);
+        if (strcmp(g->require[r], group_name(rel)) >= 0 || strstr(g->require[r], "..") || !holds_tests(p, dirp)) {
+            conv_err(p->e, "%s:%d: require_pass: '%.100s' is not a group judged before %s (sample, or an earlier "
+                     "group of secret)", g->file, g->require_line, g->require[r], group_name(rel));
+            continue;
+        }
+        tree_name(dirp, name, sizeof name);
+        fprintf(out, "%s", said++ ? ", " : ", depends: [");
+        conv_yaml_string(out, name);
+    }
+    fprintf(out, "%s", said ? "]" : "");
+}
+
+/* Group rel worth max: one graded subtask. pass-fail: every test beneath,
+ * each worth max, the smallest (all or nothing); min: its tests worth max
+ * and its groups, the smallest; sum: its tests worth an even share of
+ * what its groups leave, and its groups, added up (the 2025-09 spec's
+ * "Scoring test data groups"). */
+static void modern_tree_group(struct plan *p, const char *rel, const struct gset *g, double max, const char *parent,
+                              FILE *out)
+{
+    if (store_path_depth(rel) > STORE_MAX_DEPTH || !new_unit(p, rel, 0))
+        return;
+    if (max < 0) {
+        conv_err(p->e, "%s:%d: max_score: needed: a group of a bounded secret has a maximum score (2025-09: "
+                 "max_score, 2023-07: scoring.score)", g->file, g->max_line);
+        max = 0;
+    }
+    char path[4400], name[300];
+    size_t n;
+    snprintf(path, sizeof path, "%s/%s", p->dir, rel);
+    tree_name(rel, name, sizeof name);
+    char **names = conv_sorted_names(path, &n);
+    struct gset *cg = calloc(n ? n : 1, sizeof *cg);
+    double given = 0;
+    size_t tests = 0;
+    for (size_t i = 0; cg && i < n && g->agg != AGG_PASSFAIL; i++) {
+        char sub[4400];
+        snprintf(sub, sizeof sub, "%s/%s", rel, names[i]);
+        enum child c = child_kind(p->dir, rel, names[i]);
+        if (c == GROUP)
+            read_gset(p, sub, NULL, &cg[i]);
+        if (c == GROUP && cg[i].max >= 0)
+            given += cg[i].max;
+        else
+            tests += c != NOT_A_CHILD;
+    }
+    if (g->agg == AGG_SUM && given > max + 1e-9)
+        conv_err(p->e, "%s:%d: score: the groups' scores add up to %g, more than the group's %g", g->file,
+                 g->max_line, given, max);
+    double share = tests && given < max ? (max - given) / (double)tests : 0;
+    fprintf(out, "  - {name: ");
+    conv_yaml_string(out, name);
+    fprintf(out, ", points: %.15g, tests: [", g->agg == AGG_SUM ? share : max);
+    struct unit all = {0};
+    if (g->agg == AGG_PASSFAIL)
+        all_tests(p, rel, &all);
+    for (size_t i = 0; g->agg != AGG_PASSFAIL && i < n; i++) {
+        char sub[4400];
+        snprintf(sub, sizeof sub, "%s/%s", rel, names[i]);
+        if (child_kind(p->dir, rel, names[i]) == TEST)
+            add_test(&all, sub);
+    }
+    for (size_t t = 0; t < all.nt; t++) {
+        fprintf(out, "%s", t ? ", " : "");
+        conv_yaml_string(out, all.tests[t]);
+    }
+    free_unit(&all);
+    fprintf(out, "]");
+    if (parent) {
+        fprintf(out, ", parent: ");
+        conv_yaml_string(out, parent);
+    }
+    tree_require(p, g, rel, out);
+    fprintf(out, ", grade: {score: %s, on_reject: %s}}\n", g->agg == AGG_SUM ? "sum" : "min",
+            g->agg == AGG_SUM ? "continue" : "break");
+    for (size_t i = 0; cg && i < n && g->agg != AGG_PASSFAIL; i++) {
+        char sub[4400];
+        snprintf(sub, sizeof sub, "%s/%s", rel, names[i]);
+        if (child_kind(p->dir, rel, names[i]) == GROUP && holds_tests(p, sub))
+            modern_tree_group(p, sub, &cg[i], child_max(g, max, &cg[i], share), name, out);
+    }
+    free(cg);
+    conv_free_names(names, n);
+}
+
+/* 2023-07+ groups as graded subtasks (a min over groups scored in parts):
+ * the samples a 0-point subtask first, as with units */
+static void modern_tree(struct plan *p, FILE *out, struct conv_errs *e)
+{
+    free_plan(p);
+    p->tree = true;
+    p->e = e;
+    fprintf(out, "subtasks:\n");
+    struct unit probe = {0};
+    all_tests(p, "data/sample", &probe);
+    if (probe.nt) {
+        fprintf(out, "  - {name: \"sample\", points: 0, tests: [");
+        for (size_t t = 0; t < probe.nt; t++) {
+            fprintf(out, "%s", t ? ", " : "");
+            conv_yaml_string(out, probe.tests[t]);
+        }
+        fprintf(out, "]}\n");
+    }
+    free_unit(&probe);
+    struct gset secret;
+    read_gset(p, "data/secret", NULL, &secret);
+    modern_tree_group(p, "data/secret", &secret, secret.max, NULL, out);
+    free_plan(p);
+}
+
 /* ---- the plan written out ------------------------------------------------ */
 
 static void write_units(const struct plan *p, FILE *out)
@@ -786,15 +916,6 @@ static void sample_unit(struct plan *p)
     free_unit(&probe);
 }
 
-static void free_plan(struct plan *p)
-{
-    for (size_t i = 0; i < p->n; i++)
-        free_unit(&p->u[i]);
-    free(p->u);
-    free(p->g);
-    p->u = NULL, p->g = NULL, p->n = p->ng = 0;
-}
-
 /* the legacy groups as graded subtasks (the tree), errors into e */
 static void legacy_tree(struct plan *p, FILE *out, struct conv_errs *e)
 {
@@ -809,25 +930,29 @@ static void legacy_tree(struct plan *p, FILE *out, struct conv_errs *e)
 void icpc_subtasks(const char *dir, bool legacy, FILE *out, struct conv_errs *e)
 {
     struct conv_errs units = {0};
-    struct plan p = {.dir = dir, .legacy = legacy, .e = legacy ? &units : e};
+    struct plan p = {.dir = dir, .legacy = legacy, .e = &units};
     if (legacy) {
         struct gset root;
         read_gset(&p, "data", NULL, &root);
         if (root.ignore_sample)
             sample_unit(&p);
         legacy_group(&p, "data", NULL, 1);
-        if (units.n) {
-            /* what subtasks cannot say (a verdict mode, max, a clamped
-             * range, a reject_score...): the groups as a tree instead */
-            legacy_tree(&p, out, e);
-            free(units.buf);
-            return;
-        }
     } else {
         struct gset secret;
         read_gset(&p, "data/secret", NULL, &secret);
         sample_unit(&p);
         modern_group(&p, "data/secret", &secret, secret.max);
+    }
+    if (units.n) {
+        /* what subtasks cannot say (legacy: a verdict mode, max, a clamped
+         * range, a reject_score; 2023-07+: a min over groups scored in
+         * parts): the groups as a tree instead */
+        if (legacy)
+            legacy_tree(&p, out, e);
+        else
+            modern_tree(&p, out, e);
+        free(units.buf);
+        return;
     }
     write_units(&p, out);
     free_plan(&p);

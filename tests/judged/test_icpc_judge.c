@@ -190,6 +190,28 @@ Test(icpc_judge, a_2025_09_scoring_problem_scores_its_test_groups)
     free(dir);
 }
 
+/* 2025-09: secret takes the minimum of its groups, g1 sums its two tests
+ * (50 each of its 100): graded groups, since one subtask per group cannot
+ * take a minimum over a sum */
+Test(icpc_judge, a_2025_09_minimum_over_a_sum_group_scores_as_the_spec_says)
+{
+    char *dir = scratch_dir("icpc-2025-min");
+    aplusb_groups(dir);
+    put_file(dir, "problem.yaml", "problem_format_version: 2025-09\nname: A plus B\ntype: scoring\n");
+    put_file(dir, "data/secret/test_group.yaml", "score_aggregation: min\n");
+    put_file(dir, "data/secret/g1/test_group.yaml", "max_score: 100\nscore_aggregation: sum\n");
+    put_file(dir, "data/secret/g2/test_group.yaml", "max_score: 100\n");
+    put_file(dir, "data/secret/g3/test_group.yaml", "max_score: 100\n");
+    convert(dir);
+    const char *not_3 = "#include <stdio.h>\nint main(void){long long a,b;scanf(\"%lld %lld\",&a,&b);"
+                        "printf(\"%lld\\n\",a==3?0:a+b);return 0;}\n";
+    expect(dir, full, RUNNER_AC, 100, "long long");
+    expect(dir, not_3, RUNNER_WA, 50, "half of g1, all of g2 and g3: min(50, 100, 100)");
+    expect(dir, int32, RUNNER_WA, 0, "g3 failed: min(100, 100, 0)");
+    remove_dir(dir);
+    free(dir);
+}
+
 /* An output validator that gives half the test's worth for half the
  * answer: score_multiplier.txt, or with the argument "points" score.txt
  * holding the points (legacy: the test's score). */
