@@ -1022,6 +1022,29 @@ Test(store_unit, legacy_scoring_beyond_subtasks_converts_to_graded_groups)
                         "on_reject: continue"), "%s", y);
 }
 
+/* A sum group of more tests than the runner's 1000 subtasks: one graded
+ * subtask per group instead of one per test */
+Test(store_unit, a_sum_group_of_many_tests_converts_to_graded_groups)
+{
+    char *errors, rel[64];
+    for (int i = 0; i < 1001; i++) {
+        snprintf(rel, sizeof rel, "secret/%04d", i);
+        test_in("many", rel);
+    }
+    cr_assert_eq(convert_scoring("many", "name: M\ntype: scoring\n", &errors), 0, "%s", errors);
+    free(errors);
+    char path[300];
+    snprintf(path, sizeof path, "%s/many/problem.yaml", dir);
+    FILE *f = fopen(path, "r");
+    cr_assert_not_null(f);
+    static char y[1 << 17];
+    y[fread(y, 1, sizeof y - 1, f)] = 0;
+    fclose(f);
+    const char *sub = strstr(y, "subtasks:");
+    cr_assert(sub && strstr(sub, "  - {name: \"secret\", points: 1, tests: [\"secret-0000\", ") &&
+              strstr(sub, "\"secret-1000\"]"), "%.600s", sub ? sub : y);
+}
+
 /* what the default grader does not do is refused naming file, line and
  * key; what subtasks cannot say converts to graded groups (below) */
 Test(store_unit, legacy_scoring_the_default_grader_does_not_do_is_refused)
