@@ -168,13 +168,46 @@ struct rn_test {
     struct rn_compare compare;
 };
 
+/* How a subtask's tests make its score (runner/README.md, "Subtasks"). */
+enum rn_aggregate {
+    RN_AGG_MIN,                    /* points x the smallest fraction (default) */
+    RN_AGG_MUL,                    /* points x the product of fractions (CMS GroupMul) */
+    RN_AGG_SUM,                    /* points x the mean fraction: each test points/n */
+    RN_AGG_THRESHOLD,              /* all or nothing: every value in (0, threshold] */
+};
+
+/* A graded group (grade:, Kattis' default grader; runner/README.md
+ * "Graded groups"): its items (tests and child subtasks) give results that
+ * it aggregates into its own verdict and score. */
+enum rn_grade_score { RN_GRADE_SUM, RN_GRADE_AVG, RN_GRADE_MIN, RN_GRADE_MAX };
+enum rn_grade_verdict { RN_GRADE_WORST_ERROR, RN_GRADE_FIRST_ERROR, RN_GRADE_ALWAYS_ACCEPT };
+
+struct rn_grade {
+    enum rn_grade_score score;
+    enum rn_grade_verdict verdict;
+    bool accept_if_any_accepted;
+    bool ignore_first;             /* ignore_sample: the first item's result is dropped */
+    bool on_reject_break;          /* the items after the first rejection are not judged */
+    double reject_score;           /* a rejected test's score (an accepted one: points) */
+    double lo, hi;                 /* range: the score clamped into it */
+};
+
 struct rn_subtask {
     char *name;
-    double points;
+    double points;                 /* graded: an accepted test's score (accept_score) */
     size_t *tests;                 /* indices into problem->tests */
     size_t test_count;
     size_t *deps;                  /* indices of earlier subtasks */
     size_t dep_count;
+    enum rn_aggregate aggregate;
+    double threshold;              /* RN_AGG_THRESHOLD only */
+    bool graded;                   /* grade: given */
+    struct rn_grade grade;
+    size_t parent;                 /* index + 1 of the graded subtask it feeds; 0: none */
+    size_t *items;                 /* graded: tests (i) and children (test_count + c), in test order */
+    size_t item_count;
+    size_t *children;              /* graded: subtasks whose parent it is */
+    size_t child_count;
 };
 
 struct rn_problem {
@@ -345,6 +378,7 @@ struct rn_test_outcome {
     bool ran;
     enum runner_verdict verdict;   /* SKIPPED when !ran */
     double fraction;
+    bool passed_threshold;         /* scoring.c: its value passed a threshold subtask */
 };
 
 struct rn_subtask_outcome {
@@ -354,6 +388,11 @@ struct rn_subtask_outcome {
 
 /* Runs test i and fills *out; -1 stops everything (infrastructure, abort). */
 typedef int (*rn_run_test_fn)(void *ctx, size_t test, struct rn_test_outcome *out);
+
+/* The most subtask s can score (graded: every item accepted, graded) and
+ * the most the problem can (its top-level subtasks added up). */
+double rn_subtask_max(const struct rn_problem *p, size_t s);
+double rn_problem_max(const struct rn_problem *p);
 
 /* Walks subtasks in order, running the tests they need (each at most once),
  * honouring dependencies and stop_on_failure. tests[] has test_count entries,

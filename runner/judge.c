@@ -32,10 +32,10 @@ static int report_skeleton(struct runner_report *rep, const struct rn_problem *p
                                                 .verdict = RUNNER_SKIPPED};
     for (size_t s = 0; s < p->subtask_count; s++) {
         rep->subtasks[s] = (struct rn_subtask_report){.name = strdup(p->subtasks[s].name),
-                                                      .points = p->subtasks[s].points,
+                                                      .points = rn_subtask_max(p, s),
                                                       .verdict = RUNNER_SKIPPED};
-        rep->max_score += p->subtasks[s].points;
     }
+    rep->max_score = rn_problem_max(p);
     return 0;
 }
 

@@ -21,6 +21,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,6 +56,8 @@ void rn_problem_free(struct rn_problem *p)
         free(p->subtasks[i].name);
         free(p->subtasks[i].tests);
         free(p->subtasks[i].deps);
+        free(p->subtasks[i].items);
+        free(p->subtasks[i].children);
     }
     free(p->subtasks);
     free(p->dir);
@@ -1048,7 +1051,7 @@ static int subtask_tests(struct ydoc *y, yaml_node_t *n, const struct rn_problem
     for (yaml_node_item_t *i = n->data.sequence.items.start; i < n->data.sequence.items.top; i++)
         rc |= subtask_item(y, ydoc_node(y, *i), p, st, next);
     free(next);
-    if (!rc && st->test_count == 0)
+    if (!rc && st->test_count == 0 && !st->graded)   /* a graded one may hold only groups */
         ydoc_error(y, n, "subtasks.tests", "a subtask needs at least one test"), rc = -1;
     return rc;
 }
@@ -1073,6 +1076,170 @@ static int subtask_deps(struct ydoc *y, yaml_node_t *n, const struct rn_problem 
     return rc;
 }
 
+/* aggregate: {threshold: T}: CMS GroupThreshold's T, a checker value > 0 */
+static int aggregate_threshold(struct ydoc *y, yaml_node_t *n, struct rn_subtask *st)
+{
+    if (ydoc_mapping(y, n, "subtasks.aggregate") < 0)
+        return -1;
+    int rc = 0;
+    bool given = false;
+    YDOC_FOR_PAIRS(y, n, key, k, v) {
+        if (strcmp(key, "threshold")) {
+            char q[COMMON_QUOTE_CAP];
+            ydoc_error(y, k, "subtasks.aggregate", "unknown key '%s' (a map holds only threshold: T)",
+                       YQ(q, key));
+            rc = -1;
+        } else if (ydoc_number(y, v, "subtasks.aggregate.threshold", &st->threshold) < 0) {
+            rc = -1;
+        } else if (!(st->threshold > 0)) {
+            ydoc_error(y, v, "subtasks.aggregate.threshold", "%g is not above 0 (a test passes "
+                       "when 0 < its checker value <= T)", st->threshold);
+            rc = -1;
+        }
+        given = true;
+    }
+    if (!given)
+        ydoc_error(y, n, "subtasks.aggregate", "expected {threshold: T}"), rc = -1;
+    st->aggregate = RN_AGG_THRESHOLD;
+    return rc;
+}
+
+/* aggregate: min | mul | sum | {threshold: T} */
+static int parse_aggregate(struct ydoc *y, yaml_node_t *n, struct rn_subtask *st)
+{
+    if (n && n->type == YAML_MAPPING_NODE)
+        return aggregate_threshold(y, n, st);
+    const char *s = ydoc_scalar(y, n, "subtasks.aggregate");
+    if (!s)
+        return -1;
+    if (!strcmp(s, "min"))
+        st->aggregate = RN_AGG_MIN;
+    else if (!strcmp(s, "mul"))
+        st->aggregate = RN_AGG_MUL;
+    else if (!strcmp(s, "sum"))
+        st->aggregate = RN_AGG_SUM;
+    else {
+        char q[COMMON_QUOTE_CAP];
+        ydoc_error(y, n, "subtasks.aggregate", "unknown value '%s' (min, mul, sum or {threshold: T})",
+                   YQ(q, s));
+        return -1;
+    }
+    return 0;
+}
+
+/* a number of a grade: map, negative allowed, "inf"/"-inf" when bounds */
+static int grade_number(struct ydoc *y, yaml_node_t *n, const char *key, bool bounds, double *out)
+{
+    const char *s = ydoc_scalar(y, n, key);
+    if (!s)
+        return -1;
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (!*s || *end || errno || isnan(v) || (!bounds && isinf(v))) {
+        char q[COMMON_QUOTE_CAP];
+        ydoc_error(y, n, key, "bad number '%s'%s", YQ(q, s), bounds ? " (a number, inf or -inf)" : "");
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+/* range: [lo, hi] */
+static int grade_range(struct ydoc *y, yaml_node_t *n, struct rn_grade *g)
+{
+    const char *key = "subtasks.grade.range";
+    if (!n || n->type != YAML_SEQUENCE_NODE || n->data.sequence.items.top - n->data.sequence.items.start != 2) {
+        ydoc_error(y, n, key, "expected [low, high] (inf and -inf allowed)");
+        return -1;
+    }
+    yaml_node_item_t *i = n->data.sequence.items.start;
+    if (grade_number(y, ydoc_node(y, i[0]), key, true, &g->lo) < 0 ||
+        grade_number(y, ydoc_node(y, i[1]), key, true, &g->hi) < 0)
+        return -1;
+    if (g->lo > g->hi) {
+        ydoc_error(y, n, key, "%g is above %g", g->lo, g->hi);
+        return -1;
+    }
+    return 0;
+}
+
+/* one word among names (NULL-terminated) -> its index */
+static int grade_word(struct ydoc *y, yaml_node_t *n, const char *key, const char *const *names,
+                      const char *list, int *out)
+{
+    const char *s = ydoc_scalar(y, n, key);
+    for (int i = 0; s && names[i]; i++)
+        if (!strcmp(s, names[i]))
+            return *out = i, 0;
+    char q[COMMON_QUOTE_CAP];
+    if (s)
+        ydoc_error(y, n, key, "unknown value '%s' (%s)", YQ(q, s), list);
+    return -1;
+}
+
+static int grade_key(struct ydoc *y, const char *key, yaml_node_t *k, yaml_node_t *v, struct rn_grade *g)
+{
+    static const char *const scores[] = {"sum", "avg", "min", "max", NULL};
+    static const char *const verdicts[] = {"worst_error", "first_error", "always_accept", NULL};
+    static const char *const rejects[] = {"continue", "break", NULL};
+    int w = 0, rc;
+    if (!strcmp(key, "score"))
+        rc = grade_word(y, v, "subtasks.grade.score", scores, "sum, avg, min, max", &w), g->score = w;
+    else if (!strcmp(key, "verdict"))
+        rc = grade_word(y, v, "subtasks.grade.verdict", verdicts, "worst_error, first_error, always_accept", &w),
+        g->verdict = w;
+    else if (!strcmp(key, "on_reject"))
+        rc = grade_word(y, v, "subtasks.grade.on_reject", rejects, "break, continue", &w), g->on_reject_break = w;
+    else if (!strcmp(key, "accept_if_any_accepted"))
+        rc = parse_bool(y, v, "subtasks.grade.accept_if_any_accepted", &g->accept_if_any_accepted);
+    else if (!strcmp(key, "ignore_first"))
+        rc = parse_bool(y, v, "subtasks.grade.ignore_first", &g->ignore_first);
+    else if (!strcmp(key, "reject_score"))
+        rc = grade_number(y, v, "subtasks.grade.reject_score", false, &g->reject_score);
+    else if (!strcmp(key, "range"))
+        rc = grade_range(y, v, g);
+    else {
+        char q[COMMON_QUOTE_CAP];
+        ydoc_error(y, k, "subtasks.grade", "unknown key '%s' (score, verdict, accept_if_any_accepted, "
+                   "ignore_first, on_reject, reject_score, range)", YQ(q, key));
+        rc = -1;
+    }
+    return rc;
+}
+
+/* grade: {score, verdict, ...}: a graded group (Kattis' default grader) */
+static int parse_grade(struct ydoc *y, yaml_node_t *n, struct rn_subtask *st)
+{
+    st->graded = true;
+    st->grade = (struct rn_grade){.score = RN_GRADE_SUM, .verdict = RN_GRADE_WORST_ERROR,
+                                  .on_reject_break = true, .lo = -INFINITY, .hi = INFINITY};
+    if (ydoc_mapping(y, n, "subtasks.grade") < 0)
+        return -1;
+    int rc = 0;
+    YDOC_FOR_PAIRS(y, n, key, k, v)
+        rc |= grade_key(y, key, k, v, &st->grade);
+    return rc;
+}
+
+/* parent: an earlier graded subtask, which this one's result feeds */
+static int parse_parent(struct ydoc *y, yaml_node_t *n, const struct rn_problem *p, size_t self,
+                        struct rn_subtask *st)
+{
+    const char *s = ydoc_scalar(y, n, "subtasks.parent");
+    if (!s)
+        return -1;
+    size_t j = (size_t)(uintptr_t)common_strset_get(&p->subtask_index, s);
+    char q[COMMON_QUOTE_CAP];
+    if (!j || j - 1 >= self || !p->subtasks[j - 1].graded) {
+        ydoc_error(y, n, "subtasks.parent", "'%s' is not an earlier subtask with grade:", YQ(q, s));
+        return -1;
+    }
+    st->parent = j;
+    struct rn_subtask *up = &p->subtasks[j - 1];
+    return push_index(&up->children, &up->child_count, self);
+}
+
 static int parse_subtask(struct ydoc *y, yaml_node_t *n, struct rn_problem *p, size_t self)
 {
     struct rn_subtask *st = &p->subtasks[self];
@@ -1080,7 +1247,7 @@ static int parse_subtask(struct ydoc *y, yaml_node_t *n, struct rn_problem *p, s
         return -1;
     int rc = 0;
     bool has_points = false;
-    yaml_node_t *tests = NULL, *deps = NULL;
+    yaml_node_t *tests = NULL, *deps = NULL, *parent = NULL, *grade = NULL, *agg = NULL;
     YDOC_FOR_PAIRS(y, n, key, k, v) {
         if (!strcmp(key, "name"))
             rc |= ydoc_string(y, v, "subtasks.name", &st->name);
@@ -1090,19 +1257,35 @@ static int parse_subtask(struct ydoc *y, yaml_node_t *n, struct rn_problem *p, s
             tests = v;
         else if (!strcmp(key, "depends"))
             deps = v;
+        else if (!strcmp(key, "aggregate"))
+            rc |= parse_aggregate(y, v, st), agg = v;
+        else if (!strcmp(key, "grade"))
+            grade = v;
+        else if (!strcmp(key, "parent"))
+            parent = v;
         else
-            ydoc_error(y, k, key, "unknown key in a subtask (name, points, tests, depends)"), rc = -1;
+            ydoc_error(y, k, key, "unknown key in a subtask (name, points, tests, depends, "
+                       "aggregate, grade, parent)"), rc = -1;
     }
     if (!st->name)
         st->name = rn_strdup_printf("%zu", self + 1);
     char q[COMMON_QUOTE_CAP];
     if (common_strset_put(&p->subtask_index, st->name, (void *)(self + 1)))
         ydoc_error(y, n, "subtasks.name", "'%s' is used twice", YQ(q, st->name)), rc = -1;
-    if (!has_points)
+    if (grade)
+        rc |= parse_grade(y, grade, st);
+    if (grade && agg)
+        ydoc_error(y, agg, "subtasks.aggregate", "not with grade: (a graded group aggregates with grade.score)"),
+            rc = -1;
+    if (parent)
+        rc |= parse_parent(y, parent, p, self, st);
+    if (!has_points && !st->graded)
         ydoc_error(y, n, "subtasks.points", "missing (required)"), rc = -1;
-    if (!tests)
+    if (!has_points && st->graded)
+        st->points = 1;   /* accept_score's default */
+    if (!tests && !st->graded)
         ydoc_error(y, n, "subtasks.tests", "missing (required)"), rc = -1;
-    else
+    else if (tests)
         rc |= subtask_tests(y, tests, p, st);
     if (deps)
         rc |= subtask_deps(y, deps, p, self, st);
@@ -1121,6 +1304,68 @@ static int default_subtask(struct rn_problem *p)
     for (size_t i = 0; i < p->test_count; i++)
         push_index(&st->tests, &st->test_count, i);
     return 0;
+}
+
+/* an item's place: a test's index, a child's first test beneath it */
+struct item_key {
+    size_t key, item;
+};
+
+static int by_key(const void *a, const void *b)
+{
+    const struct item_key *x = a, *y = b;
+    return x->key < y->key ? -1 : x->key > y->key;
+}
+
+/* A graded subtask's items: its tests (index i) and its children
+ * (test_count + subtask index), each child placed at its first test, so
+ * the order is the tests' order, as Kattis judges a group's test cases and
+ * subgroups in one order. first[] is filled children first (they follow
+ * their parents in the list). */
+static int graded_items(struct rn_problem *p, struct rn_subtask *st, const size_t *first)
+{
+    size_t n = st->test_count + st->child_count;
+    struct item_key *k = calloc(n ? n : 1, sizeof *k);
+    st->items = calloc(n ? n : 1, sizeof *st->items);
+    if (!k || !st->items)
+        return free(k), -1;
+    for (size_t i = 0; i < st->test_count; i++)
+        k[i] = (struct item_key){st->tests[i], st->tests[i]};
+    for (size_t c = 0; c < st->child_count; c++)
+        k[st->test_count + c] = (struct item_key){first[st->children[c]], p->test_count + st->children[c]};
+    qsort(k, n, sizeof *k, by_key);
+    for (size_t i = 0; i < n; i++)
+        st->items[i] = k[i].item;
+    st->item_count = n;
+    free(k);
+    return 0;
+}
+
+/* every graded subtask's items, and a test somewhere beneath each */
+static int build_tree(struct ydoc *y, yaml_node_t *n, struct rn_problem *p)
+{
+    size_t *first = malloc((p->subtask_count ? p->subtask_count : 1) * sizeof *first);
+    if (!first)
+        return -1;
+    int rc = 0;
+    for (size_t s = p->subtask_count; s-- > 0;) {
+        struct rn_subtask *st = &p->subtasks[s];
+        first[s] = SIZE_MAX;
+        for (size_t i = 0; i < st->test_count; i++)
+            first[s] = st->tests[i] < first[s] ? st->tests[i] : first[s];
+        for (size_t c = 0; c < st->child_count; c++)
+            first[s] = first[st->children[c]] < first[s] ? first[st->children[c]] : first[s];
+        if (st->graded && first[s] == SIZE_MAX) {
+            char q[COMMON_QUOTE_CAP];
+            ydoc_error(y, n, "subtasks.tests", "graded subtask '%s' has no test, itself or beneath",
+                       YQ(q, st->name));
+            rc = -1;
+        } else if (st->graded && graded_items(p, st, first) < 0) {
+            rc = -1;
+        }
+    }
+    free(first);
+    return rc;
 }
 
 static int parse_subtasks(struct ydoc *y, yaml_node_t *n, struct rn_problem *p)
@@ -1142,7 +1387,7 @@ static int parse_subtasks(struct ydoc *y, yaml_node_t *n, struct rn_problem *p)
     int rc = 0;
     for (size_t i = 0; i < count; i++)
         rc |= parse_subtask(y, ydoc_node(y, n->data.sequence.items.start[i]), p, i);
-    return rc;
+    return rc ? rc : build_tree(y, n, p);
 }
 
 /* ---- top level --------------------------------------------------------- */
@@ -1486,9 +1731,7 @@ int rn_problem_load(const char *dir, const struct runner_limits *lim, struct rn_
 
 static void points_warning(const struct rn_problem *p, struct common_errors *warns)
 {
-    double sum = 0;
-    for (size_t i = 0; i < p->subtask_count; i++)
-        sum += p->subtasks[i].points;
+    double sum = rn_problem_max(p);
     if (sum < 100 - 1e-9 || sum > 100 + 1e-9)
         common_errors_add(warns, "%s/problem.yaml:%d: subtasks: warning: the subtasks' points add up "
                       "to %g, not 100 (a full solution scores %g)", p->dir, p->subtasks_line, sum,

@@ -139,9 +139,9 @@ static json_t *summary_object(const struct rn_problem *p)
     double max_score = 0;
     for (size_t i = 0; i < p->subtask_count; i++) {
         json_array_append_new(subtasks, json_pack("{s:s, s:f}", "name", p->subtasks[i].name, "points",
-                                                  p->subtasks[i].points));
-        max_score += p->subtasks[i].points;
+                                                  rn_subtask_max(p, i)));
     }
+    max_score = rn_problem_max(p);
     /* a required grader makes every other language CE (judge.c) */
     if (rn_grader_required(p)) {
         json_decref(languages);

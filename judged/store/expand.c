@@ -120,17 +120,17 @@ static void open_failed(struct expand *x, const char *rel, int e)
         fail(x, rel, "%s", strerror(e));
 }
 
-/* A relative link out of a setter's own directory: the regular file it
- * names, opened as the caller may open it (judgectl push of a checkout
- * whose validators link to the repository's shared header), and said. An
- * absolute link (it names this machine, not the repository) or one out
- * through a directory link stays refused. */
+/* A link out of a setter's own directory: the regular file it names,
+ * opened as the caller may open it (judgectl push of a checkout whose
+ * validators link to the repository's shared header, by a relative path
+ * or, as some checkouts make them, an absolute one), and said, naming the
+ * file copied. One to a directory out of it stays refused. */
 static int open_outside(struct expand *x, const char *rel, struct stat *st)
 {
     char path[4400], target[600], *real = NULL;
     snprintf(path, sizeof path, "%s/%s", x->from, rel);
     link_text(x, rel, target, sizeof target);
-    if (!target[0] || target[0] == '/') {
+    if (!target[0]) {   /* out through a link higher on its path */
         open_failed(x, rel, EXDEV);
         return -1;
     }

@@ -12,9 +12,14 @@
  *  - legacy on_reject: break: each part depends on the part before it, so
  *    nothing after the first rejection scores;
  *  - require_pass: the group's units depend on the named groups' units.
- * What that cannot express (max, a min over sums, scores beyond a range,
- * unbounded scores, custom graders, a nonzero reject_score) is an error
- * naming file, line and key: never a different problem.
+ * A package those units cannot express (legacy: a verdict mode that is
+ * not the first failure, max, a min over sums, a range that clamps, a
+ * nonzero reject_score; 2023-07+: a min over sums) is written instead as
+ * the runner's graded groups: one subtask per group with its tests, its
+ * parent and its grading, the tree Kattis' default grader walks
+ * (legacy_tree, modern_tree). What neither says (unbounded scores, custom
+ * graders) is an error naming file, line and key: never a different
+ * problem.
  *
  * Legacy groups read testdata.yaml, inherited whole from the closest
  * ancestor that has one; 2023-07 and later read test_group.yaml (or
@@ -38,9 +43,15 @@
 
 enum agg { AGG_PASSFAIL, AGG_SUM, AGG_MIN, AGG_AVG, AGG_MAX };
 
+/* the default grader's verdict modes (legacy grader_flags) */
+enum vmode { V_WORST_ERROR, V_FIRST_ERROR, V_ALWAYS_ACCEPT };
+
 /* What one group's file says. */
 struct gset {
     enum agg agg;
+    enum vmode vmode;             /* legacy grader_flags; the tree only */
+    bool any_accepted;            /* legacy accept_if_any_accepted; the tree only */
+    double reject;                /* legacy reject_score; the tree only */
     bool brk;                     /* legacy on_reject: break (the default) */
     bool ignore_sample;           /* legacy grader_flags, data/ only */
     double accept;                /* legacy accept_score */
@@ -70,6 +81,7 @@ struct group_units {
 struct plan {
     const char *dir;
     bool legacy;
+    bool tree;                    /* legacy as graded groups: nothing refused for its grading */
     struct unit *u;
     size_t n;
     struct group_units *g;
@@ -102,7 +114,7 @@ static bool number(const char *s, double *out)
     if (!s)
         return false;
     double v = strtod(s, &end);
-    if (end == s || *end)
+    if (end == s || *end || isnan(v))
         return false;
     *out = v;
     return true;
@@ -115,7 +127,9 @@ static void gset_defaults(struct gset *g, const char *rel, bool legacy)
                        .max = !legacy && secret ? 100 : -1, .lo = -INFINITY, .hi = INFINITY};
 }
 
-/* grader_flags: the default grader's modes, the last one winning. */
+/* grader_flags: the default grader's modes, the last one winning. As
+ * subtasks (units) the verdict is the runner's first failure, so the modes
+ * that give another are refused there; the tree takes them all. */
 static void grader_flags(struct plan *p, struct gset *g, const char *s, int line)
 {
     char copy[512], *save = NULL;
@@ -126,7 +140,15 @@ static void grader_flags(struct plan *p, struct gset *g, const char *s, int line
         else if (!strcmp(t, "ignore_sample"))
             g->ignore_sample = true;
         else if (!strcmp(t, "first_error") || !strcmp(t, "worst_error"))
-            continue;   /* the verdict: the runner's is the first failure, the same under on_reject: break */
+            g->vmode = t[0] == 'f' ? V_FIRST_ERROR : V_WORST_ERROR;
+        else if (p->tree && !strcmp(t, "always_accept"))
+            g->vmode = V_ALWAYS_ACCEPT;
+        else if (p->tree && !strcmp(t, "accept_if_any_accepted"))
+            g->any_accepted = true;
+        else if (p->tree)
+            conv_err(p->e, "%s:%d: grader_flags: '%.40s' is not a flag of the default grader (sum, avg, min, max, "
+                     "worst_error, first_error, always_accept, accept_if_any_accepted, ignore_sample)", g->file,
+                     line, t);
         else
             conv_err(p->e, "%s:%d: grader_flags: '%.40s' is not converted: the runner's verdict is the first "
                      "failure (always_accept and accept_if_any_accepted would give another)", g->file, line, t);
@@ -149,17 +171,20 @@ static void legacy_key(struct plan *p, struct gset *g, const char *k, yaml_node_
     } else if (!strcmp(k, "grader_flags")) {
         grader_flags(p, g, s, line);
     } else if (!strcmp(k, "accept_score")) {
-        if (!number(s, &g->accept) || g->accept < 0)
+        if (!number(s, &g->accept) || g->accept < 0 || isinf(g->accept))
             conv_err(p->e, "%s:%d: accept_score: expected a number >= 0", g->file, line);
     } else if (!strcmp(k, "reject_score")) {
-        double r;
-        if (!number(s, &r) || r != 0)
+        if (!number(s, &g->reject) || isinf(g->reject))
+            conv_err(p->e, "%s:%d: reject_score: expected a number", g->file, line);
+        else if (!p->tree && g->reject != 0)
             conv_err(p->e, "%s:%d: reject_score: only 0 is converted: the runner scores a rejected test 0",
                      g->file, line);
     } else if (!strcmp(k, "range")) {
         char lo[64] = "", hi[64] = "";
         if (!s || sscanf(s, "%63s %63s", lo, hi) != 2 || !number(lo, &g->lo) || !number(hi, &g->hi))
             conv_err(p->e, "%s:%d: range: expected two numbers (\"-inf\", \"inf\" allowed)", g->file, line);
+        else if (g->lo > g->hi)
+            conv_err(p->e, "%s:%d: range: %g is above %g", g->file, line, g->lo, g->hi);
         g->range_line = line;
     } else if (strcmp(k, "input_validator_flags") && strcmp(k, "output_validator_flags")) {
         conv_err(p->e, "%s:%d: %.60s: unknown key", g->file, line, k);
@@ -373,6 +398,15 @@ static void free_unit(struct unit *u)
     free(u->deps);
 }
 
+static void free_plan(struct plan *p)
+{
+    for (size_t i = 0; i < p->n; i++)
+        free_unit(&p->u[i]);
+    free(p->u);
+    free(p->g);
+    p->u = NULL, p->g = NULL, p->n = p->ng = 0;
+}
+
 /* Is data/<rel>/<name> a test (an .in with its .ans) or a group? */
 enum child { NOT_A_CHILD, TEST, GROUP };
 
@@ -543,6 +577,85 @@ static void legacy_group(struct plan *p, const char *rel, const struct gset *par
     record_group(p, rel, first);
 }
 
+/* ---- legacy: a tree of graded groups ---------------------------------- */
+
+static bool holds_tests(struct plan *p, const char *rel)
+{
+    struct unit probe = {0};
+    all_tests(p, rel, &probe);
+    bool any = probe.nt > 0;
+    free_unit(&probe);
+    return any;
+}
+
+/* data -> data, data/secret/g1 -> secret-g1 */
+static void tree_name(const char *rel, char *out, size_t len)
+{
+    snprintf(out, len, "%s", strcmp(rel, "data") ? group_name(rel) : "data");
+    for (char *c = out; *c; c++)
+        if (*c == '/')
+            *c = '-';
+}
+
+static void tree_grade(const struct gset *g, bool ignore_first, FILE *out)
+{
+    static const char *scores[] = {[AGG_PASSFAIL] = "min", [AGG_SUM] = "sum", [AGG_MIN] = "min",
+                                   [AGG_AVG] = "avg", [AGG_MAX] = "max"};
+    static const char *verdicts[] = {[V_WORST_ERROR] = "worst_error", [V_FIRST_ERROR] = "first_error",
+                                     [V_ALWAYS_ACCEPT] = "always_accept"};
+    fprintf(out, ", grade: {score: %s, verdict: %s, accept_if_any_accepted: %s, ignore_first: %s, "
+            "on_reject: %s, reject_score: %.15g, range: [%.15g, %.15g]}}\n", scores[g->agg], verdicts[g->vmode],
+            g->any_accepted ? "true" : "false", ignore_first ? "true" : "false", g->brk ? "break" : "continue",
+            g->reject, g->lo, g->hi);
+}
+
+/* Group rel as one graded subtask (its own tests, its accept_score as
+ * points, its grader's flags), then its subgroups holding tests, each with
+ * rel as parent: Kattis grades the same tree. */
+static void tree_group(struct plan *p, const char *rel, const struct gset *parent, const char *parent_name,
+                       FILE *out)
+{
+    struct gset g;
+    read_gset(p, rel, parent, &g);
+    if (g.ignore_sample && strcmp(rel, "data"))
+        conv_err(p->e, "%s:%d: grader_flags: 'ignore_sample' is only for data/testdata.yaml (the root group)", g.file,
+                 g.agg_line);
+    if (store_path_depth(rel) > STORE_MAX_DEPTH || !new_unit(p, rel, 0))
+        return;
+    char path[4400], name[300];
+    size_t n;
+    snprintf(path, sizeof path, "%s/%s", p->dir, rel);
+    tree_name(rel, name, sizeof name);
+    char **names = conv_sorted_names(path, &n);
+    fprintf(out, "  - {name: ");
+    conv_yaml_string(out, name);
+    fprintf(out, ", points: %.15g, tests: [", g.accept);
+    size_t listed = 0;
+    for (size_t i = 0; i < n; i++) {
+        char sub[4400], test[300];
+        snprintf(sub, sizeof sub, "%s/%s", rel, names[i]);
+        if (child_kind(p->dir, rel, names[i]) != TEST)
+            continue;
+        icpc_test_name(sub, test, sizeof test);
+        fprintf(out, "%s", listed++ ? ", " : "");
+        conv_yaml_string(out, test);
+    }
+    fprintf(out, "]");
+    if (parent_name) {
+        fprintf(out, ", parent: ");
+        conv_yaml_string(out, parent_name);
+    }
+    /* ignore_sample drops the first result: the samples' (when there are some) */
+    tree_grade(&g, !strcmp(rel, "data") && g.ignore_sample && holds_tests(p, "data/sample"), out);
+    for (size_t i = 0; i < n; i++) {
+        char sub[4400];
+        snprintf(sub, sizeof sub, "%s/%s", rel, names[i]);
+        if (child_kind(p->dir, rel, names[i]) == GROUP && holds_tests(p, sub))
+            tree_group(p, sub, &g, name, out);
+    }
+    conv_free_names(names, n);
+}
+
 /* ---- 2023-07 and later: test_group.yaml --------------------------------- */
 
 static void modern_group(struct plan *p, const char *rel, const struct gset *g, double max);
@@ -643,6 +756,126 @@ static void modern_group(struct plan *p, const char *rel, const struct gset *g, 
     modern_require(p, g, rel, first);
 }
 
+/* ---- 2023-07 and later: a tree of graded groups ------------------------- */
+
+/* require_pass as depends: sample or a group judged before (its subtask
+ * declared earlier: groups are written in order) */
+static void tree_require(struct plan *p, const struct gset *g, const char *rel, FILE *out)
+{
+    size_t said = 0;
+    for (size_t r = 0; r < g->nreq; r++) {
+        char dirp[300], name[300];
+        snprintf(dirp, sizeof dirp, "data/%s", g->require[r]);
+        if (strcmp(g->require[r], group_name(rel)) >= 0 || strstr(g->require[r], "..") || !holds_tests(p, dirp)) {
+            conv_err(p->e, "%s:%d: require_pass: '%.100s' is not a group judged before %s (sample, or an earlier "
+                     "group of secret)", g->file, g->require_line, g->require[r], group_name(rel));
+            continue;
+        }
+        tree_name(dirp, name, sizeof name);
+        fprintf(out, "%s", said++ ? ", " : ", depends: [");
+        conv_yaml_string(out, name);
+    }
+    fprintf(out, "%s", said ? "]" : "");
+}
+
+/* Group rel worth max: one graded subtask. pass-fail: every test beneath,
+ * each worth max, the smallest (all or nothing); min: its tests worth max
+ * and its groups, the smallest; sum: its tests worth an even share of
+ * what its groups leave, and its groups, added up (the 2025-09 spec's
+ * "Scoring test data groups"). */
+static void modern_tree_group(struct plan *p, const char *rel, const struct gset *g, double max, const char *parent,
+                              FILE *out)
+{
+    if (store_path_depth(rel) > STORE_MAX_DEPTH || !new_unit(p, rel, 0))
+        return;
+    if (max < 0) {
+        conv_err(p->e, "%s:%d: max_score: needed: a group of a bounded secret has a maximum score (2025-09: "
+                 "max_score, 2023-07: scoring.score)", g->file, g->max_line);
+        max = 0;
+    }
+    char path[4400], name[300];
+    size_t n;
+    snprintf(path, sizeof path, "%s/%s", p->dir, rel);
+    tree_name(rel, name, sizeof name);
+    char **names = conv_sorted_names(path, &n);
+    struct gset *cg = calloc(n ? n : 1, sizeof *cg);
+    double given = 0;
+    size_t tests = 0;
+    for (size_t i = 0; cg && i < n && g->agg != AGG_PASSFAIL; i++) {
+        char sub[4400];
+        snprintf(sub, sizeof sub, "%s/%s", rel, names[i]);
+        enum child c = child_kind(p->dir, rel, names[i]);
+        if (c == GROUP)
+            read_gset(p, sub, NULL, &cg[i]);
+        if (c == GROUP && cg[i].max >= 0)
+            given += cg[i].max;
+        else
+            tests += c != NOT_A_CHILD;
+    }
+    if (g->agg == AGG_SUM && given > max + 1e-9)
+        conv_err(p->e, "%s:%d: score: the groups' scores add up to %g, more than the group's %g", g->file,
+                 g->max_line, given, max);
+    double share = tests && given < max ? (max - given) / (double)tests : 0;
+    fprintf(out, "  - {name: ");
+    conv_yaml_string(out, name);
+    fprintf(out, ", points: %.15g, tests: [", g->agg == AGG_SUM ? share : max);
+    struct unit all = {0};
+    if (g->agg == AGG_PASSFAIL)
+        all_tests(p, rel, &all);
+    for (size_t i = 0; g->agg != AGG_PASSFAIL && i < n; i++) {
+        char sub[4400];
+        snprintf(sub, sizeof sub, "%s/%s", rel, names[i]);
+        if (child_kind(p->dir, rel, names[i]) == TEST)
+            add_test(&all, sub);
+    }
+    for (size_t t = 0; t < all.nt; t++) {
+        fprintf(out, "%s", t ? ", " : "");
+        conv_yaml_string(out, all.tests[t]);
+    }
+    free_unit(&all);
+    fprintf(out, "]");
+    if (parent) {
+        fprintf(out, ", parent: ");
+        conv_yaml_string(out, parent);
+    }
+    tree_require(p, g, rel, out);
+    fprintf(out, ", grade: {score: %s, on_reject: %s}}\n", g->agg == AGG_SUM ? "sum" : "min",
+            g->agg == AGG_SUM ? "continue" : "break");
+    for (size_t i = 0; cg && i < n && g->agg != AGG_PASSFAIL; i++) {
+        char sub[4400];
+        snprintf(sub, sizeof sub, "%s/%s", rel, names[i]);
+        if (child_kind(p->dir, rel, names[i]) == GROUP && holds_tests(p, sub))
+            modern_tree_group(p, sub, &cg[i], child_max(g, max, &cg[i], share), name, out);
+    }
+    free(cg);
+    conv_free_names(names, n);
+}
+
+/* 2023-07+ groups as graded subtasks (a min over groups scored in parts):
+ * the samples a 0-point subtask first, as with units */
+static void modern_tree(struct plan *p, FILE *out, struct conv_errs *e)
+{
+    free_plan(p);
+    p->tree = true;
+    p->e = e;
+    fprintf(out, "subtasks:\n");
+    struct unit probe = {0};
+    all_tests(p, "data/sample", &probe);
+    if (probe.nt) {
+        fprintf(out, "  - {name: \"sample\", points: 0, tests: [");
+        for (size_t t = 0; t < probe.nt; t++) {
+            fprintf(out, "%s", t ? ", " : "");
+            conv_yaml_string(out, probe.tests[t]);
+        }
+        fprintf(out, "]}\n");
+    }
+    free_unit(&probe);
+    struct gset secret;
+    read_gset(p, "data/secret", NULL, &secret);
+    modern_tree_group(p, "data/secret", &secret, secret.max, NULL, out);
+    free_plan(p);
+}
+
 /* ---- the plan written out ------------------------------------------------ */
 
 static void write_units(const struct plan *p, FILE *out)
@@ -683,9 +916,21 @@ static void sample_unit(struct plan *p)
     free_unit(&probe);
 }
 
+/* the legacy groups as graded subtasks (the tree), errors into e */
+static void legacy_tree(struct plan *p, FILE *out, struct conv_errs *e)
+{
+    free_plan(p);
+    p->tree = true;
+    p->e = e;
+    fprintf(out, "subtasks:\n");
+    tree_group(p, "data", NULL, NULL, out);
+    free_plan(p);
+}
+
 void icpc_subtasks(const char *dir, bool legacy, FILE *out, struct conv_errs *e)
 {
-    struct plan p = {.dir = dir, .legacy = legacy, .e = e};
+    struct conv_errs units = {0};
+    struct plan p = {.dir = dir, .legacy = legacy, .e = &units};
     if (legacy) {
         struct gset root;
         read_gset(&p, "data", NULL, &root);
@@ -698,11 +943,19 @@ void icpc_subtasks(const char *dir, bool legacy, FILE *out, struct conv_errs *e)
         sample_unit(&p);
         modern_group(&p, "data/secret", &secret, secret.max);
     }
+    if (units.n) {
+        /* what subtasks cannot say (legacy: a verdict mode, max, a clamped
+         * range, a reject_score; 2023-07+: a min over groups scored in
+         * parts): the groups as a tree instead */
+        if (legacy)
+            legacy_tree(&p, out, e);
+        else
+            modern_tree(&p, out, e);
+        free(units.buf);
+        return;
+    }
     write_units(&p, out);
-    for (size_t i = 0; i < p.n; i++)
-        free_unit(&p.u[i]);
-    free(p.u);
-    free(p.g);
+    free_plan(&p);
 }
 
 /* ---- output validator arguments per group -------------------------------- */

@@ -386,6 +386,7 @@ struct store_expected {
     char expected[160];        /* as a table shows it */
     struct store_group_expect *groups;   /* owned (store_expected_release) */
     size_t ngroups;
+    bool partial;              /* partially_accepted: the verdict AC, the score below the most */
 };
 /* What a package's submissions/ asks (verify.c's header: verdict folders,
  * submissions/submissions.yaml, @EXPECTED_RESULTS@), sorted by path. The
@@ -418,6 +419,7 @@ struct store_verify_seen {
     const char *messages;
     const struct store_test_seen *per_test;   /* in test order: group rules read them */
     size_t ntests;
+    double max_score;          /* the most the problem gives (the report's max_score) */
 };
 /* The ending of the language source file a package's program at path is
  * judged as: ".cpp" for C++'s other endings (.cc, .cxx, .c++, .C, .cp),

@@ -8,7 +8,8 @@
  *  - submissions/<folder>/<program>: the folder's default rule (the
  *    2025-09 spec's table: accepted, rejected, wrong_answer,
  *    time_limit_exceeded, run_time_error, brute_force; the legacy names
- *    are among them);
+ *    are among them, and legacy/2023-07 partially_accepted: the final
+ *    verdict AC and the score below the most the problem gives);
  *  - submissions/submissions.yaml: glob keys ("accepted", "wrong_answer/slow.c",
  *    "{a,b}.c") matched against the program's path below submissions/ or
  *    a parent folder, each a map of permitted/required verdicts (AC, WA,
@@ -61,6 +62,8 @@
 #define V_RTE (STORE_V_RTE | STORE_V_OLE)   /* ICPC's RTE: any crash, output limit included */
 #define MAX_PROGRAMS 1000
 
+#define PARTIAL_FOLDER "partially_accepted"
+
 /* The 2025-09 spec's default folders ("Default directories"); `required`
  * all verdicts where the spec gives none. */
 static const struct folder_rule {
@@ -73,6 +76,8 @@ static const struct folder_rule {
     {"time_limit_exceeded", STORE_V_AC | STORE_V_TLE, STORE_V_TLE},
     {"run_time_error", STORE_V_AC | V_RTE, V_RTE},
     {"brute_force", STORE_V_AC | V_RTE | STORE_V_TLE, V_RTE | STORE_V_TLE},
+    /* legacy and 2023-07: the verdict AC, the score not the most (x->partial) */
+    {PARTIAL_FOLDER, V_ALL, V_ALL},
 };
 
 /* DOMjudge's result names (@EXPECTED_RESULTS@). */
@@ -695,6 +700,7 @@ static bool expect_program(const char *dir, const char *folder, const char *rel,
     char full[4400];
     snprintf(full, sizeof full, "%s/%s", dir, sub);
     x->program_dir = stat(full, &st) == 0 && S_ISDIR(st.st_mode);
+    x->partial = !strcmp(folder, PARTIAL_FOLDER);
     int dj = x->program_dir ? 0 : domjudge_expected(dir, sub, &x->final, e);
     if (dj < 0) {
         store_expected_release(x);
@@ -704,7 +710,7 @@ static bool expect_program(const char *dir, const char *folder, const char *rel,
         x->nrules = 0;   /* DOMjudge's own check: the final verdict */
     if (!x->final && !x->nrules && !x->ngroups) {
         conv_err(e, "submissions/%s:0: (folder): '%.100s' is not a verdict folder (accepted, rejected, wrong_answer, "
-                    "time_limit_exceeded, run_time_error, brute_force) and no rule of %s or @EXPECTED_RESULTS@ "
+                    "time_limit_exceeded, run_time_error, brute_force, partially_accepted) and no rule of %s or @EXPECTED_RESULTS@ "
                     "says what %s must earn", folder, folder, SUBMISSIONS_YAML, rel);
         return false;
     }
@@ -796,6 +802,8 @@ void store_expected_text(const struct store_expected *x, char *out, size_t len)
     if (x->final) {
         bits_text(x->final, true, a, sizeof a);
         snprintf(out, len, "%s", a);
+    } else if (x->partial) {
+        snprintf(out, len, "AC, score below the most%s", x->nrules > 1 ? " +" : "");
     } else if (x->nrules) {
         /* one rule shown as the folder names it */
         rule_text(&x->rules[x->nrules - 1], a, sizeof a);
@@ -875,6 +883,15 @@ bool store_expected_met(const struct store_expected *x, const struct store_verif
                 return false;
             }
         }
+    }
+    if (x->partial && s->overall != STORE_V_AC) {
+        bits_text(s->overall, false, a, sizeof a);
+        snprintf(why, len, "final verdict %s, not AC (partially accepted)", a);
+        return false;
+    }
+    if (x->partial && s->score >= s->max_score - 1e-9) {
+        snprintf(why, len, "score %g, the most the problem gives (partially accepted scores less)", s->score);
+        return false;
     }
     if (x->has_score && (s->score < x->score_lo - 1e-9 || s->score > x->score_hi + 1e-9)) {
         snprintf(why, len, "score %g, expected %g..%g", s->score, x->score_lo, x->score_hi);
@@ -1091,6 +1108,7 @@ void store_verify_read_report(const char *report, struct store_verify_outcome *o
     snprintf(o->verdict, sizeof o->verdict, "%s", verdict ? verdict : "?");
     o->seen.overall = store_verdict_bit(o->verdict);
     o->seen.score = json_number_value(json_object_get(j, "score"));
+    o->seen.max_score = json_number_value(json_object_get(j, "max_score"));
     json_t *tests = json_object_get(j, "tests");
     o->per_test = calloc(json_array_size(tests) + 1, sizeof *o->per_test);
     json_array_foreach(tests, i, t) {
@@ -1162,9 +1180,9 @@ struct json_t *store_expected_json(const struct store_expected *x)
                                                 (int)g->rule.permitted, "required", (int)g->rule.required,
                                                 "message", g->message, "tests", tests));
     }
-    return json_pack("{s:s, s:o, s:i, s:b, s:f, s:f, s:s, s:s, s:o}", "path", x->path, "rules", rules, "final",
+    return json_pack("{s:s, s:o, s:i, s:b, s:f, s:f, s:s, s:s, s:o, s:b}", "path", x->path, "rules", rules, "final",
                      (int)x->final, "has_score", x->has_score, "score_lo", x->score_lo, "score_hi", x->score_hi,
-                     "message", x->message, "expected", x->expected, "groups", groups);
+                     "message", x->message, "expected", x->expected, "groups", groups, "partial", x->partial);
 }
 
 /* the group rules of an expectation as JSON (absent: none, as records
@@ -1216,6 +1234,7 @@ int store_expected_from_json(struct json_t *o, struct store_expected *x)
     x->has_score = json_is_true(json_object_get(o, "has_score"));
     x->score_lo = json_number_value(json_object_get(o, "score_lo"));
     x->score_hi = json_number_value(json_object_get(o, "score_hi"));
+    x->partial = json_is_true(json_object_get(o, "partial"));
     if (groups_from_json(json_object_get(o, "groups"), x)) {
         store_expected_release(x);
         return -1;

@@ -6,7 +6,8 @@
  *
  * The input is submissions.yaml's bytes, dropped into a small package made
  * once (data/ with a sample and two secret groups, programs in accepted/,
- * wrong_answer/, a folder of its own and one with @EXPECTED_RESULTS@).
+ * wrong_answer/, partially_accepted/, a folder of its own and one with
+ * @EXPECTED_RESULTS@).
  * After each read, whatever it said, the target checks what must hold:
  * errors are listed when counted; every expectation names a program below
  * submissions/, has a rule to check, a bounded text, and test group rules
@@ -34,6 +35,7 @@ static const struct fuzz_file files[] = {
     {"submissions/accepted/d.cpp", "// @EXPECTED_RESULTS@: CORRECT,TIMELIMIT\nint main() {}\n"},
     {"submissions/wrong_answer/b.py", "print(0)\n"},
     {"submissions/mine/c.c", "int main(void) { return 1; }\n"},
+    {"submissions/partially_accepted/e.c", "int main(void) { return 0; }\n"},
 };
 
 /* the runner's names of the package's tests */
@@ -83,7 +85,7 @@ static void check_round_trip(const struct store_expected *x)
         abort();
     json_decref(j);
     if (strcmp(back.path, x->path) || strcmp(back.expected, x->expected) || back.nrules != x->nrules ||
-        back.final != x->final || back.ngroups != x->ngroups)
+        back.final != x->final || back.ngroups != x->ngroups || back.partial != x->partial)
         abort();
     for (size_t g = 0; g < x->ngroups; g++) {
         if (strcmp(back.groups[g].group, x->groups[g].group) || back.groups[g].ntests != x->groups[g].ntests ||

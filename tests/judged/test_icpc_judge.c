@@ -108,6 +108,72 @@ Test(icpc_judge, a_legacy_scoring_problem_scores_the_groups_passed)
     free(dir);
 }
 
+/* problem verify's check of submissions/partially_accepted/ (the format:
+ * the verdict AC, the score not the most), read from the package and held
+ * against the runner's reports: the 32-bit solution passes, the full one
+ * does not (it scores the most) */
+static void verify_partially_accepted(const char *dir)
+{
+    put_file(dir, "submissions/partially_accepted/int32.c", "%s", int32);
+    put_file(dir, "submissions/partially_accepted/full.c", "%s", full);
+    struct store_expected *xs;
+    size_t n;
+    char *errors, why[256];
+    cr_assert_eq(store_expected_results(dir, &xs, &n, &errors), 0, "%s", errors);
+    cr_assert_eq(n, 2);
+    cr_assert_str_eq(xs[1].path, "submissions/partially_accepted/int32.c");
+    const char *sources[] = {full, int32};
+    for (size_t i = 0; i < 2; i++) {
+        struct judged j = judge(dir, sources[i]);
+        struct store_verify_outcome o = {0};
+        store_verify_read_report(j.json, &o);
+        bool met = store_expected_met(&xs[i], &o.seen, why, sizeof why);
+        cr_expect_eq(met, i == 1, "%s: %s (%s)", xs[i].path, why, j.json);
+        if (i == 0)
+            cr_expect_str_eq(why, "score 115, the most the problem gives (partially accepted scores less)");
+        store_verify_outcome_free(&o);
+        free(j.json);
+    }
+    store_expected_free(xs, n);
+}
+
+/* A legacy scoring package as an olympiad writes it (from the format's
+ * "Default Grader Specification" and testdata.yaml keys): data/ sums
+ * with ignore_sample and accept_if_any_accepted (secret/ inherits the file
+ * whole), each group with its own flags. Converted as graded groups, it
+ * scores what Kattis' default grader gives. */
+Test(icpc_judge, a_legacy_package_with_every_grader_flag_scores_as_kattis_grades)
+{
+    char *dir = scratch_dir("icpc-grader");
+    aplusb_groups(dir);
+    put_file(dir, "problem.yaml", "name: A plus B\ntype: scoring\n");
+    put_file(dir, "data/secret/g4/1.in", "5 6\n");
+    put_file(dir, "data/secret/g4/1.ans", "11\n");
+    put_file(dir, "data/secret/g4/2.in", "2000000000 2000000000\n");
+    put_file(dir, "data/secret/g4/2.ans", "4000000000\n");
+    put_file(dir, "data/secret/g5/1.in", "7 8\n");
+    put_file(dir, "data/secret/g5/1.ans", "15\n");
+    put_file(dir, "data/secret/g5/2.in", "2000000000 2000000000\n");
+    put_file(dir, "data/secret/g5/2.ans", "4000000000\n");
+    put_file(dir, "data/testdata.yaml", "on_reject: continue\ngrader_flags: sum ignore_sample accept_if_any_accepted\n");
+    put_file(dir, "data/secret/g1/testdata.yaml", "grader_flags: min\naccept_score: 20\n");
+    put_file(dir, "data/secret/g2/testdata.yaml", "grader_flags: min always_accept\naccept_score: 30\n");
+    put_file(dir, "data/secret/g3/testdata.yaml", "grader_flags: min\naccept_score: 50\nreject_score: -10\n");
+    put_file(dir, "data/secret/g4/testdata.yaml",
+             "on_reject: continue\ngrader_flags: avg first_error\naccept_score: 10\nrange: 0 8\n");
+    put_file(dir, "data/secret/g5/testdata.yaml", "on_reject: continue\ngrader_flags: max worst_error\naccept_score: 7\n");
+    convert(dir);
+    /* 20 + 30 + 50 + avg(10, 10) clamped to 8 + max(7, 7); the sample's 1 ignored */
+    expect(dir, full, RUNNER_AC, 115, "long long");
+    /* g3 rejected: -10; g4 avg(10, 0) = 5; g5 max(7, 0) = 7; accepted as some group is */
+    expect(dir, int32, RUNNER_AC, 20 + 30 - 10 + 5 + 7, "32-bit sums");
+    /* g2 fails yet always_accept: 0, accepted */
+    expect(dir, small, RUNNER_AC, 20 + 0 - 10 + 5 + 7, "small numbers only");
+    verify_partially_accepted(dir);
+    remove_dir(dir);
+    free(dir);
+}
+
 /* 2025-09: test_group.yaml with max_score; require_pass makes g3 score
  * only after g2 passed */
 Test(icpc_judge, a_2025_09_scoring_problem_scores_its_test_groups)
@@ -122,6 +188,28 @@ Test(icpc_judge, a_2025_09_scoring_problem_scores_its_test_groups)
     expect(dir, full, RUNNER_AC, 100, "long long");
     expect(dir, int32, RUNNER_WA, 50, "32-bit sums: g1 and g2");
     expect(dir, small, RUNNER_WA, 20, "small numbers only: g1 (g3 not run: it requires g2)");
+    remove_dir(dir);
+    free(dir);
+}
+
+/* 2025-09: secret takes the minimum of its groups, g1 sums its two tests
+ * (50 each of its 100): graded groups, since one subtask per group cannot
+ * take a minimum over a sum */
+Test(icpc_judge, a_2025_09_minimum_over_a_sum_group_scores_as_the_spec_says)
+{
+    char *dir = scratch_dir("icpc-2025-min");
+    aplusb_groups(dir);
+    put_file(dir, "problem.yaml", "problem_format_version: 2025-09\nname: A plus B\ntype: scoring\n");
+    put_file(dir, "data/secret/test_group.yaml", "score_aggregation: min\n");
+    put_file(dir, "data/secret/g1/test_group.yaml", "max_score: 100\nscore_aggregation: sum\n");
+    put_file(dir, "data/secret/g2/test_group.yaml", "max_score: 100\n");
+    put_file(dir, "data/secret/g3/test_group.yaml", "max_score: 100\n");
+    convert(dir);
+    const char *not_3 = "#include <stdio.h>\nint main(void){long long a,b;scanf(\"%lld %lld\",&a,&b);"
+                        "printf(\"%lld\\n\",a==3?0:a+b);return 0;}\n";
+    expect(dir, full, RUNNER_AC, 100, "long long");
+    expect(dir, not_3, RUNNER_WA, 50, "half of g1, all of g2 and g3: min(50, 100, 100)");
+    expect(dir, int32, RUNNER_WA, 0, "g3 failed: min(100, 100, 0)");
     remove_dir(dir);
     free(dir);
 }

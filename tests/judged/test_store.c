@@ -395,12 +395,14 @@ Test(store, a_bad_package_is_refused_with_every_error)
     cr_assert_eq(push(cfg, "bad", "bad", out, sizeof out, NULL), 65, "%s", out);
     cr_assert(contains(out, "check"), "the checker's compile error: %s", out);
 
-    /* a link in the package (it could point anywhere) */
+    /* a link out of the package to a directory (a file out of it is the
+     * setter's own, copied: "links_inside_a_package_...") */
     make_adder("linked", "linked", 0, 0);
     snprintf(p, sizeof p, "%s/linked/tests/4.in", T_dir);
-    cr_assert_eq(symlink("/etc/passwd", p), 0);
+    cr_assert_eq(symlink("/etc", p), 0);
     cr_assert_eq(push(cfg, "linked", "linked", out, sizeof out, NULL), 65, "%s", out);
-    cr_assert(contains(out, "tests/4.in: a symbolic link"), "%s", out);
+    cr_assert(contains(out, "tests/4.in: a symbolic link to '/etc', which leaves the package to a directory"), "%s",
+              out);
 
     /* max_package */
     make_adder("big", "big", 0, 70000);
@@ -908,6 +910,20 @@ Test(store, links_inside_a_package_are_stored_as_what_they_point_to)
     cr_assert_eq(push(cfg, "out", "out", out, sizeof out, NULL), 0, "%s", out);
     cr_assert(contains(out, "5.in:0: (link): warning: a symbolic link to '../../shared-5.in', which leaves the "
                             "package: pushed as a copy of ") && contains(out, "/shared-5.in"), "%s", out);
+    /* an absolute link to the file alike (a checkout whose links were made
+     * absolute), named with the file copied */
+    make_linked_adder("abs", "abs", 0);
+    char shared[900];
+    snprintf(shared, sizeof shared, "%s/shared-5.in", T_dir);
+    snprintf(p, sizeof p, "%s/abs/data/5.in", T_dir);
+    cr_assert_eq(symlink(shared, p), 0);
+    snprintf(p, sizeof p, "%s/abs/data/5.out", T_dir);
+    t_write(p, "4\n");
+    cr_assert_eq(push(cfg, "abs", "abs", out, sizeof out, NULL), 0, "%s", out);
+    char said[2000];
+    snprintf(said, sizeof said, "5.in:0: (link): warning: a symbolic link to '%s', which leaves the package: pushed "
+                                "as a copy of ", shared);
+    cr_assert(contains(out, said) && contains(out, "/shared-5.in"), "%s", out);
     /* ...but to a directory out of it, refused naming the link, nothing stored */
     make_linked_adder("outdir", "outdir", 0);
     snprintf(p, sizeof p, "%s/outdir/data/more", T_dir);

@@ -994,23 +994,71 @@ Test(store_unit, legacy_scoring_groups_become_subtasks)
               "%s", y);
 }
 
-/* what the runner's subtasks cannot express is refused naming file, line
- * and key */
-Test(store_unit, legacy_scoring_that_subtasks_cannot_express_is_refused)
+/* What subtasks cannot say (a verdict mode, max, a clamped range, a
+ * reject_score) converts to graded groups: one subtask per group, its
+ * own tests, its parent, its grader's flags; nothing refused. */
+Test(store_unit, legacy_scoring_beyond_subtasks_converts_to_graded_groups)
+{
+    char *errors;
+    put("gg/data/testdata.yaml", "on_reject: continue\ngrader_flags: ignore_sample accept_if_any_accepted\n");
+    put("gg/data/secret/a/testdata.yaml", "grader_flags: max first_error\naccept_score: 5\nreject_score: -1\n"
+                                          "range: 0 4\n");
+    test_in("gg", "sample/1");
+    test_in("gg", "secret/a/1");
+    test_in("gg", "secret/a/2");
+    test_in("gg", "secret/b/1");
+    cr_assert_eq(convert_scoring("gg", "name: G\ntype: scoring\n", &errors), 0, "%s", errors);
+    free(errors);
+    const char *y = converted("gg");
+    cr_assert(strstr(y, "  - {name: \"data\", points: 1, tests: [], grade: {score: sum, verdict: worst_error, "
+                        "accept_if_any_accepted: true, ignore_first: true, on_reject: continue, reject_score: 0, "
+                        "range: [-inf, inf]}}\n"), "%s", y);
+    cr_assert(strstr(y, "  - {name: \"secret-a\", points: 5, tests: [\"secret-a-1\", \"secret-a-2\"], parent: "
+                        "\"secret\", grade: {score: max, verdict: first_error, accept_if_any_accepted: false, "
+                        "ignore_first: false, on_reject: break, reject_score: -1, range: [0, 4]}}\n"), "%s", y);
+    /* secret/b inherits data/'s file whole, ignore_sample excepted */
+    cr_assert(strstr(y, "  - {name: \"secret-b\", points: 1, tests: [\"secret-b-1\"], parent: \"secret\", "
+                        "grade: {score: sum, verdict: worst_error, accept_if_any_accepted: true, ignore_first: false, "
+                        "on_reject: continue"), "%s", y);
+}
+
+/* A sum group of more tests than the runner's 1000 subtasks: one graded
+ * subtask per group instead of one per test */
+Test(store_unit, a_sum_group_of_many_tests_converts_to_graded_groups)
+{
+    char *errors, rel[64];
+    for (int i = 0; i < 1001; i++) {
+        snprintf(rel, sizeof rel, "secret/%04d", i);
+        test_in("many", rel);
+    }
+    cr_assert_eq(convert_scoring("many", "name: M\ntype: scoring\n", &errors), 0, "%s", errors);
+    free(errors);
+    char path[300];
+    snprintf(path, sizeof path, "%s/many/problem.yaml", dir);
+    FILE *f = fopen(path, "r");
+    cr_assert_not_null(f);
+    static char y[1 << 17];
+    y[fread(y, 1, sizeof y - 1, f)] = 0;
+    fclose(f);
+    const char *sub = strstr(y, "subtasks:");
+    cr_assert(sub && strstr(sub, "  - {name: \"secret\", points: 1, tests: [\"secret-0000\", ") &&
+              strstr(sub, "\"secret-1000\"]"), "%.600s", sub ? sub : y);
+}
+
+/* what the default grader does not do is refused naming file, line and
+ * key; what subtasks cannot say converts to graded groups (below) */
+Test(store_unit, legacy_scoring_the_default_grader_does_not_do_is_refused)
 {
     static const struct { const char *file, *yaml, *expect; } cases[] = {
-        {"data/secret/testdata.yaml", "grader_flags: max\n",
-         "data/secret/testdata.yaml:1: grader_flags: 'max' is not converted"},
+        {"data/secret/testdata.yaml", "grader_flags: frob\n",
+         "data/secret/testdata.yaml:1: grader_flags: 'frob' is not a flag of the default grader"},
         {"data/secret/testdata.yaml", "grader_flags: ignore_sample min\n",
          "data/secret/testdata.yaml:1: grader_flags: 'ignore_sample' is only for data/testdata.yaml"},
-        {"data/secret/testdata.yaml", "grader_flags: always_accept\n",
-         "data/secret/testdata.yaml:1: grader_flags: 'always_accept' is not converted"},
-        {"data/secret/testdata.yaml", "reject_score: -1\n",
-         "data/secret/testdata.yaml:1: reject_score: only 0 is converted"},
+        {"data/secret/testdata.yaml", "reject_score: many\n",
+         "data/secret/testdata.yaml:1: reject_score: expected a number"},
         {"data/secret/testdata.yaml", "grading: custom\n",
          "data/secret/testdata.yaml:1: grading: 'custom' is not converted"},
-        {"data/testdata.yaml", "on_reject: continue\nrange: 0 1\n",
-         "data/testdata.yaml:2: range: the group scores 0 to 3, outside 0..1"},
+        {"data/testdata.yaml", "on_reject: continue\nrange: 5 1\n", "data/testdata.yaml:2: range: 5 is above 1"},
         {"data/testdata.yaml", "on_reject: sometimes\n", "data/testdata.yaml:1: on_reject: expected break or"},
         {"data/secret/testdata.yaml", "output_validator_flags: float_tolerance\n",
          "data/secret/testdata.yaml:1: output_validator_flags: float_tolerance needs a number"},
@@ -1083,15 +1131,15 @@ Test(store_unit, legacy_scoring_that_subtasks_cannot_express_is_refused)
     free(errors);
     cr_assert(strstr(converted("si"), "interactor: {source: \"output_validators/v.c\", protocol: kattis, args: [], "
                                       "scores: true}\n"), "%s", converted("si"));
-    /* min over secret, which sums its tests */
+    /* min over secret, which sums its tests: graded groups */
     put("mi/data/testdata.yaml", "grader_flags: min\n");
     put("mi/data/secret/testdata.yaml", "grader_flags: sum\n");
     test_in("mi", "secret/1");
     test_in("mi", "secret/2");
-    cr_assert_eq(convert_scoring("mi", "name: S\ntype: scoring\n", &errors), 1, "%s", errors);
-    cr_assert(strstr(errors, "data/testdata.yaml:1: grader_flags: 'min' over a group scored in parts (sum) is not "
-                             "converted"), "%s", errors);
+    cr_assert_eq(convert_scoring("mi", "name: S\ntype: scoring\n", &errors), 0, "%s", errors);
     free(errors);
+    cr_assert(strstr(converted("mi"), "  - {name: \"data\", points: 1, tests: [], grade: {score: min, "), "%s",
+              converted("mi"));
     test_in("ob", "secret/1");
     cr_assert_eq(convert_scoring("ob", "name: S\ntype: scoring\ngrading:\n  objective: min\n", &errors), 1);
     cr_assert(strstr(errors, "problem.yaml:4: grading.objective: 'min' is not converted"), "%s", errors);
@@ -1322,6 +1370,36 @@ Test(store_unit, expected_results_are_read_and_checked)
     struct store_verify_seen re = {.tests = STORE_V_RTE, .overall = STORE_V_RTE};
     cr_assert_not(store_expected_met(&xs[1], &re, why, sizeof why));
     cr_assert_str_eq(why, "RTE not permitted");
+    store_expected_free(xs, n);
+}
+
+/* partially_accepted (legacy, 2023-07): the final verdict AC and the score
+ * below the most; kept through judge-api's record (JSON and back) */
+Test(store_unit, partially_accepted_is_ac_below_the_most)
+{
+    put("submissions/partially_accepted/half.c", "int main(void){return 0;}\n");
+    struct store_expected *xs, back;
+    size_t n;
+    char *errors, why[256];
+    cr_assert_eq(store_expected_results(dir, &xs, &n, &errors), 0, "%s", errors);
+    cr_assert_eq(n, 1);
+    json_t *j = store_expected_json(&xs[0]);
+    cr_assert_eq(store_expected_from_json(j, &back), 0);
+    json_decref(j);
+    const struct store_expected *both[] = {&xs[0], &back};
+    for (int i = 0; i < 2; i++) {
+        struct store_verify_seen half = {.tests = STORE_V_AC | STORE_V_WA, .overall = STORE_V_AC, .score = 40,
+                                         .max_score = 100};
+        cr_assert(store_expected_met(both[i], &half, why, sizeof why), "%s", why);
+        struct store_verify_seen most = {.tests = STORE_V_AC, .overall = STORE_V_AC, .score = 100, .max_score = 100};
+        cr_assert_not(store_expected_met(both[i], &most, why, sizeof why));
+        cr_assert_str_eq(why, "score 100, the most the problem gives (partially accepted scores less)");
+        struct store_verify_seen wa = {.tests = STORE_V_AC | STORE_V_WA, .overall = STORE_V_WA, .score = 40,
+                                       .max_score = 100};
+        cr_assert_not(store_expected_met(both[i], &wa, why, sizeof why));
+        cr_assert_str_eq(why, "final verdict WA, not AC (partially accepted)");
+    }
+    store_expected_release(&back);
     store_expected_free(xs, n);
 }
 
