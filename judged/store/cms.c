@@ -50,6 +50,8 @@ void cms_task_free(struct cms_task *t)
         free(t->subtasks[i].tests);
     free(t->subtasks);
     free(t->tests);
+    free(t->solutions);
+    t->solutions = NULL;
     t->subtasks = NULL;
     t->tests = NULL;
 }

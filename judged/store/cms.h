@@ -31,6 +31,13 @@ struct cms_test {
     char in[300], out[300];  /* paths in the package */
 };
 
+/* A solution whose expected result the package states (TPS's
+ * solutions.json): the verify folder it goes to. */
+struct cms_solution {
+    char file[256];
+    const char *folder;      /* accepted, wrong_answer, ... (static) */
+};
+
 enum cms_type { CMS_BATCH, CMS_OUTPUT_ONLY, CMS_COMMUNICATION };
 
 struct cms_task {
@@ -49,6 +56,8 @@ struct cms_task {
     int nsubtasks;
     char checker[300];       /* the checker's source, or "" */
     char manager[300];       /* Communication: the manager's source */
+    struct cms_solution *solutions;   /* NULL: every solution is accepted */
+    int nsolutions;
 };
 
 void cms_task_free(struct cms_task *t);

@@ -259,6 +259,50 @@ static void read_subtasks(const char *dir, struct cms_task *t, struct conv_errs 
             break;
 }
 
+/* TPS's verdicts of solutions.json -> problem verify's folders. */
+static const struct {
+    const char *verdict, *folder;
+} tps_verdicts[] = {
+    {"model_solution", "accepted"},      {"correct", "accepted"},
+    {"incorrect", "wrong_answer"},       {"time_limit", "time_limit_exceeded"},
+    {"runtime_error", "run_time_error"}, {"memory_limit", "run_time_error"},
+    {"time_limit_and_runtime_error", "rejected"}, {"failed", "rejected"},
+    {"partially_correct", "wrong_answer"},
+};
+
+/* solutions/solutions.json: {"FILE": {"verdict": V}, ...}; without it
+ * every solution is taken as accepted. */
+static void read_solutions(const char *dir, struct cms_task *t, struct conv_errs *e)
+{
+    if (!is_file(dir, "solutions/solutions.json"))
+        return;
+    json_t *s = read_json(dir, "solutions/solutions.json", e);
+    if (!s)
+        return;
+    t->solutions = calloc(json_object_size(s) + 1, sizeof *t->solutions);
+    const char *file;
+    json_t *v;
+    json_object_foreach(s, file, v) {
+        const char *verdict = json_is_object(v) ? json_string_value(json_object_get(v, "verdict")) : NULL;
+        const char *folder = NULL;
+        for (size_t i = 0; verdict && i < sizeof tps_verdicts / sizeof *tps_verdicts; i++)
+            if (!strcmp(verdict, tps_verdicts[i].verdict))
+                folder = tps_verdicts[i].folder;
+        if (!folder || !plain_name(file) || strlen(file) >= sizeof t->solutions->file) {
+            conv_err(e, "solutions/solutions.json:0: %.80s: %s", file,
+                     !folder ? "verdict: expected one of TPS's (model_solution, correct, incorrect, time_limit, "
+                               "runtime_error, memory_limit, time_limit_and_runtime_error, failed, partially_correct)"
+                             : "not a plain file name");
+            continue;
+        }
+        if (!t->solutions)
+            break;
+        snprintf(t->solutions[t->nsolutions].file, sizeof t->solutions->file, "%s", file);
+        t->solutions[t->nsolutions++].folder = folder;
+    }
+    json_decref(s);
+}
+
 int cms_tps_convert(const char *dir, const char *name, char **errors)
 {
     struct conv_errs e = {0};
@@ -271,6 +315,7 @@ int cms_tps_convert(const char *dir, const char *name, char **errors)
             read_tests(dir, &t, &e);
         if (e.n == 0)
             read_subtasks(dir, &t, &e);
+        read_solutions(dir, &t, &e);
         if (!t.name[0])
             snprintf(t.name, sizeof t.name, "%s", name);
         if (e.n == 0)

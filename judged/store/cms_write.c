@@ -166,10 +166,21 @@ static const char *language_of_ext(const char *ext)
     return "";
 }
 
-/* The package's official solutions as submissions/accepted/ (every test
- * AC, problem verify's rule); with graders, only the languages that have
- * one (the others cannot compile). */
-static void write_solutions(const char *dir, const char *sdir, const char *langs, struct conv_errs *e)
+/* The verify folder of solution NAME: accepted, unless the package says
+ * otherwise (TPS's solutions.json); NULL: the package names no result. */
+static const char *folder_of(const struct cms_task *t, const char *name)
+{
+    for (int i = 0; t->solutions && i < t->nsolutions; i++)
+        if (!strcmp(t->solutions[i].file, name))
+            return t->solutions[i].folder;
+    return t->solutions ? NULL : "accepted";
+}
+
+/* The package's official solutions as submissions/FOLDER/ (accepted:
+ * every test AC, problem verify's rule); with graders, only the languages
+ * that have one (the others cannot compile). */
+static void write_solutions(const char *dir, const char *sdir, const struct cms_task *t, const char *langs,
+                            struct conv_errs *e)
 {
     char path[4400];
     snprintf(path, sizeof path, "%s/%s", dir, sdir);
@@ -179,6 +190,12 @@ static void write_solutions(const char *dir, const char *sdir, const char *langs
     for (size_t i = 0; i < n; i++) {
         if (!is_solution(names[i]) || !is_file(dir, (snprintf(path, sizeof path, "%s/%s", sdir, names[i]), path)))
             continue;
+        const char *folder = folder_of(t, names[i]);
+        if (!folder) {
+            conv_warn(e, "%s/%s:0: (solution): warning: not in solutions.json: not among the package's submissions "
+                         "for problem verify", sdir, names[i]);
+            continue;
+        }
         char want[40];
         snprintf(want, sizeof want, " %s ", language_of_ext(ext_of(names[i])));
         if (langs[0] && !strstr(langs, want)) {
@@ -198,7 +215,7 @@ static void write_solutions(const char *dir, const char *sdir, const char *langs
             any = true;
         }
         char to[700];
-        snprintf(to, sizeof to, "submissions/accepted/%s", names[i]);
+        snprintf(to, sizeof to, "submissions/%s/%s", folder, names[i]);
         if (copy_file(dir, path, to))
             conv_err(e, "%s:0: (solution): cannot copy to %s: %s", path, to, strerror(errno));
     }
@@ -315,7 +332,7 @@ void cms_write(const char *dir, const char *pushed_name, struct cms_task *t, con
         conv_err(e, "%s:0: (tests): the subtasks' test lists make problem.yaml larger than %u bytes, the most "
                     "the runner reads (yaml_size)", t->file, YAML_MAX);
     if (e->n == 0 && solutions_dir)
-        write_solutions(dir, solutions_dir, langs, e);
+        write_solutions(dir, solutions_dir, t, langs, e);
     char path[4400];
     snprintf(path, sizeof path, "%s/problem.yaml", dir);
     FILE *f = e->n == 0 ? fopen(path, "wx") : NULL;
