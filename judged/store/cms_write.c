@@ -24,11 +24,12 @@
 
 /* Graders and stubs compiled with a submission, by language: CMS's files
  * (grader.EXT for Batch, stub.EXT for Communication) and the language
- * they are. Java's and Pascal's graders call the submission by names the
- * runner's languages do not give (a class `grader`, a unit): not taken. */
+ * they are. Java's grader holds main and calls the class named after the
+ * task. Pascal's is the program and `uses` the submission as a unit: the
+ * runner's Pascal compiles the submission as the program, so not taken. */
 static const struct grader_lang {
     const char *ext, *lang;
-} grader_langs[] = {{"c", "c"}, {"cpp", "cpp"}, {"py", "python3"}};
+} grader_langs[] = {{"c", "c"}, {"cpp", "cpp"}, {"py", "python3"}, {"java", "java"}};
 
 static const char *const source_exts[] = {"c", "cpp", "cc", "cxx", "py", "java", "pas", NULL};
 
@@ -136,10 +137,10 @@ static int write_graders(const char *dir, const struct cms_task *t, const char *
     }
     for (size_t k = 0; k < nnames; k++)
         if (!strncmp(names[k], base, strlen(base)) && names[k][strlen(base)] == '.' &&
-            (!strcmp(ext_of(names[k]), "java") || !strcmp(ext_of(names[k]), "pas")))
-            conv_warn(e, "%s/%s:0: (grader): warning: not converted: a %s grader calls the submission by a name "
-                         "this judge's language does not give it; submissions in that language are refused (CE)",
-                      gdir, names[k], ext_of(names[k]));
+            !strcmp(ext_of(names[k]), "pas"))
+            conv_warn(e, "%s/%s:0: (grader): warning: not converted: a Pascal grader is the program and uses the "
+                         "submission as a unit, which this judge's Pascal does not compile; Pascal submissions are "
+                         "refused (CE)", gdir, names[k]);
     conv_free_names(names, nnames);
     return written;
 }

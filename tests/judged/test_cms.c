@@ -62,14 +62,15 @@ static void judge_each(const struct expected *want, size_t n)
     }
 }
 
-/* Graders in C++ and Python with the submission named after the task
- * (addup.cpp, the module addup), gen/GEN's "#ST:" and "# ST:" markers as
+/* Graders in C++, Python and Java with the submission named after the task
+ * (addup.cpp, the module addup, the class addup), gen/GEN's "#ST:" and "# ST:" markers as
  * GroupMin subtasks (40 + 60), an int sum right only on the first. */
 Test(cms, a_task_with_graders_and_gen_subtasks_is_judged_unchanged)
 {
     static const struct expected want[] = {
         {"addup", "addup/sol/addup.cpp", "cpp", "AC", 100},
         {"addup", "addup/sol/addup.py", "python3", "AC", 100},
+        {"addup", "addup-extra/addup.java", "java", "AC", 100},
         {"addup", "addup-extra/overflow.cpp", "cpp", "WA", 40},
     };
     judge_each(want, sizeof want / sizeof *want);
