@@ -111,6 +111,9 @@ struct italian {
     int score_type_line;
     yaml_node_t *score_params;   /* in d */
     struct ydoc *d;
+    /* what d's getters record (d->errs points here for d's whole life:
+     * score_type_parameters are read after the keys) */
+    struct common_errors found;
 };
 
 /* Keys of task.yaml that set up a contest, not the judging (tokens,
@@ -427,6 +430,8 @@ static void italian_scoring(struct italian *it, const double *gpoints, const int
 
 static const struct ydoc_how cms_words = {.syntax_key = "(yaml)", .empty_ok = false};
 
+/* What the reader recorded so far joins the conversion's errors (found
+ * is left empty, still d's list). */
 static void add_reader_errors(struct conv_errs *e, struct common_errors *found)
 {
     for (size_t i = 0; i < found->count; i++)
@@ -443,8 +448,7 @@ static void read_task_yaml(const char *dir, struct italian *it, struct conv_errs
         conv_err(e, "task.yaml:0: (file): %s", strerror(errno));
         return;
     }
-    struct common_errors found = {0};
-    yaml_node_t *root = ydoc_read(it->d, f, "task.yaml", &cms_words, &found) ? NULL : ydoc_root(it->d);
+    yaml_node_t *root = ydoc_read(it->d, f, "task.yaml", &cms_words, &it->found) ? NULL : ydoc_root(it->d);
     fclose(f);
     if (root && root->type == YAML_MAPPING_NODE) {
         ydoc_mapping(it->d, root, "(top level)");
@@ -456,7 +460,7 @@ static void read_task_yaml(const char *dir, struct italian *it, struct conv_errs
     } else if (root) {
         conv_err(e, "task.yaml:1: (top level): expected a mapping");
     }
-    add_reader_errors(e, &found);
+    add_reader_errors(e, &it->found);
 }
 
 /* Which of CMS's task types the layout says: output_only, else a manager
@@ -493,6 +497,7 @@ static int italian_convert(const char *dir, const char *name, struct conv_errs *
         italian_tests(dir, &t, it.n_input >= 0 ? it.n_input : gen, gen >= 0, e);
         if (e->n == 0)
             italian_scoring(&it, gpoints, gcounts, ngroups, e);
+        add_reader_errors(e, &it.found);   /* score_type_parameters' */
         if (!t.name[0])
             snprintf(t.name, sizeof t.name, "%s", name);
         if (e->n == 0)
@@ -500,6 +505,7 @@ static int italian_convert(const char *dir, const char *name, struct conv_errs *
     }
     if (d.loaded)
         ydoc_free(&d);
+    common_errors_free(&it.found);
     cms_task_free(&t);
     return e->n;
 }

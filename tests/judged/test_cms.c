@@ -352,6 +352,15 @@ Test(cms_convert, bad_packages_are_refused_naming_file_line_and_key)
     y = convert("st", &failed);
     cr_assert(failed && strstr(y, "task.yaml:4: score_type: 'GroupMax' is not one of CMS's"), "%s", y);
 
+    /* a score type's parameters are read after the keys: their errors are
+     * the conversion's too (fuzz_cms: they went to a list gone out of
+     * scope, and the package was converted without that subtask) */
+    put("thr", "task.yaml", "name: thr\ntime_limit: 1\nmemory_limit: 64\nscore_type: GroupThreshold\n"
+                            "score_type_parameters: [[100, 3, 0)5]]\n");
+    put_tests("thr", 3);
+    y = convert("thr", &failed);
+    cr_assert(failed && strstr(y, "task.yaml:5: score_type_parameters:"), "%s", y);
+
     /* inputs the generator makes are not in the package: said, with what to push */
     put("gen", "task.yaml", "name: gen\ntime_limit: 1\nmemory_limit: 64\n");
     put("gen", "gen/GEN", "#ST: 100\n1 2\n3 4\n");
