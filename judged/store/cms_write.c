@@ -93,11 +93,16 @@ static int copy_file(const char *dir, const char *from, const char *to)
 static int write_graders(const char *dir, const struct cms_task *t, const char *gdir, FILE *out, char *langs,
                          size_t llen, struct conv_errs *e)
 {
-    const char *base = t->type == CMS_COMMUNICATION ? "stub" : "grader";
     size_t nnames = 0;
     char path[4400];
     snprintf(path, sizeof path, "%s/%s", dir, gdir);
     char **names = conv_sorted_names(path, &nnames);
+    /* a Communication task's stubs: stub.EXT (CMS), or grader.EXT as TPS
+     * names them */
+    const char *base = "grader";
+    for (size_t k = 0; t->type == CMS_COMMUNICATION && k < nnames; k++)
+        if (!strncmp(names[k], "stub.", 5))
+            base = "stub";
     int written = 0;
     langs[0] = 0;
     for (size_t i = 0; i < sizeof grader_langs / sizeof *grader_langs; i++) {

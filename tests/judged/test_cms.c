@@ -304,9 +304,11 @@ Test(cms_convert, tps_two_steps_and_communication)
     put("three", "tests/a.in", "1\n");
     put("three", "tests/a.out", "1\n");
     put("three", "graders/manager.cpp", "int main() { return 0; }\n");
+    put("three", "graders/grader.cpp", "int main() { return 0; }\n");   /* TPS names the stub so */
     y = convert("three", &failed);
     cr_assert(!failed, "%s", y);
     cr_assert(strstr(y, "processes: 3\nuser_io: stdio\n"), "%s", y);
+    cr_assert(strstr(y, "  cpp: {files: [\"graders/grader.cpp\"], source: \"three.cpp\"}"), "%s", y);
 }
 
 /* GroupMul and GroupThreshold: the runner's subtask aggregate keys; tests
