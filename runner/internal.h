@@ -155,9 +155,19 @@ struct rn_test {
     struct rn_compare compare;
 };
 
+/* How a subtask's tests make its score (runner/README.md, "Subtasks"). */
+enum rn_aggregate {
+    RN_AGG_MIN,                    /* points x the smallest fraction (default) */
+    RN_AGG_MUL,                    /* points x the product of fractions (CMS GroupMul) */
+    RN_AGG_SUM,                    /* points x the mean fraction: each test points/n */
+    RN_AGG_THRESHOLD,              /* all or nothing: every value in (0, threshold] */
+};
+
 struct rn_subtask {
     char *name;
     double points;
+    enum rn_aggregate aggregate;
+    double threshold;              /* RN_AGG_THRESHOLD only */
     size_t *tests;                 /* indices into problem->tests */
     size_t test_count;
     size_t *deps;                  /* indices of earlier subtasks */
@@ -279,6 +289,7 @@ struct rn_test_outcome {
     bool ran;
     enum runner_verdict verdict;   /* SKIPPED when !ran */
     double fraction;
+    bool passed_threshold;         /* scoring.c: its value passed a threshold subtask */
 };
 
 struct rn_subtask_outcome {

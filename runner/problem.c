@@ -973,6 +973,57 @@ static int subtask_deps(struct ydoc *y, yaml_node_t *n, const struct rn_problem 
     return rc;
 }
 
+/* aggregate: {threshold: T}: CMS GroupThreshold's T, a checker value > 0 */
+static int aggregate_threshold(struct ydoc *y, yaml_node_t *n, struct rn_subtask *st)
+{
+    if (ydoc_mapping(y, n, "subtasks.aggregate") < 0)
+        return -1;
+    int rc = 0;
+    bool given = false;
+    YDOC_FOR_PAIRS(y, n, key, k, v) {
+        if (strcmp(key, "threshold")) {
+            char q[COMMON_QUOTE_CAP];
+            ydoc_error(y, k, "subtasks.aggregate", "unknown key '%s' (a map holds only threshold: T)",
+                       YQ(q, key));
+            rc = -1;
+        } else if (ydoc_number(y, v, "subtasks.aggregate.threshold", &st->threshold) < 0) {
+            rc = -1;
+        } else if (!(st->threshold > 0)) {
+            ydoc_error(y, v, "subtasks.aggregate.threshold", "%g is not above 0 (a test passes "
+                       "when 0 < its checker value <= T)", st->threshold);
+            rc = -1;
+        }
+        given = true;
+    }
+    if (!given)
+        ydoc_error(y, n, "subtasks.aggregate", "expected {threshold: T}"), rc = -1;
+    st->aggregate = RN_AGG_THRESHOLD;
+    return rc;
+}
+
+/* aggregate: min | mul | sum | {threshold: T} */
+static int parse_aggregate(struct ydoc *y, yaml_node_t *n, struct rn_subtask *st)
+{
+    if (n && n->type == YAML_MAPPING_NODE)
+        return aggregate_threshold(y, n, st);
+    const char *s = ydoc_scalar(y, n, "subtasks.aggregate");
+    if (!s)
+        return -1;
+    if (!strcmp(s, "min"))
+        st->aggregate = RN_AGG_MIN;
+    else if (!strcmp(s, "mul"))
+        st->aggregate = RN_AGG_MUL;
+    else if (!strcmp(s, "sum"))
+        st->aggregate = RN_AGG_SUM;
+    else {
+        char q[COMMON_QUOTE_CAP];
+        ydoc_error(y, n, "subtasks.aggregate", "unknown value '%s' (min, mul, sum or {threshold: T})",
+                   YQ(q, s));
+        return -1;
+    }
+    return 0;
+}
+
 static int parse_subtask(struct ydoc *y, yaml_node_t *n, struct rn_problem *p, size_t self)
 {
     struct rn_subtask *st = &p->subtasks[self];
@@ -990,8 +1041,11 @@ static int parse_subtask(struct ydoc *y, yaml_node_t *n, struct rn_problem *p, s
             tests = v;
         else if (!strcmp(key, "depends"))
             deps = v;
+        else if (!strcmp(key, "aggregate"))
+            rc |= parse_aggregate(y, v, st);
         else
-            ydoc_error(y, k, key, "unknown key in a subtask (name, points, tests, depends)"), rc = -1;
+            ydoc_error(y, k, key, "unknown key in a subtask (name, points, tests, depends, "
+                       "aggregate)"), rc = -1;
     }
     if (!st->name)
         st->name = rn_strdup_printf("%zu", self + 1);

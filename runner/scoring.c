@@ -7,12 +7,17 @@
  * tests run in order; a test shared with an earlier subtask runs only once.
  * stop_on_failure: "subtask" leaves the rest of a failing subtask unrun,
  * "all" stops judging at the first failure, "none" runs everything needed.
- * A subtask scores points * the smallest fraction among its tests (a
- * partial-points checker gives fractions; otherwise AC is 1, anything else 0).
+ * A subtask scores points x an aggregate of its tests' fractions (a
+ * partial-points checker gives fractions; otherwise AC is 1, anything else
+ * 0): the smallest (min, the default), their product (mul), their mean
+ * (sum: a sum subtask runs all its tests, each worth its share), or all or
+ * nothing when every checker value lies in (0, T] (threshold, CMS's
+ * GroupThreshold: a test that passes counts as accepted for the verdict).
  * Tests that belong to no subtask still run (after all subtasks) and count
  * towards the verdict. The submission's verdict is IE when any test's check
  * was IE (the problem is broken), else the first non-AC verdict among the
- * tests in test order, else AC.
+ * tests in test order (a test passing a threshold subtask is accepted), else
+ * AC.
  */
 #include <stdlib.h>
 
@@ -51,30 +56,64 @@ static bool deps_passed(const struct rn_subtask *st, const struct rn_subtask_out
     return true;
 }
 
+/* A threshold subtask's test passes when its checker value is in (0, T]:
+ * CMS GroupThreshold reads the value as resources used, 0 being the value
+ * of a failed run (a timeout, a crash, a rejection). */
+static bool passes_threshold(const struct rn_subtask *st, const struct rn_test_outcome *t)
+{
+    return t->verdict != RUNNER_IE && t->fraction > 0 && t->fraction <= st->threshold;
+}
+
+/* the running aggregate of fractions: min and mul start at 1, sum at 0 */
+static double fold(enum rn_aggregate agg, double acc, double f)
+{
+    switch (agg) {
+    case RN_AGG_MUL: return acc * f;
+    case RN_AGG_SUM: return acc + f;
+    default: return f < acc ? f : acc;
+    }
+}
+
+/* Does a failure end this subtask's walk? A sum subtask runs every test
+ * (each is worth its share), unless everything stopped. */
+static bool stops_here(const struct walk *w, const struct rn_subtask *st)
+{
+    return w->p->stop != RN_STOP_NONE && st->aggregate != RN_AGG_SUM;
+}
+
 static int walk_subtask(struct walk *w, const struct rn_subtask *st, struct rn_subtask_outcome *out)
 {
-    double worst = 1;
+    double acc = st->aggregate == RN_AGG_SUM ? 0 : 1;
     enum runner_verdict verdict = RUNNER_AC;
     for (size_t k = 0; k < st->test_count; k++) {
         size_t i = st->tests[k];
         if (ensure_ran(w, i) < 0)
             return -1;
-        const struct rn_test_outcome *t = &w->tests[i];
+        struct rn_test_outcome *t = &w->tests[i];
         if (!t->ran) {                         /* stopped everything */
-            worst = 0;
+            acc = 0;
             if (verdict == RUNNER_AC)
                 verdict = RUNNER_SKIPPED;
             break;
         }
-        if (t->fraction < worst)
-            worst = t->fraction;
-        if (t->verdict != RUNNER_AC && (verdict == RUNNER_AC || verdict == RUNNER_SKIPPED))
-            verdict = t->verdict;
-        if (t->verdict != RUNNER_AC && w->p->stop != RN_STOP_NONE)
+        enum runner_verdict v = t->verdict;
+        if (st->aggregate == RN_AGG_THRESHOLD) {
+            bool pass = passes_threshold(st, t);
+            t->passed_threshold |= pass;
+            v = pass ? RUNNER_AC : v == RUNNER_AC ? RUNNER_WA : v;
+            acc = pass ? acc : 0;
+        } else {
+            acc = fold(st->aggregate, acc, t->fraction);
+        }
+        if (v != RUNNER_AC && (verdict == RUNNER_AC || verdict == RUNNER_SKIPPED))
+            verdict = v;
+        if (v != RUNNER_AC && stops_here(w, st))
             break;
     }
+    if (st->aggregate == RN_AGG_SUM)
+        acc /= (double)st->test_count;
     out->verdict = verdict;
-    out->score = verdict == RUNNER_SKIPPED ? 0 : st->points * worst;
+    out->score = verdict == RUNNER_SKIPPED ? 0 : st->points * acc;
     return 0;
 }
 
@@ -93,7 +132,7 @@ static enum runner_verdict overall(const struct rn_problem *p, const struct rn_t
         if (t[i].ran && t[i].verdict == RUNNER_IE)
             return RUNNER_IE;
     for (size_t i = 0; i < p->test_count; i++)
-        if (t[i].ran && t[i].verdict != RUNNER_AC)
+        if (t[i].ran && t[i].verdict != RUNNER_AC && !t[i].passed_threshold)
             return t[i].verdict;
     return RUNNER_AC;
 }

@@ -177,10 +177,10 @@ static struct rn_problem *sample_problem(enum rn_stop stop)
     static size_t a[] = {0, 1}, b[] = {2, 3}, c[] = {4, 5}, d[] = {0, 1, 2, 3, 4, 5};
     static size_t b_deps[] = {0}, d_deps[] = {1, 2};
     static struct rn_subtask subs[4];
-    subs[0] = (struct rn_subtask){"A", 30, a, 2, NULL, 0};
-    subs[1] = (struct rn_subtask){"B", 30, b, 2, b_deps, 1};
-    subs[2] = (struct rn_subtask){"C", 40, c, 2, NULL, 0};
-    subs[3] = (struct rn_subtask){"D", 0, d, 6, d_deps, 2};
+    subs[0] = (struct rn_subtask){.name = "A", .points = 30, .tests = a, .test_count = 2, .deps = NULL, .dep_count = 0};
+    subs[1] = (struct rn_subtask){.name = "B", .points = 30, .tests = b, .test_count = 2, .deps = b_deps, .dep_count = 1};
+    subs[2] = (struct rn_subtask){.name = "C", .points = 40, .tests = c, .test_count = 2, .deps = NULL, .dep_count = 0};
+    subs[3] = (struct rn_subtask){.name = "D", .points = 0, .tests = d, .test_count = 6, .deps = d_deps, .dep_count = 2};
     static struct rn_problem p;
     p = (struct rn_problem){.test_count = 6, .subtasks = subs, .subtask_count = 4, .stop = stop};
     return &p;
@@ -292,7 +292,7 @@ static int partial_run(void *ctx, size_t i, struct rn_test_outcome *out)
 Test(scoring, partial_points_take_the_minimum)
 {
     size_t tests[] = {0, 1};
-    struct rn_subtask sub = {"all", 80, tests, 2, NULL, 0};
+    struct rn_subtask sub = {.name = "all", .points = 80, .tests = tests, .test_count = 2};
     struct rn_problem p = {.test_count = 2, .subtasks = &sub, .subtask_count = 1,
                            .stop = RN_STOP_NONE};
     struct rn_test_outcome t[2];
@@ -302,6 +302,79 @@ Test(scoring, partial_points_take_the_minimum)
     int rc = rn_evaluate(&p, partial_run, NULL, t, s, &verdict, &score);
     cr_assert_eq(rc, 0);
     cr_assert_float_eq(score, 40, 1e-9);
+}
+
+/* fractions per test, for the aggregation kinds: AC is 1, WA below it */
+static int fraction_run(void *ctx, size_t i, struct rn_test_outcome *out)
+{
+    const double *fr = ctx;
+    out->fraction = fr[i];
+    out->verdict = fr[i] >= 1 ? RUNNER_AC : RUNNER_WA;
+    return 0;
+}
+
+/* one subtask of 60 points over tests 0..n-1 aggregated as agg */
+static double aggregate_score(struct rn_subtask sub, const double *fr, size_t n,
+                              enum runner_verdict *verdict, enum runner_verdict *sub_verdict)
+{
+    size_t tests[8];
+    for (size_t i = 0; i < n; i++)
+        tests[i] = i;
+    sub.name = "g", sub.points = 60, sub.tests = tests, sub.test_count = n;
+    struct rn_problem p = {.test_count = n, .subtasks = &sub, .subtask_count = 1,
+                           .stop = RN_STOP_SUBTASK};
+    struct rn_test_outcome t[8];
+    struct rn_subtask_outcome s[1];
+    double score;
+    cr_assert_eq(rn_evaluate(&p, fraction_run, (void *)fr, t, s, verdict, &score), 0);
+    *sub_verdict = s[0].verdict;
+    return score;
+}
+
+/* min (CMS GroupMin), mul (GroupMul), sum (each test 60/n, every test run
+ * though the default stop_on_failure is subtask) */
+Test(scoring, aggregation_kinds)
+{
+    const double fr[] = {0.5, 1, 0.4, 1};
+    enum runner_verdict v, sv;
+    cr_assert_float_eq(aggregate_score((struct rn_subtask){.aggregate = RN_AGG_MIN}, fr, 4, &v, &sv),
+                       60 * 0.5, 1e-9, "min stops at the first failure: 0.5");
+    cr_assert_float_eq(aggregate_score((struct rn_subtask){.aggregate = RN_AGG_MUL}, fr, 2, &v, &sv),
+                       60 * 0.5, 1e-9);
+    const double all[] = {0.5, 1, 0.5, 1};
+    cr_assert_float_eq(aggregate_score((struct rn_subtask){.aggregate = RN_AGG_MUL}, all, 4, &v, &sv),
+                       60 * 0.5, 1e-9, "mul stops at the first failure too");
+    const double part[] = {1, 0.5, 0.5};
+    cr_assert_float_eq(aggregate_score((struct rn_subtask){.aggregate = RN_AGG_MUL}, part, 3, &v, &sv),
+                       60 * 0.5, 1e-9);
+    cr_assert_float_eq(aggregate_score((struct rn_subtask){.aggregate = RN_AGG_SUM}, fr, 4, &v, &sv),
+                       60 * (0.5 + 1 + 0.4 + 1) / 4, 1e-9, "sum: every test counts its share");
+    cr_assert_eq(v, RUNNER_WA);
+    cr_assert_eq(sv, RUNNER_WA);
+}
+
+/* CMS GroupThreshold: a test passes when 0 < its checker value <= T; 0 is
+ * a failed run; all pass: full points, the verdict AC (the checker's
+ * values below 1 are not wrong answers here) */
+Test(scoring, threshold_is_all_or_nothing_on_the_checker_value)
+{
+    struct rn_subtask th = {.aggregate = RN_AGG_THRESHOLD, .threshold = 0.5};
+    enum runner_verdict v, sv;
+    const double under[] = {0.2, 0.5, 0.01};
+    cr_assert_float_eq(aggregate_score(th, under, 3, &v, &sv), 60, 1e-9);
+    cr_assert_eq(v, RUNNER_AC);
+    cr_assert_eq(sv, RUNNER_AC);
+    const double over[] = {0.2, 0.6, 0.1};
+    cr_assert_float_eq(aggregate_score(th, over, 3, &v, &sv), 0, 1e-9);
+    cr_assert_eq(sv, RUNNER_WA);
+    cr_assert_eq(v, RUNNER_WA);
+    const double zero[] = {0.2, 0, 0.1};
+    cr_assert_float_eq(aggregate_score(th, zero, 3, &v, &sv), 0, 1e-9, "0 never passes");
+    const double accepted[] = {1, 1};
+    cr_assert_float_eq(aggregate_score(th, accepted, 2, &v, &sv), 0, 1e-9, "1 > 0.5");
+    cr_assert_eq(sv, RUNNER_WA, "an AC test over the threshold fails the subtask as WA");
+    th.threshold = 1;
+    cr_assert_float_eq(aggregate_score(th, accepted, 2, &v, &sv), 60, 1e-9);
 }
 
 /* ---- languages ---- */
@@ -629,6 +702,68 @@ Test(problems, a_test_in_no_subtask_is_a_warning)
     /* many: one line, a few named */
     const char *many[] = {"9 tests are in no subtask ('2', '3', '4', '5', '6', ...)"};
     expect_warnings(BASE "subtasks:\n  - {points: 100, tests: [1]}\n", 10, many, 1);
+}
+
+/* A package says it in problem.yaml; each kind loads and scores as above. */
+Test(problems, subtask_aggregate_keys_load)
+{
+    char *dir = package(BASE "subtasks:\n"
+                             "  - {points: 10, tests: [1-2]}\n"
+                             "  - {points: 20, tests: [1-2], aggregate: min}\n"
+                             "  - {points: 30, tests: [1-2], aggregate: mul}\n"
+                             "  - {points: 25, tests: [1-2], aggregate: sum}\n"
+                             "  - {points: 15, tests: [1-2], aggregate: {threshold: 0.75}}\n",
+                        2);
+    struct common_errors errs = {0};
+    struct rn_problem *p = NULL;
+    int rc = rn_problem_load(dir, NULL, &p, &errs);
+    char *e = common_errors_join(&errs);
+    cr_assert_eq(rc, 0, "%s", e);
+    free(e);
+    common_errors_free(&errs);
+    const double fr[] = {0.5, 0.7};
+    struct rn_test_outcome t[2];
+    struct rn_subtask_outcome s[5];
+    enum runner_verdict verdict;
+    double score;
+    cr_assert_eq(rn_evaluate(p, fraction_run, (void *)fr, t, s, &verdict, &score), 0);
+    cr_assert_float_eq(s[0].score, 5, 1e-9);
+    cr_assert_float_eq(s[1].score, 10, 1e-9);
+    cr_assert_float_eq(s[2].score, 30 * 0.5, 1e-9, "mul stopped at test 1 (stop_on_failure: subtask)");
+    cr_assert_float_eq(s[3].score, 25 * 0.6, 1e-9);
+    cr_assert_float_eq(s[4].score, 15, 1e-9);
+    cr_assert_eq(s[4].verdict, RUNNER_AC);
+    cr_assert_float_eq(score, 5 + 10 + 15 + 15 + 15, 1e-9);
+    rn_problem_free(p);
+    remove_dir(dir);
+    free(dir);
+}
+
+static void expect_load_error(const char *yaml, const char *want)
+{
+    char *dir = package(yaml, 2);
+    struct common_errors errs = {0};
+    struct rn_problem *p = NULL;
+    cr_assert_eq(rn_problem_load(dir, NULL, &p, &errs), -1);
+    char *e = common_errors_join(&errs);
+    cr_assert(strstr(e, want), "want '%s' in:\n%s", want, e);
+    free(e);
+    common_errors_free(&errs);
+    remove_dir(dir);
+    free(dir);
+}
+
+Test(problems, a_bad_aggregate_names_file_line_and_key)
+{
+    expect_load_error(BASE "subtasks:\n  - {points: 100, tests: [1-2], aggregate: avg}\n",
+                      "problem.yaml:5: subtasks.aggregate: unknown value 'avg' (min, mul, sum or "
+                      "{threshold: T})");
+    expect_load_error(BASE "subtasks:\n  - points: 100\n    tests: [1-2]\n    aggregate: {threshold: 0}\n",
+                      "problem.yaml:7: subtasks.aggregate.threshold: 0 is not above 0");
+    expect_load_error(BASE "subtasks:\n  - points: 100\n    tests: [1-2]\n    aggregate: {limit: 3}\n",
+                      "problem.yaml:7: subtasks.aggregate: unknown key 'limit'");
+    expect_load_error(BASE "subtasks:\n  - points: 100\n    tests: [1-2]\n    aggregate: {threshold: x}\n",
+                      "problem.yaml:7: subtasks.aggregate.threshold:");
 }
 
 Test(problems, a_time_limit_above_60_without_a_unit_is_a_warning)
