@@ -376,6 +376,11 @@ static void group_subtasks(struct italian *it, enum cms_aggregate agg, struct co
             (want == 3 &&
              ydoc_number(d, ydoc_node(d, g->data.sequence.items.start[2]), "score_type_parameters", &threshold)))
             continue;
+        if (!(points >= 0) || (want == 3 && !(threshold > 0))) {
+            ydoc_error(d, g, "score_type_parameters", "%s", !(points >= 0) ? "points must be a number >= 0"
+                       : "GroupThreshold's T must be above 0 (a test passes when 0 < its value <= T)");
+            continue;
+        }
         if (cms_add_subtask(it->t, points, agg, threshold, tests, n, e))
             break;
     }
@@ -416,6 +421,10 @@ static void italian_scoring(struct italian *it, const double *gpoints, const int
         double each = it->total_value / (t->ntests ? t->ntests : 1);
         if (it->score_params && ydoc_number(it->d, it->score_params, "score_type_parameters", &each))
             return;
+        if (!(each >= 0)) {
+            ydoc_error(it->d, it->score_params, "score_type_parameters", "Sum's points per test must be >= 0");
+            return;
+        }
         sum_subtasks(t, each, e);
         return;
     }

@@ -314,8 +314,13 @@ static void write_yaml(const char *dir, const char *pushed, const struct cms_tas
         fputs("subtasks:\n", out);
     for (int i = 0; i < t->nsubtasks; i++)
         write_subtask(out, t, i);
-    /* CMS judges every test; a subtask's score needs its tests, not more */
-    fputs("stop_on_failure: subtask\n", out);
+    /* CMS judges every test. A subtask's smallest 0/1 fraction is known at
+     * its first failure; a checker's partial fractions (a later test may
+     * score less) and the other aggregates need every test */
+    bool all = t->checker[0] || t->type != CMS_BATCH;
+    for (int i = 0; i < t->nsubtasks; i++)
+        all = all || t->subtasks[i].aggregate != CMS_AGG_MIN;
+    fprintf(out, "stop_on_failure: %s\n", all ? "none" : "subtask");
 }
 
 void cms_write(const char *dir, const char *pushed_name, struct cms_task *t, const char *grader_dir,

@@ -9,8 +9,9 @@
  * tests 0..2, gen/GEN with subtask markers, tests/ and subtasks/ of TPS,
  * a checker, a manager, graders and solutions). After each conversion:
  * errors are listed when counted; a success wrote problem.yaml, which the
- * runner's own check accepts with no error when it is a Batch task (the
- * other task types' runner keys are another branch's), a refusal wrote
+ * runner's own check accepts with no error when it is a Batch task, its
+ * score types' aggregates too (the other task types' runner keys are other
+ * branches'), a refusal wrote
  * neither problem.yaml nor submissions/; nothing was written beside the
  * package but problem.yaml, submissions/ and judged-cms/ (the Python
  * grader's entry point); the package's own files are unchanged. Any
@@ -70,8 +71,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (!yaml)
             abort();
         yaml[len] = 0;
-        if (!strstr(yaml, "\ntype: ") && !strstr(yaml, "aggregate: "))
-            fuzz_runner_accepts();   /* what the runner of this branch reads */
+        if (!strstr(yaml, "\ntype: "))
+            fuzz_runner_accepts();   /* the task types beside batch are other branches' */
         free(yaml);
     }
     if (n > 0 && (fuzz_exists("problem.yaml") || fuzz_exists("submissions")))

@@ -106,6 +106,36 @@ Test(cms, file_io_and_a_tps_export_are_judged_unchanged)
     judge_each(want, sizeof want / sizeof *want);
 }
 
+/* CMS's GroupMul (the runner's aggregate: mul): duet with one subtask of
+ * its 4 tests, sum_only.c's halves multiply (0.5 x 0.5 x 1 x 0.5), where
+ * GroupMin gives the smallest (0.5) */
+Test(cms, group_mul_multiplies_the_fractions)
+{
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "cp -r '%s/duet' '%s/duetmul' && cp -r '%s/duet' '%s/duetmin' && "
+             "printf 'score_type: GroupMul\nscore_type_parameters: [[100, 4]]\n' >> '%s/duetmul/task.yaml' && "
+             "printf 'score_type: GroupMin\nscore_type_parameters: [[100, 4]]\n' >> '%s/duetmin/task.yaml' && "
+             "mkdir -p '%s/extra' && cp '%s/duet-extra/sum_only.c' '%s/extra/'",
+             CMS_DIR, T_dir, CMS_DIR, T_dir, T_dir, T_dir, T_dir, CMS_DIR, T_dir);
+    cr_assert_eq(system(cmd), 0);
+    char cfg[400], dirp[600], src[700], out[65536];
+    t_config("A", SLOT_JUDGE, NULL, "  native: {languages: [c], slots: 1}\n", cfg, sizeof cfg);
+    snprintf(src, sizeof src, "%s/extra/sum_only.c", T_dir);
+    const char *names[] = {"duetmul", "duetmin"};
+    const double want[] = {12.5, 50};
+    for (int i = 0; i < 2; i++) {
+        snprintf(dirp, sizeof dirp, "%s/%s", T_dir, names[i]);
+        int rc = t_ctl(out, sizeof out, cfg, "judge", "--problem", dirp, "--lang", "c", "--slot", "260", "--json",
+                       src, NULL);
+        cr_assert_eq(rc, 0, "%s: %s", names[i], out);
+        json_t *rep = json_loads(out, 0, NULL);
+        cr_assert(rep, "%s", out);
+        double score = json_number_value(json_object_get(rep, "score"));
+        cr_assert(fabs(score - want[i]) < 1e-9, "%s: %g, expected %g\n%s", names[i], score, want[i], out);
+        json_decref(rep);
+    }
+}
+
 /* problem verify judges the official solutions (sol/, TPS's solutions/
  * with solutions.json's verdicts) at the package's own time limit. */
 Test(cms, problem_verify_judges_the_official_solutions)
