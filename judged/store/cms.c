@@ -376,6 +376,10 @@ static void group_subtasks(struct italian *it, enum cms_aggregate agg, struct co
             (want == 3 &&
              ydoc_number(d, ydoc_node(d, g->data.sequence.items.start[2]), "score_type_parameters", &threshold)))
             continue;
+        if (n == 0) {   /* the runner's subtask needs a test */
+            ydoc_error(d, g, "score_type_parameters", "this subtask selects no test");
+            continue;
+        }
         if (!(points >= 0) || (want == 3 && !(threshold > 0))) {
             ydoc_error(d, g, "score_type_parameters", "%s", !(points >= 0) ? "points must be a number >= 0"
                        : "GroupThreshold's T must be above 0 (a test passes when 0 < its value <= T)");
@@ -405,6 +409,11 @@ static void italian_scoring(struct italian *it, const double *gpoints, const int
             int next = 0;
             int *tests = malloc((t->ntests ? t->ntests : 1) * sizeof *tests);
             for (int g = 0; tests && g < ngroups; g++) {
+                if (gcounts[g] == 0) {
+                    conv_err(e, "gen/GEN:0: ST: subtask %d (worth %g) has no tests after its marker", g + 1,
+                             gpoints[g]);
+                    continue;
+                }
                 for (int k = 0; k < gcounts[g]; k++)
                     tests[k] = next + k;
                 next += gcounts[g];

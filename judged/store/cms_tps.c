@@ -228,7 +228,9 @@ static void read_subtask(const char *dir, const char *rel, struct cms_task *t, i
     } else {
         conv_err(e, "%s:0: testcases: missing (the subtask's tests: a list of names, or regex)", rel);
     }
-    if (e->n == 0)
+    if (e->n == 0 && n == 0)
+        conv_err(e, "%s:0: testcases: the subtask has no tests", rel);
+    else if (e->n == 0)
         cms_add_subtask(t, json_number_value(score), CMS_AGG_MIN, 0, tests, n, e);
     free(tests);
     json_decref(s);

@@ -394,6 +394,18 @@ Test(cms_convert, bad_packages_are_refused_naming_file_line_and_key)
     y = convert("thr", &failed);
     cr_assert(failed && strstr(y, "task.yaml:5: score_type_parameters:"), "%s", y);
 
+    /* a subtask of no test (the runner's subtask needs one; fuzz_cms) */
+    put("empty", "task.yaml", "name: empty\ntime_limit: 1\nmemory_limit: 64\n");
+    put("empty", "gen/GEN", "#ST: 50\n#ST: 50\n1\n");
+    put_tests("empty", 1);
+    y = convert("empty", &failed);
+    cr_assert(failed && strstr(y, "gen/GEN:0: ST: subtask 1 (worth 50) has no tests after its marker"), "%s", y);
+    put("none", "task.yaml", "name: none\ntime_limit: 1\nmemory_limit: 64\nscore_type: GroupMin\n"
+                             "score_type_parameters: [[100, \"9.*\"]]\n");
+    put_tests("none", 1);
+    y = convert("none", &failed);
+    cr_assert(failed && strstr(y, "task.yaml:5: score_type_parameters: this subtask selects no test"), "%s", y);
+
     /* inputs the generator makes are not in the package: said, with what to push */
     put("gen", "task.yaml", "name: gen\ntime_limit: 1\nmemory_limit: 64\n");
     put("gen", "gen/GEN", "#ST: 100\n1 2\n3 4\n");
