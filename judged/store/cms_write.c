@@ -25,11 +25,10 @@
 /* Graders and stubs compiled with a submission, by language: CMS's files
  * (grader.EXT for Batch, stub.EXT for Communication) and the language
  * they are. Java's grader holds main and calls the class named after the
- * task. Pascal's is the program and `uses` the submission as a unit: the
- * runner's Pascal compiles the submission as the program, so not taken. */
+ * task; Pascal's is the program and `uses` the submission, a unit. */
 static const struct grader_lang {
     const char *ext, *lang;
-} grader_langs[] = {{"c", "c"}, {"cpp", "cpp"}, {"py", "python3"}, {"java", "java"}};
+} grader_langs[] = {{"c", "c"}, {"cpp", "cpp"}, {"py", "python3"}, {"java", "java"}, {"pas", "pascal"}};
 
 static const char *const source_exts[] = {"c", "cpp", "cc", "cxx", "py", "java", "pas", NULL};
 
@@ -90,6 +89,30 @@ static int copy_file(const char *dir, const char *from, const char *to)
 }
 
 /* The grader (or stub) of each language, its headers, as `grader:`. */
+/* The files of gdir that go with language lang's grader: C and C++
+ * headers; Pascal's libraries (NAMElib.pas: units the grader uses). */
+static bool companion(const char *lang, const char *name)
+{
+    if (!strcmp(lang, "c") || !strcmp(lang, "cpp"))
+        return ends_with(name, ".h");
+    return !strcmp(lang, "pascal") && ends_with(name, "lib.pas");
+}
+
+static void write_companions(FILE *out, const char *lang, const char *gdir, char **names, size_t nnames)
+{
+    for (size_t k = 0; k < nnames; k++)
+        if (companion(lang, names[k])) {
+            char h[600];
+            snprintf(h, sizeof h, "%s/%s", gdir, names[k]);
+            conv_yaml_string(out, h);
+            fputs(", ", out);
+        }
+}
+
+/* The grader (or stub) of each language and what goes with it, as
+ * `grader:`. The grader's own file comes last: Free Pascal compiles the
+ * last source it is given (the grader, the program), finding the
+ * submission's unit and the libraries by their names. */
 static int write_graders(const char *dir, const struct cms_task *t, const char *gdir, FILE *out, char *langs,
                          size_t llen, struct conv_errs *e)
 {
@@ -122,14 +145,8 @@ static int write_graders(const char *dir, const struct cms_task *t, const char *
             continue;
         }
         fprintf(out, "%s  %s: {files: [", written++ ? "" : "grader:\n", grader_langs[i].lang);
+        write_companions(out, grader_langs[i].lang, gdir, names, nnames);
         conv_yaml_string(out, rel);
-        for (size_t k = 0; !python && k < nnames; k++)
-            if (ends_with(names[k], ".h")) {
-                char h[600];
-                snprintf(h, sizeof h, "%s/%s", gdir, names[k]);
-                fputs(", ", out);
-                conv_yaml_string(out, h);
-            }
         if (python)
             fputs(", " PY_ENTRY, out);
         char src[200];
@@ -140,13 +157,8 @@ static int write_graders(const char *dir, const struct cms_task *t, const char *
         size_t used = strlen(langs);
         snprintf(langs + used, llen - used, " %s ", grader_langs[i].lang);
     }
-    for (size_t k = 0; k < nnames; k++)
-        if (!strncmp(names[k], base, strlen(base)) && names[k][strlen(base)] == '.' &&
-            !strcmp(ext_of(names[k]), "pas"))
-            conv_warn(e, "%s/%s:0: (grader): warning: not converted: a Pascal grader is the program and uses the "
-                         "submission as a unit, which this judge's Pascal does not compile; Pascal submissions are "
-                         "refused (CE)", gdir, names[k]);
     conv_free_names(names, nnames);
+    (void)e;
     return written;
 }
 

@@ -62,8 +62,9 @@ static void judge_each(const struct expected *want, size_t n)
     }
 }
 
-/* Graders in C++, Python and Java with the submission named after the task
- * (addup.cpp, the module addup, the class addup), gen/GEN's "#ST:" and "# ST:" markers as
+/* Graders in C++, Python, Java and Pascal with the submission named after
+ * the task (addup.cpp, the module addup, the class addup, the unit addup),
+ * gen/GEN's "#ST:" and "# ST:" markers as
  * GroupMin subtasks (40 + 60), an int sum right only on the first. */
 Test(cms, a_task_with_graders_and_gen_subtasks_is_judged_unchanged)
 {
@@ -71,6 +72,7 @@ Test(cms, a_task_with_graders_and_gen_subtasks_is_judged_unchanged)
         {"addup", "addup/sol/addup.cpp", "cpp", "AC", 100},
         {"addup", "addup/sol/addup.py", "python3", "AC", 100},
         {"addup", "addup-extra/addup.java", "java", "AC", 100},
+        {"addup", "addup-extra/addup.pas", "pascal", "AC", 100},   /* a unit the grader uses */
         {"addup", "addup-extra/overflow.cpp", "cpp", "WA", 40},
     };
     judge_each(want, sizeof want / sizeof *want);
@@ -299,7 +301,7 @@ Test(cms_convert, a_manager_makes_a_communication_task)
     cr_assert(!failed, "%s", y);
     cr_assert(strstr(y, "type: communication\nmanager: \"check/manager.cpp\"\nprocesses: 2\nuser_io: fifo\n"), "%s",
               y);
-    cr_assert(strstr(y, "  cpp: {files: [\"sol/stub.cpp\", \"sol/comm.h\"], source: \"comm.cpp\"}"), "%s", y);
+    cr_assert(strstr(y, "  cpp: {files: [\"sol/comm.h\", \"sol/stub.cpp\"], source: \"comm.cpp\"}"), "%s", y);
     cr_assert(strstr(y, "time_limit: 2s\nmemory_limit: 134217728\n") && !strstr(y, "input_file"), "%s", y);
 
     /* one process in std_io mode (CMS's default) */
