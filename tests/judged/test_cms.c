@@ -341,6 +341,20 @@ Test(cms_convert, tps_two_steps_and_communication)
     cr_assert(!failed, "%s", y);
     cr_assert(strstr(y, "processes: 3\nuser_io: stdio\n"), "%s", y);
     cr_assert(strstr(y, "  cpp: {files: [\"graders/grader.cpp\"], source: \"three.cpp\"}"), "%s", y);
+
+    /* OutputOnly; a memory limit under 1 MiB is TPS's own MiB */
+    put("oo", "problem.json", "{\"name\": \"oo\", \"type\": \"OutputOnly\", \"memory_limit\": 256}\n");
+    put("oo", "tests/1.in", "1\n");
+    put("oo", "tests/1.out", "1\n");
+    y = convert("oo", &failed);
+    cr_assert(!failed, "%s", y);
+    cr_assert(strstr(y, "type: output-only\nanswer_file: \"output_{index}.txt\"\n"), "%s", y);
+    put("mib", "problem.json", "{\"name\": \"mib\", \"time_limit\": 1, \"memory_limit\": 256}\n");
+    put("mib", "tests/1.in", "1\n");
+    put("mib", "tests/1.out", "1\n");
+    y = convert("mib", &failed);
+    cr_assert(!failed, "%s", y);
+    cr_assert(strstr(y, "memory_limit: 268435456\ninput_file: \"input.txt\"\n"), "%s", y);
 }
 
 /* GroupMul and GroupThreshold: the runner's subtask aggregate keys; tests
