@@ -511,6 +511,29 @@ void rn_check_from_exit(int exit_code, const char *stdout_text, const char *stde
     copy_message(res, stderr_text, "");
 }
 
+void rn_check_from_cms(int exit_code, const char *stdout_text, const char *stderr_text, struct rn_check *res)
+{
+    res->fraction = 0;
+    copy_message(res, stderr_text, "");
+    res->message[strcspn(res->message, "\n")] = '\0';   /* CMS shows the first line */
+    char said[sizeof res->message];
+    snprintf(said, sizeof said, "%s", res->message);
+    double f;
+    if (exit_code == 0 && stdout_fraction(stdout_text, &f)) {
+        res->fraction = f;
+        res->verdict = f >= 1 ? RUNNER_AC : RUNNER_WA;
+        return;
+    }
+    /* the checker failed or spoke another protocol: the problem's fault */
+    res->verdict = RUNNER_IE;
+    if (exit_code)
+        snprintf(res->message, sizeof res->message, "the checker exited %d (CMS: 0 with a score on stdout)%s%.400s",
+                 exit_code, said[0] ? ": " : "", said);
+    else
+        snprintf(res->message, sizeof res->message, "the checker wrote no score 0..1 on its stdout (CMS's "
+                 "protocol)%s%.400s", said[0] ? ": " : "", said);
+}
+
 void rn_check_from_kattis(int exit_code, const char *message, const char *what,
                           struct rn_check *res)
 {

@@ -121,8 +121,9 @@ enum rn_problem_type { RN_BATCH, RN_INTERACTIVE, RN_COMMUNICATION, RN_OUTPUT_ONL
 /* processes of a communication problem: 1..RN_MAX_PROCESSES user processes */
 #define RN_MAX_PROCESSES 16
 /* how a custom checker or an interactor is called and reports: testlib's
- * argv and exit codes, or Kattis's (input, answer, feedback dir; 42/43) */
-enum rn_protocol { RN_PROTO_TESTLIB, RN_PROTO_KATTIS };
+ * argv and exit codes, Kattis's (input, answer, feedback dir; 42/43), or
+ * CMS's (a checker only: input, answer, output; a score 0..1 on stdout) */
+enum rn_protocol { RN_PROTO_TESTLIB, RN_PROTO_KATTIS, RN_PROTO_CMS };
 
 /* Options of the built-in checkers. A float token is accepted within abs_tol
  * OR rel_tol * |answer|; a negative tolerance is not used. */
@@ -302,6 +303,10 @@ void rn_check_from_exit(int exit_code, const char *stdout_text, const char *stde
                         struct rn_check *res);
 /* Kattis: 42 AC, 43 WA, any other code IE ("the WHAT exited N ..."); message:
  * the feedback dir's judgemessage.txt (or what stands in for it). */
+/* CMS's checker protocol: exit 0 and a score 0..1 as the first token of
+ * stdout (1 AC, less WA with that fraction), the message stderr's first
+ * line; anything else is IE. */
+void rn_check_from_cms(int exit_code, const char *stdout_text, const char *stderr_text, struct rn_check *res);
 void rn_check_from_kattis(int exit_code, const char *message, const char *what,
                           struct rn_check *res);
 

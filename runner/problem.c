@@ -183,9 +183,14 @@ static int parse_protocol(struct ydoc *y, yaml_node_t *n, const char *key, struc
         return h->protocol = RN_PROTO_TESTLIB, 0;
     if (s && !strcmp(s, "kattis"))
         return h->protocol = RN_PROTO_KATTIS, 0;
+    /* CMS's managers of interactive tasks speak over FIFOs, not this
+     * relay: only its checkers (comparators) are taken */
+    if (s && !strcmp(s, "cms") && !strcmp(key, "checker.protocol"))
+        return h->protocol = RN_PROTO_CMS, 0;
     char q[COMMON_QUOTE_CAP];
     if (s)
-        ydoc_error(y, n, key, "unknown protocol '%s' (testlib, kattis)", YQ(q, s));
+        ydoc_error(y, n, key, "unknown protocol '%s' (testlib, kattis%s)", YQ(q, s),
+                   strcmp(key, "checker.protocol") ? "" : ", cms");
     return -1;
 }
 

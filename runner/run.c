@@ -229,8 +229,9 @@ static void checker_verdict(const struct rn_job *j, const struct rn_test *t, con
         if (j->prob->checker_prog.scores && (chk->verdict == RUNNER_AC || chk->verdict == RUNNER_WA))
             kattis_score(j, j->feedback, t, chk);
     } else if (exited) {
+        bool cms = j->prob->checker_prog.protocol == RN_PROTO_CMS;
         char *o = read_text(j->chk_out), *e = read_text(j->chk_err);
-        rn_check_from_exit(res->exit_code, o, e, chk);
+        (cms ? rn_check_from_cms : rn_check_from_exit)(res->exit_code, o, e, chk);
         free(o);
         free(e);
     } else {
@@ -242,7 +243,7 @@ static void checker_verdict(const struct rn_job *j, const struct rn_test *t, con
 }
 
 /* testlib: checker IN OUT ANS; Kattis: checker IN ANS FEEDBACK_DIR < OUT,
- * with a feedback dir fresh for each test */
+ * with a feedback dir fresh for each test; CMS: checker IN ANS OUT */
 static int run_custom_checker(struct rn_job *j, const struct rn_test *t, struct rn_check *chk)
 {
     if (rn_reset_box(j->chk, j->checker_dir, !j->chk_ready) < 0)
@@ -258,9 +259,11 @@ static int run_custom_checker(struct rn_job *j, const struct rn_test *t, struct 
     char *in = rn_strdup_printf("/problem/%s", t->input);
     char *ans = rn_strdup_printf("/problem/%s", t->answer);
     char *testlib[] = {in, "/output/out", ans, NULL}, *kattis_args[] = {in, ans, "/feedback/", NULL};
+    char *cms[] = {in, ans, "/output/out", NULL};
     struct helper_run hr = {.lang = j->checker_lang, .h = &j->prob->checker_prog,
                             .slot = j->slot, .box = j->chk,
-                            .args = kattis ? kattis_args : testlib,
+                            .args = kattis ? kattis_args
+                                    : j->prob->checker_prog.protocol == RN_PROTO_CMS ? cms : testlib,
                             .own = j->prob->type == RN_INTERACTIVE ? NULL : t->args,
                             .feedback = kattis ? j->feedback : NULL,
                             .cpu = CHECKER_CPU, .wall = CHECKER_CPU * 2};

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "common.h"
+#include "cms.h"
 #include "convert.h"
 #include "store.h"
 
@@ -23,13 +24,14 @@ static const struct package_format {
     bool (*detect)(const char *dir);
     int (*convert)(const char *dir, const char *name, char **errors);
 } formats[] = {
+    {"cms", cms_detect, cms_convert},
     {"polygon", polygon_detect, polygon_convert},
     {"icpc", icpc_detect, icpc_convert},
 };
 
 /* The first words of every converter's problem.yaml (icpc.c: "# converted
  * from the ICPC/Kattis package format on push", polygon.c: "# converted from
- * a Polygon package"). */
+ * a Polygon package", cms_write.c: "# converted from a CMS task package"). */
 #define CONVERTED_MARK "# converted from "
 
 bool store_converted(const char *dir)

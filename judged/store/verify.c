@@ -1032,10 +1032,14 @@ int store_time_rule(const char *dir, struct store_time_rule *r, char **errors)
     if (dj > 0)
         r->time_limit = dj;
     /* Polygon's converter refuses a testset without its time-limit, and
-     * keeps problem.xml: such a package never leaves the limit to the judge */
-    char xml[4400];
-    snprintf(xml, sizeof xml, "%s/problem.xml", dir);
-    r->elsewhere = access(xml, F_OK) == 0;
+     * keeps problem.xml; CMS's (cms.c) a task without one, keeping task.yaml
+     * or problem.json: such a package never leaves the limit to the judge */
+    static const char *const own_limit[] = {"problem.xml", "task.yaml", "problem.json"};
+    for (size_t i = 0; i < sizeof own_limit / sizeof *own_limit; i++) {
+        char path[4400];
+        snprintf(path, sizeof path, "%s/%s", dir, own_limit[i]);
+        r->elsewhere = r->elsewhere || access(path, F_OK) == 0;
+    }
     /* the spec's defaults: legacy 5 and 2, 2023-07+ 2.0 and 1.5, resolution 1 s */
     if (r->modern) {
         r->ac_factor = r->ac_factor > 0 ? r->ac_factor : 2.0;

@@ -3525,3 +3525,40 @@ Test(api, problem_verify_admits_the_packages_submissions_and_gives_the_table)
     resp_free(&r);
     check_openapi();
 }
+
+/* Issue 43: a CMS task package (tests/judged/cms/duet: task.yaml with old
+ * Italian keys, a cor/correttore speaking CMS's protocol, sol/) uploaded
+ * unchanged, validated and converted by a judged host, its checker built;
+ * POST .../verify judges the official solution (sol/duet.c, converted to
+ * submissions/accepted/) and the table is ok. */
+Test(api, a_cms_package_uploaded_unchanged_is_stored_and_verified)
+{
+    start("  native: {languages: [c, cpp], slots: 1}\n", NULL, true);
+    char tok_setter[100];
+    token("setter", "setter", tok_setter);
+    cr_assert(sighup_token(PROBS, tok_setter), "the setter token works after SIGHUP");
+    sh("tar czf %s/duet.tgz -C %s/tests/judged/cms duet", T_dir, SRC);
+    char tgz[400], loc[200];
+    snprintf(tgz, sizeof tgz, "%s/duet.tgz", T_dir);
+    struct resp r = put_file(PROBS "/duet", tok_setter, tgz, "application/gzip");
+    cr_assert_eq(r.status, 201, "%s", r.body);
+    cr_assert_str_eq(jstr(&r, "state"), "stored");
+    resp_free(&r);
+    r = http("POST", "/v1/problems/{name}/verify", PROBS "/duet/verify", tok_setter, NULL, NULL);
+    cr_assert_eq(r.status, 202, "%s", r.body);
+    cr_assert(header(&r, "Location", loc, sizeof loc));
+    cr_assert_eq(json_array_size(json_object_get(r.json, "submissions")), 1, "sol/duet.c: %s", r.body);
+    resp_free(&r);
+    json_t *table = NULL;
+    for (long long end = t_now_ms() + 120000; t_now_ms() < end && !table; t_sleep_ms(200)) {
+        r = http("GET", "/v1/problems/{name}/verify/{id}", loc, tok_setter, NULL, NULL);
+        cr_assert_eq(r.status, 200, "%s", r.body);
+        if (!strcmp(jstr(&r, "state"), "done"))
+            table = json_incref(r.json);
+        resp_free(&r);
+    }
+    cr_assert(table, "the verdicts did not come in");
+    cr_assert(json_is_true(json_object_get(table, "ok")), "%s", json_dumps(table, 0));
+    cr_assert_eq(json_integer_value(json_object_get(table, "mismatches")), 0);
+    json_decref(table);
+}

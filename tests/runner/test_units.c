@@ -130,6 +130,31 @@ Test(checkers, testlib_points_on_either_stream)
     cr_assert_eq(r.verdict, RUNNER_IE);
 }
 
+/* CMS's comparators: exit 0 always, the score on stdout, the message on
+ * stderr's first line; anything else is the problem's fault (IE) */
+Test(checkers, cms_protocol)
+{
+    struct rn_check r;
+    rn_check_from_cms(0, "1.0\n", "translate:success\n", &r);
+    cr_assert_eq(r.verdict, RUNNER_AC, "%s", r.message);
+    cr_assert_str_eq(r.message, "translate:success");
+    rn_check_from_cms(0, "0.5\n", "translate:partial\nline two\n", &r);
+    cr_assert_eq(r.verdict, RUNNER_WA);
+    cr_assert_float_eq(r.fraction, 0.5, 1e-9);
+    cr_assert_str_eq(r.message, "translate:partial");
+    rn_check_from_cms(0, "0\n", "", &r);
+    cr_assert_eq(r.verdict, RUNNER_WA);
+    cr_assert_float_eq(r.fraction, 0, 1e-9);
+    rn_check_from_cms(0, "", "no score", &r);
+    cr_assert_eq(r.verdict, RUNNER_IE);
+    cr_assert(strstr(r.message, "no score 0..1") && strstr(r.message, "no score"), "%s", r.message);
+    rn_check_from_cms(0, "1.5\n", "", &r);
+    cr_assert_eq(r.verdict, RUNNER_IE, "%s", r.message);
+    rn_check_from_cms(1, "1.0\n", "cannot open", &r);
+    cr_assert_eq(r.verdict, RUNNER_IE);
+    cr_assert(strstr(r.message, "exited 1") && strstr(r.message, "cannot open"), "%s", r.message);
+}
+
 /* ---- subtask scoring ---- */
 
 struct fake {
@@ -1325,7 +1350,7 @@ Test(problems, checker_protocol_and_args)
     put_file(dir, "problem.yaml", BASE "checker: {type: custom, source: v.c, protocol: icpc}\n");
     e = check_errors(dir, &count);
     cr_assert_eq(count, 1, "%s", e);
-    cr_assert(strstr(e, "problem.yaml:4: checker.protocol: unknown protocol 'icpc' (testlib, kattis)"),
+    cr_assert(strstr(e, "problem.yaml:4: checker.protocol: unknown protocol 'icpc' (testlib, kattis, cms)"),
               "%s", e);
     free(e);
     put_file(dir, "problem.yaml", BASE "checker: {type: tokens, protocol: kattis, args: [x]}\n");

@@ -1,0 +1,1 @@
+long long addup(int n, const int *values);

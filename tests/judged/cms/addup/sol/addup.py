@@ -1,0 +1,2 @@
+def addup(n, values):
+    return sum(values[:n])

@@ -1,0 +1,2 @@
+#include <vector>
+long long max_pair(std::vector<int> a);
