@@ -42,7 +42,7 @@ struct expected {
 static void judge_each(const struct expected *want, size_t n)
 {
     char cfg[400], dirp[600], src[700], slot_s[16];
-    t_config("A", SLOT_JUDGE, NULL, "  native: {languages: [c, cpp], slots: 1}\n", cfg, sizeof cfg);
+    t_config("A", SLOT_JUDGE, NULL, "  native: {languages: [c, cpp, answers], slots: 1}\n", cfg, sizeof cfg);
     snprintf(slot_s, sizeof slot_s, "%d", SLOT_JUDGE);
     static char out[262144];
     for (size_t i = 0; i < n; i++) {
@@ -74,6 +74,24 @@ Test(cms, a_task_with_graders_and_gen_subtasks_is_judged_unchanged)
         {"addup", "addup-extra/addup.java", "java", "AC", 100},
         {"addup", "addup-extra/addup.pas", "pascal", "AC", 100},   /* a unit the grader uses */
         {"addup", "addup-extra/overflow.cpp", "cpp", "WA", 40},
+    };
+    judge_each(want, sizeof want / sizeof *want);
+}
+
+/* A Communication task (cor/manager.c; CMS's default std_io, one
+ * process): the manager feeds the numbers and wants them doubled, the
+ * official solution passes, one wrong on negatives scores the positive
+ * test only (Sum: 50 each). An OutputOnly task: answer files named as CMS
+ * names them (output_000.txt ...), a directory of them submitted in the
+ * language answers, compared with the outputs: two of three missing or
+ * wrong score 30 of 90. */
+Test(cms, communication_and_output_only_tasks_are_judged_unchanged)
+{
+    static const struct expected want[] = {
+        {"echoer", "echoer/sol/echoer.c", "c", "AC", 100},
+        {"echoer", "echoer-extra/wrong_on_negatives.c", "c", "WA", 50},
+        {"answers", "answers-extra/all", "answers", "AC", 90},
+        {"answers", "answers-extra/partial", "answers", "WA", 30},
     };
     judge_each(want, sizeof want / sizeof *want);
 }
@@ -174,7 +192,7 @@ static double score_of(const char *id)
 Test(cms, pushed_unchanged_and_judged_by_judged)
 {
     char cfg[400], out[16384], p[700], id[160];
-    t_config("A", SLOT_JUDGE, NULL, "  native: {languages: [c, cpp], slots: 1}\n", cfg, sizeof cfg);
+    t_config("A", SLOT_JUDGE, NULL, "  native: {languages: [c, cpp, answers], slots: 1}\n", cfg, sizeof cfg);
     const char *names[] = {"addup", "maxpair"};
     for (int i = 0; i < 2; i++) {
         snprintf(p, sizeof p, "%s/%s", CMS_DIR, names[i]);
@@ -303,6 +321,7 @@ Test(cms_convert, a_manager_makes_a_communication_task)
               y);
     cr_assert(strstr(y, "  cpp: {files: [\"sol/comm.h\", \"sol/stub.cpp\"], source: \"comm.cpp\"}"), "%s", y);
     cr_assert(strstr(y, "time_limit: 2s\nmemory_limit: 134217728\n") && !strstr(y, "input_file"), "%s", y);
+    cr_assert(!strstr(y, "checker:"), "the manager decides, no checker: %s", y);
 
     /* one process in std_io mode (CMS's default) */
     put("comm1", "task.yaml", "name: comm1\ntime_limit: 1\nmemory_limit: 64\n");
