@@ -46,7 +46,8 @@ static json_t *languages(struct queue_conn *k, const struct jd_config *cfg)
     return all;
 }
 
-/* The language of path by its extension, as judgectl's verify finds it. */
+/* The language of path by its extension, as judgectl's verify finds it:
+ * the one the hosts published as the default for it (default_for). */
 static const char *language_of(json_t *langs, const char *path)
 {
     const char *want = store_source_ending(path), *id;
@@ -54,10 +55,11 @@ static const char *language_of(json_t *langs, const char *path)
     if (!want)
         return NULL;
     json_object_foreach(langs, id, info) {
-        const char *src = json_string_value(json_object_get(info, "source"));
-        const char *ext = src ? strrchr(src, '.') : NULL;
-        if (ext && !strcmp(ext, want))
-            return id;
+        size_t i;
+        json_t *e;
+        json_array_foreach(json_object_get(info, "default_for"), i, e)
+            if (!strcmp(json_string_value(e) ? json_string_value(e) : "", want))
+                return id;
     }
     return NULL;
 }
