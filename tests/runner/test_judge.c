@@ -807,6 +807,46 @@ Test(runner, every_language_passes_its_self_test, .timeout = 600)
     cr_assert_str_empty(report, "%s", report);
 }
 
+/* Each standard variant compiles with the standard it names: a program
+ * checking __STDC_VERSION__ / __cplusplus prints "ok" only under its own
+ * (issue 39; C's older standards' programs did not even compile when only
+ * GNU C17 was offered). One compile and one test per variant. */
+Test(runner, each_standard_variant_sees_its_standard, .timeout = 600)
+{
+    static const struct { const char *id; const char *macro, *value; } variants[] = {
+        {"c99", "__STDC_VERSION__", "199901L"}, {"c11", "__STDC_VERSION__", "201112L"},
+        {"c", "__STDC_VERSION__", "201710L"},
+        {"cpp03", "__cplusplus", "199711L"}, {"cpp11", "__cplusplus", "201103L"},
+        {"cpp14", "__cplusplus", "201402L"}, {"cpp17", "__cplusplus", "201703L"},
+        {"cpp", "__cplusplus", "202002L"},
+        {"cpp03-clang", "__cplusplus", "199711L"}, {"cpp11-clang", "__cplusplus", "201103L"},
+        {"cpp14-clang", "__cplusplus", "201402L"}, {"cpp17-clang", "__cplusplus", "201703L"},
+        {"cpp20-clang", "__cplusplus", "202002L"},
+    };
+    char *pkg = scratch_dir("standards");
+    put_file(pkg, "problem.yaml", "name: standards\ntime_limit: 1s\nmemory_limit: 64M\nchecker: exact\n");
+    put_file(pkg, "tests/1.in", "");
+    put_file(pkg, "tests/1.out", "ok\n");
+    struct runner *r = open_runner(1);
+    char report[4096] = "";
+    for (size_t i = 0; i < sizeof variants / sizeof variants[0]; i++) {
+        char src[512];
+        snprintf(src, sizeof src, "#include <stdio.h>\nint main(void) { puts(%s == %s ? \"ok\" : \"wrong\"); "
+                 "return 0; }\n", variants[i].macro, variants[i].value);
+        struct judged j = judge_source(r, pkg, variants[i].id, src, strlen(src));
+        if (j.verdict != RUNNER_AC) {
+            size_t used = strlen(report);
+            snprintf(report + used, sizeof report - used, "%s: %s\n", variants[i].id,
+                     runner_verdict_name(j.verdict));
+        }
+        free(j.json);
+    }
+    runner_close(r);
+    remove_dir(pkg);
+    free(pkg);
+    cr_assert_str_empty(report, "%s", report);
+}
+
 /* ---- judgectl ---- */
 
 static int run_judgectl(const char *args, char **out)
