@@ -49,17 +49,37 @@ static struct runner *open_runner(int slots)
     return r;
 }
 
-static const char *language_of(const char *file)
+/* Whether language id has ext among its extensions (as GET /v1/languages
+ * shows them). */
+static bool takes_extension(struct runner *r, const char *id, const char *ext)
 {
-    static const char *const map[][2] = {
-        {".c", "c"}, {".cpp", "cpp"}, {".py", "python3"}, {".java", "java"},
-        {".rs", "rust"}, {".go", "go"}, {".js", "javascript"}, {".pas", "pascal"},
-    };
-    const char *dot = strrchr(file, '.');
-    for (size_t i = 0; dot && i < sizeof map / sizeof map[0]; i++)
-        if (!strcmp(dot, map[i][0]))
-            return map[i][1];
-    return NULL;
+    char *text = runner_language_json(r, id);
+    json_t *o = text ? json_loads(text, 0, NULL) : NULL, *e;
+    size_t i;
+    bool takes = false;
+    json_array_foreach(json_object_get(o, "extensions"), i, e)
+        takes |= !strcmp(json_string_value(e), ext);
+    json_decref(o);
+    free(text);
+    return takes;
+}
+
+/* A sample's language, as the demo finds it: a part of its name between
+ * underscores that is a language taking its extension (ac_pypy3.py), else
+ * the default for its extension (the language files' default_for). */
+static const char *language_of(struct runner *r, const char *file)
+{
+    const char *base = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
+    const char *dot = strrchr(base, '.');
+    for (const char *p = strchr(base, '_'); dot && p && p < dot; p = strchr(p + 1, '_')) {
+        char part[128];
+        size_t n = strcspn(p + 1, "_.");
+        snprintf(part, sizeof part, "%.*s", (int)(n < 100 ? n : 100), p + 1);
+        for (size_t i = 0; i < runner_language_count(r); i++)
+            if (!strcmp(runner_language_id(r, i), part) && takes_extension(r, part, dot))
+                return runner_language_id(r, i);
+    }
+    return runner_language_for_file(r, base);
 }
 
 static char *slurp(const char *path, size_t *len)
@@ -98,7 +118,7 @@ static struct judged judge_file(struct runner *r, const char *problem, const cha
 {
     size_t len;
     char *src = slurp(path, &len);
-    struct judged j = judge_source(r, problem, language_of(path), src, len);
+    struct judged j = judge_source(r, problem, language_of(r, path), src, len);
     free(src);
     return j;
 }
@@ -136,7 +156,7 @@ static int judge_problem(struct runner *r, const char *problem, char *report, si
         double want_score;
         expected_from_name(names[i]->d_name, want, &want_score);
         snprintf(path, sizeof path, "%s/%s", dir, names[i]->d_name);
-        if (language_of(path)) {
+        if (language_of(r, path)) {
             struct judged j = judge_file(r, problem_dir, path);
             const char *got = runner_verdict_name(j.verdict);
             if (strcmp(got, want) || (want_score >= 0 && j.score != want_score)) {
