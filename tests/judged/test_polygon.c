@@ -164,7 +164,7 @@ Test(polygon, an_interactive_problem_with_a_testlib_interactor)
 {
     static const struct expected want[] = {
         {"solutions/bsearch.cpp", "cpp", "AC", 100},
-        {"solutions/bsearch.py", "python3", "AC", 100},
+        {"solutions/bsearch.py", "pypy3", "AC", 100},
         {"solutions/linear.cpp", "cpp", "WA", 0},
     };
     judge_all("guessnum", submissions_yaml("guessnum"), want, sizeof want / sizeof *want, SLOT_JUDGE0 + 2);
