@@ -62,8 +62,9 @@ $cgroup_parent
 oversubscribe: true
 pools:
   native: {languages: [c, c99, c11, cpp, cpp03, cpp11, cpp14, cpp17, cpp03-clang, cpp11-clang, cpp14-clang,
-                       cpp17-clang, cpp20-clang, rust, go, pascal, d, haskell, ocaml, csharp], slots: 2}
-  python: {languages: [python3, pypy3, ruby, php, perl, lua], slots: 1}
+                       cpp17-clang, cpp20-clang, rust, go, pascal, d, haskell, ocaml, csharp, fortran, ada],
+           slots: 2}
+  python: {languages: [python3, pypy3, ruby, php, perl, lua, bash, tcl], slots: 1}
   java:   {languages: [java, javascript, kotlin], slots: 1}
 api:
   listen: 127.0.0.1:0
