@@ -62,7 +62,8 @@ $cgroup_parent
 oversubscribe: true
 pools:
   native: {languages: [c, c99, c11, cpp, cpp03, cpp11, cpp14, cpp17, cpp03-clang, cpp11-clang, cpp14-clang,
-                       cpp17-clang, cpp20-clang, rust, go, pascal, d, haskell, ocaml, csharp, fortran, ada],
+                       cpp17-clang, cpp20-clang, rust, go, pascal, d, haskell, ocaml, csharp, fortran, ada,
+                       objc, lisp],
            slots: 2}
   python: {languages: [python3, pypy3, ruby, php, perl, lua, bash, tcl], slots: 1}
   java:   {languages: [java, javascript, kotlin], slots: 1}
