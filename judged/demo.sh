@@ -61,8 +61,8 @@ $cgroup_parent
 # every language at once; a contest host keeps one box per core
 oversubscribe: true
 pools:
-  native: {languages: [c, c99, c11, cpp, cpp03, cpp11, cpp14, cpp17, cpp03-clang, cpp11-clang, cpp14-clang,
-                       cpp17-clang, cpp20-clang, rust, go, pascal, d, haskell, ocaml, csharp, fortran, ada,
+  native: {languages: [c, c99, c11, cpp, cpp03, cpp11, cpp14, cpp17, cpp03_clang, cpp11_clang, cpp14_clang,
+                       cpp17_clang, cpp20_clang, rust, go, pascal, d, haskell, ocaml, csharp, fortran, ada,
                        objc, lisp],
            slots: 2}
   python: {languages: [python3, pypy3, ruby, php, perl, lua, bash, tcl], slots: 1}

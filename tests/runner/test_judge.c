@@ -839,9 +839,9 @@ Test(runner, each_standard_variant_sees_its_standard, .timeout = 600)
         {"cpp03", "__cplusplus", "199711L"}, {"cpp11", "__cplusplus", "201103L"},
         {"cpp14", "__cplusplus", "201402L"}, {"cpp17", "__cplusplus", "201703L"},
         {"cpp", "__cplusplus", "202002L"},
-        {"cpp03-clang", "__cplusplus", "199711L"}, {"cpp11-clang", "__cplusplus", "201103L"},
-        {"cpp14-clang", "__cplusplus", "201402L"}, {"cpp17-clang", "__cplusplus", "201703L"},
-        {"cpp20-clang", "__cplusplus", "202002L"},
+        {"cpp03_clang", "__cplusplus", "199711L"}, {"cpp11_clang", "__cplusplus", "201103L"},
+        {"cpp14_clang", "__cplusplus", "201402L"}, {"cpp17_clang", "__cplusplus", "201703L"},
+        {"cpp20_clang", "__cplusplus", "202002L"},
     };
     char *pkg = scratch_dir("standards");
     put_file(pkg, "problem.yaml", "name: standards\ntime_limit: 1s\nmemory_limit: 64M\nchecker: exact\n");
