@@ -65,7 +65,7 @@ pools:
                        cpp17_clang, cpp20_clang, rust, go, pascal, d, haskell, ocaml, csharp, fortran, ada,
                        objc, lisp],
            slots: 2}
-  python: {languages: [python3, pypy3, ruby, php, perl, lua, bash, tcl], slots: 1}
+  python: {languages: [python3, pypy3, ruby, php, perl, lua, bash, tcl, prolog], slots: 1}
   java:   {languages: [java, javascript, kotlin], slots: 1}
 api:
   listen: 127.0.0.1:0

@@ -57,22 +57,32 @@ static char *make_package(long n)
     return dir;
 }
 
-/* the bench source of language id: sieve.EXT (or Main.java) for one of
- * its extensions; NULL when there is none */
-static char *source_of(struct runner *r, const char *id)
+/* sieve.EXT (or Main.java) for the first of list's extensions that has one */
+static char *source_in(json_t *list)
 {
-    char *text = runner_language_json(r, id);
-    json_t *o = text ? json_loads(text, 0, NULL) : NULL, *e;
+    json_t *e;
     size_t i;
-    char *found = NULL;
-    json_array_foreach(json_object_get(o, "extensions"), i, e) {
+    json_array_foreach(list, i, e) {
         char path[512];
         struct stat st;
         const char *ext = json_string_value(e);
         snprintf(path, sizeof path, "%s/%s%s", SOURCES, strcmp(ext, ".java") ? "sieve" : "Main", ext);
-        if (!found && !stat(path, &st))
-            found = strdup(path);
+        if (!stat(path, &st))
+            return strdup(path);
     }
+    return NULL;
+}
+
+/* the bench source of language id: one of the extensions it is the default
+ * for (Prolog's .pro, not Perl's .pl), else of its extensions (PyPy's .py);
+ * NULL when there is none */
+static char *source_of(struct runner *r, const char *id)
+{
+    char *text = runner_language_json(r, id);
+    json_t *o = text ? json_loads(text, 0, NULL) : NULL;
+    char *found = source_in(json_object_get(o, "default_for"));
+    if (!found)
+        found = source_in(json_object_get(o, "extensions"));
     json_decref(o);
     free(text);
     return found;
