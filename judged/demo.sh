@@ -14,18 +14,22 @@
 #                       DIR/bin/judgectl and DIR/bin/judge-api with
 #                       DIR/share/judged/languages (/usr)
 #   --langs L1,L2,...   submit only the solutions in these languages (the
-#                       others' compilers may not be installed)
+#                       others' compilers may not be installed); default the
+#                       first eight (c, cpp, python3, java, rust, go,
+#                       javascript, pascal), which keeps the demo under 3
+#                       minutes; `--langs all`: every language's samples
+#                       (the second demo target, README.md)
 #   --first-slot N      the sandbox slots to use (default 700; 8 of them: a
 #                       companion per slot of the 4 the pools have)
 #   --cgroup-parent P   the sandbox's cgroup parent (default: judged's own)
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
-bin= languages=$root/languages only= first_slot=700 cgroup_parent=
+bin= languages=$root/languages only=,c,cpp,python3,java,rust,go,javascript,pascal, first_slot=700 cgroup_parent=
 while [ $# -gt 0 ]; do
     case $1 in
         --prefix) bin=$2/bin languages=$2/share/judged/languages; shift 2 ;;
-        --langs) only=,$2,; shift 2 ;;
+        --langs) only=,$2,; [ "$2" != all ] || only=; shift 2 ;;
         --first-slot) first_slot=$2; shift 2 ;;
         --cgroup-parent) cgroup_parent="cgroup_parent: $2"; shift 2 ;;
         -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
@@ -57,9 +61,12 @@ $cgroup_parent
 # every language at once; a contest host keeps one box per core
 oversubscribe: true
 pools:
-  native: {languages: [c, cpp, rust, go, pascal], slots: 2}
-  python: {languages: [python3], slots: 1}
-  java:   {languages: [java, javascript], slots: 1}
+  native: {languages: [c, c99, c11, cpp, cpp03, cpp11, cpp14, cpp17, cpp03_clang, cpp11_clang, cpp14_clang,
+                       cpp17_clang, cpp20_clang, rust, go, pascal, d, haskell, ocaml, csharp, fortran, ada,
+                       objc, lisp],
+           slots: 2}
+  python: {languages: [python3, pypy3, ruby, php, perl, lua, bash, tcl, prolog], slots: 1}
+  java:   {languages: [java, javascript, kotlin], slots: 1}
 api:
   listen: 127.0.0.1:0
   tokens: $state/tokens
@@ -120,12 +127,27 @@ PY
 }
 field() { python3 -c 'import json,sys; print(json.loads(sys.argv[2]).get(sys.argv[1], ""))' "$1" "$2"; }
 
-declare -A lang_of=([c]=c [cpp]=cpp [py]=python3 [java]=java [rs]=rust [go]=go
-                    [js]=javascript [pas]=pascal)
+# each sample's language as judgectl languages --json tells it: a part of
+# its name between underscores that is a language taking its extension
+# (ac_pypy3.py), else the default for its extension (default_for)
+catalog=$("$bin/judgectl" languages --json --languages "$languages")
+lang_of() {
+    python3 - "$catalog" "$1" <<'PY'
+import json, sys
+langs, name = json.loads(sys.argv[1]), sys.argv[2]
+stem, dot, ext = name.rpartition(".")
+ext = "." + ext
+for part in stem.split("_")[1:]:
+    for l in langs:
+        if l["id"] == part and ext in l.get("extensions", []):
+            sys.exit(print(part))
+print(next((l["id"] for l in langs if ext in l.get("default_for", [])), ""))
+PY
+}
 ids=() names=() expected=()
 for solution in "$root"/testdata/*/solutions/*; do
     file=${solution##*/}
-    lang=${lang_of[${file##*.}]:-}
+    lang=$(lang_of "$file")
     [ -n "$lang" ] || continue
     [ -z "$only" ] || [[ $only == *",$lang,"* ]] || continue
     problem=$(basename "$(dirname "$(dirname "$solution")")")

@@ -360,8 +360,12 @@ static int prepare_helper(struct rn_job *j, const char *what, const char *source
         return prepare_program(j, what, source, flags, dir, lang, own, message);
     *lang = rn_language_for_file(j->r, source);
     if (!*lang) {
-        *message = rn_strdup_printf("no language compiles '%s' (the %s): none has a source "
-                                    "file with its extension", source, what);
+        char having[256];
+        rn_extension_languages(j->r, source, having, sizeof having);
+        *message = having[0] ? rn_strdup_printf("no language compiles '%s' (the %s): its extension is "
+                                                "one of %s and none says default_for it", source, what, having)
+                             : rn_strdup_printf("no language compiles '%s' (the %s): none has its extension",
+                                                source, what);
         return 1;
     }
     struct checker_src cs;

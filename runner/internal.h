@@ -87,6 +87,9 @@ struct rn_language {
     /* answers: true: its submissions are an output-only problem's answer
      * files, never compiled nor run (languages/answers.yaml) */
     bool answers;
+    char **extensions;      /* NULL-terminated ".py"...: default the source's suffix */
+    char **default_for;     /* those of extensions it is the default for, as the file says */
+    char *hello;            /* a program printing "hello" (judgectl languages --check), or NULL */
 };
 
 /* Parses one file; 0 on success, -1 with messages added to errs. */
@@ -101,6 +104,10 @@ int rn_language_parse(const char *text, size_t len, const char *display,
 int rn_languages_load_dir(const char *dir, uint64_t max_size, struct rn_language ***out,
                           size_t *count, struct common_errors *errs);
 void rn_language_free(struct rn_language *l);
+/* Whether ext (".py") is one of l's extensions; whether l's file says it is
+ * the default for ext. */
+bool rn_language_has_extension(const struct rn_language *l, const char *ext);
+bool rn_language_default_for(const struct rn_language *l, const char *ext);
 void rn_languages_free(struct rn_language **ls, size_t count);
 /* argv with {memory_mb} replaced and {prepared} elements dropped; caller
  * frees with rn_argv_free. */
@@ -635,6 +642,8 @@ struct rn_compile_opts {
  * makes runner_judge an infrastructure failure */
 const struct rn_language *rn_find_language(const struct runner *r, const char *id);
 const struct rn_language *rn_language_for_file(const struct runner *r, const char *file);
+/* "python3, pypy3": the languages having file's extension (for messages) */
+void rn_extension_languages(const struct runner *r, const char *file, char *out, size_t len);
 /* "unknown language 'x' (known: c cpp ...)" */
 void rn_unknown_language(const struct runner *r, const char *id, char *err, size_t errlen);
 /* Takes a slot (waiting for one) and makes its directories; -1 with j->err. */

@@ -96,6 +96,9 @@ void rn_language_free(struct rn_language *l)
     rn_argv_free(l->mounts);
     rn_argv_free(l->env);
     rn_argv_free(l->entry);
+    rn_argv_free(l->extensions);
+    rn_argv_free(l->default_for);
+    free(l->hello);
     free(l);
 }
 
@@ -336,8 +339,50 @@ static int parse_key(struct ydoc *y, const char *key, yaml_node_t *k, yaml_node_
         return parse_entry(y, v, l);
     if (!strcmp(key, "answers"))
         return parse_answers(y, v, l);
+    if (!strcmp(key, "extensions"))
+        return ydoc_strings(y, v, key, &l->extensions);
+    if (!strcmp(key, "default_for"))
+        return ydoc_strings(y, v, key, &l->default_for);
+    if (!strcmp(key, "hello"))
+        return ydoc_string(y, v, key, &l->hello);
     ydoc_error(y, k, key, "unknown key");
     return -1;
+}
+
+static bool listed(char *const *list, const char *s)
+{
+    for (; list && *list; list++)
+        if (!strcmp(*list, s))
+            return true;
+    return false;
+}
+
+/* ".py": a dot, then 1-31 characters that are no dot or slash */
+static bool good_extension(const char *e)
+{
+    size_t n = strlen(e);
+    return e[0] == '.' && n >= 2 && n <= 32 && !strchr(e + 1, '.') && !strchr(e, '/');
+}
+
+/* extensions default to the source's suffix; default_for must be among
+ * them (a language cannot be the default for a file it does not take) */
+static int check_extensions(struct ydoc *y, yaml_node_t *root, struct rn_language *l)
+{
+    int rc = 0;
+    const char *dot = l->source ? strrchr(l->source, '.') : NULL;
+    if (!l->extensions && dot && good_extension(dot)) {
+        l->extensions = calloc(2, sizeof *l->extensions);
+        if (!l->extensions || !(l->extensions[0] = strdup(dot)))
+            return -1;
+    }
+    for (char **e = l->extensions; e && *e; e++)
+        if (!good_extension(*e))
+            ydoc_error(y, root, "extensions", "'%s' is not an extension (a dot and up to 31 characters, "
+                       "no dot or slash: .py)", *e), rc = -1;
+    for (char **e = l->default_for; e && *e; e++)
+        if (!listed(l->extensions, *e))
+            ydoc_error(y, root, "default_for", "'%s' is not one of the language's extensions", *e), rc = -1;
+    return rc;
 }
 
 static int check_required(struct ydoc *y, yaml_node_t *root, struct rn_language *l)
@@ -359,7 +404,7 @@ static int check_required(struct ydoc *y, yaml_node_t *root, struct rn_language 
     for (char **m = l->mounts; m && *m; m++)
         if (**m != '/')
             ydoc_error(y, root, "mounts", "'%s' is not an absolute path", *m), rc = -1;
-    return rc;
+    return check_extensions(y, root, l) | rc;
 }
 
 static struct rn_language *language_defaults(const char *path)
@@ -455,6 +500,34 @@ int rn_language_load(const char *path, struct rn_language **out, struct common_e
     return rn_language_load_max(path, 0, out, errs);
 }
 
+bool rn_language_has_extension(const struct rn_language *l, const char *ext)
+{
+    return listed(l->extensions, ext);
+}
+
+bool rn_language_default_for(const struct rn_language *l, const char *ext)
+{
+    return listed(l->default_for, ext);
+}
+
+/* One default per extension: two files saying default_for the same one is
+ * an error naming both (which one a checker in it compiles with must never
+ * depend on the order the files are read in). */
+static int check_defaults(struct rn_language **ls, size_t count, struct common_errors *errs)
+{
+    int rc = 0;
+    for (size_t i = 0; i < count; i++)
+        for (char **e = ls[i]->default_for; e && *e; e++)
+            for (size_t j = 0; j < i; j++)
+                if (listed(ls[j]->default_for, *e)) {
+                    common_errors_add(errs, "%s: default_for: '%s' is already the default of %s (%s): one "
+                                      "language is the default for an extension", ls[i]->file, *e, ls[j]->id,
+                                      ls[j]->file);
+                    rc = -1;
+                }
+    return rc;
+}
+
 static int yaml_name(const struct dirent *d)
 {
     size_t n = strlen(d->d_name);
@@ -497,6 +570,8 @@ int rn_languages_load_dir(const char *dir, uint64_t max_size, struct rn_language
         free(names[i]);
     }
     free(names);
+    if (check_defaults(ls, used, errs))
+        rc = -1;
     if (n == 0) {
         common_errors_add(errs, "%s: no *.yaml language files", dir);
         rc = -1;

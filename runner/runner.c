@@ -68,6 +68,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 #include "internal.h"
 
 /* ---- languages --------------------------------------------------------- */
@@ -110,6 +112,32 @@ bool runner_language_info(struct runner *r, const char *id, struct runner_langua
                                          .extra_memory = l->extra_memory, .compile_time = l->compile_time,
                                          .compile_memory = l->compile_memory, .prepare = l->prepare != NULL};
     return true;
+}
+
+/* A list of strings as a JSON array; with r, only the extensions a file of
+ * which compiles with l (its defaults as the catalog resolved them). */
+static json_t *extensions_json(const struct runner *r, const struct rn_language *l)
+{
+    json_t *a = json_array();
+    for (char **e = l->extensions; a && e && *e; e++)
+        if (!r || rn_language_for_file(r, *e) == l)
+            json_array_append_new(a, json_string(*e));
+    return a;
+}
+
+char *runner_language_json(struct runner *r, const char *id)
+{
+    const struct rn_language *l = rn_find_language(r, id);
+    if (!l)
+        return NULL;
+    json_t *o = json_pack("{s:s, s:s, s:o, s:o, s:f, s:I, s:f, s:I}", "name", l->name, "source", l->source,
+                          "extensions", extensions_json(NULL, l), "default_for", extensions_json(r, l),
+                          "time_factor", l->time_factor, "extra_memory", (json_int_t)l->extra_memory,
+                          "compile_time_limit", l->compile_time, "compile_memory_limit",
+                          (json_int_t)l->compile_memory);
+    char *s = o ? json_dumps(o, JSON_COMPACT) : NULL;
+    json_decref(o);
+    return s;
 }
 
 /* The first line of fd's output within the deadline ("" if none). */
@@ -173,23 +201,41 @@ int runner_language_version(struct runner *r, const char *id, char *out, size_t 
     return 0;
 }
 
-/* The language that compiles a package's program: the first (by file name)
- * whose source file has the same extension; C++'s other endings (.cc,
- * .cxx, .c++, .C, .cp: the ICPC format's, as the store reads them) are
- * .cpp. */
+/* The language a file of a package (a checker, an interactor, a grader's
+ * or a program's source) compiles with, by its extension: the one whose
+ * file says `default_for` it, else the only one that has it among its
+ * `extensions`; NULL when none has it or several do and none is the
+ * default (rn_extension_languages says which). */
 const struct rn_language *rn_language_for_file(const struct runner *r, const char *file)
 {
-    static const char *cpp_alias[] = {".cc", ".cxx", ".c++", ".C", ".cp", NULL};
     const char *dot = strrchr(file, '.');
-    for (int i = 0; dot && cpp_alias[i]; i++)
-        if (!strcmp(dot, cpp_alias[i]))
-            dot = ".cpp";
+    const struct rn_language *only = NULL;
+    size_t having = 0;
     for (size_t i = 0; dot && i < r->lang_count; i++) {
-        const char *ext = strrchr(r->langs[i]->source, '.');
-        if (ext && !strcmp(ext, dot))
+        if (rn_language_default_for(r->langs[i], dot))
             return r->langs[i];
+        if (rn_language_has_extension(r->langs[i], dot))
+            only = r->langs[i], having++;
     }
-    return NULL;
+    return having == 1 ? only : NULL;
+}
+
+void rn_extension_languages(const struct runner *r, const char *file, char *out, size_t len)
+{
+    const char *dot = strrchr(file, '.');
+    size_t n = 0;
+    out[0] = 0;
+    for (size_t i = 0; dot && i < r->lang_count && n < len; i++)
+        if (rn_language_has_extension(r->langs[i], dot)) {
+            int k = snprintf(out + n, len - n, "%s%s", n ? ", " : "", r->langs[i]->id);
+            n += k > 0 ? (size_t)k : 0;
+        }
+}
+
+const char *runner_language_for_file(struct runner *r, const char *file)
+{
+    const struct rn_language *l = rn_language_for_file(r, file);
+    return l ? l->id : NULL;
 }
 
 void rn_unknown_language(const struct runner *r, const char *id, char *err, size_t errlen)

@@ -189,6 +189,16 @@ struct runner_language_info {
     bool prepare;               /* it has files to prepare (a `prepare` key) */
 };
 bool runner_language_info(struct runner *r, const char *id, struct runner_language_info *out);
+/* The same as GET /v1/languages shows it (judged publishes it, `judgectl
+ * languages --json` prints it): JSON {name, source, extensions,
+ * default_for (those of its extensions a checker or a package's program
+ * ending so compiles with), time_factor, extra_memory, compile_time_limit,
+ * compile_memory_limit}; caller frees. NULL: no such id. */
+char *runner_language_json(struct runner *r, const char *id);
+/* The language (id) a package's file compiles with by its extension: the
+ * one whose file says `default_for` it, else the only one with it among its
+ * `extensions`; NULL: none, or several and no default. */
+const char *runner_language_for_file(struct runner *r, const char *file);
 /* The first line the language's `version` command prints (stdout and
  * stderr: `java -version` writes to stderr), run on the host as its file
  * says, within RUNNER_VERSION_TIMEOUT_MS: 0; 1 when the language has no

@@ -3,7 +3,8 @@
  * a language work on this host, through the sandbox?
  *
  * The language's version command runs as a compile step would; then a
- * hello-world chosen by the extension of the language's source file is
+ * hello-world (the language file's `hello`, else one chosen by the
+ * extension of the language's source file) is
  * compiled and run as a submission would be (a problem of one test with
  * no package: stdin is /dev/null), and must print "hello".
  */
@@ -31,8 +32,12 @@ static const struct hello hellos[] = {
     {".txt", "hello\n"},   /* answer files (languages/answers.yaml): printed as they are */
 };
 
+/* the language file's own `hello`, else the built-in one of its source's
+ * extension */
 static const char *hello_for(const struct rn_language *l)
 {
+    if (l->hello)
+        return l->hello;
     const char *dot = strrchr(l->source, '.');
     for (size_t i = 0; dot && i < sizeof hellos / sizeof hellos[0]; i++)
         if (!strcmp(dot, hellos[i].ext))

@@ -46,19 +46,35 @@ static json_t *languages(struct queue_conn *k, const struct jd_config *cfg)
     return all;
 }
 
-/* The language of path by its extension, as judgectl's verify finds it. */
+/* Whether a published language is the default for the ending want: its
+ * default_for lists it; a host older than default_for published only its
+ * source, whose suffix then counts (as it did). */
+static bool default_for(json_t *info, const char *want)
+{
+    json_t *list = json_object_get(info, "default_for"), *e;
+    size_t i;
+    if (!list) {
+        const char *src = json_string_value(json_object_get(info, "source"));
+        const char *ext = src ? strrchr(src, '.') : NULL;
+        return ext && !strcmp(ext, want);
+    }
+    json_array_foreach(list, i, e)
+        if (json_string_value(e) && !strcmp(json_string_value(e), want))
+            return true;
+    return false;
+}
+
+/* The language of path by its extension, as judgectl's verify finds it:
+ * the one the hosts published as the default for it (default_for). */
 static const char *language_of(json_t *langs, const char *path)
 {
     const char *want = store_source_ending(path), *id;
     json_t *info;
     if (!want)
         return NULL;
-    json_object_foreach(langs, id, info) {
-        const char *src = json_string_value(json_object_get(info, "source"));
-        const char *ext = src ? strrchr(src, '.') : NULL;
-        if (ext && !strcmp(ext, want))
+    json_object_foreach(langs, id, info)
+        if (default_for(info, want))
             return id;
-    }
     return NULL;
 }
 

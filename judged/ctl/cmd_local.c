@@ -371,15 +371,30 @@ static const char languages_usage[] =
     "usage: judgectl languages [--check] [--json] [--languages DIR] [--workdir DIR] [--slot N]\n"
     "Lists the languages (the catalog alone: no sandbox, no root needed); --check\n"
     "compiles and runs a hello-world in each through the sandbox and reports its\n"
-    "version and status (exit 1 if any fails). --json prints [{\"id\", \"name\"}]\n"
-    "(with --check also \"ok\", \"version\", \"status\", \"compile_time\", \"run_time\").\n";
+    "version and status (exit 1 if any fails). --json prints each language as\n"
+    "GET /v1/languages shows it ({\"id\", \"name\", \"source\", \"extensions\",\n"
+    "\"default_for\", \"time_factor\", ...}, without the pool and the hosts' versions);\n"
+    "with --check also \"ok\", \"version\", \"status\", \"compile_time\", \"run_time\".\n";
+
+/* one language as GET /v1/languages shows it (the same JSON judged
+ * publishes), its id first */
+static json_t *describe_language(struct runner *r, const char *id)
+{
+    json_t *o = json_pack("{s:s}", "id", id);
+    char *text = runner_language_json(r, id);
+    json_t *published = text ? json_loads(text, 0, NULL) : NULL;
+    json_object_update(o, published);
+    json_decref(published);
+    free(text);
+    return o;
+}
 
 /* one language's self-test as JSON (or its error) */
 static json_t *check_language(struct runner *r, const char *id)
 {
     struct runner_selftest st;
     char err[1024];
-    json_t *o = json_pack("{s:s, s:s}", "id", id, "name", runner_language_name(r, id));
+    json_t *o = describe_language(r, id);
     if (runner_language_selftest(r, id, &st, err, sizeof err) < 0) {
         json_object_set_new(o, "ok", json_false());
         json_object_set_new(o, "status", json_string(err));
@@ -440,8 +455,7 @@ int cmd_languages(int argc, char **argv)
         printf(check ? "%-12s %-40s status\n" : "%-12s %s\n", "id", check ? "version" : "name");
     for (size_t i = 0; i < runner_language_count(r); i++) {
         const char *id = runner_language_id(r, i);
-        json_t *l = check ? check_language(r, id) : json_pack("{s:s, s:s}", "id", id, "name",
-                                                                runner_language_name(r, id));
+        json_t *l = check ? check_language(r, id) : describe_language(r, id);
         ok &= !check || json_is_true(json_object_get(l, "ok"));
         if (!c.json)
             print_language(l, check);

@@ -54,21 +54,13 @@ static const char verify_usage[] =
 
 /* ------------------------------------------------------------- languages */
 
-/* The language of a file by its extension: the one whose source file
- * (languages/ID.yaml `source`) ends the same, C++'s other endings too. */
+/* The language of a file by its extension: the default for it (a language
+ * file's `default_for`, or the only one having it), C++'s other endings
+ * read as .cpp. */
 static const char *language_of(struct runner *r, const char *path)
 {
     const char *want = store_source_ending(path);
-    if (!want)
-        return NULL;
-    for (size_t i = 0; i < runner_language_count(r); i++) {
-        struct runner_language_info info;
-        const char *id = runner_language_id(r, i);
-        const char *ext = runner_language_info(r, id, &info) ? strrchr(info.source, '.') : NULL;
-        if (ext && !strcmp(ext, want))
-            return id;
-    }
-    return NULL;
+    return want ? runner_language_for_file(r, want) : NULL;
 }
 
 /* ----------------------------------------------------------------- judging */

@@ -131,22 +131,6 @@ int pool_start(struct pool *p, const struct jd_config *cfg)
     return 0;
 }
 
-/* One language as GET /v1/languages shows it (JSON; caller frees). */
-static char *language_json(struct runner *catalog, const char *id)
-{
-    struct runner_language_info li;
-    if (!catalog || !runner_language_info(catalog, id, &li))
-        return NULL;
-    const char *dot = strrchr(li.source, '.');
-    json_t *o = json_pack("{s:s, s:s, s:[s], s:f, s:I, s:f, s:I}", "name", li.name, "source", li.source,
-                          "extensions", dot ? dot : "", "time_factor", li.time_factor, "extra_memory",
-                          (json_int_t)li.extra_memory, "compile_time_limit", li.compile_time,
-                          "compile_memory_limit", (json_int_t)li.compile_memory);
-    char *s = o ? json_dumps(o, JSON_COMPACT) : NULL;
-    json_decref(o);
-    return s;
-}
-
 /* A pool's languages as platforms see them, from the language files this
  * host judges with (judge-api reads no language file). */
 static void publish_languages(struct queue_conn *k, struct runner *catalog, const struct jd_pool_cfg *pc)
@@ -156,7 +140,7 @@ static void publish_languages(struct queue_conn *k, struct runner *catalog, cons
     int n = 0;
     char err[512];
     for (int i = 0; i < pc->nlanguages; i++)
-        if ((json[n] = language_json(catalog, pc->languages[i])))
+        if (catalog && (json[n] = runner_language_json(catalog, pc->languages[i])))
             ids[n++] = pc->languages[i];
     if (queue_publish_languages(k, pc->name, ids, (const char *const *)json, n, err, sizeof err))
         logmsg("pool %s: cannot publish its languages: %s", pc->name, err);

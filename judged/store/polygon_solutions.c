@@ -39,7 +39,8 @@ static const struct pg_tag {
 
 /* Polygon's source type -> this project's language id (languages/ID.yaml).
  * A prefix ends in '.' or is followed by a version digit; a type no row
- * serves is an error naming it. PyPy runs as CPython here. */
+ * serves is kept as polygon:TYPE and not judged. C++'s g++NN types are
+ * judged as `cpp` (GNU C++20, which compiles what they do). */
 static const struct pg_language {
     const char *type;    /* exact, or a prefix when it ends in '.' or '*' */
     const char *id;
@@ -48,13 +49,26 @@ static const struct pg_language {
     {"cpp.", "cpp"},
     {"java*", "java"},          /* java8, java11, java17, java21 */
     {"python.3", "python3"},
-    {"python.pypy3", "python3"},
-    {"python.pypy3-64", "python3"},
+    {"python.pypy3", "pypy3"},
+    {"python.pypy3-64", "pypy3"},
     {"pas.fpc", "pascal"},
     {"go", "go"},
     {"rust", "rust"},
     {"rust.", "rust"},
     {"js.", "javascript"},
+    {"kotlin", "kotlin"},
+    {"kotlin.", "kotlin"},       /* kotlin.1.9 */
+    {"kotlin*", "kotlin"},       /* kotlin16, kotlin17 */
+    {"csharp.mono", "csharp"},
+    {"haskell.ghc", "haskell"},
+    {"ocaml", "ocaml"},
+    {"ruby", "ruby"},
+    {"ruby.", "ruby"},
+    {"php", "php"},
+    {"php.", "php"},
+    {"perl", "perl"},
+    {"perl.", "perl"},
+    {"d", "d"},
 };
 
 static const char *language_of(const char *type)
@@ -165,7 +179,8 @@ static int write_solution(const char *dir, xmlNode *sol, FILE *out, bool copy, s
         lang = other;
         if (!copy)
             conv_warn(e, "problem.xml:%d: solution/source@type: warning: '%s' (%s) is not a language this judge "
-                         "serves (c.*, cpp.*, javaN, python.3, python.pypy3, pas.fpc, go, rust, js.*): kept as "
+                         "serves (c.*, cpp.*, javaN, python.3, python.pypy3, pas.fpc, go, rust, js.*, kotlin*, csharp.mono, "
+                         "haskell.ghc, ocaml, ruby*, php*, perl*, d): kept as "
                          "language '%s', which problem verify lists as not judged", pg_line(src),
                       pg_quote(type, q, sizeof q), path, lang);
     }

@@ -1168,6 +1168,28 @@ Test(api, a_batch_admits_or_refuses_each_submission_on_its_own)
     cr_assert_str_eq(json_string_value(json_object_get(cpp, "pool")), "native");
     cr_assert_str_eq(json_string_value(json_array_get(json_object_get(cpp, "extensions"), 0)), ".cpp");
     cr_assert(json_number_value(json_object_get(cpp, "time_factor")) == 1.0, "time_factor");
+    /* one language per extension: .cc is C++ (issue 39) */
+    cr_assert(json_equal(json_object_get(cpp, "default_for"), json_object_get(cpp, "extensions")), "default_for");
+    /* judgectl languages --json shows what GET /v1/languages shows, key for
+     * key (less the pool and the hosts' versions, which only judged knows) */
+    static char out[1 << 17];
+    cr_assert_eq(t_ctl(out, sizeof out, cfg_path, "languages", "--json", "--languages", SRC "/languages", NULL), 0,
+                 "%s", out);
+    json_t *listed = json_loads(out, 0, NULL), *l;
+    size_t li;
+    json_t *ctl_cpp = NULL;
+    json_array_foreach(listed, li, l)
+        if (!strcmp(json_string_value(json_object_get(l, "id")), "cpp"))
+            ctl_cpp = l;
+    cr_assert(ctl_cpp, "%s", out);
+    json_object_del(ctl_cpp, "id");
+    json_t *api_cpp = json_deep_copy(cpp);
+    json_object_del(api_cpp, "id");
+    json_object_del(api_cpp, "pool");
+    json_object_del(api_cpp, "versions");
+    cr_assert(json_equal(ctl_cpp, api_cpp), "judgectl %s\nAPI %s", json_dumps(ctl_cpp, 0), json_dumps(api_cpp, 0));
+    json_decref(api_cpp);
+    json_decref(listed);
     json_decref(cpp);
     char *src = slurp(AC_C);
     json_t *ok = json_pack("{s:s, s:s, s:s, s:s}", "problem", "aplusb", "language", "c", "source", src,

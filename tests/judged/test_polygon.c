@@ -164,7 +164,7 @@ Test(polygon, an_interactive_problem_with_a_testlib_interactor)
 {
     static const struct expected want[] = {
         {"solutions/bsearch.cpp", "cpp", "AC", 100},
-        {"solutions/bsearch.py", "python3", "AC", 100},
+        {"solutions/bsearch.py", "pypy3", "AC", 100},
         {"solutions/linear.cpp", "cpp", "WA", 0},
     };
     judge_all("guessnum", submissions_yaml("guessnum"), want, sizeof want / sizeof *want, SLOT_JUDGE0 + 2);
@@ -206,13 +206,13 @@ Test(polygon, packages_are_pushed_unchanged_and_bad_ones_not_stored)
 
     /* a source type no language serves: pushed, the solution kept and said */
     char cmd[1400];
-    snprintf(cmd, sizeof cmd, "cp -r '%s/sumgroups' '%s/kt' && sed -i 's/type=\"python.3\"/type=\"kotlin.1.9\"/' "
+    snprintf(cmd, sizeof cmd, "cp -r '%s/sumgroups' '%s/kt' && sed -i 's/type=\"python.3\"/type=\"scala\"/' "
              "'%s/kt/problem.xml'", POLYGON_DIR, T_dir, T_dir);
     cr_assert_eq(system(cmd), 0);
     snprintf(p, sizeof p, "%s/kt", T_dir);
     int rc = t_ctl(out, sizeof out, cfg, "problem", "push", p, "--name", "kt", "--json", "--slot", SLOT_PUSH, NULL);
     cr_assert_eq(rc, 0, "%s", out);
-    cr_assert(strstr(out, "problem.xml:72: solution/source@type: warning: 'kotlin.1.9' (solutions/sum.py) is not a "
+    cr_assert(strstr(out, "problem.xml:72: solution/source@type: warning: 'scala' (solutions/sum.py) is not a "
                           "language"), "%s", out);
     /* a tag Polygon does not have: refused naming it, nothing stored */
     snprintf(cmd, sizeof cmd, "cp -r '%s/sumgroups' '%s/bad' && sed -i 's/tag=\"rejected\"/tag=\"almost\"/' "

@@ -168,7 +168,7 @@ Test(polygon_unit, an_interactor_and_a_std_checker)
                         "checker: tokens   # Polygon's std::wcmp.cpp\n"), "%s", y);
     cr_assert(strstr(y, "stop_on_failure: all\n") && !strstr(y, "subtasks:"), "no points: pass/fail: %s", y);
     cr_assert(strstr(text("submissions/submissions.yaml"), "\"solutions/bsearch.py\":   # Polygon tag accepted, type "
-                                                           "python.pypy3\n  language: python3\n"));
+                                                           "python.pypy3\n  language: pypy3\n"));
 }
 
 Test(polygon_unit, std_checkers_without_a_builtin_use_the_shipped_source)
@@ -228,10 +228,10 @@ Test(polygon_unit, a_pattern_that_names_no_file)
 Test(polygon_unit, a_source_type_no_language_serves_and_an_unknown_tag)
 {
     copy_package("sumgroups");
-    edit("type=\"python.3\"", "type=\"kotlin.1.9\"");
+    edit("type=\"python.3\"", "type=\"scala\"");
     edit("tag=\"rejected\"", "tag=\"almost\"");
     char *e = refused(1);   /* the tag; the language is a warning (a_solution_in_a_language_not_served...) */
-    cr_assert(strstr(e, "problem.xml:72: solution/source@type: warning: 'kotlin.1.9' (solutions/sum.py) is not a "
+    cr_assert(strstr(e, "problem.xml:72: solution/source@type: warning: 'scala' (solutions/sum.py) is not a "
                         "language this judge serves"), "%s", e);
     cr_assert(strstr(e, "problem.xml:77: solution@tag: 'almost' (solutions/one.cpp) is not a tag of Polygon's"), "%s", e);
     cr_assert(!exists("submissions/submissions.yaml"));
@@ -286,10 +286,9 @@ Test(polygon_unit, input_and_output_files_become_the_runners)
     cr_assert(strstr(e, "problem.xml:9: judging@input-file: '../in/x' is not a plain file name"), "%s", e);
 }
 
-/* A reference solution in a language no pool here serves (Kotlin, tagged
- * main): the package converts, the solution is kept with its language
- * named, and the push says problem verify will not judge it */
-Test(polygon_unit, a_solution_in_a_language_not_served_is_kept_not_refused)
+/* issue 39: Polygon's Kotlin and PyPy types are languages here now (a real
+ * package's Kotlin reference solution was refused, then kept unjudged) */
+Test(polygon_unit, kotlin_and_pypy_solutions_are_judged_in_their_languages)
 {
     copy_package("sumgroups");
     write_text("solutions/sum.kt", "fun main() { val (a, b) = readLine()!!.split(' ').map { it.toLong() }; "
@@ -297,15 +296,32 @@ Test(polygon_unit, a_solution_in_a_language_not_served_is_kept_not_refused)
     edit("<source path=\"solutions/sum.cpp\" type=\"cpp.g++17\"/>",
          "<source path=\"solutions/sum.kt\" type=\"kotlin.1.9\"/>");
     char *e = NULL;
-    int n = store_convert(pkg, "p", &e);
-    cr_assert_eq(n, 0, "%s", e ? e : "");
-    cr_assert(e && strstr(e, "'kotlin.1.9' (solutions/sum.kt) is not a language this judge serves") &&
-              strstr(e, "kept as language 'polygon:kotlin.1.9'"), "%s", e ? e : "");
+    cr_assert_eq(store_convert(pkg, "p", &e), 0, "%s", e ? e : "");
+    cr_assert(!e || !strstr(e, "kotlin"), "no warning: %s", e);
     free(e);
     const char *y = text("submissions/submissions.yaml");
-    cr_assert(strstr(y, "\"solutions/sum.kt\":   # Polygon tag main, type kotlin.1.9\n  language: polygon:kotlin.1.9\n"),
+    cr_assert(strstr(y, "\"solutions/sum.kt\":   # Polygon tag main, type kotlin.1.9\n  language: kotlin\n"), "%s", y);
+}
+
+/* A reference solution in a language no pool here serves (Kotlin, tagged
+ * main): the package converts, the solution is kept with its language
+ * named, and the push says problem verify will not judge it */
+Test(polygon_unit, a_solution_in_a_language_not_served_is_kept_not_refused)
+{
+    copy_package("sumgroups");
+    write_text("solutions/sum.scala", "object Main extends App { println(1) }\n");
+    edit("<source path=\"solutions/sum.cpp\" type=\"cpp.g++17\"/>",
+         "<source path=\"solutions/sum.scala\" type=\"scala\"/>");
+    char *e = NULL;
+    int n = store_convert(pkg, "p", &e);
+    cr_assert_eq(n, 0, "%s", e ? e : "");
+    cr_assert(e && strstr(e, "'scala' (solutions/sum.scala) is not a language this judge serves") &&
+              strstr(e, "kept as language 'polygon:scala'"), "%s", e ? e : "");
+    free(e);
+    const char *y = text("submissions/submissions.yaml");
+    cr_assert(strstr(y, "\"solutions/sum.scala\":   # Polygon tag main, type scala\n  language: polygon:scala\n"),
               "%s", y);
-    cr_assert(exists("submissions/solutions/sum.kt"), "copied with the others");
+    cr_assert(exists("submissions/solutions/sum.scala"), "copied with the others");
 }
 
 Test(polygon_unit, what_the_runner_cannot_judge_as_meant)

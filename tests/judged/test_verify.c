@@ -94,7 +94,7 @@ static char *pkg_path(const char *pkg)
 Test(verify, legacy_folders_and_derived_limit)
 {
     legacy("sum");
-    put("sum", "submissions/accepted/ok.rb", "puts 1\n");   /* a language this host has not */
+    put("sum", "submissions/accepted/ok.scala", "object Main extends App { println(1) }\n");   /* a language this host has not */
     char out[65536];
     int rc = CTL(out, "problem", "verify", pkg_path("sum"), "--json", "--slot", SLOT, "--languages", LANGS);
     cr_assert_eq(rc, 2, "no mismatch, one not judged: the status says so: %s", out);
@@ -106,7 +106,7 @@ Test(verify, legacy_folders_and_derived_limit)
                      "TLE");
     cr_assert_str_eq(json_string_value(json_object_get(row(j, "submissions/run_time_error/crash.c"), "verdict")), "RE");
     cr_assert_str_eq(json_string_value(json_object_get(row(j, "submissions/wrong_answer/wa.c"), "verdict")), "WA");
-    json_t *rb = row(j, "submissions/accepted/ok.rb");
+    json_t *rb = row(j, "submissions/accepted/ok.scala");
     cr_assert(json_is_false(json_object_get(rb, "judged")));
     cr_assert(strstr(json_string_value(json_object_get(rb, "why")), "no language"), "%s", out);
     /* legacy rule: max(1, round(slowest x 5)) = 1 s for A+B; TLE ones at max(limit + 1, ...) = 2 s */

@@ -49,17 +49,37 @@ static struct runner *open_runner(int slots)
     return r;
 }
 
-static const char *language_of(const char *file)
+/* Whether language id has ext among its extensions (as GET /v1/languages
+ * shows them). */
+static bool takes_extension(struct runner *r, const char *id, const char *ext)
 {
-    static const char *const map[][2] = {
-        {".c", "c"}, {".cpp", "cpp"}, {".py", "python3"}, {".java", "java"},
-        {".rs", "rust"}, {".go", "go"}, {".js", "javascript"}, {".pas", "pascal"},
-    };
-    const char *dot = strrchr(file, '.');
-    for (size_t i = 0; dot && i < sizeof map / sizeof map[0]; i++)
-        if (!strcmp(dot, map[i][0]))
-            return map[i][1];
-    return NULL;
+    char *text = runner_language_json(r, id);
+    json_t *o = text ? json_loads(text, 0, NULL) : NULL, *e;
+    size_t i;
+    bool takes = false;
+    json_array_foreach(json_object_get(o, "extensions"), i, e)
+        takes |= !strcmp(json_string_value(e), ext);
+    json_decref(o);
+    free(text);
+    return takes;
+}
+
+/* A sample's language, as the demo finds it: a part of its name between
+ * underscores that is a language taking its extension (ac_pypy3.py), else
+ * the default for its extension (the language files' default_for). */
+static const char *language_of(struct runner *r, const char *file)
+{
+    const char *base = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
+    const char *dot = strrchr(base, '.');
+    for (const char *p = strchr(base, '_'); dot && p && p < dot; p = strchr(p + 1, '_')) {
+        char part[128];
+        size_t n = strcspn(p + 1, "_.");
+        snprintf(part, sizeof part, "%.*s", (int)(n < 100 ? n : 100), p + 1);
+        for (size_t i = 0; i < runner_language_count(r); i++)
+            if (!strcmp(runner_language_id(r, i), part) && takes_extension(r, part, dot))
+                return runner_language_id(r, i);
+    }
+    return runner_language_for_file(r, base);
 }
 
 static char *slurp(const char *path, size_t *len)
@@ -98,7 +118,7 @@ static struct judged judge_file(struct runner *r, const char *problem, const cha
 {
     size_t len;
     char *src = slurp(path, &len);
-    struct judged j = judge_source(r, problem, language_of(path), src, len);
+    struct judged j = judge_source(r, problem, language_of(r, path), src, len);
     free(src);
     return j;
 }
@@ -136,7 +156,7 @@ static int judge_problem(struct runner *r, const char *problem, char *report, si
         double want_score;
         expected_from_name(names[i]->d_name, want, &want_score);
         snprintf(path, sizeof path, "%s/%s", dir, names[i]->d_name);
-        if (language_of(path)) {
+        if (language_of(r, path)) {
             struct judged j = judge_file(r, problem_dir, path);
             const char *got = runner_verdict_name(j.verdict);
             if (strcmp(got, want) || (want_score >= 0 && j.score != want_score)) {
@@ -804,6 +824,46 @@ Test(runner, every_language_passes_its_self_test, .timeout = 600)
         }
     }
     runner_close(r);
+    cr_assert_str_empty(report, "%s", report);
+}
+
+/* Each standard variant compiles with the standard it names: a program
+ * checking __STDC_VERSION__ / __cplusplus prints "ok" only under its own
+ * (issue 39; C's older standards' programs did not even compile when only
+ * GNU C17 was offered). One compile and one test per variant. */
+Test(runner, each_standard_variant_sees_its_standard, .timeout = 600)
+{
+    static const struct { const char *id; const char *macro, *value; } variants[] = {
+        {"c99", "__STDC_VERSION__", "199901L"}, {"c11", "__STDC_VERSION__", "201112L"},
+        {"c", "__STDC_VERSION__", "201710L"},
+        {"cpp03", "__cplusplus", "199711L"}, {"cpp11", "__cplusplus", "201103L"},
+        {"cpp14", "__cplusplus", "201402L"}, {"cpp17", "__cplusplus", "201703L"},
+        {"cpp", "__cplusplus", "202002L"},
+        {"cpp03_clang", "__cplusplus", "199711L"}, {"cpp11_clang", "__cplusplus", "201103L"},
+        {"cpp14_clang", "__cplusplus", "201402L"}, {"cpp17_clang", "__cplusplus", "201703L"},
+        {"cpp20_clang", "__cplusplus", "202002L"},
+    };
+    char *pkg = scratch_dir("standards");
+    put_file(pkg, "problem.yaml", "name: standards\ntime_limit: 1s\nmemory_limit: 64M\nchecker: exact\n");
+    put_file(pkg, "tests/1.in", "");
+    put_file(pkg, "tests/1.out", "ok\n");
+    struct runner *r = open_runner(1);
+    char report[4096] = "";
+    for (size_t i = 0; i < sizeof variants / sizeof variants[0]; i++) {
+        char src[512];
+        snprintf(src, sizeof src, "#include <stdio.h>\nint main(void) { puts(%s == %s ? \"ok\" : \"wrong\"); "
+                 "return 0; }\n", variants[i].macro, variants[i].value);
+        struct judged j = judge_source(r, pkg, variants[i].id, src, strlen(src));
+        if (j.verdict != RUNNER_AC) {
+            size_t used = strlen(report);
+            snprintf(report + used, sizeof report - used, "%s: %s\n", variants[i].id,
+                     runner_verdict_name(j.verdict));
+        }
+        free(j.json);
+    }
+    runner_close(r);
+    remove_dir(pkg);
+    free(pkg);
     cr_assert_str_empty(report, "%s", report);
 }
 

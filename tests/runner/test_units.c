@@ -557,6 +557,97 @@ Test(languages, an_id_must_equal_its_file_name)
     free(dir);
 }
 
+/* A directory of language files opened as a catalog (no sandbox). */
+static struct runner *catalog_of(const char *dir, char *err, size_t errlen)
+{
+    struct runner_config cfg = {.languages_dir = dir, .catalog_only = true};
+    struct runner *r = NULL;
+    return runner_open(&r, &cfg, err, errlen) ? NULL : r;
+}
+
+#define PY(id, more) "id: " id "\nname: P\nversion: [python3, -V]\nsource: main.py\nrun: [python3, main.py]\n" more
+
+/* A pypy3.yaml sorts before python3.yaml: its .py must not silently take
+ * every .py checker (the first file by name did), nor a C variant .c */
+Test(languages, the_default_for_an_extension_is_the_one_its_file_names)
+{
+    char *dir = scratch_dir("langdefault");
+    put_file(dir, "pypy3.yaml", "%s", PY("pypy3", "extensions: [.py]\n"));
+    put_file(dir, "python3.yaml", "%s", PY("python3", "extensions: [.py, .py3]\ndefault_for: [.py]\n"));
+    put_file(dir, "c.yaml", "%s", GOOD_C "default_for: [.c]\n");
+    put_file(dir, "a99.yaml", "%s", "id: a99\nname: C99\nversion: [gcc, --version]\nsource: main.c\nrun: [./main]\n");
+    char err[1024];
+    struct runner *r = catalog_of(dir, err, sizeof err);
+    cr_assert(r, "%s", err);
+    cr_assert_str_eq(runner_language_for_file(r, "checker.py"), "python3");
+    cr_assert_str_eq(runner_language_for_file(r, "old.py3"), "python3", "the only one with .py3");
+    cr_assert_str_eq(runner_language_for_file(r, "validator.c"), "c");
+    cr_assert_null(runner_language_for_file(r, "x.rb"));
+    /* what GET /v1/languages and judgectl languages --json show */
+    char *pypy = runner_language_json(r, "pypy3"), *py = runner_language_json(r, "python3");
+    cr_assert(strstr(pypy, "\"extensions\":[\".py\"],\"default_for\":[]"), "%s", pypy);
+    cr_assert(strstr(py, "\"extensions\":[\".py\",\".py3\"],\"default_for\":[\".py\",\".py3\"]"), "%s", py);
+    free(pypy);
+    free(py);
+    runner_close(r);
+    remove_dir(dir);
+    free(dir);
+}
+
+Test(languages, two_defaults_for_one_extension_name_both_files)
+{
+    char *dir = scratch_dir("langdefault2");
+    put_file(dir, "pypy3.yaml", "%s", PY("pypy3", "default_for: [.py]\n"));
+    put_file(dir, "python3.yaml", "%s", PY("python3", "default_for: [.py]\n"));
+    char err[1024];
+    struct runner *r = catalog_of(dir, err, sizeof err);
+    cr_assert_null(r);
+    cr_assert(strstr(err, "python3.yaml: default_for: '.py' is already the default of pypy3 (")
+              && strstr(err, "pypy3.yaml)"), "%s", err);
+    remove_dir(dir);
+    free(dir);
+}
+
+/* shared and nobody's default: no language, and the checker's error says why */
+Test(languages, a_shared_extension_without_a_default_has_none)
+{
+    char *dir = scratch_dir("langdefault3");
+    put_file(dir, "pypy3.yaml", "%s", PY("pypy3", ""));
+    put_file(dir, "python3.yaml", "%s", PY("python3", ""));
+    char err[1024], having[256];
+    struct runner *r = catalog_of(dir, err, sizeof err);
+    cr_assert(r, "%s", err);
+    cr_assert_null(runner_language_for_file(r, "checker.py"));
+    rn_extension_languages(r, "checker.py", having, sizeof having);
+    cr_assert_str_eq(having, "pypy3, python3");
+    runner_close(r);
+    remove_dir(dir);
+    free(dir);
+}
+
+Test(languages, bad_extensions_name_their_key)
+{
+    char *e = load_language_errors(GOOD_C "extensions: [c, .c]\ndefault_for: [.h]\n");
+    cr_assert(strstr(e, "x.yaml:1: extensions: 'c' is not an extension"), "%s", e);
+    cr_assert(strstr(e, "x.yaml:1: default_for: '.h' is not one of the language's extensions"), "%s", e);
+    free(e);
+}
+
+/* the shipped files: every extension has one language, C++'s other endings
+ * are C++, and every language has a hello-world for languages --check */
+Test(languages, shipped_defaults)
+{
+    char err[1024];
+    struct runner *r = catalog_of(JUDGED_SOURCE_DIR "/languages", err, sizeof err);
+    cr_assert(r, "%s", err);
+    static const char *const want[][2] = {{"a.c", "c"}, {"a.cpp", "cpp"}, {"a.cc", "cpp"}, {"a.C", "cpp"},
+                                          {"a.py", "python3"}, {"Main.java", "java"}, {"a.pas", "pascal"}};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+        cr_assert_str_eq(runner_language_for_file(r, want[i][0]) ? runner_language_for_file(r, want[i][0]) : "-",
+                         want[i][1], "%s", want[i][0]);
+    runner_close(r);
+}
+
 /* ---- problem packages ---- */
 
 static char *package(const char *yaml, int tests)

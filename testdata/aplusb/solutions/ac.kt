@@ -1,0 +1,5 @@
+// Expected: AC.
+fun main() {
+    val (a, b) = readLine()!!.trim().split(" ").map { it.toLong() }
+    println(a + b)
+}

@@ -1,0 +1,3 @@
+;; Expected: AC.
+(let ((a (read)) (b (read)))
+  (format t "~D~%" (+ a b)))

@@ -1,0 +1,3 @@
+-- Expected: AC.
+local a, b = io.read("n", "n")
+print(math.tointeger(a + b))

@@ -1,0 +1,3 @@
+# Expected: AC.
+my ($a, $b) = split ' ', <STDIN>;
+print $a + $b, "\n";

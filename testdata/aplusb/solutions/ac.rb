@@ -1,0 +1,3 @@
+# Expected: AC.
+a, b = gets.split.map(&:to_i)
+puts a + b

@@ -1,0 +1,3 @@
+# Expected: AC.
+read -r a b
+echo $((a + b))

@@ -1,0 +1,4 @@
+# Expected: AC.
+gets stdin line
+lassign $line a b
+puts [expr {$a + $b}]

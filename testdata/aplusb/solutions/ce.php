@@ -1,0 +1,3 @@
+<?php
+// Expected: CE (php -l: a syntax error).
+echo 1 +;

@@ -1,0 +1,3 @@
+# Expected: CE (bash -n: a syntax error).
+read -r a b
+if [ "$a" ]; then echo $((a + b))

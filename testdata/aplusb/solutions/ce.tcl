@@ -1,0 +1,4 @@
+# Expected: CE (unbalanced braces: info complete).
+gets stdin line
+lassign $line a b
+puts [expr {$a + $b}

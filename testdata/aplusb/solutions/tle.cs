@@ -1,0 +1,7 @@
+// Expected: TLE. Busy loop.
+class Program {
+    static void Main() {
+        long x = 0;
+        while (true) x = x * 31 + 7;
+    }
+}

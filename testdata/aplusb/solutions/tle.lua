@@ -1,0 +1,3 @@
+-- Expected: TLE. Busy loop.
+local x = 0
+while true do x = x + 1 end

@@ -1,0 +1,4 @@
+<?php
+// Expected: TLE. Busy loop.
+$x = 0;
+while (true) { $x++; }

@@ -1,0 +1,3 @@
+# Expected: TLE. Busy loop.
+x = 0
+loop { x += 1 }

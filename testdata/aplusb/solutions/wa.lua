@@ -1,0 +1,3 @@
+-- Expected: WA: a - b.
+local a, b = io.read("n", "n")
+print(math.tointeger(a - b))

@@ -1,0 +1,3 @@
+# Expected: WA: a - b.
+my ($a, $b) = split ' ', <STDIN>;
+print $a - $b, "\n";

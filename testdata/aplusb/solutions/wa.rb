@@ -1,0 +1,3 @@
+# Expected: WA: a - b.
+a, b = gets.split.map(&:to_i)
+puts a - b

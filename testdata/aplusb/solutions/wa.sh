@@ -1,0 +1,3 @@
+# Expected: WA: a - b.
+read -r a b
+echo $((a - b))

@@ -1,0 +1,5 @@
+// Expected: WA. Int overflows on the big tests.
+fun main() {
+    val (a, b) = readLine()!!.trim().split(" ").map { it.toLong().toInt() }
+    println(a + b)
+}
