@@ -33,7 +33,7 @@
 
 #include <hiredis/hiredis.h>
 
-/* ------------------------------------------------------------ connection */
+/* -------------------------------------------------- conn.c: connection */
 
 struct queue_library;
 
@@ -95,7 +95,7 @@ const char *queue_rstr(const redisReply *r);
  * ends in "...". */
 void queue_io_err(const struct queue_conn *k, const char *what, char *err, size_t errlen);
 
-/* ---------------------------------------------------------------- library */
+/* -------------------------------------------------- library.c: library */
 
 extern const char queue_library_lua[];  /* judged.lua, embedded */
 extern const int queue_library_version; /* its VERSION line (embed.cmake) */
@@ -125,7 +125,7 @@ enum queue_rc queue_library_ensure(struct queue_conn *k, char *err, size_t errle
 redisReply *queue_fcall(struct queue_conn *k, const struct queue_library *lib, int argc, const char **argv,
                         const size_t *lens, char *err, size_t errlen);
 
-/* ------------------------------------------------------------------ names */
+/* ------------------------------------------------------ names.c: names */
 
 #define QUEUE_GROUP "judged"
 enum { QUEUE_CONTEST = 0, QUEUE_NORMAL = 1 };
@@ -160,7 +160,7 @@ const char *queue_name(int queue); /* "contest" | "normal" */
  * after data loss sees the live backlog). */
 enum queue_rc queue_ensure_groups(struct queue_conn *k, const char *pool, char *err, size_t errlen);
 
-/* ------------------------------------------------------------------ admit */
+/* ------------------------------------------------------ admit.c: admit */
 
 struct queue_admit_args {
     const char *pool, *lang, *problem;
@@ -204,7 +204,7 @@ enum queue_rc queue_publish_pool(struct queue_conn *k, const char *pool, const c
                                  int nlanguages, long max_queue, long max_source,
                                  long idempotency_ttl_ms, char *err, size_t errlen);
 
-/* ------------------------------------------------------------- claim side */
+/* ---------------------------------------- claim.c, stats.c: claim side */
 
 struct queue_job {
     int queue;               /* QUEUE_CONTEST | QUEUE_NORMAL */
@@ -288,7 +288,7 @@ void queue_reclaim_reply_free(struct queue_reclaim_reply *r);
 /* Moves due retries back to their queue; *moved may be NULL. */
 enum queue_rc queue_promote(struct queue_conn *k, const char *pool, int limit, int *moved);
 
-/* --------------------------------------------------------------- leases */
+/* ----------------------------------------------------- claim.c: leases */
 
 struct queue_ref {
     int queue;
@@ -314,7 +314,7 @@ enum queue_rc queue_give_back(struct queue_conn *k, const char *pool, const char
 enum queue_rc queue_reap(struct queue_conn *k, const char *pool, const char *consumer, bool *gone,
                          char *err, size_t errlen);
 
-/* ------------------------------------------------------------ progress */
+/* ------------------------------------------------ progress.c: progress */
 
 /* One step of a submission's progress (judged_progress): stage "compiling",
  * or "test" with the 1-based test number, the number of tests and that
@@ -353,7 +353,7 @@ void queue_checkpoint_free(struct queue_checkpoint *c);
 enum queue_rc queue_note(struct queue_conn *k, const char *pool, const char *host, int queue, const char *entry,
                          const char *id, const char *note, char *err, size_t errlen);
 
-/* ------------------------------------------------------------ outcomes */
+/* ------------------------------------------------- outcome.c: outcomes */
 
 struct queue_finish_args {
     const char *pool, *host;
@@ -414,7 +414,7 @@ struct queue_dead_args {
 enum queue_rc queue_dead_letter(struct queue_conn *k, const struct queue_dead_args *a, bool *dead,
                                 char *err, size_t errlen);
 
-/* -------------------------------------------------------------- admin */
+/* ---------------------------------------------------- control.c: admin */
 
 /* Re-admits the submission of a dead-letter entry; its id in id. */
 enum queue_rc queue_requeue(struct queue_conn *k, const char *pool, const char *entry, char *id,
@@ -435,7 +435,7 @@ enum queue_rc queue_cancel(struct queue_conn *k, const char *id, char *result, s
 enum queue_rc queue_set_state(struct queue_conn *k, const char *pool, const char *state, char *err,
                               size_t errlen);
 
-/* ------------------------------------------------------------- reads */
+/* -------------------------------------------- reads.c, events.c: reads */
 
 /* What a pool holds, read with plain commands (one Redis; a few round trips).
  * state is the stored one (active, draining, paused) refined for a
