@@ -148,12 +148,38 @@ enum queue_rc queue_pipeline_replies(struct queue_conn *k, int n, redisReply **r
     return QUEUE_OK;
 }
 
-/* Sends every command of the batch in one write and reads the replies. */
+/* Under redis-cluster://, the replies that are redirections (the pool's
+ * slot moved or is moving, the cluster is changing) replaced by the same
+ * command sent alone, which follows them: a batch's commands share one
+ * slot, so the ones the node answered stay answered. */
+static enum queue_rc pipeline_redirected(struct queue_conn *k, struct queue_args *cmds, int n,
+                                         redisReply **replies)
+{
+    for (int i = 0; i < n; i++) {
+        if (!queue_reply_redirected(replies[i]))
+            continue;
+        freeReplyObject(replies[i]);
+        replies[i] = queue_cmdv(k, cmds[i].n, cmds[i].v, cmds[i].len);
+        if (!replies[i]) {
+            for (int j = 0; j < n; j++)
+                if (replies[j])
+                    freeReplyObject(replies[j]);
+            return QUEUE_IO;
+        }
+    }
+    return QUEUE_OK;
+}
+
+/* Sends every command of the batch in one write (to the node of the
+ * first's key: a batch is one pool's) and reads the replies. */
 enum queue_rc queue_pipeline(struct queue_conn *k, struct queue_args *cmds, int n, redisReply **replies)
 {
-    if (queue_conn_ensure(k))
+    if (n > 0 && cmds[0].n > 3 ? queue_conn_route(k, cmds[0].v[3], cmds[0].len[3]) : queue_conn_ensure(k))
         return QUEUE_IO;
     for (int i = 0; i < n; i++)
         redisAppendCommandArgv(k->c, cmds[i].n, cmds[i].v, cmds[i].len);
-    return queue_pipeline_replies(k, n, replies);
+    enum queue_rc rc = queue_pipeline_replies(k, n, replies);
+    if (rc == QUEUE_OK && k->cluster)
+        rc = pipeline_redirected(k, cmds, n, replies);
+    return rc;
 }

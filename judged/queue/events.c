@@ -163,24 +163,51 @@ enum queue_rc queue_events(struct queue_conn *k, const char *const *pools, int n
     return rc;
 }
 
+#define ABOUT_FIELDS "problem owner metadata lang host"
+
 /* One HMGET per event, pipelined: one round trip for the batch. */
+static enum queue_rc about_pipelined(struct queue_conn *k, const struct queue_event *ev, int n,
+                                     redisReply **replies)
+{
+    if (queue_conn_ensure(k))
+        return QUEUE_IO;
+    for (int i = 0; i < n; i++) {
+        char key[400];
+        queue_submission_key(key, sizeof key, ev[i].pool, ev[i].id);
+        redisAppendCommand(k->c, "HMGET %s " ABOUT_FIELDS, key);
+    }
+    return queue_pipeline_replies(k, n, replies);
+}
+
+/* Under redis-cluster:// the events' pools may live on several nodes: one
+ * HMGET each, on its pool's node. */
+static enum queue_rc about_one_by_one(struct queue_conn *k, const struct queue_event *ev, int n,
+                                      redisReply **replies)
+{
+    for (int i = 0; i < n; i++) {
+        char key[400];
+        queue_submission_key(key, sizeof key, ev[i].pool, ev[i].id);
+        replies[i] = queue_cmd(k, "HMGET %s " ABOUT_FIELDS, key);
+        if (!replies[i] || replies[i]->type == REDIS_REPLY_ERROR) {
+            for (int j = 0; j <= i; j++)
+                if (replies[j])
+                    freeReplyObject(replies[j]);
+            return QUEUE_IO;
+        }
+    }
+    return QUEUE_OK;
+}
+
+/* The submission of each event: its problem, owner... */
 enum queue_rc queue_events_about(struct queue_conn *k, const struct queue_event *ev, int n,
                                  struct queue_event_about *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out * (size_t)(n > 0 ? n : 0));
     if (n <= 0)
         return QUEUE_OK;
-    if (queue_conn_ensure(k)) {
-        queue_io_err(k, "HMGET", err, errlen);
-        return QUEUE_IO;
-    }
-    for (int i = 0; i < n; i++) {
-        char key[400];
-        queue_submission_key(key, sizeof key, ev[i].pool, ev[i].id);
-        redisAppendCommand(k->c, "HMGET %s problem owner metadata lang host", key);
-    }
     redisReply **replies = calloc((size_t)n, sizeof *replies);
-    enum queue_rc rc = queue_pipeline_replies(k, n, replies);
+    enum queue_rc rc = replies ? (k->cluster ? about_one_by_one(k, ev, n, replies) : about_pipelined(k, ev, n, replies))
+                               : QUEUE_IO;
     if (rc) {
         queue_io_err(k, "HMGET", err, errlen);
         free(replies);

@@ -52,6 +52,9 @@ struct queue_conn {
     bool switched;           /* connected to another primary than before */
     const struct queue_library *libs[4];   /* checked again on a new primary */
     int nlibs;
+    struct queue_cluster *cluster;   /* redis-cluster://: the slot map and a
+                                        connection per node (cluster.c); k->c
+                                        is the current node's */
 };
 
 void queue_conn_init(struct queue_conn *k, const char *url, long timeout_ms);
@@ -78,6 +81,16 @@ void queue_conn_drop(struct queue_conn *k);
  * k->err, and says true; the caller frees r and treats it as QUEUE_IO, so
  * the next call reconnects (under sentinel://, to the new primary). */
 bool queue_conn_stale(struct queue_conn *k, const redisReply *r);
+/* Makes k->c the connection that serves key: under redis-cluster://
+ * the primary of the key's slot (a pipeline of one pool's keys calls it
+ * first with one of them), else the one endpoint. 0, or -1 with k->err. */
+int queue_conn_route(struct queue_conn *k, const char *key, size_t len);
+/* Under redis-cluster://, "HOST:PORT" of the primary that serves key (in
+ * buf), else NULL: what `judgectl pools` and /metrics show per pool. */
+const char *queue_conn_node(struct queue_conn *k, const char *key, size_t len, char *buf, size_t buflen);
+/* The Redis Cluster hash slot of a key: CRC16 of its {tag} (a pool's
+ * {POOL}) or of the whole key, mod 16384. */
+int queue_key_slot(const char *key, size_t len);
 /* Sleeps the current backoff (exponential, with jitter, 50 ms .. 2 s). */
 void queue_conn_backoff(struct queue_conn *k);
 /* One raw command, for this library, the store, tests and benchmarks:

@@ -34,6 +34,33 @@ enum queue_rc queue_reply_done(struct queue_conn *k, redisReply *r, const char *
 enum queue_rc queue_entries_parse(const redisReply *r, struct queue_entries *out, const char *what, char *err,
                                   size_t errlen);
 
+/* --------------------------------------- the cluster (cluster.c, conn.c) */
+
+#include <stdarg.h>
+
+#define QUEUE_CLUSTER_SEEDS 16   /* the most HOST:PORT of a redis-cluster:// URL */
+
+/* Is url a redis-cluster:// URL? */
+bool queue_url_is_cluster(const char *url);
+/* The HOST:PORT seeds of a valid redis-cluster:// URL (0 for another). */
+int queue_url_seeds(const char *url, char (*seeds)[300], int max);
+/* A new connection to HOST:PORT, authenticated with the URL's credentials
+ * (conn.c's rules); NULL with k->err. */
+redisContext *queue_node_connect(struct queue_conn *k, const char *host, int port);
+/* queue_conn_ensure under redis-cluster://: the map known (read again
+ * when stale), every primary's libraries checked when the primaries
+ * changed, k->c a connection to the current node. -1 with k->err. */
+int queue_cluster_ensure(struct queue_conn *k);
+/* One command on its key's node, MOVED/ASK/TRYAGAIN followed. */
+redisReply *queue_cluster_cmdv(struct queue_conn *k, int argc, const char **argv, const size_t *lens);
+redisReply *queue_cluster_cmdf(struct queue_conn *k, const char *fmt, va_list ap);
+/* k->c was freed (lost, or stale): the node forgets it, the map is read again. */
+void queue_cluster_lost(struct queue_conn *k);
+void queue_cluster_free(struct queue_conn *k);
+/* A MOVED, ASK, TRYAGAIN or CLUSTERDOWN reply: sent alone again, the
+ * command follows it (queue_cmdv). */
+bool queue_reply_redirected(const redisReply *r);
+
 /* ---------------------------------------------------------- calls (call.c) */
 
 #define MAXARGS 40   /* the most words of one call */

@@ -74,12 +74,12 @@ static int stats_append(struct queue_conn *k, const char *key, const char *field
 enum queue_rc queue_stats_flush(struct queue_conn *k, const char *pool, const struct queue_stats *s, char *err,
                                 size_t errlen)
 {
-    if (queue_conn_ensure(k)) {
+    char key[200], f[64];
+    queue_key(key, sizeof key, pool, SUFFIX_STATS);
+    if (queue_conn_route(k, key, strlen(key))) {   /* the pool's node */
         snprintf(err, errlen, "redis: %s", k->err);
         return QUEUE_IO;
     }
-    char key[200], f[64];
-    queue_key(key, sizeof key, pool, SUFFIX_STATS);
     int n = 0;
     for (int i = 0; i < s->nverdicts; i++) {
         snprintf(f, sizeof f, "verdict:%s", s->verdict[i]);

@@ -347,6 +347,84 @@ __attribute__((unused)) static int t_free_port(void)
     return -1;
 }
 
+/* One command to the redis-server on 127.0.0.1:port (a cluster node);
+ * NULL if it does not answer. Caller frees. */
+__attribute__((unused)) static redisReply *t_node(int port, const char *fmt, ...)
+{
+    struct timeval tv = {2, 0};
+    redisContext *c = redisConnectWithTimeout("127.0.0.1", port, tv);
+    redisReply *r = NULL;
+    if (c && !c->err) {
+        redisSetTimeout(c, tv);
+        va_list ap;
+        va_start(ap, fmt);
+        r = redisvCommand(c, fmt, ap);
+        va_end(ap);
+    }
+    if (c)
+        redisFree(c);
+    return r;
+}
+
+/* Does node port's CLUSTER INFO say cluster_state:ok? */
+__attribute__((unused)) static bool t_cluster_ok(int port)
+{
+    redisReply *r = t_node(port, "CLUSTER INFO");
+    bool ok = r && r->type == REDIS_REPLY_STRING && strstr(r->str, "cluster_state:ok");
+    if (r)
+        freeReplyObject(r);
+    return ok;
+}
+
+/* A Redis Cluster of n nodes in cluster mode (redis-server's own, on free
+ * ports of 127.0.0.1, each in its own dir under T_dir, AOF on), made with
+ * `redis-cli --cluster create` with `replicas` replicas per primary: the
+ * first n / (replicas + 1) ports are the primaries. Returns once every
+ * node says cluster_state:ok. ports[] gets the ports, pids[] the pids. */
+__attribute__((unused)) static void t_start_cluster(int n, int replicas, int *ports, pid_t *pids)
+{
+    char create[2048];
+    int o = snprintf(create, sizeof create, "redis-cli --cluster create");
+    for (int i = 0; i < n; i++) {
+        char dir[400], port[16], log[420];
+        ports[i] = t_free_port();
+        snprintf(dir, sizeof dir, "%s/node-%d", T_dir, ports[i]);
+        snprintf(log, sizeof log, "%s/node-%d.log", T_dir, ports[i]);
+        snprintf(port, sizeof port, "%d", ports[i]);
+        mkdir(dir, 0700);
+        pids[i] = t_fork();
+        if (pids[i] == 0) {
+            int fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0600);
+            dup2(fd, 1);
+            dup2(fd, 2);
+            execlp("redis-server", "redis-server", "--port", port, "--bind", "127.0.0.1", "--dir", dir,
+                   "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
+                   "--cluster-node-timeout", "2000", "--appendonly", "yes", "--appendfsync", "everysec",
+                   "--save", "", "--maxmemory-policy", "noeviction", (char *)NULL);
+            _exit(127);
+        }
+        t_track(pids[i]);
+        o += snprintf(create + o, sizeof create - (size_t)o, " 127.0.0.1:%d", ports[i]);
+    }
+    for (int i = 0; i < n; i++) {
+        long long t0 = t_now_ms();
+        redisReply *r = NULL;
+        while (!(r = t_node(ports[i], "PING")) && t_now_ms() < t0 + 10000)
+            t_sleep_ms(20);
+        cr_assert(r, "cluster node %d did not start (see %s/node-%d.log)", ports[i], T_dir, ports[i]);
+        freeReplyObject(r);
+    }
+    snprintf(create + o, sizeof create - (size_t)o, " --cluster-replicas %d --cluster-yes > %s/create.log 2>&1",
+             replicas, T_dir);
+    cr_assert_eq(system(create), 0, "redis-cli --cluster create failed (see %s/create.log)", T_dir);
+    long long t0 = t_now_ms();
+    for (int i = 0; i < n; i++)
+        while (!t_cluster_ok(ports[i])) {
+            cr_assert(t_now_ms() < t0 + 60000, "node %d never saw cluster_state:ok", ports[i]);
+            t_sleep_ms(50);
+        }
+}
+
 static void t_setup_dir(void)
 {
     t_lock_suite();

@@ -1,0 +1,350 @@
+/* test_cluster.c - issue 41: the queue over a real Redis Cluster. Six
+ * redis-server processes in cluster mode on private ports (3 primaries, 3
+ * replicas, `redis-cli --cluster create`, t_start_cluster) in the test's
+ * own 0700 directory; the queue library reaches them through one
+ * redis-cluster:// URL that names a replica and a primary (any node will
+ * do: the slot map is learnt from it).
+ *   - pools spread over the three primaries: the library is loaded on each,
+ *     every operation of a pool (admission, claim, finish, result) runs on
+ *     its pool's node, and queue_conn_node names that node;
+ *   - a pool's slot migrated to another primary (SETSLOT IMPORTING /
+ *     MIGRATING, MIGRATE, SETSLOT NODE) between admissions: the ones sent
+ *     while the keys had moved but the slot had not (ASK) and after (MOVED)
+ *     succeed, and every admission is claimed once and finished once.
+ * No judged here: the library's routing is what these prove. Sandbox
+ * slots 580..589 (none used yet). */
+#pragma GCC diagnostic ignored "-Wunused-function"
+#include "harness.h"
+
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+
+#include "queue.h"
+
+#define NODES 6
+#define SRC_CODE "int main(){return 0;}"
+
+static int ports[NODES];
+static pid_t pids[NODES];
+static char url[400];
+
+static void setup(void)
+{
+    t_setup_dir();
+    t_start_cluster(NODES, 1, ports, pids);
+    /* a replica first: the map comes from whichever node answers */
+    snprintf(url, sizeof url, "redis-cluster://127.0.0.1:%d,127.0.0.1:%d", ports[NODES - 1], ports[0]);
+}
+
+TestSuite(cluster, .init = setup, .fini = t_teardown, .timeout = 240);
+
+/* The port of the primary that serves slot, as node port's CLUSTER SLOTS says. */
+static int slot_owner(int port, int slot)
+{
+    redisReply *r = t_node(port, "CLUSTER SLOTS");
+    int owner = -1;
+    for (size_t i = 0; r && r->type == REDIS_REPLY_ARRAY && i < r->elements; i++) {
+        redisReply *e = r->element[i];
+        if (slot >= e->element[0]->integer && slot <= e->element[1]->integer)
+            owner = (int)e->element[2]->element[1]->integer;
+    }
+    if (r)
+        freeReplyObject(r);
+    return owner;
+}
+
+static int pool_slot(const char *pool)
+{
+    char tag[200];
+    snprintf(tag, sizeof tag, "{%s}", pool);
+    return queue_key_slot(tag, strlen(tag));
+}
+
+/* The primaries' ports (the nodes that serve a slot), in the order found. */
+static int primaries(int *out)
+{
+    int n = 0;
+    for (int s = 0; s < 16384; s += 512) {
+        int p = slot_owner(ports[0], s), seen = 0;
+        for (int i = 0; i < n; i++)
+            seen |= out[i] == p;
+        if (!seen && p > 0)
+            out[n++] = p;
+    }
+    return n;
+}
+
+/* pool[i]: a pool name whose slot the primary prim[i] serves. */
+static void pools_on(const int *prim, int n, char (*pool)[32])
+{
+    for (int i = 0; i < n; i++) {
+        pool[i][0] = 0;
+        for (int j = 0; j < 1000 && !pool[i][0]; j++) {
+            char name[32];
+            snprintf(name, sizeof name, "pool%d", j);
+            if (slot_owner(ports[0], pool_slot(name)) == prim[i])
+                snprintf(pool[i], sizeof pool[i], "%s", name);
+        }
+        cr_assert(pool[i][0], "no pool name hashes to primary %d", prim[i]);
+    }
+}
+
+static void pool_ready(struct queue_conn *k, const char *pool)
+{
+    char err[256];
+    const char *langs[] = {"c"};
+    cr_assert_eq(queue_ensure_groups(k, pool, err, sizeof err), QUEUE_OK, "%s: %s", pool, err);
+    cr_assert_eq(queue_publish_pool(k, pool, langs, 1, 1000, 65536, 0, err, sizeof err), QUEUE_OK, "%s: %s", pool,
+                 err);
+}
+
+/* One admission to pool (version "": the hosts' problems, no store); its id. */
+static void admit(struct queue_conn *k, const char *pool, char *id, size_t idlen)
+{
+    struct queue_admit_args a = {.pool = pool, .lang = "c", .problem = "aplusb", .source = SRC_CODE,
+                                 .source_len = strlen(SRC_CODE), .max_queue = -1, .max_source = -1,
+                                 .version = ""};
+    struct queue_admit_reply out;
+    char err[256];
+    enum queue_rc rc = queue_admit(k, &a, &out, err, sizeof err);
+    cr_assert_eq(rc, QUEUE_OK, "admission to %s: %s", pool, err);
+    cr_assert_eq(out.result, QUEUE_ADMITTED, "admission to %s: result %d", pool, out.result);
+    snprintf(id, idlen, "%s", out.id);
+}
+
+/* Claims everything pool holds (as host "h"), finishes each with OK and
+ * returns how many; every claimed id must be one of ids[0..n) and each
+ * claimed once. */
+static int claim_and_finish(struct queue_conn *k, const char *pool, char (*ids)[192], int n, int *claimed)
+{
+    char err[256];
+    int total = 0;
+    for (;;) {
+        struct queue_claim_args ca = {.pool = pool, .host = "h", .count = 10, .from = {">", ">"}};
+        struct queue_claim_reply cr;
+        cr_assert_eq(queue_claim(k, &ca, &cr, err, sizeof err), QUEUE_OK, "claim %s: %s", pool, err);
+        int got = cr.njobs;
+        for (int j = 0; j < cr.njobs; j++) {
+            struct queue_job *job = &cr.jobs[j];
+            int at = -1;
+            for (int i = 0; i < n; i++)
+                if (!strcmp(ids[i], job->id))
+                    at = i;
+            cr_assert(at >= 0, "claimed %s, never admitted", job->id);
+            claimed[at]++;
+            struct queue_finish_args fa = {.pool = pool, .host = "h", .queue = job->queue, .entry = job->entry,
+                                           .id = job->id, .verdict = "OK", .report = "{}", .results_max = 1000};
+            struct queue_finish_reply fr;
+            cr_assert_eq(queue_finish(k, &fa, &fr, err, sizeof err), QUEUE_OK, "finish %s: %s", job->id, err);
+            cr_assert_eq(fr.result, QUEUE_FINISH_PUBLISHED, "finish %s: %d", job->id, fr.result);
+        }
+        queue_claim_reply_free(&cr);
+        total += got;
+        if (!got)
+            return total;
+    }
+}
+
+static long long node_int(int port, const char *fmt, const char *arg)
+{
+    redisReply *r = t_node(port, fmt, arg);
+    cr_assert(r, "node %d did not answer", port);
+    long long v = r->type == REDIS_REPLY_INTEGER ? r->integer : -1;
+    freeReplyObject(r);
+    return v;
+}
+
+Test(cluster, pools_spread_over_the_primaries_and_each_runs_on_its_node)
+{
+    int prim[NODES];
+    cr_assert_eq(primaries(prim), 3, "3 primaries expected");
+    char pool[3][32];
+    pools_on(prim, 3, pool);
+
+    struct queue_conn k;
+    queue_conn_init(&k, url, 5000);
+    char ids[3][192], err[256];
+    for (int i = 0; i < 3; i++) {
+        pool_ready(&k, pool[i]);
+        admit(&k, pool[i], ids[i], sizeof ids[i]);
+        /* on its node, and on no other primary (they answer MOVED) */
+        char key[400], buf[300], want[300];
+        queue_submission_key(key, sizeof key, pool[i], ids[i]);
+        for (int p = 0; p < 3; p++)
+            cr_assert_eq(node_int(prim[p], "EXISTS %s", key), prim[p] == prim[i] ? 1 : -1,
+                         "%s on node %d", key, prim[p]);
+        snprintf(want, sizeof want, "127.0.0.1:%d", prim[i]);
+        const char *node = queue_conn_node(&k, key, strlen(key), buf, sizeof buf);
+        cr_assert(node && !strcmp(node, want), "queue_conn_node(%s) = %s, want %s", pool[i], node ? node : "NULL",
+                  want);
+    }
+    /* the library on every primary, loaded by the first connect */
+    for (int p = 0; p < 3; p++)
+        cr_assert_eq(node_int(prim[p], "FCALL %s 0", "judged_version"), queue_library_version,
+                     "judged.lua on primary %d", prim[p]);
+    for (int i = 0; i < 3; i++) {
+        int claimed[1] = {0};
+        cr_assert_eq(claim_and_finish(&k, pool[i], &ids[i], 1, claimed), 1, "%s", pool[i]);
+        struct queue_result res;
+        bool found = false;
+        cr_assert_eq(queue_result(&k, ids[i], &res, &found, err, sizeof err), QUEUE_OK, "%s", err);
+        cr_assert(found, "result of %s", ids[i]);
+        cr_assert_str_eq(res.verdict, "OK");
+        queue_result_free(&res);
+    }
+    queue_conn_close(&k);
+}
+
+/* Node port's cluster id. */
+static void node_id(int port, char *id, size_t len)
+{
+    redisReply *r = t_node(port, "CLUSTER MYID");
+    cr_assert(r && r->type == REDIS_REPLY_STRING);
+    snprintf(id, len, "%s", r->str);
+    freeReplyObject(r);
+}
+
+static void node_ok(int port, const char *fmt, const char *a, const char *b)
+{
+    redisReply *r = t_node(port, fmt, a, b);
+    cr_assert(r && r->type != REDIS_REPLY_ERROR, "node %d: %s: %s", port, fmt, r ? r->str : "no answer");
+    freeReplyObject(r);
+}
+
+/* A steady stream of admissions to one pool from its own thread and
+ * connection, each with its own idempotency key and retried (same key)
+ * while the answer is QUEUE_IO, as a platform retries a 503. */
+#define STREAM_MAX 2000
+struct stream {
+    const char *pool;
+    atomic_int n;            /* admitted so far (ids[0..n) are set) */
+    atomic_bool stop;
+    char ids[STREAM_MAX][192];
+    char failed[400];
+};
+
+static void *stream_run(void *arg)
+{
+    struct stream *s = arg;
+    struct queue_conn k;
+    queue_conn_init(&k, url, 5000);
+    for (int i = 0; i < STREAM_MAX && !atomic_load(&s->stop); i++) {
+        char key[64], err[256];
+        snprintf(key, sizeof key, "stream-%d", i);
+        struct queue_admit_args a = {.pool = s->pool, .lang = "c", .problem = "aplusb", .source = SRC_CODE,
+                                     .source_len = strlen(SRC_CODE), .max_queue = -1, .max_source = -1,
+                                     .version = "", .key = key};
+        struct queue_admit_reply out;
+        enum queue_rc rc;
+        while ((rc = queue_admit(&k, &a, &out, err, sizeof err)) == QUEUE_IO)
+            queue_conn_backoff(&k);
+        if (rc || (out.result != QUEUE_ADMITTED && out.result != QUEUE_DUPLICATE)) {
+            snprintf(s->failed, sizeof s->failed, "admission %d: rc %d result %d: %s", i, rc, out.result, err);
+            break;
+        }
+        snprintf(s->ids[i], sizeof s->ids[i], "%s", out.id);
+        atomic_store(&s->n, i + 1);
+    }
+    queue_conn_close(&k);
+    return NULL;
+}
+
+/* Waits until the stream has admitted `more` after what it had. */
+static void stream_advance(struct stream *s, int more)
+{
+    int want = atomic_load(&s->n) + more;
+    long long t0 = t_now_ms();
+    while (atomic_load(&s->n) < want && !s->failed[0]) {
+        cr_assert(t_now_ms() < t0 + 60000, "the stream stalled at %d", atomic_load(&s->n));
+        sched_yield();
+    }
+    cr_assert(!s->failed[0], "%s", s->failed);
+}
+
+/* MIGRATE every key of slot from `from` to `to` in one command (from is
+ * blocked meanwhile: no command sees half a pool). */
+static void migrate_keys(int from, int to, const char *slot_s)
+{
+    redisReply *keys = t_node(from, "CLUSTER GETKEYSINSLOT %s 10000", slot_s);
+    cr_assert(keys && keys->type == REDIS_REPLY_ARRAY && keys->elements > 0);
+    const char **argv = calloc(keys->elements + 8, sizeof *argv);
+    char port_s[16];
+    snprintf(port_s, sizeof port_s, "%d", to);
+    int argc = 0;
+    const char *head[] = {"MIGRATE", "127.0.0.1", port_s, "", "0", "10000", "KEYS"};
+    for (size_t i = 0; i < 7; i++)
+        argv[argc++] = head[i];
+    for (size_t i = 0; i < keys->elements; i++)
+        argv[argc++] = keys->element[i]->str;
+    redisContext *c = redisConnect("127.0.0.1", from);
+    redisReply *m = redisCommandArgv(c, argc, argv, NULL);
+    cr_assert(m && m->type == REDIS_REPLY_STATUS, "MIGRATE: %s", m ? m->str : c->errstr);
+    freeReplyObject(m);
+    redisFree(c);
+    free(argv);
+    freeReplyObject(keys);
+}
+
+Test(cluster, a_pools_slot_migrated_under_a_stream_loses_and_doubles_nothing)
+{
+    int prim[NODES];
+    cr_assert_eq(primaries(prim), 3);
+    char pool[3][32];
+    pools_on(prim, 3, pool);
+    int from = prim[0], to = prim[1], slot = pool_slot(pool[0]);
+    char from_id[64], to_id[64], slot_s[16];
+    node_id(from, from_id, sizeof from_id);
+    node_id(to, to_id, sizeof to_id);
+    snprintf(slot_s, sizeof slot_s, "%d", slot);
+
+    struct queue_conn k;
+    queue_conn_init(&k, url, 5000);
+    pool_ready(&k, pool[0]);
+    static struct stream s;
+    memset(&s, 0, sizeof s);
+    s.pool = pool[0];
+    pthread_t th;
+    pthread_create(&th, NULL, stream_run, &s);
+    stream_advance(&s, 5);
+    /* the slot half-way: the keys still on `from` */
+    node_ok(to, "CLUSTER SETSLOT %s IMPORTING %s", slot_s, from_id);
+    node_ok(from, "CLUSTER SETSLOT %s MIGRATING %s", slot_s, to_id);
+    migrate_keys(from, to, slot_s);
+    /* the keys moved, the slot still says `from`: ASK, here and in the stream */
+    char asked[192];
+    admit(&k, pool[0], asked, sizeof asked);
+    stream_advance(&s, 5);
+    /* the slot moved: MOVED from then on */
+    node_ok(to, "CLUSTER SETSLOT %s NODE %s", slot_s, to_id);
+    node_ok(from, "CLUSTER SETSLOT %s NODE %s", slot_s, to_id);
+    stream_advance(&s, 5);
+    atomic_store(&s.stop, true);
+    pthread_join(th, NULL);
+    cr_assert(!s.failed[0], "%s", s.failed);
+
+    int n = atomic_load(&s.n) + 1;
+    char (*ids)[192] = calloc((size_t)n, sizeof *ids);
+    memcpy(ids, s.ids, (size_t)(n - 1) * sizeof *ids);
+    snprintf(ids[n - 1], sizeof ids[n - 1], "%s", asked);
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < i; j++)
+            cr_assert_str_neq(ids[i], ids[j], "one id given twice");
+    int *claimed = calloc((size_t)n, sizeof *claimed);
+    cr_assert_eq(claim_and_finish(&k, pool[0], ids, n, claimed), n);
+    for (int i = 0; i < n; i++)
+        cr_assert_eq(claimed[i], 1, "%s claimed %d times", ids[i], claimed[i]);
+    char results[400];
+    queue_key(results, sizeof results, pool[0], "results");
+    cr_assert_eq(node_int(to, "XLEN %s", results), n, "one result event per admission, on the new node");
+    /* the connection's map learnt the move (MOVED) */
+    char key[400], buf[300], want[300];
+    queue_key(key, sizeof key, pool[0], "q:normal");
+    snprintf(want, sizeof want, "127.0.0.1:%d", to);
+    const char *node = queue_conn_node(&k, key, strlen(key), buf, sizeof buf);
+    cr_assert(node && !strcmp(node, want), "the pool's node: %s, want %s", node ? node : "NULL", want);
+    printf("migration: %d admissions, all claimed once\n", n);
+    free(ids);
+    free(claimed);
+    queue_conn_close(&k);
+}
