@@ -83,26 +83,11 @@ static int pool_of_stream(const char *const *pools, int np, const redisReply *na
     return -1;
 }
 
-/*
- * One snapshot of every pool, in ONE XREAD: on a single Redis one command
- * is one instant, so an event added later has a later id than everything
- * it returned. Events are kept in id order, and only up to the smallest
- * "last id read" of the pools whose read COUNT cut short (what follows in
- * such a pool may be older than what another pool returned); the cursor
- * of each pool advances over what is kept. So a caller that resumes from
- * the last event it got, with that one id for every pool, loses nothing
- * and repeats nothing. (A Redis Cluster, pools on several nodes, would need
- * one read per node and a time bound instead.)
- */
-static enum queue_rc read_pools(struct queue_conn *k, const char *const *pools, int np, char (*last)[64],
-                                int count, struct queue_event **out, int *nout, bool *more, char *err,
-                                size_t errlen)
+/* The events of one XREAD reply appended to out; bound: the smallest
+ * last id of a stream that COUNT cut short (*more then set). */
+static void take_streams(const redisReply *r, const char *const *pools, int np, int count,
+                         struct queue_event **out, int *nout, bool *more, char *bound)
 {
-    redisReply *r = xread_pools(k, pools, np, last, count, 0);
-    enum queue_rc rc = queue_check(k, r, -1, "XREAD", err, errlen);
-    if (rc)
-        return rc;
-    char bound[64] = "";
     struct queue_event cut = {0};
     for (size_t i = 0; r->type == REDIS_REPLY_ARRAY && i < r->elements; i++) {
         const redisReply *ents = r->element[i]->element[1];
@@ -121,11 +106,41 @@ static enum queue_rc read_pools(struct queue_conn *k, const char *const *pools, 
             struct queue_event b = {0};
             snprintf(b.event, sizeof b.event, "%s", bound);
             if (!bound[0] || cmp_event(&cut, &b) < 0)
-                snprintf(bound, sizeof bound, "%s", cut.event);
+                snprintf(bound, 64, "%s", cut.event);
             *more = true;
         }
     }
-    freeReplyObject(r);
+}
+
+/*
+ * One snapshot of every pool, in ONE XREAD: on a single Redis one command
+ * is one instant, so an event added later has a later id than everything
+ * it returned. Events are kept in id order, and only up to the smallest
+ * "last id read" of the pools whose read COUNT cut short (what follows in
+ * such a pool may be older than what another pool returned); the cursor
+ * of each pool advances over what is kept. So a caller that resumes from
+ * the last event it got, with that one id for every pool, loses nothing
+ * and repeats nothing. Under redis-cluster:// the pools live on several
+ * nodes: one XREAD per pool, merged the same way; the ids are the nodes'
+ * clocks, so one resume id holds only as far as those clocks agree
+ * (README.md, "Redis Cluster").
+ */
+static enum queue_rc read_pools(struct queue_conn *k, const char *const *pools, int np, char (*last)[64],
+                                int count, struct queue_event **out, int *nout, bool *more, char *err,
+                                size_t errlen)
+{
+    char bound[64] = "";
+    bool cluster = queue_url_is_cluster(k->url);
+    int reads = cluster ? np : 1;
+    for (int i = 0; i < reads; i++) {
+        redisReply *r = cluster ? xread_pools(k, &pools[i], 1, &last[i], count, 0)
+                                   : xread_pools(k, pools, np, last, count, 0);
+        enum queue_rc rc = queue_check(k, r, -1, "XREAD", err, errlen);
+        if (rc)
+            return rc;
+        take_streams(r, pools, np, count, out, nout, more, bound);
+        freeReplyObject(r);
+    }
     if (*nout > 1)
         qsort(*out, (size_t)*nout, sizeof **out, cmp_event);
     if (bound[0]) {
@@ -142,6 +157,10 @@ static enum queue_rc read_pools(struct queue_conn *k, const char *const *pools, 
     return QUEUE_OK;
 }
 
+/* Under redis-cluster:// one XREAD cannot wait on several nodes: a follow
+ * waits on the first pool at most this long, then reads every pool again. */
+#define CLUSTER_FOLLOW_POLL_MS 100
+
 enum queue_rc queue_events(struct queue_conn *k, const char *const *pools, int np, char (*last)[64],
                            int count, long block_ms, struct queue_event **out, int *nout, bool *more,
                            char *err, size_t errlen)
@@ -152,7 +171,9 @@ enum queue_rc queue_events(struct queue_conn *k, const char *const *pools, int n
     enum queue_rc rc = read_pools(k, pools, np, last, count, out, nout, more, err, errlen);
     if (rc == QUEUE_OK && *nout == 0 && block_ms > 0 && np > 0) {
         /* block until any pool has something new (one XREAD on a single Redis) */
-        redisReply *r = xread_pools(k, pools, np, last, 0, block_ms);
+        redisReply *r = xread_pools(k, pools, queue_url_is_cluster(k->url) ? 1 : np, last, 0,
+                                    queue_url_is_cluster(k->url) && block_ms > CLUSTER_FOLLOW_POLL_MS ? CLUSTER_FOLLOW_POLL_MS
+                                                                                    : block_ms);
         if (!r) {
             snprintf(err, errlen, "XREAD: redis: %s", k->err);
             return QUEUE_IO;
@@ -206,7 +227,7 @@ enum queue_rc queue_events_about(struct queue_conn *k, const struct queue_event 
     if (n <= 0)
         return QUEUE_OK;
     redisReply **replies = calloc((size_t)n, sizeof *replies);
-    enum queue_rc rc = replies ? (k->cluster ? about_one_by_one(k, ev, n, replies) : about_pipelined(k, ev, n, replies))
+    enum queue_rc rc = replies ? (queue_url_is_cluster(k->url) ? about_one_by_one(k, ev, n, replies) : about_pipelined(k, ev, n, replies))
                                : QUEUE_IO;
     if (rc) {
         queue_io_err(k, "HMGET", err, errlen);

@@ -473,6 +473,7 @@ struct queue_pool_status {
     /* what a submission admitted now waits, about: the backlog ahead of it
      * (waiting + delayed) at that pace; 0 when nothing waits, -1: unknown */
     long long expected_wait_ms;
+    char node[300];          /* redis-cluster://: HOST:PORT of the pool's primary; else "" */
 };
 #define QUEUE_RATE_SAMPLE 100
 #define QUEUE_RATE_WINDOW_MS (15 * 60 * 1000LL)

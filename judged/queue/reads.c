@@ -191,6 +191,7 @@ enum queue_rc queue_pool_status(struct queue_conn *k, const char *pool, struct q
         return rc;
     snprintf(out->state, sizeof out->state, "%s", queue_rstr(r) ? r->str : "active");
     freeReplyObject(r);
+    queue_conn_node(k, key, strlen(key), out->node, sizeof out->node);   /* the GET just went there */
     long long oldest = 0;
     for (int q = 0; q < 2; q++) {
         queue_key(key, sizeof key, pool, SUFFIX_QUEUE(q));

@@ -348,3 +348,44 @@ Test(cluster, a_pools_slot_migrated_under_a_stream_loses_and_doubles_nothing)
     free(claimed);
     queue_conn_close(&k);
 }
+
+/* Host NAME's config (t_config's) with the cluster's URL for its redis. */
+static void cluster_config(const char *name, int first_slot, char *path, size_t len)
+{
+    t_config(name, first_slot, NULL, POOLS_DEFAULT, path, len);
+    char *text = t_read_log(path);
+    char *nl = strchr(text, '\n');
+    cr_assert(nl && !strncmp(text, "redis: ", 7));
+    t_write(path, "redis: %s%s", url, nl);
+    free(text);
+}
+
+Test(cluster, judged_and_judgectl_judge_through_the_cluster)
+{
+    t_make_problems(0);
+    char cfg[400], out[8192], id[192];
+    cluster_config("a", 580, cfg, sizeof cfg);
+    t_judged(cfg, "a");
+    cr_assert(t_judged_started("a", 60000));
+    cr_assert_eq(t_submit(cfg, "aplusb", "c", SRC "/testdata/aplusb/solutions/ac.c", "k1", NULL, id, sizeof id), 0,
+                 "submit: %s", id);
+    int rc = t_ctl(out, sizeof out, cfg, "result", "--wait", "60", id, NULL);
+    cr_assert_eq(rc, 0, "result: %s", out);
+    cr_assert(strstr(out, " AC "), "%s", out);
+    rc = t_ctl(out, sizeof out, cfg, "--json", "events", NULL);
+    cr_assert_eq(rc, 0, "events: %s", out);
+    cr_assert(strstr(out, id), "the verdict event of %s: %s", id, out);
+    /* judgectl pools names each pool's node */
+    rc = t_ctl(out, sizeof out, cfg, "pools", NULL);
+    cr_assert_eq(rc, 0, "pools: %s", out);
+    cr_assert(strstr(out, "NODE"), "%s", out);
+    const char *pools[] = {"native", "python", "java"};
+    for (int i = 0; i < 3; i++) {
+        char tag[64], line[128];
+        snprintf(tag, sizeof tag, "{%s}", pools[i]);
+        int owner = slot_owner(ports[0], queue_key_slot(tag, strlen(tag)));
+        snprintf(line, sizeof line, "127.0.0.1:%d", owner);
+        const char *row = strstr(out, pools[i]), *eol = row ? strchr(row, '\n') : NULL;
+        cr_assert(row && eol && strstr(row, line) && strstr(row, line) < eol, "%s on %s: %s", pools[i], line, out);
+    }
+}
