@@ -153,11 +153,15 @@ static redisContext *node_conn(struct queue_conn *k, int i)
     return n->c;
 }
 
-/* Makes node i the current one: k->c is its connection. -1 with k->err. */
+/* Makes node i the current one: k->c is its connection. -1 with k->err,
+ * and the map is read again before the next command (a node that cannot
+ * be reached may have been replaced: a promoted replica serves its slots). */
 static int node_use(struct queue_conn *k, int i)
 {
     k->cluster->cur = i;
     k->c = node_conn(k, i);
+    if (!k->c)
+        k->cluster->stale = true;
     return k->c ? 0 : -1;
 }
 

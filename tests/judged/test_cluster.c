@@ -11,8 +11,13 @@
  *     MIGRATING, MIGRATE, SETSLOT NODE) between admissions: the ones sent
  *     while the keys had moved but the slot had not (ASK) and after (MOVED)
  *     succeed, and every admission is claimed once and finished once.
- * No judged here: the library's routing is what these prove. Sandbox
- * slots 580..589 (none used yet). */
+ *   - a judged host and judgectl on the cluster: submit, result --wait,
+ *     events (one XREAD per pool's node), pools naming each pool's node;
+ *   - a primary SIGKILLed under a stream of admissions that wait for a
+ *     replica (admission_durability: replicated): once its replica is
+ *     promoted (and the dead machine is back as its replica), every
+ *     acknowledged admission ends with exactly one verdict event.
+ * Sandbox slots 580..589. */
 #pragma GCC diagnostic ignored "-Wunused-function"
 #include "harness.h"
 
@@ -218,6 +223,7 @@ static void node_ok(int port, const char *fmt, const char *a, const char *b)
 #define STREAM_MAX 2000
 struct stream {
     const char *pool;
+    const char *source;      /* replicated_stream_run's */
     atomic_int n;            /* admitted so far (ids[0..n) are set) */
     atomic_bool stop;
     char ids[STREAM_MAX][192];
@@ -388,4 +394,113 @@ Test(cluster, judged_and_judgectl_judge_through_the_cluster)
         const char *row = strstr(out, pools[i]), *eol = row ? strchr(row, '\n') : NULL;
         cr_assert(row && eol && strstr(row, line) && strstr(row, line) < eol, "%s on %s: %s", pools[i], line, out);
     }
+}
+
+/* The stream's admissions wait for a replica (admission_durability:
+ * replicated): an answer counts only once WAIT 1 says a replica has it. */
+static void *replicated_stream_run(void *arg)
+{
+    struct stream *s = arg;
+    struct queue_conn k;
+    queue_conn_init(&k, url, 5000);
+    for (int i = 0; i < STREAM_MAX && !atomic_load(&s->stop); i++) {
+        char key[64], err[256];
+        snprintf(key, sizeof key, "replicated-%d", i);
+        struct queue_admit_args a = {.pool = s->pool, .lang = "c", .problem = "aplusb", .source = s->source,
+                                     .source_len = strlen(s->source), .max_queue = -1, .max_source = -1,
+                                     .version = "", .key = key, .replicas = 1, .wait_ms = 2000};
+        struct queue_admit_reply out;
+        enum queue_rc rc;
+        while (((rc = queue_admit(&k, &a, &out, err, sizeof err)) == QUEUE_IO ||
+                (rc == QUEUE_OK && out.result == QUEUE_NOT_DURABLE)) && !atomic_load(&s->stop))
+            queue_conn_backoff(&k);   /* a 503: the platform retries with the same key */
+        if (rc == QUEUE_IO || (rc == QUEUE_OK && out.result == QUEUE_NOT_DURABLE))
+            break;   /* stopped before this one was acknowledged: not counted */
+        if (rc || (out.result != QUEUE_ADMITTED && out.result != QUEUE_DUPLICATE)) {
+            snprintf(s->failed, sizeof s->failed, "admission %d: rc %d result %d: %s", i, rc, out.result, err);
+            break;
+        }
+        snprintf(s->ids[i], sizeof s->ids[i], "%s", out.id);
+        atomic_store(&s->n, i + 1);
+    }
+    queue_conn_close(&k);
+    return NULL;
+}
+
+Test(cluster, a_primary_killed_under_replicated_admissions_loses_and_doubles_no_verdict, .timeout = 280)
+{
+    t_make_problems(0);
+    char cfg[400];
+    cluster_config("a", 584, cfg, sizeof cfg);
+    t_judged(cfg, "a");
+    cr_assert(t_judged_started("a", 60000));
+    char tag[] = "{native}";
+    int victim = slot_owner(ports[0], queue_key_slot(tag, strlen(tag))), vi = -1;
+    for (int i = 0; i < NODES; i++)
+        vi = ports[i] == victim ? i : vi;
+    cr_assert(vi >= 0);
+
+    static struct stream s;
+    memset(&s, 0, sizeof s);
+    s.pool = "native";
+    s.source = t_read_log(SRC "/testdata/aplusb/solutions/ac.c");
+    pthread_t th;
+    pthread_create(&th, NULL, replicated_stream_run, &s);
+    stream_advance(&s, 10);
+    kill(pids[vi], SIGKILL);
+    waitpid(pids[vi], NULL, 0);
+    t_untrack(pids[vi]);
+    long long killed = t_now_ms();
+    /* the dead machine comes back once its replica is promoted: it
+     * becomes the new primary's replica, so admissions are replicated
+     * (and acknowledged) again */
+    while (slot_owner(ports[(vi + 1) % NODES], queue_key_slot(tag, strlen(tag))) == victim) {
+        cr_assert(t_now_ms() < killed + 60000, "no replica promoted");
+        t_sleep_ms(100);
+    }
+    pids[vi] = t_cluster_node(victim);
+    stream_advance(&s, 10);   /* acknowledged by the promoted replica */
+    long long resumed = t_now_ms();
+    atomic_store(&s.stop, true);
+    pthread_join(th, NULL);
+    cr_assert(!s.failed[0], "%s", s.failed);
+    int n = atomic_load(&s.n);
+
+    /* every acknowledged admission ends with exactly one verdict event */
+    struct queue_conn k;
+    queue_conn_init(&k, url, 5000);
+    char err[256];
+    long long t0 = t_now_ms();
+    for (int i = 0; i < n; i++) {
+        struct queue_result res;
+        bool found = false;
+        while (queue_result(&k, s.ids[i], &res, &found, err, sizeof err) != QUEUE_OK || !found ||
+               !res.verdict[0]) {
+            if (found)
+                queue_result_free(&res);
+            found = false;
+            cr_assert(t_now_ms() < t0 + 180000, "%s never judged", s.ids[i]);
+            t_sleep_ms(100);
+        }
+        cr_assert_str_eq(res.verdict, "AC", "%s", s.ids[i]);
+        queue_result_free(&res);
+    }
+    char results[200];
+    queue_key(results, sizeof results, "native", "results");
+    redisReply *r = queue_cmd(&k, "XRANGE %s - +", results);
+    cr_assert(r && r->type == REDIS_REPLY_ARRAY, "XRANGE: %s", r && r->type == REDIS_REPLY_ERROR ? r->str : k.err);
+    for (int i = 0; i < n; i++) {
+        int events = 0;
+        for (size_t e = 0; e < r->elements; e++) {
+            const redisReply *f = r->element[e]->element[1];
+            for (size_t j = 0; j + 1 < f->elements; j += 2)
+                events += !strcmp(f->element[j]->str, "id") && !strcmp(f->element[j + 1]->str, s.ids[i]);
+        }
+        cr_assert_eq(events, 1, "%s: %d verdict events", s.ids[i], events);
+    }
+    freeReplyObject(r);
+    printf("failover: %d acknowledged admissions, one verdict event each; admissions resumed %lld ms after the "
+           "kill\n", n, resumed - killed);
+    free((void *)s.source);
+    queue_conn_close(&k);
 }
