@@ -69,6 +69,8 @@ int queue_url_check(const char *url, char *err, size_t errlen);
  * any message or log may show. */
 void queue_url_redact(const char *url, char *buf, size_t len);
 bool queue_url_has_password(const char *url);
+/* Is url a redis-cluster:// URL (a Redis Cluster: replicas, as Sentinel)? */
+bool queue_url_is_cluster(const char *url);
 /* URL (valid, without a password) with PASSWORD added, percent-encoded, to
  * its user-info (the user, if any, stays); -1 if it does not fit. */
 int queue_url_with_password(const char *url, const char *password, char *buf, size_t len);

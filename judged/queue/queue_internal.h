@@ -40,8 +40,6 @@ enum queue_rc queue_entries_parse(const redisReply *r, struct queue_entries *out
 
 #define QUEUE_CLUSTER_SEEDS 16   /* the most HOST:PORT of a redis-cluster:// URL */
 
-/* Is url a redis-cluster:// URL? */
-bool queue_url_is_cluster(const char *url);
 /* The HOST:PORT seeds of a valid redis-cluster:// URL (0 for another). */
 int queue_url_seeds(const char *url, char (*seeds)[300], int max);
 /* A new connection to HOST:PORT, authenticated with the URL's credentials

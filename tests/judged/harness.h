@@ -449,6 +449,23 @@ __attribute__((unused)) static void t_start_cluster(int n, int replicas, int *po
             cr_assert(t_now_ms() < t0 + 60000, "node %d never saw cluster_state:ok", ports[i]);
             t_sleep_ms(50);
         }
+    /* and every primary's replicas in sync: a replicated admission
+     * (WAIT 1) is acknowledged from the first one on */
+    for (int i = 0; i < n; i++)
+        for (;;) {
+            redisReply *r = t_node(ports[i], "INFO replication");
+            int online = 0;
+            bool primary = r && r->type == REDIS_REPLY_STRING && strstr(r->str, "role:master");
+            for (const char *p = r && r->type == REDIS_REPLY_STRING ? r->str : ""; (p = strstr(p, "state=online"));
+                 p++)
+                online++;
+            if (r)
+                freeReplyObject(r);
+            if (!primary || online >= replicas)
+                break;
+            cr_assert(t_now_ms() < t0 + 60000, "primary %d: its replicas never got in sync", ports[i]);
+            t_sleep_ms(50);
+        }
 }
 
 static void t_setup_dir(void)

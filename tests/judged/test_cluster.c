@@ -366,6 +366,22 @@ static void cluster_config(const char *name, int first_slot, char *path, size_t 
     free(text);
 }
 
+/* Does a line of text hold both a and b? */
+static bool line_with(const char *text, const char *a, const char *b)
+{
+    for (const char *l = text; l && *l;) {
+        const char *eol = strchr(l, '\n');
+        size_t n = eol ? (size_t)(eol - l) : strlen(l);
+        char *line = strndup(l, n);
+        bool both = strstr(line, a) && strstr(line, b);
+        free(line);
+        if (both)
+            return true;
+        l = eol ? eol + 1 : NULL;
+    }
+    return false;
+}
+
 Test(cluster, judged_and_judgectl_judge_through_the_cluster)
 {
     t_make_problems(0);
@@ -381,6 +397,22 @@ Test(cluster, judged_and_judgectl_judge_through_the_cluster)
     rc = t_ctl(out, sizeof out, cfg, "--json", "events", NULL);
     cr_assert_eq(rc, 0, "events: %s", out);
     cr_assert(strstr(out, id), "the verdict event of %s: %s", id, out);
+    /* a rejudge scans the pool on its node and judges it again: a second
+     * event, marked as a rejudge */
+    rc = t_ctl(out, sizeof out, cfg, "rejudge", "--problem", "aplusb", NULL);
+    cr_assert_eq(rc, 0, "rejudge: %s", out);
+    long long t0 = t_now_ms();
+    for (;;) {
+        rc = t_ctl(out, sizeof out, cfg, "--json", "events", NULL);
+        cr_assert_eq(rc, 0, "events: %s", out);
+        if (line_with(out, id, "\"rejudge\":true"))
+            break;
+        cr_assert(t_now_ms() < t0 + 60000, "no rejudge event for %s: %s", id, out);
+        t_sleep_ms(200);
+    }
+    /* the dead-letter queue is read on the pool's node */
+    rc = t_ctl(out, sizeof out, cfg, "dlq", "list", "native", NULL);
+    cr_assert_eq(rc, 0, "dlq list: %s", out);
     /* judgectl pools names each pool's node */
     rc = t_ctl(out, sizeof out, cfg, "pools", NULL);
     cr_assert_eq(rc, 0, "pools: %s", out);
