@@ -246,6 +246,10 @@ static int parse_cluster_seeds(const char *hp, const char **tail, struct url_par
 {
     if (parse_addr_list(hp, *tail, u, 6379, "seed node", why, whylen))
         return -1;
+    if (u->nsentinels == 0) {
+        snprintf(why, whylen, "no host (expected redis-cluster://HOST:PORT[,HOST:PORT...], any nodes of the cluster)");
+        return -1;
+    }
     if (**tail == '/' && (*tail)[1] && (*tail)[1] != '?') {
         snprintf(why, whylen, "a Redis Cluster has only database 0: no /DB after the nodes");
         return -1;
