@@ -13,6 +13,9 @@
  *     succeed, and every admission is claimed once and finished once.
  *   - a judged host and judgectl on the cluster: submit, result --wait,
  *     events (one XREAD per pool's node), pools naming each pool's node;
+ *   - judge-api on the cluster: POST /v1/submissions (no version given:
+ *     judge-api reads the current one first), GET ?wait, /metrics'
+ *     judged_pool_node of each pool;
  *   - a primary SIGKILLed under a stream of admissions that wait for a
  *     replica (admission_durability: replicated): once its replica is
  *     promoted (and the dead machine is back as its replica), every
@@ -547,4 +550,114 @@ Test(cluster, a_primary_killed_under_replicated_admissions_loses_and_doubles_no_
            "after the kill\n", n, not_ac, resumed - killed);
     free((void *)s.source);
     queue_conn_close(&k);
+}
+
+/* METHOD path (with a bearer token and a JSON body, or none) to judge-api
+ * on 127.0.0.1:port over HTTP/1.0; the status (-1: no answer), the body. */
+static int http(int port, const char *method, const char *path, const char *token, const char *json, char *body,
+                size_t len)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    struct timeval tv = {30, 0};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    if (connect(fd, (struct sockaddr *)&sa, sizeof sa)) {
+        close(fd);
+        return -1;
+    }
+    char req[4096];
+    int n = snprintf(req, sizeof req,
+                     "%s %s HTTP/1.0\r\nHost: 127.0.0.1\r\nAuthorization: Bearer %s\r\n"
+                     "Content-Type: application/json\r\nContent-Length: %zu\r\n\r\n%s",
+                     method, path, token, json ? strlen(json) : 0, json ? json : "");
+    if (write(fd, req, (size_t)n) != n) {
+        close(fd);
+        return -1;
+    }
+    static char resp[1 << 20];
+    size_t got = 0;
+    ssize_t r;
+    while (got + 1 < sizeof resp && (r = read(fd, resp + got, sizeof resp - 1 - got)) > 0)
+        got += (size_t)r;
+    resp[got] = 0;
+    close(fd);
+    int status = -1;
+    if (sscanf(resp, "HTTP/1.%*d %d", &status) != 1)
+        return -1;
+    const char *b = strstr(resp, "\r\n\r\n");
+    snprintf(body, len, "%s", b ? b + 4 : "");
+    return status;
+}
+
+/* {"problem":"aplusb","language":"c","source":SRC as a JSON string} */
+static void json_escape_into(const char *src, char *json, size_t len)
+{
+    size_t o = (size_t)snprintf(json, len, "{\"problem\":\"aplusb\",\"language\":\"c\",\"source\":\"");
+    for (const char *p = src; *p && o + 8 < len; p++) {
+        if (*p == '"' || *p == '\\')
+            o += (size_t)snprintf(json + o, len - o, "\\%c", *p);
+        else if (*p == '\n')
+            o += (size_t)snprintf(json + o, len - o, "\\n");
+        else if ((unsigned char)*p >= 0x20)
+            json[o++] = *p;
+    }
+    snprintf(json + o, len - o, "\"}");
+}
+
+Test(cluster, judge_api_admits_over_http_and_its_metrics_name_each_pools_node)
+{
+    t_make_problems(0);
+    char cfg[400], out[8192], token[200], log[400];
+    t_config("a", 588, "api:\n  listen: 127.0.0.1:0\n  tokens: TOKENS\n  rate: 0\n", POOLS_DEFAULT, cfg, sizeof cfg);
+    char *text = t_read_log(cfg), *nl = strchr(text, '\n'), tokens[400];
+    snprintf(tokens, sizeof tokens, "%s/tokens", T_dir);
+    char *at = strstr(nl, "TOKENS");
+    cr_assert(at);
+    *at = 0;
+    t_write(cfg, "redis: %s%s%s%s", url, nl, tokens, at + 6);
+    free(text);
+    chmod(cfg, 0600);
+    t_judged(cfg, "a");
+    cr_assert(t_judged_started("a", 60000));
+    cr_assert_eq(t_ctl(out, sizeof out, cfg, "tokens", "add", "platform", "--role", "admin", NULL), 0, "%s", out);
+    snprintf(token, sizeof token, "%.*s", (int)strcspn(out, "\n"), out);
+    snprintf(log, sizeof log, "%s/api.log", T_dir);
+    pid_t api = t_fork();
+    if (api == 0) {
+        int fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0600);
+        dup2(fd, 1);
+        dup2(fd, 2);
+        execl(BIN "/judge-api", "judge-api", "--config", cfg, (char *)NULL);
+        _exit(127);
+    }
+    t_track(api);
+    int port = t_api_port(log);
+    cr_assert(port > 0, "judge-api did not start (see %s)", log);
+
+    char *src = t_read_log(SRC "/testdata/aplusb/solutions/ac.c"), json[4096], body[65536];
+    json_escape_into(src, json, sizeof json);
+    free(src);
+    int status = http(port, "POST", "/v1/submissions", token, json, body, sizeof body);
+    cr_assert_eq(status, 202, "POST: %d %s", status, body);
+    const char *idp = strstr(body, "\"id\":\"");
+    cr_assert(idp, "%s", body);
+    char id[192];
+    snprintf(id, sizeof id, "%.*s", (int)strcspn(idp + 6, "\""), idp + 6);
+    char path[300];
+    snprintf(path, sizeof path, "/v1/submissions/%s?wait=30", id);
+    status = http(port, "GET", path, token, NULL, body, sizeof body);
+    cr_assert_eq(status, 200, "GET: %d %s", status, body);
+    cr_assert(strstr(body, "\"verdict\":\"AC\""), "%s", body);
+
+    status = http(port, "GET", "/metrics", token, NULL, body, sizeof body);
+    cr_assert_eq(status, 200, "metrics: %d %s", status, body);
+    const char *pools[] = {"native", "python", "java"};
+    for (int i = 0; i < 3; i++) {
+        char tag[64], line[200];
+        snprintf(tag, sizeof tag, "{%s}", pools[i]);
+        snprintf(line, sizeof line, "judged_pool_node{pool=\"%s\",node=\"127.0.0.1:%d\"} 1", pools[i],
+                 slot_owner(ports[0], queue_key_slot(tag, strlen(tag))));
+        cr_assert(strstr(body, line), "no '%s' in /metrics", line);
+    }
 }
