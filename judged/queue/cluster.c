@@ -399,16 +399,30 @@ static redisReply *ask_on(struct queue_conn *k, int n, int argc, const char **ar
     return r;
 }
 
+static redisReply *cmdv_following(struct queue_conn *k, int argc, const char **argv, const size_t *lens);
+
 /* One command on the slot's node, following the cluster's redirections;
  * the reply (conn.c sorts out a lost connection), or NULL with k->err. */
 redisReply *queue_cluster_cmdv(struct queue_conn *k, int argc, const char **argv, const size_t *lens)
 {
-    size_t l[MAXARGS];
-    if (!lens && argc <= MAXARGS) {
+    size_t *own = NULL;
+    if (!lens) {   /* C strings: their lengths, for the key's slot */
+        if (!(own = malloc(sizeof *own * (size_t)(argc > 0 ? argc : 1)))) {
+            snprintf(k->err, sizeof k->err, "out of memory");
+            return NULL;
+        }
         for (int i = 0; i < argc; i++)
-            l[i] = strlen(argv[i]);
-        lens = l;
+            own[i] = strlen(argv[i]);
+        lens = own;
     }
+    redisReply *r = cmdv_following(k, argc, argv, lens);
+    free(own);
+    return r;
+}
+
+/* queue_cluster_cmdv with every length known. */
+static redisReply *cmdv_following(struct queue_conn *k, int argc, const char **argv, const size_t *lens)
+{
     int ka = key_arg(argc, argv);
     for (int hop = 0; hop < CLUSTER_HOPS; hop++) {
         if (ka >= 0 ? queue_conn_route(k, argv[ka], lens[ka]) : queue_cluster_ensure(k))
