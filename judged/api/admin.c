@@ -29,6 +29,7 @@ struct pool_stats {
     long long waiting[2], lag[2], running, delayed, dlq, slots, busy, oldest_ms, expected_wait_ms;
     double verdicts_per_min;
     int live_hosts;
+    char node[300];          /* redis-cluster://: the pool's primary; else "" */
 };
 
 /* The pool's counts and state from the queue library (the same as
@@ -53,6 +54,7 @@ static int pool_stats(struct queue_conn *k, const struct jd_pool_cfg *pc, json_t
     s->oldest_ms = q.oldest_ms;
     s->expected_wait_ms = q.expected_wait_ms;
     s->verdicts_per_min = q.verdicts_per_min;
+    snprintf(s->node, sizeof s->node, "%s", q.node);
     s->live_hosts = queue_hosts_capacity(hosts, pc->name, &s->slots, &s->busy);
     return 0;
 }
@@ -446,6 +448,17 @@ static int metrics_queues(const struct jd_config *cfg, struct queue_conn *k, str
         if (ps[i].expected_wait_ms >= 0)
             bprintf(b, "judged_queue_expected_wait_seconds{pool=\"%s\"} %g\n", cfg->pools[i].name,
                     ps[i].expected_wait_ms / 1000.0);
+    /* under redis-cluster:// the primary that holds each pool (an info
+     * metric: 1, the node in a label); none on one Redis */
+    bool clustered = false;
+    for (int i = 0; i < cfg->npools; i++)
+        clustered |= ps[i].node[0] != 0;
+    if (clustered)
+        bprintf(b, "# HELP judged_pool_node The Redis Cluster primary that holds the pool's slot.\n"
+                   "# TYPE judged_pool_node gauge\n");
+    for (int i = 0; i < cfg->npools; i++)
+        if (ps[i].node[0])
+            bprintf(b, "judged_pool_node{pool=\"%s\",node=\"%s\"} 1\n", cfg->pools[i].name, ps[i].node);
     bprintf(b, "# HELP judged_live_hosts Hosts whose liveness key exists.\n# TYPE judged_live_hosts gauge\n"
                "judged_live_hosts %d\n", live);
     static const char *const states[] = {"active", "draining", "drained", "held", "paused"};

@@ -348,9 +348,18 @@ static void admit(struct req *r, struct api_submission *s, const char *key, cons
         .wait_ms = r->cfg->admission_wait_ms,
     };
     struct queue_admit_reply q;
-    char err[512];
+    char err[512], version[65];
     struct queue_conn *k = api_conn_get(a);
-    enum queue_rc rc = queue_admit(k, &args, &q, err, sizeof err);
+    enum queue_rc rc = QUEUE_OK;
+    if (r->cfg->redis && queue_url_is_cluster(r->cfg->redis)) {
+        /* the store's keys are in other slots than the pool's: judged_admit
+         * may not read the current version there, so it is read first */
+        bool stored;
+        rc = store_current(k, s->problem, version, &stored, err, sizeof err);
+        args.version = version;   /* '': not in the store, the hosts' directories */
+    }
+    if (rc == QUEUE_OK)
+        rc = queue_admit(k, &args, &q, err, sizeof err);
     api_conn_put(a, k);
     if (rc == QUEUE_IO) {
         refused(a, o, 503, NULL, "the queue is unavailable: %s", err);

@@ -253,14 +253,16 @@ static const struct key_table pool_table = TABLE("pools.NAME.", pool_keys);
 
 static const struct key_def root_keys[] = {
     {"redis", KT_REDIS_URL, CF(redis), 0, 0, NULL, true, -1, NULL,
-     "redis://[USER[:PASSWORD]@]HOST[:PORT][/DB], unix://[USER[:PASSWORD]@]/PATH[?db=N] or "
-     "sentinel://[USER[:PASSWORD]@]HOST:PORT[,HOST:PORT...]/MASTER_NAME[?db=N] "
+     "redis://[USER[:PASSWORD]@]HOST[:PORT][/DB], unix://[USER[:PASSWORD]@]/PATH[?db=N], "
+     "sentinel://[USER[:PASSWORD]@]HOST:PORT[,HOST:PORT...]/MASTER_NAME[?db=N] or "
+     "redis-cluster://[USER[:PASSWORD]@]HOST:PORT[,HOST:PORT...] "
      "(absent: judged starts its own redis-server under state_dir)"},
     {"redis_password_file", KT_PASSWORD_FILE, CF(redis_password), 0, 0, NULL, false, -1, NULL,
      "a file holding the Redis password alone (else $JUDGED_REDIS_PASSWORD)"},
     {"admission_durability", KT_DURABILITY, CF(admission_durability), 0, 0, NULL, false, -1, NULL,
      "replicated: an admission answers only once a replica has it (WAIT 1), else 503 \"not durable, "
-     "retry\"; local: once the primary has it (default: replicated for a sentinel:// URL, else local)"},
+     "retry\"; local: once the primary has it (default: replicated for a sentinel:// or redis-cluster:// "
+     "URL, else local)"},
     {"admission_wait", KT_DURATION, CF(admission_wait_ms), 0, 0, "2s", false, -1, NULL,
      "replicated admissions: how long to wait for a replica's confirmation (WAIT's timeout)"},
     {"retention", KT_RETENTION, CF(retention_ms), 0, 0, "14d", false, -1, NULL,
@@ -840,7 +842,8 @@ static void derive_defaults(struct jd_config *cfg)
         cfg->redis_password = strdup(envpw);
     if (cfg->admission_durability == JD_DURABLE_DEFAULT)
         cfg->admission_durability =
-            cfg->redis && !strncmp(cfg->redis, "sentinel://", 11) ? JD_DURABLE_REPLICATED : JD_DURABLE_LOCAL;
+            cfg->redis && (!strncmp(cfg->redis, "sentinel://", 11) || queue_url_is_cluster(cfg->redis))
+                ? JD_DURABLE_REPLICATED : JD_DURABLE_LOCAL;
     if (!cfg->host) {
         char h[256] = "localhost";
         gethostname(h, sizeof h - 1);

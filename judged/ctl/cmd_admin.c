@@ -68,6 +68,8 @@ static json_t *pool_obj(struct common *c, const struct jd_pool_cfg *pc, json_t *
     /* the lag KEDA reads, both queues; null where Redis cannot tell it */
     json_object_set_new(o, "lag", s.lag[0] >= 0 && s.lag[1] >= 0 ? json_integer(s.lag[0] + s.lag[1])
                                                                  : json_null());
+    /* under redis-cluster://, the primary that holds the pool's slot */
+    json_object_set_new(o, "node", s.node[0] ? json_string(s.node) : json_null());
     return o;
 }
 
@@ -88,10 +90,13 @@ static void human_age(long long ms, char *buf, size_t len)
 
 static void print_pools(json_t *list)
 {
-    printf("%-12s %-9s %5s %7s %7s %7s %7s %9s  %s\n", "POOL", "STATE", "SLOTS", "DEPTH", "RUNNING", "OLDEST",
-           "WAIT", "CONSUMERS", "LANGUAGES");
+    /* a NODE column only under redis-cluster:// (one Redis: nothing to tell) */
     size_t i;
     json_t *p;
+    bool nodes = false;
+    json_array_foreach(list, i, p) nodes |= json_is_string(json_object_get(p, "node"));
+    printf("%-12s %-9s %5s %7s %7s %7s %7s %9s  %-*s%s\n", "POOL", "STATE", "SLOTS", "DEPTH", "RUNNING", "OLDEST",
+           "WAIT", "CONSUMERS", nodes ? 20 : 0, "LANGUAGES", nodes ? "  NODE" : "");
     json_array_foreach(list, i, p)
     {
         char langs[512] = "", age[32], wait[32] = "?";
@@ -107,11 +112,12 @@ static void print_pools(json_t *list)
         /* ?: no recent verdict to tell the pace by */
         if (json_is_integer(json_object_get(p, "expected_wait_ms")))
             human_age(json_integer_value(json_object_get(p, "expected_wait_ms")), wait, sizeof wait);
-        printf("%-12s %-9s %5lld %7lld %7lld %7s %7s %9zu  %s\n", json_string_value(json_object_get(p, "name")),
+        const char *node = json_string_value(json_object_get(p, "node"));
+        printf("%-12s %-9s %5lld %7lld %7lld %7s %7s %9zu  %-*s%s%s\n", json_string_value(json_object_get(p, "name")),
                json_string_value(json_object_get(p, "state")), json_integer_value(json_object_get(p, "slots")),
                json_integer_value(json_object_get(p, "depth")),
                json_integer_value(json_object_get(p, "running")), age, wait,
-               json_array_size(json_object_get(p, "consumers")), langs);
+               json_array_size(json_object_get(p, "consumers")), nodes ? 20 : 0, langs, nodes ? "  " : "", nodes && node ? node : "");
     }
 }
 

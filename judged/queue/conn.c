@@ -7,6 +7,10 @@
  *   redis://[USER[:PASSWORD]@]HOST[:PORT][/DB]      (HOST may be [v6 address])
  *   unix://[USER[:PASSWORD]@]/PATH/TO/SOCKET[?db=N]
  *   sentinel://[USER[:PASSWORD]@]HOST[:PORT][,HOST[:PORT]...]/MASTER_NAME[?db=N]
+ *   redis-cluster://[USER[:PASSWORD]@]HOST[:PORT][,HOST[:PORT]...][?db=0]
+ * A redis-cluster:// URL names some nodes of a Redis Cluster: cluster.c
+ * learns the slot map from them and sends each command to its slot's
+ * primary; every node gets the same AUTH (the ACL users exist on each).
  * A sentinel:// URL names Redis Sentinels (port 26379 by default), not Redis:
  * every (re)connect asks them in turn for MASTER_NAME's primary (SENTINEL
  * get-master-addr-by-name) until two of them, and more than half, name the
@@ -50,6 +54,8 @@ void queue_conn_init(struct queue_conn *k, const char *url, long timeout_ms)
 
 void queue_conn_close(struct queue_conn *k)
 {
+    if (k->cluster)
+        queue_cluster_free(k);   /* k->c is one of its nodes' */
     if (k->c)
         redisFree(k->c);
     k->c = NULL;
@@ -64,6 +70,8 @@ void queue_conn_drop(struct queue_conn *k)
     if (k->c) {
         snprintf(k->err, sizeof k->err, "%s", k->c->errstr[0] ? k->c->errstr : "connection lost");
         redisFree(k->c);
+        if (k->cluster)
+            queue_cluster_lost(k);
     }
     k->c = NULL;
 }
@@ -73,8 +81,8 @@ void queue_conn_drop(struct queue_conn *k)
 #define MAX_SENTINELS 8
 
 struct url_parts {
-    bool is_unix, is_sentinel;
-    int nsentinels;          /* sentinel:// */
+    bool is_unix, is_sentinel, is_cluster;
+    int nsentinels;          /* sentinel://, and redis-cluster://'s seed nodes */
     struct {
         char host[256];
         int port;
@@ -204,31 +212,60 @@ static int parse_unix_path(const char *hp, const char **tail, struct url_parts *
     return 0;
 }
 
-/* sentinel: HOST:PORT[,HOST:PORT...] in [hp, *tail), then /MASTER_NAME;
- * *tail moves past the name. */
-static int parse_sentinels(const char *hp, const char **tail, struct url_parts *u, char *why, size_t whylen)
+/* HOST[:PORT][,HOST[:PORT]...] in [hp, end) into u->sentinel (a
+ * sentinel:// URL's Sentinels, a redis-cluster:// URL's seed nodes). */
+static int parse_addr_list(const char *hp, const char *end, struct url_parts *u, int dflt_port, const char *what,
+                           char *why, size_t whylen)
 {
-    const char *end = *tail;
     for (const char *p = hp; p < end;) {
         size_t l = strcspn(p, ",/?");
         if (p + l > end)
             l = (size_t)(end - p);
         if (u->nsentinels == MAX_SENTINELS) {
-            snprintf(why, whylen, "at most %d Sentinels", MAX_SENTINELS);
+            snprintf(why, whylen, "at most %d %ss", MAX_SENTINELS, what);
             return -1;
         }
-        if (parse_hostport(p, l, u, 26379, why, whylen))
+        if (parse_hostport(p, l, u, dflt_port, why, whylen))
             return -1;
         snprintf(u->sentinel[u->nsentinels].host, sizeof u->sentinel[0].host, "%s", u->host);
         u->sentinel[u->nsentinels++].port = u->port;
         p += l;
         if (p < end && *p == ',' && ++p == end) {
-            snprintf(why, whylen, "a ',' with no Sentinel after it");
+            snprintf(why, whylen, "a ',' with no %s after it", what);
             return -1;
         }
     }
     u->host[0] = 0;
     u->port = 0;
+    return 0;
+}
+
+/* redis-cluster: HOST:PORT[,HOST:PORT...] in [hp, *tail), the nodes asked
+ * for the slot map (any of them will do; each is tried in turn). */
+static int parse_cluster_seeds(const char *hp, const char **tail, struct url_parts *u, char *why, size_t whylen)
+{
+    if (parse_addr_list(hp, *tail, u, 6379, "seed node", why, whylen))
+        return -1;
+    if (u->nsentinels == 0) {
+        snprintf(why, whylen, "no host (expected redis-cluster://HOST:PORT[,HOST:PORT...], any nodes of the cluster)");
+        return -1;
+    }
+    if (**tail == '/' && (*tail)[1] && (*tail)[1] != '?') {
+        snprintf(why, whylen, "a Redis Cluster has only database 0: no /DB after the nodes");
+        return -1;
+    }
+    if (**tail == '/')
+        (*tail)++;
+    return 0;
+}
+
+/* sentinel: HOST:PORT[,HOST:PORT...] in [hp, *tail), then /MASTER_NAME;
+ * *tail moves past the name. */
+static int parse_sentinels(const char *hp, const char **tail, struct url_parts *u, char *why, size_t whylen)
+{
+    const char *end = *tail;
+    if (parse_addr_list(hp, end, u, 26379, "Sentinel", why, whylen))
+        return -1;
     size_t ml = *end == '/' ? strcspn(end + 1, "?") : 0;
     if (!ml || ml >= sizeof u->master) {
         snprintf(why, whylen, "expected /MASTER_NAME after the Sentinels (the name in their "
@@ -280,10 +317,12 @@ static int parse_url(const char *url, struct url_parts *u, char *why, size_t why
     }
     u->is_unix = !strncmp(url, "unix://", 7);
     u->is_sentinel = !strncmp(url, "sentinel://", 11);
-    if (!u->is_unix && !u->is_sentinel && strncmp(url, "redis://", 8)) {
+    u->is_cluster = queue_url_is_cluster(url);
+    if (!u->is_unix && !u->is_sentinel && !u->is_cluster && strncmp(url, "redis://", 8)) {
         snprintf(why, whylen, "expected redis://[USER[:PASSWORD]@]HOST[:PORT][/DB], "
-                              "unix://[USER[:PASSWORD]@]/PATH[?db=N] or "
-                              "sentinel://[USER[:PASSWORD]@]HOST:PORT[,HOST:PORT...]/MASTER_NAME[?db=N]");
+                              "unix://[USER[:PASSWORD]@]/PATH[?db=N], "
+                              "sentinel://[USER[:PASSWORD]@]HOST:PORT[,HOST:PORT...]/MASTER_NAME[?db=N] or "
+                              "redis-cluster://[USER[:PASSWORD]@]HOST:PORT[,HOST:PORT...][?db=0]");
         return -1;
     }
     const char *rest = strstr(url, "://") + 3;
@@ -298,6 +337,7 @@ static int parse_url(const char *url, struct url_parts *u, char *why, size_t why
     const char *hp = at ? at + 1 : rest, *tail = rest + alen;
     int rc = u->is_unix       ? parse_unix_path(hp, &tail, u, why, whylen)
              : u->is_sentinel ? parse_sentinels(hp, &tail, u, why, whylen)
+             : u->is_cluster  ? parse_cluster_seeds(hp, &tail, u, why, whylen)
                               : parse_redis_address(hp, &tail, u, why, whylen);
     if (rc)
         return -1;
@@ -310,7 +350,28 @@ static int parse_url(const char *url, struct url_parts *u, char *why, size_t why
         snprintf(why, whylen, "unexpected text after the address");
         return -1;
     }
+    if (u->is_cluster && u->db) {
+        snprintf(why, whylen, "a Redis Cluster has only database 0 (?db=0)");
+        return -1;
+    }
     return 0;
+}
+
+bool queue_url_is_cluster(const char *url)
+{
+    return !strncmp(url, "redis-cluster://", 16);
+}
+
+int queue_url_seeds(const char *url, char (*seeds)[300], int max)
+{
+    struct url_parts u;
+    char why[512];
+    int n = 0;
+    if (!parse_url(url, &u, why, sizeof why) && u.is_cluster)
+        for (; n < u.nsentinels && n < max; n++)
+            snprintf(seeds[n], sizeof seeds[n], "%.255s:%d", u.sentinel[n].host, u.sentinel[n].port);
+    explicit_bzero(&u, sizeof u);
+    return n;
 }
 
 void queue_url_redact(const char *url, char *buf, size_t len)
@@ -611,8 +672,38 @@ static redisContext *sentinel_connect(struct queue_conn *k, const struct url_par
     return c;
 }
 
+/* A node of a redis-cluster:// URL: connected, authenticated. */
+redisContext *queue_node_connect(struct queue_conn *k, const char *host, int port)
+{
+    struct timeval tv = {k->timeout_ms / 1000, (k->timeout_ms % 1000) * 1000};
+    char shown[1200], addr[300];
+    queue_url_redact(k->url, shown, sizeof shown);
+    snprintf(addr, sizeof addr, "%.255s:%d", host, port);
+    struct url_parts u;
+    if (parse_url(k->url, &u, k->err, sizeof k->err)) {
+        k->refused = true;
+        return NULL;
+    }
+    redisContext *c = redisConnectWithTimeout(host, port, tv);
+    int rc = -1;
+    if (!c || c->err)
+        set_err(k, "cannot connect to cluster node %s of %s: %s", addr, shown, c ? c->errstr : "out of memory");
+    else {
+        redisSetTimeout(c, tv);
+        rc = conn_prepare(k, c, &u, shown);
+    }
+    explicit_bzero(&u, sizeof u);
+    if (rc && c)
+        redisFree(c);
+    return rc ? NULL : c;
+}
+
 int queue_conn_ensure(struct queue_conn *k)
 {
+    if (queue_url_is_cluster(k->url) && !queue_url_check(k->url, k->err, sizeof k->err)) {
+        k->refused = false;
+        return queue_cluster_ensure(k);
+    }
     if (k->c && !k->c->err)
         return 0;
     queue_conn_drop(k);
@@ -677,6 +768,8 @@ bool queue_conn_stale(struct queue_conn *k, const redisReply *r)
         return false;
     if (k->c)
         redisFree(k->c);
+    if (k->c && k->cluster)
+        queue_cluster_lost(k);   /* a replica now: the map is read again */
     k->c = NULL;
     set_err(k, "%.200s", r->str);
     return true;
@@ -705,19 +798,40 @@ static redisReply *counted_reply(struct queue_conn *k, redisReply *r)
     return r;
 }
 
+/* A cluster command's reply: NULL with a healthy k->c is a redirection
+ * followed too often or a node out of the map (k->err says which): the
+ * connection stays. */
+static redisReply *cluster_reply(struct queue_conn *k, redisReply *r)
+{
+    if (!r && k->c && !k->c->err) {
+        atomic_fetch_add(&queue_round_trips, 1);
+        return NULL;
+    }
+    return counted_reply(k, r);
+}
+
 redisReply *queue_cmd(struct queue_conn *k, const char *fmt, ...)
 {
-    if (queue_conn_ensure(k))
-        return NULL;
     va_list ap;
     va_start(ap, fmt);
-    redisReply *r = redisvCommand(k->c, fmt, ap);
+    redisReply *r = NULL;
+    bool cluster = queue_url_is_cluster(k->url);
+    if (cluster)
+        r = queue_cluster_cmdf(k, fmt, ap);
+    else if (!queue_conn_ensure(k))
+        r = redisvCommand(k->c, fmt, ap);
+    else {
+        va_end(ap);
+        return NULL;
+    }
     va_end(ap);
-    return counted_reply(k, r);
+    return cluster ? cluster_reply(k, r) : counted_reply(k, r);
 }
 
 redisReply *queue_cmdv(struct queue_conn *k, int argc, const char **argv, const size_t *lens)
 {
+    if (queue_url_is_cluster(k->url))
+        return cluster_reply(k, queue_cluster_cmdv(k, argc, argv, lens));
     if (queue_conn_ensure(k))
         return NULL;
     return counted_reply(k, redisCommandArgv(k->c, argc, argv, lens));

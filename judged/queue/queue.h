@@ -33,7 +33,7 @@
 
 #include <hiredis/hiredis.h>
 
-/* ------------------------------------------------------------ connection */
+/* -------------------------------------------------- conn.c: connection */
 
 struct queue_library;
 
@@ -52,6 +52,9 @@ struct queue_conn {
     bool switched;           /* connected to another primary than before */
     const struct queue_library *libs[4];   /* checked again on a new primary */
     int nlibs;
+    struct queue_cluster *cluster;   /* redis-cluster://: the slot map and a
+                                        connection per node (cluster.c); k->c
+                                        is the current node's */
 };
 
 void queue_conn_init(struct queue_conn *k, const char *url, long timeout_ms);
@@ -66,6 +69,8 @@ int queue_url_check(const char *url, char *err, size_t errlen);
  * any message or log may show. */
 void queue_url_redact(const char *url, char *buf, size_t len);
 bool queue_url_has_password(const char *url);
+/* Is url a redis-cluster:// URL (a Redis Cluster: replicas, as Sentinel)? */
+bool queue_url_is_cluster(const char *url);
 /* URL (valid, without a password) with PASSWORD added, percent-encoded, to
  * its user-info (the user, if any, stays); -1 if it does not fit. */
 int queue_url_with_password(const char *url, const char *password, char *buf, size_t len);
@@ -78,6 +83,16 @@ void queue_conn_drop(struct queue_conn *k);
  * k->err, and says true; the caller frees r and treats it as QUEUE_IO, so
  * the next call reconnects (under sentinel://, to the new primary). */
 bool queue_conn_stale(struct queue_conn *k, const redisReply *r);
+/* Makes k->c the connection that serves key: under redis-cluster://
+ * the primary of the key's slot (a pipeline of one pool's keys calls it
+ * first with one of them), else the one endpoint. 0, or -1 with k->err. */
+int queue_conn_route(struct queue_conn *k, const char *key, size_t len);
+/* Under redis-cluster://, "HOST:PORT" of the primary that serves key (in
+ * buf), else NULL: what `judgectl pools` and /metrics show per pool. */
+const char *queue_conn_node(struct queue_conn *k, const char *key, size_t len, char *buf, size_t buflen);
+/* The Redis Cluster hash slot of a key: CRC16 of its {tag} (a pool's
+ * {POOL}) or of the whole key, mod 16384. */
+int queue_key_slot(const char *key, size_t len);
 /* Sleeps the current backoff (exponential, with jitter, 50 ms .. 2 s). */
 void queue_conn_backoff(struct queue_conn *k);
 /* One raw command, for this library, the store, tests and benchmarks:
@@ -95,7 +110,7 @@ const char *queue_rstr(const redisReply *r);
  * ends in "...". */
 void queue_io_err(const struct queue_conn *k, const char *what, char *err, size_t errlen);
 
-/* ---------------------------------------------------------------- library */
+/* -------------------------------------------------- library.c: library */
 
 extern const char queue_library_lua[];  /* judged.lua, embedded */
 extern const int queue_library_version; /* its VERSION line (embed.cmake) */
@@ -125,7 +140,7 @@ enum queue_rc queue_library_ensure(struct queue_conn *k, char *err, size_t errle
 redisReply *queue_fcall(struct queue_conn *k, const struct queue_library *lib, int argc, const char **argv,
                         const size_t *lens, char *err, size_t errlen);
 
-/* ------------------------------------------------------------------ names */
+/* ------------------------------------------------------ names.c: names */
 
 #define QUEUE_GROUP "judged"
 enum { QUEUE_CONTEST = 0, QUEUE_NORMAL = 1 };
@@ -160,7 +175,7 @@ const char *queue_name(int queue); /* "contest" | "normal" */
  * after data loss sees the live backlog). */
 enum queue_rc queue_ensure_groups(struct queue_conn *k, const char *pool, char *err, size_t errlen);
 
-/* ------------------------------------------------------------------ admit */
+/* ------------------------------------------------------ admit.c: admit */
 
 struct queue_admit_args {
     const char *pool, *lang, *problem;
@@ -204,7 +219,7 @@ enum queue_rc queue_publish_pool(struct queue_conn *k, const char *pool, const c
                                  int nlanguages, long max_queue, long max_source,
                                  long idempotency_ttl_ms, char *err, size_t errlen);
 
-/* ------------------------------------------------------------- claim side */
+/* ---------------------------------------- claim.c, stats.c: claim side */
 
 struct queue_job {
     int queue;               /* QUEUE_CONTEST | QUEUE_NORMAL */
@@ -288,7 +303,7 @@ void queue_reclaim_reply_free(struct queue_reclaim_reply *r);
 /* Moves due retries back to their queue; *moved may be NULL. */
 enum queue_rc queue_promote(struct queue_conn *k, const char *pool, int limit, int *moved);
 
-/* --------------------------------------------------------------- leases */
+/* ----------------------------------------------------- claim.c: leases */
 
 struct queue_ref {
     int queue;
@@ -314,7 +329,7 @@ enum queue_rc queue_give_back(struct queue_conn *k, const char *pool, const char
 enum queue_rc queue_reap(struct queue_conn *k, const char *pool, const char *consumer, bool *gone,
                          char *err, size_t errlen);
 
-/* ------------------------------------------------------------ progress */
+/* ------------------------------------------------ progress.c: progress */
 
 /* One step of a submission's progress (judged_progress): stage "compiling",
  * or "test" with the 1-based test number, the number of tests and that
@@ -353,7 +368,7 @@ void queue_checkpoint_free(struct queue_checkpoint *c);
 enum queue_rc queue_note(struct queue_conn *k, const char *pool, const char *host, int queue, const char *entry,
                          const char *id, const char *note, char *err, size_t errlen);
 
-/* ------------------------------------------------------------ outcomes */
+/* ------------------------------------------------- outcome.c: outcomes */
 
 struct queue_finish_args {
     const char *pool, *host;
@@ -414,7 +429,7 @@ struct queue_dead_args {
 enum queue_rc queue_dead_letter(struct queue_conn *k, const struct queue_dead_args *a, bool *dead,
                                 char *err, size_t errlen);
 
-/* -------------------------------------------------------------- admin */
+/* ---------------------------------------------------- control.c: admin */
 
 /* Re-admits the submission of a dead-letter entry; its id in id. */
 enum queue_rc queue_requeue(struct queue_conn *k, const char *pool, const char *entry, char *id,
@@ -435,7 +450,7 @@ enum queue_rc queue_cancel(struct queue_conn *k, const char *id, char *result, s
 enum queue_rc queue_set_state(struct queue_conn *k, const char *pool, const char *state, char *err,
                               size_t errlen);
 
-/* ------------------------------------------------------------- reads */
+/* -------------------------------------------- reads.c, events.c: reads */
 
 /* What a pool holds, read with plain commands (one Redis; a few round trips).
  * state is the stored one (active, draining, paused) refined for a
@@ -460,6 +475,7 @@ struct queue_pool_status {
     /* what a submission admitted now waits, about: the backlog ahead of it
      * (waiting + delayed) at that pace; 0 when nothing waits, -1: unknown */
     long long expected_wait_ms;
+    char node[300];          /* redis-cluster://: HOST:PORT of the pool's primary; else "" */
 };
 #define QUEUE_RATE_SAMPLE 100
 #define QUEUE_RATE_WINDOW_MS (15 * 60 * 1000LL)

@@ -110,6 +110,9 @@ static int scan_pool(struct queue_conn *k, const struct store_rejudge_args *a, c
     char pattern[300], cursor[64] = "0";
     queue_submission_key(pattern, sizeof pattern, pool, "*");
     do {
+        /* on the pool's node (redis-cluster://: all of the pool is there) */
+        if (queue_conn_route(k, pattern, strlen(pattern)))
+            return io(k, err, errlen);
         redisReply *r = queue_cmd(k, "SCAN %s MATCH %s COUNT 1000", cursor, pattern);
         if (!r || r->type != REDIS_REPLY_ARRAY || r->elements != 2) {
             if (r)

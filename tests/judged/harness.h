@@ -347,6 +347,127 @@ __attribute__((unused)) static int t_free_port(void)
     return -1;
 }
 
+/* One command to the redis-server on 127.0.0.1:port (a cluster node);
+ * NULL if it does not answer. Caller frees. */
+__attribute__((unused)) static redisReply *t_node(int port, const char *fmt, ...)
+{
+    struct timeval tv = {2, 0};
+    redisContext *c = redisConnectWithTimeout("127.0.0.1", port, tv);
+    redisReply *r = NULL;
+    if (c && !c->err) {
+        redisSetTimeout(c, tv);
+        va_list ap;
+        va_start(ap, fmt);
+        r = redisvCommand(c, fmt, ap);
+        va_end(ap);
+    }
+    if (c)
+        redisFree(c);
+    return r;
+}
+
+/* Does node port's CLUSTER INFO say cluster_state:ok? */
+__attribute__((unused)) static bool t_cluster_ok(int port)
+{
+    redisReply *r = t_node(port, "CLUSTER INFO");
+    bool ok = r && r->type == REDIS_REPLY_STRING && strstr(r->str, "cluster_state:ok");
+    if (r)
+        freeReplyObject(r);
+    return ok;
+}
+
+/* redis-server in cluster mode on 127.0.0.1:port, its files in
+ * T_dir/node-PORT (nodes.conf kept: started again, it rejoins as what the
+ * cluster made it). A replica may always be promoted
+ * (cluster-replica-validity-factor 0): one that had not finished its first
+ * sync when its primary died would otherwise never be. Returns once it
+ * answers PING. */
+__attribute__((unused)) static pid_t t_cluster_node(int port)
+{
+    char dir[400], port_s[16], log[420];
+    snprintf(dir, sizeof dir, "%s/node-%d", T_dir, port);
+    snprintf(log, sizeof log, "%s/node-%d.log", T_dir, port);
+    snprintf(port_s, sizeof port_s, "%d", port);
+    mkdir(dir, 0700);
+    pid_t pid = t_fork();
+    if (pid == 0) {
+        int fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0600);
+        dup2(fd, 1);
+        dup2(fd, 2);
+        execlp("redis-server", "redis-server", "--port", port_s, "--bind", "127.0.0.1", "--dir", dir,
+               "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
+               "--cluster-node-timeout", "2000", "--cluster-replica-validity-factor", "0",
+               "--appendonly", "yes", "--appendfsync", "everysec", "--save", "",
+               "--maxmemory-policy", "noeviction", (char *)NULL);
+        _exit(127);
+    }
+    t_track(pid);
+    long long t0 = t_now_ms();
+    redisReply *r = NULL;
+    /* a new node fsyncs nodes.conf and its AOF: on a machine busy with
+     * other suites' disks that took over 10 s */
+    while (!(r = t_node(port, "PING")) && t_now_ms() < t0 + 90000)
+        t_sleep_ms(20);
+    if (!r) {
+        char *text = t_read_log(log);
+        size_t len = strlen(text);
+        cr_assert_fail("cluster node %d did not start: %s", port, len > 600 ? text + len - 600 : text);
+    }
+    freeReplyObject(r);
+    return pid;
+}
+
+/* A Redis Cluster of n nodes (t_cluster_node, on free ports), made with
+ * `redis-cli --cluster create` with `replicas` replicas per primary.
+ * Returns once every node says cluster_state:ok. ports[] gets the ports,
+ * pids[] the pids. */
+__attribute__((unused)) static void t_start_cluster(int n, int replicas, int *ports, pid_t *pids)
+{
+    char create[2048];
+    int o = snprintf(create, sizeof create, "redis-cli --cluster create");
+    for (int i = 0; i < n; i++) {
+        /* the cluster bus listens on PORT + 10000: below the ephemeral
+         * range too (t_free_port says why) */
+        int lo = 32768;
+        FILE *f = fopen("/proc/sys/net/ipv4/ip_local_port_range", "r");
+        if (f && fscanf(f, "%d", &lo) != 1)
+            lo = 32768;
+        if (f)
+            fclose(f);
+        do
+            ports[i] = t_free_port();
+        while (ports[i] + 10000 >= lo);
+        pids[i] = t_cluster_node(ports[i]);
+        o += snprintf(create + o, sizeof create - (size_t)o, " 127.0.0.1:%d", ports[i]);
+    }
+    snprintf(create + o, sizeof create - (size_t)o, " --cluster-replicas %d --cluster-yes > %s/create.log 2>&1",
+             replicas, T_dir);
+    cr_assert_eq(system(create), 0, "redis-cli --cluster create failed (see %s/create.log)", T_dir);
+    long long t0 = t_now_ms();
+    for (int i = 0; i < n; i++)
+        while (!t_cluster_ok(ports[i])) {
+            cr_assert(t_now_ms() < t0 + 60000, "node %d never saw cluster_state:ok", ports[i]);
+            t_sleep_ms(50);
+        }
+    /* and every primary's replicas in sync: a replicated admission
+     * (WAIT 1) is acknowledged from the first one on */
+    for (int i = 0; i < n; i++)
+        for (;;) {
+            redisReply *r = t_node(ports[i], "INFO replication");
+            int online = 0;
+            bool primary = r && r->type == REDIS_REPLY_STRING && strstr(r->str, "role:master");
+            for (const char *p = r && r->type == REDIS_REPLY_STRING ? r->str : ""; (p = strstr(p, "state=online"));
+                 p++)
+                online++;
+            if (r)
+                freeReplyObject(r);
+            if (!primary || online >= replicas)
+                break;
+            cr_assert(t_now_ms() < t0 + 60000, "primary %d: its replicas never got in sync", ports[i]);
+            t_sleep_ms(50);
+        }
+}
+
 static void t_setup_dir(void)
 {
     t_lock_suite();

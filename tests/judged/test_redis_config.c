@@ -337,6 +337,56 @@ Test(redis_config, sentinel_urls)
     expect_refused("admission_durability: replicated\n", "embedded", NULL);
 }
 
+/* issue 41: redis-cluster://, its seeds, password and durability's default */
+Test(redis_config, cluster_urls)
+{
+    static const char *ok[] = {
+        "redis-cluster://10.0.0.1:7001",
+        "redis-cluster://10.0.0.1:7001,10.0.0.2:7002,[fd00::3]:7003",
+        "redis-cluster://judged:s3cret@a:7001,b?db=0",
+    };
+    char err[512];
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++)
+        cr_assert_eq(queue_url_check(ok[i], err, sizeof err), 0, "%s: %s", ok[i], err);
+    static const char *bad[][2] = {
+        {"redis-cluster://judged:s3cret@", "no host"},
+        {"redis-cluster://judged:s3cret@a:7001,", "','"},
+        {"redis-cluster://judged:s3cret@a:99999", "port"},
+        {"redis-cluster://judged:s3cret@a:7001?db=2", "only database 0"},
+        {"redis-cluster://judged:s3cret@a:7001/3", "only database 0"},
+        {"redis-cluster://judged:s3cret@a,b,c,d,e,f,g,h,i", "at most"},
+        {"redis-cluster://judged:s3cret@a:7001?x=1", "?db=N"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        cr_assert_eq(queue_url_check(bad[i][0], err, sizeof err), -1, "accepted %s", bad[i][0]);
+        cr_assert(strstr(err, bad[i][1]), "'%s': '%s' lacks '%s'", bad[i][0], err, bad[i][1]);
+        cr_assert(!strstr(err, "s3cr"), "'%s' shows the password", err);
+    }
+    char url[512];
+    cr_assert_eq(queue_url_with_password("redis-cluster://judged@a:1,b:2", "p@ss", url, sizeof url), 0);
+    cr_assert_str_eq(url, "redis-cluster://judged:p%40ss@a:1,b:2");
+    queue_url_redact(url, err, sizeof err);
+    cr_assert_str_eq(err, "redis-cluster://judged:***@a:1,b:2");
+
+    struct jd_config cfg;
+    cr_assert_eq(load(&cfg, "redis: redis-cluster://127.0.0.1:7001,127.0.0.1:7002\n", err, sizeof err), 0, "%s",
+                 err);
+    cr_assert_eq(cfg.admission_durability, JD_DURABLE_REPLICATED, "redis-cluster://: replicated by default");
+    jd_config_free(&cfg);
+}
+
+/* nobody answers: the cluster's error names the node (redacted), and retrying may help */
+Test(redis_config, no_cluster_node_answers)
+{
+    struct queue_conn k;
+    queue_conn_init(&k, "redis-cluster://judged:s3cret@127.0.0.1:1,127.0.0.1:2", 200);
+    cr_assert_eq(queue_conn_ensure(&k), -1);
+    cr_assert(strstr(k.err, "127.0.0.1:2"), "%s", k.err);
+    cr_assert(!strstr(k.err, "s3cr"), "%s", k.err);
+    cr_assert(!k.refused, "no answer is worth retrying");
+    queue_conn_close(&k);
+}
+
 /* nobody answers: the error names the Sentinels (redacted), and retrying may help */
 Test(redis_config, no_sentinel_answers)
 {
