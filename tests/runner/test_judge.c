@@ -161,8 +161,9 @@ static int judge_problem(struct runner *r, const char *problem, char *report, si
             const char *got = runner_verdict_name(j.verdict);
             if (strcmp(got, want) || (want_score >= 0 && j.score != want_score)) {
                 size_t used = strlen(report);
-                snprintf(report + used, cap - used, "%s/%s: expected %s %g, got %s %g\n", problem,
-                         names[i]->d_name, want, want_score, got, j.score);
+                /* the report itself (compile output, messages): why, read from a CI log */
+                snprintf(report + used, cap - used, "%s/%s: expected %s %g, got %s %g: %.600s\n", problem,
+                         names[i]->d_name, want, want_score, got, j.score, j.json ? j.json : "");
                 bad++;
             }
             free(j.json);
@@ -176,7 +177,7 @@ static int judge_problem(struct runner *r, const char *problem, char *report, si
 static void judge_all_solutions_of(const char *problem)
 {
     struct runner *r = open_runner(1);
-    char report[8192] = "";
+    char report[32768] = "";
     int bad = judge_problem(r, problem, report, sizeof report);
     runner_close(r);
     cr_assert_eq(bad, 0, "verdicts differ from the solutions' names:\n%s", report);
