@@ -630,14 +630,14 @@ static json_t *host_record(const char *name)
 
 /* a languages dir holding c.yaml and cwarm.yaml: C with prepared files
  * whose build leaves files/marker (the mechanism of cpp's header and
- * java's archive, at the cost of an echo) */
+ * java's archive, at the cost of an echo); c stays .c's default */
 static void warm_languages(char *dir, size_t len)
 {
     char cmd[1400];
     snprintf(dir, len, "%s/warm-langs", T_dir);
     mkdir(dir, 0755);
     snprintf(cmd, sizeof cmd, "cp '%s/languages/c.yaml' '%s/c.yaml' && sed -e 's/^id: c$/id: cwarm/' "
-                              "'%s/languages/c.yaml' > '%s/cwarm.yaml'",
+                              "-e '/^default_for:/d' '%s/languages/c.yaml' > '%s/cwarm.yaml'",
              SRC, dir, SRC, dir);
     cr_assert_eq(system(cmd), 0);
     snprintf(cmd, sizeof cmd, "%s/cwarm.yaml", dir);
