@@ -219,7 +219,7 @@ static int map_from(struct queue_conn *k, int i)
         redisFree(c);
         k->cluster->node[i].c = NULL;
     } else if (rc) {
-        snprintf(k->err, sizeof k->err, "%s:%d: CLUSTER SLOTS: %s", k->cluster->node[i].host,
+        snprintf(k->err, sizeof k->err, "%.80s:%d: CLUSTER SLOTS: %.140s", k->cluster->node[i].host,
                  k->cluster->node[i].port,
                  r->type == REDIS_REPLY_ERROR ? r->str : "no slot map (is the cluster created?)");
     }
@@ -270,7 +270,7 @@ static int check_primaries(struct queue_conn *k)
         for (int l = 0; l < k->nlibs && !rc; l++)
             rc = queue_library_load(k, k->libs[l], err, sizeof err) != QUEUE_OK;
         if (rc && err[0])
-            snprintf(k->err, sizeof k->err, "primary %s:%d: %s", cl->node[i].host, cl->node[i].port, err);
+            snprintf(k->err, sizeof k->err, "primary %.80s:%d: %.140s", cl->node[i].host, cl->node[i].port, err);
     }
     cl->checking = false;
     return rc ? -1 : 0;
