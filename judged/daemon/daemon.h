@@ -227,7 +227,10 @@ void pcheck_free(struct pnode *nodes, size_t n);
 /* validator.c: validates and pushes judge-api's staged uploads */
 void *validator(void *arg);
 
-/* warm.c: builds each pool's languages' prepared files at start */
+/* warm.c: builds each pool's languages' prepared files at start. The
+ * caller sets judged.warming to warm_count() before the first heartbeat,
+ * so no record says 0 before the work has begun. */
+int warm_count(const struct jd_config *cfg);
 void *warm_up(void *arg);
 
 /* heartbeat.c */

@@ -329,10 +329,17 @@ int main(int argc, char **argv)
         return 1;
     }
     pthread_t hb, val;
+    bool warm = s->cfg.prepare && s->cfg.warm_up;
+    /* before the first heartbeat: a record saying warming 0 before the
+     * warm-up began would tell a waiting platform (or test) it is done */
+    atomic_store(&judged.warming, warm ? warm_count(&s->cfg) : 0);
     pthread_create(&hb, NULL, heartbeat, NULL);
     pthread_create(&val, NULL, validator, NULL);   /* judge-api's staged uploads */
-    pthread_t warm;
-    bool warming = s->cfg.prepare && s->cfg.warm_up && !pthread_create(&warm, NULL, warm_up, NULL);
+    pthread_t warm_thread;
+    memset(&warm_thread, 0, sizeof warm_thread);   /* joined only when it started */
+    bool warming = warm && !pthread_create(&warm_thread, NULL, warm_up, NULL);
+    if (warm && !warming)
+        atomic_store(&judged.warming, 0);
     char shown[sizeof judged.redis_url];
     queue_url_redact(judged.redis_url, shown, sizeof shown);   /* never the password */
     logmsg("started (pid %d, redis %s, %d pool(s), lease %ldms, heartbeat %ldms)", getpid(),
@@ -347,6 +354,6 @@ int main(int argc, char **argv)
             continue;
         break;
     }
-    stop_all(hb, val, warm, warming, redis_pid);
+    stop_all(hb, val, warm_thread, warming, redis_pid);
     return 0;
 }

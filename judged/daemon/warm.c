@@ -64,15 +64,19 @@ static void warm_language(struct pool *p, const char *lang)
     give_back(p);
 }
 
+int warm_count(const struct jd_config *cfg)
+{
+    int n = 0;
+    for (int i = 0; i < cfg->npools; i++)
+        n += cfg->pools[i].nlanguages;
+    return n;
+}
+
 void *warm_up(void *arg)
 {
     (void)arg;
     struct snapshot *s = snapshot_get();   /* the configuration judged started with */
     const struct jd_config *cfg = &s->cfg;
-    int n = 0;
-    for (int i = 0; i < cfg->npools; i++)
-        n += cfg->pools[i].nlanguages;
-    atomic_store(&judged.warming, n);
     for (int i = 0; i < cfg->npools; i++) {
         pthread_mutex_lock(&judged.pools_mu);
         struct pool *p = judged.pools;
