@@ -161,6 +161,15 @@ void pools_publish(const struct jd_config *cfg);
  * there. */
 void directory_publish(struct queue_conn *k, struct runner *catalog, const char *dir);
 int pool_free_slots(struct pool *p);
+/* A slot of p lent to work that is not a job (the validator's checks, the
+ * warm-up): counted held, so the dispatcher claims one job less meanwhile
+ * and a reload does not replace p's runner under the borrower. Returns the
+ * runner to use, NULL when p has no free slot now (or is held, stopping,
+ * without a runner). pool_lend_slot waits for one (NULL: judged or the pool
+ * is stopping). pool_return_slot gives it back. */
+struct runner *pool_try_lend_slot(struct pool *p);
+struct runner *pool_lend_slot(struct pool *p);
+void pool_return_slot(struct pool *p);
 /* Takes claimed jobs into the held set and the run queue (skips one this
  * host still holds: after a stall our reclaim may return our own entry).
  * With mine, the first job goes to the calling worker instead (counted

@@ -205,6 +205,37 @@ int pool_free_slots(struct pool *p)
     return n;
 }
 
+struct runner *pool_try_lend_slot(struct pool *p)
+{
+    struct runner *r = NULL;
+    pthread_mutex_lock(&p->mu);
+    if (p->runner && !p->hold && !atomic_load(&p->stop) && p->nheld < p->slots) {
+        p->nheld++;
+        r = p->runner;
+    }
+    pthread_mutex_unlock(&p->mu);
+    return r;
+}
+
+struct runner *pool_lend_slot(struct pool *p)
+{
+    while (!atomic_load(&judged.stopping) && !atomic_load(&p->stop)) {
+        struct runner *r = pool_try_lend_slot(p);
+        if (r)
+            return r;
+        jd_sleep_ms(100);
+    }
+    return NULL;
+}
+
+void pool_return_slot(struct pool *p)
+{
+    pthread_mutex_lock(&p->mu);
+    p->nheld--;
+    pthread_cond_broadcast(&p->cv_slot);
+    pthread_mutex_unlock(&p->mu);
+}
+
 void pool_unhold(struct pool *p, struct job *j)
 {
     for (struct job **pp = &p->held; *pp; pp = &(*pp)->hnext)

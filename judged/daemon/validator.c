@@ -20,36 +20,21 @@
 #include "daemon.h"
 #include "store.h"
 
-/* A pool with a runner and a free slot, now counted held (*runner: its
- * runner, read under the pool's lock); NULL when stopping. */
+/* Any pool's free slot, lent (pool_try_lend_slot); NULL when stopping. */
 static struct pool *borrow_slot(struct runner **runner)
 {
     while (!atomic_load(&judged.stopping)) {
         pthread_mutex_lock(&judged.pools_mu);
         struct pool *got = NULL;
-        for (struct pool *p = judged.pools; p && !got; p = p->next) {
-            pthread_mutex_lock(&p->mu);
-            if (p->runner && !p->hold && !atomic_load(&p->stop) && p->nheld < p->slots) {
-                p->nheld++;
-                *runner = p->runner;
+        for (struct pool *p = judged.pools; p && !got; p = p->next)
+            if ((*runner = pool_try_lend_slot(p)))
                 got = p;
-            }
-            pthread_mutex_unlock(&p->mu);
-        }
         pthread_mutex_unlock(&judged.pools_mu);
         if (got)
             return got;
         jd_sleep_ms(100);
     }
     return NULL;
-}
-
-static void return_slot(struct pool *p)
-{
-    pthread_mutex_lock(&p->mu);
-    p->nheld--;
-    pthread_cond_broadcast(&p->cv_slot);
-    pthread_mutex_unlock(&p->mu);
 }
 
 /* The runner's error lines as a JSON array, with dir's prefix removed so
@@ -97,7 +82,7 @@ static bool check_and_push(struct queue_conn *k, const struct store_upload *u, c
     /* what GET /v1/problems shows of the version, recorded with it */
     if (n == 0 && runner_problem_summary(runner, dir, &summary, err, sizeof err))
         logmsg("upload %s (%s): no summary: %s", u->id, u->name, err);
-    return_slot(p);
+    pool_return_slot(p);
     free(line);
     if (n > 0) {
         *state = "refused";

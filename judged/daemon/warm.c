@@ -7,10 +7,8 @@
  * (bench_contest). With `warm_up: true` (the default, when `prepare` is on)
  * one thread per host runs the runner's self-test of each such language
  * of each pool at start - compile and run a hello-world, as `judgectl
- * languages --check` does - which builds them. It borrows one of the
- * pool's slots for each (counted held, as the validator does: the
- * dispatcher claims one job less meanwhile, and a reload does not replace
- * the runner under it). The heartbeat shows how many languages are left
+ * languages --check` does - which builds them, in a slot the pool lends
+ * (pool_lend_slot, as to the validator). The heartbeat shows how many languages are left
  * (`warming` in the host's record); a failing self-test is logged, and the
  * language then builds at its first compile, as without warm-up. */
 #include <stdio.h>
@@ -19,35 +17,11 @@
 #include "common.h"
 #include "daemon.h"
 
-/* one of pool's slots, counted held; NULL once stopping or the pool is gone */
-static struct runner *borrow(struct pool *p)
-{
-    while (!atomic_load(&judged.stopping) && !atomic_load(&p->stop)) {
-        pthread_mutex_lock(&p->mu);
-        struct runner *r = NULL;
-        if (p->runner && !p->hold && p->nheld < p->slots) {
-            p->nheld++;
-            r = p->runner;
-        }
-        pthread_mutex_unlock(&p->mu);
-        if (r)
-            return r;
-        jd_sleep_ms(100);
-    }
-    return NULL;
-}
-
-static void give_back(struct pool *p)
-{
-    pthread_mutex_lock(&p->mu);
-    p->nheld--;
-    pthread_cond_broadcast(&p->cv_slot);
-    pthread_mutex_unlock(&p->mu);
-}
-
 static void warm_language(struct pool *p, const char *lang)
 {
-    struct runner *r = borrow(p);
+    /* lent before asking about the language: the runner is p's only while
+     * a slot is held (a reload may replace it otherwise) */
+    struct runner *r = pool_lend_slot(p);
     if (!r)
         return;
     struct runner_language_info li;
@@ -61,7 +35,7 @@ static void warm_language(struct pool *p, const char *lang)
             logmsg("pool %s: %s warmed up in %.1f s: %s", p->name, lang, (jd_now_ms() - started) / 1e3,
                    st.status);
     }
-    give_back(p);
+    pool_return_slot(p);
 }
 
 int warm_count(const struct jd_config *cfg)

@@ -12,19 +12,28 @@
 
 /* --------------------------------------------------------------- admin */
 
+/* Sends a, checks the reply (a field map) and copies its field `field`
+ * into out (none when field is NULL). */
+static enum queue_rc call_for_field(struct queue_conn *k, struct queue_args *a, const char *what,
+                                    const char *field, char *out, size_t outlen, char *err, size_t errlen)
+{
+    redisReply *r = queue_call(k, a);
+    enum queue_rc rc = queue_check(k, r, REDIS_REPLY_ARRAY, what, err, errlen);
+    if (rc)
+        return rc;
+    if (field)
+        snprintf(out, outlen, "%s", queue_reply_str(r, field));
+    freeReplyObject(r);
+    return QUEUE_OK;
+}
+
 enum queue_rc queue_requeue(struct queue_conn *k, const char *pool, const char *entry, char *id,
                             size_t idlen, char *err, size_t errlen)
 {
     struct queue_args a;
     queue_args_start(&a, "judged_requeue", pool);
     queue_add(&a, "entry", entry);
-    redisReply *r = queue_call(k, &a);
-    enum queue_rc rc = queue_check(k, r, REDIS_REPLY_ARRAY, "requeue", err, errlen);
-    if (rc)
-        return rc;
-    snprintf(id, idlen, "%s", queue_reply_str(r, "id"));
-    freeReplyObject(r);
-    return QUEUE_OK;
+    return call_for_field(k, &a, "requeue", "id", id, idlen, err, errlen);
 }
 
 enum queue_rc queue_set_state(struct queue_conn *k, const char *pool, const char *state, char *err,
@@ -33,11 +42,7 @@ enum queue_rc queue_set_state(struct queue_conn *k, const char *pool, const char
     struct queue_args a;
     queue_args_start(&a, "judged_set_state", pool);
     queue_add(&a, "state", state);
-    redisReply *r = queue_call(k, &a);
-    enum queue_rc rc = queue_check(k, r, REDIS_REPLY_ARRAY, "set state", err, errlen);
-    if (rc == QUEUE_OK)
-        freeReplyObject(r);
-    return rc;
+    return call_for_field(k, &a, "set state", NULL, NULL, 0, err, errlen);
 }
 
 enum queue_rc queue_rejudge(struct queue_conn *k, const char *pool, const char *id, const char *version,
@@ -48,13 +53,7 @@ enum queue_rc queue_rejudge(struct queue_conn *k, const char *pool, const char *
     queue_add(&a, "id", id);
     queue_add(&a, "version", version);
     queue_add(&a, "rejudge_id", rejudge_id);
-    redisReply *r = queue_call(k, &a);
-    enum queue_rc rc = queue_check(k, r, REDIS_REPLY_ARRAY, "rejudge", err, errlen);
-    if (rc)
-        return rc;
-    snprintf(result, resultlen, "%s", queue_reply_str(r, "result"));
-    freeReplyObject(r);
-    return QUEUE_OK;
+    return call_for_field(k, &a, "rejudge", "result", result, resultlen, err, errlen);
 }
 
 enum queue_rc queue_cancel(struct queue_conn *k, const char *id, char *result, size_t resultlen, char *err,
@@ -68,11 +67,5 @@ enum queue_rc queue_cancel(struct queue_conn *k, const char *id, char *result, s
     struct queue_args a;
     queue_args_start(&a, "judged_cancel", pool);
     queue_add(&a, "id", id);
-    redisReply *r = queue_call(k, &a);
-    enum queue_rc rc = queue_check(k, r, REDIS_REPLY_ARRAY, "cancel", err, errlen);
-    if (rc)
-        return rc;
-    snprintf(result, resultlen, "%s", queue_reply_str(r, "result"));
-    freeReplyObject(r);
-    return QUEUE_OK;
+    return call_for_field(k, &a, "cancel", "result", result, resultlen, err, errlen);
 }
