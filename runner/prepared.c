@@ -21,7 +21,14 @@
  * compared with sums; the identity of each verified file is then kept, and
  * a file whose identity changed (written to, replaced) is hashed again. An
  * entry that does not match is removed and rebuilt, never used. Entries of
- * the same language under other keys are removed once a new one is in place.
+ * the same language under other keys are retired once a new one is in
+ * place: renamed to PREP/.retired-TIME-ID-KEY, and removed an hour later.
+ * A box started before mounts the entry's directory, which a rename leaves
+ * as it is and a removal would empty under it: an old runner's compile in
+ * flight during a reload (or another process with another definition of
+ * the language on the same host) would lose its precompiled header midway.
+ * A runner whose entry was retired finds its path gone at its next use and
+ * builds (or goes without) as for a missing entry.
  *
  * files/ is mounted read-only at RN_PREPARED_MOUNT in the language's compile
  * boxes and runs, and an argv element `{prepared}` becomes
@@ -34,11 +41,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "internal.h"
 
 #define RETRY_AFTER 600.0   /* seconds before a failed build is tried again */
+#define RETIRED_FOR 3600    /* seconds a retired entry stays for the boxes using it */
+#define RETIRED_PREFIX ".retired-"
+
+static void sweep_retired(const char *prep);
 
 struct file_sig {
     char *path;
@@ -70,6 +82,8 @@ int rn_prepared_init(struct runner *r, const char *dir, bool off, char *err, siz
     char *want = dir ? strdup(dir) : rn_strdup_printf("%s/prepared", r->work_dir);
     r->prepared_dir = want ? rn_private_dir(want, err, errlen) : NULL;
     free(want);
+    if (r->prepared_dir)
+        sweep_retired(r->prepared_dir);
     return r->prepared_dir ? 0 : -1;
 }
 
@@ -221,16 +235,20 @@ static void key_of(struct rn_job *j, const struct rn_language *l, struct rn_prep
     free(lens);
 }
 
-/* removes PREP/ID-OTHERKEY entries (and their logs): replaced definitions */
-static void remove_stale(const char *prep, const char *id, const char *key)
+/* removes retired entries older than RETIRED_FOR (every box that mounted
+ * one has ended: no box lives an hour) */
+static void sweep_retired(const char *prep)
 {
     DIR *d = opendir(prep);
     struct dirent *e;
-    size_t idn = strlen(id);
+    time_t now = time(NULL);
+    size_t pn = strlen(RETIRED_PREFIX);
     while (d && (e = readdir(d))) {
-        const char *rest = e->d_name + idn;
-        if (strncmp(e->d_name, id, idn) || rest[0] != '-' || strlen(rest + 1) < 64 ||
-            !strncmp(rest + 1, key, 64))
+        char *end;
+        if (strncmp(e->d_name, RETIRED_PREFIX, pn))
+            continue;
+        long long at = strtoll(e->d_name + pn, &end, 10);
+        if (*end != '-' || now - at < RETIRED_FOR)
             continue;
         char *path = rn_strdup_printf("%s/%s", prep, e->d_name);
         rn_remove_tree(path);
@@ -238,6 +256,31 @@ static void remove_stale(const char *prep, const char *id, const char *key)
     }
     if (d)
         closedir(d);
+}
+
+/* retires PREP/ID-OTHERKEY entries (their logs are removed): replaced
+ * definitions, which boxes started before may still have mounted */
+static void retire_stale(const char *prep, const char *id, const char *key)
+{
+    DIR *d = opendir(prep);
+    struct dirent *e;
+    size_t idn = strlen(id);
+    long long now = (long long)time(NULL);
+    while (d && (e = readdir(d))) {
+        const char *rest = e->d_name + idn;
+        if (strncmp(e->d_name, id, idn) || rest[0] != '-' || strlen(rest + 1) < 64 ||
+            !strncmp(rest + 1, key, 64))
+            continue;
+        char *path = rn_strdup_printf("%s/%s", prep, e->d_name);
+        char *retired = rn_strdup_printf("%s/" RETIRED_PREFIX "%lld-%s", prep, now, e->d_name);
+        if (strlen(rest + 1) > 64 || rename(path, retired) < 0)
+            rn_remove_tree(path);   /* a log, or cannot be renamed: nothing mounts it */
+        free(retired);
+        free(path);
+    }
+    if (d)
+        closedir(d);
+    sweep_retired(prep);
 }
 
 /* builds ENTRY in the job's slot: 0 built, 1 the build failed (its log is
@@ -295,7 +338,7 @@ static int make_ready(struct rn_job *j, const struct rn_language *l,
             snprintf(st->failed_key, sizeof st->failed_key, "%s", key);
             st->failed_at = rn_now();
         } else
-            remove_stale(j->r->prepared_dir, l->id, key);
+            retire_stale(j->r->prepared_dir, l->id, key);
     }
     free(entry);
     free(files);

@@ -12,6 +12,7 @@
  */
 #include <criterion/criterion.h>
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <glob.h>
 #include <sys/stat.h>
@@ -170,7 +171,7 @@ Test(pch, used_and_same_verdict_as_without, .timeout = 600)
     free(langs);
 }
 
-Test(pch, changed_flag_builds_another_and_drops_the_old, .timeout = 900)
+Test(pch, changed_flag_builds_another_and_retires_the_old_in_use, .timeout = 900)
 {
     char *prep = scratch_dir("prepared-flags");
     char *o2 = cpp_languages(NULL), *o1 = cpp_languages("-O1");
@@ -178,8 +179,23 @@ Test(pch, changed_flag_builds_another_and_drops_the_old, .timeout = 900)
     snprintf(pattern, sizeof pattern, "%s/cpp-*/files/bits/stdc++.h.gch", prep);
     struct judged a = judge(o2, prep, false, SRC "/testdata/aplusb", "cpp", aplusb_bits);
     char *first = one_match(pattern);
+    /* a box that mounted the -O2 entry holds its directory, as this fd does */
+    cr_assert_not_null(first);
+    char *bits = strdup(first);
+    *strrchr(bits, '/') = 0;
+    int mounted = open(bits, O_RDONLY | O_DIRECTORY);
+    cr_assert_geq(mounted, 0, "%s", bits);
     struct judged b = judge(o1, prep, false, SRC "/testdata/aplusb", "cpp", aplusb_bits);
-    char *second = one_match(pattern);   /* exactly one: the -O2 entry is gone */
+    char *second = one_match(pattern);   /* exactly one: the -O2 entry is retired */
+    struct stat held;
+    cr_expect_eq(fstatat(mounted, "stdc++.h.gch", &held, 0), 0,
+                 "a box using the replaced entry lost its header midway: %s", strerror(errno));
+    close(mounted);
+    free(bits);
+    snprintf(pattern, sizeof pattern, "%s/.retired-*-cpp-*/files/bits/stdc++.h.gch", prep);
+    char *retired = one_match(pattern);
+    cr_expect_not_null(retired, "the -O2 entry was not kept as retired");
+    free(retired);
     cr_expect_eq(a.verdict, RUNNER_AC, "%s", a.json);
     cr_expect_eq(b.verdict, RUNNER_AC, "%s", b.json);
     cr_assert_not_null(first);
