@@ -4,7 +4,7 @@
  *
  * It may be in any language (the first whose source file has its
  * extension), with extra compile flags. It is compiled once per host into
- * WORK/checkers/SHA256/, content-addressed by the language, its compile
+ * HELPERS/SHA256/ (runner_config.helpers_dir: a host's pools share one), content-addressed by the language, its compile
  * commands, the flags, the source and the headers (.h, .hpp)
  * beside it (so testlib.h counts), then sealed and published by rename(): concurrent
  * judges never see half a checker, and a later job finds it ready. Every
@@ -296,7 +296,7 @@ static void after_use(const struct runner *r, const char *root, const char *dir,
 }
 
 /* A checker or interactor given as a directory (program.c): built once per
- * host into WORK/checkers/SHA256/ keyed by its whole content; sets *dir
+ * host into HELPERS/SHA256/ keyed by its whole content; sets *dir
  * and *lang (the scripts form's own language in *own). */
 static int prepare_program(struct rn_job *j, const char *what, const char *source, char **flags, char **dir,
                            const struct rn_language **lang, struct rn_language **own, char **message)
@@ -310,7 +310,7 @@ static int prepare_program(struct rn_job *j, const char *what, const char *sourc
         rn_program_free(&pg);
         return 1;
     }
-    char *root = rn_strdup_printf("%s/checkers", j->r->work_dir);
+    char *root = strdup(j->r->helpers_dir);
     free(*dir);
     *dir = rn_strdup_printf("%s/%s", root, hex);
     struct stat st;
@@ -376,7 +376,7 @@ static int prepare_helper(struct rn_job *j, const char *what, const char *source
         checker_src_free(&cs);
         return 1;
     }
-    char *root = rn_strdup_printf("%s/checkers", j->r->work_dir);
+    char *root = strdup(j->r->helpers_dir);
     free(*dir);
     *dir = rn_strdup_printf("%s/%s", root, hex);
     struct stat st;

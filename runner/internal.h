@@ -567,6 +567,7 @@ struct runner {
     pthread_cond_t freed;
     bool *busy;
     char *prepared_dir;                       /* canonical, root's, 0700; NULL: catalog_only */
+    char *helpers_dir;                        /* built checkers (helper.c); NULL: catalog_only */
     bool prepare_off;                         /* runner_config.prepare_off */
     struct rn_prepared_state *prep;           /* one per language (prepared.c) */
     char (*cpu_of)[12];                       /* [i]: submission slot i's CPU ("3"); NULL: not pinned */

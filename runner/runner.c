@@ -27,7 +27,7 @@
  * fd, the answer stays on the host, and the output goes to a file outside the
  * box. Built-in checkers run on the host; a custom checker runs in a sandbox
  * with the package mounted read-only at /problem and the output at /output,
- * and is compiled once into WORK/checkers/SHA256/ (content-addressed: the
+ * and is compiled once into HELPERS/SHA256/ (content-addressed: the
  * language, its compile commands, the source and the headers beside it),
  * published by rename() so concurrent judges never see half a checker.
  *
@@ -304,6 +304,11 @@ int runner_open(struct runner **out, const struct runner_config *cfg, char *err,
     r->work_dir = work_dir;  /* canonical: the sandbox follows no symlink in it */
     if (rn_prepared_init(r, cfg->prepared_dir, cfg->prepare_off, err, errlen) < 0)
         goto fail;
+    char *helpers = cfg->helpers_dir ? strdup(cfg->helpers_dir) : rn_strdup_printf("%s/checkers", r->work_dir);
+    r->helpers_dir = helpers ? rn_private_dir(helpers, err, errlen) : NULL;
+    free(helpers);
+    if (!r->helpers_dir)
+        goto fail;
     if (open_sandbox(r, cfg, err, errlen) < 0)
         goto fail;
 done:
@@ -329,6 +334,7 @@ void runner_close(struct runner *r)
     free(r->busy);
     free(r->cpu_of);
     free(r->work_dir);
+    free(r->helpers_dir);
     free(r);
 }
 

@@ -77,9 +77,13 @@ struct runner_config {
      * rejudge or identical resubmission skips its compile); 0 = 256 MiB */
     uint64_t compile_cache;
     /* bytes of built helpers (checkers, interactors, validators) kept under
-     * work_dir/checkers (LRU; one used in the last 30 minutes is never
-     * removed: a judging may start it again); 0 = 1 GiB */
+     * helpers_dir (LRU; one used in the last 30 minutes is never removed: a
+     * judging may start it again); 0 = 1 GiB */
     uint64_t helper_cache;
+    /* where built helpers are kept; NULL: work_dir/checkers. Runners that
+     * name one directory (a host's pools) build each checker once between
+     * them: builds are published by rename, so they may share it. */
+    const char *helpers_dir;
     struct runner_limits limits; /* problem packages and language files */
     /* files languages build once and reuse (`prepare` in languages/ID.yaml:
      * a precompiled header, a JVM archive), under this directory; NULL:

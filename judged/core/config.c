@@ -307,13 +307,15 @@ static const struct key_def root_keys[] = {
     {"compile_cache", KT_SIZE, CF(compile_cache), 0, 0, "256M", false, -1, NULL,
      "successful compiles kept per pool (LRU; runner/README.md)"},
     {"helper_cache", KT_SIZE, CF(helper_cache), 0, 0, "1G", false, -1, NULL,
-     "built checkers, interactors and validators kept per pool (LRU, none used in the last 30 minutes "
-     "removed; runner/README.md)"},
+     "built checkers, interactors and validators kept under state_dir/checkers, one build for all the "
+     "host's pools (LRU, none used in the last 30 minutes removed; runner/README.md)"},
     {"prepare", KT_BOOL, CF(prepare), 0, 0, "true", false, -1, NULL,
      "languages' prepared files (precompiled headers, JVM archive) under state_dir/prepared; "
      "false: off"},
     {"warm_up", KT_BOOL, CF(warm_up), 0, 0, "true", false, -1, NULL,
-     "build them when judged starts, a slot of the pool at a time, before a submission needs them"},
+     "build them when judged starts, a slot of the pool at a time, before a submission needs them; "
+     "then fetch the 64 problems last pushed to the store and build their checkers and interactors, and "
+     "those of the problems directory's 64 newest"},
     {"max_package", KT_SIZE, CF(max_package), 0, 0, "256M", false, -1, NULL,
      "the largest package a push accepts (unpacked)"},
     {"store_quota", KT_SIZE_OR_0, CF(store_quota), 0, 0, "16G", false, -1, NULL,

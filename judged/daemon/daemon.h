@@ -128,7 +128,7 @@ struct daemon {
     pthread_mutex_t pools_mu;   /* the list (not the pools' contents) */
     struct pool *pools;
     atomic_bool stopping;
-    atomic_int warming;      /* languages warm.c has still to prepare */
+    atomic_int warming;      /* steps warm.c has still to do (languages, problems) */
     atomic_bool hb_stop;
     atomic_long grace_deadline;
     struct pcache *pcache;   /* fetched problem versions (pcache.c) */
@@ -236,9 +236,10 @@ void pcheck_free(struct pnode *nodes, size_t n);
 /* validator.c: validates and pushes judge-api's staged uploads */
 void *validator(void *arg);
 
-/* warm.c: builds each pool's languages' prepared files at start. The
- * caller sets judged.warming to warm_count() before the first heartbeat,
- * so no record says 0 before the work has begun. */
+/* warm.c: builds each pool's languages' prepared files at start, then the
+ * newest problems' checkers and interactors. The caller sets
+ * judged.warming to warm_count() (languages + 1 for the problems) before
+ * the first heartbeat, so no record says 0 before the work has begun. */
 int warm_count(const struct jd_config *cfg);
 void *warm_up(void *arg);
 

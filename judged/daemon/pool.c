@@ -75,10 +75,11 @@ static int *slot_cpus(const struct pool *p, const struct jd_config *cfg)
 
 int pool_open_runner(struct pool *p, const struct jd_config *cfg, char *err, size_t errlen)
 {
-    char work[4200], prepared[4200];
+    char work[4200], prepared[4200], helpers[4200];
     snprintf(work, sizeof work, "%s/work/%s-%s", cfg->state_dir, judged.host, p->name);
     /* one per host: every pool's runner finds what another built */
     snprintf(prepared, sizeof prepared, "%s/prepared", cfg->state_dir);
+    snprintf(helpers, sizeof helpers, "%s/checkers", cfg->state_dir);
     common_mkdir_p(work, 0755); /* the runner says so if it is not there */
     int *cpus = slot_cpus(p, cfg);
     struct runner_config rc = {
@@ -91,6 +92,7 @@ int pool_open_runner(struct pool *p, const struct jd_config *cfg, char *err, siz
         .compile_cache = (uint64_t)cfg->compile_cache,
         .helper_cache = (uint64_t)cfg->helper_cache,
         .prepared_dir = prepared,
+        .helpers_dir = helpers,
         .prepare_off = !cfg->prepare,
         .limits = runner_limits_of(cfg),
         .cpus = cpus,

@@ -660,22 +660,62 @@ static int warm_entries(const char *state)
     return atoi(out);
 }
 
-/* A contest's first C++ or Java submission waited for its language's
- * prepared files (5-15 s here; bench_contest's burst): judged builds them
- * at start, its record says "warming" until then; warm_up: false leaves
- * them to the first compile, as before. */
-Test(ops, prepared_files_are_built_at_start_before_any_submission, .timeout = 240)
+/* a copy of aplusb judged by a custom checker whose source says tag */
+static void checked_aplusb(const char *dir, const char *tag)
 {
-    char dir[400], cfg[500], state[500];
+    char cmd[1400], p[600];
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s' && cp -r '%s/testdata/aplusb/tests' '%s/'", dir, SRC, dir);
+    cr_assert_eq(system(cmd), 0);
+    snprintf(p, sizeof p, "%s/problem.yaml", dir);
+    t_write(p, "name: %s\ntime_limit: 1s\nmemory_limit: 64M\nchecker: {type: custom, source: check.c}\n", tag);
+    snprintf(p, sizeof p, "%s/check.c", dir);
+    t_write(p, "/* %s */\n#include <stdio.h>\nint main(int c, char **v)\n{\n    long long a, b;\n"
+               "    FILE *o = fopen(v[2], \"r\"), *w = fopen(v[3], \"r\");\n"
+               "    return c == 4 && o && w && fscanf(o, \"%%lld\", &a) == 1 && fscanf(w, \"%%lld\", &b) == 1 "
+               "&& a == b ? 0 : 1;\n}\n", tag);
+}
+
+/* how many helpers STATE/checkers holds (built, not a build under way) */
+static int built_helpers(const char *state)
+{
+    char cmd[600], out[64] = "";
+    snprintf(cmd, sizeof cmd, "ls %s/checkers 2>/dev/null | grep -v tmp | wc -l", state);
+    FILE *p = popen(cmd, "r");
+    cr_assert(p);
+    if (!fgets(out, sizeof out, p))
+        out[0] = 0;
+    pclose(p);
+    return atoi(out);
+}
+
+/* A contest's first C++ or Java submission waited for its language's
+ * prepared files (5-15 s here; bench_contest's burst), and each host's
+ * first judging of a problem for its checker's build: judged builds them
+ * at start - the languages', then the checkers of the problems directory's
+ * problems and of the store's last pushed - and its record says "warming"
+ * until then; warm_up: false leaves them to the first compile and the
+ * first judging, as before. */
+Test(ops, prepared_files_and_checkers_are_built_at_start_before_any_submission, .timeout = 300)
+{
+    char dir[400], cfg[500], state[500], problems[400], out[4000];
     warm_languages(dir, sizeof dir);
+    snprintf(problems, sizeof problems, "%s/warm-problems", T_dir);
+    char pkg[500];
+    snprintf(pkg, sizeof pkg, "%s/aplusb-dir", problems);
+    checked_aplusb(pkg, "in the directory");
+    snprintf(pkg, sizeof pkg, "%s/warm-pushed", T_dir);
+    checked_aplusb(pkg, "in the store");
     for (int warm = 1; warm >= 0; warm--) {
         const char *name = warm ? "W" : "V";
         snprintf(state, sizeof state, "%s/state-%s", T_dir, name);
         snprintf(cfg, sizeof cfg, "%s/%s.yaml", T_dir, name);
-        t_write(cfg, "redis: unix://%s\nstate_dir: %s\nproblems: %s/problems\nlanguages: %s\nhost: %s\n"
+        t_write(cfg, "redis: unix://%s\nstate_dir: %s\nproblems: %s\nlanguages: %s\nhost: %s\n"
                      "first_slot: %d\nheartbeat: 500ms\nlease: 2s\noversubscribe: true\nwarm_up: %s\n"
                      "pools:\n  native: {languages: [c, cwarm], slots: 1}\n",
-                T_sock, state, T_dir, dir, name, SLOT, warm ? "true" : "false");
+                T_sock, state, problems, dir, name, SLOT, warm ? "true" : "false");
+        if (warm)   /* in the store before the host starts, as a contest's problems are */
+            cr_assert_eq(t_ctl(out, sizeof out, cfg, "problem", "push", pkg, "--name", "warmpushed", "--slot",
+                               "686", NULL), 0, "%s", out);
         pid_t j = t_judged(cfg, name);
         cr_assert(t_judged_started(name, 60000));
         /* the record says warming 0 once every language is ready */
@@ -692,22 +732,26 @@ Test(ops, prepared_files_are_built_at_start_before_any_submission, .timeout = 24
         json_decref(rec);
         char *log = t_judged_log(name);
         if (warm) {
+            cr_assert_eq(built_helpers(state), 2, "the checkers of the directory's and the store's problem "
+                                                  "were not built before a submission: %s", log);
             cr_assert_eq(warm_entries(state), 1, "no prepared files for cwarm before a submission: %s", log);
             cr_assert(contains(log, "pool native: cwarm warmed up in"), "%s", log);
             cr_assert(!contains(log, "pool native: c warmed up"), "c has nothing to prepare: %s", log);
         } else {
             cr_assert_eq(warm_entries(state), 0, "warm_up: false built them: %s", log);
+            cr_assert_eq(built_helpers(state), 0, "warm_up: false built checkers: %s", log);
             cr_assert(!contains(log, "warmed up"), "%s", log);
         }
         free(log);
         /* it judges as before */
         char id[200];
-        cr_assert_eq(t_submit(cfg, "aplusb", "cwarm", AC_C, NULL, NULL, id, sizeof id), 0, "submit: %s", id);
+        cr_assert_eq(t_submit(cfg, "aplusb-dir", "cwarm", AC_C, NULL, NULL, id, sizeof id), 0, "submit: %s", id);
         cr_assert(t_wait_state(id, "done", 120000), "%s not judged", id);
         char *v = t_hget(id, "verdict");
         cr_assert_str_eq(v ? v : "", "AC");
         free(v);
         cr_assert_eq(warm_entries(state), 1);   /* the first compile built them when warm-up did not */
+        cr_assert_geq(built_helpers(state), 1);  /* and the first judging its checker */
         cr_assert_eq(t_stop(j, SIGTERM, 60000), 0);
     }
 }
