@@ -20,6 +20,8 @@
 #include <jansson.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdarg.h>
+#include <stdatomic.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -114,15 +116,6 @@ static struct judged judge_source(struct runner *r, const char *problem, const c
     return j;
 }
 
-static struct judged judge_file(struct runner *r, const char *problem, const char *path)
-{
-    size_t len;
-    char *src = slurp(path, &len);
-    struct judged j = judge_source(r, problem, language_of(r, path), src, len);
-    free(src);
-    return j;
-}
-
 /* "wa_30_int32.c" -> "WA", 30; "ac.c" -> "AC", -1 */
 static void expected_from_name(const char *name, char verdict[8], double *score)
 {
@@ -142,41 +135,115 @@ static int visible(const struct dirent *d)
     return d->d_name[0] != '.';
 }
 
+/* Every solution of one problem, judged by JUDGE_THREADS threads at a time
+ * through one runner (a host judges several at once; the samples of every
+ * language take minutes one by one). No criterion assertion in a thread:
+ * what goes wrong is written in the report. */
+#define JUDGE_THREADS 2
+
+struct batch {
+    struct runner *r;
+    const char *problem, *problem_dir, *dir;
+    struct dirent **names;
+    int n;
+    atomic_int next;
+    pthread_mutex_t mu;
+    char *report;
+    size_t cap;
+    int bad;
+};
+
+static void batch_mismatch(struct batch *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void batch_mismatch(struct batch *b, const char *fmt, ...)
+{
+    pthread_mutex_lock(&b->mu);
+    size_t used = strlen(b->report);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(b->report + used, b->cap - used, fmt, ap);
+    va_end(ap);
+    b->bad++;
+    pthread_mutex_unlock(&b->mu);
+}
+
+/* judges one solution file (none when it is no language's) */
+static void judge_one(struct batch *b, const char *name)
+{
+    char path[2048], want[8], err[1024];
+    double want_score;
+    expected_from_name(name, want, &want_score);
+    snprintf(path, sizeof path, "%s/%s", b->dir, name);
+    const char *lang = language_of(b->r, path);
+    if (!lang)
+        return;
+    FILE *f = fopen(path, "rb");
+    char *src = malloc(1 << 22);
+    size_t len = f && src ? fread(src, 1, (1 << 22) - 1, f) : 0;
+    if (f)
+        fclose(f);
+    if (!f || !src) {
+        batch_mismatch(b, "%s/%s: cannot read it\n", b->problem, name);
+        free(src);
+        return;
+    }
+    src[len] = 0;
+    struct runner_request req = {.problem_dir = b->problem_dir, .language = lang, .source = src,
+                                 .source_len = len};
+    struct runner_report *rep = NULL;
+    enum runner_failure failure;
+    if (runner_judge(b->r, &req, &rep, &failure, err, sizeof err)) {
+        batch_mismatch(b, "%s/%s: not judged: %s\n", b->problem, name, err);
+        free(src);
+        return;
+    }
+    const char *got = runner_verdict_name(runner_report_verdict(rep));
+    double score = runner_report_score(rep);
+    if (strcmp(got, want) || (want_score >= 0 && score != want_score)) {
+        char *json = runner_report_json(rep);
+        /* the report itself (compile output, messages): why, read from a CI log */
+        batch_mismatch(b, "%s/%s: expected %s %g, got %s %g: %.600s\n", b->problem, name, want, want_score,
+                       got, score, json ? json : "");
+        free(json);
+    }
+    runner_report_free(rep);
+    free(src);
+}
+
+static void *judge_batch(void *arg)
+{
+    struct batch *b = arg;
+    for (int i; (i = atomic_fetch_add(&b->next, 1)) < b->n;)
+        judge_one(b, b->names[i]->d_name);
+    return NULL;
+}
+
 /* judges every solution of one problem; returns the number of mismatches */
 static int judge_problem(struct runner *r, const char *problem, char *report, size_t cap)
 {
-    char dir[1024], path[2048], problem_dir[512];
+    char dir[1024], problem_dir[512];
     snprintf(problem_dir, sizeof problem_dir, "%s/testdata/%s", SRC, problem);
     snprintf(dir, sizeof dir, "%s/solutions", problem_dir);
-    struct dirent **names;
-    int n = scandir(dir, &names, visible, alphasort), bad = 0;
-    cr_assert_geq(n, 1, "%s has no solutions", dir);
-    for (int i = 0; i < n; i++) {
-        char want[8];
-        double want_score;
-        expected_from_name(names[i]->d_name, want, &want_score);
-        snprintf(path, sizeof path, "%s/%s", dir, names[i]->d_name);
-        if (language_of(r, path)) {
-            struct judged j = judge_file(r, problem_dir, path);
-            const char *got = runner_verdict_name(j.verdict);
-            if (strcmp(got, want) || (want_score >= 0 && j.score != want_score)) {
-                size_t used = strlen(report);
-                /* the report itself (compile output, messages): why, read from a CI log */
-                snprintf(report + used, cap - used, "%s/%s: expected %s %g, got %s %g: %.600s\n", problem,
-                         names[i]->d_name, want, want_score, got, j.score, j.json ? j.json : "");
-                bad++;
-            }
-            free(j.json);
-        }
-        free(names[i]);
-    }
-    free(names);
-    return bad;
+    struct batch b = {.r = r, .problem = problem, .problem_dir = problem_dir, .dir = dir, .report = report,
+                      .cap = cap};
+    b.n = scandir(dir, &b.names, visible, alphasort);
+    cr_assert_geq(b.n, 1, "%s has no solutions", dir);
+    atomic_init(&b.next, 0);
+    pthread_mutex_init(&b.mu, NULL);
+    pthread_t t[JUDGE_THREADS];
+    for (int i = 0; i < JUDGE_THREADS; i++)
+        cr_assert_eq(pthread_create(&t[i], NULL, judge_batch, &b), 0);
+    for (int i = 0; i < JUDGE_THREADS; i++)
+        pthread_join(t[i], NULL);
+    pthread_mutex_destroy(&b.mu);
+    for (int i = 0; i < b.n; i++)
+        free(b.names[i]);
+    free(b.names);
+    return b.bad;
 }
 
 static void judge_all_solutions_of(const char *problem)
 {
-    struct runner *r = open_runner(1);
+    struct runner *r = open_runner(JUDGE_THREADS);
     char report[32768] = "";
     int bad = judge_problem(r, problem, report, sizeof report);
     runner_close(r);
