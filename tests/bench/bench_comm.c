@@ -8,13 +8,15 @@
  * by the pipes the runner passes them). The manager times its own loop
  * (first write to last read, CLOCK_MONOTONIC) and reports the time per
  * round trip as its message; the bench prints every run's figure, the
- * minimum and the median, and the same programs joined by pipes bare (no
- * sandbox) for scale. Both ends write a line and flush, read a line: what
- * a CMS stub and manager do.
+ * minimum and the median; then the same manager and as many processes
+ * joined by pipes bare (no sandbox), as many times, for scale. Both ends
+ * write a line and flush, read a line: what a CMS stub and manager do.
  *
  *   bench-comm [RUNS] [PROCESSES] [SLOT]     (root: it uses the real sandbox)
  */
 #include <fcntl.h>
+#include <sched.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,11 +92,13 @@ static char *make_package(int processes)
     return dir;
 }
 
-/* one judging: the manager's ns per round trip, or -1 */
-static double judged_run(const char *dir, int slot)
+/* one judging: the manager's ns per round trip, or -1; cpu >= 0: the
+ * slot pinned to that CPU, as judged pins each of its slots (its config's
+ * cpus), -1: not pinned, as judgectl judge runs */
+static double judged_run(const char *dir, int slot, int cpu)
 {
     struct runner_config cfg = {.languages_dir = JUDGED_SOURCE_DIR "/languages", .work_dir = "/tmp/bench-comm-work",
-                                .first_slot = slot, .slots = 1};
+                                .first_slot = slot, .slots = 1, .cpus = cpu >= 0 ? &cpu : NULL};
     struct runner *r = NULL;
     char err[1024];
     if (runner_open(&r, &cfg, err, sizeof err) < 0) {
@@ -121,27 +125,44 @@ static double judged_run(const char *dir, int slot)
     return ns;
 }
 
-/* child: fds 3 and 4 become r and w (the rest closed), stdin/stderr as
- * given, then prog runs with the /dev/fd paths the runner passes */
-static pid_t spawn_with(const char *dir, const char *prog, int r, int w, int in, int err)
+/* child: fds[k] becomes fd 3 + k (the rest closed), stdin, stdout and
+ * stderr as given (-1: kept), on CPU cpu alone (-1: any), then prog runs
+ * with args (the /dev/fd paths the runner passes) */
+static pid_t spawn_with(const char *dir, const char *prog, const int *fds, int count, const int std[3], int cpu,
+                        char *const *args)
 {
     pid_t pid = fork();
     if (pid != 0)
         return pid;
     /* each moved out of the way first: a target may be another's number */
-    int hr = fcntl(r, F_DUPFD, 100), hw = fcntl(w, F_DUPFD, 100);
-    int hi = in >= 0 ? fcntl(in, F_DUPFD, 100) : 0, he = err >= 0 ? fcntl(err, F_DUPFD, 100) : 2;
-    if (hr < 0 || hw < 0 || hi < 0 || he < 0 || dup2(hr, 3) < 0 || dup2(hw, 4) < 0 || dup2(hi, 0) < 0 ||
-        dup2(he, 2) < 0 || chdir(dir) < 0)
+    int high[2 * 16];
+    for (int k = 0; k < count; k++)
+        if ((high[k] = fcntl(fds[k], F_DUPFD, 100)) < 0)
+            _exit(126);
+    for (int k = 0; k < 3; k++) {
+        int h = std[k] >= 0 ? fcntl(std[k], F_DUPFD, 100) : k;
+        if (h < 0 || dup2(h, k) < 0)
+            _exit(126);
+    }
+    if (chdir(dir) < 0)
         _exit(126);
-    closefrom(5);
-    execl(prog, prog, "/dev/fd/3", "/dev/fd/4", (char *)NULL);
+    for (int k = 0; k < count; k++)
+        if (dup2(high[k], 3 + k) < 0)
+            _exit(126);
+    closefrom(3 + count);
+    if (cpu >= 0) {
+        cpu_set_t one;
+        CPU_ZERO(&one);
+        CPU_SET(cpu, &one);
+        if (sched_setaffinity(0, sizeof one, &one) < 0)
+            _exit(126);
+    }
+    execv(prog, args);
     _exit(127);
 }
 
-/* the same two programs compiled with gcc and joined by the same pipes,
- * no sandbox */
-static double bare_run(const char *dir)
+/* the same two programs compiled with gcc, for bare_run */
+static int build_bare(const char *dir)
 {
     char path[512];
     snprintf(path, sizeof path, "%s/user.c", dir);
@@ -150,30 +171,84 @@ static double bare_run(const char *dir)
         return -1;
     char cmd[1024];
     snprintf(cmd, sizeof cmd, "cd '%s' && gcc -O2 -o user user.c && gcc -O2 -o manager manager.c", dir);
-    if (system(cmd) != 0)
-        return -1;
-    int to_user[2], to_mgr[2];
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+/* the same programs joined by the same pipes, no sandbox: the manager and
+ * `processes` users, as the runner joins them, all on CPU cpu (-1: any) */
+static double bare_run(const char *dir, int processes, int cpu)
+{
+    char path[512];
     snprintf(path, sizeof path, "%s/tests/1.in", dir);
     int in = open(path, O_RDONLY | O_CLOEXEC);
     snprintf(path, sizeof path, "%s/message", dir);
     int msg = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (in < 0 || msg < 0 || pipe(to_user) < 0 || pipe(to_mgr) < 0)
-        return -1;
-    pid_t u = spawn_with(dir, "./user", to_user[0], to_mgr[1], -1, -1);
-    pid_t m = spawn_with(dir, "./manager", to_mgr[0], to_user[1], in, msg);
-    int fds[] = {to_user[0], to_user[1], to_mgr[0], to_mgr[1], in, msg};
-    for (size_t i = 0; i < 6; i++)
-        close(fds[i]);
-    int st;
-    if (u < 0 || m < 0 || waitpid(m, &st, 0) < 0 || st != 0 || waitpid(u, &st, 0) < 0)
-        return -1;
-    f = fopen(path, "r");
+    /* [i]: manager to user i, [processes + i]: user i to manager */
+    int pipes[32][2], mgr_fds[32];
+    char *mgr_args[34] = {"./manager"}, *user_args[] = {"./user", "/dev/fd/3", "/dev/fd/4", NULL};
+    for (int i = 0; i < 2 * processes; i++)
+        if (pipe2(pipes[i], O_CLOEXEC) < 0)
+            return -1;
+    pid_t users[16];
+    for (int i = 0; i < processes; i++) {
+        int mine[2] = {pipes[i][0], pipes[processes + i][1]};
+        users[i] = spawn_with(dir, "./user", mine, 2, (const int[3]){-1, -1, -1}, cpu, user_args);
+        mgr_fds[2 * i] = pipes[processes + i][0];
+        mgr_fds[2 * i + 1] = pipes[i][1];
+        char a[32], b[32];
+        snprintf(a, sizeof a, "/dev/fd/%d", 3 + 2 * i);
+        snprintf(b, sizeof b, "/dev/fd/%d", 4 + 2 * i);
+        mgr_args[1 + 2 * i] = strdup(a);
+        mgr_args[2 + 2 * i] = strdup(b);
+    }
+    mgr_args[1 + 2 * processes] = NULL;
+    /* its score on stdout is not ours to print */
+    int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+    pid_t m = in < 0 || msg < 0 || null < 0 ? -1
+                                            : spawn_with(dir, "./manager", mgr_fds, 2 * processes,
+                                                         (const int[3]){in, null, msg}, cpu, mgr_args);
+    if (null >= 0)
+        close(null);
+    for (int i = 0; i < 2 * processes; i++)
+        close(pipes[i][0]), close(pipes[i][1]);
+    for (int i = 1; i <= 2 * processes; i++)
+        free(mgr_args[i]);
+    if (in >= 0)
+        close(in);
+    if (msg >= 0)
+        close(msg);
+    int st, rc = m < 0 || waitpid(m, &st, 0) < 0 || st != 0 ? -1 : 0;
+    for (int i = 0; i < processes; i++)
+        if (users[i] < 0 || waitpid(users[i], NULL, 0) < 0)
+            rc = -1;
+    FILE *f = rc < 0 ? NULL : fopen(path, "r");
     double ns = -1;
     if (f && fscanf(f, "%lf", &ns) != 1)
         ns = -1;
     if (f)
         fclose(f);
     return ns;
+}
+
+/* the ways one test is run: boxed as judged pins it, boxed as judgectl
+ * judge runs it, and the same programs bare, on one CPU and on any */
+struct mode {
+    char what[64];
+    bool boxed;
+    int cpu;
+    double ns[100];
+    int ok;
+};
+
+/* "WHAT: min ..., median ..." of the mode's figures (sorted here) */
+static void summary(struct mode *m, int runs)
+{
+    qsort(m->ns, (size_t)m->ok, sizeof *m->ns, by_value);
+    if (m->ok)
+        printf("%s: min %.2f us, median %.2f us per round trip (%d runs)\n", m->what, m->ns[0] / 1e3,
+               m->ns[m->ok / 2] / 1e3, m->ok);
+    if (m->ok < runs)
+        printf("%s: %d of %d runs failed\n", m->what, runs - m->ok, runs);
 }
 
 int main(int argc, char **argv)
@@ -185,25 +260,41 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: bench-comm [RUNS 1..100] [PROCESSES 1..16] [SLOT]\n");
         return 2;
     }
+    /* judged pins its k-th slot to the k-th of its CPUs: the first we may use */
+    cpu_set_t mine;
+    int cpu = 0;
+    if (sched_getaffinity(0, sizeof mine, &mine) == 0)
+        while (cpu < CPU_SETSIZE - 1 && !CPU_ISSET(cpu, &mine))
+            cpu++;
+    static struct mode modes[4];
+    modes[0] = (struct mode){.boxed = true, .cpu = cpu};
+    snprintf(modes[0].what, sizeof modes[0].what, "boxed, the slot on CPU %d (judged)", cpu);
+    modes[1] = (struct mode){"boxed, not pinned (judgectl judge)", true, -1, {0}, 0};
+    modes[2] = (struct mode){.boxed = false, .cpu = cpu};
+    snprintf(modes[2].what, sizeof modes[2].what, "bare, all on CPU %d", cpu);
+    modes[3] = (struct mode){"bare, not pinned", false, -1, {0}, 0};
     char *dir = make_package(processes);
-    double *ns = calloc((size_t)runs, sizeof *ns);
-    int ok = 0;
-    for (int i = 0; i < runs; i++) {
-        double v = judged_run(dir, slot);
-        printf("run %d: %.0f ns per round trip (%d round trips x %d processes)\n", i + 1, v, ROUND_TRIPS,
-               processes);
-        if (v > 0)
-            ns[ok++] = v;
+    if (build_bare(dir) < 0) {
+        fprintf(stderr, "bare: cannot build the programs\n");
+        return 1;
     }
-    if (ok) {
-        qsort(ns, (size_t)ok, sizeof *ns, by_value);
-        printf("boxed: min %.2f us, median %.2f us per round trip (%d runs)\n", ns[0] / 1e3,
-               ns[ok / 2] / 1e3, ok);
+    /* each round runs every mode once: a shared host's load, which drifts,
+     * then weighs on all of them alike */
+    for (int i = 0; i < runs; i++)
+        for (int k = 0; k < 4; k++) {
+            struct mode *m = &modes[k];
+            double v = m->boxed ? judged_run(dir, slot, m->cpu) : bare_run(dir, processes, m->cpu);
+            printf("%s, run %d: %.0f ns per round trip (%d round trips x %d processes)\n", m->what, i + 1, v,
+                   ROUND_TRIPS, processes);
+            if (v > 0)
+                m->ns[m->ok++] = v;
+        }
+    int failed = 0;
+    for (int k = 0; k < 4; k++) {
+        summary(&modes[k], runs);
+        failed += modes[k].ok < runs;
     }
-    double bare = bare_run(dir);
-    printf("bare (the same pipes, no sandbox): %.2f us per round trip\n", bare / 1e3);
     remove_dir(dir);
     free(dir);
-    free(ns);
-    return ok == runs ? 0 : 1;
+    return failed ? 1 : 0;
 }

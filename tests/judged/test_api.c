@@ -944,9 +944,9 @@ static int event_ids(const char *s, char ids[][200], int max)
     return n;
 }
 
-static void submit_wait_lang(const char *src_file, const char *lang, char *id)
+static void submit_wait_problem(const char *problem, const char *src_file, const char *lang, char *id)
 {
-    char *b = sub_body("aplusb", lang, src_file, NULL);
+    char *b = sub_body(problem, lang, src_file, NULL);
     struct resp r = http("POST", SUBS, SUBS, tok_submit, b, NULL);
     cr_assert_eq(r.status, 202, "%s", r.body);
     snprintf(id, 200, "%s", jstr(&r, "id"));
@@ -962,6 +962,11 @@ static void submit_wait_lang(const char *src_file, const char *lang, char *id)
             return;
     }
     cr_assert_fail("%s never finished", id);
+}
+
+static void submit_wait_lang(const char *src_file, const char *lang, char *id)
+{
+    submit_wait_problem("aplusb", src_file, lang, id);
 }
 
 static void submit_wait(const char *src_file, char *id)
@@ -1787,7 +1792,7 @@ static int chromium(const char *mode, const char *url, const char *out)
     snprintf(cmd, sizeof cmd,
              "cd '%s' && timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-quic "
              "--no-first-run --disable-background-networking --disable-component-update --disable-sync "
-             "--user-data-dir='%s' --virtual-time-budget=10000 --window-size=1200,1000 %s '%s' > '%s' 2>/dev/null",
+             "--user-data-dir='%s' --virtual-time-budget=10000 --window-size=1200,2000 %s '%s' > '%s' 2>/dev/null",
              T_dir, udd, mode, url, out);
     return system(cmd);
 }
@@ -1819,12 +1824,90 @@ static bool row_has(const char *html, const char *start, const char *what)
     return has;
 }
 
+/* A communication problem "duo" in the problems dir (issue 43): the
+ * manager sends process i the input's i-th number and wants it times
+ * i + 2; a stub holds main and calls the submission's solve(x, index).
+ * The submission written beside it answers right, process 1 after
+ * burning 0.2 s of CPU (clock(), so a loaded host changes nothing), so
+ * the report's rows can tell the processes apart by CPU time. */
+static void make_duo(char *src, size_t len)
+{
+    char p[400];
+    const char *dirs[] = {"duo", "duo/stub", "duo/tests"};
+    for (size_t i = 0; i < 3; i++) {
+        snprintf(p, sizeof p, "%s/problems/%s", T_dir, dirs[i]);
+        cr_assert(mkdir(p, 0755) == 0, "%s", p);
+    }
+    snprintf(p, sizeof p, "%s/problems/duo/problem.yaml", T_dir);
+    t_write(p, "name: duo\ntype: communication\ntime_limit: 2s\nmemory_limit: 256M\n"
+               "wall_time_limit: 30s\nmanager: manager.c\nprocesses: 2\nuser_io: fifo\n"
+               "grader:\n  c: [stub/stub.c, stub/task.h]\n");
+    snprintf(p, sizeof p, "%s/problems/duo/manager.c", T_dir);
+    t_write(p, "%s",
+            "#include <stdio.h>\n"
+            "int main(int argc, char **argv) {\n"
+            "    long v[2], got;\n"
+            "    if (argc < 5 || scanf(\"%ld %ld\", &v[0], &v[1]) != 2) return 1;\n"
+            "    int ok = 1;\n"
+            "    for (int i = 0; i < 2; i++) {\n"
+            "        FILE *from = fopen(argv[1 + 2 * i], \"r\"), *to = fopen(argv[2 + 2 * i], \"w\");\n"
+            "        if (!from || !to) return 2;\n"
+            "        fprintf(to, \"%ld\\n\", v[i]);\n"
+            "        fflush(to);\n"
+            "        ok &= fscanf(from, \"%ld\", &got) == 1 && got == v[i] * (i + 2);\n"
+            "    }\n"
+            "    printf(\"%s\\n\", ok ? \"1.0\" : \"0.0\");\n"
+            "    fprintf(stderr, \"%s\\n\", ok ? \"translate:success\" : \"wrong\");\n"
+            "    return 0;\n"
+            "}\n");
+    snprintf(p, sizeof p, "%s/problems/duo/stub/stub.c", T_dir);
+    t_write(p, "%s",
+            "#include <stdio.h>\n#include <stdlib.h>\n#include \"task.h\"\n"
+            "int main(int argc, char **argv) {\n"
+            "    if (argc != 4) return 5;\n"
+            "    FILE *in = fopen(argv[1], \"r\"), *out = fopen(argv[2], \"w\");\n"
+            "    long x;\n"
+            "    if (!in || !out || fscanf(in, \"%ld\", &x) != 1) return 6;\n"
+            "    fprintf(out, \"%ld\\n\", solve(x, atoi(argv[3])));\n"
+            "    return fclose(out) != 0;\n"
+            "}\n");
+    snprintf(p, sizeof p, "%s/problems/duo/stub/task.h", T_dir);
+    t_write(p, "long solve(long x, int index);\n");
+    snprintf(p, sizeof p, "%s/problems/duo/tests/1.in", T_dir);
+    t_write(p, "5 7\n");
+    snprintf(p, sizeof p, "%s/problems/duo/tests/1.out", T_dir);
+    t_write(p, "");
+    snprintf(src, len, "%s/duo.c", T_dir);
+    t_write(src, "%s",
+            "#include <time.h>\n#include \"task.h\"\n"
+            "long solve(long x, int index) {\n"
+            "    if (index == 1)\n"
+            "        while (clock() < CLOCKS_PER_SEC / 5)\n"
+            "            ;\n"
+            "    return x * (index + 2);\n"
+            "}\n");
+}
+
+/* The seconds in the cell after `after` in the row that begins with
+ * `start` ("0.200 s" -> 0.2), -1 when there is no such cell. */
+static double row_seconds(const char *html, const char *start, const char *after)
+{
+    const char *r = strstr(html, start), *end = r ? strstr(r, "</tr>") : NULL;
+    const char *c = r ? strstr(r, after) : NULL;
+    double v;
+    if (!c || (end && c > end) || sscanf(c + strlen(after), "<td>%lf s</td>", &v) != 1)
+        return -1;
+    return v;
+}
+
 /* Issue 28's contest day, in headless Chromium against a live judge-api,
  * judged and Redis: a paused pool and a dead host are shown as such (row
  * state and class, the alerts at the top), each pool has its own chart of
  * the server's history, the submissions table has problem, language and
  * host, a submission's link opens its per-test report and compile output
- * (#sub=ID, what the link sets), a viewer sees all of it without a 403
+ * (#sub=ID, what the link sets), a communication submission's report
+ * (issue 43) shows each process under its test (index, verdict, CPU time,
+ * exit code; the screenshot is of it), a viewer sees all of it without a 403
  * and without buttons, an admin gets the pool and dead-letter buttons. */
 Test(api, dashboard_in_headless_chromium_shows_states_history_and_a_submissions_report)
 {
@@ -1841,12 +1924,16 @@ Test(api, dashboard_in_headless_chromium_shows_states_history_and_a_submissions_
     cr_assert(state[0], "no history sample within 30 s of judged's start");
     submit_wait(AC_C, ac);
     submit_wait_lang(SRC "/testdata/aplusb/solutions/ce.cpp", "cpp", ce);
-    /* the history has both verdicts before the host dies (a sample per 10 s) */
-    for (long long end = t_now_ms() + 60000; t_now_ms() < end && (n_ac < 1 || n_ce < 1); t_sleep_ms(500)) {
+    /* a communication submission: two processes and the manager */
+    char duo[200], duo_src[400];
+    make_duo(duo_src, sizeof duo_src);
+    submit_wait_problem("duo", duo_src, "c", duo);
+    /* the history has every verdict before the host dies (a sample per 10 s) */
+    for (long long end = t_now_ms() + 60000; t_now_ms() < end && (n_ac < 2 || n_ce < 1); t_sleep_ms(500)) {
         history_sums("native", &adm, &n_ac, "AC", state, sizeof state);
         history_sums("native", &adm, &n_ce, "CE", state, sizeof state);
     }
-    cr_assert(n_ac == 1 && n_ce == 1, "native's history: %lld AC, %lld CE", n_ac, n_ce);
+    cr_assert(n_ac == 2 && n_ce == 1, "native's history: %lld AC, %lld CE", n_ac, n_ce);
     /* host A dies (its liveness key expires; no live host reaps it) and
      * native is paused */
     kill(judged, SIGKILL);
@@ -1861,8 +1948,9 @@ Test(api, dashboard_in_headless_chromium_shows_states_history_and_a_submissions_
     expect(http("POST", "/v1/pools/{name}/{action}", "/v1/pools/native/pause", tok_admin, "", NULL), 200, NULL,
            "pause");
 
+    /* the viewer opens the communication submission's report */
     char frag[300];
-    snprintf(frag, sizeof frag, "sub=%s", ac);
+    snprintf(frag, sizeof frag, "sub=%s", duo);
     char *html = dashboard_dom(tok_viewer, frag);
     /* states */
     cr_assert(row_has(html, "<tr data-pool=\"native\" data-state=\"paused\" class=\"st-paused\">",
@@ -1873,8 +1961,8 @@ Test(api, dashboard_in_headless_chromium_shows_states_history_and_a_submissions_
     cr_assert(strstr(html, "<li data-kind=\"pool-paused\">pool native is paused</li>"), "no alert for the pause");
     cr_assert(strstr(html, "<li data-kind=\"host-dead\">host A is dead"), "no alert for the dead host");
     /* one chart per pool, from the server's history */
-    cr_assert(strstr(html, "<figure data-pool=\"native\" data-admitted=\"2\" data-judged=\"2\">"),
-              "native's chart does not count its two submissions: %s", html);
+    cr_assert(strstr(html, "<figure data-pool=\"native\" data-admitted=\"3\" data-judged=\"3\">"),
+              "native's chart does not count its three submissions: %s", html);
     cr_assert(strstr(html, "<figure data-pool=\"python\" data-admitted=\"0\" data-judged=\"0\">"),
               "python's chart is not its own");
     /* the submissions table, and the report the link opens */
@@ -1885,9 +1973,31 @@ Test(api, dashboard_in_headless_chromium_shows_states_history_and_a_submissions_
     cr_assert(row_has(html, row, "<td>aplusb</td><td>c</td><td>A</td><td>native</td><td class=\"AC\">AC</td>"),
               "the row of %s lacks problem, language, host or verdict: %s", ac, html);
     char detail[300];
-    snprintf(detail, sizeof detail, "<section id=\"detail\" data-id=\"%s\">", ac);
-    cr_assert(strstr(html, detail), "the report of %s is not open: %s", ac, html);
-    cr_assert(strstr(html, "<tr data-test=\"1\"><td>1</td><td class=\"AC\">AC</td>"), "no per-test row: %s", html);
+    snprintf(detail, sizeof detail, "<section id=\"detail\" data-id=\"%s\">", duo);
+    cr_assert(strstr(html, detail), "the report of %s is not open: %s", duo, html);
+    const char *test1 = "<tr data-test=\"1\"><td>1</td><td class=\"AC\">AC</td>";
+    cr_assert(strstr(html, test1), "no per-test row: %s", html);
+    /* under the test, a row per process: its index, verdict, CPU time and
+     * exit status; process 1 burnt 0.2 s, process 0 less, the test's CPU
+     * time is their sum; then the manager */
+    const char *user0 = "<tr class=\"process\" data-test=\"1\" data-process=\"user 0\">";
+    const char *user1 = "<tr class=\"process\" data-test=\"1\" data-process=\"user 1\">";
+    const char *mgr = "<tr class=\"process\" data-test=\"1\" data-process=\"manager\">";
+    const char *ok0 = "<td>\u21b3 user 0</td><td class=\"AC\">AC</td>";
+    const char *ok1 = "<td>\u21b3 user 1</td><td class=\"AC\">AC</td>";
+    cr_assert(row_has(html, user0, ok0) && row_has(html, user0, " KiB</td><td>0</td>"),
+              "no row of process 0 with its verdict and exit code: %s", html);
+    cr_assert(row_has(html, user1, ok1) && row_has(html, user1, " KiB</td><td>0</td>"),
+              "no row of process 1 with its verdict and exit code: %s", html);
+    cr_assert(row_has(html, mgr, "<td>\u21b3 manager</td><td class=\"AC\">AC</td>"), "no row of the manager: %s",
+              html);
+    cr_assert(strstr(html, user0) < strstr(html, user1) && strstr(html, user1) < strstr(html, mgr),
+              "the processes are not in order under their test: %s", html);
+    double cpu0 = row_seconds(html, user0, ok0), cpu1 = row_seconds(html, user1, ok1);
+    double cpu = row_seconds(html, "<tr data-test=\"1\">", "<td class=\"AC\">AC</td>");
+    cr_assert(cpu1 >= 0.2 && cpu0 >= 0 && cpu0 < cpu1 && cpu >= cpu1 && cpu <= cpu0 + cpu1 + 0.002,
+              "CPU times: process 0 %.3f s, process 1 %.3f s (burnt 0.2 s), the test %.3f s (their sum)", cpu0, cpu1,
+              cpu);
     /* read only: no 403 anywhere, no buttons, the dead letters marked so */
     cr_assert(!strstr(html, "HTTP 403"), "a viewer met a 403: %s", html);
     cr_assert(!strstr(html, "data-action="), "a viewer has buttons");
@@ -1908,7 +2018,7 @@ Test(api, dashboard_in_headless_chromium_shows_states_history_and_a_submissions_
 
     /* a screenshot, kept beside the test binary for a human to look at */
     char url[600], png[400], shot[600];
-    snprintf(url, sizeof url, "http://127.0.0.1:%d/#token=%s&sub=%s", api_port, tok_viewer, ac);
+    snprintf(url, sizeof url, "http://127.0.0.1:%d/#token=%s&sub=%s", api_port, tok_viewer, duo);
     snprintf(png, sizeof png, "%s/dashboard.png", T_dir);
     snprintf(shot, sizeof shot, "--screenshot='%s'", png);
     cr_assert_eq(chromium(shot, url, "/dev/null"), 0);

@@ -8,6 +8,7 @@
  * (OutputOnly, Communication, TwoSteps) and of GroupMul/GroupThreshold are
  * checked on the problem.yaml they produce; bad packages are refused
  * naming file, line and key.
+ * A Communication task of 16 processes is judged under stress-ng --cpu 2.
  * Sandbox slots 260..269 (judge 260..263, judged 260..261, push and verify
  * 266..267; the tests run one at a time). */
 #include <jansson.h>
@@ -94,6 +95,47 @@ Test(cms, communication_and_output_only_tasks_are_judged_unchanged)
         {"answers", "answers-extra/partial", "answers", "WA", 30},
     };
     judge_each(want, sizeof want / sizeof *want);
+}
+
+/* stress-ng's CPU hogs in a process group of their own, bounded by its own
+ * timeout should this test die before stop_stress (as runner_judge's load
+ * test starts them) */
+static pid_t start_stress(void)
+{
+    cr_assert_eq(system("command -v stress-ng >/dev/null"), 0, "stress-ng is missing (.ci/install-deps)");
+    pid_t pid = fork();
+    cr_assert(pid >= 0);
+    if (pid == 0) {
+        setpgid(0, 0);
+        execlp("stress-ng", "stress-ng", "--cpu", "2", "--timeout", "120s", "--quiet", (char *)NULL);
+        _exit(127);
+    }
+    setpgid(pid, pid);
+    return pid;
+}
+
+static void stop_stress(pid_t pid)
+{
+    kill(-pid, SIGKILL);
+    while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+        ;
+}
+
+/* CMS's Communication at its most processes, 16 on FIFOs (fifo_io, each
+ * given its index), judged while stress-ng takes both cores: the manager
+ * serves the processes one after the other, each burning 20 ms of CPU
+ * (0.3 s together, against the 1 s the processes' sum may use), so the
+ * last waits for the 15 before it on a crowded host. The official
+ * solution is AC and one wrong in process 15 alone WA, as on a quiet host. */
+Test(cms, sixteen_fifo_processes_on_a_busy_host_are_judged_as_on_a_quiet_one)
+{
+    static const struct expected want[] = {
+        {"relay16", "relay16/sol/relay16.c", "c", "AC", 100},
+        {"relay16", "relay16-extra/last_one_wrong.c", "c", "WA", 0},
+    };
+    pid_t stress = start_stress();
+    judge_each(want, sizeof want / sizeof *want);
+    stop_stress(stress);
 }
 
 /* Old Italian keys (nome_breve, timeout, memlimit), a checker in cor/

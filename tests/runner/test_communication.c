@@ -11,6 +11,7 @@
  */
 #include <criterion/criterion.h>
 #include <jansson.h>
+#include <sched.h>
 #include <sys/stat.h>
 
 #include "helpers.h"
@@ -261,6 +262,71 @@ Test(two_processes, sixteen_processes_each_in_its_box, .timeout = 300)
                             "long solve(long x, int index) { return x * (index + 2); }\n");
     cr_expect_eq(j.verdict, RUNNER_AC, "%s", j.text);
     cr_expect_eq(json_array_size(json_object_get(test_of(&j, 0), "processes")), 17, "%s", j.text);
+    judged_free(&j);
+    done(dir);
+}
+
+/* Where the boxes ran: the manager sends each process the CPUs it may run
+ * on (a mask), and wants back that mask times index + 2 from a process
+ * whose own mask is the same; its message says who ran where. */
+static const char *const placement_manager =
+    "#define _GNU_SOURCE\n"
+    "#include <sched.h>\n"
+    "#include <stdio.h>\n"
+    "static long mask(void) {\n"
+    "    cpu_set_t s;\n"
+    "    long m = 0;\n"
+    "    if (sched_getaffinity(0, sizeof s, &s) < 0) return -1;\n"
+    "    for (int c = 0; c < 62; c++) if (CPU_ISSET(c, &s)) m |= 1L << c;\n"
+    "    return m;\n"
+    "}\n"
+    "int main(int argc, char **argv) {\n"
+    "    long mine = mask();\n"
+    "    int ok = __builtin_popcountl(mine) == 1;\n"
+    "    fprintf(stderr, \"manager on CPUs %lx\", mine);\n"
+    "    for (int i = 0; i < (argc - 1) / 2; i++) {\n"
+    "        FILE *from = fopen(argv[1 + 2 * i], \"r\"), *to = fopen(argv[2 + 2 * i], \"w\");\n"
+    "        long got;\n"
+    "        if (!from || !to) return 2;\n"
+    "        fprintf(to, \"%ld\\n\", mine);\n"
+    "        fflush(to);\n"
+    "        if (fscanf(from, \"%ld\", &got) != 1) return 3;\n"
+    "        ok &= got == mine * (i + 2);\n"
+    "        fprintf(stderr, \", process %d on %lx\", i, got == mine * (i + 2) ? mine : -got);\n"
+    "    }\n"
+    "    printf(\"%s\\n\", ok ? \"1\" : \"0\");\n"
+    "    return 0;\n"
+    "}\n";
+
+/* A runner that pins nothing (judgectl judge, as here) still runs all
+ * the boxes of a communication test on one CPU, the same for all: every
+ * round trip then wakes its peer on the CPU it is on, not across CPUs
+ * (bench-comm: 3x-5x cheaper on this kind of VM). judged pins them so. */
+Test(two_processes, an_unpinned_runner_keeps_the_boxes_on_one_cpu, .timeout = 300)
+{
+    cpu_set_t here;
+    cr_assert_eq(sched_getaffinity(0, sizeof here, &here), 0);
+    if (CPU_COUNT(&here) < 2)
+        cr_skip_test("one CPU here: nothing to place");
+    char *dir = scratch_dir("comm-place");
+    put_file(dir, "problem.yaml",
+             "name: place\ntype: communication\ntime_limit: 1s\nwall_time_limit: 30s\nmemory_limit: 64M\n"
+             "manager: manager.c\nprocesses: 3\ngrader:\n  c: [stub/stub.c, stub/task.h]\n");
+    put_file(dir, "manager.c", "%s", placement_manager);
+    put_file(dir, "stub/stub.c", "%s", two_stub);
+    put_file(dir, "stub/task.h", "long solve(long x, int index);\n");
+    put_file(dir, "tests/1.in", "\n");
+    put_file(dir, "tests/1.out", "");
+    struct judged j = judge(dir, "c",
+                            "#define _GNU_SOURCE\n#include <sched.h>\n#include \"task.h\"\n"
+                            "long solve(long x, int index) {\n"
+                            "    cpu_set_t s;\n"
+                            "    long m = 0;\n"
+                            "    sched_getaffinity(0, sizeof s, &s);\n"
+                            "    for (int c = 0; c < 62; c++) if (CPU_ISSET(c, &s)) m |= 1L << c;\n"
+                            "    return m == x ? x * (index + 2) : -m;\n"
+                            "}\n");
+    cr_expect_eq(j.verdict, RUNNER_AC, "not all on one CPU: %s (%s)", message_of(&j, 0), j.text);
     judged_free(&j);
     done(dir);
 }

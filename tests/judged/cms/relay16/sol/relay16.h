@@ -1,0 +1,1 @@
+long long relay(long long x, int index);
