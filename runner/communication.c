@@ -119,6 +119,12 @@ int rn_communicate(struct sandbox *sb, struct sandbox_job *users, int n, struct 
 {
     char cpu[16];
     one_cpu_for_all(users, n, manager, cpu, sizeof cpu);
+    /* a process blocked on the manager, blocked on another process that
+     * waited for a core, waited for it too (sandbox.c, past_wall) */
+    struct sandbox_waits waits = {0};
+    for (int i = 0; i < n; i++)
+        users[i].shared_waits = &waits;
+    manager->shared_waits = &waits;
     /* [i][0..1]: manager to user i; [n + i][0..1]: user i to manager */
     int pipes[2 * RN_MAX_PROCESSES][2];
     memset(pipes, -1, sizeof pipes);

@@ -129,6 +129,19 @@ struct sandbox_job {
                                   it opens again as /dev/fd/3, ...); at most
                                   SANDBOX_MAX_PASS_FDS */
     int pass_fd_count;
+    struct sandbox_waits *shared_waits; /* boxes run together (a manager and
+                                  the processes it talks to): each adds the
+                                  time it waited for a core, and each one's
+                                  wall clock leaves out the group's total -
+                                  a box blocked on a peer that waited for a
+                                  core waited too. NULL: its own waits */
+};
+
+/* What boxes run together waited for cores (sandbox_job.shared_waits):
+ * zeroed by the caller, shared by the group's concurrent sandbox_run calls
+ * in this process. */
+struct sandbox_waits {
+    _Atomic uint64_t ns;
 };
 
 #define SANDBOX_JOB_INIT                                                       \

@@ -12,6 +12,10 @@
 #include <criterion/criterion.h>
 #include <jansson.h>
 #include <sched.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 #include "helpers.h"
@@ -262,6 +266,61 @@ Test(two_processes, sixteen_processes_each_in_its_box, .timeout = 300)
                             "long solve(long x, int index) { return x * (index + 2); }\n");
     cr_expect_eq(j.verdict, RUNNER_AC, "%s", j.text);
     cr_expect_eq(json_array_size(json_object_get(test_of(&j, 0), "processes")), 17, "%s", j.text);
+    judged_free(&j);
+    done(dir);
+}
+
+/* A spinning process in a session of its own (the scheduler's autogroups
+ * share a core between sessions), dying with the test. */
+static pid_t spinner(void)
+{
+    pid_t parent = getpid(), pid = fork();
+    if (pid == 0) {
+        if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
+            _exit(1);
+        setsid();
+        for (;;)
+            ;
+    }
+    return pid;
+}
+
+/* Four processes served in turn, each computing 0.25 s (1 s of the 1.5 s
+ * limit together), while four spinning processes per core crowd every
+ * core: the last one is blocked while the others compute and wait for the
+ * core, ~4 s of its 4 s wall clock (2 x 1.5 + 1). Those waits are not the
+ * submission's doing and do not count (sandbox.c, past_wall: a group's
+ * waits); its own CPU time still does. On the old rule: TLE, idle. */
+Test(two_processes, peers_waiting_for_a_crowded_core_do_not_spend_a_process_wall_clock, .timeout = 300)
+{
+    char *dir = scratch_dir("comm-crowded");
+    put_file(dir, "problem.yaml",
+             "name: crowded\ntype: communication\ntime_limit: 1.5s\nmemory_limit: 64M\n"
+             "manager: manager.c\nprocesses: 4\ngrader:\n  c: [stub/stub.c, stub/task.h]\n");
+    put_file(dir, "manager.c", "%s", two_manager);
+    put_file(dir, "stub/stub.c", "%s", two_stub);
+    put_file(dir, "stub/task.h", "long solve(long x, int index);\n");
+    put_file(dir, "tests/1.in", "1 2 3 4\n");
+    put_file(dir, "tests/1.out", "");
+    int nhogs = 4 * (int)sysconf(_SC_NPROCESSORS_ONLN);
+    if (nhogs > 64)
+        nhogs = 64;
+    pid_t hogs[64];
+    for (int i = 0; i < nhogs; i++)
+        cr_assert_gt(hogs[i] = spinner(), 0);
+    struct judged j = judge(dir, "c",
+                            "#include <time.h>\n"
+                            "#include \"task.h\"\n"
+                            "long solve(long x, int index) {\n"
+                            "    volatile long spin = 0;\n"
+                            "    while (clock() < CLOCKS_PER_SEC / 4) spin++;\n"
+                            "    return x * (index + 2);\n"
+                            "}\n");
+    for (int i = 0; i < nhogs; i++) {
+        kill(hogs[i], SIGKILL);
+        waitpid(hogs[i], NULL, 0);
+    }
+    cr_expect_eq(j.verdict, RUNNER_AC, "%s", j.text);
     judged_free(&j);
     done(dir);
 }
