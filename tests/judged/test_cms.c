@@ -15,6 +15,7 @@
 #pragma GCC diagnostic ignored "-Wunused-function" /* harness.h has more than this suite uses */
 #include <math.h>
 
+#include "../host_load.h"
 #include "harness.h"
 #include "store.h"
 
@@ -97,30 +98,6 @@ Test(cms, communication_and_output_only_tasks_are_judged_unchanged)
     judge_each(want, sizeof want / sizeof *want);
 }
 
-/* stress-ng's CPU hogs in a process group of their own, bounded by its own
- * timeout should this test die before stop_stress (as runner_judge's load
- * test starts them) */
-static pid_t start_stress(void)
-{
-    cr_assert_eq(system("command -v stress-ng >/dev/null"), 0, "stress-ng is missing (.ci/install-deps)");
-    pid_t pid = fork();
-    cr_assert(pid >= 0);
-    if (pid == 0) {
-        setpgid(0, 0);
-        execlp("stress-ng", "stress-ng", "--cpu", "2", "--timeout", "120s", "--quiet", (char *)NULL);
-        _exit(127);
-    }
-    setpgid(pid, pid);
-    return pid;
-}
-
-static void stop_stress(pid_t pid)
-{
-    kill(-pid, SIGKILL);
-    while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-        ;
-}
-
 /* CMS's Communication at its most processes, 16 on FIFOs (fifo_io, each
  * given its index), judged while stress-ng takes both cores: the manager
  * serves the processes one after the other, each burning 20 ms of CPU
@@ -133,9 +110,10 @@ Test(cms, sixteen_fifo_processes_on_a_busy_host_are_judged_as_on_a_quiet_one)
         {"relay16", "relay16/sol/relay16.c", "c", "AC", 100},
         {"relay16", "relay16-extra/last_one_wrong.c", "c", "WA", 0},
     };
-    pid_t stress = start_stress();
+    pid_t stress = host_load_stress_start();
+    cr_assert_gt(stress, 0, "stress-ng is missing (.ci/install-deps) or fork failed");
     judge_each(want, sizeof want / sizeof *want);
-    stop_stress(stress);
+    host_load_stress_stop(stress);
 }
 
 /* Old Italian keys (nome_breve, timeout, memlimit), a checker in cor/

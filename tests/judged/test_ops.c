@@ -647,17 +647,24 @@ static void warm_languages(char *dir, size_t len)
     fclose(f);
 }
 
-/* how many cwarm entries STATE/prepared holds with a marker */
-static int warm_entries(const char *state)
+/* the number a shell command prints (a count of lines) */
+static int count_of(const char *cmd)
 {
-    char cmd[600], out[64] = "";
-    snprintf(cmd, sizeof cmd, "ls -d %s/prepared/cwarm-*/files/marker 2>/dev/null | wc -l", state);
+    char out[64] = "";
     FILE *p = popen(cmd, "r");
-    cr_assert(p);
+    cr_assert(p, "%s", cmd);
     if (!fgets(out, sizeof out, p))
         out[0] = 0;
     pclose(p);
     return atoi(out);
+}
+
+/* how many cwarm entries STATE/prepared holds with a marker */
+static int warm_entries(const char *state)
+{
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "ls -d %s/prepared/cwarm-*/files/marker 2>/dev/null | wc -l", state);
+    return count_of(cmd);
 }
 
 /* a copy of aplusb judged by a custom checker whose source says tag */
@@ -678,14 +685,9 @@ static void checked_aplusb(const char *dir, const char *tag)
 /* how many helpers STATE/checkers holds (built, not a build under way) */
 static int built_helpers(const char *state)
 {
-    char cmd[600], out[64] = "";
+    char cmd[600];
     snprintf(cmd, sizeof cmd, "ls %s/checkers 2>/dev/null | grep -v tmp | wc -l", state);
-    FILE *p = popen(cmd, "r");
-    cr_assert(p);
-    if (!fgets(out, sizeof out, p))
-        out[0] = 0;
-    pclose(p);
-    return atoi(out);
+    return count_of(cmd);
 }
 
 /* A contest's first C++ or Java submission waited for its language's

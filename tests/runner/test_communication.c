@@ -11,13 +11,11 @@
  */
 #include <criterion/criterion.h>
 #include <jansson.h>
+#include <errno.h>
 #include <sched.h>
-#include <signal.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
-#include <unistd.h>
 #include <sys/stat.h>
 
+#include "../host_load.h"
 #include "helpers.h"
 #include "runner.h"
 
@@ -270,21 +268,6 @@ Test(two_processes, sixteen_processes_each_in_its_box, .timeout = 300)
     done(dir);
 }
 
-/* A spinning process in a session of its own (the scheduler's autogroups
- * share a core between sessions), dying with the test. */
-static pid_t spinner(void)
-{
-    pid_t parent = getpid(), pid = fork();
-    if (pid == 0) {
-        if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
-            _exit(1);
-        setsid();
-        for (;;)
-            ;
-    }
-    return pid;
-}
-
 /* Four processes served in turn, each computing 0.25 s (1 s of the 1.5 s
  * limit together), while four spinning processes per core crowd every
  * core: the last one is blocked while the others compute and wait for the
@@ -302,12 +285,9 @@ Test(two_processes, peers_waiting_for_a_crowded_core_do_not_spend_a_process_wall
     put_file(dir, "stub/task.h", "long solve(long x, int index);\n");
     put_file(dir, "tests/1.in", "1 2 3 4\n");
     put_file(dir, "tests/1.out", "");
-    int nhogs = 4 * (int)sysconf(_SC_NPROCESSORS_ONLN);
-    if (nhogs > 64)
-        nhogs = 64;
-    pid_t hogs[64];
-    for (int i = 0; i < nhogs; i++)
-        cr_assert_gt(hogs[i] = spinner(), 0);
+    pid_t hogs[HOST_LOAD_MAX_SPINNERS];
+    int nhogs = host_load_crowd(hogs);
+    cr_assert_gt(nhogs, 0, "fork: %s", strerror(errno));
     struct judged j = judge(dir, "c",
                             "#include <time.h>\n"
                             "#include \"task.h\"\n"
@@ -316,10 +296,7 @@ Test(two_processes, peers_waiting_for_a_crowded_core_do_not_spend_a_process_wall
                             "    while (clock() < CLOCKS_PER_SEC / 4) spin++;\n"
                             "    return x * (index + 2);\n"
                             "}\n");
-    for (int i = 0; i < nhogs; i++) {
-        kill(hogs[i], SIGKILL);
-        waitpid(hogs[i], NULL, 0);
-    }
+    host_load_uncrowd(hogs, nhogs);
     cr_expect_eq(j.verdict, RUNNER_AC, "%s", j.text);
     judged_free(&j);
     done(dir);

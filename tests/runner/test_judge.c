@@ -26,6 +26,7 @@
 #include <sys/wait.h>
 #include <time.h>
 
+#include "../host_load.h"
 #include "helpers.h"
 #include "runner.h"
 
@@ -1979,29 +1980,6 @@ Test(checkpoints, records_rebuild_the_report, .timeout = 300)
 
 /* ---- a busy host (issue 37): stress-ng --cpu 2, started here ---- */
 
-/* stress-ng's CPU hogs in a process group of their own, bounded by its own
- * timeout should this test die before stop_stress. */
-static pid_t start_stress(void)
-{
-    cr_assert_eq(system("command -v stress-ng >/dev/null"), 0, "stress-ng is missing (.ci/install-deps)");
-    pid_t pid = fork();
-    cr_assert(pid >= 0);
-    if (pid == 0) {
-        setpgid(0, 0);
-        execlp("stress-ng", "stress-ng", "--cpu", "2", "--timeout", "120s", "--quiet", (char *)NULL);
-        _exit(127);
-    }
-    setpgid(pid, pid);
-    return pid;
-}
-
-static void stop_stress(pid_t pid)
-{
-    kill(-pid, SIGKILL);
-    while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-        ;
-}
-
 struct busy_job {
     struct runner *r;
     const char *pkg, *source;
@@ -2058,7 +2036,8 @@ Test(load, a_busy_host_judges_as_a_quiet_one, .timeout = 600)
                          " while (clock() < CLOCKS_PER_SEC / 2) ; printf(\"%ld\\n\", a + b); return 0; }\n";
     const char *bomb = "#include <stdlib.h>\n#include <string.h>\nint main(void){ for (;;) {"
                        " char *p = malloc(1 << 20); if (!p) return 1; memset(p, 1, 1 << 20); } }\n";
-    pid_t stress = start_stress();
+    pid_t stress = host_load_stress_start();
+    cr_assert_gt(stress, 0, "stress-ng is missing (.ci/install-deps) or fork failed");
     /* the checker's first build, and the submission's compile, on a busy host */
     struct judged j = judge_source(r, pkg, "c", aplusb_c, strlen(aplusb_c));
     cr_expect_eq(j.verdict, RUNNER_AC, "the checker's first judging: %s", j.json);
@@ -2079,7 +2058,7 @@ Test(load, a_busy_host_judges_as_a_quiet_one, .timeout = 600)
     free(j.json);
     put_file(pkg, "check.cpp", "#include <cstdlib>\nint main() { std::abort(); }\n");
     j = judge_source(r, pkg, "c", aplusb_c, strlen(aplusb_c));
-    stop_stress(stress);
+    host_load_stress_stop(stress);
     cr_expect_eq(j.verdict, RUNNER_IE, "%s", j.json);
     assert_ie_message(j.json, "test 1: the checker ended with RE");
     free(j.json);

@@ -5,8 +5,8 @@
 #include <criterion/criterion.h>
 #include <dirent.h>
 #include <sched.h>
+#include <errno.h>
 #include <signal.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <stdlib.h>
 #include <pthread.h>
@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../host_load.h"
 #include "sandbox.h"
 
 struct run_args {
@@ -230,23 +231,6 @@ Test(slots, the_keeper_does_not_spin, .timeout = 60)
     sandbox_close(sb);
 }
 
-/* A spinning process in a session of its own: the scheduler's autogroups
- * share a core between sessions, so spinners of one process would crowd
- * a box no more than one spinner does. */
-static pid_t spinner(void)
-{
-    pid_t parent = getpid(), pid = fork();
-    if (pid == 0) {
-        /* it dies with the test whatever happens to the test */
-        if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
-            _exit(1);
-        setsid();
-        for (;;)
-            ;
-    }
-    return pid;
-}
-
 /* A program that computes 0.3 s while four spinning processes per core crowd
  * every core (it gets a fifth of whichever core it is on, so ~1.5 s pass)
  * is not stopped by a 0.8 s wall clock: its waits for a core do not count
@@ -257,12 +241,9 @@ static pid_t spinner(void)
 Test(slots, a_crowded_core_does_not_spend_the_wall_clock, .timeout = 120)
 {
     struct sandbox *sb = open_sandbox();
-    int nhogs = 4 * (int)sysconf(_SC_NPROCESSORS_ONLN);
-    if (nhogs > 64)
-        nhogs = 64;
-    pid_t hogs[64];
-    for (int i = 0; i < nhogs; i++)
-        cr_assert_gt(hogs[i] = spinner(), 0);
+    pid_t hogs[HOST_LOAD_MAX_SPINNERS];
+    int nhogs = host_load_crowd(hogs);
+    cr_assert_gt(nhogs, 0, "fork: %s", strerror(errno));
     const char *scripts[] = {
         "import time\nt = time.process_time()\nwhile time.process_time() - t < 0.3:\n    pass\n",
         "import time\ntime.sleep(3)\n"};
@@ -276,10 +257,7 @@ Test(slots, a_crowded_core_does_not_spend_the_wall_clock, .timeout = 120)
         job.limits.memory = 256ULL << 20;
         cr_expect_eq(sandbox_run(sb, &job, &res[k]), 0, "%s", res[k].message);   /* the spinners end first */
     }
-    for (int i = 0; i < nhogs; i++) {
-        kill(hogs[i], SIGKILL);
-        waitpid(hogs[i], NULL, 0);
-    }
+    host_load_uncrowd(hogs, nhogs);
     cr_expect_eq(res[0].status, SANDBOX_OK, "the crowded program: %s (cpu %.3f s, wall %.3f s)", res[0].message,
                  res[0].cpu_time, res[0].wall_time);
     cr_expect_gt(res[0].wall_time, 0.8, "not crowded (wall %.3f s)", res[0].wall_time);
