@@ -119,12 +119,6 @@ int rn_communicate(struct sandbox *sb, struct sandbox_job *users, int n, struct 
 {
     char cpu[16];
     one_cpu_for_all(users, n, manager, cpu, sizeof cpu);
-    /* a process blocked on the manager, blocked on another process that
-     * waited for a core, waited for it too (sandbox.c, past_wall) */
-    struct sandbox_waits waits = {0};
-    for (int i = 0; i < n; i++)
-        users[i].shared_waits = &waits;
-    manager->shared_waits = &waits;
     /* [i][0..1]: manager to user i; [n + i][0..1]: user i to manager */
     int pipes[2 * RN_MAX_PROCESSES][2];
     memset(pipes, -1, sizeof pipes);
@@ -136,6 +130,12 @@ int rn_communicate(struct sandbox *sb, struct sandbox_job *users, int n, struct 
             close_pipes(pipes, 2 * n);
             return -1;
         }
+    /* a process blocked on the manager, blocked on another process that
+     * waited for a core, waited for it too (sandbox.c, past_wall) */
+    struct sandbox_waits waits = {0};
+    for (int i = 0; i < n; i++)
+        users[i].shared_waits = &waits;
+    manager->shared_waits = &waits;
     int user_ends[RN_MAX_PROCESSES][2], manager_ends[2 * RN_MAX_PROCESSES];
     for (int i = 0; i < n; i++) {
         user_ends[i][0] = pipes[i][0];          /* it reads the manager */
@@ -175,6 +175,9 @@ int rn_communicate(struct sandbox *sb, struct sandbox_job *users, int n, struct 
         rn_side_close(&sides[i]);
     for (int i = 0; i < started; i++)
         pthread_join(threads[i], NULL);
+    for (int i = 0; i < n; i++)     /* waits ends here */
+        users[i].shared_waits = NULL;
+    manager->shared_waits = NULL;
     for (int i = 0; i < n; i++)
         out->user_rank[i] = sides[i].rank;
     out->manager_rank = sides[n].rank;

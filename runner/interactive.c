@@ -145,6 +145,10 @@ int rn_interact(struct sandbox *sb, struct sandbox_job *sub, struct sandbox_job 
             close_fd(&all[i][0]), close_fd(&all[i][1]);
         return -1;
     }
+    /* the submission blocked on an interactor that waited for a core
+     * waited for it too, and the other way round (sandbox.c, past_wall) */
+    struct sandbox_waits waits = {0};
+    sub->shared_waits = inter->shared_waits = &waits;
     sub->stdin_fd = to_sub[0];
     sub->stdout_fd = from_sub[1];
     sub->cancel_fd = cancel[0];
@@ -187,6 +191,7 @@ int rn_interact(struct sandbox *sb, struct sandbox_job *sub, struct sandbox_job 
         pthread_join(ts, NULL);
     if (i_started)
         pthread_join(ti, NULL);
+    sub->shared_waits = inter->shared_waits = NULL;   /* waits ends here */
     close_fd(&cancel[0]);
     close_fd(&cancel[1]);
     out->interactor_first = i.rank == 1;
