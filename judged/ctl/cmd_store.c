@@ -109,9 +109,9 @@ static int store_fail(struct store_opts *o, int rc, const char *err)
 
 /* runner_problem_check with a sandbox (a custom checker must compile). The
  * error lines go to *errors. Returns the number of errors, -1 if no runner. */
-static struct runner *open_runner(struct store_opts *o)
+static struct runner_config runner_cfg(const struct store_opts *o)
 {
-    struct runner_config rc = {.languages_dir = o->c.cfg.languages,
+    return (struct runner_config){.languages_dir = o->c.cfg.languages,
                                .work_dir = o->work_dir ? o->work_dir : "/tmp/judgectl",
                                .first_slot = o->slot, .slots = 1,
                                .limits = {.yaml_size = (uint64_t)o->c.cfg.package_limits.yaml_size,
@@ -123,6 +123,11 @@ static struct runner *open_runner(struct store_opts *o)
                                           .compile_output_max = (uint64_t)o->c.cfg.package_limits.compile_output_max,
                                           .helper_cpu_ms = (uint64_t)o->c.cfg.package_limits.helper_cpu_ms,
                                           .helper_wall_ms = (uint64_t)o->c.cfg.package_limits.helper_wall_ms}};
+}
+
+static struct runner *open_runner(struct store_opts *o)
+{
+    struct runner_config rc = runner_cfg(o);
     struct runner *r;
     char err[4096];
     if (runner_open(&r, &rc, err, sizeof err)) {
@@ -270,9 +275,23 @@ static int push(struct store_opts *o, const char *arg)
     char *notes = NULL;   /* the conversion's warnings (a time limit assumed) */
     bool converted = rc == 0 && temp && store_package_format(pkg);
     if (converted) {
-        int n = store_convert(pkg, name, &notes);
-        if (n)
+        /* a CMS task's generator runs in this host's boxes; without a
+         * sandbox the conversion says what it needed */
+        struct runner_config cfg = runner_cfg(o);
+        struct runner *r = NULL;
+        char err2[4096];
+        struct store_tools tools = {0};
+        if (runner_open(&r, &cfg, err2, sizeof err2) == 0)
+            tools = ctl_store_tools(r);
+        else
+            r = NULL;
+        int n = store_convert_tools(pkg, name, r ? &tools : NULL, &notes);
+        if (r)
+            runner_close(r);
+        if (n) {
+            strip_prefix(notes, pkg);
             rc = print_refusal(o, arg, notes, n);
+        }
     }
     if (links) {   /* said first, with the conversion's warnings */
         char *all = NULL;
