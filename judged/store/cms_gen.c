@@ -13,7 +13,10 @@
  *   - the official solution, sol/soluzione.EXT or sol/solution.EXT, run on
  *     each input as the task runs a submission (its infile/outfile) under
  *     its limits x STORE_GEN_SOLUTION_MARGIN: its output is
- *     output/outputN.txt (one the package holds is kept).
+ *     output/outputN.txt (one the package holds is kept). With the task's
+ *     grader (sol/grader.EXT, C or C++) it is compiled as CMS compiles a
+ *     submission: named after the task, with the grader and sol/'s
+ *     headers.
  *
  * Nothing runs here: store/ knows no sandbox. The caller's store_tools
  * build and run each program in the runner's boxes (judgectl: no network,
@@ -33,6 +36,8 @@
 #include "common.h"
 
 #define GEN_MAX_ARGS 256
+/* where a solution and its grader are put together, removed afterwards */
+#define GEN_SOLUTION_DIR "judged-cms/solution"
 #define GEN_MSG 2048
 
 /* One generation: the programs built, the limits they run under. */
@@ -43,6 +48,7 @@ struct gen_job {
     struct store_tool_limits gen_lim, sol_lim;
     void *gen, *val, *sol;
     char gen_src[300], val_src[300], sol_src[300];
+    char sol_built[300];             /* GEN_SOLUTION_DIR, or "": sol_src alone */
     struct conv_errs *e;
 };
 
@@ -98,6 +104,68 @@ static struct store_tool_limits gen_limits(const struct store_tools *tools)
     return l;
 }
 
+/* Copies the package's file from to the package's path to. */
+static int copy_rel(struct gen_job *g, const char *from, const char *to)
+{
+    char a[4400], b[4400];
+    snprintf(a, sizeof a, "%s/%s", g->dir, from);
+    snprintf(b, sizeof b, "%s/%s", g->dir, to);
+    int in = open(a, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    int out = in < 0 ? -1 : open(b, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    char buf[1 << 16];
+    ssize_t n = out < 0 ? -1 : 0;
+    while (n == 0 && (n = read(in, buf, sizeof buf)) > 0)
+        n = common_write_all(out, buf, (size_t)n) ? -1 : 0;
+    if (in >= 0)
+        close(in);
+    if (out >= 0 && close(out))
+        n = -1;
+    if (n < 0)
+        conv_err(g->e, "%s:0: (solution): cannot copy it to %s: %s", from, to, strerror(errno));
+    return n < 0 ? -1 : 0;
+}
+
+/* A solution CMS compiles with the task's grader (sol/grader.EXT): the
+ * grader, the headers of sol/ and the solution (named after the task, as
+ * a submission is) in one directory of sources compiled together
+ * (GEN_SOLUTION_DIR, removed afterwards). C and C++ only: 0, -1 after an
+ * error. */
+static int with_grader(struct gen_job *g)
+{
+    const char *ext = strrchr(g->sol_src, '.') + 1;
+    char grader[300];
+    snprintf(grader, sizeof grader, "sol/grader.%s", ext);
+    if (!is_file(g->dir, grader))
+        return 0;
+    if (strcmp(ext, "c") && strcmp(ext, "cpp") && strcmp(ext, "cc") && strcmp(ext, "cxx"))
+        return conv_err(g->e, "%s:0: (solution): making the outputs with a grader in this language is not done on "
+                              "push (C and C++ only): put them in output/", grader), -1;
+    char path[4400];
+    snprintf(path, sizeof path, "%s/" GEN_SOLUTION_DIR, g->dir);
+    if (common_mkdir_p(path, 0755))
+        return conv_err(g->e, GEN_SOLUTION_DIR ":0: (package): %s", strerror(errno)), -1;
+    snprintf(g->sol_built, sizeof g->sol_built, GEN_SOLUTION_DIR);
+    char to[600];
+    snprintf(to, sizeof to, GEN_SOLUTION_DIR "/grader.%s", ext);
+    int rc = copy_rel(g, grader, to);
+    snprintf(to, sizeof to, GEN_SOLUTION_DIR "/%s.%s", g->t->name, ext);
+    rc = rc ? rc : copy_rel(g, g->sol_src, to);
+    size_t n;
+    snprintf(path, sizeof path, "%s/sol", g->dir);
+    char **names = conv_sorted_names(path, &n);
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        size_t len = strlen(names[i]);
+        if (len > 2 && !strcmp(names[i] + len - 2, ".h")) {
+            char from[600];
+            snprintf(from, sizeof from, "sol/%s", names[i]);
+            snprintf(to, sizeof to, GEN_SOLUTION_DIR "/%s", names[i]);
+            rc = copy_rel(g, from, to);
+        }
+    }
+    conv_free_names(names, n);
+    return rc;
+}
+
 /* The generator, validator and solution found and built: 0, or -1 after
  * an error. */
 static int find_programs(struct gen_job *g, bool outputs)
@@ -119,9 +187,11 @@ static int find_programs(struct gen_job *g, bool outputs)
     if (outputs && g->t->type == CMS_COMMUNICATION)
         return conv_err(g->e, "output:0: (solution): a Communication task's outputs are not made on push (its "
                               "solution talks to the manager): put them in output/"), -1;
+    if (outputs && with_grader(g))
+        return -1;
     if (build(g, g->gen_src, "generator", &g->gen) ||
         (val > 0 && build(g, g->val_src, "validator", &g->val)) ||
-        (outputs && build(g, g->sol_src, "solution", &g->sol)))
+        (outputs && build(g, g->sol_built[0] ? g->sol_built : g->sol_src, "solution", &g->sol)))
         return -1;
     return 0;
 }
@@ -272,4 +342,11 @@ void cms_generate(const char *dir, const struct cms_task *t, const struct cms_ge
     for (size_t i = 0; i < 3; i++)
         if (built[i])
             tools->release(tools->ctx, built[i]);
+    if (g.sol_built[0]) {   /* judged-cms/ itself too when nothing else is in it */
+        char path[4400];
+        snprintf(path, sizeof path, "%s/" GEN_SOLUTION_DIR, dir);
+        store_remove_tree(path);
+        *strrchr(path, '/') = 0;
+        (void)rmdir(path);
+    }
 }

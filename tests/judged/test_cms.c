@@ -595,6 +595,27 @@ Test(cms_convert, a_python_generator_and_file_io_solution_make_the_tests)
               "%s", yaml);
 }
 
+/* An IOI-style task: the official solution is a function the grader
+ * (sol/grader.c, sol/twice.h) calls; CMS compiles it with the grader,
+ * named after the task, and so are the outputs made. The directory they
+ * were put together in is gone afterwards. */
+Test(cms_convert, a_solution_with_its_grader_makes_the_outputs)
+{
+    put("twice", "task.yaml", "name: twice\ntime_limit: 1\nmemory_limit: 64\ninfile: \"\"\noutfile: \"\"\n");
+    put("twice", "gen/GEN", "#ST: 100\n21\n-4\n");
+    put("twice", "gen/generatore.py", "import sys\nprint(sys.argv[1])\n");
+    put("twice", "sol/twice.h", "long twice(long x);\n");
+    put("twice", "sol/grader.c", "#include <stdio.h>\n#include \"twice.h\"\nint main(void) { long x; "
+                                 "if (scanf(\"%ld\", &x) != 1) return 1; printf(\"%ld\\n\", twice(x)); return 0; }\n");
+    put("twice", "sol/soluzione.c", "#include \"twice.h\"\nlong twice(long x) { return 2 * x; }\n");
+    bool failed;
+    const char *y = convert_running("twice", &failed);
+    cr_assert(!failed, "%s", y);
+    cr_assert_str_eq(file_of("twice", "output/output0.txt"), "42\n");
+    cr_assert_str_eq(file_of("twice", "output/output1.txt"), "-8\n");
+    cr_assert_null(file_of("twice", "judged-cms/solution/twice.c"));
+}
+
 /* A generator that fails on one line of GEN, and a validator refusing
  * what another line made: each error names GEN's line and the program's
  * own message; nothing is converted. */
