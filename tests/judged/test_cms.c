@@ -643,19 +643,21 @@ Test(cms_convert, a_failing_generator_or_validator_names_the_gen_line)
 }
 
 /* Hostile generators, one GEN line each: a fork bomb, endless output, a
- * connection out, sleeping forever. Each is contained by its box (no
+ * connection out, sleeping forever, eating memory. Each is contained by its box (no
  * network, its processes, CPU, wall clock and output bounded) and the
  * package refused naming the line and the limit. */
 Test(cms_convert, a_hostile_generator_is_contained_and_refused)
 {
     static const char hostile[] =
-        "#include <arpa/inet.h>\n#include <stdio.h>\n#include <string.h>\n#include <sys/socket.h>\n"
+        "#include <arpa/inet.h>\n#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n"
+        "#include <sys/socket.h>\n"
         "#include <unistd.h>\n"
         "int main(int argc, char **argv) {\n"
         "  if (argc < 2) return 9;\n"
         "  if (!strcmp(argv[1], \"fork\")) for (;;) fork();\n"
         "  if (!strcmp(argv[1], \"output\")) for (;;) fputs(\"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\\n\", stdout);\n"
         "  if (!strcmp(argv[1], \"sleep\")) for (;;) pause();\n"
+        "  if (!strcmp(argv[1], \"memory\")) for (;;) { char *p = malloc(1 << 20); if (p) memset(p, 1, 1 << 20); }\n"
         "  if (!strcmp(argv[1], \"network\")) {\n"
         "    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(80)};\n"
         "    inet_pton(AF_INET, \"1.1.1.1\", &a.sin_addr);\n"
@@ -670,6 +672,7 @@ Test(cms_convert, a_hostile_generator_is_contained_and_refused)
         {"fork", "the generator: TLE"},
         {"output", "the generator: OLE"},
         {"sleep", "the generator: TLE"},
+        {"memory", "the generator: MLE"},
         {"network", "exited with code 3; its stderr: connect: "},   /* no network in the box */
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
