@@ -7,9 +7,13 @@
  * judged. The conversions of task types the runner gets beside this work
  * (OutputOnly, Communication, TwoSteps) and of GroupMul/GroupThreshold are
  * checked on the problem.yaml they produce; bad packages are refused
- * naming file, line and key.
+ * naming file, line and key. A package holding gen/GEN and no tests has
+ * them made at push by its generator, validator and official solution in
+ * real boxes (judgectl push; and an in-process runner with small limits:
+ * a Python generator, a solution with its grader, failing and hostile
+ * generators).
  * Sandbox slots 260..269 (judge 260..263, judged 260..261, push and verify
- * 266..267; the tests run one at a time). */
+ * 266..267, the in-process runner's 268..269; the tests run one at a time). */
 #include <jansson.h>
 #pragma GCC diagnostic ignored "-Wunused-function" /* harness.h has more than this suite uses */
 #include <math.h>
