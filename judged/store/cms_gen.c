@@ -325,8 +325,9 @@ void cms_generate(const char *dir, const struct cms_task *t, const struct cms_ge
 {
     if (!tools) {
         conv_err(e, "gen/GEN:0: (generator): the package's tests are made by its generator, which runs in the "
-                    "sandbox: judge-api runs none; push it with `judgectl problem push` as root on a judge host, "
-                    "or put the inputs and outputs (input/, output/) in the package");
+                    "sandbox, and there is none here (judge-api runs none; judgectl needs root and the sandbox); "
+                    "push it with `judgectl problem push` as root on a judge host, or put the inputs and outputs "
+                    "(input/, output/) in the package");
         return;
     }
     bool outputs = !outputs_held(dir, gen->n);

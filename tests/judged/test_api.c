@@ -3591,8 +3591,9 @@ Test(api, a_cms_package_uploaded_unchanged_is_stored_and_verified)
     r = put_file(PROBS "/gensum", tok_setter, tgz, "application/gzip");
     cr_assert_eq(r.status, 422, "%s", r.body);
     cr_assert(error_line(&r, "gen/GEN:0: (generator): the package's tests are made by its generator, which runs in "
-                             "the sandbox: judge-api runs none; push it with `judgectl problem push` as root on a "
-                             "judge host, or put the inputs and outputs (input/, output/) in the package", NULL),
+                             "the sandbox, and there is none here (judge-api runs none; judgectl needs root and the "
+                             "sandbox); push it with `judgectl problem push` as root on a judge host, or put the "
+                             "inputs and outputs (input/, output/) in the package", NULL),
               "%s", r.body);
     resp_free(&r);
 }

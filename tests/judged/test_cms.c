@@ -486,7 +486,8 @@ Test(cms_convert, bad_packages_are_refused_naming_file_line_and_key)
     put("gen2", "gen/generatore.py", "print(1)\n");
     y = convert("gen2", &failed);
     cr_assert(failed && strstr(y, "gen/GEN:0: (generator): the package's tests are made by its generator, which runs "
-                                  "in the sandbox: judge-api runs none; push it with `judgectl problem push`"), "%s", y);
+                                  "in the sandbox, and there is none here (judge-api runs none; judgectl needs root "
+                                  "and the sandbox); push it with `judgectl problem push`"), "%s", y);
 
     /* a compiled checker without its source */
     put("bin", "task.yaml", "name: bin\ntime_limit: 1\nmemory_limit: 64\n");
