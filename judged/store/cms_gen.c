@@ -72,12 +72,21 @@ bool cms_gen_needed(const char *dir, int n)
 }
 
 /* A program's message on one line of the error list (a compiler's output
- * spans many). */
+ * spans many), as text: what the package's program wrote may hold control
+ * characters or bytes that are no UTF-8 (a hostile generator's stderr),
+ * each shown as '?'. */
 static void one_line(char *msg)
 {
-    for (char *s = msg; *s; s++)
-        if (*s == '\n' || *s == '\r' || *s == '\t')
-            *s = ' ';
+    size_t n = strlen(msg);
+    for (size_t i = 0; i < n;) {
+        size_t len = common_utf8_len(msg + i, n - i);
+        unsigned char c = (unsigned char)msg[i];
+        if (c == '\n' || c == '\r' || c == '\t')
+            msg[i] = ' ';
+        else if (!len || c < 0x20 || c == 0x7f)
+            msg[i] = '?';
+        i += len > 1 ? len : 1;
+    }
 }
 
 static int build(struct gen_job *g, const char *src, const char *what, void **tool)

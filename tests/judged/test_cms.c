@@ -648,7 +648,8 @@ Test(cms_convert, a_failing_generator_or_validator_names_the_gen_line)
 }
 
 /* Hostile generators, one GEN line each: a fork bomb, endless output, a
- * connection out, sleeping forever, eating memory. Each is contained by its box (no
+ * connection out, sleeping forever, eating memory, writing control
+ * characters and bytes that are no UTF-8 on stderr. Each is contained by its box (no
  * network, its processes, CPU, wall clock and output bounded) and the
  * package refused naming the line and the limit. */
 Test(cms_convert, a_hostile_generator_is_contained_and_refused)
@@ -662,6 +663,7 @@ Test(cms_convert, a_hostile_generator_is_contained_and_refused)
         "  if (!strcmp(argv[1], \"fork\")) for (;;) fork();\n"
         "  if (!strcmp(argv[1], \"output\")) for (;;) fputs(\"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\\n\", stdout);\n"
         "  if (!strcmp(argv[1], \"sleep\")) for (;;) pause();\n"
+        "  if (!strcmp(argv[1], \"junk\")) { fputs(\"\\x1b[31m\\xff\\xfe bad\\n\", stderr); return 4; }\n"
         "  if (!strcmp(argv[1], \"memory\")) for (;;) { char *p = malloc(1 << 20); if (p) memset(p, 1, 1 << 20); }\n"
         "  if (!strcmp(argv[1], \"network\")) {\n"
         "    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(80)};\n"
@@ -678,6 +680,7 @@ Test(cms_convert, a_hostile_generator_is_contained_and_refused)
         {"output", "the generator: OLE"},
         {"sleep", "the generator: TLE"},
         {"memory", "the generator: MLE"},
+        {"junk", "exited with code 4; its stderr: ?[31m?? bad"},   /* shown as text */
         {"network", "exited with code 3; its stderr: connect: "},   /* no network in the box */
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
