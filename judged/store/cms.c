@@ -232,7 +232,7 @@ static char *trimmed(char *s)
 }
 
 /* One test of gen/GEN: its generator arguments, or the file it copies. */
-static void gen_add(struct cms_gen *g, int line, char *args, char *copy, struct conv_errs *e)
+static void gen_add(struct cms_gen *g, int line, char *args, char *copy, int subtask, struct conv_errs *e)
 {
     struct cms_gen_test *grown = g->n < CMS_MAX_TESTS ? realloc(g->tests, (g->n + 1) * sizeof *grown) : NULL;
     if (!grown) {
@@ -242,7 +242,7 @@ static void gen_add(struct cms_gen *g, int line, char *args, char *copy, struct 
     }
     g->tests = grown;
     struct cms_gen_test *t = &g->tests[g->n++];
-    *t = (struct cms_gen_test){.line = line, .args = strdup(trimmed(args))};
+    *t = (struct cms_gen_test){.line = line, .args = strdup(trimmed(args)), .subtask = subtask};
     if (copy)
         t->copy = strdup(trimmed(copy));
 }
@@ -268,7 +268,7 @@ static int read_gen(const char *dir, struct cms_gen *g, double *points, int *cou
         free(text);
         return -1;
     }
-    int tests = 0, line = 0;
+    int tests = 0, line = 0, markers = 0;
     for (char *s = text, *next; s && *s; s = next) {
         next = strchr(s, '\n');
         if (next)
@@ -293,6 +293,7 @@ static int read_gen(const char *dir, struct cms_gen *g, double *points, int *cou
             }
             points[*ngroups] = p;
             counts[(*ngroups)++] = 0;
+            markers++;
         } else if (test) {
             if (*ngroups == 0) {   /* tests before the first marker */
                 points[0] = 0;
@@ -301,7 +302,7 @@ static int read_gen(const char *dir, struct cms_gen *g, double *points, int *cou
             }
             counts[*ngroups - 1]++;
             tests++;
-            gen_add(g, line, s, comment && !strncmp(comment, "COPY:", 5) ? comment + 5 : NULL, e);
+            gen_add(g, line, s, comment && !strncmp(comment, "COPY:", 5) ? comment + 5 : NULL, markers, e);
         }
     }
     free(text);

@@ -80,6 +80,7 @@ struct cms_gen_test {
     int line;                /* of gen/GEN */
     char *args;              /* the generator's arguments (blank-separated) */
     char *copy;              /* "#COPY: FILE": the package's file that is the input; NULL */
+    int subtask;             /* 1 + its "#ST:" marker's index; 0: before the first */
 };
 struct cms_gen {
     struct cms_gen_test *tests;

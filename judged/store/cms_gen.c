@@ -8,8 +8,10 @@
  *     Python, ... by its extension), run once per line: its stdout is
  *     input/inputN.txt;
  *   - the validator, gen/valida.EXT or gen/validator.EXT when there is one,
- *     run on each input (given as the file input.txt, its argument, and on
- *     stdin): exiting non-zero refuses the test;
+ *     run on each input (given as the file input.txt, its first argument,
+ *     and on stdin; the second argument is the test's subtask, 1 for the
+ *     first "#ST:" marker, as task-maker gives it): exiting non-zero
+ *     refuses the test;
  *   - the official solution, sol/soluzione.EXT or sol/solution.EXT, run on
  *     each input as the task runs a submission (its infile/outfile) under
  *     its limits x STORE_GEN_SOLUTION_MARGIN: its output is
@@ -281,7 +283,9 @@ static int make_input(struct gen_job *g, const struct cms_gen_test *gt, int i)
     }
     if (!g->val)
         return 0;
-    char *vargs[] = {"input.txt", NULL};
+    char st[16];   /* task-maker's second argument: the test's subtask */
+    snprintf(st, sizeof st, "%d", gt->subtask);
+    char *vargs[] = {"input.txt", st, NULL};
     snprintf(where, sizeof where, "gen/GEN:%d: (validator): test %d: %s refused input/input%d.txt", gt->line, i,
              g->val_src, i);
     return run(g, g->val, vargs, path, "input.txt", NULL, NULL, &g->gen_lim, where);

@@ -622,8 +622,9 @@ Test(cms_convert, a_solution_with_its_grader_makes_the_outputs)
 }
 
 /* A generator that fails on one line of GEN, and a validator refusing
- * what another line made: each error names GEN's line and the program's
- * own message; nothing is converted. */
+ * what another line made (told the test's subtask, as task-maker tells
+ * it): each error names GEN's line and the program's own message;
+ * nothing is converted. */
 Test(cms_convert, a_failing_generator_or_validator_names_the_gen_line)
 {
     put("bad", "task.yaml", "name: bad\ntime_limit: 1\nmemory_limit: 64\ninfile: \"\"\noutfile: \"\"\n");
@@ -637,14 +638,15 @@ Test(cms_convert, a_failing_generator_or_validator_names_the_gen_line)
     cr_assert_null(file_of("bad", "problem.yaml"));
 
     put("val", "task.yaml", "name: val\ntime_limit: 1\nmemory_limit: 64\ninfile: \"\"\noutfile: \"\"\n");
-    put("val", "gen/GEN", "5\n0\n");
+    put("val", "gen/GEN", "#ST: 50\n5\n#ST: 50\n0\n");
     put("val", "gen/generatore.py", "import sys\nprint(sys.argv[1])\n");
     put("val", "gen/valida.py", "import sys\nif int(open(sys.argv[1]).read()) < 1:\n    sys.exit('N must be at "
-                                "least 1')\n");
+                                "least 1 (subtask %s)' % sys.argv[2])\n");
     put("val", "sol/soluzione.py", "print(input())\n");
     y = convert_running("val", &failed);
-    cr_assert(failed && strstr(y, "gen/GEN:2: (validator): test 1: gen/valida.py refused input/input1.txt: the "
-                                  "validator exited with code 1; its stderr: N must be at least 1"), "%s", y);
+    cr_assert(failed && strstr(y, "gen/GEN:4: (validator): test 1: gen/valida.py refused input/input1.txt: the "
+                                  "validator exited with code 1; its stderr: N must be at least 1 (subtask 2)"), "%s",
+              y);
 }
 
 /* Hostile generators, one GEN line each: a fork bomb, endless output, a
