@@ -278,19 +278,12 @@ static int push(struct store_opts *o, const char *arg)
     char *notes = NULL;   /* the conversion's warnings (a time limit assumed) */
     bool converted = rc == 0 && temp && store_package_format(pkg);
     if (converted) {
-        /* a CMS task's generator runs in this host's boxes; without a
-         * sandbox the conversion says what it needed */
-        struct runner_config cfg = runner_cfg(o);
-        struct runner *r = NULL;
-        char err2[4096];
-        struct store_tools tools = {0};
-        if (runner_open(&r, &cfg, err2, sizeof err2) == 0)
-            tools = ctl_store_tools(r);
-        else
-            r = NULL;
-        int n = store_convert_tools(pkg, name, r ? &tools : NULL, &notes);
-        if (r)
-            runner_close(r);
+        /* a CMS task's generator runs in this host's boxes (the runner
+         * opened only then) */
+        struct ctl_lazy_runner lr = {.cfg = runner_cfg(o)};
+        struct store_tools tools = ctl_store_tools_lazy(&lr);
+        int n = store_convert_tools(pkg, name, &tools, &notes);
+        ctl_lazy_runner_close(&lr);
         if (n) {
             strip_prefix(notes, pkg);
             rc = print_refusal(o, arg, notes, n);

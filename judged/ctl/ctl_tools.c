@@ -18,6 +18,21 @@ static int tool_build(void *ctx, const char *dir, const char *source, const char
     return rc;
 }
 
+/* The runner opened at the first build: a package that needs nothing run
+ * (most) costs no runner, and one that does says why there is none. */
+static int lazy_build(void *ctx, const char *dir, const char *source, const char *what, void **tool, char *msg,
+                      size_t msglen)
+{
+    struct ctl_lazy_runner *lr = ctx;
+    char err[1024];
+    if (!lr->r && runner_open(&lr->r, &lr->cfg, err, sizeof err)) {
+        lr->r = NULL;
+        *tool = NULL;
+        return snprintf(msg, msglen, "no sandbox here (judgectl needs root on a judge host): %s", err), -1;
+    }
+    return tool_build(lr->r, dir, source, what, tool, msg, msglen);
+}
+
 static int tool_run(void *ctx, void *tool, char *const *args, const char *in_path, const char *in_name,
                     const char *out_path, const char *out_name, const struct store_tool_limits *lim, char *msg,
                     size_t msglen)
@@ -37,4 +52,16 @@ static void tool_release(void *ctx, void *tool)
 struct store_tools ctl_store_tools(struct runner *r)
 {
     return (struct store_tools){.ctx = r, .build = tool_build, .run = tool_run, .release = tool_release};
+}
+
+struct store_tools ctl_store_tools_lazy(struct ctl_lazy_runner *lr)
+{
+    return (struct store_tools){.ctx = lr, .build = lazy_build, .run = tool_run, .release = tool_release};
+}
+
+void ctl_lazy_runner_close(struct ctl_lazy_runner *lr)
+{
+    if (lr->r)
+        runner_close(lr->r);
+    lr->r = NULL;
 }
