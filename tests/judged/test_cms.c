@@ -7,13 +7,9 @@
  * judged. The conversions of task types the runner gets beside this work
  * (OutputOnly, Communication, TwoSteps) and of GroupMul/GroupThreshold are
  * checked on the problem.yaml they produce; bad packages are refused
- * naming file, line and key. A package holding gen/GEN and no tests has
- * them made at push by its generator, validator and official solution in
- * real boxes (judgectl push; and an in-process runner with small limits:
- * a Python generator, a solution with its grader, failing and hostile
- * generators).
+ * naming file, line and key.
  * Sandbox slots 260..269 (judge 260..263, judged 260..261, push and verify
- * 266..267, the in-process runner's 268..269; the tests run one at a time). */
+ * 266..267; the tests run one at a time). */
 #include <jansson.h>
 #pragma GCC diagnostic ignored "-Wunused-function" /* harness.h has more than this suite uses */
 #include <math.h>
@@ -508,7 +504,12 @@ Test(cms_convert, bad_packages_are_refused_naming_file_line_and_key)
     cr_assert(failed && strstr(y, "problem.json:3: (json):"), "%s", y);
 }
 
-/* ---- generators run by the conversion, in real boxes (in-process runner) ---- */
+/* ---- generators run by the conversion, in real boxes (in-process runner) ----
+ * A package holding gen/GEN and no tests has them made at push by its
+ * generator, validator and official solution (judgectl push above; here
+ * an in-process runner with small limits: a Python generator, a solution
+ * with its grader, failing and hostile generators), in the suite's slots
+ * 268..269. */
 
 #define SLOT_TOOLS 268   /* the runner's one slot (and its companion, 269) */
 #define TOOLS_WORK BIN_DIR "/../cms-tools-work"   /* one per build tree */
