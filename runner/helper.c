@@ -403,3 +403,9 @@ int rn_prepare_interactor(struct rn_job *j, char **message)
     return prepare_helper(j, what, j->prob->interactor.source, j->prob->interactor.flags,
                           &j->inter_dir, &j->inter_lang, &j->inter_own, message);
 }
+
+int rn_prepare_tool(struct rn_job *j, const char *what, const char *source, char **dir,
+                    const struct rn_language **lang, struct rn_language **own, char **message)
+{
+    return prepare_helper(j, what, source, NULL, dir, lang, own, message);
+}

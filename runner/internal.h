@@ -27,6 +27,8 @@
  *   run.c       one test: the program's box, the check, an interactive pair
  *   problem_check.c  runner_problem_check (`judgectl problem check`)
  *   selftest.c  runner_language_selftest (`judgectl languages --check`)
+ *   tool.c      runner_tool_*: a package's own programs run at push
+ *               (a CMS generator, validator, official solution)
  */
 #ifndef JUDGED_RUNNER_INTERNAL_H
 #define JUDGED_RUNNER_INTERNAL_H
@@ -718,6 +720,11 @@ void rn_program_free(struct rn_program *pg);
  * (*message), -1 infra */
 int rn_prepare_checker(struct rn_job *j, char **message);
 int rn_prepare_interactor(struct rn_job *j, char **message);
+/* The same for any program of j->prob's package (tool.c: a generator):
+ * *dir its built directory, *lang its language (*own: a directory's
+ * scripts form, freed by the caller). */
+int rn_prepare_tool(struct rn_job *j, const char *what, const char *source, char **dir,
+                    const struct rn_language **lang, struct rn_language **own, char **message);
 
 /* prepared.c: a language's prepared files (see there) */
 struct rn_prepared_state;

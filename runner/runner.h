@@ -264,4 +264,40 @@ double runner_report_compile_time(const struct runner_report *rep);
 int runner_report_test_times(const struct runner_report *rep, size_t i, double *pipeline_wall,
                              double *program_wall);
 
+/* ---- a package's own programs, run at push ----
+ * What a problem format makes its tests with (a CMS task's generator,
+ * validator and official solution: judged/store/cms_gen.c asks for them
+ * through judgectl). A tool is built as a checker is (its language by its
+ * extension, the headers beside it, cached under work_dir/checkers) and
+ * each run takes one of r's slots, in a box of its own: no network, the
+ * given limits, nothing of the host but what the language mounts. */
+struct runner_tool;
+struct runner_tool_limits {
+    double cpu_time;            /* seconds */
+    double wall_time;           /* seconds; 0: 2 x cpu_time + 1 */
+    uint64_t memory;            /* bytes */
+    uint64_t output;            /* bytes of stdout */
+    bool submission;            /* as a submission's limits: cpu_time x the
+                                   language's time_factor, memory + its
+                                   extra_memory (a Python solution) */
+};
+/* Builds source (relative to the package dir) of package dir; what names
+ * it in messages ("generator"). 0 with *out; 1 the package's fault (it
+ * does not compile, no language has its extension: msg says which); -1 an
+ * infrastructure failure (msg). */
+int runner_tool_build(struct runner *r, const char *dir, const char *source, const char *what,
+                      struct runner_tool **out, char *msg, size_t msglen);
+/* Runs tool with args (NULL-terminated, after its language's run command),
+ * stdin the host file in_path (NULL: /dev/null), stdout written into the
+ * host file out_path (created or truncated; NULL: discarded). in_name: the
+ * input is also a file of that name in the box's working directory (NULL:
+ * none); out_name: its output is instead the file of that name it leaves
+ * there (CMS's file I/O). 0 it exited 0 within its limits; 1 it did not
+ * (msg: how, the limit it hit, the first line of its stderr); -1
+ * infrastructure (msg). */
+int runner_tool_run(struct runner_tool *tool, char *const *args, const char *in_path, const char *in_name,
+                    const char *out_path, const char *out_name, const struct runner_tool_limits *lim, char *msg,
+                    size_t msglen);
+void runner_tool_free(struct runner_tool *tool);
+
 #endif

@@ -159,7 +159,7 @@ static int problem_by_name(struct common *c, const struct local_opts *o, const c
                     reachable ? "not in the problem store" : "the problem store's Redis does not answer", dir);
 }
 
-int ctl_convert_copy(const char *dir, char *work, char *pkg, size_t len, char **notes)
+int ctl_convert_copy(const char *dir, struct runner *r, char *work, char *pkg, size_t len, char **notes)
 {
     pkg[0] = 0;
     if (!store_package_format(dir))
@@ -186,7 +186,8 @@ int ctl_convert_copy(const char *dir, char *work, char *pkg, size_t len, char **
     snprintf(name, sizeof name, "%.*s", (int)(dir + l - base), base);
     if (!queue_valid_name(name))
         snprintf(name, sizeof name, "problem");
-    int n = store_convert(pkg, name, notes);
+    struct store_tools tools = r ? ctl_store_tools(r) : (struct store_tools){0};
+    int n = store_convert_tools(pkg, name, r ? &tools : NULL, notes);
     strip_prefix(*notes, pkg);
     char *all = NULL;
     if (links && asprintf(&all, "%s%s", links, *notes ? *notes : "") >= 0) {
@@ -257,7 +258,7 @@ int cmd_judge(int argc, char **argv)
     int rc = r ? 0 : c.status;
     if (rc == 0) {
         int n = 0;
-        if (stat(problem, &st) == 0 && S_ISDIR(st.st_mode) && (n = ctl_convert_copy(problem, work, pkg, sizeof pkg, &notes)))
+        if (stat(problem, &st) == 0 && S_ISDIR(st.st_mode) && (n = ctl_convert_copy(problem, r, work, pkg, sizeof pkg, &notes)))
             rc = ctl_fail(&c, "bad_input", "%s: %d error%s converting the package:\n%s", problem, n, n == 1 ? "" : "s",
                           notes ? notes : "");
         else if (stat(problem, &st) == 0 && S_ISDIR(st.st_mode))
@@ -545,21 +546,22 @@ int cmd_problem(int argc, char **argv)
     if (stat(dir, &st) || !S_ISDIR(st.st_mode))
         return ctl_fail(&c, "not_found", "no problem directory '%s'", dir);
     char work[] = "/tmp/judgectl-check-XXXXXX", pkg[64], *notes = NULL;
-    int converted = ctl_convert_copy(dir, work, pkg, sizeof pkg, &notes);
+    /* the runner also runs a CMS task's generator while converting */
+    struct runner *r = open_runner(&c, &o, true);
+    if (!r)
+        fprintf(stderr, "judgectl problem: no sandbox or languages: a custom checker is not "
+                        "compiled\n");
+    int converted = ctl_convert_copy(dir, r, work, pkg, sizeof pkg, &notes);
     char *errors = NULL, *summary = NULL;
     int count = converted;
     if (converted == 0) {
-        struct runner *r = open_runner(&c, &o, true);
-        if (!r)
-            fprintf(stderr, "judgectl problem: no sandbox or languages: a custom checker is not "
-                            "compiled\n");
         const char *checked = pkg[0] ? pkg : dir;
         count = r ? runner_problem_check(r, checked, &errors, &summary)
                   : runner_problem_check_limits(&o.limits, checked, &errors, &summary);
-        runner_close(r);
         strip_prefix(errors, pkg);
         strip_prefix(summary, pkg);
     }
+    runner_close(r);
     if (notes) {   /* the conversion's errors or warnings come first */
         char *all = NULL;
         if (asprintf(&all, "%s%s", notes, errors ? errors : "") >= 0) {

@@ -33,7 +33,10 @@ static const char store_usage[] =
     "version current (NAME defaults to DIR's base name). Pushing the same content\n"
     "again changes nothing. Submissions record the version current at admission.\n"
     "An archive (tar, tar.gz, zip) is unpacked first; an ICPC/Kattis package\n"
-    "(problem.yaml, data/sample, data/secret, output_validators/) is converted.\n"
+    "(problem.yaml, data/sample, data/secret, output_validators/), a Polygon\n"
+    "package (problem.xml) and a CMS task (task.yaml, problem.json) are converted;\n"
+    "a CMS task holding gen/GEN but none of its inputs has them made here by its\n"
+    "generator, validator and official solution, each in a sandbox box (as root).\n"
     "push --verify first judges the package's own submissions as 'problem verify'\n"
     "does (its table is printed; nothing is pushed on a mismatch) and records the\n"
     "time limit it derives where the package leaves it to the judge.\n"
@@ -109,9 +112,9 @@ static int store_fail(struct store_opts *o, int rc, const char *err)
 
 /* runner_problem_check with a sandbox (a custom checker must compile). The
  * error lines go to *errors. Returns the number of errors, -1 if no runner. */
-static struct runner *open_runner(struct store_opts *o)
+static struct runner_config runner_cfg(const struct store_opts *o)
 {
-    struct runner_config rc = {.languages_dir = o->c.cfg.languages,
+    return (struct runner_config){.languages_dir = o->c.cfg.languages,
                                .work_dir = o->work_dir ? o->work_dir : "/tmp/judgectl",
                                .first_slot = o->slot, .slots = 1,
                                .limits = {.yaml_size = (uint64_t)o->c.cfg.package_limits.yaml_size,
@@ -123,6 +126,11 @@ static struct runner *open_runner(struct store_opts *o)
                                           .compile_output_max = (uint64_t)o->c.cfg.package_limits.compile_output_max,
                                           .helper_cpu_ms = (uint64_t)o->c.cfg.package_limits.helper_cpu_ms,
                                           .helper_wall_ms = (uint64_t)o->c.cfg.package_limits.helper_wall_ms}};
+}
+
+static struct runner *open_runner(struct store_opts *o)
+{
+    struct runner_config rc = runner_cfg(o);
     struct runner *r;
     char err[4096];
     if (runner_open(&r, &rc, err, sizeof err)) {
@@ -270,9 +278,16 @@ static int push(struct store_opts *o, const char *arg)
     char *notes = NULL;   /* the conversion's warnings (a time limit assumed) */
     bool converted = rc == 0 && temp && store_package_format(pkg);
     if (converted) {
-        int n = store_convert(pkg, name, &notes);
-        if (n)
+        /* a CMS task's generator runs in this host's boxes (the runner
+         * opened only then) */
+        struct ctl_lazy_runner lr = {.cfg = runner_cfg(o)};
+        struct store_tools tools = ctl_store_tools_lazy(&lr);
+        int n = store_convert_tools(pkg, name, &tools, &notes);
+        ctl_lazy_runner_close(&lr);
+        if (n) {
+            strip_prefix(notes, pkg);
             rc = print_refusal(o, arg, notes, n);
+        }
     }
     if (links) {   /* said first, with the conversion's warnings */
         char *all = NULL;

@@ -390,8 +390,13 @@ int cmd_verify(int argc, char **argv)
     if (is_dir && o.version)
         return ctl_usage(&c, "--version is for a stored NAME, not a directory");
     char work[] = "/tmp/judgectl-verify-XXXXXX", pkg[64] = "", tmp[4300] = "", dir[4400], *notes = NULL;
+    struct runner *r = NULL;
     if (is_dir) {
-        int n = ctl_convert_copy(target, work, pkg, sizeof pkg, &notes);
+        /* opened first: it also runs a CMS task's generator while converting */
+        r = open_local_runner(&c, &o);
+        if (!r)
+            return c.status;
+        int n = ctl_convert_copy(target, r, work, pkg, sizeof pkg, &notes);
         if (n)
             rc = ctl_fail(&c, "bad_input", "%s: %d error%s converting the package:\n%s", target, n, n == 1 ? "" : "s",
                           notes ? notes : "");
@@ -401,9 +406,10 @@ int cmd_verify(int argc, char **argv)
         if (rc == 0 && !o.languages_given && c.cfg.languages)
             snprintf(o.languages, sizeof o.languages, "%s", c.cfg.languages);
     }
-    struct runner *r = rc ? NULL : open_local_runner(&c, &o);
+    if (!r && rc == 0)
+        r = open_local_runner(&c, &o);
     json_t *report = NULL;
-    if (r) {   /* a limit is derived only where this command converted the package */
+    if (r && rc == 0) {   /* a limit is derived only where this command converted the package */
         rc = verify_package(&c, r, dir, target, pkg[0] != 0, &report);
     } else if (!rc) {
         rc = c.status;

@@ -86,7 +86,22 @@ void strip_prefix(char *text, const char *prefix);
  * "" when dir is used in place) and converted. The number of conversion
  * errors, listed in *notes with its warnings (paths as in the package).
  * cmd_local.c. */
-int ctl_convert_copy(const char *dir, char *work, char *pkg, size_t len, char **notes);
+struct runner;
+struct store_tools;
+/* r (NULL: none) runs what the conversion needs run (a CMS task's generator). */
+int ctl_convert_copy(const char *dir, struct runner *r, char *work, char *pkg, size_t len, char **notes);
+/* What lets a conversion run the package's own programs (a CMS task's
+ * generator) in r's boxes (ctl_tools.c). */
+struct store_tools ctl_store_tools(struct runner *r);
+/* The same with a runner opened (from cfg) only when something must run:
+ * push converts every package, and few need a program run. */
+#include "runner.h"
+struct ctl_lazy_runner {
+    struct runner_config cfg;
+    struct runner *r;
+};
+struct store_tools ctl_store_tools_lazy(struct ctl_lazy_runner *lr);
+void ctl_lazy_runner_close(struct ctl_lazy_runner *lr);
 /* Judges every submission the package at pkg ships (cmd_verify.c): 0 with
  * *report the table as JSON ({"ok", "package", "time_limit", "derived",
  * "submissions", "mismatches", "not_judged"}), else a failure's status

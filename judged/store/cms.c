@@ -211,11 +211,48 @@ static void italian_key(struct italian *it, const char *key, yaml_node_t *k, yam
     }
 }
 
+void cms_gen_free(struct cms_gen *g)
+{
+    for (int i = 0; i < g->n; i++) {
+        free(g->tests[i].args);
+        free(g->tests[i].copy);
+    }
+    free(g->tests);
+    *g = (struct cms_gen){0};
+}
+
+/* s without its leading and trailing blanks (in place). */
+static char *trimmed(char *s)
+{
+    s += strspn(s, " \t\r");
+    size_t n = strlen(s);
+    while (n && strchr(" \t\r", s[n - 1]))
+        s[--n] = 0;
+    return s;
+}
+
+/* One test of gen/GEN: its generator arguments, or the file it copies. */
+static void gen_add(struct cms_gen *g, int line, char *args, char *copy, int subtask, struct conv_errs *e)
+{
+    struct cms_gen_test *grown = g->n < CMS_MAX_TESTS ? realloc(g->tests, (g->n + 1) * sizeof *grown) : NULL;
+    if (!grown) {
+        if (g->n == CMS_MAX_TESTS)
+            conv_err(e, "gen/GEN:%d: (tests): more than %d tests", line, CMS_MAX_TESTS);
+        return;
+    }
+    g->tests = grown;
+    struct cms_gen_test *t = &g->tests[g->n++];
+    *t = (struct cms_gen_test){.line = line, .args = strdup(trimmed(args)), .subtask = subtask};
+    if (copy)
+        t->copy = strdup(trimmed(copy));
+}
+
 /* gen/GEN: one line per test (a generator's arguments, or "#COPY: file");
  * "#ST: P" (or "# ST: P") starts a subtask worth P. Tests before the first
- * marker are a subtask worth 0. Fills counts/points (at most max groups);
- * the number of tests, or -1 when there is no GEN. */
-static int read_gen(const char *dir, struct cms_task *t, double *points, int *counts, int max, int *ngroups,
+ * marker are a subtask worth 0. Fills counts/points (at most max groups)
+ * and g (each test's line, arguments or copied file); the number of tests,
+ * or -1 when there is no GEN. */
+static int read_gen(const char *dir, struct cms_gen *g, double *points, int *counts, int max, int *ngroups,
                     struct conv_errs *e)
 {
     char path[4400];
@@ -231,7 +268,7 @@ static int read_gen(const char *dir, struct cms_task *t, double *points, int *co
         free(text);
         return -1;
     }
-    int tests = 0, line = 0;
+    int tests = 0, line = 0, markers = 0;
     for (char *s = text, *next; s && *s; s = next) {
         next = strchr(s, '\n');
         if (next)
@@ -256,6 +293,7 @@ static int read_gen(const char *dir, struct cms_task *t, double *points, int *co
             }
             points[*ngroups] = p;
             counts[(*ngroups)++] = 0;
+            markers++;
         } else if (test) {
             if (*ngroups == 0) {   /* tests before the first marker */
                 points[0] = 0;
@@ -264,10 +302,10 @@ static int read_gen(const char *dir, struct cms_task *t, double *points, int *co
             }
             counts[*ngroups - 1]++;
             tests++;
+            gen_add(g, line, s, comment && !strncmp(comment, "COPY:", 5) ? comment + 5 : NULL, markers, e);
         }
     }
     free(text);
-    (void)t;
     return tests;
 }
 
@@ -296,8 +334,7 @@ static void italian_tests(const char *dir, struct cms_task *t, int n, bool gen, 
         for (int k = 0; k < 2; k++)
             if (!is_file(dir, k ? c->out : c->in) && missing++ < 5)
                 conv_err(e, "%s:0: (package): test %d: %s is missing%s", k ? c->out : c->in, i, k ? c->out : c->in,
-                         gen ? "; the generator (gen/GEN) is not run on push: push the package with the inputs "
-                               "and outputs cmsMake or task-maker wrote"
+                         gen ? "; gen/GEN's generator runs on push only for a package holding none of the inputs"
                              : "");
     }
     if (n == 0)
@@ -497,7 +534,7 @@ static void italian_type(const char *dir, struct italian *it, struct conv_errs *
         cms_find_source(dir, checkers, t->checker, sizeof t->checker, e);
 }
 
-static int italian_convert(const char *dir, const char *name, struct conv_errs *e)
+static int italian_convert(const char *dir, const char *name, const struct store_tools *tools, struct conv_errs *e)
 {
     struct ydoc d = {0};
     struct cms_task t = {.file = "task.yaml", .processes = 1};
@@ -508,11 +545,18 @@ static int italian_convert(const char *dir, const char *name, struct conv_errs *
     if (e->n == 0) {
         double gpoints[CMS_MAX_SUBTASKS];
         int gcounts[CMS_MAX_SUBTASKS], ngroups;
-        int gen = read_gen(dir, &t, gpoints, gcounts, CMS_MAX_SUBTASKS, &ngroups, e);
+        struct cms_gen g = {0};
+        int gen = read_gen(dir, &g, gpoints, gcounts, CMS_MAX_SUBTASKS, &ngroups, e);
         if (gen >= 0 && it.n_input >= 0 && gen != it.n_input)
             conv_err(e, "task.yaml:0: n_input: %d, but gen/GEN makes %d tests", it.n_input, gen);
         italian_type(dir, &it, e);
-        italian_tests(dir, &t, it.n_input >= 0 ? it.n_input : gen, gen >= 0, e);
+        /* the package's tests made here, as cmsMake makes them, when it holds none */
+        bool made = e->n == 0 && gen > 0 && cms_gen_needed(dir, gen);
+        if (made)
+            cms_generate(dir, &t, &g, tools, e);
+        cms_gen_free(&g);
+        if (!made || e->n == 0)   /* a failed generation said what is missing */
+            italian_tests(dir, &t, it.n_input >= 0 ? it.n_input : gen, gen >= 0, e);
         if (e->n == 0)
             italian_scoring(&it, gpoints, gcounts, ngroups, e);
         add_reader_errors(e, &it.found);   /* score_type_parameters' */
@@ -533,11 +577,11 @@ bool cms_detect(const char *dir)
     return !is_file(dir, "problem.yaml") && (is_file(dir, "task.yaml") || cms_tps_detect(dir));
 }
 
-int cms_convert(const char *dir, const char *name, char **errors)
+int cms_convert(const char *dir, const char *name, const struct store_tools *tools, char **errors)
 {
     struct conv_errs e = {0};
     if (is_file(dir, "task.yaml"))
-        italian_convert(dir, name, &e);
+        italian_convert(dir, name, tools, &e);
     else {
         *errors = NULL;
         return cms_tps_convert(dir, name, errors);

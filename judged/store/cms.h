@@ -11,6 +11,7 @@
 #include <stddef.h>
 
 #include "convert.h"
+#include "store.h"
 
 #define CMS_MAX_TESTS 10000
 #define CMS_MAX_SUBTASKS 1000   /* the runner's bound */
@@ -74,9 +75,34 @@ int cms_find_source(const char *dir, const char *const *names, char *rel, size_t
 void cms_write(const char *dir, const char *pushed_name, struct cms_task *t, const char *grader_dir,
                const char *solutions_dir, struct conv_errs *e);
 
+/* gen/GEN's tests, in order (cms.c reads them, cms_gen.c runs them). */
+struct cms_gen_test {
+    int line;                /* of gen/GEN */
+    char *args;              /* the generator's arguments (blank-separated) */
+    char *copy;              /* "#COPY: FILE": the package's file that is the input; NULL */
+    int subtask;             /* 1 + its "#ST:" marker's index; 0: before the first */
+};
+struct cms_gen {
+    struct cms_gen_test *tests;
+    int n;
+};
+void cms_gen_free(struct cms_gen *g);
+/* Whether the package holds none of n tests' inputs: its generator makes
+ * them at push. */
+bool cms_gen_needed(const char *dir, int n);
+/* Makes input/inputN.txt with the package's generator (gen/generatore.*,
+ * gen/generator.*) run once per gen/GEN line (or the #COPY file), checks
+ * each with its validator (gen/valida.*, gen/validator.*) when there is
+ * one, and output/outputN.txt with its official solution (sol/soluzione.*,
+ * sol/solution.*) unless the package holds it; through tools (NULL: the
+ * package is refused, saying where it can be pushed). Errors name GEN's
+ * line. */
+void cms_generate(const char *dir, const struct cms_task *t, const struct cms_gen *g,
+                  const struct store_tools *tools, struct conv_errs *e);
+
 /* Either layout, by task.yaml or problem.json (cms.c). */
 bool cms_detect(const char *dir);
-int cms_convert(const char *dir, const char *name, char **errors);
+int cms_convert(const char *dir, const char *name, const struct store_tools *tools, char **errors);
 /* TPS exports (cms_tps.c). */
 bool cms_tps_detect(const char *dir);
 int cms_tps_convert(const char *dir, const char *name, char **errors);

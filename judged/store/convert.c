@@ -19,14 +19,27 @@
 #include "convert.h"
 #include "store.h"
 
+/* Formats whose conversion runs none of the package's programs. */
+static int polygon_no_tools(const char *dir, const char *name, const struct store_tools *tools, char **errors)
+{
+    (void)tools;
+    return polygon_convert(dir, name, errors);
+}
+
+static int icpc_no_tools(const char *dir, const char *name, const struct store_tools *tools, char **errors)
+{
+    (void)tools;
+    return icpc_convert(dir, name, errors);
+}
+
 static const struct package_format {
     const char *name;
     bool (*detect)(const char *dir);
-    int (*convert)(const char *dir, const char *name, char **errors);
+    int (*convert)(const char *dir, const char *name, const struct store_tools *tools, char **errors);
 } formats[] = {
     {"cms", cms_detect, cms_convert},
-    {"polygon", polygon_detect, polygon_convert},
-    {"icpc", icpc_detect, icpc_convert},
+    {"polygon", polygon_detect, polygon_no_tools},
+    {"icpc", icpc_detect, icpc_no_tools},
 };
 
 /* The first words of every converter's problem.yaml (icpc.c: "# converted
@@ -65,11 +78,16 @@ const char *store_package_format(const char *dir)
     return f ? f->name : NULL;
 }
 
-int store_convert(const char *dir, const char *name, char **errors)
+int store_convert_tools(const char *dir, const char *name, const struct store_tools *tools, char **errors)
 {
     const struct package_format *f = format_of(dir);
     *errors = NULL;
-    return f ? f->convert(dir, name, errors) : 0;
+    return f ? f->convert(dir, name, tools, errors) : 0;
+}
+
+int store_convert(const char *dir, const char *name, char **errors)
+{
+    return store_convert_tools(dir, name, NULL, errors);
 }
 
 void conv_line(struct conv_errs *e, const char *line)

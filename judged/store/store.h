@@ -338,6 +338,43 @@ const char *store_package_format(const char *dir);
  * assumed for a package that gives none) for the caller to show. */
 int store_convert(const char *dir, const char *name, char **errors);
 
+/* A package's own programs run by the conversion: a CMS task whose tests
+ * its generator makes (gen/GEN; cms_gen.c). store/ knows no sandbox: the
+ * caller that has one (judgectl, through the runner's runner_tool_*) gives
+ * these; without them such a package is refused, saying where it can be
+ * pushed. Each call: 0 done; 1 the package's fault (msg says why); -1 the
+ * host's (msg). */
+struct store_tool_limits {
+    double cpu_time;      /* seconds (the wall clock: 2 x + 1) */
+    uint64_t memory;      /* bytes */
+    uint64_t output;      /* bytes of stdout */
+    bool submission;      /* as a submission's: x its language's time_factor, + its extra_memory */
+};
+struct store_tools {
+    void *ctx;
+    /* builds source (relative to dir); what names it ("generator") */
+    int (*build)(void *ctx, const char *dir, const char *source, const char *what, void **tool, char *msg,
+                 size_t msglen);
+    /* runs tool with args, stdin in_path (NULL: empty), stdout into
+     * out_path; in_name: the input also as that file in its working dir;
+     * out_name: its output is the file of that name it leaves there */
+    int (*run)(void *ctx, void *tool, char *const *args, const char *in_path, const char *in_name,
+               const char *out_path, const char *out_name, const struct store_tool_limits *lim, char *msg,
+               size_t msglen);
+    void (*release)(void *ctx, void *tool);
+    /* the generator's and validator's limits per run; 0s: the defaults
+     * (STORE_GEN_*) */
+    struct store_tool_limits generator;
+};
+#define STORE_GEN_CPU_TIME 30.0
+#define STORE_GEN_MEMORY (1ULL << 30)
+#define STORE_GEN_OUTPUT (256ULL << 20)
+/* The official solution making the outputs: the task's time limit x this,
+ * its memory limit, STORE_GEN_OUTPUT. */
+#define STORE_GEN_SOLUTION_MARGIN 2.0
+/* store_convert with the programs a package may need run (NULL: none). */
+int store_convert_tools(const char *dir, const char *name, const struct store_tools *tools, char **errors);
+
 /* Whether dir holds a package this project converted already (its
  * problem.yaml says so in its first line): it is not converted again, so
  * pushing what `problem show --converted --to DIR` wrote back gives the

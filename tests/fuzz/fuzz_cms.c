@@ -15,7 +15,10 @@
  * neither problem.yaml nor submissions/; nothing was written beside the
  * package but problem.yaml, submissions/ and judged-cms/ (the Python
  * grader's entry point); the package's own files are unchanged. Any
- * violation aborts. Seeds: tests/fuzz/corpus/cms/; dictionary
+ * violation aborts. An input starting with "#GEN\n" is instead gen/GEN
+ * (the rest: its generator lines, "#ST:" markers, "#COPY:" lines) beside
+ * a plain task.yaml; the package holds inputs, so nothing is generated
+ * (fuzz_cms runs no sandbox). Seeds: tests/fuzz/corpus/cms/; dictionary
  * tests/fuzz/yaml.dict. Run with ASan + UBSan; README.md "Fuzzing".
  */
 #include <stdint.h>
@@ -58,7 +61,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     fuzz_make_package(files, NFILES);
     bool tps = size && data[0] == '{';
-    fuzz_put(tps ? "problem.json" : "task.yaml", (const char *)data, size);
+    /* "#GEN\n" first: the rest is gen/GEN (its lines, #ST: and #COPY:)
+     * beside a plain task.yaml */
+    bool gen = size >= 5 && !memcmp(data, "#GEN\n", 5);
+    if (gen) {
+        static const char task[] = "name: sum\ntime_limit: 1\nmemory_limit: 64\ninfile: \"\"\noutfile: \"\"\n";
+        fuzz_put("task.yaml", task, strlen(task));
+        fuzz_put("gen/GEN", (const char *)data + 5, size - 5);
+    } else {
+        fuzz_put(tps ? "problem.json" : "task.yaml", (const char *)data, size);
+    }
     char *errors = NULL;
     int n = store_convert(fuzz_pkg, "fuzz", &errors);
     if (n > 0 && (!errors || !*errors))
@@ -82,6 +94,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                                       "subtasks", "check", "sol", "graders", "solutions", "submissions",
                                       "judged-cms", NULL};
     fuzz_only(fuzz_pkg, top);
+    if (gen)   /* the package's own GEN again */
+        for (size_t i = 0; i < NFILES; i++)
+            if (!strcmp(files[i].path, "gen/GEN"))
+                fuzz_put(files[i].path, files[i].text, strlen(files[i].text));
     fuzz_package_unchanged(files, NFILES);
     drop("submissions");
     drop("judged-cms");

@@ -3693,4 +3693,17 @@ Test(api, a_cms_package_uploaded_unchanged_is_stored_and_verified)
     cr_assert(json_is_true(json_object_get(table, "ok")), "%s", json_dumps(table, 0));
     cr_assert_eq(json_integer_value(json_object_get(table, "mismatches")), 0);
     json_decref(table);
+
+    /* a task whose tests its generator makes (gen/GEN, no input/): judge-api
+     * runs no box, so it is refused saying where it can be pushed */
+    sh("tar czf %s/gensum.tgz -C %s/tests/judged/cms gensum", T_dir, SRC);
+    snprintf(tgz, sizeof tgz, "%s/gensum.tgz", T_dir);
+    r = put_file(PROBS "/gensum", tok_setter, tgz, "application/gzip");
+    cr_assert_eq(r.status, 422, "%s", r.body);
+    cr_assert(error_line(&r, "gen/GEN:0: (generator): the package's tests are made by its generator, which runs in "
+                             "the sandbox, and there is none here (judge-api runs none; judgectl needs root and the "
+                             "sandbox); push it with `judgectl problem push` as root on a judge host, or put the "
+                             "inputs and outputs (input/, output/) in the package", NULL),
+              "%s", r.body);
+    resp_free(&r);
 }

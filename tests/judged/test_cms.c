@@ -17,6 +17,7 @@
 
 #include "../host_load.h"
 #include "harness.h"
+#include "runner.h"
 #include "store.h"
 
 #define SLOT_JUDGE 260
@@ -236,6 +237,33 @@ Test(cms, pushed_unchanged_and_judged_by_judged)
     cr_assert(t_wait_state(id, "done", 120000), "%s judged", id);
     verdict = t_hget(id, "verdict");
     cr_assert(verdict && !strcmp(verdict, "AC") && score_of(id) == 100, "%s %g", verdict, score_of(id));
+    free(verdict);
+}
+
+/* A package as its repository keeps it when cmsMake makes the tests:
+ * gen/GEN with "#ST:" markers and a "#COPY:" line, a C++ generator, a C
+ * validator, sol/soluzione.cpp, and no input/ nor output/. push runs them
+ * in the sandbox, verifies the official solution on what they made, and
+ * judged judges against the stored version: an int sum right only on the
+ * small subtask scores its 30. */
+Test(cms, generated_tests_are_made_at_push_verified_and_judged)
+{
+    char cfg[400], p[700], id[160];
+    static char out[65536];
+    t_config("A", SLOT_JUDGE, NULL, "  native: {languages: [c, cpp], slots: 1}\n", cfg, sizeof cfg);
+    snprintf(p, sizeof p, "%s/gensum", CMS_DIR);
+    int rc = t_ctl(out, sizeof out, cfg, "problem", "push", p, "--verify", "--json", "--slot", SLOT_PUSH, NULL);
+    cr_assert_eq(rc, 0, "%s", out);
+    cr_assert_eq(t_ctl(out, sizeof out, cfg, "problem", "show", "gensum", "--json", NULL), 0, "%s", out);
+    cr_assert(strstr(out, "input/input3.txt") && strstr(out, "output/output3.txt") && strstr(out, "gen/GEN"), "%s",
+              out);
+    t_judged(cfg, "A");
+    cr_assert(t_judged_started("A", 10000));
+    snprintf(p, sizeof p, "%s/gensum-extra/int_sum.c", CMS_DIR);
+    cr_assert_eq(t_submit(cfg, "gensum", "c", p, NULL, NULL, id, sizeof id), 0, "%s", id);
+    cr_assert(t_wait_state(id, "done", 120000), "%s judged", id);
+    char *verdict = t_hget(id, "verdict");
+    cr_assert(verdict && !strcmp(verdict, "WA") && score_of(id) == 30, "%s %g", verdict, score_of(id));
     free(verdict);
 }
 
@@ -466,8 +494,16 @@ Test(cms_convert, bad_packages_are_refused_naming_file_line_and_key)
     put("gen", "gen/GEN", "#ST: 100\n1 2\n3 4\n");
     put_tests("gen", 1);
     y = convert("gen", &failed);
-    cr_assert(failed && strstr(y, "input/input1.txt:0: (package): test 1: input/input1.txt is missing; the generator "
-                                  "(gen/GEN) is not run on push"), "%s", y);
+    cr_assert(failed && strstr(y, "input/input1.txt:0: (package): test 1: input/input1.txt is missing; gen/GEN's "
+                                  "generator runs on push only for a package holding none of the inputs"), "%s", y);
+    /* none of them: made by the generator, which needs the sandbox judge-api has not */
+    put("gen2", "task.yaml", "name: gen2\ntime_limit: 1\nmemory_limit: 64\n");
+    put("gen2", "gen/GEN", "#ST: 100\n1 2\n3 4\n");
+    put("gen2", "gen/generatore.py", "print(1)\n");
+    y = convert("gen2", &failed);
+    cr_assert(failed && strstr(y, "gen/GEN:0: (generator): the package's tests are made by its generator, which runs "
+                                  "in the sandbox, and there is none here (judge-api runs none; judgectl needs root "
+                                  "and the sandbox); push it with `judgectl problem push`"), "%s", y);
 
     /* a compiled checker without its source */
     put("bin", "task.yaml", "name: bin\ntime_limit: 1\nmemory_limit: 64\n");
@@ -486,4 +522,202 @@ Test(cms_convert, bad_packages_are_refused_naming_file_line_and_key)
     put("tps", "problem.json", "{\"name\": \"tps\",\n \"type\": \"Batch\",\n \"time_limit\": }\n");
     y = convert("tps", &failed);
     cr_assert(failed && strstr(y, "problem.json:3: (json):"), "%s", y);
+}
+
+/* ---- generators run by the conversion, in real boxes (in-process runner) ----
+ * A package holding gen/GEN and no tests has them made at push by its
+ * generator, validator and official solution (judgectl push above; here
+ * an in-process runner with small limits: a Python generator, a solution
+ * with its grader, failing and hostile generators), in the suite's slots
+ * 268..269. */
+
+#define SLOT_TOOLS 268   /* the runner's one slot (and its companion, 269) */
+#define TOOLS_WORK BIN_DIR "/../cms-tools-work"   /* one per build tree */
+
+static struct runner *tools_runner;
+
+static int tool_build(void *ctx, const char *dir, const char *source, const char *what, void **tool, char *msg,
+                   size_t len)
+{
+    struct runner_tool *t = NULL;
+    int rc = runner_tool_build(ctx, dir, source, what, &t, msg, len);
+    *tool = t;
+    return rc;
+}
+
+static int tool_run(void *ctx, void *tool, char *const *args, const char *in, const char *in_name, const char *out,
+                 const char *out_name, const struct store_tool_limits *lim, char *msg, size_t len)
+{
+    (void)ctx;
+    struct runner_tool_limits l = {.cpu_time = lim->cpu_time, .memory = lim->memory, .output = lim->output,
+                                   .submission = lim->submission};
+    return runner_tool_run(tool, args, in, in_name, out, out_name, &l, msg, len);
+}
+
+static void tool_release(void *ctx, void *tool)
+{
+    (void)ctx;
+    runner_tool_free(tool);
+}
+
+/* Converts package NAME running its programs, the generator's limits
+ * small (1 s of CPU, 64 MiB, 1 MiB of output): a hostile one is stopped
+ * at once. */
+static const char *convert_running(const char *name, bool *failed)
+{
+    struct runner_config cfg = {.languages_dir = JUDGED_SOURCE_DIR "/languages", .work_dir = TOOLS_WORK,
+                                .first_slot = SLOT_TOOLS, .slots = 1};
+    char err[4096];
+    cr_assert_eq(runner_open(&tools_runner, &cfg, err, sizeof err), 0, "runner_open: %s", err);
+    struct store_tools tools = {.ctx = tools_runner, .build = tool_build, .run = tool_run, .release = tool_release,
+                                .generator = {.cpu_time = 1, .memory = 64 << 20, .output = 1 << 20}};
+    char dir[400];
+    snprintf(dir, sizeof dir, "%s/%s", conv_dir, name);
+    char *notes = NULL;
+    int n = store_convert_tools(dir, name, &tools, &notes);
+    runner_close(tools_runner);
+    static char text[65536];
+    *failed = n != 0;
+    snprintf(text, sizeof text, "%s", notes ? notes : "");
+    free(notes);
+    return text;
+}
+
+/* The content of FILE of package NAME (static). */
+static const char *file_of(const char *name, const char *file)
+{
+    static char text[4096];
+    char path[700];
+    snprintf(path, sizeof path, "%s/%s/%s", conv_dir, name, file);
+    FILE *f = fopen(path, "r");
+    text[0] = 0;
+    if (f) {
+        text[fread(text, 1, sizeof text - 1, f)] = 0;
+        fclose(f);
+    }
+    return f ? text : NULL;
+}
+
+/* A Python generator (gen/generatore.py), no validator, a C solution
+ * reading input.txt and writing output.txt (CMS's default file I/O): the
+ * inputs are the generator's stdout, the outputs the file the solution
+ * wrote; problem.yaml lists them under the "#ST:" subtasks. */
+Test(cms_convert, a_python_generator_and_file_io_solution_make_the_tests)
+{
+    put("py", "task.yaml", "name: py\ntime_limit: 1\nmemory_limit: 64\n");
+    put("py", "gen/GEN", "#ST: 40\n1 2\n#ST: 60\n30 12\n");
+    put("py", "gen/generatore.py", "import sys\na, b = map(int, sys.argv[1:])\nprint(a, b)\n");
+    put("py", "sol/soluzione.c", "#include <stdio.h>\nint main(void) { long a, b; FILE *i = fopen(\"input.txt\", "
+                                 "\"r\"), *o = fopen(\"output.txt\", \"w\");\n if (!i || !o || fscanf(i, \"%ld %ld\", "
+                                 "&a, &b) != 2) return 1;\n fprintf(o, \"%ld\\n\", a + b); return 0; }\n");
+    bool failed;
+    const char *y = convert_running("py", &failed);
+    cr_assert(!failed, "%s", y);
+    cr_assert_str_eq(file_of("py", "input/input1.txt"), "30 12\n");
+    cr_assert_str_eq(file_of("py", "output/output0.txt"), "3\n");
+    cr_assert_str_eq(file_of("py", "output/output1.txt"), "42\n");
+    const char *yaml = file_of("py", "problem.yaml");
+    cr_assert(yaml && strstr(yaml, "points: 40, tests: [\"000\"]") && strstr(yaml, "points: 60, tests: [\"001\"]"),
+              "%s", yaml);
+}
+
+/* An IOI-style task: the official solution is a function the grader
+ * (sol/grader.c, sol/twice.h) calls; CMS compiles it with the grader,
+ * named after the task, and so are the outputs made. The directory they
+ * were put together in is gone afterwards. */
+Test(cms_convert, a_solution_with_its_grader_makes_the_outputs)
+{
+    put("twice", "task.yaml", "name: twice\ntime_limit: 1\nmemory_limit: 64\ninfile: \"\"\noutfile: \"\"\n");
+    put("twice", "gen/GEN", "#ST: 100\n21\n-4\n");
+    put("twice", "gen/generatore.py", "import sys\nprint(sys.argv[1])\n");
+    put("twice", "sol/twice.h", "long twice(long x);\n");
+    put("twice", "sol/grader.c", "#include <stdio.h>\n#include \"twice.h\"\nint main(void) { long x; "
+                                 "if (scanf(\"%ld\", &x) != 1) return 1; printf(\"%ld\\n\", twice(x)); return 0; }\n");
+    put("twice", "sol/soluzione.c", "#include \"twice.h\"\nlong twice(long x) { return 2 * x; }\n");
+    bool failed;
+    const char *y = convert_running("twice", &failed);
+    cr_assert(!failed, "%s", y);
+    cr_assert_str_eq(file_of("twice", "output/output0.txt"), "42\n");
+    cr_assert_str_eq(file_of("twice", "output/output1.txt"), "-8\n");
+    cr_assert_null(file_of("twice", "judged-cms/solution/twice.c"));
+}
+
+/* A generator that fails on one line of GEN, and a validator refusing
+ * what another line made (told the test's subtask, as task-maker tells
+ * it): each error names GEN's line and the program's own message;
+ * nothing is converted. */
+Test(cms_convert, a_failing_generator_or_validator_names_the_gen_line)
+{
+    put("bad", "task.yaml", "name: bad\ntime_limit: 1\nmemory_limit: 64\ninfile: \"\"\noutfile: \"\"\n");
+    put("bad", "gen/GEN", "# N\n#ST: 100\n3\nthree\n");
+    put("bad", "gen/generatore.py", "import sys\nn = int(sys.argv[1])\nprint(n)\n");
+    put("bad", "sol/soluzione.py", "print(input())\n");
+    bool failed;
+    const char *y = convert_running("bad", &failed);
+    cr_assert(failed && strstr(y, "gen/GEN:4: (generator): test 1 (gen/generatore.py: three): the generator exited "
+                                  "with code 1; its stderr: ValueError: invalid literal for int()"), "%s", y);
+    cr_assert_null(file_of("bad", "problem.yaml"));
+
+    put("val", "task.yaml", "name: val\ntime_limit: 1\nmemory_limit: 64\ninfile: \"\"\noutfile: \"\"\n");
+    put("val", "gen/GEN", "#ST: 50\n5\n#ST: 50\n0\n");
+    put("val", "gen/generatore.py", "import sys\nprint(sys.argv[1])\n");
+    put("val", "gen/valida.py", "import sys\nif int(open(sys.argv[1]).read()) < 1:\n    sys.exit('N must be at "
+                                "least 1 (subtask %s)' % sys.argv[2])\n");
+    put("val", "sol/soluzione.py", "print(input())\n");
+    y = convert_running("val", &failed);
+    cr_assert(failed && strstr(y, "gen/GEN:4: (validator): test 1: gen/valida.py refused input/input1.txt: the "
+                                  "validator exited with code 1; its stderr: N must be at least 1 (subtask 2)"), "%s",
+              y);
+}
+
+/* Hostile generators, one GEN line each: a fork bomb, endless output, a
+ * connection out, sleeping forever, eating memory, writing control
+ * characters and bytes that are no UTF-8 on stderr. Each is contained by its box (no
+ * network, its processes, CPU, wall clock and output bounded) and the
+ * package refused naming the line and the limit. */
+Test(cms_convert, a_hostile_generator_is_contained_and_refused)
+{
+    static const char hostile[] =
+        "#include <arpa/inet.h>\n#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n"
+        "#include <sys/socket.h>\n"
+        "#include <unistd.h>\n"
+        "int main(int argc, char **argv) {\n"
+        "  if (argc < 2) return 9;\n"
+        "  if (!strcmp(argv[1], \"fork\")) for (;;) fork();\n"
+        "  if (!strcmp(argv[1], \"output\")) for (;;) fputs(\"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\\n\", stdout);\n"
+        "  if (!strcmp(argv[1], \"sleep\")) for (;;) pause();\n"
+        "  if (!strcmp(argv[1], \"junk\")) { fputs(\"\\x1b[31m\\xff\\xfe bad\\n\", stderr); return 4; }\n"
+        "  if (!strcmp(argv[1], \"memory\")) for (;;) { char *p = malloc(1 << 20); if (p) memset(p, 1, 1 << 20); }\n"
+        "  if (!strcmp(argv[1], \"network\")) {\n"
+        "    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(80)};\n"
+        "    inet_pton(AF_INET, \"1.1.1.1\", &a.sin_addr);\n"
+        "    int s = socket(AF_INET, SOCK_STREAM, 0);\n"
+        "    if (s < 0 || connect(s, (struct sockaddr *)&a, sizeof a)) { perror(\"connect\"); return 3; }\n"
+        "    puts(\"connected\");\n"
+        "  }\n"
+        "  return 0;\n}\n";
+    static const struct {
+        const char *mode, *said;
+    } cases[] = {
+        {"fork", "the generator: TLE"},
+        {"output", "the generator: OLE"},
+        {"sleep", "the generator: TLE"},
+        {"memory", "the generator: MLE"},
+        {"junk", "exited with code 4; its stderr: ?[31m?? bad"},   /* shown as text */
+        {"network", "exited with code 3; its stderr: connect: "},   /* no network in the box */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char name[32], gen[64];
+        snprintf(name, sizeof name, "h-%s", cases[i].mode);
+        snprintf(gen, sizeof gen, "#ST: 100\n%s\n", cases[i].mode);
+        put(name, "task.yaml", "name: h\ntime_limit: 1\nmemory_limit: 64\n");
+        put(name, "gen/GEN", gen);
+        put(name, "gen/generatore.c", hostile);
+        put(name, "sol/soluzione.py", "print(input())\n");
+        bool failed;
+        const char *y = convert_running(name, &failed);
+        cr_assert(failed && strstr(y, "gen/GEN:2: (generator): test 0") && strstr(y, cases[i].said), "%s: %s",
+                  cases[i].mode, y);
+        cr_assert_null(file_of(name, "problem.yaml"), "%s", cases[i].mode);
+    }
 }
