@@ -1493,6 +1493,118 @@ Test(hostile, sv_int80)
     expect_nothing_left(r);
 }
 
+/* ---- the i386 profile: 32-bit programs (nasm32, gas32) ---------------
+ * Every other profile refuses the 32-bit gate as a whole; i386 opens it
+ * with the default profile's rules on the i386 table, plus what only that
+ * table has (socketcall, ipc, vm86, fcntl64's locks). syscalls32 is a
+ * 32-bit program without libc, as those languages' are. Where the kernel's
+ * gate is closed (sv_int80) there is nothing to open: these tests skip. */
+static bool i386_gate_closed(void)
+{
+    if (int80_gate_forced_closed() || !int80_gate_open()) {
+        cr_log_info("i386: the kernel's 32-bit gate is closed: nothing to test");
+        return true;
+    }
+    return false;
+}
+
+static void expect_sv32(int slot, const char *mode, const char *syscall)
+{
+    if (i386_gate_closed())
+        return;
+    struct hrun *r = new_run(slot);
+    r->profile = "i386";
+    RUN(r, H("syscalls32"), mode);
+    expect_status(r, SANDBOX_SV);
+    cr_assert_str_eq(r->res.syscall_name, syscall);
+    cr_assert_str_empty(r->out, "the denied call returned: %s", r->out);
+    expect_nothing_left(r);
+}
+
+/* The default profile refuses a 32-bit program's first call; i386 lets
+ * the same program work. */
+Test(hostile, i386_program_refused_in_default_profile)
+{
+    if (i386_gate_closed())
+        return;
+    struct hrun *r = new_run(839);
+    RUN(r, H("syscalls32"), "hello");
+    expect_status(r, SANDBOX_SV);
+    cr_assert_str_eq(r->res.syscall_name, "i386:write");
+    cr_assert_str_empty(r->out);
+}
+
+Test(hostile, i386_program_runs_in_i386_profile)
+{
+    if (i386_gate_closed())
+        return;
+    struct hrun *r = new_run(840);
+    r->profile = "i386";
+    RUN(r, H("syscalls32"), "hello");
+    expect_status(r, SANDBOX_OK);
+    cr_assert_str_eq(r->out, "hello32\n");
+}
+
+Test(hostile, i386_fork_bomb)
+{
+    if (i386_gate_closed())
+        return;
+    struct hrun *r = new_run(841);
+    r->profile = "i386";
+    r->limits.cpu_time = 0.5;
+    r->limits.wall_time = 2;
+    RUN(r, H("syscalls32"), "fork_bomb");
+    expect_status(r, SANDBOX_TLE);
+    expect_nothing_left(r);
+}
+
+/* inet sockets answer EACCES as in the default profile */
+Test(hostile, i386_inet_socket_refused)
+{
+    if (i386_gate_closed())
+        return;
+    struct hrun *r = new_run(842);
+    r->profile = "i386";
+    RUN(r, H("syscalls32"), "inet");
+    expect_status(r, SANDBOX_OK);
+    cr_assert_str_eq(r->out, "inet EACCES\n");
+}
+
+#define SV32_TEST(mode, slot, syscall)                                                    \
+    Test(hostile, i386_sv_##mode) { expect_sv32(slot, #mode, syscall); }
+
+SV32_TEST(socketcall, 843, "i386:socketcall")
+SV32_TEST(ptrace, 844, "i386:ptrace")
+SV32_TEST(mount, 845, "i386:mount")
+SV32_TEST(unshare, 860, "i386:unshare")
+SV32_TEST(clone_newnet, 861, "i386:clone")
+SV32_TEST(flock, 862, "i386:flock")
+SV32_TEST(lock64, 863, "i386:fcntl64")
+SV32_TEST(ipc, 864, "i386:ipc")
+SV32_TEST(vm86, 865, "i386:vm86")
+SV32_TEST(keyctl, 866, "i386:keyctl")
+SV32_TEST(io_uring, 870, "i386:io_uring_setup")
+SV32_TEST(cachestat, 871, "i386:cachestat")
+/* what a 32-bit program execs meets the same filter: the 64-bit
+ * program's ptrace is refused as ever */
+SV32_TEST(exec64, 872, "ptrace")
+
+/* A 64-bit program under i386 gets the default profile's filter. */
+Test(hostile, i386_profile_keeps_64_bit_denials)
+{
+    expect_sv(873, "i386", "flock", "flock");
+}
+
+Test(hostile, i386_profile_keeps_x32_refused)
+{
+    expect_sv(874, "i386", "x32", "x32:39");
+}
+
+Test(hostile, i386_profile_keeps_netlink_denied)
+{
+    expect_sv(875, "i386", "netlink", "socket");
+}
+
 /* The filter and its listener cover every process and thread of the box. */
 SV_TEST(child_ptrace, 970, "ptrace")
 SV_TEST(thread_ptrace, 971, "ptrace")
