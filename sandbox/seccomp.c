@@ -48,6 +48,14 @@
  * preallocation ioctls in their 32-bit encoding (struct space_resv is 44
  * bytes there). A 32-bit program's SysV object is denied, not observed.
  *
+ * "beam" is the default profile with one call fewer, for the Erlang VM
+ * (erlang, elixir): memfd_create answers EPERM. The BEAM's JIT (OTP 25)
+ * maps its code twice through a memfd it grows to 8 MiB with ftruncate,
+ * which RLIMIT_FSIZE - the run's output limit - refuses with SIGXFSZ:
+ * under a 1 MiB output limit every Erlang program died at start as OLE.
+ * Without a memfd the JIT falls back to one anonymous RWX mapping, which
+ * every contestant profile allows (PyPy's JIT maps executable memory).
+ *
  * Every profile refuses fallocate with any mode but 0 and the preallocation
  * ioctls (FS_IOC_RESVSP...): they reserve disk blocks beyond a file's size,
  * which RLIMIT_FSIZE never sees. The supervisor judges that OLE, not SV.
@@ -87,9 +95,9 @@
 
 #include "internal.h"
 
-const char *const sandbox_profiles[] = {"default", "jvm", "compile", "i386", NULL};
+const char *const sandbox_profiles[] = {"default", "jvm", "compile", "i386", "beam", NULL};
 
-enum { PROFILE_DEFAULT, PROFILE_JVM, PROFILE_COMPILE, PROFILE_I386 };
+enum { PROFILE_DEFAULT, PROFILE_JVM, PROFILE_COMPILE, PROFILE_I386, PROFILE_BEAM };
 
 /* System calls libseccomp 2.5 does not know by name, with their x86_64
  * numbers: denied ones must be denied by number, and a result names them. */
@@ -311,8 +319,11 @@ static int add_rules(scmp_filter_ctx ctx, int profile)
         rc = deny_space_reservation(ctx);
     /* jvm is the contestant profile too: native code a Java program starts
      * (or writes into its own memory) must meet the same filter. */
-    if (!rc && (profile == PROFILE_DEFAULT || profile == PROFILE_JVM || profile == PROFILE_I386))
+    if (!rc && profile != PROFILE_COMPILE)
         rc = deny_contestant_extras(ctx);
+    /* beam: the JIT's memfd would meet the output limit (see the top) */
+    if (!rc && profile == PROFILE_BEAM)
+        rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(memfd_create), 0);
     return rc;
 }
 

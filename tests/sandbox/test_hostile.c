@@ -10,7 +10,7 @@
  *
  * The suite uses its own run directory, cgroup parent and uid range, so it
  * never meets other users of the sandbox on this machine, and one slot per
- * test (830-849, 860-869, 880-899 and 900-979; test_cli.c has 850-859, 870-879 and
+ * test (800-849, 860-869, 880-899 and 900-979; test_cli.c has 850-859, 870-879 and
  * 980-999),
  * since criterion runs tests in
  * parallel processes.
@@ -1527,7 +1527,7 @@ Test(hostile, i386_program_refused_in_default_profile)
 {
     if (i386_gate_closed())
         return;
-    struct hrun *r = new_run(839);
+    struct hrun *r = new_run(800);
     RUN(r, H("syscalls32"), "hello");
     expect_status(r, SANDBOX_SV);
     cr_assert_str_eq(r->res.syscall_name, "i386:write");
@@ -1538,7 +1538,7 @@ Test(hostile, i386_program_runs_in_i386_profile)
 {
     if (i386_gate_closed())
         return;
-    struct hrun *r = new_run(840);
+    struct hrun *r = new_run(801);
     r->profile = "i386";
     RUN(r, H("syscalls32"), "hello");
     expect_status(r, SANDBOX_OK);
@@ -1549,7 +1549,7 @@ Test(hostile, i386_fork_bomb)
 {
     if (i386_gate_closed())
         return;
-    struct hrun *r = new_run(841);
+    struct hrun *r = new_run(802);
     r->profile = "i386";
     r->limits.cpu_time = 0.5;
     r->limits.wall_time = 2;
@@ -1563,7 +1563,7 @@ Test(hostile, i386_inet_socket_refused)
 {
     if (i386_gate_closed())
         return;
-    struct hrun *r = new_run(842);
+    struct hrun *r = new_run(803);
     r->profile = "i386";
     RUN(r, H("syscalls32"), "inet");
     expect_status(r, SANDBOX_OK);
@@ -1573,36 +1573,77 @@ Test(hostile, i386_inet_socket_refused)
 #define SV32_TEST(mode, slot, syscall)                                                    \
     Test(hostile, i386_sv_##mode) { expect_sv32(slot, #mode, syscall); }
 
-SV32_TEST(socketcall, 843, "i386:socketcall")
-SV32_TEST(ptrace, 844, "i386:ptrace")
-SV32_TEST(mount, 845, "i386:mount")
-SV32_TEST(unshare, 860, "i386:unshare")
-SV32_TEST(clone_newnet, 861, "i386:clone")
-SV32_TEST(flock, 862, "i386:flock")
-SV32_TEST(lock64, 863, "i386:fcntl64")
-SV32_TEST(ipc, 864, "i386:ipc")
-SV32_TEST(vm86, 865, "i386:vm86")
-SV32_TEST(keyctl, 866, "i386:keyctl")
-SV32_TEST(io_uring, 870, "i386:io_uring_setup")
-SV32_TEST(cachestat, 871, "i386:cachestat")
+SV32_TEST(socketcall, 804, "i386:socketcall")
+SV32_TEST(ptrace, 805, "i386:ptrace")
+SV32_TEST(mount, 806, "i386:mount")
+SV32_TEST(unshare, 807, "i386:unshare")
+SV32_TEST(clone_newnet, 808, "i386:clone")
+SV32_TEST(flock, 809, "i386:flock")
+SV32_TEST(lock64, 810, "i386:fcntl64")
+SV32_TEST(ipc, 811, "i386:ipc")
+SV32_TEST(vm86, 812, "i386:vm86")
+SV32_TEST(keyctl, 813, "i386:keyctl")
+SV32_TEST(io_uring, 814, "i386:io_uring_setup")
+SV32_TEST(cachestat, 815, "i386:cachestat")
 /* what a 32-bit program execs meets the same filter: the 64-bit
  * program's ptrace is refused as ever */
-SV32_TEST(exec64, 872, "ptrace")
+SV32_TEST(exec64, 816, "ptrace")
 
 /* A 64-bit program under i386 gets the default profile's filter. */
 Test(hostile, i386_profile_keeps_64_bit_denials)
 {
-    expect_sv(873, "i386", "flock", "flock");
+    expect_sv(817, "i386", "flock", "flock");
 }
 
 Test(hostile, i386_profile_keeps_x32_refused)
 {
-    expect_sv(874, "i386", "x32", "x32:39");
+    expect_sv(818, "i386", "x32", "x32:39");
 }
 
 Test(hostile, i386_profile_keeps_netlink_denied)
 {
-    expect_sv(875, "i386", "netlink", "socket");
+    expect_sv(819, "i386", "netlink", "socket");
+}
+
+/* ---- the beam profile (erlang, elixir): the default with one call fewer.
+ * memfd_create answers EPERM, so the BEAM's JIT maps its code once instead
+ * of through a memfd the output limit's RLIMIT_FSIZE would stop; the rest
+ * is the default profile's. */
+Test(hostile, beam_profile_refuses_memfd)
+{
+    struct hrun *r = new_run(820);
+    r->profile = "beam";
+    RUN(r, H("syscalls"), "memfd");
+    expect_status(r, SANDBOX_OK);
+    cr_assert_str_eq(r->out, "memfd -1 EPERM\n");
+}
+
+Test(hostile, default_profile_keeps_memfd)
+{
+    struct hrun *r = new_run(821);
+    RUN(r, H("syscalls"), "memfd");
+    expect_status(r, SANDBOX_OK);
+    cr_assert(strstr(r->out, " ok"), "memfd_create failed: %s", r->out);
+}
+
+Test(hostile, beam_fork_bomb)
+{
+    struct hrun *r = new_run(822);
+    r->profile = "beam";
+    r->limits.cpu_time = 0.5;
+    r->limits.wall_time = 2;
+    RUN(r, H("fork_bomb"));
+    expect_status(r, SANDBOX_TLE);
+    expect_nothing_left(r);
+}
+
+Test(hostile, beam_profile_keeps_ptrace_denied) { expect_sv(823, "beam", "ptrace", "ptrace"); }
+Test(hostile, beam_profile_keeps_flock_denied) { expect_sv(825, "beam", "flock", "flock"); }
+Test(hostile, beam_profile_keeps_netlink_denied) { expect_sv(824, "beam", "netlink", "socket"); }
+Test(hostile, beam_profile_keeps_int80_refused)
+{
+    if (!i386_gate_closed())
+        expect_sv(826, "beam", "int80", "i386:getpid");
 }
 
 /* The filter and its listener cover every process and thread of the box. */
