@@ -456,6 +456,10 @@ bool seccomp_is_observed(int nr, uint32_t arch)
 
 bool seccomp_reserves_space(int nr, uint32_t arch)
 {
+    /* the i386 profile's 32-bit programs: the same two calls, their numbers */
+    if (arch == AUDIT_ARCH_I386)
+        return nr == seccomp_syscall_resolve_name_arch(SCMP_ARCH_X86, "fallocate") ||
+               nr == seccomp_syscall_resolve_name_arch(SCMP_ARCH_X86, "ioctl");
     return arch == AUDIT_ARCH_X86_64 && (nr == SCMP_SYS(fallocate) || nr == SCMP_SYS(ioctl));
 }
 

@@ -7,6 +7,8 @@
 #   socketcall socket(AF_INET) through the socketcall multiplexer
 #   ptrace mount unshare clone_newnet flock lock64 ipc vm86 keyctl
 #   io_uring cachestat   one forbidden call each (int 0x80)
+#   fallocate  fallocate(stdout, FALLOC_FL_KEEP_SIZE, 0, 256 MiB): disk
+#              blocks beyond the file's size, which RLIMIT_FSIZE never sees
 #   exec64     execve of a 64-bit program (/hostile/syscalls ptrace): the
 #              filter stays, so its 64-bit ptrace is refused too
 # A call that returns prints "<mode> returned" (never expected but hello's
@@ -27,7 +29,8 @@ modes:      .long m_hello, do_hello, m_fork, do_fork, m_inet, do_inet
             .long m_ptrace, do_ptrace, m_mount, do_mount, m_unshare, do_unshare
             .long m_clone, do_clone, m_flock, do_flock, m_lock64, do_lock64
             .long m_ipc, do_ipc, m_vm86, do_vm86, m_keyctl, do_keyctl
-            .long m_io_uring, do_io_uring, m_cachestat, do_cachestat, 0
+            .long m_io_uring, do_io_uring, m_cachestat, do_cachestat
+            .long m_fallocate, do_fallocate, 0
 m_hello:    .asciz "hello"
 m_fork:     .asciz "fork_bomb"
 m_inet:     .asciz "inet"
@@ -44,6 +47,7 @@ m_vm86:     .asciz "vm86"
 m_keyctl:   .asciz "keyctl"
 m_io_uring: .asciz "io_uring"
 m_cachestat: .asciz "cachestat"
+m_fallocate: .asciz "fallocate"
 
         .text
         .globl  _start
@@ -200,5 +204,15 @@ do_cachestat:
         xor     ecx, ecx
         xor     edx, edx
         xor     esi, esi
+        int     0x80
+        jmp     came_back
+do_fallocate:
+        mov     eax, 324                       # fallocate(1, KEEP_SIZE, 0, 256 MiB)
+        mov     ebx, 1
+        mov     ecx, 1
+        xor     edx, edx                       # offset, low and high halves
+        xor     esi, esi
+        mov     edi, 0x10000000                # length, low and high halves
+        xor     ebp, ebp
         int     0x80
         jmp     came_back

@@ -1589,6 +1589,24 @@ SV32_TEST(cachestat, 815, "i386:cachestat")
  * program's ptrace is refused as ever */
 SV32_TEST(exec64, 816, "ptrace")
 
+/* blocks reserved beyond the file's size are OLE, as for a 64-bit program */
+Test(hostile, i386_fallocate_keep_size_on_stdout)
+{
+    if (i386_gate_closed())
+        return;
+    struct hrun *r = new_run(827);
+    r->profile = "i386";
+    r->limits.output = MiB;
+    RUN(r, H("syscalls32"), "fallocate");
+    expect_status(r, SANDBOX_OLE);
+    cr_assert(strstr(r->res.message, "reserve disk space"), "message: %s", r->res.message);
+    struct stat st;
+    cr_assert_eq(stat(r->out_path, &st), 0);
+    cr_assert_leq((long long)st.st_blocks * 512, 64 << 10, "%lld bytes allocated",
+                  (long long)st.st_blocks * 512);
+    expect_nothing_left(r);
+}
+
 /* A 64-bit program under i386 gets the default profile's filter. */
 Test(hostile, i386_profile_keeps_64_bit_denials)
 {
