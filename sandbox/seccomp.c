@@ -44,6 +44,7 @@
  * multiplexers (their arguments sit in memory, out of a filter's reach:
  * a socket family could not be checked; the direct socket call, which
  * i386 has since Linux 4.3, is checked as on x86_64), vm86 and vm86old,
+ * the old umount, stime, clock_settime64 and clock_adjtime64,
  * fcntl64's lock and notify commands (F_GETLK64... as well), and the
  * preallocation ioctls in their 32-bit encoding (struct space_resv is 44
  * bytes there). A 32-bit program's SysV object is denied, not observed.
@@ -161,8 +162,13 @@ static const int namespace_flags[] = {
 
 static const int denied_socket_families_everywhere[] = {AF_VSOCK};
 
-/* i386 profile only: calls only the i386 table has, refused (see the top). */
-static const char *const denied_to_i386[] = {"socketcall", "ipc", "vm86", "vm86old"};
+/* i386 profile only: calls only the i386 table has, refused (see the top):
+ * the multiplexers, vm86, and the i386 spellings of calls denied by name on
+ * x86_64 (the old umount, stime and the 64-bit-time clock setters). */
+static const char *const denied_to_i386[] = {
+    "socketcall", "ipc", "vm86", "vm86old", "umount", "stime", "clock_settime64",
+    "clock_adjtime64",
+};
 /* fcntl64's lock and notify commands: the 64-bit ones plus F_GETLK64,
  * F_SETLK64 and F_SETLKW64 (12-14), which only the i386 table takes. */
 static const int denied_fcntl64_commands[] = {
@@ -260,15 +266,18 @@ static int deny_contestant_extras(scmp_filter_ctx ctx)
     return rc;
 }
 
-/* What only the i386 table has (see the top); the rules name i386 calls,
- * so libseccomp adds them to that table only (x86_64 gets pseudo numbers,
- * negative, which no call has). */
+/* What only the i386 table has (see the top). Calls x86_64 lacks get a
+ * pseudo number there (negative: no call has it); the 32-bit ioctl numbers
+ * reach x86_64's table too, where no ioctl has them. */
 static int deny_i386_extras(scmp_filter_ctx ctx)
 {
     int rc = 0;
-    for (size_t i = 0; !rc && i < sizeof denied_to_i386 / sizeof *denied_to_i386; i++)
-        rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, seccomp_syscall_resolve_name(denied_to_i386[i]), 0);
-    for (size_t i = 0; !rc && i < sizeof denied_fcntl64_commands / sizeof *denied_fcntl64_commands; i++)
+    for (size_t i = 0; !rc && i < sizeof denied_to_i386 / sizeof *denied_to_i386; i++) {
+        int nr = seccomp_syscall_resolve_name(denied_to_i386[i]);
+        rc = nr == __NR_SCMP_ERROR ? -ENOENT : seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 0);
+    }
+    const size_t commands = sizeof denied_fcntl64_commands / sizeof *denied_fcntl64_commands;
+    for (size_t i = 0; !rc && i < commands; i++)
         rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(fcntl64), 1,
                               LOW32(1, denied_fcntl64_commands[i]));
     for (size_t i = 0; !rc && i < sizeof space_ioctls_i386 / sizeof *space_ioctls_i386; i++)
@@ -352,14 +361,20 @@ static size_t newer_than_review(struct sock_filter *insns)
         if (newer_calls[i].nr >= 424 && denied_everywhere_by_name(newer_calls[i].name) &&
             seccomp_syscall_resolve_name(newer_calls[i].name) == __NR_SCMP_ERROR)
             nrs[k++] = (unsigned)newer_calls[i].nr;
+    /* jump offsets count the instructions skipped: k tests, the JA, the RET */
+    const unsigned char to_ret = (unsigned char)(k + 1), past = (unsigned char)(k + 4);
     size_t n = 0;
-    insns[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch));
+    insns[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+                                              offsetof(struct seccomp_data, arch));
     insns[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0);
-    insns[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_I386, 0, (unsigned char)(k + 4));
-    insns[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr));
-    insns[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JGT | BPF_K, SANDBOX_SYSCALL_REVIEWED, (unsigned char)(k + 1), 0);
+    insns[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_I386, 0, past);
+    insns[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+                                              offsetof(struct seccomp_data, nr));
+    insns[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JGT | BPF_K, SANDBOX_SYSCALL_REVIEWED,
+                                              to_ret, 0);
     for (unsigned i = 0; i < k; i++)
-        insns[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, nrs[i], (unsigned char)(k - i), 0);
+        insns[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, nrs[i],
+                                                  (unsigned char)(k - i), 0);
     insns[n++] = (struct sock_filter)BPF_STMT(BPF_JMP | BPF_JA, 1);
     insns[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF);
     return n;

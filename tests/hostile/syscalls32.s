@@ -5,7 +5,7 @@
 #   fork_bomb  fork forever, parent and children alike
 #   inet       socket(AF_INET): prints "inet EACCES" when refused so
 #   socketcall socket(AF_INET) through the socketcall multiplexer
-#   ptrace mount unshare clone_newnet flock lock64 ipc vm86 keyctl
+#   ptrace mount umount unshare clone_newnet flock lock64 ipc vm86 keyctl
 #   io_uring cachestat   one forbidden call each (int 0x80)
 #   fallocate  fallocate(stdout, FALLOC_FL_KEEP_SIZE, 0, 256 MiB): disk
 #              blocks beyond the file's size, which RLIMIT_FSIZE never sees
@@ -30,7 +30,7 @@ modes:      .long m_hello, do_hello, m_fork, do_fork, m_inet, do_inet
             .long m_clone, do_clone, m_flock, do_flock, m_lock64, do_lock64
             .long m_ipc, do_ipc, m_vm86, do_vm86, m_keyctl, do_keyctl
             .long m_io_uring, do_io_uring, m_cachestat, do_cachestat
-            .long m_fallocate, do_fallocate, 0
+            .long m_fallocate, do_fallocate, m_umount, do_umount, 0
 m_hello:    .asciz "hello"
 m_fork:     .asciz "fork_bomb"
 m_inet:     .asciz "inet"
@@ -48,6 +48,7 @@ m_keyctl:   .asciz "keyctl"
 m_io_uring: .asciz "io_uring"
 m_cachestat: .asciz "cachestat"
 m_fallocate: .asciz "fallocate"
+m_umount:   .asciz "umount"
 
         .text
         .globl  _start
@@ -214,5 +215,10 @@ do_fallocate:
         xor     esi, esi
         mov     edi, 0x10000000                # length, low and high halves
         xor     ebp, ebp
+        int     0x80
+        jmp     came_back
+do_umount:
+        mov     eax, 22                        # umount(0): the old one, i386 only
+        xor     ebx, ebx
         int     0x80
         jmp     came_back
