@@ -63,9 +63,11 @@ oversubscribe: true
 pools:
   native: {languages: [c, c99, c11, cpp, cpp03, cpp11, cpp14, cpp17, cpp03_clang, cpp11_clang, cpp14_clang,
                        cpp17_clang, cpp20_clang, rust, go, pascal, d, haskell, ocaml, csharp, fortran, ada,
-                       objc, lisp],
+                       objc, lisp,
+                       nasm, nasm32, gas, gas32, cobol],
            slots: 2}
-  python: {languages: [python3, pypy3, ruby, php, perl, lua, bash, tcl, prolog], slots: 1}
+  python: {languages: [python3, pypy3, ruby, php, perl, lua, bash, tcl, prolog,
+                       erlang, elixir], slots: 1}
   java:   {languages: [java, javascript, kotlin], slots: 1}
 api:
   listen: 127.0.0.1:0

@@ -76,7 +76,7 @@ void cli_usage(FILE *out)
         "environment:\n"
         "  --env NAME=VALUE   add to the program's environment, which is otherwise\n"
         "                     only PATH=/usr/local/bin:/usr/bin:/bin (repeatable)\n"
-        "  --profile NAME     seccomp profile: default, jvm, compile\n"
+        "  --profile NAME     seccomp profile: default, jvm, compile, i386, beam\n"
         "box:\n"
         "  --slot N           sandbox slot 0..%d: uid/gid 60000+N, own cgroup and\n"
         "                     network namespace; one run per slot at a time (the\n"

@@ -265,7 +265,7 @@ __attribute__((noreturn)) void box_keeper_main(const struct box_boot *boot);
 struct keeper;  /* sandbox.c: a slot's keeper, seen from the supervisor */
 
 /* ---- the context ----------------------------------------------------- */
-#define SB_PROFILE_COUNT 3
+#define SB_PROFILE_COUNT 5
 
 struct sandbox {
     char run_dir[SB_RUN_DIR_MAX + 1];

@@ -417,7 +417,7 @@ static int check_job(const struct sandbox_job *job, int *profile, char *err, siz
         return -1;
     }
     if ((*profile = seccomp_profile_index(job->profile)) < 0) {
-        sb_errf(err, len, "unknown profile '%s' (known: default, jvm, compile)", job->profile);
+        sb_errf(err, len, "unknown profile '%s' (known: default, jvm, compile, i386, beam)", job->profile);
         return -1;
     }
     if (job->pass_fd_count < 0 || job->pass_fd_count > SANDBOX_MAX_PASS_FDS ||

@@ -34,6 +34,29 @@
  * A Java program gets nothing more than a C one: native code it starts, or
  * writes into its own memory, meets the same filter.
  *
+ * "i386" is the contestant filter for 32-bit x86 programs (assembly
+ * languages nasm32 and gas32, which make their system calls through int
+ * 0x80): every other profile refuses the i386 gate as a bad architecture.
+ * It is the default profile's list applied to both tables, x86_64 and
+ * i386 (libseccomp translates each call by name), so a 32-bit program gets
+ * nothing a 64-bit one does not, and what it execs meets the same filter.
+ * What only the i386 table has is refused besides: the socketcall and ipc
+ * multiplexers (their arguments sit in memory, out of a filter's reach:
+ * a socket family could not be checked; the direct socket call, which
+ * i386 has since Linux 4.3, is checked as on x86_64), vm86 and vm86old,
+ * the old umount, stime, clock_settime64 and clock_adjtime64,
+ * fcntl64's lock and notify commands (F_GETLK64... as well), and the
+ * preallocation ioctls in their 32-bit encoding (struct space_resv is 44
+ * bytes there). A 32-bit program's SysV object is denied, not observed.
+ *
+ * "beam" is the default profile with one call fewer, for the Erlang VM
+ * (erlang, elixir): memfd_create answers EPERM. The BEAM's JIT (OTP 25)
+ * maps its code twice through a memfd it grows to 8 MiB with ftruncate,
+ * which RLIMIT_FSIZE - the run's output limit - refuses with SIGXFSZ:
+ * under a 1 MiB output limit every Erlang program died at start as OLE.
+ * Without a memfd the JIT falls back to one anonymous RWX mapping, which
+ * every contestant profile allows (PyPy's JIT maps executable memory).
+ *
  * Every profile refuses fallocate with any mode but 0 and the preallocation
  * ioctls (FS_IOC_RESVSP...): they reserve disk blocks beyond a file's size,
  * which RLIMIT_FSIZE never sees. The supervisor judges that OLE, not SV.
@@ -73,9 +96,9 @@
 
 #include "internal.h"
 
-const char *const sandbox_profiles[] = {"default", "jvm", "compile", NULL};
+const char *const sandbox_profiles[] = {"default", "jvm", "compile", "i386", "beam", NULL};
 
-enum { PROFILE_DEFAULT, PROFILE_JVM, PROFILE_COMPILE };
+enum { PROFILE_DEFAULT, PROFILE_JVM, PROFILE_COMPILE, PROFILE_I386, PROFILE_BEAM };
 
 /* System calls libseccomp 2.5 does not know by name, with their x86_64
  * numbers: denied ones must be denied by number, and a result names them. */
@@ -139,6 +162,23 @@ static const int namespace_flags[] = {
 
 static const int denied_socket_families_everywhere[] = {AF_VSOCK};
 
+/* i386 profile only: calls only the i386 table has, refused (see the top):
+ * the multiplexers, vm86, and the i386 spellings of calls denied by name on
+ * x86_64 (the old umount, stime and the 64-bit-time clock setters). */
+static const char *const denied_to_i386[] = {
+    "socketcall", "ipc", "vm86", "vm86old", "umount", "stime", "clock_settime64",
+    "clock_adjtime64",
+};
+/* fcntl64's lock and notify commands: the 64-bit ones plus F_GETLK64,
+ * F_SETLK64 and F_SETLKW64 (12-14), which only the i386 table takes. */
+static const int denied_fcntl64_commands[] = {
+    F_GETLK, F_SETLK, F_SETLKW, 12, 13, 14, F_OFD_GETLK, F_OFD_SETLK, F_OFD_SETLKW, F_NOTIFY,
+};
+/* The preallocation ioctls as a 32-bit program encodes them (fs/ioctl.c,
+ * FS_IOC_RESVSP_32...): _IOW('X', 40..43 and 57, 44 bytes). */
+static const unsigned space_ioctls_i386[] = {0x402c5828, 0x402c5829, 0x402c582a, 0x402c582b,
+                                             0x402c5839};
+
 int seccomp_profile_index(const char *name)
 {
     if (!name)
@@ -163,6 +203,8 @@ static int deny_name(scmp_filter_ctx ctx, const char *name)
     int nr = syscall_number(name);
     if (nr == __NR_SCMP_ERROR)
         return -ENOENT;  /* a typo in the list: fail loudly, never allow */
+    if (seccomp_syscall_resolve_name(name) == __NR_SCMP_ERROR)
+        return nr >= 424 ? 0 : -ENOENT;  /* newer than libseccomp: the prefix denies it */
     return seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 0);
 }
 
@@ -224,6 +266,26 @@ static int deny_contestant_extras(scmp_filter_ctx ctx)
     return rc;
 }
 
+/* What only the i386 table has (see the top). Calls x86_64 lacks get a
+ * pseudo number there (negative: no call has it); the 32-bit ioctl numbers
+ * reach x86_64's table too, where no ioctl has them. */
+static int deny_i386_extras(scmp_filter_ctx ctx)
+{
+    int rc = 0;
+    for (size_t i = 0; !rc && i < sizeof denied_to_i386 / sizeof *denied_to_i386; i++) {
+        int nr = seccomp_syscall_resolve_name(denied_to_i386[i]);
+        rc = nr == __NR_SCMP_ERROR ? -ENOENT : seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 0);
+    }
+    const size_t commands = sizeof denied_fcntl64_commands / sizeof *denied_fcntl64_commands;
+    for (size_t i = 0; !rc && i < commands; i++)
+        rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(fcntl64), 1,
+                              LOW32(1, denied_fcntl64_commands[i]));
+    for (size_t i = 0; !rc && i < sizeof space_ioctls_i386 / sizeof *space_ioctls_i386; i++)
+        rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(ioctl), 1,
+                              LOW32(1, space_ioctls_i386[i]));
+    return rc;
+}
+
 /* A run that made no entry in /tmp or a private /box leaves them as it
  * found them, so the keeper keeps them for the next run: it tells by the
  * root directory's ctime (mnt.c). An O_TMPFILE file is an inode without an
@@ -244,7 +306,10 @@ static int refuse_unnamed_files(scmp_filter_ctx ctx)
 
 static int add_rules(scmp_filter_ctx ctx, int profile)
 {
-    int rc = 0;
+    /* first: libseccomp turns each socket rule into a socketcall rule on
+     * the i386 table too, whose actions would clash (EEXIST) unless
+     * socketcall is already refused whatever its arguments */
+    int rc = profile == PROFILE_I386 ? deny_i386_extras(ctx) : 0;
     for (size_t i = 0; !rc && i < sizeof observed_calls / sizeof *observed_calls; i++)
         rc = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, syscall_number(observed_calls[i]), 0);
     if (!rc)
@@ -263,22 +328,57 @@ static int add_rules(scmp_filter_ctx ctx, int profile)
         rc = deny_space_reservation(ctx);
     /* jvm is the contestant profile too: native code a Java program starts
      * (or writes into its own memory) must meet the same filter. */
-    if (!rc && (profile == PROFILE_DEFAULT || profile == PROFILE_JVM))
+    if (!rc && profile != PROFILE_COMPILE)
         rc = deny_contestant_extras(ctx);
+    /* beam: the JIT's memfd would meet the output limit (see the top) */
+    if (!rc && profile == PROFILE_BEAM)
+        rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(memfd_create), 0);
     return rc;
 }
 
-/* Runs before libseccomp's program: on x86_64, a call numbered above the
- * reviewed table (newer than this filter) raises a notification. It falls
- * through to libseccomp's program otherwise, which reloads what it needs;
- * its jumps are relative, so prepending does not move their targets. */
-static const struct sock_filter newer_than_review[] = {
-    BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
-    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 0, 3),
-    BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-    BPF_JUMP(BPF_JMP | BPF_JGT | BPF_K, SANDBOX_SYSCALL_REVIEWED, 0, 1),
-    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF),
-};
+/* Runs before libseccomp's program, on x86_64 and i386 (whose calls from
+ * 424 on have the same numbers): a call numbered above the reviewed table
+ * (newer than this filter) raises a notification, and so does a denied
+ * call libseccomp 2.5 does not know by name (all numbered 424 or above).
+ * libseccomp cannot place those on the i386 table: it finds a call's
+ * number there through its x86_64 name. Anything else falls through to
+ * libseccomp's program, which reloads what it needs; its jumps are
+ * relative, so prepending does not move their targets. */
+enum { PREFIX_MAX = 8 + sizeof newer_calls / sizeof *newer_calls };
+
+static bool denied_everywhere_by_name(const char *name)
+{
+    for (size_t i = 0; i < sizeof denied_everywhere / sizeof *denied_everywhere; i++)
+        if (!strcmp(denied_everywhere[i], name))
+            return true;
+    return false;
+}
+
+static size_t newer_than_review(struct sock_filter *insns)
+{
+    unsigned k = 0, nrs[sizeof newer_calls / sizeof *newer_calls];
+    for (size_t i = 0; i < sizeof newer_calls / sizeof *newer_calls; i++)
+        if (newer_calls[i].nr >= 424 && denied_everywhere_by_name(newer_calls[i].name) &&
+            seccomp_syscall_resolve_name(newer_calls[i].name) == __NR_SCMP_ERROR)
+            nrs[k++] = (unsigned)newer_calls[i].nr;
+    /* jump offsets count the instructions skipped: k tests, the JA, the RET */
+    const unsigned char to_ret = (unsigned char)(k + 1), past = (unsigned char)(k + 4);
+    size_t n = 0;
+    insns[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+                                              offsetof(struct seccomp_data, arch));
+    insns[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0);
+    insns[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_I386, 0, past);
+    insns[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+                                              offsetof(struct seccomp_data, nr));
+    insns[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JGT | BPF_K, SANDBOX_SYSCALL_REVIEWED,
+                                              to_ret, 0);
+    for (unsigned i = 0; i < k; i++)
+        insns[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, nrs[i],
+                                                  (unsigned char)(k - i), 0);
+    insns[n++] = (struct sock_filter)BPF_STMT(BPF_JMP | BPF_JA, 1);
+    insns[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF);
+    return n;
+}
 
 /* libseccomp 2.5 exports only to a file descriptor: go through a memfd. */
 static int export_program(scmp_filter_ctx ctx, struct seccomp_prog *out)
@@ -291,7 +391,8 @@ static int export_program(scmp_filter_ctx ctx, struct seccomp_prog *out)
     if (rc == 0 && fstat(fd, &st) < 0)
         rc = -errno;
     if (rc == 0) {
-        size_t n = (size_t)st.st_size, pre = sizeof newer_than_review;
+        struct sock_filter prefix[PREFIX_MAX];
+        size_t n = (size_t)st.st_size, pre = newer_than_review(prefix) * sizeof *prefix;
         struct sock_filter *insns = malloc(pre + n);
         if (!insns)
             rc = -ENOMEM;
@@ -299,7 +400,7 @@ static int export_program(scmp_filter_ctx ctx, struct seccomp_prog *out)
             free(insns);
             rc = -EIO;
         } else {
-            memcpy(insns, newer_than_review, pre);
+            memcpy(insns, prefix, pre);
             out->fprog.len = (unsigned short)((pre + n) / sizeof *insns);
             out->fprog.filter = insns;
         }
@@ -320,6 +421,9 @@ int seccomp_build(int profile, struct seccomp_prog *out, char *err, size_t len)
     int rc = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_NNP, 0);
     if (!rc)
         rc = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_NOTIFY);
+    /* i386: the same rules on the 32-bit table too (see the top) */
+    if (!rc && profile == PROFILE_I386)
+        rc = seccomp_arch_add(ctx, SCMP_ARCH_X86);
     /* A binary tree of system call numbers instead of a linear list: the
      * kernel runs the filter over every number when it is loaded (to cache
      * what is always allowed), which halves the load from 0.13 ms. */
@@ -367,6 +471,10 @@ bool seccomp_is_observed(int nr, uint32_t arch)
 
 bool seccomp_reserves_space(int nr, uint32_t arch)
 {
+    /* the i386 profile's 32-bit programs: the same two calls, their numbers */
+    if (arch == AUDIT_ARCH_I386)
+        return nr == seccomp_syscall_resolve_name_arch(SCMP_ARCH_X86, "fallocate") ||
+               nr == seccomp_syscall_resolve_name_arch(SCMP_ARCH_X86, "ioctl");
     return arch == AUDIT_ARCH_X86_64 && (nr == SCMP_SYS(fallocate) || nr == SCMP_SYS(ioctl));
 }
 
@@ -375,7 +483,9 @@ void seccomp_describe(int nr, uint32_t arch, char *name, size_t len)
     char *resolved = seccomp_syscall_resolve_num_arch(arch, nr);
     if (arch != SCMP_ARCH_X86_64 && arch != seccomp_arch_native()) {
         const char *abi = arch == SCMP_ARCH_X86 ? "i386" : arch == SCMP_ARCH_X32 ? "x32" : "foreign";
-        snprintf(name, len, "%s:%s", abi, resolved ? resolved : "?");
+        /* i386 numbers from 424 on are x86_64's: libseccomp may not know them */
+        const char *newer = arch == SCMP_ARCH_X86 && nr >= 424 ? newer_call_name(nr) : NULL;
+        snprintf(name, len, "%s:%s", abi, resolved ? resolved : newer ? newer : "?");
     } else if ((nr & 0x40000000) && arch == SCMP_ARCH_X86_64) {
         snprintf(name, len, "x32:%d", nr & ~0x40000000);
     } else if (resolved) {

@@ -73,14 +73,33 @@ static char *source_in(json_t *list)
     return NULL;
 }
 
-/* the bench source of language id: one of the extensions it is the default
- * for (Prolog's .pro, not Perl's .pl), else of its extensions (PyPy's .py);
- * NULL when there is none */
+/* sieve_ID.EXT for the first of list's extensions that has one: a
+ * language that shares its extension but not its source language (nasm32's
+ * .asm is 32-bit code, nasm's 64-bit) */
+static char *own_source_in(const char *id, json_t *list)
+{
+    json_t *e;
+    size_t i;
+    json_array_foreach(list, i, e) {
+        char path[512];
+        struct stat st;
+        snprintf(path, sizeof path, "%s/sieve_%s%s", SOURCES, id, json_string_value(e));
+        if (!stat(path, &st))
+            return strdup(path);
+    }
+    return NULL;
+}
+
+/* the bench source of language id: its own (sieve_ID.EXT), else one of the
+ * extensions it is the default for (Prolog's .pro, not Perl's .pl), else of
+ * its extensions (PyPy's .py); NULL when there is none */
 static char *source_of(struct runner *r, const char *id)
 {
     char *text = runner_language_json(r, id);
     json_t *o = text ? json_loads(text, 0, NULL) : NULL;
-    char *found = source_in(json_object_get(o, "default_for"));
+    char *found = own_source_in(id, json_object_get(o, "extensions"));
+    if (!found)
+        found = source_in(json_object_get(o, "default_for"));
     if (!found)
         found = source_in(json_object_get(o, "extensions"));
     json_decref(o);

@@ -12,7 +12,8 @@
  *   posix_lock, ofd_lock, getlk (record locks on /usr/bin/env, which every
  *   box can read), lock_high (F_SETLK with bits above 32 set in the command
  *   register), inotify, dnotify (both see other boxes open a shared file),
- *   nr N (the raw system call N, every argument -1),
+ *   nr N (the raw system call N, every argument -1), memfd (memfd_create:
+ *   the beam profile answers EPERM),
  *   without arguments (as a submission): "MODE [N]" from stdin,
  *   child_ptrace (from a forked child, the parent waits),
  *   thread_ptrace (from a second thread, the main one keeps printing)
@@ -31,6 +32,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/inotify.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/ptrace.h>
 #include <sys/socket.h>
@@ -192,6 +194,8 @@ int main(int argc, char **argv)
         __asm__ volatile("int $0x81" : "=a"(rc) : "a"(20L) : "memory");
         return done(m, rc);
     }
+    if (!strcmp(m, "memfd"))
+        return done(m, memfd_create("vmem", 0));
     if (!strcmp(m, "x32"))
         return done(m, syscall(0x40000000 | 39 /* x32 getpid */));
     if (!strcmp(m, "child_ptrace")) {

@@ -263,6 +263,8 @@ Test(solutions, divisors, .timeout = 600) { judge_all_solutions_of("divisors"); 
 Test(solutions, yesno, .timeout = 600) { judge_all_solutions_of("yesno"); }
 Test(solutions, ratio, .timeout = 600) { judge_all_solutions_of("ratio"); }
 Test(solutions, pairsum, .timeout = 600) { judge_all_solutions_of("pairsum"); }
+/* DMOJ's self-test as a problem: each language's "echo the first line" */
+Test(solutions, echo, .timeout = 600) { judge_all_solutions_of("echo"); }
 
 /* ---- compile-time attacks ---- */
 

@@ -51,7 +51,7 @@
 #endif
 
 /* Private to this build tree (see CMakeLists.txt); slots 980-999, 850-859
- * and 870-879 here, test_hostile.c has 830-849, 860-869 and 880-979. */
+ * and 870-879 here, test_hostile.c has 800-849, 860-869 and 880-979. */
 #define RUN_DIR TEST_RUN_DIR
 #define CGROUP_PARENT TEST_CGROUP_PARENT
 /* Servers started by one test alone, beside RUN_DIR's. */

@@ -1,0 +1,111 @@
+; Expected: AC. A+B in NASM, 32-bit x86 Linux (i386 system calls through
+; int 0x80: read 3, write 4, exit 1), no libc. The numbers need 64 bits: a
+; value is kept in edx:eax.
+section .bss
+buf:    resb 4096
+out:    resb 32
+tmp:    resd 2
+a:      resd 2
+
+section .text
+global _start
+
+; esi = cursor, edi = end; returns edx:eax = the next signed integer
+read_int:
+        xor     eax, eax
+        xor     edx, edx
+        xor     ecx, ecx                ; ecx = 1 if negative
+.skip:  cmp     esi, edi
+        jae     .done
+        movzx   ebx, byte [esi]
+        cmp     bl, '-'
+        je      .neg
+        cmp     bl, '0'
+        jae     .digits
+        inc     esi
+        jmp     .skip
+.neg:   mov     ecx, 1
+        inc     esi
+.digits:
+        cmp     esi, edi
+        jae     .done
+        movzx   ebx, byte [esi]
+        sub     ebx, '0'
+        cmp     ebx, 9
+        ja      .done
+        shld    edx, eax, 1             ; edx:eax *= 10, as x*2 + x*8
+        shl     eax, 1
+        mov     [tmp], eax
+        mov     [tmp + 4], edx
+        shld    edx, eax, 2
+        shl     eax, 2
+        add     eax, [tmp]
+        adc     edx, [tmp + 4]
+        add     eax, ebx
+        adc     edx, 0
+        inc     esi
+        jmp     .digits
+.done:  test    ecx, ecx
+        jz      .ret
+        neg     eax                     ; 64-bit negation
+        adc     edx, 0
+        neg     edx
+.ret:   ret
+
+_start:
+        xor     ebp, ebp                ; bytes read so far
+.read:  mov     eax, 3                  ; read(0, buf + ebp, 4096 - ebp)
+        xor     ebx, ebx
+        lea     ecx, [buf + ebp]
+        mov     edx, 4096
+        sub     edx, ebp
+        jz      .parse
+        int     0x80
+        test    eax, eax
+        jle     .parse
+        add     ebp, eax
+        jmp     .read
+.parse: mov     esi, buf
+        lea     edi, [buf + ebp]
+        call    read_int
+        mov     [a], eax
+        mov     [a + 4], edx
+        call    read_int
+        add     eax, [a]                ; a + b
+        adc     edx, [a + 4]
+        mov     ebp, edx                ; keep the sign
+        test    edx, edx
+        jns     .print
+        neg     eax
+        adc     edx, 0
+        neg     edx
+.print: lea     edi, [out + 31]         ; digits from the end of out backwards
+        mov     byte [edi], 10
+        mov     ecx, 10
+.digit: mov     ebx, eax                ; edx:eax /= 10, the high half first
+        mov     eax, edx
+        xor     edx, edx
+        div     ecx
+        mov     esi, eax                ; quotient's high half
+        mov     eax, ebx
+        div     ecx                     ; edx = remainder of the high half
+        add     dl, '0'
+        dec     edi
+        mov     [edi], dl
+        mov     edx, esi
+        mov     ebx, eax
+        or      ebx, edx
+        jnz     .digit
+        test    ebp, ebp
+        jns     .write
+        dec     edi
+        mov     byte [edi], '-'
+.write: mov     eax, 4                  ; write(1, edi, out + 32 - edi)
+        mov     ebx, 1
+        mov     ecx, edi
+        lea     edx, [out + 32]
+        sub     edx, edi
+        int     0x80
+        mov     eax, 1                  ; exit(0)
+        xor     ebx, ebx
+        int     0x80

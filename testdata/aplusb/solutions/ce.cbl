@@ -1,0 +1,6 @@
+*> Expected: CE. TOTAL is never declared (GnuCOBOL, free format).
+IDENTIFICATION DIVISION.
+PROGRAM-ID. APLUSB.
+PROCEDURE DIVISION.
+    DISPLAY TOTAL
+    STOP RUN.

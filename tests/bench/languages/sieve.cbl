@@ -1,0 +1,30 @@
+*> bench_languages: the sieve of Eratosthenes with plain loops (GnuCOBOL,
+*> free format). N is at most 20,000,000: the table is static.
+IDENTIFICATION DIVISION.
+PROGRAM-ID. SIEVE.
+DATA DIVISION.
+WORKING-STORAGE SECTION.
+01 LINE-IN     PIC X(40).
+01 N           PIC 9(9) COMP-5.
+01 I           PIC 9(18) COMP-5.
+01 J           PIC 9(18) COMP-5.
+01 PRIMES      PIC 9(9) COMP-5 VALUE 0.
+01 COUNT-OUT   PIC Z(9)9.
+01 SIEVE-TABLE.
+   05 COMPOSITE PIC X OCCURS 20000001 TIMES VALUE "0".
+PROCEDURE DIVISION.
+    ACCEPT LINE-IN
+    COMPUTE N = FUNCTION NUMVAL(LINE-IN)
+    PERFORM VARYING I FROM 2 BY 1 UNTIL I > N
+        IF COMPOSITE(I) = "0"
+            ADD 1 TO PRIMES
+            COMPUTE J = I * I
+            PERFORM UNTIL J > N
+                MOVE "1" TO COMPOSITE(J)
+                ADD I TO J
+            END-PERFORM
+        END-IF
+    END-PERFORM
+    MOVE PRIMES TO COUNT-OUT
+    DISPLAY FUNCTION TRIM(COUNT-OUT)
+    STOP RUN.
