@@ -33,9 +33,11 @@
 #define KEY_BLOB "judge:blob:"               /* + SHA */
 #define KEY_BLOB_PART "{" KEY_BLOB "%s}:part:%s"   /* SHA, TOKEN: a push's staging key */
 
-#define KEY_UPLOAD "judge:upload:"           /* + ID, + ID ":done" */
-#define KEY_UPLOADS "judge:uploads"
-#define KEY_UPLOADS_HOST "judge:uploads:host:"   /* + HOST */
+/* staged uploads: metadata too (a transaction moves an id between lists) */
+#define META_UPLOAD "upload:"                /* + ID, + ID ":done" */
+#define META_UPLOADS "uploads"
+#define META_UPLOADS_HOST "uploads:host:"    /* + HOST */
+
 #define KEY_REJUDGE "judge:rejudge:"         /* + ID, + ID ":ids" */
 #define KEY_REJUDGES "judge:rejudges"
 #define KEY_VERIFY "judge:verify:"           /* + ID: a verify over HTTP (JSON) */
