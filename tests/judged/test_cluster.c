@@ -533,6 +533,9 @@ Test(cluster, a_primary_killed_under_replicated_admissions_loses_and_doubles_no_
         if (strcmp(res.verdict, "AC")) {
             not_ac++;
             fprintf(stderr, "%s: %s (dead letter: %d, attempts %d)\n", s.ids[i], res.verdict, res.dead, res.attempts);
+            char cmd[800];
+            snprintf(cmd, sizeof cmd, "grep -a '%s' %s/judged-a.log >&2", s.ids[i], T_dir);
+            if (system(cmd)) {}
         }
         queue_result_free(&res);
     }
