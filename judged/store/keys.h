@@ -31,7 +31,10 @@
 
 /* blobs: one key each, any slot */
 #define KEY_BLOB "judge:blob:"               /* + SHA */
-#define KEY_BLOB_PART "{" KEY_BLOB "%s}:part:%s"   /* SHA, TOKEN: a push's staging key */
+/* SHA, TOKEN: a push's staging key; its tag is the blob's whole name (the
+ * blob's slot), its name starts with judge: (what the ACL users of README's
+ * "Roles" may write) */
+#define KEY_BLOB_PART "judge:part:{" KEY_BLOB "%s}:%s"
 
 /* staged uploads: metadata too (a transaction moves an id between lists) */
 #define META_UPLOAD "upload:"                /* + ID, + ID ":done" */

@@ -293,8 +293,8 @@ static int settle_upload(struct upload *u, int rc, char *err, size_t errlen)
 }
 
 /* Sends one file as blob f->sha, chunk by chunk, hashing what it sends.
- * The chunks go to a staging key of this push's own ({judge:blob:SHA}:
- * part:TOKEN, in the blob's slot, expiring like a blob nothing holds): another push of the same
+ * The chunks go to a staging key of this push's own (judge:part:{judge:
+ * blob:SHA}:TOKEN, in the blob's slot, expiring like a blob nothing holds): another push of the same
  * content, or one that died half-way, never mixes its chunks with ours,
  * and a blob is whole or absent. */
 static int upload_blob(struct queue_conn *k, const char *dir, const struct store_file *f, char *err,

@@ -148,7 +148,7 @@ local function held(key)
   return (tonumber(m[1] or '0') or 0) > 0 or (tonumber(m[2] or '0') or 0) > 0
 end
 
--- keys: a blob's staging key ({judge:blob:SHA}:part:TOKEN, private to one
+-- keys: a blob's staging key (judge:part:{judge:blob:SHA}:TOKEN, private to one
 -- push, in the blob's slot), the blob judge:blob:SHA. args: n (chunks),
 -- size, ttl (ms).
 -- The staged copy becomes the blob, complete, unless the blob is complete

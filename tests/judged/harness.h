@@ -850,7 +850,7 @@ static long long t_int(const char *fmt, ...)
 /* What the problem store keeps, by key: blobs some version references
  * (pinned by the push that committed it, or store.lua version 4's refs:
  * should never expire), blobs none does (should: a refused upload, a push
- * that died), and staging keys of pushes in flight ({judge:blob:SHA}:part:T). */
+ * that died), and staging keys of pushes in flight (judge:part:{judge:blob:SHA}:T). */
 struct t_blobs {
     int referenced, referenced_expiring;
     int unreferenced, unreferenced_expiring;
@@ -862,7 +862,7 @@ __attribute__((unused)) static struct t_blobs t_blob_census(void)
 {
     struct t_blobs b = {0};
     redisContext *c = t_redis();
-    redisReply *keys = redisCommand(c, "KEYS *judge:blob:*");
+    redisReply *keys = redisCommand(c, "KEYS judge:*blob:*");
     for (size_t i = 0; keys && i < keys->elements; i++) {
         const char *k = keys->element[i]->str;
         if (strstr(k, ":part:")) {
