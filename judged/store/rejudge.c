@@ -15,6 +15,7 @@
 
 #include "common.h"
 #include "keys.h"
+#include "store_internal.h"
 #include "store.h"
 
 static int io(struct queue_conn *k, char *err, size_t errlen)
@@ -199,13 +200,15 @@ static int record(struct queue_conn *k, const struct store_rejudge_args *a, stru
     return 0;
 }
 
-/* A pinned version must be one of the problem's own (judge:version:V:names
+/* A pinned version must be one of the problem's own (version:V:names
  * lists the problems that hold it): another problem's package would judge
  * the submission against other tests. 0, or STORE_ERR naming the item. */
 static int version_of_problem(struct queue_conn *k, const char *version, const char *problem, const char *id,
                               char *err, size_t errlen)
 {
-    redisReply *r = queue_cmd(k, "SISMEMBER " KEY_VERSION "%s:names %s", version, problem);
+    char key[META_KEY_MAX];
+    store_meta_key(k, key, sizeof key, META_VERSION "%s:names", version);
+    redisReply *r = queue_cmd(k, "SISMEMBER %s %s", key, problem);
     if (!r || r->type != REDIS_REPLY_INTEGER) {
         if (r)
             freeReplyObject(r);

@@ -10,9 +10,11 @@
  * caller's business (runner_problem_check) before store_push.
  *
  * Key layout (judged/DESIGN.md, "Problem store"):
- *   judge:blob:SHA            hash: size, n (chunks), refs, c0..c(n-1) (<= 1 MiB each);
- *                             expires (STORE_UPLOAD_TTL) while no version references it
- *   judge:blob:SHA:part:TOKEN the chunks one push is sending (renamed to the blob once whole)
+ *   judge:blob:SHA            hash: size, n (chunks), c0..c(n-1) (<= 1 MiB each), the pins
+ *                             of pushes (p:TOKEN, pins; refs of store.lua 4); expires
+ *                             (STORE_UPLOAD_TTL) while nothing holds it; any slot
+ *   judge:part:{judge:blob:SHA}:TOKEN  the chunks one push is sending (renamed to the
+ *                             blob once whole; the blob's slot)
  *   judge:manifest:V          string: the manifest whose sha256 is V
  *   judge:version:V:names     set: the problems that list version V
  *   judge:problem:NAME        hash: current, updated (ms), summary:V (version V's summary:
@@ -21,6 +23,9 @@
  *   judge:problems            set of problem names
  *   judge:store:bytes         bytes of all referenced blobs (the quota counts these)
  *   judge:directory           hash: the hosts' problems directory, NAME -> summary
+ *   judge:store:refs, judge:store:pins  the blobs' counts, each version's pinning push
+ * From judge:manifest to here (and the staged uploads) the metadata: on a
+ * Redis Cluster judge:{store}:manifest:V and so on, one slot (keys.h).
  *
  * Errors: the queue library's one convention (queue.h, enum queue_rc):
  * STORE_OK (0); STORE_ERR (-1, QUEUE_ERROR) with err, retrying will not

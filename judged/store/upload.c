@@ -28,6 +28,7 @@
 #include "common.h"
 #include "keys.h"
 #include "store.h"
+#include "store_internal.h"
 
 static int io(struct queue_conn *k, char *err, size_t errlen)
 {
@@ -65,6 +66,15 @@ static void discard(redisReply *r)
         }                                               \
     } while (0)
 
+/* MULTI on the node of key's slot (on a Redis Cluster a MULTI, which
+ * names no key, goes where the last command went: a blob's node, maybe):
+ * every key of an upload's transaction is metadata, one slot. */
+static void tx_begin(struct queue_conn *k, bool *ok, const char *key)
+{
+    *ok = queue_conn_route(k, key, strlen(key)) == 0;
+    TX(k, *ok, "MULTI");
+}
+
 /* EXEC of a block whose commands were all sent. */
 static int commit_tx(struct queue_conn *k, bool ok, char *err, size_t errlen)
 {
@@ -100,12 +110,15 @@ int store_stage(struct queue_conn *k, const char *name, const char *dir, const s
     char *man = store_manifest_text(m, &mlen);
     char created[24];
     snprintf(created, sizeof created, "%" PRId64, common_wall_ms());
+    char key[META_KEY_MAX], list[META_KEY_MAX];
+    store_meta_key(k, key, sizeof key, META_UPLOAD "%s", id);
+    store_meta_key(k, list, sizeof list, META_UPLOADS);
     bool ok = true;
-    TX(k, ok, "MULTI");
-    TX(k, ok, "HSET " KEY_UPLOAD "%s id %s name %s version %s manifest %b owner %s created %s staged %" PRIu64
-              " state pending", id, id, name, m->version, man, mlen, owner ? owner : "", created, m->total);
-    TX(k, ok, "EXPIRE " KEY_UPLOAD "%s %d", id, STORE_UPLOAD_TTL);
-    TX(k, ok, "LPUSH " KEY_UPLOADS " %s", id);
+    tx_begin(k, &ok, key);
+    TX(k, ok, "HSET %s id %s name %s version %s manifest %b owner %s created %s staged %" PRIu64
+              " state pending", key, id, name, m->version, man, mlen, owner ? owner : "", created, m->total);
+    TX(k, ok, "EXPIRE %s %d", key, STORE_UPLOAD_TTL);
+    TX(k, ok, "LPUSH %s %s", list, id);
     rc = commit_tx(k, ok, err, errlen);
     free(man);
     return rc;
@@ -163,7 +176,9 @@ int store_upload_get(struct queue_conn *k, const char *id, struct store_upload *
     *found = false;
     if (!valid_id(id))
         return 0;
-    redisReply *r = queue_cmd(k, "HGETALL " KEY_UPLOAD "%s", id);
+    char key[META_KEY_MAX];
+    store_meta_key(k, key, sizeof key, META_UPLOAD "%s", id);
+    redisReply *r = queue_cmd(k, "HGETALL %s", key);
     if (!r)
         return io(k, err, errlen);
     if (r->type == REDIS_REPLY_ARRAY && r->elements >= 2) {
@@ -181,8 +196,10 @@ int store_upload_take(struct queue_conn *k, int timeout_s, const char *host, str
     *got = false;
     /* moved, not popped: a host that dies while validating leaves the id in
      * its own list, and gives it back when it starts again */
-    redisReply *r = queue_cmd(k, "BLMOVE " KEY_UPLOADS " " KEY_UPLOADS_HOST "%s RIGHT LEFT %d", host,
-                              timeout_s < 1 ? 1 : timeout_s);
+    char from[META_KEY_MAX], to[META_KEY_MAX], key[META_KEY_MAX];
+    store_meta_key(k, from, sizeof from, META_UPLOADS);
+    store_meta_key(k, to, sizeof to, META_UPLOADS_HOST "%s", host);
+    redisReply *r = queue_cmd(k, "BLMOVE %s %s RIGHT LEFT %d", from, to, timeout_s < 1 ? 1 : timeout_s);
     if (!r)
         return io(k, err, errlen);
     char id[64] = "";
@@ -191,12 +208,13 @@ int store_upload_take(struct queue_conn *k, int timeout_s, const char *host, str
     freeReplyObject(r);
     if (!id[0])
         return 0;
-    discard(queue_cmd(k, "HSET " KEY_UPLOAD "%s state validating host %s", id, host));
+    store_meta_key(k, key, sizeof key, META_UPLOAD "%s", id);
+    discard(queue_cmd(k, "HSET %s state validating host %s", key, host));
     int rc = store_upload_get(k, id, u, got, err, errlen);
     if (rc == 0 && *got && !u->manifest) {
         store_upload_free(u);
         *got = false;   /* expired meanwhile: nothing to validate */
-        discard(queue_cmd(k, "LREM " KEY_UPLOADS_HOST "%s 0 %s", host, id));
+        discard(queue_cmd(k, "LREM %s 0 %s", to, id));
     }
     return rc;
 }
@@ -206,7 +224,9 @@ int store_upload_take(struct queue_conn *k, int timeout_s, const char *host, str
  * left expires within STORE_UPLOAD_TTL as before. */
 static void unstage(struct queue_conn *k, const char *id)
 {
-    redisReply *r = queue_cmd(k, "HGET " KEY_UPLOAD "%s manifest", id);
+    char key[META_KEY_MAX];
+    store_meta_key(k, key, sizeof key, META_UPLOAD "%s", id);
+    redisReply *r = queue_cmd(k, "HGET %s manifest", key);
     struct store_manifest m;
     char err[256];
     if (r && queue_rstr(r) && store_manifest_parse(r->str, r->len, NULL, &m, err, sizeof err) == 0) {
@@ -219,14 +239,17 @@ static void unstage(struct queue_conn *k, const char *id)
 int store_staged_by(struct queue_conn *k, const char *owner, uint64_t *bytes, char *err, size_t errlen)
 {
     *bytes = 0;
-    redisReply *ids = queue_cmd(k, "LRANGE " KEY_UPLOADS " 0 -1");
+    char key[META_KEY_MAX];
+    store_meta_key(k, key, sizeof key, META_UPLOADS);
+    redisReply *ids = queue_cmd(k, "LRANGE %s 0 -1", key);
     if (!ids)
         return io(k, err, errlen);
     int rc = 0;
     for (size_t i = 0; rc == 0 && ids->type == REDIS_REPLY_ARRAY && i < ids->elements; i++) {
         if (!queue_rstr(ids->element[i]))
             continue;
-        redisReply *h = queue_cmd(k, "HMGET " KEY_UPLOAD "%s owner staged", ids->element[i]->str);
+        store_meta_key(k, key, sizeof key, META_UPLOAD "%s", ids->element[i]->str);
+        redisReply *h = queue_cmd(k, "HMGET %s owner staged", key);
         if (!h)
             rc = io(k, err, errlen);
         else if (h->type == REDIS_REPLY_ARRAY && h->elements == 2 && queue_rstr(h->element[0]) &&
@@ -245,32 +268,41 @@ int store_upload_settle(struct queue_conn *k, const char *host, const char *id, 
         unstage(k, id);
     char finished[24];
     snprintf(finished, sizeof finished, "%" PRId64, common_wall_ms());
+    char key[META_KEY_MAX], mine[META_KEY_MAX];
+    store_meta_key(k, key, sizeof key, META_UPLOAD "%s", id);
+    store_meta_key(k, mine, sizeof mine, META_UPLOADS_HOST "%s", host);
     bool ok = true;
-    TX(k, ok, "MULTI");
-    TX(k, ok, "LREM " KEY_UPLOADS_HOST "%s 0 %s", host, id);
-    TX(k, ok, "HSET " KEY_UPLOAD "%s state %s finished %s result %s previous %s errors %s", id, state, finished,
+    tx_begin(k, &ok, key);
+    TX(k, ok, "LREM %s 0 %s", mine, id);
+    TX(k, ok, "HSET %s state %s finished %s result %s previous %s errors %s", key, state, finished,
        result ? result : "", previous ? previous : "", errors ? errors : "[]");
-    TX(k, ok, "HDEL " KEY_UPLOAD "%s manifest", id);   /* the store has it now, or nobody needs it */
-    TX(k, ok, "EXPIRE " KEY_UPLOAD "%s %d", id, STORE_UPLOAD_TTL);
-    TX(k, ok, "LPUSH " KEY_UPLOAD "%s:done 1", id);
-    TX(k, ok, "EXPIRE " KEY_UPLOAD "%s:done 600", id);
+    TX(k, ok, "HDEL %s manifest", key);   /* the store has it now, or nobody needs it */
+    TX(k, ok, "EXPIRE %s %d", key, STORE_UPLOAD_TTL);
+    TX(k, ok, "LPUSH %s:done 1", key);
+    TX(k, ok, "EXPIRE %s:done 600", key);
     return commit_tx(k, ok, err, errlen);
 }
 
 int store_upload_release(struct queue_conn *k, const char *host, const char *id, char *err, size_t errlen)
 {
+    char key[META_KEY_MAX], mine[META_KEY_MAX], list[META_KEY_MAX];
+    store_meta_key(k, key, sizeof key, META_UPLOAD "%s", id);
+    store_meta_key(k, mine, sizeof mine, META_UPLOADS_HOST "%s", host);
+    store_meta_key(k, list, sizeof list, META_UPLOADS);
     bool ok = true;
-    TX(k, ok, "MULTI");
-    TX(k, ok, "LREM " KEY_UPLOADS_HOST "%s 0 %s", host, id);
-    TX(k, ok, "HSET " KEY_UPLOAD "%s state pending", id);
-    TX(k, ok, "RPUSH " KEY_UPLOADS " %s", id);   /* the next one taken */
+    tx_begin(k, &ok, key);
+    TX(k, ok, "LREM %s 0 %s", mine, id);
+    TX(k, ok, "HSET %s state pending", key);
+    TX(k, ok, "RPUSH %s %s", list, id);   /* the next one taken */
     return commit_tx(k, ok, err, errlen);
 }
 
 int store_upload_recover(struct queue_conn *k, const char *host, int *n, char *err, size_t errlen)
 {
     *n = 0;
-    redisReply *r = queue_cmd(k, "LRANGE " KEY_UPLOADS_HOST "%s 0 -1", host);
+    char key[META_KEY_MAX];
+    store_meta_key(k, key, sizeof key, META_UPLOADS_HOST "%s", host);
+    redisReply *r = queue_cmd(k, "LRANGE %s 0 -1", key);
     if (!r)
         return io(k, err, errlen);
     int rc = 0;
@@ -291,8 +323,10 @@ int store_upload_wait(struct queue_conn *k, const char *id, long timeout_ms, boo
 {
     *settled = false;
     int64_t deadline = common_wall_ms() + timeout_ms;
+    char key[META_KEY_MAX];
+    store_meta_key(k, key, sizeof key, META_UPLOAD "%s", id);
     for (;;) {
-        redisReply *r = queue_cmd(k, "HGET " KEY_UPLOAD "%s state", id);
+        redisReply *r = queue_cmd(k, "HGET %s state", key);
         if (!r)
             return io(k, err, errlen);
         *settled = queue_rstr(r) && settled_state(r->str);
@@ -300,7 +334,7 @@ int store_upload_wait(struct queue_conn *k, const char *id, long timeout_ms, boo
         if (*settled || common_wall_ms() >= deadline)
             return 0;
         /* woken (or a second passed): the state read next tells */
-        r = queue_cmd(k, "BLPOP " KEY_UPLOAD "%s:done 1", id);
+        r = queue_cmd(k, "BLPOP %s:done 1", key);
         if (!r)
             return io(k, err, errlen);
         freeReplyObject(r);

@@ -25,10 +25,20 @@
  * A Redis-only benchmark: it needs no root and no sandbox, but it loads the
  * machine's cores (the hosts and Redis share them; say so with the figures).
  *
+ *  4. --cluster (issue 41; instead of 2 and 3): the throughput of 1 on a
+ *     Redis Cluster of 1, 2 and 3 primaries started here (no replicas; one
+ *     pool per primary, the hosts spread over the pools): jobs/s and each
+ *     node's Redis CPU per job of its pool, as ratios to one primary. On a
+ *     host with few cores the nodes and the hosts share them: the CPU per
+ *     job per node is the figure, not the jobs/s.
+ *
  * usage: bench_fleet [--hosts N] [--slots S] [--jobs N] [--rounds R] [--kill K]
- *                    [--lease SEC] [--heartbeat SEC]
+ *                    [--lease SEC] [--heartbeat SEC] [--cluster]
  */
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <time.h>
 
 #include "bench_common.h"
@@ -39,6 +49,7 @@
 struct opts {
     int hosts, slots, jobs, rounds, kill;
     double lease, heartbeat;
+    bool cluster;   /* --cluster: the single-Redis throughput, then 1, 2, 3 primaries */
 };
 
 static pid_t hostpid[MAXHOSTS];
@@ -419,17 +430,334 @@ static void leases_and_failover(struct queue_conn *k, const struct opts *o)
     free(per_host);
 }
 
+
+/* ---------------------------------------------------------- phase 4: cluster */
+
+/* The same dispatch on a Redis Cluster of 1, 2 and 3 primaries (no
+ * replicas: the cost of a node's own work), one pool per primary (a name
+ * whose slot that primary serves), the hosts spread over the pools (host i
+ * serves pool i mod N). Per round: JOBS admissions split over the pools
+ * while they are paused, then all resumed and drained. Reported: the
+ * fleet's jobs/s and each node's Redis CPU per job of its pool. */
+#define CLUSTER_MAX 3
+
+static pid_t node_pids[CLUSTER_MAX];   /* killed by an exit half-way (b_die) */
+
+static void nodes_kill(void)
+{
+    for (int i = 0; i < CLUSTER_MAX; i++)
+        if (node_pids[i] > 0)
+            kill(node_pids[i], SIGTERM);
+}
+
+/* Whether port and its cluster bus port (+10000) are free on 127.0.0.1:
+ * the machine is shared, a node that cannot bind would die. */
+static bool port_free(int port)
+{
+    for (int p = port; p <= port + 10000; p += 10000) {
+        int fd = socket(AF_INET, SOCK_STREAM, 0);
+        struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)p)};
+        sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        bool ok = fd >= 0 && bind(fd, (struct sockaddr *)&sa, sizeof sa) == 0;
+        if (fd >= 0)
+            close(fd);
+        if (!ok)
+            return false;
+    }
+    return true;
+}
+
+static int next_port(int *from)
+{
+    while (*from < 30000 && !port_free(*from))
+        (*from)++;
+    if (*from >= 30000)
+        b_die("no free port for a cluster node");
+    return (*from)++;
+}
+
+struct cnode {
+    pid_t pid;
+    int port;
+    struct queue_conn k;   /* redis://127.0.0.1:PORT: INFO of this node alone */
+    char pool[32];
+};
+
+static void cnode_start(struct cnode *c, int i, int port)
+{
+    static bool registered;
+    if (!registered)
+        atexit(nodes_kill);
+    registered = true;
+    char dir[400], p[16];
+    snprintf(dir, sizeof dir, "%s/c%d-%d", B_dir, port, i);
+    mkdir(dir, 0700);
+    snprintf(p, sizeof p, "%d", port);
+    c->port = port;
+    c->pid = fork();
+    if (c->pid == 0) {
+        int fd = open("/dev/null", O_WRONLY);
+        dup2(fd, 1);
+        execlp("redis-server", "redis-server", "--port", p, "--bind", "127.0.0.1", "--dir", dir,
+               "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf", "--appendonly", "yes",
+               "--appendfsync", "everysec", "--save", "", "--maxmemory-policy", "noeviction",
+               "--stream-node-max-bytes", "1024", (char *)NULL);
+        _exit(127);
+    }
+    node_pids[i] = c->pid;
+    char url[100];
+    snprintf(url, sizeof url, "redis://127.0.0.1:%d", port);
+    queue_conn_init(&c->k, url, 30000);
+    for (int t = 0; t < 250 && queue_conn_ensure(&c->k); t++)
+        jd_sleep_ms(20);
+    if (!c->k.c)
+        b_die("a cluster node's redis-server did not start");
+}
+
+static void cnode_ok(struct cnode *c, const char *fmt, int a, int b)
+{
+    redisReply *r = queue_cmd(&c->k, fmt, a, b);
+    if (!r || r->type == REDIS_REPLY_ERROR)
+        b_die(r ? r->str : "cluster setup");
+    freeReplyObject(r);
+}
+
+/* n nodes, slots split evenly, met, and every node saying cluster_state:ok */
+static void cluster_start(struct cnode *c, int n, int *ports_from)
+{
+    for (int i = 0; i < n; i++) {
+        cnode_start(&c[i], i, next_port(ports_from));
+        cnode_ok(&c[i], "CLUSTER ADDSLOTSRANGE %d %d", i * 16384 / n, (i + 1) * 16384 / n - 1);
+    }
+    for (int i = 1; i < n; i++)
+        cnode_ok(&c[0], "CLUSTER MEET 127.0.0.1 %d", c[i].port, 0);
+    double t0 = secs();
+    for (int i = 0; i < n; i++)
+        for (;;) {
+            redisReply *r = queue_cmd(&c[i].k, "CLUSTER INFO");
+            const char *known = r && r->type == REDIS_REPLY_STRING ? strstr(r->str, "cluster_known_nodes:") : NULL;
+            bool ok = known && strstr(r->str, "cluster_state:ok") && atoi(known + 20) == n;
+            if (r)
+                freeReplyObject(r);
+            if (ok)
+                break;
+            if (secs() - t0 > 60)
+                b_die("the cluster did not come up within 60 s");
+            jd_sleep_ms(50);
+        }
+    /* pool i: a name whose slot node i serves */
+    for (int i = 0; i < n; i++) {
+        c[i].pool[0] = 0;
+        for (int j = 0; j < 10000 && !c[i].pool[0]; j++) {
+            char name[32], tag[40];
+            snprintf(name, sizeof name, "pool%d", j);
+            snprintf(tag, sizeof tag, "{%s}", name);
+            int slot = queue_key_slot(tag, strlen(tag));
+            if (slot >= i * 16384 / n && slot <= (i + 1) * 16384 / n - 1)
+                snprintf(c[i].pool, sizeof c[i].pool, "%s", name);
+        }
+    }
+}
+
+static void cluster_stop(struct cnode *c, int n)
+{
+    for (int i = 0; i < n; i++) {
+        queue_conn_close(&c[i].k);
+        b_stop(c[i].pid);
+        node_pids[i] = 0;
+    }
+}
+
+static void pool_state(struct queue_conn *k, const char *pool, const char *state)
+{
+    char key[200];
+    queue_key(key, sizeof key, pool, "q:normal");
+    const char *argv[] = {"FCALL", "judged_set_state", "1", key, "pool", pool, "state", state};
+    redisReply *r = queue_cmdv(k, 8, argv, NULL);
+    if (!r || r->type == REDIS_REPLY_ERROR)
+        b_die(r ? r->str : "set_state");
+    freeReplyObject(r);
+}
+
+/* n admissions to pool, pipelined on its node */
+static void admit_pool(struct queue_conn *k, const char *pool, int n)
+{
+    char key[200];
+    queue_key(key, sizeof key, pool, "q:normal");
+    for (int done = 0; done < n;) {
+        int batch = n - done < 1000 ? n - done : 1000;
+        if (queue_conn_route(k, key, strlen(key)))
+            b_die(k->err);
+        for (int i = 0; i < batch; i++)
+            redisAppendCommand(k->c, "FCALL judged_admit 1 %s pool %s lang c problem bench source %s "
+                                     "max_queue 0 version %s", key, pool, "int main(){}", "");
+        for (int i = 0; i < batch; i++) {
+            redisReply *r;
+            if (redisGetReply(k->c, (void **)&r) != REDIS_OK)
+                b_die("admission: connection lost");
+            if (r->type == REDIS_REPLY_ERROR)
+                b_die(r->str);
+            freeReplyObject(r);
+        }
+        done += batch;
+    }
+}
+
+static long long results_of(struct queue_conn *k, const char *pool)
+{
+    char key[200];
+    queue_key(key, sizeof key, pool, "results");
+    return b_int(k, "XLEN %s", key);
+}
+
+static void cluster_configs(const struct opts *o, const struct cnode *c, int n, const char *url)
+{
+    for (int i = 0; i < o->hosts; i++) {
+        char path[400];
+        snprintf(path, sizeof path, "%s/h%03d.yaml", B_dir, i);
+        FILE *f = fopen(path, "w");
+        if (!f)
+            b_die("cannot write a host config");
+        fprintf(f, "redis: %s\nstate_dir: %s/h%03d\nproblems: %s\nlanguages: %s\nhost: fleet-%03d\n"
+                   "lease: %gs\nheartbeat: %gs\nfirst_slot: %d\nadmission_durability: local\npools:\n"
+                   "  %s: {languages: [c], slots: %d, max_queue: 0}\n",
+                url, B_dir, i, B_dir, JUDGED_LANG_DIR, i, o->lease, o->heartbeat, i * 2 * o->slots,
+                c[i % n].pool, o->slots);
+        fclose(f);
+    }
+}
+
+struct cluster_figures {
+    double rate, cpu[CLUSTER_MAX];
+};
+
+/* One round on n primaries: jobs/s and each node's Redis CPU per job. */
+static void cluster_round(struct queue_conn *k, struct cnode *c, int n, const struct opts *o,
+                          struct cluster_figures *f)
+{
+    int per = o->jobs / n;
+    double c0[CLUSTER_MAX];
+    for (int i = 0; i < n; i++) {
+        char res[200], stats[200];
+        queue_key(res, sizeof res, c[i].pool, "results");
+        queue_key(stats, sizeof stats, c[i].pool, "stats");
+        freeReplyObject(queue_cmd(k, "DEL %s", res));
+        freeReplyObject(queue_cmd(k, "DEL %s", stats));
+        admit_pool(k, c[i].pool, per);
+    }
+    for (int i = 0; i < n; i++)
+        c0[i] = redis_cpu(&c[i].k);
+    for (int i = 0; i < n; i++)
+        pool_state(k, c[i].pool, "active");
+    double t0 = secs();
+    for (int i = 0; i < n; i++)
+        while (results_of(k, c[i].pool) < per) {
+            if (secs() - t0 > 600)
+                b_die("the fleet did not finish the jobs within 600 s");
+            jd_sleep_ms(20);
+        }
+    long long first = -1, last = 0;
+    for (int i = 0; i < n; i++) {
+        f->cpu[i] = (redis_cpu(&c[i].k) - c0[i]) / per * 1e6;
+        pool_state(k, c[i].pool, "paused");
+        char res[200];
+        long long fm = 0;
+        queue_key(res, sizeof res, c[i].pool, "results");
+        long long span = b_span(k, res, &fm);
+        first = first < 0 || fm < first ? fm : first;
+        last = fm + span > last ? fm + span : last;
+    }
+    f->rate = (per * n - 1) / (last > first ? (last - first) / 1000.0 : 1e-3);
+}
+
+static int cmp_figures(const void *a, const void *b)
+{
+    return cmp_double(&((const struct cluster_figures *)a)->rate, &((const struct cluster_figures *)b)->rate);
+}
+
+/* The median round (by jobs/s) on n primaries. */
+static struct cluster_figures cluster_fleet(const struct opts *o, int n, int *ports_from)
+{
+    struct cnode c[CLUSTER_MAX];
+    memset(c, 0, sizeof c);
+    cluster_start(c, n, ports_from);
+    char url[400];
+    int len = snprintf(url, sizeof url, "redis-cluster://");
+    for (int i = 0; i < n; i++)
+        len += snprintf(url + len, sizeof url - (size_t)len, "%s127.0.0.1:%d", i ? "," : "", c[i].port);
+    struct queue_conn k;
+    queue_conn_init(&k, url, 30000);
+    char err[512] = "cannot reach the cluster";
+    if (queue_conn_ensure(&k) || queue_library_ensure(&k, err, sizeof err))
+        b_die(err);
+    for (int i = 0; i < n; i++) {
+        if (queue_ensure_groups(&k, c[i].pool, err, sizeof err))
+            b_die(err);
+        pool_state(&k, c[i].pool, "paused");
+    }
+    cluster_configs(o, c, n, url);
+    struct cluster_figures f[16];
+    for (int round = 0; round < o->rounds; round++) {
+        if (round == 0) {
+            for (int i = 0; i < o->hosts; i++) {
+                char cfg[400], log[400];
+                snprintf(cfg, sizeof cfg, "%s/h%03d.yaml", B_dir, i);
+                snprintf(log, sizeof log, "%s/h%03d.log", B_dir, i);
+                hostpid[i] = b_judged(JUDGED_BIN_DIR "/judged-noop", cfg, log);
+            }
+            double t0 = secs();
+            while (b_int(&k, "HLEN %s", "judge:hosts") < o->hosts) {
+                if (secs() - t0 > 60)
+                    b_die("the hosts did not all register within 60 s (see their logs)");
+                jd_sleep_ms(50);
+            }
+        }
+        cluster_round(&k, c, n, o, &f[round]);
+        printf("  %d primar%s, round %d: %6.0f jobs/s, redis cpu per job:", n, n == 1 ? "y" : "ies", round + 1,
+               f[round].rate);
+        for (int i = 0; i < n; i++)
+            printf(" %5.1f us (%s)", f[round].cpu[i], c[i].pool);
+        printf("\n");
+        fflush(stdout);
+    }
+    stop_fleet(o);
+    queue_conn_close(&k);
+    cluster_stop(c, n);
+    qsort(f, (size_t)o->rounds, sizeof *f, cmp_figures);
+    return f[o->rounds / 2];
+}
+
+static void cluster_bench(const struct opts *o)
+{
+    struct cluster_figures f[CLUSTER_MAX + 1];
+    int from = 20000 + (int)(getpid() % 9000);   /* bus ports 30000..39999 */
+    for (int n = 1; n <= CLUSTER_MAX; n++)
+        f[n] = cluster_fleet(o, n, &from);
+    printf("cluster: %d hosts x %d slots, one pool per primary, no replicas, %d jobs x %d rounds (median)\n",
+           o->hosts, o->slots, o->jobs, o->rounds);
+    printf("  %-10s %9s %8s %22s %10s\n", "primaries", "jobs/s", "ratio", "redis cpu/job per node", "ratio");
+    for (int n = 1; n <= CLUSTER_MAX; n++) {
+        double mean = 0;
+        for (int i = 0; i < n; i++)
+            mean += f[n].cpu[i] / n;
+        printf("  %-10d %9.0f %8.2f %19.1f us %10.2f\n", n, f[n].rate, f[n].rate / f[1].rate, mean,
+               mean / f[1].cpu[0]);
+    }
+}
+
 /* ------------------------------------------------------------------ main */
 
 static int usage(FILE *f, int rc)
 {
     fprintf(f, "usage: bench_fleet [--hosts N] [--slots S] [--jobs N] [--rounds R] [--kill K]\n"
-               "                   [--lease SEC] [--heartbeat SEC]\n"
+               "                   [--lease SEC] [--heartbeat SEC] [--cluster]\n"
                "  N judged-noop hosts (default 50, 2 slots each) against one private Redis:\n"
                "  dispatched jobs/s over JOBS (default 100000) jobs, median of R rounds (default 3),\n"
                "  Redis CPU and commands per job, heartbeat traffic per held job, and the time\n"
                "  for the others to finish every job of K hosts (default 10) SIGKILLed at once\n"
-               "  (lease default 3 s, heartbeat 1 s).\n");
+               "  (lease default 3 s, heartbeat 1 s). --cluster: the single-Redis throughput, then\n"
+               "  the same on a Redis Cluster of 1, 2 and 3 primaries (one pool each): jobs/s and\n"
+               "  each node's Redis CPU per job, as ratios to one primary.\n");
     return rc;
 }
 
@@ -441,6 +769,11 @@ int main(int argc, char **argv)
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
             return usage(stdout, 0);
+        if (!strcmp(argv[i], "--cluster")) {
+            o.cluster = true;
+            i--;
+            continue;
+        }
         if (!v)
             return usage(stderr, 2);
         if (!strcmp(argv[i], "--hosts"))
@@ -478,9 +811,12 @@ int main(int argc, char **argv)
     fflush(stdout);
     throughput(&k, &o);
     fflush(stdout);
-    leases_and_failover(&k, &o);
+    if (!o.cluster)
+        leases_and_failover(&k, &o);
     queue_conn_close(&k);
     b_stop(redis);
+    if (o.cluster)
+        cluster_bench(&o);
     b_cleanup();
     return 0;
 }

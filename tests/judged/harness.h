@@ -848,8 +848,9 @@ static long long t_int(const char *fmt, ...)
 }
 
 /* What the problem store keeps, by key: blobs some version references
- * (should never expire), blobs none does (should: a refused upload, a push
- * that died), and staging keys of pushes in flight. */
+ * (pinned by the push that committed it, or store.lua version 4's refs:
+ * should never expire), blobs none does (should: a refused upload, a push
+ * that died), and staging keys of pushes in flight (judge:part:{judge:blob:SHA}:T). */
 struct t_blobs {
     int referenced, referenced_expiring;
     int unreferenced, unreferenced_expiring;
@@ -861,16 +862,18 @@ __attribute__((unused)) static struct t_blobs t_blob_census(void)
 {
     struct t_blobs b = {0};
     redisContext *c = t_redis();
-    redisReply *keys = redisCommand(c, "KEYS judge:blob:*");
+    redisReply *keys = redisCommand(c, "KEYS judge:*blob:*");
     for (size_t i = 0; keys && i < keys->elements; i++) {
         const char *k = keys->element[i]->str;
         if (strstr(k, ":part:")) {
             b.parts++;
             continue;
         }
-        redisReply *refs = redisCommand(c, "HGET %s refs", k);
+        redisReply *refs = redisCommand(c, "HMGET %s refs pins", k);
         redisReply *ttl = redisCommand(c, "TTL %s", k);
-        bool referenced = refs->type == REDIS_REPLY_STRING && atoll(refs->str) > 0;
+        bool referenced = false;
+        for (size_t j = 0; j < refs->elements; j++)
+            referenced |= refs->element[j]->type == REDIS_REPLY_STRING && atoll(refs->element[j]->str) > 0;
         bool expiring = ttl->integer > 0;
         if (expiring && ttl->integer > b.max_ttl)
             b.max_ttl = ttl->integer;

@@ -16,6 +16,10 @@
  *   - judge-api on the cluster: POST /v1/submissions (no version given:
  *     judge-api reads the current one first), GET ?wait, /metrics'
  *     judged_pool_node of each pool;
+ *   - the problem store: its metadata in one slot ({store}), each blob on
+ *     the node of its own slot: judgectl problem push, versions, verify, a
+ *     host fetching a version and judging with it, rm, an upload over
+ *     judge-api validated and pushed by the host;
  *   - a primary SIGKILLed under a stream of admissions that wait for a
  *     replica (admission_durability: replicated): once its replica is
  *     promoted (and the dead machine is back as its replica), every
@@ -529,6 +533,9 @@ Test(cluster, a_primary_killed_under_replicated_admissions_loses_and_doubles_no_
         if (strcmp(res.verdict, "AC")) {
             not_ac++;
             fprintf(stderr, "%s: %s (dead letter: %d, attempts %d)\n", s.ids[i], res.verdict, res.dead, res.attempts);
+            char cmd[800];
+            snprintf(cmd, sizeof cmd, "grep -a '%s' %s/judged-a.log >&2", s.ids[i], T_dir);
+            if (system(cmd)) {}
         }
         queue_result_free(&res);
     }
@@ -554,8 +561,8 @@ Test(cluster, a_primary_killed_under_replicated_admissions_loses_and_doubles_no_
 
 /* METHOD path (with a bearer token and a JSON body, or none) to judge-api
  * on 127.0.0.1:port over HTTP/1.0; the status (-1: no answer), the body. */
-static int http(int port, const char *method, const char *path, const char *token, const char *json, char *body,
-                size_t len)
+static int http_send(int port, const char *method, const char *path, const char *token, const char *ctype,
+                     const char *data, size_t dlen, char *body, size_t len)
 {
     int fd = socket(AF_INET, SOCK_STREAM, 0);
     struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
@@ -569,9 +576,9 @@ static int http(int port, const char *method, const char *path, const char *toke
     char req[4096];
     int n = snprintf(req, sizeof req,
                      "%s %s HTTP/1.0\r\nHost: 127.0.0.1\r\nAuthorization: Bearer %s\r\n"
-                     "Content-Type: application/json\r\nContent-Length: %zu\r\n\r\n%s",
-                     method, path, token, json ? strlen(json) : 0, json ? json : "");
-    if (write(fd, req, (size_t)n) != n) {
+                     "Content-Type: %s\r\nContent-Length: %zu\r\n\r\n",
+                     method, path, token, ctype, dlen);
+    if (write(fd, req, (size_t)n) != n || (dlen && write(fd, data, dlen) != (ssize_t)dlen)) {
         close(fd);
         return -1;
     }
@@ -590,6 +597,13 @@ static int http(int port, const char *method, const char *path, const char *toke
     return status;
 }
 
+/* http_send with a JSON body (or none) */
+static int http(int port, const char *method, const char *path, const char *token, const char *json, char *body,
+                size_t len)
+{
+    return http_send(port, method, path, token, "application/json", json, json ? strlen(json) : 0, body, len);
+}
+
 /* {"problem":"aplusb","language":"c","source":SRC as a JSON string} */
 static void json_escape_into(const char *src, char *json, size_t len)
 {
@@ -605,11 +619,13 @@ static void json_escape_into(const char *src, char *json, size_t len)
     snprintf(json + o, len - o, "\"}");
 }
 
-Test(cluster, judge_api_admits_over_http_and_its_metrics_name_each_pools_node)
+/* Host NAME's judged and a judge-api on the cluster (its config in cfg),
+ * an admin token in token; judge-api's port. */
+static int start_api(const char *name, int first_slot, char *cfg, size_t cfglen, char *token, size_t toklen)
 {
-    t_make_problems(0);
-    char cfg[400], out[8192], token[200], log[400];
-    t_config("a", 588, "api:\n  listen: 127.0.0.1:0\n  tokens: TOKENS\n  rate: 0\n", POOLS_DEFAULT, cfg, sizeof cfg);
+    char out[8192], log[400];
+    t_config(name, first_slot, "api:\n  listen: 127.0.0.1:0\n  tokens: TOKENS\n  rate: 0\n", POOLS_DEFAULT, cfg,
+             cfglen);
     char *text = t_read_log(cfg), *nl = strchr(text, '\n'), tokens[400];
     snprintf(tokens, sizeof tokens, "%s/tokens", T_dir);
     char *at = strstr(nl, "TOKENS");
@@ -618,10 +634,10 @@ Test(cluster, judge_api_admits_over_http_and_its_metrics_name_each_pools_node)
     t_write(cfg, "redis: %s%s%s%s", url, nl, tokens, at + 6);
     free(text);
     chmod(cfg, 0600);
-    t_judged(cfg, "a");
-    cr_assert(t_judged_started("a", 60000));
+    t_judged(cfg, name);
+    cr_assert(t_judged_started(name, 60000));
     cr_assert_eq(t_ctl(out, sizeof out, cfg, "tokens", "add", "platform", "--role", "admin", NULL), 0, "%s", out);
-    snprintf(token, sizeof token, "%.*s", (int)strcspn(out, "\n"), out);
+    snprintf(token, toklen, "%.*s", (int)strcspn(out, "\n"), out);
     snprintf(log, sizeof log, "%s/api.log", T_dir);
     pid_t api = t_fork();
     if (api == 0) {
@@ -634,6 +650,14 @@ Test(cluster, judge_api_admits_over_http_and_its_metrics_name_each_pools_node)
     t_track(api);
     int port = t_api_port(log);
     cr_assert(port > 0, "judge-api did not start (see %s)", log);
+    return port;
+}
+
+Test(cluster, judge_api_admits_over_http_and_its_metrics_name_each_pools_node)
+{
+    t_make_problems(0);
+    char cfg[400], token[200];
+    int port = start_api("a", 588, cfg, sizeof cfg, token, sizeof token);
 
     char *src = t_read_log(SRC "/testdata/aplusb/solutions/ac.c"), json[4096], body[65536];
     json_escape_into(src, json, sizeof json);
@@ -660,4 +684,125 @@ Test(cluster, judge_api_admits_over_http_and_its_metrics_name_each_pools_node)
                  slot_owner(ports[0], queue_key_slot(tag, strlen(tag))));
         cr_assert(strstr(body, line), "no '%s' in /metrics", line);
     }
+}
+
+/* The port of the primary of the store's metadata ({store}). */
+static int store_node(void)
+{
+    return slot_owner(ports[0], queue_key_slot("{store}", 7));
+}
+
+/* Blob keys (judge:blob:*) on the node of port. */
+static long long blobs_on(int port)
+{
+    redisReply *r = t_node(port, "KEYS judge:blob:*");
+    long long n = r && r->type == REDIS_REPLY_ARRAY ? (long long)r->elements : -1;
+    if (r)
+        freeReplyObject(r);
+    return n;
+}
+
+/* "version":"V" of a judgectl/judge-api JSON answer, into v. */
+static void version_of(const char *out, char v[65])
+{
+    const char *at = strstr(out, "\"version\":\"");
+    cr_assert(at, "no version in %s", out);
+    snprintf(v, 65, "%.64s", at + 11);
+}
+
+/* A small package: aplusb's tests and statement, one AC and one WA. */
+static void make_package(const char *dir, const char *statement)
+{
+    char cmd[2000];
+    snprintf(cmd, sizeof cmd,
+             "set -e; mkdir -p %s/submissions/accepted %s/submissions/wrong_answer; "
+             "cp -r %s/testdata/aplusb/problem.yaml %s/testdata/aplusb/tests %s/; "
+             "cp %s/testdata/aplusb/solutions/ac.c %s/submissions/accepted/; "
+             "cp %s/testdata/aplusb/solutions/wa_int32.c %s/submissions/wrong_answer/",
+             dir, dir, SRC, SRC, dir, SRC, dir, SRC, dir);
+    cr_assert_eq(system(cmd), 0, "%s", cmd);
+    char path[600];
+    snprintf(path, sizeof path, "%s/statement.md", dir);
+    t_write(path, "%s\n", statement);
+}
+
+/* The problem store on the cluster (its metadata one slot, {store}; each
+ * blob on the node of its own slot): judgectl problem push, versions,
+ * verify (judgectl fetches the version), a host fetching it by hash and
+ * judging, rm freeing what only the removed version listed, and an upload
+ * over judge-api validated and pushed by the host. */
+Test(cluster, the_problem_store_pushes_fetches_and_uploads_through_the_cluster)
+{
+    t_make_problems(0);
+    char cfg[400], token[200], out[16384], pkg[400], v1[65], v2[65], id[192];
+    int port = start_api("a", 588, cfg, sizeof cfg, token, sizeof token);
+    snprintf(pkg, sizeof pkg, "%s/plus", T_dir);
+    make_package(pkg, "# A+B");
+    int rc = t_ctl(out, sizeof out, cfg, "problem", "push", pkg, "--name", "plus", "--json", NULL);
+    cr_assert_eq(rc, 0, "push: %s", out);
+    cr_assert(strstr(out, "\"result\":\"new\""), "%s", out);
+    version_of(out, v1);
+
+    /* the metadata on the {store} node; the blobs spread over the primaries */
+    int meta = store_node();
+    redisReply *r = t_node(meta, "EXISTS judge:{store}:problem:plus judge:{store}:manifest:%s", v1);
+    cr_assert(r && r->type == REDIS_REPLY_INTEGER && r->integer == 2, "metadata on the {store} node %d", meta);
+    freeReplyObject(r);
+    int prim[NODES], np = primaries(prim), holding = 0;
+    for (int i = 0; i < np; i++)
+        holding += blobs_on(prim[i]) > 0;
+    cr_assert(holding >= 2, "the blobs lie on %d of %d primaries", holding, np);
+
+    rc = t_ctl(out, sizeof out, cfg, "problem", "versions", "plus", "--json", NULL);
+    cr_assert(rc == 0 && strstr(out, v1), "versions: %s", out);
+    /* verify: judgectl fetches the stored version blob by blob and judges
+     * what it ships (ac.c AC, wa_int32.c WA) */
+    rc = t_ctl(out, sizeof out, cfg, "problem", "verify", "plus", "--json", "--slot", "587", NULL);
+    cr_assert_eq(rc, 0, "verify: %s", out);
+
+    /* a host fetches the version by hash and judges with it */
+    cr_assert_eq(t_submit(cfg, "plus", "c", SRC "/testdata/aplusb/solutions/ac.c", "s1", NULL, id, sizeof id), 0,
+                 "submit: %s", id);
+    rc = t_ctl(out, sizeof out, cfg, "result", "--json", "--wait", "60", id, NULL);
+    cr_assert_eq(rc, 0, "result: %s", out);
+    cr_assert(strstr(out, "\"verdict\":\"AC\""), "%s", out);
+    cr_assert(strstr(out, v1), "judged with %s: %s", v1, out);
+
+    /* a second version; rm of the first frees only its own blob (its
+     * statement): the tests, shared, stay */
+    make_package(pkg, "# A+B, again");
+    rc = t_ctl(out, sizeof out, cfg, "problem", "push", pkg, "--name", "plus", "--json", NULL);
+    cr_assert_eq(rc, 0, "push: %s", out);
+    cr_assert(strstr(out, "\"new_blobs\":1"), "only the statement is sent: %s", out);
+    version_of(out, v2);
+    long long before = 0, after = 0;
+    for (int i = 0; i < np; i++)
+        before += blobs_on(prim[i]);
+    rc = t_ctl(out, sizeof out, cfg, "problem", "rm", "plus", "--version", v1, NULL);
+    cr_assert_eq(rc, 0, "rm: %s", out);
+    for (int i = 0; i < np; i++)
+        after += blobs_on(prim[i]);
+    cr_assert_eq(after, before - 1, "v1's statement went, nothing else (%lld -> %lld)", before, after);
+    r = t_node(meta, "EXISTS judge:{store}:manifest:%s", v1);
+    cr_assert(r && r->integer == 0);
+    freeReplyObject(r);
+
+    /* an upload over judge-api: staged, validated and pushed by the host */
+    char tgz[500], cmd[1200], body[65536];
+    make_package(pkg, "# A+B, uploaded");
+    snprintf(tgz, sizeof tgz, "%s/plus.tar.gz", T_dir);
+    snprintf(cmd, sizeof cmd, "tar -czf %s -C %s .", tgz, pkg);
+    cr_assert_eq(system(cmd), 0);
+    FILE *f = fopen(tgz, "rb");
+    static char data[1 << 20];
+    size_t dlen = fread(data, 1, sizeof data, f);
+    fclose(f);
+    int status = http_send(port, "PUT", "/v1/problems/uploaded", token, "application/gzip", data, dlen, body,
+                           sizeof body);
+    cr_assert_eq(status, 201, "PUT: %d %s", status, body);
+    status = http(port, "GET", "/v1/problems/uploaded", token, NULL, body, sizeof body);
+    cr_assert_eq(status, 200, "GET: %d %s", status, body);
+    r = t_node(meta, "EXISTS judge:{store}:problem:uploaded");
+    cr_assert(r && r->integer == 1);
+    freeReplyObject(r);
 }
