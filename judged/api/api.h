@@ -98,6 +98,9 @@ struct api {
     size_t openapi_len;
     struct MHD_Daemon *d;
     atomic_bool stopping;
+    pthread_mutex_t detached_lock;   /* guards ndetached */
+    pthread_cond_t detached_done;
+    int ndetached;           /* handlers running on threads of their own (api_call_detached) */
     atomic_bool webhook_groups_ready;   /* made at start, or by the reader once Redis answers */
     atomic_ulong admissions[ADMIT_NOUTCOMES];
     atomic_ulong requests;
@@ -188,7 +191,16 @@ struct req {
     struct api_waiter wait;
     char wait_id[200];       /* the submission a long poll waits for */
     double wait_deadline;    /* monotonic seconds; 0: not waiting yet */
+    /* A handler on a thread of its own keeps its answer here (the access
+     * handler queues it when the connection is resumed) */
+    bool detached;
+    struct MHD_Response *answer;
+    unsigned answer_status;
 };
+/* Runs fn(r) on a thread of its own, r's connection suspended meanwhile
+ * (a pool thread serves many connections: a handler that waits seconds
+ * must not stop them); path (r->param points into it) is freed after. */
+enum MHD_Result api_call_detached(struct req *r, enum MHD_Result (*fn)(struct req *r), char *path);
 
 /* Connections to Redis come from a small pool (hiredis contexts are not
  * thread-safe; MHD's pool threads each take one while a handler runs and
@@ -235,6 +247,7 @@ enum {
     ROUTE_AREA_PREFIX = 4,   /* admin: its area is every path beginning with its pattern */
     ROUTE_ANY_QUERY = 8,     /* the dashboard's files: a browser or proxy may add a query */
     ROUTE_BATCH = 16,        /* its body may be API_MAX_BATCH times the usual limit */
+    ROUTE_OWN_THREAD = 32,   /* may take seconds (a validator's answer): runs on a thread of its own */
 };
 enum { API_MAX_PARAMS = 3 };
 struct api_route {

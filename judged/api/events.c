@@ -37,6 +37,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -704,6 +705,26 @@ static void sse_free(void *cls)
     free(s);
 }
 
+/* What a stream's client has not taken yet is bounded: ~64 KiB of frames
+ * here and the socket's send buffer, fixed at STREAM_SNDBUF (the kernel's
+ * autotuning would let it grow to tcp_wmem's 4 MiB per client); after
+ * that the stream falls behind the ring. A stream whose client has taken
+ * nothing for three heartbeats is closed: a client that never reads holds
+ * its place no longer than that. A live client takes a heartbeat at least
+ * every sse_heartbeat; a suspended stream's clock restarts when it is
+ * resumed (libmicrohttpd). */
+#define STREAM_SNDBUF (256 * 1024)   /* ~600 verdict frames; Linux doubles it */
+
+static void stream_timeout(struct req *r)
+{
+    int fd = api_conn_fd(r->conn), sndbuf = STREAM_SNDBUF;
+    if (fd >= 0)
+        setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof sndbuf);
+    long hb = r->api->start->api.sse_heartbeat_ms;
+    if (hb > 0)
+        MHD_set_connection_option(r->conn, MHD_CONNECTION_OPTION_TIMEOUT, (unsigned)((3 * hb + 999) / 1000));
+}
+
 static enum MHD_Result too_many_streams(struct req *r)
 {
     return api_error_retry(r, 429, 1, "token '%s' has %d event streams open, its limit (api.max_streams_per_token)",
@@ -767,6 +788,7 @@ enum MHD_Result api_events(struct req *r)
     MHD_add_response_header(resp, "X-Accel-Buffering", "no");
     enum MHD_Result ret = MHD_queue_response(r->conn, 200, resp);
     MHD_destroy_response(resp);
+    stream_timeout(r);
     return ret;
 }
 
@@ -973,5 +995,6 @@ enum MHD_Result api_submission_events(struct req *r, const char *id)
     MHD_add_response_header(resp, "Cache-Control", "no-store");
     enum MHD_Result ret = MHD_queue_response(r->conn, 200, resp);
     MHD_destroy_response(resp);
+    stream_timeout(r);
     return ret;
 }

@@ -114,6 +114,13 @@ static enum MHD_Result respond(struct req *r, unsigned status, const char *type,
         const char *v = va_arg(hdrs, const char *);
         MHD_add_response_header(resp, h, v);
     }
+    if (r->detached) {   /* queued by the access handler once resumed */
+        if (r->answer)
+            MHD_destroy_response(r->answer);
+        r->answer = resp;
+        r->answer_status = status;
+        return MHD_YES;
+    }
     enum MHD_Result ret = MHD_queue_response(r->conn, status, resp);
     MHD_destroy_response(resp);
     return ret;
@@ -453,6 +460,85 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     return api_route(r);
 }
 
+/* ---------------------------------------------- handlers on own threads */
+
+struct detached_call {
+    struct req *r;
+    enum MHD_Result (*fn)(struct req *r);
+    char *path;
+};
+
+/* The resumed connection's answer: what the handler kept (none: the
+ * handler failed, and the connection is closed as it would have been). */
+static enum MHD_Result deliver_answer(struct req *r)
+{
+    r->resume = NULL;
+    r->detached = false;
+    if (!r->answer)
+        return MHD_NO;
+    enum MHD_Result ret = MHD_queue_response(r->conn, r->answer_status, r->answer);
+    MHD_destroy_response(r->answer);
+    r->answer = NULL;
+    return ret;
+}
+
+static void *detached_main(void *p)
+{
+    struct detached_call *c = p;
+    struct req *r = c->r;
+    struct api *a = r->api;
+    if (c->fn(r) != MHD_YES && r->answer) {   /* as MHD_NO from the access handler: no answer */
+        MHD_destroy_response(r->answer);
+        r->answer = NULL;
+    }
+    memset(r->param, 0, sizeof r->param);
+    free(c->path);
+    free(c);
+    MHD_resume_connection(r->conn);
+    pthread_mutex_lock(&a->detached_lock);
+    if (--a->ndetached == 0)
+        pthread_cond_broadcast(&a->detached_done);
+    pthread_mutex_unlock(&a->detached_lock);
+    return NULL;
+}
+
+enum MHD_Result api_call_detached(struct req *r, enum MHD_Result (*fn)(struct req *r), char *path)
+{
+    struct api *a = r->api;
+    struct detached_call *c = malloc(sizeof *c);
+    if (!c) {
+        free(path);
+        return MHD_NO;
+    }
+    *c = (struct detached_call){r, fn, path};
+    r->detached = true;
+    r->resume = deliver_answer;
+    pthread_attr_t at;
+    pthread_attr_init(&at);
+    pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+    pthread_mutex_lock(&a->detached_lock);
+    a->ndetached++;
+    MHD_suspend_connection(r->conn);   /* before the thread may resume it */
+    pthread_t t;
+    int e = pthread_create(&t, &at, detached_main, c);
+    if (e) {
+        a->ndetached--;
+        MHD_resume_connection(r->conn);
+    }
+    pthread_mutex_unlock(&a->detached_lock);
+    pthread_attr_destroy(&at);
+    if (e) {   /* no thread: run it here, as before */
+        r->detached = false;
+        r->resume = NULL;
+        enum MHD_Result ret = fn(r);
+        memset(r->param, 0, sizeof r->param);
+        free(path);
+        free(c);
+        return ret;
+    }
+    return MHD_YES;
+}
+
 /* ------------------------------------------------------ stream limits */
 
 bool api_stream_open(struct api *a, const char *token)
@@ -567,6 +653,8 @@ int api_start(struct api *a, char *err, size_t errlen)
     a->cap_idle = 64;
     a->idle = calloc((size_t)a->cap_idle, sizeof *a->idle);
     pthread_mutex_init(&a->lock, NULL);
+    pthread_mutex_init(&a->detached_lock, NULL);
+    pthread_cond_init(&a->detached_done, NULL);
     if (api_hub_start(a, err, errlen)) {
         freeaddrinfo(ai);
         return -1;
@@ -599,6 +687,12 @@ void api_stop(struct api *a)
 {
     atomic_store(&a->stopping, true);
     api_hub_wake(a);   /* suspended streams and long polls resumed: they end or answer now */
+    /* MHD_stop_daemon must find no connection suspended: handlers on their
+     * own threads end first (an upload waits for its validator's answer) */
+    pthread_mutex_lock(&a->detached_lock);
+    while (a->ndetached > 0)
+        pthread_cond_wait(&a->detached_done, &a->detached_lock);
+    pthread_mutex_unlock(&a->detached_lock);
     if (a->d)
         MHD_stop_daemon(a->d);
     a->d = NULL;
@@ -614,4 +708,6 @@ void api_stop(struct api *a)
     a->streams = NULL;
     a->nstreams = a->cap_streams = 0;
     pthread_mutex_destroy(&a->lock);
+    pthread_mutex_destroy(&a->detached_lock);
+    pthread_cond_destroy(&a->detached_done);
 }

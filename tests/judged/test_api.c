@@ -15,6 +15,7 @@
 #include <poll.h>
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -2496,6 +2497,129 @@ Test(api, event_streams_per_token_capped_and_freed_when_the_client_leaves)
     close(b);
     close(c);
     close(other);
+}
+
+/* Issue 42: judge-api ran a thread per connection, so 1,000 open event
+ * streams were 1,000 threads, all woken by every event (admissions beside
+ * them waited up to 657 ms at p99). Now a stream with nothing to send is
+ * suspended and holds no thread: judge-api's threads stay few with 1,000
+ * streams open, it still answers at once, and SIGTERM closes every stream
+ * (each client reads the end of its stream) and judge-api exits. */
+Test(api, a_thousand_event_streams_hold_no_thread_and_end_at_sigterm)
+{
+    enum { STREAMS = 1000 };
+    struct rlimit rl;
+    getrlimit(RLIMIT_NOFILE, &rl);
+    rl.rlim_cur = rl.rlim_max;   /* a descriptor per stream here, and one in judge-api (inherited) */
+    setrlimit(RLIMIT_NOFILE, &rl);
+    cr_assert_geq(rl.rlim_cur, STREAMS + 200, "RLIMIT_NOFILE %llu is too low", (unsigned long long)rl.rlim_cur);
+    start("  native: {languages: [c, cpp], slots: 1}\n",
+          "  max_connections: 1100\n  max_connections_per_address: 1100\n  max_streams_per_token: 1100\n"
+          "  sse_heartbeat: 60s\n  threads: 4\n  rate: 0\n",
+          false);
+    static int fds[STREAMS];
+    char buf[8192];
+    for (int i = 0; i < STREAMS; i++) {
+        fds[i] = raw_stream(tok_read, buf, sizeof buf);
+        cr_assert_geq(fds[i], 0, "stream %d: %s", i, buf);
+    }
+    long threads = proc_status_kb(api_pid, "Threads:");
+    cr_log_info("judge-api with %d event streams open: %ld threads", STREAMS, threads);
+    cr_assert_leq(threads, 64, "judge-api runs %ld threads with %d streams open", threads, STREAMS);
+    struct resp r = http("GET", "/v1/whoami", "/v1/whoami", tok_submit, NULL, NULL);
+    cr_assert_eq(r.status, 200, "a request beside the streams: %s", r.body);
+    resp_free(&r);
+    kill(api_pid, SIGTERM);
+    int ended = 0;
+    for (int i = 0; i < STREAMS; i++) {
+        bool closed;
+        buf[0] = 0;
+        raw_read_more(fds[i], NULL, 30000, buf, sizeof buf, &closed);
+        ended += closed;
+        close(fds[i]);
+    }
+    cr_assert_eq(ended, STREAMS, "%d of %d streams were closed after SIGTERM", ended, STREAMS);
+    int status = -1;
+    cr_assert_eq(waitpid(api_pid, &status, 0), api_pid);
+    t_untrack(api_pid);
+    cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "judge-api's exit status %d", status);
+}
+
+/* n verdict events in the native pool's results stream (a thread) */
+static void *add_events(void *p)
+{
+    int n = (int)(long)p;
+    redisContext *c = t_redis();
+    for (int i = 0; i < n; i++)
+        redisAppendCommand(c, "XADD judge:{native}:results * id native-%011x-%08x verdict AC score 100 pool native "
+                              "time %d problem_version %064d", 1000 + i, i + 1, 1000 + i, i);
+    for (int i = 0; i < n; i++) {
+        redisReply *x = NULL;
+        if (redisGetReply(c, (void **)&x) == REDIS_OK)
+            freeReplyObject(x);
+    }
+    redisFree(c);
+    return NULL;
+}
+
+/* A client that opens a stream and never reads again: what judge-api would
+ * send it is bounded (a fixed socket send buffer and ~64 KiB of frames); once it
+ * has taken nothing for three heartbeats it is dropped, and its place is
+ * free again, while another stream gets every event meanwhile. (Before, it
+ * held its place and a thread until libmicrohttpd's 120 s timeout.) */
+Test(api, a_stream_whose_client_never_reads_is_dropped_and_others_get_every_event)
+{
+    enum { EVENTS = 4000 };
+    start("  native: {languages: [c, cpp], slots: 1}\n", "  max_streams_per_token: 2\n  sse_heartbeat: 1s\n",
+          false);
+    char buf[8192];
+    /* the slow client: a small receive buffer, so that judge-api's side fills soon */
+    int slow = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    int small = 4096;
+    setsockopt(slow, SOL_SOCKET, SO_RCVBUF, &small, sizeof small);
+    struct sockaddr_in dst = {.sin_family = AF_INET, .sin_port = htons((uint16_t)api_port)};
+    inet_pton(AF_INET, "127.0.0.1", &dst.sin_addr);
+    cr_assert_eq(connect(slow, (struct sockaddr *)&dst, sizeof dst), 0);
+    char req[400];
+    snprintf(req, sizeof req, "GET /v1/events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\n\r\n", tok_read);
+    cr_assert_eq(write(slow, req, strlen(req)), (ssize_t)strlen(req));
+    bool closed;
+    raw_read(slow, ": connected", 20000, buf, sizeof buf, &closed);
+    cr_assert(strstr(buf, ": connected"), "%s", buf);
+    int good = raw_stream(tok_read, buf, sizeof buf);
+    cr_assert_geq(good, 0, "%s", buf);
+    /* ~1.5 MB of events: far more than the slow client's buffers and
+     * judge-api's 512 KiB send buffer for a stream take; the
+     * other client reads them as they come */
+    pthread_t adder;
+    pthread_create(&adder, NULL, add_events, (void *)(long)EVENTS);
+    static char all[4 << 20];
+    all[0] = 0;
+    size_t len = 0;
+    int got = 0;
+    for (long long end = t_now_ms() + 60000; t_now_ms() < end && got < EVENTS;) {
+        struct pollfd p = {.fd = good, .events = POLLIN};
+        if (poll(&p, 1, 100) != 1)
+            continue;
+        ssize_t n = read(good, all + len, sizeof all - 1 - len);
+        cr_assert_gt(n, 0, "the other stream ended after %d events", got);
+        len += (size_t)n;
+        all[len] = 0;
+        got = count_events(all);
+    }
+    pthread_join(adder, NULL);
+    cr_assert_eq(got, EVENTS, "the other stream got %d of %d events", got, EVENTS);
+    char last[64];
+    snprintf(last, sizeof last, "native-%011x-%08x", 1000 + EVENTS - 1, EVENTS);
+    cr_assert(strstr(all, last), "the last event is not in the other stream");
+    /* the slow one is dropped: its place is free for a new stream */
+    int again = -1;
+    for (long long end = t_now_ms() + 30000; t_now_ms() < end && again < 0; t_sleep_ms(200))
+        again = raw_stream(tok_read, buf, sizeof buf);
+    cr_assert_geq(again, 0, "the stream that never read still holds its place: %s", buf);
+    close(again);
+    close(good);
+    close(slow);
 }
 
 /* ------------------------------------------------------- problem store */
