@@ -622,6 +622,8 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
     (void)why;
     struct req *r = *con_cls;
     if (r) {
+        if (r->answer)   /* a detached handler's, never queued (the connection closed at shutdown) */
+            MHD_destroy_response(r->answer);
         upload_close(r);
         api_conf_put(r->conf);
         free(r->body);
