@@ -2,11 +2,13 @@
  * redis-server (no judged: only admission is measured), POST /v1/submissions
  * with 1 KiB sources over keep-alive connections from a small C client.
  *
- *   bench_api [--streams N] [SECONDS] [CONNECTIONS] [local|replicated]
+ *   bench_api [--streams N [--events R]] [SECONDS] [CONNECTIONS] [local|replicated]
  *
  * With --streams N, N event streams (GET /v1/events) are held open on
  * judge-api while it admits, as a contest's scoreboard and contestants'
- * pages hold them (a thread of this program reads whatever they send).
+ * pages hold them (a thread of this program reads whatever they send);
+ * with --events R, R verdict events a second reach them meanwhile (XADD
+ * to the results stream, as judged's hosts write them).
  *
  * With local or replicated (admission_durability), the redis-server has a
  * replica (another redis-server, over loopback TCP), so the two compare the
@@ -38,6 +40,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <hiredis/hiredis.h>
 
 #include "common.h"
 
@@ -245,9 +249,31 @@ static void run(int conns, double seconds, double rate)
 
 struct streams {
     int n, open, ep;
-    pthread_t t;
+    pthread_t t, events;
+    double rate;             /* verdict events a second (0: none) */
+    const char *sock;        /* Redis's socket */
     _Atomic bool stop;
 };
+
+/* Verdict events at s->rate a second into the results stream, paced. */
+static void *streams_events(void *p)
+{
+    struct streams *s = p;
+    redisContext *c = redisConnectUnix(s->sock);
+    double start = now();
+    for (long i = 0; c && !c->err && !s->stop; i++) {
+        double d = start + (double)i / s->rate - now();
+        if (d > 0)
+            common_sleep_ms((long)(d * 1000) + 1);
+        redisReply *x = redisCommand(c, "XADD judge:{native}:results * id bench-%ld verdict AC score 100 "
+                                        "pool native time 0", i);
+        if (x)
+            freeReplyObject(x);
+    }
+    if (c)
+        redisFree(c);
+    return NULL;
+}
 
 /* Reads (and drops) whatever the open streams are sent, as their clients
  * would; counts the streams that were answered. */
@@ -286,7 +312,12 @@ static void streams_open(struct streams *s, int n)
     }
     for (int i = 0; i < 600 && s->open < n; i++)
         common_sleep_ms(50);
-    printf("%d event streams open (of %d asked)\n", s->open, n);
+    printf("%d event streams open (of %d asked)", s->open, n);
+    if (s->rate > 0) {
+        pthread_create(&s->events, NULL, streams_events, s);
+        printf(", %g verdict events/s reaching them", s->rate);
+    }
+    printf("\n");
 }
 
 /* a loopback port nobody listens on now */
@@ -304,8 +335,14 @@ static int free_port(void)
 int main(int argc, char **argv)
 {
     int nstreams = 0;
+    double events = 0;
     if (argc > 2 && !strcmp(argv[1], "--streams")) {
         nstreams = atoi(argv[2]);
+        argv += 2;
+        argc -= 2;
+    }
+    if (nstreams && argc > 2 && !strcmp(argv[1], "--events")) {
+        events = atof(argv[2]);
         argv += 2;
         argc -= 2;
     }
@@ -315,7 +352,7 @@ int main(int argc, char **argv)
     if (argc > 1 && (!strcmp(argv[1], "--help") || seconds <= 0 || conns <= 0 ||
                      nstreams < 0 ||
                      (durability && strcmp(durability, "local") && strcmp(durability, "replicated")))) {
-        printf("usage: bench_api [--streams N] [SECONDS] [CONNECTIONS] [local|replicated]\n");
+        printf("usage: bench_api [--streams N [--events R]] [SECONDS] [CONNECTIONS] [local|replicated]\n");
         return 0;
     }
     signal(SIGPIPE, SIG_IGN);
@@ -361,6 +398,14 @@ int main(int argc, char **argv)
         return 1;
     pclose(p);
     tok[strcspn(tok, "\n")] = 0;
+    /* the streams follow every verdict, as a scoreboard does */
+    char watch[200] = "";
+    snprintf(cmd, sizeof cmd, "%s/judgectl --config %s tokens add watch --role read", JUDGED_BIN_DIR, cfg);
+    p = popen(cmd, "r");
+    if (!p || !fgets(watch, sizeof watch, p))
+        return 1;
+    pclose(p);
+    watch[strcspn(watch, "\n")] = 0;
     snprintf(log, sizeof log, "%s/api.log", dir);
     char bin[300];
     snprintf(bin, sizeof bin, "%s/judge-api", JUDGED_BIN_DIR);
@@ -402,8 +447,8 @@ int main(int argc, char **argv)
            "admission_durability: %s\n", durability ? " + a replica" : "", seconds,
            durability ? durability : "local (no replica)");
     snprintf(stream_request, sizeof stream_request,
-             "GET /v1/events?mine=1 HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer %s\r\n\r\n", tok);
-    struct streams streams = {0};
+             "GET /v1/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer %s\r\n\r\n", watch);
+    struct streams streams = {.rate = events, .sock = sock};
     if (nstreams)
         streams_open(&streams, nstreams);
     run(conns, seconds, 0);
@@ -424,6 +469,8 @@ int main(int argc, char **argv)
         printf("judge-api stopped %.2f s after SIGTERM with %d event streams open\n", now() - stop, streams.open);
         streams.stop = true;
         pthread_join(streams.t, NULL);
+        if (streams.rate > 0)
+            pthread_join(streams.events, NULL);
     }
     kill(redis, SIGTERM);
     waitpid(redis, NULL, 0);
