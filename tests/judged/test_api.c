@@ -3723,3 +3723,72 @@ Test(api, a_cms_package_uploaded_unchanged_is_stored_and_verified)
     cr_assert_eq(json_integer_value(json_object_get(table, "mismatches")), 0);
     json_decref(table);
 }
+
+/* A package PUT on a thread (curl, no assertions: the test ends judge-api
+ * under it) */
+struct put_job {
+    const char *path, *token, *file;
+};
+
+static void *put_main(void *p)
+{
+    struct put_job *j = p;
+    char url[1024], auth[200];
+    snprintf(url, sizeof url, "http://127.0.0.1:%d%s", api_port, j->path);
+    snprintf(auth, sizeof auth, "Authorization: Bearer %s", j->token);
+    struct curl_slist *h = curl_slist_append(NULL, auth);
+    h = curl_slist_append(h, "Content-Type: application/gzip");
+    FILE *f = fopen(j->file, "rb");
+    CURL *c = curl_easy_init();
+    curl_easy_setopt(c, CURLOPT_URL, url);
+    curl_easy_setopt(c, CURLOPT_UPLOAD, 1L);
+    curl_easy_setopt(c, CURLOPT_READDATA, f);
+    curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
+    curl_easy_setopt(c, CURLOPT_TIMEOUT, 120L);
+    struct resp r = {0};
+    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
+    curl_easy_setopt(c, CURLOPT_WRITEDATA, &r);
+    curl_easy_perform(c);
+    curl_easy_cleanup(c);
+    curl_slist_free_all(h);
+    if (f)
+        fclose(f);
+    free(r.body);
+    return NULL;
+}
+
+/* Issue 42: libmicrohttpd's pool threads each serve many connections, and
+ * a package upload waits up to a minute for a judged host's validator. It
+ * runs on a thread of its own, its connection suspended: with one pool
+ * thread and no host to validate, judge-api still answers others while
+ * the upload waits (it would wait a minute behind it otherwise). */
+Test(api, an_upload_waiting_for_its_validator_stops_no_other_request)
+{
+    start("  native: {languages: [c, cpp], slots: 1}\n", "  threads: 1\n", false);
+    char tok_setter[100], tgz[400];
+    token("setter", "setter", tok_setter);
+    cr_assert(sighup_token(PROBS, tok_setter), "the setter token works after SIGHUP");
+    sh("tar czf %s/up.tgz -C %s/testdata aplusb", T_dir, SRC);
+    snprintf(tgz, sizeof tgz, "%s/up.tgz", T_dir);
+    struct put_job job = {PROBS "/up", tok_setter, tgz};
+    pthread_t t;
+    pthread_create(&t, NULL, put_main, &job);
+    /* staged: it now waits for a validator that no host runs here */
+    redisContext *c = t_redis();
+    bool staged = false;
+    for (long long end = t_now_ms() + 30000; t_now_ms() < end && !staged; t_sleep_ms(50)) {
+        redisReply *x = redisCommand(c, "KEYS judge:upload:*");
+        staged = x && x->type == REDIS_REPLY_ARRAY && x->elements > 0;
+        freeReplyObject(x);
+    }
+    redisFree(c);
+    cr_assert(staged, "the upload was not staged");
+    cr_assert_eq(probe_healthz(10), 200, "judge-api did not answer while an upload waited for its validator");
+    struct resp r = http("GET", "/v1/whoami", "/v1/whoami", tok_submit, NULL, NULL);
+    cr_assert_eq(r.status, 200, "%s", r.body);
+    resp_free(&r);
+    kill(api_pid, SIGKILL);   /* the upload would wait its minute */
+    waitpid(api_pid, NULL, 0);
+    t_untrack(api_pid);
+    pthread_join(t, NULL);
+}
