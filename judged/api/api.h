@@ -98,6 +98,9 @@ struct api {
     size_t openapi_len;
     struct MHD_Daemon *d;
     atomic_bool stopping;
+    pthread_mutex_t detached_lock;   /* guards ndetached */
+    pthread_cond_t detached_done;
+    int ndetached;           /* handlers running on threads of their own (api_call_detached) */
     atomic_bool webhook_groups_ready;   /* made at start, or by the reader once Redis answers */
     atomic_ulong admissions[ADMIT_NOUTCOMES];
     atomic_ulong requests;
@@ -129,7 +132,8 @@ struct stream_count {
 bool api_stream_open(struct api *a, const char *token);   /* false: at the cap */
 void api_stream_close(struct api *a, const char *token);
 /* The client of an event stream has hung up (its socket reads EOF): the
- * stream ends now, not at its next write. fd < 0: unknown, false. */
+ * stream ends now, not at its next write. fd < 0: unknown, false. A poll
+ * that reads nothing: safe from any thread. */
 bool api_peer_gone(int fd);
 int api_conn_fd(struct MHD_Connection *conn);
 
@@ -148,6 +152,21 @@ bool api_pools_unserved(struct api *a, const struct jd_config *cfg, char *pool, 
 int api_callback_refused(const struct api *a, const char *url, char *why, size_t whylen);
 
 /* The request being handled, as the router sees it. */
+/* A connection that waits (an event stream with nothing to send, a long
+ * poll) holds no thread: it is suspended (MHD_suspend_connection) and the
+ * hub's waker resumes it when the ring holds an event it waits for, at its
+ * due time, when its client has hung up, or at shutdown; its callback then
+ * runs again and looks. The waiter lives in the waiting request or stream. */
+struct api_waiter {
+    struct MHD_Connection *conn;
+    struct api_waiter *prev, *next;   /* the hub's list of suspended connections */
+    int fd;                           /* the client's socket: hung up? */
+    unsigned long long seq;           /* the ring's frames before it have been looked at */
+    bool any;                         /* woken by any event */
+    const char *owner;                /* else by this owner's events (NULL: none) */
+    const char *sub;                  /* or by this submission's (NULL: none) */
+    double due;                       /* monotonic seconds: woken then at the latest */
+};
 struct req {
     struct api *api;
     struct api_conf *conf;   /* a reference to the configuration when the request began */
@@ -166,10 +185,26 @@ struct req {
     char tok_name[65];
     unsigned roles;
     const char *param[3];    /* the route's {...} values, in its pattern's order (routes.c) */
+    /* A request whose handler suspended its connection (a long poll) is
+     * answered by resume when the connection is resumed, with what it kept */
+    enum MHD_Result (*resume)(struct req *r);
+    struct api_waiter wait;
+    char wait_id[200];       /* the submission a long poll waits for */
+    double wait_deadline;    /* monotonic seconds; 0: not waiting yet */
+    /* A handler on a thread of its own keeps its answer here (the access
+     * handler queues it when the connection is resumed) */
+    bool detached;
+    struct MHD_Response *answer;
+    unsigned answer_status;
 };
+/* Runs fn(r) on a thread of its own, r's connection suspended meanwhile
+ * (a pool thread serves many connections: a handler that waits seconds
+ * must not stop them); path (r->param points into it) is freed after. */
+enum MHD_Result api_call_detached(struct req *r, enum MHD_Result (*fn)(struct req *r), char *path);
 
 /* Connections to Redis come from a small pool (hiredis contexts are not
- * thread-safe; MHD runs one thread per connection). */
+ * thread-safe; MHD's pool threads each take one while a handler runs and
+ * give it back before it returns: none is held by a suspended request). */
 struct queue_conn *api_conn_get(struct api *a);
 void api_conn_put(struct api *a, struct queue_conn *k);
 
@@ -212,6 +247,7 @@ enum {
     ROUTE_AREA_PREFIX = 4,   /* admin: its area is every path beginning with its pattern */
     ROUTE_ANY_QUERY = 8,     /* the dashboard's files: a browser or proxy may add a query */
     ROUTE_BATCH = 16,        /* its body may be API_MAX_BATCH times the usual limit */
+    ROUTE_OWN_THREAD = 32,   /* may take seconds (a validator's answer): runs on a thread of its own */
 };
 enum { API_MAX_PARAMS = 3 };
 struct api_route {
@@ -250,6 +286,13 @@ enum MHD_Result api_webhook_replay(struct req *r, const char *dlq_id);
 int api_hub_start(struct api *a, char *err, size_t errlen);
 void api_hub_wake(struct api *a);
 void api_hub_stop(struct api *a);
+
+/* Suspends w->conn (call from its access handler or content reader, then
+ * return without answering / 0 bytes) unless there is already something
+ * for it, or judge-api is stopping: false, and nothing was suspended. */
+bool api_hub_suspend(struct api *a, struct api_waiter *w);
+/* The ring's end: the sequence number the next event will have. */
+unsigned long long api_hub_end(struct api *a);
 
 /* A submission body (POST /v1/submissions), parsed and checked as judge-api
  * admits it (handlers.c). Untrusted input: tests/fuzz/fuzz_submission.c. */

@@ -8,11 +8,19 @@
  * every pool (queue_events: one XREAD BLOCK of them all, events in id
  * order, none sent while an older one may be unread) and keeps the newest
  * api.sse_buffer events in a ring, each already formatted as its SSE
- * frame. Every open event stream is a connection thread (libmicrohttpd,
- * one thread per connection) that sleeps on the hub's futex word and
- * copies the frames after its position: one Redis read per event for
- * the whole process, however many clients listen (a read per client made
- * 1,000 clients wait ~180 ms at p99 here; see bench_sse).
+ * frame: one Redis read per event for the whole process, however many
+ * clients listen (a read per client made 1,000 clients wait ~180 ms at
+ * p99 here; see bench_sse). An open event stream holds no thread
+ * (libmicrohttpd runs a few threads for every connection): when it has
+ * nothing to send, its content reader suspends the connection and leaves
+ * it on the hub's list of waiters; the hub's waker, woken by the hub's
+ * futex word after each batch, resumes the waiters the new frames are
+ * for (and those whose heartbeat or deadline is due, whose client hung
+ * up, all of them at shutdown), and their readers copy the frames after
+ * their positions. (A thread per stream, 1,000 streams woken per event,
+ * made 1,000 clients wait 243-256 ms at p99 and admissions beside them
+ * 32-657 ms.) Long polls (GET /v1/submissions/ID?wait=S) and progress
+ * streams wait on the same list.
  *
  * A stream's position is one entry id T: it has been sent every event
  * with an id <= T and none after (the property queue_events keeps). The
@@ -29,6 +37,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -89,6 +98,7 @@ static size_t out_take(struct outbuf *b, char *buf, size_t max)
 
 struct hub_frame {
     struct api_entry_id id;   /* the results stream entry id */
+    char *sub;                  /* the submission's id: a long poll waits for it */
     char *text;                 /* "id: ...\nevent: verdict\ndata: {...}\n\n" */
     size_t len;
     char owner[130];            /* who admitted it: a ?mine=1 stream sends only its own */
@@ -108,6 +118,10 @@ struct sse_hub {
     struct api_entry_id floor;    /* every event after it is in the ring or still to come */
     bool ready;                     /* floor known (Redis answered once) */
     pthread_t thread;
+    /* The suspended connections (api_hub_suspend); taken before mu */
+    pthread_mutex_t wmu;
+    struct api_waiter waiters;      /* the list's head (a circle through it) */
+    pthread_t waker;
 };
 
 /* ------------------------------------------------------------- event ids */
@@ -280,10 +294,12 @@ static void hub_append(struct sse_hub *h, const struct queue_event *ev, const st
         if (!api_entry_id_parse(ev[i].event, &f.id) || !(f.text = frame_of(&ev[i], &about[i], &f.len)))
             continue;
         snprintf(f.owner, sizeof f.owner, "%s", about[i].owner);
+        f.sub = strdup(ev[i].id);
         if (h->end - h->start == (unsigned long long)h->cap) {   /* full: drop the oldest */
             struct hub_frame *old = &h->ring[h->start % (unsigned long long)h->cap];
             h->floor = old->id;
             free(old->text);
+            free(old->sub);
             h->start++;
         }
         h->ring[h->end % (unsigned long long)h->cap] = f;
@@ -363,6 +379,98 @@ static void *hub_main(void *p)
     return NULL;
 }
 
+/* ---------------------------------------------------------------- waiters */
+
+/* Whether the ring holds a frame w waits for (mu held); w->seq moves past
+ * what was looked at. A waiter the ring dropped frames of wakes: its
+ * reader goes back to Redis. */
+static bool ring_has_for(struct sse_hub *h, struct api_waiter *w)
+{
+    if (w->seq < h->start)
+        return true;
+    for (; w->seq < h->end; w->seq++) {
+        const struct hub_frame *f = &h->ring[w->seq % (unsigned long long)h->cap];
+        if (w->any || (w->owner && !strcmp(w->owner, f->owner)) || (w->sub && f->sub && !strcmp(w->sub, f->sub)))
+            return true;
+    }
+    return false;
+}
+
+static void waiter_unlink(struct api_waiter *w)
+{
+    w->prev->next = w->next;
+    w->next->prev = w->prev;
+    w->prev = w->next = NULL;
+}
+
+bool api_hub_suspend(struct api *a, struct api_waiter *w)
+{
+    struct sse_hub *h = a->hub;
+    bool suspended = false;
+    pthread_mutex_lock(&h->wmu);
+    /* a->stopping is set before the shutdown's resume-all takes wmu: a
+     * connection suspended after that would never be resumed */
+    if (!atomic_load(&a->stopping)) {
+        pthread_rwlock_rdlock(&h->mu);
+        bool now = ring_has_for(h, w);
+        pthread_rwlock_unlock(&h->mu);
+        if (!now) {
+            w->prev = h->waiters.prev;
+            w->next = &h->waiters;
+            w->prev->next = w;
+            h->waiters.prev = w;
+            MHD_suspend_connection(w->conn);   /* under wmu: the waker resumes only what is suspended */
+            suspended = true;
+        }
+    }
+    pthread_mutex_unlock(&h->wmu);
+    return suspended;
+}
+
+unsigned long long api_hub_end(struct api *a)
+{
+    struct sse_hub *h = a->hub;
+    pthread_rwlock_rdlock(&h->mu);
+    unsigned long long end = h->end;
+    pthread_rwlock_unlock(&h->mu);
+    return end;
+}
+
+/* Resumes the waiters that have something now: an event they wait for,
+ * their due time, a client that hung up (looked at when peers is true:
+ * once a second), or everyone (all: shutdown). */
+static void resume_waiters(struct sse_hub *h, bool peers, bool all)
+{
+    double now = common_monotonic();
+    pthread_mutex_lock(&h->wmu);
+    pthread_rwlock_rdlock(&h->mu);
+    for (struct api_waiter *w = h->waiters.next, *next; w != &h->waiters; w = next) {
+        next = w->next;
+        if (all || w->due <= now || ring_has_for(h, w) || (peers && api_peer_gone(w->fd))) {
+            waiter_unlink(w);
+            MHD_resume_connection(w->conn);
+        }
+    }
+    pthread_rwlock_unlock(&h->mu);
+    pthread_mutex_unlock(&h->wmu);
+}
+
+/* The waker: after each batch the hub appends (the bell), and every 50 ms
+ * for due times (heartbeats, long polls' deadlines, progress polls). */
+static void *waker_main(void *p)
+{
+    struct sse_hub *h = p;
+    double next_peers = 0;
+    while (!atomic_load(&h->a->stopping)) {
+        unsigned seen = atomic_load(&h->bell);
+        resume_waiters(h, common_monotonic() >= next_peers, false);
+        if (common_monotonic() >= next_peers)
+            next_peers = common_monotonic() + 1;
+        wait_bell(h, seen, 0.05);
+    }
+    return NULL;
+}
+
 int api_hub_start(struct api *a, char *err, size_t errlen)
 {
     struct sse_hub *h = calloc(1, sizeof *h);
@@ -370,7 +478,13 @@ int api_hub_start(struct api *a, char *err, size_t errlen)
     h->cap = a->start->api.sse_buffer > 0 ? a->start->api.sse_buffer : 10000;
     h->ring = calloc((size_t)h->cap, sizeof *h->ring);
     pthread_rwlock_init(&h->mu, NULL);
+    pthread_mutex_init(&h->wmu, NULL);
+    h->waiters.next = h->waiters.prev = &h->waiters;
     int e = pthread_create(&h->thread, NULL, hub_main, h);
+    if (!e && (e = pthread_create(&h->waker, NULL, waker_main, h))) {
+        atomic_store(&a->stopping, true);
+        pthread_join(h->thread, NULL);
+    }
     if (e) {
         snprintf(err, errlen, "cannot start the events thread: %s", strerror(e));
         free(h->ring);
@@ -381,12 +495,15 @@ int api_hub_start(struct api *a, char *err, size_t errlen)
     return 0;
 }
 
-/* Wakes every waiting stream (a->stopping is set): before MHD_stop_daemon,
- * which waits for the connection threads. */
+/* Resumes every suspended connection (a->stopping is set, so none is
+ * suspended again: they answer or end): before MHD_stop_daemon, which must
+ * not find a suspended connection. */
 void api_hub_wake(struct api *a)
 {
-    if (a->hub)
-        ring_bell(a->hub);
+    if (!a->hub)
+        return;
+    ring_bell(a->hub);
+    resume_waiters(a->hub, false, true);
 }
 
 void api_hub_stop(struct api *a)
@@ -395,10 +512,14 @@ void api_hub_stop(struct api *a)
     if (!h)
         return;
     pthread_join(h->thread, NULL);
-    for (unsigned long long i = h->start; i < h->end; i++)
+    pthread_join(h->waker, NULL);
+    for (unsigned long long i = h->start; i < h->end; i++) {
         free(h->ring[i % (unsigned long long)h->cap].text);
+        free(h->ring[i % (unsigned long long)h->cap].sub);
+    }
     free(h->ring);
     pthread_rwlock_destroy(&h->mu);
+    pthread_mutex_destroy(&h->wmu);
     free(h);
     a->hub = NULL;
 }
@@ -418,6 +539,8 @@ struct sse {
     int fd;                         /* the client's socket: gone? */
     char token[65];                 /* counted against api.max_streams_per_token */
     char mine[130];                 /* ?mine=1: only this owner's events ("" = all) */
+    bool waited_redis;              /* catching up: Redis had nothing more, or failed */
+    struct api_waiter w;            /* suspended until the hub has something */
 };
 
 /* Is the event for this stream? (?mine=1: its token's own submissions) */
@@ -453,11 +576,13 @@ static void catch_up(struct sse *s)
     struct queue_event_about *about = NULL;
     int n = 0;
     bool more = false;
-    /* blocking (1 s slices) when Redis has nothing after pos: a stream that
-     * cannot join the ring yet (the hub not started) must not spin */
-    if (read_events(&s->k, pools, np, last, 1000, &ev, &about, &n, &more)) {
-        queue_conn_backoff(&s->k);   /* Redis away: the ring waits, heartbeats go on */
+    /* never blocking (a pool thread serves other connections): a stream
+     * that cannot join the ring yet (the hub not started) waits suspended */
+    s->waited_redis = false;
+    if (read_events(&s->k, pools, np, last, 0, &ev, &about, &n, &more)) {
+        s->waited_redis = true;   /* Redis away: looked at again after a pause, heartbeats go on */
     } else {
+        s->waited_redis = n == 0;
         for (int i = 0; i < n; i++) {
             struct api_entry_id id;
             if (!api_entry_id_parse(ev[i].event, &id))
@@ -523,30 +648,34 @@ static bool copy_frames(struct sse *s)
     return got;
 }
 
-/* Frames from the ring, waiting up to the next heartbeat for one. */
-static void from_ring(struct sse *s)
-{
-    for (;;) {
-        unsigned seen = atomic_load(&s->h->bell);   /* before looking: no ring is missed */
-        if (copy_frames(s) || atomic_load(&s->a->stopping))
-            return;
-        double wait = s->next_heartbeat - common_monotonic();
-        if (wait <= 0)
-            return;
-        /* a second at most: a client that left is noticed by the next look */
-        wait_bell(s->h, seen, wait < 1 ? wait : 1);
-        if (api_peer_gone(s->fd))
-            return;
-    }
-}
-
+/* What there is to send now, without waiting: frames from the ring, or a
+ * batch from Redis while catching up; a heartbeat when one is due. */
 static void fill(struct sse *s)
 {
     if (s->in_ring)
-        from_ring(s);
+        copy_frames(s);
     else
         catch_up(s);
     heartbeat(&s->o, &s->next_heartbeat, s->a->start->api.sse_heartbeat_ms);
+}
+
+/* Suspends the stream until the ring holds a frame for it, its heartbeat
+ * is due or its client hangs up; false: there may be something already. */
+static bool sse_wait(struct sse *s)
+{
+    struct api_waiter *w = &s->w;
+    w->any = !s->mine[0];
+    w->owner = s->mine[0] ? s->mine : NULL;
+    w->sub = NULL;
+    w->due = s->next_heartbeat;
+    if (s->in_ring && !s->from_now)
+        w->seq = s->next;
+    else {   /* no place in the ring yet (the hub not started, or catching up): look again soon */
+        w->seq = api_hub_end(s->a);
+        double soon = common_monotonic() + 0.1;
+        w->due = w->due < soon ? w->due : soon;
+    }
+    return api_hub_suspend(s->a, w);
 }
 
 static ssize_t sse_read(void *cls, uint64_t pos, char *buf, size_t max)
@@ -560,6 +689,8 @@ static ssize_t sse_read(void *cls, uint64_t pos, char *buf, size_t max)
         if (api_peer_gone(s->fd))
             return MHD_CONTENT_READER_END_WITH_ERROR;   /* its slot is free now, not at the next write */
         fill(s);
+        if (!out_pending(&s->o) && (s->in_ring || s->waited_redis) && sse_wait(s))
+            return 0;   /* resumed when there is something (libmicrohttpd calls again) */
     }
     return (ssize_t)n;
 }
@@ -572,6 +703,26 @@ static void sse_free(void *cls)
     queue_conn_close(&s->k);
     free(s->o.data);
     free(s);
+}
+
+/* What a stream's client has not taken yet is bounded: ~64 KiB of frames
+ * here and the socket's send buffer, fixed at STREAM_SNDBUF (the kernel's
+ * autotuning would let it grow to tcp_wmem's 4 MiB per client); after
+ * that the stream falls behind the ring. A stream whose client has taken
+ * nothing for three heartbeats is closed: a client that never reads holds
+ * its place no longer than that. A live client takes a heartbeat at least
+ * every sse_heartbeat; a suspended stream's clock restarts when it is
+ * resumed (libmicrohttpd). */
+#define STREAM_SNDBUF (256 * 1024)   /* ~600 verdict frames; Linux doubles it */
+
+static void stream_timeout(struct req *r)
+{
+    int fd = api_conn_fd(r->conn), sndbuf = STREAM_SNDBUF;
+    if (fd >= 0)
+        setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof sndbuf);
+    long hb = r->api->start->api.sse_heartbeat_ms;
+    if (hb > 0)
+        MHD_set_connection_option(r->conn, MHD_CONNECTION_OPTION_TIMEOUT, (unsigned)((3 * hb + 999) / 1000));
 }
 
 static enum MHD_Result too_many_streams(struct req *r)
@@ -602,6 +753,8 @@ enum MHD_Result api_events(struct req *r)
     s->a = a;
     s->h = a->hub;
     s->fd = api_conn_fd(r->conn);
+    s->w.conn = r->conn;
+    s->w.fd = s->fd;
     snprintf(s->token, sizeof s->token, "%s", r->tok_name);
     if (mine)
         snprintf(s->mine, sizeof s->mine, "%s", r->tok_name);
@@ -635,6 +788,7 @@ enum MHD_Result api_events(struct req *r)
     MHD_add_response_header(resp, "X-Accel-Buffering", "no");
     enum MHD_Result ret = MHD_queue_response(r->conn, 200, resp);
     MHD_destroy_response(resp);
+    stream_timeout(r);
     return ret;
 }
 
@@ -656,7 +810,30 @@ struct progress {
     double next_heartbeat;
     int fd;                  /* the client's socket: gone? */
     char token[65];          /* counted against api.max_streams_per_token */
+    bool failed;             /* Redis did not answer the last look */
+    bool looked;             /* looked since the last resume: wait before the next */
+    unsigned long long seq;  /* the ring's end before the last look */
+    struct api_waiter w;     /* suspended between looks */
 };
+
+/* A progress stream looks at its submission's progress this often: a
+ * worker writes it to a stream of its own, which the hub does not follow
+ * (the verdict, which the hub reads, wakes it at once). */
+#define PROGRESS_POLL_S 0.2
+
+/* Suspends the stream until its submission's verdict, the next look or
+ * heartbeat, or its client hangs up; false: not suspended (look again). */
+static bool progress_wait(struct progress *s)
+{
+    struct api_waiter *w = &s->w;
+    double next = common_monotonic() + (s->failed ? 1 : PROGRESS_POLL_S);
+    w->any = false;
+    w->owner = NULL;
+    w->sub = s->id;
+    w->seq = s->seq;
+    w->due = next < s->next_heartbeat ? next : s->next_heartbeat;
+    return api_hub_suspend(s->a, w);
+}
 
 static void p_event(struct progress *s, const char *type, const char *eid, json_t *d)
 {
@@ -713,10 +890,10 @@ static void p_fill(struct progress *s)
     bool done = src == QUEUE_OK && !strcmp(st.state, "done");
     if (src == QUEUE_OK && st.state[0] && strcmp(st.state, "queued"))
         p_compiling(s);
-    /* no wait when there is something to send already */
+    /* never blocking (1 ms, XREAD's least): a pool thread serves other
+     * connections; the stream waits suspended between looks */
     struct queue_entries es;
-    enum queue_rc xrc = queue_progress_read(&s->k, s->id, s->last, 100, done || out_pending(&s->o) ? 1 : 1000, &es,
-                                            err, sizeof err);
+    enum queue_rc xrc = queue_progress_read(&s->k, s->id, s->last, 100, 1, &es, err, sizeof err);
     size_t got = 0;
     for (size_t e = 0; xrc == QUEUE_OK && e < es.n; e++) {
         p_compiling(s);   /* claimed since the state was read */
@@ -732,8 +909,7 @@ static void p_fill(struct progress *s)
         s->finished = true;
     }
     /* an error reply is no answer either: asking again at once would spin */
-    if (src || xrc)
-        queue_conn_backoff(&s->k);
+    s->failed = src || xrc;
     heartbeat(&s->o, &s->next_heartbeat, s->a->start->api.sse_heartbeat_ms);
 }
 
@@ -747,7 +923,14 @@ static ssize_t progress_read(void *cls, uint64_t pos, char *buf, size_t max)
             return MHD_CONTENT_READER_END_OF_STREAM;
         if (api_peer_gone(s->fd))
             return MHD_CONTENT_READER_END_WITH_ERROR;
-        p_fill(s);   /* waits a second at most */
+        if (s->looked) {
+            s->looked = false;
+            if (progress_wait(s))
+                return 0;   /* resumed for the next look (libmicrohttpd calls again) */
+        }
+        s->seq = api_hub_end(s->a);   /* before the look: a verdict after it wakes the stream */
+        p_fill(s);
+        s->looked = true;
     }
     return (ssize_t)n;
 }
@@ -799,6 +982,8 @@ enum MHD_Result api_submission_events(struct req *r, const char *id)
     }
     snprintf(s->token, sizeof s->token, "%s", r->tok_name);
     s->fd = api_conn_fd(r->conn);
+    s->w.conn = r->conn;
+    s->w.fd = s->fd;
     s->next_heartbeat = common_monotonic() + a->start->api.sse_heartbeat_ms / 1000.0;
     struct MHD_Response *resp =
         MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 4096, progress_read, s, progress_free);
@@ -810,5 +995,6 @@ enum MHD_Result api_submission_events(struct req *r, const char *id)
     MHD_add_response_header(resp, "Cache-Control", "no-store");
     enum MHD_Result ret = MHD_queue_response(r->conn, 200, resp);
     MHD_destroy_response(resp);
+    stream_timeout(r);
     return ret;
 }

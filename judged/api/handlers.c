@@ -454,43 +454,27 @@ enum MHD_Result api_submit_batch(struct req *r)
 
 /* ----------------------------------------------------------------- results */
 
-/* The results stream's last entry id ("0-0" when empty): a long-poll waits
- * for events after it, so a verdict published between this read and the
- * state check is not missed. */
-static void results_tail(struct queue_conn *k, const char *pool, char last[64])
+/* A long poll whose submission is not done: its connection is suspended
+ * until the events hub reads that submission's event (or the deadline,
+ * or a shutdown), then the handler runs again (api_get_submission_again).
+ * It holds no thread and no Redis connection while it waits. */
+static enum MHD_Result get_submission_again(struct req *r)
 {
-    char err[512];
-    queue_events_tail(k, pool, last, err, sizeof err);   /* failed: "0-0", all events count */
+    return api_get_submission(r, r->wait_id);
 }
 
-/* Blocks up to ms for an event of id after last; true when one came. */
-static bool wait_event(struct api *a, struct queue_conn *k, const char *pool, const char *id,
-                       char last[64], long long deadline)
+static bool wait_for_event(struct req *r, const char *id, unsigned long long seq)
 {
-    const char *pools[1] = {pool};
-    char(*cursor)[64] = (char(*)[64])last;
-    while (!atomic_load(&a->stopping)) {
-        long long left = deadline - common_wall_ms();
-        if (left <= 0)
-            return false;
-        struct queue_event *ev;
-        int n;
-        bool more;
-        char err[256];
-        enum queue_rc rc = queue_events(k, pools, 1, cursor, 100, left > 1000 ? 1000 : left, &ev, &n,
-                                        &more, err, sizeof err);
-        if (rc != QUEUE_OK) {
-            free(ev);
-            return false;
-        }
-        bool hit = false;
-        for (int i = 0; i < n; i++)
-            hit |= !strcmp(ev[i].id, id);
-        free(ev);
-        if (hit)
-            return true;
-    }
-    return false;
+    snprintf(r->wait_id, sizeof r->wait_id, "%s", id);
+    r->resume = get_submission_again;
+    r->wait.conn = r->conn;
+    r->wait.fd = api_conn_fd(r->conn);
+    r->wait.any = false;
+    r->wait.owner = NULL;
+    r->wait.sub = r->wait_id;
+    r->wait.seq = seq;
+    r->wait.due = r->wait_deadline;
+    return api_hub_suspend(r->api, &r->wait);
 }
 
 enum MHD_Result api_get_submission(struct req *r, const char *id)
@@ -508,26 +492,28 @@ enum MHD_Result api_get_submission(struct req *r, const char *id)
         if (!*w || *end || !(wait >= 0 && wait <= MAX_WAIT_S))
             return api_error(r, 400, "wait", "wait must be a number of seconds from 0 to %d", MAX_WAIT_S);
     }
-    long long deadline = common_wall_ms() + (long long)(wait * 1000);
+    if (!r->wait_deadline)   /* the first look (a resumed one keeps it) */
+        r->wait_deadline = common_monotonic() + wait;
     struct queue_conn *k = api_conn_get(a);
-    char last[64] = "0-0", err[512];
-    if (wait > 0)
-        results_tail(k, pool, last);
+    char err[512];
     struct queue_result q;
     bool found;
     enum queue_rc rc;
     for (;;) {
+        /* the ring's end before the look: an event read after it wakes the wait */
+        unsigned long long seq = wait > 0 ? api_hub_end(a) : 0;
         rc = queue_result(k, id, &q, &found, err, sizeof err);
         if (rc != QUEUE_OK || !found || !strcmp(q.state, "done") || wait <= 0)
             break;
         if (!api_has_role(r, ROLES_READ_ALL) && strcmp(q.owner, r->tok_name))
             break;   /* not the caller's: answered (404) at once, not after the wait */
-        if (!wait_event(a, k, pool, id, last, deadline)) {
-            queue_result_free(&q);
-            rc = queue_result(k, id, &q, &found, err, sizeof err);
-            break;
-        }
+        if (common_monotonic() >= r->wait_deadline || atomic_load(&a->stopping))
+            break;   /* as it is now */
         queue_result_free(&q);
+        if (wait_for_event(r, id, seq)) {
+            api_conn_put(a, k);
+            return MHD_YES;   /* answered when resumed */
+        }
     }
     api_conn_put(a, k);
     if (rc == QUEUE_IO)

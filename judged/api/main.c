@@ -25,6 +25,7 @@ static void usage(void)
            "    listen: 127.0.0.1:8080   # HOST:PORT (port 0: any free port, logged)\n"
            "    tokens: /etc/judged/tokens  # made with: judgectl tokens add NAME --role R\n"
            "    max_connections: 512\n"
+           "    threads: 4               # serve every connection (default: 2 x the CPUs)\n"
            "    max_connections_per_address: 64  # one client cannot hold them all\n"
            "    max_streams_per_token: 32        # open event streams per token (more: 429)\n"
            "    rate: 50                 # requests/s per token (0 = unlimited)\n"
@@ -83,6 +84,7 @@ static void api_restart_needed(const struct jd_api_cfg *now, const struct jd_api
                           : now->max_connections_per_address != next->max_connections_per_address
                               ? "api.max_connections_per_address"
                           : now->max_streams_per_token != next->max_streams_per_token ? "api.max_streams_per_token"
+                          : now->threads != next->threads                       ? "api.threads"
                           : now->sse_buffer != next->sse_buffer                 ? "api.sse_buffer"
                           : now->sse_heartbeat_ms != next->sse_heartbeat_ms     ? "api.sse_heartbeat"
                           : !now->webhook_secret != !next->webhook_secret ||

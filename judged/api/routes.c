@@ -222,15 +222,16 @@ static const struct api_route routes[] = {
     /* what a submission may name: for every token that may submit or read */
     {API_GET, "/v1/problems", ROUTE_ANY_TOKEN, "listing problems", api_problems_list, ROUTE_SLASHES, NULL},
     {API_GET, "/v1/problems/{name}", SETTER_OR_READ, "reading the problem store", problem_get, 0, NULL},
-    {API_PUT, "/v1/problems/{name}", ROLE_SETTER, "uploading problems", problem_put, ROUTE_UPLOAD, NULL},
+    {API_PUT, "/v1/problems/{name}", ROLE_SETTER, "uploading problems", problem_put, ROUTE_UPLOAD | ROUTE_OWN_THREAD, NULL},
     {API_DELETE, "/v1/problems/{name}", ROLE_SETTER, "removing versions", problem_delete, 0, "version"},
     {API_GET, "/v1/problems/{name}/versions", SETTER_OR_READ, "reading the problem store", problem_versions, 0, NULL},
-    {API_POST, "/v1/problems/{name}/verify", ROLE_SETTER, "verifying problems", problem_verify, 0, NULL},
+    {API_POST, "/v1/problems/{name}/verify", ROLE_SETTER, "verifying problems", problem_verify, ROUTE_OWN_THREAD,
+     NULL},
     {API_GET, "/v1/problems/{name}/verify/{id}", ROLE_SETTER, "verifying problems", problem_verify_get, 0, NULL},
     {API_DELETE, "/v1/problems/{name}/verify/{id}", ROLE_SETTER, "verifying problems", problem_verify_cancel, 0,
      NULL},
     {API_GET, "/v1/uploads/{id}", ROLE_SETTER, "uploads", upload_get, 0, NULL},
-    {API_POST, "/v1/rejudges", ROLE_SETTER, "rejudges", api_rejudge, 0, NULL},
+    {API_POST, "/v1/rejudges", ROLE_SETTER, "rejudges", api_rejudge, ROUTE_OWN_THREAD, NULL},
     {API_GET, "/v1/languages", ROUTE_ANY_TOKEN, "languages", api_languages, 0, NULL},
     {API_GET, "/v1/whoami", ROUTE_ANY_TOKEN, "whoami", whoami, 0, NULL},
     /* administration: a viewer reads it, only an admin changes it */
@@ -479,6 +480,8 @@ static enum MHD_Result call(struct req *r, const struct api_route *rt, const str
         path[b->off[i] + b->len[i]] = '\0';
         r->param[i] = path + b->off[i];
     }
+    if (rt->flags & ROUTE_OWN_THREAD)
+        return api_call_detached(r, rt->fn, path);
     enum MHD_Result ret = rt->fn(r);
     memset(r->param, 0, sizeof r->param);
     free(path);

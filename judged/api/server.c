@@ -13,15 +13,22 @@
  * queue_result and events with queue_events; it links neither runner/ nor
  * sandbox/.
  *
- * libmicrohttpd runs one thread per connection (bounded by
- * api.max_connections, more wait in the listen backlog; and by
+ * libmicrohttpd runs a pool of api.threads threads (default: 2 x the
+ * host's CPUs), each serving any number of connections with epoll
+ * (bounded by api.max_connections, more wait in the listen backlog; and by
  * api.max_connections_per_address from one client address, more are closed
- * at once, so that one client cannot hold them all), so a handler may block: a
- * long-poll (GET /v1/submissions/ID?wait=S) blocks on an XREAD of the pool's
- * results stream, an event stream (GET /v1/events) waits for the events
- * hub (events.c: one reader of every results stream for all streams).
- * Other handlers borrow a Redis connection from a small pool (hiredis
- * contexts are not thread-safe) and give it back.
+ * at once, so that one client cannot hold them all). A thread per
+ * connection made 1,000 open event streams 1,000 threads, all woken by
+ * each event: admissions beside them waited 32-657 ms at p99 (bench_api
+ * --streams 1000). So nothing that waits for an event holds a thread: a
+ * long-poll (GET /v1/submissions/ID?wait=S) and an event stream with
+ * nothing to send suspend their connection (MHD_suspend_connection), and
+ * the events hub (events.c: one reader of every results stream for all)
+ * resumes it when its event has come, its time is up, or judge-api
+ * stops. Handlers still wait for Redis's answers (a round trip, well
+ * under a millisecond on one machine), holding no lock meanwhile: each
+ * borrows a Redis connection from a small pool (hiredis contexts are not
+ * thread-safe) and gives it back before it returns.
  * Connections are HTTP/1.1 keep-alive.
  *
  * A request's body is collected up to api's body limit (2 x max_source, a
@@ -106,6 +113,13 @@ static enum MHD_Result respond(struct req *r, unsigned status, const char *type,
     while ((h = va_arg(hdrs, const char *))) {
         const char *v = va_arg(hdrs, const char *);
         MHD_add_response_header(resp, h, v);
+    }
+    if (r->detached) {   /* queued by the access handler once resumed */
+        if (r->answer)
+            MHD_destroy_response(r->answer);
+        r->answer = resp;
+        r->answer_status = status;
+        return MHD_YES;
     }
     enum MHD_Result ret = MHD_queue_response(r->conn, status, resp);
     MHD_destroy_response(resp);
@@ -439,9 +453,90 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     r->conn = conn;
     r->url = url;
     r->method = method;
+    if (r->resume)   /* a suspended request, resumed: its handler's next step */
+        return r->resume(r);
     if (r->too_big)
         return api_error(r, 413, "body", "the request body is larger than %ld bytes", r->limit);
     return api_route(r);
+}
+
+/* ---------------------------------------------- handlers on own threads */
+
+struct detached_call {
+    struct req *r;
+    enum MHD_Result (*fn)(struct req *r);
+    char *path;
+};
+
+/* The resumed connection's answer: what the handler kept (none: the
+ * handler failed, and the connection is closed as it would have been). */
+static enum MHD_Result deliver_answer(struct req *r)
+{
+    r->resume = NULL;
+    r->detached = false;
+    if (!r->answer)
+        return MHD_NO;
+    enum MHD_Result ret = MHD_queue_response(r->conn, r->answer_status, r->answer);
+    MHD_destroy_response(r->answer);
+    r->answer = NULL;
+    return ret;
+}
+
+static void *detached_main(void *p)
+{
+    struct detached_call *c = p;
+    struct req *r = c->r;
+    struct api *a = r->api;
+    if (c->fn(r) != MHD_YES && r->answer) {   /* as MHD_NO from the access handler: no answer */
+        MHD_destroy_response(r->answer);
+        r->answer = NULL;
+    }
+    memset(r->param, 0, sizeof r->param);
+    free(c->path);
+    free(c);
+    MHD_resume_connection(r->conn);
+    pthread_mutex_lock(&a->detached_lock);
+    if (--a->ndetached == 0)
+        pthread_cond_broadcast(&a->detached_done);
+    pthread_mutex_unlock(&a->detached_lock);
+    return NULL;
+}
+
+enum MHD_Result api_call_detached(struct req *r, enum MHD_Result (*fn)(struct req *r), char *path)
+{
+    struct api *a = r->api;
+    struct detached_call *c = malloc(sizeof *c);
+    if (!c) {
+        free(path);
+        return MHD_NO;
+    }
+    *c = (struct detached_call){r, fn, path};
+    r->detached = true;
+    r->resume = deliver_answer;
+    pthread_attr_t at;
+    pthread_attr_init(&at);
+    pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+    pthread_mutex_lock(&a->detached_lock);
+    a->ndetached++;
+    MHD_suspend_connection(r->conn);   /* before the thread may resume it */
+    pthread_t t;
+    int e = pthread_create(&t, &at, detached_main, c);
+    if (e) {
+        a->ndetached--;
+        MHD_resume_connection(r->conn);
+    }
+    pthread_mutex_unlock(&a->detached_lock);
+    pthread_attr_destroy(&at);
+    if (e) {   /* no thread: run it here, as before */
+        r->detached = false;
+        r->resume = NULL;
+        enum MHD_Result ret = fn(r);
+        memset(r->param, 0, sizeof r->param);
+        free(path);
+        free(c);
+        return ret;
+    }
+    return MHD_YES;
 }
 
 /* ------------------------------------------------------ stream limits */
@@ -494,8 +589,8 @@ int api_conn_fd(struct MHD_Connection *conn)
     return ci ? ci->connect_fd : -1;
 }
 
-/* One connection, one thread (libmicrohttpd's mode here): nobody else reads
- * the socket while its stream waits, so a peek at it is safe. */
+/* A poll that reads nothing: safe beside libmicrohttpd's thread (a
+ * connection the hub's waker looks at is suspended: nobody reads it). */
 bool api_peer_gone(int fd)
 {
     if (fd < 0)
@@ -527,6 +622,8 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
     (void)why;
     struct req *r = *con_cls;
     if (r) {
+        if (r->answer)   /* a detached handler's, never queued (the connection closed at shutdown) */
+            MHD_destroy_response(r->answer);
         upload_close(r);
         api_conf_put(r->conf);
         free(r->body);
@@ -545,19 +642,27 @@ int api_start(struct api *a, char *err, size_t errlen)
         snprintf(err, errlen, "api.listen '%s': %s", a->start->api.listen, why);
         return -1;
     }
-    /* poll(), not select(): every connection costs a fd, and an event
+    /* epoll, not select(): every connection costs a fd, and an event
      * stream catching up from Redis a second one: past FD_SETSIZE soon */
-    unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL |
-                     MHD_USE_ERROR_LOG | (ai->ai_family == AF_INET6 ? MHD_USE_IPv6 : 0);
+    unsigned flags = MHD_USE_EPOLL_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG |
+                     (ai->ai_family == AF_INET6 ? MHD_USE_IPv6 : 0);
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    unsigned threads = a->start->api.threads > 0 ? (unsigned)a->start->api.threads
+                                                 : cpus > 0 ? 2 * (unsigned)cpus : 2;
+    if (threads > (unsigned)a->start->api.max_connections)   /* each thread takes a share of them */
+        threads = (unsigned)a->start->api.max_connections;
     a->body_limit = 2 * a->start->max_source + 16384;
     a->cap_idle = 64;
     a->idle = calloc((size_t)a->cap_idle, sizeof *a->idle);
     pthread_mutex_init(&a->lock, NULL);
+    pthread_mutex_init(&a->detached_lock, NULL);
+    pthread_cond_init(&a->detached_done, NULL);
     if (api_hub_start(a, err, errlen)) {
         freeaddrinfo(ai);
         return -1;
     }
     a->d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, a, MHD_OPTION_SOCK_ADDR, ai->ai_addr,
+                            MHD_OPTION_THREAD_POOL_SIZE, threads,
                             MHD_OPTION_CONNECTION_LIMIT, (unsigned)a->start->api.max_connections,
                             MHD_OPTION_PER_IP_CONNECTION_LIMIT,
                             (unsigned)a->start->api.max_connections_per_address,
@@ -583,7 +688,13 @@ int api_port(struct api *a)
 void api_stop(struct api *a)
 {
     atomic_store(&a->stopping, true);
-    api_hub_wake(a);   /* event streams waiting for the next event end now */
+    api_hub_wake(a);   /* suspended streams and long polls resumed: they end or answer now */
+    /* MHD_stop_daemon must find no connection suspended: handlers on their
+     * own threads end first (an upload waits for its validator's answer) */
+    pthread_mutex_lock(&a->detached_lock);
+    while (a->ndetached > 0)
+        pthread_cond_wait(&a->detached_done, &a->detached_lock);
+    pthread_mutex_unlock(&a->detached_lock);
     if (a->d)
         MHD_stop_daemon(a->d);
     a->d = NULL;
@@ -599,4 +710,6 @@ void api_stop(struct api *a)
     a->streams = NULL;
     a->nstreams = a->cap_streams = 0;
     pthread_mutex_destroy(&a->lock);
+    pthread_mutex_destroy(&a->detached_lock);
+    pthread_cond_destroy(&a->detached_done);
 }

@@ -192,6 +192,8 @@ static const struct key_def api_keys[] = {
      "concurrent connections; more wait to be accepted"},
     {"max_connections_per_address", KT_INT, AF(max_connections_per_address), 1, 100000, NULL, false,
      -1, NULL, "of those, from one client address (default: 64, at most max_connections)"},
+    {"threads", KT_INT, AF(threads), 1, 1024, NULL, false, -1, NULL,
+     "threads serving connections, each any number of them (default: 2 x the host's CPUs)"},
     {"max_streams_per_token", KT_INT, AF(max_streams_per_token), 1, 100000, "32", false, -1, NULL,
      "event streams one token may hold open (more: 429)"},
     {"rate", KT_RATE, AF(rate), 0, 10000000, "100", false, -1, NULL,

@@ -36,6 +36,7 @@ struct jd_api_cfg {
     int max_connections;     /* concurrent connections; more wait to be accepted */
     int max_connections_per_address;  /* of those, from one client address (more: closed at once) */
     int max_streams_per_token;        /* event streams one token may hold open (more: 429) */
+    int threads;             /* libmicrohttpd's pool threads (0: 2 x the host's CPUs) */
     double rate;             /* requests per second per token (0 = unlimited) */
     long burst;              /* token bucket size */
     long sse_heartbeat_ms;   /* comment line on an idle event stream */

@@ -6,6 +6,9 @@
  *
  *   bench_sse [CLIENTS] [EVENTS]     (default 1000 clients, 20 events)
  *
+ * Beside the figures: the load average (the machine is shared) and
+ * judge-api's CPU time per delivery while the events went out.
+ *
  * A program, not a test: the figures depend on the machine and its load. */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -99,6 +102,25 @@ static void *client_main(void *p)
     return NULL;
 }
 
+/* user + system CPU seconds of a process (/proc/PID/stat; bench_api reads
+ * it the same way) */
+static double proc_cpu(pid_t pid)
+{
+    char path[64], buf[2048];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    char *p = strrchr(buf, ')');
+    unsigned long ut = 0, st = 0;
+    if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &st) != 2)
+        return 0;
+    return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
+}
+
 static int cmp_d(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -167,6 +189,7 @@ int main(int argc, char **argv)
         common_sleep_ms(100);
     printf("%d of %d clients connected\n", (int)connected, nclients);
     redisContext *r = redisConnectUnix(sock);
+    double cpu0 = proc_cpu(api);
     for (int e = 0; e < nevents; e++) {
         common_sleep_ms(200);
         char id[64];
@@ -179,6 +202,8 @@ int main(int argc, char **argv)
     }
     for (int i = 0; i < nclients; i++)
         pthread_join(c[i].t, NULL);   /* each ends after the last event */
+    double cpu = proc_cpu(api) - cpu0, load[1] = {0};
+    getloadavg(load, 1);
     double *lat = malloc(sizeof(double) * (size_t)nclients * (size_t)nevents);
     long n = 0, missing = 0;
     for (int i = 0; i < nclients; i++)
@@ -193,9 +218,13 @@ int main(int argc, char **argv)
         printf("%d clients x %d events: latency XADD -> client p50 %.1f ms, p99 %.1f ms, max %.1f ms "
                "(%ld deliveries missing)\n", nclients, nevents, lat[n / 2] * 1000, lat[(long)(n * 0.99)] * 1000,
                lat[n - 1] * 1000, missing);
+    printf("  load average %.1f; judge-api CPU %.2f s over the events, %.1f us per delivery\n", load[0], cpu,
+           n ? cpu / (double)n * 1e6 : 0);
+    double stop = common_monotonic();
     redisFree(r);
     kill(api, SIGTERM);
     waitpid(api, NULL, 0);
+    printf("  judge-api stopped %.2f s after SIGTERM\n", common_monotonic() - stop);
     kill(redis, SIGTERM);
     waitpid(redis, NULL, 0);
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);

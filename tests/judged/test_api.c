@@ -15,6 +15,7 @@
 #include <poll.h>
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -2490,16 +2491,16 @@ static void raw_read(int fd, const char *until, long timeout_ms, char *buf, size
 
 /* An event stream of `token` on a raw socket, once judge-api said
  * ": connected"; -1 when it answered otherwise (the answer in buf). */
-static int raw_stream(const char *token, char *buf, size_t cap)
+static int raw_stream_q(const char *token, const char *query, const char *version, char *buf, size_t cap)
 {
     char req[400];
-    snprintf(req, sizeof req, "GET /v1/events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\n\r\n",
-             token);
+    snprintf(req, sizeof req, "GET /v1/events%s HTTP/%s\r\nHost: x\r\nAuthorization: Bearer %s\r\n\r\n",
+             query, version, token);
     int fd = raw_connect("127.0.0.1", req);
     cr_assert_geq(fd, 0);
     bool closed;
     raw_read(fd, "\r\n\r\n", 20000, buf, cap, &closed);   /* the head */
-    if (strncmp(buf, "HTTP/1.1 200 ", 13)) {
+    if (strncmp(buf, "HTTP/1.", 7) || strncmp(buf + 8, " 200 ", 5)) {
         cr_assert(strstr(buf, "\r\n\r\n"), "no answer: %s", buf);
         if (!strstr(strstr(buf, "\r\n\r\n"), "}\n"))
             raw_read_more(fd, "}\n", 20000, buf, cap, &closed);   /* the error document */
@@ -2510,6 +2511,11 @@ static int raw_stream(const char *token, char *buf, size_t cap)
         raw_read_more(fd, ": connected", 20000, buf, cap, &closed);
     cr_assert(!closed && strstr(buf, ": connected"), "%s", buf);
     return fd;
+}
+
+static int raw_stream(const char *token, char *buf, size_t cap)
+{
+    return raw_stream_q(token, "", "1.1", buf, cap);
 }
 
 /* Issue 25, item 2: 520 connections from one client that each sent one
@@ -2606,6 +2612,139 @@ Test(api, event_streams_per_token_capped_and_freed_when_the_client_leaves)
     close(b);
     close(c);
     close(other);
+}
+
+/* Issue 42: judge-api ran a thread per connection, so 1,000 open event
+ * streams were 1,000 threads, all woken by every event (admissions beside
+ * them waited up to 657 ms at p99). Now a stream with nothing to send is
+ * suspended and holds no thread: judge-api's threads stay few with 1,000
+ * streams open, it still answers at once, and SIGTERM closes every stream
+ * (each client reads the end of its stream) and judge-api exits. */
+Test(api, a_thousand_event_streams_hold_no_thread_and_end_at_sigterm)
+{
+    enum { STREAMS = 1000 };
+    struct rlimit rl;
+    getrlimit(RLIMIT_NOFILE, &rl);
+    rl.rlim_cur = rl.rlim_max;   /* a descriptor per stream here, and one in judge-api (inherited) */
+    setrlimit(RLIMIT_NOFILE, &rl);
+    cr_assert_geq(rl.rlim_cur, STREAMS + 200, "RLIMIT_NOFILE %llu is too low", (unsigned long long)rl.rlim_cur);
+    start("  native: {languages: [c, cpp], slots: 1}\n",
+          "  max_connections: 1100\n  max_connections_per_address: 1100\n  max_streams_per_token: 1100\n"
+          "  sse_heartbeat: 60s\n  threads: 4\n  rate: 0\n",
+          false);
+    static int fds[STREAMS];
+    char buf[8192];
+    for (int i = 0; i < STREAMS; i++) {
+        fds[i] = raw_stream(tok_read, buf, sizeof buf);
+        cr_assert_geq(fds[i], 0, "stream %d: %s", i, buf);
+    }
+    long threads = proc_status_kb(api_pid, "Threads:");
+    cr_log_info("judge-api with %d event streams open: %ld threads", STREAMS, threads);
+    cr_assert_leq(threads, 64, "judge-api runs %ld threads with %d streams open", threads, STREAMS);
+    struct resp r = http("GET", "/v1/whoami", "/v1/whoami", tok_submit, NULL, NULL);
+    cr_assert_eq(r.status, 200, "a request beside the streams: %s", r.body);
+    resp_free(&r);
+    kill(api_pid, SIGTERM);
+    int ended = 0;
+    for (int i = 0; i < STREAMS; i++) {
+        bool closed;
+        buf[0] = 0;
+        raw_read_more(fds[i], NULL, 30000, buf, sizeof buf, &closed);
+        ended += closed;
+        close(fds[i]);
+    }
+    cr_assert_eq(ended, STREAMS, "%d of %d streams were closed after SIGTERM", ended, STREAMS);
+    int status = -1;
+    cr_assert_eq(waitpid(api_pid, &status, 0), api_pid);
+    t_untrack(api_pid);
+    cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "judge-api's exit status %d", status);
+}
+
+/* n verdict events in the native pool's results stream (a thread) */
+static void *add_events(void *p)
+{
+    int n = (int)(long)p;
+    redisContext *c = t_redis();
+    for (int i = 0; i < n; i++)
+        redisAppendCommand(c, "XADD judge:{native}:results * id native-%011x-%08x verdict AC score 100 pool native "
+                              "time %d problem_version %064d", 1000 + i, i + 1, 1000 + i, i);
+    for (int i = 0; i < n; i++) {
+        redisReply *x = NULL;
+        if (redisGetReply(c, (void **)&x) == REDIS_OK)
+            freeReplyObject(x);
+    }
+    redisFree(c);
+    return NULL;
+}
+
+/* A client that opens a stream and never reads again: what judge-api would
+ * send it is bounded (a fixed socket send buffer and ~64 KiB of frames); once it
+ * has taken nothing for three heartbeats it is dropped, and its place is
+ * free again, while another stream gets every event meanwhile. (Before, it
+ * held its place and a thread until libmicrohttpd's 120 s timeout.) */
+Test(api, a_stream_whose_client_never_reads_is_dropped_and_others_get_every_event)
+{
+    enum { EVENTS = 4000 };
+    start("  native: {languages: [c, cpp], slots: 1}\n", "  max_streams_per_token: 2\n  sse_heartbeat: 1s\n",
+          false);
+    char buf[8192];
+    /* the slow client: a small receive buffer, so that judge-api's side fills soon */
+    int slow = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    int small = 4096;
+    setsockopt(slow, SOL_SOCKET, SO_RCVBUF, &small, sizeof small);
+    struct sockaddr_in dst = {.sin_family = AF_INET, .sin_port = htons((uint16_t)api_port)};
+    inet_pton(AF_INET, "127.0.0.1", &dst.sin_addr);
+    cr_assert_eq(connect(slow, (struct sockaddr *)&dst, sizeof dst), 0);
+    char req[400];
+    snprintf(req, sizeof req, "GET /v1/events?since=0-0 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\n\r\n",
+             tok_read);
+    cr_assert_eq(write(slow, req, strlen(req)), (ssize_t)strlen(req));
+    bool closed;
+    raw_read(slow, ": connected", 20000, buf, sizeof buf, &closed);
+    cr_assert(strstr(buf, ": connected"), "%s", buf);
+    /* from the start of the stream: events added before judge-api's hub
+     * first read Redis are not "from now" on, but they are after 0-0;
+     * HTTP/1.0: the body as it is, no chunks that could cut an id */
+    int good = raw_stream_q(tok_read, "?since=0-0", "1.0", buf, sizeof buf);
+    cr_assert_geq(good, 0, "%s", buf);
+    /* ~1.5 MB of events: far more than the slow client's buffers and
+     * judge-api's 512 KiB send buffer for a stream take; the
+     * other client reads them as they come */
+    pthread_t adder;
+    pthread_create(&adder, NULL, add_events, (void *)(long)EVENTS);
+    static char all[4 << 20];
+    all[0] = 0;
+    size_t len = 0;
+    int got = 0;
+    for (long long end = t_now_ms() + 60000; t_now_ms() < end && got < EVENTS;) {
+        struct pollfd p = {.fd = good, .events = POLLIN};
+        if (poll(&p, 1, 100) != 1)
+            continue;
+        ssize_t n = read(good, all + len, sizeof all - 1 - len);
+        cr_assert_gt(n, 0, "the other stream ended after %d events", got);
+        len += (size_t)n;
+        all[len] = 0;
+        got = count_events(all);
+    }
+    pthread_join(adder, NULL);
+    for (int i = 0; got != EVENTS && i < EVENTS; i++) {   /* which, when one is missing */
+        char id[64];
+        snprintf(id, sizeof id, "native-%011x-%08x", 1000 + i, i + 1);
+        if (!strstr(all, id))
+            cr_log_error("missing: event %d (%s)", i, id);
+    }
+    cr_assert_eq(got, EVENTS, "the other stream got %d of %d events", got, EVENTS);
+    char last[64];
+    snprintf(last, sizeof last, "native-%011x-%08x", 1000 + EVENTS - 1, EVENTS);
+    cr_assert(strstr(all, last), "the last event is not in the other stream");
+    /* the slow one is dropped: its place is free for a new stream */
+    int again = -1;
+    for (long long end = t_now_ms() + 30000; t_now_ms() < end && again < 0; t_sleep_ms(200))
+        again = raw_stream(tok_read, buf, sizeof buf);
+    cr_assert_geq(again, 0, "the stream that never read still holds its place: %s", buf);
+    close(again);
+    close(good);
+    close(slow);
 }
 
 /* ------------------------------------------------------- problem store */
@@ -3706,4 +3845,73 @@ Test(api, a_cms_package_uploaded_unchanged_is_stored_and_verified)
                              "inputs and outputs (input/, output/) in the package", NULL),
               "%s", r.body);
     resp_free(&r);
+}
+
+/* A package PUT on a thread (curl, no assertions: the test ends judge-api
+ * under it) */
+struct put_job {
+    const char *path, *token, *file;
+};
+
+static void *put_main(void *p)
+{
+    struct put_job *j = p;
+    char url[1024], auth[200];
+    snprintf(url, sizeof url, "http://127.0.0.1:%d%s", api_port, j->path);
+    snprintf(auth, sizeof auth, "Authorization: Bearer %s", j->token);
+    struct curl_slist *h = curl_slist_append(NULL, auth);
+    h = curl_slist_append(h, "Content-Type: application/gzip");
+    FILE *f = fopen(j->file, "rb");
+    CURL *c = curl_easy_init();
+    curl_easy_setopt(c, CURLOPT_URL, url);
+    curl_easy_setopt(c, CURLOPT_UPLOAD, 1L);
+    curl_easy_setopt(c, CURLOPT_READDATA, f);
+    curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
+    curl_easy_setopt(c, CURLOPT_TIMEOUT, 120L);
+    struct resp r = {0};
+    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
+    curl_easy_setopt(c, CURLOPT_WRITEDATA, &r);
+    curl_easy_perform(c);
+    curl_easy_cleanup(c);
+    curl_slist_free_all(h);
+    if (f)
+        fclose(f);
+    free(r.body);
+    return NULL;
+}
+
+/* Issue 42: libmicrohttpd's pool threads each serve many connections, and
+ * a package upload waits up to a minute for a judged host's validator. It
+ * runs on a thread of its own, its connection suspended: with one pool
+ * thread and no host to validate, judge-api still answers others while
+ * the upload waits (it would wait a minute behind it otherwise). */
+Test(api, an_upload_waiting_for_its_validator_stops_no_other_request)
+{
+    start("  native: {languages: [c, cpp], slots: 1}\n", "  threads: 1\n", false);
+    char tok_setter[100], tgz[400];
+    token("setter", "setter", tok_setter);
+    cr_assert(sighup_token(PROBS, tok_setter), "the setter token works after SIGHUP");
+    sh("tar czf %s/up.tgz -C %s/testdata aplusb", T_dir, SRC);
+    snprintf(tgz, sizeof tgz, "%s/up.tgz", T_dir);
+    struct put_job job = {PROBS "/up", tok_setter, tgz};
+    pthread_t t;
+    pthread_create(&t, NULL, put_main, &job);
+    /* staged: it now waits for a validator that no host runs here */
+    redisContext *c = t_redis();
+    bool staged = false;
+    for (long long end = t_now_ms() + 30000; t_now_ms() < end && !staged; t_sleep_ms(50)) {
+        redisReply *x = redisCommand(c, "KEYS judge:upload:*");
+        staged = x && x->type == REDIS_REPLY_ARRAY && x->elements > 0;
+        freeReplyObject(x);
+    }
+    redisFree(c);
+    cr_assert(staged, "the upload was not staged");
+    cr_assert_eq(probe_healthz(10), 200, "judge-api did not answer while an upload waited for its validator");
+    struct resp r = http("GET", "/v1/whoami", "/v1/whoami", tok_submit, NULL, NULL);
+    cr_assert_eq(r.status, 200, "%s", r.body);
+    resp_free(&r);
+    kill(api_pid, SIGKILL);   /* the upload would wait its minute */
+    waitpid(api_pid, NULL, 0);
+    t_untrack(api_pid);
+    pthread_join(t, NULL);
 }
