@@ -139,14 +139,14 @@ Test(ops, one_log_line_per_job_in_text_and_in_json)
 Test(ops, a_pool_language_without_a_language_file_is_refused)
 {
     char cfg[400];
-    write_config("L", SLOT, NULL, "  native: {languages: [c, cobol], slots: 1}\n", cfg, sizeof cfg);
+    write_config("L", SLOT, NULL, "  native: {languages: [c, intercal], slots: 1}\n", cfg, sizeof cfg);
     pid_t l = t_judged(cfg, "L");
     cr_assert_eq(exit_status(l, 30000), 1, "judged did not refuse");
     char *log = t_judged_log("L");
     char want[600];
     snprintf(want, sizeof want, "%s:", cfg);
     cr_assert(contains(log, want), "names the file: %s", log);
-    cr_assert(contains(log, "key 'pools.native.languages': language 'cobol' has no language file"), "%s",
+    cr_assert(contains(log, "key 'pools.native.languages': language 'intercal' has no language file"), "%s",
               log);
     cr_assert(!contains(log, "started (pid"), "%s", log);
     free(log);
