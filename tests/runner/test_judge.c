@@ -910,14 +910,16 @@ Test(judgectl, json_contract_and_exit_status, .timeout = 120)
 /* issue 39: Rust's crates (rust.yaml's prepared files: Debian's librust-*-dev
  * built once per host). A program using rand, rand_xoshiro, itertools and num
  * is AC; one naming a crate Debian does not package is CE with rustc's own
- * words. The first judging on a host builds the crates (a minute or more of
- * CPU); judgectl's default workdir keeps them for every later run. */
+ * words. The first judging builds the crates (a minute or more of CPU):
+ * judgectl works in this tree's runner work dir, so the build is shared
+ * with the runner's Rust samples (solutions/aplusb), once per build tree. */
 static json_t *judge_rust(const char *source, char **out)
 {
     char *dir = scratch_dir("rustcrates");
     put_file(dir, "main.rs", "%s", source);
     char args[1024];
-    snprintf(args, sizeof args, "judge --json --problem " SRC "/testdata/aplusb --lang rust %s/main.rs", dir);
+    snprintf(args, sizeof args, "judge --json --workdir " WORK_DIR " --problem " SRC "/testdata/aplusb --lang rust %s/main.rs",
+             dir);
     int rc = run_judgectl(args, out);
     cr_assert_eq(rc, 0, "a verdict was reached: %s", *out);
     json_t *j = json_loads(*out, 0, NULL);
