@@ -416,7 +416,8 @@ struct store_group_expect {
 };
 struct store_expected {
     char path[1100];           /* submissions/accepted/sol.c (below the package) */
-    char language[64];         /* submissions.yaml's language; "" = by extension */
+    char language[64];         /* submissions.yaml's language, else problemtools' for an ICPC
+                                  package's .pl (prolog); "" = by extension */
     bool program_dir;          /* a program of several files: one submission (store_program_files) */
     struct store_expect_rule rules[8];   /* all must hold (folder default, globs) */
     size_t nrules;

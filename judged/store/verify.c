@@ -657,6 +657,34 @@ static void add_rule(struct store_expected *x, struct store_expect_rule r)
         x->rules[x->nrules++] = r;
 }
 
+/* The languages problemtools (Kattis' tool for the ICPC format) gives an
+ * ending that the languages here give another: its languages.yaml has
+ * `prolog: files: '*.pl'` and no Perl, whereas `.pl` is Perl's here (as on
+ * DOMjudge, whose Prolog is `.plg`). A package's submissions are judged in
+ * the language its own tool would pick. */
+static const struct {
+    const char *ending, *language;
+} problemtools_languages[] = {{".pl", "prolog"}};
+
+/* Into x->language (when no rule named one): the language problemtools
+ * picks for submissions/<rel> of an ICPC package (converted: it keeps the
+ * original problem.icpc.yaml) that is not DOMjudge's (domjudge-problem.ini,
+ * or @EXPECTED_RESULTS@ in the file: dj). */
+static void problemtools_language(const char *dir, const char *rel, int dj, struct store_expected *x)
+{
+    const char *dot = strrchr(rel, '.');
+    char path[4400];
+    snprintf(path, sizeof path, "%s/problem.icpc.yaml", dir);
+    if (x->language[0] || x->program_dir || dj > 0 || !dot || access(path, F_OK))
+        return;
+    snprintf(path, sizeof path, "%s/domjudge-problem.ini", dir);
+    if (access(path, F_OK) == 0)
+        return;
+    for (size_t i = 0; i < sizeof problemtools_languages / sizeof *problemtools_languages; i++)
+        if (!strcmp(dot, problemtools_languages[i].ending))
+            snprintf(x->language, sizeof x->language, "%s", problemtools_languages[i].language);
+}
+
 /* The expectation of submissions/<rel>; false (reported) when it has none. */
 static bool expect_program(const char *dir, const char *folder, const char *rel, const struct yaml_rules *y,
                            const struct pkg_tests *tests, struct matching *m, struct store_expected *x,
@@ -708,6 +736,7 @@ static bool expect_program(const char *dir, const char *folder, const char *rel,
     }
     if (dj > 0)
         x->nrules = 0;   /* DOMjudge's own check: the final verdict */
+    problemtools_language(dir, rel, dj, x);
     if (!x->final && !x->nrules && !x->ngroups) {
         conv_err(e, "submissions/%s:0: (folder): '%.100s' is not a verdict folder (accepted, rejected, wrong_answer, "
                     "time_limit_exceeded, run_time_error, brute_force, partially_accepted) and no rule of %s or @EXPECTED_RESULTS@ "

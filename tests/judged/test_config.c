@@ -1,6 +1,7 @@
 /* test_config.c - pure unit tests of judged's configuration and helpers
  * (also run under ASan + UBSan). */
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -475,6 +476,43 @@ Test(config, design_md_lists_every_key_of_the_table)
     cr_assert_str_eq(b, want, "judged/DESIGN.md's key reference differs from the table: the table's "
                               "rendering is in config-reference.md in the test's directory");
     free(want);
+}
+
+/* issue 39: a host installed from the Debian package serves every language
+ * whose compiler it has, so the shipped configuration's pools list every
+ * language file (a new one is served once a pool names it). */
+Test(config, the_shipped_judged_yaml_serves_every_language)
+{
+    FILE *f = fopen(JUDGED_SOURCE_DIR "/packaging/judged.yaml", "r");
+    cr_assert(f);
+    static char text[1 << 16];
+    size_t n = fread(text, 1, sizeof text - 200, f);
+    fclose(f);
+    text[n] = 0;
+    /* the source tree's files, not the installed ones */
+    strcat(text, "languages: " JUDGED_SOURCE_DIR "/languages\n");
+    write_cfg(text);
+    struct jd_config cfg;
+    char err[512];
+    cr_assert_eq(jd_config_load(&cfg, path, err, sizeof err), 0, "%s", err);
+    DIR *d = opendir(JUDGED_SOURCE_DIR "/languages");
+    cr_assert(d);
+    struct dirent *e;
+    int files = 0;
+    while ((e = readdir(d))) {
+        size_t len = strlen(e->d_name);
+        if (len < 6 || strcmp(e->d_name + len - 5, ".yaml"))
+            continue;
+        char id[256];
+        snprintf(id, sizeof id, "%.*s", (int)(len - 5), e->d_name);
+        cr_expect(jd_pool_for_language(&cfg, id), "languages/%s is in no pool of packaging/judged.yaml",
+                  e->d_name);
+        files++;
+    }
+    closedir(d);
+    cr_assert_gt(files, 8);
+    jd_config_free(&cfg);
+    unlink(path);
 }
 
 Test(stats, buckets_sums_and_merge)

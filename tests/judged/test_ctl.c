@@ -357,6 +357,48 @@ Test(ctl, dlq_requeue_by_submission_id)
     expect_error(out, "not_found", 66);
 }
 
+/* issue 39: the shipped judged.yaml lists every language, and a host has
+ * only some toolchains. One whose compiler is missing (with prepared files,
+ * so the warm-up tries it) does not stop judged: the others are served,
+ * `languages --check` names the missing program, and a submission in it is
+ * an infrastructure failure, dead-lettered as IE after its attempts. */
+Test(ctl, a_language_without_its_toolchain_does_not_stop_judged)
+{
+    char cfg[400], out[16384], langs[400], path[500], cmd[1200], id[160];
+    snprintf(langs, sizeof langs, "%s/languages", T_dir);
+    cr_assert_eq(mkdir(langs, 0755), 0);
+    snprintf(cmd, sizeof cmd, "cp '%s/languages/c.yaml' '%s/'", SRC, langs);
+    cr_assert_eq(system(cmd), 0);
+    snprintf(path, sizeof path, "%s/gone.yaml", langs);
+    t_write(path, "id: gone\nname: Gone\nversion: [/usr/bin/judged-no-such-compiler, --version]\n"
+                  "source: main.gone\ncompile: [/usr/bin/judged-no-such-compiler, main.gone]\n"
+                  "run: [./main]\nhello: x\n"
+                  "prepare: {build: [/usr/bin/judged-no-such-compiler, --prepare]}\n");
+    t_config("A", SLOT0, "prepare: true\nmax_attempts: 2\n", "  native: {languages: [c, gone], slots: 1}\n",
+             cfg, sizeof cfg);
+    snprintf(cmd, sizeof cmd, "sed -i 's|^languages: .*|languages: %s|' '%s'", langs, cfg);
+    cr_assert_eq(system(cmd), 0);
+    t_judged(cfg, "A");
+    cr_assert(t_judged_started("A", 30000), "judged did not start");
+    cr_assert_eq(t_submit(cfg, "aplusb", "c", AC_C, NULL, NULL, id, sizeof id), 0, "%s", id);
+    cr_assert(t_wait_state(id, "done", 60000));
+    char *v = t_hget(id, "verdict");
+    cr_assert_str_eq(v, "AC");
+    free(v);
+    cr_assert_neq(CTL(out, "languages", "--check", "--languages", langs, "--slot", SLOT_LOCAL), 0, "%s", out);
+    cr_assert(contains(out, "gone") && contains(out, "cannot execute /usr/bin/judged-no-such-compiler"), "%s",
+              out);
+    snprintf(path, sizeof path, "%s/main.gone", T_dir);
+    t_write(path, "x\n");
+    cr_assert_eq(t_submit(cfg, "aplusb", "gone", path, NULL, NULL, id, sizeof id), 0, "%s", id);
+    cr_assert(t_wait_state(id, "done", 60000));
+    v = t_hget(id, "verdict");
+    cr_assert_str_eq(v, "IE");
+    free(v);
+    cr_assert_eq(CTL(out, "dlq", "list", "--json", "--config", cfg), 0);
+    cr_assert(contains(out, id) && contains(out, "judged-no-such-compiler"), "%s", out);
+}
+
 /* The first line judgectl writes to fd within ms, into buf; false if none. */
 static bool read_line(int fd, char *buf, size_t len, long ms)
 {

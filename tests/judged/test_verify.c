@@ -260,6 +260,40 @@ Test(verify, domjudge_expected_results)
     cr_assert(strstr(out, "submissions/accepted/ok.c:1: @EXPECTED_RESULTS@: unknown result 'SLOW'"), "%s", out);
 }
 
+/* issue 39: `.pl` is Perl here (and on DOMjudge) but Prolog to problemtools,
+ * the ICPC format's own tool: an ICPC package's submissions/accepted/x.pl
+ * is judged as Prolog, a DOMjudge package's (domjudge-problem.ini) as Perl,
+ * and its `.plg` (DOMjudge's Prolog) as Prolog. */
+Test(verify, a_pl_submission_is_prolog_in_icpc_packages_and_perl_in_domjudges)
+{
+    static const char prolog[] = "main :- read_line_to_string(user_input, L), split_string(L, \" \", \" \", [A, B]),\n"
+                                 "    number_string(X, A), number_string(Y, B), Z is X + Y, writeln(Z).\n";
+    static const char perl[] = "my ($a, $b) = split ' ', <STDIN>;\nprint $a + $b, \"\\n\";\n";
+    icpc_data("kattis");
+    put("kattis", "problem.yaml", "name: Sum\nlimits: {time_limit: 2}\n");
+    put("kattis", "submissions/accepted/sum.pl", prolog);
+    char out[65536];
+    int rc = CTL(out, "problem", "verify", pkg_path("kattis"), "--json", "--slot", SLOT, "--languages", LANGS);
+    cr_assert_eq(rc, 0, "%s", out);
+    json_t *j = parse(out), *r = row(j, "submissions/accepted/sum.pl");
+    cr_assert_str_eq(json_string_value(json_object_get(r, "language")), "prolog", "%s", out);
+    cr_assert_str_eq(json_string_value(json_object_get(r, "verdict")), "AC", "%s", out);
+    json_decref(j);
+    icpc_data("djpl");
+    put("djpl", "domjudge-problem.ini", "name = 'Sum'\ntimelimit = 2\n");
+    put("djpl", "submissions/accepted/sum.pl", perl);
+    put("djpl", "submissions/accepted/sum.plg", prolog);   /* DOMjudge's Prolog */
+    rc = CTL(out, "problem", "verify", pkg_path("djpl"), "--json", "--slot", SLOT, "--languages", LANGS);
+    cr_assert_eq(rc, 0, "%s", out);
+    j = parse(out), r = row(j, "submissions/accepted/sum.pl");
+    cr_assert_str_eq(json_string_value(json_object_get(r, "language")), "perl", "%s", out);
+    cr_assert_str_eq(json_string_value(json_object_get(r, "verdict")), "AC", "%s", out);
+    r = row(j, "submissions/accepted/sum.plg");
+    cr_assert_str_eq(json_string_value(json_object_get(r, "language")), "prolog", "%s", out);
+    cr_assert_str_eq(json_string_value(json_object_get(r, "verdict")), "AC", "%s", out);
+    json_decref(j);
+}
+
 static void config(char *cfg, size_t len)
 {
     t_config("verify", 742, NULL, POOLS_DEFAULT, cfg, len);

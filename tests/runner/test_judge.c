@@ -977,6 +977,59 @@ Test(judgectl, json_contract_and_exit_status, .timeout = 120)
     free(out);
 }
 
+/* issue 39: Rust's crates (rust.yaml's prepared files: Debian's librust-*-dev
+ * built once per host). A program using rand, rand_xoshiro, itertools and num
+ * is AC; one naming a crate Debian does not package is CE with rustc's own
+ * words. The first judging builds the crates (a minute or more of CPU):
+ * judgectl works in this tree's runner work dir, so the build is shared
+ * with the runner's Rust samples (solutions/aplusb), once per build tree. */
+static json_t *judge_rust(const char *source, char **out)
+{
+    char *dir = scratch_dir("rustcrates");
+    put_file(dir, "main.rs", "%s", source);
+    char args[1024];
+    snprintf(args, sizeof args, "judge --json --workdir " WORK_DIR " --problem " SRC "/testdata/aplusb --lang rust %s/main.rs",
+             dir);
+    int rc = run_judgectl(args, out);
+    cr_assert_eq(rc, 0, "a verdict was reached: %s", *out);
+    json_t *j = json_loads(*out, 0, NULL);
+    cr_assert_not_null(j, "%s", *out);
+    remove_dir(dir);
+    free(dir);
+    return j;
+}
+
+Test(judgectl, rust_crates_are_there_and_others_are_ce, .timeout = 1200)
+{
+    char *out;
+    json_t *j = judge_rust("use itertools::Itertools;\n"
+                           "use num::{BigInt, Integer};\n"
+                           "use rand::{Rng, SeedableRng};\n"
+                           "use rand_xoshiro::Xoshiro256PlusPlus;\n"
+                           "fn main() {\n"
+                           "    let mut s = String::new();\n"
+                           "    std::io::stdin().read_line(&mut s).unwrap();\n"
+                           "    let v: Vec<i64> = s.split_whitespace().map(|x| x.parse().unwrap()).collect();\n"
+                           "    let mut rng = Xoshiro256PlusPlus::seed_from_u64(7);\n"
+                           "    let k: i64 = rng.gen_range(1..10);\n"
+                           "    let sum: BigInt = v.iter().map(|&x| BigInt::from(x * k)).sum();\n"
+                           "    let (q, _) = sum.div_rem(&BigInt::from(k));\n"
+                           "    let again: i64 = v.iter().sorted().rev().sum();\n"
+                           "    assert_eq!(q, BigInt::from(again));\n"
+                           "    println!(\"{}\", q);\n"
+                           "}\n", &out);
+    cr_assert_str_eq(json_string_value(json_object_get(j, "verdict")), "AC", "%s", out);
+    json_decref(j);
+    free(out);
+    j = judge_rust("use proconio::input;\n"
+                   "fn main() { input! { a: i64, b: i64 } println!(\"{}\", a + b); }\n", &out);
+    cr_assert_str_eq(json_string_value(json_object_get(j, "verdict")), "CE", "%s", out);
+    const char *log = json_string_value(json_object_get(json_object_get(j, "compile"), "output"));
+    cr_assert(log && strstr(log, "proconio") && strstr(log, "E0432"), "rustc's message: %s", out);
+    json_decref(j);
+    free(out);
+}
+
 /* ---- hostile submissions through judgectl judge (issue 12) ---- */
 
 #define HOSTILE SRC "/tests/hostile/"
