@@ -157,7 +157,7 @@ static int compile_step(struct rn_job *j, const struct rn_language *l, const cha
     struct sandbox_mount *mounts = rn_mounts_for(l, &pm, prepared ? 1 : 0, &mount_count);
     struct sandbox_job sj = SANDBOX_JOB_INIT;
     sj.slot = j->slot;
-    sj.cpus = rn_slot_cpus(j->r, j->slot);
+    sj.cpus = l->compile_unpinned ? NULL : rn_slot_cpus(j->r, j->slot);
     sj.argv = (const char *const *)argv;
     sj.envp = (const char *const *)l->env;
     sj.workdir = dir;

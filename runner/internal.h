@@ -77,6 +77,7 @@ struct rn_language {
     double compile_time;
     uint64_t compile_memory, compile_output;
     int compile_procs;
+    bool compile_unpinned;  /* a prepared build (prepared.c): on every CPU */
     int processes;
     char **mounts;          /* NULL-terminated host paths, read-only */
     char **env;             /* NULL-terminated NAME=VALUE, PATH included */

@@ -169,6 +169,10 @@ static int box_steps(struct rn_job *j, const struct rn_language *l, char ***step
     box.prepare = NULL;             /* a build never uses what it builds */
     box.compile = steps;
     box.compile_steps = n;
+    /* once per host, while compiles of the language wait for it: every
+     * CPU shortens the wait (Rust's crates: cargo builds several at once);
+     * waits for a core do not count against anyone's wall clock */
+    box.compile_unpinned = true;
     if (limits) {
         box.compile_time = limits->time;
         box.compile_memory = limits->memory;
