@@ -68,7 +68,7 @@ pools:
            slots: 2}
   python: {languages: [python3, pypy3, ruby, php, perl, lua, bash, tcl, prolog,
                        erlang, elixir,
-                       scheme, racket, awk, pike, forth, brainfuck], slots: 1}
+                       scheme, racket, awk, pike, forth, brainfuck, r], slots: 1}
   java:   {languages: [java, javascript, kotlin,
                        groovy, coffeescript], slots: 1}
 api:

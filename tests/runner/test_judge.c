@@ -954,6 +954,7 @@ Test(runner, each_language_echoes_its_first_line, .timeout = 600)
         {"forth", "create buf 256 allot\n: main buf 256 stdin read-line throw drop buf swap type cr ;\n"},
         /* reads and prints up to the newline (10), then prints a newline */
         {"brainfuck", ",----------[++++++++++.,----------]++++++++++.\n"},
+        {"r", "cat(readLines(file(\"stdin\"), n = 1), \"\\n\", sep = \"\")\n"},
     };
     char *pkg = scratch_dir("echo");
     put_file(pkg, "problem.yaml", "name: echo\ntime_limit: 5s\nmemory_limit: 256M\nchecker: exact\n");
