@@ -868,10 +868,10 @@ Test(runner, abandoned_job_and_bad_requests, .timeout = 60)
     cr_assert_eq(runner_judge(r, &req, &rep, &failure, err, sizeof err), -1);
     cr_assert_eq(failure, RUNNER_FAILURE_ABORTED);
     req.keep_going = NULL;
-    req.language = "cobol";
+    req.language = "intercal";
     cr_assert_eq(runner_judge(r, &req, &rep, &failure, err, sizeof err), -1);
     cr_assert_eq(failure, RUNNER_FAILURE_NONE);
-    cr_assert(strstr(err, "cobol"));
+    cr_assert(strstr(err, "intercal"));
     req.language = "c";
     req.problem_dir = "/nonexistent/problem";
     cr_assert_eq(runner_judge(r, &req, &rep, &failure, err, sizeof err), -1);
