@@ -67,8 +67,10 @@ pools:
                        nasm, nasm32, gas, gas32, cobol],
            slots: 2}
   python: {languages: [python3, pypy3, ruby, php, perl, lua, bash, tcl, prolog,
-                       erlang, elixir], slots: 1}
-  java:   {languages: [java, javascript, kotlin], slots: 1}
+                       erlang, elixir,
+                       scheme, racket, awk, pike, forth, brainfuck, r], slots: 1}
+  java:   {languages: [java, javascript, kotlin,
+                       groovy, coffeescript], slots: 1}
 api:
   listen: 127.0.0.1:0
   tokens: $state/tokens

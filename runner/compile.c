@@ -73,7 +73,7 @@ struct sandbox_limits rn_compile_limits(const struct rn_job *j, const struct rn_
     uint64_t tmp = output + (16ULL << 20) > (64ULL << 20) ? output + (16ULL << 20) : 0;
     return (struct sandbox_limits){.cpu_time = time, .wall_time = time * 1.5 + 1,
                                    .memory = memory, .output = output, .tmp_size = tmp,
-                                   .procs = l->compile_procs};
+                                   .procs = l->compile_procs, .open_files = l->open_files};
 }
 
 /* A helper's build (checker, interactor, program directory): the compile's

@@ -79,6 +79,7 @@ struct rn_language {
     int compile_procs;
     bool compile_unpinned;  /* a prepared build (prepared.c): on every CPU */
     int processes;
+    int open_files;         /* RLIMIT_NOFILE of its boxes; 0: the sandbox's 64 */
     char **mounts;          /* NULL-terminated host paths, read-only */
     char **env;             /* NULL-terminated NAME=VALUE, PATH included */
     /* a submission of several files (common/fileset): entry_all compiles
@@ -128,6 +129,9 @@ enum rn_stop { RN_STOP_NONE, RN_STOP_SUBTASK, RN_STOP_ALL };
 /* output-only: no program; the submission is answer files, one a test
  * (CMS OutputOnly, ICPC submit-answer) */
 enum rn_problem_type { RN_BATCH, RN_INTERACTIVE, RN_COMMUNICATION, RN_OUTPUT_ONLY };
+/* a language file's open_files: 64 (the sandbox's default) .. this */
+#define RN_MAX_OPEN_FILES 1024
+
 /* processes of a communication problem: 1..RN_MAX_PROCESSES user processes */
 #define RN_MAX_PROCESSES 16
 /* how a custom checker or an interactor is called and reports: testlib's

@@ -156,6 +156,20 @@ static int parse_steps(struct ydoc *y, yaml_node_t *n, const char *key, char ***
     return *steps ? rc : -1;
 }
 
+/* open_files: the descriptors its boxes may hold, for a runtime that will
+ * not start under the box's 64 (Rscript wants ~170); bounded so a language
+ * file cannot lift the cap to what the host has */
+static int parse_open_files(struct ydoc *y, yaml_node_t *v, struct rn_language *l)
+{
+    if (ydoc_int(y, v, "open_files", 64, &l->open_files) < 0)
+        return -1;
+    if (l->open_files > RN_MAX_OPEN_FILES) {
+        ydoc_error(y, v, "open_files", "%d is more than %d", l->open_files, RN_MAX_OPEN_FILES);
+        return -1;
+    }
+    return 0;
+}
+
 /* {time, memory, output, procs}: compile_limits, prepare.limits */
 static int parse_limits(struct ydoc *y, yaml_node_t *n, const char *name, double *time,
                         uint64_t *memory, uint64_t *output, int *procs)
@@ -329,6 +343,8 @@ static int parse_key(struct ydoc *y, const char *key, yaml_node_t *k, yaml_node_
         return parse_prepare(y, v, l);
     if (!strcmp(key, "processes"))
         return ydoc_int(y, v, key, 1, &l->processes);
+    if (!strcmp(key, "open_files"))
+        return parse_open_files(y, v, l);
     if (!strcmp(key, "profile"))
         return ydoc_string(y, v, key, &l->profile);
     if (!strcmp(key, "mounts"))

@@ -114,7 +114,7 @@ static void helper_job(struct rn_job *j, const struct helper_run *hr, struct san
     sj->profile = l->profile;     /* a checker in Java needs the JVM's */
     sj->limits = (struct sandbox_limits){.cpu_time = hr->cpu, .wall_time = hr->wall,
                                          .memory = CHECKER_MEMORY, .output = 16 << 20,
-                                         .procs = l->processes};
+                                         .procs = l->processes, .open_files = l->open_files};
     sj->mounts = *mounts;
     sj->mount_count = mount_count;
 }
@@ -360,7 +360,7 @@ static void program_job(struct rn_job *j, char *const *args, struct sandbox_job 
     sj->limits = (struct sandbox_limits){.cpu_time = cpu, .wall_time = wall_limit(j, cpu),
                                          .memory = run_memory(j),
                                          .output = j->prob->output_limit,
-                                         .procs = l->processes};
+                                         .procs = l->processes, .open_files = l->open_files};
     sj->output_runs_on = j->prob->output_truncate;
     sj->mounts = *mounts;
     sj->mount_count = mount_count;
@@ -665,8 +665,10 @@ static void manager_job(struct rn_job *j, const struct rn_test *t, double user_c
     if (p->manager_memory)
         sj->limits.memory = p->manager_memory;
     /* its 2 N pipe fds, and as many again when it opens their paths (a
-     * CMS manager fopens each): past the box's default 64 at 16 */
-    sj->limits.open_files = 64 + 4 * p->processes;
+     * CMS manager fopens each): past the box's default 64 at 16; more
+     * when its language asks more (open_files) */
+    if (sj->limits.open_files < 64 + 4 * p->processes)
+        sj->limits.open_files = 64 + 4 * p->processes;
     rn_argv_free(pipes);
 }
 

@@ -455,6 +455,18 @@ Test(languages, bad_values_name_their_key)
     free(e);
 }
 
+/* open_files (R's Rscript wants ~170) is bounded both ways: under 64 would
+ * lower the box's default, past 1024 would lift it towards the host's */
+Test(languages, open_files_is_bounded)
+{
+    char *e = load_language_errors(GOOD_C "open_files: 5000\n");
+    cr_assert(strstr(e, "x.yaml:8: open_files: 5000 is more than 1024"), "%s", e);
+    free(e);
+    e = load_language_errors(GOOD_C "open_files: 10\n");
+    cr_assert(strstr(e, "x.yaml:8: open_files:"), "%s", e);
+    free(e);
+}
+
 Test(languages, missing_required_key)
 {
     char *e = load_language_errors("id: c\nname: C\nsource: main.c\nrun: [./main]\n");

@@ -1,0 +1,2 @@
+# Expected: AC (-M: exact integers).
+{ print $1 + $2 }

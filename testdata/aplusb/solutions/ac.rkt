@@ -1,0 +1,5 @@
+#lang racket
+; Expected: AC.
+(define a (read))
+(define b (read))
+(displayln (+ a b))

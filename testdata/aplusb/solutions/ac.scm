@@ -1,0 +1,4 @@
+; Expected: AC.
+(let* ((a (read)) (b (read)))
+  (display (+ a b))
+  (newline))

@@ -1,0 +1,2 @@
+# Expected: CE (a rule without its closing brace).
+{ print $1 + $2

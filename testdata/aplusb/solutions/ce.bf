@@ -1,0 +1,2 @@
+Expected: CE: unbalanced brackets
++[[-]

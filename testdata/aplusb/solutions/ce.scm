@@ -1,0 +1,4 @@
+; Expected: CE (compile-file: an unbalanced parenthesis).
+(let* ((a (read)) (b (read)))
+  (display (+ a b))
+  (newline)

@@ -1,0 +1,2 @@
+# Expected: TLE. A loop that never ends.
+BEGIN { while (1) x++ }

@@ -1,0 +1,2 @@
+Expected: TLE: a loop that never ends
++[]

@@ -1,0 +1,2 @@
+\ Expected: TLE. A loop that never ends.
+: main 0 begin 1+ again ;

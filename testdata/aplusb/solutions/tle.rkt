@@ -1,0 +1,4 @@
+#lang racket/base
+; Expected: TLE. A loop that never ends.
+(let loop ([x 0])
+  (loop (add1 x)))

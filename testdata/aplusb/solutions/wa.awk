@@ -1,0 +1,2 @@
+# Expected: WA: a - b.
+{ print $1 - $2 }

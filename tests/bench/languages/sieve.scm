@@ -1,0 +1,11 @@
+; bench_languages: the sieve of Eratosthenes with plain loops.
+(use-modules (rnrs bytevectors))
+(let* ((n (read))
+       (composite (make-bytevector (+ n 1) 0)))
+  (let loop ((i 2) (count 0))
+    (cond ((> i n) (display count) (newline))
+          ((zero? (bytevector-u8-ref composite i))
+           (do ((j (* i i) (+ j i))) ((> j n))
+             (bytevector-u8-set! composite j 1))
+           (loop (+ i 1) (+ count 1)))
+          (else (loop (+ i 1) count)))))
