@@ -46,6 +46,25 @@ for tool in judged judgectl judge-api; do
 done
 [ -d "$languages" ] || { echo "demo: no languages directory $languages" >&2; exit 2; }
 
+# The pools' languages, each as a contest host would group them; only those
+# the demo submits are served (and so warmed up at start: every language
+# listed builds its prepared files first, which would hold a slot for
+# minutes with all of them).
+native="c c99 c11 cpp cpp03 cpp11 cpp14 cpp17 cpp03_clang cpp11_clang cpp14_clang cpp17_clang cpp20_clang
+        rust go pascal d haskell ocaml csharp fortran ada objc lisp nasm nasm32 gas gas32 cobol"
+python="python3 pypy3 ruby php perl lua bash tcl prolog erlang elixir scheme racket awk pike forth brainfuck r"
+java="java javascript kotlin groovy coffeescript"
+# "NAME: {languages: [...], slots: N}" for the languages of the pool the
+# demo submits; nothing when it submits none of them
+pool() {
+    local name=$1 slots=$2 list= l
+    for l in $3; do
+        [ -z "$only" ] || [[ $only == *",$l,"* ]] || continue
+        list+="${list:+, }$l"
+    done
+    [ -z "$list" ] || printf '  %s: {languages: [%s], slots: %s}\n' "$name" "$list" "$slots"
+}
+
 state=$(mktemp -d /tmp/judged-demo.XXXXXX)
 config=$state/judged.yaml
 cat >"$config" <<EOF
@@ -61,16 +80,9 @@ $cgroup_parent
 # every language at once; a contest host keeps one box per core
 oversubscribe: true
 pools:
-  native: {languages: [c, c99, c11, cpp, cpp03, cpp11, cpp14, cpp17, cpp03_clang, cpp11_clang, cpp14_clang,
-                       cpp17_clang, cpp20_clang, rust, go, pascal, d, haskell, ocaml, csharp, fortran, ada,
-                       objc, lisp,
-                       nasm, nasm32, gas, gas32, cobol],
-           slots: 2}
-  python: {languages: [python3, pypy3, ruby, php, perl, lua, bash, tcl, prolog,
-                       erlang, elixir,
-                       scheme, racket, awk, pike, forth, brainfuck, r], slots: 1}
-  java:   {languages: [java, javascript, kotlin,
-                       groovy, coffeescript], slots: 1}
+$(pool native 2 "$native")
+$(pool python 1 "$python")
+$(pool java 1 "$java")
 api:
   listen: 127.0.0.1:0
   tokens: $state/tokens
