@@ -52,7 +52,7 @@ done
 # minutes with all of them).
 native="c c99 c11 cpp cpp03 cpp11 cpp14 cpp17 cpp03_clang cpp11_clang cpp14_clang cpp17_clang cpp20_clang
         rust go pascal d haskell ocaml csharp fortran ada objc lisp nasm nasm32 gas gas32 cobol"
-python="python3 pypy3 ruby php perl lua bash tcl prolog erlang elixir scheme racket awk pike forth brainfuck r"
+python="python3 pypy3 ruby php perl lua bash tcl prolog erlang elixir scheme racket awk pike forth brainfuck r sed"
 java="java javascript kotlin groovy coffeescript"
 # "NAME: {languages: [...], slots: N}" for the languages of the pool the
 # demo submits; nothing when it submits none of them

@@ -5,8 +5,9 @@
  * The language's version command runs as a compile step would; then a
  * hello-world (the language file's `hello`, else one chosen by the
  * extension of the language's source file) is
- * compiled and run as a submission would be (a problem of one test with
- * no package: stdin is /dev/null), and must print "hello".
+ * compiled and run as a submission would be (a problem of one test whose
+ * input is the line "hello": a program that does nothing without input,
+ * a sed script, still runs), and must print "hello".
  */
 #include <errno.h>
 #include <stdio.h>
@@ -71,15 +72,23 @@ static int selftest_version(struct rn_job *j, struct runner_selftest *st)
 
 static int selftest_run(struct rn_job *j, struct runner_selftest *st)
 {
-    /* a problem of one test, no package: its input is /dev/null */
-    struct rn_problem p = {.dir = NULL, .time_limit = 5, .memory_limit = 256ULL << 20,
+    /* a problem of one test: its input, a line, in a package of its own */
+    char *dir = rn_strdup_printf("%s/selftest-input", j->dir), *in = rn_strdup_printf("%s/hello.in", dir);
+    if (rn_fresh_dir(dir, 0755) < 0 || rn_write_file(in, "hello\n", 6, 0644) < 0) {
+        int rc = rn_job_infra(j, dir, strerror(errno));
+        free(dir), free(in);
+        return rc;
+    }
+    struct rn_problem p = {.dir = dir, .time_limit = 5, .memory_limit = 256ULL << 20,
                            .output_limit = 1 << 20};
-    struct rn_test t = {.name = "hello", .input = NULL};
+    struct rn_test t = {.name = "hello", .input = "hello.in"};
     j->prob = &p;
     struct sandbox_result res;
     double started = rn_now();
     int rc = rn_run_program(j, &t, &res);
     j->prob = NULL;
+    rn_remove_tree(dir);
+    free(dir), free(in);
     if (rc < 0)
         return -1;
     st->run_time = rn_now() - started;

@@ -955,6 +955,7 @@ Test(runner, each_language_echoes_its_first_line, .timeout = 600)
         /* reads and prints up to the newline (10), then prints a newline */
         {"brainfuck", ",----------[++++++++++.,----------]++++++++++.\n"},
         {"r", "cat(readLines(file(\"stdin\"), n = 1), \"\\n\", sep = \"\")\n"},
+        {"sed", "q\n"},   /* prints the first line and quits */
     };
     char *pkg = scratch_dir("echo");
     put_file(pkg, "problem.yaml", "name: echo\ntime_limit: 5s\nmemory_limit: 256M\nchecker: exact\n");

@@ -1,0 +1,2 @@
+# a syntax error: an s command that never ends
+s/ /+

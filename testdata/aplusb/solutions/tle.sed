@@ -1,0 +1,3 @@
+# never ends: a branch back to its own label
+:forever
+bforever

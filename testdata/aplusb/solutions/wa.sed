@@ -1,0 +1,2 @@
+# wrong: prints the first number, not the sum
+s/ .*//
